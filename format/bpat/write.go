@@ -1,0 +1,281 @@
+package bpat
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	"bonebake/internal/atomicfile"
+)
+
+// Contents is everything a BPAT file holds, as the writer takes it.
+type Contents struct {
+	// Version is 1 or 2; 0 chooses v1 when no clip has a marker and v2 otherwise.
+	Version   uint32
+	SpeciesID uint32
+	BoneCount int
+	// Clips in file order. FrameCount and FrameOffset are ignored: the writer derives
+	// them from Palettes.
+	Clips []Clip
+	// Palettes[c] holds clip c's frames back to back, BoneCount·16 floats per frame.
+	Palettes [][]float32
+	Sockets  []Socket
+	// SocketData[c] holds clip c's socket data, SocketCount·12 floats per frame. When
+	// nil it is computed from the palettes as palette[anchor]·translate(offset).
+	SocketData [][]float32
+}
+
+// resolvedVersion is the version the writer emits for c.
+func (c *Contents) resolvedVersion() (uint32, error) {
+	markers := false
+	for i := range c.Clips {
+		markers = markers || c.Clips[i].Markers.Any()
+	}
+	switch c.Version {
+	case 0:
+		if markers {
+			return 2, nil
+		}
+		return 1, nil
+	case 1:
+		if markers {
+			return 0, fmt.Errorf("bpat: version 1 cannot store markers")
+		}
+		return 1, nil
+	case 2:
+		return 2, nil
+	}
+	return 0, fmt.Errorf("bpat: cannot write version %d (only 1 and 2 exist)", c.Version)
+}
+
+// layout is the computed placement of every section.
+type layout struct {
+	header      Header
+	strings     []byte
+	clipNames   []uint32 // string-table offset of each clip name
+	socketNames []uint32
+	frameCounts []int
+}
+
+func (c *Contents) plan() (*layout, error) {
+	version, err := c.resolvedVersion()
+	if err != nil {
+		return nil, err
+	}
+	if c.BoneCount < 1 || c.BoneCount > MaxBones {
+		return nil, fmt.Errorf("bpat: bone count %d outside [1, %d]", c.BoneCount, MaxBones)
+	}
+	if len(c.Clips) == 0 {
+		return nil, fmt.Errorf("bpat: a file needs at least one clip")
+	}
+	if len(c.Palettes) != len(c.Clips) {
+		return nil, fmt.Errorf("bpat: %d clips but %d palette blocks", len(c.Clips), len(c.Palettes))
+	}
+	if c.SocketData != nil && len(c.SocketData) != len(c.Clips) {
+		return nil, fmt.Errorf("bpat: %d clips but %d socket data blocks", len(c.Clips), len(c.SocketData))
+	}
+	l := &layout{}
+	frameFloats := c.BoneCount * FloatsPerBone
+	total := 0
+	for i := range c.Clips {
+		cl := &c.Clips[i]
+		n := len(c.Palettes[i]) / frameFloats
+		if n < 1 || n*frameFloats != len(c.Palettes[i]) {
+			return nil, fmt.Errorf("bpat: clip %d %q: palette block of %d floats is not a positive whole number of %d-bone frames", i, cl.Name, len(c.Palettes[i]), c.BoneCount)
+		}
+		if !finite32(cl.FPS) || cl.FPS <= 0 {
+			return nil, fmt.Errorf("bpat: clip %d %q: fps %v must be finite and > 0", i, cl.Name, cl.FPS)
+		}
+		for k, m := range cl.Markers {
+			if !validMarker(m) {
+				return nil, fmt.Errorf("bpat: clip %d %q: marker %s = %v is neither -1 nor in [0,1]", i, cl.Name, Marker(k), m)
+			}
+		}
+		if c.SocketData != nil && len(c.SocketData[i]) != n*len(c.Sockets)*FloatsPerSocket {
+			return nil, fmt.Errorf("bpat: clip %d %q: socket data has %d floats, want %d", i, cl.Name, len(c.SocketData[i]), n*len(c.Sockets)*FloatsPerSocket)
+		}
+		l.frameCounts = append(l.frameCounts, n)
+		total += n
+		if total > math.MaxUint32 {
+			return nil, fmt.Errorf("bpat: more than 2^32-1 frames")
+		}
+	}
+	for i, s := range c.Sockets {
+		if s.Anchor < 0 || s.Anchor >= c.BoneCount {
+			return nil, fmt.Errorf("bpat: socket %d %q: anchor bone %d outside [0, %d)", i, s.Name, s.Anchor, c.BoneCount)
+		}
+	}
+
+	// Interned strings: clip names first in clip order, then socket names.
+	seen := map[string]uint32{}
+	intern := func(s string) (uint32, error) {
+		for j := 0; j < len(s); j++ {
+			if s[j] == 0 {
+				return 0, fmt.Errorf("bpat: name %q contains a NUL byte", s)
+			}
+		}
+		if off, ok := seen[s]; ok {
+			return off, nil
+		}
+		off := uint32(len(l.strings))
+		seen[s] = off
+		l.strings = append(append(l.strings, s...), 0)
+		return off, nil
+	}
+	for _, cl := range c.Clips {
+		off, err := intern(cl.Name)
+		if err != nil {
+			return nil, err
+		}
+		l.clipNames = append(l.clipNames, off)
+	}
+	for _, s := range c.Sockets {
+		off, err := intern(s.Name)
+		if err != nil {
+			return nil, err
+		}
+		l.socketNames = append(l.socketNames, off)
+	}
+
+	h := &l.header
+	h.Version = version
+	h.SpeciesID = c.SpeciesID
+	h.BoneCount = uint32(c.BoneCount)
+	h.SocketCount = uint32(len(c.Sockets))
+	h.ClipCount = uint32(len(c.Clips))
+	h.FrameTotal = uint32(total)
+	h.StringTableSize = uint32(len(l.strings))
+	h.ClipTableOffset = HeaderSize
+	next := h.ClipTableOffset + uint64(len(c.Clips))*h.ClipEntrySize()
+	if len(c.Sockets) > 0 {
+		h.SocketTableOffset = next
+		next += uint64(len(c.Sockets)) * SocketEntrySize
+	}
+	h.StringTableOffset = next
+	h.PaletteOffset = alignUp(next+uint64(len(l.strings)), PaletteAlign)
+	return l, nil
+}
+
+// Write streams c to w in the exact layout of FACTS §1.3.
+func Write(w io.Writer, c *Contents) error {
+	l, err := c.plan()
+	if err != nil {
+		return err
+	}
+	h := &l.header
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var buf [HeaderSize]byte
+	le := binary.LittleEndian
+
+	copy(buf[0:4], Magic)
+	le.PutUint32(buf[4:], h.Version)
+	le.PutUint32(buf[8:], h.SpeciesID)
+	le.PutUint32(buf[12:], h.BoneCount)
+	le.PutUint32(buf[16:], h.SocketCount)
+	le.PutUint32(buf[20:], h.ClipCount)
+	le.PutUint32(buf[24:], h.FrameTotal)
+	le.PutUint32(buf[28:], h.StringTableSize)
+	le.PutUint64(buf[32:], h.ClipTableOffset)
+	le.PutUint64(buf[40:], h.SocketTableOffset)
+	le.PutUint64(buf[48:], h.StringTableOffset)
+	le.PutUint64(buf[56:], h.PaletteOffset)
+	bw.Write(buf[:HeaderSize])
+
+	offset := uint32(0)
+	for i, cl := range c.Clips {
+		e := buf[:h.ClipEntrySize()]
+		clear(e)
+		le.PutUint32(e[0:], l.clipNames[i])
+		le.PutUint32(e[4:], uint32(len(cl.Name)))
+		le.PutUint32(e[8:], uint32(l.frameCounts[i]))
+		le.PutUint32(e[12:], offset)
+		le.PutUint32(e[16:], math.Float32bits(cl.FPS))
+		if cl.Loops {
+			e[20] = 1
+		}
+		if h.Version == 2 {
+			for k, m := range cl.Markers {
+				le.PutUint32(e[24+4*k:], math.Float32bits(m))
+			}
+		}
+		bw.Write(e)
+		offset += uint32(l.frameCounts[i])
+	}
+	for i, s := range c.Sockets {
+		e := buf[:SocketEntrySize]
+		clear(e)
+		le.PutUint32(e[0:], l.socketNames[i])
+		le.PutUint32(e[4:], uint32(len(s.Name)))
+		le.PutUint32(e[8:], uint32(s.Anchor))
+		for k, v := range s.Offset {
+			le.PutUint32(e[12+4*k:], math.Float32bits(v))
+		}
+		bw.Write(e)
+	}
+	bw.Write(l.strings)
+	pad := h.PaletteOffset - h.StringTableOffset - uint64(len(l.strings))
+	clear(buf[:pad])
+	bw.Write(buf[:pad])
+
+	for _, p := range c.Palettes {
+		writeFloats(bw, p)
+	}
+	if len(c.Sockets) > 0 {
+		scratch := make([]float32, len(c.Sockets)*FloatsPerSocket)
+		frameFloats := c.BoneCount * FloatsPerBone
+		for i, p := range c.Palettes {
+			if c.SocketData != nil {
+				writeFloats(bw, c.SocketData[i])
+				continue
+			}
+			for f := 0; f < l.frameCounts[i]; f++ {
+				ComputeSocketData(p[f*frameFloats:(f+1)*frameFloats], c.Sockets, scratch)
+				writeFloats(bw, scratch)
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// ComputeSocketData fills dst (len(sockets)·12 floats) with the top three rows of
+// palette[anchor]·translate(offset) for each socket of one frame.
+func ComputeSocketData(palette []float32, sockets []Socket, dst []float32) {
+	for i, s := range sockets {
+		m := palette[s.Anchor*FloatsPerBone : s.Anchor*FloatsPerBone+FloatsPerBone]
+		d := dst[i*FloatsPerSocket : i*FloatsPerSocket+FloatsPerSocket]
+		ox, oy, oz := float64(s.Offset[0]), float64(s.Offset[1]), float64(s.Offset[2])
+		for r := 0; r < 3; r++ {
+			row := m[r*4 : r*4+4]
+			d[r*4+0] = row[0]
+			d[r*4+1] = row[1]
+			d[r*4+2] = row[2]
+			d[r*4+3] = float32(float64(row[0])*ox + float64(row[1])*oy + float64(row[2])*oz + float64(row[3]))
+		}
+	}
+}
+
+// writeFloats writes fs as little-endian float32, converting a chunk at a time.
+func writeFloats(w io.Writer, fs []float32) error {
+	var b [8192]byte
+	for len(fs) > 0 {
+		n := min(len(fs), len(b)/4)
+		for i, v := range fs[:n] {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+		}
+		if _, err := w.Write(b[:4*n]); err != nil {
+			return err
+		}
+		fs = fs[n:]
+	}
+	return nil
+}
+
+// WriteFile writes c to path atomically: a failed write leaves the old file intact.
+func WriteFile(path string, c *Contents) error {
+	if _, err := c.plan(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, c) })
+}
