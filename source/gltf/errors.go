@@ -1,0 +1,44 @@
+package gltf
+
+import "fmt"
+
+// Rule names the requirement a glTF file broke. Every *Error carries one, and its
+// message contains it, so a user can search for it and a test can check it.
+type Rule string
+
+// The rules Load and Inspect enforce.
+const (
+	RuleFile          Rule = "file"           // the file cannot be read
+	RuleSyntax        Rule = "syntax"         // not valid glTF JSON or GLB container
+	RuleBuffer        Rule = "buffer"         // a buffer's data is missing, short or unreadable
+	RuleBufferView    Rule = "buffer-view"    // a buffer view lies outside its buffer
+	RuleAccessor      Rule = "accessor"       // an accessor is out of range or of a type its use forbids
+	RuleNodeGraph     Rule = "node-graph"     // the node hierarchy is not a forest (cycle, two parents, bad child)
+	RuleNodeTransform Rule = "node-transform" // a node's transform is not finite or not a TRS (shear)
+	RuleSkin          Rule = "skin"           // a skin has no joints, a bad joint or bad inverse bind matrices
+	RuleSkinIndex     Rule = "skin-index"     // a skin index is out of range
+	RuleMesh          Rule = "mesh"           // a mesh cannot be used (not triangles, bad indices, ...)
+	RuleChannelTarget Rule = "channel-target" // an animation channel targets a missing node or unknown path
+	RuleSampler       Rule = "sampler"        // an animation sampler is missing or its input and output disagree
+	RuleKeys          Rule = "keys"           // animation key times or values are not usable (NaN, Inf, order)
+	RuleSkeleton      Rule = "skeleton"       // the skeleton built from the nodes was refused
+)
+
+// Error is a problem with a glTF file. Err, when set, is the underlying cause.
+type Error struct {
+	File   string // the file being read
+	Rule   Rule   // the requirement it broke
+	Detail string // what exactly is wrong, naming the object (node 3, accessor 7, ...)
+	Err    error  // the cause, if another error caused this one
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("gltf: %s: %s: %s", e.File, e.Rule, e.Detail)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,337 @@
+package gltf
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	qgltf "github.com/qmuntal/gltf"
+)
+
+// document is a decoded glTF file: its JSON, its buffers' bytes and the node
+// hierarchy, all checked enough that later stages can index them without panicking.
+type document struct {
+	path    string
+	doc     *qgltf.Document
+	buffers [][]byte // buffers[i] has exactly doc.Buffers[i].ByteLength bytes
+	// budget is how many bytes the file and its buffers hold: no accessor without
+	// data may claim more than this (zero-filled accessors have no backing bytes).
+	budget  int64
+	parents []int // parent node of each node, -1 for roots
+}
+
+func (d *document) fail(rule Rule, format string, args ...any) error {
+	return &Error{File: d.path, Rule: rule, Detail: fmt.Sprintf(format, args...)}
+}
+
+func (d *document) wrap(rule Rule, err error, format string, args ...any) error {
+	return &Error{File: d.path, Rule: rule, Detail: fmt.Sprintf(format, args...), Err: err}
+}
+
+// readDocument reads a .gltf or .glb file and the buffers it refers to.
+func readDocument(path string) (*document, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Rule: RuleFile, Detail: "cannot read the file", Err: err}
+	}
+	return decodeDocument(path, data, filepath.Dir(path))
+}
+
+const glbMagic = 0x46546c67 // "glTF"
+
+const (
+	glbChunkJSON = 0x4e4f534a
+	glbChunkBIN  = 0x004e4942
+)
+
+// decodeDocument decodes the bytes of a glTF file named path; external buffers are
+// read relative to dir.
+func decodeDocument(path string, data []byte, dir string) (*document, error) {
+	d := &document{path: path, budget: int64(len(data))}
+	jsonBytes, bin, isGLB, err := d.splitContainer(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.preflight(jsonBytes); err != nil {
+		return nil, err
+	}
+	doc := new(qgltf.Document)
+	if err := json.Unmarshal(jsonBytes, doc); err != nil {
+		return nil, d.wrap(RuleSyntax, err, "the JSON is not a valid glTF document")
+	}
+	d.doc = doc
+	if err := d.checkNulls(); err != nil {
+		return nil, err
+	}
+	if err := d.loadBuffers(bin, isGLB, dir); err != nil {
+		return nil, err
+	}
+	if err := d.buildHierarchy(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// splitContainer returns the JSON text and, for a GLB file, its BIN chunk.
+func (d *document) splitContainer(data []byte) (jsonBytes, bin []byte, isGLB bool, err error) {
+	if len(data) < 4 || binary.LittleEndian.Uint32(data) != glbMagic {
+		return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), nil, false, nil
+	}
+	if len(data) < 20 {
+		return nil, nil, true, d.fail(RuleSyntax, "GLB file is %d bytes, shorter than its 20-byte header", len(data))
+	}
+	if v := binary.LittleEndian.Uint32(data[4:]); v != 2 {
+		return nil, nil, true, d.fail(RuleSyntax, "GLB version is %d, only 2 is supported", v)
+	}
+	total := binary.LittleEndian.Uint32(data[8:])
+	if uint64(total) > uint64(len(data)) {
+		return nil, nil, true, d.fail(RuleSyntax, "GLB header says %d bytes but the file has %d", total, len(data))
+	}
+	data = data[:total]
+	off := uint64(12)
+	first := true
+	for off+8 <= uint64(len(data)) {
+		n := uint64(binary.LittleEndian.Uint32(data[off:]))
+		typ := binary.LittleEndian.Uint32(data[off+4:])
+		start := off + 8
+		if n > uint64(len(data))-start {
+			return nil, nil, true, d.fail(RuleSyntax, "GLB chunk at offset %d claims %d bytes, past the end of the file", off, n)
+		}
+		chunk := data[start : start+n]
+		switch {
+		case first && typ != glbChunkJSON:
+			return nil, nil, true, d.fail(RuleSyntax, "the first GLB chunk is not JSON (type 0x%08x)", typ)
+		case first:
+			jsonBytes = chunk
+		case typ == glbChunkBIN && bin == nil:
+			bin = chunk
+		}
+		first = false
+		off = (start + n + 3) &^ 3
+	}
+	if first {
+		return nil, nil, true, d.fail(RuleSyntax, "GLB file has no JSON chunk")
+	}
+	return jsonBytes, bin, true, nil
+}
+
+// preflight reports, with a precise rule, problems that the JSON decoder would
+// otherwise only describe as a syntax error.
+func (d *document) preflight(jsonBytes []byte) error {
+	var pre struct {
+		Skins []*struct {
+			Joints *[]int `json:"joints"`
+		} `json:"skins"`
+	}
+	if json.Unmarshal(jsonBytes, &pre) != nil {
+		return nil // the full decode reports it
+	}
+	for i, s := range pre.Skins {
+		if s != nil && (s.Joints == nil || len(*s.Joints) == 0) {
+			return d.fail(RuleSkin, "skin %d has no joints", i)
+		}
+	}
+	return nil
+}
+
+// checkNulls refuses null entries in the document's arrays of objects, which
+// encoding/json leaves as nil pointers.
+func (d *document) checkNulls() error {
+	doc := d.doc
+	check := func(name string, n int, isNil func(int) bool) error {
+		for i := 0; i < n; i++ {
+			if isNil(i) {
+				return d.fail(RuleSyntax, "%s[%d] is null", name, i)
+			}
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		name  string
+		n     int
+		isNil func(int) bool
+	}{
+		{"accessors", len(doc.Accessors), func(i int) bool { return doc.Accessors[i] == nil }},
+		{"animations", len(doc.Animations), func(i int) bool { return doc.Animations[i] == nil }},
+		{"buffers", len(doc.Buffers), func(i int) bool { return doc.Buffers[i] == nil }},
+		{"bufferViews", len(doc.BufferViews), func(i int) bool { return doc.BufferViews[i] == nil }},
+		{"meshes", len(doc.Meshes), func(i int) bool { return doc.Meshes[i] == nil }},
+		{"nodes", len(doc.Nodes), func(i int) bool { return doc.Nodes[i] == nil }},
+		{"skins", len(doc.Skins), func(i int) bool { return doc.Skins[i] == nil }},
+	} {
+		if err := check(c.name, c.n, c.isNil); err != nil {
+			return err
+		}
+	}
+	for mi, m := range doc.Meshes {
+		if err := check(fmt.Sprintf("meshes[%d].primitives", mi), len(m.Primitives), func(i int) bool { return m.Primitives[i] == nil }); err != nil {
+			return err
+		}
+	}
+	for ai, a := range doc.Animations {
+		if err := check(fmt.Sprintf("animations[%d].channels", ai), len(a.Channels), func(i int) bool { return a.Channels[i] == nil }); err != nil {
+			return err
+		}
+		if err := check(fmt.Sprintf("animations[%d].samplers", ai), len(a.Samplers), func(i int) bool { return a.Samplers[i] == nil }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadBuffers fills d.buffers from the GLB BIN chunk, data URIs and external files.
+func (d *document) loadBuffers(bin []byte, isGLB bool, dir string) error {
+	d.buffers = make([][]byte, len(d.doc.Buffers))
+	for i, b := range d.doc.Buffers {
+		if b.ByteLength < 1 {
+			return d.fail(RuleBuffer, "buffer %d has byteLength %d (at least 1 is required)", i, b.ByteLength)
+		}
+		var data []byte
+		switch {
+		case b.URI == "" && isGLB && i == 0:
+			if bin == nil {
+				return d.fail(RuleBuffer, "buffer 0 has no uri and the GLB file has no BIN chunk")
+			}
+			data = bin
+		case b.URI == "":
+			return d.fail(RuleBuffer, "buffer %d has no uri", i)
+		case strings.HasPrefix(b.URI, "data:"):
+			var err error
+			if data, err = decodeDataURI(b.URI); err != nil {
+				return d.wrap(RuleBuffer, err, "buffer %d has a bad data URI", i)
+			}
+		default:
+			var err error
+			if data, err = readExternal(dir, b.URI, b.ByteLength); err != nil {
+				return d.wrap(RuleBuffer, err, "buffer %d (%q) cannot be read", i, b.URI)
+			}
+		}
+		if len(data) < b.ByteLength {
+			return d.fail(RuleBuffer, "buffer %d holds %d bytes but its byteLength is %d", i, len(data), b.ByteLength)
+		}
+		d.buffers[i] = data[:b.ByteLength:b.ByteLength]
+		d.budget += int64(b.ByteLength)
+	}
+	return nil
+}
+
+// decodeDataURI decodes a base64 data URI (RFC 2397) of any media type.
+func decodeDataURI(uri string) ([]byte, error) {
+	header, payload, ok := strings.Cut(strings.TrimPrefix(uri, "data:"), ",")
+	if !ok {
+		return nil, fmt.Errorf("no comma after the media type")
+	}
+	if !strings.HasSuffix(header, ";base64") {
+		return nil, fmt.Errorf("only base64 data URIs are supported, not %q", header)
+	}
+	out, err := base64.StdEncoding.DecodeString(payload)
+	if err != nil {
+		// some writers omit the padding
+		out2, err2 := base64.RawStdEncoding.DecodeString(payload)
+		if err2 != nil {
+			return nil, err
+		}
+		out = out2
+	}
+	return out, nil
+}
+
+// readExternal reads the first n bytes of the file a relative URI names.
+func readExternal(dir, uri string, n int) ([]byte, error) {
+	if u, err := url.Parse(uri); err == nil && u.Scheme != "" {
+		return nil, fmt.Errorf("URI scheme %q is not supported", u.Scheme)
+	}
+	name, err := url.PathUnescape(uri)
+	if err != nil {
+		return nil, err
+	}
+	name = filepath.FromSlash(name)
+	if !filepath.IsLocal(name) {
+		return nil, fmt.Errorf("the path leaves the model's folder")
+	}
+	f, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	if st.Size() < int64(n) {
+		return nil, fmt.Errorf("the file has %d bytes, byteLength says %d", st.Size(), n)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// buildHierarchy computes every node's parent and refuses anything but a forest.
+func (d *document) buildHierarchy() error {
+	nodes := d.doc.Nodes
+	d.parents = make([]int, len(nodes))
+	for i := range d.parents {
+		d.parents[i] = -1
+	}
+	for i, n := range nodes {
+		for _, c := range n.Children {
+			switch {
+			case c < 0 || c >= len(nodes):
+				return d.fail(RuleNodeGraph, "node %d has child %d, but there are %d nodes", i, c, len(nodes))
+			case c == i:
+				return d.fail(RuleNodeGraph, "node %d is its own child (a cycle)", i)
+			case d.parents[c] != -1:
+				return d.fail(RuleNodeGraph, "node %d has two parents, %d and %d", c, d.parents[c], i)
+			}
+			d.parents[c] = i
+		}
+		if n.Mesh != nil && (*n.Mesh < 0 || *n.Mesh >= len(d.doc.Meshes)) {
+			return d.fail(RuleMesh, "node %d uses mesh %d, but there are %d meshes", i, *n.Mesh, len(d.doc.Meshes))
+		}
+		if n.Skin != nil && (*n.Skin < 0 || *n.Skin >= len(d.doc.Skins)) {
+			return d.fail(RuleSkinIndex, "node %d uses skin %d, but there are %d skins", i, *n.Skin, len(d.doc.Skins))
+		}
+	}
+	// Every node has at most one parent now; a cycle is a chain of parents that
+	// comes back to a node already on it.
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, len(nodes))
+	for i := range nodes {
+		x := i
+		for x >= 0 && state[x] == unseen {
+			state[x] = onPath
+			x = d.parents[x]
+		}
+		if x >= 0 && state[x] == onPath {
+			return d.fail(RuleNodeGraph, "node %d is its own ancestor (a cycle)", x)
+		}
+		for y := i; y >= 0 && state[y] == onPath; y = d.parents[y] {
+			state[y] = done
+		}
+	}
+	return nil
+}
+
+// nodeName is a node's name, or "node<N>" when it has none.
+func (d *document) nodeName(i int) string {
+	if n := d.doc.Nodes[i].Name; n != "" {
+		return n
+	}
+	return fmt.Sprintf("node%d", i)
+}

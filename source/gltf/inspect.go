@@ -1,0 +1,160 @@
+package gltf
+
+import (
+	"fmt"
+
+	qgltf "github.com/qmuntal/gltf"
+)
+
+// Info summarizes a glTF file for `bonebake inspect`.
+type Info struct {
+	Path       string          `json:"path"`
+	Generator  string          `json:"generator,omitempty"`
+	Nodes      int             `json:"nodes"`
+	Skins      []SkinInfo      `json:"skins"`
+	Meshes     []MeshInfo      `json:"meshes"`
+	Animations []AnimationInfo `json:"animations"`
+}
+
+// SkinInfo describes one skin.
+type SkinInfo struct {
+	Index      int      `json:"index"`
+	Name       string   `json:"name,omitempty"`
+	JointCount int      `json:"joint_count"`
+	Joints     []string `json:"joints"`     // joint node names, palette order ("node<N>" when unnamed)
+	MeshNodes  []int    `json:"mesh_nodes"` // nodes that draw a mesh with this skin
+}
+
+// MeshInfo describes one mesh.
+type MeshInfo struct {
+	Index      int             `json:"index"`
+	Name       string          `json:"name,omitempty"`
+	Vertices   int             `json:"vertices"` // over all primitives
+	Skinned    bool            `json:"skinned"`  // some primitive has JOINTS_0 and WEIGHTS_0
+	Primitives []PrimitiveInfo `json:"primitives"`
+}
+
+// PrimitiveInfo describes one primitive of a mesh.
+type PrimitiveInfo struct {
+	Mode       string   `json:"mode"`
+	Vertices   int      `json:"vertices"`
+	Indices    int      `json:"indices"` // 0 when not indexed
+	Attributes []string `json:"attributes"`
+	Skinned    bool     `json:"skinned"`
+}
+
+// AnimationInfo describes one animation.
+type AnimationInfo struct {
+	Index    int           `json:"index"`
+	Name     string        `json:"name,omitempty"`
+	Duration float64       `json:"duration"` // seconds: the largest key time of its channels
+	Keys     int           `json:"keys"`     // keys over all channels
+	Channels []ChannelInfo `json:"channels"`
+}
+
+// ChannelInfo describes one animation channel.
+type ChannelInfo struct {
+	Node          int    `json:"node"` // -1 when the target is not a node (an extension's)
+	NodeName      string `json:"node_name,omitempty"`
+	Path          string `json:"path"`
+	Interpolation string `json:"interpolation"`
+	Keys          int    `json:"keys"`
+}
+
+// Inspect reads the glTF or GLB file at path and summarizes its skins, meshes and
+// animations. It checks what it reads as strictly as Load does.
+func Inspect(path string) (*Info, error) {
+	d, err := readDocument(path)
+	if err != nil {
+		return nil, err
+	}
+	return d.info()
+}
+
+func (d *document) info() (*Info, error) {
+	doc := d.doc
+	info := &Info{
+		Path:       d.path,
+		Generator:  doc.Asset.Generator,
+		Nodes:      len(doc.Nodes),
+		Skins:      []SkinInfo{},
+		Meshes:     []MeshInfo{},
+		Animations: []AnimationInfo{},
+	}
+	for si, s := range doc.Skins {
+		sk := SkinInfo{Index: si, Name: s.Name, JointCount: len(s.Joints), Joints: []string{}, MeshNodes: []int{}}
+		for j, n := range s.Joints {
+			if n < 0 || n >= len(doc.Nodes) {
+				return nil, d.fail(RuleSkin, "skin %d joint %d is node %d, but there are %d nodes", si, j, n, len(doc.Nodes))
+			}
+			sk.Joints = append(sk.Joints, d.nodeName(n))
+		}
+		for ni, n := range doc.Nodes {
+			if n.Skin != nil && *n.Skin == si && n.Mesh != nil {
+				sk.MeshNodes = append(sk.MeshNodes, ni)
+			}
+		}
+		info.Skins = append(info.Skins, sk)
+	}
+	for mi, m := range doc.Meshes {
+		mInfo := MeshInfo{Index: mi, Name: m.Name, Primitives: []PrimitiveInfo{}}
+		for pi, p := range m.Primitives {
+			what := fmt.Sprintf("mesh %d (%s) primitive %d", mi, m.Name, pi)
+			pInfo := PrimitiveInfo{Mode: p.Mode.String(), Attributes: sortedKeys(p.Attributes)}
+			_, hasJ := p.Attributes[qgltf.JOINTS_0]
+			_, hasW := p.Attributes[qgltf.WEIGHTS_0]
+			pInfo.Skinned = hasJ && hasW
+			mInfo.Skinned = mInfo.Skinned || pInfo.Skinned
+			pos, ok := p.Attributes[qgltf.POSITION]
+			if !ok {
+				return nil, d.fail(RuleMesh, "%s has no POSITION", what)
+			}
+			v, err := d.accessorView(pos, what+" POSITION")
+			if err != nil {
+				return nil, err
+			}
+			pInfo.Vertices = v.acc.Count
+			if p.Indices != nil {
+				iv, err := d.accessorView(*p.Indices, what+" indices")
+				if err != nil {
+					return nil, err
+				}
+				pInfo.Indices = iv.acc.Count
+			}
+			mInfo.Vertices += pInfo.Vertices
+			mInfo.Primitives = append(mInfo.Primitives, pInfo)
+		}
+		info.Meshes = append(info.Meshes, mInfo)
+	}
+	for ai, a := range doc.Animations {
+		aInfo := AnimationInfo{Index: ai, Name: a.Name, Channels: []ChannelInfo{}}
+		for ci, ch := range a.Channels {
+			what := fmt.Sprintf("animation %d (%s) channel %d", ai, a.Name, ci)
+			c := ChannelInfo{Node: -1, Path: string(ch.Target.Path)}
+			if ch.Target.Node != nil {
+				c.Node = *ch.Target.Node
+				if c.Node < 0 || c.Node >= len(doc.Nodes) {
+					return nil, d.fail(RuleChannelTarget, "%s targets node %d, but there are %d nodes", what, c.Node, len(doc.Nodes))
+				}
+				c.NodeName = d.nodeName(c.Node)
+			}
+			s, err := d.sampler(ai, ci, ch.Target.Path != qgltf.TRSTranslation && ch.Target.Path != qgltf.TRSRotation && ch.Target.Path != qgltf.TRSScale)
+			if err != nil {
+				return nil, err
+			}
+			c.Interpolation = s.Interpolation.String()
+			times, err := d.times(s.Input, what)
+			if err != nil {
+				return nil, err
+			}
+			c.Keys = len(times)
+			for _, t := range times {
+				aInfo.Duration = max(aInfo.Duration, float64(t))
+			}
+			aInfo.Keys += c.Keys
+			aInfo.Channels = append(aInfo.Channels, c)
+		}
+		info.Animations = append(info.Animations, aInfo)
+	}
+	return info, nil
+}
