@@ -42,3 +42,11 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying cause, if any.
 func (e *Error) Unwrap() error { return e.Err }
+
+// label names a glTF object for messages: "node 3" or "node 3 (Hips)".
+func label(kind string, i int, name string) string {
+	if name == "" {
+		return fmt.Sprintf("%s %d", kind, i)
+	}
+	return fmt.Sprintf("%s %d (%s)", kind, i, name)
+}

@@ -99,7 +99,7 @@ func (d *document) info() (*Info, error) {
 	for mi, m := range doc.Meshes {
 		mInfo := MeshInfo{Index: mi, Name: m.Name, Primitives: []PrimitiveInfo{}}
 		for pi, p := range m.Primitives {
-			what := fmt.Sprintf("mesh %d (%s) primitive %d", mi, m.Name, pi)
+			what := label("mesh", mi, m.Name) + fmt.Sprintf(" primitive %d", pi)
 			pInfo := PrimitiveInfo{Mode: p.Mode.String(), Attributes: sortedKeys(p.Attributes)}
 			_, hasJ := p.Attributes[qgltf.JOINTS_0]
 			_, hasW := p.Attributes[qgltf.WEIGHTS_0]
@@ -129,7 +129,7 @@ func (d *document) info() (*Info, error) {
 	for ai, a := range doc.Animations {
 		aInfo := AnimationInfo{Index: ai, Name: a.Name, Channels: []ChannelInfo{}}
 		for ci, ch := range a.Channels {
-			what := fmt.Sprintf("animation %d (%s) channel %d", ai, a.Name, ci)
+			what := label("animation", ai, a.Name) + fmt.Sprintf(" channel %d", ci)
 			c := ChannelInfo{Node: -1, Path: string(ch.Target.Path)}
 			if ch.Target.Node != nil {
 				c.Node = *ch.Target.Node

@@ -235,7 +235,7 @@ func (d *document) restTransform(n int) (rig.Transform, error) {
 	node := d.doc.Nodes[n]
 	if node.Matrix != qgltf.DefaultMatrix {
 		if !finite(node.Matrix[:]...) {
-			return rig.Transform{}, d.fail(RuleNodeTransform, "node %d (%s): matrix has a NaN or infinite element", n, d.nodeName(n))
+			return rig.Transform{}, d.fail(RuleNodeTransform, "%s: matrix has a NaN or infinite element", label("node", n, d.doc.Nodes[n].Name))
 		}
 		var m rig.Mat4
 		for r := 0; r < 4; r++ {
@@ -245,17 +245,17 @@ func (d *document) restTransform(n int) (rig.Transform, error) {
 		}
 		t, ok := rig.Decompose(m)
 		if !ok || !sameMatrix(t.Matrix(), m) {
-			return rig.Transform{}, d.fail(RuleNodeTransform, "node %d (%s): matrix is not translation·rotation·scale (it has shear, projection or a zero scale)", n, d.nodeName(n))
+			return rig.Transform{}, d.fail(RuleNodeTransform, "%s: matrix is not translation·rotation·scale (it has shear, projection or a zero scale)", label("node", n, d.doc.Nodes[n].Name))
 		}
 		return t, nil
 	}
 	t := rig.Transform{Translation: node.Translation, Rotation: rig.Quat(node.Rotation), Scale: node.Scale}
 	if !finite(t.Translation[:]...) || !finite(t.Rotation[:]...) || !finite(t.Scale[:]...) {
-		return rig.Transform{}, d.fail(RuleNodeTransform, "node %d (%s): translation, rotation or scale has a NaN or infinite number", n, d.nodeName(n))
+		return rig.Transform{}, d.fail(RuleNodeTransform, "%s: translation, rotation or scale has a NaN or infinite number", label("node", n, d.doc.Nodes[n].Name))
 	}
 	l := t.Rotation.Len()
 	if l < 1e-6 {
-		return rig.Transform{}, d.fail(RuleNodeTransform, "node %d (%s): rotation %v is not a unit quaternion", n, d.nodeName(n), node.Rotation)
+		return rig.Transform{}, d.fail(RuleNodeTransform, "%s: rotation %v is not a unit quaternion", label("node", n, d.doc.Nodes[n].Name), node.Rotation)
 	}
 	t.Rotation = t.Rotation.Normalize()
 	return t, nil
@@ -316,7 +316,7 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Clip, error) {
 			c.Name = fmt.Sprintf("animation%d", ai)
 		}
 		for ci, ch := range a.Channels {
-			what := fmt.Sprintf("animation %d (%s) channel %d", ai, c.Name, ci)
+			what := label("animation", ai, a.Name) + fmt.Sprintf(" channel %d", ci)
 			if ch.Target.Node == nil {
 				continue // an extension's target (KHR_animation_pointer): not a node
 			}
@@ -382,7 +382,7 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Clip, error) {
 			c.Tracks = append(c.Tracks, tr)
 		}
 		if err := validateClip(&c, boneCount); err != nil {
-			return nil, d.wrap(RuleKeys, err, "animation %d (%s) is not a valid clip", ai, c.Name)
+			return nil, d.wrap(RuleKeys, err, "%s is not a valid clip", label("animation", ai, a.Name))
 		}
 		clips = append(clips, c)
 	}
@@ -446,7 +446,7 @@ func (d *document) mesh(mi, jointCount int) (*Mesh, error) {
 	has := map[string]bool{}
 	total := 0
 	for pi, p := range d.doc.Meshes[mi].Primitives {
-		what := fmt.Sprintf("mesh %d (%s) primitive %d", mi, d.doc.Meshes[mi].Name, pi)
+		what := label("mesh", mi, d.doc.Meshes[mi].Name) + fmt.Sprintf(" primitive %d", pi)
 		if p.Mode != qgltf.PrimitiveTriangles {
 			return nil, d.fail(RuleMesh, "%s has mode %s; only TRIANGLES is supported", what, p.Mode)
 		}
