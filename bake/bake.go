@@ -1,0 +1,271 @@
+// Package bake turns a rig and its clips into BPAT bone palettes: it samples every
+// clip at the frame times of FACTS §1.5, computes each bone's model-space matrix and
+// packs them row-major. Frames are sampled in parallel; every frame is written to its
+// own place, so the output is byte-identical for any number of workers.
+package bake
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"bonebake/anim"
+	"bonebake/format/bpat"
+	"bonebake/rig"
+)
+
+// Sampler poses a skeleton at a time: it writes the local transform of every bone it
+// animates into pose and leaves the others as they are. anim.Sampler is one.
+type Sampler interface {
+	Sample(t float64, pose []rig.Transform)
+}
+
+// Motion is one source animation. NewSampler gives each worker its own sampler, so
+// samplers may keep state (such as key cursors) without locking.
+type Motion struct {
+	Name       string
+	Duration   float64
+	NewSampler func() Sampler
+}
+
+// FromClip wraps a keyframe clip as a Motion.
+func FromClip(c *anim.Clip) Motion {
+	return Motion{Name: c.Name, Duration: c.Duration, NewSampler: func() Sampler { return anim.NewSampler(c) }}
+}
+
+// Rig is what the baker needs to know about a skeleton.
+type Rig struct {
+	Skeleton *rig.Skeleton
+	// Bones maps palette index → skeleton bone. Nil means every skeleton bone in order.
+	Bones []int
+	// ModelBone is the skeleton bone whose space is model space (a glTF skinned mesh
+	// node); -1 means the skeleton's root space.
+	ModelBone int
+}
+
+func (r *Rig) paletteBones() []int {
+	if r.Bones != nil {
+		return r.Bones
+	}
+	b := make([]int, r.Skeleton.Len())
+	for i := range b {
+		b[i] = i
+	}
+	return b
+}
+
+// Clip is one clip to bake: what to call it, where its motion comes from, and how
+// to sample it.
+type Clip struct {
+	Name    string
+	Motion  int     // index into the motions
+	FPS     float64 // frames per second, > 0
+	Loops   bool
+	Markers bpat.Markers
+	// Start and End select a time range of the motion in seconds; End = 0 means the
+	// motion's end.
+	Start, End float64
+}
+
+// Socket is a named attachment point on a bone.
+type Socket struct {
+	Name   string
+	Bone   int // palette index of the anchor
+	Offset [3]float32
+}
+
+// Job is everything one bake needs.
+type Job struct {
+	SpeciesID uint32
+	Rig       Rig
+	Motions   []Motion
+	Clips     []Clip
+	Sockets   []Socket
+	Version   uint32 // 0: v1 without markers, v2 with
+	// Workers is the number of goroutines sampling frames; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, when set, is called with (frames done, frames total) from the
+	// sampling goroutines after every run of 32 frames; it must be safe for
+	// concurrent use.
+	Progress func(done, total int)
+}
+
+// FrameCount is the number of baked frames for a clip of duration d seconds at fps
+// frames per second (FACTS §1.5): looping N = max(1, round(d·fps)), one-shot N + 1.
+func FrameCount(d, fps float64, loops bool) int {
+	n := max(1, int(math.Floor(d*fps+0.5)))
+	if !loops {
+		n++
+	}
+	return n
+}
+
+// FrameTime is the time of frame f of n for a clip of duration d: f·d/n when
+// looping (the end equals the start and is not stored), f·d/(n−1) for a one-shot.
+func FrameTime(f, n int, d float64, loops bool) float64 {
+	if loops {
+		return float64(f) * d / float64(n)
+	}
+	if n == 1 {
+		return 0
+	}
+	if f == n-1 {
+		return d // exactly the end, whatever the rounding of f·d/(n−1)
+	}
+	return float64(f) * d / float64(n-1)
+}
+
+// span is a clip's time range after defaults.
+func (j *Job) span(c *Clip) (start, dur float64) {
+	end := c.End
+	if end == 0 {
+		end = j.Motions[c.Motion].Duration
+	}
+	return c.Start, end - c.Start
+}
+
+func (j *Job) check() error {
+	if j.Rig.Skeleton == nil || j.Rig.Skeleton.Len() == 0 {
+		return fmt.Errorf("bake: no skeleton")
+	}
+	nb := j.Rig.Skeleton.Len()
+	for i, b := range j.Rig.paletteBones() {
+		if b < 0 || b >= nb {
+			return fmt.Errorf("bake: palette bone %d maps to skeleton bone %d of %d", i, b, nb)
+		}
+	}
+	if j.Rig.ModelBone < -1 || j.Rig.ModelBone >= nb {
+		return fmt.Errorf("bake: model bone %d outside the %d-bone skeleton", j.Rig.ModelBone, nb)
+	}
+	if len(j.Clips) == 0 {
+		return fmt.Errorf("bake: nothing to bake: no clips")
+	}
+	for i := range j.Clips {
+		c := &j.Clips[i]
+		if c.Motion < 0 || c.Motion >= len(j.Motions) {
+			return fmt.Errorf("bake: clip %q: no motion %d", c.Name, c.Motion)
+		}
+		if !(c.FPS > 0) || math.IsInf(c.FPS, 0) || c.FPS > 1e6 {
+			return fmt.Errorf("bake: clip %q: fps %v must be a positive number", c.Name, c.FPS)
+		}
+		start, dur := j.span(c)
+		if !(start >= 0) || !(dur >= 0) || math.IsInf(dur, 0) {
+			return fmt.Errorf("bake: clip %q: time range [%v, %v] of motion %q (%.4g s) is empty or reversed", c.Name, c.Start, c.End, j.Motions[c.Motion].Name, j.Motions[c.Motion].Duration)
+		}
+		if n := dur * c.FPS; n > 1e8 {
+			return fmt.Errorf("bake: clip %q: %.0f frames is too many", c.Name, n)
+		}
+	}
+	return nil
+}
+
+// frameRef locates one output frame.
+type frameRef struct {
+	clip, frame int
+	t           float64
+}
+
+// Bake samples every clip and returns the BPAT contents.
+func Bake(j *Job) (*bpat.Contents, error) {
+	if err := j.check(); err != nil {
+		return nil, err
+	}
+	bones := j.Rig.paletteBones()
+	frameFloats := len(bones) * bpat.FloatsPerBone
+	out := &bpat.Contents{Version: j.Version, SpeciesID: j.SpeciesID, BoneCount: len(bones)}
+	var frames []frameRef
+	for ci := range j.Clips {
+		c := &j.Clips[ci]
+		start, dur := j.span(c)
+		n := FrameCount(dur, c.FPS, c.Loops)
+		for f := 0; f < n; f++ {
+			frames = append(frames, frameRef{ci, f, start + FrameTime(f, n, dur, c.Loops)})
+		}
+		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FPS: float32(c.FPS), Loops: c.Loops, Markers: c.Markers})
+		out.Palettes = append(out.Palettes, make([]float32, n*frameFloats))
+	}
+	for _, s := range j.Sockets {
+		if s.Bone < 0 || s.Bone >= len(bones) {
+			return nil, fmt.Errorf("bake: socket %q: anchor %d outside the %d-bone palette", s.Name, s.Bone, len(bones))
+		}
+		out.Sockets = append(out.Sockets, bpat.Socket{Name: s.Name, Anchor: s.Bone, Offset: s.Offset})
+	}
+
+	workers := j.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Workers take runs of consecutive frames so key cursors advance instead of
+	// searching; each run writes only its own frames.
+	const run = 32
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := newPoser(j, bones)
+			for {
+				lo := int(next.Add(run)) - run
+				if lo >= len(frames) {
+					return
+				}
+				hi := min(lo+run, len(frames))
+				for _, fr := range frames[lo:hi] {
+					dst := out.Palettes[fr.clip][fr.frame*frameFloats : (fr.frame+1)*frameFloats]
+					p.pose(j.Clips[fr.clip].Motion, fr.t, dst)
+				}
+				d := done.Add(int64(hi - lo))
+				if j.Progress != nil {
+					j.Progress(int(d), len(frames))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// poser holds one worker's scratch space and samplers.
+type poser struct {
+	job      *Job
+	bones    []int
+	samplers []Sampler // per motion, made on first use
+	local    []rig.Transform
+	global   []rig.Mat4
+}
+
+func newPoser(j *Job, bones []int) *poser {
+	n := j.Rig.Skeleton.Len()
+	return &poser{job: j, bones: bones, samplers: make([]Sampler, len(j.Motions)),
+		local: make([]rig.Transform, n), global: make([]rig.Mat4, n)}
+}
+
+// pose samples motion m at time t and writes the palette into dst.
+func (p *poser) pose(m int, t float64, dst []float32) {
+	s := p.samplers[m]
+	if s == nil {
+		s = p.job.Motions[m].NewSampler()
+		p.samplers[m] = s
+	}
+	sk := p.job.Rig.Skeleton
+	copy(p.local, sk.Rest)
+	s.Sample(t, p.local)
+	sk.ModelSpace(p.local, p.global)
+	if mb := p.job.Rig.ModelBone; mb >= 0 {
+		inv, ok := p.global[mb].Inverse()
+		if !ok {
+			inv = rig.IdentityMat4()
+		}
+		for i, b := range p.bones {
+			m := inv.Mul(p.global[b])
+			m.PutFloat32(dst[i*16 : i*16+16])
+		}
+		return
+	}
+	for i, b := range p.bones {
+		p.global[b].PutFloat32(dst[i*16 : i*16+16])
+	}
+}

@@ -1,0 +1,94 @@
+package bake
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"bonebake/internal/gltfref"
+	"bonebake/source/gltf"
+)
+
+// sharedModel returns the path of a model in ../shared/testdata/gltf, skipping the
+// test when the shared folder is not beside the repository.
+func sharedModel(t testing.TB, name string) string {
+	p := filepath.Join("..", "..", "shared", "testdata", "gltf", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared test data not found: %v", err)
+	}
+	return p
+}
+
+var models = []string{"Fox.glb", "CesiumMan.gltf", "RiggedSimple.gltf", "SimpleSkin.gltf"}
+
+// TestGLTFPalettesMatchReference bakes each model at 30 and 60 fps, looping and
+// one-shot, and compares every palette with the independent float64 evaluator in
+// internal/gltfref at the FACTS §1.5 frame times.
+func TestGLTFPalettesMatchReference(t *testing.T) {
+	for _, name := range models {
+		path := sharedModel(t, name)
+		m, err := gltf.Load(path, gltf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := gltfref.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Translations are compared relative to the skeleton's size.
+		size := skeletonSize(ref.Palette(0, -1, 0))
+		for _, fps := range []float64{30, 60} {
+			for _, loops := range []bool{true, false} {
+				r, names, motions := FromGLTF(m)
+				mf := Manifest{FPS: fps, Loops: &loops}
+				job, err := mf.Job(r, names, motions)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := Bake(job)
+				if err != nil {
+					t.Fatal(err)
+				}
+				anims := ref.Animations()
+				if len(out.Clips) != len(anims) {
+					t.Fatalf("%s: %d clips, reference has %d animations", name, len(out.Clips), len(anims))
+				}
+				worst := 0.0
+				for ci, a := range anims {
+					times := gltfref.FrameTimes(a.Duration, fps, loops)
+					frames := len(out.Palettes[ci]) / (len(names) * 16)
+					if frames != len(times) {
+						t.Fatalf("%s %s fps %v loops %v: %d frames, want %d", name, a.Name, fps, loops, frames, len(times))
+					}
+					for f, tm := range times {
+						want := ref.Palette(0, ci, tm)
+						got := out.Palettes[ci][f*len(names)*16:]
+						for b := range want {
+							for k := 0; k < 16; k++ {
+								d := math.Abs(float64(got[b*16+k]) - want[b][k])
+								if k == 3 || k == 7 || k == 11 {
+									d /= size
+								}
+								worst = max(worst, d)
+								if d > 1e-4 {
+									t.Fatalf("%s %q fps %v loops %v frame %d (t=%v) bone %d element %d: got %v, want %v", name, a.Name, fps, loops, f, tm, b, k, got[b*16+k], want[b][k])
+								}
+							}
+						}
+					}
+				}
+				t.Logf("%s fps %v loops %v: worst difference %.2g", name, fps, loops, worst)
+			}
+		}
+	}
+}
+
+// skeletonSize is the largest distance of a joint from the origin (at least 1e-3).
+func skeletonSize(palette [][16]float64) float64 {
+	s := 1e-3
+	for _, m := range palette {
+		s = max(s, math.Sqrt(m[3]*m[3]+m[7]*m[7]+m[11]*m[11]))
+	}
+	return s
+}
