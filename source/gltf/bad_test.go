@@ -83,7 +83,9 @@ func addAccessor(d doc, data []byte, componentType int, typ string, count int, n
 // 4 inverse bind matrices, 5 key times (buffer 3 at 0), 6 rotations (buffer 3 at 48).
 // Nodes: 0 mesh+skin, 1 joint (child 2), 2 joint. Skin joints [1, 2].
 
-func putFloat(b []byte, off int, v float32) { binary.LittleEndian.PutUint32(b[off:], math.Float32bits(v)) }
+func putFloat(b []byte, off int, v float32) {
+	binary.LittleEndian.PutUint32(b[off:], math.Float32bits(v))
+}
 
 func TestBadModels(t *testing.T) {
 	cases := []struct {

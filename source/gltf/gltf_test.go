@@ -1,6 +1,7 @@
 package gltf
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,18 +14,26 @@ import (
 // skips the test when it is absent.
 func testdataDir(t testing.TB) string {
 	t.Helper()
+	dir, err := findShared()
+	if err != nil {
+		t.Skip(err)
+	}
+	return dir
+}
+
+func findShared() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Skip("no working directory:", err)
+		return "", err
 	}
 	for {
 		p := filepath.Join(dir, "shared", "testdata", "gltf")
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
+			return p, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("shared/testdata/gltf not found above the package folder")
+			return "", errors.New("shared/testdata/gltf not found above the package folder")
 		}
 		dir = parent
 	}
