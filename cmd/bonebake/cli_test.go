@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bonebake/internal/gltfref"
+)
+
+func sharedModel(t *testing.T, name string) string {
+	p := filepath.Join("..", "..", "..", "shared", "testdata", "gltf", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared test data not found: %v", err)
+	}
+	return p
+}
+
+// bonebake runs the command in-process and returns its exit code and output.
+func bonebake(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestHelpEverywhere(t *testing.T) {
+	for _, c := range [][]string{{"--help"}, {"bake", "--help"}, {"inspect", "--help"}, {"validate", "--help"}, {"sample", "--help"}} {
+		code, out, _ := bonebake(t, c...)
+		if code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("%v: exit %d, output %q", c, code, out)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, c := range [][]string{{"validate"}, {"inspect"}, {"inspect", "a", "b"}, {"sample", "x.bpat"}, {"frobnicate"}, {"validate", "--bogus", "x"}, {"sample", "x", "--clip", "a", "--phase", "NaN"}} {
+		if code, _, _ := bonebake(t, c...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", c, code)
+		}
+	}
+}
+
+func TestBakeValidateSampleInspect(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "simple.bpat")
+	model := sharedModel(t, "SimpleSkin.gltf")
+	code, stdout, stderr := bonebake(t, "bake", model, "-o", out, "--socket", "tip=node2@0,1,0")
+	if code != 0 {
+		t.Fatalf("bake: exit %d: %s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = bonebake(t, "validate", out)
+	if code != 0 || !strings.Contains(stdout, "ok") {
+		t.Fatalf("validate: exit %d: %s", code, stdout)
+	}
+
+	// SimpleSkin's animation lasts 5.5 s: at 30 fps, looping, N = 165 frames. Phase .5
+	// is position 82.5: frames 82 and 83, lerp .5.
+	code, stdout, stderr = bonebake(t, "sample", out, "--clip", "animation0", "--phase", "0.5", "--json")
+	if code != 0 {
+		t.Fatalf("sample: exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Clip    string
+		Frame   int
+		Next    int
+		Lerp    float64
+		Palette [][]float64
+		Sockets [][]float64
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Clip != "animation0" || res.Frame != 82 || res.Next != 83 || res.Lerp != 0.5 || len(res.Palette) != 2 || len(res.Sockets) != 1 {
+		t.Fatalf("sample: %+v", res)
+	}
+	ref, err := gltfref.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := ref.Palette(0, 0, 82*5.5/165), ref.Palette(0, 0, 83*5.5/165)
+	for bone := range a {
+		for k := 0; k < 16; k++ {
+			want := (a[bone][k] + b[bone][k]) / 2
+			if math.Abs(res.Palette[bone][k]-want) > 1e-5 {
+				t.Fatalf("palette bone %d element %d = %v, want %v", bone, k, res.Palette[bone][k], want)
+			}
+		}
+	}
+	// The socket sits one unit up bone 1's y axis: translation = palette·(0,1,0,1).
+	for r := 0; r < 3; r++ {
+		m := res.Palette[1]
+		want := m[r*4+1] + m[r*4+3]
+		if math.Abs(res.Sockets[0][r*4+3]-want) > 1e-5 {
+			t.Fatalf("socket row %d translation %v, want %v", r, res.Sockets[0][r*4+3], want)
+		}
+	}
+
+	code, stdout, _ = bonebake(t, "inspect", out, "--json")
+	var rep struct {
+		Version  int    `json:"version"`
+		FrameTot int    `json:"frame_total"`
+		Strict   string `json:"strict_validation"`
+		Sections []struct{ Name string }
+		Clips    []struct {
+			Name       string
+			FrameCount int `json:"frame_count"`
+			Loops      bool
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil {
+		t.Fatalf("inspect: exit %d: %s", code, stdout)
+	}
+	if rep.Version != 1 || rep.FrameTot != 165 || rep.Strict != "ok" || len(rep.Clips) != 1 || rep.Clips[0].FrameCount != 165 || !rep.Clips[0].Loops || rep.Sections[len(rep.Sections)-1].Name != "socket data" {
+		t.Fatalf("inspect: %+v", rep)
+	}
+	code, stdout, _ = bonebake(t, "inspect", model)
+	if code != 0 || !strings.Contains(stdout, "2 joints") || !strings.Contains(stdout, "5.5000") {
+		t.Fatalf("inspect glTF: exit %d: %s", code, stdout)
+	}
+}
+
+func TestValidateReportsEachFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.bpat")
+	if code, _, stderr := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", good, "--one-shot", "animation0"); code != 0 {
+		t.Fatalf("bake: %s", stderr)
+	}
+	data, _ := os.ReadFile(good)
+	bad := filepath.Join(dir, "bad.bpat")
+	data[20+64] = 5 // clip 0 loops byte
+	os.WriteFile(bad, data, 0o644)
+	code, stdout, _ := bonebake(t, "validate", good, bad)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 1 || len(lines) != 2 || !strings.Contains(lines[0], "ok") || !strings.Contains(lines[1], "INVALID") || !strings.Contains(lines[1], "loops") || !strings.Contains(lines[1], "offset 84") {
+		t.Fatalf("exit %d, output:\n%s", code, stdout)
+	}
+	if code, _, _ := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", good, "--one-shot", "nope"); code != 2 {
+		t.Fatalf("--one-shot with an unknown clip: exit %d", code)
+	}
+}
+
+// TestBinary builds the command and runs it as a user would, checking exit codes.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "bonebake")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "fox.bpat")
+	cmd := exec.Command(bin, "bake", sharedModel(t, "Fox.glb"), "-o", out)
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "24 bones") {
+		t.Fatalf("bake: %v\n%s", err, b)
+	}
+	err := exec.Command(bin, "validate", out, "/dev/null").Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("validate of /dev/null: %v, want exit 1", err)
+	}
+	err = exec.Command(bin, "validate").Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("validate without files: %v, want exit 2", err)
+	}
+}

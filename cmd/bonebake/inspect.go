@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"bonebake/format/bpat"
+
+	"github.com/spf13/cobra"
+)
+
+func newInspectCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inspect FILE",
+		Short: "Describe a BPAT file or a glTF model",
+		Long: `Describe a file. For a BPAT file: the header, every section's offset and size,
+the clip table (frames, offset, fps, loops, markers) and the sockets; the file is
+read leniently and the result of strict validation is reported. For a glTF model
+(.gltf or .glb): its skins and joints, meshes, and animations with durations and
+key counts.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if isGLTF(a[0]) {
+				return inspectGLTF(cmd, a[0], asJSON)
+			}
+			f, err := bpat.Open(a[0], bpat.Lenient())
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			report := describeBPAT(f)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), report)
+			}
+			report.print(cmd.OutOrStdout())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")
+	return cmd
+}
+
+type bpatReport struct {
+	File        string          `json:"file"`
+	Size        int64           `json:"size"`
+	Version     uint32          `json:"version"`
+	SpeciesID   uint32          `json:"species_id"`
+	Bones       uint32          `json:"bone_count"`
+	SocketCount uint32          `json:"socket_count"`
+	ClipCount   uint32          `json:"clip_count"`
+	FrameTotal  uint32          `json:"frame_total"`
+	StringTable uint32          `json:"string_table_size"`
+	Sections    []sectionReport `json:"sections"`
+	Clips       []clipReport    `json:"clips"`
+	Sockets     []socketReport  `json:"sockets"`
+	Strict      string          `json:"strict_validation"` // "ok" or the problems
+}
+
+type sectionReport struct {
+	Name   string `json:"name"`
+	Offset uint64 `json:"offset"`
+	Size   uint64 `json:"size"`
+}
+
+type clipReport struct {
+	Index       int                `json:"index"`
+	Name        string             `json:"name"`
+	Frames      int                `json:"frame_count"`
+	FrameOffset int                `json:"frame_offset"`
+	FPS         float32            `json:"fps"`
+	Loops       bool               `json:"loops"`
+	Duration    float64            `json:"duration_s"`
+	Markers     map[string]float32 `json:"markers,omitempty"`
+}
+
+type socketReport struct {
+	Index  int        `json:"index"`
+	Name   string     `json:"name"`
+	Anchor int        `json:"anchor_bone"`
+	Offset [3]float32 `json:"local_offset"`
+}
+
+func describeBPAT(f *bpat.File) bpatReport {
+	h := f.Header()
+	r := bpatReport{File: f.Name(), Size: f.Size(), Version: h.Version, SpeciesID: h.SpeciesID,
+		Bones: h.BoneCount, SocketCount: h.SocketCount, ClipCount: h.ClipCount,
+		FrameTotal: h.FrameTotal, StringTable: h.StringTableSize, Strict: "ok",
+		Sections: []sectionReport{}, Clips: []clipReport{}, Sockets: []socketReport{}}
+	for _, s := range f.Sections() {
+		r.Sections = append(r.Sections, sectionReport(s))
+	}
+	for i, c := range f.Clips() {
+		cr := clipReport{Index: i, Name: c.Name, Frames: c.FrameCount, FrameOffset: c.FrameOffset,
+			FPS: c.FPS, Loops: c.Loops, Duration: c.Duration()}
+		for k, m := range c.Markers {
+			if m != bpat.Unset {
+				if cr.Markers == nil {
+					cr.Markers = map[string]float32{}
+				}
+				cr.Markers[bpat.Marker(k).String()] = m
+			}
+		}
+		r.Clips = append(r.Clips, cr)
+	}
+	for i, s := range f.Sockets() {
+		r.Sockets = append(r.Sockets, socketReport{i, s.Name, s.Anchor, s.Offset})
+	}
+	if strict, err := bpat.Open(f.Name()); err != nil {
+		r.Strict = err.Error()
+	} else {
+		strict.Close()
+	}
+	return r
+}
+
+func (r *bpatReport) print(w io.Writer) {
+	fmt.Fprintf(w, "%s: BPAT v%d, %d bytes\n", r.File, r.Version, r.Size)
+	fmt.Fprintf(w, "species %d, %d bones, %d sockets, %d clips, %d frames\n", r.SpeciesID, r.Bones, r.SocketCount, r.ClipCount, r.FrameTotal)
+	fmt.Fprintf(w, "strict validation: %s\n\n", r.Strict)
+	fmt.Fprintf(w, "%-14s %10s %10s\n", "section", "offset", "size")
+	for _, s := range r.Sections {
+		fmt.Fprintf(w, "%-14s %10d %10d\n", s.Name, s.Offset, s.Size)
+	}
+	fmt.Fprintf(w, "\n%3s  %-22s %6s %6s %6s %5s %8s  %s\n", "#", "clip", "frames", "offset", "fps", "loops", "seconds", "markers")
+	for _, c := range r.Clips {
+		var ms []string
+		for _, name := range bpat.MarkerNames() {
+			if v, ok := c.Markers[name]; ok {
+				ms = append(ms, fmt.Sprintf("%s=%.3g", name, v))
+			}
+		}
+		loops := "no"
+		if c.Loops {
+			loops = "yes"
+		}
+		fmt.Fprintf(w, "%3d  %-22s %6d %6d %6.4g %5s %8.3f  %s\n", c.Index, c.Name, c.Frames, c.FrameOffset, c.FPS, loops, c.Duration, strings.Join(ms, " "))
+	}
+	if len(r.Sockets) > 0 {
+		fmt.Fprintf(w, "\n%3s  %-16s %6s  %s\n", "#", "socket", "anchor", "local offset")
+		for _, s := range r.Sockets {
+			fmt.Fprintf(w, "%3d  %-16s %6d  (%.4g, %.4g, %.4g)\n", s.Index, s.Name, s.Anchor, s.Offset[0], s.Offset[1], s.Offset[2])
+		}
+	}
+}

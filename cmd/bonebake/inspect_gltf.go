@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"bonebake/source/gltf"
+
+	"github.com/spf13/cobra"
+)
+
+// isGLTF tells glTF models from other files by extension or GLB magic.
+func isGLTF(path string) bool {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".gltf", ".glb":
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && bytes.Equal(magic[:], []byte("glTF"))
+}
+
+func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
+	info, err := gltf.Inspect(path)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	if asJSON {
+		return writeJSON(w, info)
+	}
+	fmt.Fprintf(w, "%s: glTF 2.0, %d nodes", path, info.Nodes)
+	if info.Generator != "" {
+		fmt.Fprintf(w, ", generator %q", info.Generator)
+	}
+	fmt.Fprintln(w)
+	for _, s := range info.Skins {
+		fmt.Fprintf(w, "\nskin %d %q: %d joints, used by nodes %v\n", s.Index, s.Name, s.JointCount, s.MeshNodes)
+		for i, j := range s.Joints {
+			fmt.Fprintf(w, "  %3d  %s\n", i, j)
+		}
+	}
+	for _, m := range info.Meshes {
+		skinned := ""
+		if m.Skinned {
+			skinned = ", skinned"
+		}
+		fmt.Fprintf(w, "\nmesh %d %q: %d vertices, %d primitives%s\n", m.Index, m.Name, m.Vertices, len(m.Primitives), skinned)
+		for i, p := range m.Primitives {
+			fmt.Fprintf(w, "  primitive %d: %s, %d vertices, %d indices, %s\n", i, p.Mode, p.Vertices, p.Indices, strings.Join(p.Attributes, " "))
+		}
+	}
+	fmt.Fprintf(w, "\n%3s  %-24s %9s %9s %6s\n", "#", "animation", "seconds", "channels", "keys")
+	for _, a := range info.Animations {
+		name := a.Name
+		if name == "" {
+			name = fmt.Sprintf("animation%d (unnamed)", a.Index) // the name bake gives it
+		}
+		fmt.Fprintf(w, "%3d  %-24s %9.4f %9d %6d\n", a.Index, name, a.Duration, len(a.Channels), a.Keys)
+	}
+	return nil
+}
