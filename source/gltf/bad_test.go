@@ -110,6 +110,16 @@ func TestBadModels(t *testing.T) {
 			putFloat(b, 3*4, float32(math.Inf(1)))
 			setBufferBytes(d, 3, b)
 		}, Options{}, RuleKeys, "Inf"},
+		{"key times not increasing", func(t *testing.T, d doc) {
+			b := bufferBytes(t, d, 3)
+			putFloat(b, 2*4, 0.1)
+			setBufferBytes(d, 3, b)
+		}, Options{}, RuleKeys, "increase"},
+		{"zero rotation key", func(t *testing.T, d doc) {
+			b := bufferBytes(t, d, 3)
+			copy(b[48+2*16:48+3*16], make([]byte, 16))
+			setBufferBytes(d, 3, b)
+		}, Options{}, RuleKeys, "zero quaternion"},
 		{"accessor past its buffer view", func(t *testing.T, d doc) { obj(d, "accessors", 1)["count"] = 11 }, Options{}, RuleAccessor, "accessor 1"},
 		{"accessor offset past its buffer view", func(t *testing.T, d doc) { obj(d, "accessors", 6)["byteOffset"] = 1 << 40 }, Options{}, RuleAccessor, "accessor 6"},
 		{"huge accessor count", func(t *testing.T, d doc) { obj(d, "accessors", 0)["count"] = math.MaxInt64 }, Options{}, RuleAccessor, "accessor 0"},

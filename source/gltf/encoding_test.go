@@ -251,37 +251,7 @@ func TestExternalBuffersAndGLB(t *testing.T) {
 	})
 
 	t.Run("glb", func(t *testing.T) {
-		d := simpleSkin(t)
-		var bin []byte
-		var starts []int
-		for i := range d["buffers"].([]any) {
-			starts = append(starts, len(bin))
-			bin = append(bin, bufferBytes(t, d, i)...)
-			for len(bin)%4 != 0 {
-				bin = append(bin, 0)
-			}
-		}
-		for i := range d["bufferViews"].([]any) {
-			v := obj(d, "bufferViews", i)
-			off, _ := v["byteOffset"].(float64)
-			v["byteOffset"] = int(off) + starts[int(v["buffer"].(float64))]
-			v["buffer"] = 0
-		}
-		d["buffers"] = []any{map[string]any{"byteLength": len(bin)}}
-		js, _ := json.Marshal(d)
-		for len(js)%4 != 0 {
-			js = append(js, ' ')
-		}
-		var f []byte
-		f = append(f, "glTF"...)
-		f = binary.LittleEndian.AppendUint32(f, 2)
-		f = binary.LittleEndian.AppendUint32(f, uint32(12+8+len(js)+8+len(bin)))
-		f = binary.LittleEndian.AppendUint32(f, uint32(len(js)))
-		f = binary.LittleEndian.AppendUint32(f, 0x4e4f534a)
-		f = append(f, js...)
-		f = binary.LittleEndian.AppendUint32(f, uint32(len(bin)))
-		f = binary.LittleEndian.AppendUint32(f, 0x004e4942)
-		f = append(f, bin...)
+		f := makeGLB(t, simpleSkin(t))
 		path := filepath.Join(t.TempDir(), "m.glb")
 		if err := os.WriteFile(path, f, 0o644); err != nil {
 			t.Fatal(err)
@@ -389,4 +359,38 @@ func TestGraphVariants(t *testing.T) {
 			seen[n] = true
 		}
 	})
+}
+
+// makeGLB packs a document with data-URI buffers into a GLB file with one BIN chunk.
+func makeGLB(t testing.TB, d doc) []byte {
+	var bin []byte
+	var starts []int
+	for i := range d["buffers"].([]any) {
+		starts = append(starts, len(bin))
+		bin = append(bin, bufferBytes(t, d, i)...)
+		for len(bin)%4 != 0 {
+			bin = append(bin, 0)
+		}
+	}
+	for i := range d["bufferViews"].([]any) {
+		v := obj(d, "bufferViews", i)
+		off, _ := v["byteOffset"].(float64)
+		v["byteOffset"] = int(off) + starts[int(v["buffer"].(float64))]
+		v["buffer"] = 0
+	}
+	d["buffers"] = []any{map[string]any{"byteLength": len(bin)}}
+	js, _ := json.Marshal(d)
+	for len(js)%4 != 0 {
+		js = append(js, ' ')
+	}
+	var f []byte
+	f = append(f, "glTF"...)
+	f = binary.LittleEndian.AppendUint32(f, 2)
+	f = binary.LittleEndian.AppendUint32(f, uint32(12+8+len(js)+8+len(bin)))
+	f = binary.LittleEndian.AppendUint32(f, uint32(len(js)))
+	f = binary.LittleEndian.AppendUint32(f, 0x4e4f534a)
+	f = append(f, js...)
+	f = binary.LittleEndian.AppendUint32(f, uint32(len(bin)))
+	f = binary.LittleEndian.AppendUint32(f, 0x004e4942)
+	return append(f, bin...)
 }

@@ -22,6 +22,7 @@ func FuzzLoad(f *testing.F) {
 				f.Add(data)
 			}
 		}
+		f.Add(makeGLB(f, simpleSkin(f)))
 	}
 	empty := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {

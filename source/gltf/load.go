@@ -381,7 +381,7 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Clip, error) {
 			}
 			c.Tracks = append(c.Tracks, tr)
 		}
-		if err := validateClip(&c, boneCount); err != nil {
+		if err := c.Validate(boneCount); err != nil {
 			return nil, d.wrap(RuleKeys, err, "%s is not a valid clip", label("animation", ai, a.Name))
 		}
 		clips = append(clips, c)
@@ -606,10 +606,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// TEMP until anim.Clip.Validate lands.
-func validateClip(c *anim.Clip, n int) error {
-	if v, ok := any(c).(interface{ Validate(int) error }); ok {
-		return v.Validate(n)
-	}
-	return nil
-}
