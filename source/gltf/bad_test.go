@@ -99,6 +99,13 @@ func TestBadModels(t *testing.T) {
 		{"buffer path escapes", func(t *testing.T, d doc) { obj(d, "buffers", 1)["uri"] = "../x.bin" }, Options{}, RuleBuffer, "leaves"},
 		{"data URI shorter than byteLength", func(t *testing.T, d doc) { obj(d, "buffers", 0)["byteLength"] = 1000 }, Options{}, RuleBuffer, "byteLength"},
 		{"skin without joints", func(t *testing.T, d doc) { obj(d, "skins", 0)["joints"] = []any{} }, Options{}, RuleSkin, "no joints"},
+		{"too many joints", func(t *testing.T, d doc) {
+			j := make([]any, 1<<16+1)
+			for i := range j {
+				j[i] = 1
+			}
+			obj(d, "skins", 0)["joints"] = j
+		}, Options{}, RuleSkin, "65537 joints"},
 		{"skin joint out of range", func(t *testing.T, d doc) { obj(d, "skins", 0)["joints"] = []any{1, 40} }, Options{}, RuleSkin, "node 40"},
 		{"NaN key value", func(t *testing.T, d doc) {
 			b := bufferBytes(t, d, 3)

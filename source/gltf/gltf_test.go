@@ -268,3 +268,17 @@ func TestInspect(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkLoad(b *testing.B) {
+	for _, name := range []string{"CesiumMan.gltf", "Fox.glb"} {
+		b.Run(name, func(b *testing.B) {
+			path := modelPath(b, name)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Load(path, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -73,6 +73,9 @@ type Mesh struct {
 	Indices   []uint32 // three per triangle
 }
 
+// maxJoints is the most joints a skin can use: JOINTS_0 holds 16-bit indices.
+const maxJoints = 1 << 16
+
 // Load reads the glTF or GLB file at path and returns its skin opt.Skin with the
 // skeleton, clips and mesh that go with it.
 func Load(path string, opt Options) (*Model, error) {
@@ -94,6 +97,9 @@ func (d *document) model(opt Options) (*Model, error) {
 	skin := doc.Skins[opt.Skin]
 	if len(skin.Joints) == 0 {
 		return nil, d.fail(RuleSkin, "skin %d has no joints", opt.Skin)
+	}
+	if len(skin.Joints) > maxJoints {
+		return nil, d.fail(RuleSkin, "skin %d has %d joints; JOINTS_0 can address at most %d", opt.Skin, len(skin.Joints), maxJoints)
 	}
 	for j, n := range skin.Joints {
 		if n < 0 || n >= len(doc.Nodes) {
