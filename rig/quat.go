@@ -16,17 +16,20 @@ func (q Quat) Len() float64 {
 }
 
 // Normalize returns q scaled to unit length. A zero (or non-finite length)
-// quaternion has no direction and gives the identity.
+// quaternion has no direction and gives the identity. Nearly unit input (within
+// 1e-9, what a blend of unit quaternions gives) is rescaled without a square root;
+// the result is unit to within float64 rounding either way.
 func (q Quat) Normalize() Quat {
 	n := q.Dot(q)
-	if n == 1 {
-		return q
-	}
-	if !(n > 0) || math.IsInf(n, 0) {
+	var s float64
+	if d := n - 1; d > -1e-9 && d < 1e-9 {
+		s = 1 - d/2 // 1/√(1+d) = 1 − d/2 + 3d²/8 − …; the rest is below 4e-19
+	} else if n > 0 && n <= math.MaxFloat64 {
+		s = 1 / math.Sqrt(n)
+	} else {
 		return IdentityQuat()
 	}
-	inv := 1 / math.Sqrt(n)
-	return Quat{q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv}
+	return Quat{q[0] * s, q[1] * s, q[2] * s, q[3] * s}
 }
 
 // Mul returns the Hamilton product q·b: the rotation that applies b first, then q.
@@ -95,11 +98,11 @@ func Slerp(a, b Quat, u float64) Quat {
 		return q.Normalize()
 	}
 	theta := math.Acos(d)
-	sinTheta := math.Sqrt(1 - d*d)
+	invSin := 1 / math.Sqrt(1-d*d)
 	// sin((1-u)θ) = sinθ·cos(uθ) − cosθ·sin(uθ), so one Sincos gives both weights.
 	su, cu := math.Sincos(u * theta)
-	wa = cu - d*su/sinTheta
-	wb = su / sinTheta
+	wa = cu - d*su*invSin
+	wb = su * invSin
 	return Quat{wa*a[0] + wb*b[0], wa*a[1] + wb*b[1], wa*a[2] + wb*b[2], wa*a[3] + wb*b[3]}
 }
 

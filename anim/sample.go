@@ -1,0 +1,366 @@
+package anim
+
+import (
+	"math"
+
+	"bonebake/rig"
+)
+
+// Sampler evaluates a clip at successive times. It remembers, per track, the key
+// interval it used last, so sampling frame after frame with increasing times costs
+// a comparison or two per track instead of a search; backward jumps and big leaps
+// fall back to binary search. The result never depends on that memory: any
+// sequence of calls gives the same poses as fresh samplers would.
+//
+// A Sampler is not safe for concurrent use; give each goroutine its own. The clip
+// must pass Validate for the skeleton the pose belongs to (Sample may panic on a
+// malformed clip), and must not change while the sampler is in use: NewSampler
+// prepares rotation keys from it.
+type Sampler struct {
+	clip   *Clip
+	cursor []int      // per track: the index k of the last interval [t_k, t_k+1) used
+	rot    []rotTrack // per track: prepared rotation keys (empty unless STEP/LINEAR rotation)
+	order  []int      // the order Sample visits tracks in; see trackOrder
+}
+
+// rotTrack is a STEP or LINEAR rotation track prepared for sampling: its keys
+// normalized once, and for LINEAR the slerp constants of each key interval, so a
+// sample costs one Sincos and a few multiplications.
+type rotTrack struct {
+	keys []rig.Quat  // normalized keys
+	span []slerpSpan // LINEAR: one per interval between keys k and k+1
+}
+
+// slerpSpan holds what Slerp derives from the two keys of an interval.
+type slerpSpan struct {
+	cos    float64 // cos θ = |a·b|, θ the angle between the keys on the 4-sphere
+	theta  float64
+	invSin float64 // 1/sin θ; 0 when the keys are nearly parallel (normalized lerp)
+	sign   float64 // -1 when b is negated to take the shorter arc, else 1
+}
+
+// slerpParallel matches rig.Slerp: above this key dot product the interval is
+// blended with a normalized lerp.
+const slerpParallel = 1 - 1e-6
+
+// NewSampler returns a sampler for c. It prepares rotation tracks (normalized keys
+// and per-interval slerp constants, about 64 bytes a key), so make one per clip and
+// goroutine and reuse it for every frame.
+func NewSampler(c *Clip) *Sampler {
+	s := &Sampler{
+		clip:   c,
+		cursor: make([]int, len(c.Tracks)),
+		rot:    make([]rotTrack, len(c.Tracks)),
+		order:  trackOrder(c.Tracks),
+	}
+	nkeys, nspans := 0, 0
+	for i := range c.Tracks {
+		if tr := &c.Tracks[i]; preparable(tr) {
+			nkeys += len(tr.Times)
+			if tr.Interpolation == Linear {
+				nspans += len(tr.Times) - 1
+			}
+		}
+	}
+	if nkeys == 0 {
+		return s
+	}
+	keys := make([]rig.Quat, nkeys)
+	spans := make([]slerpSpan, nspans)
+	for i := range c.Tracks {
+		tr := &c.Tracks[i]
+		if !preparable(tr) {
+			continue
+		}
+		n := len(tr.Times)
+		r := &s.rot[i]
+		r.keys, keys = keys[:n:n], keys[n:]
+		for k := range r.keys {
+			r.keys[k] = quat(tr.Values[4*k:]).Normalize()
+		}
+		if tr.Interpolation != Linear {
+			continue
+		}
+		r.span, spans = spans[:n-1:n-1], spans[n-1:]
+		for k := range r.span {
+			r.span[k] = newSpan(r.keys[k], r.keys[k+1])
+		}
+	}
+	return s
+}
+
+// trackOrder returns the order in which Sample visits the tracks: grouped by the
+// code path they take (3-float LINEAR, rotation LINEAR, STEP, CUBICSPLINE, in clip
+// order within a group). Runs of the same path let the CPU predict Sample's
+// branches; interleaved translation, rotation and scale tracks, the usual layout,
+// cost about half again as much. When two tracks animate the same property of the
+// same bone (glTF forbids it), the clip order is kept so the later track wins as
+// it would without grouping.
+func trackOrder(tracks []Track) []int {
+	order := make([]int, 0, len(tracks))
+	type target struct {
+		bone int
+		path Path
+	}
+	seen := make(map[target]bool, len(tracks))
+	for i := range tracks {
+		tg := target{tracks[i].Bone, tracks[i].Path}
+		if seen[tg] {
+			order = order[:0]
+			for j := range tracks {
+				order = append(order, j)
+			}
+			return order
+		}
+		seen[tg] = true
+	}
+	group := func(tr *Track) int {
+		switch {
+		case tr.Interpolation == Linear && tr.Path != Rotation:
+			return 0
+		case tr.Interpolation == Linear:
+			return 1
+		case tr.Interpolation == Step:
+			return 2
+		}
+		return 3
+	}
+	for g := range 4 {
+		for i := range tracks {
+			if group(&tracks[i]) == g {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
+}
+
+// preparable reports whether NewSampler prepares tr: a well-formed STEP or LINEAR
+// rotation track.
+func preparable(tr *Track) bool {
+	return tr.Path == Rotation && (tr.Interpolation == Step || tr.Interpolation == Linear) &&
+		len(tr.Times) > 0 && len(tr.Values) == 4*len(tr.Times)
+}
+
+func newSpan(a, b rig.Quat) slerpSpan {
+	sp := slerpSpan{cos: a.Dot(b), sign: 1}
+	if sp.cos < 0 {
+		sp.cos, sp.sign = -sp.cos, -1
+	}
+	if sp.cos <= slerpParallel {
+		sp.theta = math.Acos(sp.cos)
+		sp.invSin = 1 / math.Sqrt(1-sp.cos*sp.cos)
+	}
+	return sp
+}
+
+// slerp blends the prepared keys a (u = 0) and b (u = 1) of span sp, the same
+// arithmetic as rig.Slerp.
+func (sp *slerpSpan) slerp(a, b *rig.Quat, u float64) rig.Quat {
+	var wa, wb float64
+	if sp.invSin == 0 {
+		wa, wb = 1-u, u*sp.sign
+	} else {
+		su, cu := math.Sincos(u * sp.theta)
+		wa = cu - sp.cos*su*sp.invSin
+		wb = su * sp.invSin * sp.sign
+	}
+	q := rig.Quat{wa*a[0] + wb*b[0], wa*a[1] + wb*b[1], wa*a[2] + wb*b[2], wa*a[3] + wb*b[3]}
+	return q.Normalize()
+}
+
+// Clip returns the clip the sampler evaluates.
+func (s *Sampler) Clip() *Clip { return s.clip }
+
+// Sample writes the value of every track at time t (seconds) into the animated
+// property of pose[track.Bone], leaving the other properties alone: seed pose with
+// the rest pose first. The semantics are glTF 2.0's: before the first key a track
+// holds the first key's value, at or after the last key the last value; STEP holds
+// key k on [t_k, t_k+1); LINEAR interpolates translations and scales linearly and
+// rotations spherically along the shorter arc; CUBICSPLINE is the Hermite spline
+// with tangents scaled by the key interval. Every sampled rotation is normalized
+// (key rotations are normalized before a spherical blend too). A NaN t counts as
+// before the first key. Arithmetic is float64. Sample does not allocate.
+func (s *Sampler) Sample(t float64, pose []rig.Transform) {
+	tracks := s.clip.Tracks
+	cursor := s.cursor[:len(tracks)]
+	rot := s.rot[:len(tracks)]
+	for _, i := range s.order {
+		tr := &tracks[i]
+		times := tr.Times
+		n := len(times)
+		if n == 0 {
+			continue
+		}
+		dst := &pose[tr.Bone]
+		r := &rot[i]
+		if !(t > float64(times[0])) {
+			if r.keys != nil {
+				dst.Rotation = r.keys[0]
+			} else {
+				setKey(tr, dst, 0)
+			}
+			continue
+		}
+		if t >= float64(times[n-1]) {
+			if r.keys != nil {
+				dst.Rotation = r.keys[n-1]
+			} else {
+				setKey(tr, dst, n-1)
+			}
+			continue
+		}
+		k := locate(times, t, cursor[i])
+		cursor[i] = k
+		if r.keys != nil {
+			if r.span != nil {
+				t0, t1 := float64(times[k]), float64(times[k+1])
+				dst.Rotation = r.span[k].slerp(&r.keys[k], &r.keys[k+1], (t-t0)/(t1-t0))
+			} else {
+				dst.Rotation = r.keys[k]
+			}
+			continue
+		}
+		switch tr.Interpolation {
+		case Linear:
+			t0, t1 := float64(times[k]), float64(times[k+1])
+			linear(tr, dst, k, (t-t0)/(t1-t0))
+		case CubicSpline:
+			t0, t1 := float64(times[k]), float64(times[k+1])
+			cubic(tr, dst, k, (t-t0)/(t1-t0), t1-t0)
+		default:
+			setKey(tr, dst, k)
+		}
+	}
+}
+
+// SampleAt samples c once at time t into pose, like Sampler.Sample. It allocates a
+// sampler each call; use a Sampler to sample many times.
+func (c *Clip) SampleAt(t float64, pose []rig.Transform) {
+	NewSampler(c).Sample(t, pose)
+}
+
+// forwardSteps is how many intervals locate walks forward from the remembered
+// one before it gives up and searches.
+const forwardSteps = 4
+
+// locate returns k with times[k] ≤ t < times[k+1], given times[0] < t < times[n-1]
+// (so n ≥ 2 and 0 ≤ k ≤ n-2). It tries the interval hint first, then the next few,
+// then binary search.
+func locate(times []float32, t float64, hint int) int {
+	n := len(times)
+	if k := hint; uint(k) < uint(n-1) && float64(times[k]) <= t {
+		for range forwardSteps {
+			// k ≤ n-2 here: times[n-1] > t ends the walk at the last interval.
+			if t < float64(times[k+1]) {
+				return k
+			}
+			k++
+		}
+	}
+	return search(times, t)
+}
+
+// search is locate's binary search: the last k with times[k] ≤ t.
+func search(times []float32, t float64) int {
+	lo, hi := 0, len(times)-1 // times[lo] ≤ t < times[hi]
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if float64(times[mid]) <= t {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// valueAt returns the offset in tr.Values of key k's value (skipping the
+// in-tangent of a cubic key).
+func valueAt(tr *Track, k, width int) int {
+	if tr.Interpolation == CubicSpline {
+		return (3*k + 1) * width
+	}
+	return k * width
+}
+
+func vec3(v []float32) [3]float64 {
+	v = v[:3]
+	return [3]float64{float64(v[0]), float64(v[1]), float64(v[2])}
+}
+
+func quat(v []float32) rig.Quat {
+	v = v[:4]
+	return rig.Quat{float64(v[0]), float64(v[1]), float64(v[2]), float64(v[3])}
+}
+
+// set stores a 3-float value into the track's property of dst.
+func set3(tr *Track, dst *rig.Transform, v [3]float64) {
+	if tr.Path == Scale {
+		dst.Scale = v
+	} else {
+		dst.Translation = v
+	}
+}
+
+// setKey writes key k's value.
+func setKey(tr *Track, dst *rig.Transform, k int) {
+	if tr.Path == Rotation {
+		dst.Rotation = quat(tr.Values[valueAt(tr, k, 4):]).Normalize()
+		return
+	}
+	set3(tr, dst, vec3(tr.Values[valueAt(tr, k, 3):]))
+}
+
+// linear writes the LINEAR blend of keys k and k+1 at fraction u. Rotation
+// tracks normally take the prepared path in Sample; this one serves a rotation
+// track whose values NewSampler could not prepare.
+func linear(tr *Track, dst *rig.Transform, k int, u float64) {
+	if tr.Path == Rotation {
+		a := quat(tr.Values[4*k:]).Normalize()
+		b := quat(tr.Values[4*k+4:]).Normalize()
+		dst.Rotation = rig.Slerp(a, b, u).Normalize()
+		return
+	}
+	v := tr.Values[3*k : 3*k+6]
+	w := 1 - u
+	p := [3]float64{
+		w*float64(v[0]) + u*float64(v[3]),
+		w*float64(v[1]) + u*float64(v[4]),
+		w*float64(v[2]) + u*float64(v[5]),
+	}
+	if tr.Path == Scale {
+		dst.Scale = p
+	} else {
+		dst.Translation = p
+	}
+}
+
+// cubic writes the CUBICSPLINE value between keys k and k+1 at fraction u of an
+// interval dt seconds long.
+func cubic(tr *Track, dst *rig.Transform, k int, u, dt float64) {
+	u2 := u * u
+	u3 := u2 * u
+	hv0 := 2*u3 - 3*u2 + 1      // weight of v_k
+	hb0 := (u3 - 2*u2 + u) * dt // weight of b_k, the out-tangent of key k
+	hv1 := -2*u3 + 3*u2         // weight of v_k+1
+	ha1 := (u3 - u2) * dt       // weight of a_k+1, the in-tangent of key k+1
+	width := tr.Path.Width()
+	base := 3 * k * width // key k: in-tangent, value, out-tangent; then key k+1
+	vals := tr.Values[base : base+6*width]
+	v0, b0 := vals[width:], vals[2*width:]
+	a1, v1 := vals[3*width:], vals[4*width:]
+	if width == 4 {
+		var q rig.Quat
+		for c := range 4 {
+			q[c] = hv0*float64(v0[c]) + hb0*float64(b0[c]) + hv1*float64(v1[c]) + ha1*float64(a1[c])
+		}
+		dst.Rotation = q.Normalize()
+		return
+	}
+	var p [3]float64
+	for c := range 3 {
+		p[c] = hv0*float64(v0[c]) + hb0*float64(b0[c]) + hv1*float64(v1[c]) + ha1*float64(a1[c])
+	}
+	set3(tr, dst, p)
+}
