@@ -290,13 +290,26 @@ func TestCursorMatchesFresh(t *testing.T) {
 			ts = append(ts, x) // backwards
 		}
 		s := NewSampler(c)
+		// Each track alone, applied in clip order: the same values whichever code
+		// path the whole clip takes (clips with two tracks on one target take the
+		// general one).
+		single := make([]*Sampler, len(c.Tracks))
+		for i := range c.Tracks {
+			single[i] = NewSampler(&Clip{Name: "one", Tracks: c.Tracks[i : i+1]})
+		}
 		for _, x := range ts {
-			got, want := restPose(bones), restPose(bones)
+			got, want, each := restPose(bones), restPose(bones), restPose(bones)
 			s.Sample(x, got)
 			NewSampler(c).Sample(x, want)
+			for _, one := range single {
+				one.Sample(x, each)
+			}
 			for b := range got {
 				if got[b] != want[b] {
 					t.Fatalf("iter %d, t=%v, bone %d: cursor gives %+v, fresh sampler %+v", iter, x, b, got[b], want[b])
+				}
+				if got[b] != each[b] {
+					t.Fatalf("iter %d, t=%v, bone %d: clip gives %+v, its tracks one by one %+v", iter, x, b, got[b], each[b])
 				}
 			}
 			for i, tr := range c.Tracks {
@@ -418,8 +431,8 @@ func TestPreparedRotationMatchesSlerp(t *testing.T) {
 		switch iter % 3 {
 		case 0:
 			b = randQ()
-		case 1: // nearly parallel, possibly negated
-			b = rig.QuatFromAxisAngle([3]float64{1, 2, 3}, 1e-4*rng.Float64()).Mul(a.Normalize())
+		case 1: // nearly parallel (the lerp branch below 2.8e-3 rad), possibly negated
+			b = rig.QuatFromAxisAngle([3]float64{1, 2, 3}, 2.8e-3*rng.Float64()).Mul(a.Normalize())
 			if rng.IntN(2) == 0 {
 				b = rig.Quat{-b[0], -b[1], -b[2], -b[3]}
 			}
@@ -468,4 +481,21 @@ func TestDuplicateTargetLastWins(t *testing.T) {
 	NewSampler(c).Sample(0.5, pose)
 	vecNear(t, "bone 0", pose[0].Translation, [3]float64{1, 1, 1}, 0)
 	vecNear(t, "bone 1", pose[1].Scale, [3]float64{9, 9, 9}, 0)
+}
+
+func TestSampleSkipsEmptyTrack(t *testing.T) {
+	c := &Clip{Name: "bad", Tracks: []Track{
+		{Bone: 0, Path: Translation, Interpolation: Linear},
+		{Bone: 0, Path: Rotation, Interpolation: Step},
+		{Bone: 0, Path: Scale, Interpolation: CubicSpline},
+	}}
+	s := NewSampler(c)
+	if s.Clip() != c {
+		t.Error("Clip() is not the sampler's clip")
+	}
+	pose := restPose(1)
+	s.Sample(0.5, pose)
+	if pose[0] != rig.IdentityTransform() {
+		t.Errorf("tracks without keys changed the pose: %+v", pose[0])
+	}
 }

@@ -112,6 +112,9 @@ func TestMulHandComputed(t *testing.T) {
 	tr := Translate([3]float64{1, 0, 0})
 	vecNear(t, "T·R", tr.Mul(r).TransformPoint([3]float64{1, 0, 0}), [3]float64{1, 1, 0}, eps)
 	vecNear(t, "R·T", r.Mul(tr).TransformPoint([3]float64{1, 0, 0}), [3]float64{0, 2, 0}, eps)
+	if a.At(2, 1) != 10 || a.At(0, 3) != 4 {
+		t.Errorf("At(2,1), At(0,3) = %v, %v; want 10, 4", a.At(2, 1), a.At(0, 3))
+	}
 	matNear(t, "transpose", a.Transpose(), Mat4{1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 4, 8, 12, 16}, 0)
 }
 
@@ -163,6 +166,7 @@ func TestInverse(t *testing.T) {
 		{},
 		{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, // zero scale on z
 		{math.NaN(), 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1},
+		{1e-310, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, // the inverse overflows
 	} {
 		if _, ok := m.Inverse(); ok {
 			t.Errorf("Inverse(%v) ok, want singular", m)

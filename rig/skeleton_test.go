@@ -107,6 +107,9 @@ func TestNewRejects(t *testing.T) {
 	id := IdentityTransform()
 	nan := id
 	nan.Translation[1] = math.NaN()
+	infRot, nanScale := id, id
+	infRot.Rotation[2] = math.Inf(-1)
+	nanScale.Scale[0] = math.NaN()
 	tests := []struct {
 		name    string
 		names   []string
@@ -123,6 +126,8 @@ func TestNewRejects(t *testing.T) {
 		{"later parent", []string{"a", "b", "c"}, []int{-1, 2, 0}, []Transform{id, id, id}, 1, "parent 2"},
 		{"root parent -2", []string{"a"}, []int{-2}, []Transform{id}, 0, "parent -2"},
 		{"NaN rest", []string{"a", "b"}, []int{-1, 0}, []Transform{id, nan}, 1, "NaN"},
+		{"infinite rotation", []string{"a", "b"}, []int{-1, 0}, []Transform{id, infRot}, 1, "infinite"},
+		{"NaN scale", []string{"a"}, []int{-1}, []Transform{nanScale}, 0, "NaN"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
