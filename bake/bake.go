@@ -30,9 +30,17 @@ type Motion struct {
 	NewSampler func() Sampler
 }
 
-// FromClip wraps a keyframe clip as a Motion.
+// FromClip wraps a keyframe clip as a Motion. The clip is prepared once and its
+// samplers share that preparation.
 func FromClip(c *anim.Clip) Motion {
-	return Motion{Name: c.Name, Duration: c.Duration, NewSampler: func() Sampler { return anim.NewSampler(c) }}
+	var (
+		once sync.Once
+		prep *anim.Prepared
+	)
+	return Motion{Name: c.Name, Duration: c.Duration, NewSampler: func() Sampler {
+		once.Do(func() { prep = anim.Prepare(c) })
+		return prep.NewSampler()
+	}}
 }
 
 // Rig is what the baker needs to know about a skeleton.
@@ -235,15 +243,21 @@ type poser struct {
 	samplers []Sampler // per motion, made on first use
 	local    []rig.Transform
 	global   []rig.Mat4
+	// The model bone's global matrix rarely moves (a glTF mesh node is seldom
+	// animated), so its inverse is kept until it does.
+	model, toModel    rig.Mat4
+	toModelIsIdentity bool
 }
 
 func newPoser(j *Job, bones []int) *poser {
 	n := j.Rig.Skeleton.Len()
 	return &poser{job: j, bones: bones, samplers: make([]Sampler, len(j.Motions)),
-		local: make([]rig.Transform, n), global: make([]rig.Mat4, n)}
+		local: make([]rig.Transform, n), global: make([]rig.Mat4, n),
+		model: rig.IdentityMat4(), toModel: rig.IdentityMat4(), toModelIsIdentity: true}
 }
 
-// pose samples motion m at time t and writes the palette into dst.
+// pose samples motion m at time t and writes the palette into dst:
+// inverse(G(model bone))·G(bone) for each palette bone (FACTS §3).
 func (p *poser) pose(m int, t float64, dst []float32) {
 	s := p.samplers[m]
 	if s == nil {
@@ -254,18 +268,22 @@ func (p *poser) pose(m int, t float64, dst []float32) {
 	copy(p.local, sk.Rest)
 	s.Sample(t, p.local)
 	sk.ModelSpace(p.local, p.global)
-	if mb := p.job.Rig.ModelBone; mb >= 0 {
-		inv, ok := p.global[mb].Inverse()
+	if mb := p.job.Rig.ModelBone; mb >= 0 && p.global[mb] != p.model {
+		p.model = p.global[mb]
+		inv, ok := p.model.Inverse()
 		if !ok {
-			inv = rig.IdentityMat4()
+			inv = rig.IdentityMat4() // a degenerate (zero-scale) mesh node: keep joint space
 		}
+		p.toModel, p.toModelIsIdentity = inv, inv == rig.IdentityMat4()
+	}
+	if p.toModelIsIdentity {
 		for i, b := range p.bones {
-			m := inv.Mul(p.global[b])
-			m.PutFloat32(dst[i*16 : i*16+16])
+			p.global[b].PutFloat32(dst[i*16 : i*16+16])
 		}
 		return
 	}
 	for i, b := range p.bones {
-		p.global[b].PutFloat32(dst[i*16 : i*16+16])
+		m := p.toModel.MulAffine(p.global[b])
+		m.PutFloat32(dst[i*16 : i*16+16])
 	}
 }
