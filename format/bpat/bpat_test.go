@@ -173,8 +173,8 @@ func TestPinnedV1(t *testing.T) {
 	want.u64(32, 64) // clip table
 	want.u64(48, 96) // string table
 	want.u64(56, 112)
-	want.u32(64+4, 1)  // name length
-	want.u32(64+8, 1)  // frames
+	want.u32(64+4, 1) // name length
+	want.u32(64+8, 1) // frames
 	want.f32(64+16, 30)
 	want[64+20] = 1
 	want[96] = 'a'
