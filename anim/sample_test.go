@@ -455,8 +455,8 @@ func TestPreparedRotationMatchesSlerp(t *testing.T) {
 			var want rig.Transform
 			linear(&tr, &want, 0, u)
 			for i := range 4 {
-				// sincosQuarter is within 1e-11 of math.Sincos.
-				if !near(got[0].Rotation[i], want.Rotation[i], 1e-11) {
+				// sincosQuarter is within 1e-9 of math.Sincos.
+				if !near(got[0].Rotation[i], want.Rotation[i], 1e-9) {
 					t.Fatalf("u=%v: prepared %v, rig.Slerp %v", u, got[0].Rotation, want.Rotation)
 				}
 			}
@@ -507,7 +507,7 @@ func TestSincosQuarter(t *testing.T) {
 	for i := 0; i <= 10000; i++ {
 		x := math.Pi / 2 * float64(i) / 10000
 		s, c := sincosQuarter(x)
-		if math.Abs(s-math.Sin(x)) > 1e-11 || math.Abs(c-math.Cos(x)) > 1e-11 {
+		if math.Abs(s-math.Sin(x)) > 1e-9 || math.Abs(c-math.Cos(x)) > 1e-9 {
 			t.Fatalf("x=%v: sin %v (want %v), cos %v (want %v)", x, s, math.Sin(x), c, math.Cos(x))
 		}
 	}

@@ -210,28 +210,32 @@ func Bake(j *Job) (*bpat.Contents, error) {
 	const run = 32
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	work := func() {
+		p := newPoser(j, bones)
+		for {
+			lo := int(next.Add(run)) - run
+			if lo >= len(frames) {
+				return
+			}
+			hi := min(lo+run, len(frames))
+			for _, fr := range frames[lo:hi] {
+				dst := out.Palettes[fr.clip][fr.frame*frameFloats : (fr.frame+1)*frameFloats]
+				p.pose(j.Clips[fr.clip].Motion, fr.t, dst)
+			}
+			d := done.Add(int64(hi - lo))
+			if j.Progress != nil {
+				j.Progress(int(d), len(frames))
+			}
+		}
+	}
+	for w := 1; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := newPoser(j, bones)
-			for {
-				lo := int(next.Add(run)) - run
-				if lo >= len(frames) {
-					return
-				}
-				hi := min(lo+run, len(frames))
-				for _, fr := range frames[lo:hi] {
-					dst := out.Palettes[fr.clip][fr.frame*frameFloats : (fr.frame+1)*frameFloats]
-					p.pose(j.Clips[fr.clip].Motion, fr.t, dst)
-				}
-				d := done.Add(int64(hi - lo))
-				if j.Progress != nil {
-					j.Progress(int(d), len(frames))
-				}
-			}
+			work()
 		}()
 	}
+	work() // the calling goroutine works too: its stack is already grown
 	wg.Wait()
 	return out, nil
 }
@@ -241,6 +245,7 @@ type poser struct {
 	job      *Job
 	bones    []int
 	samplers []Sampler // per motion, made on first use
+	motion   int       // the motion local was last sampled from, -1 for none
 	local    []rig.Transform
 	global   []rig.Mat4
 	// The model bone's global matrix rarely moves (a glTF mesh node is seldom
@@ -251,7 +256,7 @@ type poser struct {
 
 func newPoser(j *Job, bones []int) *poser {
 	n := j.Rig.Skeleton.Len()
-	return &poser{job: j, bones: bones, samplers: make([]Sampler, len(j.Motions)),
+	return &poser{job: j, bones: bones, samplers: make([]Sampler, len(j.Motions)), motion: -1,
 		local: make([]rig.Transform, n), global: make([]rig.Mat4, n),
 		model: rig.IdentityMat4(), toModel: rig.IdentityMat4(), toModelIsIdentity: true}
 }
@@ -265,7 +270,12 @@ func (p *poser) pose(m int, t float64, dst []float32) {
 		p.samplers[m] = s
 	}
 	sk := p.job.Rig.Skeleton
-	copy(p.local, sk.Rest)
+	if m != p.motion {
+		// A sampler rewrites the same properties on every call, so the rest of the
+		// pose only needs resetting when the motion changes.
+		copy(p.local, sk.Rest)
+		p.motion = m
+	}
 	s.Sample(t, p.local)
 	sk.ModelSpace(p.local, p.global)
 	if mb := p.job.Rig.ModelBone; mb >= 0 && p.global[mb] != p.model {

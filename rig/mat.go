@@ -173,10 +173,12 @@ func (a Mat4) Translation() [3]float64 { return [3]float64{a[3], a[7], a[11]} }
 // PutFloat32 writes a's 16 elements, row-major, into dst[0:16] as float32 (the BPAT
 // palette layout). It panics if dst is shorter than 16.
 func (a *Mat4) PutFloat32(dst []float32) {
-	dst = dst[:16]
-	for i := range dst {
-		dst[i] = float32(a[i])
-	}
+	// Unrolled: this runs once per bone and frame in a bake.
+	d := (*[16]float32)(dst[:16])
+	d[0], d[1], d[2], d[3] = float32(a[0]), float32(a[1]), float32(a[2]), float32(a[3])
+	d[4], d[5], d[6], d[7] = float32(a[4]), float32(a[5]), float32(a[6]), float32(a[7])
+	d[8], d[9], d[10], d[11] = float32(a[8]), float32(a[9]), float32(a[10]), float32(a[11])
+	d[12], d[13], d[14], d[15] = float32(a[12]), float32(a[13]), float32(a[14]), float32(a[15])
 }
 
 // decomposeTol is how far the bottom row may be from 0 0 0 1, and the

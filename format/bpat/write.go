@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 
 	"bonebake/internal/atomicfile"
 )
@@ -220,19 +221,25 @@ func Write(w io.Writer, c *Contents) error {
 	bw.Write(buf[:pad])
 
 	for _, p := range c.Palettes {
-		writeFloats(bw, p)
+		if err := writeFloats(bw, p); err != nil {
+			return err
+		}
 	}
 	if len(c.Sockets) > 0 {
 		scratch := make([]float32, len(c.Sockets)*FloatsPerSocket)
 		frameFloats := c.BoneCount * FloatsPerBone
 		for i, p := range c.Palettes {
 			if c.SocketData != nil {
-				writeFloats(bw, c.SocketData[i])
+				if err := writeFloats(bw, c.SocketData[i]); err != nil {
+					return err
+				}
 				continue
 			}
 			for f := 0; f < l.frameCounts[i]; f++ {
 				ComputeSocketData(p[f*frameFloats:(f+1)*frameFloats], c.Sockets, scratch)
-				writeFloats(bw, scratch)
+				if err := writeFloats(bw, scratch); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -256,8 +263,17 @@ func ComputeSocketData(palette []float32, sockets []Socket, dst []float32) {
 	}
 }
 
-// writeFloats writes fs as little-endian float32, converting a chunk at a time.
+// writeFloats writes fs as little-endian float32. On a little-endian host those
+// are the bytes already in memory, written as they are; elsewhere they are
+// converted a chunk at a time.
 func writeFloats(w io.Writer, fs []float32) error {
+	if len(fs) == 0 {
+		return nil
+	}
+	if littleEndianHost {
+		_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)))
+		return err
+	}
 	var b [8192]byte
 	for len(fs) > 0 {
 		n := min(len(fs), len(b)/4)

@@ -1,6 +1,8 @@
 // Package atomicfile writes files so that a reader sees either the old content or the
 // complete new content, never a half-written file: data goes to a temporary file in
-// the same directory, which is synced and then renamed over the target.
+// the same directory, which is then renamed over the target. It does not fsync:
+// the guarantee is against failed or interrupted writes, not power loss, which
+// keeps baking output-sized files fast (an fsync cost more than the bake itself).
 package atomicfile
 
 import (
@@ -12,7 +14,7 @@ import (
 )
 
 // Write runs write on a buffered temporary file beside path and renames it to path
-// only when write, flush, sync and close all succeed. On any failure the temporary
+// only when write, flush and close all succeed. On any failure the temporary
 // file is removed and path is left as it was.
 func Write(path string, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
@@ -31,9 +33,6 @@ func Write(path string, write func(io.Writer) error) (err error) {
 		return err
 	}
 	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
 		return err
 	}
 	if err = tmp.Close(); err != nil {
