@@ -14,6 +14,7 @@
 package gltf
 
 import (
+	"bonebake/mesh"
 	"fmt"
 	"math"
 	"sort"
@@ -62,16 +63,8 @@ type Model struct {
 	Mesh *Mesh
 }
 
-// Mesh is a triangle mesh in the model space of its node. Attributes a primitive
-// lacks while another has them are zero-filled; an attribute no primitive has is nil.
-type Mesh struct {
-	Positions [][3]float32
-	Normals   [][3]float32
-	UVs       [][2]float32
-	Joints    [][4]uint16 // palette indices, each less than len(Model.Joints)
-	Weights   [][4]float32
-	Indices   []uint32 // three per triangle
-}
+// Mesh is the skinned mesh type Load returns; see mesh.Skinned.
+type Mesh = mesh.Skinned
 
 // maxJoints is the most joints a skin can use: JOINTS_0 holds 16-bit indices.
 const maxJoints = 1 << 16
