@@ -1,0 +1,89 @@
+// Package species describes creatures as the baker sees them: a skeleton with its
+// bind pose, a skinned mesh, sockets, and procedural clips with their frame counts,
+// loop flags and combat markers (the seed's SpeciesManifest). The built-in
+// creatures live in subpackages (species/humanoid, species/quadruped) and are
+// listed by species/builtin.
+package species
+
+import (
+	"bonebake/format/bpat"
+	"bonebake/mesh"
+	"bonebake/rig"
+)
+
+// Species is one creature: everything needed to bake its BPAT file and its
+// snapshot meshes, with no asset files.
+type Species struct {
+	ID   uint32 // the BPAT species_id
+	Name string // the file base name: <Name>.bpat, <Name>_minimal.bpsm
+	// Skeleton holds the bones in file order (parents first); its Rest pose is the
+	// bind pose. Metres, y up, the creature facing +z.
+	Skeleton *rig.Skeleton
+	Mesh     *mesh.Skinned // the full mesh, bound at the bind pose
+	// Minimal is the far-LOD mesh baked into <Name>_minimal.bpsm; nil for species
+	// without a snapshot mesh.
+	Minimal *mesh.Skinned
+	Sockets []Socket
+	Clips   []Clip // in file order
+}
+
+// Socket is an attachment point: a bone and an offset in that bone's space.
+type Socket struct {
+	Name   string
+	Bone   int
+	Offset [3]float32
+}
+
+// Clip is one procedural clip. Pose writes the local transform of every bone at a
+// normalized phase in [0,1] (for a looping clip phase 1 is phase 0 again): the
+// baker calls it at the frame times of FACTS §1.5, so Frames, FPS and Loops fix
+// the duration: Frames/FPS seconds when looping, (Frames−1)/FPS for a one-shot.
+type Clip struct {
+	Name    string
+	Frames  int
+	FPS     float64
+	Loops   bool
+	Markers bpat.Markers
+	// Speed is the ground speed in metres per second that a locomotion clip's
+	// stride matches (the game moves the unit at this speed while it plays); 0 for
+	// clips played in place.
+	Speed float64
+	// Cycle is how long one pass of the clip lasts in the game at Speed, in seconds
+	// (walk .92, run .56): the runtime advances a locomotion clip's phase by
+	// dt/Cycle, scaled by actual speed / Speed. 0 means Duration().
+	Cycle float64
+	// Pose must be safe for concurrent use: the baker calls it from several
+	// goroutines at once, each with its own pose slice.
+	Pose func(phase float64, pose []rig.Transform)
+}
+
+// Duration is the clip's length in seconds.
+func (c *Clip) Duration() float64 {
+	n := float64(c.Frames)
+	if !c.Loops {
+		n--
+	}
+	return n / c.FPS
+}
+
+// ClipIndex returns the index of the clip named name, or -1.
+func (s *Species) ClipIndex(name string) int {
+	for i := range s.Clips {
+		if s.Clips[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// InverseBind returns each bone's inverse bind matrix: the inverse of its
+// model-space rest transform, so that palette × inverse bind is the identity at
+// the bind pose.
+func (s *Species) InverseBind() []rig.Mat4 {
+	rest := s.Skeleton.RestModelSpace()
+	inv := make([]rig.Mat4, len(rest))
+	for i, m := range rest {
+		inv[i], _ = m.Inverse()
+	}
+	return inv
+}
