@@ -99,7 +99,7 @@ func (c *Contents) plan() (*layout, error) {
 		}
 		l.frameCounts = append(l.frameCounts, n)
 		total += n
-		if total > math.MaxUint32 {
+		if uint64(total) > math.MaxUint32 {
 			return nil, fmt.Errorf("bpat: more than 2^32-1 frames")
 		}
 	}
