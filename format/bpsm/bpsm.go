@@ -1,0 +1,134 @@
+// Package bpsm reads, writes and validates BPSM files: snapshot meshes, the far level
+// of detail of a creature, as specified in FACTS §2.5. A snapshot mesh stores the
+// creature's triangle mesh already skinned at every baked frame of every clip, so a
+// renderer draws a distant creature by uploading (or indexing into) one frame of
+// vertices, with no bones and no skinning at all.
+//
+// Little-endian throughout, IEEE-754 float32. The file is:
+//
+//	offset  size
+//	0       72          header
+//	72      32·clips    clip table
+//	…       strings     string table: interned names, each NUL-terminated
+//	…       0–15        zero bytes up to a 16-byte boundary
+//	…       4·indices   index data, u32, three per triangle
+//	…       0–15        zero bytes up to a 16-byte boundary
+//	…       56·V·F      vertex data: frame_total frames of vertex_count vertices
+//
+// The writer starts both the index data and the vertex data on a 16-byte boundary
+// (the vertex gap is at most 12 bytes, since the index data is a whole number of u32);
+// the validator demands 4-byte alignment of both, which is what decoding u32 and
+// float32 in place needs. Frame f of clip c starts at
+// vertex_data_offset + (frame_offset_c + f)·vertex_count·56.
+//
+// Open maps a file read-only and validates everything but the vertex data: header,
+// clip table, names, layout, padding and every index are checked, while the vertex
+// block is neither read nor copied, so a file of any size opens in about the same
+// time. The per-vertex rules (finite floats, bone weights, zero pad bytes) are checked
+// on request by File.CheckVertices, which reads the whole block once.
+package bpsm
+
+import "math"
+
+// Magic is the four bytes every BPSM file starts with.
+const Magic = "BPSM"
+
+// Version is the only format version there is.
+const Version = 1
+
+// Sizes of the fixed records (FACTS §2.5).
+const (
+	HeaderSize    = 72
+	ClipEntrySize = 32
+	IndexSize     = 4
+	VertexSize    = 56
+	// DataAlign is where the writer starts the index and vertex data.
+	DataAlign = 16
+	// MinDataAlign is the alignment the validator demands of the index and vertex data.
+	MinDataAlign = 4
+)
+
+// Byte offsets of the fields of one vertex record.
+const (
+	vertexPosition = 0  // f32[3]
+	vertexNormal   = 12 // f32[3]
+	vertexUV       = 24 // f32[2]
+	vertexJoints   = 32 // u8[4]
+	vertexWeights  = 36 // f32[4]
+	vertexRole     = 52 // u8
+	vertexPad      = 53 // u8[3], zero
+)
+
+// Levels of detail a file can hold.
+const (
+	LODFull    = 0 // the full far-LOD mesh
+	LODMinimal = 1 // the minimal mesh (file names <name>_minimal.bpsm)
+)
+
+// BuiltinSpecies lists the species ids every validator knows (FACTS §2.1):
+// 0 humanoid, 1 horse, 2 elephant, 3 humanoid_sword, 4 humanoid_spear,
+// 5 humanoid_skeleton. Other ids are accepted when a caller registers them.
+var BuiltinSpecies = []uint32{0, 1, 2, 3, 4, 5}
+
+// WeightTolerance is how far a vertex's bone weights may sum from 1.
+const WeightTolerance = 0.01
+
+// Header is the fixed 72-byte header. The reserved u32 at offset 36 is always zero.
+type Header struct {
+	Version           uint32
+	SpeciesID         uint32
+	LOD               uint32
+	VertexCount       uint32
+	IndexCount        uint32
+	ClipCount         uint32
+	FrameTotal        uint32
+	StringTableSize   uint32
+	ClipTableOffset   uint64
+	StringTableOffset uint64
+	IndexDataOffset   uint64
+	VertexDataOffset  uint64
+}
+
+// IndexDataSize is the size in bytes of the index data.
+func (h *Header) IndexDataSize() uint64 { return uint64(h.IndexCount) * IndexSize }
+
+// FrameSize is the size in bytes of one frame of vertices.
+func (h *Header) FrameSize() uint64 { return uint64(h.VertexCount) * VertexSize }
+
+// VertexDataSize is the size in bytes of the vertex data. It is only meaningful
+// for a validated header: for arbitrary counts the product can overflow.
+func (h *Header) VertexDataSize() uint64 { return uint64(h.FrameTotal) * h.FrameSize() }
+
+// Clip describes one clip of a file: a run of frames in the vertex data. Clips share
+// names with the creature's BPAT clips, and their frames are the same poses.
+type Clip struct {
+	Name        string
+	FrameCount  int // number of frames, ≥ 1
+	FrameOffset int // index of the clip's first frame in the vertex data
+}
+
+// Vertex is one pre-skinned vertex of one frame, decoded. Joints and Weights are the
+// source mesh's skin influences, kept for effects that need them (the position and
+// normal are already skinned); Role is a colour role that a renderer maps to a tint.
+type Vertex struct {
+	Position [3]float32
+	Normal   [3]float32
+	UV       [2]float32
+	Joints   [4]uint8
+	Weights  [4]float32
+	Role     uint8
+}
+
+// Section is one region of a file, as reported by File.Sections.
+type Section struct {
+	Name   string
+	Offset uint64
+	Size   uint64
+}
+
+func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+
+// finiteBits reports whether the float32 with bits u is neither NaN nor infinite.
+func finiteBits(u uint32) bool { return u&0x7f800000 != 0x7f800000 }
+
+func finite32(v float32) bool { return finiteBits(math.Float32bits(v)) }
