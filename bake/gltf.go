@@ -14,3 +14,27 @@ func FromGLTF(m *gltf.Model) (Rig, []string, []Motion) {
 	}
 	return Rig{Skeleton: m.Skeleton, Bones: m.Joints, ModelBone: m.ModelBone}, m.JointNames, motions
 }
+
+// GLTFManifest returns the manifest a glTF model carries in its bonebake extras
+// (written by export-gltf): species id, sockets, and per-clip fps, loop flags and
+// markers. For a model without them it is the empty manifest.
+func GLTFManifest(m *gltf.Model) *Manifest {
+	mf := &Manifest{}
+	if m.Meta.SpeciesID != nil {
+		mf.SpeciesID = *m.Meta.SpeciesID
+	}
+	for _, s := range m.Meta.Sockets {
+		mf.Sockets = append(mf.Sockets, ManifestSocket{Name: s.Name, Bone: s.Bone, Offset: s.Offset})
+	}
+	any := false
+	for _, cm := range m.ClipMeta {
+		any = any || cm.FPS != 0 || cm.Loops != nil || cm.Markers != nil
+	}
+	if any {
+		for i, c := range m.Clips {
+			cm := m.ClipMeta[i]
+			mf.Clips = append(mf.Clips, ManifestClip{Name: c.Name, FPS: cm.FPS, Loops: cm.Loops, Markers: cm.Markers})
+		}
+	}
+	return mf
+}

@@ -5,6 +5,7 @@ import (
 
 	"bonebake/format/bpat"
 	"bonebake/rig"
+	"bonebake/source/gltf"
 	"bonebake/species"
 )
 
@@ -48,4 +49,53 @@ func (p phaseSampler) Sample(t float64, pose []rig.Transform) {
 		phase = t / p.duration
 	}
 	p.pose(phase, pose)
+}
+
+// ExportSpecies samples every clip of a creature at its baked frame times (plus the
+// end of a looping clip, equal to its start, so the animation lasts the clip's full
+// duration) for a glTF export that bakes back into the same palettes: the clips'
+// fps, loop flags and markers and the creature's species id and sockets travel in
+// the file's extras.
+func ExportSpecies(s *species.Species) *gltf.Export {
+	e := &gltf.Export{Name: s.Name, Skeleton: s.Skeleton, Mesh: s.Mesh, InverseBind: s.InverseBind()}
+	id := s.ID
+	e.Meta.SpeciesID = &id
+	for _, so := range s.Sockets {
+		e.Meta.Sockets = append(e.Meta.Sockets, gltf.SocketMeta{Name: so.Name, Bone: s.Skeleton.Names[so.Bone], Offset: so.Offset})
+	}
+	for i := range s.Clips {
+		c := &s.Clips[i]
+		d := c.Duration()
+		loops := c.Loops
+		ec := gltf.ExportClip{Name: c.Name, Meta: gltf.ClipMeta{FPS: c.FPS, Loops: &loops, Markers: markerMap(c.Markers)}}
+		keys := c.Frames
+		if c.Loops && d > 0 {
+			keys++ // the end, where the loop closes
+		}
+		for f := 0; f < keys; f++ {
+			t := d
+			if f < c.Frames {
+				t = FrameTime(f, c.Frames, d, c.Loops)
+			}
+			pose := s.Skeleton.RestPose()
+			phaseSampler{c.Pose, d}.Sample(t, pose)
+			ec.Times = append(ec.Times, float32(t))
+			ec.Poses = append(ec.Poses, pose)
+		}
+		e.Clips = append(e.Clips, ec)
+	}
+	return e
+}
+
+func markerMap(m bpat.Markers) map[string]float32 {
+	var out map[string]float32
+	for k, v := range m {
+		if v != bpat.Unset {
+			if out == nil {
+				out = map[string]float32{}
+			}
+			out[bpat.Marker(k).String()] = v
+		}
+	}
+	return out
 }

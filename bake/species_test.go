@@ -2,10 +2,13 @@ package bake
 
 import (
 	"math"
+	"path/filepath"
 	"testing"
 
 	"bonebake/format/bpat"
+	"bonebake/internal/gltfref"
 	"bonebake/rig"
+	"bonebake/source/gltf"
 	"bonebake/species"
 )
 
@@ -65,5 +68,70 @@ func TestBakeSpeciesRejectsBadFrames(t *testing.T) {
 	s.Clips[0].Frames = 0
 	if _, err := Species(s); err == nil {
 		t.Fatal("a clip without frames was baked")
+	}
+}
+
+// TestExportRoundTrip writes a creature as glTF and bakes the file back: the same
+// clips, frame counts, fps, loop flags, markers, sockets and palettes (1e-5).
+func TestExportRoundTrip(t *testing.T) {
+	s := swinger(t)
+	direct, err := Species(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"swinger.glb", "swinger.gltf"} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := gltf.WriteFile(path, ExportSpecies(s)); err != nil {
+			t.Fatal(err)
+		}
+		m, err := gltf.Load(path, gltf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, names, motions := FromGLTF(m)
+		job, err := GLTFManifest(m).Job(r, names, motions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := Bake(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.SpeciesID != 9 || len(back.Sockets) != 1 || back.Sockets[0] != direct.Sockets[0] {
+			t.Fatalf("%s: species %d sockets %+v", name, back.SpeciesID, back.Sockets)
+		}
+		for i, c := range direct.Clips {
+			bc := back.Clips[i]
+			if bc.Name != c.Name || bc.FPS != c.FPS || bc.Loops != c.Loops || bc.Markers != c.Markers {
+				t.Fatalf("%s clip %d: %+v, want %+v", name, i, bc, c)
+			}
+			if len(back.Palettes[i]) != len(direct.Palettes[i]) {
+				t.Fatalf("%s clip %s: %d floats, want %d", name, c.Name, len(back.Palettes[i]), len(direct.Palettes[i]))
+			}
+			for k, v := range direct.Palettes[i] {
+				if math.Abs(float64(back.Palettes[i][k]-v)) > 1e-5 {
+					t.Fatalf("%s clip %s float %d: %v, want %v", name, c.Name, k, back.Palettes[i][k], v)
+				}
+			}
+		}
+		// The independent reader agrees on the file: rest palette × inverse bind = I.
+		ref, err := gltfref.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest, ibm := ref.Palette(0, -1, 0), ref.InverseBind(0)
+		for b := range rest {
+			for r := 0; r < 4; r++ {
+				for c := 0; c < 4; c++ {
+					v := 0.0
+					for k := 0; k < 4; k++ {
+						v += rest[b][r*4+k] * ibm[b][k*4+c]
+					}
+					if want := map[bool]float64{true: 1, false: 0}[r == c]; math.Abs(v-want) > 1e-6 {
+						t.Fatalf("%s bone %d: rest × inverse bind [%d][%d] = %v", name, b, r, c, v)
+					}
+				}
+			}
+		}
 	}
 }

@@ -37,6 +37,9 @@ of model-space bone palettes: one clip per animation, all looping, at 30 fps unl
 told otherwise. Bones are the skin's joints in joint order, so a vertex's JOINTS_0
 index is its palette index.
 
+A model written by 'bonebake export-gltf' carries its clips' fps, loop flags and
+markers, its species id and its sockets, and bakes back into the same file.
+
 A manifest (YAML, --manifest) says what flags cannot: per-clip fps, loop flags,
 combat markers, time ranges and renames. --fps and --species-id override the
 manifest's top-level values; --socket adds to its sockets; --one-shot applies to
@@ -47,9 +50,14 @@ the clips it names.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			model := a[0]
-			mf := &bake.Manifest{}
+			start := time.Now()
+			m, err := gltf.Load(model, gltf.Options{Skin: skin})
+			if err != nil {
+				return err
+			}
+			// A model exported by bonebake carries its own manifest in its extras.
+			mf := bake.GLTFManifest(m)
 			if manifest != "" {
-				var err error
 				if mf, err = bake.ReadManifest(manifest); err != nil {
 					return err
 				}
@@ -75,11 +83,6 @@ the clips it names.`,
 				out = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ".bpat"
 			}
 
-			start := time.Now()
-			m, err := gltf.Load(model, gltf.Options{Skin: skin})
-			if err != nil {
-				return err
-			}
 			r, names, motions := bake.FromGLTF(m)
 			job, err := mf.Job(r, names, motions)
 			if err != nil {

@@ -61,6 +61,10 @@ type Model struct {
 	// Mesh is the skinned mesh: every primitive of the mesh on ModelBone's node,
 	// merged. Nil when ModelBone is -1.
 	Mesh *Mesh
+	// Meta and ClipMeta (one per clip) are bonebake's own data from the file's
+	// extras, written by export-gltf; zero when the file has none.
+	Meta     ModelMeta
+	ClipMeta []ClipMeta
 }
 
 // Mesh is the skinned mesh type Load returns; see mesh.Skinned.
@@ -170,6 +174,15 @@ func (d *document) model(opt Options) (*Model, error) {
 	}
 	if m.Clips, err = d.clips(bone, len(order)); err != nil {
 		return nil, err
+	}
+	if err := readMeta(skin.Extras, &m.Meta); err != nil {
+		return nil, d.wrap(RuleSkin, err, "skin %d", opt.Skin)
+	}
+	m.ClipMeta = make([]ClipMeta, len(m.Clips))
+	for i, a := range doc.Animations {
+		if err := readMeta(a.Extras, &m.ClipMeta[i]); err != nil {
+			return nil, d.wrap(RuleSampler, err, "animation %d", i)
+		}
 	}
 	if meshNode >= 0 {
 		if m.Mesh, err = d.mesh(*doc.Nodes[meshNode].Mesh, len(skin.Joints)); err != nil {

@@ -1,0 +1,169 @@
+package gltf
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"bonebake/internal/atomicfile"
+	"bonebake/mesh"
+	"bonebake/rig"
+
+	qgltf "github.com/qmuntal/gltf"
+	"github.com/qmuntal/gltf/modeler"
+)
+
+// Export is a skinned, animated creature to write as glTF 2.0: one node per bone
+// (in skeleton order, so the skin's joint j is bone j), a skinned mesh node at the
+// scene root, and one animation per clip with a LINEAR translation, rotation and
+// scale channel for every bone.
+type Export struct {
+	Name        string
+	Skeleton    *rig.Skeleton
+	Mesh        *mesh.Skinned // joints index skeleton bones
+	InverseBind []rig.Mat4    // per bone, row-major
+	Clips       []ExportClip
+	Meta        ModelMeta
+}
+
+// ExportClip is one animation: the local pose of every bone at each key time.
+type ExportClip struct {
+	Name  string
+	Times []float32         // seconds, increasing
+	Poses [][]rig.Transform // Poses[k][bone] at Times[k]
+	Meta  ClipMeta
+}
+
+// WriteFile writes e to path, as binary glTF when path ends in .glb and as a
+// .gltf with an embedded buffer otherwise. The write is atomic.
+func WriteFile(path string, e *Export) error {
+	doc, err := e.document()
+	if err != nil {
+		return fmt.Errorf("gltf: %s: %w", path, err)
+	}
+	binary := strings.EqualFold(filepath.Ext(path), ".glb")
+	if !binary {
+		doc.Buffers[0].EmbeddedResource()
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		enc := qgltf.NewEncoder(w)
+		enc.AsBinary = binary
+		if !binary {
+			enc.SetJSONIndent("", " ")
+		}
+		return enc.Encode(doc)
+	})
+}
+
+func (e *Export) document() (*qgltf.Document, error) {
+	sk := e.Skeleton
+	n := sk.Len()
+	if len(e.InverseBind) != n {
+		return nil, fmt.Errorf("%d inverse bind matrices for %d bones", len(e.InverseBind), n)
+	}
+	doc := qgltf.NewDocument()
+	doc.Asset.Generator = "bonebake"
+	doc.Buffers = []*qgltf.Buffer{{}}
+	scene := doc.Scenes[0]
+	scene.Name = e.Name
+
+	for b := 0; b < n; b++ {
+		t := sk.Rest[b]
+		node := &qgltf.Node{Name: sk.Names[b], Translation: t.Translation, Rotation: [4]float64(t.Rotation), Scale: t.Scale}
+		doc.Nodes = append(doc.Nodes, node)
+		if p := sk.Parents[b]; p >= 0 {
+			doc.Nodes[p].Children = append(doc.Nodes[p].Children, b)
+		} else {
+			scene.Nodes = append(scene.Nodes, b)
+		}
+	}
+
+	ibm := make([][4][4]float32, n)
+	for b, m := range e.InverseBind {
+		for r := 0; r < 4; r++ {
+			for c := 0; c < 4; c++ {
+				ibm[b][r][c] = float32(m[r*4+c]) // [row][column]; the encoder writes column-major
+			}
+		}
+	}
+	joints := make([]int, n)
+	for b := range joints {
+		joints[b] = b
+	}
+	doc.Skins = []*qgltf.Skin{{Name: e.Name, Joints: joints, InverseBindMatrices: qgltf.Index(modeler.WriteInverseBindMatrices(doc, ibm)), Extras: extras(e.Meta)}}
+	if sk.Len() > 0 {
+		doc.Skins[0].Skeleton = qgltf.Index(0)
+	}
+
+	if m := e.Mesh; m != nil {
+		attrs := []modeler.PrimitiveAttribute{{Name: qgltf.POSITION, Data: m.Positions}}
+		if m.Normals != nil {
+			attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.NORMAL, Data: m.Normals})
+		}
+		if m.UVs != nil {
+			attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.TEXCOORD_0, Data: m.UVs})
+		}
+		attrs = append(attrs,
+			modeler.PrimitiveAttribute{Name: qgltf.JOINTS_0, Data: m.Joints},
+			modeler.PrimitiveAttribute{Name: qgltf.WEIGHTS_0, Data: m.Weights})
+		pa, err := modeler.WritePrimitiveAttributes(doc, attrs...)
+		if err != nil {
+			return nil, err
+		}
+		prim := &qgltf.Primitive{Attributes: pa, Indices: qgltf.Index(modeler.WriteIndices(doc, m.Indices))}
+		doc.Meshes = []*qgltf.Mesh{{Name: e.Name, Primitives: []*qgltf.Primitive{prim}}}
+		doc.Nodes = append(doc.Nodes, &qgltf.Node{Name: e.Name + "_mesh", Mesh: qgltf.Index(0), Skin: qgltf.Index(0),
+			Rotation: [4]float64{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}})
+		scene.Nodes = append([]int{len(doc.Nodes) - 1}, scene.Nodes...)
+	}
+
+	for _, c := range e.Clips {
+		a, err := animation(doc, &c, n)
+		if err != nil {
+			return nil, fmt.Errorf("clip %q: %w", c.Name, err)
+		}
+		doc.Animations = append(doc.Animations, a)
+	}
+	return doc, nil
+}
+
+// animation writes one clip: a shared time accessor and three channels per bone.
+func animation(doc *qgltf.Document, c *ExportClip, bones int) (*qgltf.Animation, error) {
+	keys := len(c.Times)
+	if keys == 0 || len(c.Poses) != keys {
+		return nil, fmt.Errorf("%d key times and %d poses", keys, len(c.Poses))
+	}
+	input := modeler.WriteAccessor(doc, qgltf.TargetNone, c.Times)
+	doc.Accessors[input].Min = []float64{float64(c.Times[0])}
+	doc.Accessors[input].Max = []float64{float64(c.Times[keys-1])}
+	a := &qgltf.Animation{Name: c.Name, Extras: extras(c.Meta)}
+	for b := 0; b < bones; b++ {
+		tr := make([][3]float32, keys)
+		ro := make([][4]float32, keys)
+		sc := make([][3]float32, keys)
+		for k, pose := range c.Poses {
+			if len(pose) != bones {
+				return nil, fmt.Errorf("pose %d has %d bones, want %d", k, len(pose), bones)
+			}
+			t := pose[b]
+			q := t.Rotation.Normalize()
+			if k > 0 && q.Dot(rig.Quat{float64(ro[k-1][0]), float64(ro[k-1][1]), float64(ro[k-1][2]), float64(ro[k-1][3])}) < 0 {
+				q = rig.Quat{-q[0], -q[1], -q[2], -q[3]} // same rotation, nearer the previous key
+			}
+			tr[k] = [3]float32{float32(t.Translation[0]), float32(t.Translation[1]), float32(t.Translation[2])}
+			ro[k] = [4]float32{float32(q[0]), float32(q[1]), float32(q[2]), float32(q[3])}
+			sc[k] = [3]float32{float32(t.Scale[0]), float32(t.Scale[1]), float32(t.Scale[2])}
+		}
+		for _, ch := range []struct {
+			path qgltf.TRSProperty
+			data any
+		}{{qgltf.TRSTranslation, tr}, {qgltf.TRSRotation, ro}, {qgltf.TRSScale, sc}} {
+			out := modeler.WriteAccessor(doc, qgltf.TargetNone, ch.data)
+			a.Samplers = append(a.Samplers, &qgltf.AnimationSampler{Input: input, Output: out, Interpolation: qgltf.InterpolationLinear})
+			a.Channels = append(a.Channels, &qgltf.AnimationChannel{Sampler: len(a.Samplers) - 1,
+				Target: qgltf.AnimationChannelTarget{Node: qgltf.Index(b), Path: ch.path}})
+		}
+	}
+	return a, nil
+}
