@@ -1,0 +1,479 @@
+// Package meshgen builds low-poly skinned meshes around a skeleton for the built-in
+// species: tubes and limbs along bones, ellipsoids, boxes. Every part is given in
+// the skeleton's model space at the bind pose and skinned with smooth weights:
+// vertices near a joint blend between the bones that meet there, with one to four
+// influences per vertex, normalized and sorted by weight. Each part is a welded
+// surface, so its normals (computed from the faces) are smooth; triangles wind
+// counter-clockwise seen from outside, as glTF expects.
+//
+// A Builder collects parts; Mesh returns the finished mesh.Skinned:
+//
+//	var b meshgen.Builder
+//	b.Tube(hip, knee, hipPos, kneePos, .08, .06, 8, 4, meshgen.RoleCloth)
+//	b.Ellipsoid(head, headCentre, [3]float64{.09, .11, .10}, 10, 6, meshgen.RoleSkin)
+//	m := b.Mesh()
+package meshgen
+
+import (
+	"math"
+	"sort"
+
+	"bonebake/mesh"
+)
+
+// Colour roles stored per vertex in mesh.Skinned.Roles; a renderer maps them to
+// tints. Any uint8 is allowed; these are the ones the built-in species use.
+const (
+	RoleSkin    uint8 = iota // bare skin, or an animal's hide
+	RoleCloth                // clothing
+	RoleHair                 // hair, beard, mane, tail
+	RoleMetal                // armour, helmets, buckles
+	RoleLeather              // boots, belts, straps, saddlery
+	RoleBone                 // bare bone (a skeleton), teeth, tusks, hooves, horn
+	RoleWood                 // shafts, shields
+	RoleEye                  // eyes
+)
+
+// DefaultBlend is the fraction of a segment's length over which a tube's weights
+// slide from one bone to the next at a joint, when Builder.Blend is 0.
+const DefaultBlend = 0.3
+
+// Weight is one bone influence before normalization.
+type Weight struct {
+	Bone int
+	W    float64
+}
+
+// Skin gives the influences of a bind-pose point. The builder merges repeated
+// bones, drops non-positive weights, keeps the four largest and normalizes them.
+type Skin func(p [3]float64) []Weight
+
+// Rigid skins every point to one bone.
+func Rigid(bone int) Skin {
+	return func([3]float64) []Weight { return []Weight{{bone, 1}} }
+}
+
+// Along blends from bone a to bone b along the segment from→to: a point that
+// projects onto from is skinned half to a and half to b, and the share of b grows
+// smoothly to 1 at the fraction blend of the segment's length (the joint at from is
+// where a ends and b begins). Points before from count as at from. blend ≤ 0 means
+// DefaultBlend; a == b, or a < 0, gives a rigid skin to b.
+func Along(a, b int, from, to [3]float64, blend float64) Skin {
+	if blend <= 0 {
+		blend = DefaultBlend
+	}
+	if a < 0 || a == b {
+		return Rigid(b)
+	}
+	axis := sub(to, from)
+	l2 := dot(axis, axis)
+	return func(p [3]float64) []Weight {
+		t := 0.0
+		if l2 > 0 {
+			t = dot(sub(p, from), axis) / l2
+		}
+		wb := 0.5 + 0.5*smoothstep(t/blend)
+		return []Weight{{b, wb}, {a, 1 - wb}}
+	}
+}
+
+// Builder collects mesh parts. The zero value is ready to use.
+type Builder struct {
+	// Blend is the fraction of a segment over which weights slide between the
+	// bones at a joint (Tube, Limb); 0 means DefaultBlend.
+	Blend float64
+
+	m mesh.Skinned
+}
+
+// part accumulates one welded surface: its vertices share normals through groups
+// (a seam duplicate made for its UV belongs to the group of the vertex it copies).
+type part struct {
+	b      *Builder
+	base   int   // index of the part's first vertex in the mesh
+	group  []int // per part vertex: the part vertex whose normal it shares
+	skin   Skin
+	role   uint8
+	smooth bool
+}
+
+func (b *Builder) begin(skin Skin, role uint8) *part {
+	return &part{b: b, base: len(b.m.Positions), skin: skin, role: role, smooth: true}
+}
+
+// vertex adds a vertex and returns its part-local index; group < 0 means its own.
+func (p *part) vertex(pos [3]float64, uv [2]float64, group int) int {
+	m := &p.b.m
+	i := len(p.group)
+	if group < 0 {
+		group = i
+	}
+	p.group = append(p.group, group)
+	m.Positions = append(m.Positions, f32(pos))
+	m.Normals = append(m.Normals, [3]float32{})
+	m.UVs = append(m.UVs, [2]float32{float32(uv[0]), float32(uv[1])})
+	j, w := normalizeWeights(p.skin(pos))
+	m.Joints = append(m.Joints, j)
+	m.Weights = append(m.Weights, w)
+	m.Roles = append(m.Roles, p.role)
+	return i
+}
+
+// tri adds a triangle of part-local indices, counter-clockwise seen from outside.
+func (p *part) tri(a, b, c int) {
+	if a == b || b == c || a == c {
+		return
+	}
+	p.b.m.Indices = append(p.b.m.Indices, uint32(p.base+a), uint32(p.base+b), uint32(p.base+c))
+}
+
+// finish computes the part's normals: area-weighted face normals summed per group.
+func (p *part) finish(firstIndex int) {
+	m := &p.b.m
+	acc := make([][3]float64, len(p.group))
+	for k := firstIndex; k+2 < len(m.Indices); k += 3 {
+		ia, ib, ic := int(m.Indices[k])-p.base, int(m.Indices[k+1])-p.base, int(m.Indices[k+2])-p.base
+		a, b, c := f64(m.Positions[p.base+ia]), f64(m.Positions[p.base+ib]), f64(m.Positions[p.base+ic])
+		n := cross(sub(b, a), sub(c, a))
+		for _, i := range [3]int{ia, ib, ic} {
+			g := p.group[i]
+			acc[g] = add(acc[g], n)
+		}
+	}
+	for i, g := range p.group {
+		n := unit(acc[g])
+		m.Normals[p.base+i] = f32(n)
+	}
+}
+
+// Tube adds a closed tube (with slightly domed caps) from from to to, radius
+// radiusFrom at from and radiusTo at to, skinned with Along(boneA, boneB, ...):
+// half to boneA and half to boneB at from (the joint where boneB leaves its parent
+// boneA), fully boneB after the first Blend of its length. Pass boneA = boneB (or
+// -1) for a rigid tube. sides ≥ 3 vertices around, rings ≥ 1 segments along.
+func (b *Builder) Tube(boneA, boneB int, from, to [3]float64, radiusFrom, radiusTo float64, sides, rings int, role uint8) {
+	b.TubeSkin(Along(boneA, boneB, from, to, b.Blend), from, to, radiusFrom, radiusTo, sides, rings, role)
+}
+
+// TubeSkin is Tube with any skin.
+func (b *Builder) TubeSkin(skin Skin, from, to [3]float64, radiusFrom, radiusTo float64, sides, rings int, role uint8) {
+	b.limb(skin, [][3]float64{from, to}, []float64{radiusFrom, radiusTo}, sides, rings, role)
+}
+
+// Limb adds one welded tube through points (at least two), with radii[i] at
+// points[i]. Segment i, from points[i] to points[i+1], is skinned to bones[i]
+// (len(bones) = len(points)−1); at each inner point the weights slide from one
+// segment's bone to the next (half and half at the point), and at points[0] from
+// parent (−1 for none) to bones[0]. ringsPerSegment ≥ 1.
+func (b *Builder) Limb(parent int, bones []int, points [][3]float64, radii []float64, sides, ringsPerSegment int, role uint8) {
+	if len(points) < 2 || len(bones) != len(points)-1 || len(radii) != len(points) {
+		panic("meshgen: Limb needs len(points) ≥ 2, len(bones) = len(points)−1 and len(radii) = len(points)")
+	}
+	blend := b.Blend
+	if blend <= 0 {
+		blend = DefaultBlend
+	}
+	skin := func(p [3]float64) []Weight {
+		// The segment the point belongs to: the nearest by distance to the segment.
+		best, bestD, bestT := 0, math.Inf(1), 0.0
+		for i := 0; i+1 < len(points); i++ {
+			ax := sub(points[i+1], points[i])
+			t := clamp01(dot(sub(p, points[i]), ax) / math.Max(dot(ax, ax), 1e-18))
+			q := add(points[i], scale(ax, t))
+			if d := norm(sub(p, q)); d < bestD-1e-9 {
+				best, bestD, bestT = i, d, t
+			}
+		}
+		ws := []Weight{{bones[best], 1}}
+		prev := parent
+		if best > 0 {
+			prev = bones[best-1]
+		}
+		if prev >= 0 && bestT < blend {
+			w := 0.5 * (1 - smoothstep(bestT/blend))
+			ws[0].W -= w
+			ws = append(ws, Weight{prev, w})
+		}
+		if best+1 < len(bones) && bestT > 1-blend {
+			w := 0.5 * (1 - smoothstep((1-bestT)/blend))
+			ws[0].W -= w
+			ws = append(ws, Weight{bones[best+1], w})
+		}
+		return ws
+	}
+	b.limb(skin, points, radii, sides, ringsPerSegment, role)
+}
+
+// limb builds the welded tube geometry through points.
+func (b *Builder) limb(skin Skin, points [][3]float64, radii []float64, sides, ringsPer int, role uint8) {
+	sides = max(sides, 3)
+	ringsPer = max(ringsPer, 1)
+	first := len(b.m.Indices)
+	p := b.begin(skin, role)
+
+	// Ring centres, directions and radii.
+	type ring struct {
+		c, d [3]float64
+		r    float64
+		v    float64 // UV v
+	}
+	var rs []ring
+	total := 0.0
+	for i := 0; i+1 < len(points); i++ {
+		total += norm(sub(points[i+1], points[i]))
+	}
+	along := 0.0
+	for i := 0; i+1 < len(points); i++ {
+		seg := sub(points[i+1], points[i])
+		sl := norm(seg)
+		d := unit(seg)
+		for k := 0; k < ringsPer; k++ {
+			if i > 0 && k == 0 {
+				continue // the joint ring was added by the previous segment
+			}
+			t := float64(k) / float64(ringsPer)
+			rs = append(rs, ring{add(points[i], scale(seg, t)), d, radii[i] + (radii[i+1]-radii[i])*t, (along + sl*t) / math.Max(total, 1e-12)})
+		}
+		along += sl
+		// The segment's end ring; at an inner joint it faces along the bisector.
+		dEnd := d
+		if i+2 < len(points) {
+			dEnd = unit(add(d, unit(sub(points[i+2], points[i+1]))))
+			if norm(dEnd) == 0 {
+				dEnd = d
+			}
+		}
+		rs = append(rs, ring{points[i+1], dEnd, radii[i+1], along / math.Max(total, 1e-12)})
+	}
+
+	// Frames carried along the tube without twisting.
+	u := perpendicular(rs[0].d)
+	idx := make([][]int, len(rs))
+	for k, r := range rs {
+		u = unit(sub(u, scale(r.d, dot(u, r.d))))
+		if norm(u) == 0 {
+			u = perpendicular(r.d)
+		}
+		v := cross(r.d, u) // u × v = d
+		idx[k] = make([]int, sides+1)
+		for j := 0; j <= sides; j++ {
+			th := 2 * math.Pi * float64(j%sides) / float64(sides)
+			s, c := math.Sincos(th)
+			pos := add(r.c, add(scale(u, r.r*c), scale(v, r.r*s)))
+			g := -1
+			if j == sides {
+				g = idx[k][0]
+			}
+			idx[k][j] = p.vertex(pos, [2]float64{float64(j) / float64(sides), r.v}, g)
+		}
+	}
+	for k := 0; k+1 < len(rs); k++ {
+		for j := 0; j < sides; j++ {
+			a, bb, c, e := idx[k][j], idx[k][j+1], idx[k+1][j+1], idx[k+1][j]
+			p.tri(a, bb, c)
+			p.tri(a, c, e)
+		}
+	}
+	// Domed caps.
+	r0, r1 := rs[0], rs[len(rs)-1]
+	c0 := p.vertex(sub(r0.c, scale(r0.d, 0.4*r0.r)), [2]float64{0.5, 0}, -1)
+	c1 := p.vertex(add(r1.c, scale(r1.d, 0.4*r1.r)), [2]float64{0.5, 1}, -1)
+	last := len(rs) - 1
+	for j := 0; j < sides; j++ {
+		p.tri(c0, idx[0][j+1], idx[0][j])
+		p.tri(c1, idx[last][j], idx[last][j+1])
+	}
+	p.finish(first)
+}
+
+// Ellipsoid adds an ellipsoid with semi-axes radii (along x, y, z) around center,
+// rigidly skinned to bone; sides ≥ 3 around y, rings ≥ 2 from bottom to top.
+func (b *Builder) Ellipsoid(bone int, center, radii [3]float64, sides, rings int, role uint8) {
+	b.EllipsoidSkin(Rigid(bone), center, radii, sides, rings, role)
+}
+
+// EllipsoidSkin is Ellipsoid with any skin.
+func (b *Builder) EllipsoidSkin(skin Skin, center, radii [3]float64, sides, rings int, role uint8) {
+	sides = max(sides, 3)
+	rings = max(rings, 2)
+	first := len(b.m.Indices)
+	p := b.begin(skin, role)
+	bottom := p.vertex(add(center, [3]float64{0, -radii[1], 0}), [2]float64{0.5, 0}, -1)
+	idx := make([][]int, rings+1)
+	for k := 1; k < rings; k++ {
+		phi := -math.Pi/2 + math.Pi*float64(k)/float64(rings)
+		sp, cp := math.Sincos(phi)
+		idx[k] = make([]int, sides+1)
+		for j := 0; j <= sides; j++ {
+			th := 2 * math.Pi * float64(j%sides) / float64(sides)
+			st, ct := math.Sincos(th)
+			pos := add(center, [3]float64{radii[0] * cp * ct, radii[1] * sp, radii[2] * cp * st})
+			g := -1
+			if j == sides {
+				g = idx[k][0]
+			}
+			idx[k][j] = p.vertex(pos, [2]float64{float64(j) / float64(sides), float64(k) / float64(rings)}, g)
+		}
+	}
+	top := p.vertex(add(center, [3]float64{0, radii[1], 0}), [2]float64{0.5, 1}, -1)
+	for j := 0; j < sides; j++ {
+		p.tri(bottom, idx[1][j], idx[1][j+1])
+		for k := 1; k+1 < rings; k++ {
+			a, bb, c, e := idx[k][j], idx[k+1][j], idx[k+1][j+1], idx[k][j+1]
+			p.tri(a, bb, c)
+			p.tri(a, c, e)
+		}
+		p.tri(idx[rings-1][j], top, idx[rings-1][j+1])
+	}
+	p.finish(first)
+}
+
+// Box adds an axis-aligned box with half extents half around center, rigidly
+// skinned to bone, with flat faces (24 vertices, 12 triangles).
+func (b *Builder) Box(bone int, center, half [3]float64, role uint8) {
+	b.BoxSkin(Rigid(bone), center, half, role)
+}
+
+// BoxSkin is Box with any skin.
+func (b *Builder) BoxSkin(skin Skin, center, half [3]float64, role uint8) {
+	axes := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+	for f := 0; f < 6; f++ {
+		ax := f / 2
+		sign := 1.0
+		if f%2 == 1 {
+			sign = -1
+		}
+		n := scale(axes[ax], sign)
+		a := axes[(ax+1)%3]
+		c := cross(n, a) // a × c = n
+		first := len(b.m.Indices)
+		p := b.begin(skin, role)
+		fc := add(center, scale(n, half[ax]))
+		ha, hc := half[(ax+1)%3], half[(ax+2)%3]
+		var q [4]int
+		for k, s := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
+			pos := add(fc, add(scale(a, s[0]*ha), scale(c, s[1]*hc)))
+			q[k] = p.vertex(pos, [2]float64{(s[0] + 1) / 2, (s[1] + 1) / 2}, -1)
+		}
+		p.tri(q[0], q[1], q[2])
+		p.tri(q[0], q[2], q[3])
+		p.finish(first)
+	}
+}
+
+// VertexCount is the number of vertices added so far.
+func (b *Builder) VertexCount() int { return len(b.m.Positions) }
+
+// Mesh returns a copy of the mesh built so far.
+func (b *Builder) Mesh() *mesh.Skinned {
+	return &mesh.Skinned{
+		Positions: append([][3]float32(nil), b.m.Positions...),
+		Normals:   append([][3]float32(nil), b.m.Normals...),
+		UVs:       append([][2]float32(nil), b.m.UVs...),
+		Joints:    append([][4]uint16(nil), b.m.Joints...),
+		Weights:   append([][4]float32(nil), b.m.Weights...),
+		Indices:   append([]uint32(nil), b.m.Indices...),
+		Roles:     append([]uint8(nil), b.m.Roles...),
+	}
+}
+
+// minWeight is the smallest influence kept; smaller ones are dropped.
+const minWeight = 1e-4
+
+// normalizeWeights merges repeated bones, drops weights below minWeight, keeps the
+// four largest (ties by bone index), and scales them to sum to 1. With no positive
+// weight the vertex goes to bone 0.
+func normalizeWeights(ws []Weight) ([4]uint16, [4]float32) {
+	merged := make([]Weight, 0, len(ws))
+outer:
+	for _, w := range ws {
+		if w.Bone < 0 || w.Bone > math.MaxUint16 || !(w.W > 0) || math.IsInf(w.W, 0) {
+			continue
+		}
+		for i := range merged {
+			if merged[i].Bone == w.Bone {
+				merged[i].W += w.W
+				continue outer
+			}
+		}
+		merged = append(merged, w)
+	}
+	sort.Slice(merged, func(i, j int) bool {
+		if merged[i].W != merged[j].W {
+			return merged[i].W > merged[j].W
+		}
+		return merged[i].Bone < merged[j].Bone
+	})
+	if len(merged) > 4 {
+		merged = merged[:4]
+	}
+	sum := 0.0
+	for _, w := range merged {
+		sum += w.W
+	}
+	kept := merged[:0]
+	for _, w := range merged {
+		if w.W/sum >= minWeight {
+			kept = append(kept, w)
+		}
+	}
+	var j [4]uint16
+	var out [4]float32
+	if len(kept) == 0 {
+		out[0] = 1
+		return j, out
+	}
+	sum = 0
+	for _, w := range kept {
+		sum += w.W
+	}
+	var rest float32
+	for i, w := range kept {
+		j[i] = uint16(w.Bone)
+		if i > 0 {
+			out[i] = float32(w.W / sum)
+			rest += out[i]
+		}
+	}
+	out[0] = 1 - rest // the largest takes the rounding, so the sum is 1 in float32
+	return j, out
+}
+
+func smoothstep(x float64) float64 {
+	x = clamp01(x)
+	return x * x * (3 - 2*x)
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+
+func add(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
+func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func scale(a [3]float64, s float64) [3]float64 {
+	return [3]float64{a[0] * s, a[1] * s, a[2] * s}
+}
+func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func cross(a, b [3]float64) [3]float64 {
+	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+func norm(a [3]float64) float64 { return math.Sqrt(dot(a, a)) }
+func unit(a [3]float64) [3]float64 {
+	n := norm(a)
+	if n == 0 {
+		return a
+	}
+	return scale(a, 1/n)
+}
+
+// perpendicular returns a unit vector perpendicular to the unit vector d.
+func perpendicular(d [3]float64) [3]float64 {
+	ref := [3]float64{0, 0, 1}
+	if math.Abs(d[2]) > 0.9 {
+		ref = [3]float64{1, 0, 0}
+	}
+	return unit(cross(ref, d))
+}
+
+func f32(a [3]float64) [3]float32 { return [3]float32{float32(a[0]), float32(a[1]), float32(a[2])} }
+func f64(a [3]float32) [3]float64 {
+	return [3]float64{float64(a[0]), float64(a[1]), float64(a[2])}
+}
