@@ -6,6 +6,7 @@ package bake
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"bonebake/anim"
 	"bonebake/format/bpat"
+	"bonebake/internal/atomicfile"
 	"bonebake/rig"
 )
 
@@ -175,13 +177,13 @@ type frameRef struct {
 	t           float64
 }
 
-// Bake samples every clip and returns the BPAT contents.
-func Bake(j *Job) (*bpat.Contents, error) {
+// plan lists every output frame in file order and the contents without palettes
+// (clip frame counts set), after checking the job.
+func (j *Job) plan() ([]frameRef, *bpat.Contents, error) {
 	if err := j.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bones := j.Rig.paletteBones()
-	frameFloats := len(bones) * bpat.FloatsPerBone
 	out := &bpat.Contents{Version: j.Version, SpeciesID: j.SpeciesID, BoneCount: len(bones)}
 	var frames []frameRef
 	for ci := range j.Clips {
@@ -191,53 +193,172 @@ func Bake(j *Job) (*bpat.Contents, error) {
 		for f := 0; f < n; f++ {
 			frames = append(frames, frameRef{ci, f, start + FrameTime(f, n, dur, c.Loops)})
 		}
-		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FPS: float32(c.FPS), Loops: c.Loops, Markers: c.Markers})
-		out.Palettes = append(out.Palettes, make([]float32, n*frameFloats))
+		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FrameCount: n, FPS: float32(c.FPS), Loops: c.Loops, Markers: c.Markers})
 	}
 	for _, s := range j.Sockets {
 		if s.Bone < 0 || s.Bone >= len(bones) {
-			return nil, fmt.Errorf("bake: socket %q: anchor %d outside the %d-bone palette", s.Name, s.Bone, len(bones))
+			return nil, nil, fmt.Errorf("bake: socket %q: anchor %d outside the %d-bone palette", s.Name, s.Bone, len(bones))
 		}
 		out.Sockets = append(out.Sockets, bpat.Socket{Name: s.Name, Anchor: s.Bone, Offset: s.Offset})
 	}
+	return frames, out, nil
+}
 
+// Bake samples every clip and returns the BPAT contents, palettes in memory.
+func Bake(j *Job) (*bpat.Contents, error) {
+	frames, out, err := j.plan()
+	if err != nil {
+		return nil, err
+	}
+	frameFloats := out.BoneCount * bpat.FloatsPerBone
+	block := make([]float32, len(frames)*frameFloats)
+	for _, c := range out.Clips {
+		n := c.FrameCount * frameFloats
+		out.Palettes, block = append(out.Palettes, block[:n:n]), block[n:]
+	}
+	cr := newCrew(j)
+	defer cr.stop()
+	cr.sample(frames, func(i int, fr frameRef) []float32 {
+		return out.Palettes[fr.clip][fr.frame*frameFloats : (fr.frame+1)*frameFloats]
+	}, len(frames))
+	return out, nil
+}
+
+// batchFrames is how many frames BakeTo samples before handing them to the writer.
+const batchFrames = 256
+
+// BakeTo bakes j and streams the BPAT file to w. Only a few batches of frames are
+// in memory at once, and writing one batch overlaps sampling the next.
+func BakeTo(w io.Writer, j *Job) error {
+	frames, out, err := j.plan()
+	if err != nil {
+		return err
+	}
+	sw, err := bpat.NewStreamWriter(w, out)
+	if err != nil {
+		return err
+	}
+	frameFloats := out.BoneCount * bpat.FloatsPerBone
+	free := make(chan []float32, 2)
+	for range 2 {
+		free <- make([]float32, batchFrames*frameFloats)
+	}
+	full := make(chan []float32, 2)
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range full {
+			if err == nil {
+				err = sw.WriteFrames(b)
+			}
+			free <- b[:cap(b)]
+		}
+		written <- err
+	}()
+	cr := newCrew(j)
+	defer cr.stop()
+	for lo := 0; lo < len(frames); lo += batchFrames {
+		hi := min(lo+batchFrames, len(frames))
+		buf := (<-free)[:(hi-lo)*frameFloats]
+		cr.sample(frames[lo:hi], func(i int, _ frameRef) []float32 {
+			return buf[i*frameFloats : (i+1)*frameFloats]
+		}, len(frames))
+		full <- buf
+	}
+	close(full)
+	if err := <-written; err != nil {
+		return err
+	}
+	return sw.Close()
+}
+
+// BakeFile bakes j into a BPAT file at path, atomically.
+func BakeFile(path string, j *Job) error {
+	if _, _, err := j.plan(); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return BakeTo(w, j) })
+}
+
+// crew is a set of workers, each with its own poser, that stay alive across the
+// batches of one bake.
+type crew struct {
+	job    *Job
+	posers []*poser
+	start  []chan batch
+	wg     sync.WaitGroup
+	done   int64 // frames finished over all batches, for progress
+}
+
+// batch is one call of crew.sample, shared by its workers.
+type batch struct {
+	frames []frameRef
+	dst    func(i int, fr frameRef) []float32
+	next   *atomic.Int64
+	total  int
+}
+
+func newCrew(j *Job) *crew {
 	workers := j.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Workers take runs of consecutive frames so key cursors advance instead of
-	// searching; each run writes only its own frames.
+	bones := j.Rig.paletteBones()
+	cr := &crew{job: j}
+	for w := 0; w < workers; w++ {
+		cr.posers = append(cr.posers, newPoser(j, bones))
+	}
+	// Worker 0 is the calling goroutine: its stack is already grown.
+	for w := 1; w < workers; w++ {
+		ch := make(chan batch)
+		cr.start = append(cr.start, ch)
+		go func(p *poser) {
+			for b := range ch {
+				cr.run(p, b)
+				cr.wg.Done()
+			}
+		}(cr.posers[w])
+	}
+	return cr
+}
+
+func (cr *crew) stop() {
+	for _, ch := range cr.start {
+		close(ch)
+	}
+}
+
+// sample poses every frame in frames into dst(i, frame), in parallel.
+func (cr *crew) sample(frames []frameRef, dst func(i int, fr frameRef) []float32, total int) {
+	b := batch{frames: frames, dst: dst, next: new(atomic.Int64), total: total}
+	cr.wg.Add(len(cr.start))
+	for _, ch := range cr.start {
+		ch <- b
+	}
+	cr.run(cr.posers[0], b)
+	cr.wg.Wait()
+}
+
+// run takes runs of consecutive frames (so key cursors advance instead of
+// searching) until the batch is done; each frame lands in its own slot, so the
+// result does not depend on which worker posed it.
+func (cr *crew) run(p *poser, b batch) {
 	const run = 32
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	work := func() {
-		p := newPoser(j, bones)
-		for {
-			lo := int(next.Add(run)) - run
-			if lo >= len(frames) {
-				return
-			}
-			hi := min(lo+run, len(frames))
-			for _, fr := range frames[lo:hi] {
-				dst := out.Palettes[fr.clip][fr.frame*frameFloats : (fr.frame+1)*frameFloats]
-				p.pose(j.Clips[fr.clip].Motion, fr.t, dst)
-			}
-			d := done.Add(int64(hi - lo))
-			if j.Progress != nil {
-				j.Progress(int(d), len(frames))
-			}
+	for {
+		lo := int(b.next.Add(run)) - run
+		if lo >= len(b.frames) {
+			return
+		}
+		hi := min(lo+run, len(b.frames))
+		for i := lo; i < hi; i++ {
+			fr := b.frames[i]
+			p.pose(cr.job.Clips[fr.clip].Motion, fr.t, b.dst(i, fr))
+		}
+		d := atomic.AddInt64(&cr.done, int64(hi-lo))
+		if cr.job.Progress != nil {
+			cr.job.Progress(int(d), b.total)
 		}
 	}
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work() // the calling goroutine works too: its stack is already grown
-	wg.Wait()
-	return out, nil
 }
 
 // poser holds one worker's scratch space and samplers.

@@ -96,12 +96,8 @@ the clips it names.`,
 				job.Clips[i].Loops = false
 			}
 			job.Progress = progress(cmd, "baking "+filepath.Base(model))
-			contents, err := bake.Bake(job)
-			if err != nil {
+			if err := bake.BakeFile(out, job); err != nil {
 				return fmt.Errorf("%s: %w", model, err)
-			}
-			if err := bpat.WriteFile(out, contents); err != nil {
-				return err
 			}
 			f, err := bpat.Open(out, bpat.Species(mf.SpeciesID))
 			if err != nil {

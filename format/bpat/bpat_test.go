@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -307,5 +308,53 @@ func TestOpenErrors(t *testing.T) {
 	var ve *ValidationError
 	if !errors.As(err, &ve) || !ve.HasRule(RuleTruncated) || !strings.Contains(err.Error(), empty) {
 		t.Errorf("empty file: %v", err)
+	}
+}
+
+// TestStreamWriter writes the palette block in uneven pieces, with the clips'
+// frame counts given instead of palettes: the bytes equal Write's.
+func TestStreamWriter(t *testing.T) {
+	c := testContents(0, 2, []int{3, 5, 1}, true, []Socket{{"s", 1, [3]float32{0, 1, 0}}})
+	want := write(t, c)
+	var all []float32
+	for _, p := range c.Palettes {
+		all = append(all, p...)
+	}
+	streamed := *c
+	streamed.Palettes = nil
+	streamed.Clips = append([]Clip(nil), c.Clips...)
+	for i := range streamed.Clips {
+		streamed.Clips[i].FrameCount = len(c.Palettes[i]) / 32
+	}
+	var buf bytes.Buffer
+	sw, err := NewStreamWriter(&buf, &streamed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 0, 4, 3} { // frames per piece: 9 in all
+		if err := sw.WriteFrames(all[:n*32]); err != nil {
+			t.Fatal(err)
+		}
+		all = all[n*32:]
+	}
+	if err := sw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatal("streamed bytes differ from Write's")
+	}
+
+	// Too few and too many frames, and a partial frame, are errors.
+	sw, _ = NewStreamWriter(io.Discard, &streamed)
+	sw.WriteFrames(make([]float32, 8*32))
+	if err := sw.Close(); err == nil {
+		t.Error("Close accepted 8 of 9 frames")
+	}
+	sw, _ = NewStreamWriter(io.Discard, &streamed)
+	if err := sw.WriteFrames(make([]float32, 10*32)); err == nil {
+		t.Error("10 frames accepted for 9")
+	}
+	if err := sw.WriteFrames(make([]float32, 31)); err == nil {
+		t.Error("a partial frame accepted")
 	}
 }

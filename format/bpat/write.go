@@ -17,10 +17,11 @@ type Contents struct {
 	Version   uint32
 	SpeciesID uint32
 	BoneCount int
-	// Clips in file order. FrameCount and FrameOffset are ignored: the writer derives
-	// them from Palettes.
+	// Clips in file order. FrameOffset is ignored, and so is FrameCount when
+	// Palettes is given: the writer derives it from them.
 	Clips []Clip
 	// Palettes[c] holds clip c's frames back to back, BoneCount·16 floats per frame.
+	// A StreamWriter takes the frames later and leaves this nil.
 	Palettes [][]float32
 	Sockets  []Socket
 	// SocketData[c] holds clip c's socket data, SocketCount·12 floats per frame. When
@@ -71,7 +72,7 @@ func (c *Contents) plan() (*layout, error) {
 	if len(c.Clips) == 0 {
 		return nil, fmt.Errorf("bpat: a file needs at least one clip")
 	}
-	if len(c.Palettes) != len(c.Clips) {
+	if c.Palettes != nil && len(c.Palettes) != len(c.Clips) {
 		return nil, fmt.Errorf("bpat: %d clips but %d palette blocks", len(c.Clips), len(c.Palettes))
 	}
 	if c.SocketData != nil && len(c.SocketData) != len(c.Clips) {
@@ -82,9 +83,15 @@ func (c *Contents) plan() (*layout, error) {
 	total := 0
 	for i := range c.Clips {
 		cl := &c.Clips[i]
-		n := len(c.Palettes[i]) / frameFloats
-		if n < 1 || n*frameFloats != len(c.Palettes[i]) {
-			return nil, fmt.Errorf("bpat: clip %d %q: palette block of %d floats is not a positive whole number of %d-bone frames", i, cl.Name, len(c.Palettes[i]), c.BoneCount)
+		n := cl.FrameCount
+		if c.Palettes != nil {
+			n = len(c.Palettes[i]) / frameFloats
+			if n*frameFloats != len(c.Palettes[i]) {
+				n = 0
+			}
+		}
+		if n < 1 {
+			return nil, fmt.Errorf("bpat: clip %d %q: no frames, or a palette block that is not a whole number of %d-bone frames", i, cl.Name, c.BoneCount)
 		}
 		if !finite32(cl.FPS) || cl.FPS <= 0 {
 			return nil, fmt.Errorf("bpat: clip %d %q: fps %v must be finite and > 0", i, cl.Name, cl.FPS)
@@ -159,14 +166,46 @@ func (c *Contents) plan() (*layout, error) {
 	return l, nil
 }
 
-// Write streams c to w in the exact layout of FACTS §1.3.
+// Write writes c to w in the exact layout of FACTS §1.3.
 func Write(w io.Writer, c *Contents) error {
-	l, err := c.plan()
+	sw, err := NewStreamWriter(w, c)
 	if err != nil {
 		return err
 	}
+	for _, p := range c.Palettes {
+		if err := sw.WriteFrames(p); err != nil {
+			return err
+		}
+	}
+	return sw.Close()
+}
+
+// StreamWriter writes a BPAT file whose palette frames arrive in order, a few at a
+// time, so that a bake never holds the whole palette block in memory. Socket data,
+// which follows the palette in the file, is computed from the frames as they pass
+// (or taken from Contents.SocketData) and written by Close.
+type StreamWriter struct {
+	w           *bufio.Writer
+	c           *Contents
+	total       int // frames the header promises
+	written     int
+	frameFloats int
+	sockets     []float32 // socket data of the frames written so far
+}
+
+// NewStreamWriter writes the header, tables and strings of c to w. c.Palettes may
+// be nil, in which case c.Clips[i].FrameCount says how many frames each clip has.
+func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
+	l, err := c.plan()
+	if err != nil {
+		return nil, err
+	}
 	h := &l.header
-	bw := bufio.NewWriterSize(w, 1<<16)
+	sw := &StreamWriter{w: bufio.NewWriterSize(w, 1<<16), c: c, total: int(h.FrameTotal), frameFloats: c.BoneCount * FloatsPerBone}
+	if len(c.Sockets) > 0 && c.SocketData == nil {
+		sw.sockets = make([]float32, 0, sw.total*len(c.Sockets)*FloatsPerSocket)
+	}
+	bw := sw.w
 	var buf [HeaderSize]byte
 	le := binary.LittleEndian
 
@@ -218,32 +257,49 @@ func Write(w io.Writer, c *Contents) error {
 	bw.Write(l.strings)
 	pad := h.PaletteOffset - h.StringTableOffset - uint64(len(l.strings))
 	clear(buf[:pad])
-	bw.Write(buf[:pad])
+	_, err = bw.Write(buf[:pad])
+	return sw, err
+}
 
-	for _, p := range c.Palettes {
-		if err := writeFloats(bw, p); err != nil {
+// WriteFrames writes the next whole frames of the palette block, in file order.
+func (sw *StreamWriter) WriteFrames(p []float32) error {
+	n := len(p) / sw.frameFloats
+	if n*sw.frameFloats != len(p) {
+		return fmt.Errorf("bpat: %d floats is not a whole number of %d-float frames", len(p), sw.frameFloats)
+	}
+	if sw.written+n > sw.total {
+		return fmt.Errorf("bpat: %d frames written, but the header has %d", sw.written+n, sw.total)
+	}
+	sw.written += n
+	if sw.sockets != nil {
+		per := len(sw.c.Sockets) * FloatsPerSocket
+		for f := 0; f < n; f++ {
+			k := len(sw.sockets)
+			sw.sockets = sw.sockets[:k+per]
+			ComputeSocketData(p[f*sw.frameFloats:(f+1)*sw.frameFloats], sw.c.Sockets, sw.sockets[k:])
+		}
+	}
+	return writeFloats(sw.w, p)
+}
+
+// Close writes the socket data and flushes. It fails when fewer frames were written
+// than the header promises. It does not close the underlying writer.
+func (sw *StreamWriter) Close() error {
+	if sw.written != sw.total {
+		return fmt.Errorf("bpat: %d frames written, but the header has %d", sw.written, sw.total)
+	}
+	if sw.sockets != nil {
+		if err := writeFloats(sw.w, sw.sockets); err != nil {
 			return err
 		}
-	}
-	if len(c.Sockets) > 0 {
-		scratch := make([]float32, len(c.Sockets)*FloatsPerSocket)
-		frameFloats := c.BoneCount * FloatsPerBone
-		for i, p := range c.Palettes {
-			if c.SocketData != nil {
-				if err := writeFloats(bw, c.SocketData[i]); err != nil {
-					return err
-				}
-				continue
-			}
-			for f := 0; f < l.frameCounts[i]; f++ {
-				ComputeSocketData(p[f*frameFloats:(f+1)*frameFloats], c.Sockets, scratch)
-				if err := writeFloats(bw, scratch); err != nil {
-					return err
-				}
+	} else if len(sw.c.Sockets) > 0 {
+		for _, sd := range sw.c.SocketData {
+			if err := writeFloats(sw.w, sd); err != nil {
+				return err
 			}
 		}
 	}
-	return bw.Flush()
+	return sw.w.Flush()
 }
 
 // ComputeSocketData fills dst (len(sockets)·12 floats) with the top three rows of
