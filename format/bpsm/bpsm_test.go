@@ -101,6 +101,10 @@ func checkRoundTrip(t *testing.T, f *File, c *Contents) {
 				if v := f.Vertex(ci, fr, i); !sameVertex(v, w) {
 					t.Fatalf("clip %d frame %d vertex %d: got %+v, want %+v", ci, fr, i, v, w)
 				}
+				var to Vertex
+				if f.VertexTo(&to, ci, fr, i); !sameVertex(to, w) {
+					t.Fatalf("clip %d frame %d vertex %d from VertexTo: got %+v", ci, fr, i, to)
+				}
 				if v := DecodeVertex(raw[i*VertexSize:]); !sameVertex(v, w) {
 					t.Fatalf("clip %d frame %d vertex %d from FrameBytes: got %+v", ci, fr, i, v)
 				}
@@ -403,6 +407,7 @@ func TestPanicsOutOfRange(t *testing.T) {
 		func() { f.Vertex(0, 0, 3) },
 		func() { f.Vertex(0, -1, 0) },
 		func() { f.Vertex(1, 0, 0) },
+		func() { f.VertexTo(&Vertex{}, 0, 0, -1) },
 		func() { f.FrameBytes(0, 2) },
 	} {
 		func() {

@@ -153,7 +153,19 @@ func (f *File) IndexBytes() []byte {
 
 // Vertex decodes vertex i of frame frame of clip clip. It panics if any of the three
 // is out of range.
-func (f *File) Vertex(clip, frame, i int) Vertex {
+func (f *File) Vertex(clip, frame, i int) (v Vertex) {
+	decodeVertex(&v, f.record(clip, frame, i))
+	return v
+}
+
+// VertexTo is Vertex decoding into *dst, which is about twice as fast in a loop
+// over many vertices.
+func (f *File) VertexTo(dst *Vertex, clip, frame, i int) {
+	decodeVertex(dst, f.record(clip, frame, i))
+}
+
+// record returns the bytes of one vertex.
+func (f *File) record(clip, frame, i int) []byte {
 	c := &f.clips[clip]
 	if uint(frame) >= uint(c.FrameCount) {
 		panic(fmt.Sprintf("bpsm: frame %d out of range [0,%d) of clip %d", frame, c.FrameCount, clip))
@@ -162,7 +174,7 @@ func (f *File) Vertex(clip, frame, i int) Vertex {
 		panic(fmt.Sprintf("bpsm: vertex %d out of range [0,%d)", i, f.header.VertexCount))
 	}
 	off := (c.FrameOffset+frame)*f.frameSize + i*VertexSize
-	return DecodeVertex(f.vertexData[off : off+VertexSize])
+	return f.vertexData[off : off+VertexSize : off+VertexSize]
 }
 
 // FrameBytes returns the vertices of frame frame of clip clip as stored,
@@ -215,13 +227,14 @@ func (f *File) CheckVertices() error {
 	v := validator{opts: options{name: f.name, lenient: f.lenient}}
 	base := f.header.VertexDataOffset
 	vc := int(f.header.VertexCount)
+	var vx Vertex
 	for ci := range f.clips {
 		c := &f.clips[ci]
 		for fr := 0; fr < c.FrameCount; fr++ {
 			frame := f.FrameBytes(ci, fr)
 			for i := 0; i < vc; i++ {
 				rec := frame[i*VertexSize : (i+1)*VertexSize]
-				vx := DecodeVertex(rec)
+				decodeVertex(&vx, rec)
 				off := base + uint64((c.FrameOffset+fr)*f.frameSize+i*VertexSize)
 				if rule, field, detail := vertexProblem(&vx); rule != "" {
 					v.fail(rule, off+uint64(field), ci, "clip %d %q frame %d vertex %d: %s", ci, c.Name, fr, i, detail)

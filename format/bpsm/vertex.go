@@ -9,23 +9,25 @@ import (
 // DecodeVertex decodes one 56-byte vertex record, such as one of the VertexCount
 // records of a FrameBytes slice. It decodes explicitly, so it works on any host.
 // It panics if b is shorter than VertexSize.
-func DecodeVertex(b []byte) Vertex {
-	_ = b[VertexSize-1]
-	le := binary.LittleEndian
-	f := func(off int) float32 { return math.Float32frombits(le.Uint32(b[off:])) }
-	var v Vertex
-	for k := range v.Position {
-		v.Position[k] = f(vertexPosition + 4*k)
-		v.Normal[k] = f(vertexNormal + 4*k)
-	}
-	v.UV[0], v.UV[1] = f(vertexUV), f(vertexUV+4)
-	copy(v.Joints[:], b[vertexJoints:vertexJoints+4])
-	for k := range v.Weights {
-		v.Weights[k] = f(vertexWeights + 4*k)
-	}
-	v.Role = b[vertexRole]
+func DecodeVertex(b []byte) (v Vertex) {
+	decodeVertex(&v, b)
 	return v
 }
+
+// decodeVertex is DecodeVertex into *v: filling the caller's Vertex in place costs
+// about half as much as returning one (a 56-byte result travels on the stack).
+func decodeVertex(v *Vertex, b []byte) {
+	b = b[:VertexSize]
+	v.Position = [3]float32{f32(b[vertexPosition:]), f32(b[vertexPosition+4:]), f32(b[vertexPosition+8:])}
+	v.Normal = [3]float32{f32(b[vertexNormal:]), f32(b[vertexNormal+4:]), f32(b[vertexNormal+8:])}
+	v.UV = [2]float32{f32(b[vertexUV:]), f32(b[vertexUV+4:])}
+	v.Joints = [4]uint8{b[vertexJoints], b[vertexJoints+1], b[vertexJoints+2], b[vertexJoints+3]}
+	v.Weights = [4]float32{f32(b[vertexWeights:]), f32(b[vertexWeights+4:]), f32(b[vertexWeights+8:]), f32(b[vertexWeights+12:])}
+	v.Role = b[vertexRole]
+}
+
+// f32 decodes a little-endian float32.
+func f32(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
 
 // putVertex encodes v into b[:VertexSize], pad bytes zero.
 func putVertex(b []byte, v *Vertex) {
