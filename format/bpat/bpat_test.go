@@ -137,6 +137,7 @@ func TestWriterRejectsBadContents(t *testing.T) {
 		func(c *Contents) { c.Clips[0].FPS = float32(math.NaN()) },
 		func(c *Contents) { c.Clips[1].Markers[2] = 1.5 },
 		func(c *Contents) { c.Clips[0].Name = "a\x00b" },
+		func(c *Contents) { c.Clips[0].Name = "a\xffb" },
 		func(c *Contents) { c.Sockets = []Socket{{"s", 2, [3]float32{}}} },
 		func(c *Contents) { c.Version = 3 },
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unicode/utf8"
 	"unsafe"
 
 	"bonebake/internal/atomicfile"
@@ -123,6 +124,9 @@ func (c *Contents) plan() (*layout, error) {
 			if s[j] == 0 {
 				return 0, fmt.Errorf("bpat: name %q contains a NUL byte", s)
 			}
+		}
+		if !utf8.ValidString(s) {
+			return 0, fmt.Errorf("bpat: name %q is not valid UTF-8", s)
 		}
 		if off, ok := seen[s]; ok {
 			return off, nil
