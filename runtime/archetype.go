@@ -1,0 +1,230 @@
+package runtime
+
+import (
+	"fmt"
+
+	"bonebake/format/bpat"
+)
+
+// ArchetypeID names a state → clip table. A species supports one or more archetypes
+// (a humanoid file serves both foot soldiers and riders); each unit picks one.
+type ArchetypeID uint8
+
+const (
+	ArchHumanoid ArchetypeID = iota
+	ArchHorse
+	ArchElephant
+	// ArchRider is a humanoid on horseback: it plays the humanoid file's riding
+	// clips. See RiderArchetype.
+	ArchRider
+	numBuiltinArchetypes
+
+	// MaxArchetypes bounds the archetype ids a registry accepts.
+	MaxArchetypes = 8
+)
+
+func (a ArchetypeID) String() string {
+	switch a {
+	case ArchHumanoid:
+		return "humanoid"
+	case ArchHorse:
+		return "horse"
+	case ArchElephant:
+		return "elephant"
+	case ArchRider:
+		return "rider"
+	}
+	return fmt.Sprintf("archetype %d", uint8(a))
+}
+
+// MaxVariants is the most clips one state may offer.
+const MaxVariants = 8
+
+// Archetype maps each animation state to clips by name: the first is variant 0, and a
+// unit's variant v plays clip min(v, count−1). A state with no names is unmapped and
+// plays the Idle state's clips. Names are resolved to indices once, when a file is
+// loaded; a name the file lacks refuses the file.
+type Archetype struct {
+	Name   string
+	States [NumStates][]string
+}
+
+var humanoidArchetype = Archetype{Name: "humanoid", States: [NumStates][]string{
+	StateIdle:         {"idle", "idle_squat", "idle_jump", "idle_weapon", "idle_weave"},
+	StateWalk:         {"walk"},
+	StateRun:          {"run"},
+	StateHold:         {"hold"},
+	StateAttackMelee:  {"hold"},
+	StateAttackRanged: {"hold"},
+	StateDie:          {"die_infantry"},
+	StateDead:         {"dead_infantry"},
+	StateAttackSword:  {"attack_sword_a", "attack_sword_b", "attack_sword_c"},
+	StateAttackSpear:  {"attack_spear_a", "attack_spear_b", "attack_spear_c"},
+	StateAttackBow:    {"attack_bow"},
+	StateCast:         {"attack_bow"},
+}}
+
+var horseArchetype = Archetype{Name: "horse", States: [NumStates][]string{
+	StateIdle:         {"idle"},
+	StateWalk:         {"walk"},
+	StateRun:          {"gallop"},
+	StateHold:         {"idle"},
+	StateAttackMelee:  {"fight"},
+	StateAttackRanged: {"fight"},
+	StateDie:          {"die"},
+	StateDead:         {"dead"},
+	StateAttackSword:  {"fight"},
+	StateAttackSpear:  {"fight"},
+	StateAttackBow:    {"fight"},
+	StateCast:         {"fight"},
+}}
+
+var elephantArchetype = Archetype{Name: "elephant", States: [NumStates][]string{
+	StateIdle:         {"idle"},
+	StateWalk:         {"walk"},
+	StateRun:          {"run"},
+	StateHold:         {"idle"},
+	StateAttackMelee:  {"fight"},
+	StateAttackRanged: {"fight"},
+	StateDie:          {"die"},
+	StateDead:         {"dead"},
+	StateAttackSword:  {"fight"},
+	StateAttackSpear:  {"fight"},
+	StateAttackBow:    {"fight"},
+	StateCast:         {"fight"},
+}}
+
+// The rider: a humanoid in the saddle. Its horse is a separate unit (horse
+// archetype) that walks, gallops and dies under it; the rider only needs the
+// upper-body riding clips, so every state lands on one of them.
+var riderArchetype = Archetype{Name: "rider", States: [NumStates][]string{
+	StateIdle:          {"riding_idle"},
+	StateWalk:          {"riding_idle"},   // seated; the horse does the walking
+	StateRun:           {"riding_charge"}, // leaning into the gallop
+	StateHold:          {"riding_reining"},
+	StateAttackMelee:   {"riding_sword_strike"},
+	StateAttackRanged:  {"riding_bow_shot"},
+	StateDie:           {"die_mounted"},
+	StateDead:          {"dead_mounted"},
+	StateAttackSword:   {"riding_sword_strike"},
+	StateAttackSpear:   {"riding_sword_strike"}, // a lance thrust shares the strike
+	StateAttackBow:     {"riding_bow_shot"},
+	StateCast:          {"riding_bow_shot"}, // as on foot: casting uses the bow clip
+	StateRidingIdle:    {"riding_idle"},
+	StateRidingCharge:  {"riding_sword_strike"}, // the mounted melee attack: it carries the contact marker
+	StateRidingReining: {"riding_reining"},
+	StateRidingBowShot: {"riding_bow_shot"},
+}}
+
+// HumanoidArchetype returns the humanoid table of FACTS §2.2: Idle 0 (5 variants),
+// Walk 5, Run 6, Hold 7, AttackMelee 7, AttackRanged 7, Die 21, Dead 22,
+// AttackSword 9 (3 variants), AttackSpear 12 (3 variants), AttackBow 15, Cast 15;
+// riding states unmapped.
+func HumanoidArchetype() Archetype { return clone(humanoidArchetype) }
+
+// HorseArchetype returns the horse table of FACTS §2.2: Idle 0, Walk 1, Run 4
+// (gallop), Hold 0, every attack and Cast 5 (fight), Die 6, Dead 7.
+func HorseArchetype() Archetype { return clone(horseArchetype) }
+
+// ElephantArchetype returns the elephant table of FACTS §2.2: Idle 0, Walk 1, Run 2,
+// Hold 0, every attack and Cast 3 (fight), Die 4, Dead 5.
+func ElephantArchetype() Archetype { return clone(elephantArchetype) }
+
+// RiderArchetype returns the table of a humanoid on horseback, played from the
+// humanoid file's riding clips (indices of FACTS §2.1):
+//
+//	Idle, Walk, RidingIdle            → riding_idle (16)
+//	Run                               → riding_charge (17)
+//	Hold, RidingReining               → riding_reining (18)
+//	AttackRanged, AttackBow, Cast,
+//	RidingBowShot                     → riding_bow_shot (19)
+//	AttackMelee, AttackSword,
+//	AttackSpear, RidingCharge         → riding_sword_strike (20)
+//	Die                               → die_mounted (23)
+//	Dead                              → dead_mounted (24)
+//
+// A mounted melee attack resolves to RidingCharge (FACTS §2.2); it plays the
+// mounted sword strike, whose contact marker times the deferred hit. The
+// riding_charge clip (markers: exit_safe only) is the rider's run: it is what the
+// rider shows while its horse gallops toward the enemy.
+func RiderArchetype() Archetype { return clone(riderArchetype) }
+
+// BuiltinArchetype returns the table of a built-in archetype id.
+func BuiltinArchetype(id ArchetypeID) (Archetype, bool) {
+	switch id {
+	case ArchHumanoid:
+		return HumanoidArchetype(), true
+	case ArchHorse:
+		return HorseArchetype(), true
+	case ArchElephant:
+		return ElephantArchetype(), true
+	case ArchRider:
+		return RiderArchetype(), true
+	}
+	return Archetype{}, false
+}
+
+func clone(a Archetype) Archetype {
+	for s := range a.States {
+		a.States[s] = append([]string(nil), a.States[s]...)
+	}
+	return a
+}
+
+// ClipTable is an archetype resolved against one file: for every state, its clips
+// by variant. Lookups are array reads.
+type ClipTable struct {
+	// clips[s][v] is the clip of state s for variant v, already clamped to the
+	// state's last variant, so Clip needs only min(v, MaxVariants−1).
+	clips  [NumStates][MaxVariants]uint16
+	count  [NumStates]uint8
+	mapped [NumStates]bool
+}
+
+// Resolve looks up the archetype's clip names in f. It fails, naming the state and
+// the clip, when a name is missing or a state has more than MaxVariants clips.
+func (a *Archetype) Resolve(f *bpat.File) (ClipTable, error) {
+	var t ClipTable
+	if len(a.States[StateIdle]) == 0 {
+		return t, fmt.Errorf("archetype %s maps no clip to Idle", a.Name)
+	}
+	for s := range a.States {
+		names := a.States[s]
+		if len(names) > MaxVariants {
+			return t, fmt.Errorf("archetype %s: state %s has %d clips; at most %d", a.Name, StateID(s), len(names), MaxVariants)
+		}
+		for v, name := range names {
+			c := f.ClipIndex(name)
+			if c < 0 {
+				return t, fmt.Errorf("archetype %s: state %s needs clip %q, which the file lacks", a.Name, StateID(s), name)
+			}
+			if c > 0xffff {
+				return t, fmt.Errorf("archetype %s: clip %q has index %d; at most 65535", a.Name, name, c)
+			}
+			t.clips[s][v] = uint16(c)
+		}
+		t.count[s] = uint8(len(names))
+		t.mapped[s] = len(names) > 0
+	}
+	for s := range t.clips {
+		if !t.mapped[s] { // unmapped: play Idle
+			t.clips[s], t.count[s] = t.clips[StateIdle], t.count[StateIdle]
+		}
+		for v := t.count[s]; v < MaxVariants; v++ {
+			t.clips[s][v] = t.clips[s][t.count[s]-1]
+		}
+	}
+	return t, nil
+}
+
+// Clip returns the clip of state s for variant v: the state's first clip plus
+// min(v, count−1). An unmapped state plays Idle's clips.
+func (t *ClipTable) Clip(s StateID, v uint8) uint16 {
+	return t.clips[s%NumStates][min(v, MaxVariants-1)]
+}
+
+// Variants is the number of clips state s offers.
+func (t *ClipTable) Variants(s StateID) int { return int(t.count[s%NumStates]) }
+
+// Mapped reports whether the archetype maps state s to clips of its own.
+func (t *ClipTable) Mapped(s StateID) bool { return t.mapped[s%NumStates] }

@@ -1,0 +1,123 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+)
+
+// Instance is what the GPU needs to draw one unit: which species' palette texture,
+// which two of its rows to blend and how much of the second. Frame and Next are
+// palette rows (the clip's frame offset plus the frame within the clip), so a
+// shader reads bone b of the pose at texel row Frame, columns 4b..4b+3. It is 16
+// bytes, ready for an instance buffer.
+type Instance struct {
+	Frame   uint32  // palette row of the first frame
+	Next    uint32  // palette row of the second frame
+	Lerp    float32 // weight of Next: pose = lerp(Frame, Next, Lerp)
+	Clip    uint16  // clip index within the species
+	Species uint8   // species id
+	_       uint8
+}
+
+// Batch is the playback kernel over N units as a structure of arrays: every Step
+// advances each unit's phase by Rate·dt and writes its Instance. Phases of looping
+// clips wrap into [0,1); one-shot phases clamp to [0,1]; a single-frame clip keeps
+// phase 0. Frames follow FACTS §1.5 exactly, as bpat.Resolve computes them from the
+// stored phase. Every slice must hold Len() elements.
+type Batch struct {
+	Species []uint8
+	Clip    []uint16
+	Phase   []float32 // normalized clip phase
+	Rate    []float32 // phase per second (0 for a phase set from outside)
+	Out     []Instance
+}
+
+// NewBatch returns a batch of n units, all at species 0, clip 0, phase 0.
+func NewBatch(n int) *Batch {
+	return &Batch{Species: make([]uint8, n), Clip: make([]uint16, n), Phase: make([]float32, n),
+		Rate: make([]float32, n), Out: make([]Instance, n)}
+}
+
+// Len is the number of units.
+func (b *Batch) Len() int { return len(b.Species) }
+
+func (b *Batch) check() error {
+	n := len(b.Species)
+	if len(b.Clip) != n || len(b.Phase) != n || len(b.Rate) != n || len(b.Out) != n {
+		return fmt.Errorf("runtime: batch slices of lengths %d %d %d %d %d differ", n, len(b.Clip), len(b.Phase), len(b.Rate), len(b.Out))
+	}
+	return nil
+}
+
+// Step advances every unit by dt seconds and writes its Instance. A unit whose
+// species is not loaded, or whose clip its species lacks, gets row 0. It does not
+// allocate.
+func (b *Batch) Step(r *Registry, dt float32) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	c := r.cat.Load()
+	if c.closed {
+		return ErrClosed
+	}
+	return b.StepRange(r, dt, 0, len(b.Species))
+}
+
+// StepRange is Step for units [lo, hi): ranges run in parallel on separate
+// goroutines when they do not overlap.
+func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
+	c := r.cat.Load()
+	if c.closed {
+		return ErrClosed
+	}
+	if err := b.check(); err != nil {
+		return err
+	}
+	if lo < 0 || hi > len(b.Species) || lo > hi {
+		return fmt.Errorf("runtime: range [%d,%d) outside the %d units", lo, hi, len(b.Species))
+	}
+	species, clips := b.Species[lo:hi], b.Clip[lo:hi]
+	phase, rate, out := b.Phase[lo:hi], b.Rate[lo:hi], b.Out[lo:hi]
+	entries, shift, mask := c.entries, c.shift, uint(1)<<c.shift-1
+	d := float64(dt)
+	var empty clipEntry
+	for i := range species {
+		s, cl := species[i], clips[i]
+		e := &empty
+		if k := uint(s)<<shift | uint(cl)&mask; k < uint(len(entries)) && uint(cl) <= mask {
+			e = &entries[k]
+		}
+		p, inst := advance(e, float64(phase[i]), float64(rate[i])*d, e.wrap)
+		phase[i] = p
+		inst.Clip, inst.Species = cl, s
+		out[i] = inst
+	}
+	return nil
+}
+
+// advance moves phase p by step (phase units), wrapping when wrap is 1 and clamping
+// when it is 0, and resolves the stored phase into frames by FACTS §1.5. The frames
+// are exactly bpat.Resolve(float64(stored), N, loops), offset to palette rows.
+func advance(e *clipEntry, p, step, wrap float64) (float32, Instance) {
+	q := p + step
+	w := q - wrap*math.Floor(q)
+	w = min(max(w, 0), 1) * e.keep
+	if w != w { // NaN
+		w = 0
+	}
+	ph := float32(w)
+	if ph >= 1 { // a looping phase that rounded up to 1 is phase 0
+		ph -= float32(wrap)
+	}
+	pos := float64(ph) * e.scale
+	f := int32(pos)
+	if f > e.last {
+		f = e.last
+	}
+	lerp := float32(pos - float64(f))
+	nx := f + 1
+	if nx > e.last {
+		nx = e.wrapTo
+	}
+	return ph, Instance{Frame: e.offset + uint32(f), Next: e.offset + uint32(nx), Lerp: lerp}
+}

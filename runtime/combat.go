@@ -1,0 +1,304 @@
+package runtime
+
+import "fmt"
+
+// CombatPhase is a phase of one swing's timeline (FACTS §2.3).
+type CombatPhase uint8
+
+const (
+	CombatIdle CombatPhase = iota // no swing
+	Advance
+	WindUp
+	Strike
+	Impact
+	Recover
+	Reposition
+	numCombatPhases
+)
+
+var combatPhaseNames = [numCombatPhases]string{"Idle", "Advance", "WindUp", "Strike", "Impact", "Recover", "Reposition"}
+
+func (k CombatPhase) String() string {
+	if k < numCombatPhases {
+		return combatPhaseNames[k]
+	}
+	return fmt.Sprintf("CombatPhase(%d)", uint8(k))
+}
+
+// Phase durations in seconds, and the attack-phase window each phase sweeps.
+var (
+	phaseDuration = [numCombatPhases]float32{0, .22, .42, .34, .18, .40, .28}
+	attackWindow  = [numCombatPhases][2]float32{{0, 0}, {0, .14}, {.14, .34}, {.34, .52}, {.52, .60}, {.60, .86}, {.86, .995}}
+	phaseStart    [numCombatPhases + 1]float32 // phaseStart[k] is when phase k begins; [numCombatPhases] the end
+)
+
+// SwingDuration is the length of a whole swing at tempo 1: the sum of the phase
+// durations, 1.84 s.
+var SwingDuration float32
+
+func init() {
+	t := 0.0
+	for k := Advance; k < numCombatPhases; k++ {
+		phaseStart[k] = float32(t)
+		t += float64(phaseDuration[k])
+	}
+	phaseStart[numCombatPhases] = float32(t)
+	SwingDuration = float32(t)
+}
+
+// PhaseDuration returns how long phase k lasts at tempo 1: Advance .22 s, WindUp
+// .42, Strike .34, Impact .18, Recover .40, Reposition .28.
+func PhaseDuration(k CombatPhase) float32 {
+	if k >= numCombatPhases {
+		return 0
+	}
+	return phaseDuration[k]
+}
+
+// AttackWindow returns the attack phases phase k sweeps: Advance [0,.14], WindUp
+// [.14,.34], Strike [.34,.52], Impact [.52,.60], Recover [.60,.86], Reposition
+// [.86,.995].
+func AttackWindow(k CombatPhase) (lo, hi float32) {
+	if k >= numCombatPhases {
+		return 0, 0
+	}
+	return attackWindow[k][0], attackWindow[k][1]
+}
+
+// Ease maps progress t ∈ [0,1] through phase k onto its window: WindUp t²(2.4−1.4t),
+// Strike 1−(1−t)², the others smoothstep t²(3−2t).
+func Ease(k CombatPhase, t float32) float32 {
+	switch k {
+	case WindUp:
+		return t * t * (2.4 - 1.4*t)
+	case Strike:
+		u := 1 - t
+		return 1 - u*u
+	}
+	return t * t * (3 - 2*t)
+}
+
+// Timeline returns the phase a swing is in t seconds (at tempo 1) after it started,
+// and the progress through that phase in [0,1). Before the start (t < 0) and after
+// the end (t ≥ SwingDuration) it is CombatIdle.
+func Timeline(t float32) (CombatPhase, float32) {
+	if !(t >= 0) || t >= phaseStart[numCombatPhases] {
+		return CombatIdle, 0
+	}
+	k := Advance
+	for k < Reposition && t >= phaseStart[k+1] {
+		k++
+	}
+	u := (t - phaseStart[k]) / phaseDuration[k]
+	return k, min(u, 1)
+}
+
+// AttackPhase is the attack clip's phase t seconds into a swing: the phase's window
+// swept by its ease. It rises from 0 at the start to .995 at the end, and stays at
+// .995 after it; before the start it is 0.
+func AttackPhase(t float32) float32 {
+	if t >= phaseStart[numCombatPhases] {
+		return attackWindow[Reposition][1]
+	}
+	k, u := Timeline(t)
+	if k == CombatIdle {
+		return 0
+	}
+	lo, hi := attackWindow[k][0], attackWindow[k][1]
+	return lo + (hi-lo)*Ease(k, u)
+}
+
+// World is what a strike rechecks when it lands, indexed by unit: alive means
+// HP > 0, hostile means a different Team, in reach means within the attacker's
+// Reach in the X–Z plane. Team, X and Z may be nil (everyone hostile, always in
+// reach). Target, when not nil, is each unit's current target: a unit whose target
+// changes while a strike is pending has retargeted, and the strike is cancelled.
+type World struct {
+	HP     []float32
+	Team   []uint8
+	X, Z   []float32
+	Target []int32
+}
+
+func (w *World) valid(i int32) bool { return i >= 0 && int(i) < len(w.HP) }
+func (w *World) alive(i int32) bool { return w.valid(i) && w.HP[i] > 0 }
+func (w *World) hostile(a, b int32) bool {
+	return w.Team == nil || w.Team[a] != w.Team[b]
+}
+func (w *World) inReach(a, b int32, reach float32) bool {
+	if w.X == nil || w.Z == nil {
+		return true
+	}
+	dx, dz := w.X[a]-w.X[b], w.Z[a]-w.Z[b]
+	return dx*dx+dz*dz <= reach*reach
+}
+
+// Hit is a strike that landed.
+type Hit struct {
+	Attacker, Target int32
+	Damage           float32
+	Killed           bool // the hit took the target's HP to 0 or below
+}
+
+// MeleeStats counts swings and strikes.
+type MeleeStats struct {
+	Started   uint64 // swings started
+	Landed    uint64 // strikes that landed on contact
+	Cancelled uint64 // strikes cancelled: target dead, not hostile or out of reach at contact, attacker dead, or retargeted
+	Kills     uint64 // landed strikes that killed
+}
+
+// Melee runs the combat timeline and the deferred melee strike of FACTS §2.3 for
+// N attackers, as a structure of arrays indexed like World.
+//
+// Start begins a swing when the attacker's cooldown has run out: it snapshots the
+// target and the damage and resets the cooldown then. Step advances each swing's
+// timeline; the strike lands on the step where the attack phase (AttackPhase of the
+// timeline, the phase the attack clip plays at) reaches the clip's contact marker,
+// also when one step jumps past it or past the end of the swing, after checking that
+// the target is still alive, hostile and in reach; otherwise it is cancelled. A
+// strike is also cancelled when its attacker dies or retargets before contact.
+//
+// Swings start exactly every Cooldown seconds of a continuous fight (the overshoot
+// of a step carries into the next cooldown and the swing's timeline), and each lands
+// once, so the damage per second is Damage/Cooldown whatever the step. A swing
+// lasts SwingDuration at tempo 1; when the cooldown is shorter the swing plays
+// faster (tempo SwingDuration/Cooldown) so that it ends as the next one may start.
+type Melee struct {
+	// Per-attacker parameters.
+	Damage   []float32
+	Cooldown []float32 // seconds from one swing's start to the next
+	Reach    []float32 // metres
+	// Per-attacker state.
+	Wait    []float32 // seconds until the cooldown runs out (≤ 0: ready)
+	Time    []float32 // timeline seconds since the swing started; −1 without a swing (Crowd.Swing)
+	Tempo   []float32 // timeline seconds per second of the current swing
+	Contact []float32 // contact phase of the current swing's clip
+	// The pending strike: its target (−1 none) and damage.
+	StrikeTarget []int32
+	StrikeDamage []float32
+
+	Stats MeleeStats
+	late  []Hit // strikes that landed in Start, reported by the next Step
+}
+
+// NewMelee returns n attackers with no swing, ready to strike.
+func NewMelee(n int) *Melee {
+	m := &Melee{Damage: make([]float32, n), Cooldown: make([]float32, n), Reach: make([]float32, n),
+		Wait: make([]float32, n), Time: make([]float32, n), Tempo: make([]float32, n),
+		Contact: make([]float32, n), StrikeTarget: make([]int32, n), StrikeDamage: make([]float32, n)}
+	for i := range n {
+		m.Time[i], m.StrikeTarget[i] = -1, -1
+	}
+	return m
+}
+
+// Len is the number of attackers.
+func (m *Melee) Len() int { return len(m.Time) }
+
+// Ready reports whether attacker i's cooldown has run out.
+func (m *Melee) Ready(i int) bool { return m.Wait[i] <= 0 }
+
+// Swinging reports whether attacker i is in a swing.
+func (m *Melee) Swinging(i int) bool { return m.Time[i] >= 0 }
+
+// Pending reports whether attacker i has a strike waiting for contact.
+func (m *Melee) Pending(i int) bool { return m.StrikeTarget[i] >= 0 }
+
+// Start begins a swing of attacker i at target with the given contact phase (the
+// playing attack clip's contact marker: Species.Contact). It returns false, and
+// changes nothing, when the cooldown has not run out, the attacker is dead, or the
+// target is not alive, hostile and in reach.
+func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
+	a := int32(i)
+	if m.Wait[i] > 0 || !w.alive(a) || !w.alive(target) || !w.hostile(a, target) || !w.inReach(a, target, m.Reach[i]) {
+		return false
+	}
+	if m.StrikeTarget[i] >= 0 {
+		// A strike whose contact lies at the very end of its swing: the swing ends
+		// now, so it lands (or is cancelled) now.
+		m.late = m.land(w, i, m.late)
+	}
+	cd := m.Cooldown[i]
+	tempo := float32(1)
+	if cd > 0 && cd < SwingDuration {
+		tempo = SwingDuration / cd
+	}
+	over := -m.Wait[i] // how long ago the cooldown ran out: at most one step
+	m.Wait[i] = m.Wait[i] + cd
+	m.Time[i] = over * tempo
+	m.Tempo[i] = tempo
+	m.Contact[i] = contact
+	m.StrikeTarget[i] = target
+	m.StrikeDamage[i] = m.Damage[i]
+	m.Stats.Started++
+	return true
+}
+
+// Cancel cancels attacker i's swing and pending strike, as on death or retarget. It
+// reports whether a strike was pending.
+func (m *Melee) Cancel(i int) bool {
+	m.Time[i] = -1
+	if m.StrikeTarget[i] < 0 {
+		return false
+	}
+	m.StrikeTarget[i] = -1
+	m.Stats.Cancelled++
+	return true
+}
+
+// Step advances every attacker by dt seconds: cooldowns run down, swings advance,
+// strikes whose contact is crossed land or are cancelled. It appends the strikes
+// that landed to hits and returns it; with enough capacity it does not allocate.
+func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
+	if len(m.late) > 0 {
+		hits = append(hits, m.late...)
+		m.late = m.late[:0]
+	}
+	for i := range m.Time {
+		if m.Wait[i] > 0 {
+			m.Wait[i] -= dt
+		}
+		t := m.Time[i]
+		if t < 0 {
+			continue
+		}
+		a := int32(i)
+		if !w.alive(a) {
+			m.Cancel(i)
+			continue
+		}
+		if tg := m.StrikeTarget[i]; tg >= 0 && w.Target != nil && w.Target[i] != tg {
+			m.Cancel(i)
+			continue
+		}
+		t += dt * m.Tempo[i]
+		if m.StrikeTarget[i] >= 0 && (t >= SwingDuration || AttackPhase(t) >= m.Contact[i]) {
+			hits = m.land(w, i, hits)
+		}
+		if t >= SwingDuration {
+			t = -1
+		}
+		m.Time[i] = t
+	}
+	return hits
+}
+
+// land applies attacker i's pending strike if its target is still alive, hostile
+// and in reach, and cancels it otherwise.
+func (m *Melee) land(w *World, i int, hits []Hit) []Hit {
+	a, tg := int32(i), m.StrikeTarget[i]
+	m.StrikeTarget[i] = -1
+	if !w.alive(tg) || !w.hostile(a, tg) || !w.inReach(a, tg, m.Reach[i]) {
+		m.Stats.Cancelled++
+		return hits
+	}
+	hp := w.HP[tg] - m.StrikeDamage[i]
+	w.HP[tg] = hp
+	m.Stats.Landed++
+	killed := hp <= 0
+	if killed {
+		m.Stats.Kills++
+	}
+	return append(hits, Hit{Attacker: a, Target: tg, Damage: m.StrikeDamage[i], Killed: killed})
+}

@@ -1,0 +1,199 @@
+package runtime
+
+import (
+	"fmt"
+	"math"
+)
+
+// Crowd is N animated units as a structure of arrays: the game writes each unit's
+// inputs (Species, Archetype, Variant, Flags, Weapon, Speed and, for fighters, Swing),
+// and every Animate call resolves them to a clip, advances the phase and writes the
+// unit's Instance into Out. Every slice must hold Len() elements, except Swing,
+// which may be nil.
+//
+// Phase rules, per state:
+//   - locomotion (a clip with a ground speed: walk, run, gallop): the phase
+//     advances by dt/Cycle · Speed/GaitSpeed, so the stride follows the unit's
+//     speed; walk and run share the phase, so it runs on without a jump when the
+//     speed changes and when walk turns into run and back;
+//   - attacks (AttackMelee, AttackRanged, AttackSword, AttackSpear, AttackBow, Cast,
+//     RidingCharge, RidingBowShot): while the unit's Swing is ≥ 0 the phase is
+//     AttackPhase(Swing), the combat timeline's; without a swing the clip repeats
+//     once per its cycle (a builder hammering);
+//   - Die: the phase is the death progress: 0 when the state begins, rising by
+//     dt/duration to 1, where it stays;
+//   - Dead (a single-frame clip): 0;
+//   - everything else (idles, hold, riding idle): an ambient loop at 1/Cycle, which
+//     begins where the unit's phase stands (NewCrowd spreads them with AmbientPhase).
+//
+// A one-shot clip starts at phase 0 whenever the unit's clip changes to it; a
+// looping clip keeps the unit's phase.
+type Crowd struct {
+	Batch
+	Archetype []ArchetypeID
+	Variant   []uint8 // clip variant (seed, equipment); clamped per state
+	Flags     []Flags
+	Weapon    []Weapon
+	Speed     []float32 // ground speed in m/s
+	// Swing is each unit's combat timeline (seconds since its swing started, −1
+	// without one): typically a Melee's Time slice. Nil when nobody fights.
+	Swing []float32
+	// State is written by Animate: each unit's animation state.
+	State []StateID
+}
+
+// NewCrowd returns n idle units of species 0, humanoid archetype, with ambient
+// phases spread by AmbientPhase.
+func NewCrowd(n int) *Crowd {
+	c := &Crowd{Batch: *NewBatch(n), Archetype: make([]ArchetypeID, n), Variant: make([]uint8, n),
+		Flags: make([]Flags, n), Weapon: make([]Weapon, n), Speed: make([]float32, n), State: make([]StateID, n)}
+	for i := range c.Phase {
+		c.Phase[i] = AmbientPhase(uint32(i))
+	}
+	return c
+}
+
+func (c *Crowd) check() error {
+	if err := c.Batch.check(); err != nil {
+		return err
+	}
+	n := len(c.Species)
+	if len(c.Archetype) != n || len(c.Variant) != n || len(c.Flags) != n || len(c.Weapon) != n ||
+		len(c.Speed) != n || len(c.State) != n || (c.Swing != nil && len(c.Swing) != n) {
+		return fmt.Errorf("runtime: crowd slices differ in length from its %d units", n)
+	}
+	return nil
+}
+
+// AmbientPhase is a unit's starting phase for looping clips: a hash of its index,
+// so that a crowd's idles do not play in step.
+func AmbientPhase(unit uint32) float32 {
+	h := unit*0x9e3779b9 ^ 0x7f4a7c15
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	return float32(h>>8) / (1 << 24)
+}
+
+// swingDriven marks the states whose phase comes from the combat timeline.
+var swingDriven = [NumStates]bool{
+	StateAttackMelee: true, StateAttackRanged: true, StateAttackSword: true, StateAttackSpear: true,
+	StateAttackBow: true, StateCast: true, StateRidingCharge: true, StateRidingBowShot: true,
+}
+
+// Animate resolves every unit's inputs to a state and clip, advances its phase by
+// dt seconds and writes its Instance. A unit whose species is not loaded, or does
+// not support its archetype, plays clip 0. It does not allocate.
+func (c *Crowd) Animate(r *Registry, dt float32) error {
+	return c.AnimateRange(r, dt, 0, len(c.Species))
+}
+
+// AnimateRange is Animate for units [lo, hi): ranges run in parallel on separate
+// goroutines when they do not overlap.
+func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
+	cat := r.cat.Load()
+	if cat.closed {
+		return ErrClosed
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	if lo < 0 || hi > len(c.Species) || lo > hi {
+		return fmt.Errorf("runtime: range [%d,%d) outside the %d units", lo, hi, len(c.Species))
+	}
+	n := hi - lo
+	species, arch, variant := c.Species[lo:hi], c.Archetype[lo:hi], c.Variant[lo:hi]
+	flags, weapon, speed := c.Flags[lo:hi], c.Weapon[lo:hi], c.Speed[lo:hi]
+	clips, phase, rate, out, state := c.Clip[lo:hi], c.Phase[lo:hi], c.Rate[lo:hi], c.Out[lo:hi], c.State[lo:hi]
+	var swing []float32
+	if c.Swing != nil {
+		swing = c.Swing[lo:hi]
+	}
+	_, _, _, _, _ = arch[n-1:], variant[n-1:], flags[n-1:], weapon[n-1:], speed[n-1:]
+	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
+	entries, sel, shift := cat.entries, cat.sel, cat.shift
+	maxID := cat.maxID
+	states := stateTable
+	d := float64(dt)
+	var empty clipEntry
+	for i := range n {
+		s := species[i]
+		sp := speed[i]
+		key := intentKey(flags[i], sp > MoveThreshold, weapon[i])
+		st := states[key&(intentKeys-1)]
+		cl := uint16(0)
+		e := &empty
+		if int(s) <= maxID {
+			k := ((int(s)*MaxArchetypes+int(arch[i]&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
+			cl = sel[k]
+			e = &entries[int(s)<<shift|int(cl)]
+		}
+		p := phase[i]
+		if cl != clips[i] && !e.loops {
+			p = 0
+		}
+		rt := e.base + e.perSpeed*sp
+		wrap := e.wrap
+		if swingDriven[st] {
+			if swing != nil && swing[i] >= 0 {
+				p, rt, wrap = AttackPhase(swing[i]), 0, 0
+			} else {
+				wrap = 1
+			}
+		}
+		ph, inst := advance(e, float64(p), float64(rt)*d, wrap)
+		phase[i], rate[i], clips[i], state[i] = ph, rt, cl, st
+		inst.Clip, inst.Species = cl, s
+		out[i] = inst
+	}
+	return nil
+}
+
+// Select returns the state and clip unit i plays with its current inputs: what
+// Animate would choose. Use it off the hot path, for example to read the contact
+// marker of the attack clip a swing is about to play.
+func (c *Crowd) Select(r *Registry, i int) (StateID, uint16) {
+	in := Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]}
+	st := in.Resolve().State()
+	s := r.Species(uint32(c.Species[i]))
+	if s == nil {
+		return st, 0
+	}
+	t := s.Table(c.Archetype[i])
+	if t == nil {
+		return st, 0
+	}
+	return st, t.Clip(st, c.Variant[i])
+}
+
+// Sockets writes unit i's socket transforms at its current clip and phase into dst
+// (SocketCount·12 floats of its species), interpolated like the palette.
+func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
+	s := r.Species(uint32(b.Species[i]))
+	if s == nil {
+		if r.cat.Load().closed {
+			return ErrClosed
+		}
+		return fmt.Errorf("runtime: unit %d: species %d is not loaded", i, b.Species[i])
+	}
+	_, err := s.Sockets(int(b.Clip[i]), float64(b.Phase[i]), dst)
+	return err
+}
+
+// LocomotionRate is the phase rate of a locomotion clip of the given gait at ground
+// speed speed: speed / (Cycle·Speed) passes per second.
+func LocomotionRate(g Gait, speed float64) float64 {
+	if !(g.Cycle > 0) || !(g.Speed > 0) {
+		return 0
+	}
+	return speed / (g.Cycle * g.Speed)
+}
+
+// DeathProgress is the phase of a death clip of duration d seconds, elapsed seconds
+// after the unit began to die: elapsed/d clamped to [0,1].
+func DeathProgress(elapsed, d float64) float64 {
+	if !(d > 0) {
+		return 1
+	}
+	return math.Min(math.Max(elapsed/d, 0), 1)
+}

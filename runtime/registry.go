@@ -1,0 +1,390 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"bonebake/format/bpat"
+)
+
+// MaxSpeciesID is the largest species id a registry holds: units name their species
+// with one byte.
+const MaxSpeciesID = 255
+
+// Registry holds the loaded species, one slot per species id. Files are mapped
+// read-only and validated when loaded; a file is refused, with its path and the
+// reason, when it fails validation, when its species_id differs from the slot its
+// name gives it, or when an archetype of its species names a clip it lacks.
+//
+// Its methods are safe for concurrent use: readers (Species, Crowd.Animate,
+// Batch.Step, socket sampling) never wait for one another, and a load publishes its
+// species all at once. Close unmaps every file; the *Species and bpat.File values
+// must not be read after it (their methods then return ErrClosed).
+type Registry struct {
+	mu     sync.Mutex // serializes loads and Close
+	live   sync.RWMutex
+	closed bool
+	cfg    config
+	cat    atomic.Pointer[catalog]
+}
+
+// Option configures a registry.
+type Option func(*config)
+
+type config struct {
+	defs       map[uint32]SpeciesDef
+	archetypes [MaxArchetypes]*Archetype
+	gaits      map[uint32]map[string]Gait
+	lenient    bool
+}
+
+// WithSpecies registers a species slot beyond (or instead of) the built-in ones: a
+// file named <def.Name>.bpat, or any file whose species_id is def.ID, loads into it.
+// def.ID must be at most MaxSpeciesID.
+func WithSpecies(def SpeciesDef) Option {
+	return func(c *config) { c.defs[def.ID] = def }
+}
+
+// WithArchetype registers (or replaces) the table of archetype id.
+func WithArchetype(id ArchetypeID, a Archetype) Option {
+	return func(c *config) {
+		if int(id) < MaxArchetypes {
+			a = clone(a)
+			c.archetypes[id] = &a
+		}
+	}
+}
+
+// WithGait overrides the gait of one clip of one species: for example the cycle
+// and ground speed a built-in species' data gives (species.Clip.Cycle and .Speed).
+func WithGait(species uint32, clip string, g Gait) Option {
+	return func(c *config) {
+		if c.gaits[species] == nil {
+			c.gaits[species] = map[string]Gait{}
+		}
+		c.gaits[species][clip] = g
+	}
+}
+
+// Lenient accepts files the game's own reader accepts (bpat.Lenient).
+func Lenient() Option { return func(c *config) { c.lenient = true } }
+
+// NewRegistry returns an empty registry that knows the built-in species and
+// archetypes, adjusted by opts.
+func NewRegistry(opts ...Option) *Registry {
+	r := &Registry{cfg: config{defs: map[uint32]SpeciesDef{}, gaits: map[uint32]map[string]Gait{}}}
+	for _, d := range BuiltinSpecies() {
+		r.cfg.defs[d.ID] = d
+	}
+	for id := ArchetypeID(0); id < numBuiltinArchetypes; id++ {
+		a, _ := BuiltinArchetype(id)
+		r.cfg.archetypes[id] = &a
+	}
+	for _, o := range opts {
+		o(&r.cfg)
+	}
+	r.cat.Store(&catalog{})
+	return r
+}
+
+// Open returns a registry holding every species file of dir (see LoadDir).
+func Open(dir string, opts ...Option) (*Registry, error) {
+	r := NewRegistry(opts...)
+	if err := r.LoadDir(dir); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// LoadDir loads every *.bpat file of dir (not its subdirectories). A file named
+// after a species (humanoid.bpat, horse.bpat, ...; see SpeciesDef.Name) loads into
+// that species' slot and must carry its id; any other .bpat file loads into the
+// slot of the species_id it carries. All or nothing: when any file is refused,
+// none is loaded and the error names every refused file.
+func (r *Registry) LoadDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("runtime: %w", err)
+	}
+	var paths []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.EqualFold(filepath.Ext(e.Name()), ".bpat") {
+			paths = append(paths, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(paths) == 0 {
+		return fmt.Errorf("runtime: %s holds no .bpat files", dir)
+	}
+	return r.load(paths, nil)
+}
+
+// LoadFile loads one species file, into the slot its name or species_id gives it
+// (see LoadDir).
+func (r *Registry) LoadFile(path string) error { return r.load([]string{path}, nil) }
+
+// LoadBytes loads a species file held in memory (for example one baked a moment
+// ago); name plays the part of the file name. The registry keeps data and reads it
+// in place: it must not change afterwards.
+func (r *Registry) LoadBytes(name string, data []byte) error {
+	return r.load([]string{name}, [][]byte{data})
+}
+
+func (r *Registry) load(paths []string, data [][]byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	old := r.cat.Load()
+	var (
+		added []*Species
+		errs  []error
+	)
+	taken := map[uint32]string{}
+	for _, s := range old.list {
+		taken[s.ID] = s.Path
+	}
+	for i, p := range paths {
+		var b []byte
+		if data != nil {
+			b = data[i]
+		}
+		s, err := r.open(p, b)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if prev, ok := taken[s.ID]; ok {
+			errs = append(errs, fmt.Errorf("%s: species slot %d (%s) is already held by %s", p, s.ID, s.Name, prev))
+			s.File.Close()
+			continue
+		}
+		taken[s.ID] = p
+		added = append(added, s)
+	}
+	if len(errs) > 0 {
+		for _, s := range added {
+			s.File.Close()
+		}
+		return errors.Join(errs...)
+	}
+	list := append(slices.Clone(old.list), added...)
+	r.cat.Store(buildCatalog(list))
+	return nil
+}
+
+// open parses one file and resolves its species' tables.
+func (r *Registry) open(path string, data []byte) (*Species, error) {
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	slot, named := uint32(0), false
+	for id, d := range r.cfg.defs {
+		if d.Name == stem {
+			slot, named = id, true
+			break
+		}
+	}
+	opts := []bpat.Option{}
+	for id := range r.cfg.defs {
+		opts = append(opts, bpat.Species(id))
+	}
+	if r.cfg.lenient {
+		opts = append(opts, bpat.Lenient())
+	}
+	var (
+		f   *bpat.File
+		err error
+	)
+	if data != nil {
+		f, err = bpat.Parse(data, append(opts, bpat.Name(path))...)
+	} else {
+		f, err = bpat.Open(path, opts...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runtime: refusing %s: %w", path, err)
+	}
+	s, err := r.species(path, f, slot, named)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("runtime: refusing %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (*Species, error) {
+	id := f.Header().SpeciesID
+	if named && id != slot {
+		return nil, fmt.Errorf("its species_id is %d, but the file is named for slot %d (%s)", id, slot, r.cfg.defs[slot].Name)
+	}
+	def, ok := r.cfg.defs[id]
+	if !ok {
+		return nil, fmt.Errorf("species_id %d is not registered", id)
+	}
+	if id > MaxSpeciesID {
+		return nil, fmt.Errorf("species_id %d is above %d, the largest a unit can name", id, MaxSpeciesID)
+	}
+	if n := len(f.Clips()); n > 1<<16 {
+		return nil, fmt.Errorf("%d clips; at most %d", n, 1<<16)
+	}
+	s := &Species{ID: id, Name: def.Name, Path: path, File: f, live: &r.live, closed: &r.closed}
+	for _, a := range def.Archetypes {
+		if int(a) >= MaxArchetypes || r.cfg.archetypes[a] == nil {
+			return nil, fmt.Errorf("species %s uses %s, which is not registered", def.Name, a)
+		}
+		t, err := r.cfg.archetypes[a].Resolve(f)
+		if err != nil {
+			return nil, err
+		}
+		s.tables[a] = &t
+		s.Archetypes = append(s.Archetypes, a)
+	}
+	for _, c := range f.Clips() {
+		ci := ClipInfo{Clip: c, Duration: c.Duration()}
+		g, ok := r.cfg.gaits[id][c.Name]
+		if !ok {
+			g = def.Gaits[c.Name]
+		}
+		if !(g.Cycle > 0) || math.IsInf(g.Cycle, 0) {
+			g.Cycle = ci.Duration
+		}
+		if !(g.Speed > 0) || math.IsInf(g.Speed, 0) {
+			g.Speed = 0
+		}
+		ci.Gait = g
+		s.Clips = append(s.Clips, ci)
+	}
+	return s, nil
+}
+
+// Species returns the species in slot id, or nil when the slot is empty.
+func (r *Registry) Species(id uint32) *Species {
+	c := r.cat.Load()
+	if id >= uint32(len(c.byID)) {
+		return nil
+	}
+	return c.byID[id]
+}
+
+// Lookup returns the loaded species called name, or nil.
+func (r *Registry) Lookup(name string) *Species {
+	for _, s := range r.cat.Load().list {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// All returns the loaded species in id order.
+func (r *Registry) All() []*Species {
+	var out []*Species
+	for _, s := range r.cat.Load().byID {
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Close unmaps every file. It waits for socket and palette reads in progress; later
+// calls return ErrClosed, and Species finds nothing. Close is idempotent.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.live.Lock()
+	r.closed = true
+	list := r.cat.Load().list
+	r.cat.Store(&catalog{closed: true})
+	var errs []error
+	for _, s := range list {
+		if err := s.File.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("runtime: closing %s: %w", s.Path, err))
+		}
+	}
+	r.live.Unlock()
+	return errors.Join(errs...)
+}
+
+// clipEntry is what the hot loops need of one clip.
+type clipEntry struct {
+	scale    float64 // phase → frame position: N for a looping clip, N−1 for a one-shot, 0 when N = 1
+	wrap     float64 // 1 for a looping clip (its phase wraps), 0 for a one-shot (clamped)
+	keep     float64 // 0 when N = 1 (its phase is always 0), else 1
+	offset   uint32  // palette row of the clip's first frame
+	last     int32   // N−1
+	wrapTo   int32   // next frame after the last: 0 looping, N−1 one-shot
+	base     float32 // phase per second at rest: 1/cycle unless speed-driven
+	perSpeed float32 // phase per second per m/s: 1/(cycle·speed) for locomotion
+	loops    bool
+}
+
+func makeEntry(c *ClipInfo) clipEntry {
+	n := c.FrameCount
+	e := clipEntry{offset: uint32(c.FrameOffset), last: int32(n - 1), keep: 1}
+	if c.Loops {
+		e.scale, e.wrap, e.loops = float64(n), 1, true
+	} else {
+		e.scale, e.wrapTo = float64(n-1), int32(n-1)
+	}
+	if n <= 1 {
+		e.scale, e.keep = 0, 0
+	}
+	if c.Gait.Speed > 0 {
+		e.perSpeed = float32(1 / (c.Gait.Cycle * c.Gait.Speed))
+	} else if c.Gait.Cycle > 0 {
+		e.base = float32(1 / c.Gait.Cycle)
+	}
+	return e
+}
+
+// catalog is an immutable view of the loaded species: readers load it atomically.
+type catalog struct {
+	closed bool
+	list   []*Species // in load order
+	byID   []*Species
+	// Hot tables. entries[id<<shift | clip]; sel[(((id·MaxArchetypes)+a)·NumStates+s)·MaxVariants+v].
+	shift   uint
+	entries []clipEntry
+	sel     []uint16
+	maxID   int // −1 when empty
+}
+
+func buildCatalog(list []*Species) *catalog {
+	c := &catalog{list: list, maxID: -1}
+	maxClips := 1
+	for _, s := range list {
+		c.maxID = max(c.maxID, int(s.ID))
+		maxClips = max(maxClips, len(s.Clips))
+	}
+	c.byID = make([]*Species, c.maxID+1)
+	c.shift = uint(bits.Len(uint(maxClips - 1)))
+	c.entries = make([]clipEntry, (c.maxID+1)<<c.shift) // an empty entry plays row 0 at phase 0
+	c.sel = make([]uint16, (c.maxID+1)*MaxArchetypes*int(NumStates)*MaxVariants)
+	for _, s := range list {
+		c.byID[s.ID] = s
+		for k := range s.Clips {
+			c.entries[int(s.ID)<<c.shift|k] = makeEntry(&s.Clips[k])
+		}
+		for a, t := range s.tables {
+			if t == nil {
+				continue
+			}
+			base := (int(s.ID)*MaxArchetypes + a) * int(NumStates) * MaxVariants
+			for st := range t.clips {
+				copy(c.sel[base+st*MaxVariants:], t.clips[st][:])
+			}
+		}
+	}
+	return c
+}
