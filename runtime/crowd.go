@@ -24,7 +24,8 @@ import (
 //     dt/duration to 1, where it stays;
 //   - Dead (a single-frame clip): 0;
 //   - everything else (idles, hold, riding idle): an ambient loop at 1/Cycle, which
-//     begins where the unit's phase stands (NewCrowd spreads them with AmbientPhase).
+//     begins where the unit's phase stands (NewCrowd spreads them with AmbientPhase);
+//     a one-shot clip there (the idle fidgets) repeats too.
 //
 // A one-shot clip starts at phase 0 whenever the unit's clip changes to it; a
 // looping clip keeps the unit's phase.
@@ -133,13 +134,12 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			p = 0
 		}
 		rt := e.base + e.perSpeed*sp
-		wrap := e.wrap
-		if swingDriven[st] {
-			if swing != nil && swing[i] >= 0 {
-				p, rt, wrap = AttackPhase(swing[i]), 0, 0
-			} else {
-				wrap = 1
-			}
+		wrap := 1.0 // a clip repeats, one-shots too (idle fidgets, a builder hammering) ...
+		if st == StateDie {
+			wrap = e.wrap // ... except a death, which ends on its last frame
+		}
+		if swingDriven[st] && swing != nil && swing[i] >= 0 {
+			p, rt, wrap = AttackPhase(swing[i]), 0, 0
 		}
 		ph, inst := advance(e, float64(p), float64(rt)*d, wrap)
 		phase[i], rate[i], clips[i], state[i] = ph, rt, cl, st

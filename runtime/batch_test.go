@@ -1,0 +1,110 @@
+package runtime
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"bonebake/format/bpat"
+)
+
+// The kernel's frames are bpat.Resolve's for the phase it stores, on every clip of
+// the humanoid file (looping, one-shot, single-frame), for phases and steps of every
+// kind.
+func TestBatchMatchesResolve(t *testing.T) {
+	r := testRegistry(t)
+	h := r.Species(0)
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 4096
+	b := NewBatch(n)
+	for i := range n {
+		b.Species[i] = uint8([]int{0, 1, 2, 5}[i%4])
+		b.Clip[i] = uint16(rng.IntN(len(r.Species(uint32(b.Species[i])).Clips)))
+		b.Phase[i] = []float32{0, 1, .5, -.25, 3.75, 1e-8, .99999994, float32(rng.Float64())}[rng.IntN(8)]
+		b.Rate[i] = []float32{0, 1, -2.5, 40, float32(rng.NormFloat64()), float32(math.NaN())}[rng.IntN(6)]
+	}
+	_ = h
+	for step := range 50 {
+		dt := []float32{1.0 / 60, .1, 0, 2.7}[step%4]
+		before := append([]float32(nil), b.Phase...)
+		if err := b.Step(r, dt); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			s := r.Species(uint32(b.Species[i]))
+			c := s.Clips[b.Clip[i]]
+			p := b.Phase[i]
+			if !(p >= 0 && p <= 1) || (c.Loops && p >= 1) || (c.FrameCount == 1 && p != 0) {
+				t.Fatalf("unit %d clip %s: stored phase %v", i, c.Name, p)
+			}
+			want := bpat.Resolve(float64(p), c.FrameCount, c.Loops)
+			o := b.Out[i]
+			if o.Frame != uint32(c.FrameOffset+want.Frame) || o.Next != uint32(c.FrameOffset+want.Next) || o.Lerp != want.Lerp ||
+				o.Clip != b.Clip[i] || o.Species != b.Species[i] {
+				t.Fatalf("unit %d clip %s phase %v: %+v, want %+v at offset %d", i, c.Name, p, o, want, c.FrameOffset)
+			}
+			// The phase moved by rate·dt (wrapped or clamped).
+			rate := b.Rate[i]
+			if rate == rate && c.FrameCount > 1 {
+				q := float64(before[i]) + float64(rate)*float64(dt)
+				var w float64
+				if c.Loops {
+					w = q - math.Floor(q)
+				} else {
+					w = math.Min(math.Max(q, 0), 1)
+				}
+				if d := math.Abs(float64(p) - w); d > 1e-6 && math.Abs(d-1) > 1e-6 {
+					t.Fatalf("unit %d clip %s: phase %v → %v at rate %v, want %v", i, c.Name, before[i], p, rate, w)
+				}
+			}
+		}
+	}
+}
+
+func TestBatchEdges(t *testing.T) {
+	r := testRegistry(t)
+	b := NewBatch(3)
+	b.Species[0], b.Clip[0] = 9, 0 // species not loaded
+	b.Species[1], b.Clip[1] = 1, 60 // clip the horse lacks
+	b.Species[2], b.Clip[2], b.Phase[2] = 0, 22, .7 // dead_infantry, one frame
+	if err := b.Step(r, .1); err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range b.Out {
+		if i < 2 && (o.Frame != 0 || o.Next != 0 || o.Lerp != 0) {
+			t.Errorf("unit %d: %+v, want row 0", i, o)
+		}
+	}
+	if o := b.Out[2]; o.Frame != 708 || o.Next != 708 || o.Lerp != 0 || b.Phase[2] != 0 {
+		t.Errorf("dead: %+v phase %v, want row 708 at phase 0", o, b.Phase[2])
+	}
+	b.Rate = b.Rate[:2]
+	if err := b.Step(r, .1); err == nil {
+		t.Error("stepped slices of different lengths")
+	}
+	b.Rate = make([]float32, 3)
+	if err := b.StepRange(r, .1, 2, 4); err == nil {
+		t.Error("stepped a range past the end")
+	}
+}
+
+func TestBatchNoAllocation(t *testing.T) {
+	r := testRegistry(t)
+	b := NewBatch(1000)
+	c := NewCrowd(1000)
+	m := NewMelee(1000)
+	c.Swing = m.Time
+	for i := range 1000 {
+		b.Species[i], b.Clip[i], b.Rate[i] = uint8(i%6), uint16(i%6), 1
+		c.Species[i], c.Speed[i], c.Flags[i] = uint8(i%6), float32(i%5), Flags(i)&(Attacking|Running|Dying)
+	}
+	w := &World{HP: make([]float32, 1000)}
+	hits := make([]Hit, 0, 1000)
+	if a := testing.AllocsPerRun(100, func() {
+		b.Step(r, 1.0/60)
+		c.Animate(r, 1.0/60)
+		hits = m.Step(w, 1.0/60, hits[:0])
+	}); a != 0 {
+		t.Errorf("%v allocations per step", a)
+	}
+}
