@@ -64,8 +64,8 @@ func TestBatchMatchesResolve(t *testing.T) {
 func TestBatchEdges(t *testing.T) {
 	r := testRegistry(t)
 	b := NewBatch(3)
-	b.Species[0], b.Clip[0] = 9, 0 // species not loaded
-	b.Species[1], b.Clip[1] = 1, 60 // clip the horse lacks
+	b.Species[0], b.Clip[0] = 9, 0                  // species not loaded
+	b.Species[1], b.Clip[1] = 1, 60                 // clip the horse lacks
 	b.Species[2], b.Clip[2], b.Phase[2] = 0, 22, .7 // dead_infantry, one frame
 	if err := b.Step(r, .1); err != nil {
 		t.Fatal(err)
