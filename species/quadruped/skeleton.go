@@ -1,0 +1,115 @@
+package quadruped
+
+import (
+	"math"
+
+	"bonebake/format/bpat"
+	"bonebake/rig"
+	"bonebake/species"
+)
+
+// layout describes a quadruped's skeleton; newPlan builds it.
+type layout struct {
+	dims Dims
+	cfg  Config
+	// legStretch is the leg's length (upper + lower bone, equal halves) over
+	// the rest hip height: above 1, so the middle joint has room to bend.
+	legStretch float64
+	forward    [NumLegs]bool // the middle joint bends toward +z
+	onRoot     bool          // shoulders and the first head bone hang from Root
+	headNames  [2]string
+	headA      [3]float64 // the first head bone's rest position, body frame
+	headB      [3]float64 // the second's, relative to the first
+	reach      float64
+}
+
+var legNames = [NumLegs]string{"FL", "FR", "BL", "BR"}
+
+// newPlan builds the 16-bone skeleton of FACTS §2.1: Root, Body(Root), then
+// Shoulder/Knee/Foot for FL, FR, BL, BR, then the two head bones. The rest pose
+// (the bind pose) stands the creature on the ground with every foot under its
+// hip and every rotation the identity; each leg's middle joint sits off the hip
+// → foot line toward its bend, so the legs start bent the way they fold.
+func newPlan(l layout) *plan {
+	d := l.dims
+	v := d.LegHeight()
+	half := l.legStretch * v / 2
+	off := math.Sqrt(half*half - v*v/4)
+	p := &plan{dims: d, cfg: l.cfg, body: 1, onRoot: l.onRoot, headA: 14, headB: 15, headOffset: l.headA, reach: l.reach}
+
+	id := rig.IdentityQuat()
+	at := func(t [3]float64) rig.Transform { return rig.Transform{Translation: t, Rotation: id, Scale: one} }
+	names := []string{"Root", "Body"}
+	parents := []int{-1, 0}
+	rest := []rig.Transform{at([3]float64{}), at([3]float64{0, d.BodyHeight, 0})}
+	body := [3]float64{0, d.BodyHeight, 0}
+	for leg := range NumLegs {
+		s := off
+		if !l.forward[leg] {
+			s = -s
+		}
+		hip, parent := d.Hip(leg), 1
+		if l.onRoot {
+			hip, parent = add3(body, hip), 0
+		}
+		n := len(names)
+		names = append(names, "Shoulder"+legNames[leg], "Knee"+legNames[leg], "Foot"+legNames[leg])
+		parents = append(parents, parent, n, n+1)
+		rest = append(rest, at(hip), at([3]float64{0, -v / 2, s}), at([3]float64{0, -v / 2, -s}))
+		p.legs[leg] = legBones{shoulder: n, knee: n + 1, foot: n + 2, forward: l.forward[leg], length: 2 * half}
+	}
+	headA, parent := l.headA, 1
+	if l.onRoot {
+		headA, parent = add3(body, headA), 0
+	}
+	names = append(names, l.headNames[0], l.headNames[1])
+	parents = append(parents, parent, 14)
+	rest = append(rest, at(headA), at(l.headB))
+	skel, err := rig.New(names, parents, rest)
+	if err != nil {
+		panic("quadruped: " + err.Error()) // the layouts are fixed; this is a bug
+	}
+	p.skel = skel
+	return p
+}
+
+// gaitClip is a looping clip of one gait cycle; head adds the species' head,
+// neck and trunk motion (nil for none).
+func (p *plan) gaitClip(name string, frames int, g Gait, head func(m *Motion, bp *bodyPose)) species.Clip {
+	c := species.Clip{Name: name, Frames: frames, FPS: 24, Loops: true, Markers: markers(name),
+		Speed: g.Speed, Cycle: g.Cycle}
+	c.Pose = func(phase float64, pose []rig.Transform) {
+		p.gaitPose(g, Wrap(phase)*g.Cycle, pose, head)
+	}
+	return c
+}
+
+// markers follows FACTS §2.1's name rules for these clips: walk, run and idle
+// may be left at .98; the others have no markers.
+func markers(name string) bpat.Markers {
+	m := bpat.NoMarkers()
+	switch name {
+	case "walk", "run", "idle":
+		m[bpat.ExitSafe] = 0.98
+	}
+	return m
+}
+
+// keyedClip is a one-shot clip posed from keys; the last key is also the dead
+// pose.
+func (p *plan) keyedClip(name string, frames int, keys []key) species.Clip {
+	return species.Clip{Name: name, Frames: frames, FPS: 24, Markers: bpat.NoMarkers(),
+		Pose: func(phase float64, pose []rig.Transform) { p.keyed(keys, phase, pose) }}
+}
+
+// deadClip holds the end of keys still: a one-frame looping clip.
+func (p *plan) deadClip(keys []key) species.Clip {
+	return species.Clip{Name: "dead", Frames: 1, FPS: 1, Loops: true, Markers: bpat.NoMarkers(),
+		Pose: func(_ float64, pose []rig.Transform) { p.keyed(keys, 1, pose) }}
+}
+
+// legFK sets a leg's three rotations (about the body's x axis: positive swings
+// the bone's lower end backward).
+func legFK(bp *bodyPose, leg int, upper, lower, foot float64) {
+	bp.Leg[leg] = [3]rig.Quat{rotX(upper), rotX(lower), rotX(foot)}
+}
