@@ -78,46 +78,63 @@ func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
 	}
 	species, clips := b.Species[lo:hi], b.Clip[lo:hi]
 	phase, rate, out := b.Phase[lo:hi], b.Rate[lo:hi], b.Out[lo:hi]
-	entries, shift, mask := c.entries, c.shift, uint(1)<<c.shift-1
-	d := float64(dt)
+	entries := c.entries
 	var empty clipEntry
 	for i := range species {
 		s, cl := species[i], clips[i]
 		e := &empty
-		if k := uint(s)<<shift | uint(cl)&mask; k < uint(len(entries)) && uint(cl) <= mask {
+		if k := uint(s)<<clipShift | uint(cl); k < uint(len(entries)) && cl < MaxClips {
 			e = &entries[k]
 		}
-		p, inst := advance(e, float64(phase[i]), float64(rate[i])*d, e.wrap)
-		phase[i] = p
-		inst.Clip, inst.Species = cl, s
-		out[i] = inst
+		ph := phase[i] + rate[i]*dt
+		if math.Float32bits(ph) >= one {
+			ph = settle(ph, e.loops())
+		}
+		ph *= e.keep
+		phase[i] = ph
+		o := &out[i]
+		e.put(o, ph)
+		o.Clip, o.Species = cl, s
 	}
 	return nil
 }
 
-// advance moves phase p by step (phase units), wrapping when wrap is 1 and clamping
-// when it is 0, and resolves the stored phase into frames by FACTS §1.5. The frames
-// are exactly bpat.Resolve(float64(stored), N, loops), offset to palette rows.
-func advance(e *clipEntry, p, step, wrap float64) (float32, Instance) {
-	q := p + step
-	w := q - wrap*math.Floor(q)
-	w = min(max(w, 0), 1) * e.keep
-	if w != w { // NaN
-		w = 0
+// settle brings a phase that left [0,1) back: wrapped into [0,1) when wrap is set,
+// clamped to [0,1] otherwise; NaN becomes 0. Callers test for the rare case first
+// (math.Float32bits(q) >= one) so that the hot loops take no branch into it; it
+// makes no calls, so that those loops keep their registers.
+func settle(q float32, wrap bool) float32 {
+	if wrap {
+		t := float32(int32(q)) // floor(q) for |q| < 2³¹ ...
+		if t > q {
+			t--
+		}
+		q -= t
+		if !(q >= 0 && q < 1) { // ... else garbage; and −tiny wraps to 1−tiny, which rounds to 1
+			q = 0
+		}
+		return q
 	}
-	ph := float32(w)
-	if ph >= 1 { // a looping phase that rounded up to 1 is phase 0
-		ph -= float32(wrap)
+	if !(q >= 0) {
+		return 0
 	}
+	return min(q, 1)
+}
+
+// one is the bit pattern of float32 1: a float32 q is in [0,1) exactly when
+// math.Float32bits(q) < one (negatives and NaNs compare above it).
+const one = 0x3f800000
+
+// put resolves phase ph into frames by FACTS §1.5 and writes them to o as palette
+// rows: exactly bpat.Resolve(float64(ph), N, loops), offset by the clip's first row.
+func (e *clipEntry) put(o *Instance, ph float32) {
 	pos := float64(ph) * e.scale
-	f := int32(pos)
-	if f > e.last {
-		f = e.last
-	}
-	lerp := float32(pos - float64(f))
+	f := min(int32(pos), e.last)
 	nx := f + 1
 	if nx > e.last {
 		nx = e.wrapTo
 	}
-	return ph, Instance{Frame: e.offset + uint32(f), Next: e.offset + uint32(nx), Lerp: lerp}
+	o.Frame = e.offset + uint32(f)
+	o.Next = e.offset + uint32(nx)
+	o.Lerp = float32(pos - float64(f))
 }

@@ -53,7 +53,8 @@ func TestBatchMatchesResolve(t *testing.T) {
 				} else {
 					w = math.Min(math.Max(q, 0), 1)
 				}
-				if d := math.Abs(float64(p) - w); d > 1e-6 && math.Abs(d-1) > 1e-6 {
+				tol := 1e-6 + math.Abs(q)*1e-7
+				if d := math.Abs(float64(p) - w); d > tol && math.Abs(d-1) > tol {
 					t.Fatalf("unit %d clip %s: phase %v → %v at rate %v, want %v", i, c.Name, before[i], p, rate, w)
 				}
 			}
@@ -93,7 +94,7 @@ func TestBatchNoAllocation(t *testing.T) {
 	b := NewBatch(1000)
 	c := NewCrowd(1000)
 	m := NewMelee(1000)
-	c.Swing = m.Time
+	c.Swing = m.Phase
 	for i := range 1000 {
 		b.Species[i], b.Clip[i], b.Rate[i] = uint8(i%6), uint16(i%6), 1
 		c.Species[i], c.Speed[i], c.Flags[i] = uint8(i%6), float32(i%5), Flags(i)&(Attacking|Running|Dying)

@@ -171,7 +171,8 @@ type Melee struct {
 	Reach    []float32 // metres
 	// Per-attacker state.
 	Wait    []float32 // seconds until the cooldown runs out (≤ 0: ready)
-	Time    []float32 // timeline seconds since the swing started; −1 without a swing (Crowd.Swing)
+	Time    []float32 // timeline seconds since the swing started; −1 without a swing
+	Phase   []float32 // the attack clip's phase, AttackPhase(Time); −1 without a swing (Crowd.Swing)
 	Tempo   []float32 // timeline seconds per second of the current swing
 	Contact []float32 // contact phase of the current swing's clip
 	// The pending strike: its target (−1 none) and damage.
@@ -185,10 +186,10 @@ type Melee struct {
 // NewMelee returns n attackers with no swing, ready to strike.
 func NewMelee(n int) *Melee {
 	m := &Melee{Damage: make([]float32, n), Cooldown: make([]float32, n), Reach: make([]float32, n),
-		Wait: make([]float32, n), Time: make([]float32, n), Tempo: make([]float32, n),
+		Wait: make([]float32, n), Time: make([]float32, n), Phase: make([]float32, n), Tempo: make([]float32, n),
 		Contact: make([]float32, n), StrikeTarget: make([]int32, n), StrikeDamage: make([]float32, n)}
 	for i := range n {
-		m.Time[i], m.StrikeTarget[i] = -1, -1
+		m.Time[i], m.Phase[i], m.StrikeTarget[i] = -1, -1, -1
 	}
 	return m
 }
@@ -227,6 +228,7 @@ func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
 	over := -m.Wait[i] // how long ago the cooldown ran out: at most one step
 	m.Wait[i] = m.Wait[i] + cd
 	m.Time[i] = over * tempo
+	m.Phase[i] = AttackPhase(m.Time[i])
 	m.Tempo[i] = tempo
 	m.Contact[i] = contact
 	m.StrikeTarget[i] = target
@@ -238,7 +240,7 @@ func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
 // Cancel cancels attacker i's swing and pending strike, as on death or retarget. It
 // reports whether a strike was pending.
 func (m *Melee) Cancel(i int) bool {
-	m.Time[i] = -1
+	m.Time[i], m.Phase[i] = -1, -1
 	if m.StrikeTarget[i] < 0 {
 		return false
 	}
@@ -273,13 +275,14 @@ func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
 			continue
 		}
 		t += dt * m.Tempo[i]
-		if m.StrikeTarget[i] >= 0 && (t >= SwingDuration || AttackPhase(t) >= m.Contact[i]) {
+		ap := AttackPhase(t)
+		if m.StrikeTarget[i] >= 0 && (t >= SwingDuration || ap >= m.Contact[i]) {
 			hits = m.land(w, i, hits)
 		}
 		if t >= SwingDuration {
-			t = -1
+			t, ap = -1, -1
 		}
-		m.Time[i] = t
+		m.Time[i], m.Phase[i] = t, ap
 	}
 	return hits
 }

@@ -17,8 +17,8 @@ import (
 //     speed; walk and run share the phase, so it runs on without a jump when the
 //     speed changes and when walk turns into run and back;
 //   - attacks (AttackMelee, AttackRanged, AttackSword, AttackSpear, AttackBow, Cast,
-//     RidingCharge, RidingBowShot): while the unit's Swing is ≥ 0 the phase is
-//     AttackPhase(Swing), the combat timeline's; without a swing the clip repeats
+//     RidingCharge, RidingBowShot): while the unit swings, the phase is Swing, the
+//     attack phase of its combat timeline (Melee.Phase); without a swing the clip repeats
 //     once per its cycle (a builder hammering);
 //   - Die: the phase is the death progress: 0 when the state begins, rising by
 //     dt/duration to 1, where it stays;
@@ -36,8 +36,8 @@ type Crowd struct {
 	Flags     []Flags
 	Weapon    []Weapon
 	Speed     []float32 // ground speed in m/s
-	// Swing is each unit's combat timeline (seconds since its swing started, −1
-	// without one): typically a Melee's Time slice. Nil when nobody fights.
+	// Swing is each unit's attack phase while it swings, −1 without a swing:
+	// typically a Melee's Phase slice. Nil when nobody fights.
 	Swing []float32
 	// State is written by Animate: each unit's animation state.
 	State []StateID
@@ -112,10 +112,9 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	}
 	_, _, _, _, _ = arch[n-1:], variant[n-1:], flags[n-1:], weapon[n-1:], speed[n-1:]
 	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
-	entries, sel, shift := cat.entries, cat.sel, cat.shift
+	entries, sel := cat.entries, cat.sel
 	maxID := cat.maxID
 	states := stateTable
-	d := float64(dt)
 	var empty clipEntry
 	for i := range n {
 		s := species[i]
@@ -127,24 +126,29 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		if int(s) <= maxID {
 			k := ((int(s)*MaxArchetypes+int(arch[i]&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
 			cl = sel[k]
-			e = &entries[int(s)<<shift|int(cl)]
+			e = &entries[int(s)<<clipShift|int(cl)]
 		}
 		p := phase[i]
-		if cl != clips[i] && !e.loops {
+		loops := e.loops()
+		if cl != clips[i] && !loops {
 			p = 0
 		}
 		rt := e.base + e.perSpeed*sp
-		wrap := 1.0 // a clip repeats, one-shots too (idle fidgets, a builder hammering) ...
-		if st == StateDie {
-			wrap = e.wrap // ... except a death, which ends on its last frame
-		}
+		// A clip repeats, one-shots too (idle fidgets, a builder hammering), except
+		// a death, which ends on its last frame.
+		wrap := loops || st != StateDie
 		if swingDriven[st] && swing != nil && swing[i] >= 0 {
-			p, rt, wrap = AttackPhase(swing[i]), 0, 0
+			p, rt, wrap = swing[i], 0, false
 		}
-		ph, inst := advance(e, float64(p), float64(rt)*d, wrap)
+		ph := p + rt*dt
+		if math.Float32bits(ph) >= one {
+			ph = settle(ph, wrap)
+		}
+		ph *= e.keep
 		phase[i], rate[i], clips[i], state[i] = ph, rt, cl, st
-		inst.Clip, inst.Species = cl, s
-		out[i] = inst
+		o := &out[i]
+		e.put(o, ph)
+		o.Clip, o.Species = cl, s
 	}
 	return nil
 }

@@ -178,14 +178,13 @@ func TestAttackPhaseFromSwing(t *testing.T) {
 	}
 	h := r.Species(0)
 	for k := range 200 {
-		cr.Swing[0] = float32(k) * .01
+		cr.Swing[0] = AttackPhase(float32(k) * .01)
 		cr.Animate(r, .01)
 		if h.Clips[cr.Clip[0]].Name != "attack_sword_b" || cr.State[0] != StateAttackSword {
 			t.Fatalf("playing %s", h.Clips[cr.Clip[0]].Name)
 		}
-		want := AttackPhase(cr.Swing[0])
-		if cr.Phase[0] != want {
-			t.Fatalf("swing %v: phase %v, want %v", cr.Swing[0], cr.Phase[0], want)
+		if cr.Phase[0] != cr.Swing[0] {
+			t.Fatalf("swing phase %v: phase %v", cr.Swing[0], cr.Phase[0])
 		}
 	}
 	// Unit 1 has no swing: 2 s of a 23/24 s clip repeating.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,12 @@ import (
 // MaxSpeciesID is the largest species id a registry holds: units name their species
 // with one byte.
 const MaxSpeciesID = 255
+
+// MaxClips is the most clips a species file may have for the registry to load it:
+// the hot loops find a clip at a fixed stride (the built-in species have 6 to 25).
+const MaxClips = 1 << clipShift
+
+const clipShift = 8
 
 // Registry holds the loaded species, one slot per species id. Files are mapped
 // read-only and validated when loaded; a file is refused, with its path and the
@@ -231,8 +236,8 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (
 	if id > MaxSpeciesID {
 		return nil, fmt.Errorf("species_id %d is above %d, the largest a unit can name", id, MaxSpeciesID)
 	}
-	if n := len(f.Clips()); n > 1<<16 {
-		return nil, fmt.Errorf("%d clips; at most %d", n, 1<<16)
+	if n := len(f.Clips()); n > MaxClips {
+		return nil, fmt.Errorf("%d clips; the runtime plays at most %d per species", n, MaxClips)
 	}
 	s := &Species{ID: id, Name: def.Name, Path: path, File: f, live: &r.live, closed: &r.closed}
 	for _, a := range def.Archetypes {
@@ -316,24 +321,25 @@ func (r *Registry) Close() error {
 	return errors.Join(errs...)
 }
 
-// clipEntry is what the hot loops need of one clip.
+// clipEntry is what the hot loops need of one clip: 32 bytes.
 type clipEntry struct {
 	scale    float64 // phase → frame position: N for a looping clip, N−1 for a one-shot, 0 when N = 1
-	wrap     float64 // 1 for a looping clip (its phase wraps), 0 for a one-shot (clamped)
-	keep     float64 // 0 when N = 1 (its phase is always 0), else 1
 	offset   uint32  // palette row of the clip's first frame
 	last     int32   // N−1
-	wrapTo   int32   // next frame after the last: 0 looping, N−1 one-shot
+	wrapTo   int32   // the frame after the last: 0 looping, N−1 one-shot
+	keep     float32 // 0 when N = 1 (its phase is always 0), else 1
 	base     float32 // phase per second at rest: 1/cycle unless speed-driven
 	perSpeed float32 // phase per second per m/s: 1/(cycle·speed) for locomotion
-	loops    bool
 }
+
+// loops reports whether the clip's phase wraps (a single-frame clip: no matter).
+func (e *clipEntry) loops() bool { return e.wrapTo != e.last }
 
 func makeEntry(c *ClipInfo) clipEntry {
 	n := c.FrameCount
 	e := clipEntry{offset: uint32(c.FrameOffset), last: int32(n - 1), keep: 1}
 	if c.Loops {
-		e.scale, e.wrap, e.loops = float64(n), 1, true
+		e.scale = float64(n)
 	} else {
 		e.scale, e.wrapTo = float64(n-1), int32(n-1)
 	}
@@ -353,8 +359,7 @@ type catalog struct {
 	closed bool
 	list   []*Species // in load order
 	byID   []*Species
-	// Hot tables. entries[id<<shift | clip]; sel[(((id·MaxArchetypes)+a)·NumStates+s)·MaxVariants+v].
-	shift   uint
+	// Hot tables. entries[id<<clipShift | clip]; sel[(((id·MaxArchetypes)+a)·NumStates+s)·MaxVariants+v].
 	entries []clipEntry
 	sel     []uint16
 	maxID   int // −1 when empty
@@ -362,19 +367,16 @@ type catalog struct {
 
 func buildCatalog(list []*Species) *catalog {
 	c := &catalog{list: list, maxID: -1}
-	maxClips := 1
 	for _, s := range list {
 		c.maxID = max(c.maxID, int(s.ID))
-		maxClips = max(maxClips, len(s.Clips))
 	}
 	c.byID = make([]*Species, c.maxID+1)
-	c.shift = uint(bits.Len(uint(maxClips - 1)))
-	c.entries = make([]clipEntry, (c.maxID+1)<<c.shift) // an empty entry plays row 0 at phase 0
+	c.entries = make([]clipEntry, (c.maxID+1)<<clipShift) // an empty entry plays row 0 at phase 0
 	c.sel = make([]uint16, (c.maxID+1)*MaxArchetypes*int(NumStates)*MaxVariants)
 	for _, s := range list {
 		c.byID[s.ID] = s
 		for k := range s.Clips {
-			c.entries[int(s.ID)<<c.shift|k] = makeEntry(&s.Clips[k])
+			c.entries[int(s.ID)<<clipShift|k] = makeEntry(&s.Clips[k])
 		}
 		for a, t := range s.tables {
 			if t == nil {

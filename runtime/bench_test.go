@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// benchCrowd is a battle-like mix: the six species, every archetype, a third of the
+// units moving, some running, fighting, dying or dead.
+func benchCrowd(n int) *Crowd {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c := NewCrowd(n)
+	for i := range n {
+		s := uint8(rng.IntN(6))
+		c.Species[i] = s
+		switch s {
+		case 1:
+			c.Archetype[i] = ArchHorse
+		case 2:
+			c.Archetype[i] = ArchElephant
+		default:
+			if rng.IntN(5) == 0 {
+				c.Archetype[i] = ArchRider
+				c.Flags[i] |= Mounted
+			}
+		}
+		c.Variant[i] = uint8(rng.IntN(8))
+		c.Weapon[i] = Weapon(rng.IntN(4))
+		switch k := rng.IntN(10); {
+		case k < 3:
+			c.Speed[i] = 1.4
+		case k < 5:
+			c.Speed[i], c.Flags[i] = 3.8, c.Flags[i]|Running
+		case k < 8:
+			c.Flags[i] |= Attacking | InMelee
+		case k < 9:
+			c.Flags[i] |= Dying
+		default:
+			c.Flags[i] |= Dead
+		}
+	}
+	c.Swing = make([]float32, n)
+	for i := range c.Swing {
+		if t := float32(rng.Float64()*2.2) - .2; t >= 0 {
+			c.Swing[i] = AttackPhase(t)
+		} else {
+			c.Swing[i] = -1
+		}
+	}
+	return c
+}
+
+// BenchmarkBatchStep is the playback kernel: phase += rate·dt, phase → frames,
+// one Instance written per unit. Run with -cpu 1.
+func BenchmarkBatchStep(b *testing.B) {
+	r := testRegistry(b)
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
+			c := benchCrowd(n)
+			c.Animate(r, 1.0/60) // clips and rates as a battle has them
+			bt := &c.Batch
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				bt.Step(r, 1.0/60)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+		})
+	}
+}
+
+// BenchmarkCrowdAnimate is the whole per-frame animation pass: intent → state →
+// clip with variants, phase rules, the combat timeline's attack phase, playback.
+func BenchmarkCrowdAnimate(b *testing.B) {
+	r := testRegistry(b)
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
+			c := benchCrowd(n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				c.Animate(r, 1.0/60)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+		})
+	}
+}
+
+// BenchmarkMeleeStep advances 100,000 attackers, a third of them swinging.
+func BenchmarkMeleeStep(b *testing.B) {
+	const n = 100_000
+	m := NewMelee(n)
+	w := &World{HP: make([]float32, n), Team: make([]uint8, n)}
+	for i := range n {
+		m.Damage[i], m.Cooldown[i], m.Reach[i] = 1, 1.5, 2
+		w.HP[i], w.Team[i] = 1e30, uint8(i%2)
+	}
+	hits := make([]Hit, 0, n)
+	b.ReportAllocs()
+	t := 0
+	for b.Loop() {
+		for i := t % 3; i < n; i += 3 {
+			if m.Ready(i) {
+				m.Start(w, i, int32(i^1), .58)
+			}
+		}
+		hits = m.Step(w, 1.0/60, hits[:0])
+		t++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/unit")
+}
+
+// BenchmarkSockets samples all ten humanoid sockets of one unit.
+func BenchmarkSockets(b *testing.B) {
+	r := testRegistry(b)
+	c := benchCrowd(1024)
+	c.Animate(r, 1.0/60)
+	for i := range c.Species {
+		c.Species[i] = 0
+	}
+	dst := make([]float32, 10*12)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c.Sockets(r, i&1023, dst)
+		i++
+	}
+}
+
+// BenchmarkSocket samples one socket (a hand) of a unit.
+func BenchmarkSocket(b *testing.B) {
+	r := testRegistry(b)
+	h := r.Species(0)
+	hand := h.SocketIndex("hand_r")
+	b.ReportAllocs()
+	p := 0.0
+	for b.Loop() {
+		h.Socket(9, p, hand)
+		p += .013
+	}
+}
