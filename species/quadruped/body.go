@@ -183,13 +183,13 @@ func (p *plan) plant(bp *bodyPose, pose []rig.Transform, leg int, foot [3]float6
 // sways and rolls as Evaluate says, head (when not nil) adjusts the body pose (head
 // and neck, a lunge) before the legs are placed, and every foot is put on its
 // target by two-bone IK.
-func (p *plan) gaitPose(g Gait, t float64, pose []rig.Transform, head func(m *Motion, bp *bodyPose)) Motion {
+func (p *plan) gaitPose(g Gait, t float64, pose []rig.Transform, head headMotion) Motion {
 	m := Evaluate(p.dims, p.cfg, g, t)
 	bp := p.restPose()
 	bp.Body.Translation = [3]float64{m.Sway, p.dims.BodyHeight + m.Bob, 0}
 	bp.Body.Rotation = rotZ(m.Roll).Mul(rotX(-m.Pitch))
 	if head != nil {
-		head(&m, &bp)
+		bp = head(m.Phase, m.Intensity, bp)
 	}
 	for leg := range bp.Hip {
 		bp.Hip[leg][2] += m.Legs[leg].Glide
@@ -201,6 +201,11 @@ func (p *plan) gaitPose(g Gait, t float64, pose []rig.Transform, head func(m *Mo
 	}
 	return m
 }
+
+// headMotion adjusts a gait's body pose at a moving phase and intensity: head,
+// neck and trunk, and a lunge. It takes and returns the pose by value so that calling it does not
+// allocate.
+type headMotion func(phase, intensity float64, bp bodyPose) bodyPose
 
 // smooth is smoothstep on [0,1], clamped.
 func smooth(x float64) float64 {

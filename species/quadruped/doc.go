@@ -41,6 +41,22 @@
 //     98.5% of its length, that hip drops (the shoulder blade or pelvis giving)
 //     instead of the foot sliding; hips also glide fore and aft with their foot.
 //
+// # Sockets
+//
+// Horse: saddle (Body, 0 .23 .10: the seat, 1.45 m up at rest, where a rider's
+// root goes; it bobs with the gait) and head (Head, 0 −.06 .20: the middle of the
+// skull). Elephant: howdah (Body, 0 .85 −.15: the top of the back, 3.05 m up, the
+// floor of a howdah), head (Head, 0 .05 .35: the forehead) and trunk_tip
+// (TrunkTip, 0 −.90 .05: the end of the trunk, where it holds things).
+//
+// # Meshes
+//
+// Species.Mesh is the full mesh (about 2,600 triangles for the horse, 3,800 for
+// the elephant) and Species.Minimal the far-LOD one (270 and about 290), built
+// with species/meshgen around the bind pose. Colour roles: hide (meshgen.RoleSkin),
+// mane and tail (RoleHair), hooves and tusks (RoleBone), saddle (RoleLeather),
+// eyes (RoleEye).
+//
 // # Clips
 //
 // Horse: idle, walk, trot, canter, gallop, fight, die, dead. Elephant: idle,

@@ -10,32 +10,38 @@ import (
 // ElephantID is the elephant's BPAT species_id.
 const ElephantID = 2
 
-// ElephantDims are the elephant's measurements: about 3 m at the shoulder and
+// ElephantDims returns the elephant's measurements: about 3 m at the shoulder and
 // 5.5 m from trunk to tail.
-var ElephantDims = Dims{Width: 1.1, Height: 1.0, Length: 3.2, BodyHeight: 2.2, FootHeight: 0.16}
-
-// ElephantConfig holds the elephant's gait knobs: the legs keep FACTS §2.4's own
-// phases (FL 0, FR .5, RL .75, RR .25) whatever the gait, a foot swings for .25 of
-// the cycle, and the pair phases only pitch the body.
-var ElephantConfig = Config{
-	Harmonics:    DefaultHarmonics(),
-	BobAmplitude: 0.04, BobBase: 0.5, BobIntensity: 0.5,
-	CycleFloor:    1e-3,
-	LegPhase:      [NumLegs]float64{0, 0.5, 0.75, 0.25},
-	SwingDuration: 0.25,
-	PitchGain:     1,
-	SwayAmplitude: 0.04, RollAmplitude: 0.015,
-	Glide:    0.3,
-	FootCurl: 0.35,
+func ElephantDims() Dims {
+	return Dims{Width: 1.1, Height: 1.0, Length: 3.2, BodyHeight: 2.2, FootHeight: 0.16}
 }
 
-// ElephantGaits is the elephant's gait table (FACTS §2.4) with the ground speed
+// ElephantConfig returns the elephant's gait knobs: the legs keep FACTS §2.4's own
+// phases (FL 0, FR .5, RL .75, RR .25) whatever the gait, a foot swings for .25 of
+// the cycle, and the pair phases only pitch the body.
+func ElephantConfig() Config {
+	return Config{
+		Harmonics:    DefaultHarmonics(),
+		BobAmplitude: 0.04, BobBase: 0.5, BobIntensity: 0.5,
+		CycleFloor:    1e-3,
+		LegPhase:      [NumLegs]float64{0, 0.5, 0.75, 0.25},
+		SwingDuration: 0.25,
+		PitchGain:     1,
+		SwayAmplitude: 0.04, RollAmplitude: 0.015,
+		Glide:    0.3,
+		FootCurl: 0.35,
+	}
+}
+
+// ElephantGaits returns the elephant's gait table (FACTS §2.4) with the ground speed
 // each stride matches.
-var ElephantGaits = []Gait{
-	{Name: "idle", Cycle: 2, FrontPhase: 0, RearPhase: 0, Swing: 0.02, Lift: 0.01},
-	{Name: "walk", Cycle: 1.2, FrontPhase: 0.25, RearPhase: 0, Swing: 0.30, Lift: 0.10, Speed: 1.6},
-	{Name: "run", Cycle: 0.6, FrontPhase: 0.5, RearPhase: 0.5, Swing: 0.70, Lift: 0.25, Speed: 4.5, Running: true},
-	{Name: "fight", Cycle: 1.15, FrontPhase: 0, RearPhase: 0, Swing: 0.30, Lift: 0.06},
+func ElephantGaits() []Gait {
+	return []Gait{
+		{Name: "idle", Cycle: 2, FrontPhase: 0, RearPhase: 0, Swing: 0.02, Lift: 0.01},
+		{Name: "walk", Cycle: 1.2, FrontPhase: 0.25, RearPhase: 0, Swing: 0.30, Lift: 0.10, Speed: 1.6},
+		{Name: "run", Cycle: 0.6, FrontPhase: 0.5, RearPhase: 0.5, Swing: 0.70, Lift: 0.25, Speed: 4.5, Running: true},
+		{Name: "fight", Cycle: 1.15, FrontPhase: 0, RearPhase: 0, Swing: 0.30, Lift: 0.06},
+	}
 }
 
 // elephant sockets: the howdah on top of the back, the head, and the tip of the
@@ -48,8 +54,8 @@ var elephantSockets = []species.Socket{
 
 func elephantPlan() *plan {
 	return newPlan(layout{
-		dims:       ElephantDims,
-		cfg:        ElephantConfig,
+		dims:       ElephantDims(),
+		cfg:        ElephantConfig(),
 		legStretch: 1.05,
 		forward:    [NumLegs]bool{true, true, true, true}, // wrists and knees both bend forward
 		onRoot:     true,
@@ -62,9 +68,9 @@ func elephantPlan() *plan {
 
 // elephantHead moves the head and trunk (and, in fight, the whole body) for each
 // gait.
-func elephantHead(name string) func(m *Motion, bp *bodyPose) {
-	return func(m *Motion, bp *bodyPose) {
-		p := m.Phase
+func elephantHead(name string) headMotion {
+	return func(phase, intensity float64, bp bodyPose) bodyPose {
+		p := phase
 		sin := func(f, ph float64) float64 { return math.Sin(2 * math.Pi * (f*p + ph)) }
 		switch name {
 		case "idle":
@@ -86,6 +92,7 @@ func elephantHead(name string) func(m *Motion, bp *bodyPose) {
 			bp.Body.Translation[2] += 0.30*strike - 0.12*raise
 			bp.Body.Rotation = bp.Body.Rotation.Mul(rotX(-0.08*raise + 0.06*strike))
 		}
+		return bp
 	}
 }
 
@@ -95,8 +102,8 @@ func elephantHead(name string) func(m *Motion, bp *bodyPose) {
 // and the howdah, head and trunk_tip sockets.
 func Elephant() *species.Species {
 	p := elephantPlan()
-	s := &species.Species{ID: ElephantID, Name: "elephant", Skeleton: p.skel, Sockets: elephantSockets}
-	for _, g := range ElephantGaits {
+	s := &species.Species{ID: ElephantID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
+	for _, g := range ElephantGaits() {
 		frames := 24
 		if g.Name == "run" {
 			frames = 16

@@ -10,35 +10,41 @@ import (
 // HorseID is the horse's BPAT species_id.
 const HorseID = 1
 
-// HorseDims are the horse's measurements: withers about 1.6 m, the seat of the
+// HorseDims returns the horse's measurements: withers about 1.6 m, the seat of the
 // saddle 1.45 m, 2.4 m from muzzle to rump.
-var HorseDims = Dims{Width: 0.56, Height: 0.62, Length: 1.62, BodyHeight: 1.22, FootHeight: 0.05}
+func HorseDims() Dims {
+	return Dims{Width: 0.56, Height: 0.62, Length: 1.62, BodyHeight: 1.22, FootHeight: 0.05}
+}
 
-// HorseConfig holds the horse's gait knobs. Its legs are timed by the pair phases
+// HorseConfig returns the horse's gait knobs. Its legs are timed by the pair phases
 // (left legs at the pair's phase, right legs half a cycle later), and a foot's
 // swing lasts .25 + .60·swing of the cycle: walk .39, trot .62, canter .71, gallop
 // .79 (duty factors .61, .38, .29, .21).
-var HorseConfig = Config{
-	Harmonics:    DefaultHarmonics(),
-	BobAmplitude: 0.03, BobBase: 0.5, BobIntensity: 0.5,
-	CycleFloor:          1e-3,
-	LegPhase:            [NumLegs]float64{0, 0.5, 0, 0.5},
-	PairPhaseShiftsLegs: true,
-	SwingBase:           0.25, SwingPerSwing: 0.60,
-	PitchGain:     1.5,
-	SwayAmplitude: 0.012, RollAmplitude: 0.02,
-	Glide:    0.3,
-	FootCurl: 1.2,
+func HorseConfig() Config {
+	return Config{
+		Harmonics:    DefaultHarmonics(),
+		BobAmplitude: 0.03, BobBase: 0.5, BobIntensity: 0.5,
+		CycleFloor:          1e-3,
+		LegPhase:            [NumLegs]float64{0, 0.5, 0, 0.5},
+		PairPhaseShiftsLegs: true,
+		SwingBase:           0.25, SwingPerSwing: 0.60,
+		PitchGain:     1.5,
+		SwayAmplitude: 0.012, RollAmplitude: 0.02,
+		Glide:    0.3,
+		FootCurl: 1.2,
+	}
 }
 
-// HorseGaits is the horse's gait table (FACTS §2.4) with the ground speed each
+// HorseGaits returns the horse's gait table (FACTS §2.4) with the ground speed each
 // stride matches.
-var HorseGaits = []Gait{
-	{Name: "idle", Cycle: 2.5, FrontPhase: 0, RearPhase: 0, Swing: 0.015, Lift: 0.008},
-	{Name: "walk", Cycle: 1.1, FrontPhase: 0.25, RearPhase: 0, Swing: 0.24, Lift: 0.07, Speed: 1.7},
-	{Name: "trot", Cycle: 0.55, FrontPhase: 0, RearPhase: 0.5, Swing: 0.62, Lift: 0.24, Speed: 3.8, Running: true},
-	{Name: "canter", Cycle: 0.48, FrontPhase: 0.58, RearPhase: 0.30, Swing: 0.76, Lift: 0.34, Speed: 6, Running: true},
-	{Name: "gallop", Cycle: 0.38, FrontPhase: 0.42, RearPhase: 0.10, Swing: 0.90, Lift: 0.46, Speed: 12, Running: true},
+func HorseGaits() []Gait {
+	return []Gait{
+		{Name: "idle", Cycle: 2.5, FrontPhase: 0, RearPhase: 0, Swing: 0.015, Lift: 0.008},
+		{Name: "walk", Cycle: 1.1, FrontPhase: 0.25, RearPhase: 0, Swing: 0.24, Lift: 0.07, Speed: 1.7},
+		{Name: "trot", Cycle: 0.55, FrontPhase: 0, RearPhase: 0.5, Swing: 0.62, Lift: 0.24, Speed: 3.8, Running: true},
+		{Name: "canter", Cycle: 0.48, FrontPhase: 0.58, RearPhase: 0.30, Swing: 0.76, Lift: 0.34, Speed: 6, Running: true},
+		{Name: "gallop", Cycle: 0.38, FrontPhase: 0.42, RearPhase: 0.10, Swing: 0.90, Lift: 0.46, Speed: 12, Running: true},
+	}
 }
 
 // horse sockets: where a rider sits (the humanoid riding clips put the rider's
@@ -50,8 +56,8 @@ var horseSockets = []species.Socket{
 
 func horsePlan() *plan {
 	return newPlan(layout{
-		dims:       HorseDims,
-		cfg:        HorseConfig,
+		dims:       HorseDims(),
+		cfg:        HorseConfig(),
 		legStretch: 1.05,
 		forward:    [NumLegs]bool{true, true, false, false}, // knees forward, hocks back
 		headNames:  [2]string{"NeckTop", "Head"},
@@ -71,16 +77,17 @@ var horseNod = map[string]struct{ reach, nod, freq float64 }{
 	"gallop": {0.30, 0.12, 1},
 }
 
-func horseHead(name string) func(m *Motion, bp *bodyPose) {
+func horseHead(name string) headMotion {
 	n := horseNod[name]
-	return func(m *Motion, bp *bodyPose) {
-		s := math.Sin(2 * math.Pi * (n.freq*m.Phase + 0.15))
-		nod := n.reach + n.nod*m.Intensity*s
+	return func(phase, intensity float64, bp bodyPose) bodyPose {
+		s := math.Sin(2 * math.Pi * (n.freq*phase + 0.15))
+		nod := n.reach + n.nod*intensity*s
 		bp.Head[0] = rotX(nod)
 		bp.Head[1] = rotX(-0.5 * nod)
 		if name == "idle" {
-			bp.Head[0] = rotY(0.10 * math.Sin(2*math.Pi*m.Phase)).Mul(bp.Head[0])
+			bp.Head[0] = rotY(0.10 * math.Sin(2*math.Pi*phase)).Mul(bp.Head[0])
 		}
+		return bp
 	}
 }
 
@@ -90,8 +97,8 @@ func horseHead(name string) func(m *Motion, bp *bodyPose) {
 // sockets.
 func Horse() *species.Species {
 	p := horsePlan()
-	s := &species.Species{ID: HorseID, Name: "horse", Skeleton: p.skel, Sockets: horseSockets}
-	for _, g := range HorseGaits {
+	s := &species.Species{ID: HorseID, Name: "horse", Skeleton: p.skel, Sockets: append([]species.Socket(nil), horseSockets...)}
+	for _, g := range HorseGaits() {
 		frames := 24
 		switch g.Name {
 		case "trot", "canter":

@@ -23,8 +23,8 @@ type creature struct {
 
 func creatures() []creature {
 	return []creature{
-		{Horse(), horsePlan(), HorseGaits, [3]float64{-1.5, -0.05, -1.6}, [3]float64{1.5, 3.1, 2.0}, 0.9},
-		{Elephant(), elephantPlan(), ElephantGaits, [3]float64{-2.5, -0.05, -2.6}, [3]float64{2.5, 3.8, 3.6}, 1.6},
+		{Horse(), horsePlan(), HorseGaits(), [3]float64{-1.5, -0.05, -1.6}, [3]float64{1.5, 3.1, 2.0}, 0.9},
+		{Elephant(), elephantPlan(), ElephantGaits(), [3]float64{-2.5, -0.05, -2.6}, [3]float64{2.5, 3.8, 3.6}, 1.6},
 	}
 }
 
@@ -334,9 +334,9 @@ func TestPoseWritesEveryBoneAndIsDeterministic(t *testing.T) {
 }
 
 func TestLegPhases(t *testing.T) {
-	walk := HorseGaits[1]
+	walk := HorseGaits()[1]
 	for _, tm := range []float64{0, 0.1, 0.37, 0.8} {
-		m := Evaluate(HorseDims, HorseConfig, walk, tm)
+		m := Evaluate(HorseDims(), HorseConfig(), walk, tm)
 		if d := Wrap(m.Legs[FR].Phase - m.Legs[FL].Phase); math.Abs(d-0.5) > 1e-12 {
 			t.Errorf("horse walk t=%v: FR − FL = %v, want .5", tm, d)
 		}
@@ -344,13 +344,13 @@ func TestLegPhases(t *testing.T) {
 			t.Errorf("horse walk t=%v: FL − BL = %v, want .25 (front phase .25, rear 0)", tm, d)
 		}
 	}
-	trot := HorseGaits[2]
-	m := Evaluate(HorseDims, HorseConfig, trot, 0.2)
+	trot := HorseGaits()[2]
+	m := Evaluate(HorseDims(), HorseConfig(), trot, 0.2)
 	if math.Abs(m.Legs[FL].Phase-m.Legs[BR].Phase) > 1e-12 || math.Abs(m.Legs[FR].Phase-m.Legs[BL].Phase) > 1e-12 {
 		t.Errorf("horse trot: diagonal pairs not together: %+v", m.Legs)
 	}
-	for _, g := range ElephantGaits {
-		m := Evaluate(ElephantDims, ElephantConfig, g, 0.3*g.Cycle)
+	for _, g := range ElephantGaits() {
+		m := Evaluate(ElephantDims(), ElephantConfig(), g, 0.3*g.Cycle)
 		for leg, off := range [NumLegs]float64{0, 0.5, 0.75, 0.25} {
 			if d := Wrap(m.Legs[leg].Phase - m.Legs[FL].Phase); math.Abs(d-off) > 1e-9 {
 				t.Errorf("elephant %s: leg %s is %v after FL, want %v", g.Name, legNames[leg], d, off)
@@ -610,6 +610,25 @@ func TestProportions(t *testing.T) {
 		}
 		if math.Abs(lo[1]) > 0.01 {
 			t.Errorf("%s: the feet are at %.3f, not on the ground", c.s.Name, lo[1])
+		}
+	}
+}
+
+func BenchmarkPose(b *testing.B) {
+	for _, s := range []*species.Species{Horse(), Elephant()} {
+		for _, name := range []string{"walk", "die"} {
+			c := &s.Clips[s.ClipIndex(name)]
+			pose := s.Skeleton.RestPose()
+			b.Run(s.Name+"/"+name, func(b *testing.B) {
+				ph := 0.0
+				for b.Loop() {
+					c.Pose(ph, pose)
+					ph += 0.037
+					if ph > 1 {
+						ph--
+					}
+				}
+			})
 		}
 	}
 }

@@ -75,7 +75,7 @@ func newPlan(l layout) *plan {
 
 // gaitClip is a looping clip of one gait cycle; head adds the species' head,
 // neck and trunk motion (nil for none).
-func (p *plan) gaitClip(name string, frames int, g Gait, head func(m *Motion, bp *bodyPose)) species.Clip {
+func (p *plan) gaitClip(name string, frames int, g Gait, head headMotion) species.Clip {
 	c := species.Clip{Name: name, Frames: frames, FPS: 24, Loops: true, Markers: markers(name),
 		Speed: g.Speed, Cycle: g.Cycle}
 	c.Pose = func(phase float64, pose []rig.Transform) {
