@@ -632,3 +632,30 @@ func BenchmarkPose(b *testing.B) {
 		}
 	}
 }
+
+// TestBakes bakes each creature and checks the palettes against the model-space
+// pass at the frame times of FACTS §1.5.
+func TestBakes(t *testing.T) {
+	for _, c := range creatures() {
+		got, err := bake.Species(c.s)
+		if err != nil {
+			t.Fatalf("%s: %v", c.s.Name, err)
+		}
+		if got.SpeciesID != c.s.ID || got.BoneCount != 16 || len(got.Clips) != len(c.s.Clips) || len(got.Sockets) != len(c.s.Sockets) {
+			t.Fatalf("%s: baked %d clips, %d bones, species %d", c.s.Name, len(got.Clips), got.BoneCount, got.SpeciesID)
+		}
+		for i := range c.s.Clips {
+			cl := &c.s.Clips[i]
+			for f, ph := range phases(cl) {
+				want := palette(c.s, cl, ph)
+				for b := range want {
+					for k := range 16 {
+						if d := math.Abs(float64(got.Palettes[i][(f*16+b)*16+k]) - want[b][k]); d > 1e-5 {
+							t.Fatalf("%s %s frame %d bone %d: baked %v, want %v", c.s.Name, cl.Name, f, b, got.Palettes[i][(f*16+b)*16+k], want[b][k])
+						}
+					}
+				}
+			}
+		}
+	}
+}
