@@ -659,3 +659,25 @@ func TestBakes(t *testing.T) {
 		}
 	}
 }
+
+// TestFeetReachTargets samples every gait finely: each foot, swinging or
+// planted, is where the gait evaluator puts it (the legs never run out of reach).
+func TestFeetReachTargets(t *testing.T) {
+	for _, c := range creatures() {
+		for _, g := range c.gaits {
+			cl := &c.s.Clips[c.s.ClipIndex(g.Name)]
+			worst := 0.0
+			for k := range 240 {
+				ph := float64(k) / 240
+				m := Evaluate(c.plan.dims, c.plan.cfg, g, ph*g.Cycle)
+				pal := palette(c.s, cl, ph)
+				for leg, lb := range c.plan.legs {
+					worst = math.Max(worst, dist(pal[lb.foot].Translation(), m.Legs[leg].Foot))
+				}
+			}
+			if worst > 1e-6 {
+				t.Errorf("%s %s: a foot misses its target by %.3g m", c.s.Name, g.Name, worst)
+			}
+		}
+	}
+}
