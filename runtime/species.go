@@ -26,10 +26,10 @@ type SpeciesDef struct {
 	Gaits      map[string]Gait
 }
 
-// Built-in gaits. Humanoid walk and run are FACTS §2.1's cycles at the species'
-// ground speeds; horse and elephant cycles are the gait cycles of FACTS §2.4, at
-// ground speeds chosen to match their strides. Every other clip plays once per its
-// own duration.
+// Built-in gaits: humanoid walk and run are FACTS §2.1's cycles; horse and elephant
+// cycles are FACTS §2.4's gait cycles. The ground speeds are those of the built-in
+// species (species/humanoid, species/quadruped), so that a stride covers the ground
+// the unit moves over. Every other clip plays once per its own duration.
 var (
 	humanoidGaits = map[string]Gait{
 		"walk": {Cycle: 0.92, Speed: 1.4},
@@ -37,15 +37,16 @@ var (
 	}
 	horseGaits = map[string]Gait{
 		"idle":   {Cycle: 2.5},
-		"walk":   {Cycle: 1.1, Speed: 1.6},
-		"trot":   {Cycle: 0.55, Speed: 3.4},
-		"canter": {Cycle: 0.48, Speed: 5.5},
-		"gallop": {Cycle: 0.38, Speed: 8.5},
+		"walk":   {Cycle: 1.1, Speed: 1.7},
+		"trot":   {Cycle: 0.55, Speed: 3.8},
+		"canter": {Cycle: 0.48, Speed: 6},
+		"gallop": {Cycle: 0.38, Speed: 12},
+		"fight":  {Cycle: 1},
 	}
 	elephantGaits = map[string]Gait{
 		"idle":  {Cycle: 2},
-		"walk":  {Cycle: 1.2, Speed: 1.4},
-		"run":   {Cycle: 0.6, Speed: 3.2},
+		"walk":  {Cycle: 1.2, Speed: 1.6},
+		"run":   {Cycle: 0.6, Speed: 4.5},
 		"fight": {Cycle: 1.15},
 	}
 )

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bonebake/format/bpat"
+)
+
+func TestSimulateJSON(t *testing.T) {
+	code, stdout, stderr := bonebake(t, "simulate", "--units", "300", "--seconds", "30", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal([]byte(stdout), &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"units", "steps", "step_ns_per_unit_median", "step_ns_per_unit_p99", "attacks_started",
+		"hits_landed", "hits_cancelled", "frame_ms_p50", "frame_ms_p99", "species", "kills"} {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	var res simResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Units != 300 || res.Steps != 1800 {
+		t.Errorf("units %d steps %d", res.Units, res.Steps)
+	}
+	if !(res.StepNsPerUnitMedian > 0) || res.StepNsPerUnitP99 < res.StepNsPerUnitMedian || res.FrameMsP99 < res.FrameMsP50 {
+		t.Errorf("timings: %+v", res)
+	}
+	// In 30 s the armies meet and fight: swings start, land, get cancelled, kill.
+	if res.AttacksStarted == 0 || res.HitsLanded == 0 || res.Kills == 0 {
+		t.Errorf("no battle: %+v", res)
+	}
+	if res.HitsLanded+res.HitsCancelled > res.AttacksStarted || res.Kills > res.HitsLanded {
+		t.Errorf("counts do not add up: %+v", res)
+	}
+	total := 0
+	for _, n := range res.Species {
+		total += n
+	}
+	if total != 300 || len(res.Species) != 6 {
+		t.Errorf("species %v", res.Species)
+	}
+}
+
+func TestSimulateText(t *testing.T) {
+	code, stdout, stderr := bonebake(t, "simulate", "--units", "50", "--seconds", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"ns/unit median", "ns/unit p99", "frame time: p50", "attacks started", "hits landed on contact", "hits cancelled"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestSimulateAssets(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range standInFiles() {
+		if err := bpat.WriteFile(filepath.Join(dir, name+".bpat"), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := bonebake(t, "simulate", "--units", "40", "--seconds", "1", "--assets", dir, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res simResult
+	json.Unmarshal([]byte(stdout), &res)
+	if res.Assets != dir || res.Steps != 60 {
+		t.Errorf("assets %q, %d steps", res.Assets, res.Steps)
+	}
+	// A file in the wrong slot: refused, naming it.
+	bad := filepath.Join(dir, "horse.bpat")
+	os.Rename(filepath.Join(dir, "elephant.bpat"), bad)
+	code, _, stderr = bonebake(t, "simulate", "--units", "40", "--seconds", "1", "--assets", dir)
+	if code != 1 || !strings.Contains(stderr, bad) {
+		t.Errorf("wrong slot: exit %d: %s", code, stderr)
+	}
+}
+
+func TestSimulateUsage(t *testing.T) {
+	for _, c := range [][]string{{"simulate", "--units", "1"}, {"simulate", "--seconds", "0"}, {"simulate", "--dt", "2"},
+		{"simulate", "extra"}, {"simulate", "--units", "x"}} {
+		if code, _, _ := bonebake(t, c...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", c, code)
+		}
+	}
+	if code, out, _ := bonebake(t, "simulate", "--help"); code != 0 || !strings.Contains(out, "--assets") {
+		t.Errorf("help: exit %d", code)
+	}
+}
