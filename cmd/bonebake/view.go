@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"bonebake/species"
+	"bonebake/viewer"
+
+	"github.com/spf13/cobra"
+)
+
+// builtinSpecies lists the built-in creatures that `view` bakes when it is given
+// no paths (and meshes .bpat files of theirs).
+var builtinSpecies = func() []*species.Species { return nil }
+
+func newViewCmd() *cobra.Command {
+	var (
+		addr string
+		open bool
+		dir  string
+	)
+	cmd := &cobra.Command{
+		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open]",
+		Short: "Show baked creatures in a local web viewer",
+		Long: `Start a local web server with a WebGL2 viewer and print its URL. The page draws
+crowds of up to 20,000 animated instances skinned on the GPU straight from the
+BPAT palette bytes, with the clip list, a timeline with markers, socket gizmos,
+props, a skeleton overlay and an info panel.
+
+With no PATH it shows the .bpat files in assets/creatures (drawn with the meshes
+of the built-in species of the same names) or, when there are none, the built-in
+creatures baked in memory. Given .bpat files or glTF models (.gltf, .glb; baked
+on the fly) it shows those; a .bpat without a known mesh is drawn as a box per
+bone.
+
+The server listens on loopback unless --addr says otherwise and serves nothing
+but the page and the assets it was given. Stop it with Ctrl-C.`,
+		Example: `  bonebake view
+  bonebake view testdata/gltf/Fox.glb --open
+  bonebake view out/*.bpat --addr 127.0.0.1:8080`,
+		RunE: func(cmd *cobra.Command, paths []string) error {
+			var (
+				assets []*viewer.Asset
+				what   string
+				err    error
+			)
+			start := time.Now()
+			if len(paths) > 0 {
+				assets, err = viewer.Load(paths, builtinSpecies())
+				what = fmt.Sprintf("%d file(s)", len(assets))
+			} else {
+				assets, what, err = viewer.Default(dir, builtinSpecies())
+			}
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return usagef("--addr %q: %v", addr, err)
+			}
+			srv := viewer.New(assets)
+			srv.AllowAnyHost = !viewer.IsLoopback(ln.Addr())
+			url := "http://" + ln.Addr().String() + "/"
+			if srv.AllowAnyHost {
+				fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: warning: listening on %s, which is not loopback: anyone who can reach it sees the assets\n", ln.Addr())
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: %s ready in %.0f ms; Ctrl-C stops\n", what, float64(time.Since(start).Microseconds())/1000)
+			fmt.Fprintln(cmd.OutOrStdout(), url)
+			if open {
+				if err := openBrowser(url); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: --open: %v; open %s yourself\n", err, url)
+				}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, ln, srv)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
+	fl.BoolVar(&open, "open", false, "open the page in a browser (xdg-open or open)")
+	fl.StringVar(&dir, "dir", "assets/creatures", "where to look for .bpat files when no PATH is given")
+	return cmd
+}
+
+// serve runs the server on ln until ctx is done, then shuts it down.
+func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// openBrowser asks the desktop to open url.
+func openBrowser(url string) error {
+	var tools []string
+	switch runtime.GOOS {
+	case "darwin":
+		tools = []string{"open"}
+	case "windows":
+		return exec.Command("rundll32", "url.dll,FileProtocolHandler", url).Start()
+	default:
+		tools = []string{"xdg-open", "open"}
+	}
+	for _, t := range tools {
+		if p, err := exec.LookPath(t); err == nil {
+			c := exec.Command(p, url)
+			if err := c.Start(); err != nil {
+				return err
+			}
+			go c.Wait()
+			return nil
+		}
+	}
+	return fmt.Errorf("found none of %v to open a browser with", tools)
+}

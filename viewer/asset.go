@@ -1,0 +1,354 @@
+package viewer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"bonebake/bake"
+	"bonebake/format/bpat"
+	"bonebake/mesh"
+	"bonebake/rig"
+	"bonebake/source/gltf"
+	"bonebake/species"
+)
+
+// Kinds of asset, as the JSON reports them.
+const (
+	KindBPAT    = "bpat"    // a .bpat file given on the command line or found in a directory
+	KindGLTF    = "gltf"    // a glTF model, baked when it was loaded
+	KindBuiltin = "builtin" // a built-in species, baked in memory
+)
+
+// Mesh sources, as the JSON reports them.
+const (
+	MeshGLTF    = "gltf"    // the glTF model's own skinned mesh
+	MeshSpecies = "species" // the built-in species' mesh
+	MeshBoxes   = "boxes"   // a box per bone, rigidly skinned: a bare .bpat has no mesh
+)
+
+// DefaultFPS is the frame rate of a glTF model's clips when the model does not say.
+const DefaultFPS = 30
+
+// Asset is one creature the viewer shows: a validated BPAT file (read from disk or
+// baked in memory, its bytes as a file holds them) and the mesh that draws it.
+type Asset struct {
+	Name   string // shown in the page: the file's base name without extension, or the species name
+	Kind   string // KindBPAT, KindGLTF or KindBuiltin
+	Source string // the file it came from; empty for a built-in species
+
+	file     *bpat.File
+	size     int64 // the BPAT file's size in bytes
+	mesh     *mesh.Skinned
+	meshKind string
+	// inverseBind holds one row-major matrix per palette bone.
+	inverseBind [][16]float32
+	boneNames   []string // nil when unknown (a bare .bpat)
+	parents     []int    // palette index of each bone's parent, -1 for a root; nil when unknown
+	warning     string
+}
+
+// File returns the asset's BPAT file.
+func (a *Asset) File() *bpat.File { return a.file }
+
+// Mesh returns the mesh the page draws the asset with.
+func (a *Asset) Mesh() *mesh.Skinned { return a.mesh }
+
+// MeshKind says where the mesh came from: MeshGLTF, MeshSpecies or MeshBoxes.
+func (a *Asset) MeshKind() string { return a.meshKind }
+
+// Load reads each path as a BPAT file (by its .bpat extension or its magic) or a
+// glTF model (.gltf, .glb, or otherwise), baking models on the fly. A .bpat whose
+// base name or species id and bone count match one of known is drawn with that
+// species' mesh; otherwise with a box per bone.
+func Load(paths []string, known []*species.Species) ([]*Asset, error) {
+	var out []*Asset
+	for _, p := range paths {
+		var (
+			a   *Asset
+			err error
+		)
+		if isBPAT(p) {
+			a, err = LoadBPAT(p, known)
+		} else {
+			a, err = LoadGLTF(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// Default returns what `bonebake view` shows without paths: the .bpat files in dir
+// when it has any (with the meshes of the built-in species of the same names),
+// else every species of builtins baked in memory. It also says which it did.
+func Default(dir string, builtins []*species.Species) ([]*Asset, string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.bpat"))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(files) > 0 {
+		sort.Strings(files)
+		as, err := Load(files, builtins)
+		return as, fmt.Sprintf("%d files in %s", len(files), dir), err
+	}
+	if len(builtins) == 0 {
+		return nil, "", fmt.Errorf("no .bpat files in %s and no built-in creatures to bake: give .bpat files or glTF models", dir)
+	}
+	var out []*Asset
+	for _, s := range builtins {
+		a, err := FromSpecies(s)
+		if err != nil {
+			return nil, "", err
+		}
+		out = append(out, a)
+	}
+	return out, fmt.Sprintf("%d built-in creatures baked in memory", len(out)), nil
+}
+
+func isBPAT(path string) bool {
+	if strings.EqualFold(filepath.Ext(path), ".bpat") {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && string(magic[:]) == bpat.Magic
+}
+
+// parseBPAT validates b strictly, accepting the species id it declares; a file that
+// only the game's lenient reader accepts is shown with a warning.
+func parseBPAT(name string, b []byte) (*bpat.File, string, error) {
+	var opts []bpat.Option
+	if len(b) >= 12 {
+		opts = append(opts, bpat.Species(binary.LittleEndian.Uint32(b[8:12])))
+	}
+	opts = append(opts, bpat.Name(name))
+	f, err := bpat.Parse(b, opts...)
+	if err == nil {
+		return f, "", nil
+	}
+	lf, lerr := bpat.Parse(b, append(opts, bpat.Lenient())...)
+	if lerr != nil {
+		return nil, "", err
+	}
+	return lf, "accepted only by the lenient reader: " + err.Error(), nil
+}
+
+// LoadBPAT reads a BPAT file. Its mesh is that of the species in known whose name
+// is the file's base name, or else whose id is the file's species id, when the
+// bone counts agree; otherwise a box per bone.
+func LoadBPAT(path string, known []*species.Species) (*Asset, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, warning, err := parseBPAT(path, b)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, size: int64(len(b)), warning: warning}
+	if s := matchSpecies(name, f, known); s != nil {
+		a.useSpecies(s)
+	} else {
+		a.useBoxes()
+	}
+	return a, nil
+}
+
+func matchSpecies(name string, f *bpat.File, known []*species.Species) *species.Species {
+	fits := func(s *species.Species) bool {
+		return s != nil && s.Skeleton != nil && s.Skeleton.Len() == f.BoneCount() && s.Mesh != nil
+	}
+	for _, s := range known {
+		if fits(s) && s.Name == name {
+			return s
+		}
+	}
+	for _, s := range known {
+		if fits(s) && s.ID == f.Header().SpeciesID {
+			return s
+		}
+	}
+	return nil
+}
+
+// FromSpecies bakes a species in memory. The asset's BPAT bytes are what
+// `bpat.Write` produces, the same bytes a baked file holds.
+func FromSpecies(s *species.Species) (*Asset, error) {
+	c, err := bake.Species(s)
+	if err != nil {
+		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
+	}
+	var buf bytes.Buffer
+	if err := bpat.Write(&buf, c); err != nil {
+		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
+	}
+	f, err := bpat.Parse(buf.Bytes(), bpat.Name(s.Name+".bpat"), bpat.Species(s.ID))
+	if err != nil {
+		return nil, err
+	}
+	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, size: int64(buf.Len())}
+	a.useSpecies(s)
+	return a, nil
+}
+
+func (a *Asset) useSpecies(s *species.Species) {
+	a.mesh, a.meshKind = s.Mesh, MeshSpecies
+	a.boneNames = s.Skeleton.Names
+	a.parents = s.Skeleton.Parents
+	a.inverseBind = matrices32(s.InverseBind())
+}
+
+// LoadGLTF loads a skinned glTF model and bakes every animation (with the fps,
+// loop flags, markers and sockets its bonebake extras carry, else looping at
+// DefaultFPS). It is drawn with its own mesh and skin.
+func LoadGLTF(path string) (*Asset, error) {
+	m, err := gltf.Load(path, gltf.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Clips) == 0 {
+		return nil, fmt.Errorf("%s: the model has no animations to show", path)
+	}
+	mf := bake.GLTFManifest(m)
+	if mf.FPS == 0 {
+		mf.FPS = DefaultFPS
+	}
+	r, names, motions := bake.FromGLTF(m)
+	job, err := mf.Job(r, names, motions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c, err := bake.Bake(job)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if err := bpat.Write(&buf, c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := bpat.Parse(buf.Bytes(), bpat.Name(path), bpat.Species(mf.SpeciesID))
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, size: int64(buf.Len()), boneNames: m.JointNames}
+	a.parents = jointParents(m)
+	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
+		a.mesh, a.meshKind = m.Mesh, MeshGLTF
+		a.inverseBind = matrices32(m.InverseBind)
+	} else {
+		a.useBoxes()
+	}
+	return a, nil
+}
+
+// jointParents gives each joint the palette index of its nearest ancestor that is
+// also a joint, or -1.
+func jointParents(m *gltf.Model) []int {
+	joint := make(map[int]int, len(m.Joints))
+	for j, b := range m.Joints {
+		joint[b] = j
+	}
+	parents := make([]int, len(m.Joints))
+	for j, b := range m.Joints {
+		parents[j] = -1
+		for p := m.Skeleton.Parents[b]; p >= 0; p = m.Skeleton.Parents[p] {
+			if pj, ok := joint[p]; ok {
+				parents[j] = pj
+				break
+			}
+		}
+	}
+	return parents
+}
+
+func matrices32(ms []rig.Mat4) [][16]float32 {
+	out := make([][16]float32, len(ms))
+	for i := range ms {
+		ms[i].PutFloat32(out[i][:])
+	}
+	return out
+}
+
+// useBoxes gives a bare palette a body: a small cube at each bone's origin,
+// rigidly skinned to it, with identity inverse binds (the cube is made in the
+// bone's own space). Its size follows the spread of the bones in the first frame.
+func (a *Asset) useBoxes() {
+	n := a.file.BoneCount()
+	p := a.file.Palette(0, 0)
+	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	for b := 0; b < n; b++ {
+		for k, i := range [3]int{3, 7, 11} {
+			v := float64(p[b*16+i])
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			lo[k], hi[k] = min(lo[k], v), max(hi[k], v)
+		}
+	}
+	extent := 0.0
+	for k := range lo {
+		if hi[k] > lo[k] {
+			extent = max(extent, hi[k]-lo[k])
+		}
+	}
+	half := float32(0.05)
+	if extent > 0 {
+		half = float32(extent * 0.03)
+	}
+	a.mesh, a.meshKind = BoxesMesh(n, half), MeshBoxes
+	a.inverseBind = make([][16]float32, n)
+	for i := range a.inverseBind {
+		a.inverseBind[i] = [16]float32{0: 1, 5: 1, 10: 1, 15: 1}
+	}
+}
+
+// BoxesMesh returns bones cubes of half-size half centred on the origin, cube b
+// skinned entirely to bone b: with identity inverse binds each sits on its bone.
+func BoxesMesh(bones int, half float32) *mesh.Skinned {
+	m := &mesh.Skinned{}
+	// The six faces: normal, and two axes spanning the face (u × v = normal).
+	faces := [6][3][3]float32{
+		{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+		{{-1, 0, 0}, {0, 0, 1}, {0, 1, 0}},
+		{{0, 1, 0}, {0, 0, 1}, {1, 0, 0}},
+		{{0, -1, 0}, {1, 0, 0}, {0, 0, 1}},
+		{{0, 0, 1}, {1, 0, 0}, {0, 1, 0}},
+		{{0, 0, -1}, {0, 1, 0}, {1, 0, 0}},
+	}
+	for b := 0; b < bones; b++ {
+		for _, f := range faces {
+			nrm, u, v := f[0], f[1], f[2]
+			base := uint32(len(m.Positions))
+			for _, c := range [4][2]float32{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
+				var pos [3]float32
+				for k := range pos {
+					pos[k] = half * (nrm[k] + c[0]*u[k] + c[1]*v[k])
+				}
+				m.Positions = append(m.Positions, pos)
+				m.Normals = append(m.Normals, nrm)
+				m.Joints = append(m.Joints, [4]uint16{uint16(b)})
+				m.Weights = append(m.Weights, [4]float32{1})
+				m.Roles = append(m.Roles, uint8(b%3))
+			}
+			m.Indices = append(m.Indices, base, base+1, base+2, base, base+2, base+3)
+		}
+	}
+	return m
+}

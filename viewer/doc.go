@@ -1,0 +1,28 @@
+// Package viewer is bonebake's local web viewer: an HTTP server that hands a
+// browser BPAT palettes, meshes and clip tables, and an embedded WebGL2 page that
+// draws crowds of baked creatures from them.
+//
+// The page (plain HTML, JavaScript and GLSL under web/, embedded with go:embed;
+// nothing from a CDN, no build step) fetches each asset's palette block as the
+// bytes stored in its BPAT file and uploads them unchanged as an RGBA32F texture
+// (FACTS §1.1: width bone_count·4 texels, one row per frame). The vertex shader
+// reads four texels per bone — a model-space matrix, row after row — for the frame
+// and the next frame, blends them element by element, multiplies by the mesh's
+// inverse bind matrix and applies the instance transform: one instanced draw per
+// species. The per-instance (frame, next, lerp) comes from the phase by the rules
+// of FACTS §1.5, the same as bpat.Resolve.
+//
+// The server answers only these routes, on GET or HEAD:
+//
+//	/                              the page (index.html)
+//	/<file>                        one of the embedded page files, by exact name
+//	/api/assets                    JSON: every asset with its clips, sockets, bones
+//	/api/assets/{id}/palette       the palette block, byte for byte as in the file
+//	/api/assets/{id}/socketdata    the socket data block, byte for byte
+//	/api/assets/{id}/mesh          the mesh and inverse binds (see EncodeMesh)
+//
+// Anything else is 404: the server never reads a file by a name a request gives,
+// and lists no directory. It listens on loopback by default and, while it does,
+// refuses requests whose Host header names anything but a loopback host (a guard
+// against DNS rebinding).
+package viewer

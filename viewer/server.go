@@ -1,0 +1,232 @@
+package viewer
+
+import (
+	"embed"
+	"encoding/json"
+	"io/fs"
+	"math"
+	"net"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+
+	"bonebake/format/bpat"
+)
+
+//go:embed web
+var webFS embed.FS
+
+// Server serves the page and the assets it was given; nothing else.
+type Server struct {
+	assets []*Asset
+	meshes [][]byte
+	index  []byte            // the /api/assets JSON
+	files  map[string][]byte // embedded page files by name
+	// AllowAnyHost turns off the Host header check. Set it when the server
+	// listens on a non-loopback address on purpose.
+	AllowAnyHost bool
+}
+
+// New returns a server for assets, in the order given (an asset's id is its index).
+func New(assets []*Asset) *Server {
+	s := &Server{assets: assets, files: map[string][]byte{}}
+	entries, _ := fs.ReadDir(webFS, "web")
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			b, _ := webFS.ReadFile("web/" + e.Name())
+			s.files[e.Name()] = b
+		}
+	}
+	list := make([]assetJSON, len(assets))
+	for i, a := range assets {
+		s.meshes = append(s.meshes, EncodeMesh(a.mesh, a.inverseBind))
+		list[i] = a.describe(i)
+	}
+	s.index, _ = json.Marshal(struct {
+		Assets []assetJSON `json:"assets"`
+	}{list})
+	return s
+}
+
+// Assets returns the assets the server shows.
+func (s *Server) Assets() []*Asset { return s.assets }
+
+type assetJSON struct {
+	ID              int          `json:"id"`
+	Name            string       `json:"name"`
+	Kind            string       `json:"kind"`
+	Source          string       `json:"source,omitempty"` // base name of the file
+	SpeciesID       uint32       `json:"species_id"`
+	Version         uint32       `json:"version"`
+	Bones           int          `json:"bones"`
+	FrameTotal      int          `json:"frame_total"`
+	BoneNames       []string     `json:"bone_names"` // null when unknown
+	Parents         []int        `json:"parents"`    // null when unknown
+	Clips           []clipJSON   `json:"clips"`
+	Sockets         []socketJSON `json:"sockets"`
+	FileSize        int64        `json:"file_size"`
+	PaletteBytes    uint64       `json:"palette_bytes"`
+	SocketDataBytes uint64       `json:"socket_data_bytes"`
+	Mesh            string       `json:"mesh"`
+	Vertices        int          `json:"vertices"`
+	Triangles       int          `json:"triangles"`
+	Warning         string       `json:"warning,omitempty"`
+}
+
+type clipJSON struct {
+	Name        string             `json:"name"`
+	Frames      int                `json:"frames"`
+	FrameOffset int                `json:"frame_offset"`
+	FPS         float32            `json:"fps"` // 0 when the file's value is not a positive number
+	Loops       bool               `json:"loops"`
+	Duration    float64            `json:"duration"`
+	Markers     map[string]float32 `json:"markers"`
+}
+
+type socketJSON struct {
+	Name   string     `json:"name"`
+	Anchor int        `json:"anchor"`
+	Offset [3]float32 `json:"offset"`
+}
+
+func (a *Asset) describe(id int) assetJSON {
+	f := a.file
+	h := f.Header()
+	j := assetJSON{
+		ID: id, Name: a.Name, Kind: a.Kind, SpeciesID: h.SpeciesID, Version: h.Version,
+		Bones: f.BoneCount(), FrameTotal: int(h.FrameTotal),
+		BoneNames: a.boneNames, Parents: a.parents,
+		Clips: []clipJSON{}, Sockets: []socketJSON{},
+		FileSize: a.size, PaletteBytes: h.PaletteSize(), SocketDataBytes: h.SocketDataSize(),
+		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(),
+		Warning: a.warning,
+	}
+	if a.Source != "" {
+		j.Source = path.Base(strings.ReplaceAll(a.Source, "\\", "/"))
+	}
+	for _, c := range f.Clips() {
+		cj := clipJSON{Name: c.Name, Frames: c.FrameCount, FrameOffset: c.FrameOffset, Loops: c.Loops, Markers: map[string]float32{}}
+		if fps := float64(c.FPS); fps > 0 && !math.IsInf(fps, 0) {
+			cj.FPS = c.FPS
+			cj.Duration = c.Duration()
+		}
+		for k, v := range c.Markers {
+			if v >= 0 && v <= 1 { // set, and a number JSON can carry
+				cj.Markers[bpat.Marker(k).String()] = v
+			}
+		}
+		j.Clips = append(j.Clips, cj)
+	}
+	for _, so := range f.Sockets() {
+		sj := socketJSON{Name: so.Name, Anchor: so.Anchor, Offset: so.Offset}
+		for k, v := range sj.Offset {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				sj.Offset[k] = 0
+			}
+		}
+		j.Sockets = append(j.Sockets, sj)
+	}
+	return j
+}
+
+var contentTypes = map[string]string{
+	".html": "text/html; charset=utf-8",
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".glsl": "text/plain; charset=utf-8",
+	".png":  "image/png",
+}
+
+// ServeHTTP answers the routes listed in the package documentation and 404 to
+// everything else.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.AllowAnyHost && !loopbackHost(r.Host) {
+		http.Error(w, "forbidden host", http.StatusForbidden)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	// The raw path, not a cleaned one: "/../x" or "//x" match no route.
+	p := r.URL.Path
+	if r.URL.RawPath != "" || strings.Contains(p, "..") || strings.Contains(p, "//") {
+		http.NotFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	switch {
+	case p == "/api/assets":
+		s.send(w, r, "application/json", s.index)
+		return
+	case strings.HasPrefix(p, "/api/assets/"):
+		s.serveAsset(w, r, strings.TrimPrefix(p, "/api/assets/"))
+		return
+	}
+	name := strings.TrimPrefix(p, "/")
+	if name == "" {
+		name = "index.html"
+	}
+	b, ok := s.files[name]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	s.send(w, r, contentTypes[path.Ext(name)], b)
+}
+
+func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request, rest string) {
+	idText, what, ok := strings.Cut(rest, "/")
+	id, err := strconv.Atoi(idText)
+	if !ok || err != nil || id < 0 || id >= len(s.assets) || strconv.Itoa(id) != idText {
+		http.NotFound(w, r)
+		return
+	}
+	a := s.assets[id]
+	switch what {
+	case "palette":
+		s.send(w, r, "application/octet-stream", a.file.PaletteBytes())
+	case "socketdata":
+		s.send(w, r, "application/octet-stream", a.file.SocketDataBytes())
+	case "mesh":
+		s.send(w, r, "application/octet-stream", s.meshes[id])
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *Server) send(w http.ResponseWriter, r *http.Request, contentType string, b []byte) {
+	h := w.Header()
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(b)
+	}
+}
+
+// loopbackHost reports whether a Host header names this machine's loopback
+// interface: localhost, 127.0.0.0/8 or ::1, with or without a port.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopback reports whether a listener's address is on the loopback interface.
+func IsLoopback(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
