@@ -1,0 +1,397 @@
+package humanoid
+
+import (
+	"math"
+
+	"bonebake/rig"
+)
+
+// vec is a point or direction in metres.
+type vec = [3]float64
+
+// armPose places one arm. Dir, Pole and Grip are in chest space (x the creature's
+// left, y up, z forward when the chest is upright), or in root space when the
+// pose's ArmsInRoot is set.
+type armPose struct {
+	Dir  vec     // from the shoulder joint towards the hand (any length)
+	Bend float64 // elbow flexion in radians; 0 is a straight arm
+	Pole vec     // where the elbow points
+	Grip vec     // the direction a held weapon points: the hand's local +z
+	// GripRoot takes Grip in root space instead (1) or blends towards it: for a
+	// thrust that must stay level however the torso leans.
+	GripRoot float64
+	// Clav raises (positive) and brings forward (positive) the clavicle, radians.
+	Clav [2]float64
+	// Shaft (left hand only) moves the hand onto the right hand's weapon: 0 leaves
+	// it where Dir and Bend put it, 1 puts it ShaftAt metres along the right hand's
+	// grip, with the same grip.
+	Shaft, ShaftAt float64
+	// Draw (right hand only) puts the hand on a bow's string: 0 leaves it where Dir
+	// and Bend put it, 1 puts it DrawLen metres behind the left (bow) hand along
+	// the line from the left shoulder through that hand, the way an arrow lies.
+	Draw, DrawLen float64
+}
+
+// footPose places one foot: the ankle (the Foot bone) in root space, the foot's
+// pitch (positive lifts the heel) and yaw, and where the knee points.
+type footPose struct {
+	Pos        vec
+	Pitch, Yaw float64
+	Pole       vec
+}
+
+// bodyPose is every degree of freedom the clips animate. Angles are radians as
+// (pitch, yaw, roll): pitch about x (positive leans forward), yaw about y (positive
+// turns left), roll about z (positive tips the left side up).
+type bodyPose struct {
+	Root      vec
+	RootYaw   float64
+	Pelvis    vec // the pelvis bone's position in root space
+	PelvisRot vec
+	Spine     vec
+	Chest     vec
+	Neck      vec
+	Head      vec
+	// HeadLevel blends the neck and head from local angles (0) to holding the head
+	// at Head's angles in root space (1), the way a walker steadies the gaze.
+	HeadLevel  float64
+	Arm        [2]armPose // left, right
+	Foot       [2]footPose
+	ArmsInRoot bool // Dir, Pole and Grip are in root space, not chest space
+}
+
+const (
+	left  = 0
+	right = 1
+)
+
+// side returns +1 for the left (+x) side and −1 for the right.
+func side(s int) float64 {
+	if s == left {
+		return 1
+	}
+	return -1
+}
+
+// lerpPose blends a (u = 0) to b (u = 1). Directions turn along great circles,
+// so a hand moving between two arm directions sweeps an arc round the shoulder.
+func lerpPose(a, b *bodyPose, u float64) bodyPose {
+	r := *a
+	r.Root = lerpV(a.Root, b.Root, u)
+	r.RootYaw = lerp(a.RootYaw, b.RootYaw, u)
+	r.Pelvis = lerpV(a.Pelvis, b.Pelvis, u)
+	r.PelvisRot = lerpV(a.PelvisRot, b.PelvisRot, u)
+	r.Spine = lerpV(a.Spine, b.Spine, u)
+	r.Chest = lerpV(a.Chest, b.Chest, u)
+	r.Neck = lerpV(a.Neck, b.Neck, u)
+	r.Head = lerpV(a.Head, b.Head, u)
+	r.HeadLevel = lerp(a.HeadLevel, b.HeadLevel, u)
+	for s := 0; s < 2; s++ {
+		x, y := &a.Arm[s], &b.Arm[s]
+		r.Arm[s] = armPose{
+			Dir:      slerpV(x.Dir, y.Dir, u),
+			Bend:     lerp(x.Bend, y.Bend, u),
+			Pole:     slerpV(x.Pole, y.Pole, u),
+			Grip:     slerpV(x.Grip, y.Grip, u),
+			GripRoot: lerp(x.GripRoot, y.GripRoot, u),
+			Clav:     [2]float64{lerp(x.Clav[0], y.Clav[0], u), lerp(x.Clav[1], y.Clav[1], u)},
+			Shaft:    lerp(x.Shaft, y.Shaft, u),
+			ShaftAt:  lerp(x.ShaftAt, y.ShaftAt, u),
+			Draw:     lerp(x.Draw, y.Draw, u),
+			DrawLen:  lerp(x.DrawLen, y.DrawLen, u),
+		}
+		f, g := &a.Foot[s], &b.Foot[s]
+		r.Foot[s] = footPose{
+			Pos:   lerpV(f.Pos, g.Pos, u),
+			Pitch: lerp(f.Pitch, g.Pitch, u),
+			Yaw:   lerp(f.Yaw, g.Yaw, u),
+			Pole:  slerpV(f.Pole, g.Pole, u),
+		}
+	}
+	return r
+}
+
+// key is one key pose of a clip at a phase. In and Out are the slopes of the
+// eased parameter where the segment arriving at this key starts and ends (0, 0 is
+// smoothstep; 0, 2 accelerates into the key; 2, 0 leaves the previous key fast).
+type key struct {
+	At      float64
+	Pose    bodyPose
+	In, Out float64
+}
+
+// sampleKeys interpolates keys (sorted by At, the first at 0, the last at 1) at
+// phase.
+func sampleKeys(keys []key, phase float64) bodyPose {
+	if phase <= keys[0].At {
+		return keys[0].Pose
+	}
+	for i := 1; i < len(keys); i++ {
+		k := &keys[i]
+		if phase <= k.At {
+			prev := &keys[i-1]
+			t := (phase - prev.At) / (k.At - prev.At)
+			return lerpPose(&prev.Pose, &k.Pose, hermite01(t, k.In, k.Out))
+		}
+	}
+	return keys[len(keys)-1].Pose
+}
+
+// hermite01 is the cubic from 0 to 1 on [0, 1] with slopes m0 at 0 and m1 at 1.
+func hermite01(t, m0, m1 float64) float64 {
+	t = clamp(t, 0, 1)
+	t2, t3 := t*t, t*t*t
+	return (t3-2*t2+t)*m0 + (-2*t3 + 3*t2) + (t3-t2)*m1
+}
+
+// poser writes one pose: local transforms into out, while tracking each bone's
+// model-space rotation and position so that targets can be met. It lives on the
+// caller's stack; nothing is shared between calls.
+type poser struct {
+	b   *body
+	out []rig.Transform
+	rot [boneCount]rig.Quat
+	pos [boneCount]vec
+}
+
+// set writes bone i's local transform and updates its model-space frame.
+func (p *poser) set(i int, t vec, q rig.Quat) {
+	q = q.Normalize()
+	p.out[i] = rig.Transform{Translation: t, Rotation: q, Scale: vec{1, 1, 1}}
+	par := boneParents[i]
+	if par < 0 {
+		p.rot[i], p.pos[i] = q, t
+		return
+	}
+	p.rot[i] = p.rot[par].Mul(q).Normalize()
+	p.pos[i] = add(p.pos[par], p.rot[par].Rotate(t))
+}
+
+// setWorld gives bone i (at its rest offset) the model-space rotation q.
+func (p *poser) setWorld(i int, q rig.Quat) {
+	p.set(i, p.b.restT(i), p.rot[boneParents[i]].Conjugate().Mul(q))
+}
+
+// jointPos is where bone i sits given its parent's frame (its own rotation does
+// not move it).
+func (p *poser) jointPos(i int) vec {
+	par := boneParents[i]
+	return add(p.pos[par], p.rot[par].Rotate(p.b.restT(i)))
+}
+
+// apply writes bp into out (every bone's full local transform).
+func (b *body) apply(bp *bodyPose, out []rig.Transform) {
+	p := poser{b: b, out: out}
+	p.set(Root, bp.Root, euler(vec{0, bp.RootYaw, 0}))
+	p.set(Pelvis, bp.Pelvis, euler(bp.PelvisRot))
+	p.set(Spine, b.restT(Spine), euler(bp.Spine))
+	p.set(Chest, b.restT(Chest), euler(bp.Chest))
+	// Neck and head: local angles, or a steady head in root space.
+	neckL, headL := euler(bp.Neck), euler(bp.Head)
+	if w := bp.HeadLevel; w > 0 {
+		want := p.rot[Root].Mul(euler(bp.Head))
+		need := p.rot[Chest].Conjugate().Mul(want) // neck+head local rotation
+		nk := rig.Slerp(rig.IdentityQuat(), need, 0.4).Mul(euler(bp.Neck))
+		neckL = rig.Slerp(neckL, nk, w)
+		neckW := p.rot[Chest].Mul(neckL)
+		headL = rig.Slerp(headL, neckW.Conjugate().Mul(want), w)
+	}
+	p.set(Neck, b.restT(Neck), neckL)
+	p.set(Head, b.restT(Head), headL)
+
+	// Arms: the right first, so the left hand can take hold of its weapon; the
+	// left first when the right hand draws the left hand's bow.
+	space := p.rot[Chest]
+	if bp.ArmsInRoot {
+		space = p.rot[Root]
+	}
+	order := [2]int{right, left}
+	if bp.Arm[right].Draw > 0 {
+		order = [2]int{left, right}
+	}
+	var hands, shoulders, grips [2]vec
+	for _, s := range order {
+		a := &bp.Arm[s]
+		sh, ua, fa, hd := ShoulderL, UpperArmL, ForearmL, HandL
+		if s == right {
+			sh, ua, fa, hd = ShoulderR, UpperArmR, ForearmR, HandR
+		}
+		sx := side(s)
+		p.set(sh, b.restT(sh), euler(vec{0, -sx * a.Clav[1], sx * a.Clav[0]}))
+		shoulder := p.jointPos(ua)
+		dist := b.armReach(a.Bend)
+		target := add(shoulder, scale(space.Rotate(unit(a.Dir)), dist))
+		grip := unit(space.Rotate(a.Grip))
+		if a.GripRoot > 0 {
+			grip = unit(slerpV(grip, p.rot[Root].Rotate(unit(a.Grip)), a.GripRoot))
+		}
+		if s == left && a.Shaft > 0 {
+			onShaft := add(hands[right], scale(grips[right], a.ShaftAt))
+			target = lerpV(target, onShaft, a.Shaft)
+			grip = unit(slerpV(grip, grips[right], a.Shaft))
+		}
+		if s == right && a.Draw > 0 {
+			aim := unit(sub(hands[left], shoulders[left]))
+			onString := sub(hands[left], scale(aim, a.DrawLen))
+			target = lerpV(target, onString, a.Draw)
+		}
+		pole := space.Rotate(a.Pole)
+		elbow, hinge := twoBone(shoulder, target, pole, b.upper, b.fore)
+		hands[s] = p.armChain(s, ua, fa, hd, shoulder, elbow, target, hinge, grip)
+		shoulders[s], grips[s] = shoulder, grip
+	}
+
+	// Legs.
+	for s := 0; s < 2; s++ {
+		f := &bp.Foot[s]
+		hip, knee, foot := HipL, KneeL, FootL
+		if s == right {
+			hip, knee, foot = HipR, KneeR, FootR
+		}
+		h := p.jointPos(hip)
+		target := p.rot[Root].Rotate(f.Pos)
+		target = add(target, bp.Root)
+		pole := p.rot[Root].Rotate(f.Pole)
+		k, hinge := twoBone(h, target, pole, b.thigh, b.shin)
+		// Thigh and shin point down their local −y; the knee bends about local x.
+		yT := unit(sub(h, k))
+		p.setWorld(hip, basis(hinge, yT, cross(hinge, yT)))
+		yS := unit(sub(k, target))
+		p.setWorld(knee, basis(hinge, yS, cross(hinge, yS)))
+		p.setWorld(foot, p.rot[Root].Mul(euler(vec{f.Pitch, f.Yaw, 0})))
+	}
+}
+
+// armChain orients the upper arm, forearm and hand of one side so that the elbow
+// and hand land where the solver put them, and the hand's +z follows grip. The
+// arm's bones run along +x (left) or −x (right) and the elbow bends about local y.
+// It returns the hand's position.
+func (p *poser) armChain(s, ua, fa, hd int, shoulder, elbow, hand, hinge, grip vec) vec {
+	sx := side(s)
+	// hinge from twoBone is w×u; the elbow flexes about local y, which points
+	// along −hinge for the left arm and +hinge for the right in these frames.
+	y := scale(hinge, -sx)
+	xU := scale(unit(sub(elbow, shoulder)), sx)
+	p.setWorld(ua, basis(xU, y, cross(xU, y)))
+	xF := scale(unit(sub(hand, elbow)), sx)
+	p.setWorld(fa, basis(xF, y, cross(xF, y)))
+	// The hand: +z along the grip, +x as near the forearm's as the grip allows.
+	z := grip
+	x := unit(sub(xF, scale(z, dot(xF, z))))
+	if norm(x) < 1e-6 {
+		x = cross(y, z)
+	}
+	p.setWorld(hd, basis(x, cross(z, x), z))
+	return p.pos[hd]
+}
+
+// twoBone solves a two-segment chain from root towards target with segment
+// lengths a and b, bending towards pole. It returns the middle joint and the
+// hinge axis w×u (u from root to target, w the pole direction square to u). A
+// target out of reach is met as nearly as the chain allows.
+func twoBone(root, target, pole vec, a, b float64) (mid, hinge vec) {
+	d := sub(target, root)
+	dist := norm(d)
+	u := vec{0, -1, 0}
+	if dist > 1e-9 {
+		u = scale(d, 1/dist)
+	}
+	dist = clamp(dist, math.Abs(a-b)+1e-6, (a+b)*(1-1e-6))
+	w := sub(pole, scale(u, dot(pole, u)))
+	if norm(w) < 1e-9 {
+		w = perpendicular(u)
+	}
+	w = unit(w)
+	cosA := clamp((a*a+dist*dist-b*b)/(2*a*dist), -1, 1)
+	sinA := math.Sqrt(1 - cosA*cosA)
+	mid = add(root, add(scale(u, a*cosA), scale(w, a*sinA)))
+	return mid, unit(cross(w, u))
+}
+
+// armReach is the shoulder-to-wrist distance at an elbow flexion.
+func (b *body) armReach(bend float64) float64 {
+	return math.Sqrt(b.upper*b.upper + b.fore*b.fore + 2*b.upper*b.fore*math.Cos(bend))
+}
+
+// bendFor is the elbow flexion that puts the wrist dist from the shoulder.
+func (b *body) bendFor(dist float64) float64 {
+	c := (dist*dist - b.upper*b.upper - b.fore*b.fore) / (2 * b.upper * b.fore)
+	return math.Acos(clamp(c, -1, 1))
+}
+
+// euler returns Ry(yaw)·Rx(pitch)·Rz(roll) for a = (pitch, yaw, roll).
+func euler(a vec) rig.Quat {
+	q := rig.QuatFromAxisAngle(vec{0, 1, 0}, a[1])
+	q = q.Mul(rig.QuatFromAxisAngle(vec{1, 0, 0}, a[0]))
+	return q.Mul(rig.QuatFromAxisAngle(vec{0, 0, 1}, a[2]))
+}
+
+// basis returns the rotation whose columns are the orthonormal axes x, y, z.
+func basis(x, y, z vec) rig.Quat {
+	x = unit(x)
+	y = unit(sub(y, scale(x, dot(y, x))))
+	z = cross(x, y)
+	return rig.QuatFromMat3([9]float64{x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]})
+}
+
+func lerp(a, b, u float64) float64 { return a + (b-a)*u }
+func lerpV(a, b vec, u float64) vec {
+	return vec{lerp(a[0], b[0], u), lerp(a[1], b[1], u), lerp(a[2], b[2], u)}
+}
+
+// slerpV turns direction a towards direction b along a great circle, blending
+// their lengths linearly (zero vectors blend linearly).
+func slerpV(a, b vec, u float64) vec {
+	la, lb := norm(a), norm(b)
+	if la < 1e-12 || lb < 1e-12 {
+		return lerpV(a, b, u)
+	}
+	ua, ub := scale(a, 1/la), scale(b, 1/lb)
+	c := clamp(dot(ua, ub), -1, 1)
+	th := math.Acos(c)
+	l := lerp(la, lb, u)
+	if th < 1e-6 {
+		return scale(unit(lerpV(ua, ub, u)), l)
+	}
+	if math.Pi-th < 1e-6 { // opposite: turn about any square axis
+		ax := perpendicular(ua)
+		q := rig.QuatFromAxisAngle(ax, u*th)
+		return scale(q.Rotate(ua), l)
+	}
+	s := math.Sin(th)
+	wa, wb := math.Sin((1-u)*th)/s, math.Sin(u*th)/s
+	return scale(add(scale(ua, wa), scale(ub, wb)), l)
+}
+
+func smoothstep(x float64) float64 {
+	x = clamp(x, 0, 1)
+	return x * x * (3 - 2*x)
+}
+
+func clamp(x, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, x)) }
+
+func add(a, b vec) vec { return vec{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
+func sub(a, b vec) vec { return vec{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func scale(a vec, s float64) vec {
+	return vec{a[0] * s, a[1] * s, a[2] * s}
+}
+func dot(a, b vec) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func cross(a, b vec) vec {
+	return vec{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+func norm(a vec) float64 { return math.Sqrt(dot(a, a)) }
+func unit(a vec) vec {
+	n := norm(a)
+	if n == 0 {
+		return a
+	}
+	return scale(a, 1/n)
+}
+
+func perpendicular(d vec) vec {
+	ref := vec{0, 0, 1}
+	if math.Abs(d[2]) > 0.9 {
+		ref = vec{1, 0, 0}
+	}
+	return unit(cross(ref, d))
+}
