@@ -1,0 +1,142 @@
+package runtime_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"bonebake/format/bpat"
+	"bonebake/runtime"
+)
+
+// horseFile writes a horse-shaped species file (FACTS §2.1 clips, one bone, a
+// palette whose translation y is the frame number) into dir and returns dir.
+func horseFile(dir string) string {
+	c := &bpat.Contents{SpeciesID: 1, BoneCount: 1}
+	for _, cl := range []struct {
+		name   string
+		frames int
+		loops  bool
+	}{{"idle", 24, true}, {"walk", 24, true}, {"trot", 16, true}, {"canter", 16, true},
+		{"gallop", 12, true}, {"fight", 24, true}, {"die", 20, false}, {"dead", 1, true}} {
+		c.Clips = append(c.Clips, bpat.Clip{Name: cl.name, FPS: 24, Loops: cl.loops})
+		pal := make([]float32, cl.frames*16)
+		for f := range cl.frames {
+			m := pal[f*16:]
+			m[0], m[5], m[10], m[15], m[7] = 1, 1, 1, 1, float32(f)
+		}
+		c.Palettes = append(c.Palettes, pal)
+	}
+	c.Sockets = []bpat.Socket{{Name: "saddle", Anchor: 0, Offset: [3]float32{0, .5, 0}}}
+	var buf bytes.Buffer
+	bpat.Write(&buf, c)
+	os.WriteFile(filepath.Join(dir, "horse.bpat"), buf.Bytes(), 0o644)
+	return dir
+}
+
+func ExampleOpen() {
+	dir, _ := os.MkdirTemp("", "species")
+	defer os.RemoveAll(dir)
+	reg, err := runtime.Open(horseFile(dir))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer reg.Close()
+	horse := reg.Species(1)
+	t := horse.Table(runtime.ArchHorse)
+	fmt.Println(horse.Name, len(horse.Clips), "clips")
+	fmt.Println("Run plays", horse.Clips[t.Clip(runtime.StateRun, 0)].Name)
+	fmt.Println("gallop gait:", horse.Clips[4].Gait)
+	// Output:
+	// horse 8 clips
+	// Run plays gallop
+	// gallop gait: {0.38 12}
+}
+
+func ExampleInputs_Resolve() {
+	for _, in := range []runtime.Inputs{
+		{Flags: runtime.Running, Speed: 3.5},
+		{Flags: runtime.Attacking | runtime.InMelee | runtime.Running, Weapon: runtime.WeaponSpear, Speed: 3.5},
+		{Flags: runtime.Mounted | runtime.Attacking | runtime.InMelee, Weapon: runtime.WeaponSword},
+		{Flags: runtime.Dying | runtime.HitReacting},
+		{Flags: runtime.Healing, Speed: 1},
+	} {
+		p := in.Resolve()
+		fmt.Println(p, "→", p.State())
+	}
+	// Output:
+	// Run → Run
+	// AttackSpear → AttackSpear
+	// RidingCharge → RidingCharge
+	// Dying → Die
+	// Walk → Walk
+}
+
+func ExampleCrowd_Animate() {
+	dir, _ := os.MkdirTemp("", "species")
+	defer os.RemoveAll(dir)
+	reg, _ := runtime.Open(horseFile(dir))
+	defer reg.Close()
+
+	c := runtime.NewCrowd(2)
+	for i := range 2 {
+		c.Species[i], c.Archetype[i], c.Phase[i] = 1, runtime.ArchHorse, 0
+	}
+	c.Speed[0] = 1.7 // walking at the walk's own ground speed: one stride per 1.1 s
+	c.Flags[1] = runtime.Dying
+	for range 33 { // 0.55 s
+		c.Animate(reg, 1.0/60)
+	}
+	for i, o := range c.Out {
+		fmt.Printf("unit %d: %s, phase %.3f, rows %d→%d, lerp %.2f\n", i, c.State[i], c.Phase[i], o.Frame, o.Next, o.Lerp)
+	}
+	// Output:
+	// unit 0: Walk, phase 0.500, rows 36→37, lerp 0.00
+	// unit 1: Die, phase 0.695, rows 129→130, lerp 0.20
+}
+
+func ExampleBatch_Step() {
+	dir, _ := os.MkdirTemp("", "species")
+	defer os.RemoveAll(dir)
+	reg, _ := runtime.Open(horseFile(dir))
+	defer reg.Close()
+
+	b := runtime.NewBatch(1)
+	b.Species[0], b.Clip[0], b.Phase[0], b.Rate[0] = 1, 4, 0, 1/0.38 // gallop, one pass per 0.38 s
+	b.Step(reg, 0.1)
+	o := b.Out[0]
+	fmt.Printf("phase %.4f: rows %d and %d, lerp %.3f\n", b.Phase[0], o.Frame, o.Next, o.Lerp)
+	// Output: phase 0.2632: rows 83 and 84, lerp 0.158
+}
+
+func ExampleMelee() {
+	m := runtime.NewMelee(2)
+	m.Damage[0], m.Cooldown[0], m.Reach[0] = 10, 1.5, 2
+	w := &runtime.World{HP: []float32{100, 100}, Team: []uint8{0, 1}, X: []float32{0, 1}, Z: []float32{0, 0}}
+
+	// A sword swing: contact at phase .58. The 1.5 s cooldown is shorter than the
+	// 1.84 s swing, so the swing plays 1.84/1.5 times faster: contact after 0.9 s.
+	m.Start(w, 0, 1, 0.58)
+	var hits []runtime.Hit
+	for step := 1; len(hits) == 0; step++ {
+		hits = m.Step(w, 1.0/30, hits)
+		if len(hits) > 0 {
+			fmt.Printf("hit on step %d at attack phase %.3f: target HP %v\n", step, m.Phase[0], w.HP[1])
+		}
+	}
+	// Output: hit on step 27 at attack phase 0.582: target HP 90
+}
+
+func ExampleSpecies_Socket() {
+	dir, _ := os.MkdirTemp("", "species")
+	defer os.RemoveAll(dir)
+	reg, _ := runtime.Open(horseFile(dir))
+	defer reg.Close()
+	horse := reg.Species(1)
+	// Half way between walk frames 6 and 7: the bone is at y 6.5, the saddle .5 above.
+	s, _ := horse.Socket(1, 6.5/24, horse.SocketIndex("saddle"))
+	fmt.Printf("saddle at (%.2f, %.2f, %.2f)\n", s[3], s[7], s[11])
+	// Output: saddle at (0.00, 7.00, 0.00)
+}
