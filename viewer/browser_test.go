@@ -1,0 +1,364 @@
+package viewer
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bonebake/format/bpat"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromiumFlags are the flags DESIGN.md gives for browser tests: headless
+// Chromium with WebGL2 on SwiftShader.
+var chromiumFlags = []string{"headless", "no-sandbox", "use-angle=swiftshader", "enable-unsafe-swiftshader",
+	"disable-background-networking", "disable-component-update", "disable-sync", "no-first-run"}
+
+// findChromium returns the browser to test with: $BONEBAKE_CHROMIUM, or Debian's
+// chromium on the PATH.
+func findChromium() string {
+	if p := os.Getenv("BONEBAKE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// page is one headless browser tab on a viewer server.
+type page struct {
+	t       *testing.T
+	ctx     context.Context
+	url     string
+	mu      sync.Mutex
+	console []chromedp.ConsoleMessage
+}
+
+// openViewer serves assets on 127.0.0.1:0, opens the page in headless Chromium
+// and waits until it has drawn its first frame. It skips the test when no
+// Chromium is installed.
+func openViewer(t *testing.T, assets []*Asset, query string, width, height int) *page {
+	t.Helper()
+	exe := findChromium()
+	if exe == "" {
+		t.Skip("no chromium to run the browser tests with (apt-get install chromium, or set BONEBAKE_CHROMIUM)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: New(assets)}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(width, height)}
+	for _, f := range chromiumFlags {
+		name, value, ok := strings.Cut(f, "=")
+		if ok {
+			opts = append(opts, chromedp.Flag(name, value))
+		} else {
+			opts = append(opts, chromedp.Flag(name, true))
+		}
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+
+	p := &page{t: t, ctx: ctx, url: "http://" + ln.Addr().String() + "/" + query}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			p.mu.Lock()
+			p.console = append(p.console, m)
+			p.mu.Unlock()
+		}
+	}()
+	if err := chromedp.Do(ctx, chromedp.Navigate(p.url)); err != nil {
+		t.Fatalf("navigate: %v", err)
+	}
+	ready := p.eval(`new Promise((res) => { const t0 = Date.now(); (function wait() {
+		const b = window.bonebake;
+		if (b && (b.ready || b.error)) return res(b.error || 'ready');
+		if (Date.now() - t0 > 45000) return res('timed out');
+		setTimeout(wait, 50); })(); })`)
+	if ready != "ready" {
+		t.Fatalf("the page did not start: %v; console: %v", ready, p.messages())
+	}
+	return p
+}
+
+// eval runs JavaScript in the page (awaiting a promise) and returns its value.
+func (p *page) eval(js string) any {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 60*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[any](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+func (p *page) number(js string) float64 {
+	p.t.Helper()
+	v, ok := p.eval(js).(float64)
+	if !ok {
+		p.t.Fatalf("%s: not a number", js)
+	}
+	return v
+}
+
+// frames waits for n more frames to be drawn.
+func (p *page) frames(n int) {
+	p.t.Helper()
+	p.eval(fmt.Sprintf("bonebake.nextFrames(%d)", n))
+}
+
+func (p *page) screenshot() image.Image {
+	p.t.Helper()
+	b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return img
+}
+
+// messages returns the console messages that report problems: errors,
+// exceptions, and warnings from WebGL.
+func (p *page) messages() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, m := range p.console {
+		bad := m.Type == chromedp.ConsoleError || m.IsException() ||
+			(m.Type == chromedp.ConsoleWarning && (strings.Contains(m.Text, "WebGL") || strings.Contains(m.Text, "GL_")))
+		if bad {
+			out = append(out, m.String())
+		}
+	}
+	return out
+}
+
+// checkClean fails the test on console problems or a WebGL error.
+func (p *page) checkClean() {
+	p.t.Helper()
+	if msgs := p.messages(); len(msgs) > 0 {
+		p.t.Errorf("console: %q", msgs)
+	}
+	if e := p.number("bonebake.glError()"); e != 0 {
+		p.t.Errorf("gl.getError() = 0x%x", int(e))
+	}
+	if e := p.number("bonebake.stats.glErrors"); e != 0 {
+		p.t.Errorf("%v WebGL errors during frames", e)
+	}
+}
+
+type rect struct{ X, Y, W, H float64 }
+
+func (p *page) crowdRect() rect {
+	p.t.Helper()
+	m, ok := p.eval("bonebake.crowdRect()").(map[string]any)
+	if !ok {
+		p.t.Fatal("crowdRect: no object")
+	}
+	return rect{m["x"].(float64), m["y"].(float64), m["w"].(float64), m["h"].(float64)}
+}
+
+// differing counts the pixels inside r whose colours differ between a and b by
+// more than a small tolerance, and the pixels in r.
+func differing(a, b image.Image, r rect) (n, total int) {
+	bounds := a.Bounds().Intersect(b.Bounds()).Intersect(image.Rect(int(r.X), int(r.Y), int(r.X+r.W+1), int(r.Y+r.H+1)))
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+			r1, g1, b1, _ := a.At(x, y).RGBA()
+			r2, g2, b2, _ := b.At(x, y).RGBA()
+			d := absDiff(r1, r2) + absDiff(g1, g2) + absDiff(b1, b2)
+			if d > 3*4*257 {
+				n++
+			}
+			total++
+		}
+	}
+	return n, total
+}
+
+func absDiff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// TestBrowser runs the page in headless Chromium on a glTF model (drawn with its
+// own mesh and skin), a bare .bpat (drawn as boxes) and a small built-in style
+// species with a socket.
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	start := time.Now()
+	fox, err := LoadGLTF(foxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := LoadBPAT(foxBPAT(t, t.TempDir()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw, err := FromSpecies(swinger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openViewer(t, []*Asset{fox, bare, sw}, "?n=60", 1000, 640)
+	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
+
+	t.Run("loads clean", func(t *testing.T) {
+		p.t = t
+		p.frames(3)
+		p.checkClean()
+		if n := p.number("bonebake.stats.instances"); n != 60 {
+			t.Errorf("instances drawn: %v, want 60", n)
+		}
+		if n := p.number("bonebake.state.assets.length"); n != 3 {
+			t.Errorf("%v assets on the page", n)
+		}
+	})
+
+	t.Run("playback math is FACTS 1.5", func(t *testing.T) {
+		p.t = t
+		// The page's resolve against bpat.Resolve on phases around every edge.
+		var cases []string
+		type c struct {
+			phase  float64
+			frames int
+			loops  bool
+		}
+		var cs []c
+		for _, n := range []int{1, 2, 5, 24, 103} {
+			for _, loops := range []bool{true, false} {
+				for _, ph := range []float64{-1.25, -1e-17, 0, 0.1, 0.2, 0.25, 1.0 / 3, 0.5, 0.999999, 1, 1.0000001, 2.75, 7.3} {
+					cs = append(cs, c{ph, n, loops})
+					cases = append(cases, fmt.Sprintf("[%v,%d,%v]", ph, n, loops))
+				}
+			}
+		}
+		got, ok := p.eval("[" + strings.Join(cases, ",") + "].map(([p, n, l]) => bonebake.resolve(p, n, l))").([]any)
+		if !ok || len(got) != len(cs) {
+			t.Fatalf("resolve returned %v", got)
+		}
+		for i, k := range cs {
+			want := bpat.Resolve(k.phase, k.frames, k.loops)
+			g := got[i].([]any)
+			f, nx, l := int(g[0].(float64)), int(g[1].(float64)), g[2].(float64)
+			if f != want.Frame || nx != want.Next || float32(l) != want.Lerp && absf(l-float64(want.Lerp)) > 1e-6 {
+				t.Errorf("phase %v, N %d, loops %v: page (%d, %d, %v), Go %+v", k.phase, k.frames, k.loops, f, nx, l, want)
+			}
+		}
+	})
+
+	t.Run("crowd is drawn", func(t *testing.T) {
+		p.t = t
+		p.eval("bonebake.pause()")
+		p.eval("bonebake.setCrowdVisible(false)")
+		p.frames(2)
+		empty := p.screenshot()
+		p.eval("bonebake.setCrowdVisible(true)")
+		p.frames(2)
+		crowd := p.screenshot()
+		r := p.crowdRect()
+		n, total := differing(empty, crowd, r)
+		if total < 2000 || n < total/50 {
+			t.Errorf("crowd area %+v: %d of %d pixels differ from the empty scene", r, n, total)
+		}
+		whole, _ := differing(empty, crowd, rect{0, 0, 10000, 10000})
+		if n < whole*9/10 {
+			t.Errorf("only %d of the %d changed pixels lie in the crowd's area %+v", n, whole, r)
+		}
+	})
+
+	t.Run("animation moves", func(t *testing.T) {
+		p.t = t
+		p.eval("bonebake.play()")
+		p.frames(1)
+		a := p.screenshot()
+		f0 := p.number("bonebake.stats.frames")
+		time.Sleep(300 * time.Millisecond)
+		p.eval(fmt.Sprintf("new Promise((res) => { (function w() { if (bonebake.stats.frames >= %v) res(); else setTimeout(w, 10); })(); })", f0+2))
+		b := p.screenshot()
+		if n, _ := differing(a, b, p.crowdRect()); n < 50 {
+			t.Errorf("two screenshots 300 ms apart differ in %d pixels", n)
+		}
+	})
+
+	t.Run("switching the clip changes the pose", func(t *testing.T) {
+		p.t = t
+		p.eval("bonebake.pause(); bonebake.setTime(0.3); bonebake.selectAsset('Fox')")
+		if ok := p.eval("bonebake.selectClip('Survey')"); ok != true {
+			t.Fatal("no clip Survey")
+		}
+		p.frames(2)
+		a := p.screenshot()
+		p.eval("bonebake.selectClip('Run')")
+		p.frames(2)
+		b := p.screenshot()
+		if n, _ := differing(a, b, p.crowdRect()); n < 200 {
+			t.Errorf("Survey and Run differ in %d pixels", n)
+		}
+		p.eval("bonebake.selectClip(null)")
+		p.checkClean()
+	})
+
+	t.Run("10000 instances", func(t *testing.T) {
+		p.t = t
+		start := time.Now()
+		p.eval("bonebake.play(); bonebake.setInstances(10000)")
+		f0 := p.number("bonebake.stats.frames")
+		p.frames(3)
+		if n := p.number("bonebake.stats.instances"); n != 10000 {
+			t.Errorf("instances drawn: %v, want 10000", n)
+		}
+		if f := p.number("bonebake.stats.frames"); f < f0+3 {
+			t.Errorf("frames went from %v to %v", f0, f)
+		}
+		p.checkClean()
+		t.Logf("3 frames of 10,000 instances in %v", time.Since(start).Round(time.Millisecond))
+		p.eval("bonebake.setInstances(60)")
+	})
+
+	if shot := os.Getenv("BONEBAKE_VIEWER_SCREENSHOT"); shot != "" {
+		p.t = t
+		b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		if err != nil || os.WriteFile(shot, b, 0o644) != nil {
+			t.Errorf("screenshot: %v", err)
+		}
+	}
+	t.Logf("browser tests took %v", time.Since(start).Round(time.Millisecond))
+}
+
+func absf(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
