@@ -19,7 +19,7 @@ func (b *body) stand() bodyPose {
 	bp.Head = vec{0.03, 0, 0}
 	for i := 0; i < 2; i++ {
 		sx := side(i)
-		bp.Arm[i] = armPose{Dir: vec{sx * 0.14, -1, 0.04}, Bend: 0.2, Pole: vec{sx * 0.3, 0, -1}, Grip: vec{-sx * 0.15, -0.35, 1}}
+		bp.Arm[i] = armPose{Dir: vec{sx * 0.14, -1, 0.04}, Bend: 0.2, Pole: vec{sx * 0.3, 0, -1}, Grip: vec{-sx * 0.1, -0.9, 0.8}}
 		bp.Foot[i] = footPose{Pos: vec{sx * 0.11 * s, b.ankleH, 0}, Yaw: sx * 0.12, Pole: vec{sx * 0.12, 0, 1}}
 	}
 	if b.prof.Weapon == WeaponSpear { // the spear stands upright at the right side

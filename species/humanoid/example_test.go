@@ -26,5 +26,5 @@ func Example() {
 	// Output:
 	// 4 humanoid_spear 20 bones, 10 sockets, 25 clips
 	// walk: 24 frames at 24 fps, 1.4 m/s, a stride of 1.288 m every 0.92 s
-	// right foot strikes the ground at z = 0.21 m, y = 0.08 m
+	// right foot strikes the ground at z = 0.27 m, y = 0.08 m
 }

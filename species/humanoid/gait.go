@@ -32,7 +32,7 @@ type gaitParams struct {
 var walkGait = gaitParams{
 	speed: 1.4, cycle: 0.92,
 	flat: 0.30, heelRise: 0.32,
-	contact: 0.21, width: 0.095,
+	contact: 0.27, width: 0.095,
 	lift: 0.07, liftSkew: 0.25, toePitch: 0.9,
 	bob: 0.018, bobPhase: 0.27,
 	pelvisYaw: 0.09, pelvisRoll: 0.05, sway: 0.025, lean: 0.03,
@@ -175,7 +175,7 @@ func (b *body) gaitPose(g *gait, p float64) bodyPose {
 		a.Dir = vec{sx * 0.13, -math.Cos(swing), math.Sin(swing)}
 		a.Bend = g.elbow + g.elbowSwing*(fwd+1)/2
 		a.Pole = vec{sx * 0.4, -0.2, -1}
-		a.Grip = vec{-sx * 0.15, -0.25, 1}
+		a.Grip = vec{-sx * 0.1, -0.8, 0.8}
 		a.Clav = [2]float64{0, 0.06 * fwd}
 	}
 	b.carry(&bp, g)
