@@ -2,9 +2,10 @@ package humanoid
 
 import "math"
 
-// seatHeight is the horse's back height the riding clips sit on (model space,
-// the horse standing on the same ground as the rider's root).
-const seatHeight = 1.45
+// SeatHeight is the horse's back height, in metres, that the riding clips sit
+// on: the rider's Root stays on the ground at the origin (under the horse, which
+// stands on the same ground) and the pelvis is raised so the seat is here.
+const SeatHeight = 1.45
 
 // stand is the neutral standing pose: feet under the hips, arms hanging, the
 // weapon hand carrying its weapon pointing forward and down.
@@ -499,13 +500,13 @@ func (b *body) spearC(p float64) bodyPose {
 	return b.spearThrust(p, vec{-0.35, -0.9, -0.3}, vec{0, 0.3, 1}, vec{-0.1, -0.4, 1}, vec{0, 0.25, 1}, 0.09, 0.34, vec{-0.5, -0.5, -1})
 }
 
-// seated sits the rider on a horse's back at seatHeight: hips bent about 90°,
+// seated sits the rider on a horse's back at SeatHeight: hips bent about 90°,
 // thighs apart round the barrel, feet in the stirrups; the left hand on the
 // reins, the right holding the weapon up.
 func (b *body) seated() bodyPose {
 	s := b.s
 	var bp bodyPose
-	bp.Pelvis = vec{0, seatHeight + 0.13*s, -0.02 * s}
+	bp.Pelvis = vec{0, SeatHeight + 0.13*s, -0.02 * s}
 	bp.PelvisRot = vec{-0.06, 0, 0}
 	bp.Spine = vec{0.05 + b.prof.Stoop*0.5, 0, 0}
 	bp.Chest = vec{0.03 + b.prof.Stoop*0.5, 0, 0}
@@ -513,7 +514,7 @@ func (b *body) seated() bodyPose {
 	bp.HeadLevel = 1
 	for i := 0; i < 2; i++ {
 		sx := side(i)
-		bp.Foot[i] = footPose{Pos: vec{sx * 0.27 * s, seatHeight - 0.35*s, 0.2 * s}, Pitch: -0.15, Yaw: sx * 0.25, Pole: vec{sx * 0.35, 0.2, 1}}
+		bp.Foot[i] = footPose{Pos: vec{sx * 0.27 * s, SeatHeight - 0.35*s, 0.2 * s}, Pitch: -0.15, Yaw: sx * 0.25, Pole: vec{sx * 0.35, 0.2, 1}}
 	}
 	bp.Arm[left] = armPose{Dir: vec{-0.15, -0.8, 0.75}, Bend: 1.35, Pole: vec{0.8, -0.5, -0.4}, Grip: vec{-0.6, 0.3, 0.7}}
 	bp.Arm[right] = armPose{Dir: vec{-0.25, -0.85, 0.45}, Bend: 1.2, Pole: vec{-0.7, -0.4, -0.6}, Grip: vec{0, 0.85, 0.55}}
@@ -739,12 +740,12 @@ func (b *body) dieMounted(p float64) bodyPose {
 		hit.Arm[i] = armPose{Dir: vec{sx * 0.7, 0.5, 0.3}, Bend: 0.7, Pole: vec{sx * 0.2, -1, -0.4}, Grip: vec{-sx * 0.3, 0.5, 1}}
 	}
 	topple := hit
-	topple.Pelvis = vec{0.15 * s, seatHeight + 0.1*s, 0}
+	topple.Pelvis = vec{0.15 * s, SeatHeight + 0.1*s, 0}
 	topple.PelvisRot = vec{-0.3, 0, -0.8}
 	topple.Chest = vec{-0.1, 0.1, -0.2}
 	topple.Head = vec{0.2, -0.2, -0.3}
-	topple.Foot[left].Pos = vec{0.4 * s, seatHeight - 0.25*s, 0.15 * s}
-	topple.Foot[right].Pos = vec{0.05 * s, seatHeight + 0.2*s, 0.1 * s}
+	topple.Foot[left].Pos = vec{0.4 * s, SeatHeight - 0.25*s, 0.15 * s}
+	topple.Foot[right].Pos = vec{0.05 * s, SeatHeight + 0.2*s, 0.1 * s}
 	topple.Foot[right].Pole = vec{0, 1, 0.5}
 	end := b.lying(true)
 	mid := lerpPose(&topple, &end, 0.45)

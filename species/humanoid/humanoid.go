@@ -7,7 +7,9 @@
 // origin on the ground between the feet. The rest pose is the bind pose: a T-pose
 // with the arms out along ±x, palms down. Every clip is in place: the Root bone
 // stays at the origin and the game moves the creature; a locomotion clip's planted
-// foot slides backward in model space at exactly Clip.Speed.
+// foot slides backward in model space at exactly Clip.Speed. The riding clips
+// keep the Root on the ground too and sit the rider at SeatHeight; the mounted
+// death falls from there to the ground beside the horse.
 //
 // Weapons hang from the hand sockets: a held weapon's shaft or blade points along
 // the hand's local +z (in the bind pose, forward), the grip at the socket origin.

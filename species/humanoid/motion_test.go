@@ -281,7 +281,7 @@ func TestDeathsEndOnGround(t *testing.T) {
 				}
 			}
 			if name == "die_mounted" {
-				if y := k.pos(0, Pelvis)[1]; y < seatHeight {
+				if y := k.pos(0, Pelvis)[1]; y < SeatHeight {
 					t.Errorf("%s die_mounted starts with the pelvis at %.2f m, below the saddle", pb.sp.Name, y)
 				}
 			}
@@ -381,9 +381,9 @@ func TestBoundingBox(t *testing.T) {
 			lo, hi := -0.05, 2.3
 			switch {
 			case strings.HasPrefix(c.Name, "riding"):
-				lo, hi = seatHeight-0.8, seatHeight+1.2
+				lo, hi = SeatHeight-0.8, SeatHeight+1.2
 			case strings.HasSuffix(c.Name, "mounted"):
-				hi = seatHeight + 1.2
+				hi = SeatHeight + 1.2
 			}
 			k := bakeClip(pb.sp, c)
 			for f := range k.frames {
@@ -416,7 +416,7 @@ func TestRidingSeat(t *testing.T) {
 			k := bakeClip(pb.sp, c)
 			for f := range k.frames {
 				seat := k.pos(f, Pelvis)[1] - 0.13*pb.b.s
-				if math.Abs(seat-seatHeight) > 0.1 {
+				if math.Abs(seat-SeatHeight) > 0.1 {
 					t.Errorf("%s %s frame %d: seat at %.3f m", pb.sp.Name, c.Name, f, seat)
 				}
 				up := unit(k.frames[f][Pelvis].TransformVector(vec{0, 1, 0}))
