@@ -28,11 +28,17 @@ func newBakeCmd() *cobra.Command {
 		sockets   []string
 		manifest  string
 		skin      int
+		only      []string
 	)
 	cmd := &cobra.Command{
-		Use:   "bake MODEL.gltf|MODEL.glb -o OUT.bpat [flags]",
-		Short: "Bake a glTF model's animations into a BPAT file",
-		Long: `Bake every animation of a skinned glTF 2.0 model (.gltf or .glb) into a BPAT file
+		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat] [flags]",
+		Short: "Bake the built-in creatures, or a glTF model's animations, into BPAT files",
+		Long: `With no model, bake the built-in creatures (humanoid, horse, elephant,
+humanoid_sword, humanoid_spear, humanoid_skeleton) into --out DIR (default
+assets/creatures): <name>.bpat for each, and <name>_minimal.bpsm snapshot meshes
+for the horse and the elephant. --species picks some of them.
+
+With a model, bake every animation of a skinned glTF 2.0 model (.gltf or .glb) into a BPAT file
 of model-space bone palettes: one clip per animation, all looping, at 30 fps unless
 told otherwise. Bones are the skin's joints in joint order, so a vertex's JOINTS_0
 index is its palette index.
@@ -44,11 +50,27 @@ A manifest (YAML, --manifest) says what flags cannot: per-clip fps, loop flags,
 combat markers, time ranges and renames. --fps and --species-id override the
 manifest's top-level values; --socket adds to its sockets; --one-shot applies to
 the clips it names.`,
-		Example: `  bonebake bake Fox.glb -o fox.bpat --fps 60 --one-shot Survey
+		Example: `  bonebake bake
+  bonebake bake --out build/creatures --species horse,humanoid_sword
+  bonebake bake Fox.glb -o fox.bpat --fps 60 --one-shot Survey
   bonebake bake hero.gltf -o hero.bpat --socket hand_r=RightHand@0,0.1,0
   bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if len(a) == 0 {
+				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin"} {
+					if cmd.Flags().Changed(f) {
+						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
+					}
+				}
+				if out == "" {
+					out = filepath.Join("assets", "creatures")
+				}
+				return bakeBuiltins(cmd, out, only)
+			}
+			if cmd.Flags().Changed("species") {
+				return usagef("--species picks built-in creatures; it does not apply to a model")
+			}
 			model := a[0]
 			start := time.Now()
 			m, err := gltf.Load(model, gltf.Options{Skin: skin})
@@ -111,7 +133,8 @@ the clips it names.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&out, "out", "o", "", "output file (default: the model's name with .bpat, in the current directory)")
+	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), or directory for the built-in creatures (default assets/creatures)")
+	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
 	fl.Float64Var(&fps, "fps", 30, "frames per second for every clip")
 	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (ids beyond 0-5 must be registered by readers)")
 	fl.StringSliceVar(&oneShot, "one-shot", nil, "clips that play once instead of looping (comma-separated names)")

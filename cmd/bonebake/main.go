@@ -42,7 +42,15 @@ and reads, validates and samples them the way a game does at run time.`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newBakeCmd(), newInspectCmd(), newValidateCmd(), newSampleCmd(), newViewCmd(), newSimulateCmd())
+	root.AddCommand(
+		newBakeCmd(),
+		newExportGLTFCmd(),
+		newInspectCmd(),
+		newValidateCmd(),
+		newSampleCmd(),
+		newSimulateCmd(),
+		newViewCmd(),
+	)
 	return root
 }
 

@@ -1,0 +1,32 @@
+package builtin
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestIDsAndNames checks the table of FACTS §2.1.
+func TestIDsAndNames(t *testing.T) {
+	want := []string{"humanoid", "horse", "elephant", "humanoid_sword", "humanoid_spear", "humanoid_skeleton"}
+	if !slices.Equal(Names(), want) {
+		t.Fatalf("names %v, want %v", Names(), want)
+	}
+	for id, name := range want {
+		s := ByID(uint32(id))
+		if s == nil || s.Name != name || ByName(name) != s || s.ID != uint32(id) {
+			t.Fatalf("id %d: %+v", id, s)
+		}
+		if s.Mesh == nil || len(s.Clips) == 0 || s.Skeleton == nil {
+			t.Fatalf("%s is incomplete", name)
+		}
+		if (s.Minimal != nil) != (name == "horse" || name == "elephant") {
+			t.Errorf("%s: minimal mesh present = %v", name, s.Minimal != nil)
+		}
+	}
+	if ByName("unicorn") != nil || ByID(6) != nil {
+		t.Fatal("unknown species found")
+	}
+	if &All()[0] == nil || All()[0] != All()[0] {
+		t.Fatal("species are rebuilt on every call")
+	}
+}
