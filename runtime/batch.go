@@ -53,13 +53,6 @@ func (b *Batch) check() error {
 // species is not loaded, or whose clip its species lacks, gets row 0. It does not
 // allocate.
 func (b *Batch) Step(r *Registry, dt float32) error {
-	if err := b.check(); err != nil {
-		return err
-	}
-	c := r.cat.Load()
-	if c.closed {
-		return ErrClosed
-	}
 	return b.StepRange(r, dt, 0, len(b.Species))
 }
 

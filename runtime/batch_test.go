@@ -79,6 +79,12 @@ func TestBatchEdges(t *testing.T) {
 	if o := b.Out[2]; o.Frame != 708 || o.Next != 708 || o.Lerp != 0 || b.Phase[2] != 0 {
 		t.Errorf("dead: %+v phase %v, want row 708 at phase 0", o, b.Phase[2])
 	}
+	if err := NewCrowd(0).Animate(r, .1); err != nil || NewBatch(0).Step(r, .1) != nil {
+		t.Errorf("empty crowd or batch: %v", err)
+	}
+	if err := NewCrowd(5).AnimateRange(r, .1, 3, 3); err != nil {
+		t.Errorf("empty range: %v", err)
+	}
 	b.Rate = b.Rate[:2]
 	if err := b.Step(r, .1); err == nil {
 		t.Error("stepped slices of different lengths")

@@ -76,10 +76,10 @@ func AmbientPhase(unit uint32) float32 {
 	return float32(h>>8) / (1 << 24)
 }
 
-// swingDriven marks the states whose phase comes from the combat timeline.
-var swingDriven = [NumStates]bool{
-	StateAttackMelee: true, StateAttackRanged: true, StateAttackSword: true, StateAttackSpear: true,
-	StateAttackBow: true, StateCast: true, StateRidingCharge: true, StateRidingBowShot: true,
+// swingDriven is 1 for the states whose phase comes from the combat timeline.
+var swingDriven = [NumStates]float32{
+	StateAttackMelee: 1, StateAttackRanged: 1, StateAttackSword: 1, StateAttackSpear: 1,
+	StateAttackBow: 1, StateCast: 1, StateRidingCharge: 1, StateRidingBowShot: 1,
 }
 
 // Animate resolves every unit's inputs to a state and clip, advances its phase by
@@ -103,6 +103,9 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		return fmt.Errorf("runtime: range [%d,%d) outside the %d units", lo, hi, len(c.Species))
 	}
 	n := hi - lo
+	if n == 0 {
+		return nil
+	}
 	species, arch, variant := c.Species[lo:hi], c.Archetype[lo:hi], c.Variant[lo:hi]
 	flags, weapon, speed := c.Flags[lo:hi], c.Weapon[lo:hi], c.Speed[lo:hi]
 	clips, phase, rate, out, state := c.Clip[lo:hi], c.Phase[lo:hi], c.Rate[lo:hi], c.Out[lo:hi], c.State[lo:hi]
@@ -134,15 +137,21 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			p = 0
 		}
 		rt := e.base + e.perSpeed*sp
-		// A clip repeats, one-shots too (idle fidgets, a builder hammering), except
-		// a death, which ends on its last frame.
-		wrap := loops || st != StateDie
-		if swingDriven[st] && swing != nil && swing[i] >= 0 {
-			p, rt, wrap = swing[i], 0, false
+		// A swinging unit in an attack state plays at its swing's attack phase. The
+		// choice is arithmetic, not a branch: attackers and others are mixed at
+		// random. m is 1 when the swing drives the phase, else 0.
+		sw := float32(-1)
+		if swing != nil {
+			sw = swing[i]
 		}
+		m := swingDriven[st] * float32(1-math.Float32bits(sw)>>31)
+		p = p*(1-m) + sw*m
+		rt *= 1 - m
 		ph := p + rt*dt
 		if math.Float32bits(ph) >= one {
-			ph = settle(ph, wrap)
+			// A clip repeats, one-shots too (idle fidgets, a builder hammering),
+			// except a death, which ends on its last frame, and a swing's phase.
+			ph = settle(ph, (loops || st != StateDie) && m == 0)
 		}
 		ph *= e.keep
 		phase[i], rate[i], clips[i], state[i] = ph, rt, cl, st
