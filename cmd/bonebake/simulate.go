@@ -6,11 +6,15 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	goruntime "runtime"
 	"slices"
 	"time"
 
+	"bonebake/bake"
 	"bonebake/format/bpat"
 	rt "bonebake/runtime"
+	"bonebake/species"
+	"bonebake/species/builtin"
 
 	"github.com/spf13/cobra"
 )
@@ -147,62 +151,32 @@ func simRegistry(dir string) (*rt.Registry, string, error) {
 	return reg, source, nil
 }
 
-// builtinFiles returns the contents of the built-in species' files by name, and
-// the registry options that carry their gaits.
+// builtinFiles bakes the built-in species in memory and returns their files'
+// contents by name, and the registry options that carry their own gaits.
 func builtinFiles() (map[string]*bpat.Contents, []rt.Option, string, error) {
-	return standInFiles(), nil, "stand-in species (FACTS clip tables, placeholder palettes)", nil
+	list := builtin.All()
+	files := map[string]*bpat.Contents{}
+	for _, s := range list {
+		c, err := bake.Species(s)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("baking %s: %w", s.Name, err)
+		}
+		files[s.Name] = c
+	}
+	return files, gaitOptions(list), "built-in species, baked in memory", nil
 }
 
-// standInFiles are files with the clip tables of FACTS §2.1 and placeholder
-// palettes, used until the built-in species can be baked.
-func standInFiles() map[string]*bpat.Contents {
-	type clip struct {
-		name   string
-		frames int
-		loops  bool
-	}
-	humanoid := []clip{{"idle", 24, true}, {"idle_squat", 72, false}, {"idle_jump", 72, false},
-		{"idle_weapon", 72, false}, {"idle_weave", 72, false}, {"walk", 24, true}, {"run", 24, true},
-		{"hold", 16, true}, {"hold_bow", 16, true}, {"attack_sword_a", 24, false}, {"attack_sword_b", 24, false},
-		{"attack_sword_c", 24, false}, {"attack_spear_a", 24, false}, {"attack_spear_b", 24, false},
-		{"attack_spear_c", 24, false}, {"attack_bow", 24, false}, {"riding_idle", 24, true},
-		{"riding_charge", 24, false}, {"riding_reining", 24, false}, {"riding_bow_shot", 24, false},
-		{"riding_sword_strike", 32, false}, {"die_infantry", 20, false}, {"dead_infantry", 1, true},
-		{"die_mounted", 20, false}, {"dead_mounted", 1, true}}
-	horse := []clip{{"idle", 24, true}, {"walk", 24, true}, {"trot", 16, true}, {"canter", 16, true},
-		{"gallop", 12, true}, {"fight", 24, true}, {"die", 20, false}, {"dead", 1, true}}
-	elephant := []clip{{"idle", 24, true}, {"walk", 24, true}, {"run", 16, true}, {"fight", 24, true},
-		{"die", 24, false}, {"dead", 1, true}}
-	markers := func(name string) bpat.Markers {
-		switch name {
-		case "attack_sword_a", "attack_sword_b", "attack_sword_c", "attack_spear_a", "attack_spear_b", "attack_spear_c", "riding_sword_strike":
-			return bpat.Markers{.10, .54, .58, .72, .90}
-		case "attack_bow", "riding_bow_shot":
-			return bpat.Markers{.18, .56, .56, .66, .86}
-		}
-		return bpat.NoMarkers()
-	}
-	make1 := func(id uint32, bones int, clips []clip) *bpat.Contents {
-		c := &bpat.Contents{SpeciesID: id, BoneCount: bones}
-		for _, cl := range clips {
-			c.Clips = append(c.Clips, bpat.Clip{Name: cl.name, FPS: 24, Loops: cl.loops, Markers: markers(cl.name)})
-			pal := make([]float32, cl.frames*bones*16)
-			for f := range cl.frames {
-				for b := range bones {
-					m := pal[(f*bones+b)*16:][:16]
-					m[0], m[5], m[10], m[15] = 1, 1, 1, 1
-					m[7] = float32(b) * .1
-				}
+// gaitOptions hands the species' own cycles and ground speeds to the registry.
+func gaitOptions(list []*species.Species) []rt.Option {
+	var opts []rt.Option
+	for _, s := range list {
+		for _, c := range s.Clips {
+			if c.Cycle > 0 || c.Speed > 0 {
+				opts = append(opts, rt.WithGait(s.ID, c.Name, rt.Gait{Cycle: c.Cycle, Speed: c.Speed}))
 			}
-			c.Palettes = append(c.Palettes, pal)
 		}
-		return c
 	}
-	return map[string]*bpat.Contents{
-		"humanoid": make1(0, 20, humanoid), "horse": make1(1, 16, horse), "elephant": make1(2, 16, elephant),
-		"humanoid_sword": make1(3, 20, humanoid), "humanoid_spear": make1(4, 20, humanoid),
-		"humanoid_skeleton": make1(5, 20, humanoid),
-	}
+	return opts
 }
 
 // Unit kinds of the battle.
@@ -473,6 +447,7 @@ func simulate(cfg simConfig, reg *rt.Registry) (*simResult, error) {
 	steps = max(steps, 1)
 	anim := make([]float64, 0, steps)
 	frame := make([]float64, 0, steps)
+	goruntime.GC() // the bake's garbage, collected before the clock starts
 	for range steps {
 		t0 := time.Now()
 		b.think(dt)

@@ -65,7 +65,11 @@ func TestSimulateText(t *testing.T) {
 
 func TestSimulateAssets(t *testing.T) {
 	dir := t.TempDir()
-	for name, c := range standInFiles() {
+	files, _, _, err := builtinFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range files {
 		if err := bpat.WriteFile(filepath.Join(dir, name+".bpat"), c); err != nil {
 			t.Fatal(err)
 		}
