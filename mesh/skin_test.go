@@ -1,4 +1,4 @@
-package mesh
+package mesh_test
 
 import (
 	"fmt"
@@ -6,7 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"bonebake/bake"
+	"bonebake/mesh"
 	"bonebake/rig"
+	"bonebake/species/builtin"
 )
 
 func palette(ms ...rig.Mat4) []float32 {
@@ -35,8 +38,8 @@ func rotZ(deg float64) rig.Mat4 {
 }
 
 // testMesh is a random mesh over bones bones, normals unit length.
-func testMesh(rng *rand.Rand, verts, bones int) *Skinned {
-	m := &Skinned{}
+func testMesh(rng *rand.Rand, verts, bones int) *mesh.Skinned {
+	m := &mesh.Skinned{}
 	for range verts {
 		m.Positions = append(m.Positions, [3]float32{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())})
 		n := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
@@ -89,7 +92,7 @@ func TestSkinKnownTransforms(t *testing.T) {
 	// One bone, bound at the origin, posed by a 90° turn about y and a move by (1,2,3):
 	// x → −z, so (1,0,0) lands on (1,2,2) and the normal +x points to −z.
 	pose := rig.Translate([3]float64{1, 2, 3}).Mul(rotY(90))
-	m := &Skinned{Positions: [][3]float32{{1, 0, 0}, {0, 1, 0}}, Normals: [][3]float32{{1, 0, 0}, {0, 0, 1}},
+	m := &mesh.Skinned{Positions: [][3]float32{{1, 0, 0}, {0, 1, 0}}, Normals: [][3]float32{{1, 0, 0}, {0, 0, 1}},
 		Joints: [][4]uint16{{0}, {0}}, Weights: [][4]float32{{1}, {1}}}
 	pos, nrm, err := m.SkinPalette(palette(pose), []rig.Mat4{id})
 	if err != nil {
@@ -106,7 +109,7 @@ func TestSkinKnownTransforms(t *testing.T) {
 	bind := rig.Translate([3]float64{0, 1, 0})
 	invBind, _ := bind.Inverse()
 	pose = bind.Mul(rotZ(90))
-	m = &Skinned{Positions: [][3]float32{{1, 1, 0}}, Joints: [][4]uint16{{0}}, Weights: [][4]float32{{1}}}
+	m = &mesh.Skinned{Positions: [][3]float32{{1, 1, 0}}, Joints: [][4]uint16{{0}}, Weights: [][4]float32{{1}}}
 	pos, _, err = m.SkinPalette(palette(pose), []rig.Mat4{invBind})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +120,7 @@ func TestSkinKnownTransforms(t *testing.T) {
 
 	// Linear blend: half on a bone that stays, half on one moved by (2,0,0); the
 	// unused influences name bone 9, which does not exist, with weight 0.
-	m = &Skinned{Positions: [][3]float32{{0, 0, 1}}, Joints: [][4]uint16{{0, 1, 9, 9}}, Weights: [][4]float32{{.5, .5, 0, 0}}}
+	m = &mesh.Skinned{Positions: [][3]float32{{0, 0, 1}}, Joints: [][4]uint16{{0, 1, 9, 9}}, Weights: [][4]float32{{.5, .5, 0, 0}}}
 	pos, _, err = m.SkinPalette(palette(id, rig.Translate([3]float64{2, 0, 0})), []rig.Mat4{id, id})
 	if err != nil {
 		t.Fatal(err)
@@ -127,16 +130,53 @@ func TestSkinKnownTransforms(t *testing.T) {
 	}
 	// Two opposite turns blend their matrices, not their results: ±90° about y
 	// average to a scale of the x and z axes by cos 90° = 0.
-	m = &Skinned{Positions: [][3]float32{{1, 1, 0}}, Joints: [][4]uint16{{0, 1}}, Weights: [][4]float32{{.5, .5}}}
+	m = &mesh.Skinned{Positions: [][3]float32{{1, 1, 0}}, Joints: [][4]uint16{{0, 1}}, Weights: [][4]float32{{.5, .5}}}
 	pos, _, _ = m.SkinPalette(palette(rotY(90), rotY(-90)), []rig.Mat4{id, id})
 	if !near(pos[0], [3]float32{0, 1, 0}, 1e-6) {
 		t.Errorf("matrix blend: %v, want (0,1,0)", pos[0])
 	}
 }
 
+// The built-in creatures: at the bind pose every vertex of every mesh stays put, and
+// at a baked frame the skinned mesh stays near the creature (no vertex flung off).
+func TestSkinBuiltins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bakes the built-in species")
+	}
+	for _, s := range builtin.All() {
+		inv := s.InverseBind()
+		pos, nrm, err := s.Mesh.SkinPalette(palette(s.Skeleton.RestModelSpace()...), inv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range pos {
+			if !near(pos[v], s.Mesh.Positions[v], 1e-4) || (nrm != nil && !near(nrm[v], s.Mesh.Normals[v], 1e-4)) {
+				t.Fatalf("%s vertex %d at rest: %v, bind %v", s.Name, v, pos[v], s.Mesh.Positions[v])
+			}
+		}
+		c, err := bake.Species(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The walk (clip 1 or 5), half way through: within 4 m of the origin.
+		walk := s.ClipIndex("walk")
+		n := s.Skeleton.Len() * 16
+		frame := c.Palettes[walk][(len(c.Palettes[walk])/n/2)*n:][:n]
+		pos, _, err = s.Mesh.SkinPalette(frame, inv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v, p := range pos {
+			if d := math.Sqrt(float64(p[0]*p[0] + p[1]*p[1] + p[2]*p[2])); !(d < 4) {
+				t.Fatalf("%s walk vertex %d at %v", s.Name, v, p)
+			}
+		}
+	}
+}
+
 func TestSkinErrors(t *testing.T) {
 	id := rig.IdentityMat4()
-	m := &Skinned{Positions: [][3]float32{{0, 0, 0}}, Joints: [][4]uint16{{3}}, Weights: [][4]float32{{1}}}
+	m := &mesh.Skinned{Positions: [][3]float32{{0, 0, 0}}, Joints: [][4]uint16{{3}}, Weights: [][4]float32{{1}}}
 	if _, _, err := m.SkinPalette(palette(id), []rig.Mat4{id}); err == nil {
 		t.Error("skinned with a bone the palette lacks")
 	}
@@ -144,23 +184,23 @@ func TestSkinErrors(t *testing.T) {
 	if err := m.Skin(palette(id), make([][3]float32, 0), nil); err == nil {
 		t.Error("skinned into a short buffer")
 	}
-	if err := SkinMatrices(make([]float32, 16), make([]float32, 8), []rig.Mat4{id}); err == nil {
+	if err := mesh.SkinMatrices(make([]float32, 16), make([]float32, 8), []rig.Mat4{id}); err == nil {
 		t.Error("short palette accepted")
 	}
-	if err := (&Skinned{Positions: make([][3]float32, 2)}).Skin(nil, make([][3]float32, 2), nil); err == nil {
+	if err := (&mesh.Skinned{Positions: make([][3]float32, 2)}).Skin(nil, make([][3]float32, 2), nil); err == nil {
 		t.Error("mesh without weights skinned")
 	}
 }
 
 func ExampleSkinned_Skin() {
 	// A one-bone mesh whose bone is posed a quarter turn about y and lifted by 1.
-	m := &Skinned{Positions: [][3]float32{{1, 0, 0}}, Joints: [][4]uint16{{0}}, Weights: [][4]float32{{1}}}
+	m := &mesh.Skinned{Positions: [][3]float32{{1, 0, 0}}, Joints: [][4]uint16{{0}}, Weights: [][4]float32{{1}}}
 	pose := rig.Translate([3]float64{0, 1, 0}).Mul(rotY(90))
 	pal := make([]float32, 16)
 	pose.PutFloat32(pal) // as a BPAT palette stores it
 
 	skin := make([]float32, 16)
-	SkinMatrices(skin, pal, []rig.Mat4{rig.IdentityMat4()}) // the bone is bound at the origin
+	mesh.SkinMatrices(skin, pal, []rig.Mat4{rig.IdentityMat4()}) // the bone is bound at the origin
 	pos := make([][3]float32, 1)
 	m.Skin(skin, pos, nil)
 	fmt.Printf("%.3f %.3f %.3f\n", pos[0][0], pos[0][1], pos[0][2])
