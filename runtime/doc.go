@@ -16,9 +16,15 @@
 //	Batch      the playback kernel alone: phase += rate·dt, then phase → frames by
 //	           the rules of FACTS §1.5, over plain slices with no allocation.
 //	Melee      the combat timeline of FACTS §2.3 and the deferred melee strike that
-//	           lands when the attack clip's contact marker is crossed.
+//	           lands when the attack clip's contact marker is crossed; its Phase
+//	           slice is the attack phase a Crowd plays (Crowd.Swing = Melee.Phase).
 //	Sockets    any unit's socket transforms at its clip and phase, interpolated
 //	           like the palette.
+//
+// A frame of a game is then: decide (targets, movement, Melee.Start), Melee.Step,
+// set each unit's Flags, Crowd.Animate, upload Crowd.Out. The rider archetype (see
+// RiderArchetype) plays a mounted humanoid from the humanoid file's riding clips;
+// its horse is a unit of its own.
 //
 // Nothing here evaluates a skeleton or imports an offline package: the registry
 // reads the files the baker wrote, and the hot loops read only arrays built at load.
