@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"bonebake/internal/atomicfile"
+	"bonebake/internal/binfile"
 )
 
 // Contents is everything a BPAT file holds, as the writer takes it.
@@ -330,7 +331,7 @@ func writeFloats(w io.Writer, fs []float32) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	if littleEndianHost {
+	if binfile.LittleEndianHost {
 		_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)))
 		return err
 	}

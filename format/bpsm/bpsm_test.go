@@ -1,6 +1,7 @@
 package bpsm
 
 import (
+	"bonebake/internal/binfile"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -176,8 +177,8 @@ func TestDecodingPath(t *testing.T) {
 	}
 	checkRoundTrip(t, f, c)
 
-	littleEndianHost = false
-	defer func() { littleEndianHost = true }()
+	binfile.LittleEndianHost = false
+	defer func() { binfile.LittleEndianHost = true }()
 	if f, err = Parse(b); err != nil {
 		t.Fatal(err)
 	}
