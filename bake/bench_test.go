@@ -8,11 +8,9 @@ import (
 	"bonebake/source/gltf"
 )
 
-// BenchmarkBakeFox bakes every clip of Fox.glb at 120 fps (24 bones, 634 frames)
-// with 1 and 2 workers and reports bone-frames per second. "stream" is what
-// `bonebake bake` does (BakeTo, here into io.Discard: batches of frames, no
-// file-sized buffer); "memory" builds the whole palette block in memory (Bake).
-func BenchmarkBakeFox(b *testing.B) {
+// foxJob is the job of baking every clip of Fox.glb at 120 fps: 24 bones, 634
+// frames.
+func foxJob(b *testing.B) *Job {
 	m, err := gltf.Load(sharedModel(b, "Fox.glb"), gltf.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -22,6 +20,15 @@ func BenchmarkBakeFox(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return job
+}
+
+// BenchmarkBakeFox bakes Fox.glb at 120 fps with 1 and 2 workers and reports
+// bone-frames per second. "stream" is what `bonebake bake` does (BakeTo, here into
+// io.Discard: batches of frames, no file-sized buffer); "memory" builds the whole
+// palette block in memory (Bake).
+func BenchmarkBakeFox(b *testing.B) {
+	job := foxJob(b)
 	for _, mode := range []string{"stream", "memory"} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/workers=%d", mode, workers), func(b *testing.B) {
@@ -41,4 +48,21 @@ func BenchmarkBakeFox(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkPoseFox is the per-frame work alone (sample, model space, pack) with no
+// output allocation: the baker's compute rate on one core.
+func BenchmarkPoseFox(b *testing.B) {
+	job := foxJob(b)
+	bones := job.Rig.paletteBones()
+	p := newPoser(job, bones)
+	dst := make([]float32, len(bones)*16)
+	d := job.Motions[0].Duration
+	n := FrameCount(d, 120, true)
+	f := 0
+	for b.Loop() {
+		p.pose(0, FrameTime(f, n, d, true), dst)
+		f = (f + 1) % n
+	}
+	b.ReportMetric(float64(len(bones))*float64(b.N)/b.Elapsed().Seconds(), "bone-frames/s")
 }
