@@ -111,7 +111,8 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	clips, phase, rate, out, state := c.Clip[lo:hi], c.Phase[lo:hi], c.Rate[lo:hi], c.Out[lo:hi], c.State[lo:hi]
 	var swing []float32
 	if c.Swing != nil {
-		swing = c.Swing[lo:hi]
+		swing = c.Swing[lo:hi:hi]
+		swing = swing[:n]
 	}
 	_, _, _, _, _ = arch[n-1:], variant[n-1:], flags[n-1:], weapon[n-1:], speed[n-1:]
 	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
@@ -144,7 +145,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		if swing != nil {
 			sw = swing[i]
 		}
-		m := swingDriven[st] * float32(1-math.Float32bits(sw)>>31)
+		m := swingDriven[st&(NumStates-1)] * float32(1-math.Float32bits(sw)>>31)
 		p = p*(1-m) + sw*m
 		rt *= 1 - m
 		ph := p + rt*dt
