@@ -68,7 +68,7 @@ func foxBPAT(t testing.TB, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "fox.bpat")
+	path := filepath.Join(dir, "fox_bare.bpat")
 	if err := bake.BakeFile(path, job); err != nil {
 		t.Fatal(err)
 	}

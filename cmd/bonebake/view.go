@@ -13,15 +13,11 @@ import (
 	"syscall"
 	"time"
 
-	"bonebake/species"
+	"bonebake/species/builtin"
 	"bonebake/viewer"
 
 	"github.com/spf13/cobra"
 )
-
-// builtinSpecies lists the built-in creatures that `view` bakes when it is given
-// no paths (and meshes .bpat files of theirs).
-var builtinSpecies = func() []*species.Species { return nil }
 
 func newViewCmd() *cobra.Command {
 	var (
@@ -56,10 +52,10 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 			)
 			start := time.Now()
 			if len(paths) > 0 {
-				assets, err = viewer.Load(paths, builtinSpecies())
+				assets, err = viewer.Load(paths, builtin.All())
 				what = fmt.Sprintf("%d file(s)", len(assets))
 			} else {
-				assets, what, err = viewer.Default(dir, builtinSpecies())
+				assets, what, err = viewer.Default(dir, builtin.All())
 			}
 			if err != nil {
 				return err

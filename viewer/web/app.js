@@ -39,6 +39,7 @@ const state = {
   selected: 0,
   count: clampInt(params.get('n'), 1, MAX_INSTANCES, 300),
   layout: params.get('layout') === 'battle' ? 'battle' : 'parade',
+  only: params.get('only') === '1', // the crowd holds the selected species alone
   playing: params.get('paused') !== '1',
   speed: 1,
   time: Number(params.get('t')) || 0,
@@ -72,7 +73,7 @@ function fail(err) {
 
 // ---------------------------------------------------------------- WebGL setup
 
-const gl = canvas.getContext('webgl2', { antialias: true, alpha: false });
+const gl = canvas.getContext('webgl2', { antialias: params.get('aa') !== '0', alpha: false });
 let prog, U, dummyTex, grid, axes, skeletonLines, focusBuf, focusData, unitBuf, swordMesh;
 
 function compileShader(type, src, name) {
@@ -280,12 +281,13 @@ async function loadAsset(info) {
     info, id: info.id, name: info.name, clips: info.clips, sockets: info.sockets,
     paletteBytes: pal,
     palette: new Float32Array(pal), // the file's palette block as floats (little-endian host)
+    socketData: new Float32Array(sock),
     mesh: parseMesh(mesh),
     count: 0, members: new Int32Array(0), instData: new Float32Array(0), instCap: 0,
   };
   for (const c of A.clips) c.seconds = duration(c.frames, c.fps, c.loops);
   A.paletteTex = floatTexture(A.palette, info.bones * 4, info.frame_total);
-  A.socketTex = info.sockets.length > 0 ? floatTexture(new Float32Array(sock), info.sockets.length * 3, info.frame_total) : { tex: dummyTex, perRow: 1, stride: 1 };
+  A.socketTex = info.sockets.length > 0 ? floatTexture(A.socketData, info.sockets.length * 3, info.frame_total) : { tex: dummyTex, perRow: 1, stride: 1 };
   A.ibmTex = floatTexture(A.mesh.inverseBind, info.bones * 4, 1).tex;
   A.gpu = solidMesh(A.mesh);
   A.instBuf = gl.createBuffer();
@@ -323,7 +325,7 @@ function roleColors(A) {
   const n = A.name.toLowerCase();
   if (A.info.mesh === 'gltf') c[0] = [0.84, 0.58, 0.36];
   if (/horse/.test(n) || A.info.species_id === 1) c[0] = [0.50, 0.34, 0.22];
-  if (/elephant/.test(n) || A.info.species_id === 2) c[0] = [0.56, 0.56, 0.58];
+  if (/elephant/.test(n) || A.info.species_id === 2) c[0] = [0.47, 0.46, 0.47];
   if (/skeleton/.test(n) || A.info.species_id === 5) c[0] = ROLE_COLORS[5];
   return new Float32Array(c.flat());
 }
@@ -368,24 +370,50 @@ function setupProps() {
     if (/gallop|canter|fight|charge/.test(c.name)) return pick('riding_charge');
     return idle;
   });
-  // Where the rider sits: a saddle socket, or else the body bone.
-  let source = null;
+  // Where the rider sits. With a saddle socket, the riding clips are made for a
+  // horse standing at its first frame on the rider's ground: the rider follows
+  // the saddle's motion away from there, local = inverse(saddle at that frame).
+  // Without one, the rider's pelvis goes a little above the body bone.
+  let source, local;
   const sock = horse.sockets.findIndex((s) => /saddle|rider|mount|seat/i.test(s.name));
   if (sock >= 0) {
-    source = { tex: horse.socketTex, base: sock * 3, lift: 0.05 };
+    source = { tex: horse.socketTex, base: sock * 3 };
+    const S = new Float32Array(horse.socketData.buffer, horse.socketData.byteOffset + sock * 48, 12);
+    local = inverseAffine(S);
   } else {
     const names = horse.info.bone_names || [];
     let body = names.findIndex((n) => /^body$/i.test(n));
     if (body < 0) body = Math.min(1, horse.info.bones - 1);
-    source = { tex: horse.paletteTex, base: body * 4, lift: 0.25 };
+    source = { tex: horse.paletteTex, base: body * 4 };
+    const rnames = rider.info.bone_names || [];
+    let pelvis = rnames.findIndex((n) => /pelvis|hips/i.test(n));
+    if (pelvis < 0) pelvis = Math.min(1, rider.info.bones - 1);
+    const o = (rider.clips[idle].frame_offset * rider.info.bones + pelvis) * 16;
+    local = M.translation(-rider.palette[o + 3], -rider.palette[o + 7] + 0.2 * horse.height / horse.scale, -rider.palette[o + 11]);
   }
-  // Shift the rider so its pelvis (in the first frame of its riding clip) sits at the seat.
-  const rnames = rider.info.bone_names || [];
-  let pelvis = rnames.findIndex((n) => /pelvis|hips/i.test(n));
-  if (pelvis < 0) pelvis = Math.min(1, rider.info.bones - 1);
-  const f = rider.clips[idle].frame_offset, o = (f * rider.info.bones + pelvis) * 16;
-  const local = M.translation(-rider.palette[o + 3], -rider.palette[o + 7] + source.lift, -rider.palette[o + 11]);
   horse.rider = { asset: rider, clipFor, source, local, vao: meshVAO(rider.gpu, horse.instBuf, 48, 0) };
+}
+
+// inverseAffine inverts the affine matrix whose top three rows r (12 floats,
+// row-major) holds, into a column-major 4×4.
+function inverseAffine(r) {
+  const [a, b, c, tx, d, e, f, ty, g, h, i, tz] = r;
+  const A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  if (!(Math.abs(det) > 1e-12)) return M.identity();
+  const s = 1 / det;
+  // Rows of the inverse 3×3.
+  const m = [
+    [A * s, -(b * i - c * h) * s, (b * f - c * e) * s],
+    [B * s, (a * i - c * g) * s, -(a * f - c * d) * s],
+    [C * s, -(a * h - b * g) * s, (a * e - b * d) * s],
+  ];
+  const out = M.identity();
+  for (let row = 0; row < 3; row++) {
+    for (let col = 0; col < 3; col++) out[col * 4 + row] = m[row][col];
+    out[12 + row] = -(m[row][0] * tx + m[row][1] * ty + m[row][2] * tz);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- the crowd
@@ -404,12 +432,13 @@ function rng(seed) {
 }
 
 function hueTint(h) {
-  const f = (n) => { const k = (n + h * 12) % 12; return 0.62 + 0.38 * Math.max(-1, Math.min(k - 3, 9 - k, 1)); };
+  const f = (n) => { const k = (n + h * 12) % 12; return 0.7 + 0.3 * Math.max(-1, Math.min(k - 3, 9 - k, 1)); };
   return [f(0), f(8), f(4)];
 }
 
 function buildInstances() {
-  const n = state.count, assets = state.assets, nA = assets.length;
+  const n = state.count, all = state.assets;
+  const assets = state.only ? [all[state.selected]] : all, nA = assets.length;
   inst = {
     n, asset: new Uint16Array(n), clip: new Uint16Array(n), phase0: new Float32Array(n), rate: new Float32Array(n),
     x: new Float32Array(n), z: new Float32Array(n), yaw: new Float32Array(n), tint: new Float32Array(n * 4),
@@ -417,19 +446,23 @@ function buildInstances() {
   const rnd = rng(0x5eed + n);
   const choose = (list) => list[Math.floor(rnd() * list.length)];
   if (state.layout === 'parade') {
-    // Rows by species (front to back), each species' instances cycling through its clips.
-    const cols = Math.max(1, Math.ceil(Math.sqrt(n)));
+    // Rows by species (front to back), each species' instances cycling through
+    // its clips; every species' band about as wide as the whole is deep.
+    const share = (a) => Math.floor(n / nA) + (a < n % nA ? 1 : 0);
+    let area = 0;
+    for (let a = 0; a < nA; a++) area += share(a) * assets[a].spacing ** 2;
+    const width = Math.sqrt(area) * 1.15;
     let z = 0;
     for (let a = 0; a < nA; a++) {
       const A = assets[a];
-      const m = Math.floor(n / nA) + (a < n % nA ? 1 : 0);
+      const m = share(a);
       if (m === 0) continue;
-      const sp = A.spacing, rows = Math.ceil(m / cols);
+      const sp = A.spacing, cols = Math.max(1, Math.floor(width / sp)), rows = Math.ceil(m / cols);
       for (let k = 0; k < m; k++) {
         const i = k * nA + a;
         const r = Math.floor(k / cols), c = k % cols;
         const inRow = Math.min(cols, m - r * cols);
-        inst.asset[i] = a;
+        inst.asset[i] = A.index;
         inst.clip[i] = k % A.clips.length;
         inst.x[i] = (c - (inRow - 1) / 2) * sp;
         inst.z[i] = z - r * sp;
@@ -440,29 +473,35 @@ function buildInstances() {
     }
     for (let i = 0; i < n; i++) inst.z[i] -= z / 2; // centre the parade on the origin
   } else {
-    // Two armies facing each other across z = 0, ranks of one species each.
-    const sp = Math.max(...assets.map((A) => A.spacing));
+    // Two armies facing each other across z = 0, in ranks of one species each.
+    const spMin = Math.min(...assets.map((A) => A.spacing));
     for (let army = 0; army < 2; army++) {
       const m = Math.floor(n / 2) + (army === 0 ? n % 2 : 0);
       const cols = Math.max(1, Math.ceil(Math.sqrt(m * 2.5)));
+      const width = cols * spMin;
       const side = army === 0 ? -1 : 1;
       const tint = army === 0 ? [0.95, 0.3, 0.26, 0.2] : [0.28, 0.46, 0.98, 0.2];
-      for (let k = 0; k < m; k++) {
-        const i = k * 2 + army;
-        const rank = Math.floor(k / cols), c = k % cols;
-        const inRank = Math.min(cols, m - rank * cols);
+      let k = 0, depth = spMin * 0.8;
+      for (let rank = 0; k < m; rank++) {
         const a = (rank + army) % nA, A = assets[a];
-        inst.asset[i] = a;
-        const roll = rnd();
-        let kind;
-        if (rank < 2) kind = roll < 0.62 ? 'attack' : roll < 0.8 ? 'die' : 'idle';
-        else kind = roll < 0.55 ? 'walk' : roll < 0.8 ? 'idle' : 'attack';
-        const list = clipsOfKind(A, kind);
-        inst.clip[i] = list.length ? choose(list) : Math.floor(rnd() * A.clips.length);
-        inst.x[i] = (c - (inRank - 1) / 2) * sp + (rnd() - 0.5) * 0.15 * sp;
-        inst.z[i] = side * (sp * 0.9 + rank * sp);
-        inst.yaw[i] = army === 0 ? 0 : Math.PI;
-        inst.tint.set(tint, i * 4);
+        const sp = A.spacing, perRank = Math.max(1, Math.floor(width / sp));
+        const inRank = Math.min(perRank, m - k);
+        depth += sp / 2;
+        for (let c = 0; c < inRank; c++, k++) {
+          const i = k * 2 + army;
+          inst.asset[i] = A.index;
+          const roll = rnd();
+          let kind;
+          if (rank < 2) kind = roll < 0.62 ? 'attack' : roll < 0.8 ? 'die' : 'idle';
+          else kind = roll < 0.55 ? 'walk' : roll < 0.8 ? 'idle' : 'attack';
+          const list = clipsOfKind(A, kind);
+          inst.clip[i] = list.length ? choose(list) : Math.floor(rnd() * A.clips.length);
+          inst.x[i] = (c - (inRank - 1) / 2) * sp + (rnd() - 0.5) * 0.15 * sp;
+          inst.z[i] = side * depth;
+          inst.yaw[i] = army === 0 ? 0 : Math.PI;
+          inst.tint.set(tint, i * 4);
+        }
+        depth += sp / 2;
       }
     }
   }
@@ -471,9 +510,9 @@ function buildInstances() {
     inst.rate[i] = 0.9 + 0.2 * rnd();
   }
   // Per-species member lists and record buffers.
-  const counts = new Array(nA).fill(0);
+  const counts = new Array(all.length).fill(0);
   for (let i = 0; i < n; i++) counts[inst.asset[i]]++;
-  assets.forEach((A, a) => {
+  all.forEach((A, a) => {
     A.members = new Int32Array(counts[a]);
     A.count = 0;
     if (A.instCap < counts[a]) {
@@ -483,7 +522,7 @@ function buildInstances() {
       gl.bufferData(gl.ARRAY_BUFFER, A.instData.byteLength, gl.DYNAMIC_DRAW);
     }
   });
-  for (let i = 0; i < n; i++) { const A = assets[inst.asset[i]]; A.members[A.count++] = i; }
+  for (let i = 0; i < n; i++) { const A = all[inst.asset[i]]; A.members[A.count++] = i; }
   // Extent, for the camera and the ground grid.
   let x0 = Infinity, x1 = -Infinity, z0 = Infinity, z1 = -Infinity;
   for (let i = 0; i < n; i++) {
@@ -499,7 +538,7 @@ function buildInstances() {
 function buildGrid() {
   const e = state.extent;
   const step = Math.pow(10, Math.floor(Math.log10(Math.max(e.r / 8, 0.1))));
-  const half = Math.ceil((e.r * 1.4) / step) * step;
+  const half = Math.ceil((e.r * 1.25) / step) * step;
   const cx = Math.round(e.cx / step) * step, cz = Math.round(e.cz / step) * step;
   const P = [], C = [];
   const line = (a, b, col) => { P.push(...a, ...b); C.push(...col, ...col); };
@@ -561,9 +600,21 @@ let viewProj = M.identity();
 function frameCrowd() {
   const e = state.extent;
   cam.target = [e.cx, e.h * 0.45, e.cz];
-  cam.dist = Math.max(e.r / Math.sin(FOV / 2) * 0.85, e.h * 2.5);
+  cam.dist = Math.max(e.r * 2, e.h * 3);
   cam.yaw = state.layout === 'battle' ? 0.9 : 0.35;
   cam.pitch = 0.42;
+}
+
+// focusSelected brings the camera close to the selected species' first instance,
+// the one the skeleton, sockets and timeline show.
+function focusSelected() {
+  const F = focusAsset();
+  if (!F) return;
+  const i = F.members[0];
+  cam.target = [inst.x[i], F.height * 0.5, inst.z[i]];
+  cam.dist = Math.max(F.height, F.radius * 2) * 2.2;
+  cam.yaw = inst.yaw[i] + 0.6;
+  cam.pitch = 0.25;
 }
 
 function eye() {
@@ -722,6 +773,7 @@ function render() {
   const F = focusAsset();
   if (F && state.showCrowd && (state.showSkeleton || state.showSockets)) {
     focusData.set(F.instData.subarray(0, RECORD));
+    focusData.set([1, 1, 1, 0], 4); // overlays keep their own colours
     gl.bindBuffer(gl.ARRAY_BUFFER, focusBuf);
     gl.bufferSubData(gl.ARRAY_BUFFER, 0, focusData);
     gl.disable(gl.DEPTH_TEST);
@@ -957,7 +1009,9 @@ function setupPanel() {
   const sel = $('asset');
   sel.replaceChildren(...state.assets.map((A, k) => new Option(`${A.name} (${A.info.kind})`, k)));
   sel.value = state.selected;
-  sel.addEventListener('change', () => { state.selected = Number(sel.value); showInfo(); });
+  sel.addEventListener('change', () => { state.selected = Number(sel.value); if (state.only) buildInstances(); showInfo(); });
+  $('only').value = state.only ? 'selected' : 'all';
+  $('only').addEventListener('change', (e) => { state.only = e.target.value === 'selected'; buildInstances(); frameCrowd(); });
   $('count').value = state.count;
   $('count-n').value = state.count;
   $('count').addEventListener('input', (e) => setCount(e.target.value));
@@ -967,6 +1021,7 @@ function setupPanel() {
   $('play').addEventListener('click', () => setPlaying(!state.playing));
   $('step').addEventListener('click', stepFrame);
   $('frame').addEventListener('click', frameCrowd);
+  $('focus').addEventListener('click', focusSelected);
   $('speed').addEventListener('input', (e) => { state.speed = Number(e.target.value); $('speed-v').textContent = `${state.speed.toFixed(2)}×`; });
   for (const k of ['skeleton', 'sockets', 'props']) {
     const key = 'show' + k[0].toUpperCase() + k.slice(1);
@@ -978,6 +1033,7 @@ function setupPanel() {
     if (e.key === ' ') { setPlaying(!state.playing); e.preventDefault(); }
     else if (e.key === '.') stepFrame();
     else if (e.key === 'f') frameCrowd();
+    else if (e.key === 'c') focusSelected();
   });
   setPlaying(state.playing);
   showInfo();
@@ -1022,11 +1078,16 @@ function checkGL() {
 Object.assign(hook, {
   resolve, duration,
   setInstances: (n) => { setCount(n); return state.count; },
+  // setCrowdSpecies('selected') fills the crowd with the selected species alone;
+  // 'all' with every species.
+  setCrowdSpecies: (which) => { state.only = which === 'selected'; $('only').value = state.only ? 'selected' : 'all'; buildInstances(); frameCrowd(); },
   setLayout: (name) => { state.layout = name === 'battle' ? 'battle' : 'parade'; $('layout').value = state.layout; buildInstances(); frameCrowd(); },
   selectAsset: (key) => {
     const k = state.assets.findIndex((A) => A.id === key || A.name === key);
     if (k < 0) return false;
-    state.selected = k; $('asset').value = k; showInfo();
+    state.selected = k; $('asset').value = k;
+    if (state.only) buildInstances();
+    showInfo();
     return true;
   },
   // selectClip plays the named clip on every instance of the selected species;
@@ -1047,6 +1108,7 @@ Object.assign(hook, {
   setCrowdVisible: (on) => { state.showCrowd = !!on; },
   setOverlays: (on) => { state.showSkeleton = state.showSockets = !!on; },
   frameCrowd,
+  focusSelected,
   glError: () => gl.getError(),
   // nextFrames resolves after k more frames have been drawn.
   nextFrames: (k = 1) => new Promise((res) => frameWaiters.push({ until: stats.frames + k, resolve: res })),
@@ -1074,6 +1136,7 @@ async function main() {
   const list = await (await fetchOK('api/assets')).json();
   if (!list.assets.length) throw new Error('the server has no assets');
   state.assets = await Promise.all(list.assets.map(loadAsset));
+  state.assets.forEach((A, k) => { A.index = k; });
   state.override = state.assets.map(() => -1);
   setupProps();
   const want = params.get('asset');
@@ -1082,6 +1145,7 @@ async function main() {
   if (clip) { const A = state.assets[state.selected]; state.override[A.id] = A.clips.findIndex((c) => c.name === clip); }
   buildInstances();
   frameCrowd();
+  if (params.get('focus') === '1') focusSelected();
   setupPanel();
   setupPointer();
   setupTimeline();

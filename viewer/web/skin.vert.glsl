@@ -47,52 +47,56 @@ uniform bool u_unlit;
 out vec3 v_normal;
 out vec3 v_color;
 
-vec4 texel(sampler2D tex, int stride, int perRow, int frame, int index) {
+// origin returns the texel where frame's block starts: column, row.
+ivec2 origin(int frame, int stride, int perRow) {
+  if (perRow == 1) return ivec2(0, frame);
   int row = frame / perRow;
-  return texelFetch(tex, ivec2((frame - row * perRow) * stride + index, row), 0);
+  return ivec2((frame - row * perRow) * stride, row);
 }
 
 vec4 blend(vec4 a, vec4 b, float t) { return a + (b - a) * t; }
+
+// skin adds one influence: the blended palette matrix of the bone whose rows
+// start at texel column b, times its inverse bind, times the vertex.
+void skin(int bone, float w, ivec2 o0, ivec2 o1, float t, vec4 p, vec3 n, inout vec3 sp, inout vec3 sn) {
+  int b = bone * 4;
+  vec4 i0 = texelFetch(u_inverseBind, ivec2(b, 0), 0);
+  vec4 i1 = texelFetch(u_inverseBind, ivec2(b + 1, 0), 0);
+  vec4 i2 = texelFetch(u_inverseBind, ivec2(b + 2, 0), 0);
+  vec4 q = vec4(dot(i0, p), dot(i1, p), dot(i2, p), 1.0);
+  vec4 qn = vec4(dot(i0.xyz, n), dot(i1.xyz, n), dot(i2.xyz, n), 0.0);
+  vec4 r0 = blend(texelFetch(u_palette, o0 + ivec2(b, 0), 0), texelFetch(u_palette, o1 + ivec2(b, 0), 0), t);
+  vec4 r1 = blend(texelFetch(u_palette, o0 + ivec2(b + 1, 0), 0), texelFetch(u_palette, o1 + ivec2(b + 1, 0), 0), t);
+  vec4 r2 = blend(texelFetch(u_palette, o0 + ivec2(b + 2, 0), 0), texelFetch(u_palette, o1 + ivec2(b + 2, 0), 0), t);
+  sp += w * vec3(dot(r0, q), dot(r1, q), dot(r2, q));
+  sn += w * vec3(dot(r0, qn), dot(r1, qn), dot(r2, qn));
+}
 
 void main() {
   vec4 p = vec4(a_position, 1.0);
   vec3 n = a_normal;
   if (u_skinned) {
-    int f0 = int(a_play.x), f1 = int(a_play.y);
+    ivec2 o0 = origin(int(a_play.x), u_paletteStride, u_paletteFramesPerRow);
+    ivec2 o1 = origin(int(a_play.y), u_paletteStride, u_paletteFramesPerRow);
     float t = a_play.z;
     vec3 sp = vec3(0.0), sn = vec3(0.0);
-    for (int i = 0; i < 4; i++) {
-      float w = a_weights[i];
-      if (w <= 0.0) continue;
-      int b = int(a_joints[i]) * 4;
-      vec4 i0 = texelFetch(u_inverseBind, ivec2(b, 0), 0);
-      vec4 i1 = texelFetch(u_inverseBind, ivec2(b + 1, 0), 0);
-      vec4 i2 = texelFetch(u_inverseBind, ivec2(b + 2, 0), 0);
-      vec4 q = vec4(dot(i0, p), dot(i1, p), dot(i2, p), 1.0);
-      vec4 qn = vec4(dot(i0.xyz, n), dot(i1.xyz, n), dot(i2.xyz, n), 0.0);
-      vec4 r0 = blend(texel(u_palette, u_paletteStride, u_paletteFramesPerRow, f0, b),
-                      texel(u_palette, u_paletteStride, u_paletteFramesPerRow, f1, b), t);
-      vec4 r1 = blend(texel(u_palette, u_paletteStride, u_paletteFramesPerRow, f0, b + 1),
-                      texel(u_palette, u_paletteStride, u_paletteFramesPerRow, f1, b + 1), t);
-      vec4 r2 = blend(texel(u_palette, u_paletteStride, u_paletteFramesPerRow, f0, b + 2),
-                      texel(u_palette, u_paletteStride, u_paletteFramesPerRow, f1, b + 2), t);
-      sp += w * vec3(dot(r0, q), dot(r1, q), dot(r2, q));
-      sn += w * vec3(dot(r0, qn), dot(r1, qn), dot(r2, qn));
-    }
+    // Influences are sorted by weight, largest first; unused ones weigh 0.
+    skin(int(a_joints.x), a_weights.x, o0, o1, t, p, n, sp, sn);
+    if (a_weights.y > 0.0) skin(int(a_joints.y), a_weights.y, o0, o1, t, p, n, sp, sn);
+    if (a_weights.z > 0.0) skin(int(a_joints.z), a_weights.z, o0, o1, t, p, n, sp, sn);
+    if (a_weights.w > 0.0) skin(int(a_joints.w), a_weights.w, o0, o1, t, p, n, sp, sn);
     p = vec4(sp, 1.0);
     n = sn;
   }
   p = u_local * p;
   if (!u_unlit) n = mat3(u_local) * n;
   if (u_attached) {
-    int f0 = int(a_attach.x), f1 = int(a_attach.y);
+    ivec2 o0 = origin(int(a_attach.x), u_attachStride, u_attachFramesPerRow) + ivec2(u_attachBase, 0);
+    ivec2 o1 = origin(int(a_attach.y), u_attachStride, u_attachFramesPerRow) + ivec2(u_attachBase, 0);
     float t = a_attach.z;
-    vec4 r0 = blend(texel(u_attachTex, u_attachStride, u_attachFramesPerRow, f0, u_attachBase),
-                    texel(u_attachTex, u_attachStride, u_attachFramesPerRow, f1, u_attachBase), t);
-    vec4 r1 = blend(texel(u_attachTex, u_attachStride, u_attachFramesPerRow, f0, u_attachBase + 1),
-                    texel(u_attachTex, u_attachStride, u_attachFramesPerRow, f1, u_attachBase + 1), t);
-    vec4 r2 = blend(texel(u_attachTex, u_attachStride, u_attachFramesPerRow, f0, u_attachBase + 2),
-                    texel(u_attachTex, u_attachStride, u_attachFramesPerRow, f1, u_attachBase + 2), t);
+    vec4 r0 = blend(texelFetch(u_attachTex, o0, 0), texelFetch(u_attachTex, o1, 0), t);
+    vec4 r1 = blend(texelFetch(u_attachTex, o0 + ivec2(1, 0), 0), texelFetch(u_attachTex, o1 + ivec2(1, 0), 0), t);
+    vec4 r2 = blend(texelFetch(u_attachTex, o0 + ivec2(2, 0), 0), texelFetch(u_attachTex, o1 + ivec2(2, 0), 0), t);
     p = vec4(dot(r0, p), dot(r1, p), dot(r2, p), 1.0);
     if (!u_unlit) n = vec3(dot(r0.xyz, n), dot(r1.xyz, n), dot(r2.xyz, n));
   }
