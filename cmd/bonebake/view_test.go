@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the command and the test to share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startView runs `bonebake view args...` in-process until the test ends and
+// returns the URL it printed, its stderr, and a func that stops it (as Ctrl-C
+// does) and returns its error.
+func startView(t *testing.T, args ...string) (string, *lockedBuffer, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut lockedBuffer
+	root := newRoot()
+	root.SetArgs(append([]string{"view"}, args...))
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	stop := func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("view did not stop within 10 s of its context ending")
+			return nil
+		}
+	}
+	t.Cleanup(func() { cancel() })
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if line, _, ok := strings.Cut(out.String(), "\n"); ok {
+			return line, &errOut, stop
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("view exited: %v; stderr: %s", err, errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("view printed no URL; stderr: %s", errOut.String())
+	return "", nil, nil
+}
+
+func fetch(t *testing.T, u string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func TestViewServesModelsOnLoopback(t *testing.T) {
+	base, _, stop := startView(t, filepath.Join("..", "..", "testdata", "gltf", "Fox.glb"))
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" || u.Path != "/" {
+		t.Fatalf("printed %q", base)
+	}
+	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
+		t.Fatalf("listens on %s, not loopback", u.Host)
+	}
+	code, body := fetch(t, base+"api/assets")
+	var list struct {
+		Assets []struct {
+			Name, Kind, Mesh string
+			Clips            []struct{ Name string }
+		}
+	}
+	if code != 200 || json.Unmarshal(body, &list) != nil || len(list.Assets) != 1 ||
+		list.Assets[0].Name != "Fox" || list.Assets[0].Kind != "gltf" || list.Assets[0].Mesh != "gltf" || len(list.Assets[0].Clips) != 3 {
+		t.Fatalf("/api/assets: %d %s", code, body)
+	}
+	if code, _ := fetch(t, base); code != 200 {
+		t.Errorf("the page: %d", code)
+	}
+	for _, p := range []string{"go.mod", "api/assets/1/palette", "etc/passwd"} {
+		if code, _ := fetch(t, base+p); code != 404 {
+			t.Errorf("/%s: %d, want 404", p, code)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("stopping: %v", err)
+	}
+	if _, err := http.Get(base + "api/assets"); err == nil {
+		t.Error("the server still answers after stopping")
+	}
+}
+
+func TestViewBuiltins(t *testing.T) {
+	base, stderr, stop := startView(t, "--dir", t.TempDir())
+	defer stop()
+	_, body := fetch(t, base+"api/assets")
+	var list struct{ Assets []struct{ Name, Kind string } }
+	if err := json.Unmarshal(body, &list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, a := range list.Assets {
+		if a.Kind != "builtin" {
+			t.Errorf("%s: kind %s", a.Name, a.Kind)
+		}
+		names = append(names, a.Name)
+	}
+	if got := strings.Join(names, " "); got != "humanoid horse elephant humanoid_sword humanoid_spear humanoid_skeleton" {
+		t.Errorf("assets %q", got)
+	}
+	if !strings.Contains(stderr.String(), "6 built-in creatures baked in memory") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+func TestViewOpenWithoutABrowser(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // neither xdg-open nor open
+	base, stderr, stop := startView(t, "--open", filepath.Join("..", "..", "testdata", "gltf", "Fox.glb"))
+	defer stop()
+	if !strings.Contains(stderr.String(), "--open:") || !strings.Contains(stderr.String(), base) {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	if code, _ := fetch(t, base+"api/assets"); code != 200 {
+		t.Errorf("the server stopped: %d", code)
+	}
+}
+
+func TestViewErrors(t *testing.T) {
+	if code, out, _ := bonebake(t, "view", "--help"); code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "--open") {
+		t.Errorf("view --help: exit %d, %q", code, out)
+	}
+	if code, _, _ := bonebake(t, "view", "--addr", "not-an-address"); code != 2 {
+		t.Errorf("bad --addr: exit %d, want 2", code)
+	}
+	if code, _, errOut := bonebake(t, "view", filepath.Join(t.TempDir(), "missing.bpat")); code != 1 || !strings.Contains(errOut, "missing.bpat") {
+		t.Errorf("missing file: exit %d, %q", code, errOut)
+	}
+}
