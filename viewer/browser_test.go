@@ -18,6 +18,8 @@ import (
 	"bonebake/format/bpat"
 	"bonebake/species/builtin"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -231,7 +233,11 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assets = append(assets, fox, bare)
+	small, err := FromSpecies(swinger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assets = append(assets, fox, bare, small)
 	p := openViewer(t, assets, "?n=80", 1000, 640)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 
@@ -242,12 +248,12 @@ func TestBrowser(t *testing.T) {
 		if n := p.number("bonebake.stats.instances"); n != 80 {
 			t.Errorf("instances drawn: %v, want 80", n)
 		}
-		if n := p.number("bonebake.state.assets.length"); n != 8 {
+		if n := p.number("bonebake.state.assets.length"); n != 9 {
 			t.Errorf("%v assets on the page", n)
 		}
 		// One draw per species, a sword and a rider draw, the grid, the skeleton
 		// and one gizmo per socket of the selected humanoid.
-		if n := p.number("bonebake.stats.drawCalls"); n != 8+2+1+1+10 {
+		if n := p.number("bonebake.stats.drawCalls"); n != 9+2+1+1+10 {
 			t.Errorf("%v draw calls", n)
 		}
 		props := p.eval(`(() => { const a = (n) => bonebake.state.assets.find((A) => A.name === n);
@@ -332,7 +338,11 @@ func TestBrowser(t *testing.T) {
 		}
 		p.frames(2)
 		a := p.screenshot()
-		p.eval("bonebake.selectClip('Run')")
+		// The clip table's row, as a click on it does.
+		p.eval("[...document.querySelectorAll('#clips tbody tr')].find((tr) => tr.cells[1].textContent === 'Run').click()")
+		if o := p.number("bonebake.state.override[bonebake.state.selected]"); o != 2 {
+			t.Errorf("clicking Run selected clip %v", o)
+		}
 		p.frames(2)
 		b := p.screenshot()
 		if n, _ := differing(a, b, p.crowdRect()); n < 200 {
@@ -342,12 +352,120 @@ func TestBrowser(t *testing.T) {
 		p.checkClean()
 	})
 
+	t.Run("controls", func(t *testing.T) {
+		p.t = t
+		click := func(id string) { p.eval("document.getElementById('" + id + "').click()") }
+		p.eval("bonebake.play()")
+		click("play")
+		if p.eval("bonebake.state.playing") != false {
+			t.Error("the play button did not pause")
+		}
+		t0 := p.number("bonebake.state.time")
+		p.frames(2)
+		if t1 := p.number("bonebake.state.time"); t1 != t0 {
+			t.Errorf("paused, time went %v → %v", t0, t1)
+		}
+		click("step")
+		if t1 := p.number("bonebake.state.time"); !(t1 > t0) {
+			t.Errorf("step: time %v → %v", t0, t1)
+		}
+		p.eval("{ const s = document.getElementById('count'); s.value = 123; s.dispatchEvent(new Event('input')); }")
+		p.frames(1)
+		if n := p.number("bonebake.stats.instances"); n != 123 {
+			t.Errorf("slider at 123: %v instances drawn", n)
+		}
+		p.eval("{ const l = document.getElementById('layout'); l.value = 'battle'; l.dispatchEvent(new Event('change')); }")
+		p.frames(1)
+		if p.eval("bonebake.state.layout") != "battle" {
+			t.Error("the layout did not change")
+		}
+		p.eval("{ const s = document.getElementById('speed'); s.value = 2; s.dispatchEvent(new Event('input')); }")
+		if v := p.number("bonebake.state.speed"); v != 2 {
+			t.Errorf("speed %v", v)
+		}
+		info := p.eval("document.getElementById('info').textContent + document.getElementById('stats').textContent").(string)
+		for _, want := range []string{"bones", "clips", "sockets", "file size", "frame time", "instances drawn"} {
+			if !strings.Contains(info, want) {
+				t.Errorf("the info panel lacks %q", want)
+			}
+		}
+		p.eval("bonebake.setLayout('parade'); bonebake.setSpeed(1); bonebake.setInstances(80); bonebake.play()")
+		p.checkClean()
+	})
+
+	t.Run("orbit, pan and zoom", func(t *testing.T) {
+		p.t = t
+		cam := func() []float64 {
+			v := p.eval("(({ yaw, pitch, dist, target }) => [yaw, pitch, dist, ...target])(bonebake.camera)").([]any)
+			out := make([]float64, len(v))
+			for i := range v {
+				out[i] = v[i].(float64)
+			}
+			return out
+		}
+		drag := func(button input.MouseButton, buttons int64, dx, dy float64) {
+			x, y := 400.0, 300.0
+			err := chromedp.Do(p.ctx,
+				chromedp.MouseEvent(chromedp.MousePressed, x, y, chromedp.ButtonType(button), chromedp.ClickCount(1)),
+				chromedp.MouseEvent(chromedp.MouseMoved, x+dx/2, y+dy/2, withButtons(button, buttons)),
+				chromedp.MouseEvent(chromedp.MouseMoved, x+dx, y+dy, withButtons(button, buttons)),
+				chromedp.MouseEvent(chromedp.MouseReleased, x+dx, y+dy, chromedp.ButtonType(button), chromedp.ClickCount(1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		c0 := cam()
+		drag(input.MouseButtonLeft, 1, 80, 30) // orbit
+		c1 := cam()
+		if c1[0] == c0[0] || c1[1] == c0[1] || c1[3] != c0[3] || c1[5] != c0[5] {
+			t.Errorf("left drag: camera %v → %v, want yaw and pitch to change, not the target", c0, c1)
+		}
+		drag(input.MouseButtonRight, 2, 60, 40) // pan
+		c2 := cam()
+		if c2[3] == c1[3] && c2[5] == c1[5] || c2[0] != c1[0] {
+			t.Errorf("right drag: camera %v → %v, want the target to move", c1, c2)
+		}
+		if err := chromedp.Do(p.ctx, chromedp.MouseEvent(chromedp.MouseWheel, 400, 300, func(m *input.DispatchMouseEventParams) { m.DeltaX, m.DeltaY = 0.01, 300 })); err != nil {
+			t.Fatal(err)
+		}
+		c3 := cam()
+		if !(c3[2] > c2[2]) {
+			t.Errorf("wheel: distance %v → %v, want it larger", c2[2], c3[2])
+		}
+		// Two fingers spreading apart zoom in.
+		touch := func(typ input.DispatchTouchEventType, spread float64) {
+			var pts []*input.TouchPoint
+			if typ != input.DispatchTouchEventTypeTouchEnd {
+				for i, x := range []float64{400 - spread, 400 + spread} {
+					id := float64(i)
+					pts = append(pts, &input.TouchPoint{X: x, Y: 300, ID: &id})
+				}
+			}
+			err := chromedp.Do(p.ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := cdp.Call(ctx, tg, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: typ, TouchPoints: pts})
+				return err
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		touch(input.DispatchTouchEventTypeTouchStart, 40)
+		touch(input.DispatchTouchEventTypeTouchMove, 80)
+		touch(input.DispatchTouchEventTypeTouchMove, 120)
+		touch(input.DispatchTouchEventTypeTouchEnd, 0)
+		c4 := cam()
+		if !(c4[2] < c3[2]) {
+			t.Errorf("pinch: distance %v → %v, want it smaller", c3[2], c4[2])
+		}
+		p.eval("bonebake.frameCrowd()")
+	})
+
 	t.Run("10000 instances", func(t *testing.T) {
 		p.t = t
-		// SwiftShader draws about a million small triangles a second, so the crowd
-		// is made of the box-per-bone fox (288 triangles each) alone.
+		// SwiftShader on two cores draws well under a million triangles a second,
+		// so this crowd is of the two-box swinger alone (24 triangles each).
 		start := time.Now()
-		p.eval("bonebake.play(); bonebake.selectAsset('fox_bare'); bonebake.setCrowdSpecies('selected'); bonebake.setInstances(10000)")
+		p.eval("bonebake.play(); bonebake.selectAsset('swinger'); bonebake.setCrowdSpecies('selected'); bonebake.setInstances(10000)")
 		f0 := p.number("bonebake.stats.frames")
 		p.frames(2)
 		if n := p.number("bonebake.stats.instances"); n != 10000 {
@@ -355,6 +473,22 @@ func TestBrowser(t *testing.T) {
 		}
 		if f := p.number("bonebake.stats.frames"); f < f0+2 {
 			t.Errorf("frames went from %v to %v", f0, f)
+		}
+		p.eval("bonebake.sync()")
+		p.frames(1)
+		// The boxes are lit: far brighter than the background and the grid.
+		img, r := p.screenshot(), p.crowdRect()
+		bright, total := 0, 0
+		for y := int(r.Y); y < int(r.Y+r.H); y++ {
+			for x := int(r.X); x < int(r.X+r.W); x++ {
+				if cr, _, _, _ := img.At(x, y).RGBA(); cr>>8 > 120 {
+					bright++
+				}
+				total++
+			}
+		}
+		if total == 0 || bright < total/20 {
+			t.Errorf("10,000 instances: %d of %d pixels in the crowd's area %+v are lit", bright, total, r)
 		}
 		p.checkClean()
 		t.Logf("2 frames of 10,000 instances in %v", time.Since(start).Round(time.Millisecond))
@@ -369,6 +503,14 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	t.Logf("browser tests took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// withButtons sets the buttons held during a mouse move.
+func withButtons(b input.MouseButton, buttons int64) chromedp.MouseOption {
+	return func(m *input.DispatchMouseEventParams) {
+		m.Button = b
+		m.Buttons = buttons
+	}
 }
 
 func absf(x float64) float64 {

@@ -595,6 +595,7 @@ function fillRecords() {
 // ---------------------------------------------------------------- camera
 
 const cam = { target: [0, 1, 0], yaw: 0.5, pitch: 0.42, dist: 10 };
+hook.camera = cam;
 let viewProj = M.identity();
 
 function frameCrowd() {
@@ -650,7 +651,7 @@ function setupPointer() {
   let pinch = null;
   canvas.addEventListener('contextmenu', (e) => e.preventDefault());
   canvas.addEventListener('pointerdown', (e) => {
-    canvas.setPointerCapture(e.pointerId);
+    try { canvas.setPointerCapture(e.pointerId); } catch { /* a pointer the browser no longer tracks */ }
     pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.button === 1 || e.shiftKey });
     pinch = null;
   });
@@ -1110,6 +1111,8 @@ Object.assign(hook, {
   frameCrowd,
   focusSelected,
   glError: () => gl.getError(),
+  // sync waits for the GPU to finish what it was given (a one-pixel read).
+  sync: () => { const px = new Uint8Array(4); gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); return true; },
   // nextFrames resolves after k more frames have been drawn.
   nextFrames: (k = 1) => new Promise((res) => frameWaiters.push({ until: stats.frames + k, resolve: res })),
   // crowdRect is the screen rectangle (CSS pixels) the instances stand in.
