@@ -1149,6 +1149,11 @@ async function main() {
   buildInstances();
   frameCrowd();
   if (params.get('focus') === '1') focusSelected();
+  // Camera overrides for reproducible screenshots: yaw and pitch in radians, zoom
+  // multiplying the distance.
+  if (params.has('yaw')) cam.yaw = Number(params.get('yaw')) || 0;
+  if (params.has('pitch')) cam.pitch = Number(params.get('pitch')) || 0;
+  if (params.has('zoom')) cam.dist *= Number(params.get('zoom')) || 1;
   setupPanel();
   setupPointer();
   setupTimeline();
