@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"bonebake/format/bpat"
+	"bonebake/species"
 	"bonebake/species/builtin"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -237,7 +239,11 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assets = append(assets, fox, bare, small)
+	long, err := FromSpecies(longSwinger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assets = append(assets, fox, bare, small, long)
 	p := openViewer(t, assets, "?n=80", 1000, 640)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 
@@ -248,12 +254,12 @@ func TestBrowser(t *testing.T) {
 		if n := p.number("bonebake.stats.instances"); n != 80 {
 			t.Errorf("instances drawn: %v, want 80", n)
 		}
-		if n := p.number("bonebake.state.assets.length"); n != 9 {
+		if n := p.number("bonebake.state.assets.length"); n != 10 {
 			t.Errorf("%v assets on the page", n)
 		}
 		// One draw per species, a sword and a rider draw, the grid, the skeleton
 		// and one gizmo per socket of the selected humanoid.
-		if n := p.number("bonebake.stats.drawCalls"); n != 9+2+1+1+10 {
+		if n := p.number("bonebake.stats.drawCalls"); n != 10+2+1+1+10 {
 			t.Errorf("%v draw calls", n)
 		}
 		props := p.eval(`(() => { const a = (n) => bonebake.state.assets.find((A) => A.name === n);
@@ -460,6 +466,70 @@ func TestBrowser(t *testing.T) {
 		p.eval("bonebake.frameCrowd()")
 	})
 
+	t.Run("GPU pose matches the palette", func(t *testing.T) {
+		p.t = t
+		// One long swinger (9,001 frames: more than MAX_TEXTURE_SIZE rows, so two
+		// frames share a texture row) at phase .9705 of its swing (frames 8734 and 8735, half way), seen from the front.
+		p.eval(`bonebake.pause(); bonebake.selectAsset('swinger_long'); bonebake.setCrowdSpecies('selected');
+			bonebake.setInstances(1); bonebake.selectClip('swing'); bonebake.setOverlays(false);`)
+		fi := p.eval("bonebake.focusInstance()").(map[string]any)
+		phase0, rate, secs := fi["phase0"].(float64), fi["rate"].(float64), fi["seconds"].(float64)
+		p.eval(fmt.Sprintf("bonebake.setTime(%v)", (0.9705-phase0)*secs/rate))
+		p.eval(`Object.assign(bonebake.camera, { yaw: 0, pitch: 0.1, dist: 6 }); bonebake.camera.target = [0, 1, 0];`)
+		p.frames(2)
+		p.eval("bonebake.sync()")
+		fi = p.eval("bonebake.focusInstance()").(map[string]any)
+		phase := fi["phase"].(float64)
+		var rec [16]float64
+		for i, v := range fi["record"].([]any) {
+			rec[i] = v.(float64)
+		}
+		if absf(phase-0.9705) > 1e-6 {
+			t.Fatalf("phase %v, want .9705", phase)
+		}
+		// The page's frames are bpat.Resolve's.
+		want := bpat.Resolve(phase, 9001, false)
+		if int(rec[0]) != want.Frame || int(rec[1]) != want.Next || absf(rec[2]-float64(want.Lerp)) > 1e-5 || want.Frame <= 8192 {
+			t.Fatalf("record frames %v, want %+v", rec[:3], want)
+		}
+		// Where the arm's tip box must be: palette[arm] · (1, 0, 0), blended on the
+		// CPU from the file's own frames, then the instance transform.
+		f := long.File()
+		a, b := f.Palette(0, want.Frame)[16:32], f.Palette(0, want.Next)[16:32]
+		m := make([]float32, 16)
+		bpat.Lerp(m, a, b, want.Lerp)
+		place := func(x, y, z float64) []float64 {
+			s, c, yaw := rec[11], 0.0, rec[10]
+			c = math.Cos(yaw)
+			sn := math.Sin(yaw)
+			return []float64{(c*x+sn*z)*s + rec[8], y * s, (-sn*x+c*z)*s + rec[9]}
+		}
+		tip := place(float64(m[0]+m[3]), float64(m[4]+m[7]), float64(m[8]+m[11]))
+		rest := place(1, 1, 0) // where the tip is at phase 0
+		img := p.screenshot()
+		lit := func(pt []float64) bool {
+			xy := p.eval(fmt.Sprintf("bonebake.project([%v, %v, %v])", pt[0], pt[1], pt[2])).([]any)
+			x, y := int(xy[0].(float64)), int(xy[1].(float64))
+			n := 0
+			for dy := -2; dy <= 2; dy++ {
+				for dx := -2; dx <= 2; dx++ {
+					if r, g, b, _ := img.At(x+dx, y+dy).RGBA(); max(r, g, b)>>8 > 110 {
+						n++
+					}
+				}
+			}
+			return n >= 20
+		}
+		if !lit(tip) {
+			t.Errorf("nothing drawn where the palette puts the arm's tip (%.3f, %.3f, %.3f)", tip[0], tip[1], tip[2])
+		}
+		if lit(rest) {
+			t.Errorf("the tip is still drawn where it rests at phase 0")
+		}
+		p.eval("bonebake.setOverlays(true); bonebake.setCrowdSpecies('all'); bonebake.selectClip(null); bonebake.selectAsset('humanoid'); bonebake.setInstances(80); bonebake.play()")
+		p.checkClean()
+	})
+
 	t.Run("10000 instances", func(t *testing.T) {
 		p.t = t
 		// SwiftShader on two cores draws well under a million triangles a second,
@@ -503,6 +573,24 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	t.Logf("browser tests took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// longSwinger is a swinger whose one clip has more frames (9,001) than a texture
+// can have rows, with a box at the arm's tip, one unit along the arm.
+func longSwinger(t *testing.T) *species.Species {
+	s := swinger(t)
+	s.Name, s.ID = "swinger_long", 10
+	s.Clips = s.Clips[:1]
+	s.Clips[0].Frames = 9001
+	s.Clips[0].FPS = 24
+	s.Mesh = BoxesMesh(2, 0.15)
+	for i := range s.Mesh.Positions {
+		if s.Mesh.Joints[i][0] == 1 {
+			s.Mesh.Positions[i][0]++
+			s.Mesh.Positions[i][1]++
+		}
+	}
+	return s
 }
 
 // withButtons sets the buttons held during a mouse move.

@@ -952,7 +952,8 @@ function showInfo() {
   const rows = [
     ['name', A.name], ['kind', i.kind + (i.source ? ` (${i.source})` : '')], ['species id', i.species_id],
     ['BPAT version', i.version], ['bones', i.bones], ['clips', i.clips.length], ['sockets', i.sockets.length],
-    ['frames', i.frame_total], ['file size', fmtBytes(i.file_size)], ['palette', `${fmtBytes(i.palette_bytes)} · ${i.bones * 4}×${i.frame_total} RGBA32F`],
+    ['frames', i.frame_total], ['file size', fmtBytes(i.file_size)], ['palette', `${fmtBytes(i.palette_bytes)} · ${i.bones * 4}×${i.frame_total} RGBA32F` +
+      (A.paletteTex.perRow > 1 ? ` (laid ${A.paletteTex.perRow} frames a row)` : '')],
     ['mesh', `${i.mesh} · ${i.vertices} verts · ${i.triangles} tris`],
   ];
   if (A.scale !== 1) rows.push(['display scale', `×${A.scale.toPrecision(3)}`]);
@@ -1115,6 +1116,20 @@ Object.assign(hook, {
   sync: () => { const px = new Uint8Array(4); gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); return true; },
   // nextFrames resolves after k more frames have been drawn.
   nextFrames: (k = 1) => new Promise((res) => frameWaiters.push({ until: stats.frames + k, resolve: res })),
+  // focusInstance describes the instance the overlays follow: its index, clip,
+  // phase and its record as last uploaded (frame row, next row, lerp, tint, x, z,
+  // yaw, scale, ...).
+  focusInstance: () => {
+    const f = focusClip();
+    if (!f || f.i < 0) return null;
+    return { index: f.i, asset: f.A.name, clip: f.c.name, phase: f.p, phase0: inst.phase0[f.i], rate: inst.rate[f.i], seconds: f.c.seconds,
+      record: Array.from(f.A.instData.subarray(0, RECORD)) };
+  },
+  // project maps a world point to CSS pixels in the canvas.
+  project: (p) => {
+    const c = M.transform(viewProj, p);
+    return [(c[0] / c[3] * 0.5 + 0.5) * canvas.clientWidth, (0.5 - c[1] / c[3] * 0.5) * canvas.clientHeight];
+  },
   // crowdRect is the screen rectangle (CSS pixels) the instances stand in.
   crowdRect: () => {
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
