@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -66,7 +67,7 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 			}
 			srv := viewer.New(assets)
 			srv.AllowAnyHost = !viewer.IsLoopback(ln.Addr())
-			url := "http://" + ln.Addr().String() + "/"
+			url := pageURL(ln.Addr())
 			if srv.AllowAnyHost {
 				fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: warning: listening on %s, which is not loopback: anyone who can reach it sees the assets\n", ln.Addr())
 			}
@@ -108,6 +109,20 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return err
 	}
 	return nil
+}
+
+// pageURL is the address to open the page at: the listener's own, or loopback
+// when it listens on every interface.
+func pageURL(addr net.Addr) string {
+	ta, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return "http://" + addr.String() + "/"
+	}
+	ip := ta.IP
+	if ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return "http://" + net.JoinHostPort(ip.String(), strconv.Itoa(ta.Port)) + "/"
 }
 
 // openBrowser asks the desktop to open url.

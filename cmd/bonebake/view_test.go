@@ -154,6 +154,24 @@ func TestViewOpenWithoutABrowser(t *testing.T) {
 	}
 }
 
+func TestPageURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080/",
+		"0.0.0.0:8080":   "http://127.0.0.1:8080/",
+		"[::]:8080":      "http://127.0.0.1:8080/",
+		"[::1]:8080":     "http://[::1]:8080/",
+		"10.1.2.3:80":    "http://10.1.2.3:80/",
+	} {
+		ta, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pageURL(ta); got != want {
+			t.Errorf("%s: %s, want %s", addr, got, want)
+		}
+	}
+}
+
 func TestViewErrors(t *testing.T) {
 	if code, out, _ := bonebake(t, "view", "--help"); code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "--open") {
 		t.Errorf("view --help: exit %d, %q", code, out)
