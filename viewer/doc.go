@@ -21,6 +21,17 @@
 //	/api/assets/{id}/socketdata    the socket data block, byte for byte
 //	/api/assets/{id}/mesh          the mesh and inverse binds (see EncodeMesh)
 //
+// The page takes URL parameters for reproducible views: n (instances, 1-20000),
+// layout (parade or battle), only=1 (a crowd of the selected species alone), asset
+// and clip (select a species and play one clip on all of it), paused=1, t (the
+// clock in seconds), skeleton=0, sockets=0, props=0, focus=1 (a close-up), yaw,
+// pitch and zoom (the camera), aa=0 (no multisampling, for software renderers).
+// It exposes window.bonebake for tests: ready, error, state, stats {frames,
+// drawCalls, instances, glErrors, frameMs}, resolve (the §1.5 math), setInstances,
+// setLayout, setCrowdSpecies, selectAsset, selectClip, play, pause, step,
+// setSpeed, setTime, frameCrowd, focusSelected, camera, glError, sync,
+// nextFrames, crowdRect, focusInstance and project.
+//
 // Anything else is 404: the server never reads a file by a name a request gives,
 // and lists no directory. It listens on loopback by default and, while it does,
 // refuses requests whose Host header names anything but a loopback host (a guard
