@@ -5,11 +5,11 @@
 // The page (plain HTML, JavaScript and GLSL under web/, embedded with go:embed;
 // nothing from a CDN, no build step) fetches each asset's palette block as the
 // bytes stored in its BPAT file and uploads them unchanged as an RGBA32F texture
-// (FACTS §1.1: width bone_count·4 texels, one row per frame). The vertex shader
-// reads four texels per bone — a model-space matrix, row after row — for the frame
-// and the next frame, blends them element by element, multiplies by the mesh's
-// inverse bind matrix and applies the instance transform: one instanced draw per
-// species. The per-instance (frame, next, lerp) comes from the phase by the rules
+// (FACTS §1.1: width bone_count·4 texels, one row per frame; texel k of a bone is
+// row k of its model-space matrix). For each bone influence the vertex shader
+// reads rows 0-2 (palette entries are affine) of the frame and of the next frame,
+// blends them element by element, multiplies by the mesh's inverse bind matrix
+// and applies the instance transform: one instanced draw per species. The per-instance (frame, next, lerp) comes from the phase by the rules
 // of FACTS §1.5, the same as bpat.Resolve.
 //
 // The server answers only these routes, on GET or HEAD:
@@ -21,6 +21,11 @@
 //	/api/assets/{id}/socketdata    the socket data block, byte for byte
 //	/api/assets/{id}/mesh          the mesh and inverse binds (see EncodeMesh)
 //
+// Anything else is 404: the server never reads a file by a name a request gives,
+// and lists no directory. It listens on loopback by default and, while it does,
+// refuses requests whose Host header names anything but a loopback host (a guard
+// against DNS rebinding).
+//
 // The page takes URL parameters for reproducible views: n (instances, 1-20000),
 // layout (parade or battle), only=1 (a crowd of the selected species alone), asset
 // and clip (select a species and play one clip on all of it), paused=1, t (the
@@ -31,9 +36,4 @@
 // setLayout, setCrowdSpecies, selectAsset, selectClip, play, pause, step,
 // setSpeed, setTime, frameCrowd, focusSelected, camera, glError, sync,
 // nextFrames, crowdRect, focusInstance and project.
-//
-// Anything else is 404: the server never reads a file by a name a request gives,
-// and lists no directory. It listens on loopback by default and, while it does,
-// refuses requests whose Host header names anything but a loopback host (a guard
-// against DNS rebinding).
 package viewer
