@@ -216,19 +216,24 @@ func Bake(j *Job) (*bpat.Contents, error) {
 		n := c.FrameCount * frameFloats
 		out.Palettes, block = append(out.Palettes, block[:n:n]), block[n:]
 	}
-	cr := newCrew(j)
-	defer cr.stop()
-	cr.sample(frames, func(i int, fr frameRef) []float32 {
+	s := j.newSampling(frames)
+	s.dst = func(i int, fr frameRef) []float32 {
 		return out.Palettes[fr.clip][fr.frame*frameFloats : (fr.frame+1)*frameFloats]
-	}, len(frames))
+	}
+	s.start(j.workers() - 1)
+	s.work() // the calling goroutine samples too: its stack is already grown
+	s.wait()
 	return out, nil
 }
 
-// batchFrames is how many frames BakeTo samples before handing them to the writer.
-const batchFrames = 256
+// ring is how many runs of frames BakeTo keeps in memory: those being sampled,
+// those waiting for the writer, and the one being written.
+const ring = 8
 
-// BakeTo bakes j and streams the BPAT file to w. Only a few batches of frames are
-// in memory at once, and writing one batch overlaps sampling the next.
+// BakeTo bakes j and streams the BPAT file to w. Workers sample runs of frames
+// into a small ring of buffers while the calling goroutine writes the finished
+// runs in order, so writing overlaps sampling and memory stays bounded whatever
+// the bake's size.
 func BakeTo(w io.Writer, j *Job) error {
 	frames, out, err := j.plan()
 	if err != nil {
@@ -239,34 +244,59 @@ func BakeTo(w io.Writer, j *Job) error {
 		return err
 	}
 	frameFloats := out.BoneCount * bpat.FloatsPerBone
-	free := make(chan []float32, 2)
-	for range 2 {
-		free <- make([]float32, batchFrames*frameFloats)
-	}
-	full := make(chan []float32, 2)
-	written := make(chan error, 1)
-	go func() {
-		var err error
-		for b := range full {
-			if err == nil {
-				err = sw.WriteFrames(b)
-			}
-			free <- b[:cap(b)]
+	buf := getBuffer(ring * run * frameFloats)
+	defer putBuffer(buf)
+	slot := func(r int) []float32 { return buf[(r%ring)*run*frameFloats : (r%ring+1)*run*frameFloats] }
+
+	s := j.newSampling(frames)
+	var (
+		mu       sync.Mutex
+		changed  = sync.NewCond(&mu)
+		written  int                                     // runs written so far
+		finished = make([]bool, (len(frames)+run-1)/run) // per run: sampled
+		failed   bool                                    // the writer gave up: workers stop
+	)
+	s.claim = func(r int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for r >= written+ring && !failed { // its slot still holds run r−ring
+			changed.Wait()
 		}
-		written <- err
-	}()
-	cr := newCrew(j)
-	defer cr.stop()
-	for lo := 0; lo < len(frames); lo += batchFrames {
-		hi := min(lo+batchFrames, len(frames))
-		buf := (<-free)[:(hi-lo)*frameFloats]
-		cr.sample(frames[lo:hi], func(i int, _ frameRef) []float32 {
-			return buf[i*frameFloats : (i+1)*frameFloats]
-		}, len(frames))
-		full <- buf
+		return !failed
 	}
-	close(full)
-	if err := <-written; err != nil {
+	s.dst = func(i int, _ frameRef) []float32 {
+		return slot(i / run)[(i%run)*frameFloats : (i%run+1)*frameFloats]
+	}
+	s.done = func(r int) {
+		mu.Lock()
+		finished[r] = true
+		mu.Unlock()
+		changed.Broadcast()
+	}
+	s.start(j.workers())
+	for r := range finished {
+		mu.Lock()
+		for !finished[r] {
+			changed.Wait()
+		}
+		mu.Unlock()
+		n := min(run, len(frames)-r*run)
+		if err = sw.WriteFrames(slot(r)[:n*frameFloats]); err != nil {
+			break
+		}
+		mu.Lock()
+		written++
+		mu.Unlock()
+		changed.Broadcast()
+	}
+	if err != nil {
+		mu.Lock()
+		failed = true
+		mu.Unlock()
+		changed.Broadcast()
+	}
+	s.wait()
+	if err != nil {
 		return err
 	}
 	return sw.Close()
@@ -280,83 +310,81 @@ func BakeFile(path string, j *Job) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return BakeTo(w, j) })
 }
 
-// crew is a set of workers, each with its own poser, that stay alive across the
-// batches of one bake.
-type crew struct {
+// bufferPool keeps BakeTo's ring buffers between bakes, so that baking many files
+// (a species set, a viewer baking on the fly) does not allocate them anew.
+var bufferPool sync.Pool
+
+func getBuffer(n int) []float32 {
+	if p, ok := bufferPool.Get().(*[]float32); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]float32, n)
+}
+
+func putBuffer(b []float32) { bufferPool.Put(&b) }
+
+func (j *Job) workers() int {
+	if j.Workers > 0 {
+		return j.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// run is how many consecutive frames a worker samples at a time, so that key
+// cursors advance instead of searching.
+const run = 32
+
+// sampling poses a bake's frames on several goroutines. Workers claim runs of
+// frames in order; each frame lands where dst says, so the result does not depend
+// on which worker posed it.
+type sampling struct {
 	job    *Job
-	posers []*poser
-	start  []chan batch
-	wg     sync.WaitGroup
-	done   int64 // frames finished over all batches, for progress
-}
-
-// batch is one call of crew.sample, shared by its workers.
-type batch struct {
 	frames []frameRef
+	next   atomic.Int64 // the next run to claim
+	done   func(r int)  // optional: called when run r is sampled
+	claim  func(r int) bool
 	dst    func(i int, fr frameRef) []float32
-	next   *atomic.Int64
-	total  int
+	count  atomic.Int64 // frames sampled, for progress
+	wg     sync.WaitGroup
 }
 
-func newCrew(j *Job) *crew {
-	workers := j.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	bones := j.Rig.paletteBones()
-	cr := &crew{job: j}
-	for w := 0; w < workers; w++ {
-		cr.posers = append(cr.posers, newPoser(j, bones))
-	}
-	// Worker 0 is the calling goroutine: its stack is already grown.
-	for w := 1; w < workers; w++ {
-		ch := make(chan batch)
-		cr.start = append(cr.start, ch)
-		go func(p *poser) {
-			for b := range ch {
-				cr.run(p, b)
-				cr.wg.Done()
-			}
-		}(cr.posers[w])
-	}
-	return cr
+func (j *Job) newSampling(frames []frameRef) *sampling {
+	return &sampling{job: j, frames: frames}
 }
 
-func (cr *crew) stop() {
-	for _, ch := range cr.start {
-		close(ch)
+// start runs n workers in the background.
+func (s *sampling) start(n int) {
+	for range n {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.work()
+		}()
 	}
 }
 
-// sample poses every frame in frames into dst(i, frame), in parallel.
-func (cr *crew) sample(frames []frameRef, dst func(i int, fr frameRef) []float32, total int) {
-	b := batch{frames: frames, dst: dst, next: new(atomic.Int64), total: total}
-	cr.wg.Add(len(cr.start))
-	for _, ch := range cr.start {
-		ch <- b
-	}
-	cr.run(cr.posers[0], b)
-	cr.wg.Wait()
-}
+func (s *sampling) wait() { s.wg.Wait() }
 
-// run takes runs of consecutive frames (so key cursors advance instead of
-// searching) until the batch is done; each frame lands in its own slot, so the
-// result does not depend on which worker posed it.
-func (cr *crew) run(p *poser, b batch) {
-	const run = 32
+// work claims and samples runs until none are left.
+func (s *sampling) work() {
+	p := newPoser(s.job, s.job.Rig.paletteBones())
 	for {
-		lo := int(b.next.Add(run)) - run
-		if lo >= len(b.frames) {
+		r := int(s.next.Add(1)) - 1
+		lo := r * run
+		if lo >= len(s.frames) || (s.claim != nil && !s.claim(r)) {
 			return
 		}
-		hi := min(lo+run, len(b.frames))
+		hi := min(lo+run, len(s.frames))
 		for i := lo; i < hi; i++ {
-			fr := b.frames[i]
-			p.pose(cr.job.Clips[fr.clip].Motion, fr.t, b.dst(i, fr))
+			fr := s.frames[i]
+			p.pose(s.job.Clips[fr.clip].Motion, fr.t, s.dst(i, fr))
 		}
-		d := atomic.AddInt64(&cr.done, int64(hi-lo))
-		if cr.job.Progress != nil {
-			cr.job.Progress(int(d), b.total)
+		if s.done != nil {
+			s.done(r)
+		}
+		d := s.count.Add(int64(hi - lo))
+		if s.job.Progress != nil {
+			s.job.Progress(int(d), len(s.frames))
 		}
 	}
 }
