@@ -185,7 +185,12 @@ func (j *Job) plan() ([]frameRef, *bpat.Contents, error) {
 	}
 	bones := j.Rig.paletteBones()
 	out := &bpat.Contents{Version: j.Version, SpeciesID: j.SpeciesID, BoneCount: len(bones)}
-	var frames []frameRef
+	total := 0
+	for ci := range j.Clips {
+		_, dur := j.span(&j.Clips[ci])
+		total += FrameCount(dur, j.Clips[ci].FPS, j.Clips[ci].Loops)
+	}
+	frames := make([]frameRef, 0, total)
 	for ci := range j.Clips {
 		c := &j.Clips[ci]
 		start, dur := j.span(c)
@@ -249,6 +254,21 @@ func BakeTo(w io.Writer, j *Job) error {
 	slot := func(r int) []float32 { return buf[(r%ring)*run*frameFloats : (r%ring+1)*run*frameFloats] }
 
 	s := j.newSampling(frames)
+	if j.workers() == 1 {
+		// One worker: sample and write each run in turn, with no hand-over.
+		s.dst = func(i int, _ frameRef) []float32 { return slot(0)[(i%run)*frameFloats : (i%run+1)*frameFloats] }
+		s.done = func(r int) {
+			if err == nil {
+				err = sw.WriteFrames(slot(0)[:min(run, len(frames)-r*run)*frameFloats])
+			}
+		}
+		s.claim = func(int) bool { return err == nil }
+		s.work()
+		if err != nil {
+			return err
+		}
+		return sw.Close()
+	}
 	var (
 		mu       sync.Mutex
 		changed  = sync.NewCond(&mu)

@@ -206,7 +206,9 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 		return nil, err
 	}
 	h := &l.header
-	sw := &StreamWriter{w: bufio.NewWriterSize(w, 1<<16), c: c, total: int(h.FrameTotal), frameFloats: c.BoneCount * FloatsPerBone}
+	// A small buffer gathers the header and tables; palette frames arrive in big
+	// pieces that bufio hands straight to w.
+	sw := &StreamWriter{w: bufio.NewWriterSize(w, 4096), c: c, total: int(h.FrameTotal), frameFloats: c.BoneCount * FloatsPerBone}
 	if len(c.Sockets) > 0 && c.SocketData == nil {
 		sw.sockets = make([]float32, 0, sw.total*len(c.Sockets)*FloatsPerSocket)
 	}
