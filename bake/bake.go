@@ -231,14 +231,14 @@ func Bake(j *Job) (*bpat.Contents, error) {
 	return out, nil
 }
 
-// ring is how many runs of frames BakeTo keeps in memory: those being sampled,
-// those waiting for the writer, and the one being written.
+// ring is how many runs of frames BakeTo keeps in memory: those being sampled and
+// those waiting to be written.
 const ring = 8
 
-// BakeTo bakes j and streams the BPAT file to w. Workers sample runs of frames
-// into a small ring of buffers while the calling goroutine writes the finished
-// runs in order, so writing overlaps sampling and memory stays bounded whatever
-// the bake's size.
+// BakeTo bakes j and streams the BPAT file to w. Workers sample runs of frames into
+// a small ring of buffers; whichever worker finishes the run that is next in file
+// order writes it, and any finished runs after it. Writing overlaps sampling, no
+// goroutine sits waiting to write, and memory stays bounded whatever the bake's size.
 func BakeTo(w io.Writer, j *Job) error {
 	frames, out, err := j.plan()
 	if err != nil {
@@ -252,72 +252,57 @@ func BakeTo(w io.Writer, j *Job) error {
 	buf := getBuffer(ring * run * frameFloats)
 	defer putBuffer(buf)
 	slot := func(r int) []float32 { return buf[(r%ring)*run*frameFloats : (r%ring+1)*run*frameFloats] }
+	runs := (len(frames) + run - 1) / run
 
-	s := j.newSampling(frames)
-	if j.workers() == 1 {
-		// One worker: sample and write each run in turn, with no hand-over.
-		s.dst = func(i int, _ frameRef) []float32 { return slot(0)[(i%run)*frameFloats : (i%run+1)*frameFloats] }
-		s.done = func(r int) {
-			if err == nil {
-				err = sw.WriteFrames(slot(0)[:min(run, len(frames)-r*run)*frameFloats])
-			}
-		}
-		s.claim = func(int) bool { return err == nil }
-		s.work()
-		if err != nil {
-			return err
-		}
-		return sw.Close()
-	}
 	var (
 		mu       sync.Mutex
-		changed  = sync.NewCond(&mu)
-		written  int                                     // runs written so far
-		finished = make([]bool, (len(frames)+run-1)/run) // per run: sampled
-		failed   bool                                    // the writer gave up: workers stop
+		moved    = sync.NewCond(&mu) // written advanced, or the bake failed
+		waiting  int                 // workers waiting for a free slot
+		written  int                 // runs written so far
+		writing  bool                // a worker is writing
+		finished = make([]bool, runs)
+		werr     error
 	)
+	s := j.newSampling(frames)
 	s.claim = func(r int) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		for r >= written+ring && !failed { // its slot still holds run r−ring
-			changed.Wait()
+		for r >= written+ring && werr == nil { // its slot still holds run r−ring
+			waiting++
+			moved.Wait()
+			waiting--
 		}
-		return !failed
+		return werr == nil
 	}
 	s.dst = func(i int, _ frameRef) []float32 {
 		return slot(i / run)[(i%run)*frameFloats : (i%run+1)*frameFloats]
 	}
 	s.done = func(r int) {
 		mu.Lock()
+		defer mu.Unlock()
 		finished[r] = true
-		mu.Unlock()
-		changed.Broadcast()
-	}
-	s.start(j.workers())
-	for r := range finished {
-		mu.Lock()
-		for !finished[r] {
-			changed.Wait()
+		if writing {
+			return // the writer will find this run when it gets to it
 		}
-		mu.Unlock()
-		n := min(run, len(frames)-r*run)
-		if err = sw.WriteFrames(slot(r)[:n*frameFloats]); err != nil {
-			break
+		writing = true
+		for written < runs && finished[written] && werr == nil {
+			n := min(run, len(frames)-written*run)
+			mu.Unlock()
+			err := sw.WriteFrames(slot(written)[:n*frameFloats])
+			mu.Lock()
+			werr = err
+			written++
+			if waiting > 0 {
+				moved.Broadcast()
+			}
 		}
-		mu.Lock()
-		written++
-		mu.Unlock()
-		changed.Broadcast()
+		writing = false
 	}
-	if err != nil {
-		mu.Lock()
-		failed = true
-		mu.Unlock()
-		changed.Broadcast()
-	}
+	s.start(j.workers() - 1)
+	s.work() // the calling goroutine samples (and writes) too
 	s.wait()
-	if err != nil {
-		return err
+	if werr != nil {
+		return werr
 	}
 	return sw.Close()
 }
