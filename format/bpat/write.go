@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"unicode/utf8"
 	"unsafe"
 
 	"bonebake/internal/atomicfile"
@@ -119,38 +118,22 @@ func (c *Contents) plan() (*layout, error) {
 	}
 
 	// Interned strings: clip names first in clip order, then socket names.
-	seen := map[string]uint32{}
-	intern := func(s string) (uint32, error) {
-		for j := 0; j < len(s); j++ {
-			if s[j] == 0 {
-				return 0, fmt.Errorf("bpat: name %q contains a NUL byte", s)
-			}
-		}
-		if !utf8.ValidString(s) {
-			return 0, fmt.Errorf("bpat: name %q is not valid UTF-8", s)
-		}
-		if off, ok := seen[s]; ok {
-			return off, nil
-		}
-		off := uint32(len(l.strings))
-		seen[s] = off
-		l.strings = append(append(l.strings, s...), 0)
-		return off, nil
-	}
-	for _, cl := range c.Clips {
-		off, err := intern(cl.Name)
+	var strs binfile.Strings
+	for i, cl := range c.Clips {
+		off, err := strs.Add(cl.Name)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("bpat: clip %d: %w", i, err)
 		}
 		l.clipNames = append(l.clipNames, off)
 	}
-	for _, s := range c.Sockets {
-		off, err := intern(s.Name)
+	for i, so := range c.Sockets {
+		off, err := strs.Add(so.Name)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("bpat: socket %d: %w", i, err)
 		}
 		l.socketNames = append(l.socketNames, off)
 	}
+	l.strings = strs.Table
 
 	h := &l.header
 	h.Version = version

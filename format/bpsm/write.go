@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"unicode/utf8"
 
 	"bonebake/internal/atomicfile"
+	"bonebake/internal/binfile"
 )
 
 // Contents is everything a BPSM file holds, as the writer takes it.
@@ -78,28 +78,15 @@ func (c *Contents) plan() (*layout, error) {
 	}
 
 	// Interned strings, in clip order.
-	seen := map[string]uint32{}
+	var strs binfile.Strings
 	for ci := range c.Clips {
-		s := c.Clips[ci].Name
-		for j := 0; j < len(s); j++ {
-			if s[j] == 0 {
-				return nil, fmt.Errorf("bpsm: clip %d name %q contains a NUL byte", ci, s)
-			}
-		}
-		if !utf8.ValidString(s) {
-			return nil, fmt.Errorf("bpsm: clip %d name %q is not valid UTF-8", ci, s)
-		}
-		off, ok := seen[s]
-		if !ok {
-			off = uint32(len(l.strings))
-			seen[s] = off
-			l.strings = append(append(l.strings, s...), 0)
-			if uint64(len(l.strings)) > math.MaxUint32 {
-				return nil, fmt.Errorf("bpsm: string table over 2^32-1 bytes")
-			}
+		off, err := strs.Add(c.Clips[ci].Name)
+		if err != nil {
+			return nil, fmt.Errorf("bpsm: clip %d: %w", ci, err)
 		}
 		l.clipNames = append(l.clipNames, off)
 	}
+	l.strings = strs.Table
 
 	h := &l.header
 	h.Version = Version
