@@ -152,24 +152,31 @@ func (j *Job) check() error {
 	if len(j.Clips) == 0 {
 		return fmt.Errorf("bake: nothing to bake: no clips")
 	}
+	total := 0.0
 	for i := range j.Clips {
 		c := &j.Clips[i]
 		if c.Motion < 0 || c.Motion >= len(j.Motions) {
 			return fmt.Errorf("bake: clip %q: no motion %d", c.Name, c.Motion)
 		}
 		if !(c.FPS > 0) || math.IsInf(c.FPS, 0) || c.FPS > 1e6 {
-			return fmt.Errorf("bake: clip %q: fps %v must be a positive number", c.Name, c.FPS)
+			return fmt.Errorf("bake: clip %q: fps %v must be a positive number of at most 1e6", c.Name, c.FPS)
 		}
 		start, dur := j.span(c)
 		if !(start >= 0) || !(dur >= 0) || math.IsInf(dur, 0) {
 			return fmt.Errorf("bake: clip %q: time range [%v, %v] of motion %q (%.4g s) is empty or reversed", c.Name, c.Start, c.End, j.Motions[c.Motion].Name, j.Motions[c.Motion].Duration)
 		}
-		if n := dur * c.FPS; n > 1e8 {
-			return fmt.Errorf("bake: clip %q: %.0f frames is too many", c.Name, n)
-		}
+		total += dur * c.FPS
+	}
+	if total > MaxFrames {
+		return fmt.Errorf("bake: %.0f frames in all is more than %d: lower the fps or shorten the clips", total, MaxFrames)
 	}
 	return nil
 }
+
+// MaxFrames bounds a bake's frame count (about 4 million: 6 GB of palettes at 24
+// bones), so that an absurd fps is refused up front instead of exhausting memory
+// or disk; a GPU texture could not hold a tenth of it anyway.
+const MaxFrames = 1 << 22
 
 // frameRef locates one output frame.
 type frameRef struct {

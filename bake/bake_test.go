@@ -2,6 +2,7 @@ package bake
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -216,5 +217,25 @@ func TestBakeToMatchesBake(t *testing.T) {
 		if !bytes.Equal(buf.Bytes(), want) {
 			t.Fatalf("%d workers: streamed bake differs from Bake + Write", workers)
 		}
+	}
+}
+
+// TestAbsurdFPS: a bake that would need millions of frames is refused before any
+// memory is spent on it.
+func TestAbsurdFPS(t *testing.T) {
+	m, err := gltf.Load(sharedModel(t, "Fox.glb"), gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, names, motions := FromGLTF(m)
+	job, err := (&Manifest{FPS: 1e6}).Job(r, names, motions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Bake(job); err == nil || !strings.Contains(err.Error(), "lower the fps") {
+		t.Fatalf("1e6 fps: %v", err)
+	}
+	if err := BakeTo(io.Discard, job); err == nil {
+		t.Fatal("BakeTo accepted 1e6 fps")
 	}
 }
