@@ -1,0 +1,54 @@
+package species
+
+import (
+	"testing"
+
+	"bonebake/rig"
+)
+
+// TestDuration follows FACTS §1.5: a looping clip of N frames at F fps lasts N/F
+// seconds (its end is its start), a one-shot (N−1)/F (its end pose is stored).
+func TestDuration(t *testing.T) {
+	for _, c := range []struct {
+		clip Clip
+		want float64
+	}{
+		{Clip{Frames: 24, FPS: 24, Loops: true}, 1},
+		{Clip{Frames: 24, FPS: 24}, 23.0 / 24},
+		{Clip{Frames: 1, FPS: 1, Loops: true}, 1},
+		{Clip{Frames: 16, FPS: 24, Loops: true}, 16.0 / 24},
+	} {
+		if got := c.clip.Duration(); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.clip, got, c.want)
+		}
+	}
+}
+
+// TestInverseBind: a bone 1 m up and turned about y has the inverse of that as its
+// inverse bind, so rest × inverse bind is the identity.
+func TestInverseBind(t *testing.T) {
+	sk, err := rig.New([]string{"root", "up"}, []int{-1, 0}, []rig.Transform{
+		rig.IdentityTransform(),
+		{Translation: [3]float64{0, 1, 0}, Rotation: rig.QuatFromAxisAngle([3]float64{0, 1, 0}, 0.7), Scale: [3]float64{1, 1, 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Species{Skeleton: sk, Clips: []Clip{{Name: "a"}, {Name: "b"}}}
+	inv := s.InverseBind()
+	for b, m := range sk.RestModelSpace() {
+		p := m.Mul(inv[b])
+		for i, v := range p {
+			want := 0.0
+			if i%5 == 0 {
+				want = 1
+			}
+			if d := v - want; d > 1e-12 || d < -1e-12 {
+				t.Fatalf("bone %d: rest × inverse bind = %v", b, p)
+			}
+		}
+	}
+	if s.ClipIndex("b") != 1 || s.ClipIndex("c") != -1 {
+		t.Fatal("ClipIndex")
+	}
+}
