@@ -5,6 +5,7 @@
 package bake
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -312,6 +313,15 @@ func BakeTo(w io.Writer, j *Job) error {
 		return werr
 	}
 	return sw.Close()
+}
+
+// Bytes bakes j into the bytes of a BPAT file, for use in memory (bpat.Parse).
+func Bytes(j *Job) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := BakeTo(&buf, j); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // BakeFile bakes j into a BPAT file at path, atomically.

@@ -1,7 +1,6 @@
 package viewer
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -189,19 +188,19 @@ func matchSpecies(name string, f *bpat.File, known []*species.Species) *species.
 // FromSpecies bakes a species in memory. The asset's BPAT bytes are what
 // `bpat.Write` produces, the same bytes a baked file holds.
 func FromSpecies(s *species.Species) (*Asset, error) {
-	c, err := bake.Species(s)
-	if err != nil {
-		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
-	}
-	var buf bytes.Buffer
-	if err := bpat.Write(&buf, c); err != nil {
-		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
-	}
-	f, err := bpat.Parse(buf.Bytes(), bpat.Name(s.Name+".bpat"), bpat.Species(s.ID))
+	j, err := bake.FromSpecies(s)
 	if err != nil {
 		return nil, err
 	}
-	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, size: int64(buf.Len())}
+	b, err := bake.Bytes(j)
+	if err != nil {
+		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
+	}
+	f, err := bpat.Parse(b, bpat.Name(s.Name+".bpat"), bpat.Species(s.ID))
+	if err != nil {
+		return nil, err
+	}
+	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, size: int64(len(b))}
 	a.useSpecies(s)
 	return a, nil
 }
@@ -233,20 +232,16 @@ func LoadGLTF(path string) (*Asset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c, err := bake.Bake(job)
+	b, err := bake.Bytes(job)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var buf bytes.Buffer
-	if err := bpat.Write(&buf, c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	f, err := bpat.Parse(buf.Bytes(), bpat.Name(path), bpat.Species(mf.SpeciesID))
+	f, err := bpat.Parse(b, bpat.Name(path), bpat.Species(mf.SpeciesID))
 	if err != nil {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, size: int64(buf.Len()), boneNames: m.JointNames}
+	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, size: int64(len(b)), boneNames: m.JointNames}
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
 		a.mesh, a.meshKind = m.Mesh, MeshGLTF

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"bonebake/bake"
-	"bonebake/format/bpat"
 	rt "bonebake/runtime"
 	"bonebake/species"
 	"bonebake/species/builtin"
@@ -132,38 +130,23 @@ func simRegistry(dir string) (*rt.Registry, string, error) {
 		}
 		return reg, dir, nil
 	}
-	files, opts, source, err := builtinFiles()
-	if err != nil {
-		return nil, "", err
-	}
-	reg := rt.NewRegistry(opts...)
-	for name, c := range files {
-		var buf bytes.Buffer
-		if err := bpat.Write(&buf, c); err != nil {
-			reg.Close()
-			return nil, "", fmt.Errorf("writing %s: %w", name, err)
-		}
-		if err := reg.LoadBytes(name+".bpat", buf.Bytes()); err != nil {
-			reg.Close()
-			return nil, "", err
-		}
-	}
-	return reg, source, nil
-}
-
-// builtinFiles bakes the built-in species in memory and returns their files'
-// contents by name, and the registry options that carry their own gaits.
-func builtinFiles() (map[string]*bpat.Contents, []rt.Option, string, error) {
+	// The built-in species, baked in memory, with their own gaits.
 	list := builtin.All()
-	files := map[string]*bpat.Contents{}
+	reg := rt.NewRegistry(gaitOptions(list)...)
 	for _, s := range list {
-		c, err := bake.Species(s)
-		if err != nil {
-			return nil, nil, "", fmt.Errorf("baking %s: %w", s.Name, err)
+		j, err := bake.FromSpecies(s)
+		if err == nil {
+			var b []byte
+			if b, err = bake.Bytes(j); err == nil {
+				err = reg.LoadBytes(s.Name+".bpat", b)
+			}
 		}
-		files[s.Name] = c
+		if err != nil {
+			reg.Close()
+			return nil, "", fmt.Errorf("baking %s: %w", s.Name, err)
+		}
 	}
-	return files, gaitOptions(list), "built-in species, baked in memory", nil
+	return reg, "built-in species, baked in memory", nil
 }
 
 // gaitOptions hands the species' own cycles and ground speeds to the registry.

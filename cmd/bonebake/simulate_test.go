@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"bonebake/format/bpat"
 )
 
 func TestSimulateJSON(t *testing.T) {
@@ -65,14 +63,8 @@ func TestSimulateText(t *testing.T) {
 
 func TestSimulateAssets(t *testing.T) {
 	dir := t.TempDir()
-	files, _, _, err := builtinFiles()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, c := range files {
-		if err := bpat.WriteFile(filepath.Join(dir, name+".bpat"), c); err != nil {
-			t.Fatal(err)
-		}
+	if code, _, stderr := bonebake(t, "bake", "--out", dir); code != 0 {
+		t.Fatalf("bake: %s", stderr)
 	}
 	code, stdout, stderr := bonebake(t, "simulate", "--units", "40", "--seconds", "1", "--assets", dir, "--json")
 	if code != 0 {
