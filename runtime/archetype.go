@@ -64,35 +64,29 @@ var humanoidArchetype = Archetype{Name: "humanoid", States: [NumStates][]string{
 	StateCast:         {"attack_bow"},
 }}
 
-var horseArchetype = Archetype{Name: "horse", States: [NumStates][]string{
-	StateIdle:         {"idle"},
-	StateWalk:         {"walk"},
-	StateRun:          {"gallop"},
-	StateHold:         {"idle"},
-	StateAttackMelee:  {"fight"},
-	StateAttackRanged: {"fight"},
-	StateDie:          {"die"},
-	StateDead:         {"dead"},
-	StateAttackSword:  {"fight"},
-	StateAttackSpear:  {"fight"},
-	StateAttackBow:    {"fight"},
-	StateCast:         {"fight"},
-}}
+var (
+	horseArchetype    = quadrupedArchetype("horse", "gallop")
+	elephantArchetype = quadrupedArchetype("elephant", "run")
+)
 
-var elephantArchetype = Archetype{Name: "elephant", States: [NumStates][]string{
-	StateIdle:         {"idle"},
-	StateWalk:         {"walk"},
-	StateRun:          {"run"},
-	StateHold:         {"idle"},
-	StateAttackMelee:  {"fight"},
-	StateAttackRanged: {"fight"},
-	StateDie:          {"die"},
-	StateDead:         {"dead"},
-	StateAttackSword:  {"fight"},
-	StateAttackSpear:  {"fight"},
-	StateAttackBow:    {"fight"},
-	StateCast:         {"fight"},
-}}
+// quadrupedArchetype is the table of a creature with idle, walk, a run clip, one
+// fight clip for every attack, die and dead (FACTS §2.2's horse and elephant columns).
+func quadrupedArchetype(name, run string) Archetype {
+	return Archetype{Name: name, States: [NumStates][]string{
+		StateIdle:         {"idle"},
+		StateWalk:         {"walk"},
+		StateRun:          {run},
+		StateHold:         {"idle"},
+		StateAttackMelee:  {"fight"},
+		StateAttackRanged: {"fight"},
+		StateDie:          {"die"},
+		StateDead:         {"dead"},
+		StateAttackSword:  {"fight"},
+		StateAttackSpear:  {"fight"},
+		StateAttackBow:    {"fight"},
+		StateCast:         {"fight"},
+	}}
+}
 
 // The rider: a humanoid in the saddle. Its horse is a separate unit (horse
 // archetype) that walks, gallops and dies under it; the rider only needs the

@@ -3,7 +3,6 @@ package viewer
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"bonebake/bake"
 	"bonebake/format/bpat"
+	"bonebake/internal/binfile"
 	"bonebake/mesh"
 	"bonebake/rig"
 	"bonebake/source/gltf"
@@ -114,17 +114,7 @@ func Default(dir string, builtins []*species.Species) ([]*Asset, string, error) 
 }
 
 func isBPAT(path string) bool {
-	if strings.EqualFold(filepath.Ext(path), ".bpat") {
-		return true
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var magic [4]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == bpat.Magic
+	return strings.EqualFold(filepath.Ext(path), ".bpat") || binfile.HasMagic(path, bpat.Magic)
 }
 
 // parseBPAT validates b strictly, accepting the species id it declares; a file that

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"bonebake/internal/binfile"
 	"bonebake/source/gltf"
 
 	"github.com/spf13/cobra"
@@ -19,14 +17,7 @@ func isGLTF(path string) bool {
 	case ".gltf", ".glb":
 		return true
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var magic [4]byte
-	_, err = io.ReadFull(f, magic[:])
-	return err == nil && bytes.Equal(magic[:], []byte("glTF"))
+	return binfile.HasMagic(path, "glTF")
 }
 
 func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {

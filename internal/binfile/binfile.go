@@ -320,3 +320,16 @@ func (s *Strings) Add(name string) (uint32, error) {
 	s.Table = append(append(s.Table, name...), 0)
 	return off, nil
 }
+
+// HasMagic reports whether the file at path starts with magic. An unreadable or
+// shorter file does not.
+func HasMagic(path, magic string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, len(magic))
+	_, err = io.ReadFull(f, b)
+	return err == nil && string(b) == magic
+}
