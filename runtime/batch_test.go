@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"bonebake/format/bpat"
 )
@@ -13,7 +14,6 @@ import (
 // kind.
 func TestBatchMatchesResolve(t *testing.T) {
 	r := testRegistry(t)
-	h := r.Species(0)
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n = 4096
 	b := NewBatch(n)
@@ -23,7 +23,6 @@ func TestBatchMatchesResolve(t *testing.T) {
 		b.Phase[i] = []float32{0, 1, .5, -.25, 3.75, 1e-8, .99999994, float32(rng.Float64())}[rng.IntN(8)]
 		b.Rate[i] = []float32{0, 1, -2.5, 40, float32(rng.NormFloat64()), float32(math.NaN())}[rng.IntN(6)]
 	}
-	_ = h
 	for step := range 50 {
 		dt := []float32{1.0 / 60, .1, 0, 2.7}[step%4]
 		before := append([]float32(nil), b.Phase...)
@@ -59,6 +58,62 @@ func TestBatchMatchesResolve(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The kernel the machine runs (assembly on amd64) gives the Go kernel's bits for
+// every unit: phases of every kind, rates that overflow, NaNs, signed zeros,
+// species and clips that are not loaded, lengths that are not whole groups.
+func TestKernelMatchesGo(t *testing.T) {
+	r := testRegistry(t)
+	entries := r.cat.Load().entries
+	rng := rand.New(rand.NewPCG(5, 6))
+	odd := []float32{0, float32(math.Copysign(0, -1)), 1, -1, .5, .99999994, 1.0000001, 1e-30, -1e-30, 3e9, -3e9, 1e38,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 2147483520, -2147483648, 16777217}
+	pick := func() float32 {
+		if rng.IntN(3) == 0 {
+			return odd[rng.IntN(len(odd))]
+		}
+		return float32(rng.NormFloat64() * []float64{1, 100, 1e6}[rng.IntN(3)])
+	}
+	for _, n := range []int{0, 1, 3, 4, 5, 8, 63, 1000} {
+		a, b := NewBatch(n), NewBatch(n)
+		for i := range n {
+			a.Species[i] = uint8([]int{0, 1, 2, 3, 4, 5, 6, 200, 255}[rng.IntN(9)])
+			a.Clip[i] = uint16([]int{0, 1, 5, 22, 24, 25, 255, 256, 300, 65535}[rng.IntN(10)])
+			if rng.IntN(2) == 0 {
+				a.Clip[i] = uint16(rng.IntN(25))
+			}
+			a.Phase[i], a.Rate[i] = pick(), pick()
+		}
+		copy(b.Species, a.Species)
+		copy(b.Clip, a.Clip)
+		copy(b.Phase, a.Phase)
+		copy(b.Rate, a.Rate)
+		for k, dt := range []float32{1.0 / 60, 0, -.5, 1e-3, 7} {
+			step(entries, a.Species, a.Clip, a.Phase, a.Rate, a.Out, dt)
+			stepUnits(entries, b.Species, b.Clip, b.Phase, b.Rate, b.Out, dt)
+			for i := range n {
+				if math.Float32bits(a.Phase[i]) != math.Float32bits(b.Phase[i]) || a.Out[i] != b.Out[i] ||
+					math.Float32bits(a.Out[i].Lerp) != math.Float32bits(b.Out[i].Lerp) {
+					t.Fatalf("n=%d step %d unit %d (species %d clip %d rate %v): phase %v %+v, Go kernel %v %+v",
+						n, k, i, a.Species[i], a.Clip[i], a.Rate[i], a.Phase[i], a.Out[i], b.Phase[i], b.Out[i])
+				}
+			}
+		}
+	}
+}
+
+// The assembly kernel reads entries at a 32-byte stride and their first four
+// fields as one vector.
+func TestClipEntryLayout(t *testing.T) {
+	var e clipEntry
+	if unsafe.Sizeof(e) != 32 || unsafe.Offsetof(e.offset) != 4 || unsafe.Offsetof(e.last) != 8 || unsafe.Offsetof(e.wrapTo) != 12 {
+		t.Errorf("clipEntry is %d bytes with offset, last, wrapTo at %d, %d, %d", unsafe.Sizeof(e),
+			unsafe.Offsetof(e.offset), unsafe.Offsetof(e.last), unsafe.Offsetof(e.wrapTo))
+	}
+	if unsafe.Sizeof(Instance{}) != 16 || unsafe.Offsetof(Instance{}.Clip) != 12 || unsafe.Offsetof(Instance{}.Species) != 14 {
+		t.Error("Instance is not frame, next, lerp, clip, species in 16 bytes")
 	}
 }
 

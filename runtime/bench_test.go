@@ -70,6 +70,26 @@ func BenchmarkBatchStep(b *testing.B) {
 	}
 }
 
+// BenchmarkBatchStepGo is the same kernel in Go alone, as machines without the
+// assembly one run it.
+func BenchmarkBatchStepGo(b *testing.B) {
+	r := testRegistry(b)
+	entries := r.cat.Load().entries
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
+			c := benchCrowd(n)
+			c.Animate(r, 1.0/60)
+			bt := &c.Batch
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				stepUnits(entries, bt.Species, bt.Clip, bt.Phase, bt.Rate, bt.Out, 1.0/60)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+		})
+	}
+}
+
 // BenchmarkCrowdAnimate is the whole per-frame animation pass: intent → state →
 // clip with variants, phase rules, the combat timeline's attack phase, playback.
 func BenchmarkCrowdAnimate(b *testing.B) {
@@ -138,29 +158,5 @@ func BenchmarkSocket(b *testing.B) {
 	for b.Loop() {
 		h.Socket(9, p, hand)
 		p += .013
-	}
-}
-
-// BenchmarkInstanceFloor is not runtime code: it is the same memory traffic as
-// BenchmarkBatchStep (read species, clip, phase and rate, write the phase and a
-// 16-byte Instance) with no playback arithmetic, the floor any batch step has on
-// the machine it runs on.
-func BenchmarkInstanceFloor(b *testing.B) {
-	for _, n := range []int{100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
-			bt := NewBatch(n)
-			b.ReportAllocs()
-			for b.Loop() {
-				species, clips, phase, rate, out := bt.Species, bt.Clip[:n], bt.Phase[:n], bt.Rate[:n], bt.Out[:n]
-				for i := range species {
-					p := phase[i] + rate[i]*(1.0/60)
-					phase[i] = p
-					o := &out[i]
-					o.Frame, o.Next, o.Lerp = uint32(clips[i]), uint32(species[i]), p
-					o.Clip, o.Species = clips[i], species[i]
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
-		})
 	}
 }

@@ -24,6 +24,10 @@ const MaxClips = 1 << clipShift
 
 const clipShift = 8
 
+// MaxClipFrames is the most frames a clip may have for the registry to load it: up
+// to 2²⁴ a frame count is exact in float32, which the playback kernel computes in.
+const MaxClipFrames = 1 << 24
+
 // Registry holds the loaded species, one slot per species id. Files are mapped
 // read-only and validated when loaded; a file is refused, with its path and the
 // reason, when it fails validation, when its species_id differs from the slot its
@@ -239,6 +243,11 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (
 	if n := len(f.Clips()); n > MaxClips {
 		return nil, fmt.Errorf("%d clips; the runtime plays at most %d per species", n, MaxClips)
 	}
+	for _, c := range f.Clips() {
+		if c.FrameCount > MaxClipFrames {
+			return nil, fmt.Errorf("clip %s has %d frames; the runtime plays at most %d per clip", c.Name, c.FrameCount, MaxClipFrames)
+		}
+	}
 	s := &Species{ID: id, Name: def.Name, Path: path, File: f, live: &r.live, closed: &r.closed}
 	for _, a := range def.Archetypes {
 		if int(a) >= MaxArchetypes || r.cfg.archetypes[a] == nil {
@@ -321,15 +330,18 @@ func (r *Registry) Close() error {
 	return errors.Join(errs...)
 }
 
-// clipEntry is what the hot loops need of one clip: 32 bytes.
+// clipEntry is what the hot loops need of one clip: 32 bytes, so that the batch
+// kernel finds an entry by shifting. Its first 16 bytes are the kernel's: the
+// assembly (batch_amd64.s) loads them as one vector, in this order.
 type clipEntry struct {
-	scale    float64 // phase → frame position: N for a looping clip, N−1 for a one-shot, 0 when N = 1
+	scale    float32 // phase → frame position: N for a looping clip, N−1 for a one-shot, 0 when N = 1; exact, as N ≤ MaxClipFrames
 	offset   uint32  // palette row of the clip's first frame
 	last     int32   // N−1
 	wrapTo   int32   // the frame after the last: 0 looping, N−1 one-shot
-	keep     float32 // 0 when N = 1 (its phase is always 0), else 1
+	keep     float32 // 0 when N = 1 (its phase is always 0), else 1: scale ≠ 0
 	base     float32 // phase per second at rest: 1/cycle unless speed-driven
 	perSpeed float32 // phase per second per m/s: 1/(cycle·speed) for locomotion
+	_        float32
 }
 
 // loops reports whether the clip's phase wraps (a single-frame clip: no matter).
@@ -339,9 +351,9 @@ func makeEntry(c *ClipInfo) clipEntry {
 	n := c.FrameCount
 	e := clipEntry{offset: uint32(c.FrameOffset), last: int32(n - 1), keep: 1}
 	if c.Loops {
-		e.scale = float64(n)
+		e.scale = float32(n)
 	} else {
-		e.scale, e.wrapTo = float64(n-1), int32(n-1)
+		e.scale, e.wrapTo = float32(n-1), int32(n-1)
 	}
 	if n <= 1 {
 		e.scale, e.keep = 0, 0
@@ -371,7 +383,9 @@ func buildCatalog(list []*Species) *catalog {
 		c.maxID = max(c.maxID, int(s.ID))
 	}
 	c.byID = make([]*Species, c.maxID+1)
-	c.entries = make([]clipEntry, (c.maxID+1)<<clipShift) // an empty entry plays row 0 at phase 0
+	// An empty entry plays row 0 at phase 0; the last one is for units whose species
+	// is not loaded or whose clip number is too large.
+	c.entries = make([]clipEntry, (c.maxID+1)<<clipShift+1)
 	c.sel = make([]uint16, (c.maxID+1)*MaxArchetypes*int(NumStates)*MaxVariants)
 	for _, s := range list {
 		c.byID[s.ID] = s

@@ -1,0 +1,178 @@
+#include "textflag.h"
+
+// The batch kernel, four units per iteration with SSE2: stepUnits (batch.go) step for
+// step, so that both give the same bits. Each unit's clip entry is found with scalar
+// loads and its first 16 bytes (scale, offset, last, wrapTo) transposed into one
+// vector per field; the arithmetic then runs on four lanes with no branch, and the
+// four 16-byte Instances are transposed back and stored whole.
+
+// ENTRY loads unit j's entry row into reg: entries[species<<8 | clip], or the empty
+// entry when the clip is ≥ 256 or the index is past it.
+#define ENTRY(j, reg) \
+	MOVBLZX j(SI), AX \
+	MOVWLZX (2*j)(DX), BX \
+	SHLL $8, AX \
+	ORL BX, AX \
+	CMPL BX, $256 \
+	CMOVLCC R8, AX \
+	CMPL AX, R8 \
+	CMOVLHI R8, AX \
+	SHLQ $5, AX \
+	MOVOU (DI)(AX*1), reg
+
+// func step4(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
+TEXT ·step4(SB), NOSPLIT, $0-68
+	MOVQ entries+0(FP), DI
+	MOVQ empty+8(FP), R8
+	MOVQ species+16(FP), SI
+	MOVQ clips+24(FP), DX
+	MOVQ phase+32(FP), R9
+	MOVQ rate+40(FP), R10
+	MOVQ out+48(FP), R11
+	MOVQ groups+56(FP), CX
+	MOVSS dt+64(FP), X14
+	SHUFPS $0, X14, X14        // dt ×4
+	MOVL $0x3f800000, AX
+	MOVL AX, X13
+	SHUFPS $0, X13, X13        // 1.0 ×4
+	PXOR X12, X12              // 0
+	PCMPEQL X11, X11           // −1 ×4 (int)
+
+loop:
+	ENTRY(0, X0)
+	ENTRY(1, X1)
+	ENTRY(2, X2)
+	ENTRY(3, X3)
+
+	// Rows → fields: X0 scale, X1 offset, X4 last, X3 wrapTo.
+	MOVO X0, X4
+	PUNPCKLLQ X1, X0           // sc0 sc1 off0 off1
+	PUNPCKHLQ X1, X4           // last0 last1 wrap0 wrap1
+	MOVO X2, X5
+	PUNPCKLLQ X3, X2           // sc2 sc3 off2 off3
+	PUNPCKHLQ X3, X5           // last2 last3 wrap2 wrap3
+	MOVO X0, X1
+	PUNPCKLQDQ X2, X0
+	PUNPCKHQDQ X2, X1
+	MOVO X4, X3
+	PUNPCKLQDQ X5, X4
+	PUNPCKHQDQ X5, X3
+
+	// q = phase + rate·dt
+	MOVUPS (R10), X5
+	MULPS X14, X5
+	MOVUPS (R9), X2
+	ADDPS X5, X2
+
+	// settle(q, true) in X6: q − floor(q), 0 unless in [0,1). floor(q) is trunc(q),
+	// less one where that is above q; out of int32 range the result fails the test.
+	CVTTPS2PL X2, X5
+	CVTPL2PS X5, X5
+	MOVAPS X2, X6
+	CMPPS X5, X6, $1           // q < t
+	ANDPS X13, X6
+	SUBPS X6, X5
+	MOVAPS X2, X6
+	SUBPS X5, X6               // w = q − t
+	MOVAPS X6, X7
+	CMPPS X13, X7, $1          // w < 1
+	MOVAPS X12, X8
+	CMPPS X6, X8, $2           // 0 ≤ w
+	ANDPS X8, X7
+	ANDPS X7, X6
+
+	// settle(q, false) in X7: min(q, 1), 0 unless q ≥ 0.
+	MOVAPS X2, X7
+	MINPS X13, X7
+	MOVAPS X12, X8
+	CMPPS X2, X8, $2           // 0 ≤ q
+	ANDPS X8, X7
+
+	// Looping clips (wrapTo ≠ last) take the first. For q in [0,1) both are q.
+	MOVO X3, X8
+	PCMPEQL X4, X8             // one-shot
+	ANDPS X8, X7
+	ANDNPS X6, X8
+	ORPS X7, X8
+
+	// ph *= keep, keep = 1 where scale ≠ 0.
+	MOVAPS X0, X9
+	CMPPS X12, X9, $4          // scale ≠ 0
+	ANDPS X13, X9
+	MULPS X9, X8
+	MOVUPS X8, (R9)
+
+	// pos = float64(ph)·float64(scale), lanes 0–1 in X5 and 2–3 in X7.
+	CVTPS2PD X8, X5
+	CVTPS2PD X0, X6
+	MULPD X6, X5
+	MOVHLPS X8, X7
+	CVTPS2PD X7, X7
+	MOVHLPS X0, X6
+	CVTPS2PD X6, X6
+	MULPD X6, X7
+
+	// f = min(int32(pos), last) in X9.
+	CVTTPD2PL X5, X6
+	CVTTPD2PL X7, X9
+	PUNPCKLQDQ X9, X6
+	MOVO X6, X9
+	PCMPGTL X4, X9             // f > last
+	MOVO X4, X10
+	PAND X9, X10
+	PANDN X6, X9
+	POR X10, X9
+
+	// lerp = float32(pos − float64(f)) in X5.
+	CVTPL2PD X9, X6
+	SUBPD X6, X5
+	CVTPD2PS X5, X5
+	PSHUFL $0x0e, X9, X6
+	CVTPL2PD X6, X6
+	SUBPD X6, X7
+	CVTPD2PS X7, X7
+	MOVLHPS X7, X5
+
+	// next = f+1, or wrapTo past last, in X7; both rows offset.
+	MOVO X9, X6
+	PSUBL X11, X6
+	MOVO X6, X7
+	PCMPGTL X4, X7             // f+1 > last
+	PAND X7, X3
+	PANDN X6, X7
+	POR X3, X7
+	PADDL X1, X9
+	PADDL X1, X7
+
+	// clip | species<<16 in X6.
+	MOVQ (DX), X6
+	MOVL (SI), X10
+	PUNPCKLBW X12, X10
+	PUNPCKLWL X10, X6
+
+	// Fields → Instances: frame X9, next X7, lerp X5, clip/species X6.
+	MOVO X9, X8
+	PUNPCKLLQ X7, X9           // F0 N0 F1 N1
+	PUNPCKHLQ X7, X8           // F2 N2 F3 N3
+	MOVO X5, X10
+	PUNPCKLLQ X6, X5           // L0 C0 L1 C1
+	PUNPCKHLQ X6, X10          // L2 C2 L3 C3
+	MOVO X9, X7
+	PUNPCKLQDQ X5, X9
+	PUNPCKHQDQ X5, X7
+	MOVO X8, X6
+	PUNPCKLQDQ X10, X8
+	PUNPCKHQDQ X10, X6
+	MOVOU X9, (R11)
+	MOVOU X7, 16(R11)
+	MOVOU X8, 32(R11)
+	MOVOU X6, 48(R11)
+
+	ADDQ $4, SI
+	ADDQ $8, DX
+	ADDQ $16, R9
+	ADDQ $16, R10
+	ADDQ $64, R11
+	DECQ CX
+	JNZ loop
+	RET

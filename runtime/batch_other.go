@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package runtime
+
+func step(entries []clipEntry, species []uint8, clips []uint16, phase, rate []float32, out []Instance, dt float32) {
+	stepUnits(entries, species, clips, phase, rate, out, dt)
+}
