@@ -19,6 +19,7 @@ import (
 // hierarchy, all checked enough that later stages can index them without panicking.
 type document struct {
 	path    string
+	dir     string // where external files are read from
 	doc     *qgltf.Document
 	buffers [][]byte // buffers[i] has exactly doc.Buffers[i].ByteLength bytes
 	// budget is how many bytes the file and its buffers hold: no accessor without
@@ -54,7 +55,7 @@ const (
 // decodeDocument decodes the bytes of a glTF file named path; external buffers are
 // read relative to dir.
 func decodeDocument(path string, data []byte, dir string) (*document, error) {
-	d := &document{path: path, budget: int64(len(data))}
+	d := &document{path: path, dir: dir, budget: int64(len(data))}
 	jsonBytes, bin, isGLB, err := d.splitContainer(data)
 	if err != nil {
 		return nil, err
@@ -243,7 +244,8 @@ func decodeDataURI(uri string) ([]byte, error) {
 	return out, nil
 }
 
-// readExternal reads the first n bytes of the file a relative URI names.
+// readExternal reads the first n bytes of the file a relative URI names; n < 0
+// reads the whole file, which may hold at most −n bytes.
 func readExternal(dir, uri string, n int) ([]byte, error) {
 	if u, err := url.Parse(uri); err == nil && u.Scheme != "" {
 		return nil, fmt.Errorf("URI scheme %q is not supported", u.Scheme)
@@ -268,7 +270,12 @@ func readExternal(dir, uri string, n int) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("not a regular file")
 	}
-	if st.Size() < int64(n) {
+	switch {
+	case n < 0 && st.Size() > int64(-n):
+		return nil, fmt.Errorf("the file has %d bytes, more than the %d allowed", st.Size(), -n)
+	case n < 0:
+		n = int(st.Size())
+	case st.Size() < int64(n):
 		return nil, fmt.Errorf("the file has %d bytes, byteLength says %d", st.Size(), n)
 	}
 	buf := make([]byte, n)

@@ -27,7 +27,8 @@ import (
 
 // Options selects what Load reads.
 type Options struct {
-	Skin int // which skin (index into the file's skins); default 0
+	Skin     int  // which skin (index into the file's skins); default 0
+	Textures bool // also read the base colour images of the mesh's materials
 }
 
 // Model is what Load makes of a glTF file.
@@ -61,6 +62,11 @@ type Model struct {
 	// Mesh is the skinned mesh: every primitive of the mesh on ModelBone's node,
 	// merged. Nil when ModelBone is -1.
 	Mesh *Mesh
+	// Parts splits Mesh's triangles by glTF primitive, each with its material.
+	Parts []Part
+	// Warnings says what of the file was not used and why (a texture that cannot
+	// be read, ...): nothing that changes the skeleton, clips or mesh.
+	Warnings []string
 	// Meta and ClipMeta (one per clip) are bonebake's own data from the file's
 	// extras, written by export-gltf; zero when the file has none.
 	Meta     ModelMeta
@@ -185,8 +191,15 @@ func (d *document) model(opt Options) (*Model, error) {
 		}
 	}
 	if meshNode >= 0 {
-		if m.Mesh, err = d.mesh(*doc.Nodes[meshNode].Mesh, len(skin.Joints)); err != nil {
+		mi := *doc.Nodes[meshNode].Mesh
+		if m.Mesh, m.Parts, err = d.mesh(mi, len(skin.Joints)); err != nil {
 			return nil, err
+		}
+		for k := range m.Parts {
+			warn := func(format string, args ...any) {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("mesh %d primitive %d: ", mi, k)+fmt.Sprintf(format, args...))
+			}
+			m.Parts[k].Material = d.material(doc.Meshes[mi].Primitives[k].Material, opt.Textures, warn)
 		}
 	}
 	return m, nil
@@ -448,8 +461,9 @@ func (d *document) times(acc int, what string) ([]float32, error) {
 	return t, nil
 }
 
-// mesh merges the primitives of mesh mi into one triangle list.
-func (d *document) mesh(mi, jointCount int) (*Mesh, error) {
+// mesh merges the primitives of mesh mi into one triangle list and says which
+// indices came from which primitive (materials are left for the caller).
+func (d *document) mesh(mi, jointCount int) (*Mesh, []Part, error) {
 	type prim struct {
 		pos, nrm, uv, wgt []float32
 		jnt, idx          []uint32
@@ -460,19 +474,19 @@ func (d *document) mesh(mi, jointCount int) (*Mesh, error) {
 	for pi, p := range d.doc.Meshes[mi].Primitives {
 		what := label("mesh", mi, d.doc.Meshes[mi].Name) + fmt.Sprintf(" primitive %d", pi)
 		if p.Mode != qgltf.PrimitiveTriangles {
-			return nil, d.fail(RuleMesh, "%s has mode %s; only TRIANGLES is supported", what, p.Mode)
+			return nil, nil, d.fail(RuleMesh, "%s has mode %s; only TRIANGLES is supported", what, p.Mode)
 		}
 		posAcc, ok := p.Attributes[qgltf.POSITION]
 		if !ok {
-			return nil, d.fail(RuleMesh, "%s has no POSITION", what)
+			return nil, nil, d.fail(RuleMesh, "%s has no POSITION", what)
 		}
 		var q prim
 		var err error
 		if q.pos, err = d.floats(posAcc, what+" POSITION", specVec3); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := d.allFinite(q.pos, what+" POSITION"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n := len(q.pos) / 3
 		attr := func(name string, spec accessorSpec, width int, dst *[]float32) error {
@@ -495,35 +509,35 @@ func (d *document) mesh(mi, jointCount int) (*Mesh, error) {
 			return nil
 		}
 		if err := attr(qgltf.NORMAL, specVec3, 3, &q.nrm); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := attr(qgltf.TEXCOORD_0, specUV, 2, &q.uv); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := attr(qgltf.WEIGHTS_0, specWeights, 4, &q.wgt); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if acc, ok := p.Attributes[qgltf.JOINTS_0]; ok {
 			if q.jnt, err = d.uints(acc, what+" JOINTS_0", specJoints); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(q.jnt) != 4*n {
-				return nil, d.fail(RuleMesh, "%s: JOINTS_0 has %d elements but POSITION has %d", what, len(q.jnt)/4, n)
+				return nil, nil, d.fail(RuleMesh, "%s: JOINTS_0 has %d elements but POSITION has %d", what, len(q.jnt)/4, n)
 			}
 			for k, j := range q.jnt {
 				if int(j) >= jointCount {
-					return nil, d.fail(RuleMesh, "%s: vertex %d uses joint %d, but the skin has %d joints", what, k/4, j, jointCount)
+					return nil, nil, d.fail(RuleMesh, "%s: vertex %d uses joint %d, but the skin has %d joints", what, k/4, j, jointCount)
 				}
 			}
 			has[qgltf.JOINTS_0] = true
 		}
 		if p.Indices != nil {
 			if q.idx, err = d.uints(*p.Indices, what+" indices", specIndices); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for k, ix := range q.idx {
 				if int(ix) >= n {
-					return nil, d.fail(RuleMesh, "%s: index %d is %d, but there are %d vertices", what, k, ix, n)
+					return nil, nil, d.fail(RuleMesh, "%s: index %d is %d, but there are %d vertices", what, k, ix, n)
 				}
 			}
 		} else {
@@ -533,10 +547,10 @@ func (d *document) mesh(mi, jointCount int) (*Mesh, error) {
 			}
 		}
 		if len(q.idx)%3 != 0 {
-			return nil, d.fail(RuleMesh, "%s: %d indices is not a whole number of triangles", what, len(q.idx))
+			return nil, nil, d.fail(RuleMesh, "%s: %d indices is not a whole number of triangles", what, len(q.idx))
 		}
 		if int64(total)+int64(n) > math.MaxUint32 {
-			return nil, d.fail(RuleMesh, "mesh %d has more than 2^32 vertices", mi)
+			return nil, nil, d.fail(RuleMesh, "mesh %d has more than 2^32 vertices", mi)
 		}
 		total += n
 		prims = append(prims, q)
@@ -555,7 +569,9 @@ func (d *document) mesh(mi, jointCount int) (*Mesh, error) {
 	if has[qgltf.WEIGHTS_0] {
 		m.Weights = make([][4]float32, 0, total)
 	}
-	for _, q := range prims {
+	parts := make([]Part, len(prims))
+	for k, q := range prims {
+		parts[k] = Part{First: len(m.Indices), Count: len(q.idx)}
 		base := uint32(len(m.Positions))
 		n := len(q.pos) / 3
 		for v := 0; v < n; v++ {
@@ -595,7 +611,7 @@ func (d *document) mesh(mi, jointCount int) (*Mesh, error) {
 			m.Indices = append(m.Indices, base+ix)
 		}
 	}
-	return m, nil
+	return m, parts, nil
 }
 
 // allFinite refuses NaN and infinite vertex data.
