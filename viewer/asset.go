@@ -48,8 +48,10 @@ type Asset struct {
 	meshKind string
 	// inverseBind holds one row-major matrix per palette bone.
 	inverseBind [][16]float32
-	boneNames   []string // nil when unknown (a bare .bpat)
-	parents     []int    // palette index of each bone's parent, -1 for a root; nil when unknown
+	parts       []MeshPart      // nil: one part in the role colours
+	textures    []*gltf.Texture // the parts' base colour images
+	boneNames   []string        // nil when unknown (a bare .bpat)
+	parents     []int           // palette index of each bone's parent, -1 for a root; nil when unknown
 	warning     string
 }
 
@@ -206,7 +208,7 @@ func (a *Asset) useSpecies(s *species.Species) {
 // loop flags, markers and sockets its bonebake extras carry, else looping at
 // DefaultFPS). It is drawn with its own mesh and skin.
 func LoadGLTF(path string) (*Asset, error) {
-	m, err := gltf.Load(path, gltf.Options{})
+	m, err := gltf.Load(path, gltf.Options{Textures: true})
 	if err != nil {
 		return nil, err
 	}
@@ -236,6 +238,15 @@ func LoadGLTF(path string) (*Asset, error) {
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
 		a.mesh, a.meshKind = m.Mesh, MeshGLTF
 		a.inverseBind = matrices32(m.InverseBind)
+		for _, p := range m.Parts {
+			mp := MeshPart{First: p.First, Count: p.Count, Color: p.Material.BaseColor, Texture: -1}
+			if t := p.Material.Texture; t != nil {
+				mp.Texture = len(a.textures)
+				a.textures = append(a.textures, t)
+			}
+			a.parts = append(a.parts, mp)
+		}
+		a.warning = strings.Join(m.Warnings, "; ")
 	} else {
 		a.useBoxes()
 	}

@@ -607,3 +607,51 @@ func absf(x float64) float64 {
 	}
 	return x
 }
+
+// TestBrowserTexture draws the Fox with its base colour texture and with the
+// texture withheld: the texture's orange fur shows only in the first.
+func TestBrowserTexture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	fox, err := LoadGLTF(foxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fox.textures) != 1 {
+		t.Fatalf("%d textures", len(fox.textures))
+	}
+	plain := *fox
+	plain.Name, plain.textures = "FoxPlain", nil
+	plain.parts = append([]MeshPart(nil), fox.parts...)
+	for i := range plain.parts {
+		plain.parts[i].Texture = -1
+	}
+	p := openViewer(t, []*Asset{fox, &plain}, "?n=1&only=1&paused=1&t=0.5&skeleton=0&sockets=0&focus=1", 900, 600)
+	orange := func(name string) int {
+		p.eval(fmt.Sprintf("bonebake.selectAsset(%q); bonebake.focusSelected()", name))
+		p.frames(3)
+		p.checkClean()
+		img := p.screenshot()
+		c, ok := p.eval("(() => { const r = document.querySelector('canvas').getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })()").(map[string]any)
+		if !ok {
+			t.Fatal("no canvas")
+		}
+		r := rect{c["x"].(float64), c["y"].(float64), c["w"].(float64), c["h"].(float64)}
+		n := 0
+		for y := int(r.Y); y < int(r.Y+r.H); y++ {
+			for x := int(r.X); x < int(r.X+r.W); x++ {
+				cr, cg, cb, _ := img.At(x, y).RGBA()
+				if cr > 110*257 && cr*10 > cg*14 && cr > cb*2 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	textured, flat := orange("Fox"), orange("FoxPlain")
+	t.Logf("orange pixels: %d textured, %d without the texture", textured, flat)
+	if textured < 500 || flat > textured/20 {
+		t.Errorf("orange pixels: %d with the texture, %d without; want many, and few", textured, flat)
+	}
+}

@@ -9,8 +9,10 @@
 // row k of its model-space matrix). For each bone influence the vertex shader
 // reads rows 0-2 (palette entries are affine) of the frame and of the next frame,
 // blends them element by element, multiplies by the mesh's inverse bind matrix
-// and applies the instance transform: one instanced draw per species. The per-instance (frame, next, lerp) comes from the phase by the rules
-// of FACTS §1.5, the same as bpat.Resolve.
+// and applies the instance transform: one instanced draw per species (per glTF
+// primitive for a model with materials, coloured by its base colour factor and
+// sRGB texture). The per-instance (frame, next, lerp) comes from the phase by the
+// rules of FACTS §1.5, the same as bpat.Resolve.
 //
 // The server answers only these routes, on GET or HEAD:
 //
@@ -19,7 +21,8 @@
 //	/api/assets                    JSON: every asset with its clips, sockets, bones
 //	/api/assets/{id}/palette       the palette block, byte for byte as in the file
 //	/api/assets/{id}/socketdata    the socket data block, byte for byte
-//	/api/assets/{id}/mesh          the mesh and inverse binds (see EncodeMesh)
+//	/api/assets/{id}/mesh          the mesh, inverse binds and parts (see EncodeMesh)
+//	/api/assets/{id}/texture/{k}   a glTF model's base colour image, as the file holds it
 //
 // Anything else is 404: the server never reads a file by a name a request gives,
 // and lists no directory. It listens on loopback by default and, while it does,

@@ -15,38 +15,60 @@ const MeshHeaderSize = 32
 
 // Mesh flags.
 const (
-	MeshHasRoles = 1 << 0 // the roles block holds the source's colour roles (else zeros)
+	MeshHasRoles     = 1 << 0 // the roles block holds the source's colour roles (else zeros)
+	MeshHasUVs       = 1 << 1 // a block of texture coordinates follows the roles
+	MeshHasMaterials = 1 << 2 // the parts' colours and textures replace the role colours
 )
 
-// EncodeMesh writes a skinned mesh and its inverse bind matrices in the compact
-// little-endian form the page reads with typed-array views (every block starts
-// 4-byte aligned):
+// MeshPart is a run of a mesh's indices drawn with one material.
+type MeshPart struct {
+	First, Count int        // Indices[First : First+Count]
+	Color        [4]float32 // linear base colour, multiplied by the texture
+	Texture      int        // index into the asset's textures, −1 for none
+}
+
+// EncodeMesh writes a skinned mesh, its inverse bind matrices and its parts in the
+// compact little-endian form the page reads with typed-array views (every block
+// starts 4-byte aligned):
 //
 //	 0 magic "BBVM"
-//	 4 version u32 (1)
+//	 4 version u32 (2)
 //	 8 vertex_count u32
 //	12 index_count u32
 //	16 bone_count u32 (inverse bind matrices)
-//	20 flags u32 (1: roles present)
-//	24 reserved u32[2]
+//	20 flags u32 (MeshHasRoles, MeshHasUVs, MeshHasMaterials)
+//	24 part_count u32
+//	28 reserved u32
 //	32 positions f32[3]·V, normals f32[3]·V, joints u16[4]·V, weights f32[4]·V,
-//	   roles u8·V zero-padded to 4 bytes, indices u32·I,
-//	   inverse binds f32[16]·B (row-major, like palette entries)
+//	   roles u8·V zero-padded to 4 bytes, uvs f32[2]·V (with MeshHasUVs),
+//	   indices u32·I, inverse binds f32[16]·B (row-major, like palette entries),
+//	   parts of 32 bytes: first u32, count u32, texture i32, reserved u32, colour f32[4]
 //
 // Normals a mesh lacks are computed from its triangles; missing joints and
-// weights bind every vertex to bone 0.
-func EncodeMesh(m *mesh.Skinned, inverseBind [][16]float32) []byte {
+// weights bind every vertex to bone 0. Without parts the mesh is one part, white
+// and untextured, drawn in its role colours.
+func EncodeMesh(m *mesh.Skinned, inverseBind [][16]float32, parts []MeshPart) []byte {
 	v, ni := len(m.Positions), len(m.Indices)
 	rolesSize := (v + 3) &^ 3
-	size := MeshHeaderSize + v*(12+12+8+16) + rolesSize + ni*4 + len(inverseBind)*64
-	b := make([]byte, 0, size)
-	le := binary.LittleEndian
 	flags := uint32(0)
 	if len(m.Roles) == v && v > 0 {
 		flags |= MeshHasRoles
 	}
+	uvSize := 0
+	if len(m.UVs) == v && v > 0 {
+		flags |= MeshHasUVs
+		uvSize = v * 8
+	}
+	if len(parts) > 0 {
+		flags |= MeshHasMaterials
+	} else {
+		parts = []MeshPart{{First: 0, Count: ni, Color: [4]float32{1, 1, 1, 1}, Texture: -1}}
+	}
+	size := MeshHeaderSize + v*(12+12+8+16) + rolesSize + uvSize + ni*4 + len(inverseBind)*64 + len(parts)*32
+	b := make([]byte, 0, size)
+	le := binary.LittleEndian
 	b = append(b, MeshMagic...)
-	for _, x := range []uint32{1, uint32(v), uint32(ni), uint32(len(inverseBind)), flags, 0, 0} {
+	for _, x := range []uint32{2, uint32(v), uint32(ni), uint32(len(inverseBind)), flags, uint32(len(parts)), 0} {
 		b = le.AppendUint32(b, x)
 	}
 	f32 := func(x float32) { b = le.AppendUint32(b, math.Float32bits(x)) }
@@ -89,11 +111,26 @@ func EncodeMesh(m *mesh.Skinned, inverseBind [][16]float32) []byte {
 		}
 		b = append(b, r)
 	}
+	if flags&MeshHasUVs != 0 {
+		for _, uv := range m.UVs {
+			f32(uv[0])
+			f32(uv[1])
+		}
+	}
 	for _, x := range m.Indices {
 		b = le.AppendUint32(b, x)
 	}
 	for _, mat := range inverseBind {
 		for _, x := range mat {
+			f32(x)
+		}
+	}
+	for _, p := range parts {
+		b = le.AppendUint32(b, uint32(p.First))
+		b = le.AppendUint32(b, uint32(p.Count))
+		b = le.AppendUint32(b, uint32(int32(p.Texture)))
+		b = le.AppendUint32(b, 0)
+		for _, x := range p.Color {
 			f32(x)
 		}
 	}

@@ -40,7 +40,7 @@ func New(assets []*Asset) *Server {
 	}
 	list := make([]assetJSON, len(assets))
 	for i, a := range assets {
-		s.meshes = append(s.meshes, EncodeMesh(a.mesh, a.inverseBind))
+		s.meshes = append(s.meshes, EncodeMesh(a.mesh, a.inverseBind, a.parts))
 		list[i] = a.describe(i)
 	}
 	s.index, _ = json.Marshal(struct {
@@ -53,25 +53,35 @@ func New(assets []*Asset) *Server {
 func (s *Server) Assets() []*Asset { return s.assets }
 
 type assetJSON struct {
-	ID              int          `json:"id"`
-	Name            string       `json:"name"`
-	Kind            string       `json:"kind"`
-	Source          string       `json:"source,omitempty"` // base name of the file
-	SpeciesID       uint32       `json:"species_id"`
-	Version         uint32       `json:"version"`
-	Bones           int          `json:"bones"`
-	FrameTotal      int          `json:"frame_total"`
-	BoneNames       []string     `json:"bone_names"` // null when unknown
-	Parents         []int        `json:"parents"`    // null when unknown
-	Clips           []clipJSON   `json:"clips"`
-	Sockets         []socketJSON `json:"sockets"`
-	FileSize        int64        `json:"file_size"`
-	PaletteBytes    uint64       `json:"palette_bytes"`
-	SocketDataBytes uint64       `json:"socket_data_bytes"`
-	Mesh            string       `json:"mesh"`
-	Vertices        int          `json:"vertices"`
-	Triangles       int          `json:"triangles"`
-	Warning         string       `json:"warning,omitempty"`
+	ID              int           `json:"id"`
+	Name            string        `json:"name"`
+	Kind            string        `json:"kind"`
+	Source          string        `json:"source,omitempty"` // base name of the file
+	SpeciesID       uint32        `json:"species_id"`
+	Version         uint32        `json:"version"`
+	Bones           int           `json:"bones"`
+	FrameTotal      int           `json:"frame_total"`
+	BoneNames       []string      `json:"bone_names"` // null when unknown
+	Parents         []int         `json:"parents"`    // null when unknown
+	Clips           []clipJSON    `json:"clips"`
+	Sockets         []socketJSON  `json:"sockets"`
+	FileSize        int64         `json:"file_size"`
+	PaletteBytes    uint64        `json:"palette_bytes"`
+	SocketDataBytes uint64        `json:"socket_data_bytes"`
+	Mesh            string        `json:"mesh"`
+	Vertices        int           `json:"vertices"`
+	Triangles       int           `json:"triangles"`
+	Textures        []textureJSON `json:"textures"` // fetched from /api/assets/{id}/texture/{k}
+	Warning         string        `json:"warning,omitempty"`
+}
+
+type textureJSON struct {
+	MIME      string `json:"mime"`
+	Bytes     int    `json:"bytes"`
+	WrapS     int    `json:"wrap_s"`
+	WrapT     int    `json:"wrap_t"`
+	MagFilter int    `json:"mag_filter"` // 0: the viewer chooses
+	MinFilter int    `json:"min_filter"`
 }
 
 type clipJSON struct {
@@ -100,7 +110,10 @@ func (a *Asset) describe(id int) assetJSON {
 		Clips: []clipJSON{}, Sockets: []socketJSON{},
 		FileSize: a.size, PaletteBytes: h.PaletteSize(), SocketDataBytes: h.SocketDataSize(),
 		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(),
-		Warning: a.warning,
+		Textures: []textureJSON{}, Warning: a.warning,
+	}
+	for _, t := range a.textures {
+		j.Textures = append(j.Textures, textureJSON{MIME: t.MIME, Bytes: len(t.Data), WrapS: t.WrapS, WrapT: t.WrapT, MagFilter: t.MagFilter, MinFilter: t.MinFilter})
 	}
 	if a.Source != "" {
 		j.Source = path.Base(strings.ReplaceAll(a.Source, "\\", "/"))
@@ -195,7 +208,12 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request, rest string)
 	case "mesh":
 		s.send(w, r, "application/octet-stream", s.meshes[id])
 	default:
-		http.NotFound(w, r)
+		k, err := strconv.Atoi(strings.TrimPrefix(what, "texture/"))
+		if !strings.HasPrefix(what, "texture/") || err != nil || k < 0 || k >= len(a.textures) || "texture/"+strconv.Itoa(k) != what {
+			http.NotFound(w, r)
+			return
+		}
+		s.send(w, r, a.textures[k].MIME, a.textures[k].Data)
 	}
 }
 

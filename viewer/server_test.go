@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"io"
 	"math"
 	"net"
@@ -224,17 +225,17 @@ func TestMeshEndpoint(t *testing.T) {
 	}
 	b := get(t, New([]*Asset{fox}), "/api/assets/0/mesh").Body.Bytes()
 	le := binary.LittleEndian
-	if string(b[:4]) != MeshMagic || le.Uint32(b[4:]) != 1 {
+	if string(b[:4]) != MeshMagic || le.Uint32(b[4:]) != 2 {
 		t.Fatalf("header % x", b[:8])
 	}
-	v, i, bones := int(le.Uint32(b[8:])), int(le.Uint32(b[12:])), int(le.Uint32(b[16:]))
+	v, i, bones, flags, parts := int(le.Uint32(b[8:])), int(le.Uint32(b[12:])), int(le.Uint32(b[16:])), le.Uint32(b[20:]), int(le.Uint32(b[24:]))
 	m := fox.Mesh()
-	want := MeshHeaderSize + v*48 + (v+3)&^3 + i*4 + bones*64
-	if v != len(m.Positions) || i != len(m.Indices) || bones != 24 || len(b) != want {
-		t.Fatalf("counts %d %d %d, %d bytes (want %d)", v, i, bones, len(b), want)
+	want := MeshHeaderSize + v*48 + (v+3)&^3 + v*8 + i*4 + bones*64 + parts*32
+	if v != len(m.Positions) || i != len(m.Indices) || bones != 24 || parts != 1 || flags != MeshHasUVs|MeshHasMaterials || len(b) != want {
+		t.Fatalf("counts %d %d %d %d, flags %b, %d bytes (want %d)", v, i, bones, parts, flags, len(b), want)
 	}
-	// Spot checks: the last vertex's position, its joints, the last index, and
-	// the first inverse bind matrix.
+	// Spot checks: the last vertex's position, its joints and uv, the last index,
+	// the first inverse bind matrix and the part.
 	o := MeshHeaderSize + (v-1)*12
 	if math.Float32frombits(le.Uint32(b[o+8:])) != m.Positions[v-1][2] {
 		t.Error("positions misplaced")
@@ -244,12 +245,48 @@ func TestMeshEndpoint(t *testing.T) {
 		t.Error("joints misplaced")
 	}
 	o = MeshHeaderSize + v*48 + (v+3)&^3
+	if math.Float32frombits(le.Uint32(b[o+(v-1)*8+4:])) != m.UVs[v-1][1] {
+		t.Error("uvs misplaced")
+	}
+	o += v * 8
 	if le.Uint32(b[o+(i-1)*4:]) != m.Indices[i-1] {
 		t.Error("indices misplaced")
 	}
 	o += i * 4
 	if math.Float32frombits(le.Uint32(b[o+12:])) != float32(fox.inverseBind[0][3]) {
 		t.Error("inverse binds misplaced")
+	}
+	o += bones * 64
+	if le.Uint32(b[o:]) != 0 || int(le.Uint32(b[o+4:])) != i || le.Uint32(b[o+8:]) != 0 || math.Float32frombits(le.Uint32(b[o+28:])) != 1 {
+		t.Errorf("part % x, want indices [0, %d), texture 0, white", b[o:o+32], i)
+	}
+}
+
+// A glTF model's base colour texture is served as the file holds it, and the
+// asset list says how to sample it.
+func TestTextureEndpoint(t *testing.T) {
+	fox, err := LoadGLTF(foxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New([]*Asset{fox})
+	rec := get(t, srv, "/api/assets/0/texture/0")
+	body := rec.Body.Bytes()
+	if ct := rec.Header().Get("Content-Type"); ct != "image/png" || !bytes.HasPrefix(body, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("texture: %s, % x", ct, body[:min(8, len(body))])
+	}
+	if cfg, err := png.DecodeConfig(bytes.NewReader(body)); err != nil || cfg.Width < 64 {
+		t.Fatalf("texture does not decode: %v", err)
+	}
+	var list struct {
+		Assets []assetJSON `json:"assets"`
+	}
+	if err := json.Unmarshal(get(t, srv, "/api/assets").Body.Bytes(), &list); err != nil {
+		t.Fatal(err)
+	}
+	want := textureJSON{MIME: "image/png", Bytes: len(body), WrapS: 10497, WrapT: 10497, MagFilter: 9729, MinFilter: 9987}
+	if tx := list.Assets[0].Textures; len(tx) != 1 || tx[0] != want {
+		t.Errorf("textures %+v, want [%+v]", tx, want)
 	}
 }
 
@@ -279,7 +316,7 @@ func TestBoxesMesh(t *testing.T) {
 
 func TestComputedNormals(t *testing.T) {
 	m := &mesh.Skinned{Positions: [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, Indices: []uint32{0, 1, 2}}
-	b := EncodeMesh(m, nil)
+	b := EncodeMesh(m, nil, nil)
 	o := MeshHeaderSize + 3*12
 	if z := math.Float32frombits(binary.LittleEndian.Uint32(b[o+8:])); z != 1 {
 		t.Fatalf("normal z = %v, want 1", z)
@@ -322,6 +359,7 @@ func TestServesNothingElse(t *testing.T) {
 		"/viewer/web/app.js", "/web/", "/api", "/api/", "/api/assets/", "/api/assets/999/palette", "/api/assets/1/palette",
 		"/api/assets/-1/palette", "/api/assets/00/palette", "/api/assets/0", "/api/assets/0/", "/api/assets/0/palette/x",
 		"/api/assets/0/../../go.mod", "/api/assets/0/file", "/./index.html", "/index.html/", "/app.js%00",
+		"/api/assets/0/texture/0", "/api/assets/0/texture/", "/api/assets/0/texture/-1", "/api/assets/0/texture",
 	} {
 		if code := rawGet(t, addr, p, addr); code != 404 {
 			t.Errorf("GET %s: %d, want 404", p, code)

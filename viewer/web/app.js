@@ -103,19 +103,20 @@ async function setupGL() {
   U = {};
   for (const n of ['u_palette', 'u_paletteStride', 'u_paletteFramesPerRow', 'u_inverseBind', 'u_skinned',
     'u_attached', 'u_attachTex', 'u_attachStride', 'u_attachFramesPerRow', 'u_attachBase',
-    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun']) {
+    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
     U[n] = gl.getUniformLocation(prog, n);
   }
   gl.useProgram(prog);
   gl.uniform1i(U.u_palette, 0);
   gl.uniform1i(U.u_inverseBind, 1);
   gl.uniform1i(U.u_attachTex, 2);
+  gl.uniform1i(U.u_baseTex, 3);
   const sun = [0.45, 0.8, 0.4], l = Math.hypot(...sun);
   gl.uniform3f(U.u_sun, sun[0] / l, sun[1] / l, sun[2] / l);
   // Draws without joint data read the attribute's constant: make it an integer one.
   gl.vertexAttribI4ui(2, 0, 0, 0, 0);
   dummyTex = floatTexture(new Float32Array(4), 1, 1).tex;
-  for (let u = 0; u < 3; u++) {
+  for (let u = 0; u < 4; u++) {
     gl.activeTexture(gl.TEXTURE0 + u);
     gl.bindTexture(gl.TEXTURE_2D, dummyTex);
   }
@@ -188,6 +189,7 @@ function solidMesh(m) {
     joints: m.joints ? arrayBuffer(gl.ARRAY_BUFFER, m.joints) : null,
     weights: m.weights ? arrayBuffer(gl.ARRAY_BUFFER, m.weights) : null,
     roles: arrayBuffer(gl.ARRAY_BUFFER, m.roles),
+    uvs: m.uvs ? arrayBuffer(gl.ARRAY_BUFFER, m.uvs) : null,
     index: arrayBuffer(gl.ELEMENT_ARRAY_BUFFER, m.indices),
     count: m.indices.length,
   };
@@ -208,6 +210,7 @@ function meshVAO(g, instBuf, playOffset = 0, attachOffset = 0) {
   if (g.joints) attr(2, g.joints, 4, gl.UNSIGNED_SHORT, true);
   if (g.weights) attr(3, g.weights, 4, gl.FLOAT);
   attr(4, g.roles, 1, gl.UNSIGNED_BYTE);
+  if (g.uvs) attr(9, g.uvs, 2, gl.FLOAT);
   instanceAttribs(instBuf, playOffset, attachOffset);
   gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.index);
   gl.bindVertexArray(null);
@@ -255,34 +258,67 @@ function sword() {
 
 // ---------------------------------------------------------------- assets
 
+const MESH_ROLES = 1, MESH_UVS = 2, MESH_MATERIALS = 4;
+
 function parseMesh(buf) {
   const dv = new DataView(buf);
   const magic = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (magic !== 'BBVM') throw new Error('mesh: bad magic ' + JSON.stringify(magic));
+  if (dv.getUint32(4, true) !== 2) throw new Error('mesh: version ' + dv.getUint32(4, true) + ', want 2');
   const V = dv.getUint32(8, true), I = dv.getUint32(12, true), B = dv.getUint32(16, true);
+  const flags = dv.getUint32(20, true), P = dv.getUint32(24, true);
   let o = 32;
   const take = (Type, n, bytes) => { const a = new Type(buf, o, n); o += bytes; return a; };
-  return {
+  const m = {
     positions: take(Float32Array, V * 3, V * 12),
     normals: take(Float32Array, V * 3, V * 12),
     joints: take(Uint16Array, V * 4, V * 8),
     weights: take(Float32Array, V * 4, V * 16),
     roles: take(Uint8Array, V, (V + 3) & ~3),
+    uvs: flags & MESH_UVS ? take(Float32Array, V * 2, V * 8) : null,
     indices: take(Uint32Array, I, I * 4),
     inverseBind: take(Float32Array, B * 16, B * 64),
+    materials: (flags & MESH_MATERIALS) !== 0,
+    parts: [],
   };
+  for (let k = 0; k < P; k++, o += 32) {
+    m.parts.push({
+      first: dv.getUint32(o, true), count: dv.getUint32(o + 4, true), texture: dv.getInt32(o + 8, true),
+      color: [0, 1, 2, 3].map((c) => dv.getFloat32(o + 16 + 4 * c, true)),
+    });
+  }
+  return m;
+}
+
+// baseTexture uploads a base colour image (sRGB, so the shader samples linear
+// colour) with the model's sampler modes; mipmaps unless its filters say none.
+async function baseTexture(url, t) {
+  const blob = await fetchOK(url).then((r) => r.blob());
+  const img = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
+  const tex = gl.createTexture();
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  gl.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false); // glTF's uv (0,0) is the image's first row
+  gl.texImage2D(gl.TEXTURE_2D, 0, gl.SRGB8_ALPHA8, gl.RGBA, gl.UNSIGNED_BYTE, img);
+  const minF = t.min_filter || gl.LINEAR_MIPMAP_LINEAR;
+  if (minF !== gl.NEAREST && minF !== gl.LINEAR) gl.generateMipmap(gl.TEXTURE_2D);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, minF);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, t.mag_filter || gl.LINEAR);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, t.wrap_s || gl.REPEAT);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, t.wrap_t || gl.REPEAT);
+  return tex;
 }
 
 async function loadAsset(info) {
   const base = `api/assets/${info.id}/`;
   const [pal, sock, mesh] = await Promise.all(['palette', 'socketdata', 'mesh'].map((w) => fetchOK(base + w).then((r) => r.arrayBuffer())));
+  const textures = await Promise.all(info.textures.map((t, k) => baseTexture(`${base}texture/${k}`, t)));
   if (pal.byteLength !== info.palette_bytes) throw new Error(`${info.name}: palette is ${pal.byteLength} bytes, want ${info.palette_bytes}`);
   const A = {
     info, id: info.id, name: info.name, clips: info.clips, sockets: info.sockets,
     paletteBytes: pal,
     palette: new Float32Array(pal), // the file's palette block as floats (little-endian host)
     socketData: new Float32Array(sock),
-    mesh: parseMesh(mesh),
+    mesh: parseMesh(mesh), textures,
     count: 0, members: new Int32Array(0), instData: new Float32Array(0), instCap: 0,
   };
   for (const c of A.clips) c.seconds = duration(c.frames, c.fps, c.loops);
@@ -323,7 +359,7 @@ function measure(A) {
 function roleColors(A) {
   const c = ROLE_COLORS.map((x) => x.slice());
   const n = A.name.toLowerCase();
-  if (A.info.mesh === 'gltf') c[0] = [0.84, 0.58, 0.36];
+  if (A.info.mesh === 'gltf') c[0] = A.mesh.materials ? [1, 1, 1] : [0.84, 0.58, 0.36];
   if (/horse/.test(n) || A.info.species_id === 1) c[0] = [0.50, 0.34, 0.22];
   if (/elephant/.test(n) || A.info.species_id === 2) c[0] = [0.47, 0.46, 0.47];
   if (/skeleton/.test(n) || A.info.species_id === 5) c[0] = ROLE_COLORS[5];
@@ -722,6 +758,15 @@ function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTIT
   if (colors) gl.uniform3fv(U.u_roleColors, colors);
 }
 
+// setMaterial makes the next draws take their colour from a glTF material: the
+// base colour times the texture, if any. setMaterial(null) goes back to roles.
+function setMaterial(color, tex = null) {
+  gl.uniform1i(U.u_material, color ? 1 : 0);
+  if (color) gl.uniform4fv(U.u_baseColor, color);
+  gl.uniform1i(U.u_textured, tex ? 1 : 0);
+  bindTex(3, tex || dummyTex);
+}
+
 function focusAsset() {
   const A = state.assets[state.selected];
   return A && A.count > 0 ? A : null;
@@ -747,8 +792,17 @@ function render() {
       if (A.count === 0) continue;
       setDraw({ skinned: A, colors: A.roleColors });
       gl.bindVertexArray(A.vao);
-      gl.drawElementsInstanced(gl.TRIANGLES, A.gpu.count, gl.UNSIGNED_INT, 0, A.count);
-      calls++;
+      if (A.mesh.materials) {
+        for (const p of A.mesh.parts) {
+          setMaterial(p.color, p.texture >= 0 ? A.textures[p.texture] : null);
+          gl.drawElementsInstanced(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, p.first * 4, A.count);
+          calls++;
+        }
+        setMaterial(null);
+      } else {
+        gl.drawElementsInstanced(gl.TRIANGLES, A.gpu.count, gl.UNSIGNED_INT, 0, A.count);
+        calls++;
+      }
       drawn += A.count;
     }
     if (state.showProps) {

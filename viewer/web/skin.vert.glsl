@@ -19,6 +19,7 @@ layout(location = 1) in vec3 a_normal;   // for unlit draws: the vertex colour
 layout(location = 2) in uvec4 a_joints;
 layout(location = 3) in vec4 a_weights;
 layout(location = 4) in float a_role;
+layout(location = 9) in vec2 a_uv;       // base colour texture coordinates (glTF TEXCOORD_0)
 // Per instance.
 layout(location = 5) in vec4 a_play;     // frame row, next row, lerp
 layout(location = 6) in vec4 a_tint;     // rgb, and how much of it non-cloth roles take
@@ -46,6 +47,7 @@ uniform bool u_unlit;
 
 out vec3 v_normal;
 out vec3 v_color;
+out vec2 v_uv;
 
 // origin returns the texel where frame's block starts: column, row.
 ivec2 origin(int frame, int stride, int perRow) {
@@ -106,6 +108,7 @@ void main() {
   vec3 world = vec3(c * q.x + s * q.z, q.y, -s * q.x + c * q.z) + vec3(a_xform.x, 0.0, a_xform.y);
   gl_Position = u_viewProj * vec4(world, 1.0);
 
+  v_uv = a_uv;
   if (u_unlit) {
     v_normal = vec3(0.0, 1.0, 0.0);
     v_color = a_normal * a_tint.rgb;
