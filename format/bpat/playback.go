@@ -76,6 +76,6 @@ func Lerp(dst, a, b []float32, t float32) {
 	dst, b = dst[:n], b[:n]
 	i := lerpVector(dst, a, b, t)
 	for ; i < n; i++ {
-		dst[i] = a[i] + (b[i]-a[i])*t
+		dst[i] = a[i] + float32((b[i]-a[i])*t) // no fused multiply-add: the same rounding as the SSE loop
 	}
 }
