@@ -48,6 +48,17 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		fmt.Fprintf(w, "\nmesh %d %q: %d vertices, %d primitives%s\n", m.Index, m.Name, m.Vertices, len(m.Primitives), skinned)
 		for i, p := range m.Primitives {
 			fmt.Fprintf(w, "  primitive %d: %s, %d vertices, %d indices, %s\n", i, p.Mode, p.Vertices, p.Indices, strings.Join(p.Attributes, " "))
+			if mt := p.Material; mt.Index >= 0 {
+				c := mt.BaseColor
+				fmt.Fprintf(w, "    material %d %q: base colour %.3g %.3g %.3g %.3g", mt.Index, mt.Name, c[0], c[1], c[2], c[3])
+				if mt.Texture != "" {
+					fmt.Fprintf(w, " × %s texture", mt.Texture)
+				}
+				if mt.Warning != "" {
+					fmt.Fprintf(w, " (%s)", mt.Warning)
+				}
+				fmt.Fprintln(w)
+			}
 		}
 	}
 	fmt.Fprintf(w, "\n%3s  %-24s %9s %9s %6s\n", "#", "animation", "seconds", "channels", "keys")

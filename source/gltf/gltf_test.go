@@ -245,7 +245,10 @@ func TestInspect(t *testing.T) {
 		t.Errorf("skins %+v", info.Skins)
 	}
 	if len(info.Meshes) != 1 || info.Meshes[0].Vertices != 1728 || !info.Meshes[0].Skinned || len(info.Meshes[0].Primitives) != 1 {
-		t.Errorf("meshes %+v", info.Meshes)
+		t.Fatalf("meshes %+v", info.Meshes)
+	}
+	if m := info.Meshes[0].Primitives[0].Material; m != (MaterialInfo{Index: 0, Name: "fox_material", BaseColor: [4]float32{1, 1, 1, 1}, Texture: "image/png"}) {
+		t.Errorf("material %+v", m)
 	}
 	want := []wantClip{{"Survey", 3.42}, {"Walk", 0.71}, {"Run", 1.16}}
 	if len(info.Animations) != len(want) {

@@ -41,6 +41,19 @@ type PrimitiveInfo struct {
 	Indices    int      `json:"indices"` // 0 when not indexed
 	Attributes []string `json:"attributes"`
 	Skinned    bool     `json:"skinned"`
+	// Material is what the viewer draws the primitive with: the material's name,
+	// its base colour factor and its base colour texture's image type, or why
+	// the texture is not used.
+	Material MaterialInfo `json:"material"`
+}
+
+// MaterialInfo describes a primitive's base colour.
+type MaterialInfo struct {
+	Index     int        `json:"index"` // −1: the primitive has none
+	Name      string     `json:"name,omitempty"`
+	BaseColor [4]float32 `json:"base_color"`
+	Texture   string     `json:"texture,omitempty"` // the image's MIME type, when there is a usable texture
+	Warning   string     `json:"warning,omitempty"`
 }
 
 // AnimationInfo describes one animation.
@@ -104,6 +117,15 @@ func (d *document) info() (*Info, error) {
 			_, hasJ := p.Attributes[qgltf.JOINTS_0]
 			_, hasW := p.Attributes[qgltf.WEIGHTS_0]
 			pInfo.Skinned = hasJ && hasW
+			pInfo.Material.Index = -1
+			if p.Material != nil {
+				pInfo.Material.Index = *p.Material
+			}
+			mat := d.material(p.Material, true, func(format string, args ...any) { pInfo.Material.Warning = fmt.Sprintf(format, args...) })
+			pInfo.Material.Name, pInfo.Material.BaseColor = mat.Name, mat.BaseColor
+			if mat.Texture != nil {
+				pInfo.Material.Texture = mat.Texture.MIME
+			}
 			mInfo.Skinned = mInfo.Skinned || pInfo.Skinned
 			pos, ok := p.Attributes[qgltf.POSITION]
 			if !ok {

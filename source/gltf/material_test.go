@@ -170,6 +170,13 @@ func TestBadTextures(t *testing.T) {
 			if tex != nil {
 				t.Error("kept a texture that cannot be used")
 			}
+			info, err := Inspect(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mi := info.Meshes[0].Primitives[0].Material; !strings.Contains(mi.Warning, c.want) || mi.Texture != "" {
+				t.Errorf("inspect: material %+v, want a warning about %q", mi, c.want)
+			}
 		})
 	}
 }
