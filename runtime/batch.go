@@ -131,10 +131,11 @@ const one = 0x3f800000
 // rows: exactly bpat.Resolve(float64(ph), N, loops), offset by the clip's first row.
 func (e *clipEntry) put(o *Instance, ph float32) {
 	pos := float64(ph) * float64(e.scale)
-	f := min(int32(pos), e.last)
+	last, wrapTo := e.last, e.wrapTo // loaded up front, the choice below is a conditional move
+	f := min(int32(pos), last)
 	nx := f + 1
-	if nx > e.last {
-		nx = e.wrapTo
+	if nx > last {
+		nx = wrapTo
 	}
 	o.Frame = e.offset + uint32(f)
 	o.Next = e.offset + uint32(nx)
