@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"bonebake/format/bpat"
+	"bonebake/source/gltf"
 	"bonebake/species"
 	"bonebake/species/builtin"
 
@@ -627,7 +628,12 @@ func TestBrowserTexture(t *testing.T) {
 	for i := range plain.parts {
 		plain.parts[i].Texture = -1
 	}
-	p := openViewer(t, []*Asset{fox, &plain}, "?n=1&only=1&paused=1&t=0.5&skeleton=0&sockets=0&focus=1", 900, 600)
+	// An image with a PNG signature that does not decode: the page still starts
+	// and draws the part untextured.
+	broken := plain
+	broken.Name, broken.parts = "FoxBroken", fox.parts
+	broken.textures = []*gltf.Texture{{MIME: "image/png", Data: []byte("\x89PNG\r\n\x1a\nnot really")}}
+	p := openViewer(t, []*Asset{fox, &plain, &broken}, "?n=1&only=1&paused=1&t=0.5&skeleton=0&sockets=0&focus=1", 900, 600)
 	orange := func(name string) int {
 		p.eval(fmt.Sprintf("bonebake.selectAsset(%q); bonebake.focusSelected()", name))
 		p.frames(3)
@@ -649,9 +655,9 @@ func TestBrowserTexture(t *testing.T) {
 		}
 		return n
 	}
-	textured, flat := orange("Fox"), orange("FoxPlain")
-	t.Logf("orange pixels: %d textured, %d without the texture", textured, flat)
-	if textured < 500 || flat > textured/20 {
-		t.Errorf("orange pixels: %d with the texture, %d without; want many, and few", textured, flat)
+	textured, flat, undecoded := orange("Fox"), orange("FoxPlain"), orange("FoxBroken")
+	t.Logf("orange pixels: %d textured, %d without the texture, %d with one that does not decode", textured, flat, undecoded)
+	if textured < 500 || flat > textured/20 || undecoded != flat {
+		t.Errorf("orange pixels: %d with the texture, %d without, %d with a broken one; want many, and few, and as few", textured, flat, undecoded)
 	}
 }

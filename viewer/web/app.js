@@ -258,7 +258,7 @@ function sword() {
 
 // ---------------------------------------------------------------- assets
 
-const MESH_ROLES = 1, MESH_UVS = 2, MESH_MATERIALS = 4;
+const MESH_UVS = 2, MESH_MATERIALS = 4; // EncodeMesh's flags
 
 function parseMesh(buf) {
   const dv = new DataView(buf);
@@ -291,10 +291,17 @@ function parseMesh(buf) {
 }
 
 // baseTexture uploads a base colour image (sRGB, so the shader samples linear
-// colour) with the model's sampler modes; mipmaps unless its filters say none.
+// colour) with the model's sampler modes; mipmaps unless its filters say none. An
+// image the browser cannot decode leaves the part untextured (null).
 async function baseTexture(url, t) {
   const blob = await fetchOK(url).then((r) => r.blob());
-  const img = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
+  let img;
+  try {
+    img = await createImageBitmap(blob, { premultiplyAlpha: 'none', colorSpaceConversion: 'none' });
+  } catch (err) {
+    console.warn(`bonebake viewer: ${url} does not decode (${err}); drawn without it`);
+    return null;
+  }
   const tex = gl.createTexture();
   gl.bindTexture(gl.TEXTURE_2D, tex);
   gl.pixelStorei(gl.UNPACK_FLIP_Y_WEBGL, false); // glTF's uv (0,0) is the image's first row
@@ -359,10 +366,11 @@ function measure(A) {
 function roleColors(A) {
   const c = ROLE_COLORS.map((x) => x.slice());
   const n = A.name.toLowerCase();
-  if (A.info.mesh === 'gltf') c[0] = A.mesh.materials ? [1, 1, 1] : [0.84, 0.58, 0.36];
+  if (A.info.mesh === 'gltf') c[0] = [0.84, 0.58, 0.36];
   if (/horse/.test(n) || A.info.species_id === 1) c[0] = [0.50, 0.34, 0.22];
   if (/elephant/.test(n) || A.info.species_id === 2) c[0] = [0.47, 0.46, 0.47];
   if (/skeleton/.test(n) || A.info.species_id === 5) c[0] = ROLE_COLORS[5];
+  if (A.mesh.materials) c[0] = [1, 1, 1]; // the material colours it alone
   return new Float32Array(c.flat());
 }
 
@@ -794,7 +802,7 @@ function render() {
       gl.bindVertexArray(A.vao);
       if (A.mesh.materials) {
         for (const p of A.mesh.parts) {
-          setMaterial(p.color, p.texture >= 0 ? A.textures[p.texture] : null);
+          setMaterial(p.color, A.textures[p.texture] || null);
           gl.drawElementsInstanced(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, p.first * 4, A.count);
           calls++;
         }
