@@ -11,7 +11,8 @@
 // blends them element by element, multiplies by the mesh's inverse bind matrix
 // and applies the instance transform: one instanced draw per species (per glTF
 // primitive for a model with materials, coloured by its base colour factor and
-// sRGB texture). The per-instance (frame, next, lerp) comes from the phase by the
+// sRGB texture, and turned by its mesh node's rest rotation in the scene, since its
+// palette is in that node's space). The per-instance (frame, next, lerp) comes from the phase by the
 // rules of FACTS §1.5, the same as bpat.Resolve.
 //
 // The server answers only these routes, on GET or HEAD:

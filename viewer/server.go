@@ -72,6 +72,7 @@ type assetJSON struct {
 	Vertices        int           `json:"vertices"`
 	Triangles       int           `json:"triangles"`
 	Textures        []textureJSON `json:"textures"` // fetched from /api/assets/{id}/texture/{k}
+	Display         [9]float32    `json:"display"`  // row-major rotation from model space to how it is shown
 	Warning         string        `json:"warning,omitempty"`
 }
 
@@ -110,7 +111,10 @@ func (a *Asset) describe(id int) assetJSON {
 		Clips: []clipJSON{}, Sockets: []socketJSON{},
 		FileSize: a.size, PaletteBytes: h.PaletteSize(), SocketDataBytes: h.SocketDataSize(),
 		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(),
-		Textures: []textureJSON{}, Warning: a.warning,
+		Textures: []textureJSON{}, Warning: a.warning, Display: [9]float32{0: 1, 4: 1, 8: 1},
+	}
+	if a.display != nil {
+		j.Display = *a.display
 	}
 	for _, t := range a.textures {
 		j.Textures = append(j.Textures, textureJSON{MIME: t.MIME, Bytes: len(t.Data), WrapS: t.WrapS, WrapT: t.WrapT, MagFilter: t.MagFilter, MinFilter: t.MinFilter})

@@ -426,3 +426,48 @@ func TestDefault(t *testing.T) {
 		t.Fatalf("%+v %v", as, err)
 	}
 }
+
+// CesiumMan's mesh node sits under a Z_UP node: its model space has the man along
+// +z (1.5 m; his T-posed arms span 1.1 m along y). The display rotation the page receives stands him up along +y; the Fox,
+// already upright, gets the identity.
+func TestDisplayRotation(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "testdata", "gltf", "CesiumMan.gltf")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared test data absent:", err)
+	}
+	man, err := LoadGLTF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fox, err := LoadGLTF(foxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Assets []assetJSON `json:"assets"`
+	}
+	if err := json.Unmarshal(get(t, New([]*Asset{man, fox}), "/api/assets").Body.Bytes(), &list); err != nil {
+		t.Fatal(err)
+	}
+	if d := list.Assets[1].Display; d != [9]float32{1, 0, 0, 0, 1, 0, 0, 0, 1} {
+		t.Errorf("Fox display %v, want identity", d)
+	}
+	extent := func(r [9]float32) (lo, hi [3]float64) {
+		lo, hi = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+		for _, p := range man.Mesh().Positions {
+			for k := range 3 {
+				v := float64(r[3*k])*float64(p[0]) + float64(r[3*k+1])*float64(p[1]) + float64(r[3*k+2])*float64(p[2])
+				lo[k], hi[k] = min(lo[k], v), max(hi[k], v)
+			}
+		}
+		return lo, hi
+	}
+	lo, hi := extent([9]float32{1, 0, 0, 0, 1, 0, 0, 0, 1})
+	if h := hi[2] - lo[2]; !(h > 1.2 && h > hi[1]-lo[1] && h > hi[0]-lo[0]) || lo[2] < -0.1 {
+		t.Fatalf("CesiumMan in model space: %v to %v; expected him standing along +z from z≈0", lo, hi)
+	}
+	lo, hi = extent(list.Assets[0].Display)
+	if h := hi[1] - lo[1]; !(h > 1.2 && h > hi[0]-lo[0] && h > hi[2]-lo[2]) || lo[1] < -0.1 {
+		t.Errorf("CesiumMan as shown: %v to %v; want him standing along +y from y≈0", lo, hi)
+	}
+}

@@ -103,7 +103,7 @@ async function setupGL() {
   U = {};
   for (const n of ['u_palette', 'u_paletteStride', 'u_paletteFramesPerRow', 'u_inverseBind', 'u_skinned',
     'u_attached', 'u_attachTex', 'u_attachStride', 'u_attachFramesPerRow', 'u_attachBase',
-    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
+    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex', 'u_display']) {
     U[n] = gl.getUniformLocation(prog, n);
   }
   gl.useProgram(prog);
@@ -326,6 +326,8 @@ async function loadAsset(info) {
     palette: new Float32Array(pal), // the file's palette block as floats (little-endian host)
     socketData: new Float32Array(sock),
     mesh: parseMesh(mesh), textures,
+    // The display rotation, column-major from the row-major list the server sends.
+    display: new Float32Array([0, 3, 6, 1, 4, 7, 2, 5, 8].map((k) => info.display[k])),
     count: 0, members: new Int32Array(0), instData: new Float32Array(0), instCap: 0,
   };
   for (const c of A.clips) c.seconds = duration(c.frames, c.fps, c.loops);
@@ -344,8 +346,9 @@ async function loadAsset(info) {
 // boxes, from the first frame) and a display scale for models not in metres.
 function measure(A) {
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  const r = A.display; // measured as shown
   const add = (x, y, z) => {
-    const p = [x, y, z];
+    const p = [r[0] * x + r[3] * y + r[6] * z, r[1] * x + r[4] * y + r[7] * z, r[2] * x + r[5] * y + r[8] * z];
     for (let k = 0; k < 3; k++) if (Number.isFinite(p[k])) { lo[k] = Math.min(lo[k], p[k]); hi[k] = Math.max(hi[k], p[k]); }
   };
   if (A.info.mesh === 'boxes') {
@@ -740,8 +743,11 @@ function bindTex(unit, tex) {
 }
 
 const IDENTITY = M.identity();
+const IDENTITY3 = new Float32Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
 
-function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTITY, colors = null }) {
+// setDraw sets what the next draws read: a skinned asset's palette, a socket to
+// follow, a mesh transform (local, first) and a display rotation (display, last).
+function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTITY, display = IDENTITY3, colors = null }) {
   if (skinned) {
     bindTex(0, skinned.paletteTex.tex);
     bindTex(1, skinned.ibmTex);
@@ -763,6 +769,7 @@ function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTIT
   gl.uniform1i(U.u_attached, attach ? 1 : 0);
   gl.uniform1i(U.u_unlit, unlit ? 1 : 0);
   gl.uniformMatrix4fv(U.u_local, false, local);
+  gl.uniformMatrix3fv(U.u_display, false, display);
   if (colors) gl.uniform3fv(U.u_roleColors, colors);
 }
 
@@ -798,7 +805,7 @@ function render() {
   if (state.showCrowd) {
     for (const A of state.assets) {
       if (A.count === 0) continue;
-      setDraw({ skinned: A, colors: A.roleColors });
+      setDraw({ skinned: A, colors: A.roleColors, display: A.display });
       gl.bindVertexArray(A.vao);
       if (A.mesh.materials) {
         for (const p of A.mesh.parts) {
@@ -842,7 +849,7 @@ function render() {
     gl.disable(gl.DEPTH_TEST);
     if (state.showSkeleton) {
       const n = skeletonVertices(F);
-      setDraw({ unlit: true });
+      setDraw({ unlit: true, display: F.display });
       gl.bindVertexArray(skeletonLines.vao);
       gl.drawArraysInstanced(gl.LINES, 0, n, 1);
       calls++;
@@ -852,7 +859,7 @@ function render() {
       const local = M.identity();
       local[0] = local[5] = local[10] = len;
       for (let s = 0; s < F.sockets.length; s++) {
-        setDraw({ unlit: true, attach: { tex: F.socketTex, base: s * 3 }, local });
+        setDraw({ unlit: true, attach: { tex: F.socketTex, base: s * 3 }, local, display: F.display });
         gl.bindVertexArray(axes.vao);
         gl.drawArraysInstanced(gl.LINES, 0, axes.count, 1);
         calls++;
