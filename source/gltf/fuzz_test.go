@@ -25,6 +25,10 @@ func FuzzLoad(f *testing.F) {
 		f.Add(makeGLB(f, simpleSkin(f)))
 	}
 	empty := f.TempDir()
+	f.Add([]byte(`{"asset":{"version":"2.0"},"nodes":[{"skin":0,"mesh":0},{}],"skins":[{"joints":[1]}],` +
+		`"meshes":[{"primitives":[{"attributes":{"POSITION":0},"material":0}]}],"accessors":[{"count":3,"componentType":5126,"type":"VEC3"}],` +
+		`"materials":[{"pbrMetallicRoughness":{"baseColorFactor":[1,0.5,0,1],"baseColorTexture":{"index":0}}}],` +
+		`"textures":[{"source":0,"sampler":0}],"samplers":[{"magFilter":9728}],"images":[{"uri":"data:image/png;base64,iVBORw0KGgo="}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := decodeDocument("fuzz.gltf", data, empty)
 		if err != nil {
@@ -35,7 +39,7 @@ func FuzzLoad(f *testing.F) {
 			mustBeTyped(t, err)
 		}
 		for skin := 0; skin < 2; skin++ {
-			m, err := d.model(Options{Skin: skin})
+			m, err := d.model(Options{Skin: skin, Textures: skin == 0})
 			if err != nil {
 				mustBeTyped(t, err)
 				continue
@@ -92,6 +96,25 @@ func checkModel(t *testing.T, m *Model) {
 		if (mesh.Normals != nil && len(mesh.Normals) != n) || (mesh.UVs != nil && len(mesh.UVs) != n) ||
 			(mesh.Joints != nil && len(mesh.Joints) != n) || (mesh.Weights != nil && len(mesh.Weights) != n) {
 			t.Fatal("attribute lengths differ")
+		}
+		// The parts tile the indices in order, and colours stay in [0, 1].
+		next := 0
+		for _, p := range m.Parts {
+			if p.First != next || p.Count < 0 {
+				t.Fatalf("part [%d, +%d) after %d", p.First, p.Count, next)
+			}
+			next += p.Count
+			for _, c := range p.Material.BaseColor {
+				if !(c >= 0 && c <= 1) {
+					t.Fatalf("base colour %v", p.Material.BaseColor)
+				}
+			}
+			if tx := p.Material.Texture; tx != nil && (tx.MIME == "" || len(tx.Data) == 0) {
+				t.Fatalf("texture %+v", tx)
+			}
+		}
+		if next != len(mesh.Indices) {
+			t.Fatalf("parts cover %d of %d indices", next, len(mesh.Indices))
 		}
 	}
 }
