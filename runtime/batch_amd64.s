@@ -20,6 +20,22 @@
 	SHLQ $5, AX \
 	MOVOU (DI)(AX*1), reg
 
+// TRANSPOSE4 transposes the 4×4 matrix of 32-bit lanes whose rows are a, b, c, d
+// (lane 0 first): afterwards a, b, t1, d hold its columns; c and t2 are clobbered.
+#define TRANSPOSE4(a, b, c, d, t1, t2) \
+	MOVO a, t1 \
+	PUNPCKLLQ b, a \
+	PUNPCKHLQ b, t1 \
+	MOVO c, t2 \
+	PUNPCKLLQ d, c \
+	PUNPCKHLQ d, t2 \
+	MOVO a, b \
+	PUNPCKLQDQ c, a \
+	PUNPCKHQDQ c, b \
+	MOVO t1, d \
+	PUNPCKLQDQ t2, t1 \
+	PUNPCKHQDQ t2, d
+
 // func step4(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
 TEXT ·step4(SB), NOSPLIT, $0-68
 	MOVQ entries+0(FP), DI
@@ -45,18 +61,7 @@ loop:
 	ENTRY(3, X3)
 
 	// Rows → fields: X0 scale, X1 offset, X4 last, X3 wrapTo.
-	MOVO X0, X4
-	PUNPCKLLQ X1, X0           // sc0 sc1 off0 off1
-	PUNPCKHLQ X1, X4           // last0 last1 wrap0 wrap1
-	MOVO X2, X5
-	PUNPCKLLQ X3, X2           // sc2 sc3 off2 off3
-	PUNPCKHLQ X3, X5           // last2 last3 wrap2 wrap3
-	MOVO X0, X1
-	PUNPCKLQDQ X2, X0
-	PUNPCKHQDQ X2, X1
-	MOVO X4, X3
-	PUNPCKLQDQ X5, X4
-	PUNPCKHQDQ X5, X3
+	TRANSPOSE4(X0, X1, X2, X3, X4, X5)
 
 	// q = phase + rate·dt
 	MOVUPS (R10), X5
@@ -150,19 +155,8 @@ loop:
 	PUNPCKLBW X12, X10
 	PUNPCKLWL X10, X6
 
-	// Fields → Instances: frame X9, next X7, lerp X5, clip/species X6.
-	MOVO X9, X8
-	PUNPCKLLQ X7, X9           // F0 N0 F1 N1
-	PUNPCKHLQ X7, X8           // F2 N2 F3 N3
-	MOVO X5, X10
-	PUNPCKLLQ X6, X5           // L0 C0 L1 C1
-	PUNPCKHLQ X6, X10          // L2 C2 L3 C3
-	MOVO X9, X7
-	PUNPCKLQDQ X5, X9
-	PUNPCKHQDQ X5, X7
-	MOVO X8, X6
-	PUNPCKLQDQ X10, X8
-	PUNPCKHQDQ X10, X6
+	// Fields (frame X9, next X7, lerp X5, clip/species X6) → Instances X9 X7 X8 X6.
+	TRANSPOSE4(X9, X7, X5, X6, X8, X10)
 	MOVOU X9, (R11)
 	MOVOU X7, 16(R11)
 	MOVOU X8, 32(R11)
