@@ -241,11 +241,17 @@ func LoadGLTF(path string) (*Asset, error) {
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
 		a.mesh, a.meshKind = m.Mesh, MeshGLTF
 		a.inverseBind = matrices32(m.InverseBind)
+		index := map[*gltf.Texture]int{} // parts that share a texture share its upload
 		for _, p := range m.Parts {
 			mp := MeshPart{First: p.First, Count: p.Count, Color: p.Material.BaseColor, Texture: -1}
 			if t := p.Material.Texture; t != nil {
-				mp.Texture = len(a.textures)
-				a.textures = append(a.textures, t)
+				k, ok := index[t]
+				if !ok {
+					k = len(a.textures)
+					index[t] = k
+					a.textures = append(a.textures, t)
+				}
+				mp.Texture = k
 			}
 			a.parts = append(a.parts, mp)
 		}

@@ -26,6 +26,8 @@ type document struct {
 	// data may claim more than this (zero-filled accessors have no backing bytes).
 	budget  int64
 	parents []int // parent node of each node, -1 for roots
+	// textures caches what each texture index resolved to (see texture).
+	textures map[int]textureResult
 }
 
 func (d *document) fail(rule Rule, format string, args ...any) error {

@@ -71,15 +71,34 @@ func (d *document) material(mi *int, textures bool, warn func(string, ...any)) M
 	return mat
 }
 
+// texture resolves a texture reference. Each texture is read once per document:
+// primitives that share one get the same *Texture.
 func (d *document) texture(ref *qgltf.TextureInfo) (*Texture, error) {
 	if ref.TexCoord != 0 {
 		return nil, fmt.Errorf("it uses TEXCOORD_%d; only TEXCOORD_0 is read", ref.TexCoord)
 	}
+	if r, ok := d.textures[ref.Index]; ok {
+		return r.tex, r.err
+	}
+	tex, err := d.readTexture(ref.Index)
+	if d.textures == nil {
+		d.textures = map[int]textureResult{}
+	}
+	d.textures[ref.Index] = textureResult{tex, err}
+	return tex, err
+}
+
+type textureResult struct {
+	tex *Texture
+	err error
+}
+
+func (d *document) readTexture(index int) (*Texture, error) {
 	doc := d.doc
-	if ref.Index < 0 || ref.Index >= len(doc.Textures) || doc.Textures[ref.Index] == nil {
+	if index < 0 || index >= len(doc.Textures) || doc.Textures[index] == nil {
 		return nil, fmt.Errorf("it does not exist (there are %d textures)", len(doc.Textures))
 	}
-	t := doc.Textures[ref.Index]
+	t := doc.Textures[index]
 	if t.Source == nil {
 		return nil, fmt.Errorf("it has no source image (only an extension's, which is not read)")
 	}

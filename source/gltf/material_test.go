@@ -206,3 +206,21 @@ func TestPartsPerPrimitive(t *testing.T) {
 		t.Errorf("parts %+v over %d indices", m.Parts, len(m.Mesh.Indices))
 	}
 }
+
+// Primitives that share a texture share one read of it.
+func TestSharedTextureReadOnce(t *testing.T) {
+	d := simpleSkin(t)
+	d["materials"] = []any{map[string]any{"pbrMetallicRoughness": map[string]any{"baseColorTexture": map[string]any{"index": 0}}}}
+	d["textures"] = []any{map[string]any{"source": 0}}
+	d["images"] = []any{map[string]any{"uri": "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n..."))}}
+	prims := obj(d, "meshes", 0)["primitives"].([]any)
+	prims[0].(map[string]any)["material"] = 0
+	obj(d, "meshes", 0)["primitives"] = append(prims, prims[0])
+	m, err := Load(writeModel(t, d), Options{Textures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Parts) != 2 || m.Parts[0].Material.Texture == nil || m.Parts[0].Material.Texture != m.Parts[1].Material.Texture {
+		t.Errorf("parts %+v: want one texture shared by both", m.Parts)
+	}
+}
