@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"bonebake/bake"
-	rt "bonebake/runtime"
+	"bonebake/crowd"
 	"bonebake/species"
 	"bonebake/species/builtin"
 
@@ -122,9 +122,9 @@ func (r *simResult) print(w io.Writer) {
 
 // simRegistry loads the species files of dir, or bakes the built-in species in
 // memory when dir is empty.
-func simRegistry(dir string) (*rt.Registry, string, error) {
+func simRegistry(dir string) (*crowd.Registry, string, error) {
 	if dir != "" {
-		reg, err := rt.Open(dir)
+		reg, err := crowd.Open(dir)
 		if err != nil {
 			return nil, "", err
 		}
@@ -132,7 +132,7 @@ func simRegistry(dir string) (*rt.Registry, string, error) {
 	}
 	// The built-in species, baked in memory, with their own gaits.
 	list := builtin.All()
-	reg := rt.NewRegistry(gaitOptions(list)...)
+	reg := crowd.NewRegistry(gaitOptions(list)...)
 	for _, s := range list {
 		j, err := bake.FromSpecies(s)
 		if err == nil {
@@ -150,12 +150,12 @@ func simRegistry(dir string) (*rt.Registry, string, error) {
 }
 
 // gaitOptions hands the species' own cycles and ground speeds to the registry.
-func gaitOptions(list []*species.Species) []rt.Option {
-	var opts []rt.Option
+func gaitOptions(list []*species.Species) []crowd.Option {
+	var opts []crowd.Option
 	for _, s := range list {
 		for _, c := range s.Clips {
 			if c.Cycle > 0 || c.Speed > 0 {
-				opts = append(opts, rt.WithGait(s.ID, c.Name, rt.Gait{Cycle: c.Cycle, Speed: c.Speed}))
+				opts = append(opts, crowd.WithGait(s.ID, c.Name, crowd.Gait{Cycle: c.Cycle, Speed: c.Speed}))
 			}
 		}
 	}
@@ -187,26 +187,26 @@ var kinds = [...]kindStats{
 }
 
 type battle struct {
-	reg   *rt.Registry
-	crowd *rt.Crowd
-	melee *rt.Melee
-	world rt.World
+	reg   *crowd.Registry
+	crowd *crowd.Crowd
+	melee *crowd.Melee
+	world crowd.World
 	kind  []uint8
 	mount []int32 // a rider's horse, else −1
-	base  []rt.Flags
+	base  []crowd.Flags
 	hit   []float32 // seconds of hit reaction left
 	army  [2][]int32
 	rng   *rand.Rand
-	hits  []rt.Hit
+	hits  []crowd.Hit
 	speed []float32 // per-kind scaled move speeds, by unit: skeletons are a little slower
 }
 
 // newBattle lines up two armies of n units in all facing each other 30 m apart.
-func newBattle(reg *rt.Registry, n int, seed uint64) *battle {
-	b := &battle{reg: reg, crowd: rt.NewCrowd(n), melee: rt.NewMelee(n), kind: make([]uint8, n),
-		mount: make([]int32, n), base: make([]rt.Flags, n), hit: make([]float32, n), speed: make([]float32, n),
-		rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), hits: make([]rt.Hit, 0, 1024)}
-	b.world = rt.World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
+func newBattle(reg *crowd.Registry, n int, seed uint64) *battle {
+	b := &battle{reg: reg, crowd: crowd.New(n), melee: crowd.NewMelee(n), kind: make([]uint8, n),
+		mount: make([]int32, n), base: make([]crowd.Flags, n), hit: make([]float32, n), speed: make([]float32, n),
+		rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), hits: make([]crowd.Hit, 0, 1024)}
+	b.world = crowd.World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
 	b.crowd.Swing = b.melee.Phase
 	c, m, w := b.crowd, b.melee, &b.world
 	for i := range n {
@@ -234,11 +234,11 @@ func newBattle(reg *rt.Registry, n int, seed uint64) *battle {
 			switch {
 			case r < 10 && end-next >= 2: // a rider and its horse
 				b.setKind(i, kindRider)
-				c.Species[i], c.Archetype[i], c.Weapon[i] = 3, rt.ArchRider, rt.WeaponSword
-				b.base[i] = rt.Mounted
+				c.Species[i], c.Archetype[i], c.Weapon[i] = 3, crowd.ArchRider, crowd.WeaponSword
+				b.base[i] = crowd.Mounted
 				h := i + 1
 				b.setKind(h, kindHorse)
-				c.Species[h], c.Archetype[h] = 1, rt.ArchHorse
+				c.Species[h], c.Archetype[h] = 1, crowd.ArchHorse
 				b.mount[i] = int32(h)
 				w.Team[h] = uint8(team)
 				place(i)
@@ -248,22 +248,22 @@ func newBattle(reg *rt.Registry, n int, seed uint64) *battle {
 				continue
 			case r < 18:
 				b.setKind(i, kindElephant)
-				c.Species[i], c.Archetype[i] = 2, rt.ArchElephant
+				c.Species[i], c.Archetype[i] = 2, crowd.ArchElephant
 			case r < 33:
 				b.setKind(i, kindArcher)
-				c.Species[i], c.Weapon[i] = 0, rt.WeaponBow
+				c.Species[i], c.Weapon[i] = 0, crowd.WeaponBow
 			default:
 				b.setKind(i, kindInfantry)
 				switch b.rng.IntN(4) {
 				case 0:
-					c.Species[i], c.Weapon[i] = 0, rt.WeaponSword
+					c.Species[i], c.Weapon[i] = 0, crowd.WeaponSword
 				case 1:
-					c.Species[i], c.Weapon[i] = 3, rt.WeaponSword
+					c.Species[i], c.Weapon[i] = 3, crowd.WeaponSword
 				case 2:
-					c.Species[i], c.Weapon[i] = 4, rt.WeaponSpear
+					c.Species[i], c.Weapon[i] = 4, crowd.WeaponSpear
 					m.Reach[i] = 2.4
 				case 3:
-					c.Species[i], c.Weapon[i] = 5, rt.WeaponSword // a skeleton: shorter reach, slower
+					c.Species[i], c.Weapon[i] = 5, crowd.WeaponSword // a skeleton: shorter reach, slower
 					m.Reach[i], b.speed[i] = 1.3, 0.9
 				}
 			}
@@ -293,7 +293,7 @@ func (b *battle) think(dt float32) {
 		for _, ii := range b.army[team] {
 			i := int(ii)
 			c.Speed[i] = 0
-			c.Flags[i] &^= rt.Running
+			c.Flags[i] &^= crowd.Running
 			if w.HP[i] <= 0 {
 				continue
 			}
@@ -313,7 +313,7 @@ func (b *battle) think(dt float32) {
 				speed := k.walk * b.speed[i]
 				if d > k.runBeyond {
 					speed = k.run * b.speed[i]
-					c.Flags[i] |= rt.Running
+					c.Flags[i] |= crowd.Running
 				}
 				step := min(speed*dt, d-reach*0.8)
 				w.X[i] += dx / d * step
@@ -325,12 +325,12 @@ func (b *battle) think(dt float32) {
 				continue
 			}
 			// The swing's clip: the one the unit plays once it attacks.
-			c.Flags[i] |= rt.Attacking
+			c.Flags[i] |= crowd.Attacking
 			if k.melee {
-				c.Flags[i] |= rt.InMelee
+				c.Flags[i] |= crowd.InMelee
 			}
 			_, clip := c.Select(b.reg, i)
-			contact := float32(rt.DefaultContact)
+			contact := float32(crowd.DefaultContact)
 			if s := b.reg.Species(uint32(c.Species[i])); s != nil {
 				contact = s.Contact(int(clip))
 			}
@@ -372,9 +372,9 @@ func (b *battle) settle(dt float32) {
 	c, m, w := b.crowd, b.melee, &b.world
 	for _, h := range b.hits {
 		if h.Killed {
-			c.Flags[h.Target] = rt.Dying | b.base[h.Target]
+			c.Flags[h.Target] = crowd.Dying | b.base[h.Target]
 			if mt := b.mount[h.Target]; mt >= 0 {
-				c.Flags[mt] = rt.Dying
+				c.Flags[mt] = crowd.Dying
 				w.HP[mt] = 0
 			}
 		} else {
@@ -390,37 +390,37 @@ func (b *battle) settle(dt float32) {
 	}
 	for i := range c.Flags {
 		f := c.Flags[i]
-		if f&(rt.Dying|rt.Dead) != 0 {
-			if f&rt.Dying != 0 && c.State[i] == rt.StateDie && c.Phase[i] >= 1 {
-				c.Flags[i] = rt.Dead | b.base[i]
+		if f&(crowd.Dying|crowd.Dead) != 0 {
+			if f&crowd.Dying != 0 && c.State[i] == crowd.StateDie && c.Phase[i] >= 1 {
+				c.Flags[i] = crowd.Dead | b.base[i]
 			}
 			continue
 		}
 		if b.kind[i] == kindHorse {
 			continue // below, from its rider
 		}
-		f = b.base[i] | f&rt.Running
+		f = b.base[i] | f&crowd.Running
 		if m.Swinging(i) {
-			f |= rt.Attacking
+			f |= crowd.Attacking
 			if kinds[b.kind[i]].melee {
-				f |= rt.InMelee
+				f |= crowd.InMelee
 			}
 		}
 		if b.hit[i] > 0 {
 			b.hit[i] -= dt
-			f |= rt.HitReacting
+			f |= crowd.HitReacting
 		}
 		c.Flags[i] = f
-		if h := b.mount[i]; h >= 0 && c.Flags[h]&(rt.Dying|rt.Dead) == 0 {
+		if h := b.mount[i]; h >= 0 && c.Flags[h]&(crowd.Dying|crowd.Dead) == 0 {
 			// The horse carries its rider: same place, same pace, fights when it does.
 			w.X[h], w.Z[h] = w.X[i], w.Z[i]
 			c.Speed[h] = c.Speed[i]
-			c.Flags[h] = f & (rt.Running | rt.Attacking | rt.InMelee)
+			c.Flags[h] = f & (crowd.Running | crowd.Attacking | crowd.InMelee)
 		}
 	}
 }
 
-func simulate(cfg simConfig, reg *rt.Registry) (*simResult, error) {
+func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 	b := newBattle(reg, cfg.units, cfg.seed)
 	dt := float32(cfg.dt)
 	steps := int(math.Round(cfg.seconds / cfg.dt))
@@ -469,7 +469,7 @@ func simulate(cfg simConfig, reg *rt.Registry) (*simResult, error) {
 	return res, nil
 }
 
-func inReach(w *rt.World, a, b int32, reach float32) bool {
+func inReach(w *crowd.World, a, b int32, reach float32) bool {
 	dx, dz := w.X[a]-w.X[b], w.Z[a]-w.Z[b]
 	return dx*dx+dz*dz <= reach*reach
 }

@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 import (
 	"math"
@@ -19,7 +19,7 @@ func TestLocomotionPhaseContinuity(t *testing.T) {
 	r := testRegistry(t)
 	h := r.Species(0)
 	walk, run := h.ClipIndex("walk"), h.ClipIndex("run")
-	c := NewCrowd(1)
+	c := New(1)
 	c.Phase[0] = .3
 	const dt = 1.0 / 60
 	prevClip := -1
@@ -70,7 +70,7 @@ func TestLocomotionCycle(t *testing.T) {
 		clip          string
 		stepsPerCycle int
 	}{{0, 1.4, .92, "walk", 92}, {Running, 3.8, .56, "run", 56}} {
-		cr := NewCrowd(1)
+		cr := New(1)
 		cr.Phase[0], cr.Flags[0], cr.Speed[0] = 0, c.flags, float32(c.speed)
 		dt := float32(c.cycle / float64(c.stepsPerCycle))
 		half := false
@@ -101,7 +101,7 @@ func TestDeathPhase(t *testing.T) {
 		arch      ArchetypeID
 		die, dead string
 	}{{ArchHumanoid, "die_infantry", "dead_infantry"}, {ArchRider, "die_mounted", "dead_mounted"}} {
-		cr := NewCrowd(1)
+		cr := New(1)
 		cr.Archetype[0] = c.arch
 		cr.Speed[0] = 2 // a dying unit that was walking still dies
 		cr.Animate(r, .1)
@@ -140,7 +140,7 @@ func TestDeathPhase(t *testing.T) {
 // Idles: ambient loops, spread across units, at 1/Cycle; one-shot fidgets repeat.
 func TestAmbientIdle(t *testing.T) {
 	r := testRegistry(t)
-	cr := NewCrowd(200)
+	cr := New(200)
 	seen := map[float32]bool{}
 	for i := range cr.Phase {
 		seen[cr.Phase[i]] = true
@@ -171,7 +171,7 @@ func TestAmbientIdle(t *testing.T) {
 // An attack plays at the combat timeline's phase; without a swing it repeats.
 func TestAttackPhaseFromSwing(t *testing.T) {
 	r := testRegistry(t)
-	cr := NewCrowd(2)
+	cr := New(2)
 	cr.Swing = []float32{0, -1}
 	for i := range 2 {
 		cr.Flags[i], cr.Weapon[i], cr.Variant[i] = Attacking|InMelee, WeaponSword, 1
@@ -196,7 +196,7 @@ func TestAttackPhaseFromSwing(t *testing.T) {
 // Every unit's sockets at its clip and phase are bpat.File.Sample's.
 func TestSocketsMatchSample(t *testing.T) {
 	r := testRegistry(t)
-	cr := NewCrowd(300)
+	cr := New(300)
 	for i := range cr.Species {
 		cr.Species[i] = uint8(i % 6)
 		cr.Archetype[i] = []ArchetypeID{ArchHumanoid, ArchHorse, ArchElephant, ArchRider, ArchHumanoid, ArchHumanoid}[i%6]
@@ -268,7 +268,7 @@ func TestSocketsMatchSample(t *testing.T) {
 
 func TestSelectMatchesAnimate(t *testing.T) {
 	r := testRegistry(t)
-	cr := NewCrowd(500)
+	cr := New(500)
 	for i := range cr.Species {
 		cr.Species[i] = uint8(i % 7) // 6 is not loaded
 		cr.Archetype[i] = ArchetypeID(i % 5)

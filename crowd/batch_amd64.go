@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 // step runs the SSE2 kernel over the units in whole groups of four and the Go
 // kernel over the rest.

@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 import (
 	"math"
@@ -134,10 +134,10 @@ func TestBatchEdges(t *testing.T) {
 	if o := b.Out[2]; o.Frame != 708 || o.Next != 708 || o.Lerp != 0 || b.Phase[2] != 0 {
 		t.Errorf("dead: %+v phase %v, want row 708 at phase 0", o, b.Phase[2])
 	}
-	if err := NewCrowd(0).Animate(r, .1); err != nil || NewBatch(0).Step(r, .1) != nil {
+	if err := New(0).Animate(r, .1); err != nil || NewBatch(0).Step(r, .1) != nil {
 		t.Errorf("empty crowd or batch: %v", err)
 	}
-	if err := NewCrowd(5).AnimateRange(r, .1, 3, 3); err != nil {
+	if err := New(5).AnimateRange(r, .1, 3, 3); err != nil {
 		t.Errorf("empty range: %v", err)
 	}
 	b.Rate = b.Rate[:2]
@@ -153,7 +153,7 @@ func TestBatchEdges(t *testing.T) {
 func TestBatchNoAllocation(t *testing.T) {
 	r := testRegistry(t)
 	b := NewBatch(1000)
-	c := NewCrowd(1000)
+	c := New(1000)
 	m := NewMelee(1000)
 	c.Swing = m.Phase
 	for i := range 1000 {

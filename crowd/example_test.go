@@ -1,4 +1,4 @@
-package runtime_test
+package crowd_test
 
 import (
 	"bytes"
@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"bonebake/crowd"
 	"bonebake/format/bpat"
-	"bonebake/runtime"
 )
 
 // horseFile writes a horse-shaped species file (FACTS §2.1 clips, one bone, a
@@ -38,16 +38,16 @@ func horseFile(dir string) string {
 func ExampleOpen() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, err := runtime.Open(horseFile(dir))
+	reg, err := crowd.Open(horseFile(dir))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer reg.Close()
 	horse := reg.Species(1)
-	t := horse.Table(runtime.ArchHorse)
+	t := horse.Table(crowd.ArchHorse)
 	fmt.Println(horse.Name, len(horse.Clips), "clips")
-	fmt.Println("Run plays", horse.Clips[t.Clip(runtime.StateRun, 0)].Name)
+	fmt.Println("Run plays", horse.Clips[t.Clip(crowd.StateRun, 0)].Name)
 	fmt.Println("gallop gait:", horse.Clips[4].Gait)
 	// Output:
 	// horse 8 clips
@@ -56,12 +56,12 @@ func ExampleOpen() {
 }
 
 func ExampleInputs_Resolve() {
-	for _, in := range []runtime.Inputs{
-		{Flags: runtime.Running, Speed: 3.5},
-		{Flags: runtime.Attacking | runtime.InMelee | runtime.Running, Weapon: runtime.WeaponSpear, Speed: 3.5},
-		{Flags: runtime.Mounted | runtime.Attacking | runtime.InMelee, Weapon: runtime.WeaponSword},
-		{Flags: runtime.Dying | runtime.HitReacting},
-		{Flags: runtime.Healing, Speed: 1},
+	for _, in := range []crowd.Inputs{
+		{Flags: crowd.Running, Speed: 3.5},
+		{Flags: crowd.Attacking | crowd.InMelee | crowd.Running, Weapon: crowd.WeaponSpear, Speed: 3.5},
+		{Flags: crowd.Mounted | crowd.Attacking | crowd.InMelee, Weapon: crowd.WeaponSword},
+		{Flags: crowd.Dying | crowd.HitReacting},
+		{Flags: crowd.Healing, Speed: 1},
 	} {
 		p := in.Resolve()
 		fmt.Println(p, "→", p.State())
@@ -77,15 +77,15 @@ func ExampleInputs_Resolve() {
 func ExampleCrowd_Animate() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := runtime.Open(horseFile(dir))
+	reg, _ := crowd.Open(horseFile(dir))
 	defer reg.Close()
 
-	c := runtime.NewCrowd(2)
+	c := crowd.New(2)
 	for i := range 2 {
-		c.Species[i], c.Archetype[i], c.Phase[i] = 1, runtime.ArchHorse, 0
+		c.Species[i], c.Archetype[i], c.Phase[i] = 1, crowd.ArchHorse, 0
 	}
 	c.Speed[0] = 1.7 // walking at the walk's own ground speed: one stride per 1.1 s
-	c.Flags[1] = runtime.Dying
+	c.Flags[1] = crowd.Dying
 	for range 33 { // 0.55 s
 		c.Animate(reg, 1.0/60)
 	}
@@ -100,10 +100,10 @@ func ExampleCrowd_Animate() {
 func ExampleBatch_Step() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := runtime.Open(horseFile(dir))
+	reg, _ := crowd.Open(horseFile(dir))
 	defer reg.Close()
 
-	b := runtime.NewBatch(1)
+	b := crowd.NewBatch(1)
 	b.Species[0], b.Clip[0], b.Phase[0], b.Rate[0] = 1, 4, 0, 1/0.38 // gallop, one pass per 0.38 s
 	b.Step(reg, 0.1)
 	o := b.Out[0]
@@ -112,14 +112,14 @@ func ExampleBatch_Step() {
 }
 
 func ExampleMelee() {
-	m := runtime.NewMelee(2)
+	m := crowd.NewMelee(2)
 	m.Damage[0], m.Cooldown[0], m.Reach[0] = 10, 1.5, 2
-	w := &runtime.World{HP: []float32{100, 100}, Team: []uint8{0, 1}, X: []float32{0, 1}, Z: []float32{0, 0}}
+	w := &crowd.World{HP: []float32{100, 100}, Team: []uint8{0, 1}, X: []float32{0, 1}, Z: []float32{0, 0}}
 
 	// A sword swing: contact at phase .58. The 1.5 s cooldown is shorter than the
 	// 1.84 s swing, so the swing plays 1.84/1.5 times faster: contact after 0.9 s.
 	m.Start(w, 0, 1, 0.58)
-	var hits []runtime.Hit
+	var hits []crowd.Hit
 	for step := 1; len(hits) == 0; step++ {
 		hits = m.Step(w, 1.0/30, hits)
 		if len(hits) > 0 {
@@ -132,7 +132,7 @@ func ExampleMelee() {
 func ExampleSpecies_Socket() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := runtime.Open(horseFile(dir))
+	reg, _ := crowd.Open(horseFile(dir))
 	defer reg.Close()
 	horse := reg.Species(1)
 	// Half way between walk frames 6 and 7: the bone is at y 6.5, the saddle .5 above.

@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ type Crowd struct {
 
 // NewCrowd returns n idle units of species 0, humanoid archetype, with ambient
 // phases spread by AmbientPhase.
-func NewCrowd(n int) *Crowd {
+func New(n int) *Crowd {
 	c := &Crowd{Batch: *NewBatch(n), Archetype: make([]ArchetypeID, n), Variant: make([]uint8, n),
 		Flags: make([]Flags, n), Weapon: make([]Weapon, n), Speed: make([]float32, n), State: make([]StateID, n)}
 	for i := range c.Phase {
@@ -61,7 +61,7 @@ func (c *Crowd) check() error {
 	n := len(c.Species)
 	if len(c.Archetype) != n || len(c.Variant) != n || len(c.Flags) != n || len(c.Weapon) != n ||
 		len(c.Speed) != n || len(c.State) != n || (c.Swing != nil && len(c.Swing) != n) {
-		return fmt.Errorf("runtime: crowd slices differ in length from its %d units", n)
+		return fmt.Errorf("crowd: crowd slices differ in length from its %d units", n)
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		return err
 	}
 	if lo < 0 || hi > len(c.Species) || lo > hi {
-		return fmt.Errorf("runtime: range [%d,%d) outside the %d units", lo, hi, len(c.Species))
+		return fmt.Errorf("crowd: range [%d,%d) outside the %d units", lo, hi, len(c.Species))
 	}
 	n := hi - lo
 	if n == 0 {
@@ -188,7 +188,7 @@ func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
 		if r.cat.Load().closed {
 			return ErrClosed
 		}
-		return fmt.Errorf("runtime: unit %d: species %d is not loaded", i, b.Species[i])
+		return fmt.Errorf("crowd: unit %d: species %d is not loaded", i, b.Species[i])
 	}
 	_, err := s.Sockets(int(b.Clip[i]), float64(b.Phase[i]), dst)
 	return err

@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 import (
 	"errors"
@@ -122,7 +122,7 @@ func Open(dir string, opts ...Option) (*Registry, error) {
 func (r *Registry) LoadDir(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("runtime: %w", err)
+		return fmt.Errorf("crowd: %w", err)
 	}
 	var paths []string
 	for _, e := range ents {
@@ -131,7 +131,7 @@ func (r *Registry) LoadDir(dir string) error {
 		}
 	}
 	if len(paths) == 0 {
-		return fmt.Errorf("runtime: %s holds no .bpat files", dir)
+		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
 	return r.load(paths, nil)
 }
@@ -218,12 +218,12 @@ func (r *Registry) open(path string, data []byte) (*Species, error) {
 		f, err = bpat.Open(path, opts...)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("runtime: refusing %s: %w", path, err)
+		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
 	}
 	s, err := r.species(path, f, slot, named)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("runtime: refusing %s: %w", path, err)
+		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
 	}
 	return s, nil
 }
@@ -323,7 +323,7 @@ func (r *Registry) Close() error {
 	var errs []error
 	for _, s := range list {
 		if err := s.File.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("runtime: closing %s: %w", s.Path, err))
+			errs = append(errs, fmt.Errorf("crowd: closing %s: %w", s.Path, err))
 		}
 	}
 	r.live.Unlock()

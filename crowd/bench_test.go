@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // units moving, some running, fighting, dying or dead.
 func benchCrowd(n int) *Crowd {
 	rng := rand.New(rand.NewPCG(7, 8))
-	c := NewCrowd(n)
+	c := New(n)
 	for i := range n {
 		s := uint8(rng.IntN(6))
 		c.Species[i] = s

@@ -1,4 +1,4 @@
-// Package runtime is the online half of bonebake: what a game links to animate
+// Package crowd is the online half of bonebake: what a game links to animate
 // thousands of baked creatures every frame (FACTS §1.5, §2.2, §2.3).
 //
 // A creature at run time is only "(species, clip, phase)". The package turns game
@@ -36,4 +36,4 @@
 // ground speed) and ground speed from a small built-in table keyed by species and
 // clip name (see Gait and BuiltinGaits); a clip the table does not know plays once
 // per its own duration and is not speed-driven. WithGait overrides an entry.
-package runtime
+package crowd

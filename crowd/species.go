@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 import (
 	"fmt"
@@ -149,7 +149,7 @@ func (s *Species) Contact(clip int) float32 {
 }
 
 // ErrClosed is returned by anything that needs a registry after Close.
-var ErrClosed = fmt.Errorf("runtime: registry closed")
+var ErrClosed = fmt.Errorf("crowd: registry closed")
 
 func (s *Species) read() error {
 	s.live.RLock()
@@ -166,7 +166,7 @@ func (s *Species) read() error {
 // (FACTS §1.5): per-element lerp. It returns the frames used.
 func (s *Species) Sockets(clip int, phase float64, dst []float32) (bpat.Playback, error) {
 	if uint(clip) >= uint(len(s.Clips)) {
-		return bpat.Playback{}, fmt.Errorf("runtime: species %s has no clip %d", s.Name, clip)
+		return bpat.Playback{}, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
 	p := bpat.Resolve(phase, s.Clips[clip].FrameCount, s.Clips[clip].Loops)
 	return p, s.SocketsAt(clip, p, dst)
@@ -180,7 +180,7 @@ func (s *Species) SocketsAt(clip int, p bpat.Playback, dst []float32) error {
 	defer s.live.RUnlock()
 	n := s.SocketCount() * bpat.FloatsPerSocket
 	if len(dst) < n {
-		return fmt.Errorf("runtime: socket buffer of %d floats; species %s needs %d", len(dst), s.Name, n)
+		return fmt.Errorf("crowd: socket buffer of %d floats; species %s needs %d", len(dst), s.Name, n)
 	}
 	if n > 0 {
 		bpat.Lerp(dst[:n], s.File.SocketData(clip, p.Frame), s.File.SocketData(clip, p.Next), p.Lerp)
@@ -193,10 +193,10 @@ func (s *Species) SocketsAt(clip int, p bpat.Playback, dst []float32) error {
 func (s *Species) Socket(clip int, phase float64, socket int) ([12]float32, error) {
 	var out [12]float32
 	if uint(socket) >= uint(s.SocketCount()) {
-		return out, fmt.Errorf("runtime: species %s has no socket %d", s.Name, socket)
+		return out, fmt.Errorf("crowd: species %s has no socket %d", s.Name, socket)
 	}
 	if uint(clip) >= uint(len(s.Clips)) {
-		return out, fmt.Errorf("runtime: species %s has no clip %d", s.Name, clip)
+		return out, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
 	if err := s.read(); err != nil {
 		return out, err
@@ -214,10 +214,10 @@ func (s *Species) Socket(clip int, phase float64, socket int) ([12]float32, erro
 // floats), as bpat.File.Sample does.
 func (s *Species) Palette(clip int, phase float64, dst []float32) (bpat.Playback, error) {
 	if uint(clip) >= uint(len(s.Clips)) {
-		return bpat.Playback{}, fmt.Errorf("runtime: species %s has no clip %d", s.Name, clip)
+		return bpat.Playback{}, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
 	if n := s.File.BoneCount() * bpat.FloatsPerBone; len(dst) < n {
-		return bpat.Playback{}, fmt.Errorf("runtime: palette buffer of %d floats; species %s needs %d", len(dst), s.Name, n)
+		return bpat.Playback{}, fmt.Errorf("crowd: palette buffer of %d floats; species %s needs %d", len(dst), s.Name, n)
 	}
 	if err := s.read(); err != nil {
 		return bpat.Playback{}, err

@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package runtime
+package crowd
 
 func step(entries []clipEntry, species []uint8, clips []uint16, phase, rate []float32, out []Instance, dt float32) {
 	stepUnits(entries, species, clips, phase, rate, out, dt)

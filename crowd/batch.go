@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ func (b *Batch) Len() int { return len(b.Species) }
 func (b *Batch) check() error {
 	n := len(b.Species)
 	if len(b.Clip) != n || len(b.Phase) != n || len(b.Rate) != n || len(b.Out) != n {
-		return fmt.Errorf("runtime: batch slices of lengths %d %d %d %d %d differ", n, len(b.Clip), len(b.Phase), len(b.Rate), len(b.Out))
+		return fmt.Errorf("crowd: batch slices of lengths %d %d %d %d %d differ", n, len(b.Clip), len(b.Phase), len(b.Rate), len(b.Out))
 	}
 	return nil
 }
@@ -68,7 +68,7 @@ func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
 		return err
 	}
 	if lo < 0 || hi > len(b.Species) || lo > hi {
-		return fmt.Errorf("runtime: range [%d,%d) outside the %d units", lo, hi, len(b.Species))
+		return fmt.Errorf("crowd: range [%d,%d) outside the %d units", lo, hi, len(b.Species))
 	}
 	step(c.entries, b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Rate[lo:hi], b.Out[lo:hi], dt)
 	return nil

@@ -1,4 +1,4 @@
-package runtime
+package crowd
 
 import (
 	"errors"
@@ -176,7 +176,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			c := NewCrowd(64)
+			c := New(64)
 			for i := range c.Species {
 				c.Species[i] = uint8(i % 3)
 				c.Archetype[i] = ArchetypeID(i % 3)
@@ -225,7 +225,7 @@ func TestRegistryClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := r.Species(0)
-	c := NewCrowd(4)
+	c := New(4)
 	if err := c.Animate(r, .1); err != nil {
 		t.Fatal(err)
 	}

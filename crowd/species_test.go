@@ -1,12 +1,12 @@
-package runtime_test
+package crowd_test
 
 import (
 	"bytes"
 	"testing"
 
 	"bonebake/bake"
+	"bonebake/crowd"
 	"bonebake/format/bpat"
-	"bonebake/runtime"
 	"bonebake/species/builtin"
 )
 
@@ -17,7 +17,7 @@ func TestBakedBuiltins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bakes the six built-in species")
 	}
-	reg := runtime.NewRegistry()
+	reg := crowd.NewRegistry()
 	defer reg.Close()
 	for _, s := range builtin.All() {
 		c, err := bake.Species(s)
@@ -34,7 +34,7 @@ func TestBakedBuiltins(t *testing.T) {
 		loaded := reg.Species(s.ID)
 		for i, sc := range s.Clips {
 			lc := loaded.Clips[i]
-			want := runtime.Gait{Cycle: sc.Cycle, Speed: sc.Speed}
+			want := crowd.Gait{Cycle: sc.Cycle, Speed: sc.Speed}
 			if want.Cycle == 0 {
 				want.Cycle = sc.Duration()
 			}
@@ -48,16 +48,16 @@ func TestBakedBuiltins(t *testing.T) {
 		s := reg.Species(id)
 		for _, a := range s.Archetypes {
 			tb := s.Table(a)
-			var want map[runtime.StateID]string
+			var want map[crowd.StateID]string
 			switch a {
-			case runtime.ArchHumanoid:
-				want = map[runtime.StateID]string{runtime.StateWalk: "walk", runtime.StateDie: "die_infantry", runtime.StateAttackSpear: "attack_spear_a"}
-			case runtime.ArchRider:
-				want = map[runtime.StateID]string{runtime.StateRun: "riding_charge", runtime.StateRidingCharge: "riding_sword_strike", runtime.StateDie: "die_mounted"}
-			case runtime.ArchHorse:
-				want = map[runtime.StateID]string{runtime.StateRun: "gallop", runtime.StateAttackSword: "fight", runtime.StateDead: "dead"}
-			case runtime.ArchElephant:
-				want = map[runtime.StateID]string{runtime.StateRun: "run", runtime.StateAttackBow: "fight", runtime.StateDie: "die"}
+			case crowd.ArchHumanoid:
+				want = map[crowd.StateID]string{crowd.StateWalk: "walk", crowd.StateDie: "die_infantry", crowd.StateAttackSpear: "attack_spear_a"}
+			case crowd.ArchRider:
+				want = map[crowd.StateID]string{crowd.StateRun: "riding_charge", crowd.StateRidingCharge: "riding_sword_strike", crowd.StateDie: "die_mounted"}
+			case crowd.ArchHorse:
+				want = map[crowd.StateID]string{crowd.StateRun: "gallop", crowd.StateAttackSword: "fight", crowd.StateDead: "dead"}
+			case crowd.ArchElephant:
+				want = map[crowd.StateID]string{crowd.StateRun: "run", crowd.StateAttackBow: "fight", crowd.StateDie: "die"}
 			}
 			for st, name := range want {
 				if got := s.Clips[tb.Clip(st, 0)].Name; got != name {
