@@ -19,7 +19,7 @@ import (
 type Manifest struct {
 	SpeciesID uint32 `yaml:"species_id"`
 	Name      string `yaml:"name"`
-	// FPS is the default frame rate of clips that do not set their own (default 30).
+	// FPS is the default frame rate of clips that do not set their own (default DefaultFPS).
 	FPS float64 `yaml:"fps"`
 	// Loops is the default loop flag of clips that do not set their own (default true).
 	Loops   *bool            `yaml:"loops"`
@@ -66,7 +66,7 @@ func ReadManifest(path string) (*Manifest, error) {
 func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error) {
 	fps := m.FPS
 	if fps == 0 {
-		fps = 30
+		fps = DefaultFPS
 	}
 	loops := m.Loops == nil || *m.Loops
 	j := &Job{SpeciesID: m.SpeciesID, Rig: r, Motions: motions}

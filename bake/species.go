@@ -2,6 +2,8 @@ package bake
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"bonebake/format/bpat"
 	"bonebake/rig"
@@ -35,6 +37,63 @@ func Species(s *species.Species) (*bpat.Contents, error) {
 		return nil, err
 	}
 	return Bake(j)
+}
+
+// SpeciesBytes bakes a creature in memory into the bytes its BPAT file holds: what
+// the viewer shows and what a simulation loads when no files are given.
+func SpeciesBytes(s *species.Species) ([]byte, error) {
+	j, err := FromSpecies(s)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Bytes(j)
+	if err != nil {
+		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
+	}
+	return b, nil
+}
+
+// Written is one file a bake wrote, with a line that says what it holds.
+type Written struct {
+	Path  string
+	Size  int64
+	Holds string
+}
+
+// WriteSpecies bakes a creature into dir (created when missing): <name>.bpat, and
+// <name>_minimal.bpsm when it has a far-LOD mesh. Each file is written atomically
+// and checked by reading it back. progress may be nil.
+func WriteSpecies(dir string, s *species.Species, progress func(done, total int)) ([]Written, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	j, err := FromSpecies(s)
+	if err != nil {
+		return nil, err
+	}
+	j.Progress = progress
+	path := filepath.Join(dir, s.Name+".bpat")
+	if err := BakeFile(path, j); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	f, err := bpat.Open(path, bpat.Species(s.ID))
+	if err != nil {
+		return nil, fmt.Errorf("baked file does not validate: %w", err)
+	}
+	defer f.Close()
+	h := f.Header()
+	out := []Written{{path, f.Size(), fmt.Sprintf("BPAT v%d, species %d, %d bones, %d clips, %d frames, %d sockets",
+		h.Version, h.SpeciesID, h.BoneCount, h.ClipCount, h.FrameTotal, h.SocketCount)}}
+	if s.Minimal != nil {
+		snap := filepath.Join(dir, s.Name+"_minimal.bpsm")
+		n, err := SnapshotFile(snap, s, f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		out = append(out, Written{snap, n, fmt.Sprintf("BPSM minimal LOD, %d vertices, %d triangles, %d frames",
+			s.Minimal.VertexCount(), s.Minimal.TriangleCount(), h.FrameTotal)})
+	}
+	return out, nil
 }
 
 // phaseSampler turns a procedural pose function of phase into a Sampler of time.

@@ -4,38 +4,11 @@ import (
 	"fmt"
 
 	"bonebake/format/bpat"
+	"bonebake/roster"
 )
 
-// ArchetypeID names a state → clip table. A species supports one or more archetypes
-// (a humanoid file serves both foot soldiers and riders); each unit picks one.
-type ArchetypeID uint8
-
-const (
-	ArchHumanoid ArchetypeID = iota
-	ArchHorse
-	ArchElephant
-	// ArchRider is a humanoid on horseback: it plays the humanoid file's riding
-	// clips. See RiderArchetype.
-	ArchRider
-	numBuiltinArchetypes
-
-	// MaxArchetypes bounds the archetype ids a registry accepts.
-	MaxArchetypes = 8
-)
-
-func (a ArchetypeID) String() string {
-	switch a {
-	case ArchHumanoid:
-		return "humanoid"
-	case ArchHorse:
-		return "horse"
-	case ArchElephant:
-		return "elephant"
-	case ArchRider:
-		return "rider"
-	}
-	return fmt.Sprintf("archetype %d", uint8(a))
-}
+// MaxArchetypes bounds the archetype ids a registry accepts.
+const MaxArchetypes = 8
 
 // MaxVariants is the most clips one state may offer.
 const MaxVariants = 8
@@ -144,15 +117,15 @@ func ElephantArchetype() Archetype { return clone(elephantArchetype) }
 func RiderArchetype() Archetype { return clone(riderArchetype) }
 
 // BuiltinArchetype returns the table of a built-in archetype id.
-func BuiltinArchetype(id ArchetypeID) (Archetype, bool) {
+func BuiltinArchetype(id roster.Archetype) (Archetype, bool) {
 	switch id {
-	case ArchHumanoid:
+	case roster.Humanoid:
 		return HumanoidArchetype(), true
-	case ArchHorse:
+	case roster.Horse:
 		return HorseArchetype(), true
-	case ArchElephant:
+	case roster.Elephant:
 		return ElephantArchetype(), true
-	case ArchRider:
+	case roster.Rider:
 		return RiderArchetype(), true
 	}
 	return Archetype{}, false

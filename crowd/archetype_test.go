@@ -3,6 +3,8 @@ package crowd
 import (
 	"strings"
 	"testing"
+
+	"bonebake/roster"
 )
 
 type stateRow struct {
@@ -12,18 +14,18 @@ type stateRow struct {
 }
 
 // FACTS §2.2's per-archetype tables: state → first clip, and the number of variants.
-var factsTables = map[ArchetypeID][]stateRow{
-	ArchHumanoid: {{StateIdle, 0, 5}, {StateWalk, 5, 1}, {StateRun, 6, 1}, {StateHold, 7, 1}, {StateAttackMelee, 7, 1},
+var factsTables = map[roster.Archetype][]stateRow{
+	roster.Humanoid: {{StateIdle, 0, 5}, {StateWalk, 5, 1}, {StateRun, 6, 1}, {StateHold, 7, 1}, {StateAttackMelee, 7, 1},
 		{StateAttackRanged, 7, 1}, {StateDie, 21, 1}, {StateDead, 22, 1}, {StateAttackSword, 9, 3},
 		{StateAttackSpear, 12, 3}, {StateAttackBow, 15, 1}, {StateCast, 15, 1}},
-	ArchHorse: {{StateIdle, 0, 1}, {StateWalk, 1, 1}, {StateRun, 4, 1}, {StateHold, 0, 1}, {StateAttackMelee, 5, 1},
+	roster.Horse: {{StateIdle, 0, 1}, {StateWalk, 1, 1}, {StateRun, 4, 1}, {StateHold, 0, 1}, {StateAttackMelee, 5, 1},
 		{StateAttackRanged, 5, 1}, {StateDie, 6, 1}, {StateDead, 7, 1}, {StateAttackSword, 5, 1},
 		{StateAttackSpear, 5, 1}, {StateAttackBow, 5, 1}, {StateCast, 5, 1}},
-	ArchElephant: {{StateIdle, 0, 1}, {StateWalk, 1, 1}, {StateRun, 2, 1}, {StateHold, 0, 1}, {StateAttackMelee, 3, 1},
+	roster.Elephant: {{StateIdle, 0, 1}, {StateWalk, 1, 1}, {StateRun, 2, 1}, {StateHold, 0, 1}, {StateAttackMelee, 3, 1},
 		{StateAttackRanged, 3, 1}, {StateDie, 4, 1}, {StateDead, 5, 1}, {StateAttackSword, 3, 1},
 		{StateAttackSpear, 3, 1}, {StateAttackBow, 3, 1}, {StateCast, 3, 1}},
 	// The rider (this package's design): riding clips 16–20, mounted death 23/24.
-	ArchRider: {{StateIdle, 16, 1}, {StateWalk, 16, 1}, {StateRun, 17, 1}, {StateHold, 18, 1}, {StateAttackMelee, 20, 1},
+	roster.Rider: {{StateIdle, 16, 1}, {StateWalk, 16, 1}, {StateRun, 17, 1}, {StateHold, 18, 1}, {StateAttackMelee, 20, 1},
 		{StateAttackRanged, 19, 1}, {StateDie, 23, 1}, {StateDead, 24, 1}, {StateAttackSword, 20, 1},
 		{StateAttackSpear, 20, 1}, {StateAttackBow, 19, 1}, {StateCast, 19, 1}, {StateRidingIdle, 16, 1},
 		{StateRidingCharge, 20, 1}, {StateRidingReining, 18, 1}, {StateRidingBowShot, 19, 1}},
@@ -32,7 +34,7 @@ var factsTables = map[ArchetypeID][]stateRow{
 func TestArchetypeTables(t *testing.T) {
 	r := testRegistry(t)
 	for arch, rows := range factsTables {
-		sp := map[ArchetypeID]uint32{ArchHumanoid: 0, ArchHorse: 1, ArchElephant: 2, ArchRider: 0}[arch]
+		sp := map[roster.Archetype]uint32{roster.Humanoid: 0, roster.Horse: 1, roster.Elephant: 2, roster.Rider: 0}[arch]
 		tb := r.Species(sp).Table(arch)
 		mapped := map[StateID]bool{}
 		for _, row := range rows {
@@ -60,7 +62,7 @@ func TestArchetypeTables(t *testing.T) {
 	}
 	// The names behind the rider's indices.
 	h := r.Species(0)
-	rt := h.Table(ArchRider)
+	rt := h.Table(roster.Rider)
 	for s, name := range map[StateID]string{StateRun: "riding_charge", StateRidingCharge: "riding_sword_strike", StateDie: "die_mounted", StateAttackBow: "riding_bow_shot"} {
 		if got := h.Clips[rt.Clip(s, 0)].Name; got != name {
 			t.Errorf("rider %v plays %s, want %s", s, got, name)
@@ -85,7 +87,7 @@ func TestArchetypeResolveErrors(t *testing.T) {
 		t.Error("resolved 9 variants")
 	}
 	// BuiltinArchetype returns copies: changing one changes no registry.
-	h, _ := BuiltinArchetype(ArchHumanoid)
+	h, _ := BuiltinArchetype(roster.Humanoid)
 	h.States[StateWalk][0] = "nope"
 	if HumanoidArchetype().States[StateWalk][0] != "walk" {
 		t.Error("built-in archetype modified through a copy")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"bonebake/roster"
 )
 
 // benchCrowd is a battle-like mix: the six species, every archetype, a third of the
@@ -16,12 +18,12 @@ func benchCrowd(n int) *Crowd {
 		c.Species[i] = s
 		switch s {
 		case 1:
-			c.Archetype[i] = ArchHorse
+			c.Archetype[i] = roster.Horse
 		case 2:
-			c.Archetype[i] = ArchElephant
+			c.Archetype[i] = roster.Elephant
 		default:
 			if rng.IntN(5) == 0 {
-				c.Archetype[i] = ArchRider
+				c.Archetype[i] = roster.Rider
 				c.Flags[i] |= Mounted
 			}
 		}

@@ -3,6 +3,8 @@ package crowd
 import (
 	"fmt"
 	"math"
+
+	"bonebake/roster"
 )
 
 // Crowd is N animated units as a structure of arrays: the game writes each unit's
@@ -31,7 +33,7 @@ import (
 // looping clip keeps the unit's phase.
 type Crowd struct {
 	Batch
-	Archetype []ArchetypeID
+	Archetype []roster.Archetype
 	Variant   []uint8 // clip variant (seed, equipment); clamped per state
 	Flags     []Flags
 	Weapon    []Weapon
@@ -46,7 +48,7 @@ type Crowd struct {
 // NewCrowd returns n idle units of species 0, humanoid archetype, with ambient
 // phases spread by AmbientPhase.
 func New(n int) *Crowd {
-	c := &Crowd{Batch: *NewBatch(n), Archetype: make([]ArchetypeID, n), Variant: make([]uint8, n),
+	c := &Crowd{Batch: *NewBatch(n), Archetype: make([]roster.Archetype, n), Variant: make([]uint8, n),
 		Flags: make([]Flags, n), Weapon: make([]Weapon, n), Speed: make([]float32, n), State: make([]StateID, n)}
 	for i := range c.Phase {
 		c.Phase[i] = AmbientPhase(uint32(i))
@@ -196,7 +198,7 @@ func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
 
 // LocomotionRate is the phase rate of a locomotion clip of the given gait at ground
 // speed speed: speed / (Cycle·Speed) passes per second.
-func LocomotionRate(g Gait, speed float64) float64 {
+func LocomotionRate(g roster.Gait, speed float64) float64 {
 	if !(g.Cycle > 0) || !(g.Speed > 0) {
 		return 0
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bonebake/format/bpat"
+	"bonebake/roster"
 )
 
 // wrapDiff is the phase distance a→b on the circle, in (−.5, .5].
@@ -87,7 +88,7 @@ func TestLocomotionCycle(t *testing.T) {
 			t.Errorf("played %s, want %s", got, c.clip)
 		}
 	}
-	if got := LocomotionRate(Gait{.92, 1.4}, 2.8); math.Abs(got-2/.92) > 1e-12 {
+	if got := LocomotionRate(roster.Gait{Cycle: .92, Speed: 1.4}, 2.8); math.Abs(got-2/.92) > 1e-12 {
 		t.Errorf("LocomotionRate %v", got)
 	}
 }
@@ -98,9 +99,9 @@ func TestDeathPhase(t *testing.T) {
 	r := testRegistry(t)
 	h := r.Species(0)
 	for _, c := range []struct {
-		arch      ArchetypeID
+		arch      roster.Archetype
 		die, dead string
-	}{{ArchHumanoid, "die_infantry", "dead_infantry"}, {ArchRider, "die_mounted", "dead_mounted"}} {
+	}{{roster.Humanoid, "die_infantry", "dead_infantry"}, {roster.Rider, "die_mounted", "dead_mounted"}} {
 		cr := New(1)
 		cr.Archetype[0] = c.arch
 		cr.Speed[0] = 2 // a dying unit that was walking still dies
@@ -199,7 +200,7 @@ func TestSocketsMatchSample(t *testing.T) {
 	cr := New(300)
 	for i := range cr.Species {
 		cr.Species[i] = uint8(i % 6)
-		cr.Archetype[i] = []ArchetypeID{ArchHumanoid, ArchHorse, ArchElephant, ArchRider, ArchHumanoid, ArchHumanoid}[i%6]
+		cr.Archetype[i] = []roster.Archetype{roster.Humanoid, roster.Horse, roster.Elephant, roster.Rider, roster.Humanoid, roster.Humanoid}[i%6]
 		cr.Speed[i] = float32(i%7) * .6
 		cr.Flags[i] = []Flags{0, Running, Dying, Attacking | InMelee, HoldStance}[i%5]
 		cr.Variant[i] = uint8(i)
@@ -271,7 +272,7 @@ func TestSelectMatchesAnimate(t *testing.T) {
 	cr := New(500)
 	for i := range cr.Species {
 		cr.Species[i] = uint8(i % 7) // 6 is not loaded
-		cr.Archetype[i] = ArchetypeID(i % 5)
+		cr.Archetype[i] = roster.Archetype(i % 5)
 		cr.Flags[i] = Flags(i * 37 % 4096)
 		cr.Weapon[i] = Weapon(i % 4)
 		cr.Speed[i] = float32(i%3) * .5

@@ -8,6 +8,7 @@ import (
 
 	"bonebake/crowd"
 	"bonebake/format/bpat"
+	"bonebake/roster"
 )
 
 // horseFile writes a horse-shaped species file (FACTS §2.1 clips, one bone, a
@@ -45,7 +46,7 @@ func ExampleOpen() {
 	}
 	defer reg.Close()
 	horse := reg.Species(1)
-	t := horse.Table(crowd.ArchHorse)
+	t := horse.Table(roster.Horse)
 	fmt.Println(horse.Name, len(horse.Clips), "clips")
 	fmt.Println("Run plays", horse.Clips[t.Clip(crowd.StateRun, 0)].Name)
 	fmt.Println("gallop gait:", horse.Clips[4].Gait)
@@ -82,7 +83,7 @@ func ExampleCrowd_Animate() {
 
 	c := crowd.New(2)
 	for i := range 2 {
-		c.Species[i], c.Archetype[i], c.Phase[i] = 1, crowd.ArchHorse, 0
+		c.Species[i], c.Archetype[i], c.Phase[i] = 1, roster.Horse, 0
 	}
 	c.Speed[0] = 1.7 // walking at the walk's own ground speed: one stride per 1.1 s
 	c.Flags[1] = crowd.Dying

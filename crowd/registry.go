@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"bonebake/format/bpat"
+	"bonebake/roster"
 )
 
 // MaxSpeciesID is the largest species id a registry holds: units name their species
@@ -49,21 +50,21 @@ type Registry struct {
 type Option func(*config)
 
 type config struct {
-	defs       map[uint32]SpeciesDef
+	defs       map[uint32]roster.Species
 	archetypes [MaxArchetypes]*Archetype
-	gaits      map[uint32]map[string]Gait
+	gaits      map[uint32]map[string]roster.Gait
 	lenient    bool
 }
 
 // WithSpecies registers a species slot beyond (or instead of) the built-in ones: a
 // file named <def.Name>.bpat, or any file whose species_id is def.ID, loads into it.
 // def.ID must be at most MaxSpeciesID.
-func WithSpecies(def SpeciesDef) Option {
+func WithSpecies(def roster.Species) Option {
 	return func(c *config) { c.defs[def.ID] = def }
 }
 
 // WithArchetype registers (or replaces) the table of archetype id.
-func WithArchetype(id ArchetypeID, a Archetype) Option {
+func WithArchetype(id roster.Archetype, a Archetype) Option {
 	return func(c *config) {
 		if int(id) < MaxArchetypes {
 			a = clone(a)
@@ -74,10 +75,10 @@ func WithArchetype(id ArchetypeID, a Archetype) Option {
 
 // WithGait overrides the gait of one clip of one species: for example the cycle
 // and ground speed a built-in species' data gives (species.Clip.Cycle and .Speed).
-func WithGait(species uint32, clip string, g Gait) Option {
+func WithGait(species uint32, clip string, g roster.Gait) Option {
 	return func(c *config) {
 		if c.gaits[species] == nil {
-			c.gaits[species] = map[string]Gait{}
+			c.gaits[species] = map[string]roster.Gait{}
 		}
 		c.gaits[species][clip] = g
 	}
@@ -89,11 +90,11 @@ func Lenient() Option { return func(c *config) { c.lenient = true } }
 // NewRegistry returns an empty registry that knows the built-in species and
 // archetypes, adjusted by opts.
 func NewRegistry(opts ...Option) *Registry {
-	r := &Registry{cfg: config{defs: map[uint32]SpeciesDef{}, gaits: map[uint32]map[string]Gait{}}}
-	for _, d := range BuiltinSpecies() {
+	r := &Registry{cfg: config{defs: map[uint32]roster.Species{}, gaits: map[uint32]map[string]roster.Gait{}}}
+	for _, d := range roster.Builtin() {
 		r.cfg.defs[d.ID] = d
 	}
-	for id := ArchetypeID(0); id < numBuiltinArchetypes; id++ {
+	for id := roster.Archetype(0); id < roster.NumArchetypes; id++ {
 		a, _ := BuiltinArchetype(id)
 		r.cfg.archetypes[id] = &a
 	}
@@ -115,7 +116,7 @@ func Open(dir string, opts ...Option) (*Registry, error) {
 }
 
 // LoadDir loads every *.bpat file of dir (not its subdirectories). A file named
-// after a species (humanoid.bpat, horse.bpat, ...; see SpeciesDef.Name) loads into
+// after a species (humanoid.bpat, horse.bpat, ...; see roster.Species.Name) loads into
 // that species' slot and must carry its id; any other .bpat file loads into the
 // slot of the species_id it carries. All or nothing: when any file is refused,
 // none is loaded and the error names every refused file.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"bonebake/format/bpat"
+	"bonebake/roster"
 )
 
 func TestRegistryLoadsDirectory(t *testing.T) {
@@ -33,17 +34,17 @@ func TestRegistryLoadsDirectory(t *testing.T) {
 		t.Error("found a species that was not loaded")
 	}
 	h := r.Species(0)
-	if h.Table(ArchHumanoid) == nil || h.Table(ArchRider) == nil || h.Table(ArchHorse) != nil {
+	if h.Table(roster.Humanoid) == nil || h.Table(roster.Rider) == nil || h.Table(roster.Horse) != nil {
 		t.Error("humanoid archetypes: want humanoid and rider only")
 	}
-	if r.Species(1).Table(ArchHorse) == nil || r.Species(2).Table(ArchElephant) == nil {
+	if r.Species(1).Table(roster.Horse) == nil || r.Species(2).Table(roster.Elephant) == nil {
 		t.Error("horse and elephant tables missing")
 	}
 	// Gaits: built-in walk and run cycles; an unknown clip plays once per duration.
 	walk := h.Clips[h.ClipIndex("walk")]
 	run := h.Clips[h.ClipIndex("run")]
 	squat := h.Clips[h.ClipIndex("idle_squat")]
-	if walk.Gait != (Gait{0.92, 1.4}) || run.Gait != (Gait{0.56, 3.8}) || squat.Gait.Cycle != squat.Duration || squat.Gait.Speed != 0 {
+	if walk.Gait != (roster.Gait{Cycle: 0.92, Speed: 1.4}) || run.Gait != (roster.Gait{Cycle: 0.56, Speed: 3.8}) || squat.Gait.Cycle != squat.Duration || squat.Gait.Speed != 0 {
 		t.Errorf("gaits: walk %+v run %+v idle_squat %+v (duration %v)", walk.Gait, run.Gait, squat.Gait, squat.Duration)
 	}
 	if c := h.Contact(h.ClipIndex("attack_sword_a")); c != .58 {
@@ -55,12 +56,12 @@ func TestRegistryLoadsDirectory(t *testing.T) {
 }
 
 func TestRegistryGaitOverride(t *testing.T) {
-	r := testRegistry(t, WithGait(0, "walk", Gait{Cycle: 1, Speed: 1.5}))
+	r := testRegistry(t, WithGait(0, "walk", roster.Gait{Cycle: 1, Speed: 1.5}))
 	h := r.Species(0)
-	if g := h.Clips[h.ClipIndex("walk")].Gait; g != (Gait{1, 1.5}) {
+	if g := h.Clips[h.ClipIndex("walk")].Gait; g != (roster.Gait{Cycle: 1, Speed: 1.5}) {
 		t.Errorf("overridden walk gait %+v", g)
 	}
-	if g := r.Species(3).Clips[5].Gait; g != (Gait{0.92, 1.4}) {
+	if g := r.Species(3).Clips[5].Gait; g != (roster.Gait{Cycle: 0.92, Speed: 1.4}) {
 		t.Errorf("humanoid_sword walk gait %+v changed", g)
 	}
 }
@@ -146,14 +147,14 @@ func TestRegistryCustomSpecies(t *testing.T) {
 		t.Fatal("loaded an unregistered species id")
 	}
 	r.Close()
-	r = NewRegistry(WithSpecies(SpeciesDef{ID: 9, Name: "wolf", Archetypes: []ArchetypeID{ArchHorse},
-		Gaits: map[string]Gait{"walk": {Cycle: .7, Speed: 1.2}}}))
+	r = NewRegistry(WithSpecies(roster.Species{ID: 9, Name: "wolf", Archetypes: []roster.Archetype{roster.Horse},
+		Gaits: map[string]roster.Gait{"walk": {Cycle: .7, Speed: 1.2}}}))
 	defer r.Close()
 	if err := r.LoadBytes("wolf.bpat", encode(t, c)); err != nil {
 		t.Fatal(err)
 	}
 	s := r.Species(9)
-	if s == nil || s.Table(ArchHorse).Clip(StateRun, 0) != 4 || s.Clips[1].Gait != (Gait{.7, 1.2}) {
+	if s == nil || s.Table(roster.Horse).Clip(StateRun, 0) != 4 || s.Clips[1].Gait != (roster.Gait{Cycle: .7, Speed: 1.2}) {
 		t.Fatalf("wolf: %+v", s)
 	}
 	// A built-in name with the custom id is refused.
@@ -179,7 +180,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 			c := New(64)
 			for i := range c.Species {
 				c.Species[i] = uint8(i % 3)
-				c.Archetype[i] = ArchetypeID(i % 3)
+				c.Archetype[i] = roster.Archetype(i % 3)
 				c.Speed[i] = float32(i%4) * .8
 			}
 			soc := make([]float32, 16*12)

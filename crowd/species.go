@@ -5,85 +5,8 @@ import (
 	"sync"
 
 	"bonebake/format/bpat"
+	"bonebake/roster"
 )
-
-// Gait is how a clip plays in the game: one pass lasts Cycle seconds at ground
-// speed Speed. A locomotion clip (Speed > 0) advances its phase by
-// dt/Cycle · speed/Speed, so its stride matches the unit's actual speed; any other
-// clip advances by dt/Cycle. Cycle 0 means the clip's own duration.
-type Gait struct {
-	Cycle float64 // seconds per pass
-	Speed float64 // m/s the cycle matches; 0 for clips played in place
-}
-
-// SpeciesDef tells a registry what a species slot holds: its id (the BPAT
-// species_id), its file base name (<Name>.bpat), the archetypes its units may use,
-// and the gaits of its clips by name.
-type SpeciesDef struct {
-	ID         uint32
-	Name       string
-	Archetypes []ArchetypeID
-	Gaits      map[string]Gait
-}
-
-// Built-in gaits: humanoid walk and run are FACTS §2.1's cycles; horse and elephant
-// cycles are FACTS §2.4's gait cycles. The ground speeds are those of the built-in
-// species (species/humanoid, species/quadruped), so that a stride covers the ground
-// the unit moves over. Every other clip plays once per its own duration.
-var (
-	humanoidGaits = map[string]Gait{
-		"walk": {Cycle: 0.92, Speed: 1.4},
-		"run":  {Cycle: 0.56, Speed: 3.8},
-	}
-	horseGaits = map[string]Gait{
-		"idle":   {Cycle: 2.5},
-		"walk":   {Cycle: 1.1, Speed: 1.7},
-		"trot":   {Cycle: 0.55, Speed: 3.8},
-		"canter": {Cycle: 0.48, Speed: 6},
-		"gallop": {Cycle: 0.38, Speed: 12},
-		"fight":  {Cycle: 1},
-	}
-	elephantGaits = map[string]Gait{
-		"idle":  {Cycle: 2},
-		"walk":  {Cycle: 1.2, Speed: 1.6},
-		"run":   {Cycle: 0.6, Speed: 4.5},
-		"fight": {Cycle: 1.15},
-	}
-)
-
-// BuiltinSpecies returns the six built-in species of FACTS §2.1 in id order: 0
-// humanoid, 1 horse, 2 elephant, 3 humanoid_sword, 4 humanoid_spear,
-// 5 humanoid_skeleton. The humanoids support the humanoid and rider archetypes.
-func BuiltinSpecies() []SpeciesDef {
-	hum := []ArchetypeID{ArchHumanoid, ArchRider}
-	return []SpeciesDef{
-		{0, "humanoid", hum, copyGaits(humanoidGaits)},
-		{1, "horse", []ArchetypeID{ArchHorse}, copyGaits(horseGaits)},
-		{2, "elephant", []ArchetypeID{ArchElephant}, copyGaits(elephantGaits)},
-		{3, "humanoid_sword", hum, copyGaits(humanoidGaits)},
-		{4, "humanoid_spear", hum, copyGaits(humanoidGaits)},
-		{5, "humanoid_skeleton", hum, copyGaits(humanoidGaits)},
-	}
-}
-
-// BuiltinGait returns the built-in gait of a clip of a built-in species.
-func BuiltinGait(species uint32, clip string) (Gait, bool) {
-	for _, d := range BuiltinSpecies() {
-		if d.ID == species {
-			g, ok := d.Gaits[clip]
-			return g, ok
-		}
-	}
-	return Gait{}, false
-}
-
-func copyGaits(m map[string]Gait) map[string]Gait {
-	out := make(map[string]Gait, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
 
 // DefaultContact is the contact phase of an attack clip without a contact marker:
 // the start of the Impact window (FACTS §2.3).
@@ -92,8 +15,8 @@ const DefaultContact = 0.52
 // ClipInfo is one clip of a loaded species with how it plays.
 type ClipInfo struct {
 	bpat.Clip
-	Duration float64 // seconds (FACTS §1.5)
-	Gait     Gait    // Cycle filled in: never 0
+	Duration float64     // seconds (FACTS §1.5)
+	Gait     roster.Gait // Cycle filled in: never 0
 }
 
 // Contact is the clip's contact marker, or DefaultContact when it has none.
@@ -114,7 +37,7 @@ type Species struct {
 	// Clips in file order, with their gaits.
 	Clips []ClipInfo
 	// Archetypes this species' units may use.
-	Archetypes []ArchetypeID
+	Archetypes []roster.Archetype
 
 	tables [MaxArchetypes]*ClipTable
 	live   *sync.RWMutex // the registry's: held for reading while the file is read
@@ -123,7 +46,7 @@ type Species struct {
 
 // Table returns the species' clip table for archetype a, or nil when the species
 // does not support it.
-func (s *Species) Table(a ArchetypeID) *ClipTable {
+func (s *Species) Table(a roster.Archetype) *ClipTable {
 	if int(a) >= MaxArchetypes {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"bonebake/bake"
 	"bonebake/crowd"
 	"bonebake/format/bpat"
+	"bonebake/roster"
 	"bonebake/species/builtin"
 )
 
@@ -34,7 +35,7 @@ func TestBakedBuiltins(t *testing.T) {
 		loaded := reg.Species(s.ID)
 		for i, sc := range s.Clips {
 			lc := loaded.Clips[i]
-			want := crowd.Gait{Cycle: sc.Cycle, Speed: sc.Speed}
+			want := roster.Gait{Cycle: sc.Cycle, Speed: sc.Speed}
 			if want.Cycle == 0 {
 				want.Cycle = sc.Duration()
 			}
@@ -50,13 +51,13 @@ func TestBakedBuiltins(t *testing.T) {
 			tb := s.Table(a)
 			var want map[crowd.StateID]string
 			switch a {
-			case crowd.ArchHumanoid:
+			case roster.Humanoid:
 				want = map[crowd.StateID]string{crowd.StateWalk: "walk", crowd.StateDie: "die_infantry", crowd.StateAttackSpear: "attack_spear_a"}
-			case crowd.ArchRider:
+			case roster.Rider:
 				want = map[crowd.StateID]string{crowd.StateRun: "riding_charge", crowd.StateRidingCharge: "riding_sword_strike", crowd.StateDie: "die_mounted"}
-			case crowd.ArchHorse:
+			case roster.Horse:
 				want = map[crowd.StateID]string{crowd.StateRun: "gallop", crowd.StateAttackSword: "fight", crowd.StateDead: "dead"}
-			case crowd.ArchElephant:
+			case roster.Elephant:
 				want = map[crowd.StateID]string{crowd.StateRun: "run", crowd.StateAttackBow: "fight", crowd.StateDie: "die"}
 			}
 			for st, name := range want {

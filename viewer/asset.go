@@ -32,9 +32,6 @@ const (
 	MeshBoxes   = "boxes"   // a box per bone, rigidly skinned: a bare .bpat has no mesh
 )
 
-// DefaultFPS is the frame rate of a glTF model's clips when the model does not say.
-const DefaultFPS = 30
-
 // Asset is one creature the viewer shows: a validated BPAT file (read from disk or
 // baked in memory, its bytes as a file holds them) and the mesh that draws it.
 type Asset struct {
@@ -183,13 +180,9 @@ func matchSpecies(name string, f *bpat.File, known []*species.Species) *species.
 // FromSpecies bakes a species in memory. The asset's BPAT bytes are what
 // `bpat.Write` produces, the same bytes a baked file holds.
 func FromSpecies(s *species.Species) (*Asset, error) {
-	j, err := bake.FromSpecies(s)
+	b, err := bake.SpeciesBytes(s)
 	if err != nil {
 		return nil, err
-	}
-	b, err := bake.Bytes(j)
-	if err != nil {
-		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
 	}
 	f, err := bpat.Parse(b, bpat.Name(s.Name+".bpat"), bpat.Species(s.ID))
 	if err != nil {
@@ -209,29 +202,21 @@ func (a *Asset) useSpecies(s *species.Species) {
 
 // LoadGLTF loads a skinned glTF model and bakes every animation (with the fps,
 // loop flags, markers and sockets its bonebake extras carry, else looping at
-// DefaultFPS). It is drawn with its own mesh and skin.
+// bake.DefaultFPS). It is drawn with its own mesh and skin.
 func LoadGLTF(path string) (*Asset, error) {
-	m, err := gltf.Load(path, gltf.Options{Textures: true})
+	model, err := bake.LoadModel(path, bake.Settings{Textures: true})
 	if err != nil {
 		return nil, err
 	}
+	m, job := model.GLTF, model.Job
 	if len(m.Clips) == 0 {
 		return nil, fmt.Errorf("%s: the model has no animations to show", path)
-	}
-	mf := bake.GLTFManifest(m)
-	if mf.FPS == 0 {
-		mf.FPS = DefaultFPS
-	}
-	r, names, motions := bake.FromGLTF(m)
-	job, err := mf.Job(r, names, motions)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	b, err := bake.Bytes(job)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := bpat.Parse(b, bpat.Name(path), bpat.Species(mf.SpeciesID))
+	f, err := bpat.Parse(b, bpat.Name(path), bpat.Species(job.SpeciesID))
 	if err != nil {
 		return nil, err
 	}

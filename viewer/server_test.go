@@ -213,7 +213,7 @@ func TestAssetsJSON(t *testing.T) {
 		t.Errorf("bare fox.bpat: %+v", b)
 	}
 	if g.Kind != "gltf" || g.Mesh != "gltf" || g.Name != "Fox" || g.Vertices != 1728 || len(g.Parents) != 24 || g.Parents[0] != -1 ||
-		len(g.Clips) != 3 || g.Clips[0].FPS != DefaultFPS || !g.Clips[0].Loops {
+		len(g.Clips) != 3 || g.Clips[0].FPS != bake.DefaultFPS || !g.Clips[0].Loops {
 		t.Errorf("Fox.glb: %+v", g)
 	}
 }

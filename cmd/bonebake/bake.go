@@ -1,10 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,7 +12,6 @@ import (
 
 	"bonebake/bake"
 	"bonebake/format/bpat"
-	"bonebake/source/gltf"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -73,55 +72,47 @@ the clips it names.`,
 			}
 			model := a[0]
 			start := time.Now()
-			m, err := gltf.Load(model, gltf.Options{Skin: skin})
-			if err != nil {
-				return err
-			}
-			// A model exported by bonebake carries its own manifest in its extras.
-			mf := bake.GLTFManifest(m)
-			if manifest != "" {
-				if mf, err = bake.ReadManifest(manifest); err != nil {
-					return err
-				}
-			}
 			flags := cmd.Flags()
-			if flags.Changed("fps") || mf.FPS == 0 {
-				mf.FPS = fps // the default; clips with their own fps in the manifest keep it
-			}
-			if !(mf.FPS > 0) {
-				return usagef("--fps %v must be positive", mf.FPS)
+			set := bake.Settings{OneShot: oneShot, Skin: skin}
+			if flags.Changed("fps") {
+				if !(fps > 0) {
+					return usagef("--fps %v must be positive", fps)
+				}
+				set.FPS = fps
 			}
 			if flags.Changed("species-id") {
-				mf.SpeciesID = speciesID
+				set.SpeciesID = &speciesID
+			}
+			if manifest != "" {
+				mf, err := bake.ReadManifest(manifest)
+				if err != nil {
+					return err
+				}
+				set.Manifest = mf
 			}
 			for _, s := range sockets {
 				ms, err := parseSocket(s)
 				if err != nil {
 					return err
 				}
-				mf.Sockets = append(mf.Sockets, ms)
+				set.Sockets = append(set.Sockets, ms)
 			}
 			if out == "" {
 				out = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ".bpat"
 			}
-
-			r, names, motions := bake.FromGLTF(m)
-			job, err := mf.Job(r, names, motions)
+			m, err := bake.LoadModel(model, set)
+			if se := (*bake.SettingError)(nil); errors.As(err, &se) {
+				return usagef("--%s", se)
+			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
+				return err
 			}
-			for _, name := range oneShot {
-				i := slices.IndexFunc(job.Clips, func(c bake.Clip) bool { return c.Name == name })
-				if i < 0 {
-					return usagef("--one-shot %q: no such clip (clips: %s)", name, clipNames(job.Clips))
-				}
-				job.Clips[i].Loops = false
-			}
+			job := m.Job
 			job.Progress = progress(cmd, "baking "+filepath.Base(model))
 			if err := bake.BakeFile(out, job); err != nil {
 				return fmt.Errorf("%s: %w", model, err)
 			}
-			f, err := bpat.Open(out, bpat.Species(mf.SpeciesID))
+			f, err := bpat.Open(out, bpat.Species(job.SpeciesID))
 			if err != nil {
 				return fmt.Errorf("baked file does not validate: %w", err)
 			}
@@ -135,7 +126,7 @@ the clips it names.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), or directory for the built-in creatures (default assets/creatures)")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
-	fl.Float64Var(&fps, "fps", 30, "frames per second for every clip")
+	fl.Float64Var(&fps, "fps", bake.DefaultFPS, "frames per second for every clip")
 	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (ids beyond 0-5 must be registered by readers)")
 	fl.StringSliceVar(&oneShot, "one-shot", nil, "clips that play once instead of looping (comma-separated names)")
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")
@@ -166,14 +157,6 @@ func parseSocket(s string) (bake.ManifestSocket, error) {
 		}
 	}
 	return ms, nil
-}
-
-func clipNames(cs []bake.Clip) string {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = strconv.Quote(c.Name)
-	}
-	return strings.Join(names, ", ")
 }
 
 // progress returns a progress callback drawing a bar on stderr, or nil when stderr

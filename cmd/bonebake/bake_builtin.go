@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"bonebake/bake"
-	"bonebake/format/bpat"
 	"bonebake/species"
 	"bonebake/species/builtin"
 
@@ -22,39 +19,16 @@ func bakeBuiltins(cmd *cobra.Command, dir string, only []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	start := time.Now()
 	w := cmd.OutOrStdout()
 	for _, s := range chosen {
-		path := filepath.Join(dir, s.Name+".bpat")
-		j, err := bake.FromSpecies(s)
+		files, err := bake.WriteSpecies(dir, s, progress(cmd, "baking "+s.Name))
 		if err != nil {
 			return err
 		}
-		j.Progress = progress(cmd, "baking "+s.Name)
-		if err := bake.BakeFile(path, j); err != nil {
-			return fmt.Errorf("%s: %w", s.Name, err)
+		for _, f := range files {
+			fmt.Fprintf(w, "wrote %s: %s, %d bytes\n", f.Path, f.Holds, f.Size)
 		}
-		f, err := bpat.Open(path)
-		if err != nil {
-			return fmt.Errorf("baked file does not validate: %w", err)
-		}
-		h := f.Header()
-		fmt.Fprintf(w, "wrote %s: BPAT v%d, species %d, %d bones, %d clips, %d frames, %d sockets, %d bytes\n",
-			path, h.Version, h.SpeciesID, h.BoneCount, h.ClipCount, h.FrameTotal, h.SocketCount, f.Size())
-		if s.Minimal != nil {
-			snap := filepath.Join(dir, s.Name+"_minimal.bpsm")
-			n, err := bake.SnapshotFile(snap, s, f)
-			if err != nil {
-				f.Close()
-				return fmt.Errorf("%s: %w", s.Name, err)
-			}
-			fmt.Fprintf(w, "wrote %s: BPSM minimal LOD, %d vertices, %d triangles, %d frames, %d bytes\n",
-				snap, s.Minimal.VertexCount(), s.Minimal.TriangleCount(), h.FrameTotal, n)
-		}
-		f.Close()
 	}
 	fmt.Fprintf(w, "baked %d creatures in %.0f ms\n", len(chosen), float64(time.Since(start).Microseconds())/1000)
 	return nil

@@ -11,7 +11,7 @@ import (
 
 	"bonebake/bake"
 	"bonebake/crowd"
-	"bonebake/species"
+	"bonebake/roster"
 	"bonebake/species/builtin"
 
 	"github.com/spf13/cobra"
@@ -130,36 +130,19 @@ func simRegistry(dir string) (*crowd.Registry, string, error) {
 		}
 		return reg, dir, nil
 	}
-	// The built-in species, baked in memory, with their own gaits.
-	list := builtin.All()
-	reg := crowd.NewRegistry(gaitOptions(list)...)
-	for _, s := range list {
-		j, err := bake.FromSpecies(s)
+	// The built-in species, baked in memory; their gaits are the roster's.
+	reg := crowd.NewRegistry()
+	for _, s := range builtin.All() {
+		b, err := bake.SpeciesBytes(s)
 		if err == nil {
-			var b []byte
-			if b, err = bake.Bytes(j); err == nil {
-				err = reg.LoadBytes(s.Name+".bpat", b)
-			}
+			err = reg.LoadBytes(s.Name+".bpat", b)
 		}
 		if err != nil {
 			reg.Close()
-			return nil, "", fmt.Errorf("baking %s: %w", s.Name, err)
+			return nil, "", err
 		}
 	}
 	return reg, "built-in species, baked in memory", nil
-}
-
-// gaitOptions hands the species' own cycles and ground speeds to the registry.
-func gaitOptions(list []*species.Species) []crowd.Option {
-	var opts []crowd.Option
-	for _, s := range list {
-		for _, c := range s.Clips {
-			if c.Cycle > 0 || c.Speed > 0 {
-				opts = append(opts, crowd.WithGait(s.ID, c.Name, crowd.Gait{Cycle: c.Cycle, Speed: c.Speed}))
-			}
-		}
-	}
-	return opts
 }
 
 // Unit kinds of the battle.
@@ -234,11 +217,11 @@ func newBattle(reg *crowd.Registry, n int, seed uint64) *battle {
 			switch {
 			case r < 10 && end-next >= 2: // a rider and its horse
 				b.setKind(i, kindRider)
-				c.Species[i], c.Archetype[i], c.Weapon[i] = 3, crowd.ArchRider, crowd.WeaponSword
+				c.Species[i], c.Archetype[i], c.Weapon[i] = 3, roster.Rider, crowd.WeaponSword
 				b.base[i] = crowd.Mounted
 				h := i + 1
 				b.setKind(h, kindHorse)
-				c.Species[h], c.Archetype[h] = 1, crowd.ArchHorse
+				c.Species[h], c.Archetype[h] = 1, roster.Horse
 				b.mount[i] = int32(h)
 				w.Team[h] = uint8(team)
 				place(i)
@@ -248,7 +231,7 @@ func newBattle(reg *crowd.Registry, n int, seed uint64) *battle {
 				continue
 			case r < 18:
 				b.setKind(i, kindElephant)
-				c.Species[i], c.Archetype[i] = 2, crowd.ArchElephant
+				c.Species[i], c.Archetype[i] = 2, roster.Elephant
 			case r < 33:
 				b.setKind(i, kindArcher)
 				c.Species[i], c.Weapon[i] = 0, crowd.WeaponBow

@@ -1,0 +1,173 @@
+// Package roster is the one table of bonebake's built-in species (docs/species.md
+// §1): their ids, file names, the archetypes their units play, whether they ship a
+// far-LOD snapshot mesh, and how their clips move over the ground.
+//
+// Everything else reads it: the procedural species build their clips from its
+// gaits, the crowd runtime fills its slots and phase rates from it, and the
+// command line tells the format validators which species ids are known. It
+// imports nothing, so the online and offline halves can both depend on it.
+package roster
+
+import "fmt"
+
+// Archetype says how a unit is animated: which state → clip table it plays. A
+// species supports one or more (a humanoid file serves foot soldiers and riders).
+type Archetype uint8
+
+const (
+	Humanoid Archetype = iota
+	Horse
+	Elephant
+	// Rider is a humanoid on horseback: it plays the humanoid file's riding clips.
+	Rider
+	// NumArchetypes counts the built-in archetypes.
+	NumArchetypes
+)
+
+func (a Archetype) String() string {
+	switch a {
+	case Humanoid:
+		return "humanoid"
+	case Horse:
+		return "horse"
+	case Elephant:
+		return "elephant"
+	case Rider:
+		return "rider"
+	}
+	return fmt.Sprintf("archetype %d", uint8(a))
+}
+
+// Gait is how a clip plays in a game: one pass lasts Cycle seconds at ground speed
+// Speed (m/s). A clip with Speed > 0 is locomotion: its stride covers the ground
+// the unit moves over, so its phase follows the unit's speed. Speed 0 means the
+// clip plays in place; Cycle 0 means one pass per the clip's own duration.
+type Gait struct {
+	Cycle float64
+	Speed float64
+}
+
+// Species is one row of the roster.
+type Species struct {
+	ID   uint32 // the species_id field of its files
+	Name string // file base name: <Name>.bpat, <Name>_minimal.bpsm
+	// Archetypes its units may play; the first is what a plain unit plays.
+	Archetypes []Archetype
+	// Snapshot says the species ships a far-LOD <Name>_minimal.bpsm.
+	Snapshot bool
+	// Gaits of the clips that need one, by clip name.
+	Gaits map[string]Gait
+}
+
+// Gait returns the gait of the named clip (the zero Gait when it has none).
+func (s *Species) Gait(clip string) Gait { return s.Gaits[clip] }
+
+// The gaits. Humanoid cycles are the walk and run clips' (docs/species.md §3);
+// quadruped cycles are those of the gait model (docs/species.md §5). Ground
+// speeds are the built-in creatures' own: a stride of the baked walk covers
+// exactly Speed·Cycle metres, so the feet do not slide at that speed.
+var (
+	humanoidGaits = map[string]Gait{
+		"walk": {Cycle: 0.92, Speed: 1.4},
+		"run":  {Cycle: 0.56, Speed: 3.8},
+	}
+	horseGaits = map[string]Gait{
+		"idle":   {Cycle: 2.5},
+		"walk":   {Cycle: 1.1, Speed: 1.7},
+		"trot":   {Cycle: 0.55, Speed: 3.8},
+		"canter": {Cycle: 0.48, Speed: 6},
+		"gallop": {Cycle: 0.38, Speed: 12},
+		"fight":  {Cycle: 1},
+	}
+	elephantGaits = map[string]Gait{
+		"idle":  {Cycle: 2},
+		"walk":  {Cycle: 1.2, Speed: 1.6},
+		"run":   {Cycle: 0.6, Speed: 4.5},
+		"fight": {Cycle: 1.15},
+	}
+)
+
+var table = []Species{
+	{0, "humanoid", []Archetype{Humanoid, Rider}, false, humanoidGaits},
+	{1, "horse", []Archetype{Horse}, true, horseGaits},
+	{2, "elephant", []Archetype{Elephant}, true, elephantGaits},
+	{3, "humanoid_sword", []Archetype{Humanoid, Rider}, false, humanoidGaits},
+	{4, "humanoid_spear", []Archetype{Humanoid, Rider}, false, humanoidGaits},
+	{5, "humanoid_skeleton", []Archetype{Humanoid, Rider}, false, humanoidGaits},
+}
+
+// Builtin returns the built-in species in id order: 0 humanoid, 1 horse,
+// 2 elephant, 3 humanoid_sword, 4 humanoid_spear, 5 humanoid_skeleton. The
+// result is a copy the caller may change.
+func Builtin() []Species {
+	out := make([]Species, len(table))
+	for i, s := range table {
+		out[i] = s.clone()
+	}
+	return out
+}
+
+// ByID returns the built-in species with that id.
+func ByID(id uint32) (Species, bool) {
+	for _, s := range table {
+		if s.ID == id {
+			return s.clone(), true
+		}
+	}
+	return Species{}, false
+}
+
+// ByName returns the built-in species with that file name.
+func ByName(name string) (Species, bool) {
+	for _, s := range table {
+		if s.Name == name {
+			return s.clone(), true
+		}
+	}
+	return Species{}, false
+}
+
+// IDs lists the built-in species ids in order.
+func IDs() []uint32 {
+	ids := make([]uint32, len(table))
+	for i, s := range table {
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+// Names lists the built-in species names in id order.
+func Names() []string {
+	names := make([]string, len(table))
+	for i, s := range table {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// FirstFreeID returns the smallest species id that is neither built in nor in
+// taken: the safe id for a newly baked creature.
+func FirstFreeID(taken ...uint32) uint32 {
+	used := map[uint32]bool{}
+	for _, s := range table {
+		used[s.ID] = true
+	}
+	for _, id := range taken {
+		used[id] = true
+	}
+	id := uint32(0)
+	for used[id] {
+		id++
+	}
+	return id
+}
+
+func (s Species) clone() Species {
+	s.Archetypes = append([]Archetype(nil), s.Archetypes...)
+	g := make(map[string]Gait, len(s.Gaits))
+	for k, v := range s.Gaits {
+		g[k] = v
+	}
+	s.Gaits = g
+	return s
+}
