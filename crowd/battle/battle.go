@@ -1,0 +1,347 @@
+// Package battle is a scripted battle of two armies of the built-in species,
+// played through the crowd runtime the way a game would: targets, movement and
+// swings decided each step, the deferred melee strike timed on the clips'
+// contact markers, deaths, then one Crowd.Animate. It is what 'bonebake
+// simulate' measures and what 'bonebake view' shows in its battle layout.
+package battle
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"bonebake/crowd"
+	"bonebake/roster"
+)
+
+// Unit kinds of the battle.
+const (
+	kindInfantry = iota
+	kindArcher
+	kindRider
+	kindHorse // a rider's mount: it follows its rider and dies with it
+	kindElephant
+)
+
+// Species ids from the roster.
+var (
+	humanoid, horse, elephant = speciesID("humanoid"), speciesID("horse"), speciesID("elephant")
+	sword, spear, skeleton    = speciesID("humanoid_sword"), speciesID("humanoid_spear"), speciesID("humanoid_skeleton")
+)
+
+func speciesID(name string) uint8 {
+	s, ok := roster.ByName(name)
+	if !ok {
+		panic("battle: no built-in species " + name)
+	}
+	return uint8(s.ID)
+}
+
+// gaitSpeed is a built-in clip's ground speed: a unit moves as fast as its
+// locomotion clip's stride says, so feet do not slide.
+func gaitSpeed(species, clip string) float32 {
+	s, _ := roster.ByName(species)
+	return float32(s.Gait(clip).Speed)
+}
+
+// kindStats are a kind's combat numbers and speeds.
+type kindStats struct {
+	hp, damage, cooldown, reach float32
+	walk, run, runBeyond        float32 // m/s, and the distance beyond which it runs
+	melee                       bool
+}
+
+var kinds = [...]kindStats{
+	kindInfantry: {hp: 100, damage: 10, cooldown: 1.5, reach: 1.6, walk: gaitSpeed("humanoid", "walk"), run: gaitSpeed("humanoid", "run"), runBeyond: 10, melee: true},
+	kindArcher:   {hp: 70, damage: 7, cooldown: 2, reach: 18, walk: gaitSpeed("humanoid", "walk"), run: gaitSpeed("humanoid", "run"), runBeyond: 30},
+	// A rider charges between the horse's canter and gallop.
+	kindRider:    {hp: 140, damage: 14, cooldown: 1.8, reach: 2.2, walk: gaitSpeed("horse", "walk"), run: 9, runBeyond: 12, melee: true},
+	kindHorse:    {hp: 1},
+	kindElephant: {hp: 700, damage: 30, cooldown: 2.2, reach: 3, walk: gaitSpeed("elephant", "walk"), run: gaitSpeed("elephant", "run"), runBeyond: 15, melee: true},
+}
+
+// Battle is two armies of mixed species marching at each other, fighting and
+// dying. Units are indexed alike in Crowd, Melee and World; World.Team is a
+// unit's army, World.X and World.Z its place on the ground (metres).
+type Battle struct {
+	Crowd *crowd.Crowd
+	Melee *crowd.Melee
+	World crowd.World
+	// Heading is each unit's facing, radians about +y (0 faces +z): toward its
+	// target, or where it walks.
+	Heading []float32
+
+	reg   *crowd.Registry
+	kind  []uint8
+	mount []int32 // a rider's horse, else −1
+	base  []crowd.Flags
+	hit   []float32 // seconds of hit reaction left
+	army  [2][]int32
+	rng   *rand.Rand
+	hits  []crowd.Hit
+	speed []float32 // per-kind scaled move speeds, by unit: skeletons are a little slower
+}
+
+// New lines up two armies of n units in all facing each other 30 m apart.
+func New(reg *crowd.Registry, n int, seed uint64) *Battle {
+	b := &Battle{reg: reg, Crowd: crowd.New(n), Melee: crowd.NewMelee(n), Heading: make([]float32, n), kind: make([]uint8, n),
+		mount: make([]int32, n), base: make([]crowd.Flags, n), hit: make([]float32, n), speed: make([]float32, n),
+		rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), hits: make([]crowd.Hit, 0, 1024)}
+	b.World = crowd.World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
+	b.Crowd.Swing = b.Melee.Phase
+	c, m, w := b.Crowd, b.Melee, &b.World
+	for i := range n {
+		b.mount[i], w.Target[i] = -1, -1
+	}
+	perTeam := [2]int{n / 2, n - n/2}
+	next := 0
+	for team := range 2 {
+		cols := int(math.Ceil(math.Sqrt(float64(perTeam[team]) * 2)))
+		slot := 0
+		place := func(i int) {
+			row, col := slot/cols, slot%cols
+			slot++
+			x := (float32(col) - float32(cols)/2) * 1.4
+			z := 15 + float32(row)*1.6
+			if team == 0 {
+				z = -z
+			}
+			w.X[i], w.Z[i], w.Team[i] = x, z, uint8(team)
+			if team == 1 {
+				b.Heading[i] = math.Pi
+			}
+		}
+		end := next + perTeam[team]
+		for next < end {
+			i := next
+			r := b.rng.IntN(100)
+			switch {
+			case r < 10 && end-next >= 2: // a rider and its horse
+				b.setKind(i, kindRider)
+				c.Species[i], c.Archetype[i], c.Weapon[i] = sword, roster.Rider, crowd.WeaponSword
+				b.base[i] = crowd.Mounted
+				h := i + 1
+				b.setKind(h, kindHorse)
+				c.Species[h], c.Archetype[h] = horse, roster.Horse
+				b.mount[i] = int32(h)
+				w.Team[h] = uint8(team)
+				place(i)
+				w.X[h], w.Z[h], b.Heading[h] = w.X[i], w.Z[i], b.Heading[i]
+				next += 2
+				b.army[team] = append(b.army[team], int32(i))
+				continue
+			case r < 18:
+				b.setKind(i, kindElephant)
+				c.Species[i], c.Archetype[i] = elephant, roster.Elephant
+			case r < 33:
+				b.setKind(i, kindArcher)
+				c.Species[i], c.Weapon[i] = humanoid, crowd.WeaponBow
+			default:
+				b.setKind(i, kindInfantry)
+				switch b.rng.IntN(4) {
+				case 0:
+					c.Species[i], c.Weapon[i] = humanoid, crowd.WeaponSword
+				case 1:
+					c.Species[i], c.Weapon[i] = sword, crowd.WeaponSword
+				case 2:
+					c.Species[i], c.Weapon[i] = spear, crowd.WeaponSpear
+					m.Reach[i] = 2.4
+				case 3:
+					c.Species[i], c.Weapon[i] = skeleton, crowd.WeaponSword // a skeleton: shorter reach, slower
+					m.Reach[i], b.speed[i] = 1.3, 0.9
+				}
+			}
+			c.Variant[i] = uint8(b.rng.IntN(8))
+			place(i)
+			next++
+			b.army[team] = append(b.army[team], int32(i))
+		}
+	}
+	return b
+}
+
+// Decide runs the game side of one step of dt seconds: targets, movement and
+// swings, the melee timeline with the strikes that land, deaths, and every unit's
+// flags for the animation step.
+func (b *Battle) Decide(dt float32) {
+	b.think(dt)
+	b.hits = b.Melee.Step(&b.World, dt, b.hits[:0])
+	b.settle(dt)
+}
+
+// Step is Decide then Crowd.Animate: after it, Crowd.Out holds every unit's
+// (species, clip, frame, next, lerp).
+func (b *Battle) Step(dt float32) error {
+	b.Decide(dt)
+	return b.Crowd.Animate(b.reg, dt)
+}
+
+// Len is the number of units, horses included.
+func (b *Battle) Len() int { return len(b.World.HP) }
+
+// Mount returns the horse unit rider i sits on, or -1.
+func (b *Battle) Mount(i int) int32 { return b.mount[i] }
+
+// Alive counts the living units of army team (horses not counted).
+func (b *Battle) Alive(team int) int {
+	n := 0
+	for _, i := range b.army[team] {
+		if b.World.HP[i] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func (b *Battle) setKind(i int, k uint8) {
+	s := &kinds[k]
+	b.kind[i] = k
+	b.World.HP[i] = s.hp
+	b.Melee.Damage[i], b.Melee.Cooldown[i], b.Melee.Reach[i] = s.damage, s.cooldown, s.reach
+	b.speed[i] = 1
+	// Desynchronize the armies' first swings a little.
+	b.Melee.Wait[i] = float32(b.rng.Float64()) * s.cooldown * 0.5
+}
+
+// think picks targets, moves units and starts swings.
+func (b *Battle) think(dt float32) {
+	c, m, w := b.Crowd, b.Melee, &b.World
+	for team := range 2 {
+		for _, ii := range b.army[team] {
+			i := int(ii)
+			c.Speed[i] = 0
+			c.Flags[i] &^= crowd.Running
+			if w.HP[i] <= 0 {
+				continue
+			}
+			tg := w.Target[i]
+			if tg < 0 || w.HP[tg] <= 0 {
+				tg = b.pick(i, 1-team)
+				w.Target[i] = tg
+			}
+			if tg < 0 || m.Swinging(i) {
+				continue
+			}
+			k := &kinds[b.kind[i]]
+			dx, dz := w.X[tg]-w.X[i], w.Z[tg]-w.Z[i]
+			d := float32(math.Sqrt(float64(dx*dx + dz*dz)))
+			if d > 0 {
+				b.Heading[i] = float32(math.Atan2(float64(dx), float64(dz)))
+			}
+			reach := m.Reach[i]
+			if d > reach {
+				speed := k.walk * b.speed[i]
+				if d > k.runBeyond {
+					speed = k.run * b.speed[i]
+					c.Flags[i] |= crowd.Running
+				}
+				step := min(speed*dt, d-reach*0.8)
+				w.X[i] += dx / d * step
+				w.Z[i] += dz / d * step
+				c.Speed[i] = step / dt
+				continue
+			}
+			if !m.Ready(i) {
+				continue
+			}
+			// The swing's clip: the one the unit plays once it attacks.
+			c.Flags[i] |= crowd.Attacking
+			if k.melee {
+				c.Flags[i] |= crowd.InMelee
+			}
+			_, clip := c.Select(b.reg, i)
+			contact := float32(crowd.DefaultContact)
+			if s := b.reg.Species(uint32(c.Species[i])); s != nil {
+				contact = s.Contact(int(clip))
+			}
+			m.Start(w, i, tg, contact)
+		}
+	}
+}
+
+// pick returns a live enemy near unit i: the nearest of a few sampled, else the
+// first found by a scan; −1 when the enemy army is gone.
+func (b *Battle) pick(i, enemy int) int32 {
+	w, army := &b.World, b.army[enemy]
+	best, bestD := int32(-1), float32(math.MaxFloat32)
+	for range 8 {
+		j := army[b.rng.IntN(len(army))]
+		if w.HP[j] <= 0 {
+			continue
+		}
+		dx, dz := w.X[j]-w.X[i], w.Z[j]-w.Z[i]
+		if d := dx*dx + dz*dz; d < bestD {
+			best, bestD = j, d
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	start := b.rng.IntN(len(army))
+	for k := range min(len(army), 256) {
+		if j := army[(start+k)%len(army)]; w.HP[j] > 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+// settle applies the strikes that landed and sets every unit's flags for the
+// animation step.
+func (b *Battle) settle(dt float32) {
+	c, m, w := b.Crowd, b.Melee, &b.World
+	for _, h := range b.hits {
+		if h.Killed {
+			c.Flags[h.Target] = crowd.Dying | b.base[h.Target]
+			if mt := b.mount[h.Target]; mt >= 0 {
+				c.Flags[mt] = crowd.Dying
+				w.HP[mt] = 0
+			}
+		} else {
+			b.hit[h.Target] = 0.25
+			// Retaliation: a unit struck while its own target is out of reach turns
+			// on the attacker (a retarget: its pending strike, if any, is cancelled).
+			if v := h.Target; b.kind[v] != kindHorse && !m.Swinging(int(v)) {
+				if tg := w.Target[v]; tg < 0 || !inReach(w, v, tg, m.Reach[v]) {
+					w.Target[v] = h.Attacker
+					dx, dz := w.X[h.Attacker]-w.X[v], w.Z[h.Attacker]-w.Z[v]
+					b.Heading[v] = float32(math.Atan2(float64(dx), float64(dz)))
+				}
+			}
+		}
+	}
+	for i := range c.Flags {
+		f := c.Flags[i]
+		if f&(crowd.Dying|crowd.Dead) != 0 {
+			if f&crowd.Dying != 0 && c.State[i] == crowd.StateDie && c.Phase[i] >= 1 {
+				c.Flags[i] = crowd.Dead | b.base[i]
+			}
+			continue
+		}
+		if b.kind[i] == kindHorse {
+			continue // below, from its rider
+		}
+		f = b.base[i] | f&crowd.Running
+		if m.Swinging(i) {
+			f |= crowd.Attacking
+			if kinds[b.kind[i]].melee {
+				f |= crowd.InMelee
+			}
+		}
+		if b.hit[i] > 0 {
+			b.hit[i] -= dt
+			f |= crowd.HitReacting
+		}
+		c.Flags[i] = f
+		if h := b.mount[i]; h >= 0 && c.Flags[h]&(crowd.Dying|crowd.Dead) == 0 {
+			// The horse carries its rider: same place, same pace, fights when it does.
+			w.X[h], w.Z[h], b.Heading[h] = w.X[i], w.Z[i], b.Heading[i]
+			c.Speed[h] = c.Speed[i]
+			c.Flags[h] = f & (crowd.Running | crowd.Attacking | crowd.InMelee)
+		}
+	}
+}
+
+func inReach(w *crowd.World, a, b int32, reach float32) bool {
+	dx, dz := w.X[a]-w.X[b], w.Z[a]-w.Z[b]
+	return dx*dx+dz*dz <= reach*reach
+}

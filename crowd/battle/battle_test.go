@@ -1,0 +1,91 @@
+package battle
+
+import (
+	"math"
+	"testing"
+
+	"bonebake/bake"
+	"bonebake/crowd"
+	"bonebake/species/builtin"
+)
+
+func builtins(t *testing.T) *crowd.Registry {
+	t.Helper()
+	reg := crowd.NewRegistry()
+	t.Cleanup(func() { reg.Close() })
+	for _, s := range builtin.All() {
+		b, err := bake.SpeciesBytes(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := reg.LoadBytes(s.Name+".bpat", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reg
+}
+
+// TestBattle plays two small armies for 20 s and checks what a game relies on:
+// swings start and land on contact, the dead stay down, riders sit on their
+// horses, units face their targets, and the same seed gives the same battle.
+func TestBattle(t *testing.T) {
+	reg := builtins(t)
+	run := func() *Battle {
+		b := New(reg, 400, 7)
+		for range 1200 {
+			if err := b.Step(1.0 / 60); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b
+	}
+	b := run()
+	st := b.Melee.Stats
+	if st.Started == 0 || st.Landed == 0 || st.Landed+st.Cancelled > st.Started || st.Kills == 0 {
+		t.Fatalf("combat stats %+v", st)
+	}
+	if a0, a1 := b.Alive(0), b.Alive(1); a0+a1 >= 400 || a0 == 0 && a1 == 0 {
+		t.Fatalf("alive %d vs %d", a0, a1)
+	}
+	riders, walking := 0, 0
+	for i := range b.Len() {
+		if h := b.Mount(i); h >= 0 {
+			riders++
+			if b.World.X[h] != b.World.X[i] || b.World.Z[h] != b.World.Z[i] {
+				if b.Crowd.Flags[h]&(crowd.Dying|crowd.Dead) == 0 {
+					t.Errorf("rider %d at (%v,%v), its horse %d at (%v,%v)", i, b.World.X[i], b.World.Z[i], h, b.World.X[h], b.World.Z[h])
+				}
+			}
+		}
+		if b.World.HP[i] <= 0 && b.Crowd.Flags[i]&(crowd.Dying|crowd.Dead) == 0 {
+			t.Errorf("unit %d has no hit points but is not dying or dead", i)
+		}
+		out := b.Crowd.Out[i]
+		if uint8(out.Species) != b.Crowd.Species[i] {
+			t.Errorf("unit %d plays species %d, is %d", i, out.Species, b.Crowd.Species[i])
+		}
+		// A unit that walked this step faces its target.
+		if tg := b.World.Target[i]; tg >= 0 && b.Crowd.Speed[i] > 0 {
+			walking++
+			dx, dz := b.World.X[tg]-b.World.X[i], b.World.Z[tg]-b.World.Z[i]
+			if d := math.Hypot(float64(dx), float64(dz)); d > 0.5 {
+				want := math.Atan2(float64(dx), float64(dz))
+				if diff := math.Abs(math.Remainder(float64(b.Heading[i])-want, 2*math.Pi)); diff > 0.3 {
+					t.Errorf("unit %d heads %.2f rad, its target lies at %.2f", i, b.Heading[i], want)
+				}
+			}
+		}
+	}
+	if riders == 0 || walking == 0 {
+		t.Errorf("%d riders, %d units walking", riders, walking)
+	}
+	again := run()
+	if again.Melee.Stats != st || again.Alive(0) != b.Alive(0) {
+		t.Fatalf("same seed, different battle: %+v vs %+v", again.Melee.Stats, st)
+	}
+	for i := range b.Len() {
+		if again.Crowd.Out[i] != b.Crowd.Out[i] || again.World.X[i] != b.World.X[i] {
+			t.Fatalf("unit %d differs between two runs of the same seed", i)
+		}
+	}
+}
