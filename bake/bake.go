@@ -171,7 +171,58 @@ func (j *Job) check() error {
 	if total > MaxFrames {
 		return fmt.Errorf("bake: %.0f frames in all is more than %d: lower the fps or shorten the clips", total, MaxFrames)
 	}
+	// A reader finds clips and sockets by name, and the first of two equal names
+	// wins: the second could never be found.
+	clipSeen := map[string]int{}
+	for i, c := range j.Clips {
+		if k, dup := clipSeen[c.Name]; dup {
+			return fmt.Errorf("bake: clip %d %q (from %q) has the same name as clip %d (from %q): a reader could never find the second",
+				i, c.Name, j.Motions[c.Motion].Name, k, j.Motions[j.Clips[k].Motion].Name)
+		}
+		clipSeen[c.Name] = i
+	}
+	sockSeen := map[string]int{}
+	for i, so := range j.Sockets {
+		if k, dup := sockSeen[so.Name]; dup {
+			return fmt.Errorf("bake: socket %d %q has the same name as socket %d: a reader could never find the second", i, so.Name, k)
+		}
+		sockSeen[so.Name] = i
+	}
 	return nil
+}
+
+// Size returns the size in bytes of the BPAT file the job writes, without
+// sampling anything: a caller can refuse or announce a large bake up front.
+func (j *Job) Size() (int64, error) {
+	frames, out, err := j.plan()
+	if err != nil {
+		return 0, err
+	}
+	entry := int64(32) // v1 clip entry; v2 adds the five markers
+	for _, c := range out.Clips {
+		if c.Markers.Any() {
+			entry = 44
+		}
+	}
+	if j.Version == 2 {
+		entry = 44
+	}
+	strs := map[string]bool{}
+	var strBytes int64
+	for _, c := range out.Clips {
+		if !strs[c.Name] {
+			strs[c.Name], strBytes = true, strBytes+int64(len(c.Name))+1
+		}
+	}
+	for _, so := range out.Sockets {
+		if !strs[so.Name] {
+			strs[so.Name], strBytes = true, strBytes+int64(len(so.Name))+1
+		}
+	}
+	head := 64 + entry*int64(len(out.Clips)) + 32*int64(len(out.Sockets)) + strBytes
+	head = (head + 15) / 16 * 16
+	n := int64(len(frames))
+	return head + n*int64(out.BoneCount)*bpat.FloatsPerBone*4 + n*int64(len(out.Sockets))*bpat.FloatsPerSocket*4, nil
 }
 
 // MaxFrames bounds a bake's frame count (about 4 million: 6 GB of palettes at 24

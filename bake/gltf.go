@@ -21,7 +21,8 @@ func FromGLTF(m *gltf.Model) (Rig, []string, []Motion) {
 func GLTFManifest(m *gltf.Model) *Manifest {
 	mf := &Manifest{}
 	if m.Meta.SpeciesID != nil {
-		mf.SpeciesID = *m.Meta.SpeciesID
+		id := *m.Meta.SpeciesID
+		mf.SpeciesID = &id
 	}
 	for _, s := range m.Meta.Sockets {
 		mf.Sockets = append(mf.Sockets, ManifestSocket{Name: s.Name, Bone: s.Bone, Offset: s.Offset})

@@ -17,14 +17,21 @@ import (
 // Manifest says what to bake from a source: the seed's SpeciesManifest. It is what
 // `bonebake bake --manifest FILE` reads (YAML); flags fill in what it leaves out.
 type Manifest struct {
-	SpeciesID uint32 `yaml:"species_id"`
-	Name      string `yaml:"name"`
+	// SpeciesID is the file's species id; nil leaves the choice to the caller
+	// (LoadModel takes the first id that is not built in).
+	SpeciesID *uint32 `yaml:"species_id"`
+	Name      string  `yaml:"name"`
 	// FPS is the default frame rate of clips that do not set their own (default DefaultFPS).
 	FPS float64 `yaml:"fps"`
 	// Loops is the default loop flag of clips that do not set their own (default true).
 	Loops   *bool            `yaml:"loops"`
 	Clips   []ManifestClip   `yaml:"clips"`
 	Sockets []ManifestSocket `yaml:"sockets"`
+
+	// Where it was read from, so that errors can name the file and line.
+	path        string
+	clipLines   []int
+	socketLines []int
 }
 
 // ManifestClip is one output clip. With no clips listed, every source animation is
@@ -47,18 +54,67 @@ type ManifestSocket struct {
 }
 
 // ReadManifest parses a YAML manifest; unknown keys are errors, so typos surface.
+// Errors name the file and line and say what was expected in plain words.
 func ReadManifest(path string) (*Manifest, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var m Manifest
+	m := Manifest{path: path}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&m); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("manifest %s: %w", path, err)
+		return nil, fmt.Errorf("manifest %s: %s", path, plainYAMLError(err))
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) == nil && len(doc.Content) == 1 {
+		m.clipLines = entryLines(doc.Content[0], "clips")
+		m.socketLines = entryLines(doc.Content[0], "sockets")
 	}
 	return &m, nil
+}
+
+// entryLines returns the line of each entry of the list under key.
+func entryLines(root *yaml.Node, key string) []int {
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == key && root.Content[i+1].Kind == yaml.SequenceNode {
+			var lines []int
+			for _, e := range root.Content[i+1].Content {
+				lines = append(lines, e.Line)
+			}
+			return lines
+		}
+	}
+	return nil
+}
+
+// yamlWords turns the Go types in the YAML decoder's messages into what a
+// manifest's author wrote or should write.
+var yamlWords = strings.NewReplacer(
+	"into float64", "into a number", "into float32", "into a number",
+	"into uint32", "into a whole number of at least 0", "into *uint32", "into a whole number of at least 0",
+	"into bool", "into true or false", "into *bool", "into true or false",
+	"into [3]float32", "into a list of three numbers",
+	"into []bake.ManifestClip", "into a list of clips", "into []bake.ManifestSocket", "into a list of sockets",
+	"into map[string]float32", "into a map of marker names to phases",
+	"into bake.ManifestClip", "into a clip", "into bake.ManifestSocket", "into a socket",
+	"into bake.Manifest", "into a manifest",
+	"in type bake.Manifest", "in the manifest", "in type bake.ManifestClip", "in a clip", "in type bake.ManifestSocket", "in a socket",
+	"cannot unmarshal !!str", "cannot read the text", "cannot unmarshal !!int", "cannot read the number", "cannot unmarshal !!float", "cannot read the number", "cannot unmarshal !!bool", "cannot read", "cannot unmarshal !!seq", "cannot read a list", "cannot unmarshal !!map", "cannot read a map", "cannot unmarshal", "cannot read", "field ", "key ", "yaml: unmarshal errors:\n  ", "", "\n  ", "; ",
+)
+
+func plainYAMLError(err error) string { return yamlWords.Replace(err.Error()) }
+
+// where names a manifest entry for an error: the file and line when the
+// manifest was read from one, else the entry's index.
+func (m *Manifest) where(what string, i int, lines []int) string {
+	if m.path != "" && i < len(lines) {
+		return fmt.Sprintf("manifest %s line %d: %s", m.path, lines[i], what)
+	}
+	return fmt.Sprintf("manifest %s %d", what, i)
 }
 
 // Job resolves the manifest's names against a source: the rig (with the names of
@@ -69,7 +125,10 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		fps = DefaultFPS
 	}
 	loops := m.Loops == nil || *m.Loops
-	j := &Job{SpeciesID: m.SpeciesID, Rig: r, Motions: motions}
+	j := &Job{Rig: r, Motions: motions}
+	if m.SpeciesID != nil {
+		j.SpeciesID = *m.SpeciesID
+	}
 	clips := m.Clips
 	if len(clips) == 0 {
 		for _, mo := range motions {
@@ -83,7 +142,7 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		}
 		mi := slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == src })
 		if mi < 0 {
-			return nil, fmt.Errorf("manifest clip %d %q: no source animation %q (the source has: %s)", i, mc.Name, src, motionNames(motions))
+			return nil, fmt.Errorf("%s %q: no source animation %q (the source has: %s)", m.where("clip", i, m.clipLines), mc.Name, src, motionNames(motions))
 		}
 		c := Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: mc.Start, End: mc.End, Markers: bpat.NoMarkers()}
 		if c.Name == "" {
@@ -98,19 +157,19 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		for name, v := range mc.Markers {
 			k := slices.Index(bpat.MarkerNames(), name)
 			if k < 0 {
-				return nil, fmt.Errorf("manifest clip %q: unknown marker %q (markers: %s)", c.Name, name, strings.Join(bpat.MarkerNames(), ", "))
+				return nil, fmt.Errorf("%s %q: unknown marker %q (markers: %s)", m.where("clip", i, m.clipLines), c.Name, name, strings.Join(bpat.MarkerNames(), ", "))
 			}
 			if !(v >= 0 && v <= 1) {
-				return nil, fmt.Errorf("manifest clip %q: marker %s = %v must be a phase in [0,1]", c.Name, name, v)
+				return nil, fmt.Errorf("%s %q: marker %s = %v must be a phase in [0,1]", m.where("clip", i, m.clipLines), c.Name, name, v)
 			}
 			c.Markers[k] = v
 		}
 		j.Clips = append(j.Clips, c)
 	}
-	for _, s := range m.Sockets {
+	for i, s := range m.Sockets {
 		b := slices.Index(boneNames, s.Bone)
 		if b < 0 {
-			return nil, fmt.Errorf("manifest socket %q: no bone %q", s.Name, s.Bone)
+			return nil, fmt.Errorf("%s %q: no bone %q", m.where("socket", i, m.socketLines), s.Name, s.Bone)
 		}
 		j.Sockets = append(j.Sockets, Socket{Name: s.Name, Bone: b, Offset: s.Offset})
 	}

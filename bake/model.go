@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"bonebake/roster"
 	"bonebake/source/gltf"
 )
 
@@ -49,6 +50,9 @@ type Model struct {
 	Path string
 	GLTF *gltf.Model
 	Job  *Job
+	// DefaultSpecies says no one chose the species id: it is the first id that
+	// is not built in (roster.FirstFreeID).
+	DefaultSpecies bool
 }
 
 // LoadModel reads a skinned glTF model and resolves its bake job: the model's own
@@ -73,7 +77,14 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		mf.FPS = DefaultFPS
 	}
 	if s.SpeciesID != nil {
-		mf.SpeciesID = *s.SpeciesID
+		mf.SpeciesID = s.SpeciesID
+	}
+	defaulted := mf.SpeciesID == nil
+	if defaulted {
+		// Id 0 is the humanoid's: a model baked beside the built-ins must not
+		// take its slot.
+		id := roster.FirstFreeID()
+		mf.SpeciesID = &id
 	}
 	mf.Sockets = append(slices.Clip(mf.Sockets), s.Sockets...)
 	r, names, motions := FromGLTF(m)
@@ -88,7 +99,7 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		}
 		job.Clips[i].Loops = false
 	}
-	return &Model{Path: path, GLTF: m, Job: job}, nil
+	return &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted}, nil
 }
 
 func clipNames(cs []Clip) string {
