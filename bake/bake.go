@@ -191,12 +191,19 @@ func (j *Job) check() error {
 	return nil
 }
 
-// Size returns the size in bytes of the BPAT file the job writes, without
-// sampling anything: a caller can refuse or announce a large bake up front.
-func (j *Job) Size() (int64, error) {
+// Output is what a job will write: the BPAT file's size in bytes, its frames and
+// palette bones.
+type Output struct {
+	Bytes         int64
+	Frames, Bones int
+}
+
+// Output says what the job will write, without sampling anything: a caller can
+// refuse or announce a large bake up front.
+func (j *Job) Output() (Output, error) {
 	frames, out, err := j.plan()
 	if err != nil {
-		return 0, err
+		return Output{}, err
 	}
 	entry := int64(32) // v1 clip entry; v2 adds the five markers
 	for _, c := range out.Clips {
@@ -222,7 +229,8 @@ func (j *Job) Size() (int64, error) {
 	head := 64 + entry*int64(len(out.Clips)) + 32*int64(len(out.Sockets)) + strBytes
 	head = (head + 15) / 16 * 16
 	n := int64(len(frames))
-	return head + n*int64(out.BoneCount)*bpat.FloatsPerBone*4 + n*int64(len(out.Sockets))*bpat.FloatsPerSocket*4, nil
+	size := head + n*int64(out.BoneCount)*bpat.FloatsPerBone*4 + n*int64(len(out.Sockets))*bpat.FloatsPerSocket*4
+	return Output{Bytes: size, Frames: len(frames), Bones: out.BoneCount}, nil
 }
 
 // MaxFrames bounds a bake's frame count (about 4 million: 6 GB of palettes at 24

@@ -67,7 +67,7 @@ func TestDuplicateNames(t *testing.T) {
 	}
 	m, err := LoadModel(fox, Settings{Manifest: mf})
 	if err == nil {
-		_, err = m.Job.Size()
+		_, err = m.Job.Output()
 	}
 	if err == nil || !strings.Contains(err.Error(), `clip 2 "walk" (from "Survey") has the same name as clip 0 (from "Walk")`) {
 		t.Errorf("duplicate clips: %v", err)
@@ -81,7 +81,7 @@ func TestDuplicateNames(t *testing.T) {
 	}
 }
 
-// TestSize: the size announced before a bake is the size of the bytes it writes.
+// TestSize: the size Output announces before a bake is the size of the bytes it writes.
 func TestSize(t *testing.T) {
 	fox := loadFox(t)
 	for _, s := range []Settings{
@@ -92,10 +92,11 @@ func TestSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		size, err := m.Job.Size()
+		o, err := m.Job.Output()
 		if err != nil {
 			t.Fatal(err)
 		}
+		size := o.Bytes
 		b, err := Bytes(m.Job)
 		if err != nil {
 			t.Fatal(err)

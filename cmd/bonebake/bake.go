@@ -28,6 +28,8 @@ func newBakeCmd() *cobra.Command {
 		manifest  string
 		skin      int
 		only      []string
+		force     bool
+		verbose   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat] [flags]",
@@ -64,14 +66,24 @@ the clips it names.`,
 				}
 				if out == "" {
 					out = filepath.Join("assets", "creatures")
+				} else if strings.EqualFold(filepath.Ext(out), ".bpat") {
+					return usagef("-o %s: with no model, --out is the folder for the built-in creatures; give a model to bake into one .bpat file", out)
 				}
-				return bakeBuiltins(cmd, out, only)
+				return bakeBuiltins(cmd, out, only, verbose)
 			}
 			if cmd.Flags().Changed("species") {
 				return usagef("--species picks built-in creatures; it does not apply to a model")
 			}
 			model := a[0]
 			start := time.Now()
+			if err := inputFile(model); err != nil {
+				return err
+			}
+			if kind, err := sniff(model); err != nil {
+				return err
+			} else if kind != kindGLB && kind != kindGLTF {
+				return fmt.Errorf("%s: %s, not a glTF model: bake reads skinned glTF 2.0 models (.gltf, .glb)", model, kind)
+			}
 			flags := cmd.Flags()
 			set := bake.Settings{OneShot: oneShot, Skin: skin}
 			if flags.Changed("fps") {
@@ -100,6 +112,9 @@ the clips it names.`,
 			if out == "" {
 				out = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ".bpat"
 			}
+			if err := outputFile("-o", out); err != nil {
+				return err
+			}
 			m, err := bake.LoadModel(model, set)
 			if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 				return usagef("--%s", se)
@@ -108,6 +123,17 @@ the clips it names.`,
 				return err
 			}
 			job := m.Job
+			o, err := job.Output()
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
+			if o.Bytes > largeOutput && !force {
+				return fmt.Errorf("%s: the bake would write %s (%s of %s), more than the %s limit: lower --fps, shorten clips, or pass --force",
+					model, bytesText(o.Bytes), plural(o.Frames, "frame"), plural(o.Bones, "bone"), bytesText(largeOutput))
+			}
+			if o.Bytes > announceOutput {
+				fmt.Fprintf(cmd.ErrOrStderr(), "bonebake: writing %s to %s\n", bytesText(o.Bytes), out)
+			}
 			job.Progress = progress(cmd, "baking "+filepath.Base(model))
 			if err := bake.BakeFile(out, job); err != nil {
 				return fmt.Errorf("%s: %w", model, err)
@@ -118,8 +144,13 @@ the clips it names.`,
 			}
 			defer f.Close()
 			h := f.Header()
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: BPAT v%d, %d bones, %d clips, %d frames, %d sockets, %d bytes in %.0f ms\n",
-				out, h.Version, h.BoneCount, h.ClipCount, h.FrameTotal, h.SocketCount, f.Size(), float64(time.Since(start).Microseconds())/1000)
+			note := ""
+			if m.DefaultSpecies {
+				note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s, species %d%s, in %.0f ms\n",
+				out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
+				plural(int(h.SocketCount), "socket"), h.SpeciesID, note, float64(time.Since(start).Microseconds())/1000)
 			return nil
 		},
 	}
@@ -127,11 +158,13 @@ the clips it names.`,
 	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), or directory for the built-in creatures (default assets/creatures)")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
 	fl.Float64Var(&fps, "fps", bake.DefaultFPS, "frames per second for every clip")
-	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (ids beyond 0-5 must be registered by readers)")
+	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (default: the first id not built in; readers accept ids beyond 0-5 with --species)")
 	fl.StringSliceVar(&oneShot, "one-shot", nil, "clips that play once instead of looping (comma-separated names)")
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")
 	fl.StringVar(&manifest, "manifest", "", "YAML manifest with per-clip settings")
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to bake")
+	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s", bytesText(largeOutput)))
+	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
 	return cmd
 }
 
@@ -157,6 +190,26 @@ func parseSocket(s string) (bake.ManifestSocket, error) {
 		}
 	}
 	return ms, nil
+}
+
+// Output sizes: a bake above largeOutput needs --force (an fps typo can ask for
+// gigabytes); one above announceOutput says its size before it starts.
+const (
+	largeOutput    = 256_000_000
+	announceOutput = 16_000_000
+)
+
+// bytesText writes a size the way people read it: 164 KB, 12.3 MB, 1.21 GB.
+func bytesText(n int64) string {
+	switch {
+	case n < 1000:
+		return plural(int(n), "byte")
+	case n < 1000*1000:
+		return fmt.Sprintf("%.3g KB", float64(n)/1e3)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.3g MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.3g GB", float64(n)/1e9)
 }
 
 // progress returns a progress callback drawing a bar on stderr, or nil when stderr

@@ -14,23 +14,30 @@ import (
 )
 
 // bakeBuiltins writes the chosen built-in creatures into dir.
-func bakeBuiltins(cmd *cobra.Command, dir string, only []string) error {
+func bakeBuiltins(cmd *cobra.Command, dir string, only []string, verbose bool) error {
 	chosen, err := pickSpecies(only)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	w := cmd.OutOrStdout()
+	var files int
+	var size int64
 	for _, s := range chosen {
-		files, err := bake.WriteSpecies(dir, s, progress(cmd, "baking "+s.Name))
+		written, err := bake.WriteSpecies(dir, s, progress(cmd, "baking "+s.Name))
 		if err != nil {
 			return err
 		}
-		for _, f := range files {
-			fmt.Fprintf(w, "wrote %s: %s, %d bytes\n", f.Path, f.Holds, f.Size)
+		for _, f := range written {
+			files++
+			size += f.Size
+			if verbose {
+				fmt.Fprintf(w, "wrote %s: %s, %s\n", f.Path, f.Holds, bytesText(f.Size))
+			}
 		}
 	}
-	fmt.Fprintf(w, "baked %d creatures in %.0f ms\n", len(chosen), float64(time.Since(start).Microseconds())/1000)
+	fmt.Fprintf(w, "baked %s into %s: %s, %s, in %.0f ms\n", plural(len(chosen), "creature"), dir,
+		plural(files, "file"), bytesText(size), float64(time.Since(start).Microseconds())/1000)
 	return nil
 }
 

@@ -60,14 +60,23 @@ func TestBakeValidateSampleInspect(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bake: exit %d: %s%s", code, stdout, stderr)
 	}
+	// Baked with no species id, the model took 6, the first id that is not built
+	// in: readers refuse it until they are told of it.
+	if !strings.Contains(stdout, "species 6 (the first id not built in") {
+		t.Errorf("bake does not say which species id it chose: %s", stdout)
+	}
 	code, stdout, _ = bonebake(t, "validate", out)
+	if code != 1 || !strings.Contains(stdout, "species id 6") {
+		t.Fatalf("validate without --species: exit %d: %s", code, stdout)
+	}
+	code, stdout, _ = bonebake(t, "validate", out, "--species", "6")
 	if code != 0 || !strings.Contains(stdout, "ok") {
 		t.Fatalf("validate: exit %d: %s", code, stdout)
 	}
 
 	// SimpleSkin's animation lasts 5.5 s: at 30 fps, looping, N = 165 frames. Phase .5
 	// is position 82.5: frames 82 and 83, lerp .5.
-	code, stdout, stderr = bonebake(t, "sample", out, "--clip", "animation0", "--phase", "0.5", "--json")
+	code, stdout, stderr = bonebake(t, "sample", out, "--clip", "animation0", "--phase", "0.5", "--json", "--species", "6")
 	if code != 0 {
 		t.Fatalf("sample: exit %d: %s", code, stderr)
 	}
@@ -77,12 +86,15 @@ func TestBakeValidateSampleInspect(t *testing.T) {
 		Next    int
 		Lerp    float64
 		Palette [][]float64
-		Sockets [][]float64
+		Sockets []struct {
+			Name string
+			Rows []float64
+		}
 	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Clip != "animation0" || res.Frame != 82 || res.Next != 83 || res.Lerp != 0.5 || len(res.Palette) != 2 || len(res.Sockets) != 1 {
+	if res.Clip != "animation0" || res.Frame != 82 || res.Next != 83 || res.Lerp != 0.5 || len(res.Palette) != 2 || len(res.Sockets) != 1 || res.Sockets[0].Name != "tip" {
 		t.Fatalf("sample: %+v", res)
 	}
 	ref, err := gltfref.Load(model)
@@ -102,12 +114,12 @@ func TestBakeValidateSampleInspect(t *testing.T) {
 	for r := 0; r < 3; r++ {
 		m := res.Palette[1]
 		want := m[r*4+1] + m[r*4+3]
-		if math.Abs(res.Sockets[0][r*4+3]-want) > 1e-5 {
-			t.Fatalf("socket row %d translation %v, want %v", r, res.Sockets[0][r*4+3], want)
+		if math.Abs(res.Sockets[0].Rows[r*4+3]-want) > 1e-5 {
+			t.Fatalf("socket row %d translation %v, want %v", r, res.Sockets[0].Rows[r*4+3], want)
 		}
 	}
 
-	code, stdout, _ = bonebake(t, "inspect", out, "--json")
+	code, stdout, _ = bonebake(t, "inspect", out, "--json", "--species", "6")
 	var rep struct {
 		Version  int    `json:"version"`
 		FrameTot int    `json:"frame_total"`
@@ -134,7 +146,7 @@ func TestBakeValidateSampleInspect(t *testing.T) {
 func TestValidateReportsEachFile(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.bpat")
-	if code, _, stderr := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", good, "--one-shot", "animation0"); code != 0 {
+	if code, _, stderr := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", good, "--one-shot", "animation0", "--species-id", "1"); code != 0 {
 		t.Fatalf("bake: %s", stderr)
 	}
 	data, _ := os.ReadFile(good)

@@ -6,39 +6,72 @@ import (
 	"strings"
 
 	"bonebake/format/bpat"
+	"bonebake/format/bpsm"
 
 	"github.com/spf13/cobra"
 )
 
 func newInspectCmd() *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON  bool
+		species speciesFlag
+	)
 	cmd := &cobra.Command{
-		Use:   "inspect FILE",
-		Short: "Describe a BPAT file or a glTF model",
+		Use:   "inspect FILE [--json]",
+		Short: "Describe a BPAT file, a BPSM snapshot mesh or a glTF model",
 		Long: `Describe a file. For a BPAT file: the header, every section's offset and size,
 the clip table (frames, offset, fps, loops, markers) and the sockets; the file is
-read leniently and the result of strict validation is reported. For a glTF model
-(.gltf or .glb): its skins and joints, meshes, and animations with durations and
-key counts.`,
+read leniently and the result of strict validation is reported. For a BPSM
+snapshot mesh: the header, sections and clips. For a glTF model (.gltf or .glb):
+its skins and joints, meshes with their materials, and animations with durations
+and key counts.`,
+		Example: `  bonebake inspect assets/creatures/humanoid.bpat
+  bonebake inspect assets/creatures/horse_minimal.bpsm --json
+  bonebake inspect testdata/gltf/Fox.glb`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			if isGLTF(a[0]) {
-				return inspectGLTF(cmd, a[0], asJSON)
+			path := a[0]
+			if err := inputFile(path); err != nil {
+				return err
 			}
-			f, err := bpat.Open(a[0], bpat.Lenient())
+			kind, err := sniff(path)
 			if err != nil {
 				return err
 			}
-			defer f.Close()
-			report := describeBPAT(f)
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), report)
+			w := cmd.OutOrStdout()
+			switch kind {
+			case kindGLB, kindGLTF:
+				return inspectGLTF(cmd, path, asJSON)
+			case kindBPSM:
+				f, err := bpsm.Open(path, bpsm.Lenient(), bpsm.Species(species.extraIDs()...))
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				r := describeBPSM(f, species)
+				if asJSON {
+					return writeJSON(w, r)
+				}
+				r.print(w)
+				return nil
+			case kindBPAT:
+				f, err := bpat.Open(path, bpat.Lenient(), bpat.Species(species.extraIDs()...))
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				r := describeBPAT(f, species)
+				if asJSON {
+					return writeJSON(w, r)
+				}
+				r.print(w)
+				return nil
 			}
-			report.print(cmd.OutOrStdout())
-			return nil
+			return fmt.Errorf("%s: %s; inspect reads BPAT, BPSM and glTF files", path, kind)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")
+	species.add(cmd)
 	return cmd
 }
 
@@ -82,7 +115,7 @@ type socketReport struct {
 	Offset [3]float32 `json:"local_offset"`
 }
 
-func describeBPAT(f *bpat.File) bpatReport {
+func describeBPAT(f *bpat.File, species speciesFlag) bpatReport {
 	h := f.Header()
 	r := bpatReport{File: f.Name(), Size: f.Size(), Version: h.Version, SpeciesID: h.SpeciesID,
 		Bones: h.BoneCount, SocketCount: h.SocketCount, ClipCount: h.ClipCount,
@@ -107,7 +140,7 @@ func describeBPAT(f *bpat.File) bpatReport {
 	for i, s := range f.Sockets() {
 		r.Sockets = append(r.Sockets, socketReport{i, s.Name, s.Anchor, s.Offset})
 	}
-	if strict, err := bpat.Open(f.Name()); err != nil {
+	if strict, err := bpat.Open(f.Name(), bpat.Species(species.extraIDs()...)); err != nil {
 		r.Strict = err.Error()
 	} else {
 		strict.Close()

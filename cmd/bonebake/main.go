@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -40,7 +43,9 @@ and reads, validates and samples them the way a game does at run time.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.Version = version()
+	root.SetVersionTemplate("bonebake {{.Version}}{{\"\\n\"}}")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newBakeCmd(),
@@ -69,7 +74,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	root.SetArgs(argv)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
@@ -80,7 +85,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stderr, "bonebake:", err)
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		fmt.Fprintln(stderr, "Run 'bonebake --help' for usage.")
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
 	}
 	return exitFailure
@@ -90,6 +95,61 @@ func run(argv []string, stdout, stderr io.Writer) int {
 func isCobraUsage(err error) bool {
 	msg := err.Error()
 	return len(msg) > 16 && msg[:16] == "unknown command "
+}
+
+// version is the module version and the VCS revision the binary was built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown version)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += fmt.Sprintf(" (revision %.12s%s)", rev, modified)
+	}
+	return v + ", " + bi.GoVersion
+}
+
+// flagValue matches pflag's message for a value it cannot parse.
+var flagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+
+// plainFlagError says what a flag wanted instead of showing strconv's message.
+func plainFlagError(err error) error {
+	m := flagValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	want := "a valid value"
+	switch {
+	case strings.Contains(m[3], "ParseFloat"):
+		want = "a number"
+	case strings.Contains(m[3], "ParseUint"), strings.Contains(m[3], "ParseInt"):
+		want = "a whole number"
+		if strings.Contains(m[3], "out of range") {
+			want = "a whole number in range"
+		}
+	case strings.Contains(m[3], "ParseBool"):
+		want = "true or false"
+	}
+	flag := m[2]
+	if i := strings.LastIndex(flag, "--"); i >= 0 {
+		flag = flag[i:]
+	}
+	return fmt.Errorf("%s %q: want %s", flag, m[1], want)
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -14,9 +13,10 @@ import (
 
 func newSampleCmd() *cobra.Command {
 	var (
-		clip   string
-		phase  string
-		asJSON bool
+		clip    string
+		phase   string
+		asJSON  bool
+		species speciesFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "sample FILE --clip NAME --phase P [--json]",
@@ -34,7 +34,10 @@ phase; one-shot clips clamp it to [0,1].`,
 			if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
 				return usagef("--phase %q is not a finite number", phase)
 			}
-			f, err := bpat.Open(a[0])
+			if err := inputFile(a[0]); err != nil {
+				return err
+			}
+			f, err := bpat.Open(a[0], bpat.Species(species.extraIDs()...))
 			if err != nil {
 				return err
 			}
@@ -53,10 +56,14 @@ phase; one-shot clips clamp it to [0,1].`,
 			pal := make([]float32, f.BoneCount()*bpat.FloatsPerBone)
 			soc := make([]float32, len(f.Sockets())*bpat.FloatsPerSocket)
 			pb := f.Sample(c, p, pal, soc)
-			res := sampleResult{Clip: clip, Frame: pb.Frame, Next: pb.Next, Lerp: pb.Lerp,
-				Palette: chunks(pal, bpat.FloatsPerBone), Sockets: chunks(soc, bpat.FloatsPerSocket)}
+			res := sampleResult{File: a[0], Clip: clip, Phase: p, Frame: pb.Frame, Next: pb.Next, Lerp: pb.Lerp,
+				Palette: chunks(pal, bpat.FloatsPerBone), Sockets: []socketSample{}}
+			for i, m := range chunks(soc, bpat.FloatsPerSocket) {
+				so := f.Sockets()[i]
+				res.Sockets = append(res.Sockets, socketSample{Index: i, Name: so.Name, Anchor: so.Anchor, Rows: m})
+			}
 			if asJSON {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(res)
+				return writeJSON(cmd.OutOrStdout(), res)
 			}
 			res.print(cmd.OutOrStdout(), f)
 			return nil
@@ -65,16 +72,28 @@ phase; one-shot clips clamp it to [0,1].`,
 	cmd.Flags().StringVar(&clip, "clip", "", "clip name (required)")
 	cmd.Flags().StringVar(&phase, "phase", "0", "clip phase: 0 is the start, 1 the end")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")
+	species.add(cmd)
 	return cmd
 }
 
+// sampleResult is what sample prints; keys follow docs/json.md.
 type sampleResult struct {
-	Clip    string      `json:"clip"`
-	Frame   int         `json:"frame"`
-	Next    int         `json:"next"`
-	Lerp    float32     `json:"lerp"`
-	Palette [][]float32 `json:"palette"`
-	Sockets [][]float32 `json:"sockets"`
+	File    string         `json:"file"`
+	Clip    string         `json:"clip"`
+	Phase   float64        `json:"phase"`
+	Frame   int            `json:"frame"`
+	Next    int            `json:"next"`
+	Lerp    float32        `json:"lerp"`
+	Palette [][]float32    `json:"palette"` // per bone, 16 floats row-major
+	Sockets []socketSample `json:"sockets"`
+}
+
+// socketSample is one socket's transform: the top three rows, row-major.
+type socketSample struct {
+	Index  int       `json:"index"`
+	Name   string    `json:"name"`
+	Anchor int       `json:"anchor_bone"`
+	Rows   []float32 `json:"rows"`
 }
 
 func chunks(fs []float32, n int) [][]float32 {
@@ -91,9 +110,9 @@ func (r *sampleResult) print(w io.Writer, f *bpat.File) {
 		fmt.Fprintf(w, "\nbone %d\n", b)
 		printRows(w, m, 4)
 	}
-	for s, m := range r.Sockets {
-		fmt.Fprintf(w, "\nsocket %d %s (anchor bone %d)\n", s, f.Sockets()[s].Name, f.Sockets()[s].Anchor)
-		printRows(w, m, 3)
+	for _, so := range r.Sockets {
+		fmt.Fprintf(w, "\nsocket %d %s (anchor bone %d)\n", so.Index, so.Name, so.Anchor)
+		printRows(w, so.Rows, 3)
 	}
 }
 

@@ -1,42 +1,57 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"bonebake/format/bpat"
+	"bonebake/format/bpsm"
+	"bonebake/internal/binfile"
 
 	"github.com/spf13/cobra"
 )
 
 func newValidateCmd() *cobra.Command {
-	var lenient bool
+	var (
+		lenient bool
+		asJSON  bool
+		species speciesFlag
+	)
 	cmd := &cobra.Command{
-		Use:   "validate [--lenient] FILE...",
-		Short: "Check BPAT files against every rule of the format; one line per file",
-		Long: `Check BPAT files against every rule of the format and print one line per file.
+		Use:   "validate [--lenient] [--species IDS] [--json] FILE...",
+		Short: "Check BPAT and BPSM files against every rule of their format; one line per file",
+		Long: `Check BPAT (.bpat) and snapshot mesh (.bpsm) files against every rule of their
+format and print one line per file, naming the rule and byte offset of each problem.
 Exit status 0 when all are valid, 1 when any is not, 2 on a usage error.
+
 --lenient accepts what the game's own reader accepts (it skips the zero-byte,
-overlap, trailing-byte, fps and marker checks).`,
+layout, overlap, trailing-byte, non-finite float, fps and marker checks, and
+accepts species ids it was not told of, with a warning). Species ids beyond the
+built-in ones are valid when given with --species.`,
+		Example: `  bonebake validate assets/creatures/*.bpat assets/creatures/*.bpsm
+  bonebake validate out/fox.bpat --species 6
+  bonebake validate --json out/*.bpat`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			var opts []bpat.Option
-			if lenient {
-				opts = append(opts, bpat.Lenient())
-			}
-			out := cmd.OutOrStdout()
+			var results []validation
 			bad := 0
 			for _, path := range files {
-				f, err := bpat.Open(path, opts...)
-				if err != nil {
+				v := validate(path, lenient, species)
+				if !v.Valid {
 					bad++
-					fmt.Fprintf(out, "%s: INVALID: %s\n", path, oneLine(path, err))
-					continue
 				}
-				h := f.Header()
-				fmt.Fprintf(out, "%s: ok (BPAT v%d, species %d, %d bones, %d clips, %d frames, %d sockets)\n",
-					path, h.Version, h.SpeciesID, h.BoneCount, h.ClipCount, h.FrameTotal, h.SocketCount)
-				f.Close()
+				results = append(results, v)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if err := writeJSON(out, results); err != nil {
+					return err
+				}
+			} else {
+				for _, v := range results {
+					fmt.Fprintln(out, v.line())
+				}
 			}
 			if bad > 0 {
 				return exitError{exitFailure}
@@ -45,7 +60,106 @@ overlap, trailing-byte, fps and marker checks).`,
 		},
 	}
 	cmd.Flags().BoolVar(&lenient, "lenient", false, "accept what the game's own reader accepts")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON list, one object per file")
+	species.add(cmd)
 	return cmd
+}
+
+// validation is one file's verdict; its JSON keys follow docs/json.md.
+type validation struct {
+	File     string    `json:"file"`
+	Format   string    `json:"format,omitempty"` // "bpat" or "bpsm"; empty when unrecognized
+	Valid    bool      `json:"valid"`
+	Summary  string    `json:"summary,omitempty"`
+	Problems []problem `json:"problems"`
+}
+
+// problem is one broken rule.
+type problem struct {
+	Rule    string `json:"rule,omitempty"`
+	Offset  int64  `json:"offset"`
+	Index   int    `json:"index"`
+	Message string `json:"message"`
+}
+
+func validate(path string, lenient bool, species speciesFlag) validation {
+	v := validation{File: path, Problems: []problem{}}
+	fail := func(err error) validation {
+		var fe *binfile.FormatError
+		for _, e := range unwrapAll(err) {
+			if errors.As(e, &fe) {
+				v.Problems = append(v.Problems, problem{fe.Rule, fe.Offset, fe.Index, fe.Detail})
+			}
+		}
+		if len(v.Problems) == 0 {
+			v.Problems = append(v.Problems, problem{Offset: -1, Index: -1, Message: oneLine(path, err)})
+		}
+		return v
+	}
+	if err := inputFile(path); err != nil {
+		return fail(err)
+	}
+	switch kind, err := sniff(path); {
+	case err != nil:
+		return fail(err)
+	case kind == kindBPAT:
+		v.Format = "bpat"
+		opts := []bpat.Option{bpat.Species(species.extraIDs()...)}
+		if lenient {
+			opts = append(opts, bpat.Lenient())
+		}
+		f, err := bpat.Open(path, opts...)
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		h := f.Header()
+		v.Summary = fmt.Sprintf("BPAT v%d, species %d, %s, %s, %s, %s", h.Version, h.SpeciesID,
+			plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), plural(int(h.SocketCount), "socket"))
+	case kind == kindBPSM:
+		v.Format = "bpsm"
+		opts := []bpsm.Option{bpsm.Species(species.extraIDs()...)}
+		if lenient {
+			opts = append(opts, bpsm.Lenient())
+		}
+		f, err := bpsm.Open(path, opts...)
+		if err != nil {
+			return fail(err)
+		}
+		defer f.Close()
+		h := f.Header()
+		v.Summary = fmt.Sprintf("BPSM v%d, species %d, LOD %d, %s, %s, %s", h.Version, h.SpeciesID, h.LOD,
+			plural(int(h.VertexCount), "vertex"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"))
+	default:
+		return fail(fmt.Errorf("%s: %s, not a BPAT or BPSM file", path, kind))
+	}
+	v.Valid = true
+	return v
+}
+
+func (v *validation) line() string {
+	if v.Valid {
+		return fmt.Sprintf("%s: ok (%s)", v.File, v.Summary)
+	}
+	msgs := make([]string, len(v.Problems))
+	for i, p := range v.Problems {
+		msgs[i] = p.Message
+		if p.Rule != "" {
+			msgs[i] = fmt.Sprintf("offset %d (%#x): %s: %s", p.Offset, p.Offset, p.Rule, p.Message)
+		}
+	}
+	if len(msgs) > 1 {
+		return fmt.Sprintf("%s: INVALID: %s: %s", v.File, plural(len(msgs), "problem"), strings.Join(msgs, "; "))
+	}
+	return fmt.Sprintf("%s: INVALID: %s", v.File, msgs[0])
+}
+
+// unwrapAll lists err and, for an error joining several, each of them.
+func unwrapAll(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // oneLine renders an error on one line without repeating the file name.

@@ -54,8 +54,13 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 			start := time.Now()
 			if len(paths) > 0 {
 				assets, err = viewer.Load(paths, builtin.All())
-				what = fmt.Sprintf("%d file(s)", len(assets))
+				what = plural(len(assets), "file")
 			} else {
+				if cmd.Flags().Changed("dir") {
+					if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+						return usagef("--dir %s: no such folder", dir)
+					}
+				}
 				assets, what, err = viewer.Default(dir, builtin.All())
 			}
 			if err != nil {

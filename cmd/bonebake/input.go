@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"bonebake/roster"
+
+	"github.com/spf13/cobra"
+)
+
+// inputFile checks that path is a file a command can read, so that a directory
+// or a missing file gets a plain message instead of the mapping layer's.
+func inputFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return fmt.Errorf("%s: no such file", path)
+		}
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s: is a directory, not a file", path)
+	}
+	return nil
+}
+
+// outputFile prepares path for writing a file: its folder is created when
+// missing, and an existing directory of that name is refused.
+func outputFile(flag, path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("%s %s: is a directory; give the file name to write", flag, path)
+	}
+	if dir := parentDir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("%s %s: %w", flag, path, err)
+		}
+	}
+	return nil
+}
+
+func parentDir(path string) string {
+	i := strings.LastIndexAny(path, `/\`)
+	if i <= 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+// plural says "1 file", "2 files", "3 vertices".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if word == "vertex" {
+		return strconv.Itoa(n) + " vertices"
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// What a file is, from its first bytes.
+const (
+	kindBPAT    = "a BPAT bone palette file"
+	kindBPSM    = "a BPSM snapshot mesh"
+	kindGLB     = "a binary glTF model (.glb)"
+	kindGLTF    = "a glTF model (.gltf)"
+	kindBPX     = "a BPX container"
+	kindMot     = "a PlatinumGames motion file (.mot)"
+	kindUnknown = "not a file bonebake knows"
+)
+
+// sniff says what the file at path is by its magic bytes (a JSON object is taken
+// for a .gltf model).
+func sniff(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b := make([]byte, 16)
+	n, _ := f.Read(b)
+	b = b[:n]
+	switch {
+	case strings.HasPrefix(string(b), "BPAT"):
+		return kindBPAT, nil
+	case strings.HasPrefix(string(b), "BPSM"):
+		return kindBPSM, nil
+	case strings.HasPrefix(string(b), "glTF"):
+		return kindGLB, nil
+	case strings.HasPrefix(string(b), "BPX"):
+		return kindBPX, nil
+	case strings.HasPrefix(string(b), "mot\x00"):
+		return kindMot, nil
+	case strings.HasPrefix(strings.TrimLeft(string(b), " \t\r\n\ufeff"), "{"):
+		return kindGLTF, nil
+	}
+	return kindUnknown, nil
+}
+
+// speciesFlag is --species on the commands that read files: ids of species
+// beyond the built-in ones that a studio baked and that readers should accept.
+type speciesFlag struct{ extra []uint }
+
+func (s *speciesFlag) add(cmd *cobra.Command) {
+	cmd.Flags().UintSliceVar(&s.extra, "species", nil,
+		fmt.Sprintf("species ids to accept besides the built-in %s (comma-separated)", idRange(roster.IDs())))
+}
+
+// known is every species id a reader should accept: the built-in ones and --species.
+func (s *speciesFlag) known() []uint32 {
+	ids := roster.IDs()
+	for _, id := range s.extra {
+		ids = append(ids, uint32(id))
+	}
+	return ids
+}
+
+// extraIDs is the --species ids alone.
+func (s *speciesFlag) extraIDs() []uint32 {
+	var ids []uint32
+	for _, id := range s.extra {
+		ids = append(ids, uint32(id))
+	}
+	return ids
+}
+
+// idRange writes ids as "0-5" when they run without a gap.
+func idRange(ids []uint32) string {
+	if len(ids) > 1 && ids[len(ids)-1]-ids[0] == uint32(len(ids)-1) {
+		return fmt.Sprintf("%d-%d", ids[0], ids[len(ids)-1])
+	}
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(parts, ",")
+}

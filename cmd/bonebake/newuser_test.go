@@ -1,0 +1,153 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The rough edges a new user found, each pinned by a test.
+
+func TestDirectoriesAndWrongFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range [][]string{{"inspect", dir}, {"validate", dir}, {"sample", dir, "--clip", "a"}} {
+		code, out, errOut := bonebake(t, c...)
+		if code != 1 || !strings.Contains(out+errOut, "is a directory") || strings.Contains(out+errOut, "mapping") {
+			t.Errorf("%v: exit %d: %s%s", c, code, out, errOut)
+		}
+	}
+	creatures := filepath.Join(dir, "creatures")
+	if code, _, errOut := bonebake(t, "bake", "--out", creatures, "--species", "horse"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, _, errOut := bonebake(t, "bake", filepath.Join(creatures, "horse.bpat"), "-o", filepath.Join(dir, "x.bpat"))
+	if code != 1 || !strings.Contains(errOut, "a BPAT bone palette file, not a glTF model") {
+		t.Errorf("bake of a .bpat: exit %d: %s", code, errOut)
+	}
+	// inspect and validate read snapshot meshes too.
+	snap := filepath.Join(creatures, "horse_minimal.bpsm")
+	code, out, errOut := bonebake(t, "inspect", snap)
+	if code != 0 || !strings.Contains(out, "BPSM v1 snapshot mesh") || !strings.Contains(out, "270 triangles") {
+		t.Errorf("inspect .bpsm: exit %d: %s%s", code, out, errOut)
+	}
+	code, out, _ = bonebake(t, "validate", snap, filepath.Join(creatures, "horse.bpat"))
+	if code != 0 || strings.Count(out, ": ok (") != 2 || !strings.Contains(out, "BPSM v1") {
+		t.Errorf("validate .bpsm: exit %d: %s", code, out)
+	}
+}
+
+func TestBakeOutputs(t *testing.T) {
+	fox := sharedModel(t, "Fox.glb")
+	dir := t.TempDir()
+	// -o into a folder that does not exist yet: it is made.
+	deep := filepath.Join(dir, "a", "b", "fox.bpat")
+	code, out, errOut := bonebake(t, "bake", fox, "-o", deep)
+	if code != 0 {
+		t.Fatalf("bake into a new folder: %s", errOut)
+	}
+	// Quiet by default: one summary line, with the grammar right.
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.Contains(out, "0 sockets") || !strings.Contains(out, "3 clips") {
+		t.Errorf("summary: %q", out)
+	}
+	code, out, _ = bonebake(t, "bake", fox, "-o", deep, "--socket", "head=b_Head_05", "--species-id", "9")
+	if code != 0 || !strings.Contains(out, "1 socket,") || strings.Contains(out, "first id not built in") {
+		t.Errorf("one socket, chosen id: %q", out)
+	}
+	// -o onto a folder: said plainly, no temporary file names.
+	code, _, errOut = bonebake(t, "bake", fox, "-o", dir)
+	if code != 2 || !strings.Contains(errOut, "is a directory") || strings.Contains(errOut, ".tmp") {
+		t.Errorf("-o onto a folder: exit %d: %s", code, errOut)
+	}
+	// With no model, -o out.bpat must not make a folder of that name.
+	wd, _ := os.Getwd()
+	os.Chdir(dir)
+	code, _, errOut = bonebake(t, "bake", "-o", "out.bpat")
+	os.Chdir(wd)
+	if _, err := os.Stat(filepath.Join(dir, "out.bpat")); code != 2 || err == nil {
+		t.Errorf("bake -o out.bpat without a model: exit %d, %s, made it: %v", code, errOut, err == nil)
+	}
+	// An absurd fps is refused before anything is written, with the size.
+	huge := filepath.Join(dir, "huge.bpat")
+	code, _, errOut = bonebake(t, "bake", fox, "-o", huge, "--fps", "100000")
+	if _, err := os.Stat(huge); code != 1 || !strings.Contains(errOut, "812 MB") || !strings.Contains(errOut, "--force") || err == nil {
+		t.Errorf("--fps 100000: exit %d: %s", code, errOut)
+	}
+	// A large one is announced before it starts.
+	code, _, errOut = bonebake(t, "bake", fox, "-o", huge, "--fps", "3000")
+	if code != 0 || !strings.Contains(errOut, "writing 24.3 MB to") {
+		t.Errorf("--fps 3000: exit %d: %s", code, errOut)
+	}
+	// The built-ins: one line, or every file with --verbose.
+	code, out, _ = bonebake(t, "bake", "--out", filepath.Join(dir, "c"), "--species", "horse,elephant")
+	if code != 0 || strings.Count(strings.TrimSpace(out), "\n") != 0 || !strings.Contains(out, "baked 2 creatures") || !strings.Contains(out, "4 files") {
+		t.Errorf("quiet built-in bake: %q", out)
+	}
+	code, out, _ = bonebake(t, "bake", "--out", filepath.Join(dir, "c"), "--species", "horse", "--verbose")
+	if code != 0 || strings.Count(out, "wrote ") != 2 || !strings.Contains(out, "baked 1 creature ") {
+		t.Errorf("verbose built-in bake: %q", out)
+	}
+}
+
+func TestPlainMessages(t *testing.T) {
+	fox := sharedModel(t, "Fox.glb")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", fox, "--fps", "fast"}, `--fps "fast": want a number`},
+		{[]string{"bake", fox, "--skin", "1.5"}, `--skin "1.5": want a whole number`},
+		{[]string{"view", "--dir", "no/such/folder"}, "--dir no/such/folder: no such folder"},
+	}
+	for _, c := range cases {
+		code, _, errOut := bonebake(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "strconv") || strings.Contains(errOut, "Parse") {
+			t.Errorf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		if hint := "Run 'bonebake " + c.args[0] + " --help' for usage."; !strings.Contains(errOut, hint) {
+			t.Errorf("%v: no %q in %s", c.args, hint, errOut)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := bonebake(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "bonebake ") || !strings.Contains(out, "go1.") || !strings.HasSuffix(out, "\n") {
+		t.Errorf("--version: exit %d: %q", code, out)
+	}
+}
+
+func TestValidateJSON(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.bpat")
+	if code, _, errOut := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", good, "--species-id", "7"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, out, _ := bonebake(t, "validate", "--json", "--species", "7", good, dir)
+	var res []struct {
+		File     string
+		Format   string
+		Valid    bool
+		Problems []struct {
+			Rule    string
+			Offset  int64
+			Message string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || len(res) != 2 {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if !res[0].Valid || res[0].Format != "bpat" || res[0].File != good || len(res[0].Problems) != 0 {
+		t.Errorf("good file: %+v", res[0])
+	}
+	if res[1].Valid || len(res[1].Problems) != 1 || !strings.Contains(res[1].Problems[0].Message, "is a directory") {
+		t.Errorf("directory: %+v", res[1])
+	}
+	// Without --species 7 the file breaks the species rule, at offset 8.
+	code, out, _ = bonebake(t, "validate", "--json", good)
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 1 || len(res[0].Problems) != 1 ||
+		res[0].Problems[0].Rule != "species" || res[0].Problems[0].Offset != 8 {
+		t.Errorf("species rule: exit %d: %s", code, out)
+	}
+}
