@@ -153,8 +153,8 @@ function clipOf(A, i, override) {
 
 const fr = [0, 0, 0];
 
-// fillRecords computes every instance's frames (FACTS §1.5) into its species'
-// records at a time in seconds.
+// fillRecords computes every instance's frames (the playback rules of
+// docs/formats/bpat.md) into its species' records at a time in seconds.
 export function fillRecords(all, time, override) {
   for (const A of all) {
     const d = A.instData, R = A.rider;

@@ -1,10 +1,12 @@
 // WebGL2 setup: the skinning program, textures, buffers and vertex arrays.
 //
-// Per species: the palette block as an RGBA32F texture (unchanged bytes, FACTS
-// §1.1), the inverse bind matrices as a one-row RGBA32F texture, the socket data
-// block as another, the mesh in vertex buffers, and one buffer of per-instance
-// records drawn with one instanced call. A record is 16 floats:
-//   0 frame row, next row, lerp, 0     (the clip's frame_offset + FACTS §1.5 frames)
+// Per species: the palette block as an RGBA32F texture (unchanged bytes, laid out
+// as docs/formats/bpat.md describes), the inverse bind matrices as a one-row
+// RGBA32F texture, the socket data block as another, the mesh in vertex buffers,
+// and one buffer of per-instance records drawn with one instanced call. A record
+// is 16 floats:
+//   0 frame row, next row, lerp, 0     (the clip's frame_offset + its frames by
+//                                       docs/formats/bpat.md's playback rules)
 //   4 tint r, g, b, share of the tint non-cloth parts take
 //   8 x, z, yaw, scale
 //  12 a rider's frame row, next row, lerp, 0 (horses only)
