@@ -13,6 +13,9 @@
 //   riderClips(horse, rider)  which rider clip plays with each horse clip.
 //
 // override[A.id] is the clip every instance of A plays, or -1 for the layout's mix.
+// Of a species A it reads A.index, A.id, A.clips (with c.seconds), A.spacing,
+// A.scale and A.rider ({ asset, clipFor }, set by props.js from riderClips); it
+// touches neither WebGL nor the page.
 import { resolve } from './playback.js';
 import { RECORD } from './state.js';
 
