@@ -1,5 +1,6 @@
-// Playback math of FACTS §1.5, the same rules as bpat.Resolve in Go: a clip phase
-// becomes the two baked frames to blend and how much of the second.
+// Playback math of docs/formats/bpat.md (sampling and playback), the same rules
+// as bpat.Resolve in Go: a clip phase becomes the two baked frames to blend and
+// how much of the second.
 //
 // looping:  w = p − floor(p); pos = w·N; frame = min(floor(pos), N−1);
 //           next = (frame+1) mod N; lerp = pos − frame
@@ -44,8 +45,9 @@ export function resolve(phase, frames, loops, out = [0, 0, 0]) {
 }
 
 /**
- * The clip's playing time in seconds (FACTS §1.5): N/fps when looping (the end
- * equals the start), (N−1)/fps for a one-shot.
+ * The clip's playing time in seconds (docs/formats/bpat.md, sampling and
+ * playback): N/fps when looping (the end equals the start), (N−1)/fps for a
+ * one-shot.
  */
 export function duration(frames, fps, loops) {
   if (!(fps > 0)) return 0;

@@ -3,13 +3,14 @@
 //
 // u_palette is the file's palette block uploaded unchanged as an RGBA32F texture:
 // one frame is bone_count·4 texels (u_paletteStride), texel k of a bone is row k of
-// its row-major model-space matrix (FACTS §1.1). A texture row normally holds one
-// frame; a clip set taller than MAX_TEXTURE_SIZE is laid u_paletteFramesPerRow
-// frames to a row (the same bytes in the same order). Rows 0-2 are read: palette
-// entries are affine.
+// its row-major model-space matrix (docs/formats/bpat.md). A texture row
+// normally holds one frame; a clip set taller than MAX_TEXTURE_SIZE is laid
+// u_paletteFramesPerRow frames to a row (the same bytes in the same order). Rows
+// 0-2 are read: palette entries are affine.
 //
 // Skinning a bind-pose vertex is Σ w · lerp(P[frame], P[next], t) · inverseBind,
-// the blend done per matrix element as in bpat.Lerp (FACTS §1.5).
+// the blend done per matrix element as in bpat.Lerp (docs/formats/bpat.md's
+// playback rules).
 precision highp float;
 precision highp int;
 precision highp sampler2D;

@@ -1,0 +1,119 @@
+// The camera (orbiting a target) and the pointer controls that move it: drag to
+// orbit, right-drag or shift-drag to pan, wheel or pinch to zoom.
+import * as M from './mat.js';
+import { state, focusAsset } from './state.js';
+import { canvas } from './gl.js';
+
+const FOV = 45 * Math.PI / 180;
+
+export const cam = { target: [0, 1, 0], yaw: 0.5, pitch: 0.42, dist: 10 };
+export let viewProj = M.identity(); // column-major, set by updateCamera
+
+// frameCrowd shows the whole crowd.
+export function frameCrowd() {
+  const e = state.extent;
+  cam.target = [e.cx, e.h * 0.45, e.cz];
+  cam.dist = Math.max(e.r * 2, e.h * 3);
+  cam.yaw = state.layout === 'battle' ? 0.9 : 0.35;
+  cam.pitch = 0.42;
+}
+
+// focusSelected brings the camera close to the selected species' first instance,
+// the one the skeleton, sockets and timeline show.
+export function focusSelected() {
+  const F = focusAsset();
+  if (!F) return;
+  const i = F.members[0], crowd = state.crowd;
+  cam.target = [crowd.x[i], F.height * 0.5, crowd.z[i]];
+  cam.dist = Math.max(F.height, F.radius * 2) * 2.2;
+  cam.yaw = crowd.yaw[i] + 0.6;
+  cam.pitch = 0.25;
+}
+
+function eye() {
+  const cp = Math.cos(cam.pitch);
+  return [cam.target[0] + cam.dist * cp * Math.sin(cam.yaw), cam.target[1] + cam.dist * Math.sin(cam.pitch), cam.target[2] + cam.dist * cp * Math.cos(cam.yaw)];
+}
+
+// updateCamera sets viewProj for the canvas' size.
+export function updateCamera() {
+  const aspect = canvas.width / Math.max(1, canvas.height);
+  const far = cam.dist * 4 + state.extent.r * 4;
+  viewProj = M.multiply(M.perspective(FOV, aspect, Math.max(cam.dist * 0.01, 0.01), far), M.lookAt(eye(), cam.target, [0, 1, 0]));
+}
+
+// project maps a world point to CSS pixels in the canvas.
+export function project(p) {
+  const c = M.transform(viewProj, p);
+  return [(c[0] / c[3] * 0.5 + 0.5) * canvas.clientWidth, (0.5 - c[1] / c[3] * 0.5) * canvas.clientHeight];
+}
+
+// crowdRect is the screen rectangle (CSS pixels) the instances stand in.
+export function crowdRect() {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  const w = canvas.clientWidth, h = canvas.clientHeight, crowd = state.crowd;
+  for (let i = 0; i < crowd.n; i++) {
+    const A = state.assets[crowd.asset[i]];
+    for (const y of [0.1, 0.5, 0.9]) {
+      const c = M.transform(viewProj, [crowd.x[i], A.height * y, crowd.z[i]]);
+      if (c[3] <= 0) continue;
+      const sx = (c[0] / c[3] * 0.5 + 0.5) * w, sy = (0.5 - c[1] / c[3] * 0.5) * h;
+      x0 = Math.min(x0, sx); x1 = Math.max(x1, sx); y0 = Math.min(y0, sy); y1 = Math.max(y1, sy);
+    }
+  }
+  x0 = Math.max(0, x0); y0 = Math.max(0, y0); x1 = Math.min(w, x1); y1 = Math.min(h, y1);
+  return { x: x0, y: y0, w: Math.max(0, x1 - x0), h: Math.max(0, y1 - y0) };
+}
+
+function pan(dx, dy) {
+  const s = (cam.dist * 2 * Math.tan(FOV / 2)) / Math.max(1, canvas.clientHeight);
+  const rx = Math.cos(cam.yaw), rz = -Math.sin(cam.yaw); // the camera's right, on the ground
+  const fx = -Math.sin(cam.yaw), fz = -Math.cos(cam.yaw); // forward, on the ground
+  cam.target[0] += (-dx * rx + dy * fx) * s;
+  cam.target[2] += (-dx * rz + dy * fz) * s;
+}
+
+function orbit(dx, dy) {
+  cam.yaw -= dx * 0.006;
+  cam.pitch = Math.min(1.5, Math.max(-0.2, cam.pitch + dy * 0.006));
+}
+
+function zoom(factor) {
+  cam.dist = Math.min(5000, Math.max(0.2, cam.dist * factor));
+}
+
+export function setupPointer() {
+  const pointers = new Map();
+  let pinch = null;
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+  canvas.addEventListener('pointerdown', (e) => {
+    try { canvas.setPointerCapture(e.pointerId); } catch { /* a pointer the browser no longer tracks */ }
+    pointers.set(e.pointerId, { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.button === 1 || e.shiftKey });
+    pinch = null;
+  });
+  const end = (e) => { pointers.delete(e.pointerId); pinch = null; };
+  canvas.addEventListener('pointerup', end);
+  canvas.addEventListener('pointercancel', end);
+  canvas.addEventListener('pointermove', (e) => {
+    const p = pointers.get(e.pointerId);
+    if (!p) return;
+    const dx = e.clientX - p.x, dy = e.clientY - p.y;
+    p.x = e.clientX; p.y = e.clientY;
+    if (pointers.size === 1) {
+      if (p.pan) pan(dx, dy); else orbit(dx, dy);
+      return;
+    }
+    // Two fingers: pinch to zoom, move together to pan.
+    const [a, b] = [...pointers.values()];
+    const mid = [(a.x + b.x) / 2, (a.y + b.y) / 2], dist = Math.hypot(a.x - b.x, a.y - b.y);
+    if (pinch) {
+      if (dist > 0 && pinch.dist > 0) zoom(pinch.dist / dist);
+      pan(mid[0] - pinch.mid[0], mid[1] - pinch.mid[1]);
+    }
+    pinch = { mid, dist };
+  });
+  canvas.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    zoom(Math.exp(e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0015)));
+  }, { passive: false });
+}

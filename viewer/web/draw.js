@@ -1,0 +1,187 @@
+// Drawing a frame: the ground grid, every species' instances in one instanced
+// call (or one per material), their props, and the focus instance's skeleton and
+// socket gizmos on top.
+import * as M from './mat.js';
+import { state, stats, focusAsset, RECORD } from './state.js';
+import { gl, canvas, prog, U, dummyTex, focusBuf, focusData, axes, skeletonLines } from './gl.js';
+import { viewProj, updateCamera } from './camera.js';
+import { grid } from './scene.js';
+
+function resize() {
+  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  const w = Math.max(1, Math.round(canvas.clientWidth * dpr)), h = Math.max(1, Math.round(canvas.clientHeight * dpr));
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+}
+
+function bindTex(unit, tex) {
+  gl.activeTexture(gl.TEXTURE0 + unit);
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+}
+
+const IDENTITY = M.identity();
+const IDENTITY3 = new Float32Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
+
+// setDraw sets what the next draws read: a skinned asset's palette, a socket to
+// follow, a mesh transform (local, first) and a display rotation (display, last).
+function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTITY, display = IDENTITY3, colors = null }) {
+  if (skinned) {
+    bindTex(0, skinned.paletteTex.tex);
+    bindTex(1, skinned.ibmTex);
+    gl.uniform1i(U.u_paletteStride, skinned.paletteTex.stride);
+    gl.uniform1i(U.u_paletteFramesPerRow, skinned.paletteTex.perRow);
+  } else {
+    bindTex(0, dummyTex);
+    bindTex(1, dummyTex);
+  }
+  gl.uniform1i(U.u_skinned, skinned ? 1 : 0);
+  if (attach) {
+    bindTex(2, attach.tex.tex);
+    gl.uniform1i(U.u_attachStride, attach.tex.stride);
+    gl.uniform1i(U.u_attachFramesPerRow, attach.tex.perRow);
+    gl.uniform1i(U.u_attachBase, attach.base);
+  } else {
+    bindTex(2, dummyTex);
+  }
+  gl.uniform1i(U.u_attached, attach ? 1 : 0);
+  gl.uniform1i(U.u_unlit, unlit ? 1 : 0);
+  gl.uniformMatrix4fv(U.u_local, false, local);
+  gl.uniformMatrix3fv(U.u_display, false, display);
+  if (colors) gl.uniform3fv(U.u_roleColors, colors);
+}
+
+// setMaterial makes the next draws take their colour from a glTF material: the
+// base colour times the texture, if any. setMaterial(null) goes back to roles.
+function setMaterial(color, tex = null) {
+  gl.uniform1i(U.u_material, color ? 1 : 0);
+  if (color) gl.uniform4fv(U.u_baseColor, color);
+  gl.uniform1i(U.u_textured, tex ? 1 : 0);
+  bindTex(3, tex || dummyTex);
+}
+
+// render draws a frame with the records last uploaded.
+export function render() {
+  resize();
+  updateCamera();
+  gl.viewport(0, 0, canvas.width, canvas.height);
+  gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+  gl.enable(gl.DEPTH_TEST);
+  gl.useProgram(prog);
+  gl.uniformMatrix4fv(U.u_viewProj, false, viewProj);
+  let calls = 0, drawn = 0;
+
+  setDraw({ unlit: true });
+  gl.bindVertexArray(grid.vao);
+  gl.drawArraysInstanced(gl.LINES, 0, grid.count, 1);
+  calls++;
+
+  if (state.showCrowd) {
+    for (const A of state.assets) {
+      if (A.count === 0) continue;
+      setDraw({ skinned: A, colors: A.roleColors, display: A.display });
+      gl.bindVertexArray(A.vao);
+      if (A.mesh.materials) {
+        for (const p of A.mesh.parts) {
+          setMaterial(p.color, A.textures[p.texture] || null);
+          gl.drawElementsInstanced(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, p.first * 4, A.count);
+          calls++;
+        }
+        setMaterial(null);
+      } else {
+        gl.drawElementsInstanced(gl.TRIANGLES, A.gpu.count, gl.UNSIGNED_INT, 0, A.count);
+        calls++;
+      }
+      drawn += A.count;
+    }
+    if (state.showProps) {
+      for (const A of state.assets) {
+        if (A.count === 0) continue;
+        if (A.sword) {
+          setDraw({ attach: { tex: A.socketTex, base: A.sword.socket * 3 }, colors: A.roleColors });
+          gl.bindVertexArray(A.sword.vao);
+          gl.drawElementsInstanced(gl.TRIANGLES, A.sword.count, gl.UNSIGNED_INT, 0, A.count);
+          calls++;
+        }
+        if (A.rider) {
+          const R = A.rider;
+          setDraw({ skinned: R.asset, attach: R.source, local: R.local, colors: R.asset.roleColors });
+          gl.bindVertexArray(R.vao);
+          gl.drawElementsInstanced(gl.TRIANGLES, R.asset.gpu.count, gl.UNSIGNED_INT, 0, A.count);
+          calls++;
+        }
+      }
+    }
+  }
+
+  const F = focusAsset();
+  if (F && state.showCrowd && (state.showSkeleton || state.showSockets)) {
+    focusData.set(F.instData.subarray(0, RECORD));
+    focusData.set([1, 1, 1, 0], 4); // overlays keep their own colours
+    gl.bindBuffer(gl.ARRAY_BUFFER, focusBuf);
+    gl.bufferSubData(gl.ARRAY_BUFFER, 0, focusData);
+    gl.disable(gl.DEPTH_TEST);
+    if (state.showSkeleton) {
+      const n = skeletonVertices(F);
+      setDraw({ unlit: true, display: F.display });
+      gl.bindVertexArray(skeletonLines.vao);
+      gl.drawArraysInstanced(gl.LINES, 0, n, 1);
+      calls++;
+    }
+    if (state.showSockets && F.sockets.length > 0) {
+      const len = (F.height * 0.09) / F.scale;
+      const local = M.identity();
+      local[0] = local[5] = local[10] = len;
+      for (let s = 0; s < F.sockets.length; s++) {
+        setDraw({ unlit: true, attach: { tex: F.socketTex, base: s * 3 }, local, display: F.display });
+        gl.bindVertexArray(axes.vao);
+        gl.drawArraysInstanced(gl.LINES, 0, axes.count, 1);
+        calls++;
+      }
+    }
+    gl.enable(gl.DEPTH_TEST);
+  }
+  gl.bindVertexArray(null);
+  stats.drawCalls = calls;
+  stats.instances = drawn;
+}
+
+const skelPos = new Float32Array(64 * 6 * 3), skelCol = new Float32Array(64 * 6 * 3);
+
+// skeletonVertices writes the focus instance's bones as lines (parent origin to
+// child origin, or per-bone axes when the parents are unknown), blended from the
+// palette on the CPU the same way the shader does.
+function skeletonVertices(A) {
+  const bones = Math.min(A.info.bones, 64), P = A.palette, d = A.instData;
+  const f0 = d[0], f1 = d[1], t = d[2];
+  const at = (b, k) => {
+    const a = P[(f0 * A.info.bones + b) * 16 + k], c = P[(f1 * A.info.bones + b) * 16 + k];
+    return a + (c - a) * t;
+  };
+  const origin = (b) => [at(b, 3), at(b, 7), at(b, 11)];
+  let v = 0;
+  const put = (p, col) => { skelPos.set(p, v * 3); skelCol.set(col, v * 3); v++; };
+  const parents = A.info.parents;
+  if (parents) {
+    for (let b = 0; b < bones; b++) {
+      const p = parents[b];
+      if (p >= 0 && p < bones) { put(origin(p), [1, 0.86, 0.3]); put(origin(b), [1, 0.55, 0.15]); }
+    }
+  }
+  if (!parents || v === 0) {
+    const len = (A.height * 0.05) / A.scale;
+    for (let b = 0; b < bones; b++) {
+      const o = origin(b);
+      for (let axis = 0; axis < 3; axis++) {
+        const dir = [at(b, axis), at(b, 4 + axis), at(b, 8 + axis)];
+        const l = Math.hypot(...dir) || 1;
+        const col = [0.35, 0.35, 0.35]; col[axis] = 1;
+        put(o, col);
+        put([o[0] + (dir[0] / l) * len, o[1] + (dir[1] / l) * len, o[2] + (dir[2] / l) * len], col);
+      }
+    }
+  }
+  gl.bindBuffer(gl.ARRAY_BUFFER, skeletonLines.pos);
+  gl.bufferSubData(gl.ARRAY_BUFFER, 0, skelPos, 0, v * 3);
+  gl.bindBuffer(gl.ARRAY_BUFFER, skeletonLines.col);
+  gl.bufferSubData(gl.ARRAY_BUFFER, 0, skelCol, 0, v * 3);
+  return v;
+}

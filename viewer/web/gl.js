@@ -1,0 +1,209 @@
+// WebGL2 setup: the skinning program, textures, buffers and vertex arrays.
+//
+// Per species: the palette block as an RGBA32F texture (unchanged bytes, laid out
+// as docs/formats/bpat.md describes), the inverse bind matrices as a one-row
+// RGBA32F texture, the socket data block as another, the mesh in vertex buffers,
+// and one buffer of per-instance records drawn with one instanced call. A record
+// is 16 floats:
+//   0 frame row, next row, lerp, 0     (the clip's frame_offset + its frames by
+//                                       docs/formats/bpat.md's playback rules)
+//   4 tint r, g, b, share of the tint non-cloth parts take
+//   8 x, z, yaw, scale
+//  12 a rider's frame row, next row, lerp, 0 (horses only)
+import { $, params, stats, RECORD, RECORD_BYTES } from './state.js';
+
+const BACKGROUND = [0.149, 0.169, 0.2];
+
+export const canvas = $('view');
+export const gl = canvas.getContext('webgl2', { antialias: params.get('aa') !== '0', alpha: false });
+
+// Set by setupGL.
+export let prog, U, dummyTex;
+export let unitBuf; // a one-record instance buffer: the unit transform (the grid)
+export let focusBuf, focusData; // a one-record instance buffer: the focus instance (overlays)
+export let axes, skeletonLines; // line meshes for the socket gizmos and the skeleton overlay
+
+function compileShader(type, src, name) {
+  const s = gl.createShader(type);
+  gl.shaderSource(s, src);
+  gl.compileShader(s);
+  if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error(`${name}: ${gl.getShaderInfoLog(s)}`);
+  return s;
+}
+
+export async function fetchOK(url) {
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+  return r;
+}
+
+export async function setupGL() {
+  const [vs, fs] = await Promise.all([
+    fetchOK('skin.vert.glsl').then((r) => r.text()),
+    fetchOK('skin.frag.glsl').then((r) => r.text()),
+  ]);
+  prog = gl.createProgram();
+  gl.attachShader(prog, compileShader(gl.VERTEX_SHADER, vs, 'skin.vert.glsl'));
+  gl.attachShader(prog, compileShader(gl.FRAGMENT_SHADER, fs, 'skin.frag.glsl'));
+  gl.linkProgram(prog);
+  if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('link: ' + gl.getProgramInfoLog(prog));
+  U = {};
+  for (const n of ['u_palette', 'u_paletteStride', 'u_paletteFramesPerRow', 'u_inverseBind', 'u_skinned',
+    'u_attached', 'u_attachTex', 'u_attachStride', 'u_attachFramesPerRow', 'u_attachBase',
+    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex', 'u_display']) {
+    U[n] = gl.getUniformLocation(prog, n);
+  }
+  gl.useProgram(prog);
+  gl.uniform1i(U.u_palette, 0);
+  gl.uniform1i(U.u_inverseBind, 1);
+  gl.uniform1i(U.u_attachTex, 2);
+  gl.uniform1i(U.u_baseTex, 3);
+  const sun = [0.45, 0.8, 0.4], l = Math.hypot(...sun);
+  gl.uniform3f(U.u_sun, sun[0] / l, sun[1] / l, sun[2] / l);
+  // Draws without joint data read the attribute's constant: make it an integer one.
+  gl.vertexAttribI4ui(2, 0, 0, 0, 0);
+  dummyTex = floatTexture(new Float32Array(4), 1, 1).tex;
+  for (let u = 0; u < 4; u++) {
+    gl.activeTexture(gl.TEXTURE0 + u);
+    gl.bindTexture(gl.TEXTURE_2D, dummyTex);
+  }
+  gl.clearColor(BACKGROUND[0], BACKGROUND[1], BACKGROUND[2], 1);
+
+  unitBuf = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, unitBuf);
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0]), gl.STATIC_DRAW);
+  focusData = new Float32Array(RECORD);
+  focusBuf = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, focusBuf);
+  gl.bufferData(gl.ARRAY_BUFFER, focusData, gl.DYNAMIC_DRAW);
+
+  axes = lineMesh(new Float32Array([0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1]),
+    new Float32Array([1, .25, .25, 1, .25, .25, .3, 1, .3, .3, 1, .3, .35, .55, 1, .35, .55, 1]), focusBuf);
+  skeletonLines = lineMesh(new Float32Array(64 * 6 * 3), new Float32Array(64 * 6 * 3), focusBuf, gl.DYNAMIC_DRAW);
+}
+
+// floatTexture uploads floats (frames × texelsPerFrame RGBA texels, in order) as
+// an RGBA32F texture: one frame per row, or several per row when there are more
+// frames than MAX_TEXTURE_SIZE rows. The bytes go up unchanged.
+export function floatTexture(floats, texelsPerFrame, frames) {
+  const maxTex = gl.getParameter(gl.MAX_TEXTURE_SIZE);
+  const perRow = frames > maxTex ? Math.ceil(frames / maxTex) : 1;
+  const w = texelsPerFrame * perRow, h = Math.ceil(frames / perRow);
+  if (w > maxTex) throw new Error(`a texture of ${w}×${h} texels does not fit MAX_TEXTURE_SIZE ${maxTex}`);
+  const tex = gl.createTexture();
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+  if (perRow === 1) {
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA32F, w, h, 0, gl.RGBA, gl.FLOAT, floats);
+  } else {
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, w, h);
+    const full = Math.floor(frames / perRow);
+    if (full > 0) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, w, full, gl.RGBA, gl.FLOAT, floats, 0);
+    const rest = frames - full * perRow;
+    if (rest > 0) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, full, rest * texelsPerFrame, 1, gl.RGBA, gl.FLOAT, floats, full * w * 4);
+  }
+  return { tex, perRow, stride: texelsPerFrame };
+}
+
+function arrayBuffer(target, data, usage = gl.STATIC_DRAW) {
+  const b = gl.createBuffer();
+  gl.bindBuffer(target, b);
+  gl.bufferData(target, data, usage);
+  return b;
+}
+
+// Instance attributes 5-8 from a record buffer; play and attach can point at
+// different fields (a rider plays field 12 and follows its horse's field 0).
+function instanceAttribs(buf, playOffset, attachOffset) {
+  gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+  for (const [loc, off] of [[5, playOffset], [6, 16], [7, 32], [8, attachOffset]]) {
+    gl.enableVertexAttribArray(loc);
+    gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, RECORD_BYTES, off);
+    gl.vertexAttribDivisor(loc, 1);
+  }
+}
+
+// A triangle mesh (positions, normals, joints, weights, roles, indices).
+export function solidMesh(m) {
+  const g = {
+    pos: arrayBuffer(gl.ARRAY_BUFFER, m.positions),
+    nrm: arrayBuffer(gl.ARRAY_BUFFER, m.normals),
+    joints: m.joints ? arrayBuffer(gl.ARRAY_BUFFER, m.joints) : null,
+    weights: m.weights ? arrayBuffer(gl.ARRAY_BUFFER, m.weights) : null,
+    roles: arrayBuffer(gl.ARRAY_BUFFER, m.roles),
+    uvs: m.uvs ? arrayBuffer(gl.ARRAY_BUFFER, m.uvs) : null,
+    index: arrayBuffer(gl.ELEMENT_ARRAY_BUFFER, m.indices),
+    count: m.indices.length,
+  };
+  return g;
+}
+
+export function meshVAO(g, instBuf, playOffset = 0, attachOffset = 0) {
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  const attr = (loc, buf, size, type, integer = false) => {
+    gl.bindBuffer(gl.ARRAY_BUFFER, buf);
+    gl.enableVertexAttribArray(loc);
+    if (integer) gl.vertexAttribIPointer(loc, size, type, 0, 0);
+    else gl.vertexAttribPointer(loc, size, type, false, 0, 0);
+  };
+  attr(0, g.pos, 3, gl.FLOAT);
+  attr(1, g.nrm, 3, gl.FLOAT);
+  if (g.joints) attr(2, g.joints, 4, gl.UNSIGNED_SHORT, true);
+  if (g.weights) attr(3, g.weights, 4, gl.FLOAT);
+  attr(4, g.roles, 1, gl.UNSIGNED_BYTE);
+  if (g.uvs) attr(9, g.uvs, 2, gl.FLOAT);
+  instanceAttribs(instBuf, playOffset, attachOffset);
+  gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.index);
+  gl.bindVertexArray(null);
+  return vao;
+}
+
+// An unlit line list: positions and colours.
+export function lineMesh(positions, colors, instBuf, usage = gl.STATIC_DRAW) {
+  const m = { pos: arrayBuffer(gl.ARRAY_BUFFER, positions, usage), col: arrayBuffer(gl.ARRAY_BUFFER, colors, usage), count: positions.length / 3 };
+  m.vao = gl.createVertexArray();
+  gl.bindVertexArray(m.vao);
+  gl.bindBuffer(gl.ARRAY_BUFFER, m.pos);
+  gl.enableVertexAttribArray(0);
+  gl.vertexAttribPointer(0, 3, gl.FLOAT, false, 0, 0);
+  gl.bindBuffer(gl.ARRAY_BUFFER, m.col);
+  gl.enableVertexAttribArray(1);
+  gl.vertexAttribPointer(1, 3, gl.FLOAT, false, 0, 0);
+  instanceAttribs(instBuf, 0, 0);
+  gl.bindVertexArray(null);
+  return m;
+}
+
+// reserveRecords makes a species' record array and instance buffer hold at
+// least n records (never fewer than 16); it keeps them when they already do.
+export function reserveRecords(A, n) {
+  if (A.instCap >= n) return;
+  A.instCap = Math.max(n, 16);
+  A.instData = new Float32Array(A.instCap * RECORD);
+  gl.bindBuffer(gl.ARRAY_BUFFER, A.instBuf);
+  gl.bufferData(gl.ARRAY_BUFFER, A.instData.byteLength, gl.DYNAMIC_DRAW);
+}
+
+// uploadRecords sends a species' first A.count records to its instance buffer.
+export function uploadRecords(A) {
+  const o = A.count * RECORD;
+  if (o > 0) {
+    gl.bindBuffer(gl.ARRAY_BUFFER, A.instBuf);
+    gl.bufferSubData(gl.ARRAY_BUFFER, 0, A.instData, 0, o);
+  }
+}
+
+// checkGL counts and reports a WebGL error, if there is one.
+export function checkGL() {
+  const e = gl.getError();
+  if (e !== gl.NO_ERROR) {
+    stats.glErrors++;
+    stats.lastGLError = e;
+    console.error(`bonebake viewer: WebGL error 0x${e.toString(16)}`);
+  }
+  return e;
+}

@@ -1,0 +1,115 @@
+// The side panel: the species' info and clip table, the crowd controls and
+// keyboard shortcuts, and the frame statistics.
+import { $, state, stats, clampInt, MAX_INSTANCES } from './state.js';
+import { rebuildCrowd, focus } from './scene.js';
+import { frameSeconds } from './crowd.js';
+import { frameCrowd, focusSelected } from './camera.js';
+
+function fmtBytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+}
+
+function kvRows(table, rows) {
+  table.replaceChildren(...rows.map(([k, v]) => {
+    const tr = document.createElement('tr');
+    const a = document.createElement('td'), b = document.createElement('td');
+    a.textContent = k; b.textContent = v;
+    tr.append(a, b);
+    return tr;
+  }));
+}
+
+export function showInfo() {
+  const A = state.assets[state.selected];
+  if (!A) return;
+  const i = A.info;
+  const rows = [
+    ['name', A.name], ['kind', i.kind + (i.source ? ` (${i.source})` : '')], ['species id', i.species_id],
+    ['BPAT version', i.version], ['bones', i.bones], ['clips', i.clips.length], ['sockets', i.sockets.length],
+    ['frames', i.frame_total], ['file size', fmtBytes(i.file_size)], ['palette', `${fmtBytes(i.palette_bytes)} · ${i.bones * 4}×${i.frame_total} RGBA32F` +
+      (A.paletteTex.perRow > 1 ? ` (laid ${A.paletteTex.perRow} frames a row)` : '')],
+    ['mesh', `${i.mesh} · ${i.vertices} verts · ${i.triangles} tris`],
+  ];
+  if (A.scale !== 1) rows.push(['display scale', `×${A.scale.toPrecision(3)}`]);
+  if (i.warning) rows.push(['warning', i.warning]);
+  kvRows($('info'), rows);
+  const body = $('clips').tBodies[0];
+  const row = (cells, idx) => {
+    const tr = document.createElement('tr');
+    for (const c of cells) { const td = document.createElement('td'); td.textContent = c; tr.append(td); }
+    tr.dataset.clip = idx;
+    if ((state.override[A.id] ?? -1) === idx) tr.classList.add('selected');
+    tr.addEventListener('click', () => { state.override[A.id] = idx; showInfo(); });
+    return tr;
+  };
+  const rowsEl = [row(['', '(layout mix)', '', '', '', '', ''], -1)];
+  A.clips.forEach((c, k) => rowsEl.push(row([k, c.name, c.frames, c.fps || '?', c.loops ? 'L' : '', c.seconds.toFixed(2), Object.keys(c.markers || {}).length || ''], k)));
+  body.replaceChildren(...rowsEl);
+}
+
+let statsShown = 0;
+export function showStats(now) {
+  if (now - statsShown < 250) return;
+  statsShown = now;
+  kvRows($('stats'), [
+    ['frame time', `${stats.frameMs.toFixed(1)} ms (${(1000 / Math.max(stats.frameMs, 0.001)).toFixed(0)} fps)`],
+    ['CPU per frame', `${stats.cpuMs.toFixed(2)} ms`],
+    ['instances drawn', stats.instances],
+    ['draw calls', stats.drawCalls],
+    ['time', `${state.time.toFixed(2)} s × ${state.speed.toFixed(2)}`],
+    ['GL errors', stats.glErrors],
+  ]);
+}
+
+export function setPlaying(on) {
+  state.playing = on;
+  $('play').textContent = on ? 'pause' : 'play';
+}
+
+export function stepFrame() {
+  setPlaying(false);
+  state.time += frameSeconds(focus());
+}
+
+export function setCount(n) {
+  state.count = clampInt(n, 1, MAX_INSTANCES, state.count);
+  $('count').value = state.count;
+  $('count-n').value = state.count;
+  rebuildCrowd();
+}
+
+export function setupPanel() {
+  const sel = $('asset');
+  sel.replaceChildren(...state.assets.map((A, k) => new Option(`${A.name} (${A.info.kind})`, k)));
+  sel.value = state.selected;
+  sel.addEventListener('change', () => { state.selected = Number(sel.value); if (state.only) rebuildCrowd(); showInfo(); });
+  $('only').value = state.only ? 'selected' : 'all';
+  $('only').addEventListener('change', (e) => { state.only = e.target.value === 'selected'; rebuildCrowd(); frameCrowd(); });
+  $('count').value = state.count;
+  $('count-n').value = state.count;
+  $('count').addEventListener('input', (e) => setCount(e.target.value));
+  $('count-n').addEventListener('change', (e) => setCount(e.target.value));
+  $('layout').value = state.layout;
+  $('layout').addEventListener('change', (e) => { state.layout = e.target.value; rebuildCrowd(); frameCrowd(); });
+  $('play').addEventListener('click', () => setPlaying(!state.playing));
+  $('step').addEventListener('click', stepFrame);
+  $('frame').addEventListener('click', frameCrowd);
+  $('focus').addEventListener('click', focusSelected);
+  $('speed').addEventListener('input', (e) => { state.speed = Number(e.target.value); $('speed-v').textContent = `${state.speed.toFixed(2)}×`; });
+  for (const k of ['skeleton', 'sockets', 'props']) {
+    const key = 'show' + k[0].toUpperCase() + k.slice(1);
+    $(k).checked = state[key];
+    $(k).addEventListener('change', (e) => { state[key] = e.target.checked; });
+  }
+  window.addEventListener('keydown', (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === ' ') { setPlaying(!state.playing); e.preventDefault(); }
+    else if (e.key === '.') stepFrame();
+    else if (e.key === 'f') frameCrowd();
+    else if (e.key === 'c') focusSelected();
+  });
+  setPlaying(state.playing);
+  showInfo();
+}

@@ -1,0 +1,92 @@
+// Props: the sword humanoid's sword in its hand_r socket, and a rider on the
+// horse's saddle. Each is drawn with its carrier's instance records.
+import * as M from './mat.js';
+import { solidMesh, meshVAO } from './gl.js';
+import { riderClips } from './crowd.js';
+
+// A sword for the hand_r socket: the grip at the socket origin, the blade along +z.
+function sword() {
+  const P = [], N = [], R = [], I = [];
+  const box = (c, h, role) => {
+    const faces = [[[1, 0, 0], [0, 1, 0], [0, 0, 1]], [[-1, 0, 0], [0, 0, 1], [0, 1, 0]], [[0, 1, 0], [0, 0, 1], [1, 0, 0]],
+      [[0, -1, 0], [1, 0, 0], [0, 0, 1]], [[0, 0, 1], [1, 0, 0], [0, 1, 0]], [[0, 0, -1], [0, 1, 0], [1, 0, 0]]];
+    for (const [n, u, v] of faces) {
+      const base = P.length / 3;
+      for (const [a, b] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
+        for (let k = 0; k < 3; k++) P.push(c[k] + h[k] * (n[k] + a * u[k] + b * v[k]));
+        N.push(...n);
+        R.push(role);
+      }
+      I.push(base, base + 1, base + 2, base, base + 2, base + 3);
+    }
+  };
+  box([0, 0, -0.04], [0.017, 0.017, 0.075], 4); // grip
+  box([0, 0, -0.125], [0.026, 0.026, 0.02], 3); // pommel
+  box([0, 0, 0.045], [0.1, 0.018, 0.014], 3);   // cross-guard
+  box([0, 0, 0.44], [0.026, 0.006, 0.38], 3);   // blade
+  return { positions: new Float32Array(P), normals: new Float32Array(N), roles: new Uint8Array(R), indices: new Uint32Array(I) };
+}
+
+// setupProps gives the sword species its sword (A.sword) and the horse its rider
+// (A.rider), when the assets have them.
+export function setupProps(assets) {
+  const swordMesh = solidMesh(sword());
+  const byName = (re) => assets.find((A) => re.test(A.name));
+  for (const A of assets) {
+    const hand = A.sockets.findIndex((s) => s.name === 'hand_r');
+    if (hand >= 0 && (/sword/i.test(A.name) || A.info.species_id === 3)) {
+      A.sword = { socket: hand, vao: meshVAO(swordMesh, A.instBuf, 0, 0), count: swordMesh.count };
+    }
+  }
+  const horse = assets.find((A) => /horse/i.test(A.name) || (A.info.species_id === 1 && A.info.kind !== 'gltf'));
+  const rider = byName(/^humanoid$/i) || assets.find((A) => A.info.species_id === 0 && A.clips.some((c) => /^riding/.test(c.name)))
+    || assets.find((A) => A.clips.some((c) => /^riding/.test(c.name)));
+  if (!horse || !rider || horse === rider) return;
+  const clips = riderClips(horse, rider);
+  if (!clips) return;
+  const { idle, clipFor } = clips;
+  // Where the rider sits. With a saddle socket, the riding clips are made for a
+  // horse standing at its first frame on the rider's ground: the rider follows
+  // the saddle's motion away from there, local = inverse(saddle at that frame).
+  // Without one, the rider's pelvis goes a little above the body bone.
+  let source, local;
+  const sock = horse.sockets.findIndex((s) => /saddle|rider|mount|seat/i.test(s.name));
+  if (sock >= 0) {
+    source = { tex: horse.socketTex, base: sock * 3 };
+    const S = new Float32Array(horse.socketData.buffer, horse.socketData.byteOffset + sock * 48, 12);
+    local = inverseAffine(S);
+  } else {
+    const names = horse.info.bone_names || [];
+    let body = names.findIndex((n) => /^body$/i.test(n));
+    if (body < 0) body = Math.min(1, horse.info.bones - 1);
+    source = { tex: horse.paletteTex, base: body * 4 };
+    const rnames = rider.info.bone_names || [];
+    let pelvis = rnames.findIndex((n) => /pelvis|hips/i.test(n));
+    if (pelvis < 0) pelvis = Math.min(1, rider.info.bones - 1);
+    const o = (rider.clips[idle].frame_offset * rider.info.bones + pelvis) * 16;
+    local = M.translation(-rider.palette[o + 3], -rider.palette[o + 7] + 0.2 * horse.height / horse.scale, -rider.palette[o + 11]);
+  }
+  horse.rider = { asset: rider, clipFor, source, local, vao: meshVAO(rider.gpu, horse.instBuf, 48, 0) };
+}
+
+// inverseAffine inverts the affine matrix whose top three rows r (12 floats,
+// row-major) holds, into a column-major 4×4.
+function inverseAffine(r) {
+  const [a, b, c, tx, d, e, f, ty, g, h, i, tz] = r;
+  const A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  if (!(Math.abs(det) > 1e-12)) return M.identity();
+  const s = 1 / det;
+  // Rows of the inverse 3×3.
+  const m = [
+    [A * s, -(b * i - c * h) * s, (b * f - c * e) * s],
+    [B * s, (a * i - c * g) * s, -(a * f - c * d) * s],
+    [C * s, -(a * h - b * g) * s, (a * e - b * d) * s],
+  ];
+  const out = M.identity();
+  for (let row = 0; row < 3; row++) {
+    for (let col = 0; col < 3; col++) out[col * 4 + row] = m[row][col];
+    out[12 + row] = -(m[row][0] * tx + m[row][1] * ty + m[row][2] * tz);
+  }
+  return out;
+}

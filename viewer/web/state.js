@@ -1,0 +1,56 @@
+// The viewer's shared state: the URL's settings, what the page shows, frame
+// statistics and the test hook (window.bonebake) that the browser tests drive.
+
+// A per-instance record is 16 floats (see gl.js for the fields).
+export const RECORD = 16;
+export const RECORD_BYTES = RECORD * 4;
+export const MAX_INSTANCES = 20000;
+
+export const $ = (id) => document.getElementById(id);
+export const params = new URLSearchParams(location.search);
+
+export function clampInt(v, lo, hi, dflt) {
+  const n = Math.round(Number(v));
+  if (v === null || v === '' || !Number.isFinite(n)) return dflt;
+  return Math.min(hi, Math.max(lo, n));
+}
+
+export const state = {
+  assets: [],
+  selected: 0,
+  count: clampInt(params.get('n'), 1, MAX_INSTANCES, 300),
+  layout: params.get('layout') === 'battle' ? 'battle' : 'parade',
+  only: params.get('only') === '1', // the crowd holds the selected species alone
+  playing: params.get('paused') !== '1',
+  speed: 1,
+  time: Number(params.get('t')) || 0,
+  showSkeleton: params.get('skeleton') !== '0',
+  showSockets: params.get('sockets') !== '0',
+  showProps: params.get('props') !== '0',
+  showCrowd: true,
+  override: [], // per asset: the clip every instance of it plays, or -1 for the layout's mix
+  crowd: null, // where the instances stand: { n, asset, x, z, yaw } (crowd.js)
+  extent: null, // the crowd's ground extent: { cx, cz, r, h } (scene.js)
+};
+export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastGLError: 0, frameMs: 0, cpuMs: 0 };
+
+// The test hook; app.js adds its functions.
+export const hook = { ready: false, error: null, state, stats };
+window.bonebake = hook;
+
+export function fail(err) {
+  const msg = (err && err.stack) ? String(err.stack) : String(err);
+  hook.error = msg;
+  const box = $('message');
+  box.textContent = 'bonebake viewer: ' + msg;
+  box.hidden = false;
+  $('status').textContent = 'error';
+  console.error('bonebake viewer:', msg);
+}
+
+// focusAsset is the selected species when it has instances in the crowd: the one
+// the skeleton, sockets and timeline follow (its first instance).
+export function focusAsset() {
+  const A = state.assets[state.selected];
+  return A && A.count > 0 ? A : null;
+}
