@@ -33,6 +33,9 @@ buffer; anything else binary glTF.`,
 			if out == "" {
 				out = s.Name + ".glb"
 			}
+			if err := outputFile("-o", out); err != nil {
+				return err
+			}
 			if err := gltf.WriteFile(out, bake.ExportSpecies(s)); err != nil {
 				return err
 			}

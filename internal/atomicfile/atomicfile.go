@@ -7,8 +7,10 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -17,15 +19,19 @@ import (
 // only when write, flush and close all succeed. On any failure the temporary
 // file is removed and path is left as it was.
 func Write(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("writing %s: folder %s does not exist: %w", path, dir, fs.ErrNotExist)
+		}
+		return fmt.Errorf("writing %s: %w", path, withoutPath(err))
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
-			err = fmt.Errorf("writing %s: %w", path, err)
+			err = fmt.Errorf("writing %s: %w", path, withoutPath(err))
 		}
 	}()
 	bw := bufio.NewWriterSize(tmp, 1<<16)
@@ -41,5 +47,22 @@ func Write(path string, write func(io.Writer) error) (err error) {
 	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
 		return err
 	}
+	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+		return fmt.Errorf("it is a directory")
+	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// withoutPath drops the temporary file's name from an operating-system error: the
+// user named the target, not the temporary file.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
