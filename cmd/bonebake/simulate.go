@@ -51,6 +51,7 @@ Without --assets the built-in species are baked in memory first.`,
 				return err
 			}
 			defer reg.Close()
+			cfg.progress = progress(cmd, "simulating")
 			res, err := simulate(cfg, reg)
 			if err != nil {
 				return err
@@ -79,6 +80,11 @@ type simConfig struct {
 	assets      string
 	seed        uint64
 	maxSteps    int // tests: stop early
+	// progress, when set, hears (steps done, steps) about ten times a second once
+	// the run has lasted progressAfter (a second unless set), so that short runs
+	// draw no bar.
+	progress      func(done, total int)
+	progressAfter time.Duration
 }
 
 type simResult struct {
@@ -155,7 +161,15 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 	anim := make([]float64, 0, steps)
 	frame := make([]float64, 0, steps)
 	goruntime.GC() // the bake's garbage, collected before the clock starts
-	for range steps {
+	if cfg.progressAfter == 0 {
+		cfg.progressAfter = time.Second
+	}
+	began, shown := time.Now(), time.Time{}
+	for step := range steps {
+		if cfg.progress != nil && time.Since(began) > cfg.progressAfter && time.Since(shown) > 100*time.Millisecond {
+			cfg.progress(step, steps)
+			shown = time.Now()
+		}
 		t0 := time.Now()
 		b.Decide(dt)
 		t1 := time.Now()
@@ -165,6 +179,9 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 		t2 := time.Now()
 		anim = append(anim, float64(t2.Sub(t1).Nanoseconds())/float64(cfg.units))
 		frame = append(frame, float64(t2.Sub(t0).Nanoseconds())/1e6)
+	}
+	if !shown.IsZero() {
+		cfg.progress(steps, steps)
 	}
 	res := &simResult{Units: cfg.units, Steps: steps, Seconds: float64(steps) * cfg.dt, DT: cfg.dt, Species: map[string]int{},
 		AttacksStarted: b.Melee.Stats.Started, HitsLanded: b.Melee.Stats.Landed, HitsCancelled: b.Melee.Stats.Cancelled,

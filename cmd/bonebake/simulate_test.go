@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSimulateJSON(t *testing.T) {
@@ -93,5 +94,35 @@ func TestSimulateUsage(t *testing.T) {
 	}
 	if code, out, _ := bonebake(t, "simulate", "--help"); code != 0 || !strings.Contains(out, "--assets") {
 		t.Errorf("help: exit %d", code)
+	}
+}
+
+// TestSimulateProgress: a run that lasts longer than its threshold reports its
+// steps while it goes and ends on the total, so a terminal's bar fills and clears.
+func TestSimulateProgress(t *testing.T) {
+	reg, _, err := simRegistry("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	var calls [][2]int
+	cfg := simConfig{units: 50, seconds: 2, dt: 1.0 / 60, seed: 1, progressAfter: time.Nanosecond,
+		progress: func(done, total int) { calls = append(calls, [2]int{done, total}) }}
+	if _, err := simulate(cfg, reg); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) < 2 || calls[len(calls)-1] != [2]int{120, 120} {
+		t.Fatalf("progress calls %v", calls)
+	}
+	for i := 1; i < len(calls); i++ {
+		if calls[i][0] < calls[i-1][0] || calls[i][1] != 120 {
+			t.Fatalf("progress calls %v", calls)
+		}
+	}
+	// The default threshold keeps a short run silent.
+	calls = nil
+	cfg.progressAfter = 0
+	if _, err := simulate(cfg, reg); err != nil || len(calls) != 0 {
+		t.Fatalf("short run reported progress: %v %v", err, calls)
 	}
 }
