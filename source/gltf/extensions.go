@@ -121,3 +121,24 @@ func (d *document) checkVersion(jsonBytes []byte) error {
 
 // convertHint says how to turn a glTF 1.0 file into 2.0.
 const convertHint = "gltf-pipeline (npx gltf-pipeline -i IN -o OUT.gltf upgrades 1.0 files) or Blender's glTF importer and exporter"
+
+// dracoMesh returns why mesh mi cannot be read when a primitive of it is
+// Draco-compressed with no uncompressed fallback (the extension is required, or
+// POSITION has no buffer view), else nil.
+func (d *document) dracoMesh(mi int) error {
+	for pi, p := range d.doc.Meshes[mi].Primitives {
+		if _, ok := p.Extensions[extDraco]; !ok {
+			continue
+		}
+		fallback := !d.required(extDraco)
+		if acc, ok := p.Attributes[qgltf.POSITION]; ok && acc >= 0 && acc < len(d.doc.Accessors) {
+			fallback = fallback && d.doc.Accessors[acc].BufferView != nil
+		}
+		if !fallback {
+			return d.fail(RuleExtension, "%s primitive %d is Draco-compressed (%s), which bonebake cannot decode (there is no maintained pure-Go Draco decoder): "+
+				"palettes bake from the skeleton and animations, but what needs the mesh (bonebake view's skinned mesh, bone animation textures) does not have it; "+
+				"re-export the model without Draco compression", label("mesh", mi, d.doc.Meshes[mi].Name), pi, extDraco)
+		}
+	}
+	return nil
+}

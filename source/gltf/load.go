@@ -59,8 +59,13 @@ type Model struct {
 	// called "animation_<N>", as three.js names it.
 	Clips []anim.Clip
 	// Mesh is the skinned mesh: every primitive of the mesh on ModelBone's node,
-	// merged. Nil when ModelBone is -1.
+	// merged. Nil when ModelBone is -1, or when MeshError says why it cannot be
+	// read.
 	Mesh *Mesh
+	// MeshError, when set, says why the skinned mesh was not read although the
+	// file has one (it is Draco-compressed): the skeleton and clips are complete,
+	// but commands that need the mesh must stop with this error.
+	MeshError error
 	// Parts splits Mesh's triangles by glTF primitive, each with its material.
 	Parts []Part
 	// Warnings says what of the file was not used and why (a texture that cannot
@@ -90,6 +95,9 @@ func Load(path string, opt Options) (*Model, error) {
 
 func (d *document) model(opt Options) (*Model, error) {
 	doc := d.doc
+	if err := d.checkRequired(); err != nil {
+		return nil, err
+	}
 	if len(doc.Skins) == 0 {
 		return nil, d.fail(RuleSkinIndex, "the file has no skins")
 	}
@@ -191,6 +199,10 @@ func (d *document) model(opt Options) (*Model, error) {
 	}
 	if meshNode >= 0 {
 		mi := *doc.Nodes[meshNode].Mesh
+		if m.MeshError = d.dracoMesh(mi); m.MeshError != nil {
+			m.Warnings = append(m.Warnings, m.MeshError.Error())
+			return m, nil
+		}
 		if m.Mesh, m.Parts, err = d.mesh(mi, len(skin.Joints)); err != nil {
 			return nil, err
 		}
