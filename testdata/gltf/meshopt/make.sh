@@ -22,6 +22,8 @@ for m in Fox.glb CesiumMan.gltf RiggedSimple.gltf SimpleSkin.gltf; do
 	fi
 	# lossless values: the palettes must equal the original's
 	pack -i "$in" -o "$b.meshopt.glb" -c -noq -af 0 -ac -kn -km -tr
+	# the same without compression: what the meshopt copy must decode to
+	pack -i "$in" -o "$b.plain.glb" -noq -af 0 -ac -kn -km -tr
 	# what web pipelines ship: quantized, filtered, v0 codec (EXT) and v1 codec (KHR)
 	pack -i "$in" -o "$b.cc.glb" -cc -kn -tr
 	pack -i "$in" -o "$b.khr.glb" -cc -ce khr -kn -tr
