@@ -112,6 +112,12 @@ the clips it names.`,
 			}
 			for _, name := range oneShot {
 				i := slices.IndexFunc(job.Clips, func(c bake.Clip) bool { return c.Name == name })
+				if old := name; i < 0 && bake.LegacyClipName(name) != name {
+					name = bake.LegacyClipName(name)
+					if i = slices.IndexFunc(job.Clips, func(c bake.Clip) bool { return c.Name == name }); i >= 0 {
+						fmt.Fprintf(cmd.ErrOrStderr(), "note: --one-shot %s: unnamed animations are now called %s\n", old, name)
+					}
+				}
 				if i < 0 {
 					return usagef("--one-shot %q: no such clip (clips: %s)", name, clipNames(job.Clips))
 				}
