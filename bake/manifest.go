@@ -142,6 +142,9 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		}
 		mi := slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == src })
 		if mi < 0 {
+			mi = slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == LegacyClipName(src) })
+		}
+		if mi < 0 {
 			return nil, fmt.Errorf("%s %q: no source animation %q (the source has: %s)", m.where("clip", i, m.clipLines), mc.Name, src, motionNames(motions))
 		}
 		c := Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: mc.Start, End: mc.End, Markers: bpat.NoMarkers()}
@@ -174,6 +177,17 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		j.Sockets = append(j.Sockets, Socket{Name: s.Name, Bone: b, Offset: s.Offset})
 	}
 	return j, nil
+}
+
+// LegacyClipName maps the name bonebake once gave an unnamed glTF animation,
+// "animation3", to the one it gives now and three.js uses, "animation_3"; any
+// other name is returned as it is.
+func LegacyClipName(name string) string {
+	digits := strings.TrimPrefix(name, "animation")
+	if digits == name || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return name
+	}
+	return "animation_" + digits
 }
 
 func motionNames(ms []Motion) string {

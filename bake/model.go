@@ -53,6 +53,9 @@ type Model struct {
 	// DefaultSpecies says no one chose the species id: it is the first id that
 	// is not built in (roster.FirstFreeID).
 	DefaultSpecies bool
+	// Notes are things the caller should tell the user (an old clip name that
+	// was understood).
+	Notes []string
 }
 
 // LoadModel reads a skinned glTF model and resolves its bake job: the model's own
@@ -92,14 +95,20 @@ func LoadModel(path string, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	var notes []string
 	for _, name := range s.OneShot {
 		i := slices.IndexFunc(job.Clips, func(c Clip) bool { return c.Name == name })
+		if old := LegacyClipName(name); i < 0 && old != name {
+			if i = slices.IndexFunc(job.Clips, func(c Clip) bool { return c.Name == old }); i >= 0 {
+				notes = append(notes, fmt.Sprintf("one-shot %s: unnamed animations are now called %s", name, old))
+			}
+		}
 		if i < 0 {
 			return nil, &SettingError{"one-shot", fmt.Errorf("%s: no clip %q (clips: %s)", path, name, clipNames(job.Clips))}
 		}
 		job.Clips[i].Loops = false
 	}
-	return &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted}, nil
+	return &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes}, nil
 }
 
 func clipNames(cs []Clip) string {

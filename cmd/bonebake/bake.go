@@ -123,6 +123,9 @@ the clips it names.`,
 				return err
 			}
 			job := m.Job
+			for _, n := range m.Notes {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
+			}
 			o, err := job.Output()
 			if err != nil {
 				return fmt.Errorf("%s: %w", model, err)

@@ -76,7 +76,7 @@ func TestBakeValidateSampleInspect(t *testing.T) {
 
 	// SimpleSkin's animation lasts 5.5 s: at 30 fps, looping, N = 165 frames. Phase .5
 	// is position 82.5: frames 82 and 83, lerp .5.
-	code, stdout, stderr = bonebake(t, "sample", out, "--clip", "animation0", "--phase", "0.5", "--json", "--species", "6")
+	code, stdout, stderr = bonebake(t, "sample", out, "--clip", "animation_0", "--phase", "0.5", "--json", "--species", "6")
 	if code != 0 {
 		t.Fatalf("sample: exit %d: %s", code, stderr)
 	}
@@ -94,7 +94,7 @@ func TestBakeValidateSampleInspect(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	if res.Clip != "animation0" || res.Frame != 82 || res.Next != 83 || res.Lerp != 0.5 || len(res.Palette) != 2 || len(res.Sockets) != 1 || res.Sockets[0].Name != "tip" {
+	if res.Clip != "animation_0" || res.Frame != 82 || res.Next != 83 || res.Lerp != 0.5 || len(res.Palette) != 2 || len(res.Sockets) != 1 || res.Sockets[0].Name != "tip" {
 		t.Fatalf("sample: %+v", res)
 	}
 	ref, err := gltfref.Load(model)
@@ -146,8 +146,9 @@ func TestBakeValidateSampleInspect(t *testing.T) {
 func TestValidateReportsEachFile(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.bpat")
-	if code, _, stderr := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", good, "--one-shot", "animation0", "--species-id", "1"); code != 0 {
-		t.Fatalf("bake: %s", stderr)
+	// the old name of an unnamed animation is accepted, with a note
+	if code, _, stderr := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", good, "--one-shot", "animation0", "--species-id", "1"); code != 0 || !strings.Contains(stderr, "now called animation_0") {
+		t.Fatalf("bake: exit %d: %s", code, stderr)
 	}
 	data, _ := os.ReadFile(good)
 	bad := filepath.Join(dir, "bad.bpat")

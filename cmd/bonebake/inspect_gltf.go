@@ -34,6 +34,16 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		fmt.Fprintf(w, ", generator %q", info.Generator)
 	}
 	fmt.Fprintln(w)
+	if len(info.Extensions) > 0 {
+		fmt.Fprintln(w, "\nextensions:")
+		for _, e := range info.Extensions {
+			req := "used"
+			if e.Required {
+				req = "required"
+			}
+			fmt.Fprintf(w, "  %-34s %-8s %-11s %s\n", e.Name, req, e.Support, e.Why)
+		}
+	}
 	for _, s := range info.Skins {
 		fmt.Fprintf(w, "\nskin %d %q: %d joints, used by nodes %v\n", s.Index, s.Name, s.JointCount, s.MeshNodes)
 		for i, j := range s.Joints {
@@ -65,7 +75,7 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 	for _, a := range info.Animations {
 		name := a.Name
 		if name == "" {
-			name = fmt.Sprintf("animation%d (unnamed)", a.Index) // the name bake gives it
+			name = fmt.Sprintf("animation_%d (unnamed)", a.Index) // the name bake gives it
 		}
 		fmt.Fprintf(w, "%3d  %-24s %9.4f %9d %6d\n", a.Index, name, a.Duration, len(a.Channels), a.Keys)
 	}

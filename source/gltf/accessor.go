@@ -2,6 +2,7 @@ package gltf
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	qgltf "github.com/qmuntal/gltf"
@@ -106,12 +107,24 @@ func (d *document) bufferView(i int, what string) ([]byte, int, error) {
 	if bv.Buffer < 0 || bv.Buffer >= len(d.buffers) {
 		return nil, 0, d.fail(RuleBufferView, "buffer view %d: buffer %d does not exist (there are %d)", i, bv.Buffer, len(d.buffers))
 	}
-	buf := d.buffers[bv.Buffer]
-	if bv.ByteOffset < 0 || bv.ByteLength < 1 || bv.ByteOffset > len(buf) || bv.ByteLength > len(buf)-bv.ByteOffset {
-		return nil, 0, d.fail(RuleBufferView, "buffer view %d: bytes [%d, +%d) are outside buffer %d (%d bytes)", i, bv.ByteOffset, bv.ByteLength, bv.Buffer, len(buf))
-	}
 	if bv.ByteStride != 0 && (bv.ByteStride < 4 || bv.ByteStride > 252) {
 		return nil, 0, d.fail(RuleBufferView, "buffer view %d: byteStride %d is outside [4, 252]", i, bv.ByteStride)
+	}
+	if name, m, err := d.meshoptExtension(bv.Extensions, fmt.Sprintf("buffer view %d", i)); err != nil {
+		return nil, 0, err
+	} else if m != nil {
+		b, err := d.decodeMeshopt(i, name, m)
+		if err != nil {
+			return nil, 0, err
+		}
+		return b, bv.ByteStride, nil
+	}
+	buf := d.buffers[bv.Buffer]
+	if buf == nil {
+		return nil, 0, d.fail(RuleBufferView, "buffer view %d: buffer %d is a meshopt fallback buffer with no data, and the view has no meshopt extension to decode", i, bv.Buffer)
+	}
+	if bv.ByteOffset < 0 || bv.ByteLength < 1 || bv.ByteOffset > len(buf) || bv.ByteLength > len(buf)-bv.ByteOffset {
+		return nil, 0, d.fail(RuleBufferView, "buffer view %d: bytes [%d, +%d) are outside buffer %d (%d bytes)", i, bv.ByteOffset, bv.ByteLength, bv.Buffer, len(buf))
 	}
 	return buf[bv.ByteOffset : bv.ByteOffset+bv.ByteLength], bv.ByteStride, nil
 }

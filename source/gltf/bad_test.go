@@ -262,7 +262,10 @@ func TestBadFiles(t *testing.T) {
 		{"GLB chunk past the end", glb(js, 1000, uint32(20+len(js))), RuleSyntax, "chunk"},
 		{"GLB length past the end", glb(js, uint32(len(js)), 5000), RuleSyntax, "5000"},
 		{"GLB short header", []byte("glTF\x02\x00\x00\x00"), RuleSyntax, "header"},
-		{"GLB version 1", append([]byte("glTF\x01\x00\x00\x00"), make([]byte, 20)...), RuleSyntax, "version"},
+		{"GLB version 1", append([]byte("glTF\x01\x00\x00\x00"), make([]byte, 20)...), RuleVersion, "glTF 1.0 is not supported (GLB version 1, KHR_binary_glTF); convert it to 2.0 with gltf-pipeline"},
+		{"GLB version 3", append([]byte("glTF\x03\x00\x00\x00"), make([]byte, 20)...), RuleVersion, "GLB version is 3, only 2 is supported"},
+		{"glTF 1.0 JSON", []byte(`{"asset":{"version":"1.0"},"meshes":{"m":{"primitives":[]}},"scene":"s"}`), RuleVersion, "glTF 1.0 is not supported (asset.version 1.0); convert it to 2.0 with gltf-pipeline"},
+		{"glTF 1.0 number version", []byte(`{"asset":{"version":1},"meshes":{}}`), RuleVersion, "glTF 1 is not supported (asset.version 1)"},
 		{"GLB without BIN for buffer 0", glb(`{"asset":{"version":"2.0"},"buffers":[{"byteLength":4}]}`, 56, 76), RuleBuffer, "BIN"},
 		{"no skins", []byte(js), RuleSkinIndex, "no skins"},
 	}

@@ -10,6 +10,8 @@ type Rule string
 const (
 	RuleFile          Rule = "file"           // the file cannot be read
 	RuleSyntax        Rule = "syntax"         // not valid glTF JSON or GLB container
+	RuleVersion       Rule = "version"        // not glTF 2.0 (asset.version, GLB version)
+	RuleExtension     Rule = "extension"      // a required extension is not implemented, or its data is bad
 	RuleBuffer        Rule = "buffer"         // a buffer's data is missing, short or unreadable
 	RuleBufferView    Rule = "buffer-view"    // a buffer view lies outside its buffer
 	RuleAccessor      Rule = "accessor"       // an accessor is out of range or of a type its use forbids

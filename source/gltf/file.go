@@ -28,6 +28,8 @@ type document struct {
 	parents []int // parent node of each node, -1 for roots
 	// textures caches what each texture index resolved to (see texture).
 	textures map[int]textureResult
+	// decoded caches the decoded bytes of meshopt-compressed buffer views.
+	decoded map[int][]byte
 }
 
 func (d *document) fail(rule Rule, format string, args ...any) error {
@@ -62,6 +64,9 @@ func decodeDocument(path string, data []byte, dir string) (*document, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := d.checkVersion(jsonBytes); err != nil {
+		return nil, err
+	}
 	if err := d.preflight(jsonBytes); err != nil {
 		return nil, err
 	}
@@ -91,7 +96,10 @@ func (d *document) splitContainer(data []byte) (jsonBytes, bin []byte, isGLB boo
 		return nil, nil, true, d.fail(RuleSyntax, "GLB file is %d bytes, shorter than its 20-byte header", len(data))
 	}
 	if v := binary.LittleEndian.Uint32(data[4:]); v != 2 {
-		return nil, nil, true, d.fail(RuleSyntax, "GLB version is %d, only 2 is supported", v)
+		if v == 1 {
+			return nil, nil, true, d.fail(RuleVersion, "glTF 1.0 is not supported (GLB version 1, KHR_binary_glTF); convert it to 2.0 with %s", convertHint)
+		}
+		return nil, nil, true, d.fail(RuleVersion, "GLB version is %d, only 2 is supported", v)
 	}
 	total := binary.LittleEndian.Uint32(data[8:])
 	if uint64(total) > uint64(len(data)) {
@@ -189,7 +197,8 @@ func (d *document) checkNulls() error {
 	return nil
 }
 
-// loadBuffers fills d.buffers from the GLB BIN chunk, data URIs and external files.
+// loadBuffers fills d.buffers from the GLB BIN chunk, data URIs and external
+// files; a meshopt fallback buffer without a uri stays nil.
 func (d *document) loadBuffers(bin []byte, isGLB bool, dir string) error {
 	d.buffers = make([][]byte, len(d.doc.Buffers))
 	for i, b := range d.doc.Buffers {
@@ -203,6 +212,8 @@ func (d *document) loadBuffers(bin []byte, isGLB bool, dir string) error {
 				return d.fail(RuleBuffer, "buffer 0 has no uri and the GLB file has no BIN chunk")
 			}
 			data = bin
+		case b.URI == "" && d.isFallback(i):
+			continue // meshopt fallback: its buffer views are decoded from another buffer
 		case b.URI == "":
 			return d.fail(RuleBuffer, "buffer %d has no uri", i)
 		case strings.HasPrefix(b.URI, "data:"):

@@ -68,9 +68,9 @@ var realModels = []struct {
 	restMatches bool // inverse(G(mesh))·G(joint)·IBM = identity at the rest pose
 }{
 	{"Fox.glb", 24, 26, 1728, 576, []wantClip{{"Survey", 3.42}, {"Walk", 0.71}, {"Run", 1.16}}, false, true, 0, true},
-	{"CesiumMan.gltf", 19, 22, 3273, 4672, []wantClip{{"animation0", 2}}, true, true, 210, true},
-	{"RiggedSimple.gltf", 2, 5, 160, 188, []wantClip{{"animation0", 2.08}}, true, false, 0, false},
-	{"SimpleSkin.gltf", 2, 3, 10, 8, []wantClip{{"animation0", 5.5}}, false, false, 0, true},
+	{"CesiumMan.gltf", 19, 22, 3273, 4672, []wantClip{{"animation_0", 2}}, true, true, 210, true},
+	{"RiggedSimple.gltf", 2, 5, 160, 188, []wantClip{{"animation_0", 2.08}}, true, false, 0, false},
+	{"SimpleSkin.gltf", 2, 3, 10, 8, []wantClip{{"animation_0", 5.5}}, false, false, 0, true},
 }
 
 func TestLoadRealModels(t *testing.T) {

@@ -11,9 +11,19 @@ type Info struct {
 	Path       string          `json:"path"`
 	Generator  string          `json:"generator,omitempty"`
 	Nodes      int             `json:"nodes"`
+	Extensions []ExtensionInfo `json:"extensions"`
 	Skins      []SkinInfo      `json:"skins"`
 	Meshes     []MeshInfo      `json:"meshes"`
 	Animations []AnimationInfo `json:"animations"`
+}
+
+// ExtensionInfo describes an extension the file uses or requires, and how
+// bonebake treats it.
+type ExtensionInfo struct {
+	Name     string  `json:"name"`
+	Required bool    `json:"required"`
+	Support  Support `json:"support"`
+	Why      string  `json:"why"`
 }
 
 // SkinInfo describes one skin.
@@ -90,9 +100,18 @@ func (d *document) info() (*Info, error) {
 		Path:       d.path,
 		Generator:  doc.Asset.Generator,
 		Nodes:      len(doc.Nodes),
+		Extensions: []ExtensionInfo{},
 		Skins:      []SkinInfo{},
 		Meshes:     []MeshInfo{},
 		Animations: []AnimationInfo{},
+	}
+	seen := map[string]bool{}
+	for _, name := range append(append([]string(nil), doc.ExtensionsUsed...), doc.ExtensionsRequired...) {
+		if !seen[name] {
+			seen[name] = true
+			support, why := ExtensionSupport(name)
+			info.Extensions = append(info.Extensions, ExtensionInfo{Name: name, Required: d.required(name), Support: support, Why: why})
+		}
 	}
 	for si, s := range doc.Skins {
 		sk := SkinInfo{Index: si, Name: s.Name, JointCount: len(s.Joints), Joints: []string{}, MeshNodes: []int{}}

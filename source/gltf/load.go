@@ -17,7 +17,6 @@ import (
 	"bonebake/mesh"
 	"fmt"
 	"math"
-	"sort"
 
 	qgltf "github.com/qmuntal/gltf"
 
@@ -57,11 +56,16 @@ type Model struct {
 	// indices. Channels on nodes outside the skeleton (they cannot move the palette)
 	// and weights channels are dropped. A clip's Duration is the largest key time of
 	// all its channels, dropped ones included. An animation without a name is
-	// called "animation<N>".
+	// called "animation_<N>", as three.js names it.
 	Clips []anim.Clip
 	// Mesh is the skinned mesh: every primitive of the mesh on ModelBone's node,
-	// merged. Nil when ModelBone is -1.
+	// merged. Nil when ModelBone is -1, or when MeshError says why it cannot be
+	// read.
 	Mesh *Mesh
+	// MeshError, when set, says why the skinned mesh was not read although the
+	// file has one (it is Draco-compressed): the skeleton and clips are complete,
+	// but commands that need the mesh must stop with this error.
+	MeshError error
 	// Parts splits Mesh's triangles by glTF primitive, each with its material.
 	Parts []Part
 	// Warnings says what of the file was not used and why (a texture that cannot
@@ -91,6 +95,9 @@ func Load(path string, opt Options) (*Model, error) {
 
 func (d *document) model(opt Options) (*Model, error) {
 	doc := d.doc
+	if err := d.checkRequired(); err != nil {
+		return nil, err
+	}
 	if len(doc.Skins) == 0 {
 		return nil, d.fail(RuleSkinIndex, "the file has no skins")
 	}
@@ -192,6 +199,10 @@ func (d *document) model(opt Options) (*Model, error) {
 	}
 	if meshNode >= 0 {
 		mi := *doc.Nodes[meshNode].Mesh
+		if m.MeshError = d.dracoMesh(mi); m.MeshError != nil {
+			m.Warnings = append(m.Warnings, m.MeshError.Error())
+			return m, nil
+		}
 		if m.Mesh, m.Parts, err = d.mesh(mi, len(skin.Joints)); err != nil {
 			return nil, err
 		}
@@ -330,306 +341,4 @@ func (d *document) inverseBind(s int) ([]rig.Mat4, error) {
 		}
 	}
 	return out, nil
-}
-
-// clips converts every animation, keeping channels on nodes that have a bone.
-func (d *document) clips(bone []int, boneCount int) ([]anim.Clip, error) {
-	var clips []anim.Clip
-	for ai, a := range d.doc.Animations {
-		c := anim.Clip{Name: a.Name}
-		if c.Name == "" {
-			c.Name = fmt.Sprintf("animation%d", ai)
-		}
-		for ci, ch := range a.Channels {
-			what := label("animation", ai, a.Name) + fmt.Sprintf(" channel %d", ci)
-			if ch.Target.Node == nil {
-				continue // an extension's target (KHR_animation_pointer): not a node
-			}
-			node := *ch.Target.Node
-			if node < 0 || node >= len(d.doc.Nodes) {
-				return nil, d.fail(RuleChannelTarget, "%s targets node %d, but there are %d nodes", what, node, len(d.doc.Nodes))
-			}
-			var path anim.Path
-			switch ch.Target.Path {
-			case qgltf.TRSTranslation:
-				path = anim.Translation
-			case qgltf.TRSRotation:
-				path = anim.Rotation
-			case qgltf.TRSScale:
-				path = anim.Scale
-			case qgltf.TRSWeights:
-				path = 255
-			default:
-				return nil, d.fail(RuleChannelTarget, "%s targets unknown path %q of node %d", what, ch.Target.Path, node)
-			}
-			s, err := d.sampler(ai, ci, path == 255)
-			if err != nil {
-				return nil, err
-			}
-			times, err := d.times(s.Input, what)
-			if err != nil {
-				return nil, err
-			}
-			for _, t := range times {
-				c.Duration = max(c.Duration, float64(t))
-			}
-			if path == 255 || bone[node] < 0 {
-				continue
-			}
-			tr := anim.Track{Bone: bone[node], Path: path, Times: times}
-			switch s.Interpolation {
-			case qgltf.InterpolationStep:
-				tr.Interpolation = anim.Step
-			case qgltf.InterpolationCubicSpline:
-				tr.Interpolation = anim.CubicSpline
-			default:
-				tr.Interpolation = anim.Linear
-			}
-			spec, width := specVec3, 3
-			if path == anim.Rotation {
-				spec, width = specRotation, 4
-			}
-			if tr.Values, err = d.floats(s.Output, what+" output", spec); err != nil {
-				return nil, err
-			}
-			per := width
-			if tr.Interpolation == anim.CubicSpline {
-				per *= 3
-			}
-			if len(tr.Values) != per*len(times) {
-				return nil, d.fail(RuleSampler, "%s: output accessor %d has %d values for %d keys (want %d per key)", what, s.Output, len(tr.Values), len(times), per)
-			}
-			for k, v := range tr.Values {
-				if !finite(float64(v)) {
-					return nil, d.fail(RuleKeys, "%s: value %d of key %d is %v", what, k%per, k/per, v)
-				}
-			}
-			c.Tracks = append(c.Tracks, tr)
-		}
-		if err := c.Validate(boneCount); err != nil {
-			return nil, d.wrap(RuleKeys, err, "%s is not a valid clip", label("animation", ai, a.Name))
-		}
-		clips = append(clips, c)
-	}
-	return clips, nil
-}
-
-// sampler returns the sampler channel ci of animation ai uses, after checking that
-// its input and output accessors exist and agree on the number of keys (a weights
-// output has one element per morph target per key).
-func (d *document) sampler(ai, ci int, weights bool) (*qgltf.AnimationSampler, error) {
-	a := d.doc.Animations[ai]
-	ch := a.Channels[ci]
-	if ch.Sampler < 0 || ch.Sampler >= len(a.Samplers) {
-		return nil, d.fail(RuleSampler, "animation %d channel %d uses sampler %d, but the animation has %d", ai, ci, ch.Sampler, len(a.Samplers))
-	}
-	s := a.Samplers[ch.Sampler]
-	what := fmt.Sprintf("animation %d sampler %d", ai, ch.Sampler)
-	for _, acc := range []int{s.Input, s.Output} {
-		if acc < 0 || acc >= len(d.doc.Accessors) {
-			return nil, d.fail(RuleSampler, "%s: accessor %d does not exist (there are %d)", what, acc, len(d.doc.Accessors))
-		}
-	}
-	in, out := d.doc.Accessors[s.Input].Count, d.doc.Accessors[s.Output].Count
-	per := 1
-	if s.Interpolation == qgltf.InterpolationCubicSpline {
-		per = 3
-	}
-	if weights {
-		if in < 1 || out%(per*in) != 0 {
-			return nil, d.fail(RuleSampler, "%s: input accessor %d has %d keys but output accessor %d has %d elements, not a multiple of %d",
-				what, s.Input, in, s.Output, out, per*in)
-		}
-	} else if out != per*in {
-		return nil, d.fail(RuleSampler, "%s: input accessor %d has %d keys but output accessor %d has %d elements (want %d for %s)",
-			what, s.Input, in, s.Output, out, per*in, s.Interpolation)
-	}
-	return s, nil
-}
-
-// times reads a sampler's input accessor: key times in seconds, all finite.
-func (d *document) times(acc int, what string) ([]float32, error) {
-	t, err := d.floats(acc, what+" input", specTime)
-	if err != nil {
-		return nil, err
-	}
-	for k, v := range t {
-		if !finite(float64(v)) {
-			return nil, d.fail(RuleKeys, "%s: key %d time is %v", what, k, v)
-		}
-	}
-	return t, nil
-}
-
-// mesh merges the primitives of mesh mi into one triangle list and says which
-// indices came from which primitive (materials are left for the caller).
-func (d *document) mesh(mi, jointCount int) (*Mesh, []Part, error) {
-	type prim struct {
-		pos, nrm, uv, wgt []float32
-		jnt, idx          []uint32
-	}
-	var prims []prim
-	has := map[string]bool{}
-	total := 0
-	for pi, p := range d.doc.Meshes[mi].Primitives {
-		what := label("mesh", mi, d.doc.Meshes[mi].Name) + fmt.Sprintf(" primitive %d", pi)
-		if p.Mode != qgltf.PrimitiveTriangles {
-			return nil, nil, d.fail(RuleMesh, "%s has mode %s; only TRIANGLES is supported", what, p.Mode)
-		}
-		posAcc, ok := p.Attributes[qgltf.POSITION]
-		if !ok {
-			return nil, nil, d.fail(RuleMesh, "%s has no POSITION", what)
-		}
-		var q prim
-		var err error
-		if q.pos, err = d.floats(posAcc, what+" POSITION", specVec3); err != nil {
-			return nil, nil, err
-		}
-		if err := d.allFinite(q.pos, what+" POSITION"); err != nil {
-			return nil, nil, err
-		}
-		n := len(q.pos) / 3
-		attr := func(name string, spec accessorSpec, width int, dst *[]float32) error {
-			acc, ok := p.Attributes[name]
-			if !ok {
-				return nil
-			}
-			f, err := d.floats(acc, what+" "+name, spec)
-			if err != nil {
-				return err
-			}
-			if len(f) != n*width {
-				return d.fail(RuleMesh, "%s: %s has %d elements but POSITION has %d", what, name, len(f)/width, n)
-			}
-			if err := d.allFinite(f, what+" "+name); err != nil {
-				return err
-			}
-			has[name] = true
-			*dst = f
-			return nil
-		}
-		if err := attr(qgltf.NORMAL, specVec3, 3, &q.nrm); err != nil {
-			return nil, nil, err
-		}
-		if err := attr(qgltf.TEXCOORD_0, specUV, 2, &q.uv); err != nil {
-			return nil, nil, err
-		}
-		if err := attr(qgltf.WEIGHTS_0, specWeights, 4, &q.wgt); err != nil {
-			return nil, nil, err
-		}
-		if acc, ok := p.Attributes[qgltf.JOINTS_0]; ok {
-			if q.jnt, err = d.uints(acc, what+" JOINTS_0", specJoints); err != nil {
-				return nil, nil, err
-			}
-			if len(q.jnt) != 4*n {
-				return nil, nil, d.fail(RuleMesh, "%s: JOINTS_0 has %d elements but POSITION has %d", what, len(q.jnt)/4, n)
-			}
-			for k, j := range q.jnt {
-				if int(j) >= jointCount {
-					return nil, nil, d.fail(RuleMesh, "%s: vertex %d uses joint %d, but the skin has %d joints", what, k/4, j, jointCount)
-				}
-			}
-			has[qgltf.JOINTS_0] = true
-		}
-		if p.Indices != nil {
-			if q.idx, err = d.uints(*p.Indices, what+" indices", specIndices); err != nil {
-				return nil, nil, err
-			}
-			for k, ix := range q.idx {
-				if int(ix) >= n {
-					return nil, nil, d.fail(RuleMesh, "%s: index %d is %d, but there are %d vertices", what, k, ix, n)
-				}
-			}
-		} else {
-			q.idx = make([]uint32, n)
-			for k := range q.idx {
-				q.idx[k] = uint32(k)
-			}
-		}
-		if len(q.idx)%3 != 0 {
-			return nil, nil, d.fail(RuleMesh, "%s: %d indices is not a whole number of triangles", what, len(q.idx))
-		}
-		if int64(total)+int64(n) > math.MaxUint32 {
-			return nil, nil, d.fail(RuleMesh, "mesh %d has more than 2^32 vertices", mi)
-		}
-		total += n
-		prims = append(prims, q)
-	}
-
-	m := &Mesh{Positions: make([][3]float32, 0, total)}
-	if has[qgltf.NORMAL] {
-		m.Normals = make([][3]float32, 0, total)
-	}
-	if has[qgltf.TEXCOORD_0] {
-		m.UVs = make([][2]float32, 0, total)
-	}
-	if has[qgltf.JOINTS_0] {
-		m.Joints = make([][4]uint16, 0, total)
-	}
-	if has[qgltf.WEIGHTS_0] {
-		m.Weights = make([][4]float32, 0, total)
-	}
-	parts := make([]Part, len(prims))
-	for k, q := range prims {
-		parts[k] = Part{First: len(m.Indices), Count: len(q.idx)}
-		base := uint32(len(m.Positions))
-		n := len(q.pos) / 3
-		for v := 0; v < n; v++ {
-			m.Positions = append(m.Positions, [3]float32(q.pos[3*v:]))
-			if m.Normals != nil {
-				var x [3]float32
-				if q.nrm != nil {
-					x = [3]float32(q.nrm[3*v:])
-				}
-				m.Normals = append(m.Normals, x)
-			}
-			if m.UVs != nil {
-				var x [2]float32
-				if q.uv != nil {
-					x = [2]float32(q.uv[2*v:])
-				}
-				m.UVs = append(m.UVs, x)
-			}
-			if m.Joints != nil {
-				var x [4]uint16
-				if q.jnt != nil {
-					for k := range x {
-						x[k] = uint16(q.jnt[4*v+k])
-					}
-				}
-				m.Joints = append(m.Joints, x)
-			}
-			if m.Weights != nil {
-				var x [4]float32
-				if q.wgt != nil {
-					x = [4]float32(q.wgt[4*v:])
-				}
-				m.Weights = append(m.Weights, x)
-			}
-		}
-		for _, ix := range q.idx {
-			m.Indices = append(m.Indices, base+ix)
-		}
-	}
-	return m, parts, nil
-}
-
-// allFinite refuses NaN and infinite vertex data.
-func (d *document) allFinite(f []float32, what string) error {
-	for k, v := range f {
-		if !finite(float64(v)) {
-			return d.fail(RuleMesh, "%s: component %d is %v", what, k, v)
-		}
-	}
-	return nil
-}
-
-// sortedKeys returns a map's keys in order (for deterministic reports).
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
