@@ -151,3 +151,21 @@ func TestValidateJSON(t *testing.T) {
 		t.Errorf("species rule: exit %d: %s", code, out)
 	}
 }
+
+// TestInspectModelJSON: a model's inspect --json names its file and durations with
+// the words every other file's report uses (docs/json.md).
+func TestInspectModelJSON(t *testing.T) {
+	fox := sharedModel(t, "Fox.glb")
+	code, out, errOut := bonebake(t, "inspect", fox, "--json")
+	var info map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &info) != nil {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	if info["file"] != fox || info["format"] != "gltf" || info["path"] != nil {
+		t.Errorf("file %v, format %v, path %v", info["file"], info["format"], info["path"])
+	}
+	anims, _ := info["animations"].([]any)
+	if len(anims) != 3 || anims[0].(map[string]any)["duration_s"] == nil {
+		t.Errorf("animations %v", anims)
+	}
+}

@@ -8,7 +8,8 @@ import (
 
 // Info summarizes a glTF file for `bonebake inspect`.
 type Info struct {
-	Path       string          `json:"path"`
+	File       string          `json:"file"`
+	Format     string          `json:"format"` // "gltf"
 	Generator  string          `json:"generator,omitempty"`
 	Nodes      int             `json:"nodes"`
 	Extensions []ExtensionInfo `json:"extensions"`
@@ -70,8 +71,8 @@ type MaterialInfo struct {
 type AnimationInfo struct {
 	Index    int           `json:"index"`
 	Name     string        `json:"name,omitempty"`
-	Duration float64       `json:"duration"` // seconds: the largest key time of its channels
-	Keys     int           `json:"keys"`     // keys over all channels
+	Duration float64       `json:"duration_s"` // seconds: the largest key time of its channels
+	Keys     int           `json:"keys"`       // keys over all channels
 	Channels []ChannelInfo `json:"channels"`
 }
 
@@ -97,7 +98,8 @@ func Inspect(path string) (*Info, error) {
 func (d *document) info() (*Info, error) {
 	doc := d.doc
 	info := &Info{
-		Path:       d.path,
+		File:       d.path,
+		Format:     "gltf",
 		Generator:  doc.Asset.Generator,
 		Nodes:      len(doc.Nodes),
 		Extensions: []ExtensionInfo{},
