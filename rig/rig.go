@@ -9,9 +9,9 @@ type Quat [4]float64
 // Transform is a bone's local translation, rotation and scale (applied scale first,
 // then rotation, then translation, as in glTF).
 type Transform struct {
-	Translation [3]float64
+	Translation Vec3
 	Rotation    Quat
-	Scale       [3]float64
+	Scale       Vec3
 }
 
 // Mat4 is a 4×4 matrix stored row-major: element (row r, column c) is at r*4+c and

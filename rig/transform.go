@@ -5,7 +5,7 @@ import "math"
 // IdentityTransform returns the transform that does nothing: zero translation,
 // identity rotation {0, 0, 0, 1}, unit scale.
 func IdentityTransform() Transform {
-	return Transform{Rotation: Quat{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}}
+	return Transform{Rotation: Quat{0, 0, 0, 1}, Scale: Vec3{1, 1, 1}}
 }
 
 // Matrix returns T·R·S as a row-major affine matrix: a point is scaled, then
