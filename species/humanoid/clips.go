@@ -105,7 +105,7 @@ func (b *body) idleJump(p float64) bodyPose {
 	for i := 0; i < 2; i++ {
 		sx := side(i)
 		push.Foot[i].Pitch = 0.7
-		push.Foot[i].Pos = add(push.Foot[i].Pos, vec{0, 0.07 * s, -0.05 * s})
+		push.Foot[i].Pos = push.Foot[i].Pos.Add(vec{0, 0.07 * s, -0.05 * s})
 		push.Arm[i] = armPose{Dir: vec{sx * 0.25, 0.6, 0.75}, Bend: 0.4, Pole: vec{sx * 0.4, -0.6, -0.5}, Grip: vec{-sx * 0.2, 0.5, 1}}
 	}
 	air := push // apex: the whole body about 0.3 m up, knees tucked
@@ -195,10 +195,10 @@ func (b *body) idleWeave(p float64) bodyPose {
 	}
 	weave := func(dir float64) bodyPose {
 		w := g
-		w.Pelvis = add(w.Pelvis, vec{dir * 0.1 * s, -0.09 * s, 0.02 * s})
-		w.PelvisRot = add(w.PelvisRot, vec{0.05, dir * 0.15, -dir * 0.12})
-		w.Spine = add(w.Spine, vec{0.15, dir * 0.1, -dir * 0.1})
-		w.Chest = add(w.Chest, vec{0.1, dir * 0.15, -dir * 0.15})
+		w.Pelvis = w.Pelvis.Add(vec{dir * 0.1 * s, -0.09 * s, 0.02 * s})
+		w.PelvisRot = w.PelvisRot.Add(vec{0.05, dir * 0.15, -dir * 0.12})
+		w.Spine = w.Spine.Add(vec{0.15, dir * 0.1, -dir * 0.1})
+		w.Chest = w.Chest.Add(vec{0.1, dir * 0.15, -dir * 0.15})
 		return w
 	}
 	wl, wr := weave(1), weave(-1)
@@ -226,8 +226,8 @@ func (b *body) guard() bodyPose {
 	case WeaponSword: // side-on, sword forward, guard arm up
 		bp.Pelvis = vec{0.01 * s, b.standY - 0.07*s, -0.01 * s}
 		bp.PelvisRot = vec{0.05, -0.38, 0}
-		bp.Spine = add(bp.Spine, vec{0.04, 0.1, 0})
-		bp.Chest = add(bp.Chest, vec{0.05, 0.12, 0})
+		bp.Spine = bp.Spine.Add(vec{0.04, 0.1, 0})
+		bp.Chest = bp.Chest.Add(vec{0.05, 0.12, 0})
 		bp.Foot[left] = footPose{Pos: vec{0.1 * s, b.ankleH, 0.24 * s}, Yaw: -0.1, Pole: vec{0.1, 0, 1}}
 		bp.Foot[right] = footPose{Pos: vec{-0.17 * s, b.ankleH, -0.2 * s}, Yaw: -0.7, Pole: vec{-0.6, 0, 1}}
 		*R = armPose{Dir: vec{-0.12, -0.35, 1}, Bend: 0.75, Pole: vec{-0.6, -0.6, -0.5}, Grip: vec{0.1, 0.45, 1}}
@@ -235,8 +235,8 @@ func (b *body) guard() bodyPose {
 	case WeaponSpear: // wide and low, spear level, both hands on the shaft
 		bp.Pelvis = vec{0, b.standY - 0.11*s, -0.03 * s}
 		bp.PelvisRot = vec{0.1, -0.3, 0}
-		bp.Spine = add(bp.Spine, vec{0.05, 0.08, 0})
-		bp.Chest = add(bp.Chest, vec{0.05, 0.1, 0})
+		bp.Spine = bp.Spine.Add(vec{0.05, 0.08, 0})
+		bp.Chest = bp.Chest.Add(vec{0.05, 0.1, 0})
 		bp.Foot[left] = footPose{Pos: vec{0.13 * s, b.ankleH, 0.3 * s}, Yaw: -0.1, Pole: vec{0.15, 0, 1}}
 		bp.Foot[right] = footPose{Pos: vec{-0.2 * s, b.ankleH, -0.25 * s}, Yaw: -0.6, Pole: vec{-0.6, 0, 1}}
 		*R = armPose{Dir: vec{-0.4, -0.8, 0.15}, Bend: 1.25, Pole: vec{-0.5, -0.2, -1}, Grip: vec{0.02, 0.1, 1}, GripRoot: 1}
@@ -244,7 +244,7 @@ func (b *body) guard() bodyPose {
 	default: // compact: weapon raised, free arm forward
 		bp.Pelvis = vec{0, b.standY - 0.05*s, 0}
 		bp.PelvisRot = vec{0.05, -0.15, 0}
-		bp.Chest = add(bp.Chest, vec{0.06, 0.08, 0})
+		bp.Chest = bp.Chest.Add(vec{0.06, 0.08, 0})
 		bp.Foot[left] = footPose{Pos: vec{0.12 * s, b.ankleH, 0.14 * s}, Yaw: 0, Pole: vec{0.15, 0, 1}}
 		bp.Foot[right] = footPose{Pos: vec{-0.14 * s, b.ankleH, -0.14 * s}, Yaw: -0.35, Pole: vec{-0.3, 0, 1}}
 		*R = armPose{Dir: vec{-0.35, -0.3, 0.9}, Bend: 1.25, Pole: vec{-0.7, -0.6, -0.4}, Grip: vec{0, 0.75, 0.65}}
@@ -261,8 +261,8 @@ func (b *body) hold(p float64) bodyPose {
 	bp.Pelvis[0] += 0.006 * b.s * sn
 	bp.Chest[0] += 0.02 * (1 - c) / 2
 	bp.Chest[1] += 0.02 * sn
-	bp.Arm[right].Dir = add(bp.Arm[right].Dir, vec{0.02 * sn, 0.03 * c, 0})
-	bp.Arm[right].Grip = add(bp.Arm[right].Grip, vec{0.03 * sn, 0.03 * c, 0})
+	bp.Arm[right].Dir = bp.Arm[right].Dir.Add(vec{0.02 * sn, 0.03 * c, 0})
+	bp.Arm[right].Grip = bp.Arm[right].Grip.Add(vec{0.03 * sn, 0.03 * c, 0})
 	bp.Arm[left].Bend += 0.04 * c
 	return bp
 }
@@ -275,8 +275,8 @@ func (b *body) archer(aim vec, draw float64) bodyPose {
 	bp.ArmsInRoot = true
 	bp.Pelvis = vec{0.02 * s, b.standY - 0.04*s, 0}
 	bp.PelvisRot = vec{0, -0.8, 0}
-	bp.Spine = add(bp.Spine, vec{0, -0.15, 0.03})
-	bp.Chest = add(bp.Chest, vec{-0.03, -0.2, 0.05})
+	bp.Spine = bp.Spine.Add(vec{0, -0.15, 0.03})
+	bp.Chest = bp.Chest.Add(vec{-0.03, -0.2, 0.05})
 	bp.HeadLevel = 1
 	bp.Head = vec{0.02, math.Atan2(aim[0], aim[2]) * 0.9, 0}
 	bp.Foot[left] = footPose{Pos: vec{0.1 * s, b.ankleH, 0.17 * s}, Yaw: -0.3, Pole: vec{0.1, 0, 1}}
@@ -373,7 +373,7 @@ func (b *body) swing() float64 {
 // across the body rather than laid back over the shoulder.
 func (b *body) swingGrip(g vec) vec {
 	if b.prof.Weapon == WeaponSpear {
-		return slerpV(unit(g), vec{0, 0.2, 1}, 0.65)
+		return slerpV(g.Normalize(), vec{0, 0.2, 1}, 0.65)
 	}
 	return g
 }
@@ -383,21 +383,21 @@ func (b *body) swordA(p float64) bodyPose {
 	s, w := b.s, b.swing()
 	g := b.guard()
 	wind := g
-	wind.Pelvis = add(wind.Pelvis, vec{0, 0.01 * s, -0.04 * s})
-	wind.PelvisRot = add(wind.PelvisRot, vec{-0.03, -0.15 * w, 0})
-	wind.Spine = add(wind.Spine, vec{-0.05, -0.2 * w, 0.03})
-	wind.Chest = add(wind.Chest, vec{-0.1, -0.45 * w, 0.1})
+	wind.Pelvis = wind.Pelvis.Add(vec{0, 0.01 * s, -0.04 * s})
+	wind.PelvisRot = wind.PelvisRot.Add(vec{-0.03, -0.15 * w, 0})
+	wind.Spine = wind.Spine.Add(vec{-0.05, -0.2 * w, 0.03})
+	wind.Chest = wind.Chest.Add(vec{-0.1, -0.45 * w, 0.1})
 	wind.Arm[right] = armPose{Dir: vec{-0.45, 0.85, -0.25 * w}, Bend: 1.9, Pole: vec{-0.8, 0.3, 0.4}, Grip: b.swingGrip(vec{0.2, 0.45, -1}), Clav: [2]float64{0.25, -0.1}}
 	b.freeArm(&wind, armPose{Dir: vec{0.3, -0.25, 1}, Bend: 0.9, Pole: vec{0.7, -0.5, -0.4}, Grip: vec{-0.2, 0.6, 0.8}})
 	con := g
-	con.Pelvis = add(con.Pelvis, vec{0, -0.04 * s, 0.07 * s})
-	con.PelvisRot = add(con.PelvisRot, vec{0.06, 0.12 * w, 0})
-	con.Spine = add(con.Spine, vec{0.1, 0.15 * w, 0})
-	con.Chest = add(con.Chest, vec{0.22, 0.3 * w, -0.05})
+	con.Pelvis = con.Pelvis.Add(vec{0, -0.04 * s, 0.07 * s})
+	con.PelvisRot = con.PelvisRot.Add(vec{0.06, 0.12 * w, 0})
+	con.Spine = con.Spine.Add(vec{0.1, 0.15 * w, 0})
+	con.Chest = con.Chest.Add(vec{0.22, 0.3 * w, -0.05})
 	con.Arm[right] = armPose{Dir: vec{0.1, -0.05, 1}, Bend: 0.12, Pole: vec{-0.6, -0.5, -0.6}, Grip: vec{0.45, -0.3, 1}, Clav: [2]float64{0, 0.15}}
 	b.freeArm(&con, armPose{Dir: vec{0.55, -0.6, -0.25}, Bend: 0.7, Pole: vec{0.6, -0.4, -1}, Grip: vec{-0.2, 0.3, 1}})
 	fol := con
-	fol.Chest = add(fol.Chest, vec{0.06, 0.2 * w, 0})
+	fol.Chest = fol.Chest.Add(vec{0.06, 0.2 * w, 0})
 	fol.Arm[right] = armPose{Dir: vec{0.45, -0.75, 0.45}, Bend: 0.45, Pole: vec{-0.7, -0.4, -0.6}, Grip: vec{0.8, -0.55, 0.2}}
 	return sampleKeys(melee(g, wind, con, fol), p)
 }
@@ -407,21 +407,21 @@ func (b *body) swordB(p float64) bodyPose {
 	s, w := b.s, b.swing()
 	g := b.guard()
 	wind := g
-	wind.Pelvis = add(wind.Pelvis, vec{0, -0.02 * s, -0.02 * s})
-	wind.PelvisRot = add(wind.PelvisRot, vec{0, -0.2 * w, 0})
-	wind.Spine = add(wind.Spine, vec{0, -0.25 * w, 0})
-	wind.Chest = add(wind.Chest, vec{0, -0.6 * w, 0.05})
+	wind.Pelvis = wind.Pelvis.Add(vec{0, -0.02 * s, -0.02 * s})
+	wind.PelvisRot = wind.PelvisRot.Add(vec{0, -0.2 * w, 0})
+	wind.Spine = wind.Spine.Add(vec{0, -0.25 * w, 0})
+	wind.Chest = wind.Chest.Add(vec{0, -0.6 * w, 0.05})
 	wind.Arm[right] = armPose{Dir: vec{-1, 0.2, -0.35 * w}, Bend: 0.75, Pole: vec{-0.2, -1, -0.3}, Grip: b.swingGrip(vec{-0.3, 0.25, -1}), Clav: [2]float64{0.1, -0.15}}
 	b.freeArm(&wind, armPose{Dir: vec{0.45, -0.3, 0.9}, Bend: 1.1, Pole: vec{0.7, -0.6, -0.3}, Grip: vec{-0.2, 0.6, 0.8}})
 	con := g
-	con.Pelvis = add(con.Pelvis, vec{0, -0.03 * s, 0.04 * s})
-	con.PelvisRot = add(con.PelvisRot, vec{0.04, 0.15 * w, 0})
-	con.Spine = add(con.Spine, vec{0.05, 0.15 * w, 0})
-	con.Chest = add(con.Chest, vec{0.12, 0.3 * w, 0})
+	con.Pelvis = con.Pelvis.Add(vec{0, -0.03 * s, 0.04 * s})
+	con.PelvisRot = con.PelvisRot.Add(vec{0.04, 0.15 * w, 0})
+	con.Spine = con.Spine.Add(vec{0.05, 0.15 * w, 0})
+	con.Chest = con.Chest.Add(vec{0.12, 0.3 * w, 0})
 	con.Arm[right] = armPose{Dir: vec{0.05, 0.02, 1}, Bend: 0.1, Pole: vec{0, -1, -0.1}, Grip: vec{1, 0.1, 0.3}, Clav: [2]float64{0.05, 0.15}}
 	b.freeArm(&con, armPose{Dir: vec{0.6, -0.5, -0.4}, Bend: 0.9, Pole: vec{0.6, -0.4, -1}, Grip: vec{-0.2, 0.3, 1}})
 	fol := con
-	fol.Chest = add(fol.Chest, vec{-0.02, 0.35 * w, 0})
+	fol.Chest = fol.Chest.Add(vec{-0.02, 0.35 * w, 0})
 	fol.Arm[right] = armPose{Dir: vec{0.85, 0, 0.45}, Bend: 0.4, Pole: vec{0, -1, 0}, Grip: b.swingGrip(vec{0.5, 0.1, -0.9})}
 	return sampleKeys(melee(g, wind, con, fol), p)
 }
@@ -431,20 +431,20 @@ func (b *body) swordC(p float64) bodyPose {
 	s, w := b.s, b.swing()
 	g := b.guard()
 	wind := g
-	wind.Pelvis = add(wind.Pelvis, vec{0, -0.03 * s, -0.08 * s})
-	wind.Chest = add(wind.Chest, vec{-0.05, -0.35 * w, 0})
+	wind.Pelvis = wind.Pelvis.Add(vec{0, -0.03 * s, -0.08 * s})
+	wind.Chest = wind.Chest.Add(vec{-0.05, -0.35 * w, 0})
 	wind.Arm[right] = armPose{Dir: vec{-0.4, -0.6, -0.45}, Bend: 1.9, Pole: vec{-0.5, -0.3, -1}, Grip: vec{0.05, 0.1, 1}}
 	b.freeArm(&wind, armPose{Dir: vec{0.3, -0.1, 1}, Bend: 0.8, Pole: vec{0.7, -0.6, -0.3}, Grip: vec{-0.2, 0.6, 0.8}})
 	con := g
-	con.Foot[left].Pos = add(con.Foot[left].Pos, vec{0, 0, 0.4 * s * w})
-	con.Pelvis = add(con.Pelvis, vec{0, -0.1 * s, 0.27 * s * w})
-	con.PelvisRot = add(con.PelvisRot, vec{0.12, 0.2, 0})
-	con.Spine = add(con.Spine, vec{0.05, 0.1, 0})
-	con.Chest = add(con.Chest, vec{0.12, 0.25, 0})
+	con.Foot[left].Pos = con.Foot[left].Pos.Add(vec{0, 0, 0.4 * s * w})
+	con.Pelvis = con.Pelvis.Add(vec{0, -0.1 * s, 0.27 * s * w})
+	con.PelvisRot = con.PelvisRot.Add(vec{0.12, 0.2, 0})
+	con.Spine = con.Spine.Add(vec{0.05, 0.1, 0})
+	con.Chest = con.Chest.Add(vec{0.12, 0.25, 0})
 	con.Arm[right] = armPose{Dir: vec{0.08, 0.02, 1}, Bend: 0.04, Pole: vec{-0.6, -0.6, -0.4}, Grip: vec{0.02, 0.05, 1}, Clav: [2]float64{0.05, 0.2}}
 	b.freeArm(&con, armPose{Dir: vec{0.55, -0.35, -0.7}, Bend: 0.3, Pole: vec{0.5, -0.6, -1}, Grip: vec{-0.2, 0.3, 1}})
 	fol := con
-	fol.Pelvis = add(fol.Pelvis, vec{0, 0.02 * s, -0.04 * s})
+	fol.Pelvis = fol.Pelvis.Add(vec{0, 0.02 * s, -0.04 * s})
 	fol.Arm[right].Bend = 0.5
 	fol.Arm[right].Dir = vec{0, -0.15, 1}
 	return sampleKeys(melee(g, wind, con, fol), p)
@@ -460,18 +460,18 @@ func (b *body) spearThrust(p float64, windDir, windGrip, hitDir, hitGrip vec, cr
 	s := b.s
 	g := b.spearGuard()
 	wind := g
-	wind.Pelvis = add(wind.Pelvis, vec{0, -crouch * s, -0.08 * s})
-	wind.PelvisRot = add(wind.PelvisRot, vec{0, -0.1, 0})
-	wind.Chest = add(wind.Chest, vec{-0.05, -0.3, 0})
+	wind.Pelvis = wind.Pelvis.Add(vec{0, -crouch * s, -0.08 * s})
+	wind.PelvisRot = wind.PelvisRot.Add(vec{0, -0.1, 0})
+	wind.Chest = wind.Chest.Add(vec{-0.05, -0.3, 0})
 	wind.Arm[right] = armPose{Dir: windDir, Bend: 1.7, Pole: pole, Grip: windGrip, GripRoot: 1}
 	wind.Arm[left].ShaftAt = 0.6
 	b.freeArm(&wind, armPose{Dir: vec{0.25, -0.3, 1}, Bend: 0.6, Pole: vec{0.7, -0.6, -0.3}, Grip: vec{-0.2, 0.6, 0.8}})
 	con := g
-	con.Foot[left].Pos = add(con.Foot[left].Pos, vec{0, 0, lunge * s})
-	con.Pelvis = add(con.Pelvis, vec{0, -(crouch + 0.05) * s, lunge * 0.75 * s})
-	con.PelvisRot = add(con.PelvisRot, vec{0.05, 0.25, 0})
-	con.Spine = add(con.Spine, vec{0.03, 0.1, 0})
-	con.Chest = add(con.Chest, vec{0.06, 0.2, 0})
+	con.Foot[left].Pos = con.Foot[left].Pos.Add(vec{0, 0, lunge * s})
+	con.Pelvis = con.Pelvis.Add(vec{0, -(crouch + 0.05) * s, lunge * 0.75 * s})
+	con.PelvisRot = con.PelvisRot.Add(vec{0.05, 0.25, 0})
+	con.Spine = con.Spine.Add(vec{0.03, 0.1, 0})
+	con.Chest = con.Chest.Add(vec{0.06, 0.2, 0})
 	con.Arm[right] = armPose{Dir: hitDir, Bend: 0.08, Pole: pole, Grip: hitGrip, GripRoot: 1, Clav: [2]float64{0, 0.2}}
 	if con.Arm[left].Shaft > 0 { // the rear hand drives up the shaft to the front hand
 		con.Arm[right].Bend = 1.2
@@ -480,7 +480,7 @@ func (b *body) spearThrust(p float64, windDir, windGrip, hitDir, hitGrip vec, cr
 	}
 	b.freeArm(&con, armPose{Dir: vec{0.5, -0.5, -0.5}, Bend: 0.5, Pole: vec{0.5, -0.6, -1}, Grip: vec{-0.2, 0.3, 1}})
 	fol := con
-	fol.Pelvis = add(fol.Pelvis, vec{0, 0.02 * s, -0.05 * s})
+	fol.Pelvis = fol.Pelvis.Add(vec{0, 0.02 * s, -0.05 * s})
 	fol.Arm[right].Bend += 0.35
 	return sampleKeys(melee(g, wind, con, fol), p)
 }
@@ -539,13 +539,13 @@ func (b *body) ridingCharge(p float64) bodyPose {
 	s := b.s
 	bp := b.seated()
 	c, sn := math.Cos(4*math.Pi*p), math.Sin(4*math.Pi*p)
-	bp.Pelvis = add(bp.Pelvis, vec{0, 0.04*s*c + 0.03*s, 0.05*s + 0.02*s*sn})
+	bp.Pelvis = bp.Pelvis.Add(vec{0, 0.04*s*c + 0.03*s, 0.05*s + 0.02*s*sn})
 	bp.PelvisRot = vec{0.15 + 0.05*sn, 0, 0}
-	bp.Spine = add(bp.Spine, vec{0.15, 0, 0})
-	bp.Chest = add(bp.Chest, vec{0.15 - 0.04*sn, 0, 0})
+	bp.Spine = bp.Spine.Add(vec{0.15, 0, 0})
+	bp.Chest = bp.Chest.Add(vec{0.15 - 0.04*sn, 0, 0})
 	bp.Head = vec{-0.05, 0, 0}
 	for i := 0; i < 2; i++ {
-		bp.Foot[i].Pos = add(bp.Foot[i].Pos, vec{0, 0.03 * s, -0.08 * s})
+		bp.Foot[i].Pos = bp.Foot[i].Pos.Add(vec{0, 0.03 * s, -0.08 * s})
 		bp.Foot[i].Pitch = -0.3
 	}
 	bp.Arm[left] = armPose{Dir: vec{-0.1, -0.55, 1}, Bend: 0.75 + 0.1*c, Pole: vec{0.8, -0.5, -0.3}, Grip: vec{-0.6, 0.3, 0.7}}
@@ -562,13 +562,13 @@ func (b *body) ridingReining(p float64) bodyPose {
 	s := b.s
 	sit := b.seated()
 	pull := sit
-	pull.Pelvis = add(pull.Pelvis, vec{0, 0.01 * s, -0.04 * s})
+	pull.Pelvis = pull.Pelvis.Add(vec{0, 0.01 * s, -0.04 * s})
 	pull.PelvisRot = vec{-0.2, 0, 0}
-	pull.Spine = add(pull.Spine, vec{-0.12, 0, 0})
-	pull.Chest = add(pull.Chest, vec{-0.1, 0, 0})
+	pull.Spine = pull.Spine.Add(vec{-0.12, 0, 0})
+	pull.Chest = pull.Chest.Add(vec{-0.1, 0, 0})
 	pull.Head = vec{0.1, 0, 0}
 	for i := 0; i < 2; i++ {
-		pull.Foot[i].Pos = add(pull.Foot[i].Pos, vec{0, 0.03 * s, 0.14 * s})
+		pull.Foot[i].Pos = pull.Foot[i].Pos.Add(vec{0, 0.03 * s, 0.14 * s})
 		pull.Foot[i].Pitch = -0.45
 	}
 	pull.Arm[left] = armPose{Dir: vec{-0.1, -0.9, 0.3}, Bend: 2.0, Pole: vec{0.8, -0.2, -0.6}, Grip: vec{-0.6, 0.5, 0.6}}
@@ -595,8 +595,8 @@ func (b *body) ridingArcher(draw, raised float64) bodyPose {
 	bp.ArmsInRoot = true
 	aim := vec{0.75, 0.08, 0.65}
 	low := vec{0.55, -0.5, 0.55}
-	bp.Spine = add(bp.Spine, vec{0, 0.15, 0})
-	bp.Chest = add(bp.Chest, vec{-0.03, 0.3 * raised, 0.04})
+	bp.Spine = bp.Spine.Add(vec{0, 0.15, 0})
+	bp.Chest = bp.Chest.Add(vec{-0.03, 0.3 * raised, 0.04})
 	bp.Head = vec{0.02, math.Atan2(aim[0], aim[2]) * 0.9, 0}
 	bp.Arm[left] = armPose{Dir: slerpV(low, aim, raised), Bend: 0.08 + 0.3*(1-raised), Pole: vec{0.3, -1, -0.3}, Grip: vec{-0.15, 1, 0.05}}
 	bp.Arm[right] = armPose{Dir: vec{0.2, -0.6, 0.6}, Bend: 1.2, Pole: vec{-0.3, 0.35, -1}, Grip: vec{0.7, 0, 0.7},
@@ -616,14 +616,14 @@ func (b *body) ridingSwordStrike(p float64) bodyPose {
 	ready := sit
 	ready.Arm[right] = armPose{Dir: vec{-0.3, -0.5, 0.8}, Bend: 1.1, Pole: vec{-0.7, -0.5, -0.5}, Grip: vec{-0.1, 0.7, 0.7}}
 	wind := ready
-	wind.Spine = add(wind.Spine, vec{-0.05, -0.2, -0.05})
-	wind.Chest = add(wind.Chest, vec{-0.1, -0.4, -0.1})
+	wind.Spine = wind.Spine.Add(vec{-0.05, -0.2, -0.05})
+	wind.Chest = wind.Chest.Add(vec{-0.1, -0.4, -0.1})
 	wind.Arm[right] = armPose{Dir: vec{-0.35, 0.9, -0.35}, Bend: 1.8, Pole: vec{-0.8, 0.3, 0.4}, Grip: vec{-0.2, 0.45, -1}, Clav: [2]float64{0.3, -0.1}}
 	con := ready
-	con.Pelvis = add(con.Pelvis, vec{-0.04 * s, 0, 0})
+	con.Pelvis = con.Pelvis.Add(vec{-0.04 * s, 0, 0})
 	con.PelvisRot = vec{0, 0, 0.1}
-	con.Spine = add(con.Spine, vec{0.1, 0.05, 0.15})
-	con.Chest = add(con.Chest, vec{0.2, 0.1, 0.2})
+	con.Spine = con.Spine.Add(vec{0.1, 0.05, 0.15})
+	con.Chest = con.Chest.Add(vec{0.2, 0.1, 0.2})
 	con.Arm[right] = armPose{Dir: vec{-0.55, -0.55, 0.6}, Bend: 0.1, Pole: vec{-0.5, -0.2, -1}, Grip: vec{-0.3, -0.6, 0.8}, Clav: [2]float64{0, 0.15}}
 	fol := con
 	fol.Arm[right] = armPose{Dir: vec{-0.45, -0.85, -0.1}, Bend: 0.3, Pole: vec{-0.5, 0, -1}, Grip: vec{-0.2, -0.9, -0.3}}
@@ -655,12 +655,12 @@ func (b *body) lying(mounted bool) bodyPose {
 	bp.Arm[right] = armPose{Dir: vec{-0.7, -0.7, -0.1}, Bend: 0.7, Pole: vec{0, 1, -0.1}, Grip: vec{0.2, -1, -0.2}}
 	// The feet: where the straightened legs reach, heels on the ground.
 	hips := b.hipJoints(&bp)
-	axis := unit(euler(bp.PelvisRot).Rotate(vec{0, -1, 0})) // towards the feet
+	axis := euler(bp.PelvisRot).Rotate(vec{0, -1, 0}).Normalize() // towards the feet
 	leg := (b.thigh + b.shin) * 0.97
 	for i := 0; i < 2; i++ {
 		sx := side(i)
 		splay := euler(bp.PelvisRot).Rotate(vec{sx * 0.2, 0, 0})
-		f := add(hips[i], add(scale(axis, leg), splay))
+		f := hips[i].Add(axis.Scale(leg).Add(splay))
 		f[1] = b.ankleH
 		yaw := math.Atan2(axis[0], axis[2])
 		bp.Foot[i] = footPose{Pos: f, Pitch: -1.35, Yaw: yaw + sx*0.4, Pole: vec{sx * 0.3, 1, 0}}
@@ -673,7 +673,7 @@ func (b *body) dieInfantry(p float64) bodyPose {
 	s := b.s
 	st := b.stand()
 	hit := st
-	hit.Pelvis = add(hit.Pelvis, vec{0, -0.02 * s, -0.06 * s})
+	hit.Pelvis = hit.Pelvis.Add(vec{0, -0.02 * s, -0.06 * s})
 	hit.PelvisRot = vec{-0.1, 0.1, 0}
 	hit.Spine = vec{-0.15, 0.1, 0}
 	hit.Chest = vec{-0.25, 0.1, 0.05}
@@ -692,7 +692,7 @@ func (b *body) dieInfantry(p float64) bodyPose {
 		sx := side(i)
 		buckle.Arm[i] = armPose{Dir: vec{sx * 0.3, -0.9, 0.4}, Bend: 0.5, Pole: vec{sx * 0.3, 0, -1}, Grip: vec{-sx * 0.3, -0.3, 1}}
 		buckle.Foot[i].Pole = vec{sx * 0.3, 0, 1}
-		buckle.Foot[i].Pos = add(buckle.Foot[i].Pos, vec{0, 0, 0.05 * s})
+		buckle.Foot[i].Pos = buckle.Foot[i].Pos.Add(vec{0, 0, 0.05 * s})
 	}
 	end := b.lying(false)
 	fall := lerpPose(&buckle, &end, 0.55)
@@ -703,7 +703,7 @@ func (b *body) dieInfantry(p float64) bodyPose {
 	for i := 0; i < 2; i++ {
 		sx := side(i)
 		fall.Arm[i] = armPose{Dir: vec{sx * 0.7, 0.2, 0.6}, Bend: 0.5, Pole: vec{0, 1, -0.3}, Grip: vec{0, 0.3, 1}}
-		fall.Foot[i].Pos = lerpV(buckle.Foot[i].Pos, end.Foot[i].Pos, 0.35)
+		fall.Foot[i].Pos = buckle.Foot[i].Pos.Lerp(end.Foot[i].Pos, 0.35)
 		fall.Foot[i].Pos[1] = b.ankleH + 0.03*s
 	}
 	bounce := end

@@ -76,7 +76,7 @@ func TestBindPose(t *testing.T) {
 			t.Errorf("%s: hands at x %.3f/%.3f, want a T-pose with the left hand on +x", sp.Name, rest[HandL][3], rest[HandR][3])
 		}
 		for i, tr := range sp.Skeleton.Rest {
-			if tr.Rotation != rig.IdentityQuat() || tr.Scale != [3]float64{1, 1, 1} {
+			if tr.Rotation != rig.IdentityQuat() || tr.Scale != (vec{1, 1, 1}) {
 				t.Errorf("%s: bone %d rest has rotation %v scale %v", sp.Name, i, tr.Rotation, tr.Scale)
 			}
 		}
@@ -197,15 +197,15 @@ func TestPoseWritesEveryBone(t *testing.T) {
 			for _, ph := range []float64{0, 0.13, 0.5, 0.77, 1} {
 				pose := make([]rig.Transform, sp.Skeleton.Len())
 				for j := range pose {
-					pose[j] = rig.Transform{Translation: [3]float64{nan, nan, nan}, Rotation: rig.Quat{nan, nan, nan, nan}, Scale: [3]float64{nan, 2, 3}}
+					pose[j] = rig.Transform{Translation: vec{nan, nan, nan}, Rotation: rig.Quat{nan, nan, nan, nan}, Scale: vec{nan, 2, 3}}
 				}
 				c.Pose(ph, pose)
 				for j, tr := range pose {
-					if !tr.IsFinite() || math.Abs(tr.Rotation.Len()-1) > 1e-9 || tr.Scale != [3]float64{1, 1, 1} {
+					if !tr.IsFinite() || math.Abs(tr.Rotation.Len()-1) > 1e-9 || tr.Scale != (vec{1, 1, 1}) {
 						t.Fatalf("%s %s phase %g: bone %d transform %+v", sp.Name, c.Name, ph, j, tr)
 					}
 				}
-				if j := Root; pose[j].Translation != [3]float64{} || pose[j].Rotation != rig.IdentityQuat() {
+				if j := Root; pose[j].Translation != (vec{}) || pose[j].Rotation != rig.IdentityQuat() {
 					t.Errorf("%s %s phase %g: the root moves: %+v", sp.Name, c.Name, ph, pose[j])
 				}
 			}

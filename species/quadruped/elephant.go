@@ -60,8 +60,8 @@ func elephantPlan() *plan {
 		forward:    [NumLegs]bool{true, true, true, true}, // wrists and knees both bend forward
 		onRoot:     true,
 		headNames:  [2]string{"Head", "TrunkTip"},
-		headA:      [3]float64{0, 0.35, 1.85},
-		headB:      [3]float64{0, -0.95, 0.55},
+		headA:      rig.Vec3{0, 0.35, 1.85},
+		headB:      rig.Vec3{0, -0.95, 0.55},
 		reach:      0.985,
 	})
 }
@@ -124,7 +124,7 @@ func elephantDeath(p *plan) []key {
 	k0 := p.restPose()
 
 	k1 := p.restPose()
-	k1.Body.Translation = [3]float64{0, d.BodyHeight - 0.55, 0.05}
+	k1.Body.Translation = rig.Vec3{0, d.BodyHeight - 0.55, 0.05}
 	k1.Body.Rotation = rotX(0.20)
 	k1.Head = [2]rig.Quat{rotX(0.25), rotX(0.3)}
 	legFK(&k1, FL, -0.20, 1.9, 0.3)
@@ -137,7 +137,7 @@ func elephantDeath(p *plan) []key {
 	k1 = p.read(pose)
 
 	k2 := p.restPose()
-	k2.Body.Translation = [3]float64{0, 1.25, 0}
+	k2.Body.Translation = rig.Vec3{0, 1.25, 0}
 	k2.Body.Rotation = rotZ(-0.12).Mul(rotX(0.05))
 	k2.Head = [2]rig.Quat{rotX(0.2), rotX(0.4)}
 	legFK(&k2, FL, -0.20, 1.9, 0.3)
@@ -146,7 +146,7 @@ func elephantDeath(p *plan) []key {
 	legFK(&k2, BR, -1.05, 2.0, 0.3)
 
 	k3 := p.restPose()
-	k3.Body.Translation = [3]float64{0.55, 0.86, 0}
+	k3.Body.Translation = rig.Vec3{0.55, 0.86, 0}
 	k3.Body.Rotation = rotZ(-0.97 * math.Pi / 2).Mul(rotX(0.03))
 	k3.Head = [2]rig.Quat{rotZ(-0.25).Mul(rotX(0.2)), rotX(0.6).Mul(rotZ(-0.3))}
 	legFK(&k3, FL, -0.30, 0.4, 0.2)

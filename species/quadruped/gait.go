@@ -1,6 +1,10 @@
 package quadruped
 
-import "math"
+import (
+	"math"
+
+	"bonebake/rig"
+)
 
 // Legs, in skeleton order. Left is +x: the creatures face +z with y up.
 const (
@@ -32,7 +36,7 @@ type Dims struct {
 
 // Hip returns the hip (leg root) of leg relative to the body centre, in the body's
 // frame: (±.52·Width, −.42·Height, ±.48·Length), + for left and front legs.
-func (d Dims) Hip(leg int) [3]float64 {
+func (d Dims) Hip(leg int) rig.Vec3 {
 	x, z := 0.52*d.Width, 0.48*d.Length
 	if !left(leg) {
 		x = -x
@@ -40,15 +44,15 @@ func (d Dims) Hip(leg int) [3]float64 {
 	if !front(leg) {
 		z = -z
 	}
-	return [3]float64{x, -0.42 * d.Height, z}
+	return rig.Vec3{x, -0.42 * d.Height, z}
 }
 
 // DefaultFoot returns where leg's foot stands when the body is at rest: under the
 // hip, at FootHeight, in model space (the origin on the ground under the body
 // centre).
-func (d Dims) DefaultFoot(leg int) [3]float64 {
+func (d Dims) DefaultFoot(leg int) rig.Vec3 {
 	h := d.Hip(leg)
-	return [3]float64{h[0], d.FootHeight, h[2]}
+	return rig.Vec3{h[0], d.FootHeight, h[2]}
 }
 
 // LegHeight is the rest height of a hip above a planted foot's origin.
@@ -208,7 +212,7 @@ type LegMotion struct {
 	Swinging bool
 	Progress float64 // through the swing or the stance, in [0,1)
 	// Foot is the target of the foot bone's origin in model space.
-	Foot [3]float64
+	Foot rig.Vec3
 	// Glide is the hip's fore-aft shift in the body frame, metres.
 	Glide float64
 	// Curl is the foot's curl, radians (0 when planted).
@@ -250,7 +254,7 @@ func Evaluate(d Dims, c Config, g Gait, t float64) Motion {
 			l.Progress = (l.Phase - sf) / (1 - sf)
 			dz = travel/2 - travel*l.Progress
 		}
-		l.Foot = [3]float64{home[0], home[1] + up, home[2] + dz}
+		l.Foot = rig.Vec3{home[0], home[1] + up, home[2] + dz}
 		l.Glide = c.Glide * dz
 	}
 	return m

@@ -16,15 +16,15 @@ type creature struct {
 	plan  *plan
 	gaits []Gait
 	// box bounds every bone's origin in every frame (min and max corner).
-	lo, hi [3]float64
+	lo, hi rig.Vec3
 	// deadTop is the highest a bone may be at the end of die.
 	deadTop float64
 }
 
 func creatures() []creature {
 	return []creature{
-		{Horse(), horsePlan(), HorseGaits(), [3]float64{-1.5, -0.05, -1.6}, [3]float64{1.5, 3.1, 2.0}, 0.9},
-		{Elephant(), elephantPlan(), ElephantGaits(), [3]float64{-2.5, -0.05, -2.6}, [3]float64{2.5, 3.8, 3.6}, 1.6},
+		{Horse(), horsePlan(), HorseGaits(), rig.Vec3{-1.5, -0.05, -1.6}, rig.Vec3{1.5, 3.1, 2.0}, 0.9},
+		{Elephant(), elephantPlan(), ElephantGaits(), rig.Vec3{-2.5, -0.05, -2.6}, rig.Vec3{2.5, 3.8, 3.6}, 1.6},
 	}
 }
 
@@ -51,9 +51,8 @@ func palette(s *species.Species, c *species.Clip, phase float64) []rig.Mat4 {
 	return out
 }
 
-func dist(a, b [3]float64) float64 {
-	d := sub3(a, b)
-	return math.Sqrt(d[0]*d[0] + d[1]*d[1] + d[2]*d[2])
+func dist(a, b rig.Vec3) float64 {
+	return a.Sub(b).Len()
 }
 
 func TestSkeletonsFollowFACTS(t *testing.T) {
@@ -147,7 +146,7 @@ func TestFeetStayPlanted(t *testing.T) {
 			n := cl.Frames
 			worst, worstY := 0.0, 0.0
 			for leg, lb := range c.plan.legs {
-				var start [3]float64
+				var start rig.Vec3
 				planted := false
 				for f := 0; f < 2*n; f++ {
 					ph := float64(f) / float64(n)
@@ -158,7 +157,7 @@ func TestFeetStayPlanted(t *testing.T) {
 						continue
 					}
 					pos := palette(c.s, cl, Wrap(ph))[lb.foot].Translation()
-					world := add3(pos, [3]float64{0, 0, g.Speed * tm})
+					world := pos.Add(rig.Vec3{0, 0, g.Speed * tm})
 					if !planted {
 						start, planted = world, true
 					}
@@ -296,7 +295,7 @@ func TestPoseWritesEveryBoneAndIsDeterministic(t *testing.T) {
 			for _, ph := range phases(cl) {
 				pose := make([]rig.Transform, c.s.Skeleton.Len())
 				for b := range pose {
-					pose[b] = rig.Transform{Translation: [3]float64{math.NaN(), 7, 7}, Rotation: rig.Quat{1, 2, 3, 4}, Scale: [3]float64{9, 9, 9}}
+					pose[b] = rig.Transform{Translation: rig.Vec3{math.NaN(), 7, 7}, Rotation: rig.Quat{1, 2, 3, 4}, Scale: rig.Vec3{9, 9, 9}}
 				}
 				cl.Pose(ph, pose)
 				for b, tr := range pose {
@@ -415,11 +414,11 @@ func TestGaitFormulas(t *testing.T) {
 
 	// Default foot under the hip: body + (±.52·w, −.42·h, ±.48·l), on the ground.
 	d := Dims{Width: 1, Height: 2, Length: 3, BodyHeight: 2, FootHeight: 0.1}
-	for leg, want := range [NumLegs][3]float64{{0.52, -0.84, 1.44}, {-0.52, -0.84, 1.44}, {0.52, -0.84, -1.44}, {-0.52, -0.84, -1.44}} {
+	for leg, want := range [NumLegs]rig.Vec3{{0.52, -0.84, 1.44}, {-0.52, -0.84, 1.44}, {0.52, -0.84, -1.44}, {-0.52, -0.84, -1.44}} {
 		if h := d.Hip(leg); dist(h, want) > 1e-12 {
 			t.Errorf("Hip(%s) = %v, want %v", legNames[leg], h, want)
 		}
-		if f := d.DefaultFoot(leg); dist(f, [3]float64{want[0], 0.1, want[2]}) > 1e-12 {
+		if f := d.DefaultFoot(leg); dist(f, rig.Vec3{want[0], 0.1, want[2]}) > 1e-12 {
 			t.Errorf("DefaultFoot(%s) = %v", legNames[leg], f)
 		}
 	}
@@ -430,7 +429,7 @@ func TestGaitFormulas(t *testing.T) {
 	cfg := Config{Harmonics: DefaultHarmonics(), SwingDuration: 0.25}
 	m := Evaluate(d, cfg, g, 0.125) // FL phase .125: half way through its swing
 	home := d.DefaultFoot(FL)
-	if want := add3(home, [3]float64{0, 0.2 * d.LegHeight(), 0}); dist(m.Legs[FL].Foot, want) > 1e-12 || !m.Legs[FL].Swinging {
+	if want := home.Add(rig.Vec3{0, 0.2 * d.LegHeight(), 0}); dist(m.Legs[FL].Foot, want) > 1e-12 || !m.Legs[FL].Swinging {
 		t.Errorf("mid-swing foot %v, want %v", m.Legs[FL].Foot, want)
 	}
 	m = Evaluate(d, cfg, g, 0.625) // FL phase .625: half way through its stance
@@ -440,7 +439,7 @@ func TestGaitFormulas(t *testing.T) {
 	// Stance travel: Speed · cycle · (1 − swing) = 1.5 m, so at the start of the
 	// stance the foot is .75 m ahead.
 	m = Evaluate(d, cfg, g, 0.25)
-	if want := add3(home, [3]float64{0, 0, 0.75}); dist(m.Legs[FL].Foot, want) > 1e-12 {
+	if want := home.Add(rig.Vec3{0, 0, 0.75}); dist(m.Legs[FL].Foot, want) > 1e-12 {
 		t.Errorf("touch-down foot %v, want %v", m.Legs[FL].Foot, want)
 	}
 }
@@ -469,13 +468,13 @@ func TestRestPoseSkinsToBind(t *testing.T) {
 				msh = c.s.Minimal
 			}
 			for v, p := range msh.Positions {
-				var q [3]float64
+				var q rig.Vec3
 				for k := range 4 {
 					w := float64(msh.Weights[v][k])
-					r := rest[msh.Joints[v][k]].Mul(inv[msh.Joints[v][k]]).TransformPoint([3]float64{float64(p[0]), float64(p[1]), float64(p[2])})
-					q = add3(q, scale3(r, w))
+					r := rest[msh.Joints[v][k]].Mul(inv[msh.Joints[v][k]]).TransformPoint(rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])})
+					q = q.Add(r.Scale(w))
 				}
-				if dist(q, [3]float64{float64(p[0]), float64(p[1]), float64(p[2])}) > 1e-5 {
+				if dist(q, rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}) > 1e-5 {
 					t.Fatalf("%s %s mesh: vertex %d moves at rest", c.s.Name, m.name, v)
 				}
 			}
@@ -566,15 +565,15 @@ func TestMeshStaysAboveGround(t *testing.T) {
 func TestSockets(t *testing.T) {
 	h := Horse()
 	rest := h.Skeleton.RestModelSpace()
-	sock := func(s *species.Species, name string) [3]float64 {
+	sock := func(s *species.Species, name string) rig.Vec3 {
 		for _, so := range s.Sockets {
 			if so.Name == name {
 				m := s.Skeleton.RestModelSpace()[so.Bone]
-				return m.TransformPoint([3]float64{float64(so.Offset[0]), float64(so.Offset[1]), float64(so.Offset[2])})
+				return m.TransformPoint(rig.Vec3{float64(so.Offset[0]), float64(so.Offset[1]), float64(so.Offset[2])})
 			}
 		}
 		t.Fatalf("%s: no socket %q", s.Name, name)
-		return [3]float64{}
+		return rig.Vec3{}
 	}
 	if p := sock(h, "saddle"); math.Abs(p[1]-1.45) > 0.01 || math.Abs(p[0]) > 1e-9 {
 		t.Errorf("saddle at %v, want about 1.45 m up on the spine", p)
@@ -597,7 +596,7 @@ func TestProportions(t *testing.T) {
 		s              *species.Species
 		height, length float64 // withers/shoulder, overall
 	}{{Horse(), 1.6, 2.4}, {Elephant(), 3.0, 5.5}} {
-		lo, hi := [3]float64{1e9, 1e9, 1e9}, [3]float64{-1e9, -1e9, -1e9}
+		lo, hi := rig.Vec3{1e9, 1e9, 1e9}, rig.Vec3{-1e9, -1e9, -1e9}
 		for _, p := range c.s.Mesh.Positions {
 			for k := range 3 {
 				lo[k] = math.Min(lo[k], float64(p[k]))

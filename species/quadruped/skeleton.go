@@ -18,8 +18,8 @@ type layout struct {
 	forward    [NumLegs]bool // the middle joint bends toward +z
 	onRoot     bool          // shoulders and the first head bone hang from Root
 	headNames  [2]string
-	headA      [3]float64 // the first head bone's rest position, body frame
-	headB      [3]float64 // the second's, relative to the first
+	headA      rig.Vec3 // the first head bone's rest position, body frame
+	headB      rig.Vec3 // the second's, relative to the first
 	reach      float64
 }
 
@@ -38,11 +38,11 @@ func newPlan(l layout) *plan {
 	p := &plan{dims: d, cfg: l.cfg, body: 1, onRoot: l.onRoot, headA: 14, headB: 15, headOffset: l.headA, reach: l.reach}
 
 	id := rig.IdentityQuat()
-	at := func(t [3]float64) rig.Transform { return rig.Transform{Translation: t, Rotation: id, Scale: one} }
+	at := func(t rig.Vec3) rig.Transform { return rig.Transform{Translation: t, Rotation: id, Scale: one} }
 	names := []string{"Root", "Body"}
 	parents := []int{-1, 0}
-	rest := []rig.Transform{at([3]float64{}), at([3]float64{0, d.BodyHeight, 0})}
-	body := [3]float64{0, d.BodyHeight, 0}
+	rest := []rig.Transform{at(rig.Vec3{}), at(rig.Vec3{0, d.BodyHeight, 0})}
+	body := rig.Vec3{0, d.BodyHeight, 0}
 	for leg := range NumLegs {
 		s := off
 		if !l.forward[leg] {
@@ -50,17 +50,17 @@ func newPlan(l layout) *plan {
 		}
 		hip, parent := d.Hip(leg), 1
 		if l.onRoot {
-			hip, parent = add3(body, hip), 0
+			hip, parent = body.Add(hip), 0
 		}
 		n := len(names)
 		names = append(names, "Shoulder"+legNames[leg], "Knee"+legNames[leg], "Foot"+legNames[leg])
 		parents = append(parents, parent, n, n+1)
-		rest = append(rest, at(hip), at([3]float64{0, -v / 2, s}), at([3]float64{0, -v / 2, -s}))
+		rest = append(rest, at(hip), at(rig.Vec3{0, -v / 2, s}), at(rig.Vec3{0, -v / 2, -s}))
 		p.legs[leg] = legBones{shoulder: n, knee: n + 1, foot: n + 2, forward: l.forward[leg], length: 2 * half}
 	}
 	headA, parent := l.headA, 1
 	if l.onRoot {
-		headA, parent = add3(body, headA), 0
+		headA, parent = body.Add(headA), 0
 	}
 	names = append(names, l.headNames[0], l.headNames[1])
 	parents = append(parents, parent, 14)
