@@ -171,7 +171,7 @@ func TestNewCopiesAndIndex(t *testing.T) {
 	}
 }
 
-// humanoid is the 20-bone humanoid of FACTS.md §2.1.
+// humanoid is the 20-bone humanoid of docs/species.md.
 var humanoidParents = []int{-1, 0, 1, 2, 3, 4, 3, 6, 7, 8, 3, 10, 11, 12, 1, 14, 15, 1, 17, 18}
 
 func BenchmarkModelSpace20(b *testing.B) {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestRigMatchesFacts(t *testing.T) {
-	// FACTS §2.1, in order: name(parent).
+	// docs/species.md, in order: name(parent).
 	const facts = "Root(-) Pelvis(0) Spine(1) Chest(2) Neck(3) Head(4) ShoulderL(3) UpperArmL(6) ForearmL(7) HandL(8) " +
 		"ShoulderR(3) UpperArmR(10) ForearmR(11) HandR(12) HipL(1) KneeL(14) FootL(15) HipR(1) KneeR(17) FootR(18)"
 	for _, sp := range All() {
@@ -33,7 +33,8 @@ func TestRigMatchesFacts(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// frameCount is FACTS §1.5's frame count for a clip's duration and rate.
+// frameCount is a clip's frame count for its duration and rate (docs/formats/bpat.md,
+// sampling).
 func frameCount(c *species.Clip) int {
 	n := max(1, int(math.Floor(c.Duration()*c.FPS+0.5)))
 	if !c.Loops {
@@ -117,7 +118,7 @@ func TestSockets(t *testing.T) {
 	}
 }
 
-// markersFor applies FACTS §2.1's rules by clip name.
+// markersFor applies docs/species.md's rules by clip name.
 func markersFor(name string) bpat.Markers {
 	u := bpat.Unset
 	switch {

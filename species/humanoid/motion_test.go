@@ -10,11 +10,11 @@ import (
 	"bonebake/species"
 )
 
-// The motion tests bake every clip themselves, the way FACTS §1.5 samples it, and
-// measure the model-space result.
+// The motion tests bake every clip themselves, sampled as docs/formats/bpat.md
+// says (sampling), and measure the model-space result.
 
-// baked is one clip sampled at the FACTS §1.5 frame times: model-space matrices
-// per frame, and each frame's phase.
+// baked is one clip sampled at the frame times of docs/formats/bpat.md
+// (sampling): model-space matrices per frame, and each frame's phase.
 type baked struct {
 	clip   *species.Clip
 	phases []float64

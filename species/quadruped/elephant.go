@@ -16,9 +16,9 @@ func ElephantDims() Dims {
 	return Dims{Width: 1.1, Height: 1.0, Length: 3.2, BodyHeight: 2.2, FootHeight: 0.16}
 }
 
-// ElephantConfig returns the elephant's gait knobs: the legs keep FACTS §2.4's own
-// phases (FL 0, FR .5, RL .75, RR .25) whatever the gait, a foot swings for .25 of
-// the cycle, and the pair phases only pitch the body.
+// ElephantConfig returns the elephant's gait knobs: the legs keep their own
+// phases from docs/species.md (FL 0, FR .5, RL .75, RR .25) whatever the gait, a
+// foot swings for .25 of the cycle, and the pair phases only pitch the body.
 func ElephantConfig() Config {
 	return Config{
 		Harmonics:    DefaultHarmonics(),
@@ -33,8 +33,8 @@ func ElephantConfig() Config {
 	}
 }
 
-// ElephantGaits returns the elephant's gait table (FACTS §2.4) with the ground speed
-// each stride matches.
+// ElephantGaits returns the elephant's gait table (the quadruped gait of
+// docs/species.md) with the ground speed each stride matches.
 func ElephantGaits() []Gait {
 	return []Gait{
 		{Name: "idle", Cycle: 2, FrontPhase: 0, RearPhase: 0, Swing: 0.02, Lift: 0.01},

@@ -58,8 +58,8 @@ func (d Dims) DefaultFoot(leg int) rig.Vec3 {
 // LegHeight is the rest height of a hip above a planted foot's origin.
 func (d Dims) LegHeight() float64 { return d.BodyHeight - 0.42*d.Height - d.FootHeight }
 
-// Gait is one row of a species' gait table (FACTS §2.4) and the ground speed its
-// stride matches.
+// Gait is one row of a species' gait table (the quadruped gait of
+// docs/species.md) and the ground speed its stride matches.
 type Gait struct {
 	Name string
 	// Cycle is the stride period in seconds.
@@ -92,7 +92,7 @@ type Harmonics struct {
 	Phi3, F3, W3 float64
 }
 
-// DefaultHarmonics are FACTS §2.4's defaults: W1 .70; Phi2 .19, F2 2, W2 .30; W3 0.
+// DefaultHarmonics are docs/species.md's defaults: W1 .70; Phi2 .19, F2 2, W2 .30; W3 0.
 func DefaultHarmonics() Harmonics {
 	return Harmonics{W1: 0.70, Phi2: 0.19, F2: 2, W2: 0.30}
 }
@@ -103,7 +103,7 @@ type Config struct {
 	// BobAmplitude (metres), BobBase and BobIntensity scale the bob:
 	// harmonics · BobAmplitude · (BobBase + intensity·BobIntensity).
 	BobAmplitude, BobBase, BobIntensity float64
-	// CycleFloor is the smallest cycle the phase divides by (FACTS: 1e-3).
+	// CycleFloor is the smallest cycle the phase divides by (1e-3, as docs/species.md says).
 	CycleFloor float64
 	// LegPhase is each leg's own phase offset. With PairPhaseShiftsLegs a leg's
 	// offset is its pair's phase (Gait.FrontPhase or RearPhase) plus LegPhase;
@@ -220,8 +220,8 @@ type LegMotion struct {
 }
 
 // Evaluate returns the motion of gait g at time t seconds: the shared evaluator
-// of FACTS §2.4. Each leg runs its own moving phase q = wrap(t/cycle + offset);
-// it swings while q < s (the swing fraction) and stands for the rest. A standing
+// of the quadruped gait in docs/species.md. Each leg runs its own moving phase
+// q = wrap(t/cycle + offset); it swings while q < s (the swing fraction) and stands for the rest. A standing
 // foot sits on the ground and moves backward at Speed, covering StanceTravel
 // centred on the default foot; a swinging foot returns forward along SwingEase,
 // lifted by SwingArc · Lift · LegHeight.

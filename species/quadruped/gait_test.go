@@ -60,7 +60,7 @@ func TestGaitFormulas(t *testing.T) {
 	near("MovingPhase(0.55, 1.1, 0.25)", MovingPhase(0.55, 1.1, 0.25, 1e-3), 0.75)
 	near("MovingPhase with a zero cycle", MovingPhase(0.0005, 0, 0.1, 1e-3), 0.6)
 
-	// Hand-computed from FACTS §2.4 with the default harmonics.
+	// Hand-computed from the quadruped gait of docs/species.md, with the default harmonics.
 	c := Config{Harmonics: DefaultHarmonics(), BobAmplitude: 0.1, BobBase: 0.5, BobIntensity: 0.5}
 	// p = 0: .7·sin 0 + .3·sin(2π·.38) = .3·0.684547105928689
 	near("Bob(0)", c.Bob(0, 1), 0.3*0.684547105928689*0.1*1.0)

@@ -35,8 +35,8 @@ func HorseConfig() Config {
 	}
 }
 
-// HorseGaits returns the horse's gait table (FACTS §2.4) with the ground speed each
-// stride matches.
+// HorseGaits returns the horse's gait table (the quadruped gait of
+// docs/species.md) with the ground speed each stride matches.
 func HorseGaits() []Gait {
 	return []Gait{
 		{Name: "idle", Cycle: 2.5, FrontPhase: 0, RearPhase: 0, Swing: 0.015, Lift: 0.008},

@@ -28,7 +28,8 @@ func creatures() []creature {
 	}
 }
 
-// phases returns the frame phases of FACTS §1.5: f/N looping, f/(N−1) one-shot.
+// phases returns the frame phases of docs/formats/bpat.md (sampling): f/N
+// looping, f/(N−1) one-shot.
 func phases(c *species.Clip) []float64 {
 	out := make([]float64, c.Frames)
 	for f := range out {
@@ -55,7 +56,7 @@ func dist(a, b rig.Vec3) float64 {
 	return a.Sub(b).Len()
 }
 
-func TestSkeletonsFollowFACTS(t *testing.T) {
+func TestSkeletonsFollowTheSpeciesTable(t *testing.T) {
 	legs := func(parent int) ([]string, []int) {
 		var names []string
 		var parents []int
@@ -252,7 +253,7 @@ func BenchmarkPose(b *testing.B) {
 }
 
 // TestBakes bakes each creature and checks the palettes against the model-space
-// pass at the frame times of FACTS §1.5.
+// pass at the frame times of docs/formats/bpat.md (sampling).
 func TestBakes(t *testing.T) {
 	for _, c := range creatures() {
 		got, err := bake.Species(c.s)

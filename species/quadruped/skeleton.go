@@ -25,7 +25,7 @@ type layout struct {
 
 var legNames = [NumLegs]string{"FL", "FR", "BL", "BR"}
 
-// newPlan builds the 16-bone skeleton of FACTS §2.1: Root, Body(Root), then
+// newPlan builds the 16-bone skeleton of docs/species.md: Root, Body(Root), then
 // Shoulder/Knee/Foot for FL, FR, BL, BR, then the two head bones. The rest pose
 // (the bind pose) stands the creature on the ground with every foot under its
 // hip and every rotation the identity; each leg's middle joint sits off the hip
@@ -84,7 +84,7 @@ func (p *plan) gaitClip(name string, frames int, g Gait, head headMotion) specie
 	return c
 }
 
-// markers follows FACTS §2.1's name rules for these clips: walk, run and idle
+// markers follows docs/species.md's name rules for these clips: walk, run and idle
 // may be left at .98; the others have no markers.
 func markers(name string) bpat.Markers {
 	m := bpat.NoMarkers()
