@@ -103,17 +103,9 @@ func elephantHead(name string) headMotion {
 func Elephant() *species.Species {
 	p := elephantPlan()
 	s := &species.Species{ID: ElephantID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
-	for _, g := range ElephantGaits() {
-		frames := 24
-		if g.Name == "run" {
-			frames = 16
-		}
-		s.Clips = append(s.Clips, p.gaitClip(g.Name, frames, g, elephantHead(g.Name)))
-	}
-	keys := elephantDeath(p)
-	s.Clips = append(s.Clips, p.keyedClip("die", 24, keys), p.deadClip(keys))
-	s.Mesh, s.Minimal = elephantMeshes(p)
-	p.setContacts(s.Mesh)
+	s.Clips = p.gaitClips(ElephantGaits(), map[string]int{"run": 16}, elephantHead)
+	s.Clips = append(s.Clips, p.deathClips(24, elephantDeath(p))...)
+	p.dress(s, elephantMesh)
 	return s
 }
 

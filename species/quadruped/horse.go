@@ -98,22 +98,12 @@ func horseHead(name string) headMotion {
 func Horse() *species.Species {
 	p := horsePlan()
 	s := &species.Species{ID: HorseID, Name: "horse", Skeleton: p.skel, Sockets: append([]species.Socket(nil), horseSockets...)}
-	for _, g := range HorseGaits() {
-		frames := 24
-		switch g.Name {
-		case "trot", "canter":
-			frames = 16
-		case "gallop":
-			frames = 12
-		}
-		s.Clips = append(s.Clips, p.gaitClip(g.Name, frames, g, horseHead(g.Name)))
-	}
+	s.Clips = p.gaitClips(HorseGaits(), map[string]int{"trot": 16, "canter": 16, "gallop": 12}, horseHead)
 	fight := species.Clip{Name: "fight", Frames: 24, FPS: 24, Loops: true, Markers: markers("fight"), Cycle: 1}
 	fight.Pose = func(phase float64, pose []rig.Transform) { horseFight(p, Wrap(phase), pose) }
-	keys := horseDeath(p)
-	s.Clips = append(s.Clips, fight, p.keyedClip("die", 20, keys), p.deadClip(keys))
-	s.Mesh, s.Minimal = horseMeshes(p)
-	p.setContacts(s.Mesh)
+	s.Clips = append(s.Clips, fight)
+	s.Clips = append(s.Clips, p.deathClips(20, horseDeath(p))...)
+	p.dress(s, horseMesh)
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"bonebake/mesh"
 	"bonebake/rig"
+	"bonebake/species"
 	"bonebake/species/meshgen"
 )
 
@@ -31,8 +32,11 @@ func (p *plan) restJoints() []rig.Vec3 {
 	return out
 }
 
-func horseMeshes(p *plan) (full, minimal *mesh.Skinned) {
-	return horseMesh(p, fullDetail), horseMesh(p, minimalDetail)
+// dress gives s its full and minimal meshes, built by build, and records the
+// full mesh's vertices for onGround.
+func (p *plan) dress(s *species.Species, build func(*plan, detail) *mesh.Skinned) {
+	s.Mesh, s.Minimal = build(p, fullDetail), build(p, minimalDetail)
+	p.setContacts(s.Mesh)
 }
 
 // horseMesh builds the horse around its bind pose: a barrel with withers and
@@ -83,10 +87,6 @@ func horseMesh(p *plan, d detail) *mesh.Skinned {
 	b.TubeSkin(meshgen.Along(body, neck, rig.Vec3{0, 1.58, 0.58}, rig.Vec3{0, 2.0, 1.0}, 0), rig.Vec3{0, 1.58, 0.56}, rig.Vec3{0, 1.99, 0.98}, 0.05, 0.035, thin, d.seg, hair)
 	b.Limb(-1, []int{body, body}, []rig.Vec3{{0, 1.36, -0.92}, {0, 1.05, -1.08}, {0, 0.62, -1.05}}, []float64{0.06, 0.085, 0.05}, thin, d.seg, hair)
 	return b.Mesh()
-}
-
-func elephantMeshes(p *plan) (full, minimal *mesh.Skinned) {
-	return elephantMesh(p, fullDetail), elephantMesh(p, minimalDetail)
 }
 
 // elephantMesh builds the elephant around its bind pose: a massive barrel with a

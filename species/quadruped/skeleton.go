@@ -73,6 +73,21 @@ func newPlan(l layout) *plan {
 	return p
 }
 
+// gaitClips is a looping clip of one cycle for each gait, in order: frames[name]
+// frames long (24 when the gait is not listed), with head(name) adding the
+// species' head, neck and trunk motion.
+func (p *plan) gaitClips(gaits []Gait, frames map[string]int, head func(name string) headMotion) []species.Clip {
+	var clips []species.Clip
+	for _, g := range gaits {
+		n, ok := frames[g.Name]
+		if !ok {
+			n = 24
+		}
+		clips = append(clips, p.gaitClip(g.Name, n, g, head(g.Name)))
+	}
+	return clips
+}
+
 // gaitClip is a looping clip of one gait cycle; head adds the species' head,
 // neck and trunk motion (nil for none).
 func (p *plan) gaitClip(name string, frames int, g Gait, head headMotion) species.Clip {
@@ -95,17 +110,15 @@ func markers(name string) bpat.Markers {
 	return m
 }
 
-// keyedClip is a one-shot clip posed from keys; the last key is also the dead
-// pose.
-func (p *plan) keyedClip(name string, frames int, keys []key) species.Clip {
-	return species.Clip{Name: name, Frames: frames, FPS: 24, Markers: bpat.NoMarkers(),
-		Pose: func(phase float64, pose []rig.Transform) { p.keyed(keys, phase, pose) }}
-}
-
-// deadClip holds the end of keys still: a one-frame looping clip.
-func (p *plan) deadClip(keys []key) species.Clip {
-	return species.Clip{Name: "dead", Frames: 1, FPS: 1, Loops: true, Markers: bpat.NoMarkers(),
-		Pose: func(_ float64, pose []rig.Transform) { p.keyed(keys, 1, pose) }}
+// deathClips are die, a one-shot clip of frames frames posed from keys, and
+// dead, a one-frame looping clip that holds die's last key still.
+func (p *plan) deathClips(frames int, keys []key) []species.Clip {
+	return []species.Clip{
+		{Name: "die", Frames: frames, FPS: 24, Markers: bpat.NoMarkers(),
+			Pose: func(phase float64, pose []rig.Transform) { p.keyed(keys, phase, pose) }},
+		{Name: "dead", Frames: 1, FPS: 1, Loops: true, Markers: bpat.NoMarkers(),
+			Pose: func(_ float64, pose []rig.Transform) { p.keyed(keys, 1, pose) }},
+	}
 }
 
 // legFK sets a leg's three rotations (about the body's x axis: positive swings
