@@ -127,16 +127,12 @@ func melee(guard, wind, contact, follow bodyPose) []key {
 	cocked := wind // the last moment of the wind-up: a touch further
 	cocked.Chest[1] -= 0.04
 	cocked.Arm[right].Bend += 0.05
-	return []key{
-		{At: 0, Pose: guard},
-		{At: 0.10, Pose: guard},
-		{At: 0.44, Pose: wind, In: 0.4, Out: 0},
-		{At: 0.50, Pose: cocked},
-		{At: 0.58, Pose: contact, In: 0, Out: 1.7},
-		{At: 0.68, Pose: follow, In: 1.4, Out: 0},
-		{At: 0.92, Pose: guard},
-		{At: 1, Pose: guard},
-	}
+	return rested(guard, 0.10, 0.92,
+		key{At: 0.44, Pose: wind, In: 0.4, Out: 0},
+		key{At: 0.50, Pose: cocked},
+		key{At: 0.58, Pose: contact, In: 0, Out: 1.7},
+		key{At: 0.68, Pose: follow, In: 1.4, Out: 0},
+	)
 }
 
 // freeArm sets the left arm unless it holds the weapon's shaft.

@@ -66,15 +66,11 @@ func (b *body) idleSquat(p float64) bodyPose {
 	low.Pelvis[1] -= 0.03 * s
 	low.Chest[0] += 0.05
 	low.Head[1] = 0.25
-	keys := []key{
-		{At: 0, Pose: st},
-		{At: 0.08, Pose: st},
-		{At: 0.36, Pose: sq},
-		{At: 0.55, Pose: low},
-		{At: 0.66, Pose: sq},
-		{At: 0.94, Pose: st},
-		{At: 1, Pose: st},
-	}
+	keys := rested(st, 0.08, 0.94,
+		key{At: 0.36, Pose: sq},
+		key{At: 0.55, Pose: low},
+		key{At: 0.66, Pose: sq},
+	)
 	return sampleKeys(keys, p)
 }
 
@@ -114,19 +110,15 @@ func (b *body) idleJump(p float64) bodyPose {
 	}
 	land := crouch
 	land.Pelvis[1] += 0.04 * s
-	keys := []key{
-		{At: 0, Pose: st},
-		{At: 0.12, Pose: st},
-		{At: 0.32, Pose: crouch},
-		{At: 0.40, Pose: crouch},
-		{At: 0.47, Pose: push, In: 0, Out: 1.5},
-		{At: 0.56, Pose: air, In: 1.5, Out: 0},
-		{At: 0.64, Pose: push, In: 0, Out: 1.5},
-		{At: 0.70, Pose: land, In: 1.5, Out: 0},
-		{At: 0.80, Pose: crouch},
-		{At: 0.97, Pose: st},
-		{At: 1, Pose: st},
-	}
+	keys := rested(st, 0.12, 0.97,
+		key{At: 0.32, Pose: crouch},
+		key{At: 0.40, Pose: crouch},
+		key{At: 0.47, Pose: push, In: 0, Out: 1.5},
+		key{At: 0.56, Pose: air, In: 1.5, Out: 0},
+		key{At: 0.64, Pose: push, In: 0, Out: 1.5},
+		key{At: 0.70, Pose: land, In: 1.5, Out: 0},
+		key{At: 0.80, Pose: crouch},
+	)
 	return sampleKeys(keys, p)
 }
 
@@ -158,16 +150,12 @@ func (b *body) idleWeapon(p float64) bodyPose {
 		look2.Arm[left].Shaft, look2.Arm[left].ShaftAt = 0.85, 0.5
 		look2.Head = vec{0.3, -0.2, -0.05}
 	}
-	keys := []key{
-		{At: 0, Pose: st},
-		{At: 0.06, Pose: st},
-		{At: 0.22, Pose: up},
-		{At: 0.42, Pose: look1},
-		{At: 0.62, Pose: look2},
-		{At: 0.76, Pose: up},
-		{At: 0.95, Pose: st},
-		{At: 1, Pose: st},
-	}
+	keys := rested(st, 0.06, 0.95,
+		key{At: 0.22, Pose: up},
+		key{At: 0.42, Pose: look1},
+		key{At: 0.62, Pose: look2},
+		key{At: 0.76, Pose: up},
+	)
 	return sampleKeys(keys, p)
 }
 

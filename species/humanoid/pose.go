@@ -138,6 +138,16 @@ func sampleKeys(keys []key, phase float64) bodyPose {
 	return keys[len(keys)-1].Pose
 }
 
+// rested is the keys of a clip that holds rest until phase from, passes through
+// keys (sorted, between from and to) and holds rest again from to until 1: a
+// clip that leaves its starting pose and comes back to it.
+func rested(rest bodyPose, from, to float64, keys ...key) []key {
+	out := make([]key, 0, len(keys)+4)
+	out = append(out, key{At: 0, Pose: rest}, key{At: from, Pose: rest})
+	out = append(out, keys...)
+	return append(out, key{At: to, Pose: rest}, key{At: 1, Pose: rest})
+}
+
 // hermite01 is the cubic from 0 to 1 on [0, 1] with slopes m0 at 0 and m1 at 1.
 func hermite01(t, m0, m1 float64) float64 {
 	t = clamp(t, 0, 1)
