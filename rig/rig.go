@@ -1,6 +1,7 @@
 // Package rig holds skeletons: bone names, parents (a parent always precedes its
-// children), rest pose, translation-rotation-scale transforms, 4×4 matrices, and the
-// pose → model-space pass that every baker runs once per frame.
+// children), rest pose, translation-rotation-scale transforms, 3-vectors,
+// quaternions and 4×4 matrices, and the pose → model-space pass that every baker
+// runs once per frame.
 package rig
 
 // Quat is a rotation quaternion stored as glTF stores it: x, y, z, w.
