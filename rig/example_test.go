@@ -14,14 +14,14 @@ func ExampleSkeleton_ModelSpace() {
 		[]string{"shoulder", "elbow"},
 		[]int{-1, 0},
 		[]rig.Transform{
-			{Translation: [3]float64{0, 1, 0}, Rotation: rig.IdentityQuat(), Scale: [3]float64{1, 1, 1}},
-			{Translation: [3]float64{1, 0, 0}, Rotation: rig.IdentityQuat(), Scale: [3]float64{1, 1, 1}},
+			{Translation: rig.Vec3{0, 1, 0}, Rotation: rig.IdentityQuat(), Scale: rig.Vec3{1, 1, 1}},
+			{Translation: rig.Vec3{1, 0, 0}, Rotation: rig.IdentityQuat(), Scale: rig.Vec3{1, 1, 1}},
 		})
 	if err != nil {
 		panic(err)
 	}
 	pose := skel.RestPose()
-	pose[0].Rotation = rig.QuatFromAxisAngle([3]float64{0, 0, 1}, math.Pi/2)
+	pose[0].Rotation = rig.QuatFromAxisAngle(rig.Vec3{0, 0, 1}, math.Pi/2)
 
 	palette := make([]rig.Mat4, skel.Len())
 	skel.ModelSpace(pose, palette)

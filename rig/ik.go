@@ -30,7 +30,7 @@ import (
 // allocate: the ancestors' model matrices are composed on the way up the chain.
 //
 // It panics if the indices are out of range or the bones do not form a chain.
-func (s *Skeleton) TwoBoneIK(local []Transform, upper, lower, end int, target, pole [3]float64) (reached bool) {
+func (s *Skeleton) TwoBoneIK(local []Transform, upper, lower, end int, target, pole Vec3) (reached bool) {
 	n := len(s.Parents)
 	if upper < 0 || end >= n || lower < 0 || end < 0 || lower >= n ||
 		s.Parents[lower] != upper || s.Parents[end] != lower || len(local) < n {
@@ -55,8 +55,8 @@ func (s *Skeleton) TwoBoneIK(local []Transform, upper, lower, end int, target, p
 	b := ml.Translation()
 	c := ml.TransformPoint(local[end].Translation)
 
-	ab, bc := vsub(b, a), vsub(c, b)
-	l1, l2 := vlen(ab), vlen(bc)
+	ab, bc := b.Sub(a), c.Sub(b)
+	l1, l2 := ab.Len(), bc.Len()
 	reach := l1 + l2
 	if !(reach > 0) || math.IsInf(reach, 0) {
 		return false // no length to bend, or a broken pose
@@ -65,41 +65,41 @@ func (s *Skeleton) TwoBoneIK(local []Transform, upper, lower, end int, target, p
 
 	// The direction to the target (kept as the limb's when the target sits on the
 	// upper joint) and the distance the limb must span.
-	tv := vsub(target, a)
-	dist := vlen(tv)
-	var u [3]float64
+	tv := target.Sub(a)
+	dist := tv.Len()
+	var u Vec3
 	switch {
 	case dist > tiny:
-		u = vscale(tv, 1/dist)
-	case vlen(vsub(c, a)) > tiny:
-		u = vunit(vsub(c, a))
+		u = tv.Scale(1 / dist)
+	case c.Sub(a).Len() > tiny:
+		u = c.Sub(a).Normalize()
 	case l1 > tiny:
-		u = vunit(ab)
+		u = ab.Normalize()
 	default:
-		u = vunit(bc)
+		u = bc.Normalize()
 	}
 	lo := math.Abs(l1 - l2)
 	reached = dist >= lo-1e-9*reach && dist <= reach+1e-9*reach
 	span := math.Min(math.Max(dist, math.Max(lo, 1e-6*reach)), reach)
 
 	// The hinge axis of the middle joint.
-	var h [3]float64
-	ba := vscale(ab, -1)
-	if hc := vcross(bc, ba); vlen(hc) > 1e-9*l1*l2 {
-		h = vunit(hc)
+	var h Vec3
+	ba := ab.Scale(-1)
+	if hc := bc.Cross(ba); hc.Len() > 1e-9*l1*l2 {
+		h = hc.Normalize()
 	} else {
 		w := u
 		if l1 > tiny {
-			w = vunit(ab)
+			w = ab.Normalize()
 		}
-		nrm := vreject(vsub(pole, a), w)
-		if vlen(nrm) <= tiny {
-			nrm = vreject(vsub(pole, a), u)
+		nrm := pole.Sub(a).Reject(w)
+		if nrm.Len() <= tiny {
+			nrm = pole.Sub(a).Reject(u)
 		}
-		if vlen(nrm) <= tiny {
-			nrm = anyPerpendicular(w)
+		if nrm.Len() <= tiny {
+			nrm = w.Perpendicular()
 		}
-		h = vunit(vcross(nrm, w))
+		h = nrm.Cross(w).Normalize()
 	}
 
 	// Step 1: the middle joint opens or closes to the interior angle that spans
@@ -107,26 +107,26 @@ func (s *Skeleton) TwoBoneIK(local []Transform, upper, lower, end int, target, p
 	dKnee := IdentityQuat()
 	c1 := c
 	if l1 > tiny && l2 > tiny {
-		cur := math.Acos(clamp1(vdot(ba, bc) / (l1 * l2)))
+		cur := math.Acos(clamp1(ba.Dot(bc) / (l1 * l2)))
 		want := math.Acos(clamp1((l1*l1 + l2*l2 - span*span) / (2 * l1 * l2)))
 		dKnee = QuatFromAxisAngle(h, cur-want)
-		c1 = vadd(b, dKnee.Rotate(bc))
+		c1 = b.Add(dKnee.Rotate(bc))
 	}
 
 	// Step 2: the whole limb turns about the upper joint, the shortest way, so
 	// that the end points at the target.
 	dAim := IdentityQuat()
-	if from := vsub(c1, a); vlen(from) > tiny {
-		dAim = shortestArc(vunit(from), u, h)
+	if from := c1.Sub(a); from.Len() > tiny {
+		dAim = shortestArc(from.Normalize(), u, h)
 	}
 
 	// Step 3: it turns about the line to the target until the middle joint is on
 	// the pole's side.
 	dPole := IdentityQuat()
-	knee := vreject(dAim.Rotate(ab), u)
-	side := vreject(vsub(pole, a), u)
-	if vlen(knee) > 1e-9*reach && vlen(side) > tiny {
-		angle := math.Atan2(vdot(u, vcross(knee, side)), vdot(knee, side))
+	knee := dAim.Rotate(ab).Reject(u)
+	side := pole.Sub(a).Reject(u)
+	if knee.Len() > 1e-9*reach && side.Len() > tiny {
+		angle := math.Atan2(u.Dot(knee.Cross(side)), knee.Dot(side))
 		dPole = QuatFromAxisAngle(u, angle)
 	}
 
@@ -144,57 +144,18 @@ func (s *Skeleton) TwoBoneIK(local []Transform, upper, lower, end int, target, p
 // vector to; for opposite vectors it turns half a turn about fallback (a unit
 // vector perpendicular to from) or, when that is not perpendicular, about any
 // axis perpendicular to from.
-func shortestArc(from, to, fallback [3]float64) Quat {
-	d := vdot(from, to)
+func shortestArc(from, to, fallback Vec3) Quat {
+	d := from.Dot(to)
 	if d < -1+1e-12 {
-		axis := vreject(fallback, from)
-		if vlen(axis) < 1e-6 {
-			axis = anyPerpendicular(from)
+		axis := fallback.Reject(from)
+		if axis.Len() < 1e-6 {
+			axis = from.Perpendicular()
 		}
-		axis = vunit(axis)
+		axis = axis.Normalize()
 		return Quat{axis[0], axis[1], axis[2], 0}
 	}
-	x := vcross(from, to)
+	x := from.Cross(to)
 	return Quat{x[0], x[1], x[2], 1 + d}.Normalize()
 }
 
-// anyPerpendicular returns a unit vector perpendicular to v (which must not be
-// zero), chosen deterministically from the coordinate axis least aligned with v.
-func anyPerpendicular(v [3]float64) [3]float64 {
-	ax, ay, az := math.Abs(v[0]), math.Abs(v[1]), math.Abs(v[2])
-	var e [3]float64
-	switch {
-	case ax <= ay && ax <= az:
-		e = [3]float64{1, 0, 0}
-	case ay <= az:
-		e = [3]float64{0, 1, 0}
-	default:
-		e = [3]float64{0, 0, 1}
-	}
-	return vunit(vcross(v, e))
-}
-
 func clamp1(x float64) float64 { return math.Max(-1, math.Min(1, x)) }
-
-func vadd(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-func vsub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func vscale(a [3]float64, s float64) [3]float64 {
-	return [3]float64{a[0] * s, a[1] * s, a[2] * s}
-}
-func vdot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func vcross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-func vlen(a [3]float64) float64 { return math.Sqrt(vdot(a, a)) }
-
-// vunit returns a scaled to unit length, or zero for a zero vector.
-func vunit(a [3]float64) [3]float64 {
-	l := vlen(a)
-	if !(l > 0) {
-		return [3]float64{}
-	}
-	return vscale(a, 1/l)
-}
-
-// vreject returns the part of a perpendicular to the unit vector n.
-func vreject(a, n [3]float64) [3]float64 { return vsub(a, vscale(n, vdot(a, n))) }

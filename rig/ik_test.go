@@ -16,11 +16,11 @@ func ikLeg(t testing.TB, rng *rand.Rand) *rig.Skeleton {
 	randQuat := func() rig.Quat {
 		return rig.Quat{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
 	}
-	randVec := func(s float64) [3]float64 {
-		return [3]float64{(rng.Float64()*2 - 1) * s, (rng.Float64()*2 - 1) * s, (rng.Float64()*2 - 1) * s}
+	randVec := func(s float64) rig.Vec3 {
+		return rig.Vec3{(rng.Float64()*2 - 1) * s, (rng.Float64()*2 - 1) * s, (rng.Float64()*2 - 1) * s}
 	}
-	tr := func(p [3]float64, q rig.Quat, s float64) rig.Transform {
-		return rig.Transform{Translation: p, Rotation: q, Scale: [3]float64{s, s, s}}
+	tr := func(p rig.Vec3, q rig.Quat, s float64) rig.Transform {
+		return rig.Transform{Translation: p, Rotation: q, Scale: rig.Vec3{s, s, s}}
 	}
 	rest := []rig.Transform{
 		tr(randVec(2), randQuat(), 0.5+rng.Float64()),
@@ -39,25 +39,19 @@ func ikLeg(t testing.TB, rng *rand.Rand) *rig.Skeleton {
 
 const hip, knee, foot = 2, 3, 4
 
-func joints(s *rig.Skeleton, pose []rig.Transform) (a, b, c [3]float64) {
+func joints(s *rig.Skeleton, pose []rig.Transform) (a, b, c rig.Vec3) {
 	m := make([]rig.Mat4, s.Len())
 	s.ModelSpace(pose, m)
 	return m[hip].Translation(), m[knee].Translation(), m[foot].Translation()
 }
 
-func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func dot(a, b [3]float64) float64    { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func length(a [3]float64) float64    { return math.Sqrt(dot(a, a)) }
-func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-func along(a, d [3]float64, s float64) [3]float64 {
-	return [3]float64{a[0] + d[0]*s, a[1] + d[1]*s, a[2] + d[2]*s}
-}
-func unitVec(rng *rand.Rand) [3]float64 {
-	v := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
-	l := length(v)
-	return [3]float64{v[0] / l, v[1] / l, v[2] / l}
+// along returns a + d·s.
+func along(a, d rig.Vec3, s float64) rig.Vec3 { return a.Add(d.Scale(s)) }
+
+func unitVec(rng *rand.Rand) rig.Vec3 {
+	v := rig.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	l := v.Len()
+	return rig.Vec3{v[0] / l, v[1] / l, v[2] / l}
 }
 
 func finitePose(t *testing.T, pose []rig.Transform) {
@@ -75,7 +69,7 @@ func TestTwoBoneIKReachesAndKeepsLengths(t *testing.T) {
 		s := ikLeg(t, rng)
 		pose := s.RestPose()
 		a0, b0, c0 := joints(s, pose)
-		l1, l2 := length(sub(b0, a0)), length(sub(c0, b0))
+		l1, l2 := b0.Sub(a0).Len(), c0.Sub(b0).Len()
 		lo, hi := math.Abs(l1-l2), l1+l2
 		d := lo + (hi-lo)*(0.02+0.96*rng.Float64())
 		dir := unitVec(rng)
@@ -87,27 +81,27 @@ func TestTwoBoneIKReachesAndKeepsLengths(t *testing.T) {
 		}
 		finitePose(t, pose)
 		a, b, c := joints(s, pose)
-		if e := length(sub(c, target)); e > 1e-9 {
+		if e := c.Sub(target).Len(); e > 1e-9 {
 			t.Fatalf("trial %d: end %v misses target %v by %g", trial, c, target, e)
 		}
-		if e := length(sub(a, a0)); e > 1e-12 {
+		if e := a.Sub(a0).Len(); e > 1e-12 {
 			t.Fatalf("trial %d: upper joint moved by %g", trial, e)
 		}
-		if e := math.Abs(length(sub(b, a)) - l1); e > 1e-9 {
+		if e := math.Abs(b.Sub(a).Len() - l1); e > 1e-9 {
 			t.Fatalf("trial %d: upper length changed by %g", trial, e)
 		}
-		if e := math.Abs(length(sub(c, b)) - l2); e > 1e-9 {
+		if e := math.Abs(c.Sub(b).Len() - l2); e > 1e-9 {
 			t.Fatalf("trial %d: lower length changed by %g", trial, e)
 		}
 		// The middle joint lies in the plane of upper joint, target and pole, on
 		// the pole's side of the line to the target.
-		normal := cross(sub(target, a), sub(pole, a))
-		if nl := length(normal); nl > 1e-6 {
-			if off := math.Abs(dot(sub(b, a), normal)) / nl; off > 1e-9 {
+		normal := target.Sub(a).Cross(pole.Sub(a))
+		if nl := normal.Len(); nl > 1e-6 {
+			if off := math.Abs(b.Sub(a).Dot(normal)) / nl; off > 1e-9 {
 				t.Fatalf("trial %d: middle joint %g off the pole plane", trial, off)
 			}
-			rej := func(v [3]float64) [3]float64 { return along(v, dir, -dot(v, dir)) }
-			if dot(rej(sub(b, a)), rej(sub(pole, a))) < 0 {
+			rej := func(v rig.Vec3) rig.Vec3 { return along(v, dir, -v.Dot(dir)) }
+			if rej(b.Sub(a)).Dot(rej(pole.Sub(a))) < 0 {
 				t.Fatalf("trial %d: middle joint bends away from the pole", trial)
 			}
 		}
@@ -131,7 +125,7 @@ func TestTwoBoneIKClampsOutOfReach(t *testing.T) {
 		s := ikLeg(t, rng)
 		pose := s.RestPose()
 		a0, b0, c0 := joints(s, pose)
-		l1, l2 := length(sub(b0, a0)), length(sub(c0, b0))
+		l1, l2 := b0.Sub(a0).Len(), c0.Sub(b0).Len()
 		dir := unitVec(rng)
 		pole := along(a0, unitVec(rng), 1)
 
@@ -140,7 +134,7 @@ func TestTwoBoneIKClampsOutOfReach(t *testing.T) {
 			t.Fatalf("trial %d: target beyond reach reported reached", trial)
 		}
 		finitePose(t, pose)
-		if _, _, c := joints(s, pose); length(sub(c, along(a0, dir, l1+l2))) > 1e-6 {
+		if _, _, c := joints(s, pose); c.Sub(along(a0, dir, l1+l2)).Len() > 1e-6 {
 			t.Fatalf("trial %d: far target: end %v, want the straight limb toward it", trial, c)
 		}
 
@@ -149,7 +143,7 @@ func TestTwoBoneIKClampsOutOfReach(t *testing.T) {
 			if s.TwoBoneIK(pose, hip, knee, foot, near, pole) {
 				t.Fatalf("trial %d: target inside the folded reach reported reached", trial)
 			}
-			if _, _, c := joints(s, pose); length(sub(c, along(a0, dir, lo))) > 1e-6 {
+			if _, _, c := joints(s, pose); c.Sub(along(a0, dir, lo)).Len() > 1e-6 {
 				t.Fatalf("trial %d: near target: end %v, want the folded limb toward it", trial, c)
 			}
 		}
@@ -159,33 +153,33 @@ func TestTwoBoneIKClampsOutOfReach(t *testing.T) {
 func TestTwoBoneIKDegenerate(t *testing.T) {
 	// A straight leg hanging down from (0,1,0): hip, knee at 0.5, foot at 0.
 	id := rig.IdentityQuat()
-	one := [3]float64{1, 1, 1}
+	one := rig.Vec3{1, 1, 1}
 	straight := func(l2 float64) (*rig.Skeleton, []rig.Transform) {
 		s, err := rig.New([]string{"root", "pelvis", "hip", "knee", "foot"}, []int{-1, 0, 1, 2, 3}, []rig.Transform{
 			{Rotation: id, Scale: one},
-			{Translation: [3]float64{0, 1, 0}, Rotation: id, Scale: one},
+			{Translation: rig.Vec3{0, 1, 0}, Rotation: id, Scale: one},
 			{Rotation: id, Scale: one},
-			{Translation: [3]float64{0, -0.5, 0}, Rotation: id, Scale: one},
-			{Translation: [3]float64{0, -l2, 0}, Rotation: id, Scale: one},
+			{Translation: rig.Vec3{0, -0.5, 0}, Rotation: id, Scale: one},
+			{Translation: rig.Vec3{0, -l2, 0}, Rotation: id, Scale: one},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s, s.RestPose()
 	}
-	hipAt := [3]float64{0, 1, 0}
+	hipAt := rig.Vec3{0, 1, 0}
 	cases := []struct {
 		name         string
 		l2           float64
-		target, pole [3]float64
+		target, pole rig.Vec3
 		kneeForward  bool // the knee must end up in front (+z)
 	}{
-		{"straight limb, pole ahead", 0.5, [3]float64{0, 0.2, 0}, [3]float64{0, 0.5, 3}, true},
-		{"straight limb, pole on the line", 0.5, [3]float64{0, 0.2, 0}, [3]float64{0, -5, 0}, false},
-		{"target at the hip", 0.5, hipAt, [3]float64{0, 1, 3}, false},
+		{"straight limb, pole ahead", 0.5, rig.Vec3{0, 0.2, 0}, rig.Vec3{0, 0.5, 3}, true},
+		{"straight limb, pole on the line", 0.5, rig.Vec3{0, 0.2, 0}, rig.Vec3{0, -5, 0}, false},
+		{"target at the hip", 0.5, hipAt, rig.Vec3{0, 1, 3}, false},
 		{"target at the hip, pole at the hip", 0.5, hipAt, hipAt, false},
-		{"straight target", 0.5, [3]float64{0, 0, 0}, [3]float64{0, 0.5, 1}, false},
-		{"target at the hip, unequal bones", 0.3, hipAt, [3]float64{0, 1, 3}, false},
+		{"straight target", 0.5, rig.Vec3{0, 0, 0}, rig.Vec3{0, 0.5, 1}, false},
+		{"target at the hip, unequal bones", 0.3, hipAt, rig.Vec3{0, 1, 3}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -193,7 +187,7 @@ func TestTwoBoneIKDegenerate(t *testing.T) {
 			s.TwoBoneIK(pose, hip, knee, foot, c.target, c.pole)
 			finitePose(t, pose)
 			a, b, e := joints(s, pose)
-			if math.Abs(length(sub(b, a))-0.5) > 1e-9 || math.Abs(length(sub(e, b))-c.l2) > 1e-9 {
+			if math.Abs(b.Sub(a).Len()-0.5) > 1e-9 || math.Abs(e.Sub(b).Len()-c.l2) > 1e-9 {
 				t.Errorf("lengths changed: %v %v %v", a, b, e)
 			}
 			if c.kneeForward && b[2] <= 0 {
@@ -211,10 +205,10 @@ func TestTwoBoneIKDegenerate(t *testing.T) {
 	}
 	// Folded limb (knee turned back on itself), then stretched.
 	s, pose := straight(0.5)
-	pose[knee].Rotation = rig.QuatFromAxisAngle([3]float64{1, 0, 0}, math.Pi)
-	s.TwoBoneIK(pose, hip, knee, foot, [3]float64{0, 0.3, 0.2}, [3]float64{0, 1, 2})
+	pose[knee].Rotation = rig.QuatFromAxisAngle(rig.Vec3{1, 0, 0}, math.Pi)
+	s.TwoBoneIK(pose, hip, knee, foot, rig.Vec3{0, 0.3, 0.2}, rig.Vec3{0, 1, 2})
 	finitePose(t, pose)
-	if _, _, e := joints(s, pose); length(sub(e, [3]float64{0, 0.3, 0.2})) > 1e-9 {
+	if _, _, e := joints(s, pose); e.Sub(rig.Vec3{0, 0.3, 0.2}).Len() > 1e-9 {
 		t.Errorf("from a folded limb: end at %v", e)
 	}
 }
@@ -223,19 +217,19 @@ func TestTwoBoneIKKeepsTwistOfBentLimb(t *testing.T) {
 	// A leg bent toward +z; moving the target within its plane only turns the
 	// bones about the plane's normal (x), so no twist creeps in.
 	id := rig.IdentityQuat()
-	one := [3]float64{1, 1, 1}
+	one := rig.Vec3{1, 1, 1}
 	s, err := rig.New([]string{"root", "pelvis", "hip", "knee", "foot"}, []int{-1, 0, 1, 2, 3}, []rig.Transform{
 		{Rotation: id, Scale: one},
-		{Translation: [3]float64{0, 1, 0}, Rotation: id, Scale: one},
-		{Rotation: rig.QuatFromAxisAngle([3]float64{1, 0, 0}, -0.3), Scale: one},
-		{Translation: [3]float64{0, -0.5, 0}, Rotation: rig.QuatFromAxisAngle([3]float64{1, 0, 0}, 0.6), Scale: one},
-		{Translation: [3]float64{0, -0.5, 0}, Rotation: id, Scale: one},
+		{Translation: rig.Vec3{0, 1, 0}, Rotation: id, Scale: one},
+		{Rotation: rig.QuatFromAxisAngle(rig.Vec3{1, 0, 0}, -0.3), Scale: one},
+		{Translation: rig.Vec3{0, -0.5, 0}, Rotation: rig.QuatFromAxisAngle(rig.Vec3{1, 0, 0}, 0.6), Scale: one},
+		{Translation: rig.Vec3{0, -0.5, 0}, Rotation: id, Scale: one},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pose := s.RestPose()
-	s.TwoBoneIK(pose, hip, knee, foot, [3]float64{0, 0.15, -0.2}, [3]float64{0, 0.6, 2})
+	s.TwoBoneIK(pose, hip, knee, foot, rig.Vec3{0, 0.15, -0.2}, rig.Vec3{0, 0.6, 2})
 	for _, b := range []int{hip, knee} {
 		if q := pose[b].Rotation; math.Abs(q[1]) > 1e-12 || math.Abs(q[2]) > 1e-12 {
 			t.Errorf("bone %d rotation %v is not about x", b, q)
@@ -247,7 +241,7 @@ func TestTwoBoneIKDoesNotAllocate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	s := ikLeg(t, rng)
 	pose := s.RestPose()
-	target, pole := [3]float64{0.3, 0.2, 0.1}, [3]float64{0, 0, 2}
+	target, pole := rig.Vec3{0.3, 0.2, 0.1}, rig.Vec3{0, 0, 2}
 	if n := testing.AllocsPerRun(100, func() { s.TwoBoneIK(pose, hip, knee, foot, target, pole) }); n != 0 {
 		t.Errorf("TwoBoneIK allocates %v times per call", n)
 	}
@@ -262,7 +256,7 @@ func TestTwoBoneIKPanicsOnBrokenChain(t *testing.T) {
 					t.Errorf("chain %v: no panic", c)
 				}
 			}()
-			s.TwoBoneIK(s.RestPose(), c[0], c[1], c[2], [3]float64{}, [3]float64{})
+			s.TwoBoneIK(s.RestPose(), c[0], c[1], c[2], rig.Vec3{}, rig.Vec3{})
 		}()
 	}
 }
@@ -270,7 +264,7 @@ func TestTwoBoneIKPanicsOnBrokenChain(t *testing.T) {
 func BenchmarkTwoBoneIK(b *testing.B) {
 	s := ikLeg(b, rand.New(rand.NewPCG(9, 10)))
 	pose := s.RestPose()
-	target, pole := [3]float64{0.3, 0.2, 0.1}, [3]float64{0, 0, 2}
+	target, pole := rig.Vec3{0.3, 0.2, 0.1}, rig.Vec3{0, 0, 2}
 	for b.Loop() {
 		s.TwoBoneIK(pose, hip, knee, foot, target, pole)
 	}
@@ -278,21 +272,21 @@ func BenchmarkTwoBoneIK(b *testing.B) {
 
 func ExampleSkeleton_TwoBoneIK() {
 	// A leg hanging straight down from a hip 1 m up: thigh and shin 0.5 m each.
-	id, one := rig.IdentityQuat(), [3]float64{1, 1, 1}
+	id, one := rig.IdentityQuat(), rig.Vec3{1, 1, 1}
 	skel, err := rig.New(
 		[]string{"hip", "knee", "foot"},
 		[]int{-1, 0, 1},
 		[]rig.Transform{
-			{Translation: [3]float64{0, 1, 0}, Rotation: id, Scale: one},
-			{Translation: [3]float64{0, -0.5, 0}, Rotation: id, Scale: one},
-			{Translation: [3]float64{0, -0.5, 0}, Rotation: id, Scale: one},
+			{Translation: rig.Vec3{0, 1, 0}, Rotation: id, Scale: one},
+			{Translation: rig.Vec3{0, -0.5, 0}, Rotation: id, Scale: one},
+			{Translation: rig.Vec3{0, -0.5, 0}, Rotation: id, Scale: one},
 		})
 	if err != nil {
 		panic(err)
 	}
 	pose := skel.RestPose()
 	// Put the foot 0.8 m below the hip, the knee bending forward (toward +z).
-	reached := skel.TwoBoneIK(pose, 0, 1, 2, [3]float64{0, 0.2, 0}, [3]float64{0, 0.6, 1})
+	reached := skel.TwoBoneIK(pose, 0, 1, 2, rig.Vec3{0, 0.2, 0}, rig.Vec3{0, 0.6, 1})
 
 	palette := make([]rig.Mat4, skel.Len())
 	skel.ModelSpace(pose, palette)

@@ -13,7 +13,7 @@ func IdentityMat4() Mat4 {
 }
 
 // Translate returns the matrix that moves points by v.
-func Translate(v [3]float64) Mat4 {
+func Translate(v Vec3) Mat4 {
 	return Mat4{
 		1, 0, 0, v[0],
 		0, 1, 0, v[1],
@@ -149,8 +149,8 @@ func (a Mat4) Inverse() (inv Mat4, ok bool) {
 
 // TransformPoint returns a applied to the point p (w = 1). a is taken as affine:
 // its bottom row is ignored and no perspective divide happens.
-func (a Mat4) TransformPoint(p [3]float64) [3]float64 {
-	return [3]float64{
+func (a Mat4) TransformPoint(p Vec3) Vec3 {
+	return Vec3{
 		a[0]*p[0] + a[1]*p[1] + a[2]*p[2] + a[3],
 		a[4]*p[0] + a[5]*p[1] + a[6]*p[2] + a[7],
 		a[8]*p[0] + a[9]*p[1] + a[10]*p[2] + a[11],
@@ -159,8 +159,8 @@ func (a Mat4) TransformPoint(p [3]float64) [3]float64 {
 
 // TransformVector returns a applied to the direction v (w = 0): the upper-left 3×3
 // part only, no translation.
-func (a Mat4) TransformVector(v [3]float64) [3]float64 {
-	return [3]float64{
+func (a Mat4) TransformVector(v Vec3) Vec3 {
+	return Vec3{
 		a[0]*v[0] + a[1]*v[1] + a[2]*v[2],
 		a[4]*v[0] + a[5]*v[1] + a[6]*v[2],
 		a[8]*v[0] + a[9]*v[1] + a[10]*v[2],
@@ -168,7 +168,7 @@ func (a Mat4) TransformVector(v [3]float64) [3]float64 {
 }
 
 // Translation returns the translation column of a (elements 3, 7, 11).
-func (a Mat4) Translation() [3]float64 { return [3]float64{a[3], a[7], a[11]} }
+func (a Mat4) Translation() Vec3 { return Vec3{a[3], a[7], a[11]} }
 
 // PutFloat32 writes a's 16 elements, row-major, into dst[0:16] as float32 (the BPAT
 // palette layout). It panics if dst is shorter than 16.
@@ -203,15 +203,14 @@ func Decompose(m Mat4) (t Transform, ok bool) {
 		math.Abs(m[14]) > decomposeTol || math.Abs(m[15]-1) > decomposeTol {
 		ok = false
 	}
-	t.Translation = [3]float64{m[3], m[7], m[11]}
-	cols := [3][3]float64{
+	t.Translation = Vec3{m[3], m[7], m[11]}
+	cols := [3]Vec3{
 		{m[0], m[4], m[8]},
 		{m[1], m[5], m[9]},
 		{m[2], m[6], m[10]},
 	}
-	for i := range cols {
-		c := &cols[i]
-		t.Scale[i] = math.Sqrt(c[0]*c[0] + c[1]*c[1] + c[2]*c[2])
+	for i, c := range cols {
+		t.Scale[i] = c.Len()
 	}
 	if t.Scale[0] == 0 || t.Scale[1] == 0 || t.Scale[2] == 0 {
 		t.Rotation = IdentityQuat()
@@ -227,10 +226,9 @@ func Decompose(m Mat4) (t Transform, ok bool) {
 			cols[i][k] /= t.Scale[i]
 		}
 	}
-	dot := func(p, q [3]float64) float64 { return p[0]*q[0] + p[1]*q[1] + p[2]*q[2] }
-	if math.Abs(dot(cols[0], cols[1])) > decomposeTol ||
-		math.Abs(dot(cols[0], cols[2])) > decomposeTol ||
-		math.Abs(dot(cols[1], cols[2])) > decomposeTol {
+	if math.Abs(cols[0].Dot(cols[1])) > decomposeTol ||
+		math.Abs(cols[0].Dot(cols[2])) > decomposeTol ||
+		math.Abs(cols[1].Dot(cols[2])) > decomposeTol {
 		ok = false
 	}
 	t.Rotation = QuatFromMat3([9]float64{

@@ -20,7 +20,7 @@ func matNear(t *testing.T, what string, got, want Mat4, tol float64) {
 	}
 }
 
-func vecNear(t *testing.T, what string, got, want [3]float64, tol float64) {
+func vecNear(t *testing.T, what string, got, want Vec3, tol float64) {
 	t.Helper()
 	for i := range got {
 		if !near(got[i], want[i], tol) {
@@ -43,7 +43,7 @@ func TestTransformMatrixHandComputed(t *testing.T) {
 		{
 			// R = [0 -1 0; 1 0 0; 0 0 1]; columns scaled by 2, 3, 4; translation last.
 			"rot90z scale translate",
-			Transform{Translation: [3]float64{1, 2, 3}, Rotation: rot90z, Scale: [3]float64{2, 3, 4}},
+			Transform{Translation: Vec3{1, 2, 3}, Rotation: rot90z, Scale: Vec3{2, 3, 4}},
 			Mat4{
 				0, -3, 0, 1,
 				2, 0, 0, 2,
@@ -54,7 +54,7 @@ func TestTransformMatrixHandComputed(t *testing.T) {
 		{
 			// 90° about +x: y → z, z → -y.
 			"rot90x",
-			Transform{Rotation: Quat{math.Sqrt2 / 2, 0, 0, math.Sqrt2 / 2}, Scale: [3]float64{1, 1, 1}},
+			Transform{Rotation: Quat{math.Sqrt2 / 2, 0, 0, math.Sqrt2 / 2}, Scale: Vec3{1, 1, 1}},
 			Mat4{
 				1, 0, 0, 0,
 				0, 0, -1, 0,
@@ -65,7 +65,7 @@ func TestTransformMatrixHandComputed(t *testing.T) {
 		{
 			// 120° about (1,1,1) cycles the axes x → y → z → x: q = (½, ½, ½, ½).
 			"rot120 diagonal, non-unit quaternion",
-			Transform{Rotation: Quat{1, 1, 1, 1}, Scale: [3]float64{1, 1, 1}},
+			Transform{Rotation: Quat{1, 1, 1, 1}, Scale: Vec3{1, 1, 1}},
 			Mat4{
 				0, 0, 1, 0,
 				1, 0, 0, 0,
@@ -75,8 +75,8 @@ func TestTransformMatrixHandComputed(t *testing.T) {
 		},
 		{
 			"zero quaternion is identity rotation",
-			Transform{Translation: [3]float64{5, 0, 0}, Scale: [3]float64{1, 1, 1}},
-			Translate([3]float64{5, 0, 0}),
+			Transform{Translation: Vec3{5, 0, 0}, Scale: Vec3{1, 1, 1}},
+			Translate(Vec3{5, 0, 0}),
 		},
 	}
 	for _, tc := range tests {
@@ -85,10 +85,10 @@ func TestTransformMatrixHandComputed(t *testing.T) {
 		})
 	}
 	// The point (1,0,0): scaled to (2,0,0), rotated to (0,2,0), moved to (1,4,3).
-	tr := Transform{Translation: [3]float64{1, 2, 3}, Rotation: rot90z, Scale: [3]float64{2, 3, 4}}
-	vecNear(t, "TransformPoint", tr.Matrix().TransformPoint([3]float64{1, 0, 0}), [3]float64{1, 4, 3}, eps)
-	vecNear(t, "TransformVector", tr.Matrix().TransformVector([3]float64{1, 0, 0}), [3]float64{0, 2, 0}, eps)
-	vecNear(t, "Translation", tr.Matrix().Translation(), [3]float64{1, 2, 3}, 0)
+	tr := Transform{Translation: Vec3{1, 2, 3}, Rotation: rot90z, Scale: Vec3{2, 3, 4}}
+	vecNear(t, "TransformPoint", tr.Matrix().TransformPoint(Vec3{1, 0, 0}), Vec3{1, 4, 3}, eps)
+	vecNear(t, "TransformVector", tr.Matrix().TransformVector(Vec3{1, 0, 0}), Vec3{0, 2, 0}, eps)
+	vecNear(t, "Translation", tr.Matrix().Translation(), Vec3{1, 2, 3}, 0)
 }
 
 func TestMulHandComputed(t *testing.T) {
@@ -103,15 +103,15 @@ func TestMulHandComputed(t *testing.T) {
 	matNear(t, "I·a", IdentityMat4().Mul(a), a, 0)
 	matNear(t, "a·I", a.Mul(IdentityMat4()), a, 0)
 
-	r := Transform{Rotation: rot90z, Scale: [3]float64{1, 1, 1}}.Matrix()
+	r := Transform{Rotation: rot90z, Scale: Vec3{1, 1, 1}}.Matrix()
 	matNear(t, "rot90z·rot90z", r.Mul(r), Mat4{-1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, eps)
 	matNear(t, "translate·translate",
-		Translate([3]float64{1, 2, 3}).Mul(Translate([3]float64{10, 20, 30})),
-		Translate([3]float64{11, 22, 33}), 0)
+		Translate(Vec3{1, 2, 3}).Mul(Translate(Vec3{10, 20, 30})),
+		Translate(Vec3{11, 22, 33}), 0)
 	// Order: rotate then translate vs translate then rotate.
-	tr := Translate([3]float64{1, 0, 0})
-	vecNear(t, "T·R", tr.Mul(r).TransformPoint([3]float64{1, 0, 0}), [3]float64{1, 1, 0}, eps)
-	vecNear(t, "R·T", r.Mul(tr).TransformPoint([3]float64{1, 0, 0}), [3]float64{0, 2, 0}, eps)
+	tr := Translate(Vec3{1, 0, 0})
+	vecNear(t, "T·R", tr.Mul(r).TransformPoint(Vec3{1, 0, 0}), Vec3{1, 1, 0}, eps)
+	vecNear(t, "R·T", r.Mul(tr).TransformPoint(Vec3{1, 0, 0}), Vec3{0, 2, 0}, eps)
 	if a.At(2, 1) != 10 || a.At(0, 3) != 4 {
 		t.Errorf("At(2,1), At(0,3) = %v, %v; want 10, 4", a.At(2, 1), a.At(0, 3))
 	}
@@ -121,9 +121,9 @@ func TestMulHandComputed(t *testing.T) {
 func randTransform(rng *rand.Rand) Transform {
 	q := Quat{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}.Normalize()
 	return Transform{
-		Translation: [3]float64{rng.Float64()*4 - 2, rng.Float64()*4 - 2, rng.Float64()*4 - 2},
+		Translation: Vec3{rng.Float64()*4 - 2, rng.Float64()*4 - 2, rng.Float64()*4 - 2},
 		Rotation:    q,
-		Scale:       [3]float64{0.5 + rng.Float64(), 0.5 + rng.Float64(), 0.5 + rng.Float64()},
+		Scale:       Vec3{0.5 + rng.Float64(), 0.5 + rng.Float64(), 0.5 + rng.Float64()},
 	}
 }
 
@@ -136,11 +136,11 @@ func TestMulAffineMatchesMul(t *testing.T) {
 }
 
 func TestInverse(t *testing.T) {
-	inv, ok := Translate([3]float64{1, -2, 3}).Inverse()
+	inv, ok := Translate(Vec3{1, -2, 3}).Inverse()
 	if !ok {
 		t.Fatal("translation reported singular")
 	}
-	matNear(t, "inverse translate", inv, Translate([3]float64{-1, 2, -3}), eps)
+	matNear(t, "inverse translate", inv, Translate(Vec3{-1, 2, -3}), eps)
 
 	inv, ok = Mat4{2, 0, 0, 0, 0, 4, 0, 0, 0, 0, 8, 0, 0, 0, 0, 1}.Inverse()
 	if !ok {
@@ -215,7 +215,7 @@ func TestDecompose(t *testing.T) {
 		}
 	}
 	// A mirror in y comes back as a mirror in x with a compensating rotation.
-	mirrorY := Transform{Rotation: IdentityQuat(), Scale: [3]float64{1, -1, 1}}.Matrix()
+	mirrorY := Transform{Rotation: IdentityQuat(), Scale: Vec3{1, -1, 1}}.Matrix()
 	got, ok := Decompose(mirrorY)
 	if !ok || got.Scale[0] >= 0 {
 		t.Fatalf("Decompose(mirror y) = %v, %v", got, ok)
@@ -239,7 +239,7 @@ func TestDecompose(t *testing.T) {
 }
 
 func TestPutFloat32(t *testing.T) {
-	m := Transform{Translation: [3]float64{1, 2, 3}, Rotation: rot90z, Scale: [3]float64{2, 3, 4}}.Matrix()
+	m := Transform{Translation: Vec3{1, 2, 3}, Rotation: rot90z, Scale: Vec3{2, 3, 4}}.Matrix()
 	dst := make([]float32, 17)
 	dst[16] = 99
 	m.PutFloat32(dst)

@@ -49,14 +49,14 @@ func (q Quat) Mul(b Quat) Quat {
 func (q Quat) Conjugate() Quat { return Quat{-q[0], -q[1], -q[2], q[3]} }
 
 // Rotate returns v rotated by q. q should have unit length.
-func (q Quat) Rotate(v [3]float64) [3]float64 {
+func (q Quat) Rotate(v Vec3) Vec3 {
 	// v' = v + 2w(u×v) + 2u×(u×v), with u the vector part of q.
 	ux, uy, uz, w := q[0], q[1], q[2], q[3]
 	cx := uy*v[2] - uz*v[1]
 	cy := uz*v[0] - ux*v[2]
 	cz := ux*v[1] - uy*v[0]
 	cx, cy, cz = 2*cx, 2*cy, 2*cz
-	return [3]float64{
+	return Vec3{
 		v[0] + w*cx + (uy*cz - uz*cy),
 		v[1] + w*cy + (uz*cx - ux*cz),
 		v[2] + w*cz + (ux*cy - uy*cx),
@@ -66,7 +66,7 @@ func (q Quat) Rotate(v [3]float64) [3]float64 {
 // QuatFromAxisAngle returns the rotation of angle radians about axis (right-handed:
 // counter-clockwise looking down the axis towards the origin). The axis need not
 // have unit length; a zero axis gives the identity.
-func QuatFromAxisAngle(axis [3]float64, angle float64) Quat {
+func QuatFromAxisAngle(axis Vec3, angle float64) Quat {
 	n := math.Sqrt(axis[0]*axis[0] + axis[1]*axis[1] + axis[2]*axis[2])
 	if !(n > 0) || math.IsInf(n, 0) {
 		return IdentityQuat()

@@ -20,15 +20,15 @@ func quatNear(t *testing.T, what string, got, want Quat, tol float64) {
 func zRot(angle float64) Quat { return Quat{0, 0, math.Sin(angle / 2), math.Cos(angle / 2)} }
 
 func TestQuatBasics(t *testing.T) {
-	quatNear(t, "axis-angle", QuatFromAxisAngle([3]float64{0, 0, 2}, math.Pi/2), rot90z, eps)
-	quatNear(t, "zero axis", QuatFromAxisAngle([3]float64{}, 1), IdentityQuat(), 0)
+	quatNear(t, "axis-angle", QuatFromAxisAngle(Vec3{0, 0, 2}, math.Pi/2), rot90z, eps)
+	quatNear(t, "zero axis", QuatFromAxisAngle(Vec3{}, 1), IdentityQuat(), 0)
 	quatNear(t, "90z·90z", rot90z.Mul(rot90z), Quat{0, 0, 1, 0}, eps)
 	quatNear(t, "q·conj(q)", rot90z.Mul(rot90z.Conjugate()), IdentityQuat(), eps)
-	vecNear(t, "rot90z (1,0,0)", rot90z.Rotate([3]float64{1, 0, 0}), [3]float64{0, 1, 0}, eps)
+	vecNear(t, "rot90z (1,0,0)", rot90z.Rotate(Vec3{1, 0, 0}), Vec3{0, 1, 0}, eps)
 
 	// x90·z90 applies z first: (1,0,0) → (0,1,0) → (0,0,1).
-	x90 := QuatFromAxisAngle([3]float64{1, 0, 0}, math.Pi/2)
-	vecNear(t, "(x90·z90) (1,0,0)", x90.Mul(rot90z).Rotate([3]float64{1, 0, 0}), [3]float64{0, 0, 1}, eps)
+	x90 := QuatFromAxisAngle(Vec3{1, 0, 0}, math.Pi/2)
+	vecNear(t, "(x90·z90) (1,0,0)", x90.Mul(rot90z).Rotate(Vec3{1, 0, 0}), Vec3{0, 0, 1}, eps)
 
 	quatNear(t, "normalize", Quat{0, 0, 3, 4}.Normalize(), Quat{0, 0, .6, .8}, eps)
 	quatNear(t, "normalize zero", Quat{}.Normalize(), IdentityQuat(), 0)
@@ -41,7 +41,7 @@ func TestQuatBasics(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 100 {
 		q := randTransform(rng).Rotation
-		v := [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		v := Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 		vecNear(t, "Rotate vs Matrix", q.Rotate(v), q.Matrix().TransformVector(v), 1e-12)
 	}
 }

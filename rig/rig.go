@@ -1,6 +1,7 @@
 // Package rig holds skeletons: bone names, parents (a parent always precedes its
-// children), rest pose, translation-rotation-scale transforms, 4×4 matrices, and the
-// pose → model-space pass that every baker runs once per frame.
+// children), rest pose, translation-rotation-scale transforms, 3-vectors,
+// quaternions and 4×4 matrices, and the pose → model-space pass that every baker
+// runs once per frame.
 package rig
 
 // Quat is a rotation quaternion stored as glTF stores it: x, y, z, w.
@@ -9,9 +10,9 @@ type Quat [4]float64
 // Transform is a bone's local translation, rotation and scale (applied scale first,
 // then rotation, then translation, as in glTF).
 type Transform struct {
-	Translation [3]float64
+	Translation Vec3
 	Rotation    Quat
-	Scale       [3]float64
+	Scale       Vec3
 }
 
 // Mat4 is a 4×4 matrix stored row-major: element (row r, column c) is at r*4+c and

@@ -14,9 +14,9 @@ func TestModelSpaceChain(t *testing.T) {
 	// Bone 1: 2·R90·(1,0,0) = (0,2,0), facing 180°.
 	// Bone 2: (0,2,0) + 2·R180·(1,0,0) = (-2,2,0).
 	local := []Transform{
-		{Rotation: rot90z, Scale: [3]float64{2, 2, 2}},
-		{Translation: [3]float64{1, 0, 0}, Rotation: rot90z, Scale: [3]float64{1, 1, 1}},
-		{Translation: [3]float64{1, 0, 0}, Rotation: IdentityQuat(), Scale: [3]float64{1, 1, 1}},
+		{Rotation: rot90z, Scale: Vec3{2, 2, 2}},
+		{Translation: Vec3{1, 0, 0}, Rotation: rot90z, Scale: Vec3{1, 1, 1}},
+		{Translation: Vec3{1, 0, 0}, Rotation: IdentityQuat(), Scale: Vec3{1, 1, 1}},
 	}
 	s, err := New([]string{"root", "mid", "tip"}, []int{-1, 0, 1}, local)
 	if err != nil {
@@ -24,9 +24,9 @@ func TestModelSpaceChain(t *testing.T) {
 	}
 	out := make([]Mat4, 3)
 	s.ModelSpace(local, out)
-	vecNear(t, "root", out[0].Translation(), [3]float64{0, 0, 0}, eps)
-	vecNear(t, "mid", out[1].Translation(), [3]float64{0, 2, 0}, eps)
-	vecNear(t, "tip", out[2].Translation(), [3]float64{-2, 2, 0}, eps)
+	vecNear(t, "root", out[0].Translation(), Vec3{0, 0, 0}, eps)
+	vecNear(t, "mid", out[1].Translation(), Vec3{0, 2, 0}, eps)
+	vecNear(t, "tip", out[2].Translation(), Vec3{-2, 2, 0}, eps)
 	matNear(t, "tip matrix", out[2], Mat4{
 		-2, 0, 0, -2,
 		0, -2, 0, 2,
@@ -38,16 +38,16 @@ func TestModelSpaceChain(t *testing.T) {
 
 	// Siblings and two roots: each bone only sees its own chain.
 	s2, err := New([]string{"a", "b", "c", "d"}, []int{-1, -1, 0, 0}, []Transform{
-		{Translation: [3]float64{1, 0, 0}, Rotation: IdentityQuat(), Scale: [3]float64{1, 1, 1}},
-		{Translation: [3]float64{0, 5, 0}, Rotation: IdentityQuat(), Scale: [3]float64{1, 1, 1}},
-		{Translation: [3]float64{0, 0, 1}, Rotation: IdentityQuat(), Scale: [3]float64{1, 1, 1}},
-		{Translation: [3]float64{0, 0, -1}, Rotation: rot90z, Scale: [3]float64{1, 1, 1}},
+		{Translation: Vec3{1, 0, 0}, Rotation: IdentityQuat(), Scale: Vec3{1, 1, 1}},
+		{Translation: Vec3{0, 5, 0}, Rotation: IdentityQuat(), Scale: Vec3{1, 1, 1}},
+		{Translation: Vec3{0, 0, 1}, Rotation: IdentityQuat(), Scale: Vec3{1, 1, 1}},
+		{Translation: Vec3{0, 0, -1}, Rotation: rot90z, Scale: Vec3{1, 1, 1}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out = s2.RestModelSpace()
-	for i, want := range [][3]float64{{1, 0, 0}, {0, 5, 0}, {1, 0, 1}, {1, 0, -1}} {
+	for i, want := range []Vec3{{1, 0, 0}, {0, 5, 0}, {1, 0, 1}, {1, 0, -1}} {
 		vecNear(t, s2.Names[i], out[i].Translation(), want, eps)
 	}
 }
@@ -171,7 +171,7 @@ func TestNewCopiesAndIndex(t *testing.T) {
 	}
 }
 
-// humanoid is the 20-bone humanoid of FACTS.md §2.1.
+// humanoid is the 20-bone humanoid of docs/species.md.
 var humanoidParents = []int{-1, 0, 1, 2, 3, 4, 3, 6, 7, 8, 3, 10, 11, 12, 1, 14, 15, 1, 17, 18}
 
 func BenchmarkModelSpace20(b *testing.B) {

@@ -5,7 +5,7 @@ import "math"
 // IdentityTransform returns the transform that does nothing: zero translation,
 // identity rotation {0, 0, 0, 1}, unit scale.
 func IdentityTransform() Transform {
-	return Transform{Rotation: Quat{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}}
+	return Transform{Rotation: Quat{0, 0, 0, 1}, Scale: Vec3{1, 1, 1}}
 }
 
 // Matrix returns T·R·S as a row-major affine matrix: a point is scaled, then
@@ -49,7 +49,12 @@ func localMatrix(m *Mat4, t *Transform) {
 }
 
 // childMatrix writes parent·(T·R·S of t) into m without building the local matrix
-// in memory; parent must be affine and must not alias m.
+// in memory; parent must be affine and must not alias m. It is localMatrix then
+// mulAffine written out as one: ModelSpace runs it once per bone and frame, and
+// keeping the local matrix in registers is most of its speed. Building the local
+// matrix in memory instead gives the same bits on amd64 by default but not where
+// the compiler fuses multiply-adds (GOAMD64=v3, arm64), which would change the
+// baked files there; so the two stay written out.
 func childMatrix(m, parent *Mat4, t *Transform) {
 	x, y, z, w := t.Rotation[0], t.Rotation[1], t.Rotation[2], t.Rotation[3]
 	s := rotationScale(x*x + y*y + z*z + w*w)

@@ -79,7 +79,7 @@ func (b *body) newGait(p gaitParams) gait {
 			if q -= math.Floor(q); q >= p.flat+p.heelRise {
 				continue
 			}
-			d := sub(bp.Foot[s].Pos, hips[s])
+			d := bp.Foot[s].Pos.Sub(hips[s])
 			h2 := leg*leg - d[0]*d[0] - d[2]*d[2]
 			if h2 < 0 {
 				h2 = 0
@@ -96,8 +96,8 @@ func (b *body) newGait(p gaitParams) gait {
 func (b *body) hipJoints(bp *bodyPose) [2]vec {
 	q := euler(bp.PelvisRot)
 	return [2]vec{
-		add(bp.Pelvis, q.Rotate(b.rest[HipL])),
-		add(bp.Pelvis, q.Rotate(b.rest[HipR])),
+		bp.Pelvis.Add(q.Rotate(b.rest[HipL])),
+		bp.Pelvis.Add(q.Rotate(b.rest[HipR])),
 	}
 }
 
@@ -128,7 +128,7 @@ func (b *body) footOnPath(g *gait, q float64, s int) footPose {
 		pitch = g.toePitch * (1 - smoothstep(sw/0.75))
 	}
 	f.Pitch = pitch
-	f.Pos = add(ball, rotX(scale(b.ball, -1), pitch))
+	f.Pos = ball.Add(rotX(b.ball.Scale(-1), pitch))
 	return f
 }
 

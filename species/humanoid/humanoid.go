@@ -1,5 +1,5 @@
-// Package humanoid builds the four humanoid species of FACTS §2.1: humanoid (id 0),
-// humanoid_sword (3), humanoid_spear (4) and humanoid_skeleton (5). They share the
+// Package humanoid builds the four humanoid species of docs/species.md: humanoid
+// (id 0), humanoid_sword (3), humanoid_spear (4) and humanoid_skeleton (5). They share the
 // 20-bone rig, the 25 clips and the 10 sockets, and differ in body (proportions,
 // mesh) and weapon handling (stance, grip and swings).
 //
@@ -30,7 +30,7 @@ import (
 	"bonebake/species"
 )
 
-// Bone indices, in file order (FACTS §2.1).
+// Bone indices, in file order (docs/species.md).
 const (
 	Root = iota
 	Pelvis
@@ -226,7 +226,7 @@ func New(p Profile) *species.Species {
 	}
 }
 
-// sockets are FACTS §2.1's humanoid sockets.
+// sockets are docs/species.md's humanoid sockets.
 func sockets() []species.Socket {
 	return []species.Socket{
 		{Name: "head", Bone: Head},
@@ -242,7 +242,7 @@ func sockets() []species.Socket {
 	}
 }
 
-// Marker sets of FACTS §2.1.
+// Marker sets of docs/species.md.
 var (
 	meleeMarkers = bpat.Markers{0.10, 0.54, 0.58, 0.72, 0.90}
 	bowMarkers   = bpat.Markers{0.18, 0.56, 0.56, 0.66, 0.86}
@@ -289,7 +289,7 @@ var clipTable = []clipDef{
 	{"dead_mounted", 1, 1, true, noMarkers, (*body).deadMounted},
 }
 
-// clips builds the 25 clips of FACTS §2.1 for this body.
+// clips builds the 25 clips of docs/species.md for this body.
 func (b *body) clips() []species.Clip {
 	out := make([]species.Clip, len(clipTable))
 	for i, d := range clipTable {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestRigMatchesFacts(t *testing.T) {
-	// FACTS §2.1, in order: name(parent).
+	// docs/species.md, in order: name(parent).
 	const facts = "Root(-) Pelvis(0) Spine(1) Chest(2) Neck(3) Head(4) ShoulderL(3) UpperArmL(6) ForearmL(7) HandL(8) " +
 		"ShoulderR(3) UpperArmR(10) ForearmR(11) HandR(12) HipL(1) KneeL(14) FootL(15) HipR(1) KneeR(17) FootR(18)"
 	for _, sp := range All() {
@@ -33,7 +33,8 @@ func TestRigMatchesFacts(t *testing.T) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// frameCount is FACTS §1.5's frame count for a clip's duration and rate.
+// frameCount is a clip's frame count for its duration and rate (docs/formats/bpat.md,
+// sampling).
 func frameCount(c *species.Clip) int {
 	n := max(1, int(math.Floor(c.Duration()*c.FPS+0.5)))
 	if !c.Loops {
@@ -76,7 +77,7 @@ func TestBindPose(t *testing.T) {
 			t.Errorf("%s: hands at x %.3f/%.3f, want a T-pose with the left hand on +x", sp.Name, rest[HandL][3], rest[HandR][3])
 		}
 		for i, tr := range sp.Skeleton.Rest {
-			if tr.Rotation != rig.IdentityQuat() || tr.Scale != [3]float64{1, 1, 1} {
+			if tr.Rotation != rig.IdentityQuat() || tr.Scale != (vec{1, 1, 1}) {
 				t.Errorf("%s: bone %d rest has rotation %v scale %v", sp.Name, i, tr.Rotation, tr.Scale)
 			}
 		}
@@ -117,7 +118,7 @@ func TestSockets(t *testing.T) {
 	}
 }
 
-// markersFor applies FACTS §2.1's rules by clip name.
+// markersFor applies docs/species.md's rules by clip name.
 func markersFor(name string) bpat.Markers {
 	u := bpat.Unset
 	switch {
@@ -197,15 +198,15 @@ func TestPoseWritesEveryBone(t *testing.T) {
 			for _, ph := range []float64{0, 0.13, 0.5, 0.77, 1} {
 				pose := make([]rig.Transform, sp.Skeleton.Len())
 				for j := range pose {
-					pose[j] = rig.Transform{Translation: [3]float64{nan, nan, nan}, Rotation: rig.Quat{nan, nan, nan, nan}, Scale: [3]float64{nan, 2, 3}}
+					pose[j] = rig.Transform{Translation: vec{nan, nan, nan}, Rotation: rig.Quat{nan, nan, nan, nan}, Scale: vec{nan, 2, 3}}
 				}
 				c.Pose(ph, pose)
 				for j, tr := range pose {
-					if !tr.IsFinite() || math.Abs(tr.Rotation.Len()-1) > 1e-9 || tr.Scale != [3]float64{1, 1, 1} {
+					if !tr.IsFinite() || math.Abs(tr.Rotation.Len()-1) > 1e-9 || tr.Scale != (vec{1, 1, 1}) {
 						t.Fatalf("%s %s phase %g: bone %d transform %+v", sp.Name, c.Name, ph, j, tr)
 					}
 				}
-				if j := Root; pose[j].Translation != [3]float64{} || pose[j].Rotation != rig.IdentityQuat() {
+				if j := Root; pose[j].Translation != (vec{}) || pose[j].Rotation != rig.IdentityQuat() {
 					t.Errorf("%s %s phase %g: the root moves: %+v", sp.Name, c.Name, ph, pose[j])
 				}
 			}

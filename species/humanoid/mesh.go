@@ -12,7 +12,7 @@ func (b *body) joints() [boneCount]vec {
 	var j [boneCount]vec
 	for i := 0; i < boneCount; i++ {
 		if p := boneParents[i]; p >= 0 {
-			j[i] = add(j[p], b.rest[i])
+			j[i] = j[p].Add(b.rest[i])
 		} else {
 			j[i] = b.rest[i]
 		}
@@ -22,7 +22,7 @@ func (b *body) joints() [boneCount]vec {
 
 // byHeight blends from bone lo (at or below y0) to bone hi (at or above y1).
 func byHeight(lo, hi int, y0, y1 float64) meshgen.Skin {
-	return func(p [3]float64) []meshgen.Weight {
+	return func(p vec) []meshgen.Weight {
 		w := smoothstep((p[1] - y0) / (y1 - y0))
 		return []meshgen.Weight{{Bone: hi, W: w}, {Bone: lo, W: 1 - w}}
 	}
@@ -32,7 +32,7 @@ func byHeight(lo, hi int, y0, y1 float64) meshgen.Skin {
 // outer part of the pelvis into the thighs.
 func (b *body) torsoSkin(j [boneCount]vec) meshgen.Skin {
 	yP, yS, yC := j[Pelvis][1], j[Spine][1], j[Chest][1]
-	return func(p [3]float64) []meshgen.Weight {
+	return func(p vec) []meshgen.Weight {
 		var ws []meshgen.Weight
 		switch {
 		case p[1] <= yS:
@@ -72,38 +72,38 @@ func (b *body) fleshMesh() *mesh.Skinned {
 	upper, lower := meshgen.RoleCloth, meshgen.RoleCloth
 
 	// Trunk: hips, belly, ribcage, shoulders' mass.
-	m.EllipsoidSkin(torso, add(j[Pelvis], vec{0, -0.025 * s, -0.005 * s}), vec{0.165 * s * k, 0.115 * s, 0.115 * s * k}, 12, 7, lower)
-	m.EllipsoidSkin(torso, add(j[Spine], vec{0, 0.04 * s, 0.005 * s}), vec{0.145 * s * k, 0.14 * s, 0.1 * s * k}, 12, 7, upper)
-	m.EllipsoidSkin(torso, add(j[Chest], vec{0, 0.06 * s, 0.01 * s}), vec{0.17 * s * k, 0.16 * s, 0.11 * s * k}, 12, 8, upper)
+	m.EllipsoidSkin(torso, j[Pelvis].Add(vec{0, -0.025 * s, -0.005 * s}), vec{0.165 * s * k, 0.115 * s, 0.115 * s * k}, 12, 7, lower)
+	m.EllipsoidSkin(torso, j[Spine].Add(vec{0, 0.04 * s, 0.005 * s}), vec{0.145 * s * k, 0.14 * s, 0.1 * s * k}, 12, 7, upper)
+	m.EllipsoidSkin(torso, j[Chest].Add(vec{0, 0.06 * s, 0.01 * s}), vec{0.17 * s * k, 0.16 * s, 0.11 * s * k}, 12, 8, upper)
 	switch o {
 	case OutfitSoldier: // breastplate and belt
-		m.EllipsoidSkin(torso, add(j[Chest], vec{0, 0.05 * s, 0.018 * s}), vec{0.172 * s * k, 0.15 * s, 0.116 * s * k}, 12, 7, meshgen.RoleMetal)
-		m.EllipsoidSkin(torso, add(j[Pelvis], vec{0, 0.07 * s, 0}), vec{0.158 * s * k, 0.032 * s, 0.11 * s * k}, 12, 4, meshgen.RoleLeather)
+		m.EllipsoidSkin(torso, j[Chest].Add(vec{0, 0.05 * s, 0.018 * s}), vec{0.172 * s * k, 0.15 * s, 0.116 * s * k}, 12, 7, meshgen.RoleMetal)
+		m.EllipsoidSkin(torso, j[Pelvis].Add(vec{0, 0.07 * s, 0}), vec{0.158 * s * k, 0.032 * s, 0.11 * s * k}, 12, 4, meshgen.RoleLeather)
 	case OutfitSpearman: // padded skirt
-		skirt := func(p [3]float64) []meshgen.Weight { return torso(add(p, vec{0, 0.04 * s, 0})) }
-		m.EllipsoidSkin(skirt, add(j[Pelvis], vec{0, -0.07 * s, 0}), vec{0.175 * s * k, 0.13 * s, 0.13 * s * k}, 12, 6, meshgen.RoleCloth)
-		m.EllipsoidSkin(torso, add(j[Pelvis], vec{0, 0.07 * s, 0}), vec{0.152 * s * k, 0.03 * s, 0.106 * s * k}, 12, 4, meshgen.RoleLeather)
+		skirt := func(p vec) []meshgen.Weight { return torso(p.Add(vec{0, 0.04 * s, 0})) }
+		m.EllipsoidSkin(skirt, j[Pelvis].Add(vec{0, -0.07 * s, 0}), vec{0.175 * s * k, 0.13 * s, 0.13 * s * k}, 12, 6, meshgen.RoleCloth)
+		m.EllipsoidSkin(torso, j[Pelvis].Add(vec{0, 0.07 * s, 0}), vec{0.152 * s * k, 0.03 * s, 0.106 * s * k}, 12, 4, meshgen.RoleLeather)
 	default:
-		m.EllipsoidSkin(torso, add(j[Pelvis], vec{0, 0.07 * s, 0}), vec{0.15 * s * k, 0.025 * s, 0.104 * s * k}, 12, 4, meshgen.RoleLeather)
+		m.EllipsoidSkin(torso, j[Pelvis].Add(vec{0, 0.07 * s, 0}), vec{0.15 * s * k, 0.025 * s, 0.104 * s * k}, 12, 4, meshgen.RoleLeather)
 	}
 
 	// Neck and head.
-	m.Tube(Chest, Neck, add(j[Neck], vec{0, -0.04 * s, 0}), add(j[Head], vec{0, 0.03 * s, 0.005 * s}), 0.055*s*k, 0.05*s*k, 8, 2, meshgen.RoleSkin)
-	hc := add(j[Head], vec{0, 0.085 * s, 0.015 * s})
+	m.Tube(Chest, Neck, j[Neck].Add(vec{0, -0.04 * s, 0}), j[Head].Add(vec{0, 0.03 * s, 0.005 * s}), 0.055*s*k, 0.05*s*k, 8, 2, meshgen.RoleSkin)
+	hc := j[Head].Add(vec{0, 0.085 * s, 0.015 * s})
 	m.Ellipsoid(Head, hc, vec{0.085 * s, 0.11 * s, 0.1 * s}, 12, 8, meshgen.RoleSkin)
-	m.Ellipsoid(Head, add(hc, vec{0, -0.01 * s, 0.1 * s}), vec{0.016 * s, 0.024 * s, 0.02 * s}, 6, 4, meshgen.RoleSkin) // nose
+	m.Ellipsoid(Head, hc.Add(vec{0, -0.01 * s, 0.1 * s}), vec{0.016 * s, 0.024 * s, 0.02 * s}, 6, 4, meshgen.RoleSkin) // nose
 	for _, sx := range []float64{1, -1} {
-		m.Ellipsoid(Head, add(hc, vec{sx * 0.033 * s, 0.015 * s, 0.085 * s}), vec{0.013 * s, 0.011 * s, 0.01 * s}, 6, 4, meshgen.RoleEye)
-		m.Ellipsoid(Head, add(hc, vec{sx * 0.085 * s, 0, 0.005 * s}), vec{0.012 * s, 0.025 * s, 0.018 * s}, 6, 4, meshgen.RoleSkin) // ears
+		m.Ellipsoid(Head, hc.Add(vec{sx * 0.033 * s, 0.015 * s, 0.085 * s}), vec{0.013 * s, 0.011 * s, 0.01 * s}, 6, 4, meshgen.RoleEye)
+		m.Ellipsoid(Head, hc.Add(vec{sx * 0.085 * s, 0, 0.005 * s}), vec{0.012 * s, 0.025 * s, 0.018 * s}, 6, 4, meshgen.RoleSkin) // ears
 	}
 	switch o {
 	case OutfitSoldier, OutfitSpearman: // helmet
-		m.Ellipsoid(Head, add(hc, vec{0, 0.035 * s, -0.005 * s}), vec{0.098 * s, 0.09 * s, 0.11 * s}, 12, 6, meshgen.RoleMetal)
+		m.Ellipsoid(Head, hc.Add(vec{0, 0.035 * s, -0.005 * s}), vec{0.098 * s, 0.09 * s, 0.11 * s}, 12, 6, meshgen.RoleMetal)
 		if o == OutfitSoldier { // nasal guard
-			m.Box(Head, add(hc, vec{0, 0.02 * s, 0.106 * s}), vec{0.008 * s, 0.035 * s, 0.006 * s}, meshgen.RoleMetal)
+			m.Box(Head, hc.Add(vec{0, 0.02 * s, 0.106 * s}), vec{0.008 * s, 0.035 * s, 0.006 * s}, meshgen.RoleMetal)
 		}
 	default: // hair
-		m.Ellipsoid(Head, add(hc, vec{0, 0.03 * s, -0.015 * s}), vec{0.092 * s, 0.09 * s, 0.1 * s}, 12, 6, meshgen.RoleHair)
+		m.Ellipsoid(Head, hc.Add(vec{0, 0.03 * s, -0.015 * s}), vec{0.092 * s, 0.09 * s, 0.1 * s}, 12, 6, meshgen.RoleHair)
 	}
 
 	// Arms, hands.
@@ -113,16 +113,16 @@ func (b *body) fleshMesh() *mesh.Skinned {
 		if sd == right {
 			sh, ua, fa, hd = ShoulderR, UpperArmR, ForearmR, HandR
 		}
-		m.EllipsoidSkin(meshgen.Along(sh, ua, j[ua], add(j[ua], vec{sx * 0.1 * s, 0, 0}), 0.6),
-			add(j[ua], vec{sx * 0.01 * s, -0.01 * s, 0}), vec{0.075 * s * k, 0.065 * s * k, 0.065 * s * k}, 10, 6, upper)
+		m.EllipsoidSkin(meshgen.Along(sh, ua, j[ua], j[ua].Add(vec{sx * 0.1 * s, 0, 0}), 0.6),
+			j[ua].Add(vec{sx * 0.01 * s, -0.01 * s, 0}), vec{0.075 * s * k, 0.065 * s * k, 0.065 * s * k}, 10, 6, upper)
 		if o == OutfitSoldier {
-			m.EllipsoidSkin(meshgen.Along(sh, ua, j[ua], add(j[ua], vec{sx * 0.1 * s, 0, 0}), 0.6),
-				add(j[ua], vec{sx * 0.015 * s, 0.01 * s, 0}), vec{0.085 * s * k, 0.06 * s * k, 0.075 * s * k}, 10, 5, meshgen.RoleMetal)
+			m.EllipsoidSkin(meshgen.Along(sh, ua, j[ua], j[ua].Add(vec{sx * 0.1 * s, 0, 0}), 0.6),
+				j[ua].Add(vec{sx * 0.015 * s, 0.01 * s, 0}), vec{0.085 * s * k, 0.06 * s * k, 0.075 * s * k}, 10, 5, meshgen.RoleMetal)
 		}
-		m.Limb(sh, []int{ua, fa}, [][3]float64{add(j[ua], vec{sx * 0.02 * s, 0, 0}), j[fa], j[hd]},
+		m.Limb(sh, []int{ua, fa}, []vec{j[ua].Add(vec{sx * 0.02 * s, 0, 0}), j[fa], j[hd]},
 			[]float64{0.05 * s * k, 0.04 * s * k, 0.031 * s * k}, 8, 3, upper)
-		m.Ellipsoid(hd, add(j[hd], vec{sx * 0.065 * s, -0.005 * s, 0}), vec{0.062 * s, 0.024 * s, 0.045 * s}, 8, 5, meshgen.RoleSkin)
-		m.Ellipsoid(hd, add(j[hd], vec{sx * 0.035 * s, -0.005 * s, 0.045 * s}), vec{0.03 * s, 0.015 * s, 0.015 * s}, 6, 4, meshgen.RoleSkin) // thumb
+		m.Ellipsoid(hd, j[hd].Add(vec{sx * 0.065 * s, -0.005 * s, 0}), vec{0.062 * s, 0.024 * s, 0.045 * s}, 8, 5, meshgen.RoleSkin)
+		m.Ellipsoid(hd, j[hd].Add(vec{sx * 0.035 * s, -0.005 * s, 0.045 * s}), vec{0.03 * s, 0.015 * s, 0.015 * s}, 6, 4, meshgen.RoleSkin) // thumb
 	}
 
 	// Legs, feet.
@@ -131,10 +131,10 @@ func (b *body) fleshMesh() *mesh.Skinned {
 		if sd == right {
 			hp, kn, ft = HipR, KneeR, FootR
 		}
-		m.Limb(Pelvis, []int{hp, kn}, [][3]float64{add(j[hp], vec{0, 0.03 * s, 0}), j[kn], add(j[ft], vec{0, 0.01 * s, 0})},
+		m.Limb(Pelvis, []int{hp, kn}, []vec{j[hp].Add(vec{0, 0.03 * s, 0}), j[kn], j[ft].Add(vec{0, 0.01 * s, 0})},
 			[]float64{0.085 * s * k, 0.056 * s * k, 0.043 * s * k}, 8, 3, lower)
-		m.Tube(kn, ft, add(j[ft], vec{0, 0.1 * s, 0}), add(j[ft], vec{0, -0.02 * s, 0}), 0.05*s*k, 0.05*s*k, 8, 1, meshgen.RoleLeather) // boot top
-		m.Box(ft, add(j[ft], vec{0, -0.0425 * s, 0.06 * s}), vec{0.045 * s * k, 0.0375 * s, 0.11 * s}, meshgen.RoleLeather)
+		m.Tube(kn, ft, j[ft].Add(vec{0, 0.1 * s, 0}), j[ft].Add(vec{0, -0.02 * s, 0}), 0.05*s*k, 0.05*s*k, 8, 1, meshgen.RoleLeather) // boot top
+		m.Box(ft, j[ft].Add(vec{0, -0.0425 * s, 0.06 * s}), vec{0.045 * s * k, 0.0375 * s, 0.11 * s}, meshgen.RoleLeather)
 	}
 	return m.Mesh()
 }
@@ -147,26 +147,26 @@ func (b *body) boneMesh() *mesh.Skinned {
 	bone := meshgen.RoleBone
 
 	// Skull, jaw, eye sockets.
-	hc := add(j[Head], vec{0, 0.09 * s, 0.01 * s})
+	hc := j[Head].Add(vec{0, 0.09 * s, 0.01 * s})
 	m.Ellipsoid(Head, hc, vec{0.078 * s, 0.095 * s, 0.094 * s}, 12, 8, bone)
-	m.Box(Head, add(hc, vec{0, -0.075 * s, 0.045 * s}), vec{0.045 * s, 0.018 * s, 0.04 * s}, bone)
+	m.Box(Head, hc.Add(vec{0, -0.075 * s, 0.045 * s}), vec{0.045 * s, 0.018 * s, 0.04 * s}, bone)
 	for _, sx := range []float64{1, -1} {
-		m.Ellipsoid(Head, add(hc, vec{sx * 0.03 * s, 0.005 * s, 0.082 * s}), vec{0.02 * s, 0.018 * s, 0.012 * s}, 6, 4, meshgen.RoleEye)
+		m.Ellipsoid(Head, hc.Add(vec{sx * 0.03 * s, 0.005 * s, 0.082 * s}), vec{0.02 * s, 0.018 * s, 0.012 * s}, 6, 4, meshgen.RoleEye)
 	}
 	// Spine column through pelvis, chest and neck.
-	m.Limb(Pelvis, []int{Spine, Chest, Neck}, [][3]float64{add(j[Spine], vec{0, -0.08 * s, -0.03 * s}), add(j[Chest], vec{0, 0, -0.04 * s}), j[Neck], add(j[Head], vec{0, 0.02 * s, 0})},
+	m.Limb(Pelvis, []int{Spine, Chest, Neck}, []vec{j[Spine].Add(vec{0, -0.08 * s, -0.03 * s}), j[Chest].Add(vec{0, 0, -0.04 * s}), j[Neck], j[Head].Add(vec{0, 0.02 * s, 0})},
 		[]float64{0.024 * s, 0.022 * s, 0.018 * s, 0.016 * s}, 6, 2, bone)
 	// Pelvis bowl, and the rotten belt and loincloth it still wears.
-	m.Ellipsoid(Pelvis, add(j[Pelvis], vec{0, -0.02 * s, 0}), vec{0.13 * s, 0.06 * s, 0.07 * s}, 10, 5, bone)
-	m.Ellipsoid(Pelvis, add(j[Pelvis], vec{0, 0.035 * s, 0}), vec{0.125 * s, 0.02 * s, 0.085 * s}, 10, 3, meshgen.RoleLeather)
-	m.BoxSkin(b.torsoSkin(j), add(j[Pelvis], vec{0, -0.1 * s, 0.075 * s}), vec{0.06 * s, 0.1 * s, 0.008 * s}, meshgen.RoleCloth)
+	m.Ellipsoid(Pelvis, j[Pelvis].Add(vec{0, -0.02 * s, 0}), vec{0.13 * s, 0.06 * s, 0.07 * s}, 10, 5, bone)
+	m.Ellipsoid(Pelvis, j[Pelvis].Add(vec{0, 0.035 * s, 0}), vec{0.125 * s, 0.02 * s, 0.085 * s}, 10, 3, meshgen.RoleLeather)
+	m.BoxSkin(b.torsoSkin(j), j[Pelvis].Add(vec{0, -0.1 * s, 0.075 * s}), vec{0.06 * s, 0.1 * s, 0.008 * s}, meshgen.RoleCloth)
 	// Ribs: arcs from the spine round each side to the sternum.
 	for r := 0; r < 5; r++ {
 		y := j[Chest][1] - 0.08*s + 0.05*s*float64(r)
 		ax := 0.14 * s * (1 - 0.06*math.Abs(float64(r)-2.5))
 		az := 0.09 * s
 		for _, sx := range []float64{1, -1} {
-			var pts [][3]float64
+			var pts []vec
 			for i := 0; i <= 5; i++ {
 				th := 0.25 + 2.55*float64(i)/5
 				pts = append(pts, vec{sx * ax * math.Sin(th), y - 0.025*s*math.Sin(th/2), -az * math.Cos(th)})
@@ -187,7 +187,7 @@ func (b *body) boneMesh() *mesh.Skinned {
 			m.Limb(-1, bones, pts, radii, 5, 1, bone)
 		}
 	}
-	m.Box(Chest, add(j[Chest], vec{0, 0.02 * s, 0.09 * s}), vec{0.018 * s, 0.1 * s, 0.01 * s}, bone) // sternum
+	m.Box(Chest, j[Chest].Add(vec{0, 0.02 * s, 0.09 * s}), vec{0.018 * s, 0.1 * s, 0.01 * s}, bone) // sternum
 
 	for _, sd := range []int{left, right} {
 		sx := side(sd)
@@ -197,13 +197,13 @@ func (b *body) boneMesh() *mesh.Skinned {
 			sh, ua, fa, hd = ShoulderR, UpperArmR, ForearmR, HandR
 			hp, kn, ft = HipR, KneeR, FootR
 		}
-		m.Tube(sh, sh, j[sh], j[ua], 0.014*s, 0.014*s, 5, 1, bone)                                           // clavicle
-		m.Ellipsoid(ua, add(j[ua], vec{sx * 0.01 * s, 0, 0}), vec{0.03 * s, 0.03 * s, 0.03 * s}, 6, 4, bone) // shoulder ball
-		m.Limb(sh, []int{ua, fa}, [][3]float64{j[ua], j[fa], j[hd]}, []float64{0.022 * s, 0.017 * s, 0.015 * s}, 6, 2, bone)
-		m.Ellipsoid(hd, add(j[hd], vec{sx * 0.06 * s, -0.005 * s, 0}), vec{0.055 * s, 0.012 * s, 0.035 * s}, 6, 4, bone)
-		m.Limb(Pelvis, []int{hp, kn}, [][3]float64{add(j[hp], vec{-sx * 0.02 * s, 0.02 * s, 0}), j[kn], j[ft]}, []float64{0.028 * s, 0.022 * s, 0.019 * s}, 6, 2, bone)
-		m.Ellipsoid(kn, add(j[kn], vec{0, 0, 0.025 * s}), vec{0.025 * s, 0.028 * s, 0.015 * s}, 6, 4, bone) // knee cap
-		m.Box(ft, add(j[ft], vec{0, -0.06 * s, 0.06 * s}), vec{0.035 * s, 0.02 * s, 0.1 * s}, bone)
+		m.Tube(sh, sh, j[sh], j[ua], 0.014*s, 0.014*s, 5, 1, bone)                                          // clavicle
+		m.Ellipsoid(ua, j[ua].Add(vec{sx * 0.01 * s, 0, 0}), vec{0.03 * s, 0.03 * s, 0.03 * s}, 6, 4, bone) // shoulder ball
+		m.Limb(sh, []int{ua, fa}, []vec{j[ua], j[fa], j[hd]}, []float64{0.022 * s, 0.017 * s, 0.015 * s}, 6, 2, bone)
+		m.Ellipsoid(hd, j[hd].Add(vec{sx * 0.06 * s, -0.005 * s, 0}), vec{0.055 * s, 0.012 * s, 0.035 * s}, 6, 4, bone)
+		m.Limb(Pelvis, []int{hp, kn}, []vec{j[hp].Add(vec{-sx * 0.02 * s, 0.02 * s, 0}), j[kn], j[ft]}, []float64{0.028 * s, 0.022 * s, 0.019 * s}, 6, 2, bone)
+		m.Ellipsoid(kn, j[kn].Add(vec{0, 0, 0.025 * s}), vec{0.025 * s, 0.028 * s, 0.015 * s}, 6, 4, bone) // knee cap
+		m.Box(ft, j[ft].Add(vec{0, -0.06 * s, 0.06 * s}), vec{0.035 * s, 0.02 * s, 0.1 * s}, bone)
 	}
 	return m.Mesh()
 }

@@ -10,11 +10,11 @@ import (
 	"bonebake/species"
 )
 
-// The motion tests bake every clip themselves, the way FACTS §1.5 samples it, and
-// measure the model-space result.
+// The motion tests bake every clip themselves, sampled as docs/formats/bpat.md
+// says (sampling), and measure the model-space result.
 
-// baked is one clip sampled at the FACTS §1.5 frame times: model-space matrices
-// per frame, and each frame's phase.
+// baked is one clip sampled at the frame times of docs/formats/bpat.md
+// (sampling): model-space matrices per frame, and each frame's phase.
 type baked struct {
 	clip   *species.Clip
 	phases []float64
@@ -98,7 +98,7 @@ func footSlide(k *baked, foot int) (worst float64, planted int) {
 			if g >= n {
 				g, lap = g-n, 1
 			}
-			worst = math.Max(worst, norm(sub(world(g, lap), start)))
+			worst = math.Max(worst, world(g, lap).Sub(start).Len())
 		}
 	}
 	return worst, planted
@@ -140,12 +140,12 @@ func TestBallPlantedDuringHeelRise(t *testing.T) {
 			for i := 0; i <= n; i++ {
 				q := g.flat + g.heelRise*float64(i)/n
 				fp := pb.b.footOnPath(g, q, left)
-				ball := add(fp.Pos, rotX(pb.b.ball, fp.Pitch))
+				ball := fp.Pos.Add(rotX(pb.b.ball, fp.Pitch))
 				ball[2] += g.stride * q
 				if i == 0 {
 					start = ball
 				}
-				worst = math.Max(worst, norm(sub(ball, start)))
+				worst = math.Max(worst, ball.Sub(start).Len())
 			}
 			if worst > 0.01 {
 				t.Errorf("%s speed %.1f: ball slides %.4f m during heel rise", pb.sp.Name, g.speed, worst)
@@ -236,7 +236,7 @@ func TestLoopSeams(t *testing.T) {
 			// Pose(1) is Pose(0).
 			a, b := sp2pose(pb.sp, c, 0), sp2pose(pb.sp, c, 1)
 			for j := range a {
-				if d := norm(sub(a[j].Translation(), b[j].Translation())); d > 1e-9 {
+				if d := a[j].Translation().Sub(b[j].Translation()).Len(); d > 1e-9 {
 					t.Errorf("%s %s: bone %d at phase 1 is %.2e m from phase 0", pb.sp.Name, c.Name, j, d)
 					break
 				}
@@ -252,7 +252,7 @@ func seam(k *baked) (wrap, step float64) {
 	jump := func(a, b int) float64 {
 		m := 0.0
 		for i := range k.frames[a] {
-			m = math.Max(m, norm(sub(k.pos(a, i), k.pos(b, i))))
+			m = math.Max(m, k.pos(a, i).Sub(k.pos(b, i)).Len())
 		}
 		return m
 	}
@@ -288,7 +288,7 @@ func TestDeathsEndOnGround(t *testing.T) {
 			if strings.HasPrefix(name, "die") { // the dead clip is the last pose of the death
 				dead := bakeClip(pb.sp, &pb.sp.Clips[pb.sp.ClipIndex(strings.Replace(name, "die", "dead", 1))])
 				for bn := range k.frames[last] {
-					if d := norm(sub(k.pos(last, bn), dead.pos(0, bn))); d > 1e-9 {
+					if d := k.pos(last, bn).Sub(dead.pos(0, bn)).Len(); d > 1e-9 {
 						t.Errorf("%s %s: last frame differs from the dead pose by %.2e m at %s", pb.sp.Name, name, d, boneNames[bn])
 						break
 					}
@@ -319,7 +319,7 @@ func TestStrikeTiming(t *testing.T) {
 			// The striking (right) hand moves fastest between release and contact.
 			best, peak := -1.0, 0.0
 			for f := 0; f+1 < len(k.frames); f++ {
-				v := norm(sub(k.pos(f+1, HandR), k.pos(f, HandR))) / (k.phases[f+1] - k.phases[f])
+				v := k.pos(f+1, HandR).Sub(k.pos(f, HandR)).Len() / (k.phases[f+1] - k.phases[f])
 				if v > best {
 					best, peak = v, (k.phases[f]+k.phases[f+1])/2
 				}
@@ -333,7 +333,7 @@ func TestStrikeTiming(t *testing.T) {
 			// The strike reaches furthest from the body near contact.
 			far, at := -1.0, 0.0
 			for f := range k.frames {
-				d := sub(strikePoint(pb.sp, k, f), k.pos(f, Chest))
+				d := strikePoint(pb.sp, k, f).Sub(k.pos(f, Chest))
 				if r := math.Hypot(d[0], d[2]); r > far {
 					far, at = r, k.phases[f]
 				}
@@ -356,10 +356,10 @@ func TestBowDraw(t *testing.T) {
 			}
 			m := sp2pose(pb.sp, c, ph)
 			armLen := pb.b.upper + pb.b.fore
-			if d := norm(sub(m[HandL].Translation(), m[UpperArmL].Translation())); d < 0.97*armLen {
+			if d := m[HandL].Translation().Sub(m[UpperArmL].Translation()).Len(); d < 0.97*armLen {
 				t.Errorf("%s %s: bow arm reaches %.3f of %.3f m", pb.sp.Name, name, d, armLen)
 			}
-			draw := norm(sub(m[HandL].Translation(), m[HandR].Translation()))
+			draw := m[HandL].Translation().Sub(m[HandR].Translation()).Len()
 			want := 0.5
 			if name == "hold_bow" {
 				want = 0.25
@@ -419,10 +419,10 @@ func TestRidingSeat(t *testing.T) {
 				if math.Abs(seat-SeatHeight) > 0.1 {
 					t.Errorf("%s %s frame %d: seat at %.3f m", pb.sp.Name, c.Name, f, seat)
 				}
-				up := unit(k.frames[f][Pelvis].TransformVector(vec{0, 1, 0}))
+				up := k.frames[f][Pelvis].TransformVector(vec{0, 1, 0}).Normalize()
 				for _, s := range [2][2]int{{HipL, KneeL}, {HipR, KneeR}} {
-					thigh := unit(sub(k.pos(f, s[1]), k.pos(f, s[0])))
-					flex := 180 - math.Acos(clamp(dot(up, thigh), -1, 1))*180/math.Pi
+					thigh := k.pos(f, s[1]).Sub(k.pos(f, s[0])).Normalize()
+					flex := 180 - math.Acos(clamp(up.Dot(thigh), -1, 1))*180/math.Pi
 					if flex < 60 || flex > 120 {
 						t.Errorf("%s %s frame %d: hip flexion %.0f°", pb.sp.Name, c.Name, f, flex)
 					}
@@ -464,7 +464,7 @@ func TestOneShotsReturn(t *testing.T) {
 			}
 			a, b := sp2pose(pb.sp, c, 0), sp2pose(pb.sp, c, 1)
 			for j := range a {
-				if d := norm(sub(a[j].Translation(), b[j].Translation())); d > 1e-6 {
+				if d := a[j].Translation().Sub(b[j].Translation()).Len(); d > 1e-6 {
 					t.Errorf("%s %s: %s ends %.3f m from where it started", pb.sp.Name, c.Name, boneNames[j], d)
 					break
 				}
@@ -489,7 +489,7 @@ func TestProfilesDiffer(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		for j := i + 1; j < 3; j++ {
-			if d := norm(sub(holds[i][HandR].Translation(), holds[j][HandR].Translation())); d < 0.05 {
+			if d := holds[i][HandR].Translation().Sub(holds[j][HandR].Translation()).Len(); d < 0.05 {
 				t.Errorf("%s and %s hold their weapon hand %.3f m apart", ps[i].sp.Name, ps[j].sp.Name, d)
 			}
 		}
@@ -502,7 +502,7 @@ func medianStep(k *baked) float64 {
 	for f := 0; f+1 < len(k.frames); f++ {
 		m := 0.0
 		for i := range k.frames[f] {
-			m = math.Max(m, norm(sub(k.pos(f+1, i), k.pos(f, i))))
+			m = math.Max(m, k.pos(f+1, i).Sub(k.pos(f, i)).Len())
 		}
 		steps = append(steps, m)
 	}

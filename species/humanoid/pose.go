@@ -6,8 +6,9 @@ import (
 	"bonebake/rig"
 )
 
-// vec is a point or direction in metres.
-type vec = [3]float64
+// vec is a point or direction in metres: rig.Vec3 under a name short enough
+// for the hundreds of literals in the pose tables.
+type vec = rig.Vec3
 
 // armPose places one arm. Dir, Pole and Grip are in chest space (x the creature's
 // left, y up, z forward when the chest is upright), or in root space when the
@@ -77,14 +78,14 @@ func side(s int) float64 {
 // so a hand moving between two arm directions sweeps an arc round the shoulder.
 func lerpPose(a, b *bodyPose, u float64) bodyPose {
 	r := *a
-	r.Root = lerpV(a.Root, b.Root, u)
+	r.Root = a.Root.Lerp(b.Root, u)
 	r.RootYaw = lerp(a.RootYaw, b.RootYaw, u)
-	r.Pelvis = lerpV(a.Pelvis, b.Pelvis, u)
-	r.PelvisRot = lerpV(a.PelvisRot, b.PelvisRot, u)
-	r.Spine = lerpV(a.Spine, b.Spine, u)
-	r.Chest = lerpV(a.Chest, b.Chest, u)
-	r.Neck = lerpV(a.Neck, b.Neck, u)
-	r.Head = lerpV(a.Head, b.Head, u)
+	r.Pelvis = a.Pelvis.Lerp(b.Pelvis, u)
+	r.PelvisRot = a.PelvisRot.Lerp(b.PelvisRot, u)
+	r.Spine = a.Spine.Lerp(b.Spine, u)
+	r.Chest = a.Chest.Lerp(b.Chest, u)
+	r.Neck = a.Neck.Lerp(b.Neck, u)
+	r.Head = a.Head.Lerp(b.Head, u)
 	r.HeadLevel = lerp(a.HeadLevel, b.HeadLevel, u)
 	for s := 0; s < 2; s++ {
 		x, y := &a.Arm[s], &b.Arm[s]
@@ -102,7 +103,7 @@ func lerpPose(a, b *bodyPose, u float64) bodyPose {
 		}
 		f, g := &a.Foot[s], &b.Foot[s]
 		r.Foot[s] = footPose{
-			Pos:   lerpV(f.Pos, g.Pos, u),
+			Pos:   f.Pos.Lerp(g.Pos, u),
 			Pitch: lerp(f.Pitch, g.Pitch, u),
 			Yaw:   lerp(f.Yaw, g.Yaw, u),
 			Pole:  slerpV(f.Pole, g.Pole, u),
@@ -137,6 +138,16 @@ func sampleKeys(keys []key, phase float64) bodyPose {
 	return keys[len(keys)-1].Pose
 }
 
+// rested is the keys of a clip that holds rest until phase from, passes through
+// keys (sorted, between from and to) and holds rest again from to until 1: a
+// clip that leaves its starting pose and comes back to it.
+func rested(rest bodyPose, from, to float64, keys ...key) []key {
+	out := make([]key, 0, len(keys)+4)
+	out = append(out, key{At: 0, Pose: rest}, key{At: from, Pose: rest})
+	out = append(out, keys...)
+	return append(out, key{At: to, Pose: rest}, key{At: 1, Pose: rest})
+}
+
 // hermite01 is the cubic from 0 to 1 on [0, 1] with slopes m0 at 0 and m1 at 1.
 func hermite01(t, m0, m1 float64) float64 {
 	t = clamp(t, 0, 1)
@@ -164,7 +175,7 @@ func (p *poser) set(i int, t vec, q rig.Quat) {
 		return
 	}
 	p.rot[i] = p.rot[par].Mul(q).Normalize()
-	p.pos[i] = add(p.pos[par], p.rot[par].Rotate(t))
+	p.pos[i] = p.pos[par].Add(p.rot[par].Rotate(t))
 }
 
 // setWorld gives bone i (at its rest offset) the model-space rotation q.
@@ -176,7 +187,7 @@ func (p *poser) setWorld(i int, q rig.Quat) {
 // not move it).
 func (p *poser) jointPos(i int) vec {
 	par := boneParents[i]
-	return add(p.pos[par], p.rot[par].Rotate(p.b.restT(i)))
+	return p.pos[par].Add(p.rot[par].Rotate(p.b.restT(i)))
 }
 
 // apply writes bp into out (every bone's full local transform).
@@ -220,20 +231,20 @@ func (b *body) apply(bp *bodyPose, out []rig.Transform) {
 		p.set(sh, b.restT(sh), euler(vec{0, -sx * a.Clav[1], sx * a.Clav[0]}))
 		shoulder := p.jointPos(ua)
 		dist := b.armReach(a.Bend)
-		target := add(shoulder, scale(space.Rotate(unit(a.Dir)), dist))
-		grip := unit(space.Rotate(a.Grip))
+		target := shoulder.Add(space.Rotate(a.Dir.Normalize()).Scale(dist))
+		grip := space.Rotate(a.Grip).Normalize()
 		if a.GripRoot > 0 {
-			grip = unit(slerpV(grip, p.rot[Root].Rotate(unit(a.Grip)), a.GripRoot))
+			grip = slerpV(grip, p.rot[Root].Rotate(a.Grip.Normalize()), a.GripRoot).Normalize()
 		}
 		if s == left && a.Shaft > 0 {
-			onShaft := add(hands[right], scale(grips[right], a.ShaftAt))
-			target = lerpV(target, onShaft, a.Shaft)
-			grip = unit(slerpV(grip, grips[right], a.Shaft))
+			onShaft := hands[right].Add(grips[right].Scale(a.ShaftAt))
+			target = target.Lerp(onShaft, a.Shaft)
+			grip = slerpV(grip, grips[right], a.Shaft).Normalize()
 		}
 		if s == right && a.Draw > 0 {
-			aim := unit(sub(hands[left], shoulders[left]))
-			onString := sub(hands[left], scale(aim, a.DrawLen))
-			target = lerpV(target, onString, a.Draw)
+			aim := hands[left].Sub(shoulders[left]).Normalize()
+			onString := hands[left].Sub(aim.Scale(a.DrawLen))
+			target = target.Lerp(onString, a.Draw)
 		}
 		pole := space.Rotate(a.Pole)
 		elbow, hinge := twoBone(shoulder, target, pole, b.upper, b.fore)
@@ -250,14 +261,14 @@ func (b *body) apply(bp *bodyPose, out []rig.Transform) {
 		}
 		h := p.jointPos(hip)
 		target := p.rot[Root].Rotate(f.Pos)
-		target = add(target, bp.Root)
+		target = target.Add(bp.Root)
 		pole := p.rot[Root].Rotate(f.Pole)
 		k, hinge := twoBone(h, target, pole, b.thigh, b.shin)
 		// Thigh and shin point down their local −y; the knee bends about local x.
-		yT := unit(sub(h, k))
-		p.setWorld(hip, basis(hinge, yT, cross(hinge, yT)))
-		yS := unit(sub(k, target))
-		p.setWorld(knee, basis(hinge, yS, cross(hinge, yS)))
+		yT := h.Sub(k).Normalize()
+		p.setWorld(hip, basis(hinge, yT, hinge.Cross(yT)))
+		yS := k.Sub(target).Normalize()
+		p.setWorld(knee, basis(hinge, yS, hinge.Cross(yS)))
 		p.setWorld(foot, p.rot[Root].Mul(euler(vec{f.Pitch, f.Yaw, 0})))
 	}
 }
@@ -270,18 +281,18 @@ func (p *poser) armChain(s, ua, fa, hd int, shoulder, elbow, hand, hinge, grip v
 	sx := side(s)
 	// hinge from twoBone is w×u; the elbow flexes about local y, which points
 	// along −hinge for the left arm and +hinge for the right in these frames.
-	y := scale(hinge, -sx)
-	xU := scale(unit(sub(elbow, shoulder)), sx)
-	p.setWorld(ua, basis(xU, y, cross(xU, y)))
-	xF := scale(unit(sub(hand, elbow)), sx)
-	p.setWorld(fa, basis(xF, y, cross(xF, y)))
+	y := hinge.Scale(-sx)
+	xU := elbow.Sub(shoulder).Normalize().Scale(sx)
+	p.setWorld(ua, basis(xU, y, xU.Cross(y)))
+	xF := hand.Sub(elbow).Normalize().Scale(sx)
+	p.setWorld(fa, basis(xF, y, xF.Cross(y)))
 	// The hand: +z along the grip, +x as near the forearm's as the grip allows.
 	z := grip
-	x := unit(sub(xF, scale(z, dot(xF, z))))
-	if norm(x) < 1e-6 {
-		x = cross(y, z)
+	x := xF.Reject(z).Normalize()
+	if x.Len() < 1e-6 {
+		x = y.Cross(z)
 	}
-	p.setWorld(hd, basis(x, cross(z, x), z))
+	p.setWorld(hd, basis(x, z.Cross(x), z))
 	return p.pos[hd]
 }
 
@@ -290,22 +301,22 @@ func (p *poser) armChain(s, ua, fa, hd int, shoulder, elbow, hand, hinge, grip v
 // hinge axis w×u (u from root to target, w the pole direction square to u). A
 // target out of reach is met as nearly as the chain allows.
 func twoBone(root, target, pole vec, a, b float64) (mid, hinge vec) {
-	d := sub(target, root)
-	dist := norm(d)
+	d := target.Sub(root)
+	dist := d.Len()
 	u := vec{0, -1, 0}
 	if dist > 1e-9 {
-		u = scale(d, 1/dist)
+		u = d.Scale(1 / dist)
 	}
 	dist = clamp(dist, math.Abs(a-b)+1e-6, (a+b)*(1-1e-6))
-	w := sub(pole, scale(u, dot(pole, u)))
-	if norm(w) < 1e-9 {
-		w = perpendicular(u)
+	w := pole.Reject(u)
+	if w.Len() < 1e-9 {
+		w = u.Perpendicular()
 	}
-	w = unit(w)
+	w = w.Normalize()
 	cosA := clamp((a*a+dist*dist-b*b)/(2*a*dist), -1, 1)
 	sinA := math.Sqrt(1 - cosA*cosA)
-	mid = add(root, add(scale(u, a*cosA), scale(w, a*sinA)))
-	return mid, unit(cross(w, u))
+	mid = root.Add(u.Scale(a * cosA).Add(w.Scale(a * sinA)))
+	return mid, w.Cross(u).Normalize()
 }
 
 // armReach is the shoulder-to-wrist distance at an elbow flexion.
@@ -328,39 +339,36 @@ func euler(a vec) rig.Quat {
 
 // basis returns the rotation whose columns are the orthonormal axes x, y, z.
 func basis(x, y, z vec) rig.Quat {
-	x = unit(x)
-	y = unit(sub(y, scale(x, dot(y, x))))
-	z = cross(x, y)
+	x = x.Normalize()
+	y = y.Reject(x).Normalize()
+	z = x.Cross(y)
 	return rig.QuatFromMat3([9]float64{x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]})
 }
 
 func lerp(a, b, u float64) float64 { return a + (b-a)*u }
-func lerpV(a, b vec, u float64) vec {
-	return vec{lerp(a[0], b[0], u), lerp(a[1], b[1], u), lerp(a[2], b[2], u)}
-}
 
 // slerpV turns direction a towards direction b along a great circle, blending
 // their lengths linearly (zero vectors blend linearly).
 func slerpV(a, b vec, u float64) vec {
-	la, lb := norm(a), norm(b)
+	la, lb := a.Len(), b.Len()
 	if la < 1e-12 || lb < 1e-12 {
-		return lerpV(a, b, u)
+		return a.Lerp(b, u)
 	}
-	ua, ub := scale(a, 1/la), scale(b, 1/lb)
-	c := clamp(dot(ua, ub), -1, 1)
+	ua, ub := a.Scale(1/la), b.Scale(1/lb)
+	c := clamp(ua.Dot(ub), -1, 1)
 	th := math.Acos(c)
 	l := lerp(la, lb, u)
 	if th < 1e-6 {
-		return scale(unit(lerpV(ua, ub, u)), l)
+		return ua.Lerp(ub, u).Normalize().Scale(l)
 	}
 	if math.Pi-th < 1e-6 { // opposite: turn about any square axis
-		ax := perpendicular(ua)
+		ax := ua.Perpendicular()
 		q := rig.QuatFromAxisAngle(ax, u*th)
-		return scale(q.Rotate(ua), l)
+		return q.Rotate(ua).Scale(l)
 	}
 	s := math.Sin(th)
 	wa, wb := math.Sin((1-u)*th)/s, math.Sin(u*th)/s
-	return scale(add(scale(ua, wa), scale(ub, wb)), l)
+	return ua.Scale(wa).Add(ub.Scale(wb)).Scale(l)
 }
 
 func smoothstep(x float64) float64 {
@@ -369,29 +377,3 @@ func smoothstep(x float64) float64 {
 }
 
 func clamp(x, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, x)) }
-
-func add(a, b vec) vec { return vec{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-func sub(a, b vec) vec { return vec{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func scale(a vec, s float64) vec {
-	return vec{a[0] * s, a[1] * s, a[2] * s}
-}
-func dot(a, b vec) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func cross(a, b vec) vec {
-	return vec{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-func norm(a vec) float64 { return math.Sqrt(dot(a, a)) }
-func unit(a vec) vec {
-	n := norm(a)
-	if n == 0 {
-		return a
-	}
-	return scale(a, 1/n)
-}
-
-func perpendicular(d vec) vec {
-	ref := vec{0, 0, 1}
-	if math.Abs(d[2]) > 0.9 {
-		ref = vec{1, 0, 0}
-	}
-	return unit(cross(ref, d))
-}

@@ -10,7 +10,7 @@
 //
 //	var b meshgen.Builder
 //	b.Tube(hip, knee, hipPos, kneePos, .08, .06, 8, 4, meshgen.RoleCloth)
-//	b.Ellipsoid(head, headCentre, [3]float64{.09, .11, .10}, 10, 6, meshgen.RoleSkin)
+//	b.Ellipsoid(head, headCentre, rig.Vec3{.09, .11, .10}, 10, 6, meshgen.RoleSkin)
 //	m := b.Mesh()
 package meshgen
 
@@ -19,6 +19,7 @@ import (
 	"sort"
 
 	"bonebake/mesh"
+	"bonebake/rig"
 )
 
 // Colour roles stored per vertex in mesh.Skinned.Roles; a renderer maps them to
@@ -46,11 +47,11 @@ type Weight struct {
 
 // Skin gives the influences of a bind-pose point. The builder merges repeated
 // bones, drops non-positive weights, keeps the four largest and normalizes them.
-type Skin func(p [3]float64) []Weight
+type Skin func(p rig.Vec3) []Weight
 
 // Rigid skins every point to one bone.
 func Rigid(bone int) Skin {
-	return func([3]float64) []Weight { return []Weight{{bone, 1}} }
+	return func(rig.Vec3) []Weight { return []Weight{{bone, 1}} }
 }
 
 // Along blends from bone a to bone b along the segment from→to: a point that
@@ -58,19 +59,19 @@ func Rigid(bone int) Skin {
 // smoothly to 1 at the fraction blend of the segment's length (the joint at from is
 // where a ends and b begins). Points before from count as at from. blend ≤ 0 means
 // DefaultBlend; a == b, or a < 0, gives a rigid skin to b.
-func Along(a, b int, from, to [3]float64, blend float64) Skin {
+func Along(a, b int, from, to rig.Vec3, blend float64) Skin {
 	if blend <= 0 {
 		blend = DefaultBlend
 	}
 	if a < 0 || a == b {
 		return Rigid(b)
 	}
-	axis := sub(to, from)
-	l2 := dot(axis, axis)
-	return func(p [3]float64) []Weight {
+	axis := to.Sub(from)
+	l2 := axis.Dot(axis)
+	return func(p rig.Vec3) []Weight {
 		t := 0.0
 		if l2 > 0 {
-			t = dot(sub(p, from), axis) / l2
+			t = p.Sub(from).Dot(axis) / l2
 		}
 		wb := 0.5 + 0.5*smoothstep(t/blend)
 		return []Weight{{b, wb}, {a, 1 - wb}}
@@ -102,7 +103,7 @@ func (b *Builder) begin(skin Skin, role uint8) *part {
 }
 
 // vertex adds a vertex and returns its part-local index; group < 0 means its own.
-func (p *part) vertex(pos [3]float64, uv [2]float64, group int) int {
+func (p *part) vertex(pos rig.Vec3, uv [2]float64, group int) int {
 	m := &p.b.m
 	i := len(p.group)
 	if group < 0 {
@@ -130,18 +131,18 @@ func (p *part) tri(a, b, c int) {
 // finish computes the part's normals: area-weighted face normals summed per group.
 func (p *part) finish(firstIndex int) {
 	m := &p.b.m
-	acc := make([][3]float64, len(p.group))
+	acc := make([]rig.Vec3, len(p.group))
 	for k := firstIndex; k+2 < len(m.Indices); k += 3 {
 		ia, ib, ic := int(m.Indices[k])-p.base, int(m.Indices[k+1])-p.base, int(m.Indices[k+2])-p.base
 		a, b, c := f64(m.Positions[p.base+ia]), f64(m.Positions[p.base+ib]), f64(m.Positions[p.base+ic])
-		n := cross(sub(b, a), sub(c, a))
+		n := b.Sub(a).Cross(c.Sub(a))
 		for _, i := range [3]int{ia, ib, ic} {
 			g := p.group[i]
-			acc[g] = add(acc[g], n)
+			acc[g] = acc[g].Add(n)
 		}
 	}
 	for i, g := range p.group {
-		n := unit(acc[g])
+		n := acc[g].Normalize()
 		m.Normals[p.base+i] = f32(n)
 	}
 }
@@ -151,13 +152,13 @@ func (p *part) finish(firstIndex int) {
 // half to boneA and half to boneB at from (the joint where boneB leaves its parent
 // boneA), fully boneB after the first Blend of its length. Pass boneA = boneB (or
 // -1) for a rigid tube. sides ≥ 3 vertices around, rings ≥ 1 segments along.
-func (b *Builder) Tube(boneA, boneB int, from, to [3]float64, radiusFrom, radiusTo float64, sides, rings int, role uint8) {
+func (b *Builder) Tube(boneA, boneB int, from, to rig.Vec3, radiusFrom, radiusTo float64, sides, rings int, role uint8) {
 	b.TubeSkin(Along(boneA, boneB, from, to, b.Blend), from, to, radiusFrom, radiusTo, sides, rings, role)
 }
 
 // TubeSkin is Tube with any skin.
-func (b *Builder) TubeSkin(skin Skin, from, to [3]float64, radiusFrom, radiusTo float64, sides, rings int, role uint8) {
-	b.limb(skin, [][3]float64{from, to}, []float64{radiusFrom, radiusTo}, sides, rings, role)
+func (b *Builder) TubeSkin(skin Skin, from, to rig.Vec3, radiusFrom, radiusTo float64, sides, rings int, role uint8) {
+	b.limb(skin, []rig.Vec3{from, to}, []float64{radiusFrom, radiusTo}, sides, rings, role)
 }
 
 // Limb adds one welded tube through points (at least two), with radii[i] at
@@ -165,7 +166,7 @@ func (b *Builder) TubeSkin(skin Skin, from, to [3]float64, radiusFrom, radiusTo 
 // (len(bones) = len(points)−1); at each inner point the weights slide from one
 // segment's bone to the next (half and half at the point), and at points[0] from
 // parent (−1 for none) to bones[0]. ringsPerSegment ≥ 1.
-func (b *Builder) Limb(parent int, bones []int, points [][3]float64, radii []float64, sides, ringsPerSegment int, role uint8) {
+func (b *Builder) Limb(parent int, bones []int, points []rig.Vec3, radii []float64, sides, ringsPerSegment int, role uint8) {
 	if len(points) < 2 || len(bones) != len(points)-1 || len(radii) != len(points) {
 		panic("meshgen: Limb needs len(points) ≥ 2, len(bones) = len(points)−1 and len(radii) = len(points)")
 	}
@@ -173,14 +174,14 @@ func (b *Builder) Limb(parent int, bones []int, points [][3]float64, radii []flo
 	if blend <= 0 {
 		blend = DefaultBlend
 	}
-	skin := func(p [3]float64) []Weight {
+	skin := func(p rig.Vec3) []Weight {
 		// The segment the point belongs to: the nearest by distance to the segment.
 		best, bestD, bestT := 0, math.Inf(1), 0.0
 		for i := 0; i+1 < len(points); i++ {
-			ax := sub(points[i+1], points[i])
-			t := clamp01(dot(sub(p, points[i]), ax) / math.Max(dot(ax, ax), 1e-18))
-			q := add(points[i], scale(ax, t))
-			if d := norm(sub(p, q)); d < bestD-1e-9 {
+			ax := points[i+1].Sub(points[i])
+			t := clamp01(p.Sub(points[i]).Dot(ax) / math.Max(ax.Dot(ax), 1e-18))
+			q := points[i].Add(ax.Scale(t))
+			if d := p.Sub(q).Len(); d < bestD-1e-9 {
 				best, bestD, bestT = i, d, t
 			}
 		}
@@ -205,7 +206,7 @@ func (b *Builder) Limb(parent int, bones []int, points [][3]float64, radii []flo
 }
 
 // limb builds the welded tube geometry through points.
-func (b *Builder) limb(skin Skin, points [][3]float64, radii []float64, sides, ringsPer int, role uint8) {
+func (b *Builder) limb(skin Skin, points []rig.Vec3, radii []float64, sides, ringsPer int, role uint8) {
 	sides = max(sides, 3)
 	ringsPer = max(ringsPer, 1)
 	first := len(b.m.Indices)
@@ -213,33 +214,33 @@ func (b *Builder) limb(skin Skin, points [][3]float64, radii []float64, sides, r
 
 	// Ring centres, directions and radii.
 	type ring struct {
-		c, d [3]float64
+		c, d rig.Vec3
 		r    float64
 		v    float64 // UV v
 	}
 	var rs []ring
 	total := 0.0
 	for i := 0; i+1 < len(points); i++ {
-		total += norm(sub(points[i+1], points[i]))
+		total += points[i+1].Sub(points[i]).Len()
 	}
 	along := 0.0
 	for i := 0; i+1 < len(points); i++ {
-		seg := sub(points[i+1], points[i])
-		sl := norm(seg)
-		d := unit(seg)
+		seg := points[i+1].Sub(points[i])
+		sl := seg.Len()
+		d := seg.Normalize()
 		for k := 0; k < ringsPer; k++ {
 			if i > 0 && k == 0 {
 				continue // the joint ring was added by the previous segment
 			}
 			t := float64(k) / float64(ringsPer)
-			rs = append(rs, ring{add(points[i], scale(seg, t)), d, radii[i] + (radii[i+1]-radii[i])*t, (along + sl*t) / math.Max(total, 1e-12)})
+			rs = append(rs, ring{points[i].Add(seg.Scale(t)), d, radii[i] + (radii[i+1]-radii[i])*t, (along + sl*t) / math.Max(total, 1e-12)})
 		}
 		along += sl
 		// The segment's end ring; at an inner joint it faces along the bisector.
 		dEnd := d
 		if i+2 < len(points) {
-			dEnd = unit(add(d, unit(sub(points[i+2], points[i+1]))))
-			if norm(dEnd) == 0 {
+			dEnd = d.Add(points[i+2].Sub(points[i+1]).Normalize()).Normalize()
+			if dEnd.Len() == 0 {
 				dEnd = d
 			}
 		}
@@ -247,19 +248,19 @@ func (b *Builder) limb(skin Skin, points [][3]float64, radii []float64, sides, r
 	}
 
 	// Frames carried along the tube without twisting.
-	u := perpendicular(rs[0].d)
+	u := rs[0].d.Perpendicular()
 	idx := make([][]int, len(rs))
 	for k, r := range rs {
-		u = unit(sub(u, scale(r.d, dot(u, r.d))))
-		if norm(u) == 0 {
-			u = perpendicular(r.d)
+		u = u.Reject(r.d).Normalize()
+		if u.Len() == 0 {
+			u = r.d.Perpendicular()
 		}
-		v := cross(r.d, u) // u × v = d
+		v := r.d.Cross(u) // u × v = d
 		idx[k] = make([]int, sides+1)
 		for j := 0; j <= sides; j++ {
 			th := 2 * math.Pi * float64(j%sides) / float64(sides)
 			s, c := math.Sincos(th)
-			pos := add(r.c, add(scale(u, r.r*c), scale(v, r.r*s)))
+			pos := r.c.Add(u.Scale(r.r * c).Add(v.Scale(r.r * s)))
 			g := -1
 			if j == sides {
 				g = idx[k][0]
@@ -276,8 +277,8 @@ func (b *Builder) limb(skin Skin, points [][3]float64, radii []float64, sides, r
 	}
 	// Domed caps.
 	r0, r1 := rs[0], rs[len(rs)-1]
-	c0 := p.vertex(sub(r0.c, scale(r0.d, 0.4*r0.r)), [2]float64{0.5, 0}, -1)
-	c1 := p.vertex(add(r1.c, scale(r1.d, 0.4*r1.r)), [2]float64{0.5, 1}, -1)
+	c0 := p.vertex(r0.c.Sub(r0.d.Scale(0.4*r0.r)), [2]float64{0.5, 0}, -1)
+	c1 := p.vertex(r1.c.Add(r1.d.Scale(0.4*r1.r)), [2]float64{0.5, 1}, -1)
 	last := len(rs) - 1
 	for j := 0; j < sides; j++ {
 		p.tri(c0, idx[0][j+1], idx[0][j])
@@ -288,17 +289,17 @@ func (b *Builder) limb(skin Skin, points [][3]float64, radii []float64, sides, r
 
 // Ellipsoid adds an ellipsoid with semi-axes radii (along x, y, z) around center,
 // rigidly skinned to bone; sides ≥ 3 around y, rings ≥ 2 from bottom to top.
-func (b *Builder) Ellipsoid(bone int, center, radii [3]float64, sides, rings int, role uint8) {
+func (b *Builder) Ellipsoid(bone int, center, radii rig.Vec3, sides, rings int, role uint8) {
 	b.EllipsoidSkin(Rigid(bone), center, radii, sides, rings, role)
 }
 
 // EllipsoidSkin is Ellipsoid with any skin.
-func (b *Builder) EllipsoidSkin(skin Skin, center, radii [3]float64, sides, rings int, role uint8) {
+func (b *Builder) EllipsoidSkin(skin Skin, center, radii rig.Vec3, sides, rings int, role uint8) {
 	sides = max(sides, 3)
 	rings = max(rings, 2)
 	first := len(b.m.Indices)
 	p := b.begin(skin, role)
-	bottom := p.vertex(add(center, [3]float64{0, -radii[1], 0}), [2]float64{0.5, 0}, -1)
+	bottom := p.vertex(center.Add(rig.Vec3{0, -radii[1], 0}), [2]float64{0.5, 0}, -1)
 	idx := make([][]int, rings+1)
 	for k := 1; k < rings; k++ {
 		phi := -math.Pi/2 + math.Pi*float64(k)/float64(rings)
@@ -307,7 +308,7 @@ func (b *Builder) EllipsoidSkin(skin Skin, center, radii [3]float64, sides, ring
 		for j := 0; j <= sides; j++ {
 			th := 2 * math.Pi * float64(j%sides) / float64(sides)
 			st, ct := math.Sincos(th)
-			pos := add(center, [3]float64{radii[0] * cp * ct, radii[1] * sp, radii[2] * cp * st})
+			pos := center.Add(rig.Vec3{radii[0] * cp * ct, radii[1] * sp, radii[2] * cp * st})
 			g := -1
 			if j == sides {
 				g = idx[k][0]
@@ -315,7 +316,7 @@ func (b *Builder) EllipsoidSkin(skin Skin, center, radii [3]float64, sides, ring
 			idx[k][j] = p.vertex(pos, [2]float64{float64(j) / float64(sides), float64(k) / float64(rings)}, g)
 		}
 	}
-	top := p.vertex(add(center, [3]float64{0, radii[1], 0}), [2]float64{0.5, 1}, -1)
+	top := p.vertex(center.Add(rig.Vec3{0, radii[1], 0}), [2]float64{0.5, 1}, -1)
 	for j := 0; j < sides; j++ {
 		p.tri(bottom, idx[1][j], idx[1][j+1])
 		for k := 1; k+1 < rings; k++ {
@@ -330,29 +331,29 @@ func (b *Builder) EllipsoidSkin(skin Skin, center, radii [3]float64, sides, ring
 
 // Box adds an axis-aligned box with half extents half around center, rigidly
 // skinned to bone, with flat faces (24 vertices, 12 triangles).
-func (b *Builder) Box(bone int, center, half [3]float64, role uint8) {
+func (b *Builder) Box(bone int, center, half rig.Vec3, role uint8) {
 	b.BoxSkin(Rigid(bone), center, half, role)
 }
 
 // BoxSkin is Box with any skin.
-func (b *Builder) BoxSkin(skin Skin, center, half [3]float64, role uint8) {
-	axes := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+func (b *Builder) BoxSkin(skin Skin, center, half rig.Vec3, role uint8) {
+	axes := [3]rig.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 	for f := 0; f < 6; f++ {
 		ax := f / 2
 		sign := 1.0
 		if f%2 == 1 {
 			sign = -1
 		}
-		n := scale(axes[ax], sign)
+		n := axes[ax].Scale(sign)
 		a := axes[(ax+1)%3]
-		c := cross(n, a) // a × c = n
+		c := n.Cross(a) // a × c = n
 		first := len(b.m.Indices)
 		p := b.begin(skin, role)
-		fc := add(center, scale(n, half[ax]))
+		fc := center.Add(n.Scale(half[ax]))
 		ha, hc := half[(ax+1)%3], half[(ax+2)%3]
 		var q [4]int
 		for k, s := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
-			pos := add(fc, add(scale(a, s[0]*ha), scale(c, s[1]*hc)))
+			pos := fc.Add(a.Scale(s[0] * ha).Add(c.Scale(s[1] * hc)))
 			q[k] = p.vertex(pos, [2]float64{(s[0] + 1) / 2, (s[1] + 1) / 2}, -1)
 		}
 		p.tri(q[0], q[1], q[2])
@@ -446,34 +447,7 @@ func smoothstep(x float64) float64 {
 
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 
-func add(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func scale(a [3]float64, s float64) [3]float64 {
-	return [3]float64{a[0] * s, a[1] * s, a[2] * s}
-}
-func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-func norm(a [3]float64) float64 { return math.Sqrt(dot(a, a)) }
-func unit(a [3]float64) [3]float64 {
-	n := norm(a)
-	if n == 0 {
-		return a
-	}
-	return scale(a, 1/n)
-}
-
-// perpendicular returns a unit vector perpendicular to the unit vector d.
-func perpendicular(d [3]float64) [3]float64 {
-	ref := [3]float64{0, 0, 1}
-	if math.Abs(d[2]) > 0.9 {
-		ref = [3]float64{1, 0, 0}
-	}
-	return unit(cross(ref, d))
-}
-
-func f32(a [3]float64) [3]float32 { return [3]float32{float32(a[0]), float32(a[1]), float32(a[2])} }
-func f64(a [3]float32) [3]float64 {
-	return [3]float64{float64(a[0]), float64(a[1]), float64(a[2])}
+func f32(a rig.Vec3) [3]float32 { return [3]float32{float32(a[0]), float32(a[1]), float32(a[2])} }
+func f64(a [3]float32) rig.Vec3 {
+	return rig.Vec3{float64(a[0]), float64(a[1]), float64(a[2])}
 }

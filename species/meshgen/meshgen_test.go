@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bonebake/mesh"
+	"bonebake/rig"
 )
 
 // checkMesh verifies the rules every built mesh follows: consistent attribute
@@ -51,27 +52,27 @@ func checkMesh(t *testing.T, m *mesh.Skinned, bones int) {
 			}
 		}
 		nv := f64(m.Normals[v])
-		if math.Abs(norm(nv)-1) > 1e-5 {
-			t.Fatalf("vertex %d: normal %v has length %v", v, nv, norm(nv))
+		if math.Abs(nv.Len()-1) > 1e-5 {
+			t.Fatalf("vertex %d: normal %v has length %v", v, nv, nv.Len())
 		}
 	}
 }
 
 // checkOutward verifies that every triangle's face normal and every vertex normal
 // point away from centre (true of a convex part around centre).
-func checkOutward(t *testing.T, m *mesh.Skinned, centre [3]float64) {
+func checkOutward(t *testing.T, m *mesh.Skinned, centre rig.Vec3) {
 	t.Helper()
 	for k := 0; k < len(m.Indices); k += 3 {
 		a, b, c := f64(m.Positions[m.Indices[k]]), f64(m.Positions[m.Indices[k+1]]), f64(m.Positions[m.Indices[k+2]])
-		n := cross(sub(b, a), sub(c, a))
-		g := scale(add(a, add(b, c)), 1.0/3)
-		if dot(n, sub(g, centre)) <= 0 {
+		n := b.Sub(a).Cross(c.Sub(a))
+		g := a.Add(b.Add(c)).Scale(1.0 / 3)
+		if n.Dot(g.Sub(centre)) <= 0 {
 			t.Fatalf("triangle %d winds inward: normal %v at %v", k/3, n, g)
 		}
 	}
 	for v := range m.Positions {
 		p := f64(m.Positions[v])
-		if dot(f64(m.Normals[v]), sub(p, centre)) <= 0 {
+		if f64(m.Normals[v]).Dot(p.Sub(centre)) <= 0 {
 			t.Fatalf("vertex %d at %v: normal %v points inward", v, p, m.Normals[v])
 		}
 	}
@@ -79,12 +80,12 @@ func checkOutward(t *testing.T, m *mesh.Skinned, centre [3]float64) {
 
 func TestTube(t *testing.T) {
 	var b Builder
-	from, to := [3]float64{0, 1, 0}, [3]float64{0, 0.5, 0.1}
+	from, to := rig.Vec3{0, 1, 0}, rig.Vec3{0, 0.5, 0.1}
 	const sides, rings = 8, 4
 	b.Tube(1, 2, from, to, 0.08, 0.05, sides, rings, RoleCloth)
 	m := b.Mesh()
 	checkMesh(t, m, 3)
-	checkOutward(t, m, scale(add(from, to), 0.5))
+	checkOutward(t, m, from.Add(to).Scale(0.5))
 	// (rings+1) rings of sides+1 vertices (the seam is duplicated for UVs), two cap centres.
 	if got, want := m.VertexCount(), (rings+1)*(sides+1)+2; got != want {
 		t.Errorf("%d vertices, want %d", got, want)
@@ -96,7 +97,7 @@ func TestTube(t *testing.T) {
 		if m.Roles[v] != RoleCloth {
 			t.Fatalf("vertex %d role %d", v, m.Roles[v])
 		}
-		tt := dot(sub(f64(p), from), sub(to, from)) / dot(sub(to, from), sub(to, from))
+		tt := f64(p).Sub(from).Dot(to.Sub(from)) / to.Sub(from).Dot(to.Sub(from))
 		j, w := m.Joints[v], m.Weights[v]
 		switch {
 		case tt <= 1e-6: // at the joint: half and half
@@ -117,10 +118,10 @@ func TestTube(t *testing.T) {
 
 func TestTubeRigid(t *testing.T) {
 	var b Builder
-	b.Tube(3, 3, [3]float64{0, 0, 0}, [3]float64{1, 0, 0}, 0.1, 0.1, 6, 2, RoleMetal)
+	b.Tube(3, 3, rig.Vec3{0, 0, 0}, rig.Vec3{1, 0, 0}, 0.1, 0.1, 6, 2, RoleMetal)
 	m := b.Mesh()
 	checkMesh(t, m, 4)
-	checkOutward(t, m, [3]float64{0.5, 0, 0})
+	checkOutward(t, m, rig.Vec3{0.5, 0, 0})
 	for v := range m.Weights {
 		if m.Joints[v][0] != 3 || m.Weights[v][0] != 1 {
 			t.Fatalf("vertex %d: %v %v", v, m.Joints[v], m.Weights[v])
@@ -130,7 +131,7 @@ func TestTubeRigid(t *testing.T) {
 
 func TestLimb(t *testing.T) {
 	var b Builder
-	pts := [][3]float64{{0, 1, 0}, {0, 0.55, 0.05}, {0, 0.1, 0}}
+	pts := []rig.Vec3{{0, 1, 0}, {0, 0.55, 0.05}, {0, 0.1, 0}}
 	const sides, rings = 8, 3
 	b.Limb(0, []int{1, 2}, pts, []float64{0.09, 0.06, 0.045}, sides, rings, RoleSkin)
 	m := b.Mesh()
@@ -159,19 +160,19 @@ func TestLimb(t *testing.T) {
 	// Every triangle faces away from the segment axis it belongs to.
 	for k := 0; k < len(m.Indices); k += 3 {
 		a, bb, c := f64(m.Positions[m.Indices[k]]), f64(m.Positions[m.Indices[k+1]]), f64(m.Positions[m.Indices[k+2]])
-		g := scale(add(a, add(bb, c)), 1.0/3)
-		n := cross(sub(bb, a), sub(c, a))
+		g := a.Add(bb.Add(c)).Scale(1.0 / 3)
+		n := bb.Sub(a).Cross(c.Sub(a))
 		// nearest point on the polyline
-		best, bd := [3]float64{}, math.Inf(1)
+		best, bd := rig.Vec3{}, math.Inf(1)
 		for i := 0; i+1 < len(pts); i++ {
-			ax := sub(pts[i+1], pts[i])
-			tt := dot(sub(g, pts[i]), ax) / dot(ax, ax)
-			q := add(pts[i], scale(ax, math.Max(-0.2, math.Min(1.2, tt))))
-			if d := norm(sub(g, q)); d < bd {
+			ax := pts[i+1].Sub(pts[i])
+			tt := g.Sub(pts[i]).Dot(ax) / ax.Dot(ax)
+			q := pts[i].Add(ax.Scale(math.Max(-0.2, math.Min(1.2, tt))))
+			if d := g.Sub(q).Len(); d < bd {
 				best, bd = q, d
 			}
 		}
-		if dot(n, sub(g, best)) <= 0 {
+		if n.Dot(g.Sub(best)) <= 0 {
 			t.Fatalf("triangle %d winds inward", k/3)
 		}
 	}
@@ -179,9 +180,9 @@ func TestLimb(t *testing.T) {
 
 func TestEllipsoid(t *testing.T) {
 	var b Builder
-	c := [3]float64{0.1, 1.6, 0.02}
+	c := rig.Vec3{0.1, 1.6, 0.02}
 	const sides, rings = 10, 6
-	b.Ellipsoid(5, c, [3]float64{0.09, 0.12, 0.1}, sides, rings, RoleHair)
+	b.Ellipsoid(5, c, rig.Vec3{0.09, 0.12, 0.1}, sides, rings, RoleHair)
 	m := b.Mesh()
 	checkMesh(t, m, 6)
 	checkOutward(t, m, c)
@@ -203,8 +204,8 @@ func TestEllipsoid(t *testing.T) {
 
 func TestBox(t *testing.T) {
 	var b Builder
-	c := [3]float64{0, 0.05, 0.05}
-	b.Box(2, c, [3]float64{0.05, 0.04, 0.12}, RoleLeather)
+	c := rig.Vec3{0, 0.05, 0.05}
+	b.Box(2, c, rig.Vec3{0.05, 0.04, 0.12}, RoleLeather)
 	m := b.Mesh()
 	checkMesh(t, m, 3)
 	checkOutward(t, m, c)
@@ -242,9 +243,9 @@ func TestNormalizeWeights(t *testing.T) {
 
 func TestPartsAppend(t *testing.T) {
 	var b Builder
-	b.Ellipsoid(0, [3]float64{}, [3]float64{1, 1, 1}, 6, 4, RoleSkin)
+	b.Ellipsoid(0, rig.Vec3{}, rig.Vec3{1, 1, 1}, 6, 4, RoleSkin)
 	n := b.VertexCount()
-	b.Box(1, [3]float64{3, 0, 0}, [3]float64{1, 1, 1}, RoleMetal)
+	b.Box(1, rig.Vec3{3, 0, 0}, rig.Vec3{1, 1, 1}, RoleMetal)
 	m := b.Mesh()
 	checkMesh(t, m, 2)
 	if m.VertexCount() != n+24 {

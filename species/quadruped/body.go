@@ -22,7 +22,7 @@ type plan struct {
 	// child (horse Head, elephant TrunkTip); headOffset is headA's rest position
 	// in the body frame.
 	headA, headB int
-	headOffset   [3]float64
+	headOffset   rig.Vec3
 	// contacts are the full mesh's vertices, which keep a dying body above the
 	// ground (onGround).
 	contacts []contact
@@ -41,32 +41,25 @@ type legBones struct {
 // turns it into local transforms.
 type bodyPose struct {
 	Body rig.Transform        // the body in model space (Root stays at the origin)
-	Hip  [NumLegs][3]float64  // the leg roots in the body frame
+	Hip  [NumLegs]rig.Vec3    // the leg roots in the body frame
 	Leg  [NumLegs][3]rig.Quat // upper (relative to the body frame), lower, foot (local)
 	Head [2]rig.Quat          // headA relative to the body frame, headB local
 }
 
-var one = [3]float64{1, 1, 1}
+var one = rig.Vec3{1, 1, 1}
 
-func rotX(a float64) rig.Quat { return rig.QuatFromAxisAngle([3]float64{1, 0, 0}, a) }
-func rotY(a float64) rig.Quat { return rig.QuatFromAxisAngle([3]float64{0, 1, 0}, a) }
-func rotZ(a float64) rig.Quat { return rig.QuatFromAxisAngle([3]float64{0, 0, 1}, a) }
-
-func add3(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-func sub3(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func scale3(a [3]float64, s float64) [3]float64 {
-	return [3]float64{a[0] * s, a[1] * s, a[2] * s}
-}
-func lerp3(a, b [3]float64, w float64) [3]float64 { return add3(a, scale3(sub3(b, a), w)) }
+func rotX(a float64) rig.Quat { return rig.QuatFromAxisAngle(rig.Vec3{1, 0, 0}, a) }
+func rotY(a float64) rig.Quat { return rig.QuatFromAxisAngle(rig.Vec3{0, 1, 0}, a) }
+func rotZ(a float64) rig.Quat { return rig.QuatFromAxisAngle(rig.Vec3{0, 0, 1}, a) }
 
 // point maps a body-frame point to model space.
-func point(body rig.Transform, p [3]float64) [3]float64 {
-	return add3(body.Translation, body.Rotation.Rotate(p))
+func point(body rig.Transform, p rig.Vec3) rig.Vec3 {
+	return body.Translation.Add(body.Rotation.Rotate(p))
 }
 
 // restPose is the bind pose in body terms: everything at rest.
 func (p *plan) restPose() bodyPose {
-	bp := bodyPose{Body: rig.Transform{Translation: [3]float64{0, p.dims.BodyHeight, 0}, Rotation: rig.IdentityQuat(), Scale: one}}
+	bp := bodyPose{Body: rig.Transform{Translation: rig.Vec3{0, p.dims.BodyHeight, 0}, Rotation: rig.IdentityQuat(), Scale: one}}
 	for leg := range bp.Hip {
 		bp.Hip[leg] = p.dims.Hip(leg)
 		for k := range bp.Leg[leg] {
@@ -108,7 +101,7 @@ func (p *plan) read(pose []rig.Transform) bodyPose {
 	for leg, l := range p.legs {
 		t, r := pose[l.shoulder].Translation, pose[l.shoulder].Rotation
 		if p.onRoot {
-			t, r = inv.Rotate(sub3(t, bp.Body.Translation)), inv.Mul(r)
+			t, r = inv.Rotate(t.Sub(bp.Body.Translation)), inv.Mul(r)
 		}
 		bp.Hip[leg] = t
 		bp.Leg[leg] = [3]rig.Quat{r, pose[l.knee].Rotation, pose[l.foot].Rotation}
@@ -124,12 +117,12 @@ func (p *plan) read(pose []rig.Transform) bodyPose {
 // blend interpolates two body poses: positions linearly, rotations by slerp.
 func blend(a, b *bodyPose, w float64) bodyPose {
 	out := bodyPose{Body: rig.Transform{
-		Translation: lerp3(a.Body.Translation, b.Body.Translation, w),
+		Translation: a.Body.Translation.Lerp(b.Body.Translation, w),
 		Rotation:    rig.Slerp(a.Body.Rotation, b.Body.Rotation, w),
 		Scale:       one,
 	}}
 	for leg := range out.Hip {
-		out.Hip[leg] = lerp3(a.Hip[leg], b.Hip[leg], w)
+		out.Hip[leg] = a.Hip[leg].Lerp(b.Hip[leg], w)
 		for k := range out.Leg[leg] {
 			out.Leg[leg][k] = rig.Slerp(a.Leg[leg][k], b.Leg[leg][k], w)
 		}
@@ -152,13 +145,13 @@ func (p *plan) modelRotation(pose []rig.Transform, bone int) rig.Quat {
 
 // hipForReach lowers bp's hip of leg, along the body's up axis, as far as needed
 // for the leg to reach foot with at most p.reach of its length.
-func (p *plan) hipForReach(bp *bodyPose, leg int, foot [3]float64) {
+func (p *plan) hipForReach(bp *bodyPose, leg int, foot rig.Vec3) {
 	hip := point(bp.Body, bp.Hip[leg])
 	dx, dz := hip[0]-foot[0], hip[2]-foot[2]
 	r := p.reach * p.legs[leg].length
 	v := math.Sqrt(math.Max(0, r*r-dx*dx-dz*dz))
 	if drop := hip[1] - foot[1] - v; drop > 0 {
-		up := bp.Body.Rotation.Rotate([3]float64{0, 1, 0})[1]
+		up := bp.Body.Rotation.Rotate(rig.Vec3{0, 1, 0})[1]
 		bp.Hip[leg][1] -= drop / math.Max(up, 0.2)
 	}
 }
@@ -166,14 +159,14 @@ func (p *plan) hipForReach(bp *bodyPose, leg int, foot [3]float64) {
 // plant writes bp and turns leg's upper and lower bones so its foot reaches
 // foot (model space), the middle joint bending toward the leg's pole; curl turns
 // the foot about the model x axis (0 keeps it level).
-func (p *plan) plant(bp *bodyPose, pose []rig.Transform, leg int, foot [3]float64, curl float64) {
+func (p *plan) plant(bp *bodyPose, pose []rig.Transform, leg int, foot rig.Vec3, curl float64) {
 	l := p.legs[leg]
 	hip := point(bp.Body, bp.Hip[leg])
 	ahead := 2 * p.dims.LegHeight()
 	if !l.forward {
 		ahead = -ahead
 	}
-	pole := add3(hip, bp.Body.Rotation.Rotate([3]float64{0, -p.dims.LegHeight() / 2, ahead}))
+	pole := hip.Add(bp.Body.Rotation.Rotate(rig.Vec3{0, -p.dims.LegHeight() / 2, ahead}))
 	p.skel.TwoBoneIK(pose, l.shoulder, l.knee, l.foot, foot, pole)
 	knee := p.modelRotation(pose, l.knee)
 	pose[l.foot].Rotation = knee.Conjugate().Mul(rotX(curl)).Normalize()
@@ -186,7 +179,7 @@ func (p *plan) plant(bp *bodyPose, pose []rig.Transform, leg int, foot [3]float6
 func (p *plan) gaitPose(g Gait, t float64, pose []rig.Transform, head headMotion) Motion {
 	m := Evaluate(p.dims, p.cfg, g, t)
 	bp := p.restPose()
-	bp.Body.Translation = [3]float64{m.Sway, p.dims.BodyHeight + m.Bob, 0}
+	bp.Body.Translation = rig.Vec3{m.Sway, p.dims.BodyHeight + m.Bob, 0}
 	bp.Body.Rotation = rotZ(m.Roll).Mul(rotX(-m.Pitch))
 	if head != nil {
 		bp = head(m.Phase, m.Intensity, bp)

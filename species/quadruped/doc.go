@@ -1,6 +1,6 @@
 // Package quadruped builds the horse (species 1) and the elephant (species 2):
-// their skeletons (FACTS §2.1), procedural clips, sockets and meshes, all from one
-// shared gait evaluator (FACTS §2.4) plus two-bone IK for the feet.
+// their skeletons (docs/species.md), procedural clips, sockets and meshes, all from one
+// shared gait evaluator (docs/species.md, quadruped gait) plus two-bone IK for the feet.
 //
 // # Skeletons
 //
@@ -17,8 +17,8 @@
 //
 // # Gait
 //
-// Evaluate implements FACTS §2.4: the moving phase wrap(t/max(cycle, 1e-3) +
-// offset), the bob with its three harmonics and intensity scale, the intensity
+// Evaluate implements the quadruped gait of docs/species.md: the moving phase
+// wrap(t/max(cycle, 1e-3) + offset), the bob with its three harmonics and intensity scale, the intensity
 // clamp, SwingEase and SwingArc, and feet under the hips. This package reads the
 // gait table as follows:
 //
@@ -60,8 +60,8 @@
 // # Clips
 //
 // Horse: idle, walk, trot, canter, gallop, fight, die, dead. Elephant: idle,
-// walk, run, fight, die, dead. Frame counts, fps and loop flags are those of FACTS
-// §2.1; a gait clip is one cycle long (its Cycle field), its Speed the ground
+// walk, run, fight, die, dead. Frame counts, fps and loop flags are those of
+// docs/species.md; a gait clip is one cycle long (its Cycle field), its Speed the ground
 // speed its stride matches. Death clips end on the ground and the dead clip holds
 // that pose.
 package quadruped

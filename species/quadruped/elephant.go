@@ -16,9 +16,9 @@ func ElephantDims() Dims {
 	return Dims{Width: 1.1, Height: 1.0, Length: 3.2, BodyHeight: 2.2, FootHeight: 0.16}
 }
 
-// ElephantConfig returns the elephant's gait knobs: the legs keep FACTS §2.4's own
-// phases (FL 0, FR .5, RL .75, RR .25) whatever the gait, a foot swings for .25 of
-// the cycle, and the pair phases only pitch the body.
+// ElephantConfig returns the elephant's gait knobs: the legs keep their own
+// phases from docs/species.md (FL 0, FR .5, RL .75, RR .25) whatever the gait, a
+// foot swings for .25 of the cycle, and the pair phases only pitch the body.
 func ElephantConfig() Config {
 	return Config{
 		Harmonics:    DefaultHarmonics(),
@@ -33,8 +33,8 @@ func ElephantConfig() Config {
 	}
 }
 
-// ElephantGaits returns the elephant's gait table (FACTS §2.4) with the ground speed
-// each stride matches.
+// ElephantGaits returns the elephant's gait table (the quadruped gait of
+// docs/species.md) with the ground speed each stride matches.
 func ElephantGaits() []Gait {
 	return []Gait{
 		{Name: "idle", Cycle: 2, FrontPhase: 0, RearPhase: 0, Swing: 0.02, Lift: 0.01},
@@ -60,8 +60,8 @@ func elephantPlan() *plan {
 		forward:    [NumLegs]bool{true, true, true, true}, // wrists and knees both bend forward
 		onRoot:     true,
 		headNames:  [2]string{"Head", "TrunkTip"},
-		headA:      [3]float64{0, 0.35, 1.85},
-		headB:      [3]float64{0, -0.95, 0.55},
+		headA:      rig.Vec3{0, 0.35, 1.85},
+		headB:      rig.Vec3{0, -0.95, 0.55},
 		reach:      0.985,
 	})
 }
@@ -103,17 +103,9 @@ func elephantHead(name string) headMotion {
 func Elephant() *species.Species {
 	p := elephantPlan()
 	s := &species.Species{ID: ElephantID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
-	for _, g := range ElephantGaits() {
-		frames := 24
-		if g.Name == "run" {
-			frames = 16
-		}
-		s.Clips = append(s.Clips, p.gaitClip(g.Name, frames, g, elephantHead(g.Name)))
-	}
-	keys := elephantDeath(p)
-	s.Clips = append(s.Clips, p.keyedClip("die", 24, keys), p.deadClip(keys))
-	s.Mesh, s.Minimal = elephantMeshes(p)
-	p.setContacts(s.Mesh)
+	s.Clips = p.gaitClips(ElephantGaits(), map[string]int{"run": 16}, elephantHead)
+	s.Clips = append(s.Clips, p.deathClips(24, elephantDeath(p))...)
+	p.dress(s, elephantMesh)
 	return s
 }
 
@@ -124,7 +116,7 @@ func elephantDeath(p *plan) []key {
 	k0 := p.restPose()
 
 	k1 := p.restPose()
-	k1.Body.Translation = [3]float64{0, d.BodyHeight - 0.55, 0.05}
+	k1.Body.Translation = rig.Vec3{0, d.BodyHeight - 0.55, 0.05}
 	k1.Body.Rotation = rotX(0.20)
 	k1.Head = [2]rig.Quat{rotX(0.25), rotX(0.3)}
 	legFK(&k1, FL, -0.20, 1.9, 0.3)
@@ -137,7 +129,7 @@ func elephantDeath(p *plan) []key {
 	k1 = p.read(pose)
 
 	k2 := p.restPose()
-	k2.Body.Translation = [3]float64{0, 1.25, 0}
+	k2.Body.Translation = rig.Vec3{0, 1.25, 0}
 	k2.Body.Rotation = rotZ(-0.12).Mul(rotX(0.05))
 	k2.Head = [2]rig.Quat{rotX(0.2), rotX(0.4)}
 	legFK(&k2, FL, -0.20, 1.9, 0.3)
@@ -146,7 +138,7 @@ func elephantDeath(p *plan) []key {
 	legFK(&k2, BR, -1.05, 2.0, 0.3)
 
 	k3 := p.restPose()
-	k3.Body.Translation = [3]float64{0.55, 0.86, 0}
+	k3.Body.Translation = rig.Vec3{0.55, 0.86, 0}
 	k3.Body.Rotation = rotZ(-0.97 * math.Pi / 2).Mul(rotX(0.03))
 	k3.Head = [2]rig.Quat{rotZ(-0.25).Mul(rotX(0.2)), rotX(0.6).Mul(rotZ(-0.3))}
 	legFK(&k3, FL, -0.30, 0.4, 0.2)

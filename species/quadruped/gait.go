@@ -1,6 +1,10 @@
 package quadruped
 
-import "math"
+import (
+	"math"
+
+	"bonebake/rig"
+)
 
 // Legs, in skeleton order. Left is +x: the creatures face +z with y up.
 const (
@@ -32,7 +36,7 @@ type Dims struct {
 
 // Hip returns the hip (leg root) of leg relative to the body centre, in the body's
 // frame: (±.52·Width, −.42·Height, ±.48·Length), + for left and front legs.
-func (d Dims) Hip(leg int) [3]float64 {
+func (d Dims) Hip(leg int) rig.Vec3 {
 	x, z := 0.52*d.Width, 0.48*d.Length
 	if !left(leg) {
 		x = -x
@@ -40,22 +44,22 @@ func (d Dims) Hip(leg int) [3]float64 {
 	if !front(leg) {
 		z = -z
 	}
-	return [3]float64{x, -0.42 * d.Height, z}
+	return rig.Vec3{x, -0.42 * d.Height, z}
 }
 
 // DefaultFoot returns where leg's foot stands when the body is at rest: under the
 // hip, at FootHeight, in model space (the origin on the ground under the body
 // centre).
-func (d Dims) DefaultFoot(leg int) [3]float64 {
+func (d Dims) DefaultFoot(leg int) rig.Vec3 {
 	h := d.Hip(leg)
-	return [3]float64{h[0], d.FootHeight, h[2]}
+	return rig.Vec3{h[0], d.FootHeight, h[2]}
 }
 
 // LegHeight is the rest height of a hip above a planted foot's origin.
 func (d Dims) LegHeight() float64 { return d.BodyHeight - 0.42*d.Height - d.FootHeight }
 
-// Gait is one row of a species' gait table (FACTS §2.4) and the ground speed its
-// stride matches.
+// Gait is one row of a species' gait table (the quadruped gait of
+// docs/species.md) and the ground speed its stride matches.
 type Gait struct {
 	Name string
 	// Cycle is the stride period in seconds.
@@ -88,7 +92,7 @@ type Harmonics struct {
 	Phi3, F3, W3 float64
 }
 
-// DefaultHarmonics are FACTS §2.4's defaults: W1 .70; Phi2 .19, F2 2, W2 .30; W3 0.
+// DefaultHarmonics are docs/species.md's defaults: W1 .70; Phi2 .19, F2 2, W2 .30; W3 0.
 func DefaultHarmonics() Harmonics {
 	return Harmonics{W1: 0.70, Phi2: 0.19, F2: 2, W2: 0.30}
 }
@@ -99,7 +103,7 @@ type Config struct {
 	// BobAmplitude (metres), BobBase and BobIntensity scale the bob:
 	// harmonics · BobAmplitude · (BobBase + intensity·BobIntensity).
 	BobAmplitude, BobBase, BobIntensity float64
-	// CycleFloor is the smallest cycle the phase divides by (FACTS: 1e-3).
+	// CycleFloor is the smallest cycle the phase divides by (1e-3, as docs/species.md says).
 	CycleFloor float64
 	// LegPhase is each leg's own phase offset. With PairPhaseShiftsLegs a leg's
 	// offset is its pair's phase (Gait.FrontPhase or RearPhase) plus LegPhase;
@@ -208,7 +212,7 @@ type LegMotion struct {
 	Swinging bool
 	Progress float64 // through the swing or the stance, in [0,1)
 	// Foot is the target of the foot bone's origin in model space.
-	Foot [3]float64
+	Foot rig.Vec3
 	// Glide is the hip's fore-aft shift in the body frame, metres.
 	Glide float64
 	// Curl is the foot's curl, radians (0 when planted).
@@ -216,8 +220,8 @@ type LegMotion struct {
 }
 
 // Evaluate returns the motion of gait g at time t seconds: the shared evaluator
-// of FACTS §2.4. Each leg runs its own moving phase q = wrap(t/cycle + offset);
-// it swings while q < s (the swing fraction) and stands for the rest. A standing
+// of the quadruped gait in docs/species.md. Each leg runs its own moving phase
+// q = wrap(t/cycle + offset); it swings while q < s (the swing fraction) and stands for the rest. A standing
 // foot sits on the ground and moves backward at Speed, covering StanceTravel
 // centred on the default foot; a swinging foot returns forward along SwingEase,
 // lifted by SwingArc · Lift · LegHeight.
@@ -250,7 +254,7 @@ func Evaluate(d Dims, c Config, g Gait, t float64) Motion {
 			l.Progress = (l.Phase - sf) / (1 - sf)
 			dz = travel/2 - travel*l.Progress
 		}
-		l.Foot = [3]float64{home[0], home[1] + up, home[2] + dz}
+		l.Foot = rig.Vec3{home[0], home[1] + up, home[2] + dz}
 		l.Glide = c.Glide * dz
 	}
 	return m

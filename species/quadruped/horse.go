@@ -35,8 +35,8 @@ func HorseConfig() Config {
 	}
 }
 
-// HorseGaits returns the horse's gait table (FACTS §2.4) with the ground speed each
-// stride matches.
+// HorseGaits returns the horse's gait table (the quadruped gait of
+// docs/species.md) with the ground speed each stride matches.
 func HorseGaits() []Gait {
 	return []Gait{
 		{Name: "idle", Cycle: 2.5, FrontPhase: 0, RearPhase: 0, Swing: 0.015, Lift: 0.008},
@@ -61,8 +61,8 @@ func horsePlan() *plan {
 		legStretch: 1.05,
 		forward:    [NumLegs]bool{true, true, false, false}, // knees forward, hocks back
 		headNames:  [2]string{"NeckTop", "Head"},
-		headA:      [3]float64{0, 0.26, 0.70},
-		headB:      [3]float64{0, 0.40, 0.36},
+		headA:      rig.Vec3{0, 0.26, 0.70},
+		headB:      rig.Vec3{0, 0.40, 0.36},
 		reach:      0.985,
 	})
 }
@@ -98,22 +98,12 @@ func horseHead(name string) headMotion {
 func Horse() *species.Species {
 	p := horsePlan()
 	s := &species.Species{ID: HorseID, Name: "horse", Skeleton: p.skel, Sockets: append([]species.Socket(nil), horseSockets...)}
-	for _, g := range HorseGaits() {
-		frames := 24
-		switch g.Name {
-		case "trot", "canter":
-			frames = 16
-		case "gallop":
-			frames = 12
-		}
-		s.Clips = append(s.Clips, p.gaitClip(g.Name, frames, g, horseHead(g.Name)))
-	}
+	s.Clips = p.gaitClips(HorseGaits(), map[string]int{"trot": 16, "canter": 16, "gallop": 12}, horseHead)
 	fight := species.Clip{Name: "fight", Frames: 24, FPS: 24, Loops: true, Markers: markers("fight"), Cycle: 1}
 	fight.Pose = func(phase float64, pose []rig.Transform) { horseFight(p, Wrap(phase), pose) }
-	keys := horseDeath(p)
-	s.Clips = append(s.Clips, fight, p.keyedClip("die", 20, keys), p.deadClip(keys))
-	s.Mesh, s.Minimal = horseMeshes(p)
-	p.setContacts(s.Mesh)
+	s.Clips = append(s.Clips, fight)
+	s.Clips = append(s.Clips, p.deathClips(20, horseDeath(p))...)
+	p.dress(s, horseMesh)
 	return s
 }
 
@@ -133,11 +123,11 @@ func horseFight(p *plan, phase float64, pose []rig.Transform) {
 	if kick > 0 {
 		pivotZ = -pivotZ
 	}
-	pivot := [3]float64{0, -0.42 * d.Height, pivotZ}
+	pivot := rig.Vec3{0, -0.42 * d.Height, pivotZ}
 	rot := rotX(pitch)
-	sink := [3]float64{0, -0.08 * rear, 0}
+	sink := rig.Vec3{0, -0.08 * rear, 0}
 	bp.Body.Rotation = rot
-	bp.Body.Translation = add3(sub3(add3([3]float64{0, d.BodyHeight, 0}, pivot), rot.Rotate(pivot)), sink)
+	bp.Body.Translation = rig.Vec3{0, d.BodyHeight, 0}.Add(pivot).Sub(rot.Rotate(pivot)).Add(sink)
 	neck := -0.45*rear + 0.25*kick
 	toss := 0.15 * rear * math.Sin(2*math.Pi*4*phase)
 	bp.Head = [2]rig.Quat{rotX(neck + toss), rotX(0.35*rear - 0.2*kick)}
@@ -177,7 +167,7 @@ func horseDeath(p *plan) []key {
 	k0 := p.restPose()
 
 	k1 := p.restPose()
-	k1.Body.Translation = [3]float64{0.05, d.BodyHeight - 0.32, 0.05}
+	k1.Body.Translation = rig.Vec3{0.05, d.BodyHeight - 0.32, 0.05}
 	k1.Body.Rotation = rotZ(-0.15).Mul(rotX(0.20))
 	k1.Head = [2]rig.Quat{rotX(0.45), rotX(0.2)}
 	legFK(&k1, FL, -0.30, 1.9, 0.3)
@@ -190,7 +180,7 @@ func horseDeath(p *plan) []key {
 	k1 = p.read(pose)
 
 	k2 := p.restPose()
-	k2.Body.Translation = [3]float64{0.25, 0.55, 0}
+	k2.Body.Translation = rig.Vec3{0.25, 0.55, 0}
 	k2.Body.Rotation = rotZ(-1.0).Mul(rotX(0.10))
 	k2.Head = [2]rig.Quat{rotZ(-0.2).Mul(rotX(0.4)), rotX(0.3)}
 	legFK(&k2, FL, -0.30, 1.6, 0.3)
@@ -199,7 +189,7 @@ func horseDeath(p *plan) []key {
 	legFK(&k2, BR, -0.45, -1.0, 0.3)
 
 	k3 := p.restPose()
-	k3.Body.Translation = [3]float64{0.42, 0.34, -0.05}
+	k3.Body.Translation = rig.Vec3{0.42, 0.34, -0.05}
 	k3.Body.Rotation = rotZ(-0.98 * math.Pi / 2).Mul(rotX(0.05))
 	k3.Head = [2]rig.Quat{rotZ(-0.35).Mul(rotX(0.3)), rotX(0.4)}
 	legFK(&k3, FL, -0.35, 0.5, 0.2)

@@ -18,14 +18,14 @@ type layout struct {
 	forward    [NumLegs]bool // the middle joint bends toward +z
 	onRoot     bool          // shoulders and the first head bone hang from Root
 	headNames  [2]string
-	headA      [3]float64 // the first head bone's rest position, body frame
-	headB      [3]float64 // the second's, relative to the first
+	headA      rig.Vec3 // the first head bone's rest position, body frame
+	headB      rig.Vec3 // the second's, relative to the first
 	reach      float64
 }
 
 var legNames = [NumLegs]string{"FL", "FR", "BL", "BR"}
 
-// newPlan builds the 16-bone skeleton of FACTS §2.1: Root, Body(Root), then
+// newPlan builds the 16-bone skeleton of docs/species.md: Root, Body(Root), then
 // Shoulder/Knee/Foot for FL, FR, BL, BR, then the two head bones. The rest pose
 // (the bind pose) stands the creature on the ground with every foot under its
 // hip and every rotation the identity; each leg's middle joint sits off the hip
@@ -38,11 +38,11 @@ func newPlan(l layout) *plan {
 	p := &plan{dims: d, cfg: l.cfg, body: 1, onRoot: l.onRoot, headA: 14, headB: 15, headOffset: l.headA, reach: l.reach}
 
 	id := rig.IdentityQuat()
-	at := func(t [3]float64) rig.Transform { return rig.Transform{Translation: t, Rotation: id, Scale: one} }
+	at := func(t rig.Vec3) rig.Transform { return rig.Transform{Translation: t, Rotation: id, Scale: one} }
 	names := []string{"Root", "Body"}
 	parents := []int{-1, 0}
-	rest := []rig.Transform{at([3]float64{}), at([3]float64{0, d.BodyHeight, 0})}
-	body := [3]float64{0, d.BodyHeight, 0}
+	rest := []rig.Transform{at(rig.Vec3{}), at(rig.Vec3{0, d.BodyHeight, 0})}
+	body := rig.Vec3{0, d.BodyHeight, 0}
 	for leg := range NumLegs {
 		s := off
 		if !l.forward[leg] {
@@ -50,17 +50,17 @@ func newPlan(l layout) *plan {
 		}
 		hip, parent := d.Hip(leg), 1
 		if l.onRoot {
-			hip, parent = add3(body, hip), 0
+			hip, parent = body.Add(hip), 0
 		}
 		n := len(names)
 		names = append(names, "Shoulder"+legNames[leg], "Knee"+legNames[leg], "Foot"+legNames[leg])
 		parents = append(parents, parent, n, n+1)
-		rest = append(rest, at(hip), at([3]float64{0, -v / 2, s}), at([3]float64{0, -v / 2, -s}))
+		rest = append(rest, at(hip), at(rig.Vec3{0, -v / 2, s}), at(rig.Vec3{0, -v / 2, -s}))
 		p.legs[leg] = legBones{shoulder: n, knee: n + 1, foot: n + 2, forward: l.forward[leg], length: 2 * half}
 	}
 	headA, parent := l.headA, 1
 	if l.onRoot {
-		headA, parent = add3(body, headA), 0
+		headA, parent = body.Add(headA), 0
 	}
 	names = append(names, l.headNames[0], l.headNames[1])
 	parents = append(parents, parent, 14)
@@ -71,6 +71,21 @@ func newPlan(l layout) *plan {
 	}
 	p.skel = skel
 	return p
+}
+
+// gaitClips is a looping clip of one cycle for each gait, in order: frames[name]
+// frames long (24 when the gait is not listed), with head(name) adding the
+// species' head, neck and trunk motion.
+func (p *plan) gaitClips(gaits []Gait, frames map[string]int, head func(name string) headMotion) []species.Clip {
+	var clips []species.Clip
+	for _, g := range gaits {
+		n, ok := frames[g.Name]
+		if !ok {
+			n = 24
+		}
+		clips = append(clips, p.gaitClip(g.Name, n, g, head(g.Name)))
+	}
+	return clips
 }
 
 // gaitClip is a looping clip of one gait cycle; head adds the species' head,
@@ -84,7 +99,7 @@ func (p *plan) gaitClip(name string, frames int, g Gait, head headMotion) specie
 	return c
 }
 
-// markers follows FACTS §2.1's name rules for these clips: walk, run and idle
+// markers follows docs/species.md's name rules for these clips: walk, run and idle
 // may be left at .98; the others have no markers.
 func markers(name string) bpat.Markers {
 	m := bpat.NoMarkers()
@@ -95,17 +110,15 @@ func markers(name string) bpat.Markers {
 	return m
 }
 
-// keyedClip is a one-shot clip posed from keys; the last key is also the dead
-// pose.
-func (p *plan) keyedClip(name string, frames int, keys []key) species.Clip {
-	return species.Clip{Name: name, Frames: frames, FPS: 24, Markers: bpat.NoMarkers(),
-		Pose: func(phase float64, pose []rig.Transform) { p.keyed(keys, phase, pose) }}
-}
-
-// deadClip holds the end of keys still: a one-frame looping clip.
-func (p *plan) deadClip(keys []key) species.Clip {
-	return species.Clip{Name: "dead", Frames: 1, FPS: 1, Loops: true, Markers: bpat.NoMarkers(),
-		Pose: func(_ float64, pose []rig.Transform) { p.keyed(keys, 1, pose) }}
+// deathClips are die, a one-shot clip of frames frames posed from keys, and
+// dead, a one-frame looping clip that holds die's last key still.
+func (p *plan) deathClips(frames int, keys []key) []species.Clip {
+	return []species.Clip{
+		{Name: "die", Frames: frames, FPS: 24, Markers: bpat.NoMarkers(),
+			Pose: func(phase float64, pose []rig.Transform) { p.keyed(keys, phase, pose) }},
+		{Name: "dead", Frames: 1, FPS: 1, Loops: true, Markers: bpat.NoMarkers(),
+			Pose: func(_ float64, pose []rig.Transform) { p.keyed(keys, 1, pose) }},
+	}
 }
 
 // legFK sets a leg's three rotations (about the body's x axis: positive swings
