@@ -60,7 +60,7 @@ type Species struct {
 }
 
 // Gait returns the gait of the named clip (the zero Gait when it has none).
-func (s *Species) Gait(clip string) Gait { return s.Gaits[clip] }
+func (s Species) Gait(clip string) Gait { return s.Gaits[clip] }
 
 // The gaits. Humanoid cycles are the walk and run clips' (docs/species.md §3);
 // quadruped cycles are those of the gait model (docs/species.md §5). Ground

@@ -2,6 +2,8 @@ package humanoid
 
 import (
 	"math"
+
+	"bonebake/roster"
 )
 
 // gaitParams design a locomotion cycle. Phase 0 is the left foot's strike; the
@@ -30,7 +32,7 @@ type gaitParams struct {
 }
 
 var walkGait = gaitParams{
-	speed: 1.4, cycle: 0.92,
+	speed: rosterGait("walk").Speed, cycle: rosterGait("walk").Cycle,
 	flat: 0.30, heelRise: 0.32,
 	contact: 0.27, width: 0.095,
 	lift: 0.07, liftSkew: 0.25, toePitch: 0.9,
@@ -41,7 +43,7 @@ var walkGait = gaitParams{
 }
 
 var runGait = gaitParams{
-	speed: 3.8, cycle: 0.56,
+	speed: rosterGait("run").Speed, cycle: rosterGait("run").Cycle,
 	flat: 0.25, heelRise: 0.09,
 	contact: 0.22, width: 0.08,
 	lift: 0.42, liftSkew: 0.8, toePitch: 0.8,
@@ -201,3 +203,19 @@ func (b *body) carry(bp *bodyPose, g *gait) {
 
 func (b *body) walkPose(p float64) bodyPose { return b.gaitPose(&b.walk, p) }
 func (b *body) runPose(p float64) bodyPose  { return b.gaitPose(&b.run, p) }
+
+// rosterGait is how the roster says the humanoids' clip plays: the walk and run
+// strides are built for exactly that cycle and ground speed (docs/species.md §1).
+func rosterGait(clip string) roster.Gait {
+	s, _ := roster.ByName("humanoid")
+	return s.Gait(clip)
+}
+
+// rosterID is a built-in humanoid's species id.
+func rosterID(name string) uint32 {
+	s, ok := roster.ByName(name)
+	if !ok {
+		panic("humanoid: no built-in species " + name)
+	}
+	return s.ID
+}

@@ -107,23 +107,23 @@ type Profile struct {
 
 // HumanoidProfile is species 0: a peasant militia with a generic one-handed weapon.
 func HumanoidProfile() Profile {
-	return Profile{ID: 0, Name: "humanoid", Scale: 1, Reach: 1, Build: 1, Weapon: WeaponOneHanded, Outfit: OutfitPeasant}
+	return Profile{ID: rosterID("humanoid"), Name: "humanoid", Scale: 1, Reach: 1, Build: 1, Weapon: WeaponOneHanded, Outfit: OutfitPeasant}
 }
 
 // SwordProfile is species 3: a swordsman in helmet and breastplate.
 func SwordProfile() Profile {
-	return Profile{ID: 3, Name: "humanoid_sword", Scale: 1.01, Reach: 1, Build: 1.08, Weapon: WeaponSword, Outfit: OutfitSoldier}
+	return Profile{ID: rosterID("humanoid_sword"), Name: "humanoid_sword", Scale: 1.01, Reach: 1, Build: 1.08, Weapon: WeaponSword, Outfit: OutfitSoldier}
 }
 
 // SpearProfile is species 4: a spearman.
 func SpearProfile() Profile {
-	return Profile{ID: 4, Name: "humanoid_spear", Scale: 1, Reach: 1, Build: 1.03, Weapon: WeaponSpear, Outfit: OutfitSpearman}
+	return Profile{ID: rosterID("humanoid_spear"), Name: "humanoid_spear", Scale: 1, Reach: 1, Build: 1.03, Weapon: WeaponSpear, Outfit: OutfitSpearman}
 }
 
 // SkeletonProfile is species 5: an animated skeleton, a little smaller, with
 // shorter arms (less reach), a stoop and a rusty sword.
 func SkeletonProfile() Profile {
-	return Profile{ID: 5, Name: "humanoid_skeleton", Scale: 0.97, Reach: 0.9, Build: 1, Stoop: 0.12, Weapon: WeaponSword, Outfit: OutfitBones}
+	return Profile{ID: rosterID("humanoid_skeleton"), Name: "humanoid_skeleton", Scale: 0.97, Reach: 0.9, Build: 1, Stoop: 0.12, Weapon: WeaponSword, Outfit: OutfitBones}
 }
 
 // Humanoid returns species 0.

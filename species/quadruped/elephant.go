@@ -7,9 +7,6 @@ import (
 	"bonebake/species"
 )
 
-// ElephantID is the elephant's BPAT species_id.
-const ElephantID = 2
-
 // ElephantDims returns the elephant's measurements: about 3 m at the shoulder and
 // 5.5 m from trunk to tail.
 func ElephantDims() Dims {
@@ -36,12 +33,12 @@ func ElephantConfig() Config {
 // ElephantGaits returns the elephant's gait table (the quadruped gait of
 // docs/species.md) with the ground speed each stride matches.
 func ElephantGaits() []Gait {
-	return []Gait{
-		{Name: "idle", Cycle: 2, FrontPhase: 0, RearPhase: 0, Swing: 0.02, Lift: 0.01},
-		{Name: "walk", Cycle: 1.2, FrontPhase: 0.25, RearPhase: 0, Swing: 0.30, Lift: 0.10, Speed: 1.6},
-		{Name: "run", Cycle: 0.6, FrontPhase: 0.5, RearPhase: 0.5, Swing: 0.70, Lift: 0.25, Speed: 4.5, Running: true},
-		{Name: "fight", Cycle: 1.15, FrontPhase: 0, RearPhase: 0, Swing: 0.30, Lift: 0.06},
-	}
+	return withRoster([]Gait{
+		{Name: "idle", FrontPhase: 0, RearPhase: 0, Swing: 0.02, Lift: 0.01},
+		{Name: "walk", FrontPhase: 0.25, RearPhase: 0, Swing: 0.30, Lift: 0.10},
+		{Name: "run", FrontPhase: 0.5, RearPhase: 0.5, Swing: 0.70, Lift: 0.25, Running: true},
+		{Name: "fight", FrontPhase: 0, RearPhase: 0, Swing: 0.30, Lift: 0.06},
+	}, "elephant")
 }
 
 // elephant sockets: the howdah on top of the back, the head, and the tip of the
@@ -102,7 +99,7 @@ func elephantHead(name string) headMotion {
 // and the howdah, head and trunk_tip sockets.
 func Elephant() *species.Species {
 	p := elephantPlan()
-	s := &species.Species{ID: ElephantID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
+	s := &species.Species{ID: builtin("elephant").ID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
 	s.Clips = p.gaitClips(ElephantGaits(), map[string]int{"run": 16}, elephantHead)
 	s.Clips = append(s.Clips, p.deathClips(24, elephantDeath(p))...)
 	p.dress(s, elephantMesh)

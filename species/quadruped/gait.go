@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"bonebake/rig"
+	"bonebake/roster"
 )
 
 // Legs, in skeleton order. Left is +x: the creatures face +z with y up.
@@ -258,4 +259,25 @@ func Evaluate(d Dims, c Config, g Gait, t float64) Motion {
 		l.Glide = c.Glide * dz
 	}
 	return m
+}
+
+// withRoster fills in each gait's cycle and ground speed from the roster, which
+// owns how the built-in clips play (docs/species.md §1): the stride the gait
+// lays down is the one the runtime plays at that speed.
+func withRoster(gs []Gait, species string) []Gait {
+	s := builtin(species)
+	for i := range gs {
+		g := s.Gait(gs[i].Name)
+		gs[i].Cycle, gs[i].Speed = g.Cycle, g.Speed
+	}
+	return gs
+}
+
+// builtin is the roster's row of a built-in species.
+func builtin(name string) roster.Species {
+	s, ok := roster.ByName(name)
+	if !ok {
+		panic("quadruped: no built-in species " + name)
+	}
+	return s
 }

@@ -7,9 +7,6 @@ import (
 	"bonebake/species"
 )
 
-// HorseID is the horse's BPAT species_id.
-const HorseID = 1
-
 // HorseDims returns the horse's measurements: withers about 1.6 m, the seat of the
 // saddle 1.45 m, 2.4 m from muzzle to rump.
 func HorseDims() Dims {
@@ -38,13 +35,13 @@ func HorseConfig() Config {
 // HorseGaits returns the horse's gait table (the quadruped gait of
 // docs/species.md) with the ground speed each stride matches.
 func HorseGaits() []Gait {
-	return []Gait{
-		{Name: "idle", Cycle: 2.5, FrontPhase: 0, RearPhase: 0, Swing: 0.015, Lift: 0.008},
-		{Name: "walk", Cycle: 1.1, FrontPhase: 0.25, RearPhase: 0, Swing: 0.24, Lift: 0.07, Speed: 1.7},
-		{Name: "trot", Cycle: 0.55, FrontPhase: 0, RearPhase: 0.5, Swing: 0.62, Lift: 0.24, Speed: 3.8, Running: true},
-		{Name: "canter", Cycle: 0.48, FrontPhase: 0.58, RearPhase: 0.30, Swing: 0.76, Lift: 0.34, Speed: 6, Running: true},
-		{Name: "gallop", Cycle: 0.38, FrontPhase: 0.42, RearPhase: 0.10, Swing: 0.90, Lift: 0.46, Speed: 12, Running: true},
-	}
+	return withRoster([]Gait{
+		{Name: "idle", FrontPhase: 0, RearPhase: 0, Swing: 0.015, Lift: 0.008},
+		{Name: "walk", FrontPhase: 0.25, RearPhase: 0, Swing: 0.24, Lift: 0.07},
+		{Name: "trot", FrontPhase: 0, RearPhase: 0.5, Swing: 0.62, Lift: 0.24, Running: true},
+		{Name: "canter", FrontPhase: 0.58, RearPhase: 0.30, Swing: 0.76, Lift: 0.34, Running: true},
+		{Name: "gallop", FrontPhase: 0.42, RearPhase: 0.10, Swing: 0.90, Lift: 0.46, Running: true},
+	}, "horse")
 }
 
 // horse sockets: where a rider sits (the humanoid riding clips put the rider's
@@ -97,9 +94,9 @@ func horseHead(name string) headMotion {
 // sockets.
 func Horse() *species.Species {
 	p := horsePlan()
-	s := &species.Species{ID: HorseID, Name: "horse", Skeleton: p.skel, Sockets: append([]species.Socket(nil), horseSockets...)}
+	s := &species.Species{ID: builtin("horse").ID, Name: "horse", Skeleton: p.skel, Sockets: append([]species.Socket(nil), horseSockets...)}
 	s.Clips = p.gaitClips(HorseGaits(), map[string]int{"trot": 16, "canter": 16, "gallop": 12}, horseHead)
-	fight := species.Clip{Name: "fight", Frames: 24, FPS: 24, Loops: true, Markers: markers("fight"), Cycle: 1}
+	fight := species.Clip{Name: "fight", Frames: 24, FPS: 24, Loops: true, Markers: markers("fight"), Cycle: builtin("horse").Gait("fight").Cycle}
 	fight.Pose = func(phase float64, pose []rig.Transform) { horseFight(p, Wrap(phase), pose) }
 	s.Clips = append(s.Clips, fight)
 	s.Clips = append(s.Clips, p.deathClips(20, horseDeath(p))...)
