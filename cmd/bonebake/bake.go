@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"bonebake/bake"
+	"bonebake/format"
 	"bonebake/format/bpat"
 	"bonebake/source/gltf"
 
@@ -121,7 +122,7 @@ the clips it names.`,
 			if err := bake.BakeFile(out, job); err != nil {
 				return fmt.Errorf("%s: %w", model, err)
 			}
-			f, err := bpat.Open(out, bpat.Species(mf.SpeciesID))
+			f, err := bpat.Open(out, knownSpecies, format.KnownSpecies(mf.SpeciesID))
 			if err != nil {
 				return fmt.Errorf("baked file does not validate: %w", err)
 			}

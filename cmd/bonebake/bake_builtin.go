@@ -37,7 +37,7 @@ func bakeBuiltins(cmd *cobra.Command, dir string, only []string) error {
 		if err := bake.BakeFile(path, j); err != nil {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
-		f, err := bpat.Open(path)
+		f, err := bpat.Open(path, knownSpecies)
 		if err != nil {
 			return fmt.Errorf("baked file does not validate: %w", err)
 		}

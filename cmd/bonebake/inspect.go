@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"bonebake/format"
 	"bonebake/format/bpat"
 
 	"github.com/spf13/cobra"
@@ -25,7 +26,7 @@ key counts.`,
 			if isGLTF(a[0]) {
 				return inspectGLTF(cmd, a[0], asJSON)
 			}
-			f, err := bpat.Open(a[0], bpat.Lenient())
+			f, err := bpat.Open(a[0], format.Lenient(), knownSpecies)
 			if err != nil {
 				return err
 			}
@@ -107,7 +108,7 @@ func describeBPAT(f *bpat.File) bpatReport {
 	for i, s := range f.Sockets() {
 		r.Sockets = append(r.Sockets, socketReport{i, s.Name, s.Anchor, s.Offset})
 	}
-	if strict, err := bpat.Open(f.Name()); err != nil {
+	if strict, err := bpat.Open(f.Name(), knownSpecies); err != nil {
 		r.Strict = err.Error()
 	} else {
 		strict.Close()

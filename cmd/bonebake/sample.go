@@ -34,7 +34,7 @@ phase; one-shot clips clamp it to [0,1].`,
 			if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
 				return usagef("--phase %q is not a finite number", phase)
 			}
-			f, err := bpat.Open(a[0])
+			f, err := bpat.Open(a[0], knownSpecies)
 			if err != nil {
 				return err
 			}

@@ -4,10 +4,15 @@ import (
 	"fmt"
 	"strings"
 
+	"bonebake/format"
 	"bonebake/format/bpat"
 
 	"github.com/spf13/cobra"
 )
+
+// knownSpecies is the species ids the commands accept in a BPAT file: the
+// built-in ones.
+var knownSpecies = format.KnownSpecies(0, 1, 2, 3, 4, 5)
 
 func newValidateCmd() *cobra.Command {
 	var lenient bool
@@ -16,13 +21,13 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check BPAT files against every rule of the format; one line per file",
 		Long: `Check BPAT files against every rule of the format and print one line per file.
 Exit status 0 when all are valid, 1 when any is not, 2 on a usage error.
---lenient accepts what the game's own reader accepts (it skips the zero-byte,
-overlap, trailing-byte, fps and marker checks).`,
+--lenient accepts what the game's own reader accepts (it lets zero-byte, overlap,
+trailing-byte, fps, marker, canonical-layout, float and species problems pass).`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			var opts []bpat.Option
+			opts := []bpat.Option{knownSpecies}
 			if lenient {
-				opts = append(opts, bpat.Lenient())
+				opts = append(opts, format.Lenient())
 			}
 			out := cmd.OutOrStdout()
 			bad := 0

@@ -1,7 +1,7 @@
 package bpat
 
 import (
-	"bonebake/internal/binfile"
+	"bonebake/format/internal/binfmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -38,8 +38,8 @@ func TestLerpMatchesScalar(t *testing.T) {
 func TestDecodingPath(t *testing.T) {
 	c := testContents(0, 3, []int{4, 2}, true, []Socket{{"s", 2, [3]float32{1, 2, 3}}})
 	fast := write(t, c)
-	binfile.LittleEndianHost = false
-	defer func() { binfile.LittleEndianHost = true }()
+	binfmt.LittleEndianHost = false
+	defer func() { binfmt.LittleEndianHost = true }()
 	slow := write(t, c)
 	if string(fast) != string(slow) {
 		t.Fatal("the converting writer differs from the direct one")

@@ -1,0 +1,143 @@
+// Package formattest holds the test helpers the format packages share: byte
+// images edited by absolute offset, the table-driven check of validation rules in
+// strict and lenient mode, and the Open benchmark.
+package formattest
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"bonebake/format"
+)
+
+// Builtin is the option naming the six built-in species ids, 0 to 5.
+var Builtin = format.KnownSpecies(0, 1, 2, 3, 4, 5)
+
+// LE is a little-endian byte image written by absolute offsets, independently of
+// any writer.
+type LE []byte
+
+func (b LE) U32(off int, v uint32)  { binary.LittleEndian.PutUint32(b[off:], v) }
+func (b LE) U64(off int, v uint64)  { binary.LittleEndian.PutUint64(b[off:], v) }
+func (b LE) F32(off int, v float32) { b.U32(off, math.Float32bits(v)) }
+
+// Insert returns b with n zero bytes inserted at at, and each u64 header offset
+// field named by fields that points at or past at moved along: the same file with
+// a gap, laid out other than canonically.
+func (b LE) Insert(at, n int, fields ...int) LE {
+	out := append(append(append(LE{}, b[:at]...), make([]byte, n)...), b[at:]...)
+	for _, f := range fields {
+		if v := binary.LittleEndian.Uint64(out[f:]); v >= uint64(at) {
+			out.U64(f, v+uint64(n))
+		}
+	}
+	return out
+}
+
+// Problem checks that err is a *format.ValidationError naming file that breaks
+// rule, at offset unless offset is -1, with a message that names the file, an
+// offset and the rule. It returns the problem.
+func Problem(t testing.TB, err error, file, rule string, offset int64) *format.FormatError {
+	t.Helper()
+	var ve *format.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("accepted (err = %v)", err)
+	}
+	var fe *format.FormatError
+	if !errors.As(err, &fe) || fe.File != file {
+		t.Fatalf("no FormatError naming the file %s: %v", file, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, file) || !strings.Contains(msg, "offset") || !strings.Contains(msg, rule) {
+		t.Fatalf("message does not name file, offset and rule: %s", msg)
+	}
+	p := find(ve.Problems, rule, offset)
+	if p == nil {
+		t.Fatalf("no %s problem at offset %d: %v", rule, offset, err)
+	}
+	return p
+}
+
+func find(ps []*format.FormatError, rule string, offset int64) *format.FormatError {
+	for _, p := range ps {
+		if p.Rule == rule && (offset < 0 || p.Offset == offset) {
+			return p
+		}
+	}
+	return nil
+}
+
+// Parser parses b with opts, returning the lenient warnings.
+type Parser func(b []byte, opts ...format.Option) ([]*format.FormatError, error)
+
+// Case is one malformed file: Mutate breaks Rule (at Offset, or -1: not checked)
+// in a copy of the base file (Base's, when given). Lenient says the game's reader
+// accepts it, so lenient mode must too, listing the same problem as a warning.
+type Case struct {
+	Name    string
+	Base    func(testing.TB) []byte
+	Mutate  func(b LE) LE
+	Rule    string
+	Offset  int64
+	Lenient bool
+}
+
+// Rules runs every case through parse, strictly and leniently, with the built-in
+// species known.
+func Rules(t *testing.T, base func(testing.TB) []byte, parse Parser, cases []Case) {
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			from := base
+			if tc.Base != nil {
+				from = tc.Base
+			}
+			b := []byte(tc.Mutate(LE(from(t))))
+			_, err := parse(b, format.Name("bad.file"), Builtin)
+			Problem(t, err, "bad.file", tc.Rule, tc.Offset)
+			warnings, lerr := parse(b, format.Lenient(), Builtin)
+			switch {
+			case tc.Lenient && lerr != nil:
+				t.Fatalf("lenient mode rejects what the game accepts: %v", lerr)
+			case tc.Lenient && find(warnings, tc.Rule, tc.Offset) == nil:
+				t.Fatalf("lenient mode does not warn of %s: %v", tc.Rule, warnings)
+			case !tc.Lenient && lerr == nil:
+				t.Fatal("lenient mode accepts it")
+			}
+		})
+	}
+}
+
+// Size names a benchmark file size.
+type Size struct {
+	Name  string
+	Bytes int
+}
+
+// BenchOpen opens, validates (strictly) and closes files of each size that write
+// makes, with the float scan ("scan") and without it ("noscan"), reporting the
+// file's bytes per second.
+func BenchOpen(b *testing.B, sizes []Size, write func(b *testing.B, size int) string,
+	open func(path string, opts ...format.Option) (io.Closer, int64, error)) {
+	for _, s := range sizes {
+		path := write(b, s.Bytes)
+		for _, mode := range []struct {
+			name string
+			opts []format.Option
+		}{{"scan", nil}, {"noscan", []format.Option{format.SkipFloatScan()}}} {
+			b.Run(s.Name+"/"+mode.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					f, n, err := open(path, mode.opts...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					f.Close()
+					b.SetBytes(n)
+				}
+			})
+		}
+	}
+}
