@@ -300,6 +300,9 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open(filepath.Join(dir, "missing.bpat")); err == nil {
 		t.Error("missing file opened")
 	}
+	if _, err := Open(dir); !errors.Is(err, format.ErrIsDirectory) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("directory: %v", err)
+	}
 	empty := filepath.Join(dir, "empty.bpat")
 	os.WriteFile(empty, nil, 0o644)
 	_, err := Open(empty)

@@ -1,8 +1,6 @@
 package bpat
 
 import (
-	"fmt"
-
 	"bonebake/format"
 	"bonebake/format/internal/binfmt"
 )
@@ -111,9 +109,9 @@ func (v *validator) clips(h *Header, table uint64, strTable binfmt.Span) []Clip 
 		if l := v.B[e+20]; l > 1 {
 			v.Fail(RuleLoops, e+20, i, "clip %d %q has loops = %d; it must be 0 or 1", i, c.Name, l)
 		}
-		v.Zeros(e+21, e+24, i, fmt.Sprintf("clip %d pad", i))
+		v.Zeros(e+21, e+24, "clip", i, "pad")
 		if h.Version == 1 {
-			v.Zeros(e+24, e+32, i, fmt.Sprintf("clip %d reserved", i))
+			v.Zeros(e+24, e+32, "clip", i, "reserved")
 			continue
 		}
 		for k := range c.Markers {
@@ -145,7 +143,7 @@ func (v *validator) sockets(h *Header, table uint64, strTable binfmt.Span) []Soc
 				v.Strict(format.RuleFloat, e+12+4*uint64(k), i, "socket %d %q local offset[%d] is %v; it must be finite", i, s.Name, k, s.Offset[k])
 			}
 		}
-		v.Zeros(e+24, e+32, i, fmt.Sprintf("socket %d reserved", i))
+		v.Zeros(e+24, e+32, "socket", i, "reserved")
 	}
 	return sockets
 }

@@ -46,7 +46,7 @@ func (v *validator) run() *File {
 	if h.ClipCount < 1 {
 		v.Fail(format.RuleClipCount, 24, -1, "the file has no clips")
 	}
-	v.Zeros(36, 40, -1, "header reserved")
+	v.Zeros(36, 40, "header", -1, "reserved")
 
 	// Sections, in the order they must appear, and where the canonical layout puts them.
 	header := binfmt.Span{Name: "header", Start: 0, End: HeaderSize, OK: true}
@@ -89,7 +89,7 @@ func (v *validator) clips(h *Header, table uint64, strTable binfmt.Span) []Clip 
 		e := table + uint64(i)*ClipEntrySize
 		name, count, offset := v.ClipFrames(i, e, strTable, &sum)
 		clips[i] = Clip{Name: name, FrameCount: int(count), FrameOffset: int(offset)}
-		v.Zeros(e+16, e+32, i, fmt.Sprintf("clip %d reserved", i))
+		v.Zeros(e+16, e+32, "clip", i, "reserved")
 	}
 	v.FrameTotal(28, h.FrameTotal, sum)
 	return clips

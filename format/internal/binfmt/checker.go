@@ -204,11 +204,15 @@ func (c *Checker) Name(what string, index int, entry uint64, strTable Span) stri
 }
 
 // Zeros checks that bytes [from, to) are zero, reporting the first that is not.
-// It is a strict-only rule.
-func (c *Checker) Zeros(from, to uint64, index int, what string) {
+// what names the bytes: entry index's part ("clip", 3, "pad"), or with index -1
+// just entry's ("header", -1, "reserved"). It is a strict-only rule.
+func (c *Checker) Zeros(from, to uint64, entry string, index int, part string) {
 	for off := from; off < to; off++ {
 		if c.B[off] != 0 {
-			c.Strict(format.RuleZeroBytes, off, index, "%s byte is 0x%02x, not zero", what, c.B[off])
+			if index >= 0 {
+				entry = fmt.Sprintf("%s %d", entry, index)
+			}
+			c.Strict(format.RuleZeroBytes, off, index, "%s %s byte is 0x%02x, not zero", entry, part, c.B[off])
 			return
 		}
 	}

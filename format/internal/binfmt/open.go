@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 
+	"bonebake/format"
+
 	"github.com/edsrzf/mmap-go"
 )
 
@@ -60,7 +62,7 @@ func Open[T Mapped](path string, minSize int64, parse func([]byte) (T, error)) (
 		return zero, err
 	}
 	if st.IsDir() {
-		return zero, fmt.Errorf("%s: is a directory, not a file", path)
+		return zero, fmt.Errorf("%s: %w", path, format.ErrIsDirectory)
 	}
 	if st.Size() < minSize {
 		b, err := io.ReadAll(f)

@@ -6,6 +6,7 @@ package formattest
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -110,32 +111,32 @@ func Rules(t *testing.T, base func(testing.TB) []byte, parse Parser, cases []Cas
 	}
 }
 
-// Size names a benchmark file size.
-type Size struct {
-	Name  string
-	Bytes int
-}
-
-// BenchOpen opens, validates (strictly) and closes files of each size that write
-// makes, with the float scan ("scan") and without it ("noscan"), reporting the
-// file's bytes per second.
-func BenchOpen(b *testing.B, sizes []Size, write func(b *testing.B, size int) string,
-	open func(path string, opts ...format.Option) (io.Closer, int64, error)) {
-	for _, s := range sizes {
-		path := write(b, s.Bytes)
+// BenchOpen opens, validates (strictly) and closes files of each size (in bytes)
+// that write makes, with the float scan ("scan") and without it ("noscan"),
+// reporting the file's bytes per second.
+func BenchOpen[F interface {
+	io.Closer
+	Size() int64
+}](b *testing.B, open func(string, ...format.Option) (F, error), write func(b *testing.B, size int) string, sizes ...int) {
+	for _, size := range sizes {
+		path := write(b, size)
+		name := fmt.Sprintf("%dKiB", size>>10)
+		if size >= 1<<20 {
+			name = fmt.Sprintf("%dMiB", size>>20)
+		}
 		for _, mode := range []struct {
 			name string
 			opts []format.Option
 		}{{"scan", nil}, {"noscan", []format.Option{format.SkipFloatScan()}}} {
-			b.Run(s.Name+"/"+mode.name, func(b *testing.B) {
+			b.Run(name+"/"+mode.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					f, n, err := open(path, mode.opts...)
+					f, err := open(path, mode.opts...)
 					if err != nil {
 						b.Fatal(err)
 					}
+					b.SetBytes(f.Size())
 					f.Close()
-					b.SetBytes(n)
 				}
 			})
 		}
