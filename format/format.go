@@ -56,3 +56,10 @@ func KnownSpecies(ids ...uint32) Option {
 // huge trusted file maps it without reading it. A NaN or infinite float then goes
 // unnoticed: use it only for files this program wrote or has validated before.
 func SkipFloatScan() Option { return func(o *Options) { o.SkipFloatScan = true } }
+
+// Section is one region of a file: a table, a data block, or padding.
+type Section struct {
+	Name   string
+	Offset uint64
+	Size   uint64
+}

@@ -15,6 +15,7 @@ package bpat
 import (
 	"math"
 
+	"bonebake/format"
 	"bonebake/format/internal/binfmt"
 )
 
@@ -153,11 +154,7 @@ type Socket struct {
 }
 
 // Section is one region of a file, as reported by File.Sections.
-type Section struct {
-	Name   string
-	Offset uint64
-	Size   uint64
-}
+type Section = format.Section
 
 // canonical returns where the canonical layout (docs/formats/bpat.md §3, what the
 // writer emits) puts the clip table, socket table (0 without sockets), string table

@@ -1,8 +1,6 @@
 package bpat
 
 import (
-	"bonebake/format"
-	"bonebake/format/internal/formattest"
 	"bytes"
 	"errors"
 	"io"
@@ -11,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bonebake/format"
+	"bonebake/format/internal/formattest"
 )
 
 // testContents builds a file with the given shape; palette float k of the whole
@@ -34,14 +35,7 @@ func testContents(version uint32, bones int, frames []int, markers bool, sockets
 	return c
 }
 
-func write(t testing.TB, c *Contents) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := Write(&buf, c); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func write(t testing.TB, c *Contents) []byte { return formattest.Bytes(t, Write, c) }
 
 func TestRoundTrip(t *testing.T) {
 	sockets := []Socket{{"hand_r", 1, [3]float32{0, 0.1, 0}}, {"head", 0, [3]float32{0.5, -1, 2}}}

@@ -1,10 +1,11 @@
 package bpat
 
 import (
-	"bonebake/format/internal/binfmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"bonebake/format/internal/binfmt"
 )
 
 // TestLerpMatchesScalar compares Lerp (vectorized where the platform allows) with

@@ -4,28 +4,29 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"bonebake/format"
 	"bonebake/format/internal/binfmt"
 )
 
 // File is an open, validated BPAT file. Its methods are safe for concurrent use; the
 // slices they return view the file and must not be modified.
 type File struct {
-	binfmt.Mapping // Name, Size
-	header         Header
-	clips          []Clip
-	clipIndex      binfmt.Index
-	sockets        []Socket
-	palette        []float32
-	socketData     []float32
-	frameSize      int // floats per palette frame
-	socketSize     int // floats per socket data frame
-	warnings       []*FormatError
+	binfmt.Parsed // Name, Size, Warnings
+	header        Header
+	clips         []Clip
+	clipIndex     binfmt.Index
+	sockets       []Socket
+	paletteBytes  []byte // the palette block and the socket data as stored
+	socketBytes   []byte
+	palette       []float32 // the same as floats
+	socketData    []float32
+	frameSize     int // floats per palette frame
+	socketSize    int // floats per socket data frame
+	sections      []Section
 }
 
 // Open maps path read-only and validates it (see Parse). Close unmaps it.
 func Open(path string, opts ...Option) (*File, error) {
-	return binfmt.Open(path, HeaderSize, func(b []byte) (*File, error) { return Parse(b, append(opts, format.Name(path))...) })
+	return binfmt.Open(path, HeaderSize, opts, Parse)
 }
 
 // Parse validates b as a BPAT file. The File keeps b and views it without copying.
@@ -33,25 +34,15 @@ func Open(path string, opts ...Option) (*File, error) {
 // for NaN and infinite floats at memory speed; format.SkipFloatScan leaves the scan
 // out, so that a huge trusted file opens without being read.
 func Parse(b []byte, opts ...Option) (*File, error) {
-	v := validator{Checker: binfmt.NewChecker(b, binary.LittleEndian, format.Apply(opts))}
-	f := v.run()
-	if err := v.Err("bpat"); err != nil {
-		return nil, err
-	}
-	f.warnings = v.SortedWarnings()
-	return f, nil
+	return binfmt.Parse(b, binary.LittleEndian, opts, "bpat", func(c *binfmt.Checker) *File { return (&validator{c}).run() })
 }
 
 // Close releases the mapping. The File and every slice it returned must not be used
 // after Close.
 func (f *File) Close() error {
-	f.palette, f.socketData = nil, nil
-	return f.Mapping.Close()
+	f.paletteBytes, f.socketBytes, f.palette, f.socketData = nil, nil, nil, nil
+	return f.Parsed.Close()
 }
-
-// Warnings lists what a lenient parse let pass that strict validation refuses, in
-// file order; it is empty for a file that validates strictly.
-func (f *File) Warnings() []*FormatError { return f.warnings }
 
 // Header returns the decoded header.
 func (f *File) Header() Header { return f.header }
@@ -103,34 +94,11 @@ func (f *File) frame(clip, frame int) int {
 
 // PaletteBytes returns the whole palette block as stored: upload it unchanged as an
 // RGBA32F texture of width BoneCount·4 and height FrameTotal.
-func (f *File) PaletteBytes() []byte {
-	h := &f.header
-	return f.Data()[h.PaletteOffset : h.PaletteOffset+h.PaletteSize()]
-}
+func (f *File) PaletteBytes() []byte { return f.paletteBytes }
 
 // SocketDataBytes returns the socket data block as stored (empty without sockets).
-func (f *File) SocketDataBytes() []byte {
-	h := &f.header
-	o := h.SocketDataOffset()
-	return f.Data()[o : o+h.SocketDataSize()]
-}
+func (f *File) SocketDataBytes() []byte { return f.socketBytes }
 
 // Sections lists the file's regions in file order, with the padding before the
 // palette as its own entry.
-func (f *File) Sections() []Section {
-	h := &f.header
-	s := []Section{{"header", 0, HeaderSize}}
-	s = append(s, Section{"clip table", h.ClipTableOffset, uint64(h.ClipCount) * h.ClipEntrySize()})
-	if h.SocketCount > 0 {
-		s = append(s, Section{"socket table", h.SocketTableOffset, uint64(h.SocketCount) * SocketEntrySize})
-	}
-	s = append(s, Section{"string table", h.StringTableOffset, uint64(h.StringTableSize)})
-	if end := h.StringTableOffset + uint64(h.StringTableSize); h.PaletteOffset > end {
-		s = append(s, Section{"padding", end, h.PaletteOffset - end})
-	}
-	s = append(s, Section{"palette", h.PaletteOffset, h.PaletteSize()})
-	if h.SocketCount > 0 {
-		s = append(s, Section{"socket data", h.SocketDataOffset(), h.SocketDataSize()})
-	}
-	return s
-}
+func (f *File) Sections() []Section { return f.sections }

@@ -9,16 +9,11 @@ import (
 // problem it can. What the game's reader accepts but strict mode does not goes
 // through Strict, so that lenient mode lists it as a warning.
 type validator struct {
-	binfmt.Checker
+	*binfmt.Checker
 }
 
 func (v *validator) run() *File {
-	if v.Size < HeaderSize {
-		v.Fail(format.RuleTruncated, v.Size, -1, "file is %d bytes; a BPAT header alone is %d", v.Size, HeaderSize)
-		return nil
-	}
-	if string(v.B[:4]) != Magic {
-		v.Fail(format.RuleMagic, 0, -1, "starts with %q, not %q: not a BPAT file", v.B[:4], Magic)
+	if !v.Start("BPAT", Magic, HeaderSize) {
 		return nil
 	}
 	var h Header
@@ -82,14 +77,17 @@ func (v *validator) run() *File {
 	if len(v.Problems) > 0 {
 		return nil
 	}
-	return &File{
-		Mapping: binfmt.NewMapping(v.Opts.Name, v.B), header: h, clips: clips, sockets: sockets,
-		clipIndex:  binfmt.NewIndex(len(clips), func(i int) string { return clips[i].Name }),
-		palette:    binfmt.Float32s(v.B[palette.Start:palette.End]),
-		socketData: binfmt.Float32s(v.B[sockData.Start:sockData.End]),
-		frameSize:  int(h.BoneCount) * FloatsPerBone,
-		socketSize: int(h.SocketCount) * FloatsPerSocket,
+	f := &File{
+		header: h, clips: clips, sockets: sockets,
+		clipIndex:    binfmt.NewIndex(len(clips), func(i int) string { return clips[i].Name }),
+		paletteBytes: v.B[palette.Start:palette.End:palette.End],
+		socketBytes:  v.B[sockData.Start:sockData.End:sockData.End],
+		frameSize:    int(h.BoneCount) * FloatsPerBone,
+		socketSize:   int(h.SocketCount) * FloatsPerSocket,
+		sections:     binfmt.Sections(spans),
 	}
+	f.palette, f.socketData = binfmt.Float32s(f.paletteBytes), binfmt.Float32s(f.socketBytes)
+	return f
 }
 
 func (v *validator) clips(h *Header, table uint64, strTable binfmt.Span) []Clip {

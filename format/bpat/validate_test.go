@@ -1,12 +1,13 @@
 package bpat
 
 import (
-	"bonebake/format"
-	"bonebake/format/internal/formattest"
 	"errors"
 	"math"
 	"strings"
 	"testing"
+
+	"bonebake/format"
+	"bonebake/format/internal/formattest"
 )
 
 // Layout of the base file (worked out from FACTS §1.3): v2, 2 bones, clips "idle"

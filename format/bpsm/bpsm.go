@@ -37,6 +37,7 @@ package bpsm
 import (
 	"math"
 
+	"bonebake/format"
 	"bonebake/format/internal/binfmt"
 )
 
@@ -128,11 +129,7 @@ type Vertex struct {
 }
 
 // Section is one region of a file, as reported by File.Sections.
-type Section struct {
-	Name   string
-	Offset uint64
-	Size   uint64
-}
+type Section = format.Section
 
 // canonical returns where the canonical layout (the writer's, in the package
 // documentation) puts the clip table, string table, index data and vertex data of

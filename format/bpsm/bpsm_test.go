@@ -1,9 +1,6 @@
 package bpsm
 
 import (
-	"bonebake/format"
-	"bonebake/format/internal/binfmt"
-	"bonebake/format/internal/formattest"
 	"bytes"
 	"errors"
 	"math"
@@ -11,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bonebake/format"
+	"bonebake/format/internal/binfmt"
+	"bonebake/format/internal/formattest"
 )
 
 // testVertex is vertex i of global frame k: every field differs between vertices
@@ -46,14 +47,7 @@ func testContents(vertices int, indices []uint32, frames []int) *Contents {
 	return c
 }
 
-func write(t testing.TB, c *Contents) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := Write(&buf, c); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func write(t testing.TB, c *Contents) []byte { return formattest.Bytes(t, Write, c) }
 
 func sameVertex(a, b Vertex) bool {
 	bitsEq := func(x, y []float32) bool {
@@ -311,8 +305,14 @@ func TestPinned(t *testing.T) {
 	if v := f.Vertex(1, 0, 2); !sameVertex(v, vertex(2, 2)) {
 		t.Fatalf("Vertex(1,0,2) = %+v", v)
 	}
-	wantSections := []Section{{"header", 0, 72}, {"clip table", 72, 64}, {"string table", 136, 9},
-		{"padding", 145, 15}, {"index data", 160, 12}, {"padding", 172, 4}, {"vertex data", 176, 504}}
+	var wantSections []Section
+	for _, s := range []struct {
+		name         string
+		offset, size uint64
+	}{{"header", 0, 72}, {"clip table", 72, 64}, {"string table", 136, 9}, {"padding", 145, 15},
+		{"index data", 160, 12}, {"padding", 172, 4}, {"vertex data", 176, 504}} {
+		wantSections = append(wantSections, Section{Name: s.name, Offset: s.offset, Size: s.size})
+	}
 	if s := f.Sections(); len(s) != len(wantSections) {
 		t.Fatalf("sections %+v", s)
 	} else {

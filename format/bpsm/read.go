@@ -11,45 +11,36 @@ import (
 // File is an open, validated BPSM file. Its methods are safe for concurrent use; the
 // slices they return view the file and must not be modified.
 type File struct {
-	binfmt.Mapping // Name, Size
-	header         Header
-	clips          []Clip
-	clipIndex      binfmt.Index
-	indices        []uint32
-	vertexData     []byte
-	frameSize      int // bytes per frame of vertices
-	lenient        bool
-	warnings       []*FormatError
+	binfmt.Parsed // Name, Size, Warnings
+	header        Header
+	indexBytes    []byte       // the index data as stored
+	indices       []uint32     // the same as numbers
+	vertexData    []byte       // FrameTotal frames of VertexCount records
+	frameSize     int          // bytes per frame of vertices
+	clips         []Clip       // in file order
+	clipIndex     binfmt.Index // by name, the first of equal names
+	lenient       bool         // CheckVertices leaves out the pad bytes
+	sections      []Section
 }
 
 // Open maps path read-only and validates it (see Parse). The vertex data is not
 // copied. Close unmaps the file.
 func Open(path string, opts ...Option) (*File, error) {
-	return binfmt.Open(path, HeaderSize, func(b []byte) (*File, error) { return Parse(b, append(opts, format.Name(path))...) })
+	return binfmt.Open(path, HeaderSize, opts, Parse)
 }
 
 // Parse validates b as a BPSM file, all but the per-vertex rules that CheckVertices
 // adds (weights, pad bytes). The File keeps b and views it without copying.
 func Parse(b []byte, opts ...Option) (*File, error) {
-	v := validator{Checker: binfmt.NewChecker(b, binary.LittleEndian, format.Apply(opts))}
-	f := v.run()
-	if err := v.Err("bpsm"); err != nil {
-		return nil, err
-	}
-	f.warnings = v.SortedWarnings()
-	return f, nil
+	return binfmt.Parse(b, binary.LittleEndian, opts, "bpsm", func(c *binfmt.Checker) *File { return (&validator{c}).run() })
 }
 
 // Close releases the mapping. The File and every slice it returned must not be used
 // after Close.
 func (f *File) Close() error {
-	f.indices, f.vertexData = nil, nil
-	return f.Mapping.Close()
+	f.indexBytes, f.indices, f.vertexData = nil, nil, nil
+	return f.Parsed.Close()
 }
-
-// Warnings lists what a lenient parse let pass that strict validation refuses, in
-// file order; it is empty for a file that validates strictly.
-func (f *File) Warnings() []*FormatError { return f.warnings }
 
 // Header returns the decoded header.
 func (f *File) Header() Header { return f.header }
@@ -71,10 +62,7 @@ func (f *File) Indices() []uint32 { return f.indices }
 
 // IndexBytes returns the index data as stored: little-endian u32, ready for upload
 // as an index buffer.
-func (f *File) IndexBytes() []byte {
-	h := &f.header
-	return f.Data()[h.IndexDataOffset : h.IndexDataOffset+h.IndexDataSize()]
-}
+func (f *File) IndexBytes() []byte { return f.indexBytes }
 
 // Vertex decodes vertex i of frame frame of clip clip. It panics if any of the three
 // is out of range.
@@ -122,22 +110,7 @@ func (f *File) VertexDataBytes() []byte { return f.vertexData }
 
 // Sections lists the file's regions in file order, with the padding before the index
 // data and before the vertex data as entries of their own.
-func (f *File) Sections() []Section {
-	h := &f.header
-	s := []Section{
-		{"header", 0, HeaderSize},
-		{"clip table", h.ClipTableOffset, uint64(h.ClipCount) * ClipEntrySize},
-		{"string table", h.StringTableOffset, uint64(h.StringTableSize)},
-	}
-	if end := h.StringTableOffset + uint64(h.StringTableSize); h.IndexDataOffset > end {
-		s = append(s, Section{"padding", end, h.IndexDataOffset - end})
-	}
-	s = append(s, Section{"index data", h.IndexDataOffset, h.IndexDataSize()})
-	if end := h.IndexDataOffset + h.IndexDataSize(); h.VertexDataOffset > end {
-		s = append(s, Section{"padding", end, h.VertexDataOffset - end})
-	}
-	return append(s, Section{"vertex data", h.VertexDataOffset, h.VertexDataSize()})
-}
+func (f *File) Sections() []Section { return f.sections }
 
 // MaxVertexProblems is the most problems CheckVertices reports; it stops there.
 const MaxVertexProblems = 100
@@ -149,7 +122,8 @@ const MaxVertexProblems = 100
 // whole vertex block once and returns a *ValidationError listing the first
 // MaxVertexProblems problems (at most one per vertex), or nil.
 func (f *File) CheckVertices() error {
-	v := validator{Checker: binfmt.NewChecker(nil, binary.LittleEndian, format.Options{Name: f.Name(), Lenient: f.lenient})}
+	c := binfmt.NewChecker(nil, binary.LittleEndian, format.Options{Name: f.Name(), Lenient: f.lenient})
+	v := validator{&c}
 	base := f.header.VertexDataOffset
 	vc := int(f.header.VertexCount)
 	var vx Vertex

@@ -15,16 +15,11 @@ const vertexFloatWords = 0b1_1110_1111_1111
 // it can. What a reader seeking by the header's offsets accepts but strict mode
 // does not goes through Strict, so that lenient mode lists it as a warning.
 type validator struct {
-	binfmt.Checker
+	*binfmt.Checker
 }
 
 func (v *validator) run() *File {
-	if v.Size < HeaderSize {
-		v.Fail(format.RuleTruncated, v.Size, -1, "file is %d bytes; a BPSM header alone is %d", v.Size, HeaderSize)
-		return nil
-	}
-	if string(v.B[:4]) != Magic {
-		v.Fail(format.RuleMagic, 0, -1, "starts with %q, not %q: not a BPSM file", v.B[:4], Magic)
+	if !v.Start("BPSM", Magic, HeaderSize) {
 		return nil
 	}
 	var h Header
@@ -58,8 +53,8 @@ func (v *validator) run() *File {
 	v.Align(clipTable, MinDataAlign)
 	v.Align(indexData, MinDataAlign)
 	v.Align(vertexData, MinDataAlign)
-	v.Layout([]binfmt.Span{header, clipTable, strTable, indexData, vertexData},
-		[]uint64{0, cClips, cStrings, cIndices, cVertices}, "header, clips, strings, indices, vertices")
+	spans := []binfmt.Span{header, clipTable, strTable, indexData, vertexData}
+	v.Layout(spans, []uint64{0, cClips, cStrings, cIndices, cVertices}, "header, clips, strings, indices, vertices")
 
 	var clips []Clip
 	if clipTable.OK {
@@ -73,12 +68,14 @@ func (v *validator) run() *File {
 		return nil
 	}
 	return &File{
-		Mapping: binfmt.NewMapping(v.Opts.Name, v.B), header: h, clips: clips,
+		header: h, clips: clips,
 		clipIndex:  binfmt.NewIndex(len(clips), func(i int) string { return clips[i].Name }),
+		indexBytes: v.B[indexData.Start:indexData.End:indexData.End],
 		indices:    binfmt.Uint32s(v.B[indexData.Start:indexData.End]),
 		vertexData: v.B[vertexData.Start:vertexData.End:vertexData.End],
 		frameSize:  int(h.VertexCount) * VertexSize,
 		lenient:    v.Opts.Lenient,
+		sections:   binfmt.Sections(spans),
 	}
 }
 

@@ -1,12 +1,13 @@
 package bpsm
 
 import (
-	"bonebake/format"
-	"bonebake/format/internal/formattest"
 	"errors"
 	"math"
 	"strings"
 	"testing"
+
+	"bonebake/format"
+	"bonebake/format/internal/formattest"
 )
 
 // Layout of the base file (worked out from FACTS §2.5): 3 vertices, 6 indices, clips

@@ -86,6 +86,21 @@ func (c *Checker) U64(off uint64) uint64 { return c.Order.Uint64(c.B[off:]) }
 // F32 reads the float32 at off.
 func (c *Checker) F32(off uint64) float32 { return math.Float32frombits(c.U32(off)) }
 
+// Start checks that the file holds a whole header of headerSize bytes and starts
+// with magic; the file is not a formatName file otherwise, and nothing more can be
+// checked.
+func (c *Checker) Start(formatName, magic string, headerSize uint64) bool {
+	if c.Size < headerSize {
+		c.Fail(format.RuleTruncated, c.Size, -1, "file is %d bytes; a %s header alone is %d", c.Size, formatName, headerSize)
+		return false
+	}
+	if string(c.B[:len(magic)]) != magic {
+		c.Fail(format.RuleMagic, 0, -1, "starts with %q, not %q: not a %s file", c.B[:len(magic)], magic, formatName)
+		return false
+	}
+	return true
+}
+
 // Header decodes the fixed-size header struct h (a pointer) from the start of the
 // file. The caller has checked that the file is long enough.
 func (c *Checker) Header(h any) {
@@ -179,6 +194,19 @@ func (c *Checker) Layout(spans []Span, canonical []uint64, order string) {
 	if end := spans[len(spans)-1].End; c.Size > end {
 		c.Strict(format.RuleTrailingBytes, end, -1, "%d bytes after the %s", c.Size-end, spans[len(spans)-1].Name)
 	}
+}
+
+// Sections lists spans (in file order) as sections, with an entry named
+// "padding" for each gap between one and the next.
+func Sections(spans []Span) []format.Section {
+	var out []format.Section
+	for i, s := range spans {
+		if i > 0 && s.Start > spans[i-1].End {
+			out = append(out, format.Section{Name: "padding", Offset: spans[i-1].End, Size: s.Start - spans[i-1].End})
+		}
+		out = append(out, format.Section{Name: s.Name, Offset: s.Start, Size: s.End - s.Start})
+	}
+	return out
 }
 
 // Name reads the name whose string-table offset and length are the two uint32 at

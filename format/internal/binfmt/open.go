@@ -1,6 +1,7 @@
 package binfmt
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -10,47 +11,63 @@ import (
 	"github.com/edsrzf/mmap-go"
 )
 
-// Mapping is the bytes a parsed file views and how to let go of them. A format's
-// File embeds it.
-type Mapping struct {
-	name  string
-	data  []byte
-	unmap func() error // nil when the bytes were read or given
+// Parsed is what every parsed file has: its name, its bytes and the mapping
+// behind them, and the warnings of a lenient parse. A format's File embeds it.
+type Parsed struct {
+	name     string
+	data     []byte
+	unmap    func() error // nil when the bytes were read or given
+	warnings []*format.FormatError
 }
 
-// NewMapping records the bytes of a file named name.
-func NewMapping(name string, data []byte) Mapping { return Mapping{name: name, data: data} }
-
 // Name is the path the file was opened from (or the name given to Parse).
-func (m *Mapping) Name() string { return m.name }
+func (p *Parsed) Name() string { return p.name }
 
 // Size is the file's length in bytes.
-func (m *Mapping) Size() int64 { return int64(len(m.data)) }
+func (p *Parsed) Size() int64 { return int64(len(p.data)) }
 
-// Data returns the file's bytes.
-func (m *Mapping) Data() []byte { return m.data }
+// Warnings lists what a lenient parse let pass that strict validation refuses, in
+// file order; it is empty for a file that validates strictly.
+func (p *Parsed) Warnings() []*format.FormatError { return p.warnings }
 
 // Close releases the mapping. The file and every slice it returned must not be
 // used after Close.
-func (m *Mapping) Close() error {
-	if m.unmap == nil {
+func (p *Parsed) Close() error {
+	if p.unmap == nil {
 		return nil
 	}
-	err := m.unmap()
-	m.unmap, m.data = nil, nil
+	err := p.unmap()
+	p.unmap, p.data = nil, nil
 	return err
 }
 
-// Mapped is a parsed file that embeds a Mapping.
-type Mapped interface{ mapping() *Mapping }
+// Parse checks b with a format's validator: run reads the file through the
+// checker and returns what it built. Parse returns that, or the problems as a
+// *format.ValidationError naming the format.
+func Parse[T Mapped](b []byte, order binary.ByteOrder, opts []format.Option, formatName string, run func(*Checker) T) (T, error) {
+	c := NewChecker(b, order, format.Apply(opts))
+	t := run(&c)
+	if err := c.Err(formatName); err != nil {
+		var zero T
+		return zero, err
+	}
+	p := t.parsed()
+	p.name, p.data, p.warnings = c.Opts.Name, b, c.SortedWarnings()
+	return t, nil
+}
 
-func (m *Mapping) mapping() *Mapping { return m }
+// Mapped is a parsed file: one that embeds Parsed.
+type Mapped interface{ parsed() *Parsed }
 
-// Open maps path read-only and hands the bytes to parse. A file shorter than
-// minSize (an empty one cannot be mapped) is read into memory instead, so that
-// parse can report what is missing. Open unmaps the file itself when parse fails;
-// afterwards the parsed file's Close does.
-func Open[T Mapped](path string, minSize int64, parse func([]byte) (T, error)) (T, error) {
+func (p *Parsed) parsed() *Parsed { return p }
+
+// Open maps path read-only and hands the bytes to parse with opts and the path
+// as the name errors report. A file shorter than minSize (an empty one cannot be
+// mapped) is read into memory instead, so that parse can report what is missing.
+// Open unmaps the file itself when parse fails; afterwards the parsed file's Close
+// does.
+func Open[T Mapped](path string, minSize int64, opts []format.Option, parse func([]byte, ...format.Option) (T, error)) (T, error) {
+	opts = append(opts[:len(opts):len(opts)], format.Name(path))
 	var zero T
 	f, err := os.Open(path)
 	if err != nil {
@@ -69,17 +86,17 @@ func Open[T Mapped](path string, minSize int64, parse func([]byte) (T, error)) (
 		if err != nil {
 			return zero, err
 		}
-		return parse(b)
+		return parse(b, opts...)
 	}
 	b, err := mmap.Map(f, mmap.RDONLY, 0)
 	if err != nil {
 		return zero, fmt.Errorf("%s: mapping: %w", path, err)
 	}
-	t, err := parse(b)
+	t, err := parse(b, opts...)
 	if err != nil {
 		b.Unmap()
 		return zero, err
 	}
-	t.mapping().unmap = b.Unmap
+	t.parsed().unmap = b.Unmap
 	return t, nil
 }

@@ -4,6 +4,7 @@
 package formattest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -37,6 +38,16 @@ func (b LE) Insert(at, n int, fields ...int) LE {
 		}
 	}
 	return out
+}
+
+// Bytes returns what write writes for c, failing the test on an error.
+func Bytes[C any](t testing.TB, write func(io.Writer, C) error, c C) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := write(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // Problem checks that err is a *format.ValidationError naming file that breaks
