@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"bonebake/format"
 	"bonebake/format/bpat"
 	"bonebake/internal/gltfref"
 	"bonebake/source/gltf"
@@ -120,7 +121,7 @@ sockets:
 	if err := bpat.Write(b, out); err != nil {
 		t.Fatal(err)
 	}
-	f, err := bpat.Parse(b.Bytes(), bpat.Species(7))
+	f, err := bpat.Parse(b.Bytes(), format.KnownSpecies(7))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"bonebake/format"
 	"bonebake/format/bpat"
 	"bonebake/rig"
 	"bonebake/source/gltf"
@@ -76,7 +77,7 @@ func WriteSpecies(dir string, s *species.Species, progress func(done, total int)
 	if err := BakeFile(path, j); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	f, err := bpat.Open(path, bpat.Species(s.ID))
+	f, err := bpat.Open(path, format.KnownSpecies(s.ID))
 	if err != nil {
 		return nil, fmt.Errorf("baked file does not validate: %w", err)
 	}

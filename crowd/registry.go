@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"bonebake/format"
 	"bonebake/format/bpat"
 	"bonebake/roster"
 )
@@ -202,19 +203,20 @@ func (r *Registry) open(path string, data []byte) (*Species, error) {
 			break
 		}
 	}
-	opts := []bpat.Option{}
+	var known []uint32
 	for id := range r.cfg.defs {
-		opts = append(opts, bpat.Species(id))
+		known = append(known, id)
 	}
+	opts := []bpat.Option{format.KnownSpecies(known...)}
 	if r.cfg.lenient {
-		opts = append(opts, bpat.Lenient())
+		opts = append(opts, format.Lenient())
 	}
 	var (
 		f   *bpat.File
 		err error
 	)
 	if data != nil {
-		f, err = bpat.Parse(data, append(opts, bpat.Name(path))...)
+		f, err = bpat.Parse(data, append(opts, format.Name(path))...)
 	} else {
 		f, err = bpat.Open(path, opts...)
 	}

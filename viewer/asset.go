@@ -1,7 +1,6 @@
 package viewer
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -10,8 +9,8 @@ import (
 	"strings"
 
 	"bonebake/bake"
+	"bonebake/format"
 	"bonebake/format/bpat"
-	"bonebake/internal/binfile"
 	"bonebake/mesh"
 	"bonebake/rig"
 	"bonebake/source/gltf"
@@ -116,22 +115,24 @@ func Default(dir string, builtins []*species.Species) ([]*Asset, string, error) 
 }
 
 func isBPAT(path string) bool {
-	return strings.EqualFold(filepath.Ext(path), ".bpat") || binfile.HasMagic(path, bpat.Magic)
+	return strings.EqualFold(filepath.Ext(path), ".bpat") || sniffed(path) == format.BPAT
 }
 
-// parseBPAT validates b strictly, accepting the species id it declares; a file that
-// only the game's lenient reader accepts is shown with a warning.
+func sniffed(path string) format.Kind {
+	k, _ := format.SniffFile(path)
+	return k
+}
+
+// parseBPAT validates b strictly, accepting whatever species id it declares (no
+// known set is given); a file that only the game's lenient reader accepts is shown
+// with a warning.
 func parseBPAT(name string, b []byte) (*bpat.File, string, error) {
-	var opts []bpat.Option
-	if len(b) >= 12 {
-		opts = append(opts, bpat.Species(binary.LittleEndian.Uint32(b[8:12])))
-	}
-	opts = append(opts, bpat.Name(name))
+	opts := []bpat.Option{format.Name(name)}
 	f, err := bpat.Parse(b, opts...)
 	if err == nil {
 		return f, "", nil
 	}
-	lf, lerr := bpat.Parse(b, append(opts, bpat.Lenient())...)
+	lf, lerr := bpat.Parse(b, append(opts, format.Lenient())...)
 	if lerr != nil {
 		return nil, "", err
 	}
@@ -184,7 +185,7 @@ func FromSpecies(s *species.Species) (*Asset, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := bpat.Parse(b, bpat.Name(s.Name+".bpat"), bpat.Species(s.ID))
+	f, err := bpat.Parse(b, format.Name(s.Name+".bpat"), format.KnownSpecies(s.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +217,7 @@ func LoadGLTF(path string) (*Asset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := bpat.Parse(b, bpat.Name(path), bpat.Species(job.SpeciesID))
+	f, err := bpat.Parse(b, format.Name(path), format.KnownSpecies(job.SpeciesID))
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"bonebake/bake"
+	"bonebake/format"
 	"bonebake/format/bpat"
 	"bonebake/mesh"
 	"bonebake/rig"
@@ -133,7 +134,7 @@ func TestInMemoryBakeServesWrittenBytes(t *testing.T) {
 	if err := bpat.Write(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	f, err := bpat.Parse(buf.Bytes(), bpat.Species(9))
+	f, err := bpat.Parse(buf.Bytes(), format.KnownSpecies(9))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"bonebake/bake"
+	"bonebake/format"
 	"bonebake/format/bpat"
 
 	"github.com/schollz/progressbar/v3"
@@ -141,7 +142,7 @@ the clips it names.`,
 			if err := bake.BakeFile(out, job); err != nil {
 				return fmt.Errorf("%s: %w", model, err)
 			}
-			f, err := bpat.Open(out, bpat.Species(job.SpeciesID))
+			f, err := bpat.Open(out, format.KnownSpecies(job.SpeciesID))
 			if err != nil {
 				return fmt.Errorf("baked file does not validate: %w", err)
 			}

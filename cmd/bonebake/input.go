@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"bonebake/format"
 	"bonebake/roster"
 
 	"github.com/spf13/cobra"
@@ -60,7 +61,7 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
-// What a file is, from its first bytes.
+// What a file is, in words, by format.SniffFile's kinds.
 const (
 	kindBPAT    = "a BPAT bone palette file"
 	kindBPSM    = "a BPSM snapshot mesh"
@@ -71,32 +72,18 @@ const (
 	kindUnknown = "not a file bonebake knows"
 )
 
-// sniff says what the file at path is by its magic bytes (a JSON object is taken
-// for a .gltf model).
+var kindWords = map[format.Kind]string{
+	format.BPAT: kindBPAT, format.BPSM: kindBPSM, format.GLB: kindGLB, format.GLTF: kindGLTF,
+	format.BPX: kindBPX, format.Mot: kindMot, format.Unknown: kindUnknown,
+}
+
+// sniff says what the file at path is, in words, by its first bytes.
 func sniff(path string) (string, error) {
-	f, err := os.Open(path)
+	k, err := format.SniffFile(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	b := make([]byte, 16)
-	n, _ := f.Read(b)
-	b = b[:n]
-	switch {
-	case strings.HasPrefix(string(b), "BPAT"):
-		return kindBPAT, nil
-	case strings.HasPrefix(string(b), "BPSM"):
-		return kindBPSM, nil
-	case strings.HasPrefix(string(b), "glTF"):
-		return kindGLB, nil
-	case strings.HasPrefix(string(b), "BPX"):
-		return kindBPX, nil
-	case strings.HasPrefix(string(b), "mot\x00"):
-		return kindMot, nil
-	case strings.HasPrefix(strings.TrimLeft(string(b), " \t\r\n\ufeff"), "{"):
-		return kindGLTF, nil
-	}
-	return kindUnknown, nil
+	return kindWords[k], nil
 }
 
 // speciesFlag is --species on the commands that read files: ids of species
@@ -117,13 +104,16 @@ func (s *speciesFlag) known() []uint32 {
 	return ids
 }
 
-// extraIDs is the --species ids alone.
-func (s *speciesFlag) extraIDs() []uint32 {
-	var ids []uint32
-	for _, id := range s.extra {
-		ids = append(ids, uint32(id))
+// option tells a format reader which species ids are known.
+func (s *speciesFlag) option() format.Option { return format.KnownSpecies(s.known()...) }
+
+// options are a validating reader's: the known species, and lenient when asked.
+func (s *speciesFlag) options(lenient bool) []format.Option {
+	opts := []format.Option{s.option()}
+	if lenient {
+		opts = append(opts, format.Lenient())
 	}
-	return ids
+	return opts
 }
 
 // idRange writes ids as "0-5" when they run without a gap.

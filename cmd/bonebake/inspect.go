@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"bonebake/format"
 	"bonebake/format/bpat"
 	"bonebake/format/bpsm"
 
@@ -43,7 +44,7 @@ and key counts.`,
 			case kindGLB, kindGLTF:
 				return inspectGLTF(cmd, path, asJSON)
 			case kindBPSM:
-				f, err := bpsm.Open(path, bpsm.Lenient(), bpsm.Species(species.extraIDs()...))
+				f, err := bpsm.Open(path, format.Lenient(), species.option())
 				if err != nil {
 					return err
 				}
@@ -55,7 +56,7 @@ and key counts.`,
 				r.print(w)
 				return nil
 			case kindBPAT:
-				f, err := bpat.Open(path, bpat.Lenient(), bpat.Species(species.extraIDs()...))
+				f, err := bpat.Open(path, format.Lenient(), species.option())
 				if err != nil {
 					return err
 				}
@@ -140,7 +141,7 @@ func describeBPAT(f *bpat.File, species speciesFlag) bpatReport {
 	for i, s := range f.Sockets() {
 		r.Sockets = append(r.Sockets, socketReport{i, s.Name, s.Anchor, s.Offset})
 	}
-	if strict, err := bpat.Open(f.Name(), bpat.Species(species.extraIDs()...)); err != nil {
+	if strict, err := bpat.Open(f.Name(), species.option()); err != nil {
 		r.Strict = err.Error()
 	} else {
 		strict.Close()

@@ -43,7 +43,7 @@ func describeBPSM(f *bpsm.File, species speciesFlag) bpsmReport {
 	for i, c := range f.Clips() {
 		r.Clips = append(r.Clips, bpsmClip{i, c.Name, c.FrameCount, c.FrameOffset})
 	}
-	if strict, err := bpsm.Open(f.Name(), bpsm.Species(species.extraIDs()...)); err != nil {
+	if strict, err := bpsm.Open(f.Name(), species.option()); err != nil {
 		r.Strict = oneLine(f.Name(), err)
 	} else {
 		strict.Close()

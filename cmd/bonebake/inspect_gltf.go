@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/internal/binfile"
+	"bonebake/format"
 	"bonebake/source/gltf"
 
 	"github.com/spf13/cobra"
@@ -17,7 +17,8 @@ func isGLTF(path string) bool {
 	case ".gltf", ".glb":
 		return true
 	}
-	return binfile.HasMagic(path, "glTF")
+	k, _ := format.SniffFile(path)
+	return k == format.GLB || k == format.GLTF
 }
 
 func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {

@@ -169,3 +169,19 @@ func TestInspectModelJSON(t *testing.T) {
 		t.Errorf("animations %v", anims)
 	}
 }
+
+// TestLenientSpecies: --lenient accepts a species id it was not told of, with a
+// warning that names the rule and offset; strict refuses it.
+func TestLenientSpecies(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fox.bpat")
+	if code, _, errOut := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", out, "--species-id", "7"); code != 0 {
+		t.Fatal(errOut)
+	}
+	code, stdout, _ := bonebake(t, "validate", "--lenient", out)
+	if code != 0 || !strings.Contains(stdout, ": ok (") || !strings.Contains(stdout, "warning: offset 8 (0x8): species") {
+		t.Errorf("lenient: exit %d: %s", code, stdout)
+	}
+	if code, stdout, _ = bonebake(t, "validate", out); code != 1 {
+		t.Errorf("strict: exit %d: %s", code, stdout)
+	}
+}

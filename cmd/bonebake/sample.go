@@ -37,7 +37,7 @@ phase; one-shot clips clamp it to [0,1].`,
 			if err := inputFile(a[0]); err != nil {
 				return err
 			}
-			f, err := bpat.Open(a[0], bpat.Species(species.extraIDs()...))
+			f, err := bpat.Open(a[0], species.option())
 			if err != nil {
 				return err
 			}

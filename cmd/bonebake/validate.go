@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"strings"
 
+	"bonebake/format"
 	"bonebake/format/bpat"
 	"bonebake/format/bpsm"
-	"bonebake/internal/binfile"
 
 	"github.com/spf13/cobra"
 )
+
+// knownSpecies is the species ids the commands accept in a BPAT file: the
+// built-in ones.
+var knownSpecies = format.KnownSpecies(0, 1, 2, 3, 4, 5)
 
 func newValidateCmd() *cobra.Command {
 	var (
@@ -72,6 +76,8 @@ type validation struct {
 	Valid    bool      `json:"valid"`
 	Summary  string    `json:"summary,omitempty"`
 	Problems []problem `json:"problems"`
+	// Warnings are what --lenient let pass that strict validation refuses.
+	Warnings []problem `json:"warnings,omitempty"`
 }
 
 // problem is one broken rule.
@@ -85,7 +91,7 @@ type problem struct {
 func validate(path string, lenient bool, species speciesFlag) validation {
 	v := validation{File: path, Problems: []problem{}}
 	fail := func(err error) validation {
-		var fe *binfile.FormatError
+		var fe *format.FormatError
 		for _, e := range unwrapAll(err) {
 			if errors.As(e, &fe) {
 				v.Problems = append(v.Problems, problem{fe.Rule, fe.Offset, fe.Index, fe.Detail})
@@ -104,29 +110,23 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 		return fail(err)
 	case kind == kindBPAT:
 		v.Format = "bpat"
-		opts := []bpat.Option{bpat.Species(species.extraIDs()...)}
-		if lenient {
-			opts = append(opts, bpat.Lenient())
-		}
-		f, err := bpat.Open(path, opts...)
+		f, err := bpat.Open(path, species.options(lenient)...)
 		if err != nil {
 			return fail(err)
 		}
 		defer f.Close()
+		v.warn(f.Warnings())
 		h := f.Header()
 		v.Summary = fmt.Sprintf("BPAT v%d, species %d, %s, %s, %s, %s", h.Version, h.SpeciesID,
 			plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), plural(int(h.SocketCount), "socket"))
 	case kind == kindBPSM:
 		v.Format = "bpsm"
-		opts := []bpsm.Option{bpsm.Species(species.extraIDs()...)}
-		if lenient {
-			opts = append(opts, bpsm.Lenient())
-		}
-		f, err := bpsm.Open(path, opts...)
+		f, err := bpsm.Open(path, species.options(lenient)...)
 		if err != nil {
 			return fail(err)
 		}
 		defer f.Close()
+		v.warn(f.Warnings())
 		h := f.Header()
 		v.Summary = fmt.Sprintf("BPSM v%d, species %d, LOD %d, %s, %s, %s", h.Version, h.SpeciesID, h.LOD,
 			plural(int(h.VertexCount), "vertex"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"))
@@ -137,9 +137,19 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 	return v
 }
 
+func (v *validation) warn(ws []*format.FormatError) {
+	for _, w := range ws {
+		v.Warnings = append(v.Warnings, problem{w.Rule, w.Offset, w.Index, w.Detail})
+	}
+}
+
 func (v *validation) line() string {
 	if v.Valid {
-		return fmt.Sprintf("%s: ok (%s)", v.File, v.Summary)
+		line := fmt.Sprintf("%s: ok (%s)", v.File, v.Summary)
+		for _, w := range v.Warnings {
+			line += fmt.Sprintf("; warning: offset %d (%#x): %s: %s", w.Offset, w.Offset, w.Rule, w.Message)
+		}
+		return line
 	}
 	msgs := make([]string, len(v.Problems))
 	for i, p := range v.Problems {

@@ -3,6 +3,8 @@ package bpat
 import (
 	"path/filepath"
 	"testing"
+
+	"bonebake/format/internal/formattest"
 )
 
 // benchFile writes a 20-bone, 3-socket file of about size bytes and returns its path.
@@ -23,25 +25,12 @@ func benchFile(b *testing.B, size int) string {
 	return path
 }
 
-// BenchmarkOpen opens and validates (strictly) and closes a file: the palette is
-// never touched, so the time does not grow with the file.
+// BenchmarkOpen maps, validates (strictly) and closes a file. With the float scan
+// the palette and socket data are read once, at memory speed; without it
+// (format.SkipFloatScan) they are never touched and the time does not grow with the
+// file.
 func BenchmarkOpen(b *testing.B) {
-	for _, s := range []struct {
-		name string
-		size int
-	}{{"64KiB", 64 << 10}, {"256MiB", 256 << 20}} {
-		b.Run(s.name, func(b *testing.B) {
-			path := benchFile(b, s.size)
-			b.ResetTimer()
-			for b.Loop() {
-				f, err := Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				f.Close()
-			}
-		})
-	}
+	formattest.BenchOpen(b, Open, benchFile, 64<<10, 256<<20)
 }
 
 func BenchmarkPalette(b *testing.B) {

@@ -12,7 +12,12 @@
 // zero-copy views on little-endian hosts.
 package bpat
 
-import "math"
+import (
+	"math"
+
+	"bonebake/format"
+	"bonebake/format/internal/binfmt"
+)
 
 // Magic is the four bytes every BPAT file starts with.
 const Magic = "BPAT"
@@ -33,11 +38,6 @@ const FloatsPerBone = 16
 
 // FloatsPerSocket is the size of one socket data entry (the top three matrix rows).
 const FloatsPerSocket = 12
-
-// BuiltinSpecies lists the species ids every validator knows (FACTS §2.1):
-// 0 humanoid, 1 horse, 2 elephant, 3 humanoid_sword, 4 humanoid_spear,
-// 5 humanoid_skeleton. Other ids are accepted when a caller registers them.
-var BuiltinSpecies = []uint32{0, 1, 2, 3, 4, 5}
 
 // Marker indexes the five combat timing markers of a v2 clip entry.
 type Marker int
@@ -88,8 +88,10 @@ func (m Markers) Set(k Marker) bool { return m[k] != Unset }
 
 func validMarker(v float32) bool { return v == Unset || (v >= 0 && v <= 1) }
 
-// Header is the fixed 64-byte header.
+// Header is the fixed 64-byte header, field for field (the blank field is the
+// magic).
 type Header struct {
+	_                 [4]byte
 	Version           uint32
 	SpeciesID         uint32
 	BoneCount         uint32
@@ -152,13 +154,21 @@ type Socket struct {
 }
 
 // Section is one region of a file, as reported by File.Sections.
-type Section struct {
-	Name   string
-	Offset uint64
-	Size   uint64
-}
+type Section = format.Section
 
-func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+// canonical returns where the canonical layout (docs/formats/bpat.md §3, what the
+// writer emits) puts the clip table, socket table (0 without sockets), string table
+// and palette of a file with h's version and counts: each right after the one
+// before, the palette on the next 16-byte boundary.
+func (h *Header) canonical() (clips, sockets, strs, palette uint64) {
+	clips = HeaderSize
+	strs = clips + uint64(h.ClipCount)*h.ClipEntrySize()
+	if h.SocketCount > 0 {
+		sockets = strs
+		strs += uint64(h.SocketCount) * SocketEntrySize
+	}
+	return clips, sockets, strs, binfmt.AlignUp(strs+uint64(h.StringTableSize), PaletteAlign)
+}
 
 func finite32(v float32) bool {
 	f := float64(v)

@@ -2,7 +2,6 @@ package bpat
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -10,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bonebake/format"
+	"bonebake/format/internal/formattest"
 )
 
 // testContents builds a file with the given shape; palette float k of the whole
@@ -33,14 +35,7 @@ func testContents(version uint32, bones int, frames []int, markers bool, sockets
 	return c
 }
 
-func write(t testing.TB, c *Contents) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := Write(&buf, c); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func write(t testing.TB, c *Contents) []byte { return formattest.Bytes(t, Write, c) }
 
 func TestRoundTrip(t *testing.T) {
 	sockets := []Socket{{"hand_r", 1, [3]float32{0, 0.1, 0}}, {"head", 0, [3]float32{0.5, -1, 2}}}
@@ -151,11 +146,7 @@ func TestWriterRejectsBadContents(t *testing.T) {
 }
 
 // le builds a byte image by absolute offsets, independently of the writer.
-type le []byte
-
-func (b le) u32(off int, v uint32)  { binary.LittleEndian.PutUint32(b[off:], v) }
-func (b le) u64(off int, v uint64)  { binary.LittleEndian.PutUint64(b[off:], v) }
-func (b le) f32(off int, v float32) { b.u32(off, math.Float32bits(v)) }
+type le = formattest.LE
 
 // TestPinnedV1 checks every byte of a one-bone, one-clip v1 file whose layout was
 // worked out by hand from FACTS §1.3: header 0-63, clip table 64-95, strings
@@ -167,21 +158,21 @@ func TestPinnedV1(t *testing.T) {
 		Palettes: [][]float32{identity}})
 	want := make(le, 176)
 	copy(want, "BPAT")
-	want.u32(4, 1)   // version
-	want.u32(12, 1)  // bones
-	want.u32(20, 1)  // clips
-	want.u32(24, 1)  // frame_total
-	want.u32(28, 2)  // "a\0"
-	want.u64(32, 64) // clip table
-	want.u64(48, 96) // string table
-	want.u64(56, 112)
-	want.u32(64+4, 1) // name length
-	want.u32(64+8, 1) // frames
-	want.f32(64+16, 30)
+	want.U32(4, 1)   // version
+	want.U32(12, 1)  // bones
+	want.U32(20, 1)  // clips
+	want.U32(24, 1)  // frame_total
+	want.U32(28, 2)  // "a\0"
+	want.U64(32, 64) // clip table
+	want.U64(48, 96) // string table
+	want.U64(56, 112)
+	want.U32(64+4, 1) // name length
+	want.U32(64+8, 1) // frames
+	want.F32(64+16, 30)
 	want[64+20] = 1
 	want[96] = 'a'
 	for r := 0; r < 4; r++ {
-		want.f32(112+4*(r*4+r), 1)
+		want.F32(112+4*(r*4+r), 1)
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("v1 bytes differ\n got %x\nwant %x", got, []byte(want))
@@ -212,53 +203,53 @@ func TestPinnedV2(t *testing.T) {
 	got := write(t, c)
 	want := make(le, 736)
 	copy(want, "BPAT")
-	want.u32(4, 2)
-	want.u32(8, 2)
-	want.u32(12, 2)
-	want.u32(16, 1)
-	want.u32(20, 2)
-	want.u32(24, 3)
-	want.u32(28, 9)
-	want.u64(32, 64)
-	want.u64(40, 152)
-	want.u64(48, 184)
-	want.u64(56, 208)
+	want.U32(4, 2)
+	want.U32(8, 2)
+	want.U32(12, 2)
+	want.U32(16, 1)
+	want.U32(20, 2)
+	want.U32(24, 3)
+	want.U32(28, 9)
+	want.U64(32, 64)
+	want.U64(40, 152)
+	want.U64(48, 184)
+	want.U64(56, 208)
 	// clip 0 "walk": name 0, len 4, 2 frames at 0, 24 fps, loops, markers unset
-	want.u32(64+4, 4)
-	want.u32(64+8, 2)
-	want.f32(64+16, 24)
+	want.U32(64+4, 4)
+	want.U32(64+8, 2)
+	want.F32(64+16, 24)
 	want[64+20] = 1
 	for k := 0; k < 5; k++ {
-		want.f32(64+24+4*k, -1)
+		want.F32(64+24+4*k, -1)
 	}
 	// clip 1 "hit": name 5, len 3, 1 frame at 2, 12 fps, one-shot
-	want.u32(108+0, 5)
-	want.u32(108+4, 3)
-	want.u32(108+8, 1)
-	want.u32(108+12, 2)
-	want.f32(108+16, 12)
+	want.U32(108+0, 5)
+	want.U32(108+4, 3)
+	want.U32(108+8, 1)
+	want.U32(108+12, 2)
+	want.F32(108+16, 12)
 	for k, m := range []float32{-1, -1, 0.5, -1, 1} {
-		want.f32(108+24+4*k, m)
+		want.F32(108+24+4*k, m)
 	}
 	// socket "hit" reuses the clip's string at 5, anchor 1, offset (0,0,1)
-	want.u32(152+0, 5)
-	want.u32(152+4, 3)
-	want.u32(152+8, 1)
-	want.f32(152+20, 1)
+	want.U32(152+0, 5)
+	want.U32(152+4, 3)
+	want.U32(152+8, 1)
+	want.F32(152+20, 1)
 	copy(want[184:], "walk\x00hit\x00")
 	for i, v := range palette {
-		want.f32(208+4*i, v)
+		want.F32(208+4*i, v)
 	}
 	// socket data: bone 1 of each frame (translation (f,1,2)) moved by (0,0,1): rows
 	// [1 0 0 f] [0 1 0 1] [0 0 1 3]
 	for f := 0; f < 3; f++ {
 		o := 592 + 48*f
-		want.f32(o+0, 1)
-		want.f32(o+12, float32(f))
-		want.f32(o+20, 1)
-		want.f32(o+28, 1)
-		want.f32(o+40, 1)
-		want.f32(o+44, 3)
+		want.F32(o+0, 1)
+		want.F32(o+12, float32(f))
+		want.F32(o+20, 1)
+		want.F32(o+28, 1)
+		want.F32(o+40, 1)
+		want.F32(o+44, 3)
 	}
 	if !bytes.Equal(got, want) {
 		for i := range got {
@@ -303,11 +294,14 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open(filepath.Join(dir, "missing.bpat")); err == nil {
 		t.Error("missing file opened")
 	}
+	if _, err := Open(dir); !errors.Is(err, format.ErrIsDirectory) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("directory: %v", err)
+	}
 	empty := filepath.Join(dir, "empty.bpat")
 	os.WriteFile(empty, nil, 0o644)
 	_, err := Open(empty)
 	var ve *ValidationError
-	if !errors.As(err, &ve) || !ve.HasRule(RuleTruncated) || !strings.Contains(err.Error(), empty) {
+	if !errors.As(err, &ve) || !ve.HasRule(format.RuleTruncated) || !strings.Contains(err.Error(), empty) {
 		t.Errorf("empty file: %v", err)
 	}
 }

@@ -1,10 +1,11 @@
 package bpat
 
 import (
-	"bonebake/internal/binfile"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"bonebake/format/internal/binfmt"
 )
 
 // TestLerpMatchesScalar compares Lerp (vectorized where the platform allows) with
@@ -38,8 +39,8 @@ func TestLerpMatchesScalar(t *testing.T) {
 func TestDecodingPath(t *testing.T) {
 	c := testContents(0, 3, []int{4, 2}, true, []Socket{{"s", 2, [3]float32{1, 2, 3}}})
 	fast := write(t, c)
-	binfile.LittleEndianHost = false
-	defer func() { binfile.LittleEndianHost = true }()
+	binfmt.LittleEndianHost = false
+	defer func() { binfmt.LittleEndianHost = true }()
 	slow := write(t, c)
 	if string(fast) != string(slow) {
 		t.Fatal("the converting writer differs from the direct one")

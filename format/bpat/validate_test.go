@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"bonebake/format"
+	"bonebake/format/internal/formattest"
 )
 
 // Layout of the base file (worked out from FACTS §1.3): v2, 2 bones, clips "idle"
@@ -30,106 +33,85 @@ func baseV1(t testing.TB) []byte {
 	return b
 }
 
+// parse is Parse for formattest.Rules.
+func parse(b []byte, opts ...format.Option) ([]*format.FormatError, error) {
+	f, err := Parse(b, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return f.Warnings(), nil
+}
+
 func TestValidationRules(t *testing.T) {
 	nan := float32(math.NaN())
 	inf := float32(math.Inf(1))
-	cases := []struct {
-		name    string
-		v1      bool
-		mutate  func(b le) le
-		rule    string
-		lenient bool // the game's reader accepts it
-	}{
-		{"truncated header", false, func(b le) le { return b[:40] }, RuleTruncated, false},
-		{"truncated palette", false, func(b le) le { return b[:900] }, RuleBounds, false},
-		{"magic", false, func(b le) le { b[0] = 'X'; return b }, RuleMagic, false},
-		{"version 3", false, func(b le) le { b.u32(4, 3); return b }, RuleVersion, false},
-		{"version 0", false, func(b le) le { b.u32(4, 0); return b }, RuleVersion, false},
-		{"unknown species", false, func(b le) le { b.u32(8, 9); return b }, RuleSpecies, false},
-		{"no bones", false, func(b le) le { b.u32(12, 0); return b }, RuleBoneCount, false},
-		{"65 bones", false, func(b le) le { b.u32(12, 65); return b }, RuleBoneCount, false},
-		{"no clips", false, func(b le) le { b.u32(20, 0); return b }, RuleClipCount, false},
-		{"empty clip", false, func(b le) le { b.u32(108+8, 0); return b }, RuleFrameCount, false},
-		{"frame offset gap", false, func(b le) le { b.u32(108+12, 3); return b }, RuleFrameOffset, false},
-		{"frame total", false, func(b le) le { b.u32(24, 4); return b }, RuleFrameTotal, false},
-		{"huge frame total", false, func(b le) le { b.u32(24, math.MaxUint32); return b }, RuleBounds, false},
-		{"huge clip count", false, func(b le) le { b.u32(20, math.MaxUint32); return b }, RuleBounds, false},
-		{"huge bones and frames", false, func(b le) le { b.u32(12, math.MaxUint32); b.u32(24, math.MaxUint32); return b }, RuleBounds, false},
-		{"string table past end", false, func(b le) le { b.u64(48, 1<<62); return b }, RuleBounds, false},
-		{"palette offset overflow", false, func(b le) le { b.u64(56, math.MaxUint64-15); return b }, RuleBounds, false},
-		{"name past string table", false, func(b le) le { b.u32(64, 200); return b }, RuleBounds, false},
-		{"name length overflow", false, func(b le) le { b.u32(64+4, math.MaxUint32); return b }, RuleBounds, false},
-		{"strings before sockets", false, func(b le) le { b.u64(48, 64); return b }, RuleSectionOrder, false},
-		{"palette overlaps strings", false, func(b le) le { b.u64(56, 192); return b }, RuleOverlap, true},
-		{"palette misaligned", false, func(b le) le { b.u64(56, 200); return b }, RuleAlignment, false},
-		{"v1 string table misaligned", true, func(b le) le { b.u64(48, 164); return b }, RuleAlignment, false},
-		{"socket offset without sockets", false, func(b le) le { b.u32(16, 0); return b }, RuleSocketTable, false},
-		{"sockets without offset", false, func(b le) le { b.u64(40, 0); return b }, RuleSocketTable, false},
-		{"name without NUL", false, func(b le) le { b[188] = 'x'; return b }, RuleName, false},
-		{"name with NUL", false, func(b le) le { b.u32(64+4, 9); return b }, RuleName, false},
-		{"name not UTF-8", false, func(b le) le { b[184] = 0xff; return b }, RuleName, false},
-		{"anchor bone", false, func(b le) le { b.u32(152+8, 2); return b }, RuleAnchorBone, false},
-		{"clip pad byte", false, func(b le) le { b[64+21] = 1; return b }, RuleZeroBytes, true},
-		{"v1 clip reserved", true, func(b le) le { b[64+30] = 7; return b }, RuleZeroBytes, true},
-		{"socket reserved", false, func(b le) le { b[152+24] = 1; return b }, RuleZeroBytes, true},
-		{"gap before palette", false, func(b le) le { b[200] = 1; return b }, RuleZeroBytes, true},
-		{"marker above 1", false, func(b le) le { b.f32(108+32, 1.5); return b }, RuleMarker, true},
-		{"marker NaN", false, func(b le) le { b.f32(108+24, nan); return b }, RuleMarker, true},
-		{"marker -0.5", false, func(b le) le { b.f32(64+40, -0.5); return b }, RuleMarker, true},
-		{"fps zero", false, func(b le) le { b.f32(64+16, 0); return b }, RuleFPS, true},
-		{"fps negative", false, func(b le) le { b.f32(64+16, -24); return b }, RuleFPS, true},
-		{"fps NaN", false, func(b le) le { b.f32(108+16, nan); return b }, RuleFPS, true},
-		{"fps Inf", false, func(b le) le { b.f32(108+16, inf); return b }, RuleFPS, true},
-		{"loops 2", false, func(b le) le { b[64+20] = 2; return b }, RuleLoops, false},
-		{"trailing byte", false, func(b le) le { return append(b, 0) }, RuleTrailingBytes, true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var base []byte
-			if tc.v1 {
-				base = baseV1(t)
-			} else {
-				base = baseFile(t)
-			}
-			b := tc.mutate(le(base))
-			_, err := Parse(b, Name("bad.bpat"))
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("accepted (err = %v)", err)
-			}
-			if !ve.HasRule(tc.rule) {
-				t.Fatalf("rule %s not reported: %v", tc.rule, err)
-			}
-			var fe *FormatError
-			if !errors.As(err, &fe) || fe.File != "bad.bpat" {
-				t.Fatalf("no FormatError naming the file: %v", err)
-			}
-			if msg := err.Error(); !strings.Contains(msg, "bad.bpat") || !strings.Contains(msg, "offset") || !strings.Contains(msg, tc.rule) {
-				t.Fatalf("message does not name file, offset and rule: %s", msg)
-			}
-			_, lerr := Parse(b, Lenient())
-			if tc.lenient && lerr != nil {
-				t.Fatalf("lenient mode rejects what the game accepts: %v", lerr)
-			}
-			if !tc.lenient && lerr == nil {
-				t.Fatal("lenient mode accepts it")
-			}
-		})
-	}
+	formattest.Rules(t, baseFile, parse, []formattest.Case{
+		{Name: "truncated header", Mutate: func(b le) le { return b[:40] }, Rule: format.RuleTruncated, Offset: -1},
+		{Name: "truncated palette", Mutate: func(b le) le { return b[:900] }, Rule: format.RuleBounds, Offset: -1},
+		{Name: "magic", Mutate: func(b le) le { b[0] = 'X'; return b }, Rule: format.RuleMagic, Offset: -1},
+		{Name: "version 3", Mutate: func(b le) le { b.U32(4, 3); return b }, Rule: format.RuleVersion, Offset: -1},
+		{Name: "version 0", Mutate: func(b le) le { b.U32(4, 0); return b }, Rule: format.RuleVersion, Offset: -1},
+		{Name: "unknown species", Mutate: func(b le) le { b.U32(8, 9); return b }, Rule: format.RuleSpecies, Offset: 8, Lenient: true},
+		{Name: "no bones", Mutate: func(b le) le { b.U32(12, 0); return b }, Rule: RuleBoneCount, Offset: -1},
+		{Name: "65 bones", Mutate: func(b le) le { b.U32(12, 65); return b }, Rule: RuleBoneCount, Offset: -1},
+		{Name: "no clips", Mutate: func(b le) le { b.U32(20, 0); return b }, Rule: format.RuleClipCount, Offset: -1},
+		{Name: "empty clip", Mutate: func(b le) le { b.U32(108+8, 0); return b }, Rule: format.RuleFrameCount, Offset: -1},
+		{Name: "frame offset gap", Mutate: func(b le) le { b.U32(108+12, 3); return b }, Rule: format.RuleFrameOffset, Offset: -1},
+		{Name: "frame total", Mutate: func(b le) le { b.U32(24, 4); return b }, Rule: format.RuleFrameTotal, Offset: -1},
+		{Name: "huge frame total", Mutate: func(b le) le { b.U32(24, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: -1},
+		{Name: "huge clip count", Mutate: func(b le) le { b.U32(20, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: -1},
+		{Name: "huge bones and frames", Mutate: func(b le) le { b.U32(12, math.MaxUint32); b.U32(24, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: -1},
+		{Name: "string table past end", Mutate: func(b le) le { b.U64(48, 1<<62); return b }, Rule: format.RuleBounds, Offset: -1},
+		{Name: "palette offset overflow", Mutate: func(b le) le { b.U64(56, math.MaxUint64-15); return b }, Rule: format.RuleBounds, Offset: -1},
+		{Name: "name past string table", Mutate: func(b le) le { b.U32(64, 200); return b }, Rule: format.RuleBounds, Offset: -1},
+		{Name: "name length overflow", Mutate: func(b le) le { b.U32(64+4, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: -1},
+		{Name: "strings before sockets", Mutate: func(b le) le { b.U64(48, 64); return b }, Rule: format.RuleSectionOrder, Offset: -1},
+		{Name: "palette overlaps strings", Mutate: func(b le) le { b.U64(56, 192); return b }, Rule: format.RuleOverlap, Offset: -1, Lenient: true},
+		{Name: "palette misaligned", Mutate: func(b le) le { b.U64(56, 200); return b }, Rule: format.RuleAlignment, Offset: -1},
+		{Name: "v1 string table misaligned", Base: baseV1, Mutate: func(b le) le { b.U64(48, 164); return b }, Rule: format.RuleAlignment, Offset: -1},
+		{Name: "socket offset without sockets", Mutate: func(b le) le { b.U32(16, 0); return b }, Rule: RuleSocketTable, Offset: -1},
+		{Name: "sockets without offset", Mutate: func(b le) le { b.U64(40, 0); return b }, Rule: RuleSocketTable, Offset: -1},
+		{Name: "name without NUL", Mutate: func(b le) le { b[188] = 'x'; return b }, Rule: format.RuleName, Offset: -1},
+		{Name: "name with NUL", Mutate: func(b le) le { b.U32(64+4, 9); return b }, Rule: format.RuleName, Offset: -1},
+		{Name: "name not UTF-8", Mutate: func(b le) le { b[184] = 0xff; return b }, Rule: format.RuleName, Offset: -1},
+		{Name: "anchor bone", Mutate: func(b le) le { b.U32(152+8, 2); return b }, Rule: RuleAnchorBone, Offset: -1},
+		{Name: "clip pad byte", Mutate: func(b le) le { b[64+21] = 1; return b }, Rule: format.RuleZeroBytes, Offset: -1, Lenient: true},
+		{Name: "v1 clip reserved", Base: baseV1, Mutate: func(b le) le { b[64+30] = 7; return b }, Rule: format.RuleZeroBytes, Offset: -1, Lenient: true},
+		{Name: "socket reserved", Mutate: func(b le) le { b[152+24] = 1; return b }, Rule: format.RuleZeroBytes, Offset: -1, Lenient: true},
+		{Name: "gap before palette", Mutate: func(b le) le { b[200] = 1; return b }, Rule: format.RuleZeroBytes, Offset: -1, Lenient: true},
+		{Name: "marker above 1", Mutate: func(b le) le { b.F32(108+32, 1.5); return b }, Rule: RuleMarker, Offset: -1, Lenient: true},
+		{Name: "marker NaN", Mutate: func(b le) le { b.F32(108+24, nan); return b }, Rule: RuleMarker, Offset: -1, Lenient: true},
+		{Name: "marker -0.5", Mutate: func(b le) le { b.F32(64+40, -0.5); return b }, Rule: RuleMarker, Offset: -1, Lenient: true},
+		{Name: "fps zero", Mutate: func(b le) le { b.F32(64+16, 0); return b }, Rule: RuleFPS, Offset: -1, Lenient: true},
+		{Name: "fps negative", Mutate: func(b le) le { b.F32(64+16, -24); return b }, Rule: RuleFPS, Offset: -1, Lenient: true},
+		{Name: "fps NaN", Mutate: func(b le) le { b.F32(108+16, nan); return b }, Rule: RuleFPS, Offset: -1, Lenient: true},
+		{Name: "fps Inf", Mutate: func(b le) le { b.F32(108+16, inf); return b }, Rule: RuleFPS, Offset: -1, Lenient: true},
+		{Name: "loops 2", Mutate: func(b le) le { b[64+20] = 2; return b }, Rule: RuleLoops, Offset: -1},
+		{Name: "trailing byte", Mutate: func(b le) le { return append(b, 0) }, Rule: format.RuleTrailingBytes, Offset: -1, Lenient: true},
+		// Strict means strict: finite floats and the canonical layout.
+		{Name: "palette NaN", Mutate: func(b le) le { b.F32(208+4*5, nan); b.F32(208+4*9, inf); return b }, Rule: format.RuleFloat, Offset: 228, Lenient: true},
+		{Name: "socket data -Inf", Mutate: func(b le) le { b.F32(848+8, -inf); return b }, Rule: format.RuleFloat, Offset: 856, Lenient: true},
+		{Name: "socket offset NaN", Mutate: func(b le) le { b.F32(152+16, nan); return b }, Rule: format.RuleFloat, Offset: 168, Lenient: true},
+		{Name: "clip table after a gap", Mutate: func(b le) le { return b.Insert(64, 16, 32, 40, 48, 56) }, Rule: format.RuleLayout, Offset: 32, Lenient: true},
+		{Name: "socket table after a gap", Mutate: func(b le) le { return b.Insert(152, 16, 40, 48, 56) }, Rule: format.RuleLayout, Offset: 40, Lenient: true},
+		{Name: "string table after a gap", Mutate: func(b le) le { return b.Insert(184, 16, 48, 56) }, Rule: format.RuleLayout, Offset: 48, Lenient: true},
+		{Name: "palette a boundary late", Mutate: func(b le) le { return b.Insert(208, 16, 56) }, Rule: format.RuleLayout, Offset: 56, Lenient: true},
+		{Name: "v1 palette a boundary late", Base: baseV1, Mutate: func(b le) le { return b.Insert(176, 32, 56) }, Rule: format.RuleLayout, Offset: 56, Lenient: true},
+	})
 }
 
 func TestValidationReportsEveryProblem(t *testing.T) {
 	b := le(baseFile(t))
-	b.u32(8, 9)            // species
-	b.f32(64+16, 0)        // fps of clip 0
-	b.u32(152+8, 5)        // anchor
+	b.U32(8, 9)            // species
+	b.F32(64+16, 0)        // fps of clip 0
+	b.U32(152+8, 5)        // anchor
 	b = append(b, 1, 2, 3) // trailing
-	_, err := Parse(b)
+	_, err := Parse(b, formattest.Builtin)
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatal(err)
 	}
-	for _, r := range []string{RuleSpecies, RuleFPS, RuleAnchorBone, RuleTrailingBytes} {
+	for _, r := range []string{format.RuleSpecies, RuleFPS, RuleAnchorBone, format.RuleTrailingBytes} {
 		if !ve.HasRule(r) {
 			t.Errorf("%s not reported in %v", r, err)
 		}
@@ -139,22 +121,53 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	}
 }
 
-func TestRegisteredSpecies(t *testing.T) {
+// TestKnownSpecies: the species id is checked only against a set the caller
+// gives, and lenient mode lets an unknown one pass with a warning.
+func TestKnownSpecies(t *testing.T) {
 	b := le(baseFile(t))
-	b.u32(8, 42)
-	if _, err := Parse(b); err == nil {
-		t.Fatal("species 42 accepted without registration")
+	b.U32(8, 7)
+	if _, err := Parse(b); err != nil {
+		t.Fatalf("species checked without a known set: %v", err)
 	}
-	if _, err := Parse(b, Species(42)); err != nil {
+	_, err := Parse(b, format.Name("seven.bpat"), formattest.Builtin)
+	formattest.Problem(t, err, "seven.bpat", format.RuleSpecies, 8)
+	if _, err := Parse(b, format.KnownSpecies(1), format.KnownSpecies(7)); err != nil {
+		t.Fatalf("species 7 refused though known: %v", err)
+	}
+	if _, err := Parse(b, format.KnownSpecies()); err == nil {
+		t.Fatal("an empty known set accepts species 7")
+	}
+	f, err := Parse(b, format.Lenient(), formattest.Builtin)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if w := f.Warnings(); len(w) != 1 || w[0].Rule != format.RuleSpecies || w[0].Offset != 8 {
+		t.Fatalf("warnings %v, want one species warning at 8", w)
+	}
+}
+
+// TestNonFiniteFloats: one problem names the first bad float and counts them all,
+// and SkipFloatScan leaves the scan out.
+func TestNonFiniteFloats(t *testing.T) {
+	b := le(baseFile(t))
+	for _, k := range []int{7, 8, 100, 159} { // palette floats (the block is 160 floats)
+		b.U32(208+4*k, 0x7f800001) // a signalling NaN
+	}
+	_, err := Parse(b, format.Name("nan.bpat"))
+	p := formattest.Problem(t, err, "nan.bpat", format.RuleFloat, 208+4*7)
+	if !strings.Contains(p.Detail, "4 of its floats") || !strings.Contains(p.Detail, "palette") {
+		t.Errorf("detail %q does not name the block and count 4", p.Detail)
+	}
+	if _, err := Parse(b, format.SkipFloatScan()); err != nil {
+		t.Errorf("SkipFloatScan still scans: %v", err)
 	}
 }
 
 func TestLenientPlaysUnalignedOverlap(t *testing.T) {
 	// The palette overlapping the strings still reads from where the header says.
 	b := le(baseFile(t))
-	b.u64(56, 192)
-	f, err := Parse(b, Lenient())
+	b.U64(56, 192)
+	f, err := Parse(b, format.Lenient())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +181,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(baseV1(f))
 	f.Add([]byte("BPAT"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, opts := range [][]Option{nil, {Lenient()}} {
+		for _, opts := range [][]Option{nil, {format.Lenient()}} {
 			file, err := Parse(b, opts...)
 			if err != nil {
 				continue

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"unsafe"
 
+	"bonebake/format/internal/binfmt"
 	"bonebake/internal/atomicfile"
-	"bonebake/internal/binfile"
 )
 
 // Contents is everything a BPAT file holds, as the writer takes it.
@@ -118,43 +117,26 @@ func (c *Contents) plan() (*layout, error) {
 	}
 
 	// Interned strings: clip names first in clip order, then socket names.
-	var strs binfile.Strings
-	for i, cl := range c.Clips {
-		off, err := strs.Add(cl.Name)
-		if err != nil {
-			return nil, fmt.Errorf("bpat: clip %d: %w", i, err)
-		}
-		l.clipNames = append(l.clipNames, off)
+	var strs binfmt.Strings
+	if l.clipNames, err = strs.AddAll("bpat: clip", len(c.Clips), func(i int) string { return c.Clips[i].Name }); err != nil {
+		return nil, err
 	}
-	for i, so := range c.Sockets {
-		off, err := strs.Add(so.Name)
-		if err != nil {
-			return nil, fmt.Errorf("bpat: socket %d: %w", i, err)
-		}
-		l.socketNames = append(l.socketNames, off)
+	if l.socketNames, err = strs.AddAll("bpat: socket", len(c.Sockets), func(i int) string { return c.Sockets[i].Name }); err != nil {
+		return nil, err
 	}
 	l.strings = strs.Table
 
-	h := &l.header
-	h.Version = version
-	h.SpeciesID = c.SpeciesID
-	h.BoneCount = uint32(c.BoneCount)
-	h.SocketCount = uint32(len(c.Sockets))
-	h.ClipCount = uint32(len(c.Clips))
-	h.FrameTotal = uint32(total)
-	h.StringTableSize = uint32(len(l.strings))
-	h.ClipTableOffset = HeaderSize
-	next := h.ClipTableOffset + uint64(len(c.Clips))*h.ClipEntrySize()
-	if len(c.Sockets) > 0 {
-		h.SocketTableOffset = next
-		next += uint64(len(c.Sockets)) * SocketEntrySize
+	l.header = Header{
+		Version: version, SpeciesID: c.SpeciesID, BoneCount: uint32(c.BoneCount),
+		SocketCount: uint32(len(c.Sockets)), ClipCount: uint32(len(c.Clips)),
+		FrameTotal: uint32(total), StringTableSize: uint32(len(l.strings)),
 	}
-	h.StringTableOffset = next
-	h.PaletteOffset = alignUp(next+uint64(len(l.strings)), PaletteAlign)
+	h := &l.header
+	h.ClipTableOffset, h.SocketTableOffset, h.StringTableOffset, h.PaletteOffset = h.canonical()
 	return l, nil
 }
 
-// Write writes c to w in the exact layout of FACTS §1.3.
+// Write writes c to w in the canonical layout of docs/formats/bpat.md §3.
 func Write(w io.Writer, c *Contents) error {
 	sw, err := NewStreamWriter(w, c)
 	if err != nil {
@@ -198,20 +180,9 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 	bw := sw.w
 	var buf [HeaderSize]byte
 	le := binary.LittleEndian
-
+	binary.Encode(buf[:], le, h)
 	copy(buf[0:4], Magic)
-	le.PutUint32(buf[4:], h.Version)
-	le.PutUint32(buf[8:], h.SpeciesID)
-	le.PutUint32(buf[12:], h.BoneCount)
-	le.PutUint32(buf[16:], h.SocketCount)
-	le.PutUint32(buf[20:], h.ClipCount)
-	le.PutUint32(buf[24:], h.FrameTotal)
-	le.PutUint32(buf[28:], h.StringTableSize)
-	le.PutUint64(buf[32:], h.ClipTableOffset)
-	le.PutUint64(buf[40:], h.SocketTableOffset)
-	le.PutUint64(buf[48:], h.StringTableOffset)
-	le.PutUint64(buf[56:], h.PaletteOffset)
-	bw.Write(buf[:HeaderSize])
+	bw.Write(buf[:])
 
 	offset := uint32(0)
 	for i, cl := range c.Clips {
@@ -269,7 +240,7 @@ func (sw *StreamWriter) WriteFrames(p []float32) error {
 			ComputeSocketData(p[f*sw.frameFloats:(f+1)*sw.frameFloats], sw.c.Sockets, sw.sockets[k:])
 		}
 	}
-	return writeFloats(sw.w, p)
+	return binfmt.WriteFloats(sw.w, p)
 }
 
 // Close writes the socket data and flushes. It fails when fewer frames were written
@@ -279,12 +250,12 @@ func (sw *StreamWriter) Close() error {
 		return fmt.Errorf("bpat: %d frames written, but the header has %d", sw.written, sw.total)
 	}
 	if sw.sockets != nil {
-		if err := writeFloats(sw.w, sw.sockets); err != nil {
+		if err := binfmt.WriteFloats(sw.w, sw.sockets); err != nil {
 			return err
 		}
 	} else if len(sw.c.Sockets) > 0 {
 		for _, sd := range sw.c.SocketData {
-			if err := writeFloats(sw.w, sd); err != nil {
+			if err := binfmt.WriteFloats(sw.w, sd); err != nil {
 				return err
 			}
 		}
@@ -307,31 +278,6 @@ func ComputeSocketData(palette []float32, sockets []Socket, dst []float32) {
 			d[r*4+3] = float32(float64(row[0])*ox + float64(row[1])*oy + float64(row[2])*oz + float64(row[3]))
 		}
 	}
-}
-
-// writeFloats writes fs as little-endian float32. On a little-endian host those
-// are the bytes already in memory, written as they are; elsewhere they are
-// converted a chunk at a time.
-func writeFloats(w io.Writer, fs []float32) error {
-	if len(fs) == 0 {
-		return nil
-	}
-	if binfile.LittleEndianHost {
-		_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)))
-		return err
-	}
-	var b [8192]byte
-	for len(fs) > 0 {
-		n := min(len(fs), len(b)/4)
-		for i, v := range fs[:n] {
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-		}
-		if _, err := w.Write(b[:4*n]); err != nil {
-			return err
-		}
-		fs = fs[n:]
-	}
-	return nil
 }
 
 // WriteFile writes c to path atomically: a failed write leaves the old file intact.

@@ -3,6 +3,8 @@ package bpsm
 import (
 	"path/filepath"
 	"testing"
+
+	"bonebake/format/internal/formattest"
 )
 
 // benchContents is a 2,000-vertex, 3,000-triangle mesh (a far-LOD horse is smaller)
@@ -35,27 +37,11 @@ func benchFile(b *testing.B, size int) string {
 	return path
 }
 
-// BenchmarkOpen maps, validates (strictly) and closes a file: the vertex data is
-// never touched, so the time does not grow with the number of frames. The 9,000
-// indices are all checked, the same in both sizes.
+// BenchmarkOpen maps, validates (strictly) and closes a file. The 9,000 indices are
+// all checked, the same in both sizes; with the float scan every vertex is read
+// once, and without it (format.SkipFloatScan) the vertex data is never touched.
 func BenchmarkOpen(b *testing.B) {
-	for _, s := range []struct {
-		name string
-		size int
-	}{{"3MiB", 3 << 20}, {"256MiB", 256 << 20}} {
-		b.Run(s.name, func(b *testing.B) {
-			path := benchFile(b, s.size)
-			b.ResetTimer()
-			b.ReportAllocs()
-			for b.Loop() {
-				f, err := Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				f.Close()
-			}
-		})
-	}
+	formattest.BenchOpen(b, Open, benchFile, 3<<20, 256<<20)
 }
 
 // BenchmarkVertex decodes vertices in file order: every vertex of a frame, then

@@ -15,20 +15,31 @@
 //	…       0–15        zero bytes up to a 16-byte boundary
 //	…       56·V·F      vertex data: frame_total frames of vertex_count vertices
 //
-// The writer starts both the index data and the vertex data on a 16-byte boundary
-// (the vertex gap is at most 12 bytes, since the index data is a whole number of u32);
-// the validator demands 4-byte alignment of both, which is what decoding u32 and
-// float32 in place needs. Frame f of clip c starts at
+// This is the canonical layout: the writer starts both the index data and the
+// vertex data on a 16-byte boundary (the vertex gap is at most 12 bytes, since the
+// index data is a whole number of u32), and strict validation demands exactly this
+// placement. Lenient validation demands only 4-byte alignment of both, which is
+// what decoding u32 and float32 in place needs. Frame f of clip c starts at
 // vertex_data_offset + (frame_offset_c + f)·vertex_count·56.
 //
-// Open maps a file read-only and validates everything but the vertex data: header,
-// clip table, names, layout, padding and every index are checked, while the vertex
-// block is neither read nor copied, so a file of any size opens in about the same
-// time. The per-vertex rules (finite floats, bone weights, zero pad bytes) are checked
-// on request by File.CheckVertices, which reads the whole block once.
+// Open maps a file read-only and validates it: header, clip table, names, layout,
+// padding and every index are checked, and every vertex float is proven finite by
+// a scan at memory speed (format.SkipFloatScan leaves the scan out, so that a huge
+// trusted file opens without being read). The other per-vertex rules (bone weights,
+// zero pad bytes) are checked on request by File.CheckVertices.
+//
+// Lenient validation (format.Lenient) accepts what a reader that seeks by the
+// header's offsets can read: it lets non-zero pad, reserved and gap bytes,
+// overlapping sections, trailing bytes, a non-canonical layout, non-finite vertex
+// floats and an unknown species id pass, listing each in File.Warnings.
 package bpsm
 
-import "math"
+import (
+	"math"
+
+	"bonebake/format"
+	"bonebake/format/internal/binfmt"
+)
 
 // Magic is the four bytes every BPSM file starts with.
 const Magic = "BPSM"
@@ -65,16 +76,13 @@ const (
 	LODMinimal = 1 // the minimal mesh (file names <name>_minimal.bpsm)
 )
 
-// BuiltinSpecies lists the species ids every validator knows (FACTS §2.1):
-// 0 humanoid, 1 horse, 2 elephant, 3 humanoid_sword, 4 humanoid_spear,
-// 5 humanoid_skeleton. Other ids are accepted when a caller registers them.
-var BuiltinSpecies = []uint32{0, 1, 2, 3, 4, 5}
-
 // WeightTolerance is how far a vertex's bone weights may sum from 1.
 const WeightTolerance = 0.01
 
-// Header is the fixed 72-byte header. The reserved u32 at offset 36 is always zero.
+// Header is the fixed 72-byte header, field for field (the blank fields are the
+// magic and the reserved u32 at offset 36, always zero).
 type Header struct {
+	_                 [4]byte
 	Version           uint32
 	SpeciesID         uint32
 	LOD               uint32
@@ -83,6 +91,7 @@ type Header struct {
 	ClipCount         uint32
 	FrameTotal        uint32
 	StringTableSize   uint32
+	_                 uint32
 	ClipTableOffset   uint64
 	StringTableOffset uint64
 	IndexDataOffset   uint64
@@ -120,13 +129,18 @@ type Vertex struct {
 }
 
 // Section is one region of a file, as reported by File.Sections.
-type Section struct {
-	Name   string
-	Offset uint64
-	Size   uint64
-}
+type Section = format.Section
 
-func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+// canonical returns where the canonical layout (the writer's, in the package
+// documentation) puts the clip table, string table, index data and vertex data of
+// a file with h's counts: each right after the one before, the index and vertex
+// data on the next 16-byte boundary.
+func (h *Header) canonical() (clips, strs, indices, vertices uint64) {
+	clips = HeaderSize
+	strs = clips + uint64(h.ClipCount)*ClipEntrySize
+	indices = binfmt.AlignUp(strs+uint64(h.StringTableSize), DataAlign)
+	return clips, strs, indices, binfmt.AlignUp(indices+h.IndexDataSize(), DataAlign)
+}
 
 // finiteBits reports whether the float32 with bits u is neither NaN nor infinite.
 func finiteBits(u uint32) bool { return u&0x7f800000 != 0x7f800000 }

@@ -1,15 +1,17 @@
 package bpsm
 
 import (
-	"bonebake/internal/binfile"
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bonebake/format"
+	"bonebake/format/internal/binfmt"
+	"bonebake/format/internal/formattest"
 )
 
 // testVertex is vertex i of global frame k: every field differs between vertices
@@ -45,14 +47,7 @@ func testContents(vertices int, indices []uint32, frames []int) *Contents {
 	return c
 }
 
-func write(t testing.TB, c *Contents) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := Write(&buf, c); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func write(t testing.TB, c *Contents) []byte { return formattest.Bytes(t, Write, c) }
 
 func sameVertex(a, b Vertex) bool {
 	bitsEq := func(x, y []float32) bool {
@@ -177,8 +172,8 @@ func TestDecodingPath(t *testing.T) {
 	}
 	checkRoundTrip(t, f, c)
 
-	binfile.LittleEndianHost = false
-	defer func() { binfile.LittleEndianHost = true }()
+	binfmt.LittleEndianHost = false
+	defer func() { binfmt.LittleEndianHost = true }()
 	if f, err = Parse(b); err != nil {
 		t.Fatal(err)
 	}
@@ -233,11 +228,7 @@ func TestWriterRejectsBadContents(t *testing.T) {
 }
 
 // le builds a byte image by absolute offsets, independently of the writer.
-type le []byte
-
-func (b le) u32(off int, v uint32)  { binary.LittleEndian.PutUint32(b[off:], v) }
-func (b le) u64(off int, v uint64)  { binary.LittleEndian.PutUint64(b[off:], v) }
-func (b le) f32(off int, v float32) { b.u32(off, math.Float32bits(v)) }
+type le = formattest.LE
 
 // TestPinned checks every byte of a small file whose layout was worked out by hand
 // from FACTS §2.5 and the package's alignment choice: header 0-71, clip table 72-135
@@ -260,42 +251,42 @@ func TestPinned(t *testing.T) {
 
 	want := make(le, 680)
 	copy(want, "BPSM")
-	want.u32(4, 1)    // version
-	want.u32(8, 2)    // species: elephant
-	want.u32(12, 1)   // lod: minimal
-	want.u32(16, 3)   // vertex_count
-	want.u32(20, 3)   // index_count
-	want.u32(24, 2)   // clip_count
-	want.u32(28, 3)   // frame_total
-	want.u32(32, 9)   // string_table_size: "walk\0die\0"
-	want.u64(40, 72)  // clip table
-	want.u64(48, 136) // string table
-	want.u64(56, 160) // index data: 145 rounded up to 16
-	want.u64(64, 176) // vertex data: 172 rounded up to 16
+	want.U32(4, 1)    // version
+	want.U32(8, 2)    // species: elephant
+	want.U32(12, 1)   // lod: minimal
+	want.U32(16, 3)   // vertex_count
+	want.U32(20, 3)   // index_count
+	want.U32(24, 2)   // clip_count
+	want.U32(28, 3)   // frame_total
+	want.U32(32, 9)   // string_table_size: "walk\0die\0"
+	want.U64(40, 72)  // clip table
+	want.U64(48, 136) // string table
+	want.U64(56, 160) // index data: 145 rounded up to 16
+	want.U64(64, 176) // vertex data: 172 rounded up to 16
 	// clip 0 "walk": name 0, length 4, 2 frames from frame 0
-	want.u32(72+4, 4)
-	want.u32(72+8, 2)
+	want.U32(72+4, 4)
+	want.U32(72+8, 2)
 	// clip 1 "die": name 5, length 3, 1 frame from frame 2
-	want.u32(104+0, 5)
-	want.u32(104+4, 3)
-	want.u32(104+8, 1)
-	want.u32(104+12, 2)
+	want.U32(104+0, 5)
+	want.U32(104+4, 3)
+	want.U32(104+8, 1)
+	want.U32(104+12, 2)
 	copy(want[136:], "walk\x00die\x00")
-	want.u32(160, 2)
-	want.u32(164, 0)
-	want.u32(168, 1)
+	want.U32(160, 2)
+	want.U32(164, 0)
+	want.U32(168, 1)
 	for k := 0; k < 3; k++ {
 		for i := 0; i < 3; i++ {
 			o := 176 + (k*3+i)*56
-			want.f32(o+0, float32(k))
-			want.f32(o+4, float32(i))
-			want.f32(o+8, 0.5)
-			want.f32(o+20, 1) // normal z
-			want.f32(o+24, float32(i)/4)
-			want.f32(o+28, 0.5)
+			want.F32(o+0, float32(k))
+			want.F32(o+4, float32(i))
+			want.F32(o+8, 0.5)
+			want.F32(o+20, 1) // normal z
+			want.F32(o+24, float32(i)/4)
+			want.F32(o+28, 0.5)
 			want[o+32], want[o+33] = byte(i), 1
-			want.f32(o+36, 0.75)
-			want.f32(o+40, 0.25)
+			want.F32(o+36, 0.75)
+			want.F32(o+40, 0.25)
 			want[o+52] = 2
 		}
 	}
@@ -314,8 +305,14 @@ func TestPinned(t *testing.T) {
 	if v := f.Vertex(1, 0, 2); !sameVertex(v, vertex(2, 2)) {
 		t.Fatalf("Vertex(1,0,2) = %+v", v)
 	}
-	wantSections := []Section{{"header", 0, 72}, {"clip table", 72, 64}, {"string table", 136, 9},
-		{"padding", 145, 15}, {"index data", 160, 12}, {"padding", 172, 4}, {"vertex data", 176, 504}}
+	var wantSections []Section
+	for _, s := range []struct {
+		name         string
+		offset, size uint64
+	}{{"header", 0, 72}, {"clip table", 72, 64}, {"string table", 136, 9}, {"padding", 145, 15},
+		{"index data", 160, 12}, {"padding", 172, 4}, {"vertex data", 176, 504}} {
+		wantSections = append(wantSections, Section{Name: s.name, Offset: s.offset, Size: s.size})
+	}
 	if s := f.Sections(); len(s) != len(wantSections) {
 		t.Fatalf("sections %+v", s)
 	} else {
@@ -386,7 +383,7 @@ func TestOpenErrors(t *testing.T) {
 	os.WriteFile(empty, nil, 0o644)
 	_, err := Open(empty)
 	var ve *ValidationError
-	if !errors.As(err, &ve) || !ve.HasRule(RuleTruncated) || !strings.Contains(err.Error(), empty) {
+	if !errors.As(err, &ve) || !ve.HasRule(format.RuleTruncated) || !strings.Contains(err.Error(), empty) {
 		t.Errorf("empty file: %v", err)
 	}
 	bad := filepath.Join(dir, "bad.bpsm")

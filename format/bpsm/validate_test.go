@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"bonebake/format"
+	"bonebake/format/internal/formattest"
 )
 
 // Layout of the base file (worked out from FACTS §2.5): 3 vertices, 6 indices, clips
@@ -22,115 +25,78 @@ func baseFile(t testing.TB) []byte {
 // vertexAt is the offset of vertex i of global frame k in the base file.
 func vertexAt(k, i int) int { return 192 + (k*3+i)*VertexSize }
 
-// checkProblem checks that err is a *ValidationError naming file and breaking rule,
-// with a message that names the file, the rule and an offset.
-func checkProblem(t *testing.T, err error, file, rule string) *ValidationError {
-	t.Helper()
-	var ve *ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatalf("accepted (err = %v)", err)
-	}
-	if !ve.HasRule(rule) {
-		t.Fatalf("rule %s not reported: %v", rule, err)
-	}
-	var fe *FormatError
-	if !errors.As(err, &fe) || fe.File != file {
-		t.Fatalf("no FormatError naming the file: %v", err)
-	}
-	if msg := err.Error(); !strings.Contains(msg, file) || !strings.Contains(msg, "offset") || !strings.Contains(msg, rule) {
-		t.Fatalf("message does not name file, offset and rule: %s", msg)
-	}
-	return ve
+func TestValidationRules(t *testing.T) {
+	nan := float32(math.NaN())
+	formattest.Rules(t, baseFile, parse, []formattest.Case{
+		{Name: "truncated header", Mutate: func(b le) le { return b[:40] }, Rule: format.RuleTruncated, Offset: 40},
+		{Name: "empty", Mutate: func(b le) le { return b[:0] }, Rule: format.RuleTruncated, Offset: 0},
+		{Name: "truncated vertex data", Mutate: func(b le) le { return b[:1000] }, Rule: format.RuleBounds, Offset: 64},
+		{Name: "magic", Mutate: func(b le) le { b[0] = 'X'; return b }, Rule: format.RuleMagic, Offset: 0},
+		{Name: "BPAT magic", Mutate: func(b le) le { copy(b, "BPAT"); return b }, Rule: format.RuleMagic, Offset: 0},
+		{Name: "version 2", Mutate: func(b le) le { b.U32(4, 2); return b }, Rule: format.RuleVersion, Offset: 4},
+		{Name: "version 0", Mutate: func(b le) le { b.U32(4, 0); return b }, Rule: format.RuleVersion, Offset: 4},
+		{Name: "unknown species", Mutate: func(b le) le { b.U32(8, 9); return b }, Rule: format.RuleSpecies, Offset: 8, Lenient: true},
+		{Name: "lod 2", Mutate: func(b le) le { b.U32(12, 2); return b }, Rule: RuleLOD, Offset: 12},
+		{Name: "no vertices", Mutate: func(b le) le { b.U32(16, 0); return b }, Rule: RuleVertexCount, Offset: 16},
+		{Name: "index count 5", Mutate: func(b le) le { b.U32(20, 5); return b }, Rule: RuleIndexCount, Offset: 20},
+		{Name: "index out of range", Mutate: func(b le) le { b.U32(160+4*4, 3); return b }, Rule: RuleIndex, Offset: 176},
+		{Name: "index huge", Mutate: func(b le) le { b.U32(160, math.MaxUint32); return b }, Rule: RuleIndex, Offset: 160},
+		{Name: "no clips", Mutate: func(b le) le { b.U32(24, 0); return b }, Rule: format.RuleClipCount, Offset: 24},
+		{Name: "empty clip", Mutate: func(b le) le { b.U32(104+8, 0); return b }, Rule: format.RuleFrameCount, Offset: 112},
+		{Name: "frame offset gap", Mutate: func(b le) le { b.U32(104+12, 3); return b }, Rule: format.RuleFrameOffset, Offset: 116},
+		{Name: "frame offset overlap", Mutate: func(b le) le { b.U32(104+12, 1); return b }, Rule: format.RuleFrameOffset, Offset: 116},
+		{Name: "frame total", Mutate: func(b le) le { b.U32(28, 4); return b }, Rule: format.RuleFrameTotal, Offset: 28},
+		{Name: "huge frame total", Mutate: func(b le) le { b.U32(28, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 64},
+		{Name: "vertex size overflows 64 bits", Mutate: func(b le) le { b.U32(16, math.MaxUint32); b.U32(28, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 64},
+		{Name: "huge clip count", Mutate: func(b le) le { b.U32(24, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 40},
+		{Name: "huge index count", Mutate: func(b le) le { b.U32(20, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 56},
+		{Name: "huge string table", Mutate: func(b le) le { b.U32(32, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 48},
+		{Name: "clip table past end", Mutate: func(b le) le { b.U64(40, 1<<62); return b }, Rule: format.RuleBounds, Offset: 40},
+		{Name: "string table past end", Mutate: func(b le) le { b.U64(48, 1<<62); return b }, Rule: format.RuleBounds, Offset: 48},
+		{Name: "index data past end", Mutate: func(b le) le { b.U64(56, 1030); return b }, Rule: format.RuleBounds, Offset: 56},
+		{Name: "vertex offset overflow", Mutate: func(b le) le { b.U64(64, math.MaxUint64-15); return b }, Rule: format.RuleBounds, Offset: 64},
+		{Name: "name past string table", Mutate: func(b le) le { b.U32(72, 200); return b }, Rule: format.RuleBounds, Offset: 72},
+		{Name: "name length overflow", Mutate: func(b le) le { b.U32(72+4, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 72},
+		{Name: "strings before clips", Mutate: func(b le) le { b.U64(48, 64); return b }, Rule: format.RuleSectionOrder, Offset: 64},
+		{Name: "vertices before indices", Mutate: func(b le) le { b.U64(64, 136); return b }, Rule: format.RuleSectionOrder, Offset: 136},
+		{Name: "strings overlap indices", Mutate: func(b le) le { b.U32(32, 30); return b }, Rule: format.RuleOverlap, Offset: 160, Lenient: true},
+		{Name: "vertices overlap indices", Mutate: func(b le) le { b.U64(64, 180); return b }, Rule: format.RuleOverlap, Offset: 180, Lenient: true},
+		{Name: "clip table misaligned", Mutate: func(b le) le { b.U64(40, 74); return b }, Rule: format.RuleAlignment, Offset: 40},
+		{Name: "index data misaligned", Mutate: func(b le) le { b.U64(56, 162); return b }, Rule: format.RuleAlignment, Offset: 56},
+		{Name: "vertex data misaligned", Mutate: func(b le) le { b.U64(64, 190); return b }, Rule: format.RuleAlignment, Offset: 64},
+		{Name: "name without NUL", Mutate: func(b le) le { b[140] = 'x'; return b }, Rule: format.RuleName, Offset: 140},
+		{Name: "name with NUL", Mutate: func(b le) le { b.U32(72+4, 9); return b }, Rule: format.RuleName, Offset: 136},
+		{Name: "name not UTF-8", Mutate: func(b le) le { b[137] = 0xff; return b }, Rule: format.RuleName, Offset: 136},
+		{Name: "header reserved", Mutate: func(b le) le { b[38] = 1; return b }, Rule: format.RuleZeroBytes, Offset: 38, Lenient: true},
+		{Name: "clip reserved", Mutate: func(b le) le { b[104+20] = 1; return b }, Rule: format.RuleZeroBytes, Offset: 124, Lenient: true},
+		{Name: "gap before index data", Mutate: func(b le) le { b[150] = 1; return b }, Rule: format.RuleZeroBytes, Offset: 150, Lenient: true},
+		{Name: "gap before vertex data", Mutate: func(b le) le { b[188] = 7; return b }, Rule: format.RuleZeroBytes, Offset: 188, Lenient: true},
+		{Name: "trailing byte", Mutate: func(b le) le { return append(b, 0) }, Rule: format.RuleTrailingBytes, Offset: 1032, Lenient: true},
+		// Strict means strict: finite vertex floats and the canonical layout.
+		{Name: "vertex NaN", Mutate: func(b le) le { b.F32(vertexAt(4, 1)+4, nan); return b }, Rule: RuleVertexFloat, Offset: int64(vertexAt(4, 1) + 4), Lenient: true},
+		{Name: "clip table after a gap", Mutate: func(b le) le { return b.Insert(72, 16, 40, 48, 56, 64) }, Rule: format.RuleLayout, Offset: 40, Lenient: true},
+		{Name: "index data a boundary late", Mutate: func(b le) le { return b.Insert(160, 16, 56, 64) }, Rule: format.RuleLayout, Offset: 56, Lenient: true},
+		{Name: "vertex data 4 bytes late", Mutate: func(b le) le { return b.Insert(192, 4, 64) }, Rule: format.RuleLayout, Offset: 64, Lenient: true},
+	})
 }
 
-func TestValidationRules(t *testing.T) {
-	cases := []struct {
-		name    string
-		mutate  func(b le) le
-		rule    string
-		offset  int64 // of the problem with that rule; -1: not checked
-		lenient bool  // Lenient accepts it
-	}{
-		{"truncated header", func(b le) le { return b[:40] }, RuleTruncated, 40, false},
-		{"empty", func(b le) le { return b[:0] }, RuleTruncated, 0, false},
-		{"truncated vertex data", func(b le) le { return b[:1000] }, RuleBounds, 64, false},
-		{"magic", func(b le) le { b[0] = 'X'; return b }, RuleMagic, 0, false},
-		{"BPAT magic", func(b le) le { copy(b, "BPAT"); return b }, RuleMagic, 0, false},
-		{"version 2", func(b le) le { b.u32(4, 2); return b }, RuleVersion, 4, false},
-		{"version 0", func(b le) le { b.u32(4, 0); return b }, RuleVersion, 4, false},
-		{"unknown species", func(b le) le { b.u32(8, 9); return b }, RuleSpecies, 8, false},
-		{"lod 2", func(b le) le { b.u32(12, 2); return b }, RuleLOD, 12, false},
-		{"no vertices", func(b le) le { b.u32(16, 0); return b }, RuleVertexCount, 16, false},
-		{"index count 5", func(b le) le { b.u32(20, 5); return b }, RuleIndexCount, 20, false},
-		{"index out of range", func(b le) le { b.u32(160+4*4, 3); return b }, RuleIndex, 176, false},
-		{"index huge", func(b le) le { b.u32(160, math.MaxUint32); return b }, RuleIndex, 160, false},
-		{"no clips", func(b le) le { b.u32(24, 0); return b }, RuleClipCount, 24, false},
-		{"empty clip", func(b le) le { b.u32(104+8, 0); return b }, RuleFrameCount, 112, false},
-		{"frame offset gap", func(b le) le { b.u32(104+12, 3); return b }, RuleFrameOffset, 116, false},
-		{"frame offset overlap", func(b le) le { b.u32(104+12, 1); return b }, RuleFrameOffset, 116, false},
-		{"frame total", func(b le) le { b.u32(28, 4); return b }, RuleFrameTotal, 28, false},
-		{"huge frame total", func(b le) le { b.u32(28, math.MaxUint32); return b }, RuleBounds, 64, false},
-		{"vertex size overflows 64 bits", func(b le) le { b.u32(16, math.MaxUint32); b.u32(28, math.MaxUint32); return b }, RuleBounds, 64, false},
-		{"huge clip count", func(b le) le { b.u32(24, math.MaxUint32); return b }, RuleBounds, 40, false},
-		{"huge index count", func(b le) le { b.u32(20, math.MaxUint32); return b }, RuleBounds, 56, false},
-		{"huge string table", func(b le) le { b.u32(32, math.MaxUint32); return b }, RuleBounds, 48, false},
-		{"clip table past end", func(b le) le { b.u64(40, 1<<62); return b }, RuleBounds, 40, false},
-		{"string table past end", func(b le) le { b.u64(48, 1<<62); return b }, RuleBounds, 48, false},
-		{"index data past end", func(b le) le { b.u64(56, 1030); return b }, RuleBounds, 56, false},
-		{"vertex offset overflow", func(b le) le { b.u64(64, math.MaxUint64-15); return b }, RuleBounds, 64, false},
-		{"name past string table", func(b le) le { b.u32(72, 200); return b }, RuleBounds, 72, false},
-		{"name length overflow", func(b le) le { b.u32(72+4, math.MaxUint32); return b }, RuleBounds, 72, false},
-		{"strings before clips", func(b le) le { b.u64(48, 64); return b }, RuleSectionOrder, 64, false},
-		{"vertices before indices", func(b le) le { b.u64(64, 136); return b }, RuleSectionOrder, 136, false},
-		{"strings overlap indices", func(b le) le { b.u32(32, 30); return b }, RuleOverlap, 160, true},
-		{"vertices overlap indices", func(b le) le { b.u64(64, 180); return b }, RuleOverlap, 180, true},
-		{"clip table misaligned", func(b le) le { b.u64(40, 74); return b }, RuleAlignment, 40, false},
-		{"index data misaligned", func(b le) le { b.u64(56, 162); return b }, RuleAlignment, 56, false},
-		{"vertex data misaligned", func(b le) le { b.u64(64, 190); return b }, RuleAlignment, 64, false},
-		{"name without NUL", func(b le) le { b[140] = 'x'; return b }, RuleName, 140, false},
-		{"name with NUL", func(b le) le { b.u32(72+4, 9); return b }, RuleName, 136, false},
-		{"name not UTF-8", func(b le) le { b[137] = 0xff; return b }, RuleName, 136, false},
-		{"header reserved", func(b le) le { b[38] = 1; return b }, RuleZeroBytes, 38, true},
-		{"clip reserved", func(b le) le { b[104+20] = 1; return b }, RuleZeroBytes, 124, true},
-		{"gap before index data", func(b le) le { b[150] = 1; return b }, RuleZeroBytes, 150, true},
-		{"gap before vertex data", func(b le) le { b[188] = 7; return b }, RuleZeroBytes, 188, true},
-		{"trailing byte", func(b le) le { return append(b, 0) }, RuleTrailingBytes, 1032, true},
+// parse is Parse for formattest.Rules.
+func parse(b []byte, opts ...format.Option) ([]*format.FormatError, error) {
+	f, err := Parse(b, opts...)
+	if err != nil {
+		return nil, err
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			b := tc.mutate(le(baseFile(t)))
-			_, err := Parse(b, Name("bad.bpsm"))
-			ve := checkProblem(t, err, "bad.bpsm", tc.rule)
-			if tc.offset >= 0 {
-				found := false
-				for _, p := range ve.Problems {
-					found = found || (p.Rule == tc.rule && p.Offset == tc.offset)
-				}
-				if !found {
-					t.Errorf("no %s problem at offset %d: %v", tc.rule, tc.offset, err)
-				}
-			}
-			f, lerr := Parse(b, Lenient())
-			if tc.lenient && lerr != nil {
-				t.Fatalf("lenient mode rejects it: %v", lerr)
-			}
-			if !tc.lenient && lerr == nil {
-				t.Fatal("lenient mode accepts it")
-			}
-			if f != nil {
-				for c, cl := range f.Clips() {
-					f.Vertex(c, cl.FrameCount-1, f.VertexCount()-1)
-				}
-			}
-		})
+	for c, cl := range f.Clips() { // whatever validates reads without panicking
+		f.Vertex(c, cl.FrameCount-1, f.VertexCount()-1)
 	}
+	return f.Warnings(), nil
 }
 
 func TestIndexProblemCountsTheRest(t *testing.T) {
 	b := le(baseFile(t))
-	b.u32(164, 7)
-	b.u32(172, 3)
-	b.u32(180, 4)
+	b.U32(164, 7)
+	b.U32(172, 3)
+	b.U32(180, 4)
 	_, err := Parse(b)
 	var ve *ValidationError
 	if !errors.As(err, &ve) || len(ve.Problems) != 1 {
@@ -143,17 +109,17 @@ func TestIndexProblemCountsTheRest(t *testing.T) {
 
 func TestValidationReportsEveryProblem(t *testing.T) {
 	b := le(baseFile(t))
-	b.u32(8, 9)            // species
-	b.u32(12, 3)           // lod
+	b.U32(8, 9)            // species
+	b.U32(12, 3)           // lod
 	b[72+16] = 1           // clip 0 reserved
-	b.u32(168, 5)          // index
+	b.U32(168, 5)          // index
 	b = append(b, 1, 2, 3) // trailing
-	_, err := Parse(b, Name("many.bpsm"))
+	_, err := Parse(b, format.Name("many.bpsm"), formattest.Builtin)
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatal(err)
 	}
-	want := []string{RuleSpecies, RuleLOD, RuleZeroBytes, RuleIndex, RuleTrailingBytes} // by offset
+	want := []string{format.RuleSpecies, RuleLOD, format.RuleZeroBytes, RuleIndex, format.RuleTrailingBytes} // by offset
 	if len(ve.Problems) != len(want) {
 		t.Fatalf("%d problems, want %d: %v", len(ve.Problems), len(want), err)
 	}
@@ -167,22 +133,30 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	}
 }
 
-func TestRegisteredSpecies(t *testing.T) {
+// TestKnownSpecies: the species id is checked only against a set the caller
+// gives, and lenient mode lets an unknown one pass with a warning.
+func TestKnownSpecies(t *testing.T) {
 	b := le(baseFile(t))
-	b.u32(8, 42)
-	if _, err := Parse(b); err == nil {
-		t.Fatal("species 42 accepted without registration")
+	b.U32(8, 42)
+	if _, err := Parse(b); err != nil {
+		t.Fatalf("species checked without a known set: %v", err)
 	}
-	if _, err := Parse(b, Species(7, 42)); err != nil {
+	_, err := Parse(b, format.Name("x.bpsm"), formattest.Builtin)
+	formattest.Problem(t, err, "x.bpsm", format.RuleSpecies, 8)
+	if _, err := Parse(b, format.KnownSpecies(7, 42)); err != nil {
 		t.Fatal(err)
+	}
+	f, err := Parse(b, format.Lenient(), formattest.Builtin)
+	if err != nil || len(f.Warnings()) != 1 || f.Warnings()[0].Rule != format.RuleSpecies {
+		t.Fatalf("lenient: %v, warnings %v", err, f.Warnings())
 	}
 }
 
 func TestLenientReadsOverlappingSections(t *testing.T) {
 	// Vertex data starting inside the index data still reads from where the header says.
 	b := le(baseFile(t))
-	b.u64(64, 180)
-	f, err := Parse(b, Lenient())
+	b.U64(64, 180)
+	f, err := Parse(b, format.Lenient())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,30 +176,29 @@ func TestCheckVertices(t *testing.T) {
 		offset  int64
 		lenient bool
 	}{
-		{"NaN position", func(b le) { b.f32(at+4, nan) }, RuleVertexFloat, at + 4, false},
-		{"Inf normal", func(b le) { b.f32(at+20, float32(math.Inf(1))) }, RuleVertexFloat, at + 20, false},
-		{"NaN uv", func(b le) { b.f32(at+28, nan) }, RuleVertexFloat, at + 28, false},
-		{"NaN weight", func(b le) { b.f32(at+48, nan) }, RuleVertexFloat, at + 48, false},
-		{"negative weight", func(b le) { b.f32(at+36, 0.75); b.f32(at+44, -0.125) }, RuleWeights, at + 44, false},
-		{"weight above 1", func(b le) { b.f32(at+40, 1.5) }, RuleWeights, at + 40, false},
-		{"weights sum to 0.5", func(b le) { b.f32(at+36, 0) }, RuleWeights, at + 36, false},
-		{"pad byte", func(b le) { b[at+54] = 1 }, RuleZeroBytes, at + 54, true},
+		{"NaN position", func(b le) { b.F32(at+4, nan) }, RuleVertexFloat, at + 4, false},
+		{"Inf normal", func(b le) { b.F32(at+20, float32(math.Inf(1))) }, RuleVertexFloat, at + 20, false},
+		{"NaN uv", func(b le) { b.F32(at+28, nan) }, RuleVertexFloat, at + 28, false},
+		{"NaN weight", func(b le) { b.F32(at+48, nan) }, RuleVertexFloat, at + 48, false},
+		{"negative weight", func(b le) { b.F32(at+36, 0.75); b.F32(at+44, -0.125) }, RuleWeights, at + 44, false},
+		{"weight above 1", func(b le) { b.F32(at+40, 1.5) }, RuleWeights, at + 40, false},
+		{"weights sum to 0.5", func(b le) { b.F32(at+36, 0) }, RuleWeights, at + 36, false},
+		{"pad byte", func(b le) { b[at+54] = 1 }, format.RuleZeroBytes, at + 54, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := le(baseFile(t))
 			tc.mutate(b)
-			f, err := Parse(b, Name("verts.bpsm"))
+			f, err := Parse(b, format.Name("verts.bpsm"), format.SkipFloatScan())
 			if err != nil {
 				t.Fatalf("Parse checks vertices: %v", err)
 			}
 			err = f.CheckVertices()
-			ve := checkProblem(t, err, "verts.bpsm", tc.rule)
-			p := ve.Problems[0]
-			if len(ve.Problems) != 1 || p.Offset != tc.offset || p.Index != 1 || !strings.Contains(p.Detail, "frame 2 vertex 1") {
+			p := formattest.Problem(t, err, "verts.bpsm", tc.rule, tc.offset)
+			if n := len(err.(*ValidationError).Problems); n != 1 || p.Index != 1 || !strings.Contains(p.Detail, "frame 2 vertex 1") {
 				t.Fatalf("problems %v; want one at %d in clip 1", err, tc.offset)
 			}
-			lf, err := Parse(b, Lenient())
+			lf, err := Parse(b, format.Lenient(), format.SkipFloatScan())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +233,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(write(f, testContents(4, nil, []int{1, 2, 1, 1, 3})))
 	f.Add([]byte("BPSM"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, opts := range [][]Option{nil, {Lenient()}} {
+		for _, opts := range [][]Option{nil, {format.Lenient()}} {
 			file, err := Parse(b, opts...)
 			if err != nil {
 				var ve *ValidationError

@@ -7,8 +7,8 @@ import (
 	"io"
 	"math"
 
+	"bonebake/format/internal/binfmt"
 	"bonebake/internal/atomicfile"
-	"bonebake/internal/binfile"
 )
 
 // Contents is everything a BPSM file holds, as the writer takes it.
@@ -78,29 +78,20 @@ func (c *Contents) plan() (*layout, error) {
 	}
 
 	// Interned strings, in clip order.
-	var strs binfile.Strings
-	for ci := range c.Clips {
-		off, err := strs.Add(c.Clips[ci].Name)
-		if err != nil {
-			return nil, fmt.Errorf("bpsm: clip %d: %w", ci, err)
-		}
-		l.clipNames = append(l.clipNames, off)
+	var strs binfmt.Strings
+	var err error
+	if l.clipNames, err = strs.AddAll("bpsm: clip", len(c.Clips), func(i int) string { return c.Clips[i].Name }); err != nil {
+		return nil, err
 	}
 	l.strings = strs.Table
 
+	l.header = Header{
+		Version: Version, SpeciesID: c.SpeciesID, LOD: c.LOD, VertexCount: uint32(c.VertexCount),
+		IndexCount: uint32(len(c.Indices)), ClipCount: uint32(len(c.Clips)),
+		FrameTotal: uint32(total), StringTableSize: uint32(len(l.strings)),
+	}
 	h := &l.header
-	h.Version = Version
-	h.SpeciesID = c.SpeciesID
-	h.LOD = c.LOD
-	h.VertexCount = uint32(c.VertexCount)
-	h.IndexCount = uint32(len(c.Indices))
-	h.ClipCount = uint32(len(c.Clips))
-	h.FrameTotal = uint32(total)
-	h.StringTableSize = uint32(len(l.strings))
-	h.ClipTableOffset = HeaderSize
-	h.StringTableOffset = h.ClipTableOffset + uint64(len(c.Clips))*ClipEntrySize
-	h.IndexDataOffset = alignUp(h.StringTableOffset+uint64(len(l.strings)), DataAlign)
-	h.VertexDataOffset = alignUp(h.IndexDataOffset+h.IndexDataSize(), DataAlign)
+	h.ClipTableOffset, h.StringTableOffset, h.IndexDataOffset, h.VertexDataOffset = h.canonical()
 	return l, nil
 }
 
@@ -132,22 +123,9 @@ func (l *layout) write(w io.Writer, c *Contents) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	le := binary.LittleEndian
 	var buf [HeaderSize]byte
-
+	binary.Encode(buf[:], le, h)
 	copy(buf[0:4], Magic)
-	le.PutUint32(buf[4:], h.Version)
-	le.PutUint32(buf[8:], h.SpeciesID)
-	le.PutUint32(buf[12:], h.LOD)
-	le.PutUint32(buf[16:], h.VertexCount)
-	le.PutUint32(buf[20:], h.IndexCount)
-	le.PutUint32(buf[24:], h.ClipCount)
-	le.PutUint32(buf[28:], h.FrameTotal)
-	le.PutUint32(buf[32:], h.StringTableSize)
-	// 36: reserved, zero
-	le.PutUint64(buf[40:], h.ClipTableOffset)
-	le.PutUint64(buf[48:], h.StringTableOffset)
-	le.PutUint64(buf[56:], h.IndexDataOffset)
-	le.PutUint64(buf[64:], h.VertexDataOffset)
-	bw.Write(buf[:HeaderSize])
+	bw.Write(buf[:])
 
 	offset := uint32(0)
 	for i := range c.Clips {

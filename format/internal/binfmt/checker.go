@@ -1,0 +1,296 @@
+// Package binfmt holds the mechanics bonebake's binary file formats share: a
+// checker that reads fields in either byte order and collects every broken rule
+// with its offset, overflow-safe section spans and the canonical-layout check,
+// string tables (reading and the interned builder), the finiteness scan of bulk
+// float data, zero-copy numeric views, and read-only mapping of files.
+package binfmt
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"unicode/utf8"
+
+	"bonebake/format"
+)
+
+// Checker reads a file's fields and collects the rules it breaks. A format's
+// validator embeds it.
+type Checker struct {
+	Opts     format.Options
+	Order    binary.ByteOrder
+	B        []byte
+	Size     uint64
+	Problems []*format.FormatError
+	// Warnings are the problems of strict-only rules that a lenient checker let pass.
+	Warnings []*format.FormatError
+}
+
+// NewChecker returns a checker over b, reading fields in the given byte order.
+func NewChecker(b []byte, order binary.ByteOrder, o format.Options) Checker {
+	return Checker{Opts: o, Order: order, B: b, Size: uint64(len(b))}
+}
+
+func (c *Checker) problem(rule string, offset uint64, index int, detail string, args []any) *format.FormatError {
+	return &format.FormatError{
+		File: c.Opts.Name, Rule: rule, Offset: int64(min(offset, math.MaxInt64)), Index: index,
+		Detail: fmt.Sprintf(detail, args...),
+	}
+}
+
+// Fail records a broken rule.
+func (c *Checker) Fail(rule string, offset uint64, index int, detail string, args ...any) {
+	c.Problems = append(c.Problems, c.problem(rule, offset, index, detail, args))
+}
+
+// Strict records a broken rule that only strict mode enforces: an error when
+// strict, a warning when lenient.
+func (c *Checker) Strict(rule string, offset uint64, index int, detail string, args ...any) {
+	p := c.problem(rule, offset, index, detail, args)
+	if c.Opts.Lenient {
+		c.Warnings = append(c.Warnings, p)
+	} else {
+		c.Problems = append(c.Problems, p)
+	}
+}
+
+// Err returns nil when no rule was broken, else the problems sorted by offset as a
+// *format.ValidationError of the named format.
+func (c *Checker) Err(formatName string) error {
+	if len(c.Problems) == 0 {
+		return nil
+	}
+	byOffset(c.Problems)
+	return &format.ValidationError{Format: formatName, File: c.Opts.Name, Problems: c.Problems}
+}
+
+// SortedWarnings returns the warnings in file order.
+func (c *Checker) SortedWarnings() []*format.FormatError {
+	byOffset(c.Warnings)
+	return c.Warnings
+}
+
+func byOffset(ps []*format.FormatError) {
+	slices.SortStableFunc(ps, func(a, b *format.FormatError) int { return cmp.Compare(a.Offset, b.Offset) })
+}
+
+// U32 reads the uint32 at off.
+func (c *Checker) U32(off uint64) uint32 { return c.Order.Uint32(c.B[off:]) }
+
+// U64 reads the uint64 at off.
+func (c *Checker) U64(off uint64) uint64 { return c.Order.Uint64(c.B[off:]) }
+
+// F32 reads the float32 at off.
+func (c *Checker) F32(off uint64) float32 { return math.Float32frombits(c.U32(off)) }
+
+// Start checks that the file holds a whole header of headerSize bytes and starts
+// with magic; the file is not a formatName file otherwise, and nothing more can be
+// checked.
+func (c *Checker) Start(formatName, magic string, headerSize uint64) bool {
+	if c.Size < headerSize {
+		c.Fail(format.RuleTruncated, c.Size, -1, "file is %d bytes; a %s header alone is %d", c.Size, formatName, headerSize)
+		return false
+	}
+	if string(c.B[:len(magic)]) != magic {
+		c.Fail(format.RuleMagic, 0, -1, "starts with %q, not %q: not a %s file", c.B[:len(magic)], magic, formatName)
+		return false
+	}
+	return true
+}
+
+// Header decodes the fixed-size header struct h (a pointer) from the start of the
+// file. The caller has checked that the file is long enough.
+func (c *Checker) Header(h any) {
+	if _, err := binary.Decode(c.B, c.Order, h); err != nil {
+		panic("binfmt: header decode: " + err.Error()) // a programming error: the size was checked
+	}
+}
+
+// Species checks the species id at field against the known set, if one was given.
+func (c *Checker) Species(field uint64, id uint32) {
+	if c.Opts.Species != nil && !slices.Contains(c.Opts.Species, id) {
+		c.Strict(format.RuleSpecies, field, -1, "species id %d is not among the known ids %v", id, c.Opts.Species)
+	}
+}
+
+// Span is a section's [Start, End); Field is the header field that places it; OK
+// says it lies inside the file.
+type Span struct {
+	Name       string
+	Field      uint64
+	Start, End uint64
+	OK         bool
+}
+
+// Section checks that a section at offset (read from the header field at field) of
+// the product of sizes bytes lies inside the file. Products are taken with
+// overflow detection, so hostile counts cannot wrap around.
+func (c *Checker) Section(name string, field, offset uint64, sizes ...uint64) Span {
+	s := Span{Name: name, Field: field, Start: offset}
+	n := uint64(1)
+	for _, k := range sizes {
+		hi, lo := bits.Mul64(n, k)
+		if hi != 0 {
+			c.Fail(format.RuleBounds, field, -1, "%s at %d would be %v bytes long, more than 2^64", name, offset, sizes)
+			return s
+		}
+		n = lo
+	}
+	if offset > c.Size || n > c.Size-offset {
+		c.Fail(format.RuleBounds, field, -1, "%s at %d, %d bytes long, runs past the end of the %d-byte file", name, offset, n, c.Size)
+		return s
+	}
+	s.End, s.OK = offset+n, true
+	return s
+}
+
+// Align checks that span s starts on a multiple of a.
+func (c *Checker) Align(s Span, a uint64) {
+	if s.Start%a != 0 {
+		c.Fail(format.RuleAlignment, s.Field, -1, "%s offset %d is not a multiple of %d", s.Name, s.Start, a)
+	}
+}
+
+// Layout checks spans, given in the format's order (named by order), for what both
+// modes demand, sections in order, and what strict mode adds: no overlap, zero
+// gap bytes, nothing after the last section, and each section exactly where the
+// canonical layout puts it (canonical[i] is span i's canonical start).
+func (c *Checker) Layout(spans []Span, canonical []uint64, order string) {
+	for _, s := range spans {
+		if !s.OK {
+			return // a section outside the file: order and gaps mean nothing yet
+		}
+	}
+	ordered, disjoint := true, true
+	for i := 1; i < len(spans); i++ {
+		prev, cur := spans[i-1], spans[i]
+		if cur.Start < prev.Start {
+			c.Fail(format.RuleSectionOrder, cur.Start, -1, "%s at %d comes before %s at %d; the order is %s", cur.Name, cur.Start, prev.Name, prev.Start, order)
+			ordered = false
+		} else if cur.Start < prev.End {
+			c.Strict(format.RuleOverlap, cur.Start, -1, "%s at %d overlaps %s, which ends at %d", cur.Name, cur.Start, prev.Name, prev.End)
+			disjoint = false
+		}
+	}
+	for i, s := range spans {
+		if s.Start != canonical[i] {
+			c.Strict(format.RuleLayout, s.Field, -1, "%s is at %d; the canonical layout puts it at %d", s.Name, s.Start, canonical[i])
+		}
+	}
+	if !ordered || !disjoint {
+		return
+	}
+	for i := 1; i < len(spans); i++ {
+		for off := spans[i-1].End; off < spans[i].Start; off++ {
+			if c.B[off] != 0 {
+				c.Strict(format.RuleZeroBytes, off, -1, "gap byte before the %s is 0x%02x, not zero", spans[i].Name, c.B[off])
+				break
+			}
+		}
+	}
+	if end := spans[len(spans)-1].End; c.Size > end {
+		c.Strict(format.RuleTrailingBytes, end, -1, "%d bytes after the %s", c.Size-end, spans[len(spans)-1].Name)
+	}
+}
+
+// Sections lists spans (in file order) as sections, with an entry named
+// "padding" for each gap between one and the next.
+func Sections(spans []Span) []format.Section {
+	var out []format.Section
+	for i, s := range spans {
+		if i > 0 && s.Start > spans[i-1].End {
+			out = append(out, format.Section{Name: "padding", Offset: spans[i-1].End, Size: s.Start - spans[i-1].End})
+		}
+		out = append(out, format.Section{Name: s.Name, Offset: s.Start, Size: s.End - s.Start})
+	}
+	return out
+}
+
+// Name reads the name whose string-table offset and length are the two uint32 at
+// entry, and checks it: inside the table, NUL right after it, no NUL inside it,
+// valid UTF-8. what and index say whose name it is ("clip", 3).
+func (c *Checker) Name(what string, index int, entry uint64, strTable Span) string {
+	off, n := uint64(c.U32(entry)), uint64(c.U32(entry+4))
+	size := strTable.End - strTable.Start
+	if !strTable.OK || off > size || n+1 > size-off {
+		c.Fail(format.RuleBounds, entry, index, "%s %d name at string offset %d, length %d, is outside the %d-byte string table", what, index, off, n, size)
+		return ""
+	}
+	s := c.B[strTable.Start+off : strTable.Start+off+n]
+	switch {
+	case c.B[strTable.Start+off+n] != 0:
+		c.Fail(format.RuleName, strTable.Start+off+n, index, "%s %d name is not followed by a NUL byte", what, index)
+	case slices.Contains(s, 0):
+		c.Fail(format.RuleName, strTable.Start+off, index, "%s %d name contains a NUL byte", what, index)
+	case !utf8.Valid(s):
+		c.Fail(format.RuleName, strTable.Start+off, index, "%s %d name is not valid UTF-8", what, index)
+	}
+	return string(s)
+}
+
+// Zeros checks that bytes [from, to) are zero, reporting the first that is not.
+// what names the bytes: entry index's part ("clip", 3, "pad"), or with index -1
+// just entry's ("header", -1, "reserved"). It is a strict-only rule.
+func (c *Checker) Zeros(from, to uint64, entry string, index int, part string) {
+	for off := from; off < to; off++ {
+		if c.B[off] != 0 {
+			if index >= 0 {
+				entry = fmt.Sprintf("%s %d", entry, index)
+			}
+			c.Strict(format.RuleZeroBytes, off, index, "%s %s byte is 0x%02x, not zero", entry, part, c.B[off])
+			return
+		}
+	}
+}
+
+// ClipFrames reads the name, frame_count and frame_offset that start every clip
+// entry (at e: name_offset, name_length, frame_count, frame_offset, u32 each) and
+// checks them: at least one frame, starting where the frames before it (*next)
+// end. It advances *next past the clip.
+func (c *Checker) ClipFrames(i int, e uint64, strTable Span, next *uint64) (name string, count, offset uint32) {
+	name = c.Name("clip", i, e, strTable)
+	count, offset = c.U32(e+8), c.U32(e+12)
+	if count < 1 {
+		c.Fail(format.RuleFrameCount, e+8, i, "clip %d %q has no frames", i, name)
+	}
+	if uint64(offset) != *next {
+		c.Fail(format.RuleFrameOffset, e+12, i, "clip %d %q starts at frame %d; the frames before it end at %d", i, name, offset, *next)
+	}
+	*next += uint64(count)
+	return name, count, offset
+}
+
+// FrameTotal checks the header's frame_total (at field) against the clips' sum.
+func (c *Checker) FrameTotal(field uint64, total uint32, sum uint64) {
+	if sum != uint64(total) {
+		c.Fail(format.RuleFrameTotal, field, -1, "frame_total is %d but the clips hold %d frames", total, sum)
+	}
+}
+
+// AlignUp rounds v up to a multiple of a.
+func AlignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
+
+// Index maps names to the first of their positions.
+type Index map[string]int
+
+// NewIndex indexes n names; for a repeated name the first wins.
+func NewIndex(n int, name func(i int) string) Index {
+	m := make(Index, n)
+	for i := range n {
+		if _, dup := m[name(i)]; !dup {
+			m[name(i)] = i
+		}
+	}
+	return m
+}
+
+// Of returns the position of the first name equal to name, or -1.
+func (m Index) Of(name string) int {
+	if i, ok := m[name]; ok {
+		return i
+	}
+	return -1
+}

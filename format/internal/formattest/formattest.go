@@ -1,0 +1,155 @@
+// Package formattest holds the test helpers the format packages share: byte
+// images edited by absolute offset, the table-driven check of validation rules in
+// strict and lenient mode, and the Open benchmark.
+package formattest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"bonebake/format"
+)
+
+// Builtin is the option naming the six built-in species ids, 0 to 5.
+var Builtin = format.KnownSpecies(0, 1, 2, 3, 4, 5)
+
+// LE is a little-endian byte image written by absolute offsets, independently of
+// any writer.
+type LE []byte
+
+func (b LE) U32(off int, v uint32)  { binary.LittleEndian.PutUint32(b[off:], v) }
+func (b LE) U64(off int, v uint64)  { binary.LittleEndian.PutUint64(b[off:], v) }
+func (b LE) F32(off int, v float32) { b.U32(off, math.Float32bits(v)) }
+
+// Insert returns b with n zero bytes inserted at at, and each u64 header offset
+// field named by fields that points at or past at moved along: the same file with
+// a gap, laid out other than canonically.
+func (b LE) Insert(at, n int, fields ...int) LE {
+	out := append(append(append(LE{}, b[:at]...), make([]byte, n)...), b[at:]...)
+	for _, f := range fields {
+		if v := binary.LittleEndian.Uint64(out[f:]); v >= uint64(at) {
+			out.U64(f, v+uint64(n))
+		}
+	}
+	return out
+}
+
+// Bytes returns what write writes for c, failing the test on an error.
+func Bytes[C any](t testing.TB, write func(io.Writer, C) error, c C) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := write(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Problem checks that err is a *format.ValidationError naming file that breaks
+// rule, at offset unless offset is -1, with a message that names the file, an
+// offset and the rule. It returns the problem.
+func Problem(t testing.TB, err error, file, rule string, offset int64) *format.FormatError {
+	t.Helper()
+	var ve *format.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("accepted (err = %v)", err)
+	}
+	var fe *format.FormatError
+	if !errors.As(err, &fe) || fe.File != file {
+		t.Fatalf("no FormatError naming the file %s: %v", file, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, file) || !strings.Contains(msg, "offset") || !strings.Contains(msg, rule) {
+		t.Fatalf("message does not name file, offset and rule: %s", msg)
+	}
+	p := find(ve.Problems, rule, offset)
+	if p == nil {
+		t.Fatalf("no %s problem at offset %d: %v", rule, offset, err)
+	}
+	return p
+}
+
+func find(ps []*format.FormatError, rule string, offset int64) *format.FormatError {
+	for _, p := range ps {
+		if p.Rule == rule && (offset < 0 || p.Offset == offset) {
+			return p
+		}
+	}
+	return nil
+}
+
+// Parser parses b with opts, returning the lenient warnings.
+type Parser func(b []byte, opts ...format.Option) ([]*format.FormatError, error)
+
+// Case is one malformed file: Mutate breaks Rule (at Offset, or -1: not checked)
+// in a copy of the base file (Base's, when given). Lenient says the game's reader
+// accepts it, so lenient mode must too, listing the same problem as a warning.
+type Case struct {
+	Name    string
+	Base    func(testing.TB) []byte
+	Mutate  func(b LE) LE
+	Rule    string
+	Offset  int64
+	Lenient bool
+}
+
+// Rules runs every case through parse, strictly and leniently, with the built-in
+// species known.
+func Rules(t *testing.T, base func(testing.TB) []byte, parse Parser, cases []Case) {
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			from := base
+			if tc.Base != nil {
+				from = tc.Base
+			}
+			b := []byte(tc.Mutate(LE(from(t))))
+			_, err := parse(b, format.Name("bad.file"), Builtin)
+			Problem(t, err, "bad.file", tc.Rule, tc.Offset)
+			warnings, lerr := parse(b, format.Lenient(), Builtin)
+			switch {
+			case tc.Lenient && lerr != nil:
+				t.Fatalf("lenient mode rejects what the game accepts: %v", lerr)
+			case tc.Lenient && find(warnings, tc.Rule, tc.Offset) == nil:
+				t.Fatalf("lenient mode does not warn of %s: %v", tc.Rule, warnings)
+			case !tc.Lenient && lerr == nil:
+				t.Fatal("lenient mode accepts it")
+			}
+		})
+	}
+}
+
+// BenchOpen opens, validates (strictly) and closes files of each size (in bytes)
+// that write makes, with the float scan ("scan") and without it ("noscan"),
+// reporting the file's bytes per second.
+func BenchOpen[F interface {
+	io.Closer
+	Size() int64
+}](b *testing.B, open func(string, ...format.Option) (F, error), write func(b *testing.B, size int) string, sizes ...int) {
+	for _, size := range sizes {
+		path := write(b, size)
+		name := fmt.Sprintf("%dKiB", size>>10)
+		if size >= 1<<20 {
+			name = fmt.Sprintf("%dMiB", size>>20)
+		}
+		for _, mode := range []struct {
+			name string
+			opts []format.Option
+		}{{"scan", nil}, {"noscan", []format.Option{format.SkipFloatScan()}}} {
+			b.Run(name+"/"+mode.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					f, err := open(path, mode.opts...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.SetBytes(f.Size())
+					f.Close()
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package format
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Kind is a file format that Sniff recognizes.
+type Kind string
+
+// The kinds Sniff tells apart.
+const (
+	Unknown  Kind = ""
+	BPAT     Kind = "bpat" // baked bone palettes
+	BPSM     Kind = "bpsm" // snapshot meshes
+	GLB      Kind = "glb"  // binary glTF
+	GLTF     Kind = "gltf" // JSON glTF
+	BPX      Kind = "bpx"  // BPX container
+	Mot      Kind = "mot"  // PlatinumGames motion
+	sniffLen      = 512
+)
+
+// Sniff names the format whose file starts with b (the first 512 bytes are
+// enough), or returns Unknown. A JSON glTF is recognized by a leading '{' and an
+// "asset" member among those bytes.
+func Sniff(b []byte) Kind {
+	switch {
+	case bytes.HasPrefix(b, []byte("BPAT")):
+		return BPAT
+	case bytes.HasPrefix(b, []byte("BPSM")):
+		return BPSM
+	case bytes.HasPrefix(b, []byte("glTF")):
+		return GLB
+	case bytes.HasPrefix(b, []byte("BPX")) && len(b) >= 4:
+		return BPX
+	case bytes.HasPrefix(b, []byte("mot\x00")):
+		return Mot
+	}
+	if j := bytes.TrimLeft(b[:min(len(b), sniffLen)], " \t\r\n\ufeff"); len(j) > 0 && j[0] == '{' && bytes.Contains(j, []byte(`"asset"`)) {
+		return GLTF
+	}
+	return Unknown
+}
+
+// ErrIsDirectory is what SniffFile returns for a directory.
+var ErrIsDirectory = errors.New("is a directory, not a file")
+
+// SniffFile reads the start of the file at path and names its format. A file too
+// short or unlike any format is Unknown with a nil error; a path that cannot be
+// read is an error, and a directory is one wrapping ErrIsDirectory.
+func SniffFile(path string) (Kind, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Unknown, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return Unknown, err
+	} else if st.IsDir() {
+		return Unknown, fmt.Errorf("%s: %w", path, ErrIsDirectory)
+	}
+	b := make([]byte, sniffLen)
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return Unknown, fmt.Errorf("%s: %w", path, err)
+	}
+	k := Sniff(b[:n])
+	// A .gltf file may put "asset" after its first 512 bytes (SimpleSkin.gltf
+	// ends with it): a JSON object under that name is taken for glTF.
+	if j := bytes.TrimLeft(b[:n], " \t\r\n\ufeff"); k == Unknown && len(j) > 0 && j[0] == '{' && strings.EqualFold(filepath.Ext(path), ".gltf") {
+		k = GLTF
+	}
+	return k, nil
+}

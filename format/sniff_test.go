@@ -1,0 +1,65 @@
+package format
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSniff(t *testing.T) {
+	cases := []struct {
+		start string
+		want  Kind
+	}{
+		{"BPAT\x02\x00\x00\x00", BPAT},
+		{"BPSM\x01\x00\x00\x00", BPSM},
+		{"glTF\x02\x00\x00\x00", GLB},
+		{"BPXP\x11\x0d\x00\x00", BPX},
+		{"BPXT", BPX},
+		{"BPX", Unknown}, // the type byte is missing
+		{"mot\x00\x20\x12\x04\x05", Mot},
+		{"mot\x00\x05\x04\x12\x20", Mot},
+		{"  \n{\"asset\":{\"version\":\"2.0\"}}", GLTF},
+		{"{\"frames\": []}", Unknown}, // JSON, but no glTF asset
+		{"", Unknown},
+		{"BPA", Unknown},
+		{"\x00\x00\x00\x00", Unknown},
+	}
+	for _, tc := range cases {
+		if got := Sniff([]byte(tc.start)); got != tc.want {
+			t.Errorf("Sniff(%q) = %q, want %q", tc.start, got, tc.want)
+		}
+	}
+}
+
+func TestSniffFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.bin")
+	os.WriteFile(path, []byte("BPSM and more"), 0o644)
+	if k, err := SniffFile(path); k != BPSM || err != nil {
+		t.Errorf("SniffFile = %q, %v", k, err)
+	}
+	short := filepath.Join(dir, "short")
+	os.WriteFile(short, []byte("BP"), 0o644)
+	if k, err := SniffFile(short); k != Unknown || err != nil {
+		t.Errorf("short file: %q, %v", k, err)
+	}
+	// A .gltf whose "asset" comes after the first 512 bytes is still glTF by
+	// its name; the same JSON under another name is not.
+	late := `{"nodes": [` + strings.Repeat(`{"name": "n"}, `, 60) + `{}], "asset": {"version": "2.0"}}`
+	for name, want := range map[string]Kind{"late.gltf": GLTF, "late.json": Unknown} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(late), 0o644)
+		if k, err := SniffFile(p); k != want || err != nil {
+			t.Errorf("%s: %q, %v; want %q", name, k, err, want)
+		}
+	}
+	if _, err := SniffFile(dir); !errors.Is(err, ErrIsDirectory) {
+		t.Errorf("directory: %v", err)
+	}
+	if _, err := SniffFile(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
