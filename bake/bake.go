@@ -1,5 +1,5 @@
 // Package bake turns a rig and its clips into BPAT bone palettes: it samples every
-// clip at the frame times of FACTS §1.5, computes each bone's model-space matrix and
+// clip at the frame times of docs/formats/bpat.md §5, computes each bone's model-space matrix and
 // packs them row-major. Frames are sampled in parallel; every frame is written to its
 // own place, so the output is byte-identical for any number of workers.
 package bake
@@ -104,7 +104,7 @@ type Job struct {
 }
 
 // FrameCount is the number of baked frames for a clip of duration d seconds at fps
-// frames per second (FACTS §1.5): looping N = max(1, round(d·fps)), one-shot N + 1.
+// frames per second (docs/formats/bpat.md §5): looping N = max(1, round(d·fps)), one-shot N + 1.
 func FrameCount(d, fps float64, loops bool) int {
 	n := max(1, int(math.Floor(d*fps+0.5)))
 	if !loops {
@@ -492,7 +492,7 @@ func newPoser(j *Job, bones []int) *poser {
 }
 
 // pose samples motion m at time t and writes the palette into dst:
-// inverse(G(model bone))·G(bone) for each palette bone (FACTS §3).
+// inverse(G(model bone))·G(bone) for each palette bone (docs/formats/gltf.md §1).
 func (p *poser) pose(m int, t float64, dst []float32) {
 	s := p.samplers[m]
 	if s == nil {

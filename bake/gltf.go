@@ -5,7 +5,7 @@ import (
 )
 
 // FromGLTF returns a glTF model's rig (palette = the skin's joints in joint order,
-// model space = the skinned mesh node's space, FACTS §3), the joint names, and one
+// model space = the skinned mesh node's space, docs/formats/gltf.md §1), the joint names, and one
 // motion per animation.
 func FromGLTF(m *gltf.Model) (Rig, []string, []Motion) {
 	motions := make([]Motion, len(m.Clips))

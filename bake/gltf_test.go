@@ -30,7 +30,7 @@ var models = []string{"Fox.glb", "CesiumMan.gltf", "RiggedSimple.gltf", "SimpleS
 
 // TestGLTFPalettesMatchReference bakes each model at 30 and 60 fps, looping and
 // one-shot, and compares every palette with the independent float64 evaluator in
-// internal/gltfref at the FACTS §1.5 frame times.
+// internal/gltfref at the docs/formats/bpat.md §5 frame times.
 func TestGLTFPalettesMatchReference(t *testing.T) {
 	for _, name := range models {
 		path := sharedModel(t, name)

@@ -12,7 +12,7 @@ import (
 )
 
 // Snapshot skins a species' minimal mesh on the CPU at every frame of its baked
-// palette file f (FACTS §2.5): the far-LOD snapshot, where a creature costs no
+// palette file f (docs/formats/bpsm.md): the far-LOD snapshot, where a creature costs no
 // skinning at all at run time.
 func Snapshot(s *species.Species, f *bpat.File) (*bpsm.Contents, error) {
 	m := s.Minimal

@@ -20,7 +20,7 @@ func FromSpecies(s *species.Species) (*Job, error) {
 		c := &s.Clips[i]
 		d := c.Duration()
 		if c.Frames < 1 || !(c.FPS > 0) || FrameCount(d, c.FPS, c.Loops) != c.Frames {
-			return nil, fmt.Errorf("bake: species %s clip %q: %d frames at %v fps do not round-trip through FACTS §1.5", s.Name, c.Name, c.Frames, c.FPS)
+			return nil, fmt.Errorf("bake: species %s clip %q: %d frames at %v fps do not round-trip through docs/formats/bpat.md §5", s.Name, c.Name, c.Frames, c.FPS)
 		}
 		j.Motions = append(j.Motions, Motion{Name: c.Name, Duration: d, NewSampler: func() Sampler { return phaseSampler{c.Pose, d} }})
 		j.Clips = append(j.Clips, Clip{Name: c.Name, Motion: i, FPS: c.FPS, Loops: c.Loops, Markers: c.Markers})

@@ -43,7 +43,7 @@ var (
 )
 
 // quadrupedArchetype is the table of a creature with idle, walk, a run clip, one
-// fight clip for every attack, die and dead (FACTS §2.2's horse and elephant columns).
+// fight clip for every attack, die and dead (docs/runtime.md §5's horse and elephant columns).
 func quadrupedArchetype(name, run string) Archetype {
 	return Archetype{Name: name, States: [NumStates][]string{
 		StateIdle:         {"idle"},
@@ -83,22 +83,22 @@ var riderArchetype = Archetype{Name: "rider", States: [NumStates][]string{
 	StateRidingBowShot: {"riding_bow_shot"},
 }}
 
-// HumanoidArchetype returns the humanoid table of FACTS §2.2: Idle 0 (5 variants),
+// HumanoidArchetype returns the humanoid table of docs/runtime.md §5: Idle 0 (5 variants),
 // Walk 5, Run 6, Hold 7, AttackMelee 7, AttackRanged 7, Die 21, Dead 22,
 // AttackSword 9 (3 variants), AttackSpear 12 (3 variants), AttackBow 15, Cast 15;
 // riding states unmapped.
 func HumanoidArchetype() Archetype { return clone(humanoidArchetype) }
 
-// HorseArchetype returns the horse table of FACTS §2.2: Idle 0, Walk 1, Run 4
+// HorseArchetype returns the horse table of docs/runtime.md §5: Idle 0, Walk 1, Run 4
 // (gallop), Hold 0, every attack and Cast 5 (fight), Die 6, Dead 7.
 func HorseArchetype() Archetype { return clone(horseArchetype) }
 
-// ElephantArchetype returns the elephant table of FACTS §2.2: Idle 0, Walk 1, Run 2,
+// ElephantArchetype returns the elephant table of docs/runtime.md §5: Idle 0, Walk 1, Run 2,
 // Hold 0, every attack and Cast 3 (fight), Die 4, Dead 5.
 func ElephantArchetype() Archetype { return clone(elephantArchetype) }
 
 // RiderArchetype returns the table of a humanoid on horseback, played from the
-// humanoid file's riding clips (indices of FACTS §2.1):
+// humanoid file's riding clips (indices of docs/species.md §3):
 //
 //	Idle, Walk, RidingIdle            → riding_idle (16)
 //	Run                               → riding_charge (17)
@@ -110,7 +110,7 @@ func ElephantArchetype() Archetype { return clone(elephantArchetype) }
 //	Die                               → die_mounted (23)
 //	Dead                              → dead_mounted (24)
 //
-// A mounted melee attack resolves to RidingCharge (FACTS §2.2); it plays the
+// A mounted melee attack resolves to RidingCharge (docs/runtime.md §5); it plays the
 // mounted sword strike, whose contact marker times the deferred hit. The
 // riding_charge clip (markers: exit_safe only) is the rider's run: it is what the
 // rider shows while its horse gallops toward the enemy.

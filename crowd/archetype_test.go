@@ -13,7 +13,7 @@ type stateRow struct {
 	variants int
 }
 
-// FACTS §2.2's per-archetype tables: state → first clip, and the number of variants.
+// docs/runtime.md §5's per-archetype tables: state → first clip, and the number of variants.
 var factsTables = map[roster.Archetype][]stateRow{
 	roster.Humanoid: {{StateIdle, 0, 5}, {StateWalk, 5, 1}, {StateRun, 6, 1}, {StateHold, 7, 1}, {StateAttackMelee, 7, 1},
 		{StateAttackRanged, 7, 1}, {StateDie, 21, 1}, {StateDead, 22, 1}, {StateAttackSword, 9, 3},
@@ -50,7 +50,7 @@ func TestArchetypeTables(t *testing.T) {
 				}
 			}
 		}
-		// Unmapped states (the riding ones, for the three FACTS archetypes) play Idle.
+		// Unmapped states (the riding ones, for the three docs/runtime.md archetypes) play Idle.
 		for s := StateID(0); s < NumStates; s++ {
 			if mapped[s] {
 				continue

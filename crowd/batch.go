@@ -22,7 +22,7 @@ type Instance struct {
 // Batch is the playback kernel over N units as a structure of arrays: every Step
 // advances each unit's phase by Rate·dt and writes its Instance. Phases of looping
 // clips wrap into [0,1); one-shot phases clamp to [0,1]; a single-frame clip keeps
-// phase 0. Frames follow FACTS §1.5 exactly, as bpat.Resolve computes them from the
+// phase 0. Frames follow docs/formats/bpat.md §5 exactly, as bpat.Resolve computes them from the
 // stored phase. Every slice must hold Len() elements. On amd64 Step runs as SSE2
 // assembly, four units at a time, with the same results as the Go loop.
 type Batch struct {
@@ -127,7 +127,7 @@ func settle(q float32, wrap bool) float32 {
 // math.Float32bits(q) < one (negatives and NaNs compare above it).
 const one = 0x3f800000
 
-// put resolves phase ph into frames by FACTS §1.5 and writes them to o as palette
+// put resolves phase ph into frames by docs/formats/bpat.md §5 and writes them to o as palette
 // rows: exactly bpat.Resolve(float64(ph), N, loops), offset by the clip's first row.
 func (e *clipEntry) put(o *Instance, ph float32) {
 	pos := float64(ph) * float64(e.scale)

@@ -2,7 +2,7 @@ package crowd
 
 import "fmt"
 
-// CombatPhase is a phase of one swing's timeline (FACTS §2.3).
+// CombatPhase is a phase of one swing's timeline (docs/runtime.md §8).
 type CombatPhase uint8
 
 const (
@@ -148,7 +148,7 @@ type MeleeStats struct {
 	Kills     uint64 // landed strikes that killed
 }
 
-// Melee runs the combat timeline and the deferred melee strike of FACTS §2.3 for
+// Melee runs the combat timeline and the deferred melee strike of docs/runtime.md §8 for
 // N attackers, as a structure of arrays indexed like World.
 //
 // Start begins a swing when the attacker's cooldown has run out: it snapshots the

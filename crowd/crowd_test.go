@@ -62,7 +62,7 @@ func TestLocomotionPhaseContinuity(t *testing.T) {
 }
 
 // At its gait speed a clip makes one pass per cycle: walk .92 s at 1.4 m/s, run .56 s
-// at 3.8 m/s (FACTS §2.1).
+// at 3.8 m/s (docs/species.md §3).
 func TestLocomotionCycle(t *testing.T) {
 	r := testRegistry(t)
 	for _, c := range []struct {

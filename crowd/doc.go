@@ -1,5 +1,5 @@
 // Package crowd is the online half of bonebake: what a game links to animate
-// thousands of baked creatures every frame (FACTS §1.5, §2.2, §2.3).
+// thousands of baked creatures every frame (docs/formats/bpat.md §5, docs/runtime.md).
 //
 // A creature at run time is only "(species, clip, phase)". The package turns game
 // state into that and that into the per-instance data a GPU skinning shader reads:
@@ -14,8 +14,8 @@
 //	           attacks from the combat timeline, death progress, ambient idles) and
 //	           writes one Instance per unit: species, clip, frame, next frame, lerp.
 //	Batch      the playback kernel alone: phase += rate·dt, then phase → frames by
-//	           the rules of FACTS §1.5, over plain slices with no allocation.
-//	Melee      the combat timeline of FACTS §2.3 and the deferred melee strike that
+//	           the rules of docs/formats/bpat.md §5, over plain slices with no allocation.
+//	Melee      the combat timeline of docs/runtime.md §8 and the deferred melee strike that
 //	           lands when the attack clip's contact marker is crossed; its Phase
 //	           slice is the attack phase a Crowd plays (Crowd.Swing = Melee.Phase).
 //	Sockets    any unit's socket transforms at its clip and phase, interpolated

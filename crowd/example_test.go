@@ -11,7 +11,7 @@ import (
 	"bonebake/roster"
 )
 
-// horseFile writes a horse-shaped species file (FACTS §2.1 clips, one bone, a
+// horseFile writes a horse-shaped species file (docs/species.md §4 clips, one bone, a
 // palette whose translation y is the frame number) into dir and returns dir.
 func horseFile(dir string) string {
 	c := &bpat.Contents{SpeciesID: 1, BoneCount: 1}

@@ -44,7 +44,7 @@ type Inputs struct {
 	Speed  float32 // ground speed in m/s
 }
 
-// PoseIntent is what a unit is doing, as far as its pose goes (FACTS §2.2).
+// PoseIntent is what a unit is doing, as far as its pose goes (docs/runtime.md §2).
 type PoseIntent uint8
 
 const (
@@ -80,7 +80,7 @@ func (p PoseIntent) String() string {
 }
 
 // StateID is the animation state an intent selects; a per-archetype table maps it to
-// clips (FACTS §2.2).
+// clips (docs/runtime.md §4).
 type StateID uint8
 
 const (
@@ -114,7 +114,7 @@ func (s StateID) String() string {
 	return fmt.Sprintf("StateID(%d)", uint8(s))
 }
 
-// intentState is FACTS §2.2's intent → state mapping.
+// intentState is docs/runtime.md §4's intent → state mapping.
 var intentState = [NumIntents]StateID{
 	IntentIdle:          StateIdle,
 	IntentWalk:          StateWalk,
@@ -146,7 +146,7 @@ func (p PoseIntent) State() StateID {
 }
 
 // Resolve collapses a unit's inputs into one intent; the first rule that matches wins
-// (FACTS §2.2):
+// (docs/runtime.md §3):
 //
 //	dying                                   → Dying
 //	dead                                    → Dead

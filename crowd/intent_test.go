@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Every rule of FACTS §2.2, and each rule against the ones below it.
+// Every rule of docs/runtime.md §3, and each rule against the ones below it.
 func TestResolvePriority(t *testing.T) {
 	const walking, still = 1.2, 0
 	atk := Attacking | InMelee
@@ -81,12 +81,12 @@ func TestIntentState(t *testing.T) {
 			t.Errorf("%v → %v, want %v", p, p.State(), s)
 		}
 	}
-	// FACTS numbering of the states.
+	// docs/runtime.md numbering of the states.
 	if StateDie != 6 || StateDead != 7 || StateAttackSword != 8 || StateCast != 11 || StateRidingBowShot != 15 {
-		t.Error("state ids differ from FACTS §2.2")
+		t.Error("state ids differ from docs/runtime.md §4")
 	}
 	if IntentDead != 16 || IntentHitReaction != 8 || IntentRidingIdle != 11 {
-		t.Error("intent order differs from FACTS §2.2")
+		t.Error("intent order differs from docs/runtime.md §2")
 	}
 	if IntentRidingCharge.String() != "RidingCharge" || StateAttackBow.String() != "AttackBow" || PoseIntent(99).String() != "PoseIntent(99)" {
 		t.Error("names")

@@ -9,13 +9,13 @@ import (
 )
 
 // DefaultContact is the contact phase of an attack clip without a contact marker:
-// the start of the Impact window (FACTS §2.3).
+// the start of the Impact window (docs/runtime.md §9).
 const DefaultContact = 0.52
 
 // ClipInfo is one clip of a loaded species with how it plays.
 type ClipInfo struct {
 	bpat.Clip
-	Duration float64     // seconds (FACTS §1.5)
+	Duration float64     // seconds (docs/formats/bpat.md §5)
 	Gait     roster.Gait // Cycle filled in: never 0
 }
 
@@ -86,7 +86,7 @@ func (s *Species) read() error {
 // Sockets writes the transforms of every socket at clip clip and phase into dst
 // (SocketCount·12 floats, the top three rows of each socket matrix), blended
 // between the two baked frames the phase falls between exactly as the palette is
-// (FACTS §1.5): per-element lerp. It returns the frames used.
+// (docs/formats/bpat.md §5): per-element lerp. It returns the frames used.
 func (s *Species) Sockets(clip int, phase float64, dst []float32) (bpat.Playback, error) {
 	if uint(clip) >= uint(len(s.Clips)) {
 		return bpat.Playback{}, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)

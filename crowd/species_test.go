@@ -44,7 +44,7 @@ func TestBakedBuiltins(t *testing.T) {
 			}
 		}
 	}
-	// FACTS §2.2's clip indices, and the rider's clips, in the real files.
+	// docs/runtime.md §5's clip indices, and the rider's clips, in the real files.
 	for id := uint32(0); id < 6; id++ {
 		s := reg.Species(id)
 		for _, a := range s.Archetypes {

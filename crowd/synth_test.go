@@ -11,7 +11,7 @@ import (
 )
 
 // Synthesized species files with the clip lists, frame counts, loop flags, markers
-// and sockets of FACTS §2.1, and palettes that say where they come from: bone b of
+// and sockets of docs/species.md §3, and palettes that say where they come from: bone b of
 // frame f of clip c is the identity with translation (c, f, b), rotated about y by
 // a small angle that grows with f so that blends are not trivial.
 

@@ -10,7 +10,7 @@ import (
 // SkinMatrices writes each bone's skinning matrix into dst (16 floats per bone,
 // row-major): palette[b] · inverseBind[b]. A BPAT palette entry is the bone's posed
 // model-space transform, so this is what moves a bind-pose vertex with the bone
-// (FACTS §1.1); at the bind pose it is the identity. palette holds 16 floats per
+// (docs/formats/bpat.md §1); at the bind pose it is the identity. palette holds 16 floats per
 // bone, as bpat.File.Palette returns them.
 func SkinMatrices(dst, palette []float32, inverseBind []rig.Mat4) error {
 	n := len(inverseBind)

@@ -36,7 +36,7 @@ type Socket struct {
 
 // Clip is one procedural clip. Pose writes the local transform of every bone at a
 // normalized phase in [0,1] (for a looping clip phase 1 is phase 0 again): the
-// baker calls it at the frame times of FACTS §1.5, so Frames, FPS and Loops fix
+// baker calls it at the frame times of docs/formats/bpat.md §5, so Frames, FPS and Loops fix
 // the duration: Frames/FPS seconds when looping, (Frames−1)/FPS for a one-shot.
 type Clip struct {
 	Name    string

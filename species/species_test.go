@@ -6,7 +6,7 @@ import (
 	"bonebake/rig"
 )
 
-// TestDuration follows FACTS §1.5: a looping clip of N frames at F fps lasts N/F
+// TestDuration follows docs/formats/bpat.md §5: a looping clip of N frames at F fps lasts N/F
 // seconds (its end is its start), a one-shot (N−1)/F (its end pose is stored).
 func TestDuration(t *testing.T) {
 	for _, c := range []struct {

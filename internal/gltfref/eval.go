@@ -322,7 +322,7 @@ func inverse(m [16]float64) [16]float64 {
 }
 
 // FrameTimes lists the sample times of a clip of duration seconds baked at fps frames
-// per second (FACTS §1.5): a looping clip has N = max(1, round(D·F)) frames at
+// per second (docs/formats/bpat.md §5): a looping clip has N = max(1, round(D·F)) frames at
 // t_f = f·D/N (the end equals the start and is not stored); a one-shot clip has
 // N = max(1, round(D·F)) + 1 frames at t_f = f·D/(N−1), the last one at D.
 // A product D·F that is not a positive finite number counts as 0.

@@ -3,7 +3,7 @@
 // palette depends on, the skin's joints and inverse bind matrices, the animations as
 // anim.Clips retargeted to that skeleton, and the skinned mesh.
 //
-// Palette semantics (FACTS §3): with G(n) the global transform of node n, the baked
+// Palette semantics (docs/formats/gltf.md §1): with G(n) the global transform of node n, the baked
 // palette entry of joint j is inverse(G(ModelBone)) · G(Joints[j]), and skinning a
 // vertex multiplies that by InverseBind[j]. Because the skeleton also holds the
 // joints' non-joint ancestors and the mesh node with its ancestors, animating any of

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestIDsAndNames checks the table of FACTS §2.1.
+// TestIDsAndNames checks the table of docs/species.md §1.
 func TestIDsAndNames(t *testing.T) {
 	want := []string{"humanoid", "horse", "elephant", "humanoid_sword", "humanoid_spear", "humanoid_skeleton"}
 	if !slices.Equal(Names(), want) {
