@@ -32,8 +32,8 @@ type Track struct {
 	Values        []float32
 }
 
-// Clip is a named animation: a duration in seconds and its tracks.
-type Clip struct {
+// Animation is a named animation: a duration in seconds and its tracks.
+type Animation struct {
 	Name     string
 	Duration float64
 	Tracks   []Track

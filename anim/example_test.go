@@ -9,7 +9,7 @@ import (
 
 func ExampleSampler() {
 	// One bone that slides from x=0 to x=2 over one second.
-	clip := &anim.Clip{Name: "slide", Duration: 1, Tracks: []anim.Track{{
+	clip := &anim.Animation{Name: "slide", Duration: 1, Tracks: []anim.Track{{
 		Bone: 0, Path: anim.Translation, Interpolation: anim.Linear,
 		Times:  []float32{0, 1},
 		Values: []float32{0, 0, 0, 2, 0, 0},

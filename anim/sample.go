@@ -24,7 +24,7 @@ type Sampler struct {
 // Prepared is a clip made ready for sampling. It is read-only once made, so one
 // Prepared serves any number of goroutines, each with its own Sampler.
 type Prepared struct {
-	clip *Clip
+	clip *Animation
 	rot  []rotTrack // per track: prepared rotation keys (empty unless STEP/LINEAR rotation)
 	// Track indices by the code path Sample takes for them; see groupTracks.
 	lin3, linRot, other []int
@@ -52,7 +52,7 @@ const slerpParallel = 1 - 1e-6
 
 // NewSampler returns a sampler for c: Prepare(c).NewSampler(). Make one per clip and
 // goroutine and reuse it for every frame.
-func NewSampler(c *Clip) *Sampler { return Prepare(c).NewSampler() }
+func NewSampler(c *Animation) *Sampler { return Prepare(c).NewSampler() }
 
 // NewSampler returns a new sampler (its own key cursors) over the prepared clip.
 func (p *Prepared) NewSampler() *Sampler {
@@ -61,7 +61,7 @@ func (p *Prepared) NewSampler() *Sampler {
 
 // Prepare readies c for sampling: rotation tracks get normalized keys and
 // per-interval slerp constants (about 64 bytes a key).
-func Prepare(c *Clip) *Prepared {
+func Prepare(c *Animation) *Prepared {
 	s := &Prepared{
 		clip: c,
 		rot:  make([]rotTrack, len(c.Tracks)),
@@ -207,7 +207,7 @@ func (sp *slerpSpan) slerp(dst, a, b *rig.Quat, u float64) {
 }
 
 // Clip returns the clip being sampled.
-func (p *Prepared) Clip() *Clip { return p.clip }
+func (p *Prepared) Clip() *Animation { return p.clip }
 
 // Sample writes the value of every track at time t (seconds) into the animated
 // property of pose[track.Bone], leaving the other properties alone: seed pose with
@@ -297,7 +297,7 @@ func find(times []float32, t float64, cursor *int) (k int, u float64, inside boo
 
 // SampleAt samples c once at time t into pose, like Sampler.Sample. It allocates a
 // sampler each call; use a Sampler to sample many times.
-func (c *Clip) SampleAt(t float64, pose []rig.Transform) {
+func (c *Animation) SampleAt(t float64, pose []rig.Transform) {
 	NewSampler(c).Sample(t, pose)
 }
 

@@ -70,7 +70,7 @@ func TestStepAndLinearTranslation(t *testing.T) {
 		{math.Inf(1), [3]float64{-5, 5, 1}, [3]float64{-5, 5, 1}},
 		{math.NaN(), [3]float64{0, 0, 0}, [3]float64{0, 0, 0}},
 	}
-	clip := &Clip{Name: "move", Duration: 4, Tracks: []Track{
+	clip := &Animation{Name: "move", Duration: 4, Tracks: []Track{
 		{Bone: 0, Path: Translation, Interpolation: Step, Times: times, Values: values},
 		{Bone: 1, Path: Translation, Interpolation: Linear, Times: times, Values: values},
 		{Bone: 2, Path: Scale, Interpolation: Linear, Times: times, Values: values},
@@ -96,7 +96,7 @@ func TestStepAndLinearTranslation(t *testing.T) {
 func TestLinearRotation(t *testing.T) {
 	s2 := float32(math.Sqrt2 / 2)
 	q120 := zRot(2 * math.Pi / 3)
-	clip := &Clip{Name: "turn", Duration: 2, Tracks: []Track{{
+	clip := &Animation{Name: "turn", Duration: 2, Tracks: []Track{{
 		Bone: 0, Path: Rotation, Interpolation: Linear,
 		Times: []float32{0, 1, 2},
 		Values: []float32{
@@ -132,7 +132,7 @@ func TestRotationNormalized(t *testing.T) {
 	a := []float32{0, 0, 0, 1.0002}
 	b := []float32{0, 0, float32(s2 * 0.9997), float32(s2 * 0.9997)}
 	for _, interp := range []Interpolation{Step, Linear} {
-		clip := &Clip{Name: "n", Duration: 1, Tracks: []Track{{
+		clip := &Animation{Name: "n", Duration: 1, Tracks: []Track{{
 			Bone: 0, Path: Rotation, Interpolation: interp,
 			Times: []float32{0, 1}, Values: append(append([]float32{}, a...), b...),
 		}}}
@@ -162,7 +162,7 @@ func TestCubicSpline(t *testing.T) {
 	// Three keys at t = 0, 2, 3. Per key: in-tangent, value, out-tangent (3 floats
 	// each). x carries the interesting numbers; y is all zero; z goes -1 → 1 → 1.
 	// Tangents that the spline never uses (key 0's in, key 2's out) are 99.
-	clip := &Clip{Name: "curve", Duration: 3, Tracks: []Track{{
+	clip := &Animation{Name: "curve", Duration: 3, Tracks: []Track{{
 		Bone: 0, Path: Translation, Interpolation: CubicSpline,
 		Times: []float32{0, 2, 3},
 		Values: []float32{
@@ -204,7 +204,7 @@ func TestCubicSpline(t *testing.T) {
 	// At u=.5: .5·(0,0,0,1) + .125·(0,0,1,0) + .5·(0,0,s,s) = (0, 0, .5s+.125, .5+.5s),
 	// normalized (s = √2/2).
 	s2 := float32(math.Sqrt2 / 2)
-	rot := &Clip{Name: "spin", Duration: 1, Tracks: []Track{{
+	rot := &Animation{Name: "spin", Duration: 1, Tracks: []Track{{
 		Bone: 0, Path: Rotation, Interpolation: CubicSpline,
 		Times: []float32{0, 1},
 		Values: []float32{
@@ -239,8 +239,8 @@ func TestLocate(t *testing.T) {
 	}
 }
 
-func randomClip(rng *rand.Rand, bones int) *Clip {
-	c := &Clip{Name: "random"}
+func randomClip(rng *rand.Rand, bones int) *Animation {
+	c := &Animation{Name: "random"}
 	for range 1 + rng.IntN(12) {
 		tr := Track{
 			Bone:          rng.IntN(bones),
@@ -295,7 +295,7 @@ func TestCursorMatchesFresh(t *testing.T) {
 		// general one).
 		single := make([]*Sampler, len(c.Tracks))
 		for i := range c.Tracks {
-			single[i] = NewSampler(&Clip{Name: "one", Tracks: c.Tracks[i : i+1]})
+			single[i] = NewSampler(&Animation{Name: "one", Tracks: c.Tracks[i : i+1]})
 		}
 		for _, x := range ts {
 			got, want, each := restPose(bones), restPose(bones), restPose(bones)
@@ -340,9 +340,9 @@ func TestSampleNoAllocs(t *testing.T) {
 }
 
 // benchClip is bones bones × T/R/S LINEAR tracks of keys keys at 30 fps.
-func benchClip(bones, keys int) *Clip {
+func benchClip(bones, keys int) *Animation {
 	rng := rand.New(rand.NewPCG(31, 32))
-	c := &Clip{Name: "bench", Duration: float64(keys-1) / 30}
+	c := &Animation{Name: "bench", Duration: float64(keys-1) / 30}
 	times := make([]float32, keys)
 	for k := range times {
 		times[k] = float32(k) / 30
@@ -444,7 +444,7 @@ func TestPreparedRotationMatchesSlerp(t *testing.T) {
 			float32(a[0]), float32(a[1]), float32(a[2]), float32(a[3]),
 			float32(b[0]), float32(b[1]), float32(b[2]), float32(b[3]),
 		}}
-		c := &Clip{Name: "r", Duration: 1, Tracks: []Track{tr}}
+		c := &Animation{Name: "r", Duration: 1, Tracks: []Track{tr}}
 		s := NewSampler(c)
 		if s.rot[0].span == nil {
 			t.Fatal("LINEAR rotation track not prepared")
@@ -472,7 +472,7 @@ func randQ3(rng *rand.Rand) [3]float64 {
 // forbids it, Validate does not), the later track in the clip wins, whatever
 // order the sampler would otherwise visit them in.
 func TestDuplicateTargetLastWins(t *testing.T) {
-	c := &Clip{Name: "dup", Duration: 1, Tracks: []Track{
+	c := &Animation{Name: "dup", Duration: 1, Tracks: []Track{
 		{Bone: 0, Path: Translation, Interpolation: Step, Times: []float32{0}, Values: []float32{9, 9, 9}},
 		{Bone: 0, Path: Translation, Interpolation: Linear, Times: []float32{0, 1}, Values: []float32{0, 0, 0, 2, 2, 2}},
 		{Bone: 1, Path: Scale, Interpolation: Linear, Times: []float32{0, 1}, Values: []float32{0, 0, 0, 2, 2, 2}},
@@ -485,7 +485,7 @@ func TestDuplicateTargetLastWins(t *testing.T) {
 }
 
 func TestSampleSkipsEmptyTrack(t *testing.T) {
-	c := &Clip{Name: "bad", Tracks: []Track{
+	c := &Animation{Name: "bad", Tracks: []Track{
 		{Bone: 0, Path: Translation, Interpolation: Linear},
 		{Bone: 0, Path: Rotation, Interpolation: Step},
 		{Bone: 0, Path: Scale, Interpolation: CubicSpline},

@@ -78,7 +78,7 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // exactly keys × width × (3 for CubicSpline, else 1) finite values (width 3, or 4
 // for rotations), and no rotation key of zero length. The first problem found is
 // returned as a *TrackError.
-func (c *Clip) Validate(boneCount int) error {
+func (c *Animation) Validate(boneCount int) error {
 	clipErr := func(track, key int, format string, args ...any) error {
 		return &TrackError{Clip: c.Name, Track: track, Key: key, Rule: fmt.Sprintf(format, args...)}
 	}

@@ -8,8 +8,8 @@ import (
 )
 
 func TestValidate(t *testing.T) {
-	good := func() *Clip {
-		return &Clip{Name: "walk", Duration: 1, Tracks: []Track{
+	good := func() *Animation {
+		return &Animation{Name: "walk", Duration: 1, Tracks: []Track{
 			{Bone: 0, Path: Translation, Interpolation: Linear, Times: []float32{0, 1}, Values: []float32{0, 0, 0, 1, 1, 1}},
 			{Bone: 1, Path: Rotation, Interpolation: Step, Times: []float32{0.5}, Values: []float32{0, 0, 0, 1}},
 			{Bone: 1, Path: Scale, Interpolation: CubicSpline, Times: []float32{0, 1},
@@ -21,7 +21,7 @@ func TestValidate(t *testing.T) {
 	if err := good().Validate(2); err != nil {
 		t.Fatalf("good clip rejected: %v", err)
 	}
-	if err := (&Clip{Name: "empty"}).Validate(1); err != nil {
+	if err := (&Animation{Name: "empty"}).Validate(1); err != nil {
 		t.Fatalf("clip without tracks rejected: %v", err)
 	}
 
@@ -29,32 +29,32 @@ func TestValidate(t *testing.T) {
 	tests := []struct {
 		name   string
 		bones  int
-		modify func(c *Clip)
+		modify func(c *Animation)
 		track  int
 		key    int
 		words  string
 	}{
-		{"NaN duration", 2, func(c *Clip) { c.Duration = math.NaN() }, -1, -1, "duration NaN"},
-		{"infinite duration", 2, func(c *Clip) { c.Duration = math.Inf(1) }, -1, -1, "duration +Inf"},
-		{"negative duration", 2, func(c *Clip) { c.Duration = -1 }, -1, -1, "duration -1"},
-		{"bone too big", 1, func(c *Clip) {}, 1, -1, "bone 1 is outside the skeleton's 1 bones"},
-		{"negative bone", 2, func(c *Clip) { c.Tracks[2].Bone = -1 }, 2, -1, "bone -1"},
-		{"bad path", 2, func(c *Clip) { c.Tracks[0].Path = 3 }, 0, -1, "unknown path 3"},
-		{"bad interpolation", 2, func(c *Clip) { c.Tracks[1].Interpolation = 7 }, 1, -1, "unknown interpolation 7"},
-		{"no keys", 2, func(c *Clip) { c.Tracks[1].Times, c.Tracks[1].Values = nil, nil }, 1, -1, "no keys"},
-		{"values short", 2, func(c *Clip) { c.Tracks[0].Values = c.Tracks[0].Values[:5] }, 0, -1, "5 values, want 6"},
-		{"rotation as 3 floats", 2, func(c *Clip) { c.Tracks[1].Values = []float32{0, 0, 1} }, 1, -1, "3 values, want 4"},
-		{"cubic without tangents", 2, func(c *Clip) { c.Tracks[2].Values = []float32{1, 1, 1, 2, 2, 2} }, 2, -1,
+		{"NaN duration", 2, func(c *Animation) { c.Duration = math.NaN() }, -1, -1, "duration NaN"},
+		{"infinite duration", 2, func(c *Animation) { c.Duration = math.Inf(1) }, -1, -1, "duration +Inf"},
+		{"negative duration", 2, func(c *Animation) { c.Duration = -1 }, -1, -1, "duration -1"},
+		{"bone too big", 1, func(c *Animation) {}, 1, -1, "bone 1 is outside the skeleton's 1 bones"},
+		{"negative bone", 2, func(c *Animation) { c.Tracks[2].Bone = -1 }, 2, -1, "bone -1"},
+		{"bad path", 2, func(c *Animation) { c.Tracks[0].Path = 3 }, 0, -1, "unknown path 3"},
+		{"bad interpolation", 2, func(c *Animation) { c.Tracks[1].Interpolation = 7 }, 1, -1, "unknown interpolation 7"},
+		{"no keys", 2, func(c *Animation) { c.Tracks[1].Times, c.Tracks[1].Values = nil, nil }, 1, -1, "no keys"},
+		{"values short", 2, func(c *Animation) { c.Tracks[0].Values = c.Tracks[0].Values[:5] }, 0, -1, "5 values, want 6"},
+		{"rotation as 3 floats", 2, func(c *Animation) { c.Tracks[1].Values = []float32{0, 0, 1} }, 1, -1, "3 values, want 4"},
+		{"cubic without tangents", 2, func(c *Animation) { c.Tracks[2].Values = []float32{1, 1, 1, 2, 2, 2} }, 2, -1,
 			"6 values, want 18 (2 keys × 9 floats per CUBICSPLINE scale key)"},
-		{"NaN time", 2, func(c *Clip) { c.Tracks[0].Times[1] = nan }, 0, 1, "time NaN is not finite"},
-		{"infinite time", 2, func(c *Clip) { c.Tracks[0].Times[1] = inf }, 0, 1, "not finite"},
-		{"negative time", 2, func(c *Clip) { c.Tracks[0].Times[0] = -0.5 }, 0, 0, "negative"},
-		{"equal times", 2, func(c *Clip) { c.Tracks[2].Times[1] = 0 }, 2, 1, "strictly increase"},
-		{"decreasing times", 2, func(c *Clip) { c.Tracks[0].Times = []float32{1, 0.5} }, 0, 1, "not after the previous key's 1"},
-		{"NaN value", 2, func(c *Clip) { c.Tracks[0].Values[4] = nan }, 0, 1, "value NaN (float 1 of the key)"},
-		{"infinite tangent", 2, func(c *Clip) { c.Tracks[2].Values[17] = -inf }, 2, 1, "-Inf (float 8 of the key)"},
-		{"zero rotation", 2, func(c *Clip) { c.Tracks[1].Values[3] = 0 }, 1, 0, "zero quaternion"},
-		{"zero cubic rotation", 2, func(c *Clip) { c.Tracks[3].Values[7] = 0 }, 3, 0, "zero quaternion"},
+		{"NaN time", 2, func(c *Animation) { c.Tracks[0].Times[1] = nan }, 0, 1, "time NaN is not finite"},
+		{"infinite time", 2, func(c *Animation) { c.Tracks[0].Times[1] = inf }, 0, 1, "not finite"},
+		{"negative time", 2, func(c *Animation) { c.Tracks[0].Times[0] = -0.5 }, 0, 0, "negative"},
+		{"equal times", 2, func(c *Animation) { c.Tracks[2].Times[1] = 0 }, 2, 1, "strictly increase"},
+		{"decreasing times", 2, func(c *Animation) { c.Tracks[0].Times = []float32{1, 0.5} }, 0, 1, "not after the previous key's 1"},
+		{"NaN value", 2, func(c *Animation) { c.Tracks[0].Values[4] = nan }, 0, 1, "value NaN (float 1 of the key)"},
+		{"infinite tangent", 2, func(c *Animation) { c.Tracks[2].Values[17] = -inf }, 2, 1, "-Inf (float 8 of the key)"},
+		{"zero rotation", 2, func(c *Animation) { c.Tracks[1].Values[3] = 0 }, 1, 0, "zero quaternion"},
+		{"zero cubic rotation", 2, func(c *Animation) { c.Tracks[3].Values[7] = 0 }, 3, 0, "zero quaternion"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,7 +35,7 @@ type Motion struct {
 
 // FromClip wraps a keyframe clip as a Motion. The clip is prepared once and its
 // samplers share that preparation.
-func FromClip(c *anim.Clip) Motion {
+func FromClip(c *anim.Animation) Motion {
 	var (
 		once sync.Once
 		prep *anim.Prepared

@@ -14,7 +14,7 @@ import (
 // Snapshot skins a species' minimal mesh on the CPU at every frame of its baked
 // palette file f (docs/formats/bpsm.md): the far-LOD snapshot, where a creature costs no
 // skinning at all at run time.
-func Snapshot(s *species.Species, f *bpat.File) (*bpsm.Contents, error) {
+func Snapshot(s *species.Creature, f *bpat.File) (*bpsm.Contents, error) {
 	m := s.Minimal
 	if m == nil {
 		return nil, fmt.Errorf("bake: species %s has no minimal mesh", s.Name)
@@ -64,7 +64,7 @@ func Snapshot(s *species.Species, f *bpat.File) (*bpsm.Contents, error) {
 }
 
 // SnapshotFile writes Snapshot's result to path atomically and returns its size.
-func SnapshotFile(path string, s *species.Species, f *bpat.File) (int64, error) {
+func SnapshotFile(path string, s *species.Creature, f *bpat.File) (int64, error) {
 	c, err := Snapshot(s, f)
 	if err != nil {
 		return 0, err

@@ -14,7 +14,7 @@ import (
 
 // FromSpecies returns the job that bakes a creature: every clip at its own frame
 // count, fps, loop flag and markers, the sockets, every skeleton bone in order.
-func FromSpecies(s *species.Species) (*Job, error) {
+func FromSpecies(s *species.Creature) (*Job, error) {
 	j := &Job{SpeciesID: s.ID, Rig: Rig{Skeleton: s.Skeleton, ModelBone: -1}}
 	for i := range s.Clips {
 		c := &s.Clips[i]
@@ -32,7 +32,7 @@ func FromSpecies(s *species.Species) (*Job, error) {
 }
 
 // Species bakes a creature into BPAT contents.
-func Species(s *species.Species) (*bpat.Contents, error) {
+func Species(s *species.Creature) (*bpat.Contents, error) {
 	j, err := FromSpecies(s)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func Species(s *species.Species) (*bpat.Contents, error) {
 
 // SpeciesBytes bakes a creature in memory into the bytes its BPAT file holds: what
 // the viewer shows and what a simulation loads when no files are given.
-func SpeciesBytes(s *species.Species) ([]byte, error) {
+func SpeciesBytes(s *species.Creature) ([]byte, error) {
 	j, err := FromSpecies(s)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ type Written struct {
 // WriteSpecies bakes a creature into dir (created when missing): <name>.bpat, and
 // <name>_minimal.bpsm when it has a far-LOD mesh. Each file is written atomically
 // and checked by reading it back. progress may be nil.
-func WriteSpecies(dir string, s *species.Species, progress func(done, total int)) ([]Written, error) {
+func WriteSpecies(dir string, s *species.Creature, progress func(done, total int)) ([]Written, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (p phaseSampler) Sample(t float64, pose []rig.Transform) {
 // duration) for a glTF export that bakes back into the same palettes: the clips'
 // fps, loop flags and markers and the creature's species id and sockets travel in
 // the file's extras.
-func ExportSpecies(s *species.Species) *gltf.Export {
+func ExportSpecies(s *species.Creature) *gltf.Export {
 	e := &gltf.Export{Name: s.Name, Skeleton: s.Skeleton, Mesh: s.Mesh, InverseBind: s.InverseBind()}
 	id := s.ID
 	e.Meta.SpeciesID = &id
@@ -127,7 +127,7 @@ func ExportSpecies(s *species.Species) *gltf.Export {
 		c := &s.Clips[i]
 		d := c.Duration()
 		loops := c.Loops
-		ec := gltf.ExportClip{Name: c.Name, Meta: gltf.ClipMeta{FPS: c.FPS, Loops: &loops, Markers: markerMap(c.Markers)}}
+		ec := gltf.ExportAnimation{Name: c.Name, Meta: gltf.ClipMeta{FPS: c.FPS, Loops: &loops, Markers: markerMap(c.Markers)}}
 		keys := c.Frames
 		if c.Loops && d > 0 {
 			keys++ // the end, where the loop closes

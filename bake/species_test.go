@@ -13,7 +13,7 @@ import (
 )
 
 // swinger is a two-bone test creature whose arm turns about z by 90°·phase.
-func swinger(t *testing.T) *species.Species {
+func swinger(t *testing.T) *species.Creature {
 	sk, err := rig.New([]string{"root", "arm"}, []int{-1, 0}, []rig.Transform{
 		rig.IdentityTransform(),
 		{Translation: [3]float64{0, 1, 0}, Rotation: rig.Quat{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}},
@@ -25,7 +25,7 @@ func swinger(t *testing.T) *species.Species {
 		p[0] = rig.IdentityTransform()
 		p[1] = rig.Transform{Translation: [3]float64{0, 1, 0}, Rotation: rig.QuatFromAxisAngle([3]float64{0, 0, 1}, phase*math.Pi/2), Scale: [3]float64{1, 1, 1}}
 	}
-	return &species.Species{ID: 9, Name: "swinger", Skeleton: sk,
+	return &species.Creature{ID: 9, Name: "swinger", Skeleton: sk,
 		Sockets: []species.Socket{{Name: "tip", Bone: 1, Offset: [3]float32{1, 0, 0}}},
 		Clips: []species.Clip{
 			{Name: "swing", Frames: 5, FPS: 4, Loops: false, Markers: bpat.Markers{-1, -1, 0.5, -1, -1}, Pose: pose},

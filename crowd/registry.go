@@ -264,7 +264,7 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (
 		s.Archetypes = append(s.Archetypes, a)
 	}
 	for _, c := range f.Clips() {
-		ci := ClipInfo{Clip: c, Duration: c.Duration()}
+		ci := Clip{Clip: c, Duration: c.Duration()}
 		g, ok := r.cfg.gaits[id][c.Name]
 		if !ok {
 			g = def.Gaits[c.Name]
@@ -350,7 +350,7 @@ type clipEntry struct {
 // loops reports whether the clip's phase wraps (a single-frame clip: no matter).
 func (e *clipEntry) loops() bool { return e.wrapTo != e.last }
 
-func makeEntry(c *ClipInfo) clipEntry {
+func makeEntry(c *Clip) clipEntry {
 	n := c.FrameCount
 	e := clipEntry{offset: uint32(c.FrameOffset), last: int32(n - 1), keep: 1}
 	if c.Loops {

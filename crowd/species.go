@@ -12,15 +12,15 @@ import (
 // the start of the Impact window (docs/runtime.md §9).
 const DefaultContact = 0.52
 
-// ClipInfo is one clip of a loaded species with how it plays.
-type ClipInfo struct {
+// Clip is one clip of a loaded species with how it plays.
+type Clip struct {
 	bpat.Clip
 	Duration float64     // seconds (docs/formats/bpat.md §5)
 	Gait     roster.Gait // Cycle filled in: never 0
 }
 
 // Contact is the clip's contact marker, or DefaultContact when it has none.
-func (c *ClipInfo) Contact() float32 {
+func (c *Clip) Contact() float32 {
 	if m := c.Markers[bpat.Contact]; m >= 0 {
 		return m
 	}
@@ -35,7 +35,7 @@ type Species struct {
 	Path string // the file it was loaded from, or the name given to LoadBytes
 	File *bpat.File
 	// Clips in file order, with their gaits.
-	Clips []ClipInfo
+	Clips []Clip
 	// Archetypes this species' units may use.
 	Archetypes []roster.Archetype
 

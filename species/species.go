@@ -11,9 +11,9 @@ import (
 	"bonebake/rig"
 )
 
-// Species is one creature: everything needed to bake its BPAT file and its
+// Creature is one creature: everything needed to bake its BPAT file and its
 // snapshot meshes, with no asset files.
-type Species struct {
+type Creature struct {
 	ID   uint32 // the BPAT species_id
 	Name string // the file base name: <Name>.bpat, <Name>_minimal.bpsm
 	// Skeleton holds the bones in file order (parents first); its Rest pose is the
@@ -67,7 +67,7 @@ func (c *Clip) Duration() float64 {
 }
 
 // ClipIndex returns the index of the clip named name, or -1.
-func (s *Species) ClipIndex(name string) int {
+func (s *Creature) ClipIndex(name string) int {
 	for i := range s.Clips {
 		if s.Clips[i].Name == name {
 			return i
@@ -79,7 +79,7 @@ func (s *Species) ClipIndex(name string) int {
 // InverseBind returns each bone's inverse bind matrix: the inverse of its
 // model-space rest transform, so that palette × inverse bind is the identity at
 // the bind pose.
-func (s *Species) InverseBind() []rig.Mat4 {
+func (s *Creature) InverseBind() []rig.Mat4 {
 	rest := s.Skeleton.RestModelSpace()
 	inv := make([]rig.Mat4, len(rest))
 	for i, m := range rest {

@@ -34,7 +34,7 @@ func TestInverseBind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Species{Skeleton: sk, Clips: []Clip{{Name: "a"}, {Name: "b"}}}
+	s := &Creature{Skeleton: sk, Clips: []Clip{{Name: "a"}, {Name: "b"}}}
 	inv := s.InverseBind()
 	for b, m := range sk.RestModelSpace() {
 		p := m.Mul(inv[b])

@@ -67,7 +67,7 @@ func (a *Asset) MeshKind() string { return a.meshKind }
 // glTF model (.gltf, .glb, or otherwise), baking models on the fly. A .bpat whose
 // base name or species id and bone count match one of known is drawn with that
 // species' mesh; otherwise with a box per bone.
-func Load(paths []string, known []*species.Species) ([]*Asset, error) {
+func Load(paths []string, known []*species.Creature) ([]*Asset, error) {
 	var out []*Asset
 	for _, p := range paths {
 		var (
@@ -90,7 +90,7 @@ func Load(paths []string, known []*species.Species) ([]*Asset, error) {
 // Default returns what `bonebake view` shows without paths: the .bpat files in dir
 // when it has any (with the meshes of the built-in species of the same names),
 // else every species of builtins baked in memory. It also says which it did.
-func Default(dir string, builtins []*species.Species) ([]*Asset, string, error) {
+func Default(dir string, builtins []*species.Creature) ([]*Asset, string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.bpat"))
 	if err != nil {
 		return nil, "", err
@@ -142,7 +142,7 @@ func parseBPAT(name string, b []byte) (*bpat.File, string, error) {
 // LoadBPAT reads a BPAT file. Its mesh is that of the species in known whose name
 // is the file's base name, or else whose id is the file's species id, when the
 // bone counts agree; otherwise a box per bone.
-func LoadBPAT(path string, known []*species.Species) (*Asset, error) {
+func LoadBPAT(path string, known []*species.Creature) (*Asset, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -161,8 +161,8 @@ func LoadBPAT(path string, known []*species.Species) (*Asset, error) {
 	return a, nil
 }
 
-func matchSpecies(name string, f *bpat.File, known []*species.Species) *species.Species {
-	fits := func(s *species.Species) bool {
+func matchSpecies(name string, f *bpat.File, known []*species.Creature) *species.Creature {
+	fits := func(s *species.Creature) bool {
 		return s != nil && s.Skeleton != nil && s.Skeleton.Len() == f.BoneCount() && s.Mesh != nil
 	}
 	for _, s := range known {
@@ -180,7 +180,7 @@ func matchSpecies(name string, f *bpat.File, known []*species.Species) *species.
 
 // FromSpecies bakes a species in memory. The asset's BPAT bytes are what
 // `bpat.Write` produces, the same bytes a baked file holds.
-func FromSpecies(s *species.Species) (*Asset, error) {
+func FromSpecies(s *species.Creature) (*Asset, error) {
 	b, err := bake.SpeciesBytes(s)
 	if err != nil {
 		return nil, err
@@ -194,7 +194,7 @@ func FromSpecies(s *species.Species) (*Asset, error) {
 	return a, nil
 }
 
-func (a *Asset) useSpecies(s *species.Species) {
+func (a *Asset) useSpecies(s *species.Creature) {
 	a.mesh, a.meshKind = s.Mesh, MeshSpecies
 	a.boneNames = s.Skeleton.Names
 	a.parents = s.Skeleton.Parents

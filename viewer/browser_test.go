@@ -578,7 +578,7 @@ func TestBrowser(t *testing.T) {
 
 // longSwinger is a swinger whose one clip has more frames (9,001) than a texture
 // can have rows, with a box at the arm's tip, one unit along the arm.
-func longSwinger(t *testing.T) *species.Species {
+func longSwinger(t *testing.T) *species.Creature {
 	s := swinger(t)
 	s.Name, s.ID = "swinger_long", 10
 	s.Clips = s.Clips[:1]

@@ -30,7 +30,7 @@ const foxPath = "../testdata/gltf/Fox.glb"
 
 // swinger is a two-bone creature whose arm turns about z, with a socket at the
 // arm's tip and a mesh of two boxes.
-func swinger(t testing.TB) *species.Species {
+func swinger(t testing.TB) *species.Creature {
 	t.Helper()
 	sk, err := rig.New([]string{"Root", "Arm"}, []int{-1, 0}, []rig.Transform{
 		rig.IdentityTransform(),
@@ -49,7 +49,7 @@ func swinger(t testing.TB) *species.Species {
 			m.Positions[i][1]++
 		}
 	}
-	return &species.Species{ID: 9, Name: "swinger", Skeleton: sk, Mesh: m,
+	return &species.Creature{ID: 9, Name: "swinger", Skeleton: sk, Mesh: m,
 		Sockets: []species.Socket{{Name: "tip", Bone: 1, Offset: [3]float32{1, 0, 0}}},
 		Clips: []species.Clip{
 			{Name: "swing", Frames: 5, FPS: 4, Loops: false, Markers: bpat.Markers{-1, -1, 0.5, -1, -1}, Pose: pose},
@@ -405,7 +405,7 @@ func TestDefault(t *testing.T) {
 	dir := t.TempDir()
 	sw := swinger(t)
 	// No .bpat files: the built-ins, baked in memory.
-	as, what, err := Default(dir, []*species.Species{sw})
+	as, what, err := Default(dir, []*species.Creature{sw})
 	if err != nil || len(as) != 1 || as[0].Kind != KindBuiltin || !strings.Contains(what, "built-in") {
 		t.Fatalf("%v %q %v", as, what, err)
 	}
@@ -417,7 +417,7 @@ func TestDefault(t *testing.T) {
 	if err := bpat.WriteFile(filepath.Join(dir, "swinger.bpat"), c); err != nil {
 		t.Fatal(err)
 	}
-	as, _, err = Default(dir, []*species.Species{sw})
+	as, _, err = Default(dir, []*species.Creature{sw})
 	if err != nil || len(as) != 1 || as[0].Kind != KindBPAT || as[0].MeshKind() != MeshSpecies || len(as[0].parents) != 2 {
 		t.Fatalf("%+v %v", as, err)
 	}

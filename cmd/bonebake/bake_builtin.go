@@ -42,11 +42,11 @@ func bakeBuiltins(cmd *cobra.Command, dir string, only []string, verbose bool) e
 }
 
 // pickSpecies resolves --species names (all when empty).
-func pickSpecies(only []string) ([]*species.Species, error) {
+func pickSpecies(only []string) ([]*species.Creature, error) {
 	if len(only) == 0 {
 		return builtin.All(), nil
 	}
-	var out []*species.Species
+	var out []*species.Creature
 	for _, name := range only {
 		s := builtin.ByName(strings.TrimSpace(name))
 		if s == nil {

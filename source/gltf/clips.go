@@ -9,10 +9,10 @@ import (
 )
 
 // clips converts every animation, keeping channels on nodes that have a bone.
-func (d *document) clips(bone []int, boneCount int) ([]anim.Clip, error) {
-	var clips []anim.Clip
+func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
+	var clips []anim.Animation
 	for ai, a := range d.doc.Animations {
-		c := anim.Clip{Name: a.Name}
+		c := anim.Animation{Name: a.Name}
 		if c.Name == "" {
 			c.Name = fmt.Sprintf("animation_%d", ai)
 		}

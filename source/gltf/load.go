@@ -57,7 +57,7 @@ type Model struct {
 	// and weights channels are dropped. A clip's Duration is the largest key time of
 	// all its channels, dropped ones included. An animation without a name is
 	// called "animation_<N>", as three.js names it.
-	Clips []anim.Clip
+	Clips []anim.Animation
 	// Mesh is the skinned mesh: every primitive of the mesh on ModelBone's node,
 	// merged. Nil when ModelBone is -1, or when MeshError says why it cannot be
 	// read.

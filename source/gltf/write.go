@@ -23,12 +23,12 @@ type Export struct {
 	Skeleton    *rig.Skeleton
 	Mesh        *mesh.Skinned // joints index skeleton bones
 	InverseBind []rig.Mat4    // per bone, row-major
-	Clips       []ExportClip
+	Clips       []ExportAnimation
 	Meta        ModelMeta
 }
 
-// ExportClip is one animation: the local pose of every bone at each key time.
-type ExportClip struct {
+// ExportAnimation is one animation: the local pose of every bone at each key time.
+type ExportAnimation struct {
 	Name  string
 	Times []float32         // seconds, increasing
 	Poses [][]rig.Transform // Poses[k][bone] at Times[k]
@@ -129,7 +129,7 @@ func (e *Export) document() (*qgltf.Document, error) {
 }
 
 // animation writes one clip: a shared time accessor and three channels per bone.
-func animation(doc *qgltf.Document, c *ExportClip, bones int) (*qgltf.Animation, error) {
+func animation(doc *qgltf.Document, c *ExportAnimation, bones int) (*qgltf.Animation, error) {
 	keys := len(c.Times)
 	if keys == 0 || len(c.Poses) != keys {
 		return nil, fmt.Errorf("%d key times and %d poses", keys, len(c.Poses))

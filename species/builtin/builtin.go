@@ -12,8 +12,8 @@ import (
 )
 
 // all builds every species once; they are shared and must not be modified.
-var all = sync.OnceValue(func() []*species.Species {
-	return []*species.Species{
+var all = sync.OnceValue(func() []*species.Creature {
+	return []*species.Creature{
 		humanoid.Humanoid(),
 		quadruped.Horse(),
 		quadruped.Elephant(),
@@ -25,10 +25,10 @@ var all = sync.OnceValue(func() []*species.Species {
 
 // All returns the built-in species in id order. The values are shared: treat them
 // as read-only.
-func All() []*species.Species { return all() }
+func All() []*species.Creature { return all() }
 
 // ByName returns the built-in species with that file name, or nil.
-func ByName(name string) *species.Species {
+func ByName(name string) *species.Creature {
 	for _, s := range all() {
 		if s.Name == name {
 			return s
@@ -38,7 +38,7 @@ func ByName(name string) *species.Species {
 }
 
 // ByID returns the built-in species with that id, or nil.
-func ByID(id uint32) *species.Species {
+func ByID(id uint32) *species.Creature {
 	for _, s := range all() {
 		if s.ID == id {
 			return s

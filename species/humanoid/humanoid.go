@@ -127,20 +127,20 @@ func SkeletonProfile() Profile {
 }
 
 // Humanoid returns species 0.
-func Humanoid() *species.Species { return New(HumanoidProfile()) }
+func Humanoid() *species.Creature { return New(HumanoidProfile()) }
 
 // Sword returns species 3.
-func Sword() *species.Species { return New(SwordProfile()) }
+func Sword() *species.Creature { return New(SwordProfile()) }
 
 // Spear returns species 4.
-func Spear() *species.Species { return New(SpearProfile()) }
+func Spear() *species.Creature { return New(SpearProfile()) }
 
 // Skeleton returns species 5.
-func Skeleton() *species.Species { return New(SkeletonProfile()) }
+func Skeleton() *species.Creature { return New(SkeletonProfile()) }
 
 // All returns the four humanoid species in id order.
-func All() []*species.Species {
-	return []*species.Species{Humanoid(), Sword(), Spear(), Skeleton()}
+func All() []*species.Creature {
+	return []*species.Creature{Humanoid(), Sword(), Spear(), Skeleton()}
 }
 
 // body holds a profile's dimensions and precomputed gaits; it is read-only once
@@ -205,7 +205,7 @@ func newBody(p Profile) *body {
 func (b *body) restT(i int) vec { return b.rest[i] }
 
 // New builds a humanoid species from a profile.
-func New(p Profile) *species.Species {
+func New(p Profile) *species.Creature {
 	b := newBody(p)
 	rest := make([]rig.Transform, boneCount)
 	for i := range rest {
@@ -216,7 +216,7 @@ func New(p Profile) *species.Species {
 	if err != nil {
 		panic(fmt.Sprintf("humanoid: %v", err)) // the tables above are fixed
 	}
-	return &species.Species{
+	return &species.Creature{
 		ID:       p.ID,
 		Name:     p.Name,
 		Skeleton: skel,

@@ -84,7 +84,7 @@ func TestBindPose(t *testing.T) {
 	}
 }
 
-func profileOf(sp *species.Species) Profile {
+func profileOf(sp *species.Creature) Profile {
 	for _, p := range []Profile{HumanoidProfile(), SwordProfile(), SpearProfile(), SkeletonProfile()} {
 		if p.ID == sp.ID {
 			return p

@@ -23,7 +23,7 @@ type baked struct {
 
 // bakeClip samples a clip the way the baker does: looping frames at phase f/N,
 // one-shot frames at f/(N−1), a single frame at 0.
-func bakeClip(sp *species.Species, c *species.Clip) *baked {
+func bakeClip(sp *species.Creature, c *species.Clip) *baked {
 	n := c.Frames
 	out := &baked{clip: c}
 	pose := make([]rig.Transform, sp.Skeleton.Len())
@@ -50,16 +50,16 @@ func (k *baked) pos(f, bone int) vec { return k.frames[f][bone].Translation() }
 
 // profiles is every humanoid species with its body.
 func profiles() []struct {
-	sp *species.Species
+	sp *species.Creature
 	b  *body
 } {
 	var out []struct {
-		sp *species.Species
+		sp *species.Creature
 		b  *body
 	}
 	for _, p := range []Profile{HumanoidProfile(), SwordProfile(), SpearProfile(), SkeletonProfile()} {
 		out = append(out, struct {
-			sp *species.Species
+			sp *species.Creature
 			b  *body
 		}{New(p), newBody(p)})
 	}
@@ -262,7 +262,7 @@ func seam(k *baked) (wrap, step float64) {
 	return jump(n-1, 0), step
 }
 
-func sp2pose(sp *species.Species, c *species.Clip, phase float64) []rig.Mat4 {
+func sp2pose(sp *species.Creature, c *species.Clip, phase float64) []rig.Mat4 {
 	pose := sp.Skeleton.RestPose()
 	c.Pose(phase, pose)
 	m := make([]rig.Mat4, sp.Skeleton.Len())
@@ -300,7 +300,7 @@ func TestDeathsEndOnGround(t *testing.T) {
 
 // strikePoint is what strikes: the right hand, or for a two-handed spear the
 // spear head 1.3 m along the right hand's grip (+z).
-func strikePoint(sp *species.Species, k *baked, f int) vec {
+func strikePoint(sp *species.Creature, k *baked, f int) vec {
 	if sp.Name == SpearProfile().Name {
 		return k.frames[f][HandR].TransformPoint(vec{0, 0, 1.3})
 	}

@@ -51,7 +51,7 @@
 //
 // # Meshes
 //
-// Species.Mesh is the full mesh (about 2,600 triangles for the horse, 3,800 for
+// Creature.Mesh is the full mesh (about 2,600 triangles for the horse, 3,800 for
 // the elephant) and Species.Minimal the far-LOD one (270 and about 290), built
 // with species/meshgen around the bind pose. Colour roles: hide (meshgen.RoleSkin),
 // mane and tail (RoleHair), hooves and tusks (RoleBone), saddle (RoleLeather),

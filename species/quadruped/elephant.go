@@ -97,9 +97,9 @@ func elephantHead(name string) headMotion {
 // head hanging from Root, its clips idle, walk, run, fight (stamping, a trunk
 // raise and a tusk thrust), die (kneels, then rolls onto its left side) and dead,
 // and the howdah, head and trunk_tip sockets.
-func Elephant() *species.Species {
+func Elephant() *species.Creature {
 	p := elephantPlan()
-	s := &species.Species{ID: builtin("elephant").ID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
+	s := &species.Creature{ID: builtin("elephant").ID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
 	s.Clips = p.gaitClips(ElephantGaits(), map[string]int{"run": 16}, elephantHead)
 	s.Clips = append(s.Clips, p.deathClips(24, elephantDeath(p))...)
 	p.dress(s, elephantMesh)

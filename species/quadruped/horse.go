@@ -92,9 +92,9 @@ func horseHead(name string) headMotion {
 // trot, canter, gallop, fight (rearing and pawing, then a kick with the hind
 // legs), die (falls onto its left side) and dead, and the saddle and head
 // sockets.
-func Horse() *species.Species {
+func Horse() *species.Creature {
 	p := horsePlan()
-	s := &species.Species{ID: builtin("horse").ID, Name: "horse", Skeleton: p.skel, Sockets: append([]species.Socket(nil), horseSockets...)}
+	s := &species.Creature{ID: builtin("horse").ID, Name: "horse", Skeleton: p.skel, Sockets: append([]species.Socket(nil), horseSockets...)}
 	s.Clips = p.gaitClips(HorseGaits(), map[string]int{"trot": 16, "canter": 16, "gallop": 12}, horseHead)
 	fight := species.Clip{Name: "fight", Frames: 24, FPS: 24, Loops: true, Markers: markers("fight"), Cycle: builtin("horse").Gait("fight").Cycle}
 	fight.Pose = func(phase float64, pose []rig.Transform) { horseFight(p, Wrap(phase), pose) }

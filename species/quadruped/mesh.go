@@ -34,7 +34,7 @@ func (p *plan) restJoints() []rig.Vec3 {
 
 // dress gives s its full and minimal meshes, built by build, and records the
 // full mesh's vertices for onGround.
-func (p *plan) dress(s *species.Species, build func(*plan, detail) *mesh.Skinned) {
+func (p *plan) dress(s *species.Creature, build func(*plan, detail) *mesh.Skinned) {
 	s.Mesh, s.Minimal = build(p, fullDetail), build(p, minimalDetail)
 	p.setContacts(s.Mesh)
 }

@@ -12,7 +12,7 @@ import (
 )
 
 type creature struct {
-	s     *species.Species
+	s     *species.Creature
 	plan  *plan
 	gaits []Gait
 	// box bounds every bone's origin in every frame (min and max corner).
@@ -44,7 +44,7 @@ func phases(c *species.Clip) []float64 {
 }
 
 // palette poses c at phase and returns every bone's model-space matrix.
-func palette(s *species.Species, c *species.Clip, phase float64) []rig.Mat4 {
+func palette(s *species.Creature, c *species.Clip, phase float64) []rig.Mat4 {
 	pose := s.Skeleton.RestPose()
 	c.Pose(phase, pose)
 	out := make([]rig.Mat4, len(pose))
@@ -185,7 +185,7 @@ func TestPoseWritesEveryBoneAndIsDeterministic(t *testing.T) {
 func TestSockets(t *testing.T) {
 	h := Horse()
 	rest := h.Skeleton.RestModelSpace()
-	sock := func(s *species.Species, name string) rig.Vec3 {
+	sock := func(s *species.Creature, name string) rig.Vec3 {
 		for _, so := range s.Sockets {
 			if so.Name == name {
 				m := s.Skeleton.RestModelSpace()[so.Bone]
@@ -213,7 +213,7 @@ func TestSockets(t *testing.T) {
 
 func TestProportions(t *testing.T) {
 	for _, c := range []struct {
-		s              *species.Species
+		s              *species.Creature
 		height, length float64 // withers/shoulder, overall
 	}{{Horse(), 1.6, 2.4}, {Elephant(), 3.0, 5.5}} {
 		lo, hi := rig.Vec3{1e9, 1e9, 1e9}, rig.Vec3{-1e9, -1e9, -1e9}
@@ -234,7 +234,7 @@ func TestProportions(t *testing.T) {
 }
 
 func BenchmarkPose(b *testing.B) {
-	for _, s := range []*species.Species{Horse(), Elephant()} {
+	for _, s := range []*species.Creature{Horse(), Elephant()} {
 		for _, name := range []string{"walk", "die"} {
 			c := &s.Clips[s.ClipIndex(name)]
 			pose := s.Skeleton.RestPose()
