@@ -8,7 +8,7 @@ import (
 	"bonebake/crowd"
 	"bonebake/format/bpat"
 	"bonebake/roster"
-	"bonebake/species/builtin"
+	"bonebake/species/creatures"
 )
 
 // The built-in creatures, baked: their files load into their slots, every
@@ -20,7 +20,7 @@ func TestBakedBuiltins(t *testing.T) {
 	}
 	reg := crowd.NewRegistry()
 	defer reg.Close()
-	for _, s := range builtin.All() {
+	for _, s := range creatures.All() {
 		c, err := bake.Species(s)
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"bonebake/bake"
 	"bonebake/mesh"
 	"bonebake/rig"
-	"bonebake/species/builtin"
+	"bonebake/species/creatures"
 )
 
 func palette(ms ...rig.Mat4) []float32 {
@@ -143,7 +143,7 @@ func TestSkinBuiltins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bakes the built-in species")
 	}
-	for _, s := range builtin.All() {
+	for _, s := range creatures.All() {
 		inv := s.InverseBind()
 		pos, nrm, err := s.Mesh.SkinPalette(palette(s.Skeleton.RestModelSpace()...), inv)
 		if err != nil {

@@ -2,7 +2,7 @@
 // bind pose, a skinned mesh, sockets, and procedural clips with their frame counts,
 // loop flags and combat markers (the seed's SpeciesManifest). The built-in
 // creatures live in subpackages (species/humanoid, species/quadruped) and are
-// listed by species/builtin.
+// listed by species/creatures.
 package species
 
 import (

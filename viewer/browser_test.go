@@ -19,7 +19,7 @@ import (
 	"bonebake/format/bpat"
 	"bonebake/source/gltf"
 	"bonebake/species"
-	"bonebake/species/builtin"
+	"bonebake/species/creatures"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -232,7 +232,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assets, _, err := Default(t.TempDir(), builtin.All())
+	assets, _, err := Default(t.TempDir(), creatures.All())
 	if err != nil {
 		t.Fatal(err)
 	}

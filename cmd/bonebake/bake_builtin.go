@@ -8,7 +8,7 @@ import (
 
 	"bonebake/bake"
 	"bonebake/species"
-	"bonebake/species/builtin"
+	"bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )
@@ -44,13 +44,13 @@ func bakeBuiltins(cmd *cobra.Command, dir string, only []string, verbose bool) e
 // pickSpecies resolves --species names (all when empty).
 func pickSpecies(only []string) ([]*species.Creature, error) {
 	if len(only) == 0 {
-		return builtin.All(), nil
+		return creatures.All(), nil
 	}
 	var out []*species.Creature
 	for _, name := range only {
-		s := builtin.ByName(strings.TrimSpace(name))
+		s := creatures.ByName(strings.TrimSpace(name))
 		if s == nil {
-			return nil, usagef("--species %q: no such built-in creature (there are: %s)", name, strings.Join(builtin.Names(), ", "))
+			return nil, usagef("--species %q: no such built-in creature (there are: %s)", name, strings.Join(creatures.Names(), ", "))
 		}
 		if !slices.Contains(out, s) {
 			out = append(out, s)

@@ -6,7 +6,7 @@ import (
 
 	"bonebake/bake"
 	"bonebake/source/gltf"
-	"bonebake/species/builtin"
+	"bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )
@@ -26,9 +26,9 @@ buffer; anything else binary glTF.`,
 		Example: `  bonebake export-gltf horse -o horse.glb`,
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			s := builtin.ByName(a[0])
+			s := creatures.ByName(a[0])
 			if s == nil {
-				return usagef("no built-in creature %q (there are: %s)", a[0], strings.Join(builtin.Names(), ", "))
+				return usagef("no built-in creature %q (there are: %s)", a[0], strings.Join(creatures.Names(), ", "))
 			}
 			if out == "" {
 				out = s.Name + ".glb"

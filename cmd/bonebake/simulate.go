@@ -11,7 +11,7 @@ import (
 	"bonebake/bake"
 	"bonebake/crowd"
 	"bonebake/crowd/battle"
-	"bonebake/species/builtin"
+	"bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )
@@ -137,7 +137,7 @@ func simRegistry(dir string) (*crowd.Registry, string, error) {
 	}
 	// The built-in species, baked in memory; their gaits are the roster's.
 	reg := crowd.NewRegistry()
-	for _, s := range builtin.All() {
+	for _, s := range creatures.All() {
 		b, err := bake.SpeciesBytes(s)
 		if err == nil {
 			err = reg.LoadBytes(s.Name+".bpat", b)

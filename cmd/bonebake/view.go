@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"bonebake/species/builtin"
+	"bonebake/species/creatures"
 	"bonebake/viewer"
 
 	"github.com/spf13/cobra"
@@ -53,7 +53,7 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 			)
 			start := time.Now()
 			if len(paths) > 0 {
-				assets, err = viewer.Load(paths, builtin.All())
+				assets, err = viewer.Load(paths, creatures.All())
 				what = plural(len(assets), "file")
 			} else {
 				if cmd.Flags().Changed("dir") {
@@ -61,7 +61,7 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 						return usagef("--dir %s: no such folder", dir)
 					}
 				}
-				assets, what, err = viewer.Default(dir, builtin.All())
+				assets, what, err = viewer.Default(dir, creatures.All())
 			}
 			if err != nil {
 				return err

@@ -6,14 +6,14 @@ import (
 
 	"bonebake/bake"
 	"bonebake/crowd"
-	"bonebake/species/builtin"
+	"bonebake/species/creatures"
 )
 
 func builtins(t *testing.T) *crowd.Registry {
 	t.Helper()
 	reg := crowd.NewRegistry()
 	t.Cleanup(func() { reg.Close() })
-	for _, s := range builtin.All() {
+	for _, s := range creatures.All() {
 		b, err := bake.SpeciesBytes(s)
 		if err != nil {
 			t.Fatal(err)

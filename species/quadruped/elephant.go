@@ -99,7 +99,7 @@ func elephantHead(name string) headMotion {
 // and the howdah, head and trunk_tip sockets.
 func Elephant() *species.Creature {
 	p := elephantPlan()
-	s := &species.Creature{ID: builtin("elephant").ID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
+	s := &species.Creature{ID: rosterRow("elephant").ID, Name: "elephant", Skeleton: p.skel, Sockets: append([]species.Socket(nil), elephantSockets...)}
 	s.Clips = p.gaitClips(ElephantGaits(), map[string]int{"run": 16}, elephantHead)
 	s.Clips = append(s.Clips, p.deathClips(24, elephantDeath(p))...)
 	p.dress(s, elephantMesh)

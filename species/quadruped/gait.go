@@ -265,7 +265,7 @@ func Evaluate(d Dims, c Config, g Gait, t float64) Motion {
 // owns how the built-in clips play (docs/species.md §1): the stride the gait
 // lays down is the one the runtime plays at that speed.
 func withRoster(gs []Gait, species string) []Gait {
-	s := builtin(species)
+	s := rosterRow(species)
 	for i := range gs {
 		g := s.Gait(gs[i].Name)
 		gs[i].Cycle, gs[i].Speed = g.Cycle, g.Speed
@@ -273,8 +273,8 @@ func withRoster(gs []Gait, species string) []Gait {
 	return gs
 }
 
-// builtin is the roster's row of a built-in species.
-func builtin(name string) roster.Species {
+// rosterRow is the roster's row of a built-in species.
+func rosterRow(name string) roster.Species {
 	s, ok := roster.ByName(name)
 	if !ok {
 		panic("quadruped: no built-in species " + name)

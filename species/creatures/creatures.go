@@ -1,7 +1,7 @@
-// Package builtin lists the creatures that ship with bonebake (docs/species.md §1), made
+// Package creatures lists the creatures that ship with bonebake (docs/species.md §1), made
 // procedurally with no asset files: humanoid (0), horse (1), elephant (2),
 // humanoid_sword (3), humanoid_spear (4) and humanoid_skeleton (5).
-package builtin
+package creatures
 
 import (
 	"sync"
