@@ -23,6 +23,8 @@ type Server struct {
 	meshes [][]byte
 	index  []byte            // the /api/assets JSON
 	files  map[string][]byte // embedded page files by name
+	regs   registries        // the runtime's view of the assets (built on first use)
+	crowds crowdStore
 	// AllowAnyHost turns off the Host header check. Set it when the server
 	// listens on a non-loopback address on purpose.
 	AllowAnyHost bool
@@ -162,11 +164,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden host", http.StatusForbidden)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
 	// The raw path, not a cleaned one: "/../x" or "//x" match no route.
 	p := r.URL.Path
 	if r.URL.RawPath != "" || strings.Contains(p, "..") || strings.Contains(p, "//") {
@@ -176,6 +173,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
+	if p == "/api/crowd" || strings.HasPrefix(p, "/api/crowd/") {
+		s.serveCrowd(w, r, strings.TrimPrefix(strings.TrimPrefix(p, "/api/crowd"), "/"))
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
 	switch {
 	case p == "/api/assets":
 		s.send(w, r, "application/json", s.index)
