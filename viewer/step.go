@@ -13,19 +13,44 @@ import (
 // asset whose clip is overridden, play crowd.Batch. It returns the focus unit's
 // clip and phase.
 func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
+	focus, err := c.prepare(dt, in)
+	if err != nil {
+		return Focus{}, err
+	}
+	if err := c.advance(dt); err != nil {
+		return Focus{}, err
+	}
+	c.Steps++
+	f := Focus{Clip: -1}
+	if focus >= 0 {
+		if c.playsBack(focus) {
+			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.play.Phase[focus], Rate: c.play.Rate[focus]}
+		} else {
+			u := c.battleOf[focus]
+			bc := c.battle.Crowd
+			f = Focus{Clip: int(bc.Clip[u]), Phase: bc.Phase[u], Rate: bc.Rate[u]}
+		}
+	}
+	return f, nil
+}
+
+// prepare checks a step's input and sets the playback units' clips, rates and
+// phases for it (the override, the seek, one-shots replayed); it returns the
+// focus unit, or −1.
+func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 	if !(dt >= 0 && dt <= 1) {
-		return Focus{}, fmt.Errorf("dt %v: want 0 to 1 seconds", dt)
+		return -1, fmt.Errorf("dt %v: want 0 to 1 seconds", dt)
 	}
 	if in.Override != nil && len(in.Override) != len(c.assets) {
-		return Focus{}, fmt.Errorf("override: %d clips for %d assets", len(in.Override), len(c.assets))
+		return -1, fmt.Errorf("override: %d clips for %d assets", len(in.Override), len(c.assets))
 	}
 	for a, o := range in.Override {
 		if o < -1 || o >= len(c.perSecond[a]) {
-			return Focus{}, fmt.Errorf("override: asset %d has no clip %d", a, o)
+			return -1, fmt.Errorf("override: asset %d has no clip %d", a, o)
 		}
 	}
 	if in.Focus < -1 || in.Focus >= len(c.assets) {
-		return Focus{}, fmt.Errorf("focus %d: want an asset index or -1", in.Focus)
+		return -1, fmt.Errorf("focus %d: want an asset index or -1", in.Focus)
 	}
 	override := func(a int) int {
 		if in.Override == nil {
@@ -72,15 +97,23 @@ func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 	}
 	if c.battle == nil || c.overriden {
 		c.replayOneShots(dt)
+	}
+	return focus, nil
+}
+
+// advance runs the runtime for dt seconds on the units' clips and rates as set,
+// and writes the records.
+func (c *Crowd) advance(dt float32) error {
+	if c.battle == nil || c.overriden {
 		if err := c.play.Step(c.regs.play, dt); err != nil {
-			return Focus{}, err
+			return err
 		}
 	}
 	if c.battle != nil {
 		for rest := dt; rest > 0; {
 			d := min(rest, maxStepDt)
 			if err := c.battle.Step(d); err != nil {
-				return Focus{}, err
+				return err
 			}
 			rest -= d
 		}
@@ -95,18 +128,7 @@ func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 			}
 		}
 	}
-	c.Steps++
-	f := Focus{Clip: -1}
-	if focus >= 0 {
-		if c.playsBack(focus) {
-			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.play.Phase[focus], Rate: c.play.Rate[focus]}
-		} else {
-			u := c.battleOf[focus]
-			bc := c.battle.Crowd
-			f = Focus{Clip: int(bc.Clip[u]), Phase: bc.Phase[u], Rate: bc.Rate[u]}
-		}
-	}
-	return f, nil
+	return nil
 }
 
 // playsBack reports whether unit i's frames come from the playback batch in the
