@@ -40,6 +40,8 @@ function frame(now) {
     if (state.extent) {
       render();
       drawTimeline();
+    } else {
+      gl.clear(gl.COLOR_BUFFER_BIT); // the background until the crowd comes
     }
     stats.frames++;
     if (stats.frames % 30 === 1) checkGL();
@@ -124,9 +126,11 @@ async function main() {
   setupPanel();
   setupPointer();
   setupTimeline();
+  const start = state.time; // the clock the URL asks for
   requestAnimationFrame(frame); // the loop fetches the crowd's steps from now on
   await rebuild();
   if (hook.error) return;
+  $('status').textContent = `${state.assets.length} asset${state.assets.length === 1 ? '' : 's'}`;
   frameCrowd();
   if (params.get('focus') === '1') focusSelected();
   // Camera overrides for reproducible screenshots: yaw and pitch in radians, zoom
@@ -134,8 +138,7 @@ async function main() {
   if (params.has('yaw')) cam.yaw = Number(params.get('yaw')) || 0;
   if (params.has('pitch')) cam.pitch = Number(params.get('pitch')) || 0;
   if (params.has('zoom')) cam.dist *= Number(params.get('zoom')) || 1;
-  if (state.time > 0) { tick(state.time); await settled(); }
-  $('status').textContent = `${state.assets.length} asset${state.assets.length === 1 ? '' : 's'}`;
+  if (start > 0) { tick(start); await settled(); }
   if (checkGL() !== gl.NO_ERROR) throw new Error('WebGL error while loading');
   await hook.nextFrames(1);
   hook.ready = true;
