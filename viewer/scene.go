@@ -76,10 +76,10 @@ type Crowd struct {
 	riderUnit []int32  // per unit: the playback (parade) or battle unit on it, or −1
 	riderMap  [][]uint16
 
-	battle    *battle.Battle
-	battleOf  []int32 // per unit: its battle unit
-	overriden bool    // some asset plays a chosen clip
-	cur       []int   // per asset: the clip chosen in the last step, or −1
+	battle     *battle.Battle
+	battleOf   []int32 // per unit: its battle unit
+	overridden bool    // some asset plays a chosen clip
+	cur        []int   // per asset: the clip chosen in the last step, or −1
 }
 
 // StepInput is what one step of a crowd takes besides time.

@@ -63,7 +63,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 		focus = c.First[in.Focus]
 	}
 	// The playback units' clips and rates for this step.
-	c.overriden = false
+	c.overridden = false
 	if c.cur == nil {
 		c.cur = make([]int, len(c.assets))
 	}
@@ -78,7 +78,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 		}
 		if o := override(a); o >= 0 {
 			cl = o
-			c.overriden = true
+			c.overridden = true
 		}
 		if cl < 0 {
 			continue
@@ -95,7 +95,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 	if focus >= 0 && !math.IsNaN(in.Seek) && !math.IsInf(in.Seek, 0) && c.playsBack(focus) {
 		c.play.Phase[focus], c.hold[focus] = float32(in.Seek), 0
 	}
-	if c.battle == nil || c.overriden {
+	if c.battle == nil || c.overridden {
 		c.replayOneShots(dt)
 	}
 	return focus, nil
@@ -104,7 +104,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 // advance runs the runtime for dt seconds on the units' clips and rates as set,
 // and writes the records.
 func (c *Crowd) advance(dt float32) error {
-	if c.battle == nil || c.overriden {
+	if c.battle == nil || c.overridden {
 		if err := c.play.Step(c.regs.play, dt); err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func (c *Crowd) advance(dt float32) error {
 	}
 	if c.battle == nil {
 		c.paradeRecords()
-	} else if c.overriden {
+	} else if c.overridden {
 		for i := range c.unitAsset {
 			if c.playsBack(i) {
 				putFrames(c.Records[i*RecordFloats+recFrame:], &c.play.Out[i])
