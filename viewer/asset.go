@@ -39,7 +39,8 @@ type Asset struct {
 	Source string // the file it came from; empty for a built-in species
 
 	file     *bpat.File
-	size     int64 // the BPAT file's size in bytes
+	data     []byte // the BPAT file's bytes
+	size     int64  // the BPAT file's size in bytes
 	mesh     *mesh.Skinned
 	meshKind string
 	// inverseBind holds one row-major matrix per palette bone.
@@ -152,7 +153,7 @@ func LoadBPAT(path string, known []*species.Creature) (*Asset, error) {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, size: int64(len(b)), warning: warning}
+	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, data: b, size: int64(len(b)), warning: warning}
 	if s := matchSpecies(name, f, known); s != nil {
 		a.useSpecies(s)
 	} else {
@@ -189,7 +190,7 @@ func FromSpecies(s *species.Creature) (*Asset, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, size: int64(len(b))}
+	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, data: b, size: int64(len(b))}
 	a.useSpecies(s)
 	return a, nil
 }
@@ -222,7 +223,7 @@ func LoadGLTF(path string) (*Asset, error) {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, size: int64(len(b)), boneNames: m.JointNames}
+	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, data: b, size: int64(len(b)), boneNames: m.JointNames}
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
 		a.mesh, a.meshKind = m.Mesh, MeshGLTF
@@ -250,7 +251,7 @@ func LoadGLTF(path string) (*Asset, error) {
 }
 
 // sceneRotation is the rotation of the skinned mesh node in the scene at rest. The
-// palette is in that node's space (FACTS §3), so a model whose mesh node sits under
+// palette is in that node's space (docs/formats/gltf.md), so a model whose mesh node sits under
 // a rotated one (CesiumMan's Z_UP) would lie on its side without it. Nil when the
 // node is not rotated or its transform has shear.
 func sceneRotation(m *gltf.Model) *[9]float32 {

@@ -1,43 +1,69 @@
-// Package viewer is bonebake's local web viewer: an HTTP server that hands a
-// browser BPAT palettes, meshes and clip tables, and an embedded WebGL2 page that
-// draws crowds of baked creatures from them.
+// Package viewer is bonebake's local web viewer: an HTTP server that computes
+// crowds of baked creatures with bonebake's runtime, and an embedded WebGL2 page
+// that draws them.
+//
+// The split: the server computes the crowd, the page only draws it. For a
+// layout, a unit count and a seed the server builds a Crowd and advances it one
+// step per request, exactly as a game linking the runtime would:
+//
+//   - battle: crowd/battle over a crowd.Registry holding the assets that are
+//     built-in species (by name, then species id; docs/species.md §1): targets,
+//     movement, the combat timeline and Crowd.Animate with the runtime's intent →
+//     state → clip tables (docs/runtime.md). Positions, headings, clips and frames
+//     are the battle's; a rider sits on its horse, whose record carries the rider's
+//     frames. Assets that are not built-in species cannot fight: the answer says
+//     so, and they show in the parade;
+//   - parade: every asset's units in rows, cycling through its clips at about
+//     1/duration each, played by crowd.Batch (phase += rate·dt, then phase →
+//     frame, next, lerp by docs/formats/bpat.md §5). A horse's rider plays the
+//     clip the rider archetype's table maps to the state the horse's clip stands
+//     for.
+//
+// A clip chosen for an asset (the page's clip table) plays on all its units
+// through crowd.Batch; pause, single steps and speed are the page choosing dt.
+// Each step answers every unit's 16-float GPU record (frame row, next row, lerp,
+// tint, x, z, yaw, scale, the rider's frames), grouped by asset, so the page
+// uploads them as they come; it asks for step k+1 while it draws step k.
 //
 // The page (plain HTML, JavaScript and GLSL under web/, embedded with go:embed;
 // nothing from a CDN, no build step) fetches each asset's palette block as the
 // bytes stored in its BPAT file and uploads them unchanged as an RGBA32F texture
-// (FACTS §1.1: width bone_count·4 texels, one row per frame; texel k of a bone is
-// row k of its model-space matrix). For each bone influence the vertex shader
-// reads rows 0-2 (palette entries are affine) of the frame and of the next frame,
-// blends them element by element, multiplies by the mesh's inverse bind matrix
-// and applies the instance transform: one instanced draw per species (per glTF
-// primitive for a model with materials, coloured by its base colour factor and
-// sRGB texture, and turned by its mesh node's rest rotation in the scene, since its
-// palette is in that node's space). The per-instance (frame, next, lerp) comes from the phase by the
-// rules of FACTS §1.5, the same as bpat.Resolve.
+// (docs/formats/bpat.md §3.4: width bone_count·4 texels, one row per frame; texel k
+// of a bone is row k of its model-space matrix, §1). For each bone influence the
+// vertex shader reads rows 0-2 (palette entries are affine) of the frame and of
+// the next frame, blends them element by element, multiplies by the mesh's
+// inverse bind matrix and applies the instance transform: one instanced draw per
+// species (per glTF primitive for a model with materials, coloured by its base
+// colour factor and sRGB texture, and turned by its mesh node's rest rotation in
+// the scene, since its palette is in that node's space).
 //
-// The server answers only these routes, on GET or HEAD:
+// The server answers only these routes, on GET or HEAD unless marked:
 //
 //	/                              the page (index.html)
 //	/<file>                        one of the embedded page files, by exact name
-//	/api/assets                    JSON: every asset with its clips, sockets, bones
+//	/api/assets                    JSON: every asset with its clips, sockets, bones (docs/json.md)
 //	/api/assets/{id}/palette       the palette block, byte for byte as in the file
 //	/api/assets/{id}/socketdata    the socket data block, byte for byte
 //	/api/assets/{id}/mesh          the mesh, inverse binds and parts (see EncodeMesh)
 //	/api/assets/{id}/texture/{k}   a glTF model's base colour image, as the file holds it
+//	POST /api/crowd                a new crowd (CrowdParams as JSON) → its id, units per asset, riders, extent
+//	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek) → the records (see Crowd.AppendStep)
 //
 // Anything else is 404: the server never reads a file by a name a request gives,
-// and lists no directory. It listens on loopback by default and, while it does,
-// refuses requests whose Host header names anything but a loopback host (a guard
-// against DNS rebinding).
+// and lists no directory. Bad crowd parameters are 400 with the reason. At most
+// MaxUnits units a crowd and MaxCrowds crowds live (a new one evicts the oldest).
+// It listens on loopback by default and, while it does, refuses requests whose
+// Host header names anything but a loopback host (a guard against DNS rebinding).
 //
-// The page takes URL parameters for reproducible views: n (instances, 1-20000),
+// The page takes URL parameters for reproducible views: n (units, 1-20000),
 // layout (parade or battle), only=1 (a crowd of the selected species alone), asset
-// and clip (select a species and play one clip on all of it), paused=1, t (the
-// clock in seconds), skeleton=0, sockets=0, props=0, focus=1 (a close-up), yaw,
-// pitch and zoom (the camera), aa=0 (no multisampling, for software renderers).
-// It exposes window.bonebake for tests: ready, error, state, stats {frames,
-// drawCalls, instances, glErrors, frameMs}, resolve (the §1.5 math), setInstances,
-// setLayout, setCrowdSpecies, selectAsset, selectClip, play, pause, step,
-// setSpeed, setTime, frameCrowd, focusSelected, camera, glError, sync,
-// nextFrames, crowdRect, focusInstance and project.
+// and clip (select a species and play one clip on all of it), paused=1, t (seconds
+// of crowd time before the first frame), skeleton=0, sockets=0, props=0, focus=1
+// (a close-up), yaw, pitch and zoom (the camera), aa=0 (no multisampling, for
+// software renderers). It exposes window.bonebake for tests: ready, error, state,
+// stats {frames, drawCalls, instances, glErrors, frameMs, alive}, resolve (the §5
+// math), and setInstances, setLayout, setCrowdSpecies, selectAsset, selectClip,
+// seek, step and settled (promises that resolve once the change is drawn), play,
+// pause, setSpeed, frameCrowd, focusSelected, camera, glError, sync, nextFrames,
+// crowdRect, focusInstance and project.
 package viewer

@@ -23,6 +23,8 @@ type Server struct {
 	meshes [][]byte
 	index  []byte            // the /api/assets JSON
 	files  map[string][]byte // embedded page files by name
+	regs   registries        // the runtime's view of the assets (built on first use)
+	crowds crowdStore
 	// AllowAnyHost turns off the Host header check. Set it when the server
 	// listens on a non-loopback address on purpose.
 	AllowAnyHost bool
@@ -56,21 +58,21 @@ type assetJSON struct {
 	ID              int           `json:"id"`
 	Name            string        `json:"name"`
 	Kind            string        `json:"kind"`
-	Source          string        `json:"source,omitempty"` // base name of the file
+	File            string        `json:"file,omitempty"` // the path it was loaded from
 	SpeciesID       uint32        `json:"species_id"`
 	Version         uint32        `json:"version"`
-	Bones           int           `json:"bones"`
+	Bones           int           `json:"bone_count"`
 	FrameTotal      int           `json:"frame_total"`
 	BoneNames       []string      `json:"bone_names"` // null when unknown
 	Parents         []int         `json:"parents"`    // null when unknown
 	Clips           []clipJSON    `json:"clips"`
 	Sockets         []socketJSON  `json:"sockets"`
-	FileSize        int64         `json:"file_size"`
+	FileSize        int64         `json:"size"`
 	PaletteBytes    uint64        `json:"palette_bytes"`
 	SocketDataBytes uint64        `json:"socket_data_bytes"`
 	Mesh            string        `json:"mesh"`
-	Vertices        int           `json:"vertices"`
-	Triangles       int           `json:"triangles"`
+	Vertices        int           `json:"vertex_count"`
+	Triangles       int           `json:"triangle_count"`
 	Textures        []textureJSON `json:"textures"` // fetched from /api/assets/{id}/texture/{k}
 	Display         [9]float32    `json:"display"`  // row-major rotation from model space to how it is shown
 	Warning         string        `json:"warning,omitempty"`
@@ -87,18 +89,18 @@ type textureJSON struct {
 
 type clipJSON struct {
 	Name        string             `json:"name"`
-	Frames      int                `json:"frames"`
+	Frames      int                `json:"frame_count"`
 	FrameOffset int                `json:"frame_offset"`
 	FPS         float32            `json:"fps"` // 0 when the file's value is not a positive number
 	Loops       bool               `json:"loops"`
-	Duration    float64            `json:"duration"`
+	Duration    float64            `json:"duration_s"`
 	Markers     map[string]float32 `json:"markers"`
 }
 
 type socketJSON struct {
 	Name   string     `json:"name"`
-	Anchor int        `json:"anchor"`
-	Offset [3]float32 `json:"offset"`
+	Anchor int        `json:"anchor_bone"`
+	Offset [3]float32 `json:"local_offset"`
 }
 
 func (a *Asset) describe(id int) assetJSON {
@@ -119,9 +121,7 @@ func (a *Asset) describe(id int) assetJSON {
 	for _, t := range a.textures {
 		j.Textures = append(j.Textures, textureJSON{MIME: t.MIME, Bytes: len(t.Data), WrapS: t.WrapS, WrapT: t.WrapT, MagFilter: t.MagFilter, MinFilter: t.MinFilter})
 	}
-	if a.Source != "" {
-		j.Source = path.Base(strings.ReplaceAll(a.Source, "\\", "/"))
-	}
+	j.File = a.Source
 	for _, c := range f.Clips() {
 		cj := clipJSON{Name: c.Name, Frames: c.FrameCount, FrameOffset: c.FrameOffset, Loops: c.Loops, Markers: map[string]float32{}}
 		if fps := float64(c.FPS); fps > 0 && !math.IsInf(fps, 0) {
@@ -162,11 +162,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden host", http.StatusForbidden)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
 	// The raw path, not a cleaned one: "/../x" or "//x" match no route.
 	p := r.URL.Path
 	if r.URL.RawPath != "" || strings.Contains(p, "..") || strings.Contains(p, "//") {
@@ -176,6 +171,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
+	if p == "/api/crowd" || strings.HasPrefix(p, "/api/crowd/") {
+		s.serveCrowd(w, r, strings.TrimPrefix(strings.TrimPrefix(p, "/api/crowd"), "/"))
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
 	switch {
 	case p == "/api/assets":
 		s.send(w, r, "application/json", s.index)

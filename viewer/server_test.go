@@ -97,7 +97,7 @@ func TestPaletteBytesAreTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := New(assets)
-	// The palette block, found from the header by hand (FACTS §1.2).
+	// The palette block, found from the header by hand (docs/formats/bpat.md §2).
 	le := binary.LittleEndian
 	bones, sockets, frames := le.Uint32(raw[12:]), le.Uint32(raw[16:]), le.Uint32(raw[24:])
 	off := le.Uint64(raw[56:])
@@ -171,28 +171,29 @@ func TestAssetsJSON(t *testing.T) {
 			Name       string `json:"name"`
 			Kind       string `json:"kind"`
 			SpeciesID  uint32 `json:"species_id"`
-			Bones      int    `json:"bones"`
+			File       string `json:"file"`
+			Bones      int    `json:"bone_count"`
 			FrameTotal int    `json:"frame_total"`
 			BoneNames  []string
 			Parents    []int `json:"parents"`
 			Clips      []struct {
 				Name        string             `json:"name"`
-				Frames      int                `json:"frames"`
+				Frames      int                `json:"frame_count"`
 				FrameOffset int                `json:"frame_offset"`
 				FPS         float32            `json:"fps"`
 				Loops       bool               `json:"loops"`
-				Duration    float64            `json:"duration"`
+				Duration    float64            `json:"duration_s"`
 				Markers     map[string]float32 `json:"markers"`
 			} `json:"clips"`
 			Sockets []struct {
 				Name   string     `json:"name"`
-				Anchor int        `json:"anchor"`
-				Offset [3]float32 `json:"offset"`
+				Anchor int        `json:"anchor_bone"`
+				Offset [3]float32 `json:"local_offset"`
 			} `json:"sockets"`
-			FileSize  int64  `json:"file_size"`
+			FileSize  int64  `json:"size"`
 			Mesh      string `json:"mesh"`
-			Vertices  int    `json:"vertices"`
-			Triangles int    `json:"triangles"`
+			Vertices  int    `json:"vertex_count"`
+			Triangles int    `json:"triangle_count"`
 		} `json:"assets"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil {
@@ -213,7 +214,7 @@ func TestAssetsJSON(t *testing.T) {
 	if b.Kind != "bpat" || b.Mesh != "boxes" || b.Parents != nil || b.Bones != 24 || b.Vertices != 24*24 || b.FileSize == 0 || len(b.Sockets) != 1 {
 		t.Errorf("bare fox.bpat: %+v", b)
 	}
-	if g.Kind != "gltf" || g.Mesh != "gltf" || g.Name != "Fox" || g.Vertices != 1728 || len(g.Parents) != 24 || g.Parents[0] != -1 ||
+	if g.Kind != "gltf" || g.Mesh != "gltf" || g.Name != "Fox" || g.File != foxPath || s.File != "" || g.Vertices != 1728 || len(g.Parents) != 24 || g.Parents[0] != -1 ||
 		len(g.Clips) != 3 || g.Clips[0].FPS != bake.DefaultFPS || !g.Clips[0].Loops {
 		t.Errorf("Fox.glb: %+v", g)
 	}

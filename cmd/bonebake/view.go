@@ -34,6 +34,11 @@ crowds of up to 20,000 animated instances skinned on the GPU straight from the
 BPAT palette bytes, with the clip list, a timeline with markers, socket gizmos,
 props, a skeleton overlay and an info panel.
 
+The server animates the crowd with bonebake's runtime, so the page shows what a
+game gets: the battle layout is the battle 'bonebake simulate' runs (the built-in
+species only), the parade plays every asset's clips with the runtime's playback
+kernel.
+
 With no PATH it shows the .bpat files in assets/creatures (drawn with the meshes
 of the built-in species of the same names) or, when there are none, the built-in
 creatures baked in memory. Given .bpat files or glTF models (.gltf, .glb; baked

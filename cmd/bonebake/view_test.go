@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -136,6 +137,24 @@ func TestViewBuiltins(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "humanoid horse elephant humanoid_sword humanoid_spear humanoid_skeleton" {
 		t.Errorf("assets %q", got)
+	}
+	// The crowd the page draws: a battle the server runs with the runtime.
+	resp, err := http.Post(base+"api/crowd", "application/json", strings.NewReader(`{"layout":"battle","count":40}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crowd struct {
+		ID     int    `json:"id"`
+		Layout string `json:"layout"`
+		Units  int    `json:"unit_count"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&crowd)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || crowd.Layout != "battle" || crowd.Units == 0 {
+		t.Fatalf("POST api/crowd: %d %+v %v", resp.StatusCode, crowd, err)
+	}
+	if code, body := fetch(t, fmt.Sprintf("%sapi/crowd/%d/step?dt=0.02", base, crowd.ID)); code != 200 || !strings.HasPrefix(string(body), "BBCS") {
+		t.Errorf("a step: %d, %d bytes", code, len(body))
 	}
 	if !strings.Contains(stderr.String(), "6 built-in creatures baked in memory") {
 		t.Errorf("stderr %q", stderr.String())

@@ -6,22 +6,22 @@
 //   state.js     settings, statistics and the hook object
 //   gl.js        WebGL2 setup, textures, buffers, the per-instance record layout
 //   assets.js    fetching /api/assets and each species' data
-//   crowd.js     the crowd: placement, clips and phases, the records' contents
+//   crowd.js     the crowd: a client of the server's /api/crowd, which computes it
 //   props.js     the sword and the rider
 //   scene.js     the crowd for the current settings, its extent and grid
 //   camera.js    the camera and pointer controls
 //   draw.js      drawing a frame
 //   panel.js     the side panel; timeline.js the timeline
-import { resolve, duration } from './playback.js';
+import { resolve } from './playback.js';
 import { $, params, state, stats, hook, fail, RECORD } from './state.js';
-import { gl, setupGL, uploadRecords, checkGL } from './gl.js';
+import { gl, setupGL, checkGL } from './gl.js';
 import { loadAssets } from './assets.js';
-import { fillRecords, timing } from './crowd.js';
+import { tick, applyStep, settled, seek } from './crowd.js';
 import { setupProps } from './props.js';
-import { rebuildCrowd, focus } from './scene.js';
+import { focus } from './scene.js';
 import { cam, frameCrowd, focusSelected, setupPointer, project, crowdRect } from './camera.js';
 import { render } from './draw.js';
-import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel } from './panel.js';
+import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild } from './panel.js';
 import { drawTimeline, setupTimeline } from './timeline.js';
 
 const frameWaiters = [];
@@ -33,11 +33,16 @@ function frame(now) {
     if (last) stats.frameMs = stats.frameMs ? stats.frameMs * 0.9 + (now - last) * 0.1 : now - last;
     last = now;
     const t0 = performance.now();
-    if (state.playing) state.time += dt * state.speed;
-    fillRecords(state.assets, state.time, state.override);
-    for (const A of state.assets) uploadRecords(A);
-    render();
-    drawTimeline();
+    const d = state.playing ? dt * state.speed : 0;
+    state.time += d;
+    applyStep(state.assets);
+    tick(d); // the next step is computed while this one is drawn
+    if (state.extent) {
+      render();
+      drawTimeline();
+    } else {
+      gl.clear(gl.COLOR_BUFFER_BIT); // the background until the crowd comes
+    }
     stats.frames++;
     if (stats.frames % 30 === 1) checkGL();
     stats.cpuMs = performance.now() - t0;
@@ -50,37 +55,40 @@ function frame(now) {
   requestAnimationFrame(frame);
 }
 
+// The hook's functions that change the crowd return promises that resolve once
+// the change is drawn.
 Object.assign(hook, {
   camera: cam,
-  resolve, duration,
-  setInstances: (n) => { setCount(n); return state.count; },
+  resolve,
+  setInstances: (n) => setCount(n).then(() => state.count),
   // setCrowdSpecies('selected') fills the crowd with the selected species alone;
   // 'all' with every species.
-  setCrowdSpecies: (which) => { state.only = which === 'selected'; $('only').value = state.only ? 'selected' : 'all'; rebuildCrowd(); frameCrowd(); },
-  setLayout: (name) => { state.layout = name === 'battle' ? 'battle' : 'parade'; $('layout').value = state.layout; rebuildCrowd(); frameCrowd(); },
+  setCrowdSpecies: (which) => { state.only = which === 'selected'; $('only').value = state.only ? 'selected' : 'all'; return rebuild(true); },
+  setLayout: (name) => { state.layout = name === 'battle' ? 'battle' : 'parade'; $('layout').value = state.layout; return rebuild(true); },
   selectAsset: (key) => {
     const k = state.assets.findIndex((A) => A.id === key || A.name === key);
-    if (k < 0) return false;
+    if (k < 0) return Promise.resolve(false);
     state.selected = k; $('asset').value = k;
-    if (state.only) rebuildCrowd();
     showInfo();
-    return true;
+    return (state.only ? rebuild() : settled()).then(() => true);
   },
-  // selectClip plays the named clip on every instance of the selected species;
-  // null goes back to the layout's mix.
+  // selectClip plays the named clip on every unit of the selected species; null
+  // goes back to the layout's own.
   selectClip: (name) => {
     const A = state.assets[state.selected];
     const k = name == null ? -1 : A.clips.findIndex((c) => c.name === name);
-    if (name != null && k < 0) return false;
+    if (name != null && k < 0) return Promise.resolve(false);
     state.override[A.id] = k;
     showInfo();
-    return true;
+    return settled().then(() => true);
   },
+  // seek puts the focus unit at a phase of its clip.
+  seek: (phase) => { seek(Number(phase)); return settled(); },
+  settled,
   play: () => setPlaying(true),
   pause: () => setPlaying(false),
   step: stepFrame,
   setSpeed: (v) => { state.speed = Number(v); },
-  setTime: (t) => { state.time = Number(t); },
   setCrowdVisible: (on) => { state.showCrowd = !!on; },
   setOverlays: (on) => { state.showSkeleton = state.showSockets = !!on; },
   frameCrowd,
@@ -90,14 +98,13 @@ Object.assign(hook, {
   sync: () => { const px = new Uint8Array(4); gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); return true; },
   // nextFrames resolves after k more frames have been drawn.
   nextFrames: (k = 1) => new Promise((res) => frameWaiters.push({ until: stats.frames + k, resolve: res })),
-  // focusInstance describes the instance the overlays follow: its index, clip,
-  // phase and its record as last uploaded (frame row, next row, lerp, tint, x, z,
-  // yaw, scale, ...).
+  // focusInstance describes the unit the overlays follow (the selected species'
+  // first): its clip and phase as the server sent them, and its record as last
+  // uploaded (frame row, next row, lerp, tint, x, z, yaw, scale, ...).
   focusInstance: () => {
     const f = focus();
     if (!f || f.i < 0) return null;
-    const { phase0, rate } = timing(f.i);
-    return { index: f.i, asset: f.A.name, clip: f.c.name, phase: f.p, phase0, rate, seconds: f.c.seconds,
+    return { index: f.i, asset: f.A.name, clip: f.c.name, phase: f.p, rate: f.rate, seconds: f.c.duration_s,
       record: Array.from(f.A.instData.subarray(0, RECORD)) };
   },
   // project maps a world point to CSS pixels in the canvas.
@@ -116,7 +123,14 @@ async function main() {
   if (want) state.selected = Math.max(0, state.assets.findIndex((A) => A.name === want));
   const clip = params.get('clip');
   if (clip) { const A = state.assets[state.selected]; state.override[A.id] = A.clips.findIndex((c) => c.name === clip); }
-  rebuildCrowd();
+  setupPanel();
+  setupPointer();
+  setupTimeline();
+  const start = state.time; // the clock the URL asks for
+  requestAnimationFrame(frame); // the loop fetches the crowd's steps from now on
+  await rebuild();
+  if (hook.error) return;
+  $('status').textContent = `${state.assets.length} asset${state.assets.length === 1 ? '' : 's'}`;
   frameCrowd();
   if (params.get('focus') === '1') focusSelected();
   // Camera overrides for reproducible screenshots: yaw and pitch in radians, zoom
@@ -124,12 +138,10 @@ async function main() {
   if (params.has('yaw')) cam.yaw = Number(params.get('yaw')) || 0;
   if (params.has('pitch')) cam.pitch = Number(params.get('pitch')) || 0;
   if (params.has('zoom')) cam.dist *= Number(params.get('zoom')) || 1;
-  setupPanel();
-  setupPointer();
-  setupTimeline();
-  $('status').textContent = `${state.assets.length} asset${state.assets.length === 1 ? '' : 's'}`;
+  if (start > 0) { tick(start); await settled(); }
   if (checkGL() !== gl.NO_ERROR) throw new Error('WebGL error while loading');
-  requestAnimationFrame((now) => { frame(now); hook.ready = true; });
+  await hook.nextFrames(1);
+  hook.ready = true;
 }
 
 main().catch(fail);

@@ -1,6 +1,5 @@
 // Loading the assets: the server's list (/api/assets), each species' palette,
 // socket data, mesh and textures, uploaded to the GPU, and its size on screen.
-import { duration } from './playback.js';
 import { gl, fetchOK, floatTexture, solidMesh, meshVAO, dummyTex } from './gl.js';
 
 const ROLE_COLORS = [
@@ -94,12 +93,11 @@ async function loadAsset(info) {
     mesh: parseMesh(mesh), textures,
     // The display rotation, column-major from the row-major list the server sends.
     display: new Float32Array([0, 3, 6, 1, 4, 7, 2, 5, 8].map((k) => info.display[k])),
-    count: 0, members: new Int32Array(0), instData: new Float32Array(0), instCap: 0,
+    count: 0, instData: new Float32Array(0), instCap: 0,
   };
-  for (const c of A.clips) c.seconds = duration(c.frames, c.fps, c.loops);
-  A.paletteTex = floatTexture(A.palette, info.bones * 4, info.frame_total);
+  A.paletteTex = floatTexture(A.palette, info.bone_count * 4, info.frame_total);
   A.socketTex = info.sockets.length > 0 ? floatTexture(A.socketData, info.sockets.length * 3, info.frame_total) : { tex: dummyTex, perRow: 1, stride: 1 };
-  A.ibmTex = floatTexture(A.mesh.inverseBind, info.bones * 4, 1).tex;
+  A.ibmTex = floatTexture(A.mesh.inverseBind, info.bone_count * 4, 1).tex;
   A.gpu = solidMesh(A.mesh);
   A.instBuf = gl.createBuffer();
   A.vao = meshVAO(A.gpu, A.instBuf, 0, 0);
@@ -118,7 +116,7 @@ function measure(A) {
     for (let k = 0; k < 3; k++) if (Number.isFinite(p[k])) { lo[k] = Math.min(lo[k], p[k]); hi[k] = Math.max(hi[k], p[k]); }
   };
   if (A.info.mesh === 'boxes') {
-    for (let b = 0; b < A.info.bones; b++) add(A.palette[b * 16 + 3], A.palette[b * 16 + 7], A.palette[b * 16 + 11]);
+    for (let b = 0; b < A.info.bone_count; b++) add(A.palette[b * 16 + 3], A.palette[b * 16 + 7], A.palette[b * 16 + 11]);
   } else {
     const p = A.mesh.positions;
     for (let i = 0; i < p.length; i += 3) add(p[i], p[i + 1], p[i + 2]);

@@ -1,7 +1,7 @@
 // The camera (orbiting a target) and the pointer controls that move it: drag to
 // orbit, right-drag or shift-drag to pan, wheel or pinch to zoom.
 import * as M from './mat.js';
-import { state, focusAsset } from './state.js';
+import { state, focusAsset, RECORD } from './state.js';
 import { canvas } from './gl.js';
 
 const FOV = 45 * Math.PI / 180;
@@ -23,10 +23,10 @@ export function frameCrowd() {
 export function focusSelected() {
   const F = focusAsset();
   if (!F) return;
-  const i = F.members[0], crowd = state.crowd;
-  cam.target = [crowd.x[i], F.height * 0.5, crowd.z[i]];
+  const r = F.instData; // its first record: x, z, yaw at 8, 9, 10
+  cam.target = [r[8], F.height * 0.5, r[9]];
   cam.dist = Math.max(F.height, F.radius * 2) * 2.2;
-  cam.yaw = crowd.yaw[i] + 0.6;
+  cam.yaw = r[10] + 0.6;
   cam.pitch = 0.25;
 }
 
@@ -51,14 +51,15 @@ export function project(p) {
 // crowdRect is the screen rectangle (CSS pixels) the instances stand in.
 export function crowdRect() {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  const w = canvas.clientWidth, h = canvas.clientHeight, crowd = state.crowd;
-  for (let i = 0; i < crowd.n; i++) {
-    const A = state.assets[crowd.asset[i]];
-    for (const y of [0.1, 0.5, 0.9]) {
-      const c = M.transform(viewProj, [crowd.x[i], A.height * y, crowd.z[i]]);
-      if (c[3] <= 0) continue;
-      const sx = (c[0] / c[3] * 0.5 + 0.5) * w, sy = (0.5 - c[1] / c[3] * 0.5) * h;
-      x0 = Math.min(x0, sx); x1 = Math.max(x1, sx); y0 = Math.min(y0, sy); y1 = Math.max(y1, sy);
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  for (const A of state.assets) {
+    for (let o = 0; o < A.count * RECORD; o += RECORD) {
+      for (const y of [0.1, 0.5, 0.9]) {
+        const c = M.transform(viewProj, [A.instData[o + 8], A.height * y, A.instData[o + 9]]);
+        if (c[3] <= 0) continue;
+        const sx = (c[0] / c[3] * 0.5 + 0.5) * w, sy = (0.5 - c[1] / c[3] * 0.5) * h;
+        x0 = Math.min(x0, sx); x1 = Math.max(x1, sx); y0 = Math.min(y0, sy); y1 = Math.max(y1, sy);
+      }
     }
   }
   x0 = Math.max(0, x0); y0 = Math.max(0, y0); x1 = Math.min(w, x1); y1 = Math.min(h, y1);

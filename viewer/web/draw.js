@@ -150,10 +150,10 @@ const skelPos = new Float32Array(64 * 6 * 3), skelCol = new Float32Array(64 * 6 
 // child origin, or per-bone axes when the parents are unknown), blended from the
 // palette on the CPU the same way the shader does.
 function skeletonVertices(A) {
-  const bones = Math.min(A.info.bones, 64), P = A.palette, d = A.instData;
+  const bones = Math.min(A.info.bone_count, 64), P = A.palette, d = A.instData;
   const f0 = d[0], f1 = d[1], t = d[2];
   const at = (b, k) => {
-    const a = P[(f0 * A.info.bones + b) * 16 + k], c = P[(f1 * A.info.bones + b) * 16 + k];
+    const a = P[(f0 * A.info.bone_count + b) * 16 + k], c = P[(f1 * A.info.bone_count + b) * 16 + k];
     return a + (c - a) * t;
   };
   const origin = (b) => [at(b, 3), at(b, 7), at(b, 11)];

@@ -3,10 +3,10 @@
 // Per species: the palette block as an RGBA32F texture (unchanged bytes, laid out
 // as docs/formats/bpat.md describes), the inverse bind matrices as a one-row
 // RGBA32F texture, the socket data block as another, the mesh in vertex buffers,
-// and one buffer of per-instance records drawn with one instanced call. A record
-// is 16 floats:
+// and one buffer of per-instance records drawn with one instanced call. The
+// server computes the records (viewer/step.go); a record is 16 floats:
 //   0 frame row, next row, lerp, 0     (the clip's frame_offset + its frames by
-//                                       docs/formats/bpat.md's playback rules)
+//                                       docs/formats/bpat.md §5)
 //   4 tint r, g, b, share of the tint non-cloth parts take
 //   8 x, z, yaw, scale
 //  12 a rider's frame row, next row, lerp, 0 (horses only)
@@ -178,17 +178,17 @@ export function lineMesh(positions, colors, instBuf, usage = gl.STATIC_DRAW) {
   return m;
 }
 
-// reserveRecords makes a species' record array and instance buffer hold at
-// least n records (never fewer than 16); it keeps them when they already do.
+// reserveRecords makes a species' instance buffer hold at least n records (never
+// fewer than 16); it keeps it when it already does.
 export function reserveRecords(A, n) {
   if (A.instCap >= n) return;
   A.instCap = Math.max(n, 16);
-  A.instData = new Float32Array(A.instCap * RECORD);
   gl.bindBuffer(gl.ARRAY_BUFFER, A.instBuf);
-  gl.bufferData(gl.ARRAY_BUFFER, A.instData.byteLength, gl.DYNAMIC_DRAW);
+  gl.bufferData(gl.ARRAY_BUFFER, A.instCap * RECORD_BYTES, gl.DYNAMIC_DRAW);
 }
 
-// uploadRecords sends a species' first A.count records to its instance buffer.
+// uploadRecords sends a species' A.count records (A.instData, as the server sent
+// them) to its instance buffer.
 export function uploadRecords(A) {
   const o = A.count * RECORD;
   if (o > 0) {

@@ -1,8 +1,8 @@
 // The side panel: the species' info and clip table, the crowd controls and
 // keyboard shortcuts, and the frame statistics.
-import { $, state, stats, clampInt, MAX_INSTANCES } from './state.js';
+import { $, state, stats, fail, clampInt, MAX_INSTANCES } from './state.js';
 import { rebuildCrowd, focus } from './scene.js';
-import { frameSeconds } from './crowd.js';
+import { frameSeconds, tick, note, settled } from './crowd.js';
 import { frameCrowd, focusSelected } from './camera.js';
 
 function fmtBytes(n) {
@@ -26,11 +26,11 @@ export function showInfo() {
   if (!A) return;
   const i = A.info;
   const rows = [
-    ['name', A.name], ['kind', i.kind + (i.source ? ` (${i.source})` : '')], ['species id', i.species_id],
-    ['BPAT version', i.version], ['bones', i.bones], ['clips', i.clips.length], ['sockets', i.sockets.length],
-    ['frames', i.frame_total], ['file size', fmtBytes(i.file_size)], ['palette', `${fmtBytes(i.palette_bytes)} · ${i.bones * 4}×${i.frame_total} RGBA32F` +
+    ['name', A.name], ['kind', i.kind + (i.file ? ` (${i.file})` : '')], ['species id', i.species_id],
+    ['BPAT version', i.version], ['bones', i.bone_count], ['clips', i.clips.length], ['sockets', i.sockets.length],
+    ['frames', i.frame_total], ['file size', fmtBytes(i.size)], ['palette', `${fmtBytes(i.palette_bytes)} · ${i.bone_count * 4}×${i.frame_total} RGBA32F` +
       (A.paletteTex.perRow > 1 ? ` (laid ${A.paletteTex.perRow} frames a row)` : '')],
-    ['mesh', `${i.mesh} · ${i.vertices} verts · ${i.triangles} tris`],
+    ['mesh', `${i.mesh} · ${i.vertex_count} verts · ${i.triangle_count} tris`],
   ];
   if (A.scale !== 1) rows.push(['display scale', `×${A.scale.toPrecision(3)}`]);
   if (i.warning) rows.push(['warning', i.warning]);
@@ -41,11 +41,11 @@ export function showInfo() {
     for (const c of cells) { const td = document.createElement('td'); td.textContent = c; tr.append(td); }
     tr.dataset.clip = idx;
     if ((state.override[A.id] ?? -1) === idx) tr.classList.add('selected');
-    tr.addEventListener('click', () => { state.override[A.id] = idx; showInfo(); });
+    tr.addEventListener('click', () => { state.override[A.id] = idx; settled(); showInfo(); });
     return tr;
   };
   const rowsEl = [row(['', '(layout mix)', '', '', '', '', ''], -1)];
-  A.clips.forEach((c, k) => rowsEl.push(row([k, c.name, c.frames, c.fps || '?', c.loops ? 'L' : '', c.seconds.toFixed(2), Object.keys(c.markers || {}).length || ''], k)));
+  A.clips.forEach((c, k) => rowsEl.push(row([k, c.name, c.frame_count, c.fps || '?', c.loops ? 'L' : '', c.duration_s.toFixed(2), Object.keys(c.markers || {}).length || ''], k)));
   body.replaceChildren(...rowsEl);
 }
 
@@ -59,6 +59,7 @@ export function showStats(now) {
     ['instances drawn', stats.instances],
     ['draw calls', stats.drawCalls],
     ['time', `${state.time.toFixed(2)} s × ${state.speed.toFixed(2)}`],
+    ...(state.crowd && state.crowd.layout === 'battle' ? [['armies standing', `${stats.alive[0]} red · ${stats.alive[1]} blue`]] : []),
     ['GL errors', stats.glErrors],
   ]);
 }
@@ -68,31 +69,47 @@ export function setPlaying(on) {
   $('play').textContent = on ? 'pause' : 'play';
 }
 
+// stepFrame pauses and advances the crowd by one frame of the focus unit's
+// clip; it resolves once that step is drawn.
 export function stepFrame() {
   setPlaying(false);
-  state.time += frameSeconds(focus());
+  const s = frameSeconds(focus());
+  state.time += s;
+  tick(s);
+  return settled();
+}
+
+// rebuild asks for the crowd anew (and frames it, when frame); it resolves once
+// the new crowd is drawn.
+export function rebuild(frame = false) {
+  return rebuildCrowd().then(() => {
+    if (frame) frameCrowd();
+    const n = note();
+    $('note').textContent = n;
+    $('note').hidden = n === '';
+  }).catch(fail);
 }
 
 export function setCount(n) {
   state.count = clampInt(n, 1, MAX_INSTANCES, state.count);
   $('count').value = state.count;
   $('count-n').value = state.count;
-  rebuildCrowd();
+  return rebuild();
 }
 
 export function setupPanel() {
   const sel = $('asset');
   sel.replaceChildren(...state.assets.map((A, k) => new Option(`${A.name} (${A.info.kind})`, k)));
   sel.value = state.selected;
-  sel.addEventListener('change', () => { state.selected = Number(sel.value); if (state.only) rebuildCrowd(); showInfo(); });
+  sel.addEventListener('change', () => { state.selected = Number(sel.value); if (state.only) rebuild(); else settled(); showInfo(); });
   $('only').value = state.only ? 'selected' : 'all';
-  $('only').addEventListener('change', (e) => { state.only = e.target.value === 'selected'; rebuildCrowd(); frameCrowd(); });
+  $('only').addEventListener('change', (e) => { state.only = e.target.value === 'selected'; rebuild(true); });
   $('count').value = state.count;
   $('count-n').value = state.count;
   $('count').addEventListener('input', (e) => setCount(e.target.value));
   $('count-n').addEventListener('change', (e) => setCount(e.target.value));
   $('layout').value = state.layout;
-  $('layout').addEventListener('change', (e) => { state.layout = e.target.value; rebuildCrowd(); frameCrowd(); });
+  $('layout').addEventListener('change', (e) => { state.layout = e.target.value; rebuild(true); });
   $('play').addEventListener('click', () => setPlaying(!state.playing));
   $('step').addEventListener('click', stepFrame);
   $('frame').addEventListener('click', frameCrowd);

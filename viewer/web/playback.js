@@ -43,13 +43,3 @@ export function resolve(phase, frames, loops, out = [0, 0, 0]) {
   out[0] = frame; out[1] = Math.min(frame + 1, n - 1); out[2] = pos - frame;
   return out;
 }
-
-/**
- * The clip's playing time in seconds (docs/formats/bpat.md, sampling and
- * playback): N/fps when looping (the end equals the start), (N−1)/fps for a
- * one-shot.
- */
-export function duration(frames, fps, loops) {
-  if (!(fps > 0)) return 0;
-  return (loops ? frames : frames - 1) / fps;
-}

@@ -1,8 +1,9 @@
 // Props: the sword humanoid's sword in its hand_r socket, and a rider on the
-// horse's saddle. Each is drawn with its carrier's instance records.
+// horse's saddle. Each is drawn with its carrier's instance records: a horse's
+// record carries its rider's frames (the server picks the rider's species and
+// clips with the runtime's tables).
 import * as M from './mat.js';
 import { solidMesh, meshVAO } from './gl.js';
-import { riderClips } from './crowd.js';
 
 // A sword for the hand_r socket: the grip at the socket origin, the blade along +z.
 function sword() {
@@ -27,28 +28,36 @@ function sword() {
   return { positions: new Float32Array(P), normals: new Float32Array(N), roles: new Uint8Array(R), indices: new Uint32Array(I) };
 }
 
-// setupProps gives the sword species its sword (A.sword) and the horse its rider
-// (A.rider), when the assets have them.
+// setupProps gives the sword species its sword (A.sword).
 export function setupProps(assets) {
   const swordMesh = solidMesh(sword());
-  const byName = (re) => assets.find((A) => re.test(A.name));
   for (const A of assets) {
     const hand = A.sockets.findIndex((s) => s.name === 'hand_r');
     if (hand >= 0 && (/sword/i.test(A.name) || A.info.species_id === 3)) {
       A.sword = { socket: hand, vao: meshVAO(swordMesh, A.instBuf, 0, 0), count: swordMesh.count };
     }
   }
-  const horse = assets.find((A) => /horse/i.test(A.name) || (A.info.species_id === 1 && A.info.kind !== 'gltf'));
-  const rider = byName(/^humanoid$/i) || assets.find((A) => A.info.species_id === 0 && A.clips.some((c) => /^riding/.test(c.name)))
-    || assets.find((A) => A.clips.some((c) => /^riding/.test(c.name)));
-  if (!horse || !rider || horse === rider) return;
-  const clips = riderClips(horse, rider);
-  if (!clips) return;
-  const { idle, clipFor } = clips;
-  // Where the rider sits. With a saddle socket, the riding clips are made for a
-  // horse standing at its first frame on the rider's ground: the rider follows
-  // the saddle's motion away from there, local = inverse(saddle at that frame).
-  // Without one, the rider's pelvis goes a little above the body bone.
+}
+
+const riders = new Map(); // "horse:rider" → how that rider sits on that horse
+
+// placeRiders seats each species' riders as the crowd says (crowd.assets[k].rider:
+// the species a rider on asset k is drawn with, or -1).
+export function placeRiders(assets, crowd) {
+  for (const A of assets) {
+    const r = crowd.assets[A.index].rider;
+    if (r < 0 || assets[r] === A) { A.rider = null; continue; }
+    const key = `${A.index}:${r}`;
+    if (!riders.has(key)) riders.set(key, seat(A, assets[r]));
+    A.rider = riders.get(key);
+  }
+}
+
+// seat is how rider sits on horse. With a saddle socket, the riding clips are
+// made for a horse standing at its first frame on the rider's ground: the rider
+// follows the saddle's motion away from there, local = inverse(saddle at that
+// frame). Without one, the rider's pelvis goes a little above the body bone.
+function seat(horse, rider) {
   let source, local;
   const sock = horse.sockets.findIndex((s) => /saddle|rider|mount|seat/i.test(s.name));
   if (sock >= 0) {
@@ -58,15 +67,16 @@ export function setupProps(assets) {
   } else {
     const names = horse.info.bone_names || [];
     let body = names.findIndex((n) => /^body$/i.test(n));
-    if (body < 0) body = Math.min(1, horse.info.bones - 1);
+    if (body < 0) body = Math.min(1, horse.info.bone_count - 1);
     source = { tex: horse.paletteTex, base: body * 4 };
     const rnames = rider.info.bone_names || [];
     let pelvis = rnames.findIndex((n) => /pelvis|hips/i.test(n));
-    if (pelvis < 0) pelvis = Math.min(1, rider.info.bones - 1);
-    const o = (rider.clips[idle].frame_offset * rider.info.bones + pelvis) * 16;
+    if (pelvis < 0) pelvis = Math.min(1, rider.info.bone_count - 1);
+    const idle = Math.max(0, rider.clips.findIndex((c) => c.name === 'riding_idle'));
+    const o = (rider.clips[idle].frame_offset * rider.info.bone_count + pelvis) * 16;
     local = M.translation(-rider.palette[o + 3], -rider.palette[o + 7] + 0.2 * horse.height / horse.scale, -rider.palette[o + 11]);
   }
-  horse.rider = { asset: rider, clipFor, source, local, vao: meshVAO(rider.gpu, horse.instBuf, 48, 0) };
+  return { asset: rider, source, local, vao: meshVAO(rider.gpu, horse.instBuf, 48, 0) };
 }
 
 // inverseAffine inverts the affine matrix whose top three rows r (12 floats,

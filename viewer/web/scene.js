@@ -1,35 +1,32 @@
-// The scene: the crowd for the current settings, its extent on the ground, the
-// ground grid under it, and the instance in focus.
+// The scene: the crowd for the current settings (asked of the server), its
+// extent on the ground, the ground grid under it, and the unit in focus.
 import { state } from './state.js';
-import { gl, lineMesh, reserveRecords, unitBuf } from './gl.js';
-import { buildCrowd, focusClip } from './crowd.js';
+import { gl, lineMesh, unitBuf } from './gl.js';
+import { newCrowd, focusClip } from './crowd.js';
+import { placeRiders } from './props.js';
 
 export let grid = null; // the ground grid's line mesh
 
-// rebuildCrowd places the crowd anew for state's count, layout and species, and
-// sizes every species' records for it.
-export function rebuildCrowd() {
+// rebuildCrowd asks the server for the crowd of state's count, layout and
+// species; it resolves once its first step is drawn.
+export async function rebuildCrowd() {
   const all = state.assets;
-  const shown = state.only ? [all[state.selected]] : all;
-  const crowd = buildCrowd(all, shown, state.count, state.layout);
-  for (const A of all) reserveRecords(A, A.count);
-  state.crowd = crowd;
-  // Extent, for the camera and the ground grid.
-  let x0 = Infinity, x1 = -Infinity, z0 = Infinity, z1 = -Infinity;
-  for (let i = 0; i < crowd.n; i++) {
-    x0 = Math.min(x0, crowd.x[i]); x1 = Math.max(x1, crowd.x[i]);
-    z0 = Math.min(z0, crowd.z[i]); z1 = Math.max(z1, crowd.z[i]);
-  }
-  const pad = Math.max(...shown.map((A) => A.radius)) * 1.5;
+  const only = state.only ? state.selected : null;
+  const c = await newCrowd(all, { layout: state.layout, count: state.count, only });
+  state.crowd = c;
+  placeRiders(all, c);
+  const shown = all.filter((A) => c.assets[A.index].unit_count > 0);
+  const [x0, z0, x1, z1] = c.extent;
+  const pad = Math.max(...shown.map((A) => A.radius), 0.5) * 1.5;
   state.extent = { cx: (x0 + x1) / 2, cz: (z0 + z1) / 2, r: Math.max(Math.hypot(x1 - x0, z1 - z0) / 2 + pad, 1),
-    h: Math.max(...shown.map((A) => A.height)) };
+    h: Math.max(...shown.map((A) => A.height), 1) };
   buildGrid();
 }
 
-// focus describes what the selected species' first instance plays now (see
-// crowd.js focusClip): the instance the overlays and the timeline follow.
+// focus describes what the selected species' first unit plays now (see crowd.js
+// focusClip): the unit the overlays and the timeline follow.
 export function focus() {
-  return focusClip(state.assets[state.selected], state.time, state.override);
+  return focusClip(state.assets[state.selected]);
 }
 
 function buildGrid() {

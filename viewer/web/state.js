@@ -28,11 +28,11 @@ export const state = {
   showSockets: params.get('sockets') !== '0',
   showProps: params.get('props') !== '0',
   showCrowd: true,
-  override: [], // per asset: the clip every instance of it plays, or -1 for the layout's mix
-  crowd: null, // where the instances stand: { n, asset, x, z, yaw } (crowd.js)
+  override: [], // per asset: the clip every unit of it plays, or -1 for the layout's own
+  crowd: null, // the server's description of the crowd (crowd.js newCrowd)
   extent: null, // the crowd's ground extent: { cx, cz, r, h } (scene.js)
 };
-export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastGLError: 0, frameMs: 0, cpuMs: 0 };
+export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastGLError: 0, frameMs: 0, cpuMs: 0, alive: [0, 0] };
 
 // The test hook; app.js adds its functions.
 export const hook = { ready: false, error: null, state, stats };

@@ -3,7 +3,7 @@
 import { resolve } from './playback.js';
 import { $, state } from './state.js';
 import { focus } from './scene.js';
-import { timeAtPhase } from './crowd.js';
+import { seek } from './crowd.js';
 import { setPlaying } from './panel.js';
 
 const MARKER_COLORS = {
@@ -28,12 +28,12 @@ export function drawTimeline() {
   ctx.fillStyle = '#2a3038';
   ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
   // One tick per baked frame (thinned when they would crowd).
-  const span = c.loops ? c.frames : Math.max(1, c.frames - 1);
-  const every = Math.max(1, Math.ceil(c.frames / ((x1 - x0) / 4)));
+  const span = c.loops ? c.frame_count : Math.max(1, c.frame_count - 1);
+  const every = Math.max(1, Math.ceil(c.frame_count / ((x1 - x0) / 4)));
   ctx.strokeStyle = '#56606c';
   ctx.beginPath();
-  for (let k = 0; k < c.frames; k += every) {
-    const x = Math.round(xOf(c.frames === 1 ? 0 : k / span)) + 0.5;
+  for (let k = 0; k < c.frame_count; k += every) {
+    const x = Math.round(xOf(c.frame_count === 1 ? 0 : k / span)) + 0.5;
     ctx.moveTo(x, y1 - (k % (every * 5) === 0 ? 10 : 5));
     ctx.lineTo(x, y1);
   }
@@ -51,7 +51,7 @@ export function drawTimeline() {
   }
   // Playhead.
   const w01 = c.loops ? p - Math.floor(p) : Math.min(1, Math.max(0, p));
-  const pb = resolve(p, c.frames, c.loops);
+  const pb = resolve(p, c.frame_count, c.loops);
   const x = Math.round(xOf(w01)) + 0.5;
   ctx.strokeStyle = '#ffffff';
   ctx.lineWidth = 2;
@@ -60,18 +60,18 @@ export function drawTimeline() {
   ctx.fillStyle = '#e6e8eb';
   ctx.font = '12px system-ui, sans-serif';
   const fps = c.fps > 0 ? c.fps : '?';
-  ctx.fillText(`${f.A.name} · ${c.name}   frame ${pb[0]} → ${pb[1]}  lerp ${pb[2].toFixed(2)}   ${c.frames} frames @ ${fps} fps, ${c.loops ? 'loops' : 'one-shot'}   phase ${w01.toFixed(3)}`, x0, 17);
+  ctx.fillText(`${f.A.name} · ${c.name}   frame ${pb[0]} → ${pb[1]}  lerp ${pb[2].toFixed(2)}   ${c.frame_count} frames @ ${fps} fps, ${c.loops ? 'loops' : 'one-shot'}   phase ${w01.toFixed(3)}`, x0, 17);
 }
 
 export function setupTimeline() {
   const cv = $('timeline');
   const scrub = (e) => {
     const f = focus();
-    if (!f || f.i < 0 || !(f.c.seconds > 0)) return;
+    if (!f || f.i < 0) return;
     const r = cv.getBoundingClientRect();
     const w = Math.min(1, Math.max(0, (e.clientX - r.left - 14) / (r.width - 28)));
     setPlaying(false);
-    state.time = timeAtPhase(f, w);
+    seek(w);
   };
   cv.addEventListener('pointerdown', (e) => { cv.setPointerCapture(e.pointerId); scrub(e); });
   cv.addEventListener('pointermove', (e) => { if (e.buttons) scrub(e); });

@@ -1,0 +1,127 @@
+package viewer
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"bonebake/source/gltf"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserTexture draws the Fox with its base colour texture and with the
+// texture withheld: the texture's orange fur shows only in the first.
+func TestBrowserTexture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	fox, err := LoadGLTF(foxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fox.textures) != 1 {
+		t.Fatalf("%d textures", len(fox.textures))
+	}
+	plain := *fox
+	plain.Name, plain.textures = "FoxPlain", nil
+	plain.parts = append([]MeshPart(nil), fox.parts...)
+	for i := range plain.parts {
+		plain.parts[i].Texture = -1
+	}
+	// An image with a PNG signature that does not decode: the page still starts
+	// and draws the part untextured.
+	broken := plain
+	broken.Name, broken.parts = "FoxBroken", fox.parts
+	broken.textures = []*gltf.Texture{{MIME: "image/png", Data: []byte("\x89PNG\r\n\x1a\nnot really")}}
+	p := openViewer(t, []*Asset{fox, &plain, &broken}, "?n=1&only=1&paused=1&t=0.5&skeleton=0&sockets=0&focus=1", 900, 600)
+	orange := func(name string) int {
+		p.eval(fmt.Sprintf("bonebake.selectAsset(%q).then(() => bonebake.focusSelected())", name))
+		p.frames(3)
+		p.checkClean()
+		img := p.screenshot()
+		c, ok := p.eval("(() => { const r = document.querySelector('canvas').getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })()").(map[string]any)
+		if !ok {
+			t.Fatal("no canvas")
+		}
+		r := rect{c["x"].(float64), c["y"].(float64), c["w"].(float64), c["h"].(float64)}
+		n := 0
+		for y := int(r.Y); y < int(r.Y+r.H); y++ {
+			for x := int(r.X); x < int(r.X+r.W); x++ {
+				cr, cg, cb, _ := img.At(x, y).RGBA()
+				if cr > 110*257 && cr*10 > cg*14 && cr > cb*2 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	textured, flat, undecoded := orange("Fox"), orange("FoxPlain"), orange("FoxBroken")
+	t.Logf("orange pixels: %d textured, %d without the texture, %d with one that does not decode", textured, flat, undecoded)
+	if textured < 500 || flat > textured/20 || undecoded != flat {
+		t.Errorf("orange pixels: %d with the texture, %d without, %d with a broken one; want many, and few, and as few", textured, flat, undecoded)
+	}
+}
+
+// TestBrowserBattle shows crowd/battle's battle: both armies drawn in their
+// colours, their numbers in the panel, and a note that the glTF model does not
+// fight.
+func TestBrowserBattle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	fox, err := LoadGLTF(foxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assets := append(append([]*Asset(nil), builtins(t)...), fox)
+	p := openViewer(t, assets, "?n=300&layout=battle&skeleton=0&sockets=0", 1000, 640)
+	p.frames(3)
+	p.checkClean()
+	if l := p.eval("bonebake.state.crowd.layout"); l != "battle" {
+		t.Fatalf("layout %v", l)
+	}
+	alive := p.eval("bonebake.stats.alive").([]any)
+	if alive[0].(float64) < 100 || alive[1].(float64) < 100 {
+		t.Errorf("armies standing: %v", alive)
+	}
+	if n := p.eval("document.getElementById('note').textContent").(string); !strings.Contains(n, "Fox (not a built-in species)") {
+		t.Errorf("the note says %q", n)
+	}
+	if s := p.eval("document.getElementById('stats').textContent").(string); !strings.Contains(s, "armies standing") {
+		t.Errorf("the stats lack the armies: %q", s)
+	}
+	img, r := p.screenshot(), p.crowdRect()
+	red, blue := 0, 0
+	for y := int(r.Y); y < int(r.Y+r.H); y++ {
+		for x := int(r.X); x < int(r.X+r.W); x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			switch {
+			case cr > 80*257 && cr*10 > cg*17 && cr*10 > cb*17:
+				red++
+			case cb > 60*257 && cb*10 > cr*16 && cb*10 > cg*13:
+				blue++
+			}
+		}
+	}
+	t.Logf("red pixels %d, blue pixels %d in %+v", red, blue, r)
+	if red < 200 || blue < 200 {
+		t.Errorf("the armies' colours: %d red and %d blue pixels", red, blue)
+	}
+	// The battle goes on: units move (the sum of every unit's x and z changes).
+	const places = `bonebake.state.assets.reduce((s, A) => { for (let o = 0; o < A.count * 16; o += 16) s += A.instData[o + 8] + A.instData[o + 9]; return s; }, 0)`
+	s0 := p.number(places)
+	p.eval("new Promise((res) => setTimeout(res, 600))")
+	p.eval("bonebake.settled()")
+	if s1 := p.number(places); s1 == s0 {
+		t.Errorf("no unit moved in 600 ms: %v", s0)
+	}
+	if shot := os.Getenv("BONEBAKE_VIEWER_BATTLE_SCREENSHOT"); shot != "" {
+		b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		if err != nil || os.WriteFile(shot, b, 0o644) != nil {
+			t.Errorf("screenshot: %v", err)
+		}
+	}
+	p.checkClean()
+}

@@ -1,0 +1,220 @@
+package viewer
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// MaxCrowds is how many crowds the server keeps: a new one evicts the oldest.
+const MaxCrowds = 4
+
+// StepMagic starts every step answer.
+const StepMagic = "BBCS"
+
+// stepHeader is the size of a step answer's fixed header in bytes: magic, step,
+// asset count, focus clip, focus phase, focus rate, alive ×2.
+const stepHeader = 32
+
+type crowdStore struct {
+	mu    sync.Mutex
+	next  int
+	live  map[int]*liveCrowd
+	order []int // ids, oldest first
+}
+
+type liveCrowd struct {
+	mu  sync.Mutex // one step at a time
+	c   *Crowd
+	out []byte
+}
+
+// Crowds returns how many crowds the server holds.
+func (s *Server) Crowds() int {
+	s.crowds.mu.Lock()
+	defer s.crowds.mu.Unlock()
+	return len(s.crowds.live)
+}
+
+func (st *crowdStore) add(c *Crowd) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.live == nil {
+		st.live = map[int]*liveCrowd{}
+	}
+	for len(st.order) >= MaxCrowds {
+		delete(st.live, st.order[0])
+		st.order = st.order[1:]
+	}
+	st.next++
+	st.live[st.next] = &liveCrowd{c: c}
+	st.order = append(st.order, st.next)
+	return st.next
+}
+
+func (st *crowdStore) get(id int) *liveCrowd {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.live[id]
+}
+
+type crowdJSON struct {
+	ID     int              `json:"id"`
+	Layout string           `json:"layout"`
+	Units  int              `json:"unit_count"`
+	Assets []crowdAssetJSON `json:"assets"`
+	Extent [4]float32       `json:"extent"` // x0, z0, x1, z1 in metres
+	Note   string           `json:"note,omitempty"`
+}
+
+type crowdAssetJSON struct {
+	Units int `json:"unit_count"`
+	First int `json:"first"` // index of its first record
+	Rider int `json:"rider"` // the asset its riders are drawn with, or -1
+}
+
+// serveCrowd answers POST /api/crowd and GET /api/crowd/{id}/step.
+func (s *Server) serveCrowd(w http.ResponseWriter, r *http.Request, rest string) {
+	if rest == "" {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		s.createCrowd(w, r)
+		return
+	}
+	idText, what, _ := strings.Cut(rest, "/")
+	id, err := strconv.Atoi(idText)
+	if err != nil || strconv.Itoa(id) != idText || what != "step" {
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	lc := s.crowds.get(id)
+	if lc == nil {
+		http.Error(w, fmt.Sprintf("crowd %d: no such crowd (it may have been replaced by newer ones)", id), http.StatusNotFound)
+		return
+	}
+	in, dt, err := s.stepInput(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	f, err := lc.c.Step(dt, in)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	lc.out = lc.c.AppendStep(lc.out[:0], f)
+	s.send(w, r, "application/octet-stream", lc.out)
+}
+
+func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
+	var p CrowdParams
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		http.Error(w, "crowd parameters: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	c, err := s.NewCrowd(p)
+	if err != nil {
+		http.Error(w, "crowd parameters: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if _, err := c.Step(0, StepInput{Focus: -1, Seek: math.NaN()}); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	j := crowdJSON{ID: s.crowds.add(c), Layout: c.Layout, Units: c.Len(), Extent: c.Extent(), Note: c.Note}
+	for a := range s.assets {
+		j.Assets = append(j.Assets, crowdAssetJSON{Units: c.Count[a], First: c.First[a], Rider: c.Rider[a]})
+	}
+	b, _ := json.Marshal(j)
+	s.send(w, r, "application/json", b)
+}
+
+// stepInput reads a step's query: dt (seconds, 0 to 1), focus (an asset index),
+// clips (asset:clip pairs, comma-separated: the clip every unit of that asset
+// plays) and seek (a phase for the focus unit).
+func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
+	q := r.URL.Query()
+	in := StepInput{Focus: -1, Seek: math.NaN()}
+	dt, err := strconv.ParseFloat(q.Get("dt"), 32)
+	if err != nil || !(dt >= 0 && dt <= 1) {
+		return in, 0, fmt.Errorf("dt %q: want seconds from 0 to 1", q.Get("dt"))
+	}
+	if v := q.Get("focus"); v != "" {
+		if in.Focus, err = strconv.Atoi(v); err != nil || in.Focus < -1 || in.Focus >= len(s.assets) {
+			return in, 0, fmt.Errorf("focus %q: want an asset index from 0 to %d, or -1", v, len(s.assets)-1)
+		}
+	}
+	if v := q.Get("clips"); v != "" {
+		in.Override = make([]int, len(s.assets))
+		for k := range in.Override {
+			in.Override[k] = -1
+		}
+		for _, pair := range strings.Split(v, ",") {
+			as, cs, ok := strings.Cut(pair, ":")
+			a, err1 := strconv.Atoi(as)
+			c, err2 := strconv.Atoi(cs)
+			if !ok || err1 != nil || err2 != nil || a < 0 || a >= len(s.assets) || c < -1 || c >= len(s.assets[a].file.Clips()) {
+				return in, 0, fmt.Errorf("clips %q: want asset:clip pairs of existing assets and clips", pair)
+			}
+			in.Override[a] = c
+		}
+	}
+	if v := q.Get("seek"); v != "" {
+		if in.Seek, err = strconv.ParseFloat(v, 64); err != nil || math.IsNaN(in.Seek) || math.IsInf(in.Seek, 0) {
+			return in, 0, fmt.Errorf("seek %q: want a phase", v)
+		}
+	}
+	return in, float32(dt), nil
+}
+
+// AppendStep appends the step answer to b, little-endian: "BBCS", the step
+// number, the asset count A, the focus clip (int32, −1 for none), phase and rate
+// (float32), each army's living units (uint32 ×2), A unit counts (uint32), then
+// every unit's 16-float record in asset order (see gl.js for the fields).
+func (c *Crowd) AppendStep(b []byte, f Focus) []byte {
+	alive := c.Alive()
+	b = append(b, StepMagic...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(c.Steps))
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(c.assets)))
+	b = binary.LittleEndian.AppendUint32(b, uint32(int32(f.Clip)))
+	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f.Phase))
+	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f.Rate))
+	b = binary.LittleEndian.AppendUint32(b, uint32(alive[0]))
+	b = binary.LittleEndian.AppendUint32(b, uint32(alive[1]))
+	for _, n := range c.Count {
+		b = binary.LittleEndian.AppendUint32(b, uint32(n))
+	}
+	b = growBytes(b, len(c.Records)*4)
+	o := len(b) - len(c.Records)*4
+	for i, v := range c.Records {
+		binary.LittleEndian.PutUint32(b[o+i*4:], math.Float32bits(v))
+	}
+	return b
+}
+
+func growBytes(b []byte, n int) []byte {
+	if cap(b)-len(b) < n {
+		nb := make([]byte, len(b), len(b)+n)
+		copy(nb, b)
+		b = nb
+	}
+	return b[:len(b)+n]
+}

@@ -1,0 +1,416 @@
+package viewer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"bonebake/crowd"
+	"bonebake/crowd/battle"
+	"bonebake/roster"
+)
+
+// Layouts of a crowd.
+const (
+	LayoutParade = "parade" // every asset's units in rows, cycling through its clips
+	LayoutBattle = "battle" // crowd/battle: two armies of the built-in species
+)
+
+// MaxUnits is the most units a crowd may have.
+const MaxUnits = 20000
+
+// RecordFloats is the size of one unit's GPU record (see Crowd.Records).
+const RecordFloats = 16
+
+// Record fields (float offsets within a record).
+const (
+	recFrame  = 0  // frame row, next row, lerp, 0
+	recTint   = 4  // tint r, g, b, the share of the tint non-cloth parts take
+	recPlace  = 8  // x, z, yaw, scale
+	recRider  = 12 // the rider's frame row, next row, lerp, 0 (horses)
+	maxStepDt = 0.05
+	// oneShotHold is how long (in clip lengths) a one-shot in the parade holds its
+	// end pose before it plays again.
+	oneShotHold = 0.35
+)
+
+// AssetLook is how the page shows an asset: its display scale and the ground
+// spacing one of its units needs (from its measured size).
+type AssetLook struct {
+	Scale   float32 `json:"scale"`
+	Spacing float32 `json:"spacing"`
+}
+
+// CrowdParams say which crowd to build.
+type CrowdParams struct {
+	Layout string      `json:"layout"` // LayoutParade or LayoutBattle
+	Count  int         `json:"count"`  // units, 1 to MaxUnits (a battle's riders and horses count one each)
+	Only   *int        `json:"only"`   // an asset's index: a crowd of it alone; nil for every asset
+	Seed   uint64      `json:"seed"`
+	Looks  []AssetLook `json:"assets"` // per asset; nil: scale 1, spacing 1.5
+}
+
+// Crowd is a crowd the server animates with the runtime, for the page to draw.
+// Units are grouped by asset: asset a's units are records First[a] to
+// First[a]+Count[a]-1 of Records.
+type Crowd struct {
+	Layout string
+	Count  []int // per asset
+	First  []int // per asset
+	Rider  []int // per asset: the asset its units' riders are drawn with, or -1
+	Note   string
+	Steps  int
+
+	assets []*Asset
+	regs   *registries
+	// Records holds every unit's 16-float GPU record, in asset order.
+	Records []float32
+
+	unitAsset []uint16 // per unit
+	play      *crowd.Batch
+	vary      []float32   // per playback unit: rate × clip duration
+	hold      []float32   // per playback unit: end-pose hold so far (clip lengths)
+	perSecond [][]float32 // per asset, per clip: 1/duration (0 without one)
+	loops     [][]bool
+	base      []uint16 // per unit: the layout's clip (parade)
+	riderUnit []int32  // per unit: the playback (parade) or battle unit on it, or −1
+	riderMap  [][]uint16
+
+	battle     *battle.Battle
+	battleOf   []int32 // per unit: its battle unit
+	overridden bool    // some asset plays a chosen clip
+	cur        []int   // per asset: the clip chosen in the last step, or −1
+}
+
+// StepInput is what one step of a crowd takes besides time.
+type StepInput struct {
+	Override []int   // per asset: the clip every unit of it plays, or −1 (nil: none)
+	Focus    int     // the asset whose first unit the answer describes, or −1
+	Seek     float64 // when not NaN: set the focus unit's phase first (playback units only)
+}
+
+// Focus is the clip and phase of the focus unit after a step.
+type Focus struct {
+	Clip  int     // −1 without a focus unit
+	Phase float32 // the phase it plays at
+	Rate  float32 // phase per second
+}
+
+func (p *CrowdParams) check(assets int) error {
+	if p.Layout != LayoutParade && p.Layout != LayoutBattle {
+		return fmt.Errorf("layout %q: want %q or %q", p.Layout, LayoutParade, LayoutBattle)
+	}
+	if p.Count < 1 || p.Count > MaxUnits {
+		return fmt.Errorf("count %d: want 1 to %d", p.Count, MaxUnits)
+	}
+	if p.Only != nil && (*p.Only < 0 || *p.Only >= assets) {
+		return fmt.Errorf("only %d: want an asset index from 0 to %d", *p.Only, assets-1)
+	}
+	if p.Looks != nil && len(p.Looks) != assets {
+		return fmt.Errorf("assets: %d looks for %d assets", len(p.Looks), assets)
+	}
+	for k, l := range p.Looks {
+		if !(l.Scale > 0 && l.Scale < 1e6) || !(l.Spacing > 0 && l.Spacing < 1e6) {
+			return fmt.Errorf("assets[%d]: scale %v and spacing %v must be positive and finite", k, l.Scale, l.Spacing)
+		}
+	}
+	return nil
+}
+
+// NewCrowd builds a crowd of the server's assets.
+func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
+	if err := p.check(len(s.assets)); err != nil {
+		return nil, err
+	}
+	looks := p.Looks
+	if looks == nil {
+		looks = make([]AssetLook, len(s.assets))
+		for k := range looks {
+			looks[k] = AssetLook{Scale: 1, Spacing: 1.5}
+		}
+	}
+	c := &Crowd{Layout: p.Layout, assets: s.assets, regs: s.runtime()}
+	c.perSecond, c.loops = make([][]float32, len(s.assets)), make([][]bool, len(s.assets))
+	for k, a := range s.assets {
+		for _, cl := range a.file.Clips() {
+			ps := float32(0)
+			if d := cl.Duration(); d > 0 && !math.IsInf(d, 0) {
+				ps = float32(1 / d)
+			}
+			c.perSecond[k] = append(c.perSecond[k], ps)
+			c.loops[k] = append(c.loops[k], cl.Loops)
+		}
+	}
+	c.Rider = make([]int, len(s.assets))
+	c.riderMap = make([][]uint16, len(s.assets))
+	for k := range c.Rider {
+		c.Rider[k] = -1
+	}
+	shown := c.shown(p)
+	rng := rand.New(rand.NewPCG(p.Seed, p.Seed^0x5eed))
+	if p.Layout == LayoutBattle {
+		var ok []int
+		for _, k := range shown {
+			if c.regs.inBattle(k) {
+				ok = append(ok, k)
+			}
+		}
+		if len(ok) == 0 {
+			c.Note = "no built-in species to fight with: shown in the parade"
+			c.Layout = LayoutParade
+		} else {
+			if len(ok) < len(shown) {
+				c.Note = "not in the battle (shown in the parade): " + c.notIn(shown)
+			}
+			c.buildBattle(p, ok, looks, rng)
+			return c, nil
+		}
+	}
+	c.buildParade(p.Count, shown, looks, rng)
+	return c, nil
+}
+
+func (c *Crowd) shown(p CrowdParams) []int {
+	var out []int
+	for k := range c.assets {
+		if (p.Only == nil || *p.Only == k) && c.regs.playable[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (c *Crowd) notIn(shown []int) string {
+	s := ""
+	for _, n := range c.regs.notInBattle {
+		for _, k := range shown {
+			if len(n) > len(c.assets[k].Name) && n[:len(c.assets[k].Name)+1] == c.assets[k].Name+" " {
+				if s != "" {
+					s += "; "
+				}
+				s += n
+			}
+		}
+	}
+	return s
+}
+
+// group sizes the per-asset tables and the records for units listed by asset.
+func (c *Crowd) group(unitAsset []uint16, looks []AssetLook) {
+	n := len(unitAsset)
+	c.unitAsset = unitAsset
+	c.Count, c.First = make([]int, len(c.assets)), make([]int, len(c.assets))
+	for _, a := range unitAsset {
+		c.Count[a]++
+	}
+	for a := 1; a < len(c.assets); a++ {
+		c.First[a] = c.First[a-1] + c.Count[a-1]
+	}
+	c.Records = make([]float32, n*RecordFloats)
+	for i, a := range unitAsset {
+		c.Records[i*RecordFloats+recPlace+3] = looks[a].Scale
+	}
+	c.riderUnit = make([]int32, n)
+	for i := range c.riderUnit {
+		c.riderUnit[i] = -1
+	}
+}
+
+// newPlayback makes the playback batch: units [0, n) are the crowd's, the rest
+// riders.
+func (c *Crowd) newPlayback(n int, rng *rand.Rand) {
+	c.play = crowd.NewBatch(n)
+	c.vary, c.hold = make([]float32, n), make([]float32, n)
+	for u := range n {
+		c.vary[u] = 0.9 + 0.2*rng.Float32()
+	}
+}
+
+// setPlayback puts playback unit u on clip cl of asset a, at a phase of start
+// clip lengths into its cycle (beyond 1: holding a one-shot's end pose).
+func (c *Crowd) setPlayback(u, a int, cl uint16, start float32) {
+	c.play.Species[u], c.play.Clip[u] = uint8(a), cl
+	c.play.Phase[u] = start
+	if !c.loops[a][cl] && start > 1 {
+		c.play.Phase[u], c.hold[u] = 1, start-1
+	}
+}
+
+// buildParade lays the shown assets' units out in rows, front to back, each
+// asset's units cycling through its clips; every asset's band is about as wide
+// as the whole is deep. A horse's units carry riders when a rider species is
+// loaded.
+func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Rand) {
+	nA := len(shown)
+	share := func(j int) int {
+		if j < n%nA {
+			return n/nA + 1
+		}
+		return n / nA
+	}
+	unitAsset := make([]uint16, 0, n)
+	for j, a := range shown {
+		for range share(j) {
+			unitAsset = append(unitAsset, uint16(a))
+		}
+	}
+	c.group(unitAsset, looks)
+	rider := c.paradeRider()
+	riders := 0
+	for j, a := range shown {
+		if c.riderMap[a] != nil {
+			riders += share(j)
+		}
+	}
+	c.newPlayback(n+riders, rng)
+	c.base = make([]uint16, n)
+	area := 0.0
+	for j, a := range shown {
+		area += float64(share(j)) * float64(looks[a].Spacing) * float64(looks[a].Spacing)
+	}
+	width := float32(math.Sqrt(area) * 1.15)
+	z := float32(0)
+	nextRider := n
+	for j, a := range shown {
+		m := share(j)
+		sp := looks[a].Spacing
+		cols := max(1, int(width/sp))
+		nClips := len(c.perSecond[a])
+		for k := range m {
+			i := c.First[a] + k
+			r, col := k/cols, k%cols
+			inRow := min(cols, m-r*cols)
+			cl := uint16(k % nClips)
+			c.base[i] = cl
+			start := rng.Float32() * (1 + oneShotHold)
+			c.setPlayback(i, a, cl, start)
+			rec := c.Records[i*RecordFloats:]
+			rec[recPlace] = (float32(col) - float32(inRow-1)/2) * sp
+			rec[recPlace+1] = z - float32(r)*sp
+			copy(rec[recTint:], hueTint(float32(math.Mod(float64(k)*0.13+float64(j)*0.29, 1))))
+			rec[recTint+3] = 0.12
+			if c.riderMap[a] != nil {
+				c.riderUnit[i] = int32(nextRider)
+				c.setPlayback(nextRider, rider, c.riderMap[a][cl], start)
+				c.vary[nextRider] = c.vary[i]
+				nextRider++
+			}
+		}
+		rows := (m + cols - 1) / cols
+		z -= float32(rows)*sp + sp*0.6
+	}
+	for i := range n {
+		c.Records[i*RecordFloats+recPlace+1] -= z / 2 // centre the parade on the origin
+	}
+}
+
+// paradeRider finds the rider for the parade's horses: the humanoid species, or
+// else any loaded species with a rider table; it fills riderMap and Rider for
+// every horse asset and returns the rider's asset.
+func (c *Crowd) paradeRider() int {
+	r := c.regs
+	var rs *crowd.Species
+	for _, s := range r.battle.All() {
+		if s.Table(roster.Rider) != nil && (rs == nil || s.Name == "humanoid") {
+			rs = s
+		}
+	}
+	if rs == nil {
+		return -1
+	}
+	rider := r.battleAsset[rs.ID]
+	for a := range c.assets {
+		if m := riderClips(r.battleSpecies(a), rs); m != nil && a != rider {
+			c.riderMap[a], c.Rider[a] = m, rider
+		}
+	}
+	return rider
+}
+
+// buildBattle runs crowd/battle over the battle registry: every unit of a
+// species an asset in ok is loaded as is drawn, except riders, which their
+// horses carry.
+func (c *Crowd) buildBattle(p CrowdParams, ok []int, looks []AssetLook, rng *rand.Rand) {
+	r := c.regs
+	b := battle.New(r.battle, p.Count, p.Seed)
+	c.battle = b
+	want := map[int]bool{}
+	for _, a := range ok {
+		want[a] = true
+	}
+	ridden := make([]int32, b.Len()) // per horse: its rider
+	for i := range ridden {
+		ridden[i] = -1
+	}
+	for i := range b.Len() {
+		if h := b.Mount(i); h >= 0 {
+			ridden[h] = int32(i)
+		}
+	}
+	// Units by asset, in unit order within one.
+	byAsset := make([][]int32, len(c.assets))
+	for i := range b.Len() {
+		a := r.battleAsset[b.Crowd.Species[i]]
+		if b.Mount(i) >= 0 || a < 0 || !want[a] {
+			continue
+		}
+		byAsset[a] = append(byAsset[a], int32(i))
+	}
+	var unitAsset []uint16
+	for a, us := range byAsset {
+		for range us {
+			unitAsset = append(unitAsset, uint16(a))
+		}
+	}
+	c.group(unitAsset, looks)
+	c.newPlayback(len(unitAsset), rng)
+	c.battleOf = make([]int32, 0, len(unitAsset))
+	for a, us := range byAsset {
+		c.battleOf = append(c.battleOf, us...)
+		for _, u := range us {
+			if rd := ridden[u]; rd >= 0 {
+				if ra := r.battleAsset[b.Crowd.Species[rd]]; ra >= 0 {
+					c.Rider[a] = ra
+				}
+			}
+		}
+	}
+	for i, u := range c.battleOf {
+		a := int(c.unitAsset[i])
+		c.riderUnit[i] = ridden[u]
+		if c.riderUnit[i] >= 0 && c.Rider[a] != int(r.battleAsset[b.Crowd.Species[ridden[u]]]) {
+			c.riderUnit[i] = -1 // a rider of another species than the one drawn
+		}
+		c.setPlayback(i, a, 0, rng.Float32())
+		tint := [4]float32{0.95, 0.3, 0.26, 0.2}
+		if b.World.Team[u] == 1 {
+			tint = [4]float32{0.28, 0.46, 0.98, 0.2}
+		}
+		copy(c.Records[i*RecordFloats+recTint:], tint[:])
+	}
+	c.battleRecords()
+}
+
+func hueTint(h float32) []float32 {
+	f := func(n float32) float32 {
+		k := float32(math.Mod(float64(n+h*12), 12))
+		return 0.7 + 0.3*max(-1, min(k-3, 9-k, 1))
+	}
+	return []float32{f(0), f(8), f(4)}
+}
+
+// Len is the number of units drawn.
+func (c *Crowd) Len() int { return len(c.unitAsset) }
+
+// Extent is the ground rectangle the units stand in: x0, z0, x1, z1.
+func (c *Crowd) Extent() [4]float32 {
+	e := [4]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
+	for i := range c.Len() {
+		x, z := c.Records[i*RecordFloats+recPlace], c.Records[i*RecordFloats+recPlace+1]
+		e[0], e[1], e[2], e[3] = min(e[0], x), min(e[1], z), max(e[2], x), max(e[3], z)
+	}
+	if c.Len() == 0 {
+		return [4]float32{}
+	}
+	return e
+}
