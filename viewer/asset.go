@@ -67,8 +67,9 @@ func (a *Asset) MeshKind() string { return a.meshKind }
 // Load reads each path as a BPAT file (by its .bpat extension or its magic) or a
 // glTF model (.gltf, .glb, or otherwise), baking models on the fly. A .bpat whose
 // base name or species id and bone count match one of known is drawn with that
-// species' mesh; otherwise with a box per bone.
-func Load(paths []string, known []*species.Creature) ([]*Asset, error) {
+// species' mesh; otherwise with a box per bone. read are the reader options of
+// .bpat files (format.KnownSpecies, as the other commands are given).
+func Load(paths []string, known []*species.Creature, read ...format.Option) ([]*Asset, error) {
 	var out []*Asset
 	for _, p := range paths {
 		var (
@@ -76,7 +77,7 @@ func Load(paths []string, known []*species.Creature) ([]*Asset, error) {
 			err error
 		)
 		if isBPAT(p) {
-			a, err = LoadBPAT(p, known)
+			a, err = LoadBPAT(p, known, read...)
 		} else {
 			a, err = LoadGLTF(p)
 		}
@@ -91,14 +92,14 @@ func Load(paths []string, known []*species.Creature) ([]*Asset, error) {
 // Default returns what `bonebake view` shows without paths: the .bpat files in dir
 // when it has any (with the meshes of the built-in species of the same names),
 // else every species of builtins baked in memory. It also says which it did.
-func Default(dir string, builtins []*species.Creature) ([]*Asset, string, error) {
+func Default(dir string, builtins []*species.Creature, read ...format.Option) ([]*Asset, string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.bpat"))
 	if err != nil {
 		return nil, "", err
 	}
 	if len(files) > 0 {
 		sort.Strings(files)
-		as, err := Load(files, builtins)
+		as, err := Load(files, builtins, read...)
 		return as, fmt.Sprintf("%d files in %s", len(files), dir), err
 	}
 	if len(builtins) == 0 {
@@ -124,11 +125,12 @@ func sniffed(path string) format.Kind {
 	return k
 }
 
-// parseBPAT validates b strictly, accepting whatever species id it declares (no
-// known set is given); a file that only the game's lenient reader accepts is shown
-// with a warning.
-func parseBPAT(name string, b []byte) (*bpat.File, string, error) {
-	opts := []bpat.Option{format.Name(name)}
+// parseBPAT validates b strictly with the reader options read (the command line
+// passes the known species, as it does to validate); a file that only the game's
+// lenient reader accepts is shown with a warning saying why, like validate
+// --lenient.
+func parseBPAT(name string, b []byte, read []format.Option) (*bpat.File, string, error) {
+	opts := append([]bpat.Option{format.Name(name)}, read...)
 	f, err := bpat.Parse(b, opts...)
 	if err == nil {
 		return f, "", nil
@@ -143,12 +145,12 @@ func parseBPAT(name string, b []byte) (*bpat.File, string, error) {
 // LoadBPAT reads a BPAT file. Its mesh is that of the species in known whose name
 // is the file's base name, or else whose id is the file's species id, when the
 // bone counts agree; otherwise a box per bone.
-func LoadBPAT(path string, known []*species.Creature) (*Asset, error) {
+func LoadBPAT(path string, known []*species.Creature, read ...format.Option) (*Asset, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	f, warning, err := parseBPAT(path, b)
+	f, warning, err := parseBPAT(path, b, read)
 	if err != nil {
 		return nil, err
 	}

@@ -22,9 +22,10 @@ import (
 
 func newViewCmd() *cobra.Command {
 	var (
-		addr string
-		open bool
-		dir  string
+		addr    string
+		open    bool
+		dir     string
+		species speciesFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open]",
@@ -58,7 +59,7 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 			)
 			start := time.Now()
 			if len(paths) > 0 {
-				assets, err = viewer.Load(paths, creatures.All())
+				assets, err = viewer.Load(paths, creatures.All(), species.option())
 				what = plural(len(assets), "file")
 			} else {
 				if cmd.Flags().Changed("dir") {
@@ -66,7 +67,7 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 						return usagef("--dir %s: no such folder", dir)
 					}
 				}
-				assets, what, err = viewer.Default(dir, creatures.All())
+				assets, what, err = viewer.Default(dir, creatures.All(), species.option())
 			}
 			if err != nil {
 				return err
@@ -97,6 +98,7 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 	fl.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	fl.BoolVar(&open, "open", false, "open the page in a browser (xdg-open or open)")
 	fl.StringVar(&dir, "dir", "assets/creatures", "where to look for .bpat files when no PATH is given")
+	species.add(cmd)
 	return cmd
 }
 
