@@ -207,6 +207,7 @@ func (r *Registry) open(path string, data []byte) (*Species, error) {
 	for id := range r.cfg.defs {
 		known = append(known, id)
 	}
+	slices.Sort(known) // messages list them in order
 	opts := []bpat.Option{format.KnownSpecies(known...)}
 	if r.cfg.lenient {
 		opts = append(opts, format.Lenient())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,8 @@ import (
 	"bonebake/bake"
 	"bonebake/crowd"
 	"bonebake/crowd/battle"
+	"bonebake/format"
+	"bonebake/roster"
 	"bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
@@ -18,8 +21,9 @@ import (
 
 func newSimulateCmd() *cobra.Command {
 	var (
-		cfg    simConfig
-		asJSON bool
+		cfg     simConfig
+		asJSON  bool
+		species speciesFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "simulate [--units N] [--seconds S] [--assets DIR] [--json]",
@@ -46,7 +50,7 @@ Without --assets the built-in species are baked in memory first.`,
 			if !(cfg.dt > 0) || cfg.dt > 1 {
 				return usagef("--dt must be in (0, 1] seconds")
 			}
-			reg, source, err := simRegistry(cfg.assets)
+			reg, source, err := simRegistry(cfg.assets, species.extra...)
 			if err != nil {
 				return err
 			}
@@ -71,6 +75,7 @@ Without --assets the built-in species are baked in memory first.`,
 	f.StringVar(&cfg.assets, "assets", "", "directory of species .bpat files (default: bake the built-in species in memory)")
 	f.Uint64Var(&cfg.seed, "seed", 1, "random seed of the armies")
 	f.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+	species.add(cmd)
 	return cmd
 }
 
@@ -127,9 +132,19 @@ func (r *simResult) print(w io.Writer) {
 
 // simRegistry loads the species files of dir, or bakes the built-in species in
 // memory when dir is empty.
-func simRegistry(dir string) (*crowd.Registry, string, error) {
+func simRegistry(dir string, extra ...uint) (*crowd.Registry, string, error) {
 	if dir != "" {
-		reg, err := crowd.Open(dir)
+		// Species beyond the built-in ones load into their own slots; no unit of
+		// the battle plays them.
+		var opts []crowd.Option
+		for _, id := range extra {
+			opts = append(opts, crowd.WithSpecies(roster.Species{ID: uint32(id)}))
+		}
+		reg, err := crowd.Open(dir, opts...)
+		var fe *format.FormatError
+		if errors.As(err, &fe) && fe.Rule == format.RuleSpecies {
+			return nil, "", fmt.Errorf("%w\n(a file of a species that is not built in needs --species with its id)", err)
+		}
 		if err != nil {
 			return nil, "", err
 		}

@@ -76,6 +76,18 @@ func TestSimulateAssets(t *testing.T) {
 	if res.Assets != dir || res.Steps != 60 {
 		t.Errorf("assets %q, %d steps", res.Assets, res.Steps)
 	}
+	// A model baked beside the built-ins takes a species id of its own, so it does
+	// not break them: simulate is told of it with --species, or says so.
+	if code, _, stderr := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", filepath.Join(dir, "fox.bpat")); code != 0 {
+		t.Fatalf("bake fox: %s", stderr)
+	}
+	code, _, stderr = bonebake(t, "simulate", "--units", "40", "--seconds", "1", "--assets", dir)
+	if code != 1 || !strings.Contains(stderr, "species id 6") || !strings.Contains(stderr, "--species") {
+		t.Errorf("fox without --species: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr = bonebake(t, "simulate", "--units", "40", "--seconds", "1", "--assets", dir, "--species", "6"); code != 0 {
+		t.Errorf("fox with --species 6: exit %d: %s", code, stderr)
+	}
 	// A file in the wrong slot: refused, naming it.
 	bad := filepath.Join(dir, "horse.bpat")
 	os.Rename(filepath.Join(dir, "elephant.bpat"), bad)
