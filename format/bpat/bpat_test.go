@@ -2,15 +2,12 @@ package bpat
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"bonebake/format"
 	"bonebake/format/internal/formattest"
 )
 
@@ -289,22 +286,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 }
 
-func TestOpenErrors(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Open(filepath.Join(dir, "missing.bpat")); err == nil {
-		t.Error("missing file opened")
-	}
-	if _, err := Open(dir); !errors.Is(err, format.ErrIsDirectory) || !strings.Contains(err.Error(), dir) {
-		t.Errorf("directory: %v", err)
-	}
-	empty := filepath.Join(dir, "empty.bpat")
-	os.WriteFile(empty, nil, 0o644)
-	_, err := Open(empty)
-	var ve *ValidationError
-	if !errors.As(err, &ve) || !ve.HasRule(format.RuleTruncated) || !strings.Contains(err.Error(), empty) {
-		t.Errorf("empty file: %v", err)
-	}
-}
+func TestOpenErrors(t *testing.T) { formattest.OpenErrors(t, Open) }
 
 // TestStreamWriter writes the palette block in uneven pieces, with the clips'
 // frame counts given instead of palettes: the bytes equal Write's.

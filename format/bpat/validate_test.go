@@ -121,30 +121,7 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	}
 }
 
-// TestKnownSpecies: the species id is checked only against a set the caller
-// gives, and lenient mode lets an unknown one pass with a warning.
-func TestKnownSpecies(t *testing.T) {
-	b := le(baseFile(t))
-	b.U32(8, 7)
-	if _, err := Parse(b); err != nil {
-		t.Fatalf("species checked without a known set: %v", err)
-	}
-	_, err := Parse(b, format.Name("seven.bpat"), formattest.Builtin)
-	formattest.Problem(t, err, "seven.bpat", format.RuleSpecies, 8)
-	if _, err := Parse(b, format.KnownSpecies(1), format.KnownSpecies(7)); err != nil {
-		t.Fatalf("species 7 refused though known: %v", err)
-	}
-	if _, err := Parse(b, format.KnownSpecies()); err == nil {
-		t.Fatal("an empty known set accepts species 7")
-	}
-	f, err := Parse(b, format.Lenient(), formattest.Builtin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w := f.Warnings(); len(w) != 1 || w[0].Rule != format.RuleSpecies || w[0].Offset != 8 {
-		t.Fatalf("warnings %v, want one species warning at 8", w)
-	}
-}
+func TestKnownSpecies(t *testing.T) { formattest.KnownSpecies(t, baseFile(t), parse) }
 
 // TestNonFiniteFloats: one problem names the first bad float and counts them all,
 // and SkipFloatScan leaves the scan out.

@@ -180,18 +180,13 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 	bw := sw.w
 	var buf [HeaderSize]byte
 	le := binary.LittleEndian
-	binary.Encode(buf[:], le, h)
-	copy(buf[0:4], Magic)
-	bw.Write(buf[:])
+	bw.Write(binfmt.PutHeader(buf[:], le, Magic, h))
 
-	offset := uint32(0)
+	offset := 0
 	for i, cl := range c.Clips {
 		e := buf[:h.ClipEntrySize()]
 		clear(e)
-		le.PutUint32(e[0:], l.clipNames[i])
-		le.PutUint32(e[4:], uint32(len(cl.Name)))
-		le.PutUint32(e[8:], uint32(l.frameCounts[i]))
-		le.PutUint32(e[12:], offset)
+		binfmt.PutClipHead(e, le, l.clipNames[i], cl.Name, l.frameCounts[i], offset)
 		le.PutUint32(e[16:], math.Float32bits(cl.FPS))
 		if cl.Loops {
 			e[20] = 1
@@ -202,7 +197,7 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 			}
 		}
 		bw.Write(e)
-		offset += uint32(l.frameCounts[i])
+		offset += l.frameCounts[i]
 	}
 	for i, s := range c.Sockets {
 		e := buf[:SocketEntrySize]

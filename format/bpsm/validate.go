@@ -19,13 +19,8 @@ type validator struct {
 }
 
 func (v *validator) run() *File {
-	if !v.Start("BPSM", Magic, HeaderSize) {
-		return nil
-	}
 	var h Header
-	v.Header(&h)
-	if h.Version != Version {
-		v.Fail(format.RuleVersion, 4, -1, "version %d is not supported (this reader knows 1)", h.Version)
+	if !v.Start("BPSM", Magic, &h) || !v.Version(4, h.Version, Version) {
 		return nil
 	}
 	v.Species(8, h.SpeciesID)

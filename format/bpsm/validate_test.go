@@ -133,24 +133,7 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	}
 }
 
-// TestKnownSpecies: the species id is checked only against a set the caller
-// gives, and lenient mode lets an unknown one pass with a warning.
-func TestKnownSpecies(t *testing.T) {
-	b := le(baseFile(t))
-	b.U32(8, 42)
-	if _, err := Parse(b); err != nil {
-		t.Fatalf("species checked without a known set: %v", err)
-	}
-	_, err := Parse(b, format.Name("x.bpsm"), formattest.Builtin)
-	formattest.Problem(t, err, "x.bpsm", format.RuleSpecies, 8)
-	if _, err := Parse(b, format.KnownSpecies(7, 42)); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Parse(b, format.Lenient(), formattest.Builtin)
-	if err != nil || len(f.Warnings()) != 1 || f.Warnings()[0].Rule != format.RuleSpecies {
-		t.Fatalf("lenient: %v, warnings %v", err, f.Warnings())
-	}
-}
+func TestKnownSpecies(t *testing.T) { formattest.KnownSpecies(t, baseFile(t), parse) }
 
 func TestLenientReadsOverlappingSections(t *testing.T) {
 	// Vertex data starting inside the index data still reads from where the header says.

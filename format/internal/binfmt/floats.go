@@ -3,7 +3,6 @@ package binfmt
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -153,29 +152,4 @@ func view[T float32 | uint32](b []byte, decode func(uint32) T) []T {
 		out[i] = decode(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
-}
-
-// WriteFloats writes fs as little-endian float32. On a little-endian host those
-// are the bytes already in memory, written as they are; elsewhere they are
-// converted a chunk at a time.
-func WriteFloats(w io.Writer, fs []float32) error {
-	if len(fs) == 0 {
-		return nil
-	}
-	if LittleEndianHost {
-		_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)))
-		return err
-	}
-	var b [8192]byte
-	for len(fs) > 0 {
-		n := min(len(fs), len(b)/4)
-		for i, v := range fs[:n] {
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-		}
-		if _, err := w.Write(b[:4*n]); err != nil {
-			return err
-		}
-		fs = fs[n:]
-	}
-	return nil
 }
