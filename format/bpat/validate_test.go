@@ -1,9 +1,7 @@
 package bpat
 
 import (
-	"errors"
 	"math"
-	"strings"
 	"testing"
 
 	"bonebake/format"
@@ -107,10 +105,7 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	b.U32(152+8, 5)        // anchor
 	b = append(b, 1, 2, 3) // trailing
 	_, err := Parse(b, formattest.Builtin)
-	var ve *ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatal(err)
-	}
+	ve := formattest.Validation(t, err)
 	for _, r := range []string{format.RuleSpecies, RuleFPS, RuleAnchorBone, format.RuleTrailingBytes} {
 		if !ve.HasRule(r) {
 			t.Errorf("%s not reported in %v", r, err)
@@ -131,10 +126,7 @@ func TestNonFiniteFloats(t *testing.T) {
 		b.U32(208+4*k, 0x7f800001) // a signalling NaN
 	}
 	_, err := Parse(b, format.Name("nan.bpat"))
-	p := formattest.Problem(t, err, "nan.bpat", format.RuleFloat, 208+4*7)
-	if !strings.Contains(p.Detail, "4 of its floats") || !strings.Contains(p.Detail, "palette") {
-		t.Errorf("detail %q does not name the block and count 4", p.Detail)
-	}
+	formattest.Problem(t, err, "nan.bpat", format.RuleFloat, 208+4*7, "palette", "4 of its floats")
 	if _, err := Parse(b, format.SkipFloatScan()); err != nil {
 		t.Errorf("SkipFloatScan still scans: %v", err)
 	}
@@ -144,12 +136,10 @@ func TestLenientPlaysUnalignedOverlap(t *testing.T) {
 	// The palette overlapping the strings still reads from where the header says.
 	b := le(baseFile(t))
 	b.U64(56, 192)
-	f, err := Parse(b, format.Lenient())
-	if err != nil {
+	if f, err := Parse(b, format.Lenient()); err != nil {
 		t.Fatal(err)
-	}
-	if got, want := f.Palette(0, 0)[1], math.Float32frombits(uint32(b[196])|uint32(b[197])<<8|uint32(b[198])<<16|uint32(b[199])<<24); math.Float32bits(got) != math.Float32bits(want) {
-		t.Fatalf("palette float 1 = %v, want the bytes at 196 (%v)", got, want)
+	} else if got := f.Palette(0, 0)[1]; math.Float32bits(got) != uint32(b[196])|uint32(b[197])<<8|uint32(b[198])<<16|uint32(b[199])<<24 {
+		t.Fatalf("palette float 1 = %v, not the bytes at 196", got)
 	}
 }
 

@@ -114,6 +114,9 @@ func (c *Contents) plan() (*layout, error) {
 		if s.Anchor < 0 || s.Anchor >= c.BoneCount {
 			return nil, fmt.Errorf("bpat: socket %d %q: anchor bone %d outside [0, %d)", i, s.Name, s.Anchor, c.BoneCount)
 		}
+		if k := binfmt.FirstNonFinite(s.Offset[:]); k >= 0 {
+			return nil, fmt.Errorf("bpat: socket %d %q: local offset[%d] is %v; it must be finite", i, s.Name, k, s.Offset[k])
+		}
 	}
 
 	// Interned strings: clip names first in clip order, then socket names.
@@ -226,6 +229,9 @@ func (sw *StreamWriter) WriteFrames(p []float32) error {
 	if sw.written+n > sw.total {
 		return fmt.Errorf("bpat: %d frames written, but the header has %d", sw.written+n, sw.total)
 	}
+	if k := binfmt.FirstNonFinite(p); k >= 0 {
+		return fmt.Errorf("bpat: palette frame %d float %d is %v; strict validation refuses non-finite floats", sw.written+k/sw.frameFloats, k%sw.frameFloats, p[k])
+	}
 	sw.written += n
 	if sw.sockets != nil {
 		per := len(sw.c.Sockets) * FloatsPerSocket
@@ -244,15 +250,16 @@ func (sw *StreamWriter) Close() error {
 	if sw.written != sw.total {
 		return fmt.Errorf("bpat: %d frames written, but the header has %d", sw.written, sw.total)
 	}
+	blocks := sw.c.SocketData
 	if sw.sockets != nil {
-		if err := binfmt.WriteFloats(sw.w, sw.sockets); err != nil {
-			return err
+		blocks = [][]float32{sw.sockets}
+	}
+	for _, sd := range blocks {
+		if k := binfmt.FirstNonFinite(sd); k >= 0 {
+			return fmt.Errorf("bpat: socket data float %d is %v; strict validation refuses non-finite floats", k, sd[k])
 		}
-	} else if len(sw.c.Sockets) > 0 {
-		for _, sd := range sw.c.SocketData {
-			if err := binfmt.WriteFloats(sw.w, sd); err != nil {
-				return err
-			}
+		if err := binfmt.WriteFloats(sw.w, sd); err != nil {
+			return err
 		}
 	}
 	return sw.w.Flush()

@@ -97,6 +97,23 @@ func countFrom(b []byte, i, size int, floatWords uint64, swap bool) (first int, 
 	return first, count
 }
 
+// FirstNonFinite returns the index of the first NaN or infinite float of fs, or
+// -1: the scan of NonFinite over the floats' bytes in memory.
+func FirstNonFinite(fs []float32) int {
+	if len(fs) == 0 {
+		return -1
+	}
+	order := binary.ByteOrder(binary.BigEndian)
+	if LittleEndianHost {
+		order = binary.LittleEndian
+	}
+	first, _ := NonFinite(unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)), order)
+	if first < 0 {
+		return -1
+	}
+	return first / 4
+}
+
 // Finite checks that every float of span s (float32 in the checker's byte order)
 // is finite: one problem of the given rule for the whole span, naming the first
 // bad float and the count. It is a strict-only rule, skipped under SkipFloatScan.

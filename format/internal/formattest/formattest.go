@@ -53,15 +53,24 @@ func Bytes[C any](t testing.TB, write func(io.Writer, C) error, c C) []byte {
 	return buf.Bytes()
 }
 
-// Problem checks that err is a *format.ValidationError naming file that breaks
-// rule, at offset unless offset is -1, with a message that names the file, an
-// offset and the rule. It returns the problem.
-func Problem(t testing.TB, err error, file, rule string, offset int64) *format.FormatError {
+// Validation returns err as a *format.ValidationError, failing the test when it
+// is not one.
+func Validation(t testing.TB, err error) *format.ValidationError {
 	t.Helper()
 	var ve *format.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("accepted (err = %v)", err)
 	}
+	return ve
+}
+
+// Problem checks that err is a *format.ValidationError naming file that breaks
+// rule, at offset unless offset is -1, with a message that names the file, an
+// offset and the rule, and a detail that contains each of details. It returns the
+// problem.
+func Problem(t testing.TB, err error, file, rule string, offset int64, details ...string) *format.FormatError {
+	t.Helper()
+	ve := Validation(t, err)
 	var fe *format.FormatError
 	if !errors.As(err, &fe) || fe.File != file {
 		t.Fatalf("no FormatError naming the file %s: %v", file, err)
@@ -72,6 +81,11 @@ func Problem(t testing.TB, err error, file, rule string, offset int64) *format.F
 	p := find(ve.Problems, rule, offset)
 	if p == nil {
 		t.Fatalf("no %s problem at offset %d: %v", rule, offset, err)
+	}
+	for _, d := range details {
+		if !strings.Contains(p.Detail, d) {
+			t.Errorf("detail %q does not say %q", p.Detail, d)
+		}
 	}
 	return p
 }
