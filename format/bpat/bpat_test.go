@@ -151,7 +151,7 @@ func TestWriterRejectsBadContents(t *testing.T) {
 type le = formattest.LE
 
 // TestPinnedV1 checks every byte of a one-bone, one-clip v1 file whose layout was
-// worked out by hand from FACTS §1.3: header 0-63, clip table 64-95, strings
+// worked out by hand from docs/formats/bpat.md §3: header 0-63, clip table 64-95, strings
 // "a\0" at 96-97, zero pad 98-111, palette 112-175.
 func TestPinnedV1(t *testing.T) {
 	identity := []float32{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}

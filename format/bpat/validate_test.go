@@ -8,7 +8,7 @@ import (
 	"bonebake/format/internal/formattest"
 )
 
-// Layout of the base file (worked out from FACTS §1.3): v2, 2 bones, clips "idle"
+// Layout of the base file (worked out from docs/formats/bpat.md §3): v2, 2 bones, clips "idle"
 // (2 frames) and "walk" (3 frames), socket "s": clip table 64-151 (clip 1 at 108),
 // socket table 152-183, strings "idle\0walk\0s\0" 184-195, zero pad 196-207,
 // palette 208-847, socket data 848-1087.

@@ -230,7 +230,7 @@ func TestWriterRejectsBadContents(t *testing.T) {
 type le = formattest.LE
 
 // TestPinned checks every byte of a small file whose layout was worked out by hand
-// from FACTS §2.5 and the package's alignment choice: header 0-71, clip table 72-135
+// from docs/formats/bpsm.md and the package's alignment choice: header 0-71, clip table 72-135
 // (two 32-byte entries), strings "walk\0die\0" 136-144, zero pad 145-159, three
 // indices 160-171, zero pad 172-175, vertex data 176-679 (3 frames × 3 vertices ×
 // 56 bytes), end of file at 680.

@@ -10,7 +10,7 @@ import (
 	"bonebake/format/internal/formattest"
 )
 
-// Layout of the base file (worked out from FACTS §2.5): 3 vertices, 6 indices, clips
+// Layout of the base file (worked out from docs/formats/bpsm.md): 3 vertices, 6 indices, clips
 // "idle" (2 frames) and "walk" (3 frames): clip table 72-135 (clip 1 at 104), strings
 // "idle\0walk\0" 136-145, zero pad 146-159, index data 160-183, zero pad 184-191,
 // vertex data 192-1031 (5 frames × 3 vertices × 56 bytes).
