@@ -22,6 +22,7 @@ import (
 type Checker struct {
 	Opts     format.Options
 	Order    binary.ByteOrder
+	big      bool // Order is big-endian: U32 and U64 test this, not call through Order
 	B        []byte
 	Size     uint64
 	Problems []*format.FormatError
@@ -31,7 +32,7 @@ type Checker struct {
 
 // NewChecker returns a checker over b, reading fields in the given byte order.
 func NewChecker(b []byte, order binary.ByteOrder, o format.Options) Checker {
-	return Checker{Opts: o, Order: order, B: b, Size: uint64(len(b))}
+	return Checker{Opts: o, Order: order, big: order == binary.BigEndian, B: b, Size: uint64(len(b))}
 }
 
 func (c *Checker) problem(rule string, offset uint64, index int, detail string, args []any) *format.FormatError {
@@ -78,10 +79,20 @@ func byOffset(ps []*format.FormatError) {
 }
 
 // U32 reads the uint32 at off.
-func (c *Checker) U32(off uint64) uint32 { return c.Order.Uint32(c.B[off:]) }
+func (c *Checker) U32(off uint64) uint32 {
+	if c.big {
+		return binary.BigEndian.Uint32(c.B[off:])
+	}
+	return binary.LittleEndian.Uint32(c.B[off:])
+}
 
 // U64 reads the uint64 at off.
-func (c *Checker) U64(off uint64) uint64 { return c.Order.Uint64(c.B[off:]) }
+func (c *Checker) U64(off uint64) uint64 {
+	if c.big {
+		return binary.BigEndian.Uint64(c.B[off:])
+	}
+	return binary.LittleEndian.Uint64(c.B[off:])
+}
 
 // F32 reads the float32 at off.
 func (c *Checker) F32(off uint64) float32 { return math.Float32frombits(c.U32(off)) }
