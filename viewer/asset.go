@@ -118,12 +118,11 @@ func Default(dir string, builtins []*species.Species) ([]*Asset, string, error) 
 }
 
 func isBPAT(path string) bool {
-	return strings.EqualFold(filepath.Ext(path), ".bpat") || sniffed(path) == format.BPAT
-}
-
-func sniffed(path string) format.Kind {
+	if strings.EqualFold(filepath.Ext(path), ".bpat") {
+		return true
+	}
 	k, _ := format.SniffFile(path)
-	return k
+	return k == format.BPAT
 }
 
 // parseBPAT validates b strictly, accepting whatever species id it declares (no
