@@ -15,15 +15,17 @@ type Kind string
 
 // The kinds Sniff tells apart.
 const (
-	Unknown  Kind = ""
-	BPAT     Kind = "bpat" // baked bone palettes
-	BPSM     Kind = "bpsm" // snapshot meshes
-	GLB      Kind = "glb"  // binary glTF
-	GLTF     Kind = "gltf" // JSON glTF
-	BPX      Kind = "bpx"  // BPX container
-	Mot      Kind = "mot"  // PlatinumGames motion
-	sniffLen      = 512
+	Unknown Kind = ""
+	BPAT    Kind = "bpat" // baked bone palettes
+	BPSM    Kind = "bpsm" // snapshot meshes
+	GLB     Kind = "glb"  // binary glTF
+	GLTF    Kind = "gltf" // JSON glTF
+	BPX     Kind = "bpx"  // BPX container
+	Mot     Kind = "mot"  // PlatinumGames motion
 )
+
+// sniffLen is how many bytes Sniff looks at.
+const sniffLen = 512
 
 // Sniff names the format whose file starts with b (the first 512 bytes are
 // enough), or returns Unknown. A JSON glTF is recognized by a leading '{' and an

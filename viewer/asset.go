@@ -117,12 +117,11 @@ func Default(dir string, builtins []*species.Creature, read ...format.Option) ([
 }
 
 func isBPAT(path string) bool {
-	return strings.EqualFold(filepath.Ext(path), ".bpat") || sniffed(path) == format.BPAT
-}
-
-func sniffed(path string) format.Kind {
+	if strings.EqualFold(filepath.Ext(path), ".bpat") {
+		return true
+	}
 	k, _ := format.SniffFile(path)
-	return k
+	return k == format.BPAT
 }
 
 // parseBPAT validates b strictly with the reader options read (the command line

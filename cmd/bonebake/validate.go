@@ -12,10 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// knownSpecies is the species ids the commands accept in a BPAT file: the
-// built-in ones.
-var knownSpecies = format.KnownSpecies(0, 1, 2, 3, 4, 5)
-
 func newValidateCmd() *cobra.Command {
 	var (
 		lenient bool

@@ -66,20 +66,17 @@ func BenchmarkSample20Bones(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	pal := make([]float32, 20*16)
-	b.Run("palette", func(b *testing.B) {
-		p := 0.0
-		for b.Loop() {
-			f.Sample(0, p, pal, nil)
-			p += 0.013
-		}
-	})
-	soc := make([]float32, 10*12)
-	b.Run("palette+sockets", func(b *testing.B) {
-		p := 0.0
-		for b.Loop() {
-			f.Sample(0, p, pal, soc)
-			p += 0.013
-		}
-	})
+	pal, soc := make([]float32, 20*16), make([]float32, 10*12)
+	for _, run := range []struct {
+		name    string
+		sockets []float32
+	}{{"palette", nil}, {"palette+sockets", soc}} {
+		b.Run(run.name, func(b *testing.B) {
+			p := 0.0
+			for b.Loop() {
+				f.Sample(0, p, pal, run.sockets)
+				p += 0.013
+			}
+		})
+	}
 }

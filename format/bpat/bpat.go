@@ -1,5 +1,5 @@
 // Package bpat reads, writes and validates BPAT files: the baked bone palettes of one
-// creature species over a fixed set of named clips, as specified in FACTS §1.
+// creature species over a fixed set of named clips, as specified in docs/formats/bpat.md.
 //
 // A palette entry is the posed model-space transform of a bone, 16 little-endian
 // float32 in row-major order (translation at floats 3, 7 and 11). A file holds
@@ -7,9 +7,23 @@
 // socket data: per frame and socket the top three rows (12 floats) of
 // palette[anchor] · translate(local_offset).
 //
-// Open maps a file read-only and validates it without touching the palette block,
-// so a file of any size opens in about the same time; Palette and SocketData are
-// zero-copy views on little-endian hosts.
+// Open maps a file read-only and validates it; Palette and SocketData are zero-copy
+// views on little-endian hosts. Strict validation (the default) checks every rule of
+// docs/formats/bpat.md §4, demands the canonical layout (clip table at 64, each
+// section right after the one before, zero padding only up to the 16-byte boundary
+// before the palette, nothing after the socket data) and proves every palette and
+// socket float finite: a NaN palette poisons every GPU that draws it. That scan
+// reads the whole file at memory speed (about 13 GB/s); format.SkipFloatScan
+// leaves it out, so that a huge trusted file opens in the same time at any size.
+//
+// The species id is checked only against the set a caller gives with
+// format.KnownSpecies; without one any id is accepted.
+//
+// Lenient validation (format.Lenient) accepts what the game's own reader accepts:
+// non-zero pad, reserved and gap bytes, overlapping sections, trailing bytes, bad
+// fps and markers, a non-canonical layout, non-finite floats and an unknown species
+// id pass, and File.Warnings lists each. Bounds, order, alignment, counts and names
+// are checked in both modes, so that whatever opens can be read without a panic.
 package bpat
 
 import (
@@ -22,7 +36,7 @@ import (
 // Magic is the four bytes every BPAT file starts with.
 const Magic = "BPAT"
 
-// Sizes of the fixed records (FACTS §1.2).
+// Sizes of the fixed records (docs/formats/bpat.md §2).
 const (
 	HeaderSize      = 64
 	ClipEntrySizeV1 = 32
@@ -137,7 +151,7 @@ type Clip struct {
 }
 
 // Duration is the clip's playing time in seconds: FrameCount/FPS for a looping clip
-// (its end equals its start), (FrameCount-1)/FPS for a one-shot (FACTS §1.5).
+// (its end equals its start), (FrameCount-1)/FPS for a one-shot (docs/formats/bpat.md §5).
 func (c *Clip) Duration() float64 {
 	n := float64(c.FrameCount)
 	if !c.Loops {

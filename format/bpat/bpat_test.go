@@ -2,15 +2,12 @@ package bpat
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"bonebake/format"
 	"bonebake/format/internal/formattest"
 )
 
@@ -135,6 +132,11 @@ func TestWriterRejectsBadContents(t *testing.T) {
 		func(c *Contents) { c.Clips[0].Name = "a\xffb" },
 		func(c *Contents) { c.Sockets = []Socket{{"s", 2, [3]float32{}}} },
 		func(c *Contents) { c.Version = 3 },
+		func(c *Contents) { c.Sockets = []Socket{{"s", 1, [3]float32{0, float32(math.Inf(1)), 0}}} },
+		func(c *Contents) { // finite, but the socket transform overflows to +Inf
+			c.Sockets = []Socket{{"s", 1, [3]float32{3e38, 0, 0}}}
+			c.Palettes[0][16] = 3
+		},
 	}
 	for i, mutate := range bad {
 		c := testContents(0, 2, []int{2, 3}, true, nil)
@@ -149,7 +151,7 @@ func TestWriterRejectsBadContents(t *testing.T) {
 type le = formattest.LE
 
 // TestPinnedV1 checks every byte of a one-bone, one-clip v1 file whose layout was
-// worked out by hand from FACTS §1.3: header 0-63, clip table 64-95, strings
+// worked out by hand from docs/formats/bpat.md §3: header 0-63, clip table 64-95, strings
 // "a\0" at 96-97, zero pad 98-111, palette 112-175.
 func TestPinnedV1(t *testing.T) {
 	identity := []float32{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}
@@ -289,22 +291,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 }
 
-func TestOpenErrors(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Open(filepath.Join(dir, "missing.bpat")); err == nil {
-		t.Error("missing file opened")
-	}
-	if _, err := Open(dir); !errors.Is(err, format.ErrIsDirectory) || !strings.Contains(err.Error(), dir) {
-		t.Errorf("directory: %v", err)
-	}
-	empty := filepath.Join(dir, "empty.bpat")
-	os.WriteFile(empty, nil, 0o644)
-	_, err := Open(empty)
-	var ve *ValidationError
-	if !errors.As(err, &ve) || !ve.HasRule(format.RuleTruncated) || !strings.Contains(err.Error(), empty) {
-		t.Errorf("empty file: %v", err)
-	}
-}
+func TestOpenErrors(t *testing.T) { formattest.OpenErrors(t, Open) }
 
 // TestStreamWriter writes the palette block in uneven pieces, with the clips'
 // frame counts given instead of palettes: the bytes equal Write's.

@@ -9,7 +9,7 @@ type Playback struct {
 	Lerp        float32
 }
 
-// Resolve turns a clip phase into frames by the rules of FACTS §1.5. A looping
+// Resolve turns a clip phase into frames by the rules of docs/formats/bpat.md §5. A looping
 // clip wraps any phase into [0,1) and blends its last frame back into its first; a
 // one-shot clamps the phase to [0,1] and reaches its stored end pose at phase 1.
 // A NaN phase plays as 0.

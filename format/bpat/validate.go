@@ -13,13 +13,8 @@ type validator struct {
 }
 
 func (v *validator) run() *File {
-	if !v.Start("BPAT", Magic, HeaderSize) {
-		return nil
-	}
 	var h Header
-	v.Header(&h)
-	if h.Version != 1 && h.Version != 2 {
-		v.Fail(format.RuleVersion, 4, -1, "version %d is not supported (this reader knows 1 and 2)", h.Version)
+	if !v.Start("BPAT", Magic, &h) || !v.Version(4, h.Version, 1, 2) {
 		return nil
 	}
 	v.Species(8, h.SpeciesID)

@@ -1,16 +1,14 @@
 package bpat
 
 import (
-	"errors"
 	"math"
-	"strings"
 	"testing"
 
 	"bonebake/format"
 	"bonebake/format/internal/formattest"
 )
 
-// Layout of the base file (worked out from FACTS §1.3): v2, 2 bones, clips "idle"
+// Layout of the base file (worked out from docs/formats/bpat.md §3): v2, 2 bones, clips "idle"
 // (2 frames) and "walk" (3 frames), socket "s": clip table 64-151 (clip 1 at 108),
 // socket table 152-183, strings "idle\0walk\0s\0" 184-195, zero pad 196-207,
 // palette 208-847, socket data 848-1087.
@@ -107,10 +105,7 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	b.U32(152+8, 5)        // anchor
 	b = append(b, 1, 2, 3) // trailing
 	_, err := Parse(b, formattest.Builtin)
-	var ve *ValidationError
-	if !errors.As(err, &ve) {
-		t.Fatal(err)
-	}
+	ve := formattest.Validation(t, err)
 	for _, r := range []string{format.RuleSpecies, RuleFPS, RuleAnchorBone, format.RuleTrailingBytes} {
 		if !ve.HasRule(r) {
 			t.Errorf("%s not reported in %v", r, err)
@@ -121,30 +116,7 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	}
 }
 
-// TestKnownSpecies: the species id is checked only against a set the caller
-// gives, and lenient mode lets an unknown one pass with a warning.
-func TestKnownSpecies(t *testing.T) {
-	b := le(baseFile(t))
-	b.U32(8, 7)
-	if _, err := Parse(b); err != nil {
-		t.Fatalf("species checked without a known set: %v", err)
-	}
-	_, err := Parse(b, format.Name("seven.bpat"), formattest.Builtin)
-	formattest.Problem(t, err, "seven.bpat", format.RuleSpecies, 8)
-	if _, err := Parse(b, format.KnownSpecies(1), format.KnownSpecies(7)); err != nil {
-		t.Fatalf("species 7 refused though known: %v", err)
-	}
-	if _, err := Parse(b, format.KnownSpecies()); err == nil {
-		t.Fatal("an empty known set accepts species 7")
-	}
-	f, err := Parse(b, format.Lenient(), formattest.Builtin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w := f.Warnings(); len(w) != 1 || w[0].Rule != format.RuleSpecies || w[0].Offset != 8 {
-		t.Fatalf("warnings %v, want one species warning at 8", w)
-	}
-}
+func TestKnownSpecies(t *testing.T) { formattest.KnownSpecies(t, baseFile(t), parse) }
 
 // TestNonFiniteFloats: one problem names the first bad float and counts them all,
 // and SkipFloatScan leaves the scan out.
@@ -154,10 +126,7 @@ func TestNonFiniteFloats(t *testing.T) {
 		b.U32(208+4*k, 0x7f800001) // a signalling NaN
 	}
 	_, err := Parse(b, format.Name("nan.bpat"))
-	p := formattest.Problem(t, err, "nan.bpat", format.RuleFloat, 208+4*7)
-	if !strings.Contains(p.Detail, "4 of its floats") || !strings.Contains(p.Detail, "palette") {
-		t.Errorf("detail %q does not name the block and count 4", p.Detail)
-	}
+	formattest.Problem(t, err, "nan.bpat", format.RuleFloat, 208+4*7, "palette", "4 of its floats")
 	if _, err := Parse(b, format.SkipFloatScan()); err != nil {
 		t.Errorf("SkipFloatScan still scans: %v", err)
 	}
@@ -167,12 +136,10 @@ func TestLenientPlaysUnalignedOverlap(t *testing.T) {
 	// The palette overlapping the strings still reads from where the header says.
 	b := le(baseFile(t))
 	b.U64(56, 192)
-	f, err := Parse(b, format.Lenient())
-	if err != nil {
+	if f, err := Parse(b, format.Lenient()); err != nil {
 		t.Fatal(err)
-	}
-	if got, want := f.Palette(0, 0)[1], math.Float32frombits(uint32(b[196])|uint32(b[197])<<8|uint32(b[198])<<16|uint32(b[199])<<24); math.Float32bits(got) != math.Float32bits(want) {
-		t.Fatalf("palette float 1 = %v, want the bytes at 196 (%v)", got, want)
+	} else if got := f.Palette(0, 0)[1]; math.Float32bits(got) != uint32(b[196])|uint32(b[197])<<8|uint32(b[198])<<16|uint32(b[199])<<24 {
+		t.Fatalf("palette float 1 = %v, not the bytes at 196", got)
 	}
 }
 

@@ -114,6 +114,9 @@ func (c *Contents) plan() (*layout, error) {
 		if s.Anchor < 0 || s.Anchor >= c.BoneCount {
 			return nil, fmt.Errorf("bpat: socket %d %q: anchor bone %d outside [0, %d)", i, s.Name, s.Anchor, c.BoneCount)
 		}
+		if k := binfmt.FirstNonFinite(s.Offset[:]); k >= 0 {
+			return nil, fmt.Errorf("bpat: socket %d %q: local offset[%d] is %v; it must be finite", i, s.Name, k, s.Offset[k])
+		}
 	}
 
 	// Interned strings: clip names first in clip order, then socket names.
@@ -180,18 +183,13 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 	bw := sw.w
 	var buf [HeaderSize]byte
 	le := binary.LittleEndian
-	binary.Encode(buf[:], le, h)
-	copy(buf[0:4], Magic)
-	bw.Write(buf[:])
+	bw.Write(binfmt.PutHeader(buf[:], le, Magic, h))
 
-	offset := uint32(0)
+	offset := 0
 	for i, cl := range c.Clips {
 		e := buf[:h.ClipEntrySize()]
 		clear(e)
-		le.PutUint32(e[0:], l.clipNames[i])
-		le.PutUint32(e[4:], uint32(len(cl.Name)))
-		le.PutUint32(e[8:], uint32(l.frameCounts[i]))
-		le.PutUint32(e[12:], offset)
+		binfmt.PutClipHead(e, le, l.clipNames[i], cl.Name, l.frameCounts[i], offset)
 		le.PutUint32(e[16:], math.Float32bits(cl.FPS))
 		if cl.Loops {
 			e[20] = 1
@@ -202,7 +200,7 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 			}
 		}
 		bw.Write(e)
-		offset += uint32(l.frameCounts[i])
+		offset += l.frameCounts[i]
 	}
 	for i, s := range c.Sockets {
 		e := buf[:SocketEntrySize]
@@ -223,6 +221,8 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 }
 
 // WriteFrames writes the next whole frames of the palette block, in file order.
+// It does not scan them for NaN and infinite floats (a scan would cost a bake about
+// a tenth of its time); strict validation of the written file does.
 func (sw *StreamWriter) WriteFrames(p []float32) error {
 	n := len(p) / sw.frameFloats
 	if n*sw.frameFloats != len(p) {
@@ -249,15 +249,16 @@ func (sw *StreamWriter) Close() error {
 	if sw.written != sw.total {
 		return fmt.Errorf("bpat: %d frames written, but the header has %d", sw.written, sw.total)
 	}
+	blocks := sw.c.SocketData
 	if sw.sockets != nil {
-		if err := binfmt.WriteFloats(sw.w, sw.sockets); err != nil {
-			return err
+		blocks = [][]float32{sw.sockets}
+	}
+	for _, sd := range blocks {
+		if k := binfmt.FirstNonFinite(sd); k >= 0 {
+			return fmt.Errorf("bpat: socket data float %d is %v; strict validation refuses non-finite floats", k, sd[k])
 		}
-	} else if len(sw.c.Sockets) > 0 {
-		for _, sd := range sw.c.SocketData {
-			if err := binfmt.WriteFloats(sw.w, sd); err != nil {
-				return err
-			}
+		if err := binfmt.WriteFloats(sw.w, sd); err != nil {
+			return err
 		}
 	}
 	return sw.w.Flush()

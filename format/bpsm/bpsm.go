@@ -1,5 +1,5 @@
 // Package bpsm reads, writes and validates BPSM files: snapshot meshes, the far level
-// of detail of a creature, as specified in FACTS §2.5. A snapshot mesh stores the
+// of detail of a creature, as specified in docs/formats/bpsm.md. A snapshot mesh stores the
 // creature's triangle mesh already skinned at every baked frame of every clip, so a
 // renderer draws a distant creature by uploading (or indexing into) one frame of
 // vertices, with no bones and no skinning at all.
@@ -47,7 +47,7 @@ const Magic = "BPSM"
 // Version is the only format version there is.
 const Version = 1
 
-// Sizes of the fixed records (FACTS §2.5).
+// Sizes of the fixed records (docs/formats/bpsm.md).
 const (
 	HeaderSize    = 72
 	ClipEntrySize = 32

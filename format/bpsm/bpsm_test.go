@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/format"
 	"bonebake/format/internal/binfmt"
 	"bonebake/format/internal/formattest"
 )
@@ -231,7 +230,7 @@ func TestWriterRejectsBadContents(t *testing.T) {
 type le = formattest.LE
 
 // TestPinned checks every byte of a small file whose layout was worked out by hand
-// from FACTS §2.5 and the package's alignment choice: header 0-71, clip table 72-135
+// from docs/formats/bpsm.md and the package's alignment choice: header 0-71, clip table 72-135
 // (two 32-byte entries), strings "walk\0die\0" 136-144, zero pad 145-159, three
 // indices 160-171, zero pad 172-175, vertex data 176-679 (3 frames × 3 vertices ×
 // 56 bytes), end of file at 680.
@@ -375,18 +374,9 @@ func TestWriteReportsWriterErrors(t *testing.T) {
 }
 
 func TestOpenErrors(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Open(filepath.Join(dir, "missing.bpsm")); err == nil {
-		t.Error("missing file opened")
-	}
-	empty := filepath.Join(dir, "empty.bpsm")
-	os.WriteFile(empty, nil, 0o644)
-	_, err := Open(empty)
+	formattest.OpenErrors(t, Open)
 	var ve *ValidationError
-	if !errors.As(err, &ve) || !ve.HasRule(format.RuleTruncated) || !strings.Contains(err.Error(), empty) {
-		t.Errorf("empty file: %v", err)
-	}
-	bad := filepath.Join(dir, "bad.bpsm")
+	bad := filepath.Join(t.TempDir(), "bad.bpsm")
 	b := write(t, testContents(3, []uint32{0, 1, 2}, []int{1}))
 	b[12] = 5 // lod
 	os.WriteFile(bad, b, 0o644)

@@ -23,23 +23,16 @@ type File struct {
 	sections      []Section
 }
 
-// Open maps path read-only and validates it (see Parse). The vertex data is not
-// copied. Close unmaps the file.
-func Open(path string, opts ...Option) (*File, error) {
-	return binfmt.Open(path, HeaderSize, opts, Parse)
-}
-
 // Parse validates b as a BPSM file, all but the per-vertex rules that CheckVertices
 // adds (weights, pad bytes). The File keeps b and views it without copying.
 func Parse(b []byte, opts ...Option) (*File, error) {
 	return binfmt.Parse(b, binary.LittleEndian, opts, "bpsm", func(c *binfmt.Checker) *File { return (&validator{c}).run() })
 }
 
-// Close releases the mapping. The File and every slice it returned must not be used
-// after Close.
-func (f *File) Close() error {
-	f.indexBytes, f.indices, f.vertexData = nil, nil, nil
-	return f.Parsed.Close()
+// Open maps path read-only and validates it (see Parse). The vertex data is not
+// copied. Close unmaps the file.
+func Open(path string, opts ...Option) (*File, error) {
+	return binfmt.Open(path, HeaderSize, opts, Parse)
 }
 
 // Header returns the decoded header.
@@ -153,4 +146,11 @@ func (f *File) CheckVertices() error {
 		}
 	}
 	return v.Err("bpsm")
+}
+
+// Close releases the mapping. The File and every slice it returned must not be used
+// after Close.
+func (f *File) Close() error {
+	f.indexBytes, f.indices, f.vertexData = nil, nil, nil
+	return f.Parsed.Close()
 }

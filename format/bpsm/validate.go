@@ -1,6 +1,7 @@
 package bpsm
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"bonebake/format"
@@ -19,13 +20,8 @@ type validator struct {
 }
 
 func (v *validator) run() *File {
-	if !v.Start("BPSM", Magic, HeaderSize) {
-		return nil
-	}
 	var h Header
-	v.Header(&h)
-	if h.Version != Version {
-		v.Fail(format.RuleVersion, 4, -1, "version %d is not supported (this reader knows 1)", h.Version)
+	if !v.Start("BPSM", Magic, &h) || !v.Version(4, h.Version, Version) {
 		return nil
 	}
 	v.Species(8, h.SpeciesID)
@@ -95,11 +91,12 @@ func (v *validator) clips(h *Header, table uint64, strTable binfmt.Span) []Clip 
 // indices checks that every index names a vertex. It reports the first bad index
 // and how many more there are, one problem in all.
 func (v *validator) indices(h *Header, s binfmt.Span) {
-	bad, first := 0, uint64(0)
-	for off := s.Start; off < s.End; off += IndexSize {
-		if v.U32(off) >= h.VertexCount {
+	idx := v.B[s.Start:s.End]
+	bad, first := 0, -1
+	for i := 0; i+IndexSize <= len(idx); i += IndexSize {
+		if binary.LittleEndian.Uint32(idx[i:]) >= h.VertexCount {
 			if bad == 0 {
-				first = off
+				first = i
 			}
 			bad++
 		}
@@ -107,10 +104,10 @@ func (v *validator) indices(h *Header, s binfmt.Span) {
 	if bad == 0 {
 		return
 	}
-	pos := (first - s.Start) / IndexSize
+	pos, off := first/IndexSize, s.Start+uint64(first)
 	more := ""
 	if bad > 1 {
 		more = fmt.Sprintf(" (and %d more indices out of range)", bad-1)
 	}
-	v.Fail(RuleIndex, first, int(pos), "index %d is %d; the file has %d vertices%s", pos, v.U32(first), h.VertexCount, more)
+	v.Fail(RuleIndex, off, pos, "index %d is %d; the file has %d vertices%s", pos, v.U32(off), h.VertexCount, more)
 }

@@ -10,7 +10,7 @@ import (
 	"bonebake/format/internal/formattest"
 )
 
-// Layout of the base file (worked out from FACTS §2.5): 3 vertices, 6 indices, clips
+// Layout of the base file (worked out from docs/formats/bpsm.md): 3 vertices, 6 indices, clips
 // "idle" (2 frames) and "walk" (3 frames): clip table 72-135 (clip 1 at 104), strings
 // "idle\0walk\0" 136-145, zero pad 146-159, index data 160-183, zero pad 184-191,
 // vertex data 192-1031 (5 frames × 3 vertices × 56 bytes).
@@ -133,24 +133,7 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	}
 }
 
-// TestKnownSpecies: the species id is checked only against a set the caller
-// gives, and lenient mode lets an unknown one pass with a warning.
-func TestKnownSpecies(t *testing.T) {
-	b := le(baseFile(t))
-	b.U32(8, 42)
-	if _, err := Parse(b); err != nil {
-		t.Fatalf("species checked without a known set: %v", err)
-	}
-	_, err := Parse(b, format.Name("x.bpsm"), formattest.Builtin)
-	formattest.Problem(t, err, "x.bpsm", format.RuleSpecies, 8)
-	if _, err := Parse(b, format.KnownSpecies(7, 42)); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Parse(b, format.Lenient(), formattest.Builtin)
-	if err != nil || len(f.Warnings()) != 1 || f.Warnings()[0].Rule != format.RuleSpecies {
-		t.Fatalf("lenient: %v, warnings %v", err, f.Warnings())
-	}
-}
+func TestKnownSpecies(t *testing.T) { formattest.KnownSpecies(t, baseFile(t), parse) }
 
 func TestLenientReadsOverlappingSections(t *testing.T) {
 	// Vertex data starting inside the index data still reads from where the header says.

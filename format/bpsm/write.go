@@ -77,21 +77,17 @@ func (c *Contents) plan() (*layout, error) {
 		}
 	}
 
-	// Interned strings, in clip order.
-	var strs binfmt.Strings
-	var err error
-	if l.clipNames, err = strs.AddAll("bpsm: clip", len(c.Clips), func(i int) string { return c.Clips[i].Name }); err != nil {
+	var strs binfmt.Strings // interned, in clip order
+	names, err := strs.AddAll("bpsm: clip", len(c.Clips), func(i int) string { return c.Clips[i].Name })
+	if err != nil {
 		return nil, err
 	}
-	l.strings = strs.Table
-
-	l.header = Header{
-		Version: Version, SpeciesID: c.SpeciesID, LOD: c.LOD, VertexCount: uint32(c.VertexCount),
-		IndexCount: uint32(len(c.Indices)), ClipCount: uint32(len(c.Clips)),
-		FrameTotal: uint32(total), StringTableSize: uint32(len(l.strings)),
-	}
-	h := &l.header
+	l.clipNames, l.strings = names, strs.Table
+	h := Header{Version: Version, SpeciesID: c.SpeciesID, LOD: c.LOD, VertexCount: uint32(c.VertexCount),
+		IndexCount: uint32(len(c.Indices)), ClipCount: uint32(len(c.Clips)), FrameTotal: uint32(total),
+		StringTableSize: uint32(len(strs.Table))}
 	h.ClipTableOffset, h.StringTableOffset, h.IndexDataOffset, h.VertexDataOffset = h.canonical()
+	l.header = h
 	return l, nil
 }
 

@@ -22,6 +22,7 @@ import (
 type Checker struct {
 	Opts     format.Options
 	Order    binary.ByteOrder
+	big      bool // Order is big-endian: U32 and U64 test this, not call through Order
 	B        []byte
 	Size     uint64
 	Problems []*format.FormatError
@@ -31,7 +32,7 @@ type Checker struct {
 
 // NewChecker returns a checker over b, reading fields in the given byte order.
 func NewChecker(b []byte, order binary.ByteOrder, o format.Options) Checker {
-	return Checker{Opts: o, Order: order, B: b, Size: uint64(len(b))}
+	return Checker{Opts: o, Order: order, big: order == binary.BigEndian, B: b, Size: uint64(len(b))}
 }
 
 func (c *Checker) problem(rule string, offset uint64, index int, detail string, args []any) *format.FormatError {
@@ -78,35 +79,51 @@ func byOffset(ps []*format.FormatError) {
 }
 
 // U32 reads the uint32 at off.
-func (c *Checker) U32(off uint64) uint32 { return c.Order.Uint32(c.B[off:]) }
+func (c *Checker) U32(off uint64) uint32 {
+	if c.big {
+		return binary.BigEndian.Uint32(c.B[off:])
+	}
+	return binary.LittleEndian.Uint32(c.B[off:])
+}
 
 // U64 reads the uint64 at off.
-func (c *Checker) U64(off uint64) uint64 { return c.Order.Uint64(c.B[off:]) }
+func (c *Checker) U64(off uint64) uint64 {
+	if c.big {
+		return binary.BigEndian.Uint64(c.B[off:])
+	}
+	return binary.LittleEndian.Uint64(c.B[off:])
+}
 
 // F32 reads the float32 at off.
 func (c *Checker) F32(off uint64) float32 { return math.Float32frombits(c.U32(off)) }
 
-// Start checks that the file holds a whole header of headerSize bytes and starts
-// with magic; the file is not a formatName file otherwise, and nothing more can be
-// checked.
-func (c *Checker) Start(formatName, magic string, headerSize uint64) bool {
-	if c.Size < headerSize {
-		c.Fail(format.RuleTruncated, c.Size, -1, "file is %d bytes; a %s header alone is %d", c.Size, formatName, headerSize)
+// Start checks that the file holds a whole header and starts with magic, and
+// decodes the header into h, a pointer to a fixed-size struct laid out field for
+// field. It returns false when the file is too short or is not a formatName file:
+// nothing more can be checked then.
+func (c *Checker) Start(formatName, magic string, h any) bool {
+	size := uint64(binary.Size(h))
+	if c.Size < size {
+		c.Fail(format.RuleTruncated, c.Size, -1, "file is %d bytes; a %s header alone is %d", c.Size, formatName, size)
 		return false
 	}
 	if string(c.B[:len(magic)]) != magic {
 		c.Fail(format.RuleMagic, 0, -1, "starts with %q, not %q: not a %s file", c.B[:len(magic)], magic, formatName)
 		return false
 	}
+	if _, err := binary.Decode(c.B, c.Order, h); err != nil {
+		panic("binfmt: " + err.Error()) // h is not a fixed-size struct: a programming error
+	}
 	return true
 }
 
-// Header decodes the fixed-size header struct h (a pointer) from the start of the
-// file. The caller has checked that the file is long enough.
-func (c *Checker) Header(h any) {
-	if _, err := binary.Decode(c.B, c.Order, h); err != nil {
-		panic("binfmt: header decode: " + err.Error()) // a programming error: the size was checked
+// Version checks the version (read from field) against the ones this reader knows.
+func (c *Checker) Version(field uint64, version uint32, known ...uint32) bool {
+	if !slices.Contains(known, version) {
+		c.Fail(format.RuleVersion, field, -1, "version %d is not supported (this reader knows %v)", version, known)
+		return false
 	}
+	return true
 }
 
 // Species checks the species id at field against the known set, if one was given.

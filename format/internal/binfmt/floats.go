@@ -3,7 +3,6 @@ package binfmt
 import (
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"math/bits"
 	"unsafe"
@@ -52,13 +51,32 @@ func NonFiniteRecords(b []byte, order binary.ByteOrder, size int, floatWords uin
 			keep[k] |= 0x80000000_00000000
 		}
 	}
-	keeps := keep[:size/8]
+	nw := size / 8
 	i := 0
+	if !swap {
+		// Little-endian: lanes test as loaded, four words a step where a record
+		// allows (BPSM's 7 words: 4 + 3).
+		for ; i+size <= len(b); i += size {
+			r := b[i : i+size : i+size]
+			acc, k := uint64(0), 0
+			for ; k+4 <= nw; k += 4 {
+				w := r[8*k : 8*k+32]
+				acc |= bad(binary.LittleEndian.Uint64(w[0:]))&keep[k] | bad(binary.LittleEndian.Uint64(w[8:]))&keep[k+1] |
+					bad(binary.LittleEndian.Uint64(w[16:]))&keep[k+2] | bad(binary.LittleEndian.Uint64(w[24:]))&keep[k+3]
+			}
+			for ; k < nw; k++ {
+				acc |= bad(binary.LittleEndian.Uint64(r[8*k:])) & keep[k]
+			}
+			if acc != 0 {
+				break
+			}
+		}
+	}
 	for ; i+size <= len(b); i += size {
 		r := b[i : i+size : i+size]
 		acc := uint64(0)
-		for k, m := range keeps {
-			acc |= bad(word(r[8*k:], swap)) & m
+		for k := 0; k < nw; k++ {
+			acc |= bad(word(r[8*k:], swap)) & keep[k]
 		}
 		if acc != 0 {
 			break
@@ -96,6 +114,23 @@ func countFrom(b []byte, i, size int, floatWords uint64, swap bool) (first int, 
 		}
 	}
 	return first, count
+}
+
+// FirstNonFinite returns the index of the first NaN or infinite float of fs, or
+// -1: the scan of NonFinite over the floats' bytes in memory.
+func FirstNonFinite(fs []float32) int {
+	if len(fs) == 0 {
+		return -1
+	}
+	order := binary.ByteOrder(binary.BigEndian)
+	if LittleEndianHost {
+		order = binary.LittleEndian
+	}
+	first, _ := NonFinite(unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)), order)
+	if first < 0 {
+		return -1
+	}
+	return first / 4
 }
 
 // Finite checks that every float of span s (float32 in the checker's byte order)
@@ -153,29 +188,4 @@ func view[T float32 | uint32](b []byte, decode func(uint32) T) []T {
 		out[i] = decode(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
-}
-
-// WriteFloats writes fs as little-endian float32. On a little-endian host those
-// are the bytes already in memory, written as they are; elsewhere they are
-// converted a chunk at a time.
-func WriteFloats(w io.Writer, fs []float32) error {
-	if len(fs) == 0 {
-		return nil
-	}
-	if LittleEndianHost {
-		_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)))
-		return err
-	}
-	var b [8192]byte
-	for len(fs) > 0 {
-		n := min(len(fs), len(b)/4)
-		for i, v := range fs[:n] {
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-		}
-		if _, err := w.Write(b[:4*n]); err != nil {
-			return err
-		}
-		fs = fs[n:]
-	}
-	return nil
 }

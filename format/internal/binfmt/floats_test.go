@@ -109,7 +109,7 @@ func BenchmarkNonFinite(b *testing.B) {
 		}
 	}
 	data := randomFloats(rand.New(rand.NewPCG(1, 1)), (56<<20)/4, binary.LittleEndian, 0)
-	b.Run("records56/64MiB", func(b *testing.B) {
+	b.Run("records56/56MiB", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			NonFiniteRecords(data, binary.LittleEndian, 56, 0b1_1110_1111_1111)

@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,15 +53,24 @@ func Bytes[C any](t testing.TB, write func(io.Writer, C) error, c C) []byte {
 	return buf.Bytes()
 }
 
-// Problem checks that err is a *format.ValidationError naming file that breaks
-// rule, at offset unless offset is -1, with a message that names the file, an
-// offset and the rule. It returns the problem.
-func Problem(t testing.TB, err error, file, rule string, offset int64) *format.FormatError {
+// Validation returns err as a *format.ValidationError, failing the test when it
+// is not one.
+func Validation(t testing.TB, err error) *format.ValidationError {
 	t.Helper()
 	var ve *format.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("accepted (err = %v)", err)
 	}
+	return ve
+}
+
+// Problem checks that err is a *format.ValidationError naming file that breaks
+// rule, at offset unless offset is -1, with a message that names the file, an
+// offset and the rule, and a detail that contains each of details. It returns the
+// problem.
+func Problem(t testing.TB, err error, file, rule string, offset int64, details ...string) *format.FormatError {
+	t.Helper()
+	ve := Validation(t, err)
 	var fe *format.FormatError
 	if !errors.As(err, &fe) || fe.File != file {
 		t.Fatalf("no FormatError naming the file %s: %v", file, err)
@@ -69,6 +81,11 @@ func Problem(t testing.TB, err error, file, rule string, offset int64) *format.F
 	p := find(ve.Problems, rule, offset)
 	if p == nil {
 		t.Fatalf("no %s problem at offset %d: %v", rule, offset, err)
+	}
+	for _, d := range details {
+		if !strings.Contains(p.Detail, d) {
+			t.Errorf("detail %q does not say %q", p.Detail, d)
+		}
 	}
 	return p
 }
@@ -152,4 +169,45 @@ func BenchOpen[F interface {
 			})
 		}
 	}
+}
+
+// KnownSpecies checks the species option on base, a valid file whose species id
+// is the u32 at offset 8: without a known set any id passes; with one, an id
+// outside it is an error (a warning when lenient); an empty set knows nothing.
+func KnownSpecies(t *testing.T, base []byte, parse Parser) {
+	b := LE(append([]byte{}, base...))
+	b.U32(8, 7)
+	if _, err := parse(b); err != nil {
+		t.Fatalf("species checked without a known set: %v", err)
+	}
+	_, err := parse(b, format.Name("seven"), Builtin)
+	Problem(t, err, "seven", format.RuleSpecies, 8)
+	if _, err := parse(b, format.KnownSpecies(1), format.KnownSpecies(7)); err != nil {
+		t.Fatalf("species 7 refused though known: %v", err)
+	}
+	if _, err := parse(b, format.KnownSpecies()); err == nil {
+		t.Fatal("an empty known set accepts species 7")
+	}
+	warnings, err := parse(b, format.Lenient(), Builtin)
+	if err != nil || len(warnings) != 1 || warnings[0].Rule != format.RuleSpecies || warnings[0].Offset != 8 {
+		t.Fatalf("lenient: %v; warnings %v, want one species warning at 8", err, warnings)
+	}
+}
+
+// OpenErrors checks what open makes of a missing file, a directory and an empty
+// file: errors that name the path (the empty file's breaking the truncation rule).
+func OpenErrors[F any](t *testing.T, open func(string, ...format.Option) (F, error)) {
+	dir := t.TempDir()
+	if _, err := open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := open(dir); !errors.Is(err, format.ErrIsDirectory) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("directory: %v", err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := open(empty)
+	Problem(t, err, empty, format.RuleTruncated, 0)
 }
