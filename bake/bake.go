@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 
 	"bonebake/anim"
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/internal/atomicfile"
 	"bonebake/rig"
 )

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/format"
-	"bonebake/format/bpat"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
 	"bonebake/internal/gltfref"
 	"bonebake/source/gltf"
 )
@@ -121,7 +121,7 @@ sockets:
 	if err := bpat.Write(b, out); err != nil {
 		t.Fatal(err)
 	}
-	f, err := bpat.Parse(b.Bytes(), format.KnownSpecies(7))
+	f, err := bpat.Parse(b.Bytes(), formats.KnownSpecies(7))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 
 	"gopkg.in/yaml.v3"
 )

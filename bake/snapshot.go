@@ -5,8 +5,8 @@ import (
 	"math"
 	"os"
 
-	"bonebake/format/bpat"
-	"bonebake/format/bpsm"
+	"bonebake/formats/bpat"
+	"bonebake/formats/bpsm"
 	"bonebake/mesh"
 	"bonebake/species"
 )

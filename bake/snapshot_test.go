@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/format/bpat"
-	"bonebake/format/bpsm"
+	"bonebake/formats/bpat"
+	"bonebake/formats/bpsm"
 	"bonebake/species/quadruped"
 )
 

@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"bonebake/format"
-	"bonebake/format/bpat"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
 	"bonebake/rig"
 	"bonebake/source/gltf"
 	"bonebake/species"
@@ -77,7 +77,7 @@ func WriteSpecies(dir string, s *species.Creature, progress func(done, total int
 	if err := BakeFile(path, j); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	f, err := bpat.Open(path, format.KnownSpecies(s.ID))
+	f, err := bpat.Open(path, formats.KnownSpecies(s.ID))
 	if err != nil {
 		return nil, fmt.Errorf("baked file does not validate: %w", err)
 	}

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/internal/gltfref"
 	"bonebake/rig"
 	"bonebake/source/gltf"

@@ -3,7 +3,7 @@ package crowd
 import (
 	"fmt"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/roster"
 )
 

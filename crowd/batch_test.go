@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 )
 
 // The kernel's frames are bpat.Resolve's for the phase it stores, on every clip of

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/roster"
 )
 

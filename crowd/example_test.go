@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"bonebake/crowd"
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/roster"
 )
 

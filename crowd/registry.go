@@ -11,8 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"bonebake/format"
-	"bonebake/format/bpat"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
 	"bonebake/roster"
 )
 
@@ -208,16 +208,16 @@ func (r *Registry) open(path string, data []byte) (*Species, error) {
 		known = append(known, id)
 	}
 	slices.Sort(known) // messages list them in order
-	opts := []bpat.Option{format.KnownSpecies(known...)}
+	opts := []bpat.Option{formats.KnownSpecies(known...)}
 	if r.cfg.lenient {
-		opts = append(opts, format.Lenient())
+		opts = append(opts, formats.Lenient())
 	}
 	var (
 		f   *bpat.File
 		err error
 	)
 	if data != nil {
-		f, err = bpat.Parse(data, append(opts, format.Name(path))...)
+		f, err = bpat.Parse(data, append(opts, formats.Name(path))...)
 	} else {
 		f, err = bpat.Open(path, opts...)
 	}

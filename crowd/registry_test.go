@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/roster"
 )
 

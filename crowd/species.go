@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/roster"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"bonebake/bake"
 	"bonebake/crowd"
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/roster"
 	"bonebake/species/creatures"
 )

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 )
 
 // Synthesized species files with the clip lists, frame counts, loop flags, markers

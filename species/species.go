@@ -6,7 +6,7 @@
 package species
 
 import (
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/mesh"
 	"bonebake/rig"
 )

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"bonebake/bake"
-	"bonebake/format"
-	"bonebake/format/bpat"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
 	"bonebake/mesh"
 	"bonebake/rig"
 	"bonebake/source/gltf"
@@ -68,8 +68,8 @@ func (a *Asset) MeshKind() string { return a.meshKind }
 // glTF model (.gltf, .glb, or otherwise), baking models on the fly. A .bpat whose
 // base name or species id and bone count match one of known is drawn with that
 // species' mesh; otherwise with a box per bone. read are the reader options of
-// .bpat files (format.KnownSpecies, as the other commands are given).
-func Load(paths []string, known []*species.Creature, read ...format.Option) ([]*Asset, error) {
+// .bpat files (formats.KnownSpecies, as the other commands are given).
+func Load(paths []string, known []*species.Creature, read ...formats.Option) ([]*Asset, error) {
 	var out []*Asset
 	for _, p := range paths {
 		var (
@@ -92,7 +92,7 @@ func Load(paths []string, known []*species.Creature, read ...format.Option) ([]*
 // Default returns what `bonebake view` shows without paths: the .bpat files in dir
 // when it has any (with the meshes of the built-in species of the same names),
 // else every species of builtins baked in memory. It also says which it did.
-func Default(dir string, builtins []*species.Creature, read ...format.Option) ([]*Asset, string, error) {
+func Default(dir string, builtins []*species.Creature, read ...formats.Option) ([]*Asset, string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.bpat"))
 	if err != nil {
 		return nil, "", err
@@ -120,21 +120,21 @@ func isBPAT(path string) bool {
 	if strings.EqualFold(filepath.Ext(path), ".bpat") {
 		return true
 	}
-	k, _ := format.SniffFile(path)
-	return k == format.BPAT
+	k, _ := formats.SniffFile(path)
+	return k == formats.BPAT
 }
 
 // parseBPAT validates b strictly with the reader options read (the command line
 // passes the known species, as it does to validate); a file that only the game's
 // lenient reader accepts is shown with a warning saying why, like validate
 // --lenient.
-func parseBPAT(name string, b []byte, read []format.Option) (*bpat.File, string, error) {
-	opts := append([]bpat.Option{format.Name(name)}, read...)
+func parseBPAT(name string, b []byte, read []formats.Option) (*bpat.File, string, error) {
+	opts := append([]bpat.Option{formats.Name(name)}, read...)
 	f, err := bpat.Parse(b, opts...)
 	if err == nil {
 		return f, "", nil
 	}
-	lf, lerr := bpat.Parse(b, append(opts, format.Lenient())...)
+	lf, lerr := bpat.Parse(b, append(opts, formats.Lenient())...)
 	if lerr != nil {
 		return nil, "", err
 	}
@@ -144,7 +144,7 @@ func parseBPAT(name string, b []byte, read []format.Option) (*bpat.File, string,
 // LoadBPAT reads a BPAT file. Its mesh is that of the species in known whose name
 // is the file's base name, or else whose id is the file's species id, when the
 // bone counts agree; otherwise a box per bone.
-func LoadBPAT(path string, known []*species.Creature, read ...format.Option) (*Asset, error) {
+func LoadBPAT(path string, known []*species.Creature, read ...formats.Option) (*Asset, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -187,7 +187,7 @@ func FromSpecies(s *species.Creature) (*Asset, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := bpat.Parse(b, format.Name(s.Name+".bpat"), format.KnownSpecies(s.ID))
+	f, err := bpat.Parse(b, formats.Name(s.Name+".bpat"), formats.KnownSpecies(s.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func LoadGLTF(path string) (*Asset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := bpat.Parse(b, format.Name(path), format.KnownSpecies(job.SpeciesID))
+	f, err := bpat.Parse(b, formats.Name(path), formats.KnownSpecies(job.SpeciesID))
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/species"
 	"bonebake/species/creatures"
 

@@ -13,7 +13,7 @@ import (
 	"bonebake/bake"
 	"bonebake/crowd"
 	"bonebake/crowd/battle"
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/species/creatures"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 )
 
 //go:embed web

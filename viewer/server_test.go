@@ -18,8 +18,8 @@ import (
 	"testing"
 
 	"bonebake/bake"
-	"bonebake/format"
-	"bonebake/format/bpat"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
 	"bonebake/mesh"
 	"bonebake/rig"
 	"bonebake/source/gltf"
@@ -134,7 +134,7 @@ func TestInMemoryBakeServesWrittenBytes(t *testing.T) {
 	if err := bpat.Write(&buf, c); err != nil {
 		t.Fatal(err)
 	}
-	f, err := bpat.Parse(buf.Bytes(), format.KnownSpecies(9))
+	f, err := bpat.Parse(buf.Bytes(), formats.KnownSpecies(9))
 	if err != nil {
 		t.Fatal(err)
 	}

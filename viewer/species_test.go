@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"bonebake/bake"
-	"bonebake/format"
+	"bonebake/formats"
 	"bonebake/roster"
 )
 
@@ -28,12 +28,12 @@ func TestSpeciesAgreeWithValidate(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	builtins := format.KnownSpecies(roster.IDs()...)
+	builtins := formats.KnownSpecies(roster.IDs()...)
 	a, err := LoadBPAT(path, nil, builtins)
 	if err != nil || !strings.Contains(a.warning, "species id 7") {
 		t.Fatalf("unknown species: %v, warning %q", err, a.warning)
 	}
-	a, err = LoadBPAT(path, nil, format.KnownSpecies(append(roster.IDs(), 7)...))
+	a, err = LoadBPAT(path, nil, formats.KnownSpecies(append(roster.IDs(), 7)...))
 	if err != nil || a.warning != "" {
 		t.Fatalf("known species: %v, warning %q", err, a.warning)
 	}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"bonebake/bake"
-	"bonebake/format"
-	"bonebake/format/bpat"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -142,7 +142,7 @@ the clips it names.`,
 			if err := bake.BakeFile(out, job); err != nil {
 				return fmt.Errorf("%s: %w", model, err)
 			}
-			f, err := bpat.Open(out, format.KnownSpecies(job.SpeciesID))
+			f, err := bpat.Open(out, formats.KnownSpecies(job.SpeciesID))
 			if err != nil {
 				return fmt.Errorf("baked file does not validate: %w", err)
 			}

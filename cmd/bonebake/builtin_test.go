@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/format/bpat"
-	"bonebake/format/bpsm"
+	"bonebake/formats/bpat"
+	"bonebake/formats/bpsm"
 )
 
 var builtinOutputs = []string{"humanoid.bpat", "horse.bpat", "horse_minimal.bpsm", "elephant.bpat", "elephant_minimal.bpsm",

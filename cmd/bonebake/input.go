@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bonebake/format"
+	"bonebake/formats"
 	"bonebake/roster"
 
 	"github.com/spf13/cobra"
@@ -61,7 +61,7 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
-// What a file is, in words, by format.SniffFile's kinds.
+// What a file is, in words, by formats.SniffFile's kinds.
 const (
 	kindBPAT    = "a BPAT bone palette file"
 	kindBPSM    = "a BPSM snapshot mesh"
@@ -72,14 +72,14 @@ const (
 	kindUnknown = "not a file bonebake knows"
 )
 
-var kindWords = map[format.Kind]string{
-	format.BPAT: kindBPAT, format.BPSM: kindBPSM, format.GLB: kindGLB, format.GLTF: kindGLTF,
-	format.BPX: kindBPX, format.Mot: kindMot, format.Unknown: kindUnknown,
+var kindWords = map[formats.Kind]string{
+	formats.BPAT: kindBPAT, formats.BPSM: kindBPSM, formats.GLB: kindGLB, formats.GLTF: kindGLTF,
+	formats.BPX: kindBPX, formats.Mot: kindMot, formats.Unknown: kindUnknown,
 }
 
 // sniff says what the file at path is, in words, by its first bytes.
 func sniff(path string) (string, error) {
-	k, err := format.SniffFile(path)
+	k, err := formats.SniffFile(path)
 	if err != nil {
 		return "", err
 	}
@@ -105,13 +105,13 @@ func (s *speciesFlag) known() []uint32 {
 }
 
 // option tells a format reader which species ids are known.
-func (s *speciesFlag) option() format.Option { return format.KnownSpecies(s.known()...) }
+func (s *speciesFlag) option() formats.Option { return formats.KnownSpecies(s.known()...) }
 
 // options are a validating reader's: the known species, and lenient when asked.
-func (s *speciesFlag) options(lenient bool) []format.Option {
-	opts := []format.Option{s.option()}
+func (s *speciesFlag) options(lenient bool) []formats.Option {
+	opts := []formats.Option{s.option()}
 	if lenient {
-		opts = append(opts, format.Lenient())
+		opts = append(opts, formats.Lenient())
 	}
 	return opts
 }

@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"bonebake/format"
-	"bonebake/format/bpat"
-	"bonebake/format/bpsm"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
+	"bonebake/formats/bpsm"
 
 	"github.com/spf13/cobra"
 )
@@ -44,7 +44,7 @@ and key counts.`,
 			case kindGLB, kindGLTF:
 				return inspectGLTF(cmd, path, asJSON)
 			case kindBPSM:
-				f, err := bpsm.Open(path, format.Lenient(), species.option())
+				f, err := bpsm.Open(path, formats.Lenient(), species.option())
 				if err != nil {
 					return err
 				}
@@ -56,7 +56,7 @@ and key counts.`,
 				r.print(w)
 				return nil
 			case kindBPAT:
-				f, err := bpat.Open(path, format.Lenient(), species.option())
+				f, err := bpat.Open(path, formats.Lenient(), species.option())
 				if err != nil {
 					return err
 				}

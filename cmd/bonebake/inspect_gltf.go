@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/format"
+	"bonebake/formats"
 	"bonebake/source/gltf"
 
 	"github.com/spf13/cobra"
@@ -17,8 +17,8 @@ func isGLTF(path string) bool {
 	case ".gltf", ".glb":
 		return true
 	}
-	k, _ := format.SniffFile(path)
-	return k == format.GLB || k == format.GLTF
+	k, _ := formats.SniffFile(path)
+	return k == formats.GLB || k == formats.GLTF
 }
 
 func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 
 	"github.com/spf13/cobra"
 )

@@ -12,7 +12,7 @@ import (
 	"bonebake/bake"
 	"bonebake/crowd"
 	"bonebake/crowd/battle"
-	"bonebake/format"
+	"bonebake/formats"
 	"bonebake/roster"
 	"bonebake/species/creatures"
 
@@ -141,8 +141,8 @@ func simRegistry(dir string, extra ...uint) (*crowd.Registry, string, error) {
 			opts = append(opts, crowd.WithSpecies(roster.Species{ID: uint32(id)}))
 		}
 		reg, err := crowd.Open(dir, opts...)
-		var fe *format.FormatError
-		if errors.As(err, &fe) && fe.Rule == format.RuleSpecies {
+		var fe *formats.FormatError
+		if errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
 			return nil, "", fmt.Errorf("%w\n(a file of a species that is not built in needs --species with its id)", err)
 		}
 		if err != nil {

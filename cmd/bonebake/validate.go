@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"bonebake/format"
-	"bonebake/format/bpat"
-	"bonebake/format/bpsm"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
+	"bonebake/formats/bpsm"
 
 	"github.com/spf13/cobra"
 )
@@ -87,7 +87,7 @@ type problem struct {
 func validate(path string, lenient bool, species speciesFlag) validation {
 	v := validation{File: path, Problems: []problem{}}
 	fail := func(err error) validation {
-		var fe *format.FormatError
+		var fe *formats.FormatError
 		for _, e := range unwrapAll(err) {
 			if errors.As(e, &fe) {
 				v.Problems = append(v.Problems, problem{fe.Rule, fe.Offset, fe.Index, fe.Detail})
@@ -133,7 +133,7 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 	return v
 }
 
-func (v *validation) warn(ws []*format.FormatError) {
+func (v *validation) warn(ws []*formats.FormatError) {
 	for _, w := range ws {
 		v.Warnings = append(v.Warnings, problem{w.Rule, w.Offset, w.Index, w.Detail})
 	}

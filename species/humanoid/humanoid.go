@@ -25,7 +25,7 @@ package humanoid
 import (
 	"fmt"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/rig"
 	"bonebake/species"
 )

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/rig"
 	"bonebake/species"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"bonebake/bake"
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/rig"
 	"bonebake/species"
 )

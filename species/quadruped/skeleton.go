@@ -3,7 +3,7 @@ package quadruped
 import (
 	"math"
 
-	"bonebake/format/bpat"
+	"bonebake/formats/bpat"
 	"bonebake/rig"
 	"bonebake/species"
 )

@@ -7,7 +7,7 @@ import (
 	"io"
 	"math"
 
-	"bonebake/format/internal/binfmt"
+	"bonebake/formats/internal/binfmt"
 	"bonebake/internal/atomicfile"
 )
 

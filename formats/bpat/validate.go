@@ -1,8 +1,8 @@
 package bpat
 
 import (
-	"bonebake/format"
-	"bonebake/format/internal/binfmt"
+	"bonebake/formats"
+	"bonebake/formats/internal/binfmt"
 )
 
 // validator checks one file against docs/formats/bpat.md §4, collecting every
@@ -22,7 +22,7 @@ func (v *validator) run() *File {
 		v.Fail(RuleBoneCount, 12, -1, "bone count %d outside [1, %d]", h.BoneCount, MaxBones)
 	}
 	if h.ClipCount < 1 {
-		v.Fail(format.RuleClipCount, 20, -1, "the file has no clips")
+		v.Fail(formats.RuleClipCount, 20, -1, "the file has no clips")
 	}
 	if (h.SocketTableOffset == 0) != (h.SocketCount == 0) {
 		v.Fail(RuleSocketTable, 40, -1, "socket_table_offset is %d with %d sockets: it must be 0 exactly when there are none", h.SocketTableOffset, h.SocketCount)
@@ -67,8 +67,8 @@ func (v *validator) run() *File {
 	if socketTable.OK {
 		sockets = v.sockets(&h, socketTable.Start, strTable)
 	}
-	v.Finite(format.RuleFloat, palette)
-	v.Finite(format.RuleFloat, sockData)
+	v.Finite(formats.RuleFloat, palette)
+	v.Finite(formats.RuleFloat, sockData)
 	if len(v.Problems) > 0 {
 		return nil
 	}
@@ -133,7 +133,7 @@ func (v *validator) sockets(h *Header, table uint64, strTable binfmt.Span) []Soc
 		for k := range s.Offset {
 			s.Offset[k] = v.F32(e + 12 + 4*uint64(k))
 			if !finite32(s.Offset[k]) {
-				v.Strict(format.RuleFloat, e+12+4*uint64(k), i, "socket %d %q local offset[%d] is %v; it must be finite", i, s.Name, k, s.Offset[k])
+				v.Strict(formats.RuleFloat, e+12+4*uint64(k), i, "socket %d %q local offset[%d] is %v; it must be finite", i, s.Name, k, s.Offset[k])
 			}
 		}
 		v.Zeros(e+24, e+32, "socket", i, "reserved")

@@ -24,11 +24,11 @@
 //
 // Open maps a file read-only and validates it: header, clip table, names, layout,
 // padding and every index are checked, and every vertex float is proven finite by
-// a scan at memory speed (format.SkipFloatScan leaves the scan out, so that a huge
+// a scan at memory speed (formats.SkipFloatScan leaves the scan out, so that a huge
 // trusted file opens without being read). The other per-vertex rules (bone weights,
 // zero pad bytes) are checked on request by File.CheckVertices.
 //
-// Lenient validation (format.Lenient) accepts what a reader that seeks by the
+// Lenient validation (formats.Lenient) accepts what a reader that seeks by the
 // header's offsets can read: it lets non-zero pad, reserved and gap bytes,
 // overlapping sections, trailing bytes, a non-canonical layout, non-finite vertex
 // floats and an unknown species id pass, listing each in File.Warnings.
@@ -37,8 +37,8 @@ package bpsm
 import (
 	"math"
 
-	"bonebake/format"
-	"bonebake/format/internal/binfmt"
+	"bonebake/formats"
+	"bonebake/formats/internal/binfmt"
 )
 
 // Magic is the four bytes every BPSM file starts with.
@@ -129,7 +129,7 @@ type Vertex struct {
 }
 
 // Section is one region of a file, as reported by File.Sections.
-type Section = format.Section
+type Section = formats.Section
 
 // canonical returns where the canonical layout (the writer's, in the package
 // documentation) puts the clip table, string table, index data and vertex data of

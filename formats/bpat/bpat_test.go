@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/format/internal/formattest"
+	"bonebake/formats/internal/formattest"
 )
 
 // testContents builds a file with the given shape; palette float k of the whole

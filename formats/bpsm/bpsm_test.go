@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/format/internal/binfmt"
-	"bonebake/format/internal/formattest"
+	"bonebake/formats/internal/binfmt"
+	"bonebake/formats/internal/formattest"
 )
 
 // testVertex is vertex i of global frame k: every field differs between vertices

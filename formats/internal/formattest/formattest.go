@@ -16,11 +16,11 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/format"
+	"bonebake/formats"
 )
 
 // Builtin is the option naming the six built-in species ids, 0 to 5.
-var Builtin = format.KnownSpecies(0, 1, 2, 3, 4, 5)
+var Builtin = formats.KnownSpecies(0, 1, 2, 3, 4, 5)
 
 // LE is a little-endian byte image written by absolute offsets, independently of
 // any writer.
@@ -53,25 +53,25 @@ func Bytes[C any](t testing.TB, write func(io.Writer, C) error, c C) []byte {
 	return buf.Bytes()
 }
 
-// Validation returns err as a *format.ValidationError, failing the test when it
+// Validation returns err as a *formats.ValidationError, failing the test when it
 // is not one.
-func Validation(t testing.TB, err error) *format.ValidationError {
+func Validation(t testing.TB, err error) *formats.ValidationError {
 	t.Helper()
-	var ve *format.ValidationError
+	var ve *formats.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("accepted (err = %v)", err)
 	}
 	return ve
 }
 
-// Problem checks that err is a *format.ValidationError naming file that breaks
+// Problem checks that err is a *formats.ValidationError naming file that breaks
 // rule, at offset unless offset is -1, with a message that names the file, an
 // offset and the rule, and a detail that contains each of details. It returns the
 // problem.
-func Problem(t testing.TB, err error, file, rule string, offset int64, details ...string) *format.FormatError {
+func Problem(t testing.TB, err error, file, rule string, offset int64, details ...string) *formats.FormatError {
 	t.Helper()
 	ve := Validation(t, err)
-	var fe *format.FormatError
+	var fe *formats.FormatError
 	if !errors.As(err, &fe) || fe.File != file {
 		t.Fatalf("no FormatError naming the file %s: %v", file, err)
 	}
@@ -90,7 +90,7 @@ func Problem(t testing.TB, err error, file, rule string, offset int64, details .
 	return p
 }
 
-func find(ps []*format.FormatError, rule string, offset int64) *format.FormatError {
+func find(ps []*formats.FormatError, rule string, offset int64) *formats.FormatError {
 	for _, p := range ps {
 		if p.Rule == rule && (offset < 0 || p.Offset == offset) {
 			return p
@@ -100,7 +100,7 @@ func find(ps []*format.FormatError, rule string, offset int64) *format.FormatErr
 }
 
 // Parser parses b with opts, returning the lenient warnings.
-type Parser func(b []byte, opts ...format.Option) ([]*format.FormatError, error)
+type Parser func(b []byte, opts ...formats.Option) ([]*formats.FormatError, error)
 
 // Case is one malformed file: Mutate breaks Rule (at Offset, or -1: not checked)
 // in a copy of the base file (Base's, when given). Lenient says the game's reader
@@ -124,9 +124,9 @@ func Rules(t *testing.T, base func(testing.TB) []byte, parse Parser, cases []Cas
 				from = tc.Base
 			}
 			b := []byte(tc.Mutate(LE(from(t))))
-			_, err := parse(b, format.Name("bad.file"), Builtin)
+			_, err := parse(b, formats.Name("bad.file"), Builtin)
 			Problem(t, err, "bad.file", tc.Rule, tc.Offset)
-			warnings, lerr := parse(b, format.Lenient(), Builtin)
+			warnings, lerr := parse(b, formats.Lenient(), Builtin)
 			switch {
 			case tc.Lenient && lerr != nil:
 				t.Fatalf("lenient mode rejects what the game accepts: %v", lerr)
@@ -145,7 +145,7 @@ func Rules(t *testing.T, base func(testing.TB) []byte, parse Parser, cases []Cas
 func BenchOpen[F interface {
 	io.Closer
 	Size() int64
-}](b *testing.B, open func(string, ...format.Option) (F, error), write func(b *testing.B, size int) string, sizes ...int) {
+}](b *testing.B, open func(string, ...formats.Option) (F, error), write func(b *testing.B, size int) string, sizes ...int) {
 	for _, size := range sizes {
 		path := write(b, size)
 		name := fmt.Sprintf("%dKiB", size>>10)
@@ -154,8 +154,8 @@ func BenchOpen[F interface {
 		}
 		for _, mode := range []struct {
 			name string
-			opts []format.Option
-		}{{"scan", nil}, {"noscan", []format.Option{format.SkipFloatScan()}}} {
+			opts []formats.Option
+		}{{"scan", nil}, {"noscan", []formats.Option{formats.SkipFloatScan()}}} {
 			b.Run(name+"/"+mode.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
@@ -180,28 +180,28 @@ func KnownSpecies(t *testing.T, base []byte, parse Parser) {
 	if _, err := parse(b); err != nil {
 		t.Fatalf("species checked without a known set: %v", err)
 	}
-	_, err := parse(b, format.Name("seven"), Builtin)
-	Problem(t, err, "seven", format.RuleSpecies, 8)
-	if _, err := parse(b, format.KnownSpecies(1), format.KnownSpecies(7)); err != nil {
+	_, err := parse(b, formats.Name("seven"), Builtin)
+	Problem(t, err, "seven", formats.RuleSpecies, 8)
+	if _, err := parse(b, formats.KnownSpecies(1), formats.KnownSpecies(7)); err != nil {
 		t.Fatalf("species 7 refused though known: %v", err)
 	}
-	if _, err := parse(b, format.KnownSpecies()); err == nil {
+	if _, err := parse(b, formats.KnownSpecies()); err == nil {
 		t.Fatal("an empty known set accepts species 7")
 	}
-	warnings, err := parse(b, format.Lenient(), Builtin)
-	if err != nil || len(warnings) != 1 || warnings[0].Rule != format.RuleSpecies || warnings[0].Offset != 8 {
+	warnings, err := parse(b, formats.Lenient(), Builtin)
+	if err != nil || len(warnings) != 1 || warnings[0].Rule != formats.RuleSpecies || warnings[0].Offset != 8 {
 		t.Fatalf("lenient: %v; warnings %v, want one species warning at 8", err, warnings)
 	}
 }
 
 // OpenErrors checks what open makes of a missing file, a directory and an empty
 // file: errors that name the path (the empty file's breaking the truncation rule).
-func OpenErrors[F any](t *testing.T, open func(string, ...format.Option) (F, error)) {
+func OpenErrors[F any](t *testing.T, open func(string, ...formats.Option) (F, error)) {
 	dir := t.TempDir()
 	if _, err := open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := open(dir); !errors.Is(err, format.ErrIsDirectory) || !strings.Contains(err.Error(), dir) {
+	if _, err := open(dir); !errors.Is(err, formats.ErrIsDirectory) || !strings.Contains(err.Error(), dir) {
 		t.Errorf("directory: %v", err)
 	}
 	empty := filepath.Join(dir, "empty")
@@ -209,5 +209,5 @@ func OpenErrors[F any](t *testing.T, open func(string, ...format.Option) (F, err
 		t.Fatal(err)
 	}
 	_, err := open(empty)
-	Problem(t, err, empty, format.RuleTruncated, 0)
+	Problem(t, err, empty, formats.RuleTruncated, 0)
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"bonebake/format"
-	"bonebake/format/internal/binfmt"
+	"bonebake/formats"
+	"bonebake/formats/internal/binfmt"
 )
 
 // vertexFloatWords marks the 4-byte words of a vertex record that are floats:
@@ -35,7 +35,7 @@ func (v *validator) run() *File {
 		v.Fail(RuleIndexCount, 20, -1, "index count %d is not a multiple of 3 (indices form a triangle list)", h.IndexCount)
 	}
 	if h.ClipCount < 1 {
-		v.Fail(format.RuleClipCount, 24, -1, "the file has no clips")
+		v.Fail(formats.RuleClipCount, 24, -1, "the file has no clips")
 	}
 	v.Zeros(36, 40, "header", -1, "reserved")
 

@@ -14,29 +14,29 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"bonebake/format"
+	"bonebake/formats"
 )
 
 // Checker reads a file's fields and collects the rules it breaks. A format's
 // validator embeds it.
 type Checker struct {
-	Opts     format.Options
+	Opts     formats.Options
 	Order    binary.ByteOrder
 	big      bool // Order is big-endian: U32 and U64 test this, not call through Order
 	B        []byte
 	Size     uint64
-	Problems []*format.FormatError
+	Problems []*formats.FormatError
 	// Warnings are the problems of strict-only rules that a lenient checker let pass.
-	Warnings []*format.FormatError
+	Warnings []*formats.FormatError
 }
 
 // NewChecker returns a checker over b, reading fields in the given byte order.
-func NewChecker(b []byte, order binary.ByteOrder, o format.Options) Checker {
+func NewChecker(b []byte, order binary.ByteOrder, o formats.Options) Checker {
 	return Checker{Opts: o, Order: order, big: order == binary.BigEndian, B: b, Size: uint64(len(b))}
 }
 
-func (c *Checker) problem(rule string, offset uint64, index int, detail string, args []any) *format.FormatError {
-	return &format.FormatError{
+func (c *Checker) problem(rule string, offset uint64, index int, detail string, args []any) *formats.FormatError {
+	return &formats.FormatError{
 		File: c.Opts.Name, Rule: rule, Offset: int64(min(offset, math.MaxInt64)), Index: index,
 		Detail: fmt.Sprintf(detail, args...),
 	}
@@ -59,23 +59,23 @@ func (c *Checker) Strict(rule string, offset uint64, index int, detail string, a
 }
 
 // Err returns nil when no rule was broken, else the problems sorted by offset as a
-// *format.ValidationError of the named format.
+// *formats.ValidationError of the named format.
 func (c *Checker) Err(formatName string) error {
 	if len(c.Problems) == 0 {
 		return nil
 	}
 	byOffset(c.Problems)
-	return &format.ValidationError{Format: formatName, File: c.Opts.Name, Problems: c.Problems}
+	return &formats.ValidationError{Format: formatName, File: c.Opts.Name, Problems: c.Problems}
 }
 
 // SortedWarnings returns the warnings in file order.
-func (c *Checker) SortedWarnings() []*format.FormatError {
+func (c *Checker) SortedWarnings() []*formats.FormatError {
 	byOffset(c.Warnings)
 	return c.Warnings
 }
 
-func byOffset(ps []*format.FormatError) {
-	slices.SortStableFunc(ps, func(a, b *format.FormatError) int { return cmp.Compare(a.Offset, b.Offset) })
+func byOffset(ps []*formats.FormatError) {
+	slices.SortStableFunc(ps, func(a, b *formats.FormatError) int { return cmp.Compare(a.Offset, b.Offset) })
 }
 
 // U32 reads the uint32 at off.
@@ -104,11 +104,11 @@ func (c *Checker) F32(off uint64) float32 { return math.Float32frombits(c.U32(of
 func (c *Checker) Start(formatName, magic string, h any) bool {
 	size := uint64(binary.Size(h))
 	if c.Size < size {
-		c.Fail(format.RuleTruncated, c.Size, -1, "file is %d bytes; a %s header alone is %d", c.Size, formatName, size)
+		c.Fail(formats.RuleTruncated, c.Size, -1, "file is %d bytes; a %s header alone is %d", c.Size, formatName, size)
 		return false
 	}
 	if string(c.B[:len(magic)]) != magic {
-		c.Fail(format.RuleMagic, 0, -1, "starts with %q, not %q: not a %s file", c.B[:len(magic)], magic, formatName)
+		c.Fail(formats.RuleMagic, 0, -1, "starts with %q, not %q: not a %s file", c.B[:len(magic)], magic, formatName)
 		return false
 	}
 	if _, err := binary.Decode(c.B, c.Order, h); err != nil {
@@ -120,7 +120,7 @@ func (c *Checker) Start(formatName, magic string, h any) bool {
 // Version checks the version (read from field) against the ones this reader knows.
 func (c *Checker) Version(field uint64, version uint32, known ...uint32) bool {
 	if !slices.Contains(known, version) {
-		c.Fail(format.RuleVersion, field, -1, "version %d is not supported (this reader knows %v)", version, known)
+		c.Fail(formats.RuleVersion, field, -1, "version %d is not supported (this reader knows %v)", version, known)
 		return false
 	}
 	return true
@@ -129,7 +129,7 @@ func (c *Checker) Version(field uint64, version uint32, known ...uint32) bool {
 // Species checks the species id at field against the known set, if one was given.
 func (c *Checker) Species(field uint64, id uint32) {
 	if c.Opts.Species != nil && !slices.Contains(c.Opts.Species, id) {
-		c.Strict(format.RuleSpecies, field, -1, "species id %d is not among the known ids %v", id, c.Opts.Species)
+		c.Strict(formats.RuleSpecies, field, -1, "species id %d is not among the known ids %v", id, c.Opts.Species)
 	}
 }
 
@@ -151,13 +151,13 @@ func (c *Checker) Section(name string, field, offset uint64, sizes ...uint64) Sp
 	for _, k := range sizes {
 		hi, lo := bits.Mul64(n, k)
 		if hi != 0 {
-			c.Fail(format.RuleBounds, field, -1, "%s at %d would be %v bytes long, more than 2^64", name, offset, sizes)
+			c.Fail(formats.RuleBounds, field, -1, "%s at %d would be %v bytes long, more than 2^64", name, offset, sizes)
 			return s
 		}
 		n = lo
 	}
 	if offset > c.Size || n > c.Size-offset {
-		c.Fail(format.RuleBounds, field, -1, "%s at %d, %d bytes long, runs past the end of the %d-byte file", name, offset, n, c.Size)
+		c.Fail(formats.RuleBounds, field, -1, "%s at %d, %d bytes long, runs past the end of the %d-byte file", name, offset, n, c.Size)
 		return s
 	}
 	s.End, s.OK = offset+n, true
@@ -167,7 +167,7 @@ func (c *Checker) Section(name string, field, offset uint64, sizes ...uint64) Sp
 // Align checks that span s starts on a multiple of a.
 func (c *Checker) Align(s Span, a uint64) {
 	if s.Start%a != 0 {
-		c.Fail(format.RuleAlignment, s.Field, -1, "%s offset %d is not a multiple of %d", s.Name, s.Start, a)
+		c.Fail(formats.RuleAlignment, s.Field, -1, "%s offset %d is not a multiple of %d", s.Name, s.Start, a)
 	}
 }
 
@@ -185,16 +185,16 @@ func (c *Checker) Layout(spans []Span, canonical []uint64, order string) {
 	for i := 1; i < len(spans); i++ {
 		prev, cur := spans[i-1], spans[i]
 		if cur.Start < prev.Start {
-			c.Fail(format.RuleSectionOrder, cur.Start, -1, "%s at %d comes before %s at %d; the order is %s", cur.Name, cur.Start, prev.Name, prev.Start, order)
+			c.Fail(formats.RuleSectionOrder, cur.Start, -1, "%s at %d comes before %s at %d; the order is %s", cur.Name, cur.Start, prev.Name, prev.Start, order)
 			ordered = false
 		} else if cur.Start < prev.End {
-			c.Strict(format.RuleOverlap, cur.Start, -1, "%s at %d overlaps %s, which ends at %d", cur.Name, cur.Start, prev.Name, prev.End)
+			c.Strict(formats.RuleOverlap, cur.Start, -1, "%s at %d overlaps %s, which ends at %d", cur.Name, cur.Start, prev.Name, prev.End)
 			disjoint = false
 		}
 	}
 	for i, s := range spans {
 		if s.Start != canonical[i] {
-			c.Strict(format.RuleLayout, s.Field, -1, "%s is at %d; the canonical layout puts it at %d", s.Name, s.Start, canonical[i])
+			c.Strict(formats.RuleLayout, s.Field, -1, "%s is at %d; the canonical layout puts it at %d", s.Name, s.Start, canonical[i])
 		}
 	}
 	if !ordered || !disjoint {
@@ -203,25 +203,25 @@ func (c *Checker) Layout(spans []Span, canonical []uint64, order string) {
 	for i := 1; i < len(spans); i++ {
 		for off := spans[i-1].End; off < spans[i].Start; off++ {
 			if c.B[off] != 0 {
-				c.Strict(format.RuleZeroBytes, off, -1, "gap byte before the %s is 0x%02x, not zero", spans[i].Name, c.B[off])
+				c.Strict(formats.RuleZeroBytes, off, -1, "gap byte before the %s is 0x%02x, not zero", spans[i].Name, c.B[off])
 				break
 			}
 		}
 	}
 	if end := spans[len(spans)-1].End; c.Size > end {
-		c.Strict(format.RuleTrailingBytes, end, -1, "%d bytes after the %s", c.Size-end, spans[len(spans)-1].Name)
+		c.Strict(formats.RuleTrailingBytes, end, -1, "%d bytes after the %s", c.Size-end, spans[len(spans)-1].Name)
 	}
 }
 
 // Sections lists spans (in file order) as sections, with an entry named
 // "padding" for each gap between one and the next.
-func Sections(spans []Span) []format.Section {
-	var out []format.Section
+func Sections(spans []Span) []formats.Section {
+	var out []formats.Section
 	for i, s := range spans {
 		if i > 0 && s.Start > spans[i-1].End {
-			out = append(out, format.Section{Name: "padding", Offset: spans[i-1].End, Size: s.Start - spans[i-1].End})
+			out = append(out, formats.Section{Name: "padding", Offset: spans[i-1].End, Size: s.Start - spans[i-1].End})
 		}
-		out = append(out, format.Section{Name: s.Name, Offset: s.Start, Size: s.End - s.Start})
+		out = append(out, formats.Section{Name: s.Name, Offset: s.Start, Size: s.End - s.Start})
 	}
 	return out
 }
@@ -233,17 +233,17 @@ func (c *Checker) Name(what string, index int, entry uint64, strTable Span) stri
 	off, n := uint64(c.U32(entry)), uint64(c.U32(entry+4))
 	size := strTable.End - strTable.Start
 	if !strTable.OK || off > size || n+1 > size-off {
-		c.Fail(format.RuleBounds, entry, index, "%s %d name at string offset %d, length %d, is outside the %d-byte string table", what, index, off, n, size)
+		c.Fail(formats.RuleBounds, entry, index, "%s %d name at string offset %d, length %d, is outside the %d-byte string table", what, index, off, n, size)
 		return ""
 	}
 	s := c.B[strTable.Start+off : strTable.Start+off+n]
 	switch {
 	case c.B[strTable.Start+off+n] != 0:
-		c.Fail(format.RuleName, strTable.Start+off+n, index, "%s %d name is not followed by a NUL byte", what, index)
+		c.Fail(formats.RuleName, strTable.Start+off+n, index, "%s %d name is not followed by a NUL byte", what, index)
 	case slices.Contains(s, 0):
-		c.Fail(format.RuleName, strTable.Start+off, index, "%s %d name contains a NUL byte", what, index)
+		c.Fail(formats.RuleName, strTable.Start+off, index, "%s %d name contains a NUL byte", what, index)
 	case !utf8.Valid(s):
-		c.Fail(format.RuleName, strTable.Start+off, index, "%s %d name is not valid UTF-8", what, index)
+		c.Fail(formats.RuleName, strTable.Start+off, index, "%s %d name is not valid UTF-8", what, index)
 	}
 	return string(s)
 }
@@ -257,7 +257,7 @@ func (c *Checker) Zeros(from, to uint64, entry string, index int, part string) {
 			if index >= 0 {
 				entry = fmt.Sprintf("%s %d", entry, index)
 			}
-			c.Strict(format.RuleZeroBytes, off, index, "%s %s byte is 0x%02x, not zero", entry, part, c.B[off])
+			c.Strict(formats.RuleZeroBytes, off, index, "%s %s byte is 0x%02x, not zero", entry, part, c.B[off])
 			return
 		}
 	}
@@ -271,10 +271,10 @@ func (c *Checker) ClipFrames(i int, e uint64, strTable Span, next *uint64) (name
 	name = c.Name("clip", i, e, strTable)
 	count, offset = c.U32(e+8), c.U32(e+12)
 	if count < 1 {
-		c.Fail(format.RuleFrameCount, e+8, i, "clip %d %q has no frames", i, name)
+		c.Fail(formats.RuleFrameCount, e+8, i, "clip %d %q has no frames", i, name)
 	}
 	if uint64(offset) != *next {
-		c.Fail(format.RuleFrameOffset, e+12, i, "clip %d %q starts at frame %d; the frames before it end at %d", i, name, offset, *next)
+		c.Fail(formats.RuleFrameOffset, e+12, i, "clip %d %q starts at frame %d; the frames before it end at %d", i, name, offset, *next)
 	}
 	*next += uint64(count)
 	return name, count, offset
@@ -283,7 +283,7 @@ func (c *Checker) ClipFrames(i int, e uint64, strTable Span, next *uint64) (name
 // FrameTotal checks the header's frame_total (at field) against the clips' sum.
 func (c *Checker) FrameTotal(field uint64, total uint32, sum uint64) {
 	if sum != uint64(total) {
-		c.Fail(format.RuleFrameTotal, field, -1, "frame_total is %d but the clips hold %d frames", total, sum)
+		c.Fail(formats.RuleFrameTotal, field, -1, "frame_total is %d but the clips hold %d frames", total, sum)
 	}
 }
 

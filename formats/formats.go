@@ -1,13 +1,13 @@
-// Package format holds what every bonebake file format shares in its public
+// Package formats holds what every bonebake file format shares in its public
 // surface: how a reader is told to validate (Options), the errors a reader returns
 // (FormatError, one broken rule; ValidationError, all of them), the names of the
 // rules every format has, and Sniff, which tells the formats apart by their first
 // bytes.
 //
-// Each format lives in a package of its own (format/bpat, format/bpsm, …); the
+// Each format lives in a package of its own (formats/bpat, formats/bpsm, …); the
 // mechanics they share (checked spans, string tables, mapping, float views) are in
-// format/internal/binfmt.
-package format
+// formats/internal/binfmt.
+package formats
 
 // Options are what a reader is told about how to validate a file.
 type Options struct {

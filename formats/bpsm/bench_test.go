@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/format/internal/formattest"
+	"bonebake/formats/internal/formattest"
 )
 
 // benchContents is a 2,000-vertex, 3,000-triangle mesh (a far-LOD horse is smaller)
@@ -39,7 +39,7 @@ func benchFile(b *testing.B, size int) string {
 
 // BenchmarkOpen maps, validates (strictly) and closes a file. The 9,000 indices are
 // all checked, the same in both sizes; with the float scan every vertex is read
-// once, and without it (format.SkipFloatScan) the vertex data is never touched.
+// once, and without it (formats.SkipFloatScan) the vertex data is never touched.
 func BenchmarkOpen(b *testing.B) {
 	formattest.BenchOpen(b, Open, benchFile, 3<<20, 256<<20)
 }

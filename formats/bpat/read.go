@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"bonebake/format/internal/binfmt"
+	"bonebake/formats/internal/binfmt"
 )
 
 // File is an open, validated BPAT file. Its methods are safe for concurrent use; the
@@ -31,7 +31,7 @@ func Open(path string, opts ...Option) (*File, error) {
 
 // Parse validates b as a BPAT file. The File keeps b and views it without copying.
 // Validation reads the header and tables, and scans the palette and socket data
-// for NaN and infinite floats at memory speed; format.SkipFloatScan leaves the scan
+// for NaN and infinite floats at memory speed; formats.SkipFloatScan leaves the scan
 // out, so that a huge trusted file opens without being read.
 func Parse(b []byte, opts ...Option) (*File, error) {
 	return binfmt.Parse(b, binary.LittleEndian, opts, "bpat", func(c *binfmt.Checker) *File { return (&validator{c}).run() })

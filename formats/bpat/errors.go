@@ -1,9 +1,9 @@
 package bpat
 
-import "bonebake/format"
+import "bonebake/formats"
 
 // Rules only a BPAT file can break (docs/formats/bpat.md §4). The rules every
-// format shares (format.RuleBounds, format.RuleLayout, format.RuleFloat, …) apply
+// format shares (formats.RuleBounds, formats.RuleLayout, formats.RuleFloat, …) apply
 // too; FormatError.Rule is one of either.
 const (
 	RuleBoneCount   = "bone-count"   // outside [1, 64]
@@ -14,17 +14,17 @@ const (
 	RuleLoops       = "loops"        // loops flag other than 0 or 1
 )
 
-// RuleVersion is format.RuleVersion under its former name.
+// RuleVersion is formats.RuleVersion under its former name.
 //
-// Deprecated: use format.RuleVersion.
-const RuleVersion = format.RuleVersion
+// Deprecated: use formats.RuleVersion.
+const RuleVersion = formats.RuleVersion
 
 // FormatError is one broken rule: which, where, and in which file.
-type FormatError = format.FormatError
+type FormatError = formats.FormatError
 
 // ValidationError lists every rule a file breaks. errors.As finds each FormatError.
-type ValidationError = format.ValidationError
+type ValidationError = formats.ValidationError
 
-// Option adjusts how a file is validated: format.Lenient, format.Name,
-// format.KnownSpecies, format.SkipFloatScan.
-type Option = format.Option
+// Option adjusts how a file is validated: formats.Lenient, formats.Name,
+// formats.KnownSpecies, formats.SkipFloatScan.
+type Option = formats.Option

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"bonebake/format"
-	"bonebake/format/internal/binfmt"
+	"bonebake/formats"
+	"bonebake/formats/internal/binfmt"
 )
 
 // File is an open, validated BPSM file. Its methods are safe for concurrent use; the
@@ -115,7 +115,7 @@ const MaxVertexProblems = 100
 // whole vertex block once and returns a *ValidationError listing the first
 // MaxVertexProblems problems (at most one per vertex), or nil.
 func (f *File) CheckVertices() error {
-	c := binfmt.NewChecker(nil, binary.LittleEndian, format.Options{Name: f.Name(), Lenient: f.lenient})
+	c := binfmt.NewChecker(nil, binary.LittleEndian, formats.Options{Name: f.Name(), Lenient: f.lenient})
 	v := validator{&c}
 	base := f.header.VertexDataOffset
 	vc := int(f.header.VertexCount)
@@ -135,7 +135,7 @@ func (f *File) CheckVertices() error {
 					for rec[k] == 0 {
 						k++
 					}
-					v.Fail(format.RuleZeroBytes, off+uint64(k), ci, "clip %d %q frame %d vertex %d: pad byte is 0x%02x, not zero", ci, c.Name, fr, i, rec[k])
+					v.Fail(formats.RuleZeroBytes, off+uint64(k), ci, "clip %d %q frame %d vertex %d: pad byte is 0x%02x, not zero", ci, c.Name, fr, i, rec[k])
 				} else {
 					continue
 				}

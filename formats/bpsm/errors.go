@@ -1,9 +1,9 @@
 package bpsm
 
-import "bonebake/format"
+import "bonebake/formats"
 
 // Rules only a BPSM file can break (docs/formats/bpsm.md). The rules every format
-// shares (format.RuleBounds, format.RuleLayout, …) apply too; FormatError.Rule is
+// shares (formats.RuleBounds, formats.RuleLayout, …) apply too; FormatError.Rule is
 // one of either. RuleWeights is checked only by File.CheckVertices (and the
 // writer), RuleVertexFloat by Parse's float scan, CheckVertices and the writer.
 const (
@@ -16,11 +16,11 @@ const (
 )
 
 // FormatError is one broken rule: which, where, and in which file.
-type FormatError = format.FormatError
+type FormatError = formats.FormatError
 
 // ValidationError lists every rule a file breaks. errors.As finds each FormatError.
-type ValidationError = format.ValidationError
+type ValidationError = formats.ValidationError
 
-// Option adjusts how a file is validated: format.Lenient, format.Name,
-// format.KnownSpecies, format.SkipFloatScan.
-type Option = format.Option
+// Option adjusts how a file is validated: formats.Lenient, formats.Name,
+// formats.KnownSpecies, formats.SkipFloatScan.
+type Option = formats.Option

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"bonebake/format/bpsm"
+	"bonebake/formats/bpsm"
 )
 
 // A one-triangle snapshot mesh with a two-frame "walk" clip, written and read back.

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"bonebake/format"
+	"bonebake/formats"
 
 	"github.com/edsrzf/mmap-go"
 )
@@ -17,7 +17,7 @@ type Parsed struct {
 	name     string
 	data     []byte
 	unmap    func() error // nil when the bytes were read or given
-	warnings []*format.FormatError
+	warnings []*formats.FormatError
 }
 
 // Name is the path the file was opened from (or the name given to Parse).
@@ -28,7 +28,7 @@ func (p *Parsed) Size() int64 { return int64(len(p.data)) }
 
 // Warnings lists what a lenient parse let pass that strict validation refuses, in
 // file order; it is empty for a file that validates strictly.
-func (p *Parsed) Warnings() []*format.FormatError { return p.warnings }
+func (p *Parsed) Warnings() []*formats.FormatError { return p.warnings }
 
 // Close releases the mapping. The file and every slice it returned must not be
 // used after Close.
@@ -43,9 +43,9 @@ func (p *Parsed) Close() error {
 
 // Parse checks b with a format's validator: run reads the file through the
 // checker and returns what it built. Parse returns that, or the problems as a
-// *format.ValidationError naming the format.
-func Parse[T Mapped](b []byte, order binary.ByteOrder, opts []format.Option, formatName string, run func(*Checker) T) (T, error) {
-	c := NewChecker(b, order, format.Apply(opts))
+// *formats.ValidationError naming the format.
+func Parse[T Mapped](b []byte, order binary.ByteOrder, opts []formats.Option, formatName string, run func(*Checker) T) (T, error) {
+	c := NewChecker(b, order, formats.Apply(opts))
 	t := run(&c)
 	if err := c.Err(formatName); err != nil {
 		var zero T
@@ -66,8 +66,8 @@ func (p *Parsed) parsed() *Parsed { return p }
 // mapped) is read into memory instead, so that parse can report what is missing.
 // Open unmaps the file itself when parse fails; afterwards the parsed file's Close
 // does.
-func Open[T Mapped](path string, minSize int64, opts []format.Option, parse func([]byte, ...format.Option) (T, error)) (T, error) {
-	opts = append(opts[:len(opts):len(opts)], format.Name(path))
+func Open[T Mapped](path string, minSize int64, opts []formats.Option, parse func([]byte, ...formats.Option) (T, error)) (T, error) {
+	opts = append(opts[:len(opts):len(opts)], formats.Name(path))
 	var zero T
 	f, err := os.Open(path)
 	if err != nil {
@@ -79,7 +79,7 @@ func Open[T Mapped](path string, minSize int64, opts []format.Option, parse func
 		return zero, err
 	}
 	if st.IsDir() {
-		return zero, fmt.Errorf("%s: %w", path, format.ErrIsDirectory)
+		return zero, fmt.Errorf("%s: %w", path, formats.ErrIsDirectory)
 	}
 	if st.Size() < minSize {
 		b, err := io.ReadAll(f)

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/format/internal/formattest"
+	"bonebake/formats/internal/formattest"
 )
 
 // benchFile writes a 20-bone, 3-socket file of about size bytes and returns its path.
@@ -27,7 +27,7 @@ func benchFile(b *testing.B, size int) string {
 
 // BenchmarkOpen maps, validates (strictly) and closes a file. With the float scan
 // the palette and socket data are read once, at memory speed; without it
-// (format.SkipFloatScan) they are never touched and the time does not grow with the
+// (formats.SkipFloatScan) they are never touched and the time does not grow with the
 // file.
 func BenchmarkOpen(b *testing.B) {
 	formattest.BenchOpen(b, Open, benchFile, 64<<10, 256<<20)

@@ -13,13 +13,13 @@
 // section right after the one before, zero padding only up to the 16-byte boundary
 // before the palette, nothing after the socket data) and proves every palette and
 // socket float finite: a NaN palette poisons every GPU that draws it. That scan
-// reads the whole file at memory speed (about 13 GB/s); format.SkipFloatScan
+// reads the whole file at memory speed (about 13 GB/s); formats.SkipFloatScan
 // leaves it out, so that a huge trusted file opens in the same time at any size.
 //
 // The species id is checked only against the set a caller gives with
-// format.KnownSpecies; without one any id is accepted.
+// formats.KnownSpecies; without one any id is accepted.
 //
-// Lenient validation (format.Lenient) accepts what the game's own reader accepts:
+// Lenient validation (formats.Lenient) accepts what the game's own reader accepts:
 // non-zero pad, reserved and gap bytes, overlapping sections, trailing bytes, bad
 // fps and markers, a non-canonical layout, non-finite floats and an unknown species
 // id pass, and File.Warnings lists each. Bounds, order, alignment, counts and names
@@ -29,8 +29,8 @@ package bpat
 import (
 	"math"
 
-	"bonebake/format"
-	"bonebake/format/internal/binfmt"
+	"bonebake/formats"
+	"bonebake/formats/internal/binfmt"
 )
 
 // Magic is the four bytes every BPAT file starts with.
@@ -168,7 +168,7 @@ type Socket struct {
 }
 
 // Section is one region of a file, as reported by File.Sections.
-type Section = format.Section
+type Section = formats.Section
 
 // canonical returns where the canonical layout (docs/formats/bpat.md §3, what the
 // writer emits) puts the clip table, socket table (0 without sockets), string table

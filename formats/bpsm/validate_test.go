@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/format"
-	"bonebake/format/internal/formattest"
+	"bonebake/formats"
+	"bonebake/formats/internal/formattest"
 )
 
 // Layout of the base file (worked out from docs/formats/bpsm.md): 3 vertices, 6 indices, clips
@@ -28,60 +28,60 @@ func vertexAt(k, i int) int { return 192 + (k*3+i)*VertexSize }
 func TestValidationRules(t *testing.T) {
 	nan := float32(math.NaN())
 	formattest.Rules(t, baseFile, parse, []formattest.Case{
-		{Name: "truncated header", Mutate: func(b le) le { return b[:40] }, Rule: format.RuleTruncated, Offset: 40},
-		{Name: "empty", Mutate: func(b le) le { return b[:0] }, Rule: format.RuleTruncated, Offset: 0},
-		{Name: "truncated vertex data", Mutate: func(b le) le { return b[:1000] }, Rule: format.RuleBounds, Offset: 64},
-		{Name: "magic", Mutate: func(b le) le { b[0] = 'X'; return b }, Rule: format.RuleMagic, Offset: 0},
-		{Name: "BPAT magic", Mutate: func(b le) le { copy(b, "BPAT"); return b }, Rule: format.RuleMagic, Offset: 0},
-		{Name: "version 2", Mutate: func(b le) le { b.U32(4, 2); return b }, Rule: format.RuleVersion, Offset: 4},
-		{Name: "version 0", Mutate: func(b le) le { b.U32(4, 0); return b }, Rule: format.RuleVersion, Offset: 4},
-		{Name: "unknown species", Mutate: func(b le) le { b.U32(8, 9); return b }, Rule: format.RuleSpecies, Offset: 8, Lenient: true},
+		{Name: "truncated header", Mutate: func(b le) le { return b[:40] }, Rule: formats.RuleTruncated, Offset: 40},
+		{Name: "empty", Mutate: func(b le) le { return b[:0] }, Rule: formats.RuleTruncated, Offset: 0},
+		{Name: "truncated vertex data", Mutate: func(b le) le { return b[:1000] }, Rule: formats.RuleBounds, Offset: 64},
+		{Name: "magic", Mutate: func(b le) le { b[0] = 'X'; return b }, Rule: formats.RuleMagic, Offset: 0},
+		{Name: "BPAT magic", Mutate: func(b le) le { copy(b, "BPAT"); return b }, Rule: formats.RuleMagic, Offset: 0},
+		{Name: "version 2", Mutate: func(b le) le { b.U32(4, 2); return b }, Rule: formats.RuleVersion, Offset: 4},
+		{Name: "version 0", Mutate: func(b le) le { b.U32(4, 0); return b }, Rule: formats.RuleVersion, Offset: 4},
+		{Name: "unknown species", Mutate: func(b le) le { b.U32(8, 9); return b }, Rule: formats.RuleSpecies, Offset: 8, Lenient: true},
 		{Name: "lod 2", Mutate: func(b le) le { b.U32(12, 2); return b }, Rule: RuleLOD, Offset: 12},
 		{Name: "no vertices", Mutate: func(b le) le { b.U32(16, 0); return b }, Rule: RuleVertexCount, Offset: 16},
 		{Name: "index count 5", Mutate: func(b le) le { b.U32(20, 5); return b }, Rule: RuleIndexCount, Offset: 20},
 		{Name: "index out of range", Mutate: func(b le) le { b.U32(160+4*4, 3); return b }, Rule: RuleIndex, Offset: 176},
 		{Name: "index huge", Mutate: func(b le) le { b.U32(160, math.MaxUint32); return b }, Rule: RuleIndex, Offset: 160},
-		{Name: "no clips", Mutate: func(b le) le { b.U32(24, 0); return b }, Rule: format.RuleClipCount, Offset: 24},
-		{Name: "empty clip", Mutate: func(b le) le { b.U32(104+8, 0); return b }, Rule: format.RuleFrameCount, Offset: 112},
-		{Name: "frame offset gap", Mutate: func(b le) le { b.U32(104+12, 3); return b }, Rule: format.RuleFrameOffset, Offset: 116},
-		{Name: "frame offset overlap", Mutate: func(b le) le { b.U32(104+12, 1); return b }, Rule: format.RuleFrameOffset, Offset: 116},
-		{Name: "frame total", Mutate: func(b le) le { b.U32(28, 4); return b }, Rule: format.RuleFrameTotal, Offset: 28},
-		{Name: "huge frame total", Mutate: func(b le) le { b.U32(28, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 64},
-		{Name: "vertex size overflows 64 bits", Mutate: func(b le) le { b.U32(16, math.MaxUint32); b.U32(28, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 64},
-		{Name: "huge clip count", Mutate: func(b le) le { b.U32(24, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 40},
-		{Name: "huge index count", Mutate: func(b le) le { b.U32(20, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 56},
-		{Name: "huge string table", Mutate: func(b le) le { b.U32(32, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 48},
-		{Name: "clip table past end", Mutate: func(b le) le { b.U64(40, 1<<62); return b }, Rule: format.RuleBounds, Offset: 40},
-		{Name: "string table past end", Mutate: func(b le) le { b.U64(48, 1<<62); return b }, Rule: format.RuleBounds, Offset: 48},
-		{Name: "index data past end", Mutate: func(b le) le { b.U64(56, 1030); return b }, Rule: format.RuleBounds, Offset: 56},
-		{Name: "vertex offset overflow", Mutate: func(b le) le { b.U64(64, math.MaxUint64-15); return b }, Rule: format.RuleBounds, Offset: 64},
-		{Name: "name past string table", Mutate: func(b le) le { b.U32(72, 200); return b }, Rule: format.RuleBounds, Offset: 72},
-		{Name: "name length overflow", Mutate: func(b le) le { b.U32(72+4, math.MaxUint32); return b }, Rule: format.RuleBounds, Offset: 72},
-		{Name: "strings before clips", Mutate: func(b le) le { b.U64(48, 64); return b }, Rule: format.RuleSectionOrder, Offset: 64},
-		{Name: "vertices before indices", Mutate: func(b le) le { b.U64(64, 136); return b }, Rule: format.RuleSectionOrder, Offset: 136},
-		{Name: "strings overlap indices", Mutate: func(b le) le { b.U32(32, 30); return b }, Rule: format.RuleOverlap, Offset: 160, Lenient: true},
-		{Name: "vertices overlap indices", Mutate: func(b le) le { b.U64(64, 180); return b }, Rule: format.RuleOverlap, Offset: 180, Lenient: true},
-		{Name: "clip table misaligned", Mutate: func(b le) le { b.U64(40, 74); return b }, Rule: format.RuleAlignment, Offset: 40},
-		{Name: "index data misaligned", Mutate: func(b le) le { b.U64(56, 162); return b }, Rule: format.RuleAlignment, Offset: 56},
-		{Name: "vertex data misaligned", Mutate: func(b le) le { b.U64(64, 190); return b }, Rule: format.RuleAlignment, Offset: 64},
-		{Name: "name without NUL", Mutate: func(b le) le { b[140] = 'x'; return b }, Rule: format.RuleName, Offset: 140},
-		{Name: "name with NUL", Mutate: func(b le) le { b.U32(72+4, 9); return b }, Rule: format.RuleName, Offset: 136},
-		{Name: "name not UTF-8", Mutate: func(b le) le { b[137] = 0xff; return b }, Rule: format.RuleName, Offset: 136},
-		{Name: "header reserved", Mutate: func(b le) le { b[38] = 1; return b }, Rule: format.RuleZeroBytes, Offset: 38, Lenient: true},
-		{Name: "clip reserved", Mutate: func(b le) le { b[104+20] = 1; return b }, Rule: format.RuleZeroBytes, Offset: 124, Lenient: true},
-		{Name: "gap before index data", Mutate: func(b le) le { b[150] = 1; return b }, Rule: format.RuleZeroBytes, Offset: 150, Lenient: true},
-		{Name: "gap before vertex data", Mutate: func(b le) le { b[188] = 7; return b }, Rule: format.RuleZeroBytes, Offset: 188, Lenient: true},
-		{Name: "trailing byte", Mutate: func(b le) le { return append(b, 0) }, Rule: format.RuleTrailingBytes, Offset: 1032, Lenient: true},
+		{Name: "no clips", Mutate: func(b le) le { b.U32(24, 0); return b }, Rule: formats.RuleClipCount, Offset: 24},
+		{Name: "empty clip", Mutate: func(b le) le { b.U32(104+8, 0); return b }, Rule: formats.RuleFrameCount, Offset: 112},
+		{Name: "frame offset gap", Mutate: func(b le) le { b.U32(104+12, 3); return b }, Rule: formats.RuleFrameOffset, Offset: 116},
+		{Name: "frame offset overlap", Mutate: func(b le) le { b.U32(104+12, 1); return b }, Rule: formats.RuleFrameOffset, Offset: 116},
+		{Name: "frame total", Mutate: func(b le) le { b.U32(28, 4); return b }, Rule: formats.RuleFrameTotal, Offset: 28},
+		{Name: "huge frame total", Mutate: func(b le) le { b.U32(28, math.MaxUint32); return b }, Rule: formats.RuleBounds, Offset: 64},
+		{Name: "vertex size overflows 64 bits", Mutate: func(b le) le { b.U32(16, math.MaxUint32); b.U32(28, math.MaxUint32); return b }, Rule: formats.RuleBounds, Offset: 64},
+		{Name: "huge clip count", Mutate: func(b le) le { b.U32(24, math.MaxUint32); return b }, Rule: formats.RuleBounds, Offset: 40},
+		{Name: "huge index count", Mutate: func(b le) le { b.U32(20, math.MaxUint32); return b }, Rule: formats.RuleBounds, Offset: 56},
+		{Name: "huge string table", Mutate: func(b le) le { b.U32(32, math.MaxUint32); return b }, Rule: formats.RuleBounds, Offset: 48},
+		{Name: "clip table past end", Mutate: func(b le) le { b.U64(40, 1<<62); return b }, Rule: formats.RuleBounds, Offset: 40},
+		{Name: "string table past end", Mutate: func(b le) le { b.U64(48, 1<<62); return b }, Rule: formats.RuleBounds, Offset: 48},
+		{Name: "index data past end", Mutate: func(b le) le { b.U64(56, 1030); return b }, Rule: formats.RuleBounds, Offset: 56},
+		{Name: "vertex offset overflow", Mutate: func(b le) le { b.U64(64, math.MaxUint64-15); return b }, Rule: formats.RuleBounds, Offset: 64},
+		{Name: "name past string table", Mutate: func(b le) le { b.U32(72, 200); return b }, Rule: formats.RuleBounds, Offset: 72},
+		{Name: "name length overflow", Mutate: func(b le) le { b.U32(72+4, math.MaxUint32); return b }, Rule: formats.RuleBounds, Offset: 72},
+		{Name: "strings before clips", Mutate: func(b le) le { b.U64(48, 64); return b }, Rule: formats.RuleSectionOrder, Offset: 64},
+		{Name: "vertices before indices", Mutate: func(b le) le { b.U64(64, 136); return b }, Rule: formats.RuleSectionOrder, Offset: 136},
+		{Name: "strings overlap indices", Mutate: func(b le) le { b.U32(32, 30); return b }, Rule: formats.RuleOverlap, Offset: 160, Lenient: true},
+		{Name: "vertices overlap indices", Mutate: func(b le) le { b.U64(64, 180); return b }, Rule: formats.RuleOverlap, Offset: 180, Lenient: true},
+		{Name: "clip table misaligned", Mutate: func(b le) le { b.U64(40, 74); return b }, Rule: formats.RuleAlignment, Offset: 40},
+		{Name: "index data misaligned", Mutate: func(b le) le { b.U64(56, 162); return b }, Rule: formats.RuleAlignment, Offset: 56},
+		{Name: "vertex data misaligned", Mutate: func(b le) le { b.U64(64, 190); return b }, Rule: formats.RuleAlignment, Offset: 64},
+		{Name: "name without NUL", Mutate: func(b le) le { b[140] = 'x'; return b }, Rule: formats.RuleName, Offset: 140},
+		{Name: "name with NUL", Mutate: func(b le) le { b.U32(72+4, 9); return b }, Rule: formats.RuleName, Offset: 136},
+		{Name: "name not UTF-8", Mutate: func(b le) le { b[137] = 0xff; return b }, Rule: formats.RuleName, Offset: 136},
+		{Name: "header reserved", Mutate: func(b le) le { b[38] = 1; return b }, Rule: formats.RuleZeroBytes, Offset: 38, Lenient: true},
+		{Name: "clip reserved", Mutate: func(b le) le { b[104+20] = 1; return b }, Rule: formats.RuleZeroBytes, Offset: 124, Lenient: true},
+		{Name: "gap before index data", Mutate: func(b le) le { b[150] = 1; return b }, Rule: formats.RuleZeroBytes, Offset: 150, Lenient: true},
+		{Name: "gap before vertex data", Mutate: func(b le) le { b[188] = 7; return b }, Rule: formats.RuleZeroBytes, Offset: 188, Lenient: true},
+		{Name: "trailing byte", Mutate: func(b le) le { return append(b, 0) }, Rule: formats.RuleTrailingBytes, Offset: 1032, Lenient: true},
 		// Strict means strict: finite vertex floats and the canonical layout.
 		{Name: "vertex NaN", Mutate: func(b le) le { b.F32(vertexAt(4, 1)+4, nan); return b }, Rule: RuleVertexFloat, Offset: int64(vertexAt(4, 1) + 4), Lenient: true},
-		{Name: "clip table after a gap", Mutate: func(b le) le { return b.Insert(72, 16, 40, 48, 56, 64) }, Rule: format.RuleLayout, Offset: 40, Lenient: true},
-		{Name: "index data a boundary late", Mutate: func(b le) le { return b.Insert(160, 16, 56, 64) }, Rule: format.RuleLayout, Offset: 56, Lenient: true},
-		{Name: "vertex data 4 bytes late", Mutate: func(b le) le { return b.Insert(192, 4, 64) }, Rule: format.RuleLayout, Offset: 64, Lenient: true},
+		{Name: "clip table after a gap", Mutate: func(b le) le { return b.Insert(72, 16, 40, 48, 56, 64) }, Rule: formats.RuleLayout, Offset: 40, Lenient: true},
+		{Name: "index data a boundary late", Mutate: func(b le) le { return b.Insert(160, 16, 56, 64) }, Rule: formats.RuleLayout, Offset: 56, Lenient: true},
+		{Name: "vertex data 4 bytes late", Mutate: func(b le) le { return b.Insert(192, 4, 64) }, Rule: formats.RuleLayout, Offset: 64, Lenient: true},
 	})
 }
 
 // parse is Parse for formattest.Rules.
-func parse(b []byte, opts ...format.Option) ([]*format.FormatError, error) {
+func parse(b []byte, opts ...formats.Option) ([]*formats.FormatError, error) {
 	f, err := Parse(b, opts...)
 	if err != nil {
 		return nil, err
@@ -114,12 +114,12 @@ func TestValidationReportsEveryProblem(t *testing.T) {
 	b[72+16] = 1           // clip 0 reserved
 	b.U32(168, 5)          // index
 	b = append(b, 1, 2, 3) // trailing
-	_, err := Parse(b, format.Name("many.bpsm"), formattest.Builtin)
+	_, err := Parse(b, formats.Name("many.bpsm"), formattest.Builtin)
 	var ve *ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatal(err)
 	}
-	want := []string{format.RuleSpecies, RuleLOD, format.RuleZeroBytes, RuleIndex, format.RuleTrailingBytes} // by offset
+	want := []string{formats.RuleSpecies, RuleLOD, formats.RuleZeroBytes, RuleIndex, formats.RuleTrailingBytes} // by offset
 	if len(ve.Problems) != len(want) {
 		t.Fatalf("%d problems, want %d: %v", len(ve.Problems), len(want), err)
 	}
@@ -139,7 +139,7 @@ func TestLenientReadsOverlappingSections(t *testing.T) {
 	// Vertex data starting inside the index data still reads from where the header says.
 	b := le(baseFile(t))
 	b.U64(64, 180)
-	f, err := Parse(b, format.Lenient())
+	f, err := Parse(b, formats.Lenient())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,13 +166,13 @@ func TestCheckVertices(t *testing.T) {
 		{"negative weight", func(b le) { b.F32(at+36, 0.75); b.F32(at+44, -0.125) }, RuleWeights, at + 44, false},
 		{"weight above 1", func(b le) { b.F32(at+40, 1.5) }, RuleWeights, at + 40, false},
 		{"weights sum to 0.5", func(b le) { b.F32(at+36, 0) }, RuleWeights, at + 36, false},
-		{"pad byte", func(b le) { b[at+54] = 1 }, format.RuleZeroBytes, at + 54, true},
+		{"pad byte", func(b le) { b[at+54] = 1 }, formats.RuleZeroBytes, at + 54, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := le(baseFile(t))
 			tc.mutate(b)
-			f, err := Parse(b, format.Name("verts.bpsm"), format.SkipFloatScan())
+			f, err := Parse(b, formats.Name("verts.bpsm"), formats.SkipFloatScan())
 			if err != nil {
 				t.Fatalf("Parse checks vertices: %v", err)
 			}
@@ -181,7 +181,7 @@ func TestCheckVertices(t *testing.T) {
 			if n := len(err.(*ValidationError).Problems); n != 1 || p.Index != 1 || !strings.Contains(p.Detail, "frame 2 vertex 1") {
 				t.Fatalf("problems %v; want one at %d in clip 1", err, tc.offset)
 			}
-			lf, err := Parse(b, format.Lenient(), format.SkipFloatScan())
+			lf, err := Parse(b, formats.Lenient(), formats.SkipFloatScan())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +216,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(write(f, testContents(4, nil, []int{1, 2, 1, 1, 3})))
 	f.Add([]byte("BPSM"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, opts := range [][]Option{nil, {format.Lenient()}} {
+		for _, opts := range [][]Option{nil, {formats.Lenient()}} {
 			file, err := Parse(b, opts...)
 			if err != nil {
 				var ve *ValidationError
