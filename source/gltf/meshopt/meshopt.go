@@ -105,8 +105,6 @@ func MinEncodedSize(mode Mode, count, stride int) int {
 }
 
 // unzig8 undoes zigzag encoding of a byte delta.
-func unzig8(v byte) byte { return (v >> 1) ^ -(v & 1) }
-
 func unzig16(v uint16) uint16 { return (v >> 1) ^ -(v & 1) }
 
 func unzig32(v uint32) uint32 { return (v >> 1) ^ -(v & 1) }

@@ -190,16 +190,19 @@ func applyDeltas(dst, deltas []byte, blockMax, n, stride int, last, channels []b
 		c3 := deltas[(g+3)*blockMax : (g+3)*blockMax+n]
 		switch mode & 3 {
 		case 0:
-			for k, col := range [4][]byte{c0, c1, c2, c3} {
-				p := last[g+k]
-				o := g + k
-				for _, d := range col {
-					p += unzig8(d)
-					dst[o] = p
-					o += stride
-				}
-				last[g+k] = p
+			// Four byte lanes at once: unzigzag and add per byte in one uint32
+			// (no carry crosses a lane), one 4-byte store per element.
+			p := binary.LittleEndian.Uint32(last[g:])
+			o := g
+			c1, c2, c3 = c1[:len(c0)], c2[:len(c0)], c3[:len(c0)]
+			for e, d0 := range c0 {
+				d := uint32(d0) | uint32(c1[e])<<8 | uint32(c2[e])<<16 | uint32(c3[e])<<24
+				u := (d >> 1 & 0x7f7f7f7f) ^ (d & 0x01010101 * 0xff)
+				p = (p&0x7f7f7f7f + u&0x7f7f7f7f) ^ (p^u)&0x80808080
+				binary.LittleEndian.PutUint32(dst[o:], p)
+				o += stride
 			}
+			binary.LittleEndian.PutUint32(last[g:], p)
 		case 1:
 			lo := uint16(last[g]) | uint16(last[g+1])<<8
 			hi := uint16(last[g+2]) | uint16(last[g+3])<<8
