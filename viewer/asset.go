@@ -243,11 +243,11 @@ func LoadGLTF(path string) (*Asset, error) {
 			}
 			a.parts = append(a.parts, mp)
 		}
-		a.warning = strings.Join(m.Warnings, "; ")
 		a.display = sceneRotation(m)
 	} else {
-		a.useBoxes()
+		a.useBoxes() // a Draco mesh, or none: its warning says which
 	}
+	a.warning = strings.Join(m.Warnings, "; ")
 	return a, nil
 }
 
