@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"bonebake/formats"
+	"bonebake/formats/bpat"
+	"bonebake/formats/bpsm"
 	"bonebake/roster"
 
 	"github.com/spf13/cobra"
@@ -126,4 +128,34 @@ func idRange(ids []uint32) string {
 		parts[i] = strconv.Itoa(int(id))
 	}
 	return strings.Join(parts, ",")
+}
+
+// bakedFile is a BPAT or BPSM file as the reading commands see it.
+type bakedFile interface {
+	Close() error
+	Warnings() []*formats.FormatError
+}
+
+// openBaked opens a BPAT or BPSM file (kind is sniff's) and says in a line what it
+// holds; any other kind is an error naming what the file is.
+func openBaked(path, kind string, opts []formats.Option) (bakedFile, string, error) {
+	switch kind {
+	case kindBPAT:
+		f, err := bpat.Open(path, opts...)
+		if err != nil {
+			return nil, "", err
+		}
+		h := f.Header()
+		return f, fmt.Sprintf("BPAT v%d, species %d, %s, %s, %s, %s", h.Version, h.SpeciesID, plural(int(h.BoneCount), "bone"),
+			plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), plural(int(h.SocketCount), "socket")), nil
+	case kindBPSM:
+		f, err := bpsm.Open(path, opts...)
+		if err != nil {
+			return nil, "", err
+		}
+		h := f.Header()
+		return f, fmt.Sprintf("BPSM v%d, species %d, LOD %d, %s, %s, %s", h.Version, h.SpeciesID, h.LOD,
+			plural(int(h.VertexCount), "vertex"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame")), nil
+	}
+	return nil, "", fmt.Errorf("%s: %s, not a BPAT or BPSM file", path, kind)
 }

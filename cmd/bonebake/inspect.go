@@ -43,25 +43,19 @@ and key counts.`,
 			switch kind {
 			case kindGLB, kindGLTF:
 				return inspectGLTF(cmd, path, asJSON)
-			case kindBPSM:
-				f, err := bpsm.Open(path, formats.Lenient(), species.option())
+			case kindBPAT, kindBPSM:
+				f, _, err := openBaked(path, kind, []formats.Option{formats.Lenient(), species.option()})
 				if err != nil {
 					return err
 				}
 				defer f.Close()
-				r := describeBPSM(f, species)
-				if asJSON {
-					return writeJSON(w, r)
+				var r interface{ print(io.Writer) }
+				switch f := f.(type) {
+				case *bpat.File:
+					r = describeBPAT(f, species)
+				case *bpsm.File:
+					r = describeBPSM(f, species)
 				}
-				r.print(w)
-				return nil
-			case kindBPAT:
-				f, err := bpat.Open(path, formats.Lenient(), species.option())
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				r := describeBPAT(f, species)
 				if asJSON {
 					return writeJSON(w, r)
 				}
@@ -116,9 +110,9 @@ type socketReport struct {
 	Offset [3]float32 `json:"local_offset"`
 }
 
-func describeBPAT(f *bpat.File, species speciesFlag) bpatReport {
+func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
 	h := f.Header()
-	r := bpatReport{File: f.Name(), Size: f.Size(), Version: h.Version, SpeciesID: h.SpeciesID,
+	r := &bpatReport{File: f.Name(), Size: f.Size(), Version: h.Version, SpeciesID: h.SpeciesID,
 		Bones: h.BoneCount, SocketCount: h.SocketCount, ClipCount: h.ClipCount,
 		FrameTotal: h.FrameTotal, StringTable: h.StringTableSize, Strict: "ok",
 		Sections: []sectionReport{}, Clips: []clipReport{}, Sockets: []socketReport{}}

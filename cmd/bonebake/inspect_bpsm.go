@@ -32,9 +32,9 @@ type bpsmClip struct {
 	FrameOffset int    `json:"frame_offset"`
 }
 
-func describeBPSM(f *bpsm.File, species speciesFlag) bpsmReport {
+func describeBPSM(f *bpsm.File, species speciesFlag) *bpsmReport {
 	h := f.Header()
-	r := bpsmReport{File: f.Name(), Format: "bpsm", Size: f.Size(), Version: h.Version, SpeciesID: h.SpeciesID, LOD: h.LOD,
+	r := &bpsmReport{File: f.Name(), Format: "bpsm", Size: f.Size(), Version: h.Version, SpeciesID: h.SpeciesID, LOD: h.LOD,
 		VertexCount: h.VertexCount, IndexCount: h.IndexCount, ClipCount: h.ClipCount, FrameTotal: h.FrameTotal,
 		StringTable: h.StringTableSize, Strict: "ok", Sections: []sectionReport{}, Clips: []bpsmClip{}}
 	for _, s := range f.Sections() {

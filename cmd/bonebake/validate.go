@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpsm"
 
 	"github.com/spf13/cobra"
 )
@@ -101,37 +99,23 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 	if err := inputFile(path); err != nil {
 		return fail(err)
 	}
-	switch kind, err := sniff(path); {
-	case err != nil:
+	kind, err := sniff(path)
+	if err != nil {
 		return fail(err)
-	case kind == kindBPAT:
-		v.Format = "bpat"
-		f, err := bpat.Open(path, species.options(lenient)...)
-		if err != nil {
-			return fail(err)
-		}
-		defer f.Close()
-		v.warn(f.Warnings())
-		h := f.Header()
-		v.Summary = fmt.Sprintf("BPAT v%d, species %d, %s, %s, %s, %s", h.Version, h.SpeciesID,
-			plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), plural(int(h.SocketCount), "socket"))
-	case kind == kindBPSM:
-		v.Format = "bpsm"
-		f, err := bpsm.Open(path, species.options(lenient)...)
-		if err != nil {
-			return fail(err)
-		}
-		defer f.Close()
-		v.warn(f.Warnings())
-		h := f.Header()
-		v.Summary = fmt.Sprintf("BPSM v%d, species %d, LOD %d, %s, %s, %s", h.Version, h.SpeciesID, h.LOD,
-			plural(int(h.VertexCount), "vertex"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"))
-	default:
-		return fail(fmt.Errorf("%s: %s, not a BPAT or BPSM file", path, kind))
 	}
+	f, summary, err := openBaked(path, kind, species.options(lenient))
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	v.Format, v.Summary = formatKey[kind], summary
+	v.warn(f.Warnings())
 	v.Valid = true
 	return v
 }
+
+// formatKey is the JSON name of a kind (docs/json.md).
+var formatKey = map[string]string{kindBPAT: "bpat", kindBPSM: "bpsm"}
 
 func (v *validation) warn(ws []*formats.FormatError) {
 	for _, w := range ws {
