@@ -84,8 +84,12 @@ func checkGolden(t *testing.T, m *Motion, g golden) {
 			}
 		}
 	}
-	if len(seen) != len(g.Frame) {
-		t.Errorf("%d golden tracks, %d matched", len(g.Frame), len(seen))
+	for key := range g.Frame {
+		var bone, track int16
+		fmt.Sscanf(key, "%d/%d", &bone, &track)
+		if !seen[key] && !IsCamera(Bayo1, bone) && !IsCamera(Bayo2, bone) {
+			t.Errorf("golden track %s has no record", key)
+		}
 	}
 }
 

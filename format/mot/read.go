@@ -256,7 +256,7 @@ func (v *validator) record(i int, off uint64, next *uint64) {
 	if data != *next {
 		v.Strict(format.RuleLayout, off+8, i, "%s: data at %d; the canonical layout puts it at %d", name, data, *next)
 	} else {
-		v.Zeros(data+uint64(size), binfmt.AlignUp(data+uint64(size), 4), "record", i, "data padding")
+		v.Zeros(data+uint64(size), min(binfmt.AlignUp(data+uint64(size), 4), v.Size), "record", i, "data padding")
 	}
 	*next = binfmt.AlignUp(max(*next, data+uint64(size)), 4)
 	r.Data = append([]byte(nil), v.B[data:data+uint64(size)]...)
