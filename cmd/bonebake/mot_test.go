@@ -89,3 +89,30 @@ func TestMotCommands(t *testing.T) {
 		}
 	}
 }
+
+func TestBakeMot(t *testing.T) {
+	in := sharedMot(t)
+	model := sharedModel(t, "RiggedSimple.gltf")
+	dir := t.TempDir()
+	out, glb := filepath.Join(dir, "m.bpat"), filepath.Join(dir, "m.glb")
+	// "Bone" is the root (motion bone −1), "Bone.001" is motion bone 1.
+	code, stdout, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--gltf", glb)
+	if code != 0 || !strings.Contains(stdout, "2 bones, 1 clip, 96 frames") || !strings.Contains(stdout, "wrote "+glb) {
+		t.Fatalf("bake --mot: %d %q %q", code, stdout, stderr)
+	}
+	code, stdout, _ = bonebake(t, "inspect", glb)
+	if code != 0 || !strings.Contains(stdout, "pl000f_0a25") {
+		t.Fatalf("inspect glb: %d %q", code, stdout)
+	}
+	bm := filepath.Join(dir, "map.yaml")
+	os.WriteFile(bm, []byte("Bone: -1\nBone.001: 3\n"), 0o644)
+	if code, _, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--bone-map", bm, "--rotation-order", "zyx"); code != 0 {
+		t.Fatalf("--bone-map: %d %q", code, stderr)
+	}
+	if code, _, _ := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--rotation-order", "xxy"); code != 2 {
+		t.Errorf("bad rotation order: exit %d", code)
+	}
+	if code, _, _ := bonebake(t, "bake", "--mot", in, "-o", out); code != 2 {
+		t.Errorf("--mot without --rig: exit %d", code)
+	}
+}
