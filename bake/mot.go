@@ -17,7 +17,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// MotFPS is the rate PlatinumGames motions play at (docs/formats/mot.md §11).
+// MotFPS is the rate PlatinumGames motions play at (docs/formats/mot.md §11; the
+// section numbers in this file are that page's).
 const MotFPS = 60
 
 // MotSettings is what a caller says about baking motion files onto a skeleton.

@@ -95,7 +95,7 @@ and type.`,
 			}
 			info := motInfo{File: a[0], Format: "mot", Size: st.Size(), Family: m.Family.String(),
 				ByteOrder: mot.OrderName(m.Order), FrameCount: m.Frames, FPS: 60, Flags: m.Flags,
-				Loops: m.Loops(), Camera: m.Flags&mot.FlagCamera != 0, Name: m.Name, Records: []motRecInfo{}}
+				Loops: m.Loops(), Camera: m.Flags&mot.FlagCamera != 0, Name: m.Name, Types: []motTypeInfo{}, Records: []motRecInfo{}}
 			byType := map[int8]*motTypeInfo{}
 			for _, r := range m.Records {
 				info.Records = append(info.Records, motRecInfo{r.Bone, r.Track, r.Type, r.Count, len(r.Data)})

@@ -90,6 +90,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("mot\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, o := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+			ParseWithOrder(b, o, format.Lenient()) // must not panic
+		}
 		m, err := Parse(b, format.Lenient())
 		if err != nil {
 			return

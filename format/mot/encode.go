@@ -89,7 +89,7 @@ func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64) (Record, C
 		consider(quantizePerFrame(s, v))
 	}
 	for _, s := range keyedShapes {
-		consider(fitKeys(s, v, tol))
+		consider(fitKeys(s, v, tol, bestSize))
 	}
 	data, err := best.encode(o)
 	if err != nil {
@@ -237,10 +237,12 @@ func quantizePerFrame(s shape, v []float64) *fields {
 	return fd
 }
 
-// fitKeys places keys greedily: first and last frame, then one more where the
-// decoded curve is furthest from v, until the error is within tol or every
-// frame holds a key.
-func fitKeys(s shape, v []float64, tol float64) *fields {
+// fitKeys places keys greedily: first and last frame, then, each round, one
+// more in every segment at the frame where the decoded curve is furthest from v,
+// until the error is within tol, every frame holds a key, or the record would be
+// larger than budget bytes (a smaller type already fits). Splitting every bad
+// segment at once keeps the rounds few on long tracks.
+func fitKeys(s shape, v []float64, tol float64, budget int) *fields {
 	n := len(v)
 	keys := []int{0}
 	for f := 255; f < n-1; f += 255 { // relative u8 steps reach 255 frames at most
@@ -249,42 +251,48 @@ func fitKeys(s shape, v []float64, tol float64) *fields {
 	if n > 1 {
 		keys = append(keys, n-1)
 	}
+	h, k := s.sizes()
+	got := make([]float64, n)
 	for {
 		fd := buildKeys(s, v, keys)
 		if fd == nil {
 			return nil
 		}
 		c := fd.curve()
-		got := make([]float64, n)
 		c.Eval(got)
-		worst, at := 0.0, -1
-		for x := range v {
-			if e := math.Abs(v[x] - got[x]); e > worst {
-				worst, at = e, x
+		var added []int
+		for i := 0; i+1 < len(keys); i++ {
+			worst, at := tol, -1
+			for x := keys[i] + 1; x < keys[i+1]; x++ {
+				if e := math.Abs(v[x] - got[x]); e > worst {
+					worst, at = e, x
+				}
+			}
+			if at >= 0 {
+				added = append(added, at)
 			}
 		}
-		if worst <= tol || len(keys) == n {
-			return fd
+		if len(added) == 0 || h+k*(len(keys)+len(added)) > budget {
+			return fd // within tol between keys (or over budget); maxErr says how far at keys
 		}
-		i := insertAt(keys, at)
-		if i < 0 { // the worst frame is a key: only finer quantization helps
-			return fd
-		}
-		keys = append(keys[:i], append([]int{at}, keys[i:]...)...)
+		keys = mergeSorted(keys, added)
 	}
 }
 
-// insertAt is where frame x goes in the sorted keys, or -1 when it is one.
-func insertAt(keys []int, x int) int {
-	for i, k := range keys {
-		if k == x {
-			return -1
-		}
-		if k > x {
-			return i
+// mergeSorted merges two sorted lists of distinct frames.
+func mergeSorted(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j == len(b) || i < len(a) && a[i] < b[j] {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
 		}
 	}
-	return len(keys)
+	return out
 }
 
 // buildKeys fits Hermite tangents per segment by least squares (the values at

@@ -3,6 +3,7 @@ package mot
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 
@@ -49,13 +50,18 @@ func Parse(b []byte, opts ...format.Option) (*Motion, error) {
 	return v.m, nil
 }
 
-// ParseWithOrder is Parse with the byte order given instead of detected: for
-// Bayonetta 1 files that are consistent either way (§14).
+// ParseWithOrder is Parse with a Bayonetta 1 file's byte order given instead of
+// detected, for files consistent either way (§14). A Bayonetta 2 family file names
+// its own byte order, which wins.
 func ParseWithOrder(b []byte, order binary.ByteOrder, opts ...format.Option) (*Motion, error) {
 	o := format.Apply(opts)
-	fam, _, err := detect(b, o)
-	if err != nil && fam == 0 {
+	fam, detected, err := detect(b, o)
+	var ve *format.ValidationError
+	if err != nil && !(fam == Bayo1 && errors.As(err, &ve) && ve.HasRule(RuleByteOrder)) {
 		return nil, err
+	}
+	if detected != nil && fam == Bayo2 {
+		order = detected
 	}
 	c := binfmt.NewChecker(b, order, o)
 	v := validator{Checker: &c, m: &Motion{Family: fam, Order: order}}
