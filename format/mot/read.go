@@ -41,13 +41,7 @@ func Parse(b []byte, opts ...format.Option) (*Motion, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := binfmt.NewChecker(b, order, o)
-	v := validator{Checker: &c, m: &Motion{Family: fam, Order: order}}
-	v.run()
-	if err := c.Err("mot"); err != nil {
-		return nil, err
-	}
-	return v.m, nil
+	return validate(b, fam, order, o)
 }
 
 // ParseWithOrder is Parse with a Bayonetta 1 file's byte order given instead of
@@ -63,13 +57,7 @@ func ParseWithOrder(b []byte, order binary.ByteOrder, opts ...format.Option) (*M
 	if detected != nil && fam == Bayo2 {
 		order = detected
 	}
-	c := binfmt.NewChecker(b, order, o)
-	v := validator{Checker: &c, m: &Motion{Family: fam, Order: order}}
-	v.run()
-	if err := c.Err("mot"); err != nil {
-		return nil, err
-	}
-	return v.m, nil
+	return validate(b, fam, order, o)
 }
 
 // detect tells the family and byte order (§1; for Bayonetta 1 the rule of §14).
@@ -118,6 +106,17 @@ func detect(b []byte, o format.Options) (Family, binary.ByteOrder, error) {
 		return Bayo1, nil, fail(RuleByteOrder, 8, "Bayonetta 1 header has its record table inside the file in both byte orders and a terminator in neither; give the byte order")
 	}
 	return Bayo1, nil, fail(RuleByteOrder, 8, "Bayonetta 1 record table (offset, count at 0x08, 0x0C) lies outside the %d-byte file in both byte orders", len(b))
+}
+
+// validate reads b as a motion of family fam in byte order order.
+func validate(b []byte, fam Family, order binary.ByteOrder, o format.Options) (*Motion, error) {
+	c := binfmt.NewChecker(b, order, o)
+	v := validator{Checker: &c, m: &Motion{Family: fam, Order: order}}
+	v.run()
+	if err := c.Err("mot"); err != nil {
+		return nil, err
+	}
+	return v.m, nil
 }
 
 type validator struct {
