@@ -19,7 +19,7 @@ func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16) (
 	if f == Bayo1 && m.Frames > math.MaxInt16 {
 		return nil, fmt.Errorf("mot: %d frames do not fit a Bayonetta 1 header (at most %d)", m.Frames, math.MaxInt16)
 	}
-	out := &Motion{Family: f, Order: o, Flags: m.Flags, Frames: m.Frames, Rate: m.Rate}
+	out := &Motion{Family: f, Order: o, Flags: m.Flags, Frames: m.Frames}
 	if f == Bayo2 {
 		out.Name = m.Name
 	}

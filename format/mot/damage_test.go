@@ -1,6 +1,7 @@
 package mot
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -92,6 +93,13 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, o := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 			ParseWithOrder(b, o, format.Lenient()) // must not panic
+		}
+		if strict, err := Parse(b); err == nil {
+			// Strictly valid files are exactly those the writer gives back.
+			out, err := strict.Marshal()
+			if err != nil || !bytes.Equal(out, b) {
+				t.Fatalf("strictly valid file does not rewrite byte for byte (%v)", err)
+			}
 		}
 		m, err := Parse(b, format.Lenient())
 		if err != nil {

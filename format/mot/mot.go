@@ -91,14 +91,11 @@ func IsCamera(f Family, bone int16) bool {
 
 // Motion is one motion file, decoded down to its records.
 type Motion struct {
-	Family Family
-	Order  binary.ByteOrder
-	Flags  uint16
-	Frames int    // frame_count
-	Name   string // Bayonetta 2 family only (20 bytes at most)
-	// Rate is the Bayonetta 2 header's bytes 0x14–0x17 as stored; the zero value
-	// means the usual 00 3C 00 00 (§11).
-	Rate    [4]byte
+	Family  Family
+	Order   binary.ByteOrder
+	Flags   uint16
+	Frames  int      // frame_count
+	Name    string   // Bayonetta 2 family only (20 bytes at most)
 	Records []Record // in file order, terminator left out
 }
 

@@ -19,7 +19,7 @@ const (
 	RuleKeyCount   = "key-count"   // a negative, zero or oversized count
 	RuleKeyOrder   = "key-order"   // key frames decreasing
 	RuleTerminator = "terminator"  // the terminator record missing or not as written
-	RuleReserved   = "reserved"    // record field 0x06 not the family's value
+	RuleReserved   = "reserved"    // record field 0x06, or the Bayonetta 2 header's 0x14-0x17, not as written
 )
 
 // Open reads the file at path and parses it; errors name the path.
@@ -142,7 +142,9 @@ func (v *validator) run() {
 		headerSize = Bayo2Header
 		m.Flags, m.Frames = v.u16(8), int(v.u16(10))
 		tableOff, count = uint64(v.U32(12)), uint64(v.U32(16))
-		copy(m.Rate[:], v.B[0x14:0x18])
+		if rate := v.B[0x14:0x18]; !bytes.Equal(rate, rateBytes[:]) {
+			v.Strict(RuleReserved, 0x14, -1, "header bytes 0x14-0x17 are % x, not 00 3c 00 00 (60 fps)", rate)
+		}
 		name := v.B[0x18 : 0x18+NameSize]
 		end := bytes.IndexByte(name, 0)
 		if end < 0 {

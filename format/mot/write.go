@@ -77,11 +77,7 @@ func (m *Motion) Marshal() ([]byte, error) {
 		o.PutUint16(b[10:], uint16(m.Frames))
 		o.PutUint32(b[12:], uint32(header))
 		o.PutUint32(b[16:], count-1)
-		rate := m.Rate
-		if rate == [4]byte{} {
-			rate = [4]byte{0, 0x3C, 0, 0}
-		}
-		copy(b[0x14:], rate[:])
+		copy(b[0x14:], rateBytes[:])
 		copy(b[0x18:], m.Name)
 	}
 	next := header + RecordSize*n
@@ -123,5 +119,9 @@ func (m *Motion) WriteTo(w io.Writer) (int64, error) {
 	n, err := w.Write(b)
 	return int64(n), err
 }
+
+// rateBytes are the Bayonetta 2 header's bytes 0x14-0x17: 60 (fps) as the games
+// write it, in either byte order (§5, §11).
+var rateBytes = [4]byte{0, 0x3C, 0, 0}
 
 func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
