@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"bonebake/format"
 	"bonebake/format/mot"
 	"bonebake/rig"
 	"bonebake/roster"
@@ -59,7 +60,7 @@ func LoadMot(rigPath string, motPaths []string, s MotSettings) (*Model, error) {
 	motions := make([]*mot.Motion, len(motPaths))
 	names := make([]string, len(motPaths))
 	for i, p := range motPaths {
-		if motions[i], err = mot.Open(p); err != nil {
+		if motions[i], err = mot.Open(p, format.Lenient()); err != nil { // as the games read them
 			return nil, err
 		}
 		names[i] = motions[i].Name

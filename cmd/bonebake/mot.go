@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"bonebake/format"
 	"bonebake/format/mot"
 
 	"github.com/spf13/cobra"
@@ -34,12 +35,20 @@ every record type. To bake a motion onto a skinned model, see 'bonebake bake --m
 	return cmd
 }
 
-// openMot checks and parses a motion file.
-func openMot(path string) (*mot.Motion, error) {
+// openMot checks and parses a motion file leniently, as the games read it, and
+// tells stderr what a strict reader would refuse.
+func openMot(cmd *cobra.Command, path string) (*mot.Motion, error) {
 	if err := inputFile(path); err != nil {
 		return nil, err
 	}
-	return mot.Open(path)
+	m, err := mot.Open(path, format.Lenient())
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range m.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+	}
+	return m, nil
 }
 
 // motInfo is inspect's JSON (keys per docs/json.md where they overlap).
@@ -85,7 +94,7 @@ and type.`,
   bonebake mot inspect pl0010_0000.mot --json`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			m, err := openMot(a[0])
+			m, err := openMot(cmd, a[0])
 			if err != nil {
 				return err
 			}
@@ -177,7 +186,7 @@ encode' reads this format back.`,
 			if !asJSON {
 				return usagef("mot dump writes JSON only: give --json")
 			}
-			m, err := openMot(a[0])
+			m, err := openMot(cmd, a[0])
 			if err != nil {
 				return err
 			}
@@ -244,7 +253,7 @@ which camera bone of the output family each input camera bone becomes.`,
 			if err != nil {
 				return err
 			}
-			m, err := openMot(a[0])
+			m, err := openMot(cmd, a[0])
 			if err != nil {
 				return err
 			}

@@ -73,8 +73,12 @@ func TestStrictOnlyRules(t *testing.T) {
 	if _, err := Parse(b); err == nil || !strings.Contains(err.Error(), "trailing") {
 		t.Fatalf("trailing bytes: %v", err)
 	}
-	if _, err := Parse(b, format.Lenient()); err != nil {
+	m, err := Parse(b, format.Lenient())
+	if err != nil {
 		t.Fatal(err)
+	}
+	if w := m.Warnings(); len(w) != 1 || w[0].Rule != format.RuleTrailingBytes {
+		t.Fatalf("warnings %v", w)
 	}
 	b = synthetic(t, "bayo2_le.mot")
 	b[0x18+12] = 'x' // after the name's NUL

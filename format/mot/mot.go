@@ -9,6 +9,8 @@ package mot
 import (
 	"encoding/binary"
 	"fmt"
+
+	"bonebake/format"
 )
 
 // Family is one of the two motion file families (docs/formats/mot.md §1).
@@ -97,7 +99,14 @@ type Motion struct {
 	Frames  int      // frame_count
 	Name    string   // Bayonetta 2 family only (20 bytes at most)
 	Records []Record // in file order, terminator left out
+	// warnings are what a lenient parse let pass.
+	warnings []*format.FormatError
 }
+
+// Warnings lists what a lenient parse let pass that a strict one refuses, in
+// file order: such a file decodes fully, but the writer does not give back its
+// exact bytes.
+func (m *Motion) Warnings() []*format.FormatError { return m.warnings }
 
 // Loops says whether header flag bit 0 is set.
 func (m *Motion) Loops() bool { return m.Flags&FlagLoop != 0 }

@@ -116,6 +116,7 @@ func validate(b []byte, fam Family, order binary.ByteOrder, o format.Options) (*
 	if err := c.Err("mot"); err != nil {
 		return nil, err
 	}
+	v.m.warnings = c.SortedWarnings()
 	return v.m, nil
 }
 
