@@ -31,6 +31,7 @@ func newBakeCmd() *cobra.Command {
 		only      []string
 		force     bool
 		verbose   bool
+		motFlags  motBakeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat] [flags]",
@@ -51,14 +52,22 @@ markers, its species id and its sockets, and bakes back into the same file.
 A manifest (YAML, --manifest) says what flags cannot: per-clip fps, loop flags,
 combat markers, time ranges and renames. --fps and --species-id override the
 manifest's top-level values; --socket adds to its sockets; --one-shot applies to
-the clips it names.`,
+the clips it names.
+
+With --mot and --rig, bake PlatinumGames motion files onto a skinned glTF model's
+joints (docs/formats/mot.md §12–13): one clip per motion, named after it, at 60 fps
+unless --fps, looping as its header says; --gltf writes the result as glTF too.`,
 		Example: `  bonebake bake
   bonebake bake --out build/creatures --species horse,humanoid_sword
   bonebake bake Fox.glb -o fox.bpat --fps 60 --one-shot Survey
   bonebake bake hero.gltf -o hero.bpat --socket hand_r=RightHand@0,0.1,0
-  bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml`,
+  bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml
+  bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if motFlags.active(cmd.Flags()) {
+				return motFlags.run(cmd, a, out, fps)
+			}
 			if len(a) == 0 {
 				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin"} {
 					if cmd.Flags().Changed(f) {
@@ -169,6 +178,7 @@ the clips it names.`,
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to bake")
 	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s", bytesText(largeOutput)))
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
+	motFlags.add(fl)
 	return cmd
 }
 

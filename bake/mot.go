@@ -1,0 +1,329 @@
+package bake
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"bonebake/formats"
+	"bonebake/formats/mot"
+	"bonebake/rig"
+	"bonebake/roster"
+	"bonebake/source/gltf"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MotFPS is the rate PlatinumGames motions play at (docs/formats/mot.md §11; the
+// section numbers in this file are that page's).
+const MotFPS = 60
+
+// MotSettings is what a caller says about baking motion files onto a skeleton.
+type MotSettings struct {
+	// BoneMap gives skeleton bone names their motion bone ids (§13); nil reads the
+	// ids from the names.
+	BoneMap map[string]int
+	// RotationOrder names the Euler order, X applied first for "xyz" (§12);
+	// empty means "xyz".
+	RotationOrder string
+	// FPS is the bake rate; 0 means 60, the motions' own rate.
+	FPS       float64
+	SpeciesID *uint32
+	Skin      int
+}
+
+// ReadBoneMap reads a YAML map of skeleton bone name → motion bone id.
+func ReadBoneMap(path string) (map[string]int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]int
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: want a map of bone name: motion bone id: %s", path, plainYAMLError(err))
+	}
+	return m, nil
+}
+
+// LoadMot reads a skinned glTF model and motion files and returns the job that
+// bakes one clip per motion onto the model's joints: named after the motion (its
+// header name, or the file name), looping as its header flag says.
+func LoadMot(rigPath string, motPaths []string, s MotSettings) (*Model, error) {
+	m, err := gltf.Load(rigPath, gltf.Options{Skin: s.Skin})
+	if err != nil {
+		return nil, err
+	}
+	motions := make([]*mot.Motion, len(motPaths))
+	names := make([]string, len(motPaths))
+	for i, p := range motPaths {
+		if motions[i], err = mot.Open(p, formats.Lenient()); err != nil { // as the games read them
+			return nil, err
+		}
+		names[i] = motions[i].Name
+		if names[i] == "" {
+			names[i] = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+		}
+	}
+	r, _, _ := FromGLTF(m)
+	job, err := FromMot(r, motions, names, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rigPath, err)
+	}
+	defaulted := s.SpeciesID == nil
+	return &Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted}, nil
+}
+
+// FromMot returns the job that bakes each motion (clip names[i]) onto rig r's
+// skeleton, whose bones get motion bone ids from s.BoneMap or their names (§13).
+// A bone with no id keeps its rest pose; a bone with an id takes §12's defaults
+// for the tracks the motion lacks. Clips last (frames−1)/60 s one-shot and
+// frames/60 s looping, so that a bake at 60 fps samples exactly the motion's
+// frames; between frames each track is interpolated linearly.
+func FromMot(r Rig, motions []*mot.Motion, names []string, s MotSettings) (*Job, error) {
+	order := s.RotationOrder
+	if order == "" {
+		order = "xyz"
+	}
+	if !validOrder(order) {
+		return nil, &SettingError{"rotation-order", fmt.Errorf("%q is not an order of x, y and z (xyz, zyx, …)", order)}
+	}
+	fps := s.FPS
+	if fps == 0 {
+		fps = MotFPS
+	}
+	if !(fps > 0) {
+		return nil, &SettingError{"fps", fmt.Errorf("%v must be positive", fps)}
+	}
+	ids, err := motionIDs(r, s.BoneMap)
+	if err != nil {
+		return nil, &SettingError{"bone-map", err}
+	}
+	j := &Job{Rig: r}
+	if s.SpeciesID != nil {
+		j.SpeciesID = *s.SpeciesID
+	} else {
+		j.SpeciesID = roster.FirstFreeID()
+	}
+	for i, m := range motions {
+		ms, err := newMotSource(r.Skeleton, ids, m, order)
+		if err != nil {
+			return nil, fmt.Errorf("motion %s: %w", names[i], err)
+		}
+		d := float64(m.Frames-1) / MotFPS
+		if m.Loops() {
+			d = float64(m.Frames) / MotFPS
+		}
+		j.Motions = append(j.Motions, Motion{Name: names[i], Duration: max(0, d), NewSampler: func() Sampler { return ms }})
+		j.Clips = append(j.Clips, Clip{Name: names[i], Motion: i, FPS: fps, Loops: m.Loops()})
+	}
+	return j, nil
+}
+
+func validOrder(o string) bool {
+	return len(o) == 3 && strings.Count(o, "x") == 1 && strings.Count(o, "y") == 1 && strings.Count(o, "z") == 1
+}
+
+var trailingNumber = regexp.MustCompile(`(?:^|[^0-9])([0-9]+)$`)
+
+// motionIDs gives each skeleton bone its motion bone id (§13), or none.
+func motionIDs(r Rig, boneMap map[string]int) (map[int]int16, error) {
+	sk := r.Skeleton
+	ids := map[int]int16{}
+	if boneMap != nil {
+		for name, id := range boneMap {
+			b := sk.Index(name)
+			if b < 0 {
+				return nil, fmt.Errorf("no bone %q in the skeleton", name)
+			}
+			if id < math.MinInt16 || id > math.MaxInt16 {
+				return nil, fmt.Errorf("bone %q: id %d is not a 16-bit motion bone id", name, id)
+			}
+			ids[b] = int16(id)
+		}
+	} else {
+		for b, name := range sk.Names {
+			if m := trailingNumber.FindStringSubmatch(name); m != nil {
+				if id, err := strconv.ParseInt(m[1], 10, 16); err == nil {
+					ids[b] = int16(id)
+				}
+			}
+		}
+	}
+	// Bone −1 is the skeleton's root: the first palette bone whose parent is not
+	// a palette bone, unless the map names another.
+	for _, id := range ids {
+		if id == mot.RootBone {
+			return ids, nil
+		}
+	}
+	inPalette := map[int]bool{}
+	for _, b := range r.paletteBones() {
+		inPalette[b] = true
+	}
+	for _, b := range r.paletteBones() {
+		if p := sk.Parents[b]; p < 0 || !inPalette[p] {
+			if _, taken := ids[b]; !taken {
+				ids[b] = mot.RootBone
+			}
+			break
+		}
+	}
+	return ids, nil
+}
+
+// motSource is a motion's evaluated tracks bound to skeleton bones. It keeps no
+// state while sampling, so one serves every worker.
+type motSource struct {
+	frames int
+	loops  bool
+	order  string
+	bones  []motBone
+	rest   []rig.Transform
+}
+
+// motBone is one animated bone: per component (translation x, y, z, rotation x,
+// y, z, scale x, y, z) its values per frame, nil when the motion has none.
+type motBone struct {
+	bone   int
+	tracks [9][]float64
+}
+
+func newMotSource(sk *rig.Skeleton, ids map[int]int16, m *mot.Motion, order string) (*motSource, error) {
+	vals, err := m.Evaluate()
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int16]*motBone{}
+	src := &motSource{frames: m.Frames, loops: m.Loops(), order: order, rest: sk.RestPose()}
+	for b := range sk.Len() {
+		if _, ok := ids[b]; ok {
+			src.bones = append(src.bones, motBone{bone: b})
+		}
+	}
+	for i := range src.bones {
+		byID[ids[src.bones[i].bone]] = &src.bones[i]
+	}
+	for i, r := range m.Records {
+		mb := byID[r.Bone]
+		if mb == nil || mot.IsCamera(m.Family, r.Bone) || r.Track == 6 || r.Track > 9 {
+			continue // a bone this skeleton lacks, a camera, or no bone transform
+		}
+		k := int(r.Track)
+		if k > 6 {
+			k--
+		}
+		mb.tracks[k] = vals[i]
+	}
+	return src, nil
+}
+
+// Sample writes the pose at t seconds (frame t·60) of every animated bone.
+func (s *motSource) Sample(t float64, pose []rig.Transform) {
+	x := t * MotFPS
+	lo := int(math.Floor(x))
+	w := x - float64(lo)
+	hi := lo + 1
+	clamp := func(f int) int {
+		if s.loops && s.frames > 0 {
+			return ((f % s.frames) + s.frames) % s.frames
+		}
+		return max(0, min(f, s.frames-1))
+	}
+	lo, hi = clamp(lo), clamp(hi)
+	for i := range s.bones {
+		mb := &s.bones[i]
+		var c [9]float64
+		for k, v := range mb.tracks {
+			switch {
+			case v != nil && w == 0:
+				c[k] = v[lo]
+			case v != nil:
+				c[k] = v[lo] + (v[hi]-v[lo])*w
+			case k < 3:
+				c[k] = s.rest[mb.bone].Translation[k]
+			case k >= 6:
+				c[k] = 1
+			}
+		}
+		pose[mb.bone] = rig.Transform{
+			Translation: rig.Vec3{c[0], c[1], c[2]},
+			Rotation:    EulerQuat(s.order, c[3], c[4], c[5]),
+			Scale:       rig.Vec3{c[6], c[7], c[8]},
+		}
+	}
+}
+
+// EulerQuat is the rotation of Euler angles rx, ry, rz (radians) applied in
+// order: "xyz" applies X first, R = Rz·Ry·Rx (§12).
+func EulerQuat(order string, rx, ry, rz float64) rig.Quat {
+	q := rig.IdentityQuat()
+	for _, a := range order {
+		var r rig.Quat
+		switch a {
+		case 'x':
+			r = rig.QuatFromAxisAngle(rig.Vec3{1, 0, 0}, rx)
+		case 'y':
+			r = rig.QuatFromAxisAngle(rig.Vec3{0, 1, 0}, ry)
+		case 'z':
+			r = rig.QuatFromAxisAngle(rig.Vec3{0, 0, 1}, rz)
+		}
+		q = r.Mul(q) // each later axis applies after the ones before
+	}
+	return q
+}
+
+// ExportMot returns a model's skeleton and mesh with the job's clips as glTF
+// animations keyed at every baked frame, so the motions open in any glTF viewer
+// (the mesh is placed at the scene root).
+func ExportMot(m *Model) *gltf.Export {
+	g := m.GLTF
+	sk := g.Skeleton
+	e := &gltf.Export{Name: strings.TrimSuffix(filepath.Base(m.Path), filepath.Ext(m.Path)), Skeleton: sk}
+	e.InverseBind = make([]rig.Mat4, sk.Len())
+	for b := range e.InverseBind {
+		e.InverseBind[b] = rig.IdentityMat4()
+	}
+	for j, b := range g.Joints {
+		e.InverseBind[b] = g.InverseBind[j]
+	}
+	if g.Mesh != nil {
+		ms := *g.Mesh
+		ms.Joints = make([][4]uint16, len(g.Mesh.Joints))
+		for v, js := range g.Mesh.Joints {
+			for k, j := range js {
+				ms.Joints[v][k] = uint16(g.Joints[j])
+			}
+		}
+		e.Mesh = &ms
+	}
+	for _, c := range m.Job.Clips {
+		mo := m.Job.Motions[c.Motion]
+		d := mo.Duration
+		n := FrameCount(d, c.FPS, c.Loops)
+		loops := c.Loops
+		ec := gltf.ExportAnimation{Name: c.Name, Meta: gltf.ClipMeta{FPS: c.FPS, Loops: &loops}}
+		keys := n
+		if loops && d > 0 {
+			keys++ // the end, where the loop closes
+		}
+		smp := mo.NewSampler()
+		for f := range keys {
+			t := d
+			if f < n {
+				t = FrameTime(f, n, d, loops)
+			}
+			pose := sk.RestPose()
+			smp.Sample(t, pose)
+			ec.Times = append(ec.Times, float32(t))
+			ec.Poses = append(ec.Poses, pose)
+		}
+		e.Clips = append(e.Clips, ec)
+	}
+	id := m.Job.SpeciesID
+	e.Meta.SpeciesID = &id
+	return e
+}

@@ -1,0 +1,103 @@
+package bake
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"bonebake/formats/mot"
+	"bonebake/rig"
+)
+
+func f32s(v ...float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// A two-bone skeleton ("bone0" at the origin, "bone1" its child one unit along x)
+// and a two-frame one-shot motion: bone 0 turns about y from 0 to π/2 (track 4,
+// per-frame floats), bone 1 moves to x = 2 (track 0) and scales x by 3 (track 7).
+// The palettes are worked out by hand below.
+func TestBakeMotOntoSkeletonByHand(t *testing.T) {
+	id := rig.IdentityTransform()
+	child := id
+	child.Translation = rig.Vec3{1, 0, 0}
+	sk, err := rig.New([]string{"bone0", "bone1"}, []int{-1, 0}, []rig.Transform{id, child})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := float32(math.Pi / 2)
+	m := &mot.Motion{Family: mot.Bayo2, Order: binary.LittleEndian, Frames: 2, Name: "turn", Records: []mot.Record{
+		{Bone: 0, Track: 4, Type: 1, Count: 2, Data: f32s(0, half)},
+		{Bone: 1, Track: 0, Type: 0, Value: 2},
+		{Bone: 1, Track: 7, Type: 0, Value: 3},
+		{Bone: 0x7000, Track: 14, Type: 0, Value: 5}, // a camera: ignored
+	}}
+	job, err := FromMot(Rig{Skeleton: sk, ModelBone: -1}, []*mot.Motion{m}, []string{"turn"}, MotSettings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Bake(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Clips) != 1 || out.Clips[0].Name != "turn" || out.Clips[0].FrameCount != 2 || out.Clips[0].Loops {
+		t.Fatalf("clips %+v", out.Clips)
+	}
+	c, s := math.Cos(float64(half)), math.Sin(float64(half))
+	want := [][]float64{
+		// frame 0: bone 0 identity; bone 1 = T(2,0,0)·S(3,1,1) (its rest y, z = 0).
+		{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+			3, 0, 0, 2, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1},
+		// frame 1: bone 0 = Ry(π/2) = [c 0 s; 0 1 0; −s 0 c]; bone 1 = Ry·T(2,0,0)·S(3,1,1).
+		{c, 0, s, 0, 0, 1, 0, 0, -s, 0, c, 0, 0, 0, 0, 1,
+			3 * c, 0, s, 2 * c, 0, 1, 0, 0, -3 * s, 0, c, -2 * s, 0, 0, 0, 1},
+	}
+	for f, w := range want {
+		got := out.Palettes[0][f*32 : f*32+32]
+		for i := range w {
+			if math.Abs(float64(got[i])-w[i]) > 1e-6 {
+				t.Fatalf("frame %d float %d: %v, want %v (palette %v)", f, i, got[i], w[i], got)
+			}
+		}
+	}
+}
+
+// xyz applies X first: (0,1,0) turned a quarter about x is (0,0,1), which z keeps;
+// zyx applies Z first: (0,1,0) becomes (−1,0,0), which x keeps.
+func TestEulerOrder(t *testing.T) {
+	q := math.Pi / 2
+	for _, c := range []struct {
+		order string
+		want  rig.Vec3
+	}{{"xyz", rig.Vec3{0, 0, 1}}, {"zyx", rig.Vec3{-1, 0, 0}}} {
+		got := EulerQuat(c.order, q, 0, q).Rotate(rig.Vec3{0, 1, 0})
+		for i := range 3 {
+			if math.Abs(got[i]-c.want[i]) > 1e-12 {
+				t.Errorf("%s: %v, want %v", c.order, got, c.want)
+			}
+		}
+	}
+}
+
+func TestMotionIDsFromNames(t *testing.T) {
+	id := rig.IdentityTransform()
+	sk, _ := rig.New([]string{"Armature", "pl0010_12", "7", "hand"}, []int{-1, 0, 1, 2}, []rig.Transform{id, id, id, id})
+	ids, err := motionIDs(Rig{Skeleton: sk, Bones: []int{1, 2, 3}, ModelBone: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 2 || ids[1] != 12 || ids[2] != 7 {
+		t.Fatalf("ids %v", ids)
+	}
+	ids, _ = motionIDs(Rig{Skeleton: sk, Bones: []int{1, 2, 3}, ModelBone: -1}, map[string]int{"hand": 3, "Armature": -1})
+	if ids[3] != 3 || ids[0] != -1 || len(ids) != 2 {
+		t.Fatalf("mapped ids %v", ids)
+	}
+	if _, err := motionIDs(Rig{Skeleton: sk, ModelBone: -1}, map[string]int{"nope": 1}); err == nil {
+		t.Error("a map naming a missing bone was accepted")
+	}
+}

@@ -1,0 +1,419 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"bonebake/formats"
+	"bonebake/formats/mot"
+
+	"github.com/spf13/cobra"
+)
+
+func newMotCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mot",
+		Short: "Read, convert and encode PlatinumGames motion files (.mot)",
+		Long: `Work with the motion files of Bayonetta 1, Bayonetta 2, Nier: Automata and
+Transformers: Devastation (docs/formats/mot.md): both families, both byte orders,
+every record type. To bake a motion onto a skinned model, see 'bonebake bake --mot'.`,
+		Example: `  bonebake mot inspect pl0010_0000.mot
+  bonebake mot dump pl0010_0000.mot --json > motion.json
+  bonebake mot convert pl0010_0000.mot -o pc.mot --family bayo1 --byte-order little
+  bonebake mot encode motion.json -o new.mot --tolerance 1e-4`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newMotInspectCmd(), newMotDumpCmd(), newMotConvertCmd(), newMotEncodeCmd())
+	return cmd
+}
+
+// openMot checks and parses a motion file leniently, as the games read it, and
+// tells stderr what a strict reader would refuse.
+func openMot(cmd *cobra.Command, path string) (*mot.Motion, error) {
+	if err := inputFile(path); err != nil {
+		return nil, err
+	}
+	m, err := mot.Open(path, formats.Lenient())
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range m.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+	}
+	return m, nil
+}
+
+// motInfo is inspect's JSON (keys per docs/json.md where they overlap).
+type motInfo struct {
+	File       string        `json:"file"`
+	Format     string        `json:"format"`
+	Size       int64         `json:"size"`
+	Family     string        `json:"family"`
+	ByteOrder  string        `json:"byte_order"`
+	FrameCount int           `json:"frame_count"`
+	FPS        int           `json:"fps"`
+	Flags      uint16        `json:"flags"`
+	Loops      bool          `json:"loops"`
+	Camera     bool          `json:"camera"`
+	Name       string        `json:"name"`
+	Types      []motTypeInfo `json:"types"`
+	Records    []motRecInfo  `json:"records"`
+}
+
+type motTypeInfo struct {
+	Type    int8 `json:"type"`
+	Records int  `json:"records"`
+	Size    int  `json:"size"`
+}
+
+type motRecInfo struct {
+	Bone  int16 `json:"bone"`
+	Track uint8 `json:"track"`
+	Type  int8  `json:"type"`
+	Count int   `json:"count"`
+	Size  int   `json:"size"`
+}
+
+func newMotInspectCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inspect FILE [--json]",
+		Short: "Show a motion's family, byte order, frames, flags, name and records",
+		Long: `Show a motion file's header (family, byte order, frames, flags, name), how many
+records of each type it holds and their data size, and its records by bone, track
+and type.`,
+		Example: `  bonebake mot inspect pl0010_0000.mot
+  bonebake mot inspect pl0010_0000.mot --json`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			m, err := openMot(cmd, a[0])
+			if err != nil {
+				return err
+			}
+			st, err := os.Stat(a[0])
+			if err != nil {
+				return err
+			}
+			info := motInfo{File: a[0], Format: "mot", Size: st.Size(), Family: m.Family.String(),
+				ByteOrder: mot.OrderName(m.Order), FrameCount: m.Frames, FPS: 60, Flags: m.Flags,
+				Loops: m.Loops(), Camera: m.Flags&mot.FlagCamera != 0, Name: m.Name, Types: []motTypeInfo{}, Records: []motRecInfo{}}
+			byType := map[int8]*motTypeInfo{}
+			for _, r := range m.Records {
+				info.Records = append(info.Records, motRecInfo{r.Bone, r.Track, r.Type, r.Count, len(r.Data)})
+				ti := byType[r.Type]
+				if ti == nil {
+					ti = &motTypeInfo{Type: r.Type}
+					byType[r.Type] = ti
+				}
+				ti.Records++
+				ti.Size += len(r.Data)
+			}
+			for _, ti := range byType {
+				info.Types = append(info.Types, *ti)
+			}
+			slices.SortFunc(info.Types, func(a, b motTypeInfo) int { return int(a.Type) - int(b.Type) })
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), info)
+			}
+			printMotInfo(cmd.OutOrStdout(), &info)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printMotInfo(w io.Writer, in *motInfo) {
+	fmt.Fprintf(w, "%s: mot, %s, %s-endian, %d bytes\n", in.File, in.Family, in.ByteOrder, in.Size)
+	name := in.Name
+	if name == "" {
+		name = "(none)"
+	}
+	fmt.Fprintf(w, "  name %s, %s at 60 fps, flags %#x (loops: %v, camera: %v)\n", name, plural(in.FrameCount, "frame"), in.Flags, in.Loops, in.Camera)
+	fmt.Fprintf(w, "  %s\n", plural(len(in.Records), "record"))
+	for _, t := range in.Types {
+		fmt.Fprintf(w, "    type %d: %s, %d bytes of data\n", t.Type, plural(t.Records, "record"), t.Size)
+	}
+	fmt.Fprintln(w, "  records by bone (track:type):")
+	for i := 0; i < len(in.Records); {
+		j := i
+		var parts []string
+		for ; j < len(in.Records) && in.Records[j].Bone == in.Records[i].Bone; j++ {
+			parts = append(parts, fmt.Sprintf("%d:%d", in.Records[j].Track, in.Records[j].Type))
+		}
+		fmt.Fprintf(w, "    bone %d: %s\n", in.Records[i].Bone, strings.Join(parts, " "))
+		i = j
+	}
+}
+
+// motDump is the dump format, which encode reads back.
+type motDump struct {
+	Family    string       `json:"family"`
+	ByteOrder string       `json:"byte_order"`
+	Frames    int          `json:"frames"`
+	Flags     uint16       `json:"flags"`
+	Name      string       `json:"name"`
+	Records   []motDumpRec `json:"records"`
+}
+
+type motDumpRec struct {
+	Bone   int16     `json:"bone"`
+	Track  uint8     `json:"track"`
+	Type   int8      `json:"type"`
+	Values []float64 `json:"values"`
+}
+
+func newMotDumpCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "dump FILE --json",
+		Short: "Print every track's value at every frame, as JSON",
+		Long: `Print a motion's header and, per record in file order (the terminator left out),
+its bone, track, record type and its value at each of the motion's frames, as
+float64 evaluated exactly as the games' community decoder does. 'bonebake mot
+encode' reads this format back.`,
+		Example: `  bonebake mot dump pl0010_0000.mot --json > motion.json`,
+		Args:    args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if !asJSON {
+				return usagef("mot dump writes JSON only: give --json")
+			}
+			m, err := openMot(cmd, a[0])
+			if err != nil {
+				return err
+			}
+			vals, err := m.Evaluate()
+			if err != nil {
+				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			d := motDump{Family: m.Family.String(), ByteOrder: mot.OrderName(m.Order), Frames: m.Frames,
+				Flags: m.Flags, Name: m.Name, Records: make([]motDumpRec, len(m.Records))}
+			for i, r := range m.Records {
+				d.Records[i] = motDumpRec{r.Bone, r.Track, r.Type, vals[i]}
+			}
+			return writeJSON(cmd.OutOrStdout(), d)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (required)")
+	return cmd
+}
+
+// familyOrderFlags are --family and --byte-order.
+type familyOrderFlags struct{ family, order string }
+
+func (f *familyOrderFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.family, "family", "", "bayo1 or bayo2 (default: the input's)")
+	cmd.Flags().StringVar(&f.order, "byte-order", "", "little or big (default: the input's)")
+}
+
+// resolve returns the flags' family and order, or the defaults given.
+func (f *familyOrderFlags) resolve(fam mot.Family, o binary.ByteOrder) (mot.Family, binary.ByteOrder, error) {
+	var err error
+	if f.family != "" {
+		if fam, err = mot.ParseFamily(f.family); err != nil {
+			return 0, nil, usagef("--family: %v", err)
+		}
+	}
+	if f.order != "" {
+		if o, err = mot.ParseByteOrder(f.order); err != nil {
+			return 0, nil, usagef("--byte-order: %v", err)
+		}
+	}
+	return fam, o, nil
+}
+
+func newMotConvertCmd() *cobra.Command {
+	var out string
+	var fo familyOrderFlags
+	var cameras []string
+	cmd := &cobra.Command{
+		Use:   "convert IN -o OUT [--family bayo1|bayo2] [--byte-order little|big]",
+		Short: "Convert a motion between families and byte orders, losslessly",
+		Long: `Convert a motion between the Bayonetta 1 and Bayonetta 2 families and between
+byte orders (Wii U and Xbox 360/PS3 big-endian; Switch, PC, Nier and Transformers
+little-endian). Every value the input decodes to, the output decodes to bit for
+bit (docs/formats/mot.md §10). Camera records are dropped unless --camera says
+which camera bone of the output family each input camera bone becomes.`,
+		Example: `  bonebake mot convert pl0010_0000.mot -o switch.mot --byte-order little
+  bonebake mot convert bayo2.mot -o bayo1.mot --family bayo1 --camera 0x7000=0xf60`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if out == "" {
+				return usagef("give the output file with -o")
+			}
+			camera, err := parseCameraMap(cameras)
+			if err != nil {
+				return err
+			}
+			m, err := openMot(cmd, a[0])
+			if err != nil {
+				return err
+			}
+			fam, o, err := fo.resolve(m.Family, m.Order)
+			if err != nil {
+				return err
+			}
+			c, err := m.Convert(fam, o, camera)
+			if err != nil {
+				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			if err := writeMot(out, c); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s-endian, %s (%s dropped)\n", out, c.Family,
+				mot.OrderName(o), plural(len(c.Records), "record"), plural(len(m.Records)-len(c.Records), "camera record"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output file")
+	fo.add(cmd)
+	cmd.Flags().StringSliceVar(&cameras, "camera", nil, "map a camera bone: FROM=TO (ids, 0x… allowed); repeatable")
+	return cmd
+}
+
+func parseCameraMap(pairs []string) (map[int16]int16, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := map[int16]int16{}
+	for _, p := range pairs {
+		from, to, ok := strings.Cut(p, "=")
+		f, err1 := strconv.ParseInt(strings.TrimSpace(from), 0, 16)
+		t, err2 := strconv.ParseInt(strings.TrimSpace(to), 0, 16)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, usagef("--camera %q: want FROM=TO, two bone ids", p)
+		}
+		out[int16(f)] = int16(t)
+	}
+	return out, nil
+}
+
+func writeMot(path string, m *mot.Motion) error {
+	if err := outputFile("-o", path); err != nil {
+		return err
+	}
+	b, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+func newMotEncodeCmd() *cobra.Command {
+	var out string
+	var fo familyOrderFlags
+	var tol float64
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "encode DUMP.json -o OUT.mot [--family] [--byte-order] [--tolerance 1e-4]",
+		Short: "Encode per-frame values (the dump format) into a compact motion",
+		Long: `Encode a motion from per-frame values in the format 'bonebake mot dump --json'
+prints (its "type" fields are ignored). Per track the encoder picks the smallest
+record whose decoded values stay within --tolerance of the input: a constant, then
+quantized per-frame values and quantized Hermite keys (keys placed where the error
+is largest, tangents fitted by least squares). It prints per track the type
+chosen, its size and the largest error reached. Family and byte order default to
+the dump's.`,
+		Example: `  bonebake mot dump pl0010_0000.mot --json > motion.json
+  bonebake mot encode motion.json -o smaller.mot --tolerance 1e-3`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			if out == "" {
+				return usagef("give the output file with -o")
+			}
+			if !(tol >= 0) {
+				return usagef("--tolerance %v: want a number ≥ 0", tol)
+			}
+			if err := inputFile(a[0]); err != nil {
+				return err
+			}
+			d, err := readDump(a[0])
+			if err != nil {
+				return err
+			}
+			fam, _ := mot.ParseFamily(d.Family)
+			ord, err := mot.ParseByteOrder(d.ByteOrder)
+			if err != nil {
+				ord = binary.LittleEndian
+			}
+			if fam == 0 {
+				fam = mot.Bayo2
+			}
+			fam, ord, err = fo.resolve(fam, ord)
+			if err != nil {
+				return err
+			}
+			tracks := make([]mot.Track, len(d.Records))
+			for i, r := range d.Records {
+				tracks[i] = mot.Track{Bone: r.Bone, Track: r.Track, Values: r.Values}
+			}
+			m, choices, err := mot.Encode(fam, ord, d.Frames, tracks, tol)
+			if err != nil {
+				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			m.Flags = d.Flags
+			if fam == mot.Bayo2 {
+				m.Name = d.Name
+			}
+			if err := writeMot(out, m); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			worst, over := 0.0, 0
+			for _, c := range choices {
+				worst = max(worst, c.Error)
+				if c.Error > tol {
+					over++
+				}
+				if !quiet {
+					fmt.Fprintf(w, "bone %d track %d: type %d, %d bytes, error %.3g\n", c.Bone, c.Track, c.Type, c.Size, c.Error)
+				}
+			}
+			st, err := os.Stat(out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "wrote %s: %s, %s-endian, %s, %s, %d bytes, largest error %.3g (tolerance %g)\n", out, fam,
+				mot.OrderName(ord), plural(m.Frames, "frame"), plural(len(m.Records), "record"), st.Size(), worst, tol)
+			if over > 0 {
+				return fmt.Errorf("%s no record type holds within the tolerance (plain floats used)", plural(over, "track"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output file")
+	fo.add(cmd)
+	cmd.Flags().Float64Var(&tol, "tolerance", 1e-4, "largest difference allowed between a decoded value and the input")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only the summary, not each track")
+	return cmd
+}
+
+func readDump(path string) (*motDump, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var d motDump
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s: not a motion dump: %v", path, err)
+	}
+	for i, r := range d.Records {
+		if len(r.Values) != d.Frames {
+			return nil, fmt.Errorf("%s: record %d (bone %d, track %d) has %d values; \"frames\" is %d", path, i, r.Bone, r.Track, len(r.Values), d.Frames)
+		}
+		for x, v := range r.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: record %d frame %d: %v", path, i, x, v)
+			}
+		}
+	}
+	return &d, nil
+}

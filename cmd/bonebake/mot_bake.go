@@ -1,0 +1,109 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"bonebake/bake"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
+	"bonebake/source/gltf"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// motBakeFlags are bake's flags for motion files (--mot and the ones that go with it).
+type motBakeFlags struct {
+	mots          []string
+	rig, boneMap  string
+	rotationOrder string
+	gltfOut       string
+}
+
+func (m *motBakeFlags) add(fl *pflag.FlagSet) {
+	fl.StringSliceVar(&m.mots, "mot", nil, "PlatinumGames motion files to bake onto --rig (comma-separated), one clip each")
+	fl.StringVar(&m.rig, "rig", "", "with --mot: the skinned glTF model whose joints the motions move")
+	fl.StringVar(&m.boneMap, "bone-map", "", "with --mot: YAML map of bone name: motion bone id (default: ids from the bone names)")
+	fl.StringVar(&m.rotationOrder, "rotation-order", "xyz", "with --mot: Euler order of the motions' rotations, first axis applied first")
+	fl.StringVar(&m.gltfOut, "gltf", "", "with --mot: also write the model with the motions as glTF animations")
+}
+
+// active says whether the command was asked to bake motion files.
+func (m *motBakeFlags) active(fl *pflag.FlagSet) bool {
+	return len(m.mots) > 0 || m.rig != "" || fl.Changed("bone-map") || fl.Changed("rotation-order") || fl.Changed("gltf")
+}
+
+// run bakes the motions onto the rig into out (bake --mot … --rig … -o OUT.bpat).
+func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float64) error {
+	fl := cmd.Flags()
+	switch {
+	case len(a) > 0:
+		return usagef("with --mot, give the model with --rig, not as an argument")
+	case len(m.mots) == 0 || m.rig == "":
+		return usagef("--mot and --rig go together: bake --mot A.mot[,B.mot] --rig MODEL.glb -o OUT.bpat")
+	case out == "":
+		return usagef("give the output file with -o")
+	}
+	for _, f := range []string{"species", "one-shot", "socket", "manifest"} {
+		if fl.Changed(f) {
+			return usagef("--%s does not apply to --mot", f)
+		}
+	}
+	for _, p := range append([]string{m.rig}, m.mots...) {
+		if err := inputFile(p); err != nil {
+			return err
+		}
+	}
+	set := bake.MotSettings{RotationOrder: strings.ToLower(m.rotationOrder)}
+	if fl.Changed("fps") {
+		set.FPS = fps
+	}
+	if fl.Changed("species-id") {
+		id, _ := fl.GetUint32("species-id")
+		set.SpeciesID = &id
+	}
+	if fl.Changed("skin") {
+		set.Skin, _ = fl.GetInt("skin")
+	}
+	if m.boneMap != "" {
+		bm, err := bake.ReadBoneMap(m.boneMap)
+		if err != nil {
+			return err
+		}
+		set.BoneMap = bm
+	}
+	if err := outputFile("-o", out); err != nil {
+		return err
+	}
+	model, err := bake.LoadMot(m.rig, m.mots, set)
+	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
+		return usagef("--%s", se)
+	}
+	if err != nil {
+		return err
+	}
+	if err := bake.BakeFile(out, model.Job); err != nil {
+		return fmt.Errorf("%s: %w", m.rig, err)
+	}
+	f, err := bpat.Open(out, formats.KnownSpecies(model.Job.SpeciesID))
+	if err != nil {
+		return fmt.Errorf("baked file does not validate: %w", err)
+	}
+	defer f.Close()
+	h := f.Header()
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "wrote %s: %s, %s, %s, %s, species %d\n", out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"),
+		plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), h.SpeciesID)
+	if m.gltfOut != "" {
+		if err := outputFile("--gltf", m.gltfOut); err != nil {
+			return err
+		}
+		if err := gltf.WriteFile(m.gltfOut, bake.ExportMot(model)); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "wrote %s: %s as glTF animations\n", m.gltfOut, plural(len(model.Job.Clips), "motion"))
+	}
+	return nil
+}

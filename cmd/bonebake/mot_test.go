@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bonebake/formats/mot"
+)
+
+func sharedMot(t *testing.T) string {
+	p := "../../../shared/testdata/mot/pl000f_0a25.wiiu-be.mot"
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared test data absent: %v", err)
+	}
+	return p
+}
+
+func TestMotCommands(t *testing.T) {
+	in := sharedMot(t)
+	dir := t.TempDir()
+
+	code, out, errOut := bonebake(t, "mot", "inspect", in)
+	if code != 0 || !strings.Contains(out, "bayo2, big-endian") || !strings.Contains(out, "96 frames") ||
+		!strings.Contains(out, "type 6: 98 records") || !strings.Contains(out, "pl000f_0a25") {
+		t.Fatalf("inspect: %d %q %q", code, out, errOut)
+	}
+	code, out, _ = bonebake(t, "mot", "inspect", in, "--json")
+	var info map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &info) != nil || info["file"] != in || info["frame_count"] != 96.0 || info["format"] != "mot" {
+		t.Fatalf("inspect --json: %d %.300s", code, out)
+	}
+
+	code, out, _ = bonebake(t, "mot", "dump", in, "--json")
+	var d struct {
+		Family, ByteOrder string
+		Frames            int
+		Records           []struct {
+			Bone   int16
+			Track  uint8
+			Type   int8
+			Values []float64
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.Family != "bayo2" || d.Frames != 96 || len(d.Records) != 830 || len(d.Records[0].Values) != 96 {
+		t.Fatalf("dump: %d %.300s", code, out)
+	}
+	dump := filepath.Join(dir, "motion.json")
+	if err := os.WriteFile(dump, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	conv := filepath.Join(dir, "pc.mot")
+	code, out, errOut = bonebake(t, "mot", "convert", in, "-o", conv, "--family", "bayo1", "--byte-order", "little")
+	if code != 0 || !strings.Contains(out, "bayo1, little-endian") {
+		t.Fatalf("convert: %d %q %q", code, out, errOut)
+	}
+	m, err := mot.Open(conv)
+	if err != nil || m.Family != mot.Bayo1 {
+		t.Fatalf("converted file: %v", err)
+	}
+
+	enc := filepath.Join(dir, "new.mot")
+	code, out, errOut = bonebake(t, "mot", "encode", dump, "-o", enc, "--tolerance", "1e-3", "-q")
+	if code != 0 || !strings.Contains(out, "wrote "+enc) {
+		t.Fatalf("encode: %d %q %q", code, out, errOut)
+	}
+	if _, err := mot.Open(enc); err != nil {
+		t.Fatal(err)
+	}
+
+	// Usage errors exit 2, bad files 1, with the file named.
+	if code, _, _ := bonebake(t, "mot", "dump", in); code != 2 {
+		t.Errorf("dump without --json: exit %d", code)
+	}
+	if code, _, _ := bonebake(t, "mot", "convert", in, "-o", conv, "--family", "bayo3"); code != 2 {
+		t.Errorf("bad family: exit %d", code)
+	}
+	bad := filepath.Join(dir, "bad.mot")
+	os.WriteFile(bad, []byte("mot\x00\x20\x12\x04\x05"), 0o644)
+	if code, _, errOut := bonebake(t, "mot", "inspect", bad); code != 1 || !strings.Contains(errOut, bad) {
+		t.Errorf("damaged file: exit %d, %q", code, errOut)
+	}
+	// What only a strict reader refuses is a warning: the games read such files.
+	raw, _ := os.ReadFile(in)
+	padded := filepath.Join(dir, "padded.mot")
+	os.WriteFile(padded, append(raw, 0, 0, 0, 0), 0o644)
+	if code, _, errOut := bonebake(t, "mot", "inspect", padded); code != 0 || !strings.Contains(errOut, "warning:") || !strings.Contains(errOut, "trailing-bytes") {
+		t.Errorf("padded file: exit %d, %q", code, errOut)
+	}
+	for _, sub := range []string{"inspect", "dump", "convert", "encode"} {
+		if code, out, _ := bonebake(t, "mot", sub, "--help"); code != 0 || !strings.Contains(out, "Examples:") {
+			t.Errorf("mot %s --help: exit %d", sub, code)
+		}
+	}
+}
+
+func TestBakeMot(t *testing.T) {
+	in := sharedMot(t)
+	model := sharedModel(t, "RiggedSimple.gltf")
+	dir := t.TempDir()
+	out, glb := filepath.Join(dir, "m.bpat"), filepath.Join(dir, "m.glb")
+	// "Bone" is the root (motion bone −1), "Bone.001" is motion bone 1.
+	code, stdout, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--gltf", glb)
+	if code != 0 || !strings.Contains(stdout, "2 bones, 1 clip, 96 frames") || !strings.Contains(stdout, "wrote "+glb) {
+		t.Fatalf("bake --mot: %d %q %q", code, stdout, stderr)
+	}
+	code, stdout, _ = bonebake(t, "inspect", glb)
+	if code != 0 || !strings.Contains(stdout, "pl000f_0a25") {
+		t.Fatalf("inspect glb: %d %q", code, stdout)
+	}
+	bm := filepath.Join(dir, "map.yaml")
+	os.WriteFile(bm, []byte("Bone: -1\nBone.001: 3\n"), 0o644)
+	if code, _, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--bone-map", bm, "--rotation-order", "zyx"); code != 0 {
+		t.Fatalf("--bone-map: %d %q", code, stderr)
+	}
+	if code, _, _ := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--rotation-order", "xxy"); code != 2 {
+		t.Errorf("bad rotation order: exit %d", code)
+	}
+	if code, _, _ := bonebake(t, "bake", "--mot", in, "-o", out); code != 2 {
+		t.Errorf("--mot without --rig: exit %d", code)
+	}
+}

@@ -1,0 +1,128 @@
+package mot
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+// sameValues checks that a and b decode to the same values, bit for bit, record by
+// record (b may lack a's camera records).
+func sameValues(t *testing.T, a, b *Motion) {
+	t.Helper()
+	va, err := a.Evaluate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, err := b.Evaluate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := 0
+	for i, r := range a.Records {
+		if IsCamera(a.Family, r.Bone) && (j >= len(b.Records) || b.Records[j].Bone != r.Bone) {
+			continue
+		}
+		if b.Records[j].Bone != r.Bone || b.Records[j].Track != r.Track {
+			t.Fatalf("record %d: bone/track %d/%d became %d/%d", i, r.Bone, r.Track, b.Records[j].Bone, b.Records[j].Track)
+		}
+		for x := range va[i] {
+			if math.Float64bits(va[i][x]) != math.Float64bits(vb[j][x]) {
+				t.Fatalf("record %d (type %d → %d) frame %d: %v became %v", i, r.Type, b.Records[j].Type, x, va[i][x], vb[j][x])
+			}
+		}
+		j++
+	}
+	if j != len(b.Records) {
+		t.Fatalf("%d records matched of %d", j, len(b.Records))
+	}
+}
+
+// TestConvertThereAndBack converts every file to every family and byte order, and
+// back, through a write and a strict parse each time, keeping every value.
+func TestConvertThereAndBack(t *testing.T) {
+	orders := []binary.ByteOrder{binary.LittleEndian, binary.BigEndian}
+	for _, name := range goldenFiles {
+		t.Run(name, func(t *testing.T) {
+			m, err := Open(shared(t, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := readGolden(t, shared(t, name))
+			for _, f := range []Family{Bayo1, Bayo2} {
+				for _, o := range orders {
+					c := roundTrip(t, m, f, o)
+					checkGolden(t, c, g)
+					back := roundTrip(t, c, m.Family, m.Order)
+					checkGolden(t, back, g)
+					sameValues(t, m, back)
+				}
+			}
+		})
+	}
+}
+
+func roundTrip(t *testing.T, m *Motion, f Family, o binary.ByteOrder) *Motion {
+	t.Helper()
+	c, err := m.Convert(f, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseWithOrder(b, o)
+	if err != nil {
+		t.Fatalf("%s %s: %v", f, OrderName(o), err)
+	}
+	if p.Family != f {
+		t.Fatalf("family %s, want %s", p.Family, f)
+	}
+	return p
+}
+
+// Bayonetta 2 types 2, 3 and 4 become Bayonetta 1 types 3, 5 and 2, which no
+// synthetic file has: their values after conversion must equal the golden values
+// of the Bayonetta 2 originals.
+func TestBayo1OnlyTypesThroughConversion(t *testing.T) {
+	m, err := Open(shared(t, "synthetic/bayo2_le.mot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.Convert(Bayo1, binary.BigEndian, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int8]bool{}
+	for _, r := range c.Records {
+		seen[r.Type] = true
+	}
+	for _, ty := range []int8{2, 3, 5} {
+		if !seen[ty] {
+			t.Errorf("no Bayonetta 1 type %d after conversion", ty)
+		}
+	}
+	checkGolden(t, c, readGolden(t, shared(t, "synthetic/bayo2_le.mot")))
+}
+
+func TestConvertCamera(t *testing.T) {
+	m, err := Open(shared(t, "synthetic/bayo2_le.mot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := m.Convert(Bayo1, binary.LittleEndian, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Records) != len(m.Records)-1 {
+		t.Fatalf("%d records from %d: the camera record should be dropped", len(c.Records), len(m.Records))
+	}
+	c, err = m.Convert(Bayo1, binary.LittleEndian, map[int16]int16{0x7000: 0x0F60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Records[len(c.Records)-1]; len(c.Records) != len(m.Records) || r.Bone != 0x0F60 || r.Value != 0.75 {
+		t.Fatalf("camera record %+v", r)
+	}
+}

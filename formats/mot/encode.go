@@ -1,0 +1,360 @@
+package mot
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// Track is one bone's track as values at frames 0 … n−1, the encoder's input.
+type Track struct {
+	Bone   int16
+	Track  uint8
+	Values []float64
+}
+
+// Choice is what the encoder did with one track: the record type it chose, the
+// record's data size, and the largest difference between the input and what the
+// record decodes to.
+type Choice struct {
+	Bone  int16
+	Track uint8
+	Type  int8
+	Size  int
+	Error float64
+}
+
+// Encode builds a motion of family f and byte order o from tracks, all of
+// frames values. Per track it picks the smallest record whose decoded values stay
+// within tol of the input: a constant (type 0), then the per-frame quantized and
+// the quantized Hermite types, whose keys are placed greedily where the error is
+// largest and whose tangents are a least-squares fit. A track no type holds within
+// tol gets plain floats (type 1), and its Choice says how far off that is.
+func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64) (*Motion, []Choice, error) {
+	if f != Bayo1 && f != Bayo2 {
+		return nil, nil, fmt.Errorf("mot: unknown family %d", f)
+	}
+	if !(tol >= 0) {
+		return nil, nil, fmt.Errorf("mot: tolerance %v is not ≥ 0", tol)
+	}
+	if frames < 1 || f == Bayo1 && frames > math.MaxInt16 || frames > math.MaxUint16 {
+		return nil, nil, fmt.Errorf("mot: %d frames; a %s motion has 1 … %d", frames, f, map[Family]int{Bayo1: math.MaxInt16, Bayo2: math.MaxUint16}[f])
+	}
+	m := &Motion{Family: f, Order: o, Frames: frames}
+	choices := make([]Choice, 0, len(tracks))
+	for i, tr := range tracks {
+		if len(tr.Values) != frames {
+			return nil, nil, fmt.Errorf("mot: track %d (bone %d, track %d) has %d values for %d frames", i, tr.Bone, tr.Track, len(tr.Values), frames)
+		}
+		if tr.Bone == TerminatorBone {
+			return nil, nil, fmt.Errorf("mot: track %d: bone 0x7fff is the terminator", i)
+		}
+		for x, v := range tr.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
+				return nil, nil, fmt.Errorf("mot: track %d (bone %d, track %d) frame %d: %v is not a finite float32", i, tr.Bone, tr.Track, x, v)
+			}
+		}
+		r, c := encodeTrack(f, o, tr, tol)
+		m.Records = append(m.Records, r)
+		choices = append(choices, c)
+	}
+	return m, choices, nil
+}
+
+// candidate shapes in the order tried; the smallest fitting one wins.
+var perFrameShapes = map[Family][]shape{Bayo1: {shQ8F, shQ16, shF32}, Bayo2: {shQ8H, shQ16, shF32}}
+var keyedShapes = []shape{shHKeysRel, shQKeys}
+
+func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64) (Record, Choice) {
+	v := tr.Values
+	lo, hi := minMax(v)
+	c := float32((lo + hi) / 2)
+	if e := maxErrConst(v, float64(c)); e <= tol {
+		return Record{Bone: tr.Bone, Track: tr.Track, Type: 0, Value: c}, Choice{tr.Bone, tr.Track, 0, 0, e}
+	}
+	var best *fields
+	bestErr, bestSize := math.Inf(1), math.MaxInt
+	consider := func(fd *fields) {
+		if fd == nil {
+			return
+		}
+		h, k := fd.shape.sizes()
+		size := h + k*fd.count()
+		e := fd.maxErr(v)
+		if e <= tol && size < bestSize || best == nil || bestErr > tol && e < bestErr {
+			best, bestErr, bestSize = fd, e, size
+		}
+	}
+	for _, s := range perFrameShapes[f] {
+		consider(quantizePerFrame(s, v))
+	}
+	for _, s := range keyedShapes {
+		consider(fitKeys(s, v, tol, bestSize))
+	}
+	data, err := best.encode(o)
+	if err != nil {
+		panic("mot: encoder built unencodable fields: " + err.Error()) // the fits keep every field in range
+	}
+	r := Record{Bone: tr.Bone, Track: tr.Track, Type: typeOf(f, best.shape), Count: best.count(), Data: data}
+	return r, Choice{tr.Bone, tr.Track, r.Type, len(data), bestErr}
+}
+
+func minMax(v []float64) (lo, hi float64) {
+	lo, hi = v[0], v[0]
+	for _, x := range v {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}
+
+func maxErrConst(v []float64, c float64) float64 {
+	e := 0.0
+	for _, x := range v {
+		e = max(e, math.Abs(x-c))
+	}
+	return e
+}
+
+// maxErr is the largest difference between v and what fd decodes to.
+func (fd *fields) maxErr(v []float64) float64 {
+	c := fd.curve()
+	got := make([]float64, len(v))
+	c.Eval(got)
+	e := 0.0
+	for x := range v {
+		e = max(e, math.Abs(v[x]-got[x]))
+	}
+	return e
+}
+
+// quant is a header pair P, dP (as stored: float32 bits or pghalf codes) and the
+// codes of values quantized with it.
+type quant struct {
+	half    bool
+	levels  int
+	p, dp   uint32
+	pf, dpf float64
+}
+
+// newQuant chooses P and dP, in the header's precision, for quantizing vals to
+// levels+1 codes. For pghalf headers, whose coarse dP would compound over 255
+// steps, it tries the codes around the exact choice and keeps the one with the
+// smallest worst-case error.
+func newQuant(vals []float64, half bool, levels int) quant {
+	lo, hi := minMax(vals)
+	q := quant{half: half, levels: levels}
+	if !half {
+		p := float32(lo)
+		if float64(p) > lo {
+			p = math.Nextafter32(p, float32(math.Inf(-1)))
+		}
+		dp := float32((hi - float64(p)) / float64(levels))
+		for float64(p)+float64(dp)*float64(levels) < hi {
+			dp = math.Nextafter32(dp, float32(math.Inf(1)))
+		}
+		q.p, q.dp, q.pf, q.dpf = math.Float32bits(p), math.Float32bits(dp), float64(p), float64(dp)
+		return q
+	}
+	p0 := FloatToHalf(lo)
+	best, bestErr := q, math.Inf(1)
+	for _, p := range []uint16{p0, halfBelow(p0), halfAbove(p0)} {
+		pf := HalfToFloat64(p)
+		d0 := FloatToHalf((hi - pf) / float64(levels))
+		for _, dp := range []uint16{d0, halfBelow(d0), halfAbove(d0), halfAbove(halfAbove(d0))} {
+			c := quant{half: true, levels: levels, p: uint32(p), dp: uint32(dp), pf: pf, dpf: HalfToFloat64(dp)}
+			if c.dpf < 0 || math.IsInf(c.dpf, 0) || math.IsNaN(c.dpf) || math.IsInf(pf, 0) {
+				continue
+			}
+			e := 0.0
+			for _, v := range vals {
+				e = max(e, math.Abs(v-(c.pf+c.dpf*float64(c.code(v)))))
+			}
+			if e < bestErr {
+				best, bestErr = c, e
+			}
+		}
+	}
+	return best
+}
+
+// halfAbove is the next pghalf code toward +∞ from a finite code.
+func halfAbove(h uint16) uint16 {
+	switch {
+	case h == 0x8000:
+		return 1
+	case h&0x8000 != 0:
+		return h - 1
+	}
+	return h + 1
+}
+
+// halfBelow is the next pghalf code toward −∞ from a finite code.
+func halfBelow(h uint16) uint16 {
+	switch {
+	case h == 0:
+		return 0x8001
+	case h&0x8000 != 0:
+		return h + 1
+	}
+	return h - 1
+}
+
+func (q quant) code(v float64) uint16 {
+	if q.dpf == 0 {
+		return 0
+	}
+	c := math.Round((v - q.pf) / q.dpf)
+	return uint16(max(0, min(float64(q.levels), c)))
+}
+
+func quantizePerFrame(s shape, v []float64) *fields {
+	// Trailing repeats of the last value need not be stored (§9).
+	n := len(v)
+	for n > 1 && v[n-2] == v[n-1] {
+		n--
+	}
+	fd := &fields{shape: s}
+	if s == shF32 {
+		fd.f[0] = make([]float32, n)
+		for i := range n {
+			fd.f[0][i] = float32(v[i])
+		}
+		return fd
+	}
+	levels := 255
+	if s == shQ16 {
+		levels = 65535
+	}
+	q := newQuant(v[:n], s == shQ8H, levels)
+	if q.half && (q.dp>>9)&63 == 63 {
+		return nil // range beyond pghalf
+	}
+	fd.hdr[0], fd.hdr[1] = q.p, q.dp
+	fd.q[0] = make([]uint16, n)
+	for i := range n {
+		fd.q[0][i] = q.code(v[i])
+	}
+	return fd
+}
+
+// fitKeys places keys greedily: first and last frame, then, each round, one
+// more in every segment at the frame where the decoded curve is furthest from v,
+// until the error is within tol, every frame holds a key, or the record would be
+// larger than budget bytes (a smaller type already fits). Splitting every bad
+// segment at once keeps the rounds few on long tracks.
+func fitKeys(s shape, v []float64, tol float64, budget int) *fields {
+	n := len(v)
+	keys := []int{0}
+	for f := 255; f < n-1; f += 255 { // relative u8 steps reach 255 frames at most
+		keys = append(keys, f)
+	}
+	if n > 1 {
+		keys = append(keys, n-1)
+	}
+	h, k := s.sizes()
+	got := make([]float64, n)
+	for {
+		fd := buildKeys(s, v, keys)
+		if fd == nil {
+			return nil
+		}
+		c := fd.curve()
+		c.Eval(got)
+		var added []int
+		for i := 0; i+1 < len(keys); i++ {
+			worst, at := tol, -1
+			for x := keys[i] + 1; x < keys[i+1]; x++ {
+				if e := math.Abs(v[x] - got[x]); e > worst {
+					worst, at = e, x
+				}
+			}
+			if at >= 0 {
+				added = append(added, at)
+			}
+		}
+		if len(added) == 0 || h+k*(len(keys)+len(added)) > budget {
+			return fd // within tol between keys (or over budget); maxErr says how far at keys
+		}
+		keys = mergeSorted(keys, added)
+	}
+}
+
+// mergeSorted merges two sorted lists of distinct frames.
+func mergeSorted(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		if j == len(b) || i < len(a) && a[i] < b[j] {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	return out
+}
+
+// buildKeys fits Hermite tangents per segment by least squares (the values at
+// keys are the input's) and quantizes values and tangents.
+func buildKeys(s shape, v []float64, keys []int) *fields {
+	k := len(keys)
+	p := make([]float64, k)
+	for i, f := range keys {
+		p[i] = v[f]
+	}
+	half, levels := s != shQKeys, 255
+	if !half {
+		levels = 65535
+	}
+	qp := newQuant(p, half, levels)
+	pq := make([]float64, k)
+	for i := range p {
+		pq[i] = qp.pf + qp.dpf*float64(qp.code(p[i]))
+	}
+	m0, m1 := make([]float64, k), make([]float64, k) // incoming, outgoing
+	for i := 0; i+1 < k; i++ {
+		m1[i], m0[i+1] = fitSegment(v, keys[i], keys[i+1], pq[i], pq[i+1])
+	}
+	q0 := newQuant(m0, half, levels)
+	q1 := newQuant(m1, half, levels)
+	for _, q := range []quant{qp, q0, q1} {
+		if half && ((q.p>>9)&63 == 63 || (q.dp>>9)&63 == 63) {
+			return nil
+		}
+	}
+	fd := &fields{shape: s, frames: append([]int(nil), keys...)}
+	fd.hdr = [6]uint32{qp.p, qp.dp, q0.p, q0.dp, q1.p, q1.dp}
+	for j, q := range []quant{qp, q0, q1} {
+		src := [][]float64{p, m0, m1}[j]
+		fd.q[j] = make([]uint16, k)
+		for i := range src {
+			fd.q[j][i] = q.code(src[i])
+		}
+	}
+	return fd
+}
+
+// fitSegment returns the tangents (outgoing at f0, incoming at f1) whose Hermite
+// curve from p0 to p1 is closest to v over the frames between, in least squares.
+// A faint pull toward the straight line keeps short segments determined.
+func fitSegment(v []float64, f0, f1 int, p0, p1 float64) (m0, m1 float64) {
+	line := p1 - p0
+	const ridge = 1e-6
+	saa, sab, sbb := ridge, 0.0, ridge
+	sar, sbr := ridge*line, ridge*line
+	l := float64(f1 - f0)
+	for x := f0 + 1; x < f1; x++ {
+		t := float64(x-f0) / l
+		t2, t3 := t*t, t*t*t
+		a, b := t3-2*t2+t, t3-t2
+		r := v[x] - (2*t3-3*t2+1)*p0 - (-2*t3+3*t2)*p1
+		saa, sab, sbb = saa+a*a, sab+a*b, sbb+b*b
+		sar, sbr = sar+a*r, sbr+b*r
+	}
+	det := saa*sbb - sab*sab
+	if det == 0 {
+		return line, line
+	}
+	return (sar*sbb - sbr*sab) / det, (saa*sbr - sab*sar) / det
+}

@@ -1,0 +1,124 @@
+package mot
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"testing"
+)
+
+// tracksOf returns m's evaluated tracks, the encoder's input.
+func tracksOf(t testing.TB, m *Motion) []Track {
+	vals, err := m.Evaluate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]Track, len(m.Records))
+	for i, r := range m.Records {
+		out[i] = Track{Bone: r.Bone, Track: r.Track, Values: vals[i]}
+	}
+	return out
+}
+
+// checkEncoded writes and re-parses the encoded motion and checks every decoded
+// value against the input, independently of the encoder's own error report.
+func checkEncoded(t *testing.T, enc *Motion, choices []Choice, in []Track, tol float64) []byte {
+	t.Helper()
+	b, err := enc.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := back.Evaluate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range in {
+		worst := 0.0
+		for x, v := range tr.Values {
+			worst = max(worst, math.Abs(v-vals[i][x]))
+		}
+		if worst > tol {
+			t.Errorf("track %d (bone %d, track %d, type %d): error %g > %g", i, tr.Bone, tr.Track, choices[i].Type, worst, tol)
+		}
+		if worst != choices[i].Error {
+			t.Errorf("track %d: reported error %g, measured %g", i, choices[i].Error, worst)
+		}
+	}
+	return b
+}
+
+func TestEncodeRealFile(t *testing.T) {
+	p := shared(t, "pl000f_0a25.wiiu-be.mot")
+	orig, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Parse(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := tracksOf(t, m)
+	const tol = 1e-3
+	enc, choices, err := Encode(Bayo2, binary.BigEndian, m.Frames, in, tol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := checkEncoded(t, enc, choices, in, tol)
+	t.Logf("original %d bytes, encoded %d bytes", len(orig), len(b))
+	if float64(len(b)) > 1.25*float64(len(orig)) {
+		t.Errorf("encoded %d bytes > 1.25 × %d", len(b), len(orig))
+	}
+}
+
+// Every family and several tolerances over the synthetic tracks; a zero
+// tolerance must still be met (plain floats hold float32 input exactly).
+func TestEncodeSynthetic(t *testing.T) {
+	for _, name := range goldenFiles[1:] {
+		m, err := Open(shared(t, "../mot/"+name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := tracksOf(t, m)
+		for _, f := range []Family{Bayo1, Bayo2} {
+			for _, tol := range []float64{1e-2, 1e-4, 0} {
+				if tol == 0 {
+					// Hermite values are not float32: round them so that exact is possible.
+					for i := range in {
+						for x := range in[i].Values {
+							in[i].Values[x] = float64(float32(in[i].Values[x]))
+						}
+					}
+				}
+				enc, choices, err := Encode(f, binary.LittleEndian, m.Frames, in, tol)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkEncoded(t, enc, choices, in, tol)
+			}
+		}
+	}
+}
+
+// A constant track is type 0; a straight line fits two keys.
+func TestEncodeChoosesSmallTypes(t *testing.T) {
+	n := 100
+	flat, line := make([]float64, n), make([]float64, n)
+	for x := range n {
+		flat[x] = 0.25
+		line[x] = float64(x) / float64(n-1) * 255 / 256 // both ends exact with dP = 1/256
+	}
+	_, ch, err := Encode(Bayo2, binary.LittleEndian, n, []Track{{0, 0, flat}, {0, 1, line}}, 1e-3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch[0].Type != 0 || ch[0].Error != 0 {
+		t.Errorf("constant: %+v", ch[0])
+	}
+	if ch[1].Type != 7 || ch[1].Size != 12+4*2 {
+		t.Errorf("line: %+v, want type 7 with 2 keys", ch[1])
+	}
+}
