@@ -130,3 +130,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestEvaluateBounded: a motion of many constant records declaring the most frames
+// a header can hold is refused by Evaluate instead of asking for gigabytes, while
+// each record still evaluates alone.
+func TestEvaluateBounded(t *testing.T) {
+	m := &Motion{Frames: 65535}
+	for i := range 600 {
+		m.Records = append(m.Records, Record{Bone: int16(i), Track: 0, Type: 0, Value: 1})
+	}
+	if _, err := m.Evaluate(); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("Evaluate of 600 × 65,535 values: %v", err)
+	}
+	c, err := m.Curve(599)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := c.At(65534); v != 1 {
+		t.Fatalf("record 599 at the last frame: %v", v)
+	}
+}

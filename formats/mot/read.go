@@ -308,8 +308,17 @@ func (m *Motion) Curve(i int) (Curve, error) {
 	return fd.curve(), nil
 }
 
-// Evaluate returns every record's values at frames 0 … Frames−1, in record order.
+// MaxEvaluated bounds Evaluate's output (256 MB of float64): a few hundred bytes
+// of constant records can declare 65,535 frames each, and the values of all of
+// them at once are not worth exhausting memory for. Curve evaluates one record.
+const MaxEvaluated = 1 << 25
+
+// Evaluate returns every record's values at frames 0 … Frames−1, in record order;
+// more than MaxEvaluated values in all is an error.
 func (m *Motion) Evaluate() ([][]float64, error) {
+	if n := len(m.Records) * m.Frames; n > MaxEvaluated {
+		return nil, fmt.Errorf("%d records × %d frames is %d values, more than the %d Evaluate returns at once; evaluate records one at a time with Curve", len(m.Records), m.Frames, n, MaxEvaluated)
+	}
 	out := make([][]float64, len(m.Records))
 	flat := make([]float64, len(m.Records)*m.Frames)
 	for i := range m.Records {
