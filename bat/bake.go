@@ -135,7 +135,7 @@ func Bake(in *Input, opt Options) (*Output, error) {
 			rotMap.store(rotTex.Data[t*4:t*4+4], rot[i*4:i*4+4])
 		}
 	}
-	skinTex, indexScale, err := skinTexture(in, skinEnc, opt.InvertV)
+	skinTex, indexScale, renormalized, err := skinTexture(in, skinEnc, opt.InvertV)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	rep := &Report{
 		Preset: string(opt.Preset), Bones: nb, Vertices: in.Mesh.VertexCount(), Rows: rows,
 		Padding: opt.Padding, Stacked: g.stacked, InvertV: opt.InvertV, Up: "y",
-		Mesh: in.Name + ".glb",
+		Mesh: in.Name + ".glb", RenormalizedVertices: renormalized,
 	}
 	if opt.ZUp {
 		rep.Up = "z"
@@ -229,16 +229,16 @@ func (m channelMap) store(dst []float32, values []float64) {
 // skinTexture lays out each vertex's four bones and weights (§5): indices most
 // influential first, weights renormalized (for unorm, rounded so that the codes
 // sum to the full scale exactly).
-func skinTexture(in *Input, encoding string, invertV bool) (*Texture, float64, error) {
+func skinTexture(in *Input, encoding string, invertV bool) (t *Texture, scale float64, renormalized int, err error) {
 	nv := in.Mesh.VertexCount()
 	w := min(nv, maxSide)
 	h := 2 * ((nv + w - 1) / w)
 	if h > maxSide {
-		return nil, 0, fmt.Errorf("bat: %s: %d vertices need a %d × %d skin texture: more than %d rows", in.Name, nv, w, h, maxSide)
+		return nil, 0, 0, fmt.Errorf("bat: %s: %d vertices need a %d × %d skin texture: more than %d rows", in.Name, nv, w, h, maxSide)
 	}
-	t := newTexture(w, h, 4)
+	t = newTexture(w, h, 4)
 	full := unormMax(encoding)
-	scale := 1.0
+	scale = 1.0
 	if full > 0 {
 		scale = float64(full)
 	}
@@ -256,7 +256,10 @@ func skinTexture(in *Input, encoding string, invertV bool) (*Texture, float64, e
 			}
 		}
 		if sum <= 0 {
-			return nil, 0, fmt.Errorf("bat: %s: vertex %d has no weight", in.Name, k)
+			return nil, 0, 0, fmt.Errorf("bat: %s: vertex %d has no weight", in.Name, k)
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			renormalized++
 		}
 		for i := range wt {
 			wt[i] /= sum
@@ -275,7 +278,7 @@ func skinTexture(in *Input, encoding string, invertV bool) (*Texture, float64, e
 			t.Data[(yw*w+x)*4+c] = float32(wt[c])
 		}
 	}
-	return t, scale, nil
+	return t, scale, renormalized, nil
 }
 
 // roundWeights rounds weights summing to 1 onto codes of 1/full that sum to full

@@ -1,8 +1,6 @@
 package bat
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -78,9 +76,4 @@ func TestRebuildWithinTolerance(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestMain(m *testing.M) {
-	fmt.Sprint()
-	os.Exit(m.Run())
 }

@@ -25,7 +25,10 @@ type Report struct {
 	Rotation     TextureInfo  `json:"rotation"`
 	Skin         SkinInfo     `json:"skin"`
 	Mesh         string       `json:"mesh"`
-	MaxError     MaxError     `json:"max_error"`
+	// RenormalizedVertices counts the source vertices whose weights did not sum
+	// to 1 (off by more than 0.001) before the skin texture renormalized them.
+	RenormalizedVertices int      `json:"renormalized_vertices"`
+	MaxError             MaxError `json:"max_error"`
 }
 
 // ReportClip is one clip of the stack: its first row (≥ 1) and frame count.
@@ -114,10 +117,10 @@ func bakedDataXML(in *Input, r *Report) []byte {
 		Z float64 `xml:"z,attr"`
 	}
 	type baked struct {
-		XMLName   xml.Name `xml:"BakedData"`
-		Unit      string
-		Up        string
-		Frames    struct {
+		XMLName xml.Name `xml:"BakedData"`
+		Unit    string
+		Up      string
+		Frames  struct {
 			Reference int    `xml:"reference,attr"`
 			Count     int    `xml:"count,attr"`
 			Padding   int    `xml:"padding,attr"`

@@ -126,6 +126,7 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 		pref[b] = rig.Vec3{v[0], v[1], v[2]}
 	}
 
+	ref := normalized(in.Mesh)
 	skin := make([]float32, nb*16)
 	want := make([][3]float32, nv)
 	affine := make([]rig.Mat4, nb)
@@ -161,7 +162,7 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 			if err := mesh.SkinMatrices(skin, palette, in.InverseBind); err != nil {
 				return e, err
 			}
-			if err := in.Mesh.Skin(skin, want, nil); err != nil {
+			if err := ref.Skin(skin, want, nil); err != nil {
 				return e, err
 			}
 			for k := range nv {
@@ -184,6 +185,23 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 		return e, fmt.Errorf("the rebuild produced NaN")
 	}
 	return e, nil
+}
+
+// normalized returns m with every vertex's weights scaled to sum to 1, as glTF
+// requires and as the skin texture stores them (§5): the reference skinning for
+// a source whose weights do not (CesiumMan has some).
+func normalized(m *mesh.Skinned) *mesh.Skinned {
+	c := *m
+	c.Weights = make([][4]float32, len(m.Weights))
+	for v, w := range m.Weights {
+		s := float64(w[0]) + float64(w[1]) + float64(w[2]) + float64(w[3])
+		for k := range w {
+			if s > 0 {
+				c.Weights[v][k] = float32(float64(w[k]) / s)
+			}
+		}
+	}
+	return &c
 }
 
 // decodeRotation turns a decoded rotation texel into a quaternion.
