@@ -64,7 +64,7 @@ func wrap(f int, c Clip) int {
 // Bake makes the textures, mesh and report of in, in memory. It does not verify
 // them: Write does, from the files on disk, and Verify does for any file source.
 func Bake(in *Input, opt Options) (*Output, error) {
-	if err := opt.resolve(); err != nil {
+	if err := opt.Resolve(); err != nil {
 		return nil, fmt.Errorf("bat: %w", err)
 	}
 	if err := in.check(); err != nil {

@@ -76,7 +76,8 @@ type Options struct {
 // MaxSide is the largest texture width or height written (§8).
 const maxSide = 4096
 
-func (o *Options) resolve() error {
+// Resolve fills in the defaults and checks that the choices go together.
+func (o *Options) Resolve() error {
 	if o.Preset == "" {
 		o.Preset = Raw
 	}
