@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"bonebake/internal/atomicfile"
 	"bonebake/mesh"
@@ -127,58 +129,79 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 	}
 
 	ref := normalized(in.Mesh)
-	skin := make([]float32, nb*16)
-	want := make([][3]float32, nv)
-	affine := make([]rig.Mat4, nb)
 	first := map[string]int{}
 	f0 := 0
 	for _, c := range in.Clips {
 		first[c.Name] = f0
 		f0 += c.Frames
 	}
+	type job struct{ frame, row int }
+	var jobs []job
 	for _, rc := range r.Clips {
 		start, ok := first[rc.Name]
 		if !ok || rc.FirstRow < 1 || rc.FirstRow+rc.Frames > r.Rows {
 			return e, fmt.Errorf("report clip %q (rows %d to %d) is not in the source or outside the %d rows", rc.Name, rc.FirstRow, rc.FirstRow+rc.Frames-1, r.Rows)
 		}
 		for f := range rc.Frames {
-			palette := in.Palettes[(start+f)*nb*16 : (start+f+1)*nb*16]
-			row := rc.FirstRow + f
-			for b := range nb {
-				dp := decode(posTex, r.Position, row, b)
-				p := pref[b].Add(rig.Vec3{dp[0], dp[1], dp[2]})
-				wantP := rig.Vec3{float64(palette[b*16+3]), float64(palette[b*16+7]), float64(palette[b*16+11])}
-				if r.Up == "z" {
-					wantP = upRotation.Rotate(wantP)
-				}
-				e.Position = max(e.Position, p.Sub(wantP).Len())
-				q := decodeRotation(r.Rotation.Mode, decode(rotTex, r.Rotation, row, b))
-				// R·(v − p_ref) + p_ref + Δp = R·v + (p − R·p_ref)
-				m := q.Matrix()
-				t := p.Sub(q.Rotate(pref[b]))
-				m[3], m[7], m[11] = t[0], t[1], t[2]
-				affine[b] = m
-			}
-			if err := mesh.SkinMatrices(skin, palette, in.InverseBind); err != nil {
-				return e, err
-			}
-			if err := ref.Skin(skin, want, nil); err != nil {
-				return e, err
-			}
-			for k := range nv {
-				var got rig.Vec3
-				v := rig.Vec3{float64(vpos[k][0]), float64(vpos[k][1]), float64(vpos[k][2])}
-				for i := range 4 {
-					if w := infl[k].w[i]; w != 0 {
-						got = got.Add(affine[infl[k].b[i]].TransformPoint(v).Scale(w))
+			jobs = append(jobs, job{start + f, rc.FirstRow + f})
+		}
+	}
+	// Frames are independent: each worker takes every n-th one with its own
+	// buffers, and the worst errors are merged at the end.
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(jobs)))
+	worst := make([]MaxError, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			skin := make([]float32, nb*16)
+			want := make([][3]float32, nv)
+			affine := make([]rig.Mat4, nb)
+			e := &worst[w]
+			for i := w; i < len(jobs); i += workers {
+				palette := in.Palettes[jobs[i].frame*nb*16 : (jobs[i].frame+1)*nb*16]
+				row := jobs[i].row
+				for b := range nb {
+					dp := decode(posTex, r.Position, row, b)
+					p := pref[b].Add(rig.Vec3{dp[0], dp[1], dp[2]})
+					wantP := rig.Vec3{float64(palette[b*16+3]), float64(palette[b*16+7]), float64(palette[b*16+11])}
+					if r.Up == "z" {
+						wantP = upRotation.Rotate(wantP)
 					}
+					e.Position = max(e.Position, p.Sub(wantP).Len())
+					q := decodeRotation(r.Rotation.Mode, decode(rotTex, r.Rotation, row, b))
+					// R·(v − p_ref) + p_ref + Δp = R·v + (p − R·p_ref)
+					m := q.Matrix()
+					t := p.Sub(q.Rotate(pref[b]))
+					m[3], m[7], m[11] = t[0], t[1], t[2]
+					affine[b] = m
 				}
-				wv := rig.Vec3{float64(want[k][0]), float64(want[k][1]), float64(want[k][2])}
-				if r.Up == "z" {
-					wv = upRotation.Rotate(wv)
+				// The inputs were checked by Bake: these cannot fail.
+				mesh.SkinMatrices(skin, palette, in.InverseBind)
+				ref.Skin(skin, want, nil)
+				for k := range nv {
+					var got rig.Vec3
+					v := rig.Vec3{float64(vpos[k][0]), float64(vpos[k][1]), float64(vpos[k][2])}
+					for i := range 4 {
+						if w := infl[k].w[i]; w != 0 {
+							got = got.Add(affine[infl[k].b[i]].TransformPoint(v).Scale(w))
+						}
+					}
+					wv := rig.Vec3{float64(want[k][0]), float64(want[k][1]), float64(want[k][2])}
+					if r.Up == "z" {
+						wv = upRotation.Rotate(wv)
+					}
+					e.Vertex = max(e.Vertex, got.Sub(wv).Len())
 				}
-				e.Vertex = max(e.Vertex, got.Sub(wv).Len())
 			}
+		}()
+	}
+	wg.Wait()
+	for _, w := range worst {
+		e.Position, e.Vertex = max(e.Position, w.Position), max(e.Vertex, w.Vertex)
+		if math.IsNaN(w.Position) || math.IsNaN(w.Vertex) {
+			e.Vertex = math.NaN()
 		}
 	}
 	if math.IsNaN(e.Position) || math.IsNaN(e.Vertex) {
