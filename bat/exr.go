@@ -30,9 +30,6 @@ const (
 	exrZIP  = 3 // zlib over 16 scanlines, after a byte split and a delta predictor
 )
 
-// channelNames are the texture's channels in the file's (alphabetical) order.
-var channelNames = [4]string{"A", "B", "G", "R"}
-
 // exrChannels returns, for a texture of n channels (3: RGB, 4: RGBA), the EXR
 // channel names in file order and the texture channel each one holds.
 func exrChannels(n int) (names []string, src []int) {

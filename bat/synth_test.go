@@ -1,6 +1,7 @@
 package bat
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -140,5 +141,16 @@ func TestVerifyCatchesDamage(t *testing.T) {
 	bad.Skin.IndexScale = 1
 	if e, err := Verify(in, &bad, open); err != nil || !(e.Vertex > 100*good) {
 		t.Errorf("unorm indices decoded without their scale: worst vertex %g, err %v", e.Vertex, err)
+	}
+}
+
+// TestPadding: a looping clip is padded with its wrap-around, a one-shot with its
+// ends held (§9), and first_row skips the padding.
+func TestPadding(t *testing.T) {
+	in := &Input{Clips: []Clip{{Name: "loop", Frames: 5, Loops: true}, {Name: "once", Frames: 3}}}
+	src, first := stack(in, 2)
+	want := []int{-1, 3, 4, 0, 1, 2, 3, 4, 0, 1, 5, 5, 5, 6, 7, 7, 7}
+	if fmt.Sprint(src) != fmt.Sprint(want) || fmt.Sprint(first) != "[3 12]" {
+		t.Errorf("rows %v first %v; want %v [3 12]", src, first, want)
 	}
 }
