@@ -49,6 +49,7 @@ and reads, validates and samples them the way a game does at run time.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(
 		newBakeCmd(),
+		newBatCmd(),
 		newExportGLTFCmd(),
 		newInspectCmd(),
 		newValidateCmd(),

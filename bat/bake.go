@@ -1,0 +1,310 @@
+package bat
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// File is one file of a bake: its name (no folder) and bytes.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Output is a bake in memory: the report and the files it names (textures, mesh,
+// and for the gametools preset the XML report). Report.MaxError is zero until
+// the files are verified (Verify, or Write which does both).
+type Output struct {
+	Report *Report
+	Files  []File
+}
+
+// File returns the bytes of the file named name, or nil.
+func (o *Output) File(name string) []byte {
+	for _, f := range o.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
+}
+
+// stack lists, for each row of the bone textures, the palette frame it holds (−1
+// for the reference row), and each clip's first row (§2; padding per Options).
+func stack(in *Input, padding int) (src []int, first []int) {
+	src = []int{-1}
+	f0 := 0
+	for _, c := range in.Clips {
+		for p := padding; p > 0; p-- { // before: the wrap-around, or the first frame held
+			src = append(src, f0+wrap(-p, c))
+		}
+		first = append(first, len(src))
+		for f := range c.Frames {
+			src = append(src, f0+f)
+		}
+		for p := range padding { // after: the wrap-around, or the last frame held
+			src = append(src, f0+wrap(c.Frames+p, c))
+		}
+		f0 += c.Frames
+	}
+	return src, first
+}
+
+// wrap maps a frame index outside [0, frames) into the clip: around for a looping
+// clip, clamped for a one-shot.
+func wrap(f int, c Clip) int {
+	if c.Loops {
+		return ((f % c.Frames) + c.Frames) % c.Frames
+	}
+	return min(max(f, 0), c.Frames-1)
+}
+
+// Bake makes the textures, mesh and report of in, in memory. It does not verify
+// them: Write does, from the files on disk, and Verify does for any file source.
+func Bake(in *Input, opt Options) (*Output, error) {
+	if err := opt.Resolve(); err != nil {
+		return nil, fmt.Errorf("bat: %w", err)
+	}
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	in, err := in.selectClips(opt.Clips)
+	if err != nil {
+		return nil, err
+	}
+	posEnc, rotEnc, skinEnc := opt.encodings()
+	if skinEnc == Unorm8 && in.Bones > 256 {
+		return nil, fmt.Errorf("bat: %s: %d bones: an 8-bit skin texture indexes at most 256; use png16", in.Name, in.Bones)
+	}
+	if skinEnc == Float16 && in.Bones > 2049 {
+		return nil, fmt.Errorf("bat: %s: %d bones: half floats hold bone indices up to 2048 exactly; use exr", in.Name, in.Bones)
+	}
+	src, first := stack(in, opt.Padding)
+	rows := len(src)
+	g, err := newGrid(rows, in.Bones, opt.InvertV)
+	if err != nil {
+		return nil, fmt.Errorf("bat: %s: %w", in.Name, err)
+	}
+
+	// The bones at every row, in float64 (§2).
+	nb := in.Bones
+	bones := make([]bone, rows*nb)
+	for b := range nb {
+		m, ok := in.InverseBind[b].Inverse()
+		if !ok {
+			return nil, fmt.Errorf("bat: %s: bone %d's inverse bind matrix cannot be inverted", in.Name, b)
+		}
+		bones[b] = rigid(m, opt.ZUp)
+	}
+	for r := 1; r < rows; r++ {
+		frame := in.Palettes[src[r]*nb*16 : (src[r]+1)*nb*16]
+		for b := range nb {
+			ref := bones[b]
+			cur := rigid(paletteMatrix(frame, b), opt.ZUp)
+			bones[r*nb+b] = bone{cur.p.Sub(ref.p), canonical(cur.q.Mul(ref.q.Conjugate()).Normalize())}
+		}
+	}
+
+	mode := Quaternion
+	if opt.Preset != Raw {
+		mode = AxisAngle
+	}
+	pos := make([]float64, rows*nb*3)
+	rot := make([]float64, rows*nb*4)
+	for i, bo := range bones {
+		copy(pos[i*3:], bo.p[:])
+		if mode == Quaternion {
+			copy(rot[i*4:], bo.q[:])
+		} else {
+			axis, angle := axisAngle(bo.q)
+			copy(rot[i*4:], axis[:])
+			rot[i*4+3] = angle
+		}
+	}
+	posMap, rotMap := remap(opt.Preset, 3, pos), remap(opt.Preset, 4, rot)
+	if opt.Preset == UE {
+		rotMap = channelMap{offset: []float64{-1, -1, -1, 0}, rng: []float64{2, 2, 2, 2 * math.Pi}}
+	}
+	posTex, rotTex := newTexture(g.w, g.h, 3), newTexture(g.w, g.h, 4)
+	for r := range rows {
+		for b := range nb {
+			i, t := r*nb+b, g.texel(r, b)
+			posMap.store(posTex.Data[t*3:t*3+3], pos[i*3:i*3+3])
+			rotMap.store(rotTex.Data[t*4:t*4+4], rot[i*4:i*4+4])
+		}
+	}
+	skinTex, indexScale, renormalized, err := skinTexture(in, skinEnc, opt.InvertV)
+	if err != nil {
+		return nil, err
+	}
+
+	rep := &Report{
+		Preset: string(opt.Preset), Bones: nb, Vertices: in.Mesh.VertexCount(), Rows: rows,
+		Padding: opt.Padding, Stacked: g.stacked, InvertV: opt.InvertV, Up: "y",
+		Mesh: in.Name + ".glb", RenormalizedVertices: renormalized,
+	}
+	if opt.ZUp {
+		rep.Up = "z"
+	}
+	for i, c := range in.Clips {
+		rep.Clips = append(rep.Clips, ReportClip{Name: c.Name, FirstRow: first[i], Frames: c.Frames, FPS: c.FPS, Loops: c.Loops})
+	}
+	ext := ".exr"
+	if opt.Format == PNG16 || opt.Format == PNG8 {
+		ext = ".png"
+	}
+	rep.Position = TextureInfo{File: in.Name + ".position" + ext, Offset: posMap.offset, Range: posMap.rng, Encoding: posEnc, Width: g.w, Height: g.h}
+	rep.Rotation = TextureInfo{File: in.Name + ".rotation" + ext, Mode: mode, Offset: rotMap.offset, Range: rotMap.rng, Encoding: rotEnc, Width: g.w, Height: g.h}
+	rep.Skin = SkinInfo{File: in.Name + ".skin" + ext, Width: skinTex.Width, Height: skinTex.Height, IndexScale: indexScale, Encoding: skinEnc}
+
+	out := &Output{Report: rep}
+	for _, f := range []struct {
+		t   *Texture
+		inf *TextureInfo
+	}{{posTex, &rep.Position}, {rotTex, &rep.Rotation}, {skinTex, &TextureInfo{File: rep.Skin.File, Encoding: skinEnc}}} {
+		b, err := encodeTexture(f.t, f.inf.Encoding, opt.Zip)
+		if err != nil {
+			return nil, fmt.Errorf("bat: %s: %w", f.inf.File, err)
+		}
+		out.Files = append(out.Files, File{f.inf.File, b})
+	}
+	glb, err := meshGLB(in, skinTex.Width, skinTex.Height, opt)
+	if err != nil {
+		return nil, fmt.Errorf("bat: %s: %w", rep.Mesh, err)
+	}
+	out.Files = append(out.Files, File{rep.Mesh, glb})
+	if opt.Preset == GameTools {
+		out.Files = append(out.Files, File{in.Name + ".bat.xml", bakedDataXML(in, rep)})
+	}
+	return out, nil
+}
+
+// encodeTexture writes t in the file format of its encoding.
+func encodeTexture(t *Texture, encoding string, zip bool) ([]byte, error) {
+	switch encoding {
+	case Unorm16:
+		return encodePNG(t, 16)
+	case Unorm8:
+		return encodePNG(t, 8)
+	}
+	return encodeEXR(t, encoding == Float16, zip), nil
+}
+
+// channelMap is a texture's per-channel decoding, value = c·range + offset (§4).
+type channelMap struct{ offset, rng []float64 }
+
+// remap returns the channel map of a preset for values (n per texel): raw keeps
+// values as they are; the others map each channel's [min, max] onto [0, 1].
+func remap(p Preset, n int, values []float64) channelMap {
+	m := channelMap{offset: make([]float64, n), rng: make([]float64, n)}
+	for c := range n {
+		m.rng[c] = 1
+	}
+	if p == Raw {
+		return m
+	}
+	for c := range n {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := c; i < len(values); i += n {
+			lo, hi = min(lo, values[i]), max(hi, values[i])
+		}
+		m.offset[c], m.rng[c] = lo, hi-lo
+	}
+	return m
+}
+
+// store writes the stored values c = (value − offset)/range of one texel.
+func (m channelMap) store(dst []float32, values []float64) {
+	for c, v := range values {
+		if m.rng[c] == 0 {
+			dst[c] = 0
+		} else {
+			dst[c] = float32((v - m.offset[c]) / m.rng[c])
+		}
+	}
+}
+
+// skinTexture lays out each vertex's four bones and weights (§5): indices most
+// influential first, weights renormalized (for unorm, rounded so that the codes
+// sum to the full scale exactly).
+func skinTexture(in *Input, encoding string, invertV bool) (t *Texture, scale float64, renormalized int, err error) {
+	nv := in.Mesh.VertexCount()
+	w := min(nv, maxSide)
+	h := 2 * ((nv + w - 1) / w)
+	if h > maxSide {
+		return nil, 0, 0, fmt.Errorf("bat: %s: %d vertices need a %d × %d skin texture: more than %d rows", in.Name, nv, w, h, maxSide)
+	}
+	t = newTexture(w, h, 4)
+	full := unormMax(encoding)
+	scale = 1.0
+	if full > 0 {
+		scale = float64(full)
+	}
+	for k := range nv {
+		js, ws := in.Mesh.Joints[k], in.Mesh.Weights[k]
+		order := []int{0, 1, 2, 3}
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ws[b], ws[a]) })
+		var idx [4]float64
+		var wt [4]float64
+		sum := 0.0
+		for i, o := range order {
+			if ws[o] > 0 {
+				idx[i], wt[i] = float64(js[o]), float64(ws[o])
+				sum += wt[i]
+			}
+		}
+		if sum <= 0 {
+			return nil, 0, 0, fmt.Errorf("bat: %s: vertex %d has no weight", in.Name, k)
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			renormalized++
+		}
+		for i := range wt {
+			wt[i] /= sum
+		}
+		if full > 0 {
+			wt = roundWeights(wt, full)
+		}
+		y := 2 * (k / w)
+		yi, yw := y, y+1
+		if invertV {
+			yi, yw = h-1-y, h-2-y
+		}
+		x := k % w
+		for c := range 4 {
+			t.Data[(yi*w+x)*4+c] = float32(idx[c] / scale)
+			t.Data[(yw*w+x)*4+c] = float32(wt[c])
+		}
+	}
+	return t, scale, renormalized, nil
+}
+
+// roundWeights rounds weights summing to 1 onto codes of 1/full that sum to full
+// exactly (largest remainder first), and returns them as code/full.
+func roundWeights(w [4]float64, full int) [4]float64 {
+	var code [4]int
+	total := 0
+	for i, v := range w {
+		code[i] = int(math.Floor(v * float64(full)))
+		total += code[i]
+	}
+	order := []int{0, 1, 2, 3}
+	rem := func(i int) float64 { return w[i]*float64(full) - float64(code[i]) }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rem(b), rem(a)) })
+	for _, i := range order[:min(4, max(0, full-total))] {
+		code[i]++
+	}
+	var out [4]float64
+	for i, c := range code {
+		out[i] = float64(c) / float64(full)
+	}
+	return out
+}
+
+// Rotation modes (§4).
+const (
+	Quaternion = "quaternion"
+	AxisAngle  = "axis_angle"
+)

@@ -1,0 +1,252 @@
+// Package bat bakes bone animation textures (docs/formats/bat.md): a position and a
+// rotation texture with one texel per bone per frame, relative to the bind pose, a
+// skin texture with each vertex's four bones and weights, a static mesh whose
+// TEXCOORD_1 points at each vertex's skin texel, and a report that says how to
+// decode them. Write also proves the result: it reads the files back from disk,
+// rebuilds every vertex of every frame as a shader would and compares it with
+// linear blend skinning of the source.
+package bat
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"bonebake/mesh"
+	"bonebake/rig"
+)
+
+// Input is what a bake needs: the baked palettes of a clip stack, the inverse bind
+// matrices and the skinned mesh they move. FromModel, FromSpecies and FromBPAT
+// make one.
+type Input struct {
+	Name  string
+	Bones int
+	Clips []Clip
+	// Palettes holds every clip's frames, clip after clip, Bones·16 floats per
+	// frame: each bone's model-space matrix, row-major (docs/formats/bpat.md §1).
+	Palettes    []float32
+	InverseBind []rig.Mat4 // per bone, row-major
+	Mesh        *mesh.Skinned
+}
+
+// Clip is one clip of the stack.
+type Clip struct {
+	Name   string
+	Frames int
+	FPS    float64
+	Loops  bool
+}
+
+// Preset picks the texture layout and encoding (docs/formats/bat.md §7).
+type Preset string
+
+// The presets.
+const (
+	Raw       Preset = "raw"
+	GameTools Preset = "gametools"
+	UE        Preset = "ue"
+)
+
+// Format is the file format of the textures.
+type Format string
+
+// The formats.
+const (
+	EXR   Format = "exr"   // 32-bit float OpenEXR
+	EXR16 Format = "exr16" // 16-bit half OpenEXR (the position texture stays 32-bit, §4)
+	PNG16 Format = "png16" // 16-bit unorm PNG
+	PNG8  Format = "png8"  // 8-bit unorm PNG
+)
+
+// Options are a bake's choices; the zero value is the raw preset in 32-bit EXR.
+type Options struct {
+	Preset Preset
+	Format Format // "" is the preset's default: exr, or png16 for ue
+	Zip    bool   // ZIP-compress EXR files
+	// Padding is the number of frames added before and after each clip: the clip's
+	// wrap-around for a looping clip, its first or last frame for a one-shot.
+	Padding int
+	InvertV bool // store rows bottom up and write TEXCOORD_1 as 1 − v
+	ZUp     bool // rotate the output +90° about x: y up becomes z up (Blender, Unreal)
+	// Clips keeps only the clips named, in the stack's order; nil keeps all.
+	Clips []string
+}
+
+// MaxSide is the largest texture width or height written (§8).
+const maxSide = 4096
+
+// Resolve fills in the defaults and checks that the choices go together.
+func (o *Options) Resolve() error {
+	if o.Preset == "" {
+		o.Preset = Raw
+	}
+	if o.Format == "" {
+		o.Format = EXR
+		if o.Preset == UE {
+			o.Format = PNG16
+		}
+	}
+	switch o.Preset {
+	case Raw:
+		if o.Format != EXR && o.Format != EXR16 {
+			return fmt.Errorf("preset raw stores unnormalized floats: format %s cannot hold them; use exr or exr16", o.Format)
+		}
+	case GameTools:
+		if !slices.Contains([]Format{EXR, EXR16, PNG16, PNG8}, o.Format) {
+			return fmt.Errorf("unknown format %q: want exr, exr16, png16 or png8", o.Format)
+		}
+	case UE:
+		if o.Format != PNG16 && o.Format != PNG8 {
+			return fmt.Errorf("preset ue stores unorm textures: format %s does not; use png16 or png8", o.Format)
+		}
+	default:
+		return fmt.Errorf("unknown preset %q: want raw, gametools or ue", o.Preset)
+	}
+	if o.Zip && o.Format != EXR && o.Format != EXR16 {
+		return fmt.Errorf("ZIP compression applies to EXR files, not %s", o.Format)
+	}
+	if o.Padding < 0 || o.Padding > 1024 {
+		return fmt.Errorf("padding %d: want 0 to 1024 frames", o.Padding)
+	}
+	return nil
+}
+
+// Encodings of stored channels (§4).
+const (
+	Float32 = "float32"
+	Float16 = "float16"
+	Unorm16 = "unorm16"
+	Unorm8  = "unorm8"
+)
+
+// encodings returns the encoding of the position, rotation and skin textures.
+func (o *Options) encodings() (pos, rot, skin string) {
+	switch o.Format {
+	case EXR16:
+		return Float32, Float16, Float16
+	case PNG16:
+		return Unorm16, Unorm16, Unorm16
+	case PNG8:
+		return Unorm8, Unorm8, Unorm8
+	}
+	return Float32, Float32, Float32
+}
+
+// check says what is wrong with an input before anything is baked.
+func (in *Input) check() error {
+	if in.Bones < 1 {
+		return fmt.Errorf("bat: %s: no bones", in.Name)
+	}
+	if in.Mesh == nil || in.Mesh.VertexCount() == 0 {
+		return fmt.Errorf("bat: %s: no skinned mesh to bake", in.Name)
+	}
+	if len(in.InverseBind) != in.Bones {
+		return fmt.Errorf("bat: %s: %d inverse bind matrices for %d bones", in.Name, len(in.InverseBind), in.Bones)
+	}
+	frames := 0
+	for _, c := range in.Clips {
+		if c.Frames < 1 {
+			return fmt.Errorf("bat: %s: clip %q has no frames", in.Name, c.Name)
+		}
+		frames += c.Frames
+	}
+	if frames == 0 {
+		return fmt.Errorf("bat: %s: no clips", in.Name)
+	}
+	if len(in.Palettes) != frames*in.Bones*16 {
+		return fmt.Errorf("bat: %s: %d palette floats for %d frames of %d bones", in.Name, len(in.Palettes), frames, in.Bones)
+	}
+	m := in.Mesh
+	nv := m.VertexCount()
+	if len(m.Joints) < nv || len(m.Weights) < nv {
+		return fmt.Errorf("bat: %s: %d vertices but %d joint and %d weight sets", in.Name, nv, len(m.Joints), len(m.Weights))
+	}
+	for v := range nv {
+		for k, w := range m.Weights[v] {
+			if w != 0 && int(m.Joints[v][k]) >= in.Bones {
+				return fmt.Errorf("bat: %s: vertex %d influence %d names bone %d of %d", in.Name, v, k, m.Joints[v][k], in.Bones)
+			}
+		}
+	}
+	return nil
+}
+
+// selectClips returns the input limited to the clips named, in stack order.
+func (in *Input) selectClips(names []string) (*Input, error) {
+	if names == nil {
+		return in, nil
+	}
+	out := *in
+	out.Clips, out.Palettes = nil, nil
+	frame := in.Bones * 16
+	for _, n := range names {
+		if !slices.ContainsFunc(in.Clips, func(c Clip) bool { return c.Name == n }) {
+			have := make([]string, len(in.Clips))
+			for i, c := range in.Clips {
+				have[i] = fmt.Sprintf("%q", c.Name)
+			}
+			return nil, fmt.Errorf("bat: %s: no clip %q (clips: %v)", in.Name, n, have)
+		}
+	}
+	first := 0
+	for _, c := range in.Clips {
+		if slices.Contains(names, c.Name) {
+			out.Clips = append(out.Clips, c)
+			out.Palettes = append(out.Palettes, in.Palettes[first*frame:(first+c.Frames)*frame]...)
+		}
+		first += c.Frames
+	}
+	return &out, nil
+}
+
+// bone is one bone at one row: its position and rotation as the texture holds
+// them before encoding (row 0 absolute, later rows relative, §2).
+type bone struct {
+	p rig.Vec3
+	q rig.Quat
+}
+
+// upRotation is the rotation ZUp applies: +90° about x, (x, y, z) → (x, −z, y).
+var upRotation = rig.QuatFromAxisAngle(rig.Vec3{1, 0, 0}, math.Pi/2)
+
+// rigid splits a model-space matrix into translation and rotation, dropping
+// scale (§3), in the output's axes.
+func rigid(m rig.Mat4, zUp bool) bone {
+	t, _ := rig.Decompose(m)
+	b := bone{t.Translation, t.Rotation.Normalize()}
+	if zUp {
+		b.p = upRotation.Rotate(b.p)
+		b.q = upRotation.Mul(b.q).Mul(upRotation.Conjugate())
+	}
+	return b
+}
+
+// paletteMatrix reads entry b of a palette frame.
+func paletteMatrix(frame []float32, b int) rig.Mat4 {
+	var m rig.Mat4
+	for k, v := range frame[b*16 : b*16+16] {
+		m[k] = float64(v)
+	}
+	return m
+}
+
+// canonical returns q or −q, whichever has w ≥ 0.
+func canonical(q rig.Quat) rig.Quat {
+	if q[3] < 0 {
+		return rig.Quat{-q[0], -q[1], -q[2], -q[3]}
+	}
+	return q
+}
+
+// axisAngle returns q's rotation as a unit axis and an angle in [0, π]; the axis of
+// no rotation is +z.
+func axisAngle(q rig.Quat) (rig.Vec3, float64) {
+	q = canonical(q.Normalize())
+	v := rig.Vec3{q[0], q[1], q[2]}
+	s := v.Len()
+	if s < 1e-12 {
+		return rig.Vec3{0, 0, 1}, 0
+	}
+	return v.Scale(1 / s), 2 * math.Atan2(s, q[3])
+}

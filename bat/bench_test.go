@@ -1,0 +1,88 @@
+package bat
+
+import (
+	"path/filepath"
+	"testing"
+
+	"bonebake/bake"
+)
+
+// benchWrite measures Write (bake, write to disk, read back and verify); the
+// bytes are those of the three textures, so MB/s is texture bytes per second of
+// the whole job.
+func benchWrite(b *testing.B, in *Input, opt Options) {
+	out, err := Bake(in, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := out.Report
+	b.SetBytes(int64(len(out.File(r.Position.File)) + len(out.File(r.Rotation.File)) + len(out.File(r.Skin.File))))
+	dir := b.TempDir()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Write(dir, in, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchEncode measures the texture writers alone: the position and rotation
+// textures encoded in memory.
+func benchEncode(b *testing.B, in *Input, opt Options) {
+	out, err := Bake(in, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pos, _ := decodeTexture("", out.File(out.Report.Position.File), out.Report.Position.Encoding, 3)
+	rot, _ := decodeTexture("", out.File(out.Report.Rotation.File), out.Report.Rotation.Encoding, 4)
+	n := len(out.File(out.Report.Position.File)) + len(out.File(out.Report.Rotation.File))
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		if _, err := encodeTexture(pos, out.Report.Position.Encoding, opt.Zip); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := encodeTexture(rot, out.Report.Rotation.Encoding, opt.Zip); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func foxInput(b *testing.B) *Input {
+	m, err := bake.LoadModel(filepath.Join("..", "testdata", "gltf", "Fox.glb"), bake.Settings{FPS: 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := FromModel(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return in
+}
+
+func BenchmarkWriteFox(b *testing.B) {
+	in := foxInput(b)
+	b.Run("raw-exr", func(b *testing.B) { benchWrite(b, in, Options{}) })
+	b.Run("ue-png16", func(b *testing.B) { benchWrite(b, in, Options{Preset: UE}) })
+}
+
+func BenchmarkWriteSynthetic(b *testing.B) {
+	in := synthetic(b, 100, 5000, 2000)
+	b.Run("raw-exr", func(b *testing.B) { benchWrite(b, in, Options{}) })
+	b.Run("ue-png16", func(b *testing.B) { benchWrite(b, in, Options{Preset: UE}) })
+}
+
+func BenchmarkEncodeSynthetic(b *testing.B) {
+	in := synthetic(b, 100, 5000, 10)
+	for _, c := range []struct {
+		name string
+		opt  Options
+	}{
+		{"exr", Options{}},
+		{"exr-zip", Options{Zip: true}},
+		{"exr16", Options{Format: EXR16}},
+		{"png16", Options{Preset: UE}},
+		{"png8", Options{Preset: UE, Format: PNG8}},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchEncode(b, in, c.opt) })
+	}
+}

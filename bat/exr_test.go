@@ -1,0 +1,159 @@
+package bat
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/x448/float16"
+)
+
+func randomTexture(w, h, channels int) *Texture {
+	rng := rand.New(rand.NewPCG(3, 4))
+	t := newTexture(w, h, channels)
+	for i := range t.Data {
+		t.Data[i] = float32(rng.NormFloat64() * 3)
+	}
+	return t
+}
+
+// asHalf rounds a texture's values as half floats store them.
+func asHalf(t *Texture) *Texture {
+	c := *t
+	c.Data = make([]float32, len(t.Data))
+	for i, v := range t.Data {
+		c.Data[i] = float16.Fromfloat32(v).Float32()
+	}
+	return &c
+}
+
+func TestEXRRoundTrip(t *testing.T) {
+	for _, half := range []bool{false, true} {
+		for _, zip := range []bool{false, true} {
+			for _, ch := range []int{3, 4} {
+				src := randomTexture(37, 41, ch) // 41 rows: a short last ZIP chunk
+				got, err := decodeEXR("t.exr", encodeEXR(src, half, zip), ch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := src
+				if half {
+					want = asHalf(src)
+				}
+				if got.Width != 37 || got.Height != 41 || !equalFloats(got.Data, want.Data) {
+					t.Errorf("half %v zip %v, %d channels: values differ after the round trip", half, zip, ch)
+				}
+			}
+		}
+	}
+}
+
+func equalFloats(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEXRWithOIIO checks the EXR files against OpenImageIO (Debian's
+// openimageio-tools): oiiotool must read our files with the header and pixels we
+// meant, and we must read the ZIP files oiiotool writes.
+func TestEXRWithOIIO(t *testing.T) {
+	tool, err := exec.LookPath("oiiotool")
+	if err != nil {
+		t.Skip("oiiotool not installed (apt-get install openimageio-tools)")
+	}
+	dir := t.TempDir()
+	for _, half := range []bool{false, true} {
+		for _, zip := range []bool{false, true} {
+			for _, ch := range []int{3, 4} {
+				name := fmt.Sprintf("half%v_zip%v_%d", half, zip, ch)
+				src := randomTexture(23, 35, ch)
+				path := filepath.Join(dir, name+".exr")
+				if err := os.WriteFile(path, encodeEXR(src, half, zip), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				info, err := exec.Command(tool, "--info", "-v", path).CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s: oiiotool --info: %v\n%s", name, err, info)
+				}
+				wantType, wantComp := "float", `compression: "none"`
+				if half {
+					wantType = "half"
+				}
+				if zip {
+					wantComp = `compression: "zip"`
+				}
+				head := fmt.Sprintf("23 x   35, %d channel, %s openexr", ch, wantType)
+				if !strings.Contains(string(info), head) || !strings.Contains(string(info), wantComp) {
+					t.Errorf("%s: oiiotool says\n%s\nwant %q and %q", name, info, head, wantComp)
+				}
+				dump, err := exec.Command(tool, "--dumpdata", path).CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s: oiiotool --dumpdata: %v\n%s", name, err, dump)
+				}
+				want := src
+				if half {
+					want = asHalf(src)
+				}
+				checkDump(t, name, dump, want)
+
+				// oiiotool's own ZIP file of the same pixels, read back by us.
+				theirs := filepath.Join(dir, name+"_oiio.exr")
+				if out, err := exec.Command(tool, path, "--compression", "zip", "-o", theirs).CombinedOutput(); err != nil {
+					t.Fatalf("%s: oiiotool -o: %v\n%s", name, err, out)
+				}
+				b, _ := os.ReadFile(theirs)
+				got, err := decodeEXR(theirs, b, ch)
+				if err != nil {
+					t.Fatalf("reading oiiotool's file: %v", err)
+				}
+				if !equalFloats(got.Data, want.Data) {
+					t.Errorf("%s: oiiotool's ZIP file reads back different values", name)
+				}
+			}
+		}
+	}
+}
+
+// checkDump compares oiiotool --dumpdata lines "Pixel (x, y): v v v" with t.
+func checkDump(t *testing.T, name string, dump []byte, want *Texture) {
+	t.Helper()
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(dump))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		var x, y int
+		if _, err := fmt.Sscanf(line, "Pixel (%d, %d):", &x, &y); err != nil {
+			continue
+		}
+		fields := strings.Fields(line[strings.Index(line, ":")+1:])
+		if len(fields) != want.Channels {
+			t.Fatalf("%s: %q: want %d values", name, line, want.Channels)
+		}
+		for c, f := range fields {
+			var v float64
+			fmt.Sscan(f, &v)
+			w := float64(want.Data[(y*want.Width+x)*want.Channels+c])
+			if math.Abs(v-w) > 1e-8*max(1, math.Abs(w)) {
+				t.Fatalf("%s: pixel (%d, %d) channel %d: oiiotool reads %v, we wrote %v", name, x, y, c, v, w)
+			}
+		}
+		n++
+	}
+	if n != want.Width*want.Height {
+		t.Errorf("%s: oiiotool dumped %d pixels, want %d", name, n, want.Width*want.Height)
+	}
+}

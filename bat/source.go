@@ -1,0 +1,68 @@
+package bat
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"bonebake/bake"
+	"bonebake/formats/bpat"
+	"bonebake/mesh"
+	"bonebake/rig"
+	"bonebake/species"
+)
+
+// FromModel bakes a glTF model's job (bake.LoadModel) into an input named after
+// the file. A model whose mesh cannot be read (Draco) fails with that reason.
+func FromModel(m *bake.Model) (*Input, error) {
+	if m.GLTF.MeshError != nil {
+		return nil, fmt.Errorf("%s: bone animation textures need the skinned mesh: %w", m.Path, m.GLTF.MeshError)
+	}
+	if m.GLTF.Mesh == nil {
+		return nil, fmt.Errorf("%s: no node uses the skin, so there is no skinned mesh to bake textures for", m.Path)
+	}
+	c, err := bake.Bake(m.Job)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", m.Path, err)
+	}
+	name := strings.TrimSuffix(filepath.Base(m.Path), filepath.Ext(m.Path))
+	return fromContents(name, c, m.GLTF.InverseBind, m.GLTF.Mesh), nil
+}
+
+// FromSpecies bakes a built-in creature's clips into an input.
+func FromSpecies(s *species.Creature) (*Input, error) {
+	j, err := bake.FromSpecies(s)
+	if err != nil {
+		return nil, err
+	}
+	c, err := bake.Bake(j)
+	if err != nil {
+		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
+	}
+	return fromContents(s.Name, c, s.InverseBind(), s.Mesh), nil
+}
+
+func fromContents(name string, c *bpat.Contents, ibm []rig.Mat4, m *mesh.Skinned) *Input {
+	in := &Input{Name: name, Bones: c.BoneCount, InverseBind: ibm, Mesh: m}
+	for i, cl := range c.Clips {
+		in.Clips = append(in.Clips, Clip{Name: cl.Name, Frames: len(c.Palettes[i]) / (c.BoneCount * 16), FPS: float64(cl.FPS), Loops: cl.Loops})
+		in.Palettes = append(in.Palettes, c.Palettes[i]...)
+	}
+	return in
+}
+
+// FromBPAT reads a BPAT file's palettes with the mesh and inverse bind matrices
+// they were baked for (a bone's palette index is its JOINTS_0 index).
+func FromBPAT(name string, f *bpat.File, ibm []rig.Mat4, m *mesh.Skinned) (*Input, error) {
+	if len(ibm) != f.BoneCount() {
+		return nil, fmt.Errorf("%s: %d bones but %d inverse bind matrices", name, f.BoneCount(), len(ibm))
+	}
+	in := &Input{Name: name, Bones: f.BoneCount(), InverseBind: ibm, Mesh: m}
+	for ci, c := range f.Clips() {
+		in.Clips = append(in.Clips, Clip{Name: c.Name, Frames: c.FrameCount, FPS: float64(c.FPS), Loops: c.Loops})
+		for fr := range c.FrameCount {
+			in.Palettes = append(in.Palettes, f.Palette(ci, fr)...)
+		}
+	}
+	return in, nil
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"bonebake/bake"
+	"bonebake/bat"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
+	"bonebake/species/creatures"
+
+	"github.com/spf13/cobra"
+)
+
+func newBatCmd() *cobra.Command {
+	var (
+		out, preset, form, model  string
+		fps, maxError             float64
+		clips                     []string
+		padding, skin             int
+		invertV, zUp, zip, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "bat MODEL.glb|SPECIES|FILE.bpat -o DIR [flags]",
+		Short: "Bake bone animation textures (BAT) for Unreal, Unity, Blender shaders or any engine",
+		Long: `Bake a skinned glTF model, a built-in creature or a BPAT file (with --model, the
+glTF model it was baked from) into bone animation textures (docs/formats/bat.md):
+
+  DIR/<name>.position.(exr|png)  bone positions: row 0 the bind pose, then every frame
+  DIR/<name>.rotation.(exr|png)  bone rotations, relative to the bind pose
+  DIR/<name>.skin.(exr|png)      each vertex's four bones and weights
+  DIR/<name>.glb                 the static mesh, TEXCOORD_1 at each vertex's skin texel
+  DIR/<name>.bat.json            how to decode them, and the verification's errors
+  DIR/<name>.bat.xml             (gametools) the Blender baker's BakedData report
+
+Presets: raw (quaternions, float EXR), gametools (the Blender GameTools layout,
+axis-angle remapped to [0, 1]), ue (Unreal AnimToTexture: bounding-box positions,
+axis-angle, 16-bit PNG; --format png8 for 8-bit). Every bake is verified: the files
+are read back, every vertex of every frame is rebuilt as a shader would and
+compared with linear blend skinning of the source; --max-error fails the command
+when the worst error (metres) is larger.`,
+		Example: `  bonebake bat Fox.glb -o bat/fox
+  bonebake bat Fox.glb -o bat/fox --preset ue --z-up --invert-v
+  bonebake bat horse -o bat/horse --preset gametools --padding 1
+  bonebake bat humanoid -o bat/humanoid --clips walk,run --format exr16 --zip
+  bonebake bat hero.bpat --model hero.glb -o bat/hero --max-error 0.001`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			start := time.Now()
+			if out == "" {
+				return usagef("-o DIR is required: the folder for the textures, mesh and report")
+			}
+			if st, err := os.Stat(out); err == nil && !st.IsDir() {
+				return usagef("-o %s: is a file; give the folder to write into", out)
+			}
+			flags := cmd.Flags()
+			if flags.Changed("fps") && !(fps > 0) {
+				return usagef("--fps %v must be positive", fps)
+			}
+			if maxError < 0 {
+				return usagef("--max-error %v must not be negative", maxError)
+			}
+			opt := bat.Options{Preset: bat.Preset(preset), Format: bat.Format(form), Zip: zip, Padding: padding,
+				InvertV: invertV, ZUp: zUp, Clips: clips}
+			if !flags.Changed("clips") {
+				opt.Clips = nil
+			}
+			if err := opt.Resolve(); err != nil {
+				return usageError{err}
+			}
+			in, err := batInput(a[0], model, fps, flags.Changed("fps"), skin, flags.Changed("skin"))
+			if err != nil {
+				return err
+			}
+			res, err := bat.Write(out, in, opt)
+			if err != nil {
+				return err
+			}
+			r := res.Report
+			if asJSON {
+				if err := writeJSON(cmd.OutOrStdout(), r); err != nil {
+					return err
+				}
+			} else {
+				w := cmd.OutOrStdout()
+				fmt.Fprintf(w, "wrote %s: %s, %s, %s, %d rows (%s), %s preset, in %.0f ms\n",
+					filepath.Join(out, in.Name+".bat.json"), plural(r.Bones, "bone"), plural(r.Vertices, "vertex"),
+					plural(len(r.Clips), "clip"), r.Rows, stackedText(r), r.Preset, float64(time.Since(start).Microseconds())/1000)
+				for _, f := range res.Files[1:] {
+					fmt.Fprintf(w, "  %s  %s\n", filepath.Join(out, f.Name), bytesText(int64(len(f.Data))))
+				}
+				fmt.Fprintf(w, "verified from the files: worst vertex %.3g m, worst bone position %.3g m\n", r.MaxError.Vertex, r.MaxError.Position)
+				if r.RenormalizedVertices > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s of the source had weights that do not sum to 1; the skin texture renormalizes them\n",
+						plural(r.RenormalizedVertices, "vertex"))
+				}
+			}
+			if flags.Changed("max-error") && (r.MaxError.Vertex > maxError || r.MaxError.Position > maxError) {
+				return fmt.Errorf("%s: the rebuild is off by up to %.3g m (vertex) and %.3g m (bone position), more than --max-error %g: try --preset raw or --format exr",
+					a[0], r.MaxError.Vertex, r.MaxError.Position, maxError)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&out, "out", "o", "", "folder to write into (created when missing)")
+	fl.StringVar(&preset, "preset", "raw", "raw, gametools or ue")
+	fl.StringVar(&form, "format", "", "exr, exr16, png16 or png8 (default exr; png16 for ue)")
+	fl.Float64Var(&fps, "fps", bake.DefaultFPS, "frames per second of a model's clips (built-in creatures carry their own)")
+	fl.StringSliceVar(&clips, "clips", nil, "clips to bake, comma-separated (default all)")
+	fl.Float64Var(&maxError, "max-error", 0, "fail when a rebuilt vertex or bone is further than this from the source, in metres")
+	fl.IntVar(&padding, "padding", 0, "frames added before and after each clip (wrap-around, or held ends)")
+	fl.BoolVar(&invertV, "invert-v", false, "store rows bottom up and flip TEXCOORD_1's v (DirectX-style UVs, Unreal)")
+	fl.BoolVar(&zUp, "z-up", false, "turn the output so that z is up (Unreal, Blender): (x, y, z) → (x, −z, y)")
+	fl.BoolVar(&zip, "zip", false, "ZIP-compress EXR textures")
+	fl.StringVar(&model, "model", "", "with a BPAT file: the glTF model whose mesh and skin it was baked from")
+	fl.IntVar(&skin, "skin", 0, "which skin of the model to use")
+	fl.BoolVar(&asJSON, "json", false, "print the report (<name>.bat.json) instead of a summary")
+	return cmd
+}
+
+func stackedText(r *bat.Report) string {
+	if r.Stacked {
+		return fmt.Sprintf("stacked into %d × %d texels", r.Position.Width, r.Position.Height)
+	}
+	return fmt.Sprintf("%d × %d texels", r.Position.Width, r.Position.Height)
+}
+
+// batInput resolves the argument of bat: a glTF model, a BPAT file with its
+// model, or a built-in creature's name.
+func batInput(arg, model string, fps float64, fpsSet bool, skin int, skinSet bool) (*bat.Input, error) {
+	if _, err := os.Stat(arg); err != nil && !strings.ContainsAny(arg, `/\.`) {
+		s := creatures.ByName(arg)
+		if s == nil {
+			return nil, usagef("%s: no such file, and no built-in creature of that name (there are: %s)", arg, strings.Join(creatures.Names(), ", "))
+		}
+		if fpsSet || skinSet || model != "" {
+			return nil, usagef("--fps, --skin and --model apply to files; the built-in creatures carry their own settings")
+		}
+		return bat.FromSpecies(s)
+	}
+	if err := inputFile(arg); err != nil {
+		return nil, err
+	}
+	kind, err := sniff(arg)
+	if err != nil {
+		return nil, err
+	}
+	set := bake.Settings{Skin: skin}
+	if fpsSet {
+		set.FPS = fps
+	}
+	switch kind {
+	case kindGLB, kindGLTF:
+		if model != "" {
+			return nil, usagef("--model goes with a BPAT file; %s is a model already", arg)
+		}
+		m, err := loadModel(arg, set)
+		if err != nil {
+			return nil, err
+		}
+		return bat.FromModel(m)
+	case kindBPAT:
+		if model == "" {
+			return nil, usagef("%s: a BPAT file holds no mesh: give the glTF model it was baked from with --model", arg)
+		}
+		if fpsSet {
+			return nil, usagef("--fps: a BPAT file's clips are baked already")
+		}
+		if err := inputFile(model); err != nil {
+			return nil, err
+		}
+		m, err := loadModel(model, set)
+		if err != nil {
+			return nil, err
+		}
+		if m.GLTF.MeshError != nil || m.GLTF.Mesh == nil {
+			_, err := bat.FromModel(m) // says why there is no mesh
+			return nil, err
+		}
+		f, err := bpat.Open(arg, formats.Lenient())
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		name := strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
+		return bat.FromBPAT(name, f, m.GLTF.InverseBind, m.GLTF.Mesh)
+	}
+	return nil, fmt.Errorf("%s: %s: bat reads skinned glTF models, BPAT files (with --model) and built-in creatures", arg, kind)
+}
+
+func loadModel(path string, set bake.Settings) (*bake.Model, error) {
+	m, err := bake.LoadModel(path, set)
+	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
+		return nil, usagef("--%s", se)
+	}
+	return m, err
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBatCommand(t *testing.T) {
+	fox := sharedModel(t, "Fox.glb")
+	dir := filepath.Join(t.TempDir(), "fox")
+	code, out, errOut := bonebake(t, "bat", fox, "-o", dir, "--max-error", "0.001")
+	if code != 0 || !strings.Contains(out, "verified from the files") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, f := range []string{"Fox.bat.json", "Fox.position.exr", "Fox.rotation.exr", "Fox.skin.exr", "Fox.glb"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	var r struct {
+		Bones    int `json:"bones"`
+		MaxError struct {
+			Vertex float64 `json:"vertex"`
+		} `json:"max_error"`
+		Position struct {
+			Encoding string `json:"encoding"`
+		} `json:"position"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "Fox.bat.json"))
+	if err := json.Unmarshal(b, &r); err != nil || r.Bones != 24 || r.Position.Encoding != "float32" || !(r.MaxError.Vertex > 0) {
+		t.Errorf("report %+v, err %v", r, err)
+	}
+
+	// 8-bit Unreal textures of a horse cost centimetres: --max-error 1 mm fails.
+	code, _, errOut = bonebake(t, "bat", "horse", "-o", t.TempDir(), "--preset", "ue", "--format", "png8", "--max-error", "0.001")
+	if code != exitFailure || !strings.Contains(errOut, "more than --max-error") {
+		t.Errorf("png8 with --max-error 0.001: exit %d, %s", code, errOut)
+	}
+	code, out, _ = bonebake(t, "bat", "horse", "-o", t.TempDir(), "--preset", "gametools", "--json", "--clips", "walk")
+	if code != 0 || !strings.Contains(out, `"mode": "axis_angle"`) || strings.Count(out, `"first_row"`) != 1 {
+		t.Errorf("gametools --json --clips walk: exit %d\n%s", code, out)
+	}
+
+	for _, c := range [][]string{
+		{"bat", "horse"}, // no -o
+		{"bat", "horse", "-o", t.TempDir(), "--preset", "nope"},  // unknown preset
+		{"bat", "horse", "-o", t.TempDir(), "--format", "png16"}, // raw cannot be unorm
+		{"bat", "horse", "-o", t.TempDir(), "--fps", "60"},       // species carry their fps
+		{"bat", "unicorn", "-o", t.TempDir()},                    // no such creature
+		{"bat", fox, "-o", t.TempDir(), "--fps", "-1"},           // bad fps
+	} {
+		if code, _, errOut := bonebake(t, c...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", c, code, exitUsage, errOut)
+		}
+	}
+	if code, _, errOut := bonebake(t, "bat", "horse", "-o", t.TempDir(), "--clips", "fly"); code != exitFailure || !strings.Contains(errOut, `no clip "fly"`) {
+		t.Errorf("unknown clip: exit %d, %s", code, errOut)
+	}
+}
+
+// A Draco-compressed model has no mesh bonebake can read: bat says so.
+func TestBatDraco(t *testing.T) {
+	src := sharedModel(t, "SimpleSkin.gltf")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	d["extensionsUsed"] = []any{"KHR_draco_mesh_compression"}
+	d["extensionsRequired"] = []any{"KHR_draco_mesh_compression"}
+	prim := d["meshes"].([]any)[0].(map[string]any)["primitives"].([]any)[0].(map[string]any)
+	prim["extensions"] = map[string]any{"KHR_draco_mesh_compression": map[string]any{"bufferView": 0, "attributes": map[string]any{"POSITION": 0}}}
+	path := filepath.Join(t.TempDir(), "draco.gltf")
+	b, _ = json.Marshal(d)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := bonebake(t, "bat", path, "-o", t.TempDir())
+	if code != exitFailure || !strings.Contains(errOut, "Draco") || !strings.Contains(errOut, "need the skinned mesh") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
