@@ -10,8 +10,9 @@ import (
 // §10): every value m decodes to, the result decodes to bit for bit. Record types
 // change where the families number them differently, and widen where the target
 // family has no type of the same layout. camera maps camera bone ids of m's family
-// to ids of f's; camera records whose bone it does not map are dropped, all of them
-// when camera is nil. A Bayonetta 1 result has no name.
+// to ids of f's; when the family changes, camera records whose bone it does not map
+// are dropped (all of them when camera is nil), and within one family they are
+// kept as they are. A Bayonetta 1 result has no name.
 func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16) (*Motion, error) {
 	if f != Bayo1 && f != Bayo2 {
 		return nil, fmt.Errorf("mot: unknown family %d", f)
@@ -27,10 +28,12 @@ func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16) (
 	for i, r := range m.Records {
 		if IsCamera(m.Family, r.Bone) {
 			to, ok := camera[r.Bone]
-			if !ok {
+			switch {
+			case ok:
+				r.Bone = to
+			case f != m.Family: // the other family numbers its cameras otherwise
 				continue
 			}
-			r.Bone = to
 		}
 		nr, err := convertRecord(r, m.Family, m.Order, f, o)
 		if err != nil {

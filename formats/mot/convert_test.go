@@ -125,4 +125,13 @@ func TestConvertCamera(t *testing.T) {
 	if r := c.Records[len(c.Records)-1]; len(c.Records) != len(m.Records) || r.Bone != 0x0F60 || r.Value != 0.75 {
 		t.Fatalf("camera record %+v", r)
 	}
+	// Within one family the cameras are numbered alike: a change of byte order
+	// keeps them without a mapping.
+	c, err = m.Convert(Bayo2, binary.BigEndian, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.Records[len(c.Records)-1]; len(c.Records) != len(m.Records) || r.Bone != 0x7000 || r.Value != 0.75 {
+		t.Fatalf("byte order only: %d records from %d, last %+v", len(c.Records), len(m.Records), r)
+	}
 }
