@@ -268,8 +268,12 @@ which camera bone of the output family each input camera bone becomes.`,
 			if err := writeMot(out, c); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s-endian, %s (%s dropped)\n", out, c.Family,
-				mot.OrderName(o), plural(len(c.Records), "record"), plural(len(m.Records)-len(c.Records), "camera record"))
+			dropped := ""
+			if n := len(m.Records) - len(c.Records); n > 0 {
+				dropped = fmt.Sprintf(" (%s dropped: give --camera FROM=TO to carry them)", plural(n, "camera record"))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s-endian, %s%s\n", out, c.Family,
+				mot.OrderName(o), plural(len(c.Records), "record"), dropped)
 			return nil
 		},
 	}
