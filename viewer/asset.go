@@ -45,6 +45,7 @@ type Asset struct {
 	meshKind string
 	// inverseBind holds one row-major matrix per palette bone.
 	inverseBind [][16]float32
+	bind        []rig.Mat4 // the same in float64, as baked; nil for boxes
 	// display turns the posed model from its model space to the way it is shown
 	// (row-major 3×3); nil for identity.
 	display   *[9]float32
@@ -200,7 +201,8 @@ func (a *Asset) useSpecies(s *species.Creature) {
 	a.mesh, a.meshKind = s.Mesh, MeshSpecies
 	a.boneNames = s.Skeleton.Names
 	a.parents = s.Skeleton.Parents
-	a.inverseBind = matrices32(s.InverseBind())
+	a.bind = s.InverseBind()
+	a.inverseBind = matrices32(a.bind)
 }
 
 // LoadGLTF loads a skinned glTF model and bakes every animation (with the fps,
@@ -228,6 +230,7 @@ func LoadGLTF(path string) (*Asset, error) {
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
 		a.mesh, a.meshKind = m.Mesh, MeshGLTF
+		a.bind = m.InverseBind
 		a.inverseBind = matrices32(m.InverseBind)
 		index := map[*gltf.Texture]int{} // parts that share a texture share its upload
 		for _, p := range m.Parts {

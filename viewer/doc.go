@@ -37,6 +37,15 @@
 // colour factor and sRGB texture, and turned by its mesh node's rest rotation in
 // the scene, since its palette is in that node's space).
 //
+// The BAT mode draws the crowd skinned from bone animation textures instead (or
+// side by side: palette in the left half, BAT in the right, one camera). For a
+// meshed asset and a preset and format the server bakes them once from the
+// asset's own BPAT palettes (bat.FromBPAT, no padding, so palette frame row r is
+// texture row r + 1), verifies them (the report's max_error) and decodes the
+// files into the stored channel values; the page uploads those as RGBA32F and
+// bat.vert.glsl rebuilds each vertex by docs/formats/bat.md §3, decoding
+// c·range + offset itself, so what it draws carries the files' precision.
+//
 // The server answers only these routes, on GET or HEAD unless marked:
 //
 //	/                              the page (index.html)
@@ -46,6 +55,9 @@
 //	/api/assets/{id}/socketdata    the socket data block, byte for byte
 //	/api/assets/{id}/mesh          the mesh, inverse binds and parts (see EncodeMesh)
 //	/api/assets/{id}/texture/{k}   a glTF model's base colour image, as the file holds it
+//	/api/bat/{id}?preset=…&format=…          the asset's BAT bake (docs/formats/bat.md): the report, max_error verified
+//	/api/bat/{id}/texels?preset=…&format=…   its textures' stored values and TEXCOORD_1, for the page (see encodeTexels)
+//	/api/bat/{id}/{file}?preset=…&format=…   a file of that bake, byte for byte (textures, mesh, XML report)
 //	POST /api/crowd                a new crowd (CrowdParams as JSON) → its id, units per asset, riders, extent
 //	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek) → the records (see Crowd.AppendStep)
 //
@@ -60,10 +72,11 @@
 // and clip (select a species and play one clip on all of it), paused=1, t (seconds
 // of crowd time before the first frame), skeleton=0, sockets=0, props=0, focus=1
 // (a close-up), yaw, pitch and zoom (the camera), aa=0 (no multisampling, for
-// software renderers). It exposes window.bonebake for tests: ready, error, state,
+// software renderers), bat (bat: skin from the BAT textures; side: palette left,
+// BAT right), preset and format (the BAT bake's). It exposes window.bonebake for tests: ready, error, state,
 // stats {frames, drawCalls, instances, glErrors, frameMs, alive}, resolve (the §5
 // math), and setInstances, setLayout, setCrowdSpecies, selectAsset, selectClip,
-// seek, step and settled (promises that resolve once the change is drawn), play,
+// seek, step, setBAT and settled (promises that resolve once the change is drawn), batReport, play,
 // pause, setSpeed, frameCrowd, focusSelected, camera, glError, sync, nextFrames,
 // crowdRect, focusInstance and project.
 package viewer

@@ -25,6 +25,7 @@ type Server struct {
 	files  map[string][]byte // embedded page files by name
 	regs   registries        // the runtime's view of the assets (built on first use)
 	crowds crowdStore
+	bats   batCache
 	// AllowAnyHost turns off the Host header check. Set it when the server
 	// listens on a non-loopback address on purpose.
 	AllowAnyHost bool
@@ -186,6 +187,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case strings.HasPrefix(p, "/api/assets/"):
 		s.serveAsset(w, r, strings.TrimPrefix(p, "/api/assets/"))
+		return
+	case strings.HasPrefix(p, "/api/bat/"):
+		s.serveBAT(w, r, strings.TrimPrefix(p, "/api/bat/"))
 		return
 	}
 	name := strings.TrimPrefix(p, "/")

@@ -14,14 +14,15 @@
 //   panel.js     the side panel; timeline.js the timeline
 import { resolve } from './playback.js';
 import { $, params, state, stats, hook, fail, RECORD } from './state.js';
-import { gl, setupGL, checkGL } from './gl.js';
+import { gl, setupGL, checkGL, fragSource } from './gl.js';
+import { setupBAT } from './bat.js';
 import { loadAssets } from './assets.js';
 import { tick, applyStep, settled, seek } from './crowd.js';
 import { setupProps } from './props.js';
 import { focus } from './scene.js';
 import { cam, frameCrowd, focusSelected, setupPointer, project, crowdRect } from './camera.js';
 import { render } from './draw.js';
-import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild } from './panel.js';
+import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT } from './panel.js';
 import { drawTimeline, setupTimeline } from './timeline.js';
 
 const frameWaiters = [];
@@ -84,6 +85,11 @@ Object.assign(hook, {
   },
   // seek puts the focus unit at a phase of its clip.
   seek: (phase) => { seek(Number(phase)); return settled(); },
+  // setBAT('off' | 'bat' | 'side', preset, format) switches the BAT mode; it
+  // resolves once the bakes are loaded and drawn. batReport(asset) is the
+  // report of an asset's bake (null before one is loaded).
+  setBAT: (mode, preset = state.bat.preset, format = '') => switchBAT(mode, preset, format).then(() => hook.nextFrames(2)),
+  batReport: (key) => { const A = state.assets.find((X) => X.id === key || X.name === key); return A && A.bat ? (A.bat.report || A.bat) : null; },
   settled,
   play: () => setPlaying(true),
   pause: () => setPlaying(false),
@@ -116,6 +122,7 @@ Object.assign(hook, {
 async function main() {
   if (!gl) throw new Error('this browser has no WebGL2');
   await setupGL();
+  await setupBAT(fragSource);
   state.assets = await loadAssets();
   state.override = state.assets.map(() => -1);
   setupProps(state.assets);
@@ -124,6 +131,7 @@ async function main() {
   const clip = params.get('clip');
   if (clip) { const A = state.assets[state.selected]; state.override[A.id] = A.clips.findIndex((c) => c.name === clip); }
   setupPanel();
+  if (state.bat.mode !== 'off') await switchBAT();
   setupPointer();
   setupTimeline();
   const start = state.time; // the clock the URL asks for

@@ -35,9 +35,9 @@ function eye() {
   return [cam.target[0] + cam.dist * cp * Math.sin(cam.yaw), cam.target[1] + cam.dist * Math.sin(cam.pitch), cam.target[2] + cam.dist * cp * Math.cos(cam.yaw)];
 }
 
-// updateCamera sets viewProj for the canvas' size.
-export function updateCamera() {
-  const aspect = canvas.width / Math.max(1, canvas.height);
+// updateCamera sets viewProj for the canvas' size, or for a viewport of the
+// aspect given (the BAT mode's halves).
+export function updateCamera(aspect = canvas.width / Math.max(1, canvas.height)) {
   const far = cam.dist * 4 + state.extent.r * 4;
   viewProj = M.multiply(M.perspective(FOV, aspect, Math.max(cam.dist * 0.01, 0.01), far), M.lookAt(eye(), cam.target, [0, 1, 0]));
 }

@@ -6,6 +6,7 @@ import { state, stats, focusAsset, RECORD } from './state.js';
 import { gl, canvas, prog, U, dummyTex, focusBuf, focusData, axes, skeletonLines } from './gl.js';
 import { viewProj, updateCamera } from './camera.js';
 import { grid } from './scene.js';
+import { useBAT } from './bat.js';
 
 function resize() {
   const dpr = Math.min(window.devicePixelRatio || 1, 2);
@@ -51,19 +52,49 @@ function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTIT
 
 // setMaterial makes the next draws take their colour from a glTF material: the
 // base colour times the texture, if any. setMaterial(null) goes back to roles.
-function setMaterial(color, tex = null) {
-  gl.uniform1i(U.u_material, color ? 1 : 0);
-  if (color) gl.uniform4fv(U.u_baseColor, color);
-  gl.uniform1i(U.u_textured, tex ? 1 : 0);
+function setMaterial(color, tex = null, u = U) {
+  gl.uniform1i(u.u_material, color ? 1 : 0);
+  if (color) gl.uniform4fv(u.u_baseColor, color);
+  gl.uniform1i(u.u_textured, tex ? 1 : 0);
   bindTex(3, tex || dummyTex);
 }
 
-// render draws a frame with the records last uploaded.
+// render draws a frame with the records last uploaded. In the BAT mode's side
+// by side view the canvas is cut in two halves of equal size, the same camera in
+// each: the left one skinned from the palette, the right one from the BAT
+// textures.
 export function render() {
   resize();
-  updateCamera();
+  gl.disable(gl.SCISSOR_TEST);
   gl.viewport(0, 0, canvas.width, canvas.height);
   gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+  const mode = state.bat.mode;
+  let calls = 0, drawn = 0;
+  if (mode === 'side') {
+    const w = Math.max(1, Math.floor(canvas.width / 2));
+    updateCamera(w / Math.max(1, canvas.height));
+    gl.enable(gl.SCISSOR_TEST);
+    for (const [x, bat] of [[0, false], [canvas.width - w, true]]) {
+      gl.viewport(x, 0, w, canvas.height);
+      gl.scissor(x, 0, w, canvas.height);
+      const n = drawView(bat);
+      calls += n.calls; drawn += n.drawn;
+    }
+    gl.disable(gl.SCISSOR_TEST);
+  } else {
+    updateCamera();
+    const n = drawView(mode === 'bat');
+    calls = n.calls; drawn = n.drawn;
+  }
+  gl.bindVertexArray(null);
+  stats.drawCalls = calls;
+  stats.instances = drawn;
+}
+
+// drawView draws the scene into the current viewport, the crowd's meshes skinned
+// from the BAT textures when bat (each asset that has a bake; props, riders and
+// overlays always follow the palette).
+function drawView(bat) {
   gl.enable(gl.DEPTH_TEST);
   gl.useProgram(prog);
   gl.uniformMatrix4fv(U.u_viewProj, false, viewProj);
@@ -77,21 +108,27 @@ export function render() {
   if (state.showCrowd) {
     for (const A of state.assets) {
       if (A.count === 0) continue;
-      setDraw({ skinned: A, colors: A.roleColors, display: A.display });
+      let u = bat ? useBAT(A, viewProj, A.roleColors, A.display) : null;
+      if (!u) {
+        gl.useProgram(prog);
+        setDraw({ skinned: A, colors: A.roleColors, display: A.display });
+        u = U;
+      }
       gl.bindVertexArray(A.vao);
       if (A.mesh.materials) {
         for (const p of A.mesh.parts) {
-          setMaterial(p.color, A.textures[p.texture] || null);
+          setMaterial(p.color, A.textures[p.texture] || null, u);
           gl.drawElementsInstanced(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, p.first * 4, A.count);
           calls++;
         }
-        setMaterial(null);
+        setMaterial(null, null, u);
       } else {
         gl.drawElementsInstanced(gl.TRIANGLES, A.gpu.count, gl.UNSIGNED_INT, 0, A.count);
         calls++;
       }
       drawn += A.count;
     }
+    gl.useProgram(prog);
     if (state.showProps) {
       for (const A of state.assets) {
         if (A.count === 0) continue;
@@ -139,9 +176,7 @@ export function render() {
     }
     gl.enable(gl.DEPTH_TEST);
   }
-  gl.bindVertexArray(null);
-  stats.drawCalls = calls;
-  stats.instances = drawn;
+  return { calls, drawn };
 }
 
 const skelPos = new Float32Array(64 * 6 * 3), skelCol = new Float32Array(64 * 6 * 3);

@@ -19,11 +19,12 @@ export const gl = canvas.getContext('webgl2', { antialias: params.get('aa') !== 
 
 // Set by setupGL.
 export let prog, U, dummyTex;
+export let fragSource; // skin.frag.glsl, which the BAT program shares
 export let unitBuf; // a one-record instance buffer: the unit transform (the grid)
 export let focusBuf, focusData; // a one-record instance buffer: the focus instance (overlays)
 export let axes, skeletonLines; // line meshes for the socket gizmos and the skeleton overlay
 
-function compileShader(type, src, name) {
+export function compileShader(type, src, name) {
   const s = gl.createShader(type);
   gl.shaderSource(s, src);
   gl.compileShader(s);
@@ -42,6 +43,7 @@ export async function setupGL() {
     fetchOK('skin.vert.glsl').then((r) => r.text()),
     fetchOK('skin.frag.glsl').then((r) => r.text()),
   ]);
+  fragSource = fs;
   prog = gl.createProgram();
   gl.attachShader(prog, compileShader(gl.VERTEX_SHADER, vs, 'skin.vert.glsl'));
   gl.attachShader(prog, compileShader(gl.FRAGMENT_SHADER, fs, 'skin.frag.glsl'));

@@ -4,6 +4,7 @@ import { $, state, stats, fail, clampInt, MAX_INSTANCES } from './state.js';
 import { rebuildCrowd, focus } from './scene.js';
 import { frameSeconds, tick, note, settled } from './crowd.js';
 import { frameCrowd, focusSelected } from './camera.js';
+import { FORMATS, setBAT } from './bat.js';
 
 function fmtBytes(n) {
   if (n < 1024) return `${n} B`;
@@ -35,6 +36,7 @@ export function showInfo() {
   if (A.scale !== 1) rows.push(['display scale', `×${A.scale.toPrecision(3)}`]);
   if (i.warning) rows.push(['warning', i.warning]);
   kvRows($('info'), rows);
+  showBAT();
   const body = $('clips').tBodies[0];
   const row = (cells, idx) => {
     const tr = document.createElement('tr');
@@ -47,6 +49,43 @@ export function showInfo() {
   const rowsEl = [row(['', '(layout mix)', '', '', '', '', ''], -1)];
   A.clips.forEach((c, k) => rowsEl.push(row([k, c.name, c.frame_count, c.fps || '?', c.loops ? 'L' : '', c.duration_s.toFixed(2), Object.keys(c.markers || {}).length || ''], k)));
   body.replaceChildren(...rowsEl);
+}
+
+function mm(metres) { return `${(metres * 1000).toPrecision(3)} mm`; }
+
+// showBAT describes the selected species' BAT bake: what was stored and the
+// verified worst errors against skinning from the palette.
+export function showBAT() {
+  const A = state.assets[state.selected], S = state.bat;
+  const fmt = $('bat-format');
+  fmt.replaceChildren(...FORMATS[S.preset].map((f) => new Option(f, f)));
+  fmt.value = S.format;
+  $('bat-mode').value = S.mode;
+  $('bat-preset').value = S.preset;
+  if (!A) return;
+  const B = A.bat;
+  let rows;
+  if (S.mode === 'off') rows = [];
+  else if (A.info.mesh === 'boxes') rows = [['BAT', 'none: drawn as boxes, from the palette']];
+  else if (!B) rows = [['BAT', 'loading…']];
+  else if (B.error) rows = [['BAT', B.error]];
+  else {
+    const r = B.report;
+    rows = [
+      ['stored', `position ${r.position.encoding} · rotation ${r.rotation.encoding} ${r.rotation.mode} · skin ${r.skin.encoding}`],
+      ['textures', `${r.position.width}×${r.position.height} bones×rows${r.stacked ? ' (stacked)' : ''} · skin ${r.skin.width}×${r.skin.height}`],
+      ['max error', `bone ${mm(r.max_error.position)} · vertex ${mm(r.max_error.vertex)}`],
+    ];
+  }
+  kvRows($('bat-info'), rows);
+}
+
+// switchBAT applies the panel's BAT choices (or those given) and resolves once
+// the bakes are loaded and shown.
+export function switchBAT(mode = state.bat.mode, preset = state.bat.preset, format = state.bat.format) {
+  const p = setBAT(mode, preset, format);
+  showBAT();
+  return p.then(showBAT, (err) => { fail(err); throw err; });
 }
 
 let statsShown = 0;
@@ -120,6 +159,9 @@ export function setupPanel() {
     $(k).checked = state[key];
     $(k).addEventListener('change', (e) => { state[key] = e.target.checked; });
   }
+  $('bat-mode').addEventListener('change', (e) => switchBAT(e.target.value));
+  $('bat-preset').addEventListener('change', (e) => switchBAT(state.bat.mode, e.target.value, ''));
+  $('bat-format').addEventListener('change', (e) => switchBAT(state.bat.mode, state.bat.preset, e.target.value));
   window.addEventListener('keydown', (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
     if (e.key === ' ') { setPlaying(!state.playing); e.preventDefault(); }

@@ -28,6 +28,9 @@ export const state = {
   showSockets: params.get('sockets') !== '0',
   showProps: params.get('props') !== '0',
   showCrowd: true,
+  // The BAT mode (bat.js): 'off', 'bat' (skinned from the textures) or 'side'
+  // (palette left, textures right), with the preset and format baked.
+  bat: { mode: ['bat', 'side'].includes(params.get('bat')) ? params.get('bat') : 'off', preset: params.get('preset') || 'raw', format: params.get('format') || '' },
   override: [], // per asset: the clip every unit of it plays, or -1 for the layout's own
   crowd: null, // the server's description of the crowd (crowd.js newCrowd)
   extent: null, // the crowd's ground extent: { cx, cz, r, h } (scene.js)

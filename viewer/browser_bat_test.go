@@ -1,0 +1,110 @@
+package viewer
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"testing"
+
+	"bonebake/species/creatures"
+)
+
+// TestBrowserBAT renders one paused frame of a built-in creature side by side:
+// skinned from the palette on the left, from the raw float BAT textures on the
+// right (the same camera in two halves of equal size). The two halves must agree
+// pixel for pixel, save for rasterization noise, and show the creature.
+func TestBrowserBAT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	a, err := FromSpecies(creatures.All()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openViewer(t, []*Asset{a}, "?n=1&only=1&clip=walk&paused=1&skeleton=0&sockets=0&props=0&focus=1&aa=0&bat=side&preset=raw&format=exr", 1000, 560)
+	if got := p.eval("bonebake.focusInstance().clip"); got != "walk" {
+		t.Fatalf("focus clip %v, want walk", got)
+	}
+	p.eval("bonebake.seek(0.37).then(() => bonebake.nextFrames(2))")
+	p.checkClean()
+	if enc := p.eval("bonebake.batReport('humanoid').rotation.encoding"); enc != "float32" {
+		t.Fatalf("BAT rotation encoding %v, want float32 (raw/exr)", enc)
+	}
+	// The canvas in screenshot pixels: the device pixel ratio is 1.
+	w := int(p.number("document.getElementById('view').width"))
+	h := int(p.number("document.getElementById('view').height"))
+	if cw := p.number("document.getElementById('view').clientWidth"); int(cw) != w {
+		t.Fatalf("canvas %d pixels for %v CSS pixels: want a device pixel ratio of 1", w, cw)
+	}
+	half := w / 2
+	img := p.screenshot()
+	saveShot(t, img, "bat-side.png")
+
+	// The background's colour, from the top-left corner (the sky above the grid).
+	bg := pixel(img, 1, 1)
+	covered, differ, total := [2]int{}, 0, 0
+	for y := range h {
+		for x := range half {
+			l, r := pixel(img, x, y), pixel(img, w-half+x, y)
+			for i, c := range [2][3]int{l, r} {
+				if dist(c, bg) > 60 {
+					covered[i]++
+				}
+			}
+			if dist(l, r) > 12 {
+				differ++
+			}
+			total++
+		}
+	}
+	t.Logf("%d × %d halves: creature covers %d (palette) and %d (BAT) pixels; %d pixels differ", half, h, covered[0], covered[1], differ)
+	for i, side := range []string{"palette", "BAT"} {
+		if covered[i] < 3000 {
+			t.Errorf("the %s half shows only %d pixels unlike the background: the creature is not drawn", side, covered[i])
+		}
+	}
+	if differ > total/100 {
+		t.Errorf("%d of %d pixels differ between the palette and the BAT halves (more than 1%%)", differ, total)
+	}
+
+	// 8-bit textures cost precision, and the page shows what the report says.
+	raw := p.number("bonebake.batReport('humanoid').max_error.vertex")
+	p.eval("bonebake.setBAT('side', 'ue', 'png8')")
+	p.checkClean()
+	ue8 := p.number("bonebake.batReport('humanoid').max_error.vertex")
+	if !(ue8 > 10*raw) {
+		t.Errorf("max_error.vertex: ue/png8 %g, raw/exr %g: want 8-bit far worse", ue8, raw)
+	}
+	if info := p.eval("document.getElementById('bat-info').textContent"); !bytes.Contains([]byte(fmt.Sprint(info)), []byte("unorm8")) {
+		t.Errorf("the BAT panel says %q, want the unorm8 encoding", info)
+	}
+	saveShot(t, p.screenshot(), "bat-side-ue-png8.png")
+}
+
+// saveShot writes a screenshot into $BONEBAKE_VIEWER_SHOTS, when set.
+func saveShot(t *testing.T, img image.Image, name string) {
+	dir := os.Getenv("BONEBAKE_VIEWER_SHOTS")
+	if dir == "" {
+		return
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil || os.WriteFile(dir+"/"+name, b.Bytes(), 0o644) != nil {
+		t.Errorf("screenshot %s: %v", name, err)
+	}
+}
+
+func pixel(img image.Image, x, y int) [3]int {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return [3]int{int(r >> 8), int(g >> 8), int(b >> 8)}
+}
+
+// dist is the sum of the channel differences of two colours (0-255 each).
+func dist(a, b [3]int) int {
+	d := 0
+	for i := range a {
+		d += max(a[i]-b[i], b[i]-a[i])
+	}
+	return d
+}

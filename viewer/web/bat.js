@@ -1,0 +1,116 @@
+// The BAT mode: the crowd skinned from bone animation textures
+// (docs/formats/bat.md) that the server bakes from the same palettes, alone or
+// side by side with the palette, so each preset's precision shows.
+//
+// For each asset with a mesh the page fetches /api/bat/{id}?preset&format (the
+// report, with the verified max_error) and /api/bat/{id}/texels (the three
+// textures' stored channel values as RGBA floats, then TEXCOORD_1), uploads the
+// textures unchanged as RGBA32F with nearest filtering, and draws with
+// bat.vert.glsl, which decodes c·range + offset itself.
+import { gl, fetchOK, floatTexture, compileShader } from './gl.js';
+import { state } from './state.js';
+
+// The formats each preset takes (§7), its default first.
+export const FORMATS = { raw: ['exr', 'exr16'], gametools: ['exr', 'exr16', 'png16', 'png8'], ue: ['png16', 'png8'] };
+
+let prog = null, U = null;
+const SKIN_UV = 10; // bat.vert.glsl's a_skinUV
+const UNITS = { u_batPosition: 4, u_batRotation: 5, u_batSkin: 6 };
+
+export async function setupBAT(fragSource) {
+  const vs = await fetchOK('bat.vert.glsl').then((r) => r.text());
+  prog = gl.createProgram();
+  gl.attachShader(prog, compileShader(gl.VERTEX_SHADER, vs, 'bat.vert.glsl'));
+  gl.attachShader(prog, compileShader(gl.FRAGMENT_SHADER, fragSource, 'skin.frag.glsl'));
+  gl.linkProgram(prog);
+  if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('link bat.vert.glsl: ' + gl.getProgramInfoLog(prog));
+  U = {};
+  for (const n of ['u_batPosition', 'u_batRotation', 'u_batSkin', 'u_batBones', 'u_posOffset', 'u_posRange', 'u_rotOffset', 'u_rotRange',
+    'u_axisAngle', 'u_indexScale', 'u_display', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
+    U[n] = gl.getUniformLocation(prog, n);
+  }
+  gl.useProgram(prog);
+  for (const [n, unit] of Object.entries(UNITS)) gl.uniform1i(U[n], unit);
+  gl.uniform1i(U.u_baseTex, 3);
+  gl.uniform1i(U.u_unlit, 0);
+  const sun = [0.45, 0.8, 0.4], l = Math.hypot(...sun);
+  gl.uniform3f(U.u_sun, sun[0] / l, sun[1] / l, sun[2] / l);
+}
+
+// loadBAT fetches and uploads one asset's bake for preset and format; it
+// resolves to the bake, or to { error } when the server cannot make it (an 8-bit
+// skin texture for more than 256 bones, say).
+async function loadBAT(A, preset, format) {
+  const q = `?preset=${encodeURIComponent(preset)}&format=${encodeURIComponent(format)}`;
+  const res = await fetch(`api/bat/${A.id}${q}`);
+  if (!res.ok) return { error: `${res.status}: ${(await res.text()).trim()}` };
+  const report = await res.json();
+  const buf = await fetchOK(`api/bat/${A.id}/texels${q}`).then((r) => r.arrayBuffer());
+  const P = report.position, R = report.rotation, S = report.skin, V = report.vertices;
+  const sizes = [P.width * P.height, R.width * R.height, S.width * S.height].map((n) => n * 4);
+  const want = (sizes[0] + sizes[1] + sizes[2] + V * 2) * 4;
+  if (buf.byteLength !== want) throw new Error(`${A.name}: BAT texels are ${buf.byteLength} bytes, want ${want}`);
+  if (V !== A.info.vertex_count || report.bones !== A.info.bone_count) throw new Error(`${A.name}: the BAT bake has ${V} vertices and ${report.bones} bones`);
+  report.clips.forEach((c, k) => {
+    const p = A.clips[k];
+    if (!p || c.first_row !== p.frame_offset + 1) throw new Error(`${A.name}: BAT clip ${c.name} starts at row ${c.first_row}, not after palette frame ${p && p.frame_offset}`);
+  });
+  const f = new Float32Array(buf);
+  const B = {
+    report, preset, format,
+    position: floatTexture(f.subarray(0, sizes[0]), P.width, P.height).tex,
+    rotation: floatTexture(f.subarray(sizes[0], sizes[0] + sizes[1]), R.width, R.height).tex,
+    skin: floatTexture(f.subarray(sizes[0] + sizes[1], sizes[0] + sizes[1] + sizes[2]), S.width, S.height).tex,
+  };
+  // TEXCOORD_1 joins the asset's vertex array as attribute 10 (the palette
+  // program does not read it).
+  if (!A.skinUVBuf) A.skinUVBuf = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, A.skinUVBuf);
+  gl.bufferData(gl.ARRAY_BUFFER, f.subarray(sizes[0] + sizes[1] + sizes[2]), gl.STATIC_DRAW);
+  gl.bindVertexArray(A.vao);
+  gl.enableVertexAttribArray(SKIN_UV);
+  gl.vertexAttribPointer(SKIN_UV, 2, gl.FLOAT, false, 0, 0);
+  gl.bindVertexArray(null);
+  return B;
+}
+
+function release(B) {
+  if (B && B.position) for (const t of [B.position, B.rotation, B.skin]) gl.deleteTexture(t);
+}
+
+// setBAT switches the mode ('off', 'bat' or 'side') and loads the bakes of
+// preset and format for every asset with a mesh; it resolves once they are in.
+export async function setBAT(mode, preset, format) {
+  const S = state.bat;
+  if (!FORMATS[preset]) throw new Error(`unknown BAT preset ${preset}`);
+  if (!FORMATS[preset].includes(format)) format = FORMATS[preset][0];
+  S.mode = mode; S.preset = preset; S.format = format;
+  if (mode === 'off') return;
+  const targets = state.assets.filter((A) => A.info.mesh !== 'boxes' && !(A.bat && A.bat.preset === preset && A.bat.format === format));
+  const bakes = await Promise.all(targets.map((A) => loadBAT(A, preset, format)));
+  targets.forEach((A, k) => { release(A.bat); A.bat = bakes[k]; });
+}
+
+// useBAT readies the BAT program for A's bake and returns its uniforms, or
+// returns null when A has none to draw with (it is then drawn from the palette).
+export function useBAT(A, viewProj, colors, display) {
+  const B = A.bat;
+  if (!B || B.error || !prog) return null;
+  const r = B.report;
+  gl.useProgram(prog);
+  for (const [n, unit] of Object.entries(UNITS)) {
+    gl.activeTexture(gl.TEXTURE0 + unit);
+    gl.bindTexture(gl.TEXTURE_2D, B[{ u_batPosition: 'position', u_batRotation: 'rotation', u_batSkin: 'skin' }[n]]);
+  }
+  gl.uniform1i(U.u_batBones, r.bones);
+  gl.uniform3fv(U.u_posOffset, r.position.offset);
+  gl.uniform3fv(U.u_posRange, r.position.range);
+  gl.uniform4fv(U.u_rotOffset, r.rotation.offset);
+  gl.uniform4fv(U.u_rotRange, r.rotation.range);
+  gl.uniform1i(U.u_axisAngle, r.rotation.mode === 'axis_angle' ? 1 : 0);
+  gl.uniform1f(U.u_indexScale, r.skin.index_scale);
+  gl.uniformMatrix4fv(U.u_viewProj, false, viewProj);
+  gl.uniformMatrix3fv(U.u_display, false, display);
+  gl.uniform3fv(U.u_roleColors, colors);
+  return U;
+}
