@@ -3,7 +3,6 @@ module bonebake
 go 1.26
 
 require (
-	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.22.1
 	github.com/edsrzf/mmap-go v1.2.0
 	github.com/qmuntal/gltf v0.29.0
@@ -15,6 +14,7 @@ require (
 )
 
 require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
