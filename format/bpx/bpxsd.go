@@ -235,15 +235,23 @@ func (e *SDError) Error() string {
 // Truncation, unknown type codes, nesting past MaxDepth and trailing bytes are
 // errors.
 func DecodeBPXSD(b []byte) (*Object, error) {
-	d := sdDecoder{b: b}
-	o, err := d.object(0)
+	o, n, err := DecodeBPXSDPrefix(b)
 	if err != nil {
 		return nil, err
 	}
-	if d.p != len(b) {
-		return nil, &SDError{format.RuleTrailingBytes, d.p, fmt.Sprintf("%d bytes after the object", len(b)-d.p)}
+	if n != len(b) {
+		return nil, &SDError{format.RuleTrailingBytes, n, fmt.Sprintf("%d bytes after the object", len(b)-n)}
 	}
 	return o, nil
+}
+
+// DecodeBPXSDPrefix decodes the object at the start of b and says how many
+// bytes it took; what follows is not looked at. (The reference SDK has written
+// package metadata sections holding their object twice.)
+func DecodeBPXSDPrefix(b []byte) (*Object, int, error) {
+	d := sdDecoder{b: b}
+	o, err := d.object(0)
+	return o, d.p, err
 }
 
 type sdDecoder struct {

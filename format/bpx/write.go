@@ -243,8 +243,8 @@ func (b *Buffer) Seek(off int64, whence int) (int64, error) {
 // Bytes returns what was written.
 func (b *Buffer) Bytes() []byte { return b.b }
 
-// SectionData is one section for Build.
-type SectionData struct {
+// SectionBytes is one section for Build.
+type SectionBytes struct {
 	Type        uint8
 	Data        []byte
 	Compression Compression
@@ -252,7 +252,7 @@ type SectionData struct {
 }
 
 // Build writes a whole container in memory.
-func Build(typ byte, typeExt [16]byte, sections []SectionData) ([]byte, error) {
+func Build(typ byte, typeExt [16]byte, sections []SectionBytes) ([]byte, error) {
 	var buf Buffer
 	w, err := NewWriter(&buf, typ, typeExt, len(sections))
 	if err != nil {
