@@ -2,8 +2,10 @@ package bpx
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 
 	"bonebake/format"
 	"bonebake/format/internal/binfmt"
@@ -232,6 +234,64 @@ func (c *chain) Read(b []byte) (int, error) {
 			return 0, err
 		}
 	}
+}
+
+// position is where object i starts in the data sections' bytes taken one
+// after another.
+func (p *Package) position(i int) uint64 {
+	o := p.Objects[i]
+	var at uint64
+	for _, d := range p.data {
+		if d == o.Section {
+			break
+		}
+		at += uint64(p.File.Sections[d].Size)
+	}
+	return at + o.Offset
+}
+
+// Walk calls fn with each object's bytes in the order they lie in the data,
+// reading the data sections once, front to back, and verifying each. fn need
+// not read all of r. An object that overlaps the one before it (no writer makes
+// those) is read on its own.
+func (p *Package) Walk(fn func(i int, r io.Reader) error) error {
+	order := make([]int, len(p.Objects))
+	pos := make([]uint64, len(p.Objects))
+	for i := range order {
+		order[i], pos[i] = i, p.position(i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(pos[a], pos[b]) })
+	if len(p.data) == 0 {
+		return nil
+	}
+	data, err := p.dataFrom(p.data[0], 0)
+	if err != nil {
+		return err
+	}
+	var at uint64
+	for _, i := range order {
+		o := p.Objects[i]
+		r := io.Reader(nil)
+		if pos[i] < at {
+			if r, err = p.Open(i); err != nil {
+				return err
+			}
+		} else {
+			if _, err := io.CopyN(io.Discard, data, int64(pos[i]-at)); err != nil {
+				return err
+			}
+			r = &exact{r: io.LimitReader(data, int64(o.Size)), left: int64(o.Size), name: p.File.Name, obj: o.Name}
+			at = pos[i] + o.Size
+		}
+		if err := fn(i, r); err != nil {
+			return err
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return err
+		}
+	}
+	_, err = io.Copy(io.Discard, data) // verify the sections' ends
+	return err
 }
 
 // Open returns a reader of object i's bytes.

@@ -239,6 +239,16 @@ func (v *verifier) Read(p []byte) (int, error) {
 	if v.sum != nil {
 		v.sum.Write(p[:n])
 	}
+	if v.left == 0 && n > 0 {
+		// Check the end now, with the last bytes, so that a reader that stops
+		// at the section's size (an object ending with it) still sees a bad
+		// checksum or an overlong stream.
+		if _, cerr := v.Read(nil); cerr != io.EOF {
+			return n, cerr
+		}
+		v.done = true
+		return n, nil
+	}
 	if err == io.EOF {
 		if v.left > 0 {
 			return n, v.f.fail(v.i, RuleSize, v.at+12, "holds %d bytes, fewer than its declared size %d", int64(s.Size)-v.left, s.Size)
