@@ -55,6 +55,7 @@ and reads, validates and samples them the way a game does at run time.`,
 		newSampleCmd(),
 		newSimulateCmd(),
 		newViewCmd(),
+		newBPXCmd(),
 	)
 	return root
 }
