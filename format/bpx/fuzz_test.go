@@ -18,6 +18,10 @@ func FuzzOpen(f *testing.F) {
 	f.Add(big)
 	zl, _ := Build('P', [16]byte{}, []SectionBytes{{Type: 1, Data: bytes.Repeat([]byte("ab"), 40000), Compression: Zlib, Check: WeakCheck}})
 	f.Add(zl)
+	tex, _ := WriteTexture(&Texture{Width: 3, Height: 2, Format: RGB8, Pixels: make([]byte, 18)}, NoCompression)
+	f.Add(tex)
+	model, _ := WriteModel(testModel(), NoCompression)
+	f.Add(model)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fl, err := Open(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
@@ -26,6 +30,8 @@ func FuzzOpen(f *testing.F) {
 		for i := range fl.Sections {
 			fl.ReadSection(i)
 		}
+		ReadTexture(fl)
+		ReadModel(fl)
 		p, err := ReadPackage(fl)
 		if err != nil {
 			return

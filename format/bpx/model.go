@@ -340,6 +340,9 @@ func ReadModel(f *File) (*Model, error) {
 				return nil, c.err
 			}
 		}
+		if c.err != nil {
+			return nil, c.err
+		}
 	}
 	if c, err = read(SectionAnimations); err != nil {
 		return nil, err
