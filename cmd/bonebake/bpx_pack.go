@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -85,6 +86,7 @@ an unpack that fails (a bad checksum) removes the files it wrote.`,
 				return err
 			}
 			defer f.Close()
+			lowMemory()
 			start := time.Now()
 			files, err := pack.Unpack(p, out)
 			if err != nil {
@@ -136,6 +138,7 @@ other as a string.`,
 			if err := outputFile("-o", out); err != nil {
 				return err
 			}
+			lowMemory()
 			start := time.Now()
 			objs, err := pack.Dir(a[0])
 			if err != nil {
@@ -165,6 +168,11 @@ other as a string.`,
 	fl.BoolVar(&debugNames, "debug-names", false, "store the metadata's key names (__debug__) so that readers can print them")
 	return cmd
 }
+
+// lowMemory asks the garbage collector to keep the heap under 48 MiB: packing
+// and unpacking stream, and what they hold live (an xz encoder, about 30 MiB)
+// fits, so the process stays under 64 MiB whatever the size of the data.
+func lowMemory() { debug.SetMemoryLimit(48 << 20) }
 
 // packOptions maps pack's flags onto bpx.PackOptions.
 func packOptions(compress, checksum, arch, platform, generator string, meta []string) (bpx.PackOptions, error) {

@@ -31,7 +31,7 @@ const (
 
 // xzDict is the dictionary the writer's xz streams use: xz's own preset 6 size.
 // The encoder's memory is a few times this, which keeps a pack under 64 MiB.
-const xzDict = 8 << 20
+const xzDict = 4 << 20
 
 // Writer writes a container: NewWriter reserves room for the header and the
 // table of a known number of sections, each section is streamed after it, and
