@@ -75,6 +75,7 @@ type bpxSectionJSON struct {
 	Offset     uint64   `json:"offset"`
 	ChecksumOK *bool    `json:"checksum_ok"`
 	Problem    string   `json:"problem,omitempty"`
+	flags      bpx.Flags
 }
 
 type bpxInspectJSON struct {
@@ -122,7 +123,7 @@ Exits 1 when a section fails its check.`,
 			}
 			bad := 0
 			for i, s := range f.Sections {
-				sj := bpxSectionJSON{Index: i, Type: s.Type, Kind: sectionKind(h.Type, s.Type), Flags: s.Flags.Names(), Size: s.Size, CSize: s.CSize, Offset: s.Pointer}
+				sj := bpxSectionJSON{Index: i, Type: s.Type, Kind: sectionKind(h.Type, s.Type), Flags: s.Flags.Names(), flags: s.Flags, Size: s.Size, CSize: s.CSize, Offset: s.Pointer}
 				r, err := f.Section(i)
 				if err == nil {
 					_, err = io.Copy(io.Discard, r)
@@ -179,16 +180,8 @@ func printInspectBPX(w io.Writer, j bpxInspectJSON) {
 		if s.Problem != "" {
 			check += ": " + s.Problem
 		}
-		fmt.Fprintf(w, "%5d  %-18s %-10s %10d %10d %10d  %s\n", s.Index, typ, bpx.Flags(flagBits(s.Flags)).String(), s.Size, s.CSize, s.Offset, check)
+		fmt.Fprintf(w, "%5d  %-18s %-10s %10d %10d %10d  %s\n", s.Index, typ, s.flags.String(), s.Size, s.CSize, s.Offset, check)
 	}
-}
-
-func flagBits(names []string) uint8 {
-	var f bpx.Flags
-	for _, n := range names {
-		f |= map[string]bpx.Flags{"zlib": bpx.FlagZlib, "xz": bpx.FlagXZ, "crc32": bpx.FlagCRC32, "weak": bpx.FlagWeak}[n]
-	}
-	return uint8(f)
 }
 
 func newBPXDumpCmd() *cobra.Command {

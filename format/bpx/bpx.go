@@ -14,6 +14,7 @@ package bpx
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 )
 
 // Sizes of the fixed parts (docs/formats/bpx.md §2, §3).
@@ -48,45 +49,31 @@ const (
 	FlagWeak  Flags = 0x08
 )
 
-// String names the set flags, as "xz|crc32"; "none" when none is set.
-func (f Flags) String() string {
-	names := []struct {
-		f Flags
-		s string
-	}{{FlagZlib, "zlib"}, {FlagXZ, "xz"}, {FlagCRC32, "crc32"}, {FlagWeak, "weak"}}
-	s := ""
-	for _, n := range names {
-		if f&n.f != 0 {
-			if s != "" {
-				s += "|"
-			}
-			s += n.s
-		}
-	}
-	if rest := f &^ (FlagZlib | FlagXZ | FlagCRC32 | FlagWeak); rest != 0 {
-		if s != "" {
-			s += "|"
-		}
-		s += fmt.Sprintf("0x%02x", uint8(rest))
-	}
-	if s == "" {
-		return "none"
-	}
-	return s
-}
+var flagNames = []struct {
+	f Flags
+	s string
+}{{FlagZlib, "zlib"}, {FlagXZ, "xz"}, {FlagCRC32, "crc32"}, {FlagWeak, "weak"}}
 
-// Names lists the set flags by name.
+// Names lists the set flags by name, unknown bits as hex.
 func (f Flags) Names() []string {
 	out := []string{}
-	for _, n := range []struct {
-		f Flags
-		s string
-	}{{FlagZlib, "zlib"}, {FlagXZ, "xz"}, {FlagCRC32, "crc32"}, {FlagWeak, "weak"}} {
+	for _, n := range flagNames {
 		if f&n.f != 0 {
 			out = append(out, n.s)
 		}
 	}
+	if rest := f &^ (FlagZlib | FlagXZ | FlagCRC32 | FlagWeak); rest != 0 {
+		out = append(out, fmt.Sprintf("0x%02x", uint8(rest)))
+	}
 	return out
+}
+
+// String names the set flags, as "xz|crc32"; "none" when none is set.
+func (f Flags) String() string {
+	if f == 0 {
+		return "none"
+	}
+	return strings.Join(f.Names(), "|")
 }
 
 // Header is the main header (§2).

@@ -2,9 +2,12 @@ package bpx
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"bonebake/format"
 )
 
 func readObject(t testing.TB, p *Package, i int) []byte {
@@ -125,6 +128,48 @@ func TestPackageSpansSections(t *testing.T) {
 			if got := readObject(t, p, i); !bytes.Equal(got, want) || p.Objects[i].Name != ob.Name {
 				t.Errorf("compression %d object %d: %d bytes", comp, i, len(got))
 			}
+		}
+	}
+}
+
+// TestHostilePackages: object tables that point past the data or the strings
+// are refused when the package is read, before any object is.
+func TestHostilePackages(t *testing.T) {
+	var buf Buffer
+	if err := WritePackage(&buf, demoObjects, PackOptions{Check: WeakCheck}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	table := int(le.Uint64(good[40+24:])) // section 1 is the object table
+	edit := func(at int, v uint64, n int) *File {
+		b := append([]byte{}, good...)
+		if n == 8 {
+			le.PutUint64(b[at:], v)
+		} else {
+			le.PutUint32(b[at:], uint32(v))
+		}
+		// Keep the table's weak checksum right, so the rule under test is hit.
+		le.PutUint32(b[40+24+16:], WeakSum(b[table:table+40]))
+		le.PutUint32(b[4:], headerChecksum(b[:HeaderSize+SectionEntrySize*3]))
+		return openBytes(t, b)
+	}
+	for _, tc := range []struct {
+		what     string
+		at       int
+		v        uint64
+		n        int
+		wantRule string
+	}{
+		{"size past the data", table, 1 << 40, 8, format.RuleBounds},
+		{"name past the strings", table + 8, 999, 4, format.RuleBounds},
+		{"start not a data section", table + 12, 0, 4, format.RuleBounds},
+		{"start past the table", table + 12, 1 << 31, 4, format.RuleBounds},
+		{"offset past the section", table + 16, 1 << 20, 4, format.RuleBounds},
+	} {
+		_, err := ReadPackage(edit(tc.at, tc.v, tc.n))
+		var fe *format.FormatError
+		if !errors.As(err, &fe) || fe.Rule != tc.wantRule {
+			t.Errorf("%s: %v", tc.what, err)
 		}
 	}
 }
