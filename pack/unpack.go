@@ -30,17 +30,17 @@ func SafeName(name string) ([]string, error) {
 	case strings.ContainsRune(name, ':'):
 		return bad("a drive letter or colon (C:, a:b)")
 	}
-	parts := strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' })
+	parts := strings.Split(strings.ReplaceAll(name, `\`, "/"), "/")
 	for _, p := range parts {
+		if p == "" {
+			return bad("an empty part (a doubled or trailing separator)")
+		}
 		if p == ".." {
 			return bad("a '..' part would leave the folder")
 		}
 		if p == "." {
 			return bad("a '.' part")
 		}
-	}
-	if len(parts) == 0 {
-		return bad("no file name")
 	}
 	return parts, nil
 }
