@@ -12,12 +12,18 @@ import (
 	"bonebake/pack"
 )
 
+// sharedBPX finds an SDK-written file: the repository's copy, or ../shared's.
 func sharedBPX(t *testing.T, name string) string {
-	p := filepath.Join("..", "..", "..", "shared", "testdata", "bpx", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s not found (../shared is absent)", name)
+	for _, p := range []string{
+		filepath.Join("..", "..", "testdata", "bpx", name),
+		filepath.Join("..", "..", "..", "shared", "testdata", "bpx", name),
+	} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
 	}
-	return p
+	t.Skipf("%s not found in testdata/bpx or ../shared", name)
+	return ""
 }
 
 func TestBPXInspectJSON(t *testing.T) {
