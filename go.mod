@@ -8,6 +8,7 @@ require (
 	github.com/qmuntal/gltf v0.29.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
+	github.com/ulikunitz/xz v0.5.17
 	github.com/x448/float16 v0.8.4
 	golang.org/x/term v0.44.0
 	gopkg.in/yaml.v3 v3.0.1

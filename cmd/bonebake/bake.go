@@ -32,6 +32,7 @@ func newBakeCmd() *cobra.Command {
 		force     bool
 		verbose   bool
 		motFlags  motBakeFlags
+		pkg       string
 	)
 	cmd := &cobra.Command{
 		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat] [flags]",
@@ -74,12 +75,18 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 					}
 				}
+				if pkg != "" {
+					return bakePackage(cmd, pkg, only)
+				}
 				if out == "" {
 					out = filepath.Join("assets", "creatures")
 				} else if strings.EqualFold(filepath.Ext(out), ".bpat") {
 					return usagef("-o %s: with no model, --out is the folder for the built-in creatures; give a model to bake into one .bpat file", out)
 				}
 				return bakeBuiltins(cmd, out, only, verbose)
+			}
+			if pkg != "" {
+				return usagef("--package bakes the built-in creatures; it does not apply to a model")
 			}
 			if cmd.Flags().Changed("species") {
 				return usagef("--species picks built-in creatures; it does not apply to a model")
@@ -179,6 +186,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s", bytesText(largeOutput)))
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
 	motFlags.add(fl)
+	fl.StringVar(&pkg, "package", "", "bake the built-in creatures into one BPX package (OUT.bpx) instead of a folder")
 	return cmd
 }
 

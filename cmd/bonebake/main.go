@@ -57,6 +57,7 @@ and reads, validates and samples them the way a game does at run time.`,
 		newSimulateCmd(),
 		newViewCmd(),
 		newMotCmd(),
+		newBPXCmd(),
 	)
 	return root
 }

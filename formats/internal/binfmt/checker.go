@@ -102,7 +102,11 @@ func (c *Checker) F32(off uint64) float32 { return math.Float32frombits(c.U32(of
 // field. It returns false when the file is too short or is not a formatName file:
 // nothing more can be checked then.
 func (c *Checker) Start(formatName, magic string, h any) bool {
-	size := uint64(binary.Size(h))
+	n := binary.Size(h)
+	if n < 0 {
+		panic(fmt.Sprintf("binfmt: Start needs a pointer to a fixed-size header, not %T", h)) // a programming error
+	}
+	size := uint64(n)
 	if c.Size < size {
 		c.Fail(formats.RuleTruncated, c.Size, -1, "file is %d bytes; a %s header alone is %d", c.Size, formatName, size)
 		return false

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bonebake/formats/bpx"
+	"bonebake/pack"
+)
+
+// sharedBPX finds an SDK-written file: the repository's copy, or ../shared's.
+func sharedBPX(t *testing.T, name string) string {
+	for _, p := range []string{
+		filepath.Join("..", "..", "testdata", "bpx", name),
+		filepath.Join("..", "..", "..", "shared", "testdata", "bpx", name),
+	} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skipf("%s not found in testdata/bpx or ../shared", name)
+	return ""
+}
+
+func TestBPXInspectJSON(t *testing.T) {
+	file := sharedBPX(t, "07_package.bpx")
+	code, out, errOut := bonebake(t, "bpx", "inspect", file, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var j struct {
+		Type     string `json:"type"`
+		Version  int    `json:"version"`
+		Package  struct{ Architecture, Platform, Generator string }
+		Sections []struct {
+			Index      int      `json:"index"`
+			Type       int      `json:"type"`
+			Flags      []string `json:"flags"`
+			Size       int      `json:"size"`
+			CSize      int      `json:"csize"`
+			ChecksumOK *bool    `json:"checksum_ok"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Type != "P" || j.Version != 2 || len(j.Sections) != 4 || j.Package.Architecture != "x86_64" || j.Package.Platform != "linux" || j.Package.Generator != "PK" {
+		t.Fatalf("%+v", j)
+	}
+	s := j.Sections[3]
+	if s.Index != 3 || s.Type != 1 || s.Size != 22 || s.CSize != 22 || len(s.Flags) != 1 || s.Flags[0] != "crc32" || s.ChecksumOK == nil || !*s.ChecksumOK {
+		t.Errorf("data section %+v", s)
+	}
+}
+
+func TestBPXInspectBadChecksum(t *testing.T) {
+	b, _ := bpx.Build('X', [16]byte{}, []bpx.SectionBytes{{Type: 1, Data: []byte("123456789"), Check: bpx.CRC32}})
+	b[len(b)-1] = '0'
+	path := filepath.Join(t.TempDir(), "bad.bpx")
+	os.WriteFile(path, b, 0o644)
+	code, out, errOut := bonebake(t, "bpx", "inspect", path)
+	if code != 1 || !strings.Contains(out, "BAD") || !strings.Contains(errOut, "1 section failed") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestBPXPackLike07 packs the demo objects with the options 07_package.bpx was
+// written with. The command packs files in name order ("b.bin" before
+// "dir/a.txt", the SDK's file has them the other way round), so the header
+// fields and the size agree; format/bpx's TestPackage07 checks every byte.
+func TestBPXPackLike07(t *testing.T) {
+	want, err := os.ReadFile(sharedBPX(t, "07_package.bpx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(filepath.Join(src, "dir"), 0o755)
+	os.WriteFile(filepath.Join(src, "dir", "a.txt"), []byte("alpha content\n"), 0o644)
+	os.WriteFile(filepath.Join(src, "b.bin"), []byte{0, 1, 2, 3, 4, 5, 6, 7}, 0o644)
+	out := filepath.Join(dir, "p.bpx")
+	code, _, errOut := bonebake(t, "bpx", "pack", src, "-o", out, "--arch", "x86_64", "--platform", "linux", "--generator", "PK", "--meta", "Name=demo", "--meta", "Version=3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got[3:4], want[3:4]) || !bytes.Equal(got[8:40], want[8:40]) {
+		t.Errorf("header fields after the checksum differ:\n% x\n% x", got[:40], want[:40])
+	}
+	code, list, _ := bonebake(t, "bpx", "list", out)
+	if code != 0 || !strings.Contains(list, "14  dir/a.txt") || !strings.Contains(list, "8  b.bin") {
+		t.Errorf("list: %s", list)
+	}
+	if len(got) != len(want) {
+		t.Errorf("packed %d bytes; 07_package.bpx is %d", len(got), len(want))
+	}
+}
+
+func TestBPXPackUnpackRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	files := map[string][]byte{"a.txt": []byte("alpha"), "sub/big.bin": bytes.Repeat([]byte("bonebake "), 20000)}
+	for name, b := range files {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, b, 0o644)
+	}
+	for _, comp := range []string{"xz", "zlib", "none"} {
+		out := filepath.Join(dir, comp+".bpx")
+		if code, _, e := bonebake(t, "bpx", "pack", src, "-o", out, "--compress", comp, "--checksum", "weak", "--meta", "k=v", "--debug-names"); code != 0 {
+			t.Fatalf("pack: %s", e)
+		}
+		code, tree, _ := bonebake(t, "bpx", "dump", out, "--section", "2", "--bpxsd")
+		if code != 0 || !strings.Contains(tree, `k: "v"`) {
+			t.Errorf("metadata: %q", tree)
+		}
+		dst := filepath.Join(dir, "out-"+comp)
+		if code, o, e := bonebake(t, "bpx", "unpack", out, "-o", dst); code != 0 || !strings.Contains(o, "unpacked 2 files") {
+			t.Fatalf("unpack: %s %s", o, e)
+		}
+		for name, want := range files {
+			if got, _ := os.ReadFile(filepath.Join(dst, filepath.FromSlash(name))); !bytes.Equal(got, want) {
+				t.Errorf("%s: %s differs", comp, name)
+			}
+		}
+		raw := filepath.Join(dir, comp+".data")
+		if code, _, e := bonebake(t, "bpx", "dump", out, "--section", "3", "-o", raw); code != 0 {
+			t.Fatal(e)
+		}
+		if b, _ := os.ReadFile(raw); len(b) != len("alpha")+len(files["sub/big.bin"]) {
+			t.Errorf("dumped data section of %d bytes", len(b))
+		}
+	}
+}
+
+func TestBPXUnpackRefusesTraversal(t *testing.T) {
+	dir := t.TempDir()
+	var buf bpx.Buffer
+	bpx.WritePackage(&buf, []bpx.PackInput{pack.Bytes("ok", []byte("x")), pack.Bytes("../evil", []byte("x"))}, bpx.PackOptions{})
+	path := filepath.Join(dir, "evil.bpx")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	code, _, errOut := bonebake(t, "bpx", "unpack", path, "-o", filepath.Join(dir, "out"))
+	if code != 1 || !strings.Contains(errOut, `"../evil"`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "ok")); err == nil {
+		t.Error("a file was written")
+	}
+}
+
+func TestBPXUsage(t *testing.T) {
+	file := sharedBPX(t, "07_package.bpx")
+	for _, c := range [][]string{
+		{"bpx", "dump", file}, {"bpx", "dump", file, "--section", "9"}, {"bpx", "dump", file, "--section", "0", "--hex", "--bpxsd"},
+		{"bpx", "pack", ".", "-o", "x.bpx", "--compress", "lz4"}, {"bpx", "unpack", file}, {"bpx", "inspect"},
+	} {
+		if code, _, _ := bonebake(t, c...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", c, code)
+		}
+	}
+	if code, out, _ := bonebake(t, "bpx", "--help"); code != 0 || !strings.Contains(out, "unpack") {
+		t.Errorf("help: %d %s", code, out)
+	}
+	if code, _, errOut := bonebake(t, "bpx", "list", sharedBPX(t, "02_weak_plain.bpx")); code != 1 || !strings.Contains(errOut, "not a package") {
+		t.Errorf("list of a non-package: %d %s", code, errOut)
+	}
+}
+
+func TestBakePackage(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "creatures.bpx")
+	code, stdout, errOut := bonebake(t, "bake", "--package", out, "--species", "horse,humanoid")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(stdout, "baked 2 creatures") {
+		t.Errorf("%s", stdout)
+	}
+	code, list, _ := bonebake(t, "bpx", "list", out)
+	for _, name := range []string{"horse.bpat", "horse_minimal.bpsm", "humanoid.bpat"} {
+		if !strings.Contains(list, name) {
+			t.Errorf("list lacks %s:\n%s", name, list)
+		}
+	}
+	code, tree, _ := bonebake(t, "bpx", "dump", out, "--section", "2", "--bpxsd")
+	if code != 0 || !strings.Contains(tree, `name: "horse"`) || !strings.Contains(tree, "clips: [") {
+		t.Errorf("metadata:\n%s", tree)
+	}
+}

@@ -1,0 +1,211 @@
+package pack
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"bonebake/formats/bpx"
+	"bonebake/species"
+	"bonebake/species/creatures"
+)
+
+func packageOf(t *testing.T, objs ...bpx.PackInput) *bpx.Package {
+	t.Helper()
+	var buf bpx.Buffer
+	if err := bpx.WritePackage(&buf, objs, bpx.PackOptions{Check: bpx.CRC32}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := bpx.Open(bytes.NewReader(buf.Bytes()), int64(len(buf.Bytes())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bpx.ReadPackage(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// openPackageFile opens the package at path, closed when the test ends.
+func openPackageFile(t *testing.T, path string) *bpx.Package {
+	t.Helper()
+	f, err := bpx.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	p, err := bpx.ReadPackage(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSafeName(t *testing.T) {
+	for _, ok := range []string{"a.txt", "dir/b.bin", "a/b/c", "..a", "a..b/c"} {
+		if _, err := SafeName(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "../x", "a/../../x", "/etc/passwd", `\windows\x`, `C:\x`, "c:x", "a\x00b", `a\..\..\x`, "./a", "a//"} {
+		if _, err := SafeName(bad); !errors.Is(err, ErrUnsafeName) {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestUnpackRefusesTraversal: a package with one unsafe name writes nothing.
+func TestUnpackRefusesTraversal(t *testing.T) {
+	for _, bad := range []string{"../escape.txt", "/abs.txt", `C:\x.txt`, "a/../../escape.txt"} {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "out")
+		p := packageOf(t, Bytes("ok.txt", []byte("fine")), Bytes(bad, []byte("evil")))
+		_, err := Unpack(p, target)
+		if !errors.Is(err, ErrUnsafeName) || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("%q: %v", bad, err)
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 0 {
+			t.Errorf("%q: something was written: %v", bad, entries)
+		}
+	}
+}
+
+func TestUnpackDoesNotFollowLinks(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(dir, "outside")
+	target := filepath.Join(dir, "target")
+	os.MkdirAll(outside, 0o755)
+	os.MkdirAll(target, 0o755)
+	if err := os.Symlink(outside, filepath.Join(target, "link")); err != nil {
+		t.Skip(err)
+	}
+	p := packageOf(t, Bytes("link/x.txt", []byte("evil")))
+	if _, err := Unpack(p, target); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("unpacked through a link: %v", err)
+	}
+	// A link as the file itself is replaced, not written through.
+	os.WriteFile(filepath.Join(outside, "f.txt"), []byte("keep"), 0o644)
+	os.Symlink(filepath.Join(outside, "f.txt"), filepath.Join(target, "f.txt"))
+	if _, err := Unpack(packageOf(t, Bytes("f.txt", []byte("new"))), target); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "f.txt")); string(b) != "keep" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+}
+
+// TestUnpackFailureLeavesNoPartialFile: an object whose data section is corrupt
+// fails its checksum at the end; its file is not left behind.
+func TestUnpackFailureLeavesNoPartialFile(t *testing.T) {
+	var buf bpx.Buffer
+	big := bytes.Repeat([]byte("data"), 50000)
+	if err := bpx.WritePackage(&buf, []bpx.PackInput{Bytes("a.bin", big)}, bpx.PackOptions{Check: bpx.CRC32}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	b[len(b)-1] ^= 0xFF
+	f, err := bpx.Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bpx.ReadPackage(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Unpack(p, dir); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("corrupt object unpacked: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+func TestDirRoundTrip(t *testing.T) {
+	src := t.TempDir()
+	files := map[string]string{"a.txt": "alpha", "sub/b.bin": "\x00\x01", "sub/deep/c": strings.Repeat("c", 100000)}
+	for name, content := range files {
+		path := filepath.Join(src, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(content), 0o644)
+	}
+	objs, err := Dir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "p.bpx")
+	if err := WriteFile(out, objs, bpx.PackOptions{Compression: bpx.XZ, Check: bpx.CRC32}); err != nil {
+		t.Fatal(err)
+	}
+	p := openPackageFile(t, out)
+	dst := t.TempDir()
+	if _, err := Unpack(p, dst); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		if b, err := os.ReadFile(filepath.Join(dst, filepath.FromSlash(name))); err != nil || string(b) != content {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestCreatures(t *testing.T) {
+	h := creatures.ByName("horse")
+	path := filepath.Join(t.TempDir(), "c.bpx")
+	if _, err := Creatures(path, nil, nil); err != nil { // no creatures: an empty package
+		t.Fatal(err)
+	}
+	if p := openPackageFile(t, path); len(p.Objects) != 0 {
+		t.Fatalf("empty package holds %d objects", len(p.Objects))
+	}
+	if _, err := Creatures(path, []*species.Creature{h}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p := openPackageFile(t, path)
+	if len(p.Objects) != 2 || p.Objects[0].Name != "horse.bpat" || p.Objects[1].Name != "horse_minimal.bpsm" {
+		t.Fatalf("objects %+v", p.Objects)
+	}
+	v, _ := p.Metadata.Get("species")
+	if len(v.Arr) != 1 {
+		t.Fatalf("metadata %s", p.Metadata)
+	}
+	sp := v.Arr[0].Obj
+	id, _ := sp.Get("id")
+	clips, _ := sp.Get("clips")
+	if id.Uint != uint64(h.ID) || len(clips.Arr) != len(h.Clips) || clips.Arr[0].Str != h.Clips[0].Name {
+		t.Errorf("metadata %s", p.Metadata)
+	}
+	if !strings.Contains(p.Metadata.String(), `name: "horse"`) {
+		t.Errorf("debug names missing:\n%s", p.Metadata)
+	}
+}
+
+// TestUnpackSharedSectionFailure: the first of two objects sharing a data
+// section is corrupt; that is found at the section's end, after the first file
+// was written, and that file is removed.
+func TestUnpackSharedSectionFailure(t *testing.T) {
+	var buf bpx.Buffer
+	if err := bpx.WritePackage(&buf, []bpx.PackInput{Bytes("a.txt", []byte("first")), Bytes("b.txt", []byte("second"))}, bpx.PackOptions{Check: bpx.CRC32}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	b[len(b)-len("firstsecond")] = 'F'
+	f, _ := bpx.Open(bytes.NewReader(b), int64(len(b)))
+	p, err := bpx.ReadPackage(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Unpack(p, dir); err == nil {
+		t.Fatal("corrupt package unpacked")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
