@@ -1,0 +1,103 @@
+// Package xz reads and writes .xz streams whose one filter is LZMA2, the
+// compression BPX sections use (docs/formats/bpx.md §5). It exists because
+// packing and unpacking are bound by the codec: the writer compresses
+// independent blocks on several cores and stores incompressible data as it is,
+// the reader decodes blocks that declare their sizes on several cores, and
+// both stay within a fixed memory budget whatever the input size.
+//
+// The container layout (stream header and footer, block headers, index) is
+// the .xz file format 1.1.0; the LZMA2 chunk and LZMA layouts follow xz and
+// the LZMA SDK, so what this package writes is read by xz, liblzma and
+// github.com/ulikunitz/xz, and it reads what they write.
+package xz
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Stream framing.
+const (
+	headerMagic      = "\xfd7zXZ\x00"
+	footerMagic      = "YZ"
+	streamHeaderSize = 12
+	streamFooterSize = 12
+	filterLZMA2      = 0x21
+)
+
+// Integrity checks a stream may carry (stream flags' second byte).
+const (
+	CheckNone   = 0x00
+	CheckCRC32  = 0x01
+	CheckCRC64  = 0x04
+	CheckSHA256 = 0x0A
+)
+
+// checkSize is the number of bytes each check stores after a block; xz
+// reserves the sizes of the IDs it does not define by ID group.
+func checkSize(id byte) int {
+	if id == 0 {
+		return 0
+	}
+	return 4 << ((id - 1) / 3)
+}
+
+// Error is a stream that does not decode: where in it and which rule.
+type Error struct {
+	Offset int64 // bytes from the start of the first stream
+	Msg    string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("xz: byte %d: %s", e.Offset, e.Msg) }
+
+// errVarint is a multibyte integer that is too long, not minimal, or cut off.
+var errVarint = errors.New("bad multibyte integer")
+
+// putVarint appends x in xz's multibyte integer encoding (7 bits a byte,
+// least significant first).
+func putVarint(b []byte, x uint64) []byte {
+	for x >= 0x80 {
+		b = append(b, byte(x)|0x80)
+		x >>= 7
+	}
+	return append(b, byte(x))
+}
+
+// varint decodes a multibyte integer from the start of b: its value and
+// length. It refuses more than nine bytes and a trailing zero byte, as xz does.
+func varint(b []byte) (uint64, int, error) {
+	var x uint64
+	for i := 0; i < len(b) && i < 9; i++ {
+		c := b[i]
+		x |= uint64(c&0x7f) << (7 * i)
+		if c&0x80 == 0 {
+			if c == 0 && i > 0 {
+				return 0, 0, errVarint
+			}
+			return x, i + 1, nil
+		}
+	}
+	return 0, 0, errVarint
+}
+
+// dictSize is the dictionary size an LZMA2 properties byte declares; ok is
+// false for bytes above 40.
+func dictSize(b byte) (size uint32, ok bool) {
+	switch {
+	case b > 40:
+		return 0, false
+	case b == 40:
+		return 0xFFFFFFFF, true
+	}
+	return (2 | uint32(b&1)) << (b/2 + 11), true
+}
+
+// dictByte is the smallest LZMA2 properties byte whose dictionary holds n.
+func dictByte(n uint32) byte {
+	for b := byte(0); b < 40; b++ {
+		if s, _ := dictSize(b); s >= n {
+			return b
+		}
+	}
+	return 40
+}
