@@ -119,9 +119,7 @@ func (l *layout) write(w io.Writer, c *Contents) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	le := binary.LittleEndian
 	var buf [HeaderSize]byte
-	binary.Encode(buf[:], le, h)
-	copy(buf[0:4], Magic)
-	bw.Write(buf[:])
+	bw.Write(binfmt.PutHeader(buf[:], le, Magic, h))
 
 	offset := uint32(0)
 	for i := range c.Clips {
