@@ -41,6 +41,39 @@ func (k Kind) String() string {
 	return "type " + strconv.Itoa(int(k))
 }
 
+// scalarSize is the encoded size of each fixed-size kind (Null to F64): its
+// value is that many little-endian bytes.
+var scalarSize = [...]int{Null: 0, Bool: 1, U8: 1, U16: 2, U32: 4, U64: 8, I8: 1, I16: 2, I32: 4, I64: 8, F32: 4, F64: 8}
+
+// scalarBits is a fixed-size value as the integer whose low bytes encode it.
+func (v Value) scalarBits() uint64 {
+	switch {
+	case v.Kind == F32:
+		return uint64(math.Float32bits(float32(v.Float)))
+	case v.Kind == F64:
+		return math.Float64bits(v.Float)
+	case v.Kind >= I8 && v.Kind <= I64:
+		return uint64(v.Int)
+	}
+	return v.Uint
+}
+
+// setScalarBits is scalarBits' inverse: signed kinds are sign-extended from
+// their size.
+func (v *Value) setScalarBits(x uint64) {
+	shift := 64 - 8*scalarSize[v.Kind]
+	switch {
+	case v.Kind == F32:
+		v.Float = float64(math.Float32frombits(uint32(x)))
+	case v.Kind == F64:
+		v.Float = math.Float64frombits(x)
+	case v.Kind >= I8 && v.Kind <= I64:
+		v.Int = int64(x<<shift) >> shift
+	default:
+		v.Uint = x
+	}
+}
+
 // Value is one BPXSD value. Which field holds it depends on Kind: Uint for bool
 // and the unsigned kinds, Int for the signed ones, Float for f32 and f64 (an f32
 // is stored rounded), Str, Arr, Obj.
@@ -168,27 +201,11 @@ func appendObject(b []byte, o *Object, debug bool, depth int) ([]byte, error) {
 func appendValue(b []byte, v Value, debug bool, depth int) ([]byte, error) {
 	b = append(b, byte(v.Kind))
 	switch v.Kind {
-	case Null:
-	case Bool, U8:
-		b = append(b, byte(v.Uint))
-	case U16:
-		b = le.AppendUint16(b, uint16(v.Uint))
-	case U32:
-		b = le.AppendUint32(b, uint32(v.Uint))
-	case U64:
-		b = le.AppendUint64(b, v.Uint)
-	case I8:
-		b = append(b, byte(v.Int))
-	case I16:
-		b = le.AppendUint16(b, uint16(v.Int))
-	case I32:
-		b = le.AppendUint32(b, uint32(v.Int))
-	case I64:
-		b = le.AppendUint64(b, uint64(v.Int))
-	case F32:
-		b = le.AppendUint32(b, math.Float32bits(float32(v.Float)))
-	case F64:
-		b = le.AppendUint64(b, math.Float64bits(v.Float))
+	case Null, Bool, U8, U16, U32, U64, I8, I16, I32, I64, F32, F64:
+		x := v.scalarBits()
+		for i := range scalarSize[v.Kind] {
+			b = append(b, byte(x>>(8*i)))
+		}
 	case String:
 		if strings.IndexByte(v.Str, 0) >= 0 || !utf8.ValidString(v.Str) {
 			return nil, fmt.Errorf("bpxsd: string %q has a NUL byte or is not UTF-8", v.Str)
@@ -315,35 +332,17 @@ func (d *sdDecoder) value(depth int) (Value, error) {
 		return Value{}, err
 	}
 	v := Value{Kind: Kind(t[0])}
-	sizes := [...]int{Null: 0, Bool: 1, U8: 1, U16: 2, U32: 4, U64: 8, I8: 1, I16: 2, I32: 4, I64: 8, F32: 4, F64: 8}
 	switch {
 	case v.Kind <= F64:
-		s, err := d.need(sizes[v.Kind], v.Kind.String())
+		s, err := d.need(scalarSize[v.Kind], v.Kind.String())
 		if err != nil {
 			return v, err
 		}
-		switch v.Kind {
-		case Bool, U8:
-			v.Uint = uint64(s[0])
-		case U16:
-			v.Uint = uint64(le.Uint16(s))
-		case U32:
-			v.Uint = uint64(le.Uint32(s))
-		case U64:
-			v.Uint = le.Uint64(s)
-		case I8:
-			v.Int = int64(int8(s[0]))
-		case I16:
-			v.Int = int64(int16(le.Uint16(s)))
-		case I32:
-			v.Int = int64(int32(le.Uint32(s)))
-		case I64:
-			v.Int = int64(le.Uint64(s))
-		case F32:
-			v.Float = float64(math.Float32frombits(le.Uint32(s)))
-		case F64:
-			v.Float = math.Float64frombits(le.Uint64(s))
+		var x uint64
+		for i, c := range s {
+			x |= uint64(c) << (8 * i)
 		}
+		v.setScalarBits(x)
 	case v.Kind == String:
 		end := strings.IndexByte(string(d.b[d.p:]), 0)
 		if end < 0 {

@@ -42,6 +42,18 @@ func TestBPXSDAllTypes(t *testing.T) {
 	if v, _ := o.Get("Bool"); v.Uint != 1 {
 		t.Errorf("Bool = %d", v.Uint)
 	}
+	// Each scalar as read by hand from the file's bytes (little-endian, two's
+	// complement): U16 cd ab, U32 ef be ad de, I16 d4 fe, I32 90 ee fe ff, …
+	for name, want := range map[string]Value{
+		"U8": {Kind: U8, Uint: 0xAB}, "U16": {Kind: U16, Uint: 0xABCD}, "U32": {Kind: U32, Uint: 0xDEADBEEF},
+		"U64": {Kind: U64, Uint: 0x0123456789ABCDEF}, "I8": {Kind: I8, Int: -2}, "I16": {Kind: I16, Int: -300},
+		"I32": {Kind: I32, Int: -70000}, "I64": {Kind: I64, Int: -5000000000},
+		"F32": {Kind: F32, Float: 1.5}, "F64": {Kind: F64, Float: -2.25},
+	} {
+		if v, _ := o.Get(name); v.Uint != want.Uint || v.Int != want.Int || v.Float != want.Float {
+			t.Errorf("%s = %+v, want %+v", name, v, want)
+		}
+	}
 	tree := o.String()
 	for _, s := range []string{"Obj: {}", "I64: -5000000000 (i64)", `Str: "héllo"`, "Arr: [3]"} {
 		if !strings.Contains(tree, s) {
