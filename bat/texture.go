@@ -83,40 +83,24 @@ func quantize(c float32, max int) int {
 // encodePNG writes t's channels as unorm codes in an RGBA PNG of 8 or 16 bits
 // per channel; a three-channel texture gets an opaque alpha.
 func encodePNG(t *Texture, bits int) ([]byte, error) {
-	var img image.Image
-	n := t.Width * t.Height
-	if bits == 16 {
-		m := image.NewNRGBA64(image.Rect(0, 0, t.Width, t.Height))
-		for i := range n {
-			for c := range 4 {
-				code := 65535
-				if c < t.Channels {
-					code = quantize(t.Data[i*t.Channels+c], 65535)
-				}
-				m.Pix[i*8+2*c] = byte(code >> 8)
-				m.Pix[i*8+2*c+1] = byte(code)
+	top := 1<<bits - 1
+	size := bits / 8
+	pix := make([]byte, t.Width*t.Height*4*size)
+	for i := range t.Width * t.Height {
+		for c := range 4 {
+			code := top
+			if c < t.Channels {
+				code = quantize(t.Data[i*t.Channels+c], top)
+			}
+			p := pix[(i*4+c)*size:]
+			if size == 2 {
+				p[0], p[1] = byte(code>>8), byte(code)
+			} else {
+				p[0] = byte(code)
 			}
 		}
-		img = m
-	} else {
-		m := image.NewNRGBA(image.Rect(0, 0, t.Width, t.Height))
-		for i := range n {
-			for c := range 4 {
-				code := 255
-				if c < t.Channels {
-					code = quantize(t.Data[i*t.Channels+c], 255)
-				}
-				m.Pix[i*4+c] = byte(code)
-			}
-		}
-		img = m
 	}
-	var b bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&b, img); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return writePNG(pix, t.Width, t.Height, bits), nil
 }
 
 // decodePNG reads a PNG into a texture of channels unorm values c = code / max,
