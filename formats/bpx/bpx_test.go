@@ -218,3 +218,53 @@ func TestXZBomb(t *testing.T) {
 		wantRule(t, err, RuleSize)
 	}
 }
+
+// TestCRCSlicing checks the eight-byte update against the byte-at-a-time
+// definition of docs/formats/bpx.md §4, over lengths and split points that
+// cross the eight-byte steps.
+func TestCRCSlicing(t *testing.T) {
+	var table [256]uint32
+	for i := range table {
+		v := uint32(i) >> 1
+		if i&1 != 0 {
+			v ^= 0xEDB88320
+		}
+		table[i] = v
+	}
+	data := make([]byte, 300)
+	for i := range data {
+		data[i] = byte(i*131 + i>>3)
+	}
+	for n := range len(data) {
+		crc := uint32(0xFFFFFFFF)
+		for _, b := range data[:n] {
+			crc = crc>>8 ^ table[byte(crc)^b]
+		}
+		want := crc ^ 0xFFFFFFFF
+		c := NewBPXCRC()
+		c.Write(data[:n/3])
+		c.Write(data[n/3 : n])
+		if got := c.Sum32(); got != want || CRC(data[:n]) != want {
+			t.Fatalf("%d bytes: 0x%08X in two writes, 0x%08X in one, want 0x%08X", n, got, CRC(data[:n]), want)
+		}
+	}
+}
+
+func BenchmarkChecksums(b *testing.B) {
+	data := make([]byte, 1<<20)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	b.Run("crc", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			CRC(data)
+		}
+	})
+	b.Run("weak", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			WeakSum(data)
+		}
+	})
+}

@@ -1,5 +1,7 @@
 package bpx
 
+import "encoding/binary"
+
 // Weak is the weak section checksum (docs/formats/bpx.md §4): the wrapping sum of
 // the bytes. Feed it with Write; Sum32 is the checksum so far.
 type Weak struct{ sum uint32 }
@@ -22,13 +24,22 @@ func (w *Weak) Sum32() uint32 { return w.sum }
 // this value; do not replace it with hash/crc32.
 type BPXCRC struct{ crc uint32 }
 
-var bpxCRCTable = func() (t [256]uint32) {
-	for i := range t {
+// bpxCRCTables[0] is the byte table; like any CRC table it is linear over
+// GF(2) (T[a^b] = T[a]^T[b]), so the update can take eight bytes a step
+// ("slicing by eight"): bpxCRCTables[k][v] is byte v's effect k bytes later.
+var bpxCRCTables = func() (t [8][256]uint32) {
+	for i := range t[0] {
 		v := uint32(i) >> 1
 		if i&1 != 0 {
 			v ^= 0xEDB88320
 		}
-		t[i] = v
+		t[0][i] = v
+	}
+	for k := 1; k < 8; k++ {
+		for i := range t[k] {
+			v := t[k-1][i]
+			t[k][i] = v>>8 ^ t[0][byte(v)]
+		}
 	}
 	return t
 }()
@@ -37,12 +48,20 @@ var bpxCRCTable = func() (t [256]uint32) {
 func NewBPXCRC() *BPXCRC { return &BPXCRC{crc: 0xFFFFFFFF} }
 
 func (c *BPXCRC) Write(p []byte) (int, error) {
+	n := len(p)
 	crc := c.crc
+	t := &bpxCRCTables
+	for ; len(p) >= 8; p = p[8:] {
+		lo := crc ^ binary.LittleEndian.Uint32(p)
+		hi := binary.LittleEndian.Uint32(p[4:])
+		crc = t[7][byte(lo)] ^ t[6][byte(lo>>8)] ^ t[5][byte(lo>>16)] ^ t[4][lo>>24] ^
+			t[3][byte(hi)] ^ t[2][byte(hi>>8)] ^ t[1][byte(hi>>16)] ^ t[0][hi>>24]
+	}
 	for _, b := range p {
-		crc = crc>>8 ^ bpxCRCTable[byte(crc)^b]
+		crc = crc>>8 ^ t[0][byte(crc)^b]
 	}
 	c.crc = crc
-	return len(p), nil
+	return n, nil
 }
 
 // Sum32 is the checksum of what was written.
