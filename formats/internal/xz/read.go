@@ -322,7 +322,7 @@ func (r *Reader) endBlock(sb *streamBlock) error {
 	h := sb.h
 	at := r.in.off
 	if h.packed >= 0 && sb.packed != h.packed {
-		return &Error{at, fmt.Sprintf("block's LZMA2 data is %d bytes, its header declares %d", sb.packed, h.packed)}
+		return &Error{at, fmt.Sprintf("block's LZMA2 data is %d bytes, not its declared compressed size %d", sb.packed, h.packed)}
 	}
 	if h.unpacked >= 0 && sb.done != h.unpacked {
 		return &Error{at, fmt.Sprintf("block decodes to %d bytes, its header declares %d", sb.done, h.unpacked)}
