@@ -8,6 +8,11 @@ package xz
 // locals for the whole chunk, which is what makes it fast: a method call per
 // bit would keep them in memory.
 
+// probUp is the target of the branch-free probability update: p -
+// (p-probUp)>>moveBits, with an arithmetic shift, is p + (2048-p)>>5 exactly
+// (and p - p>>5 with 0 in its place).
+const probUp = 1<<probBits - (1<<moveBits - 1)
+
 // litNext is the state after a literal.
 var litNext = [numStates]uint8{0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5}
 
@@ -145,21 +150,17 @@ func (d *lzmaDec) decode(in []byte, n int) string {
 						}
 						ip++
 					}
-					pr := probs[i]
+					pr := int32(probs[i])
 					bound := (rng >> probBits) * uint32(pr)
-					if code < bound {
-						rng = bound
-						probs[i] = pr + (1<<probBits-pr)>>moveBits
-						sym <<= 1
-						offs ^= bit
-					} else {
-						rng -= bound
-						code -= bound
-						probs[i] = pr - pr>>moveBits
-						sym = sym<<1 | 1
-					}
+					zero := uint32((uint64(code) - uint64(bound)) >> 32)
+					rng = (rng-bound)&^zero | bound&zero
+					code -= bound &^ zero
+					probs[i] = prob(pr - (pr-int32(probUp&zero))>>moveBits)
+					sym = sym<<1 + zero + 1
+					offs ^= bit & zero
 				}
 			} else {
+				// Branch-free: literal bits are hard to predict.
 				for sym < 0x100 {
 					if rng < topValue {
 						rng <<= 8
@@ -169,18 +170,13 @@ func (d *lzmaDec) decode(in []byte, n int) string {
 						}
 						ip++
 					}
-					pr := probs[sym]
+					pr := int32(probs[sym])
 					bound := (rng >> probBits) * uint32(pr)
-					if code < bound {
-						rng = bound
-						probs[sym] = pr + (1<<probBits-pr)>>moveBits
-						sym <<= 1
-					} else {
-						rng -= bound
-						code -= bound
-						probs[sym] = pr - pr>>moveBits
-						sym = sym<<1 | 1
-					}
+					zero := uint32((uint64(code) - uint64(bound)) >> 32) // all ones for a 0 bit
+					rng = (rng-bound)&^zero | bound&zero
+					code -= bound &^ zero
+					probs[sym] = prob(pr - (pr-int32(probUp&zero))>>moveBits)
+					sym = sym<<1 + zero + 1
 				}
 			}
 			prev = byte(sym)
