@@ -77,6 +77,9 @@ func (d *lzma2Dec) begin(c chunk) string {
 	if c.ctrl < chunkLZMA {
 		return ""
 	}
+	// An LZMA chunk right after an uncompressed one may keep the state:
+	// xz's encoder always resets it there, but liblzma and ulikunitz/xz
+	// accept a chunk that does not, and so does this reader.
 	switch reset := (c.ctrl >> 5) & 3; {
 	case reset >= chunkResetStateProps:
 		p, ok := parseProps(c.props)
