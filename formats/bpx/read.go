@@ -11,8 +11,7 @@ import (
 
 	"bonebake/formats"
 	"bonebake/formats/internal/binfmt"
-
-	"github.com/ulikunitz/xz"
+	"bonebake/formats/internal/xz"
 )
 
 // Rules of this format, besides those of package format.
@@ -33,6 +32,11 @@ const maxSections = 1 << 24
 // maxDict is the largest xz dictionary a reader accepts: the decoder allocates it
 // whole, so a hostile stream declaring 4 GiB must be refused up front.
 const maxDict = 64 << 20
+
+// xzMemory bounds the blocks an xz section's reader decodes ahead on other
+// cores (compressed and decoded bytes together), so that an unpack stays under
+// 64 MiB whatever the file.
+const xzMemory = 24 << 20
 
 // File is an opened container: its header and section table. Sections are read
 // when asked for.
@@ -161,13 +165,9 @@ func (f *File) Section(i int) (io.Reader, error) {
 	var src io.Reader = f.Raw(i)
 	switch {
 	case s.Flags&FlagXZ != 0:
-		br := bufio.NewReaderSize(src, 64<<10)
-		if err := checkXZDict(br); err != nil {
-			return nil, f.fail(i, RuleCompression, s.Pointer, "%v", err)
-		}
-		x, err := xz.NewReader(br)
+		x, err := xz.NewReader(bufio.NewReaderSize(src, 64<<10), xz.ReaderConfig{MaxDict: maxDict, MaxMemory: xzMemory})
 		if err != nil {
-			return nil, f.fail(i, RuleCompression, s.Pointer, "xz: %v", err)
+			return nil, f.fail(i, RuleCompression, s.Pointer, "%v", err)
 		}
 		src = x
 	case s.Flags&FlagZlib != 0:
@@ -262,49 +262,4 @@ func (v *verifier) Read(p []byte) (int, error) {
 		return n, err
 	}
 	return n, err
-}
-
-// checkXZDict refuses an xz stream whose first block declares a dictionary
-// larger than maxDict, before the decoder allocates it. It peeks at the stream
-// header (12 bytes) and the first block header.
-func checkXZDict(br *bufio.Reader) error {
-	b, _ := br.Peek(12 + 1024)
-	if len(b) < 13 || b[12] == 0 { // too short for xz to judge, or no block (an empty stream)
-		return nil
-	}
-	bh := b[12:]
-	n := (int(bh[0]) + 1) * 4
-	if len(bh) < n {
-		return nil
-	}
-	p := 2 // size byte, flags
-	if bh[1]&0x40 != 0 {
-		p = skipVarint(bh, p, n)
-	}
-	if bh[1]&0x80 != 0 {
-		p = skipVarint(bh, p, n)
-	}
-	// The last filter is LZMA2 (id 0x21, one property byte); with one filter it
-	// is the first.
-	if bh[1]&3 == 0 && p+3 <= n && bh[p] == 0x21 && bh[p+1] == 1 {
-		d := bh[p+2]
-		if d > 40 {
-			return fmt.Errorf("xz: LZMA2 dictionary code %d is invalid", d)
-		}
-		var size uint64 = 1<<32 - 1
-		if d < 40 {
-			size = uint64(2|d&1) << (d/2 + 11)
-		}
-		if size > maxDict {
-			return fmt.Errorf("xz: the stream asks for a %d MiB dictionary; this reader allows %d MiB", size>>20, maxDict>>20)
-		}
-	}
-	return nil
-}
-
-func skipVarint(b []byte, p, end int) int {
-	for p < end && b[p]&0x80 != 0 {
-		p++
-	}
-	return p + 1
 }

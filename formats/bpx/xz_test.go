@@ -2,6 +2,8 @@ package bpx
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -58,6 +60,9 @@ func TestXZDictionaryLimit(t *testing.T) {
 		t.Fatalf("unexpected block header % x", raw[12:20])
 	}
 	raw[16] = 40
+	// Reseal the block header's CRC32 so that only the dictionary is wrong.
+	end := 12 + (int(raw[12])+1)*4
+	binary.LittleEndian.PutUint32(raw[end-4:], crc32.ChecksumIEEE(raw[12:end-4]))
 	_, err := openBytes(t, rawContainer(raw, data, FlagXZ)).ReadSection(0)
 	wantRule(t, err, RuleCompression)
 	if !strings.Contains(err.Error(), "dictionary") {
