@@ -1,0 +1,244 @@
+package xz
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"hash/crc32"
+	"hash/crc64"
+	"io"
+	"runtime"
+)
+
+// WriterConfig chooses a Writer's integrity check and parallelism.
+type WriterConfig struct {
+	Check     byte // CheckNone (default), CheckCRC32, CheckCRC64 or CheckSHA256
+	BlockSize int  // uncompressed bytes per independent block; 0: DefaultBlockSize
+	Workers   int  // blocks compressed at once; 0: GOMAXPROCS
+}
+
+// Memory and ratio are set by these two sizes: each worker holds one block
+// of input, its compressed output (up to a block) and a match finder of
+// 10 bytes per window byte, so with the defaults a worker needs about
+// 2*3 + 10.3 MiB and two workers stay within 40 MiB. A larger window finds
+// longer repeats (xz's 8 MiB window gains 2-3% on mixed data) but the match
+// finder's memory grows with it; blocks of a few windows lose little to
+// their independent starts (xz: 1 MiB dictionary, 4 or 8 MiB blocks, same
+// size within 0.01%).
+const (
+	DefaultBlockSize = 3 << 20
+	window           = 1 << 20
+	maxBlockSize     = 1 << 30 // match-finder positions are 32 bits
+)
+
+// Writer compresses into an .xz stream of independent LZMA2 blocks, each
+// header carrying its sizes. Blocks are compressed by up to Workers
+// goroutines at once and written in order; the bytes written do not depend
+// on Workers.
+type Writer struct {
+	w         io.Writer
+	check     byte
+	blockSize int
+	workers   int
+
+	buf     []byte      // the block being filled
+	free    []*blockJob // finished jobs whose buffers and encoder are reused
+	pending []*blockJob // compressing, oldest first
+	index   []byte      // the index's records so far
+	records uint64
+	size    int64 // bytes of the stream written so far (for errors)
+	err     error
+	closed  bool
+}
+
+// blockJob is one block: its input, and once done its encoded form.
+type blockJob struct {
+	in     []byte
+	enc    *blockEncoder
+	check  byte
+	header []byte
+	data   []byte // LZMA2 data: enc.out
+	tail   []byte // block padding and check
+	done   chan struct{}
+}
+
+var errClosed = errors.New("xz: write to a closed Writer")
+
+// NewWriter writes the stream header to w and returns a Writer for the
+// blocks that follow.
+func NewWriter(w io.Writer, cfg WriterConfig) (*Writer, error) {
+	switch cfg.Check {
+	case CheckNone, CheckCRC32, CheckCRC64, CheckSHA256:
+	default:
+		return nil, errors.New("xz: unsupported check ID")
+	}
+	if cfg.BlockSize < 0 || cfg.BlockSize > maxBlockSize {
+		return nil, errors.New("xz: block size out of range")
+	}
+	if cfg.Workers < 0 {
+		return nil, errors.New("xz: negative worker count")
+	}
+	z := &Writer{w: w, check: cfg.Check, blockSize: cfg.BlockSize, workers: cfg.Workers}
+	if z.blockSize == 0 {
+		z.blockSize = DefaultBlockSize
+	}
+	if z.workers == 0 {
+		z.workers = runtime.GOMAXPROCS(0)
+	}
+	h := append([]byte(headerMagic), 0, z.check)
+	h = binary.LittleEndian.AppendUint32(h, crc32.ChecksumIEEE(h[6:8]))
+	if err := z.put(h); err != nil {
+		return nil, err
+	}
+	return z, nil
+}
+
+func (z *Writer) put(b []byte) error {
+	if z.err != nil {
+		return z.err
+	}
+	n, err := z.w.Write(b)
+	z.size += int64(n)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	z.err = err
+	return err
+}
+
+// Write buffers p into blocks, handing each full block to a worker. It waits
+// when every worker is busy, so at most Workers blocks are held.
+func (z *Writer) Write(p []byte) (int, error) {
+	if z.closed {
+		return 0, errClosed
+	}
+	n := 0
+	for len(p) > 0 {
+		if z.err != nil {
+			return n, z.err
+		}
+		if z.buf == nil {
+			z.buf = z.takeBuffer()
+		}
+		k := min(len(p), z.blockSize-len(z.buf))
+		z.buf = append(z.buf, p[:k]...)
+		n += k
+		p = p[k:]
+		if len(z.buf) == z.blockSize {
+			z.submit()
+		}
+	}
+	return n, z.err
+}
+
+// takeBuffer returns an empty block buffer, once a worker's is free if all
+// are in use.
+func (z *Writer) takeBuffer() []byte {
+	if len(z.pending) == z.workers {
+		z.finishOldest()
+	}
+	if n := len(z.free); n > 0 {
+		return z.free[n-1].in[:0]
+	}
+	return make([]byte, 0, z.blockSize)
+}
+
+func (z *Writer) submit() {
+	var j *blockJob
+	if n := len(z.free); n > 0 {
+		j = z.free[n-1]
+		z.free = z.free[:n-1]
+	} else {
+		j = &blockJob{enc: newBlockEncoder(window)}
+	}
+	j.in, j.check = z.buf, z.check
+	j.done = make(chan struct{})
+	z.buf = nil
+	z.pending = append(z.pending, j)
+	go j.run()
+}
+
+// finishOldest waits for the oldest block and writes it.
+func (z *Writer) finishOldest() {
+	j := z.pending[0]
+	<-j.done
+	z.pending = z.pending[1:]
+	if z.put(j.header) == nil && z.put(j.data) == nil && z.put(j.tail) == nil {
+		unpadded := uint64(len(j.header) + len(j.data) + checkSize(j.check))
+		z.index = putVarint(putVarint(z.index, unpadded), uint64(len(j.in)))
+		z.records++
+	}
+	j.header, j.data, j.tail = j.header[:0], nil, j.tail[:0]
+	z.free = append(z.free, j)
+}
+
+func (j *blockJob) run() {
+	defer close(j.done)
+	j.data = j.enc.encode(j.in)
+	h := []byte{0, 0xC0} // size, then flags: one filter, both sizes present
+	h = putVarint(h, uint64(len(j.data)))
+	h = putVarint(h, uint64(len(j.in)))
+	h = append(h, filterLZMA2, 1, dictByte(uint32(min(window, len(j.in)))))
+	for len(h)%4 != 0 {
+		h = append(h, 0)
+	}
+	h[0] = byte(len(h) / 4) // (size with the CRC)/4 - 1
+	h = binary.LittleEndian.AppendUint32(h, crc32.ChecksumIEEE(h))
+	j.header = append(j.header[:0], h...)
+	j.tail = append(j.tail[:0], make([]byte, (4-len(j.data)%4)%4)...)
+	j.tail = appendCheck(j.tail, j.check, j.in)
+}
+
+// appendCheck appends the check of data that id names.
+func appendCheck(b []byte, id byte, data []byte) []byte {
+	var h hash.Hash
+	switch id {
+	case CheckCRC32:
+		return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(data))
+	case CheckCRC64:
+		return binary.LittleEndian.AppendUint64(b, crc64.Checksum(data, crc64Table))
+	case CheckSHA256:
+		h = sha256.New()
+	default:
+		return b
+	}
+	h.Write(data)
+	return h.Sum(b)
+}
+
+var crc64Table = crc64.MakeTable(crc64.ECMA)
+
+// Close compresses what is buffered, waits for every block, and writes the
+// index and the stream footer. It does not close the underlying writer.
+func (z *Writer) Close() error {
+	if z.closed {
+		return z.err
+	}
+	z.closed = true
+	if len(z.buf) > 0 {
+		z.submit()
+	}
+	for len(z.pending) > 0 {
+		z.finishOldest()
+	}
+	if z.err != nil {
+		return z.err
+	}
+	idx := []byte{0}
+	idx = putVarint(idx, z.records)
+	idx = append(idx, z.index...)
+	for len(idx)%4 != 0 {
+		idx = append(idx, 0)
+	}
+	idx = binary.LittleEndian.AppendUint32(idx, crc32.ChecksumIEEE(idx))
+	f := make([]byte, 4, streamFooterSize)
+	f = binary.LittleEndian.AppendUint32(f, uint32(len(idx)/4-1))
+	f = append(f, 0, z.check)
+	binary.LittleEndian.PutUint32(f, crc32.ChecksumIEEE(f[4:10]))
+	f = append(f, footerMagic...)
+	if z.put(idx) != nil {
+		return z.err
+	}
+	return z.put(f)
+}
