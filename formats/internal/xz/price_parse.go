@@ -1,6 +1,5 @@
 package xz
 
-
 // The optimal parser (the LZMA SDK's GetOptimum): from the current position
 // it prices every way to reach each of the next positions — literal, short
 // rep, rep0–3 and match of each length, and the two-step literal+rep0 and
