@@ -7,8 +7,9 @@ import "math"
 
 // blockEncoder turns a block's bytes into LZMA2 data; one per worker, reused.
 type blockEncoder struct {
-	lz  *lzmaEnc
-	out []byte
+	lz     *lzmaEnc
+	window int // the match finder's: blocks up to this size, or any block when it is the Writer's window
+	out    []byte
 }
 
 // Encoder settings: liblzma's preset 6 (nice length 64, bt4 depth 48), with
@@ -24,15 +25,24 @@ const (
 	probeBits = 7.98
 )
 
-func newBlockEncoder(window int) *blockEncoder {
-	return &blockEncoder{lz: newLZMAEnc(window, niceLen, bt4Depth)}
+// newBlockEncoder allocates an encoder with a window of window bytes and
+// the hash heads of a fullWindow one.
+func newBlockEncoder(window, fullWindow int) *blockEncoder {
+	return &blockEncoder{lz: newLZMAEnc(window, fullWindow, niceLen, bt4Depth), window: window}
 }
+
+// maxEncoded bounds the LZMA2 data of n bytes: stored chunks cost 3 bytes
+// per 64 KiB, LZMA chunks are smaller than their data.
+func maxEncoded(n int) int { return n + 3*(n/maxChunkCopy+1) + 64 }
 
 // encode returns the LZMA2 data of buf, end marker included; the slice is
 // reused by the next call.
 func (b *blockEncoder) encode(buf []byte) []byte {
 	lz := b.lz
 	lz.startBlock(buf)
+	if cap(b.out) < maxEncoded(len(buf)) {
+		b.out = make([]byte, 0, maxEncoded(len(buf)))
+	}
 	out := b.out[:0]
 	dictReset, stateReset := true, false
 	for lz.pos < len(buf) {

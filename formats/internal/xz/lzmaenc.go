@@ -56,9 +56,9 @@ type lzmaEnc struct {
 	alignCount  int // align codings since alignPrices were filled
 }
 
-func newLZMAEnc(window, nice, depth int) *lzmaEnc {
+func newLZMAEnc(window, hashWindow, nice, depth int) *lzmaEnc {
 	e := &lzmaEnc{
-		mf:       newBT4(window, nice, depth),
+		mf:       newBT4(window, hashWindow, nice, depth),
 		nice:     nice,
 		matchBuf: make([]uint32, 0, 2*(maxMatchLen+2)),
 		opt:      make([]optimal, numOpts),

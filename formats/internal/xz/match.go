@@ -35,10 +35,12 @@ const (
 
 var crcTable = crc32.MakeTable(crc32.IEEE)
 
-// newBT4 sizes the finder for a window (the dictionary) as liblzma does:
-// the 4-byte hash has about window/2 heads.
-func newBT4(window, nice, depth int) *bt4 {
-	hs := uint32(window - 1)
+// newBT4 sizes the finder for a window (the dictionary). The 4-byte hash
+// has about hashWindow/2 heads as in liblzma; it is sized apart from the
+// window so that a finder allocated small for a short block finds what a
+// full-size one would.
+func newBT4(window, hashWindow, nice, depth int) *bt4 {
+	hs := uint32(hashWindow - 1)
 	hs |= hs >> 1
 	hs |= hs >> 2
 	hs |= hs >> 4

@@ -128,6 +128,13 @@ func (z *Writer) Write(p []byte) (int, error) {
 			z.buf = z.takeBuffer()
 		}
 		k := min(len(p), z.blockSize-len(z.buf))
+		if len(z.buf)+k > cap(z.buf) {
+			// A new buffer grows by doubling up to the block size, so a short
+			// stream does not take a whole block.
+			b := make([]byte, len(z.buf), min(z.blockSize, max(2*cap(z.buf), len(z.buf)+k, 64<<10)))
+			copy(b, z.buf)
+			z.buf = b
+		}
 		z.buf = append(z.buf, p[:k]...)
 		n += k
 		p = p[k:]
@@ -147,7 +154,7 @@ func (z *Writer) takeBuffer() []byte {
 	if n := len(z.free); n > 0 {
 		return z.free[n-1].in[:0]
 	}
-	return make([]byte, 0, z.blockSize)
+	return nil
 }
 
 func (z *Writer) submit() {
@@ -156,7 +163,17 @@ func (z *Writer) submit() {
 		j = z.free[n-1]
 		z.free = z.free[:n-1]
 	} else {
-		j = &blockJob{enc: newBlockEncoder(z.window)}
+		j = &blockJob{}
+	}
+	// A short block gets a match finder of its size: with the window no
+	// smaller than the block and the same hash heads, it finds the same
+	// matches as a full one.
+	w := z.window
+	for w/2 >= len(z.buf) && w/2 >= minWindow {
+		w /= 2
+	}
+	if j.enc == nil || j.enc.window < w {
+		j.enc = newBlockEncoder(w, z.window)
 	}
 	j.in, j.check, j.window = z.buf, z.check, z.window
 	j.done = make(chan struct{})
