@@ -152,17 +152,18 @@ func TestChunkLimits(t *testing.T) {
 
 // TestMixedRatio guards compression quality on the pack benchmark's data.
 // On these 16 MiB (which hold more random data than the 64 MiB average)
-// xz 5.4.1 -6 -T1 gives 11813764 bytes (0.7041), and with our 2 MiB window
-// in 4 MiB blocks 11813572; this encoder measured 11813404 (0.7041): the
-// bound leaves 0.1% for changes that trade ratio for speed.
+// xz 5.4.1 -T1 gives 11813764 bytes (0.7041) with -6 (8 MiB window, one
+// block) and 11848356 with our settings (--lzma2=preset=6,dict=1MiB
+// --block-size=4MiB); this encoder measured 11848404 (0.7062). The bound
+// leaves 0.1% for changes that trade ratio for speed.
 func TestMixedRatio(t *testing.T) {
-	data := mixedData(64<<20, 1)[:16<<20]
+	data := mixedData(16<<20, 1)
 	stream := compress(t, data, WriterConfig{}, 0)
 	checkDecodes(t, stream, data)
 	ratio := float64(len(stream)) / float64(len(data))
 	t.Logf("%d -> %d bytes, ratio %.4f", len(data), len(stream), ratio)
-	if ratio > 0.7050 {
-		t.Fatalf("ratio %.4f above 0.7050", ratio)
+	if ratio > 0.7070 {
+		t.Fatalf("ratio %.4f above 0.7070", ratio)
 	}
 	if !bytes.Equal(stream[:6], []byte(headerMagic)) {
 		t.Fatal("no stream header")

@@ -19,13 +19,15 @@ type WriterConfig struct {
 }
 
 // The block size sets ratio and memory: each block is compressed with a
-// window (dictionary) of half a block, and each worker holds one block of
+// window (dictionary) of a quarter block, and each worker holds one block of
 // input, its compressed output (up to a block) and a bt4 match finder of
-// 8 bytes a window byte plus 2.3 MiB of hash heads: about 6*BlockSize +
-// 2.3 MiB a worker. Larger windows find longer repeats and larger blocks
-// lose less to their independent starts; on the pack benchmark's mixed data
-// 4 MiB blocks give 0.600 of the input (26 MiB a worker), 2 MiB blocks
-// 0.606 (14 MiB a worker); xz -6 with 8 MiB windows in 24 MiB blocks 0.596.
+// 8 bytes a window byte plus 2.3 MiB of hash heads: 4*BlockSize + 2.3 MiB
+// a worker. Larger windows find longer repeats and larger blocks lose less
+// to their independent starts. On the pack benchmark's 64 MiB of mixed data
+// (BENCHMARKS in the package tests): 4 MiB blocks give 0.6058 of the input
+// in 18.3 MiB a worker, so two workers fit a 40 MiB budget; 8 MiB blocks
+// (2 MiB window) 0.598 in 34.3 MiB a worker; xz -6 with 8 MiB windows in
+// 24 MiB blocks 0.596.
 const (
 	DefaultBlockSize = 4 << 20
 	maxBlockSize     = 1 << 30 // match-finder positions are 32 bits
@@ -33,7 +35,7 @@ const (
 )
 
 // windowFor is the match window of blocks of blockSize bytes.
-func windowFor(blockSize int) int { return max(blockSize/2, minWindow) }
+func windowFor(blockSize int) int { return max(blockSize/4, minWindow) }
 
 // Writer compresses into an .xz stream of independent LZMA2 blocks, each
 // header carrying its sizes. Blocks are compressed by up to Workers
@@ -129,9 +131,14 @@ func (z *Writer) Write(p []byte) (int, error) {
 		}
 		k := min(len(p), z.blockSize-len(z.buf))
 		if len(z.buf)+k > cap(z.buf) {
-			// A new buffer grows by doubling up to the block size, so a short
-			// stream does not take a whole block.
-			b := make([]byte, len(z.buf), min(z.blockSize, max(2*cap(z.buf), len(z.buf)+k, 64<<10)))
+			// The first buffer grows by doubling up to the block size, so a
+			// short stream does not take a whole block; once a block has
+			// been filled, new buffers are whole at once.
+			c := min(z.blockSize, max(2*cap(z.buf), len(z.buf)+k, 64<<10))
+			if z.records > 0 || len(z.pending) > 0 {
+				c = z.blockSize
+			}
+			b := make([]byte, len(z.buf), c)
 			copy(b, z.buf)
 			z.buf = b
 		}

@@ -1,6 +1,7 @@
 package xz
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -68,7 +69,8 @@ func BenchmarkWriterMixed64(b *testing.B) {
 	b.ReportMetric(float64(out.n)/float64(len(data)), "ratio")
 }
 
-// BenchmarkWriterFile compresses the file XZ_BENCH_FILE to io.Discard,
+// BenchmarkWriterFile compresses the file XZ_BENCH_FILE (in blocks of
+// XZ_BENCH_BLOCK bytes if set) to io.Discard,
 // reading it 1 MiB at a time, so that `go test -c` and
 // /usr/bin/time -f %M give the peak memory of the whole process.
 func BenchmarkWriterFile(b *testing.B) {
@@ -82,7 +84,9 @@ func BenchmarkWriterFile(b *testing.B) {
 			b.Fatal(err)
 		}
 		var out countWriter
-		w, err := NewWriter(&out, WriterConfig{})
+		var bs int
+		fmt.Sscan(os.Getenv("XZ_BENCH_BLOCK"), &bs)
+		w, err := NewWriter(&out, WriterConfig{BlockSize: bs})
 		if err != nil {
 			b.Fatal(err)
 		}
