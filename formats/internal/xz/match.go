@@ -124,20 +124,21 @@ func (f *bt4) matches(dst []uint32) []uint32 {
 		}
 		dst[len(dst)-2] = uint32(maxLen)
 		if maxLen == limit {
-			f.skipTree(cur, pos, next)
+			f.searchTree(cur, pos, next, 0, nil, false)
 			f.move()
 			return dst
 		}
 	}
 	maxLen = max(maxLen, 3)
-	dst = f.searchTree(cur, pos, next, maxLen, dst)
+	dst = f.searchTree(cur, pos, next, maxLen, dst, true)
 	f.move()
 	return dst
 }
 
-// searchTree walks the tree from node next, appending each match longer than
-// maxLen, and re-roots the tree at pos (LZMA SDK GetMatchesSpec1).
-func (f *bt4) searchTree(cur []byte, pos, next uint32, maxLen int, dst []uint32) []uint32 {
+// searchTree walks the tree from node next, re-rooting it at pos (the LZMA
+// SDK's GetMatchesSpec1 and SkipMatchesSpec); when collect is set it appends
+// each match longer than maxLen.
+func (f *bt4) searchTree(cur []byte, pos, next uint32, maxLen int, dst []uint32, collect bool) []uint32 {
 	son := f.son
 	ptr0 := int(f.cyc)<<1 + 1
 	ptr1 := int(f.cyc) << 1
@@ -161,57 +162,14 @@ func (f *bt4) searchTree(cur []byte, pos, next uint32, maxLen int, dst []uint32)
 			for n < limit && prev[n] == cur[n] {
 				n++
 			}
-			if n > maxLen {
+			if collect && n > maxLen {
 				maxLen = n
 				dst = append(dst, uint32(n), delta-1)
-				if n == limit {
-					son[ptr1], son[ptr0] = son[pair], son[pair+1]
-					return dst
-				}
-			}
-		}
-		if prev[n] < cur[n] {
-			son[ptr1] = next
-			ptr1 = pair + 1
-			next = son[ptr1]
-			len1 = n
-		} else {
-			son[ptr0] = next
-			ptr0 = pair
-			next = son[ptr0]
-			len0 = n
-		}
-	}
-}
-
-// skipTree inserts pos without collecting matches (LZMA SDK SkipMatchesSpec).
-func (f *bt4) skipTree(cur []byte, pos, next uint32) {
-	son := f.son
-	ptr0 := int(f.cyc)<<1 + 1
-	ptr1 := int(f.cyc) << 1
-	len0, len1 := 0, 0
-	limit := len(cur)
-	for depth := f.depth; ; depth-- {
-		delta := pos - next
-		if depth == 0 || delta >= f.window {
-			son[ptr0], son[ptr1] = 0, 0
-			return
-		}
-		p := f.cyc - delta
-		if delta > f.cyc {
-			p += f.window
-		}
-		pair := int(p) << 1
-		prev := f.buf[f.i-int(delta):]
-		n := min(len0, len1)
-		if prev[n] == cur[n] {
-			n++
-			for n < limit && prev[n] == cur[n] {
-				n++
 			}
 			if n == limit {
+				// Equal to the limit: pos takes over the node's children.
 				son[ptr1], son[ptr0] = son[pair], son[pair+1]
-				return
+				return dst
 			}
 		}
 		if prev[n] < cur[n] {
@@ -238,7 +196,7 @@ func (f *bt4) skip(n int) {
 			h2, h3, h4 := f.hashes(cur)
 			next := f.hash4[h4]
 			f.hash2[h2], f.hash3[h3], f.hash4[h4] = pos, pos, pos
-			f.skipTree(cur, pos, next)
+			f.searchTree(cur, pos, next, 0, nil, false)
 		}
 		f.move()
 	}

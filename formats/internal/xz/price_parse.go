@@ -372,25 +372,8 @@ func (e *lzmaEnc) optimum() (uint32, int) {
 				t++
 			}
 			if n2 := t - (n + 1); n2 >= 2 {
-				state2 := stateRep(state)
-				ps2 := (pos + n) & pbMask
-				p := price + e.repLenP.prices[posState][n-minMatchLen] +
-					price0(e.m.isMatch[state2][ps2]) +
-					matchedLiteralPrice(e.litProbs(pos+n), data[n], buf[d+n])
-				state2 = stateLiteral(state2)
-				ps2 = (pos + n + 1) & pbMask
-				p += price1(e.m.isMatch[state2][ps2]) + price1(e.m.isRep[state2]) +
-					e.repPrice(0, n2, state2, ps2)
-				off := cur + n + 1 + n2
-				for lenEnd < off {
-					lenEnd++
-					opt[lenEnd].price = infinityPrice
-				}
-				if o := &opt[off]; p < o.price {
-					o.price, o.posPrev, o.backPrev = p, uint32(cur+n+1), 0
-					o.prev1Lit, o.prev2 = true, true
-					o.posPrev2, o.backPrev2 = uint32(cur), uint32(ri)
-				}
+				p := price + e.repLenP.prices[posState][n-minMatchLen]
+				lenEnd = e.litRep0After(lenEnd, cur, n, n2, stateRep(state), p, d, uint32(ri))
 			}
 		}
 
@@ -433,24 +416,7 @@ func (e *lzmaEnc) optimum() (uint32, int) {
 				t++
 			}
 			if n2 := t - (n + 1); n2 >= 2 {
-				state2 := stateMatch(state)
-				ps2 := (pos + n) & pbMask
-				p2 := p + price0(e.m.isMatch[state2][ps2]) +
-					matchedLiteralPrice(e.litProbs(pos+n), data[n], buf[d+n])
-				state2 = stateLiteral(state2)
-				ps2 = (ps2 + 1) & pbMask
-				p2 += price1(e.m.isMatch[state2][ps2]) + price1(e.m.isRep[state2]) +
-					e.repPrice(0, n2, state2, ps2)
-				off := cur + n + 1 + n2
-				for lenEnd < off {
-					lenEnd++
-					opt[lenEnd].price = infinityPrice
-				}
-				if o := &opt[off]; p2 < o.price {
-					o.price, o.posPrev, o.backPrev = p2, uint32(cur+n+1), 0
-					o.prev1Lit, o.prev2 = true, true
-					o.posPrev2, o.backPrev2 = uint32(cur), back+numReps
-				}
+				lenEnd = e.litRep0After(lenEnd, cur, n, n2, stateMatch(state), p, d, back+numReps)
 			}
 			offs += 2
 			if offs == numPairs {
@@ -459,6 +425,31 @@ func (e *lzmaEnc) optimum() (uint32, int) {
 			back = matches[offs+1]
 		}
 	}
+}
+
+// litRep0After prices, after a rep or match of n bytes from cur (back, from
+// distance-1 d, leaving state at price), a literal and then rep0 of n2
+// bytes, and keeps the path if it is the cheapest to cur+n+1+n2. It returns
+// the parse's new end.
+func (e *lzmaEnc) litRep0After(lenEnd, cur, n, n2, state int, price uint32, d int, back uint32) int {
+	pos := e.pos + cur
+	ps := (pos + n) & pbMask
+	p := price + price0(e.m.isMatch[state][ps]) +
+		matchedLiteralPrice(e.litProbs(pos+n), e.buf[pos+n], e.buf[d+n])
+	state = stateLiteral(state)
+	ps = (pos + n + 1) & pbMask
+	p += price1(e.m.isMatch[state][ps]) + price1(e.m.isRep[state]) + e.repPrice(0, n2, state, ps)
+	off := cur + n + 1 + n2
+	for lenEnd < off {
+		lenEnd++
+		e.opt[lenEnd].price = infinityPrice
+	}
+	if o := &e.opt[off]; p < o.price {
+		o.price, o.posPrev, o.backPrev = p, uint32(cur+n+1), 0
+		o.prev1Lit, o.prev2 = true, true
+		o.posPrev2, o.backPrev2 = uint32(cur), back
+	}
+	return lenEnd
 }
 
 // backward turns the cheapest path to cur into a forward list of symbols
