@@ -3,7 +3,11 @@ package xz
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
+	"math/rand/v2"
 	"testing"
+
+	uxz "github.com/ulikunitz/xz"
 )
 
 // chunkStats is what an LZMA2 stream's chunk headers say, parsed here
@@ -167,5 +171,53 @@ func TestMixedRatio(t *testing.T) {
 	}
 	if !bytes.Equal(stream[:6], []byte(headerMagic)) {
 		t.Fatal("no stream header")
+	}
+}
+
+// TestShapes round-trips many small inputs of different make-up — tiny
+// alphabets, runs, repeats at every distance, random tails — through
+// small blocks, so that block ends, chunk ends and rep distances meet in
+// many combinations.
+func TestShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for i := range 300 {
+		n := rng.IntN(1 << (4 + i%14))
+		d := make([]byte, 0, n)
+		alpha := 1 + rng.IntN(256)
+		for len(d) < n {
+			switch rng.IntN(4) {
+			case 0: // literals from a small alphabet
+				for k := rng.IntN(64); k > 0; k-- {
+					d = append(d, byte(rng.IntN(alpha)))
+				}
+			case 1: // a run
+				c := byte(rng.IntN(256))
+				for k := rng.IntN(300); k > 0; k-- {
+					d = append(d, c)
+				}
+			case 2, 3: // a copy from anywhere before
+				if len(d) > 0 {
+					from := rng.IntN(len(d))
+					for k := 2 + rng.IntN(400); k > 0; k-- {
+						d = append(d, d[from])
+						from++
+					}
+				}
+			}
+		}
+		d = d[:n]
+		cfg := WriterConfig{BlockSize: 1 + rng.IntN(200<<10), Check: CheckCRC32, Workers: 1 + i%3}
+		stream := compress(t, d, cfg, 1+rng.IntN(100<<10))
+		r, err := uxz.NewReader(bytes.NewReader(stream))
+		if err != nil {
+			t.Fatalf("case %d (%d bytes, %+v): %v", i, n, cfg, err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, d) {
+			t.Fatalf("case %d (%d bytes, %+v): %v, decoded %d bytes that differ", i, n, cfg, err, len(got))
+		}
+		if i%10 == 0 {
+			xzDecode(t, stream, d)
+		}
 	}
 }
