@@ -1,0 +1,239 @@
+package xz
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	uxz "github.com/ulikunitz/xz"
+)
+
+// compress writes data through a Writer in pieces of the given size
+// (0: one Write).
+func compress(t testing.TB, data []byte, cfg WriterConfig, piece int) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := NewWriter(&b, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if piece <= 0 {
+		piece = max(len(data), 1)
+	}
+	for p := data; len(p) > 0; {
+		n := min(piece, len(p))
+		if k, err := w.Write(p[:n]); err != nil || k != n {
+			t.Fatalf("Write: %d, %v", k, err)
+		}
+		p = p[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// checkDecodes decodes stream with github.com/ulikunitz/xz and, where it is
+// installed, with xz itself (which also validates every check), and
+// compares with want.
+func checkDecodes(t *testing.T, stream, want []byte) {
+	t.Helper()
+	r, err := uxz.NewReader(bytes.NewReader(stream))
+	if err != nil {
+		t.Fatalf("ulikunitz/xz: %v", err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("ulikunitz/xz: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("ulikunitz/xz: decoded %d bytes differ from the %d written", len(got), len(want))
+	}
+	xzDecode(t, stream, want)
+}
+
+func xzDecode(t *testing.T, stream, want []byte) {
+	t.Helper()
+	path, err := exec.LookPath("xz")
+	if err != nil {
+		return // TestXZAvailable reports the skip once
+	}
+	cmd := exec.Command(path, "-dc")
+	cmd.Stdin = bytes.NewReader(stream)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xz -dc: %v: %s", err, stderr.String())
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("xz -dc: decoded %d bytes differ from the %d written", len(got), len(want))
+	}
+}
+
+func TestXZAvailable(t *testing.T) { xzTool(t) }
+
+func randomBytes(n int, seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}
+
+func TestRoundTrip(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	// Text with long repeats at distances near and beyond the window.
+	var text strings.Builder
+	para := string(mixedData(3000, 9)[:2000])
+	for i := 0; text.Len() < 6<<20; i++ {
+		text.WriteString(para[:500+i%1500])
+		text.WriteString(strings.Repeat("bone palette ", i%50))
+	}
+	cases := []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"one byte", []byte{'x'}},
+		{"all bytes", all},
+		{"zeros 10MiB", make([]byte, 10<<20)},
+		{"random 3MiB", randomBytes(3<<20, 1)},
+		{"mixed 16MiB", mixedData(16<<20, 2)},
+		{"long repeats", []byte(text.String())},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checkDecodes(t, compress(t, c.data, WriterConfig{}, 0), c.data)
+		})
+	}
+}
+
+// TestBoundaries writes sizes around LZMA2's chunk limits and the block size.
+func TestBoundaries(t *testing.T) {
+	src := mixedData(5<<20, 4)
+	rnd := randomBytes(5<<20, 4)
+	const bs = 1 << 20
+	sizes := []int{1<<16 - 1, 1 << 16, 1<<16 + 1, bs - 1, bs, bs + 1, 2*bs + 1, 2<<20 - 1, 2 << 20, 2<<20 + 1}
+	for _, n := range sizes {
+		for _, d := range [][]byte{src[:n], rnd[:n]} {
+			checkDecodes(t, compress(t, d, WriterConfig{BlockSize: bs}, 0), d)
+		}
+	}
+	for _, n := range []int{DefaultBlockSize - 1, DefaultBlockSize, DefaultBlockSize + 1} {
+		d := append(src[:0:0], src[:n]...)
+		checkDecodes(t, compress(t, d, WriterConfig{}, 0), d)
+	}
+}
+
+func TestChecks(t *testing.T) {
+	data := mixedData(1<<20, 5)
+	for _, id := range []byte{CheckNone, CheckCRC32, CheckCRC64, CheckSHA256} {
+		stream := compress(t, data, WriterConfig{Check: id, BlockSize: 300 << 10}, 0)
+		if stream[7] != id {
+			t.Fatalf("check %#x: stream flags say %#x", id, stream[7])
+		}
+		checkDecodes(t, stream, data)
+		if path, err := exec.LookPath("xz"); err == nil {
+			cmd := exec.Command(path, "-t")
+			cmd.Stdin = bytes.NewReader(stream)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("check %#x: xz -t: %v %s", id, err, out)
+			}
+			// A flipped byte in the last block's check must be caught.
+			bad := append([]byte(nil), stream...)
+			if id != CheckNone {
+				// The check sits before the index; find it from the footer's
+				// backward size.
+				idxSize := (int(bad[len(bad)-8]) + 1) * 4
+				bad[len(bad)-streamFooterSize-idxSize-1] ^= 1
+				cmd := exec.Command(path, "-t")
+				cmd.Stdin = bytes.NewReader(bad)
+				if err := cmd.Run(); err == nil {
+					t.Fatalf("check %#x: xz -t accepted a corrupted check", id)
+				}
+			}
+		}
+	}
+}
+
+// TestDeterministic: the bytes depend on the data and the config, not on the
+// worker count or how Write is called.
+func TestDeterministic(t *testing.T) {
+	// The short last block gets a small match finder with 8 workers and the
+	// first block's full-size one with 1.
+	data := mixedData(3<<20+12345, 6)
+	cfg := WriterConfig{BlockSize: 512 << 10, Check: CheckCRC64}
+	want := compress(t, data, cfg, 0)
+	checkDecodes(t, want, data)
+	for _, workers := range []int{1, 2, 3, 8} {
+		for _, piece := range []int{0, 1000, 512 << 10, 777777} {
+			cfg.Workers = workers
+			if got := compress(t, data, cfg, piece); !bytes.Equal(got, want) {
+				t.Fatalf("workers %d, writes of %d: output differs", workers, piece)
+			}
+		}
+	}
+}
+
+// TestNoLeakWithoutClose: workers end on their own when Close never comes.
+func TestNoLeakWithoutClose(t *testing.T) {
+	before := runtime.NumGoroutine()
+	w, err := NewWriter(io.Discard, WriterConfig{BlockSize: 256 << 10, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(mixedData(1<<20, 7))
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%d goroutines still running, %d before", runtime.NumGoroutine(), before)
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.n < len(p) {
+		return 0, errors.New("disk full")
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+func TestErrors(t *testing.T) {
+	if _, err := NewWriter(io.Discard, WriterConfig{Check: 2}); err == nil {
+		t.Error("check ID 2 accepted")
+	}
+	if _, err := NewWriter(io.Discard, WriterConfig{BlockSize: -1}); err == nil {
+		t.Error("negative block size accepted")
+	}
+	if _, err := NewWriter(&failWriter{}, WriterConfig{}); err == nil {
+		t.Error("failed header write not reported")
+	}
+	w, err := NewWriter(&failWriter{n: 100}, WriterConfig{BlockSize: 64 << 10, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := mixedData(1<<20, 8)
+	_, werr := w.Write(data)
+	cerr := w.Close()
+	if werr == nil && cerr == nil {
+		t.Error("write error of the underlying writer not reported")
+	}
+	if _, err := w.Write(data); err == nil {
+		t.Error("Write after Close accepted")
+	}
+}
