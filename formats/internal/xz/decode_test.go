@@ -10,88 +10,23 @@ import (
 )
 
 // A minimal LZMA encoder and .xz container writer for the tests: they build
-// streams that break exactly one rule. The encoder is the LZMA SDK's range
+// streams that break exactly one rule, symbol by symbol, on the package's range
 // encoder; TestHandBuiltValid shows that what it builds decodes, so the
 // rule tests fail for the rule, not for the builder.
 
 type testEnc struct {
-	m         model
-	low       uint64
-	rng       uint32
-	cache     byte
-	cacheSize int
-	out       []byte
-	state     int
-	pos       int
-	prev      byte
+	rangeEnc
+	m     model
+	state int
+	pos   int
+	prev  byte
 }
 
 func newTestEnc() *testEnc {
-	e := &testEnc{rng: 0xFFFFFFFF, cacheSize: 1}
+	e := &testEnc{}
+	e.reset()
 	e.m.reset(defaultProps)
 	return e
-}
-
-func (e *testEnc) shiftLow() {
-	if uint32(e.low) < 0xFF000000 || e.low>>32 != 0 {
-		carry := byte(e.low >> 32)
-		temp := e.cache
-		for ; e.cacheSize > 0; e.cacheSize-- {
-			e.out = append(e.out, temp+carry)
-			temp = 0xFF
-		}
-		e.cache = byte(e.low >> 24)
-	}
-	e.cacheSize++
-	e.low = (e.low & 0x00FFFFFF) << 8
-}
-
-func (e *testEnc) bit(p *prob, b uint32) {
-	bound := (e.rng >> probBits) * uint32(*p)
-	if b == 0 {
-		e.rng = bound
-		*p += (1<<probBits - *p) >> moveBits
-	} else {
-		e.low += uint64(bound)
-		e.rng -= bound
-		*p -= *p >> moveBits
-	}
-	for e.rng < topValue {
-		e.rng <<= 8
-		e.shiftLow()
-	}
-}
-
-func (e *testEnc) direct(v uint32, n int) {
-	for i := n - 1; i >= 0; i-- {
-		e.rng >>= 1
-		if v>>i&1 == 1 {
-			e.low += uint64(e.rng)
-		}
-		for e.rng < topValue {
-			e.rng <<= 8
-			e.shiftLow()
-		}
-	}
-}
-
-func (e *testEnc) tree(probs []prob, n int, v uint32) {
-	m := uint32(1)
-	for i := n - 1; i >= 0; i-- {
-		b := v >> i & 1
-		e.bit(&probs[m], b)
-		m = m<<1 | b
-	}
-}
-
-func (e *testEnc) reverse(probs []prob, n int, v uint32) {
-	m := uint32(1)
-	for range n {
-		b := v & 1
-		v >>= 1
-		e.bit(&probs[m], b)
-		m = m<<1 | b
-	}
 }
 
 // literal codes c; only right after literals (an unmatched literal).
@@ -117,16 +52,14 @@ func (e *testEnc) match(rep0 uint32, length int) {
 	} else {
 		e.tree(slots, 6, 63)
 		e.direct(rep0>>4, 26)
-		e.reverse(e.m.align[:], 4, rep0&15)
+		e.reverseTree(e.m.align[:], 4, rep0&15)
 	}
 	e.state = stateMatch(e.state)
 	e.pos += length
 }
 
 func (e *testEnc) finish() []byte {
-	for range 5 {
-		e.shiftLow()
-	}
+	e.flush()
 	return e.out
 }
 

@@ -206,19 +206,25 @@ func newCheck(id byte) hash.Hash {
 	return nil
 }
 
-// verifyCheck compares the check stored after a block with the hash of
-// its data; CRC32 and CRC64 are stored little-endian.
-func verifyCheck(h hash.Hash, stored []byte, at int64) error {
-	if h == nil {
-		return nil
-	}
+// storedCheck is h's sum as a block stores it: CRC32 and CRC64 little-endian
+// (hash/crc32 and hash/crc64 give them big-endian), SHA-256 as it is.
+func storedCheck(h hash.Hash) []byte {
 	sum := h.Sum(nil)
 	if len(sum) <= 8 {
 		for i, j := 0, len(sum)-1; i < j; i, j = i+1, j-1 {
 			sum[i], sum[j] = sum[j], sum[i]
 		}
 	}
-	if !bytes.Equal(sum, stored) {
+	return sum
+}
+
+// verifyCheck compares the check stored after a block with the hash of
+// its data.
+func verifyCheck(h hash.Hash, stored []byte, at int64) error {
+	if h == nil {
+		return nil
+	}
+	if !bytes.Equal(storedCheck(h), stored) {
 		return &Error{at, "block check mismatch (data corrupt)"}
 	}
 	return nil

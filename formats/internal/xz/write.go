@@ -1,12 +1,9 @@
 package xz
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
-	"hash"
 	"hash/crc32"
-	"hash/crc64"
 	"io"
 	"runtime"
 	"sync"
@@ -234,22 +231,13 @@ func (j *blockJob) run() {
 
 // appendCheck appends the check of data that id names.
 func appendCheck(b []byte, id byte, data []byte) []byte {
-	var h hash.Hash
-	switch id {
-	case CheckCRC32:
-		return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(data))
-	case CheckCRC64:
-		return binary.LittleEndian.AppendUint64(b, crc64.Checksum(data, crc64Table))
-	case CheckSHA256:
-		h = sha256.New()
-	default:
+	h := newCheck(id)
+	if h == nil {
 		return b
 	}
 	h.Write(data)
-	return h.Sum(b)
+	return append(b, storedCheck(h)...)
 }
-
-var crc64Table = crc64.MakeTable(crc64.ECMA)
 
 // Close compresses what is buffered, waits for every block, and writes the
 // index and the stream footer. It does not close the underlying writer.
