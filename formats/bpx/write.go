@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
-	"github.com/ulikunitz/xz"
+	"bonebake/formats/internal/xz"
 )
 
 // Compression is how a writer stores a section larger than CompressThreshold.
@@ -29,9 +30,10 @@ const (
 	WeakCheck
 )
 
-// xzDict is the dictionary the writer's xz streams use: xz's own preset 6 size.
-// The encoder's memory is a few times this, which keeps a pack under 64 MiB.
-const xzDict = 4 << 20
+// xzWorkers is how many xz blocks a section's writer compresses at once. Each
+// holds about 18 MiB (a 4 MiB block in and out and its match finder), so two
+// keep a pack under 64 MiB on any machine.
+var xzWorkers = min(runtime.GOMAXPROCS(0), 2)
 
 // Writer writes a container: NewWriter reserves room for the header and the
 // table of a known number of sections, each section is streamed after it, and
@@ -90,7 +92,7 @@ func (w *Writer) Section(typ uint8, size uint64, comp Compression, check Check) 
 	if size > CompressThreshold {
 		switch comp {
 		case XZ:
-			x, err := xz.WriterConfig{NoCheckSum: true, DictCap: xzDict}.NewWriter(out)
+			x, err := xz.NewWriter(out, xz.WriterConfig{Workers: xzWorkers})
 			if err != nil {
 				return nil, err
 			}
