@@ -41,7 +41,7 @@ func compress(t testing.TB, data []byte, cfg WriterConfig, piece int) []byte {
 
 // checkDecodes decodes stream with github.com/ulikunitz/xz and, where it is
 // installed, with xz itself (which also validates every check), and
-// compares with want.
+// compares with want; then with this package's reader in each configuration.
 func checkDecodes(t *testing.T, stream, want []byte) {
 	t.Helper()
 	r, err := uxz.NewReader(bytes.NewReader(stream))
@@ -56,6 +56,7 @@ func checkDecodes(t *testing.T, stream, want []byte) {
 		t.Fatalf("ulikunitz/xz: decoded %d bytes differ from the %d written", len(got), len(want))
 	}
 	xzDecode(t, stream, want)
+	expectDecodes(t, stream, want)
 }
 
 func xzDecode(t *testing.T, stream, want []byte) {
