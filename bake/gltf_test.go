@@ -2,29 +2,15 @@ package bake
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"bonebake/internal/gltfref"
+	"bonebake/internal/testfiles"
 	"bonebake/source/gltf"
 )
 
-// sharedModel returns the path of a test model, skipping the test when it is in
-// neither the repository's testdata nor ../shared/testdata beside the repository.
-func sharedModel(t testing.TB, name string) string {
-	// The repository ships Fox.glb; the other models come from ../shared.
-	for _, p := range []string{
-		filepath.Join("..", "testdata", "gltf", name),
-		filepath.Join("..", "..", "shared", "testdata", "gltf", name),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("test model %s not found in testdata or ../shared", name)
-	return ""
-}
+// sharedModel returns the path of a test model (see internal/testfiles).
+func sharedModel(t testing.TB, name string) string { return testfiles.Path(t, "gltf", name) }
 
 var models = []string{"Fox.glb", "CesiumMan.gltf", "RiggedSimple.gltf", "SimpleSkin.gltf"}
 

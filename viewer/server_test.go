@@ -20,6 +20,7 @@ import (
 	"bonebake/bake"
 	"bonebake/formats"
 	"bonebake/formats/bpat"
+	"bonebake/internal/testfiles"
 	"bonebake/mesh"
 	"bonebake/rig"
 	"bonebake/source/gltf"
@@ -433,11 +434,7 @@ func TestDefault(t *testing.T) {
 // +z (1.5 m; his T-posed arms span 1.1 m along y). The display rotation the page receives stands him up along +y; the Fox,
 // already upright, gets the identity.
 func TestDisplayRotation(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "testdata", "gltf", "CesiumMan.gltf")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip("shared test data absent:", err)
-	}
-	man, err := LoadGLTF(path)
+	man, err := LoadGLTF(testfiles.Path(t, "gltf", "CesiumMan.gltf"))
 	if err != nil {
 		t.Fatal(err)
 	}

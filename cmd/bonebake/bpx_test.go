@@ -9,22 +9,11 @@ import (
 	"testing"
 
 	"bonebake/formats/bpx"
+	"bonebake/internal/testfiles"
 	"bonebake/pack"
 )
 
-// sharedBPX finds an SDK-written file: the repository's copy, or ../shared's.
-func sharedBPX(t *testing.T, name string) string {
-	for _, p := range []string{
-		filepath.Join("..", "..", "testdata", "bpx", name),
-		filepath.Join("..", "..", "..", "shared", "testdata", "bpx", name),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("%s not found in testdata/bpx or ../shared", name)
-	return ""
-}
+func sharedBPX(t *testing.T, name string) string { return testfiles.Path(t, "bpx", name) }
 
 func TestBPXInspectJSON(t *testing.T) {
 	file := sharedBPX(t, "07_package.bpx")

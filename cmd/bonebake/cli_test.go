@@ -11,21 +11,10 @@ import (
 	"testing"
 
 	"bonebake/internal/gltfref"
+	"bonebake/internal/testfiles"
 )
 
-func sharedModel(t *testing.T, name string) string {
-	// The repository ships Fox.glb; the other models come from ../shared.
-	for _, p := range []string{
-		filepath.Join("..", "..", "testdata", "gltf", name),
-		filepath.Join("..", "..", "..", "shared", "testdata", "gltf", name),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("test model %s not found in testdata or ../shared", name)
-	return ""
-}
+func sharedModel(t *testing.T, name string) string { return testfiles.Path(t, "gltf", name) }
 
 // bonebake runs the command in-process and returns its exit code and output.
 func bonebake(t *testing.T, args ...string) (int, string, string) {

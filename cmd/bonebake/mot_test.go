@@ -8,15 +8,10 @@ import (
 	"testing"
 
 	"bonebake/formats/mot"
+	"bonebake/internal/testfiles"
 )
 
-func sharedMot(t *testing.T) string {
-	p := "../../../shared/testdata/mot/pl000f_0a25.wiiu-be.mot"
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared test data absent: %v", err)
-	}
-	return p
-}
+func sharedMot(t *testing.T) string { return testfiles.Path(t, "mot", "pl000f_0a25.wiiu-be.mot") }
 
 func TestMotCommands(t *testing.T) {
 	in := sharedMot(t)

@@ -5,28 +5,20 @@ import (
 	"errors"
 	"hash/crc32"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"bonebake/formats"
+	"bonebake/internal/testfiles"
 )
 
-// shared reads one of the SDK-written files: the repository's copy in
-// testdata/bpx, else the shared test data beside the repository; the test skips
-// when neither has it.
+// shared reads one of the SDK-written files (see internal/testfiles).
 func shared(t testing.TB, name string) []byte {
 	t.Helper()
-	for _, dir := range []string{"../../testdata/bpx", "../../../shared/testdata/bpx"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err == nil {
-			return b
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			t.Fatal(err)
-		}
+	b, err := os.ReadFile(testfiles.Path(t, "bpx", name))
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Skipf("%s not found in testdata/bpx or ../shared", name)
-	return nil
+	return b
 }
 
 // payload is what 04_xz_crc32.bpx holds, by the rule its README gives.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"bonebake/formats"
+	"bonebake/internal/testfiles"
 )
 
 // synthetic returns a shared synthetic file's bytes.
@@ -89,8 +90,10 @@ func TestStrictOnlyRules(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"bayo1_le.mot", "bayo1_be.mot", "bayo2_le.mot", "bayo2_be.mot"} {
-		if b, err := os.ReadFile(sharedMot + "/synthetic/" + name); err == nil {
-			f.Add(b)
+		if p, ok := testfiles.Find("mot", "synthetic/"+name); ok {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
 		}
 	}
 	f.Add([]byte("mot\x00"))

@@ -5,23 +5,14 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
+
+	"bonebake/internal/testfiles"
 )
 
-const sharedMot = "../../../shared/testdata/mot"
-
-// shared returns the path of a file in the shared test data, skipping the test
-// when that folder is absent.
-func shared(t testing.TB, name string) string {
-	t.Helper()
-	p := filepath.Join(sharedMot, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared test data absent: %v", err)
-	}
-	return p
-}
+// shared returns the path of a file in the motion test data.
+func shared(t testing.TB, name string) string { return testfiles.Path(t, "mot", name) }
 
 // goldenFiles are every motion with golden output in the shared test data.
 var goldenFiles = []string{

@@ -9,18 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bonebake/internal/testfiles"
 )
 
-const modelDir = "../../../shared/testdata/gltf"
-
-func model(t *testing.T, name string) string {
-	t.Helper()
-	p := filepath.Join(modelDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("test model %s not available: %v", p, err)
-	}
-	return p
-}
+func model(t *testing.T, name string) string { return testfiles.Path(t, "gltf", name) }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 

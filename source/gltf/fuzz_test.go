@@ -3,8 +3,9 @@ package gltf
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"bonebake/internal/testfiles"
 )
 
 // FuzzLoad feeds arbitrary .gltf JSON (or GLB) bytes to the loader and to Inspect:
@@ -16,12 +17,14 @@ func FuzzLoad(f *testing.F) {
 	// The small test models seed the corpus. CesiumMan (690 KB) and Fox (160 KB)
 	// are left out: the fuzzer spends minutes minimizing inputs grown from seeds that
 	// big, and TestLoadRealModels covers them.
-	if dir, err := findShared(); err == nil {
-		for _, name := range []string{"SimpleSkin.gltf", "RiggedSimple.gltf"} {
-			if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+	for _, name := range []string{"SimpleSkin.gltf", "RiggedSimple.gltf"} {
+		if p, ok := testfiles.Find("gltf", name); ok {
+			if data, err := os.ReadFile(p); err == nil {
 				f.Add(data)
 			}
 		}
+	}
+	if _, ok := testfiles.Find("gltf", "SimpleSkin.gltf"); ok {
 		f.Add(makeGLB(f, simpleSkin(f)))
 	}
 	empty := f.TempDir()

@@ -1,52 +1,14 @@
 package gltf
 
 import (
-	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"bonebake/internal/testfiles"
 	"bonebake/rig"
 )
 
-// testdataDir finds shared/testdata/gltf by walking up from the package folder, and
-// skips the test when it is absent.
-func testdataDir(t testing.TB) string {
-	t.Helper()
-	dir, err := findShared()
-	if err != nil {
-		t.Skip(err)
-	}
-	return dir
-}
-
-func findShared() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		p := filepath.Join(dir, "shared", "testdata", "gltf")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("shared/testdata/gltf not found above the package folder")
-		}
-		dir = parent
-	}
-}
-
-func modelPath(t testing.TB, name string) string {
-	t.Helper()
-	p := filepath.Join(testdataDir(t), name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("%s is absent: %v", name, err)
-	}
-	return p
-}
+func modelPath(t testing.TB, name string) string { return testfiles.Path(t, "gltf", name) }
 
 type wantClip struct {
 	name     string
