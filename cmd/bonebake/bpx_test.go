@@ -169,6 +169,9 @@ func TestBakePackage(t *testing.T) {
 		t.Errorf("%s", stdout)
 	}
 	code, list, _ := bonebake(t, "bpx", "list", out)
+	if code != 0 {
+		t.Errorf("bpx list: exit %d", code)
+	}
 	for _, name := range []string{"horse.bpat", "horse_minimal.bpsm", "humanoid.bpat"} {
 		if !strings.Contains(list, name) {
 			t.Errorf("list lacks %s:\n%s", name, list)

@@ -2,24 +2,12 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
-	"bonebake/formats"
 	"bonebake/source/gltf"
 
 	"github.com/spf13/cobra"
 )
-
-// isGLTF tells glTF models from other files by extension or GLB magic.
-func isGLTF(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".gltf", ".glb":
-		return true
-	}
-	k, _ := formats.SniffFile(path)
-	return k == formats.GLB || k == formats.GLTF
-}
 
 func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 	info, err := gltf.Inspect(path)

@@ -191,8 +191,6 @@ func (s shape) sizes() (header, key int) {
 	return 0, 0
 }
 
-func (s shape) keyed() bool { return s >= shFloatKeys && s <= shHKeys16BE }
-
 // Layout returns the data size of a record of type typ with count values or keys
 // in family f, and false when typ is not a type of f.
 func Layout(f Family, typ int8, count int) (size int, ok bool) {

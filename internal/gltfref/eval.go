@@ -14,9 +14,6 @@ func (d *Doc) Animations() []Animation {
 	return out
 }
 
-// SkinCount is the number of skins in the file.
-func (d *Doc) SkinCount() int { return len(d.skins) }
-
 // JointCount is the number of joints of skin `skin`.
 func (d *Doc) JointCount(skin int) int { return len(d.skin(skin).joints) }
 

@@ -335,13 +335,12 @@ var (
 // The accessor uses this package reads. Positions, normals and translations also
 // accept the integer encodings of KHR_mesh_quantization.
 var (
-	specTime      = accessorSpec{types: scalar, floatOK: true}
-	specMatrix    = accessorSpec{types: mat4, floatOK: true}
-	specVec3      = accessorSpec{types: vec3, floatOK: true, normalized: anyInt, integers: anyInt}
-	specRotation  = accessorSpec{types: vec4, floatOK: true, normalized: anyInt}
-	specUV        = accessorSpec{types: vec2, floatOK: true, normalized: unsignedInt, integers: anyInt}
-	specJoints    = accessorSpec{types: vec4, integers: unsignedInt}
-	specWeights   = accessorSpec{types: vec4, floatOK: true, normalized: unsignedInt}
-	specIndices   = accessorSpec{types: scalar, integers: indexTypes}
-	specAnyVertex = accessorSpec{types: []qgltf.AccessorType{qgltf.AccessorScalar, qgltf.AccessorVec2, qgltf.AccessorVec3, qgltf.AccessorVec4}, floatOK: true, normalized: anyInt, integers: anyInt}
+	specTime     = accessorSpec{types: scalar, floatOK: true}
+	specMatrix   = accessorSpec{types: mat4, floatOK: true}
+	specVec3     = accessorSpec{types: vec3, floatOK: true, normalized: anyInt, integers: anyInt}
+	specRotation = accessorSpec{types: vec4, floatOK: true, normalized: anyInt}
+	specUV       = accessorSpec{types: vec2, floatOK: true, normalized: unsignedInt, integers: anyInt}
+	specJoints   = accessorSpec{types: vec4, integers: unsignedInt}
+	specWeights  = accessorSpec{types: vec4, floatOK: true, normalized: unsignedInt}
+	specIndices  = accessorSpec{types: scalar, integers: indexTypes}
 )

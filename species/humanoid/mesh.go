@@ -20,14 +20,6 @@ func (b *body) joints() [boneCount]vec {
 	return j
 }
 
-// byHeight blends from bone lo (at or below y0) to bone hi (at or above y1).
-func byHeight(lo, hi int, y0, y1 float64) meshgen.Skin {
-	return func(p vec) []meshgen.Weight {
-		w := smoothstep((p[1] - y0) / (y1 - y0))
-		return []meshgen.Weight{{Bone: hi, W: w}, {Bone: lo, W: 1 - w}}
-	}
-}
-
 // torsoSkin skins the trunk: pelvis, spine and chest by height, and the lowest
 // outer part of the pelvis into the thighs.
 func (b *body) torsoSkin(j [boneCount]vec) meshgen.Skin {

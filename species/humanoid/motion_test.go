@@ -2,7 +2,6 @@ package humanoid
 
 import (
 	"math"
-	"sort"
 	"strings"
 	"testing"
 
@@ -494,21 +493,4 @@ func TestProfilesDiffer(t *testing.T) {
 			}
 		}
 	}
-}
-
-// medianStep is used by reports: the median joint step of a clip.
-func medianStep(k *baked) float64 {
-	var steps []float64
-	for f := 0; f+1 < len(k.frames); f++ {
-		m := 0.0
-		for i := range k.frames[f] {
-			m = math.Max(m, k.pos(f+1, i).Sub(k.pos(f, i)).Len())
-		}
-		steps = append(steps, m)
-	}
-	if len(steps) == 0 {
-		return 0
-	}
-	sort.Float64s(steps)
-	return steps[len(steps)/2]
 }

@@ -324,12 +324,6 @@ func (b *body) armReach(bend float64) float64 {
 	return math.Sqrt(b.upper*b.upper + b.fore*b.fore + 2*b.upper*b.fore*math.Cos(bend))
 }
 
-// bendFor is the elbow flexion that puts the wrist dist from the shoulder.
-func (b *body) bendFor(dist float64) float64 {
-	c := (dist*dist - b.upper*b.upper - b.fore*b.fore) / (2 * b.upper * b.fore)
-	return math.Acos(clamp(c, -1, 1))
-}
-
 // euler returns Ry(yaw)·Rx(pitch)·Rz(roll) for a = (pitch, yaw, roll).
 func euler(a vec) rig.Quat {
 	q := rig.QuatFromAxisAngle(vec{0, 1, 0}, a[1])

@@ -86,14 +86,6 @@ func (c *Checker) U32(off uint64) uint32 {
 	return binary.LittleEndian.Uint32(c.B[off:])
 }
 
-// U64 reads the uint64 at off.
-func (c *Checker) U64(off uint64) uint64 {
-	if c.big {
-		return binary.BigEndian.Uint64(c.B[off:])
-	}
-	return binary.LittleEndian.Uint64(c.B[off:])
-}
-
 // F32 reads the float32 at off.
 func (c *Checker) F32(off uint64) float32 { return math.Float32frombits(c.U32(off)) }
 

@@ -82,31 +82,24 @@ func PutClipHead(e []byte, order binary.ByteOrder, nameOffset uint32, name strin
 // WriteFloats writes fs as little-endian float32. On a little-endian host those
 // are the bytes already in memory, written as they are; elsewhere they are
 // converted a chunk at a time.
-func WriteFloats(w io.Writer, fs []float32) error { return writeLE(w, fs, math.Float32bits) }
-
-// WriteUint32s is WriteFloats for uint32s.
-func WriteUint32s(w io.Writer, us []uint32) error {
-	return writeLE(w, us, func(u uint32) uint32 { return u })
-}
-
-func writeLE[T float32 | uint32](w io.Writer, xs []T, bitsOf func(T) uint32) error {
-	if len(xs) == 0 {
+func WriteFloats(w io.Writer, fs []float32) error {
+	if len(fs) == 0 {
 		return nil
 	}
 	if LittleEndianHost {
-		_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&xs[0])), 4*len(xs)))
+		_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)))
 		return err
 	}
 	var b [8192]byte
-	for len(xs) > 0 {
-		n := min(len(xs), len(b)/4)
-		for i, v := range xs[:n] {
-			binary.LittleEndian.PutUint32(b[4*i:], bitsOf(v))
+	for len(fs) > 0 {
+		n := min(len(fs), len(b)/4)
+		for i, v := range fs[:n] {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 		}
 		if _, err := w.Write(b[:4*n]); err != nil {
 			return err
 		}
-		xs = xs[n:]
+		fs = fs[n:]
 	}
 	return nil
 }

@@ -105,11 +105,6 @@ func (d *lzma2Dec) data(c chunk, b []byte) string {
 	return d.lz.decode(b, c.unpacked)
 }
 
-// blockSizes are what a block header declares; -1 is absent.
-type blockSizes struct {
-	packed, unpacked int64
-}
-
 // decodeBlock decodes one block's LZMA2 data held whole in src (exactly the
 // declared compressed size) into out (exactly the declared uncompressed
 // size). at is src's offset in the stream, for messages.
