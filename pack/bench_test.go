@@ -1,10 +1,7 @@
 package pack
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +10,7 @@ import (
 	"time"
 
 	"bonebake/formats/bpx"
+	"bonebake/internal/testfiles"
 )
 
 // benchSize is how much mixed data the pack benchmarks use: 64 MiB, or
@@ -26,40 +24,16 @@ func benchSize() int64 {
 	return 64 << 20
 }
 
-var words = []string{"bone", "palette", "frame", "clip", "horse", "elephant", "the", "a", "of", "skin", "mesh", "walk", "run", "attack", "idle", "\n"}
-
-// mixedTree writes size bytes of mixed files under dir: a third text, a third
-// float32 animation-like curves, a third random (incompressible), in files of
-// 1 KiB to 8 MiB. The same seed gives the same files.
+// mixedTree writes size bytes of testfiles.Mixed's files under dir, in 16
+// folders.
 func mixedTree(tb testing.TB, dir string, size int64) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	var written int64
-	for i := 0; written < size; i++ {
-		n := min(int64(1<<(10+rng.IntN(14))), size-written)
-		b := make([]byte, 0, n)
-		switch i % 3 {
-		case 0:
-			for int64(len(b)) < n {
-				b = append(append(b, words[rng.IntN(len(words))]...), ' ')
-			}
-		case 1:
-			phase := rng.Float64()
-			for k := 0; int64(len(b)) < n; k++ {
-				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(math.Sin(float64(k)*0.01+phase))))
-			}
-		case 2:
-			for int64(len(b)) < n {
-				b = binary.LittleEndian.AppendUint64(b, rng.Uint64())
-			}
-		}
-		b = b[:n]
+	testfiles.Mixed(size, 1, func(i int, b []byte) {
 		path := filepath.Join(dir, fmt.Sprintf("d%02d", i%16), fmt.Sprintf("f%05d.bin", i))
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			tb.Fatal(err)
 		}
-		written += n
-	}
+	})
 }
 
 // xzOptions are the xz settings the benchmark compares with: BONEBAKE_BPX_BENCH_XZ,

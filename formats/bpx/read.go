@@ -165,7 +165,7 @@ func (f *File) Section(i int) (io.Reader, error) {
 	var src io.Reader = f.Raw(i)
 	switch {
 	case s.Flags&FlagXZ != 0:
-		x, err := xz.NewReader(bufio.NewReaderSize(src, 64<<10), xz.ReaderConfig{MaxDict: maxDict, MaxMemory: xzMemory})
+		x, err := xz.NewReader(src, xz.ReaderConfig{MaxDict: maxDict, MaxMemory: xzMemory})
 		if err != nil {
 			return nil, f.fail(i, RuleCompression, s.Pointer, "%v", err)
 		}
