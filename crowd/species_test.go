@@ -1,12 +1,10 @@
 package crowd_test
 
 import (
-	"bytes"
 	"testing"
 
 	"bonebake/bake"
 	"bonebake/crowd"
-	"bonebake/formats/bpat"
 	"bonebake/roster"
 	"bonebake/species/creatures"
 )
@@ -21,15 +19,11 @@ func TestBakedBuiltins(t *testing.T) {
 	reg := crowd.NewRegistry()
 	defer reg.Close()
 	for _, s := range creatures.All() {
-		c, err := bake.Species(s)
+		b, err := bake.SpeciesBytes(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := bpat.Write(&buf, c); err != nil {
-			t.Fatal(err)
-		}
-		if err := reg.LoadBytes(s.Name+".bpat", buf.Bytes()); err != nil {
+		if err := reg.LoadBytes(s.Name+".bpat", b); err != nil {
 			t.Fatal(err)
 		}
 		loaded := reg.Species(s.ID)
