@@ -32,9 +32,12 @@ type Track struct {
 	Values        []float32
 }
 
-// Animation is a named animation: a duration in seconds and its tracks.
+// Animation is a named animation and its tracks. Start and Duration are the times
+// (seconds) of its first and last keys: before Start every track holds its first
+// key, so the animation's content runs from Start to Duration.
 type Animation struct {
 	Name     string
+	Start    float64
 	Duration float64
 	Tracks   []Track
 }

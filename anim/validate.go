@@ -85,6 +85,9 @@ func (c *Animation) Validate(boneCount int) error {
 	if !finite(c.Duration) || c.Duration < 0 {
 		return clipErr(-1, -1, "duration %v is not a finite number of seconds ≥ 0", c.Duration)
 	}
+	if !finite(c.Start) || c.Start < 0 || c.Start > c.Duration {
+		return clipErr(-1, -1, "start %v is not a time in [0, duration %v]", c.Start, c.Duration)
+	}
 	for ti := range c.Tracks {
 		tr := &c.Tracks[ti]
 		if tr.Bone < 0 || tr.Bone >= boneCount {

@@ -26,9 +26,12 @@ type Sampler interface {
 }
 
 // Motion is one source animation. NewSampler gives each worker its own sampler, so
-// samplers may keep state (such as key cursors) without locking.
+// samplers may keep state (such as key cursors) without locking. Start and
+// Duration are the times (seconds) of the motion's first and last keys: a clip runs
+// from Start unless it says otherwise (docs/formats/gltf.md §3).
 type Motion struct {
 	Name       string
+	Start      float64
 	Duration   float64
 	NewSampler func() Sampler
 }
@@ -40,7 +43,7 @@ func FromClip(c *anim.Animation) Motion {
 		once sync.Once
 		prep *anim.Prepared
 	)
-	return Motion{Name: c.Name, Duration: c.Duration, NewSampler: func() Sampler {
+	return Motion{Name: c.Name, Start: c.Start, Duration: c.Duration, NewSampler: func() Sampler {
 		once.Do(func() { prep = anim.Prepare(c) })
 		return prep.NewSampler()
 	}}
@@ -50,10 +53,8 @@ func FromClip(c *anim.Animation) Motion {
 type Rig struct {
 	Skeleton *rig.Skeleton
 	// Bones maps palette index → skeleton bone. Nil means every skeleton bone in order.
+	// A palette entry is the bone's global transform in the skeleton's root space.
 	Bones []int
-	// ModelBone is the skeleton bone whose space is model space (a glTF skinned mesh
-	// node); -1 means the skeleton's root space.
-	ModelBone int
 }
 
 func (r *Rig) paletteBones() []int {
@@ -128,6 +129,21 @@ func FrameTime(f, n int, d float64, loops bool) float64 {
 	return float64(f) * d / float64(n-1)
 }
 
+// PlaybackFPS is the rate a clip's fps field stores: the one at which its n baked
+// frames play the source's duration d exactly (n/d looping, (n−1)/d one-shot, the
+// durations of docs/formats/bpat.md §5), so that a one-shot lasts as long as it
+// did in the source even when d is not a whole number of frames at the bake's
+// fps. A clip without duration keeps the bake's fps.
+func PlaybackFPS(n int, d, fps float64, loops bool) float64 {
+	if !loops {
+		n--
+	}
+	if d <= 0 || n <= 0 {
+		return fps
+	}
+	return float64(n) / d
+}
+
 // span is a clip's time range after defaults.
 func (j *Job) span(c *Clip) (start, dur float64) {
 	end := c.End
@@ -146,9 +162,6 @@ func (j *Job) check() error {
 		if b < 0 || b >= nb {
 			return fmt.Errorf("bake: palette bone %d maps to skeleton bone %d of %d", i, b, nb)
 		}
-	}
-	if j.Rig.ModelBone < -1 || j.Rig.ModelBone >= nb {
-		return fmt.Errorf("bake: model bone %d outside the %d-bone skeleton", j.Rig.ModelBone, nb)
 	}
 	if len(j.Clips) == 0 {
 		return fmt.Errorf("bake: nothing to bake: no clips")
@@ -265,7 +278,7 @@ func (j *Job) plan() ([]frameRef, *bpat.Contents, error) {
 		for f := 0; f < n; f++ {
 			frames = append(frames, frameRef{ci, f, start + FrameTime(f, n, dur, c.Loops)})
 		}
-		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FrameCount: n, FPS: float32(c.FPS), Loops: c.Loops, Markers: c.Markers})
+		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FrameCount: n, FPS: float32(PlaybackFPS(n, dur, c.FPS, c.Loops)), Loops: c.Loops, Markers: c.Markers})
 	}
 	for _, s := range j.Sockets {
 		if s.Bone < 0 || s.Bone >= len(bones) {
@@ -478,21 +491,16 @@ type poser struct {
 	motion   int       // the motion local was last sampled from, -1 for none
 	local    []rig.Transform
 	global   []rig.Mat4
-	// The model bone's global matrix rarely moves (a glTF mesh node is seldom
-	// animated), so its inverse is kept until it does.
-	model, toModel    rig.Mat4
-	toModelIsIdentity bool
 }
 
 func newPoser(j *Job, bones []int) *poser {
 	n := j.Rig.Skeleton.Len()
 	return &poser{job: j, bones: bones, samplers: make([]Sampler, len(j.Motions)), motion: -1,
-		local: make([]rig.Transform, n), global: make([]rig.Mat4, n),
-		model: rig.IdentityMat4(), toModel: rig.IdentityMat4(), toModelIsIdentity: true}
+		local: make([]rig.Transform, n), global: make([]rig.Mat4, n)}
 }
 
-// pose samples motion m at time t and writes the palette into dst:
-// inverse(G(model bone))·G(bone) for each palette bone (docs/formats/gltf.md §1).
+// pose samples motion m at time t and writes the palette into dst: G(bone), the
+// global transform of each palette bone (docs/formats/gltf.md §1).
 func (p *poser) pose(m int, t float64, dst []float32) {
 	s := p.samplers[m]
 	if s == nil {
@@ -508,22 +516,7 @@ func (p *poser) pose(m int, t float64, dst []float32) {
 	}
 	s.Sample(t, p.local)
 	sk.ModelSpace(p.local, p.global)
-	if mb := p.job.Rig.ModelBone; mb >= 0 && p.global[mb] != p.model {
-		p.model = p.global[mb]
-		inv, ok := p.model.Inverse()
-		if !ok {
-			inv = rig.IdentityMat4() // a degenerate (zero-scale) mesh node: keep joint space
-		}
-		p.toModel, p.toModelIsIdentity = inv, inv == rig.IdentityMat4()
-	}
-	if p.toModelIsIdentity {
-		for i, b := range p.bones {
-			p.global[b].PutFloat32(dst[i*16 : i*16+16])
-		}
-		return
-	}
 	for i, b := range p.bones {
-		m := p.toModel.MulAffine(p.global[b])
-		m.PutFloat32(dst[i*16 : i*16+16])
+		p.global[b].PutFloat32(dst[i*16 : i*16+16])
 	}
 }

@@ -126,9 +126,11 @@ sockets:
 		t.Fatal(err)
 	}
 	cl := f.Clips()
-	// Walk is 0.7083 s: round(0.7083·60) = 42 looping frames. The 1 s range at 24 fps
-	// one-shot: 24 + 1 = 25 frames.
-	if len(cl) != 2 || cl[0].Name != "walk" || cl[0].FrameCount != 42 || cl[0].FPS != 60 || !cl[0].Loops ||
+	// Walk is 0.7083 s: round(0.7083·60) = 42 looping frames, stored at the rate that
+	// plays them in 0.7083 s (42/0.7083 = 59.29). The 1 s range at 24 fps one-shot:
+	// 24 + 1 = 25 frames at exactly 24.
+	if len(cl) != 2 || cl[0].Name != "walk" || cl[0].FrameCount != 42 || math.Abs(float64(cl[0].FPS)-42/0.70833333) > 1e-4 || !cl[0].Loops ||
+		cl[1].FPS != 24 ||
 		cl[1].Name != "look" || cl[1].FrameCount != 25 || cl[1].Loops || cl[1].Markers[bpat.Contact] != 0.58 || cl[1].Markers[bpat.WeaponRelease] != bpat.Unset {
 		t.Fatalf("clips %+v", cl)
 	}
@@ -173,7 +175,7 @@ func TestManifestErrors(t *testing.T) {
 			t.Errorf("manifest %+v: err %v, want %q", b.m, err, b.want)
 		}
 	}
-	job, err := (&Manifest{Clips: []ManifestClip{{Name: "animation0", Start: 3, End: 2}}}).Job(r, names, motions)
+	job, err := (&Manifest{Clips: []ManifestClip{{Name: "animation0", Start: new(3.0), End: 2}}}).Job(r, names, motions)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,14 @@ import (
 )
 
 // FromGLTF returns a glTF model's rig (palette = the skin's joints in joint order,
-// model space = the skinned mesh node's space, docs/formats/gltf.md §1), the joint names, and one
-// motion per animation.
+// in the scene's space, docs/formats/gltf.md §1), the joint names, and one motion
+// per animation.
 func FromGLTF(m *gltf.Model) (Rig, []string, []Motion) {
 	motions := make([]Motion, len(m.Clips))
 	for i := range m.Clips {
 		motions[i] = FromClip(&m.Clips[i])
 	}
-	return Rig{Skeleton: m.Skeleton, Bones: m.Joints, ModelBone: m.ModelBone}, m.JointNames, motions
+	return Rig{Skeleton: m.Skeleton, Bones: m.Joints}, m.JointNames, motions
 }
 
 // GLTFManifest returns the manifest a glTF model carries in its bonebake extras

@@ -16,7 +16,9 @@ var models = []string{"Fox.glb", "CesiumMan.gltf", "RiggedSimple.gltf", "SimpleS
 
 // TestGLTFPalettesMatchReference bakes each model at 30 and 60 fps, looping and
 // one-shot, and compares every palette with the independent float64 evaluator in
-// internal/gltfref at the docs/formats/bpat.md §5 frame times.
+// internal/gltfref at the docs/formats/bpat.md §5 frame times, counted from each
+// animation's first key (docs/formats/gltf.md §3), and each clip's fps with the
+// rate that plays its frames in the animation's length.
 func TestGLTFPalettesMatchReference(t *testing.T) {
 	for _, name := range models {
 		path := sharedModel(t, name)
@@ -48,12 +50,21 @@ func TestGLTFPalettesMatchReference(t *testing.T) {
 				}
 				worst := 0.0
 				for ci, a := range anims {
-					times := gltfref.FrameTimes(a.Duration, fps, loops)
+					d := a.Duration - a.Start
+					times := gltfref.FrameTimes(d, fps, loops)
 					frames := len(out.Palettes[ci]) / (len(names) * 16)
 					if frames != len(times) {
 						t.Fatalf("%s %s fps %v loops %v: %d frames, want %d", name, a.Name, fps, loops, frames, len(times))
 					}
+					intervals := float64(frames)
+					if !loops {
+						intervals--
+					}
+					if got := float64(out.Clips[ci].FPS) * d; math.Abs(got-intervals) > 1e-5*intervals {
+						t.Errorf("%s %s fps %v loops %v: fps %v plays %d frames in %v s, not the animation's %v s", name, a.Name, fps, loops, out.Clips[ci].FPS, frames, intervals/float64(out.Clips[ci].FPS), d)
+					}
 					for f, tm := range times {
+						tm += a.Start
 						want := ref.Palette(0, ci, tm)
 						got := out.Palettes[ci][f*len(names)*16:]
 						for b := range want {

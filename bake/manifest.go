@@ -27,6 +27,15 @@ type Manifest struct {
 	Loops   *bool            `yaml:"loops"`
 	Clips   []ManifestClip   `yaml:"clips"`
 	Sockets []ManifestSocket `yaml:"sockets"`
+	// KeepLeadIn starts clips that give no start of their own at t = 0 instead of
+	// at their first key (docs/formats/gltf.md §3).
+	KeepLeadIn bool `yaml:"keep_lead_in"`
+	// Scale, when > 0, bakes the model uniformly scaled: palettes, sockets (their
+	// offsets are in the model's own units) and every mesh written.
+	Scale float64 `yaml:"scale"`
+	// DeformingOnly drops from the palette the joints that no vertex is weighted
+	// to and no socket names.
+	DeformingOnly bool `yaml:"deforming_only"`
 
 	// Where it was read from, so that errors can name the file and line.
 	path        string
@@ -41,8 +50,10 @@ type ManifestClip struct {
 	Source  string             `yaml:"source"` // source animation (default: Name)
 	FPS     float64            `yaml:"fps"`
 	Loops   *bool              `yaml:"loops"`
-	Start   float64            `yaml:"start"` // seconds into the source
-	End     float64            `yaml:"end"`   // 0: the source's end
+	// Start is the clip's start in seconds into the source; unset, the source's
+	// first key (or 0 with KeepLeadIn).
+	Start   *float64           `yaml:"start"`
+	End     float64            `yaml:"end"` // 0: the source's end
 	Markers map[string]float32 `yaml:"markers"`
 }
 
@@ -94,7 +105,7 @@ func entryLines(root *yaml.Node, key string) []int {
 // yamlWords turns the Go types in the YAML decoder's messages into what a
 // manifest's author wrote or should write.
 var yamlWords = strings.NewReplacer(
-	"into float64", "into a number", "into float32", "into a number",
+	"into float64", "into a number", "into *float64", "into a number", "into float32", "into a number",
 	"into uint32", "into a whole number of at least 0", "into *uint32", "into a whole number of at least 0",
 	"into bool", "into true or false", "into *bool", "into true or false",
 	"into [3]float32", "into a list of three numbers",
@@ -147,7 +158,13 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		if mi < 0 {
 			return nil, fmt.Errorf("%s %q: no source animation %q (the source has: %s)", m.where("clip", i, m.clipLines), mc.Name, src, motionNames(motions))
 		}
-		c := Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: mc.Start, End: mc.End, Markers: bpat.NoMarkers()}
+		c := Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: motions[mi].Start, End: mc.End, Markers: bpat.NoMarkers()}
+		switch {
+		case mc.Start != nil:
+			c.Start = *mc.Start
+		case m.KeepLeadIn:
+			c.Start = 0
+		}
 		if c.Name == "" {
 			c.Name = src
 		}

@@ -32,6 +32,11 @@ type Settings struct {
 	// Skin picks the model's skin; Textures reads its base colour images too.
 	Skin     int
 	Textures bool
+	// KeepLeadIn, Scale (when > 0) and DeformingOnly override the manifest's
+	// keys of the same names.
+	KeepLeadIn    bool
+	Scale         float64
+	DeformingOnly bool
 }
 
 // SettingError is a Settings value that does not fit the model. Setting is the
@@ -54,7 +59,7 @@ type Model struct {
 	// is not built in (roster.FirstFreeID).
 	DefaultSpecies bool
 	// Notes are things the caller should tell the user (an old clip name that
-	// was understood).
+	// was understood, a lead-in dropped, joints dropped).
 	Notes []string
 }
 
@@ -90,12 +95,23 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		mf.SpeciesID = &id
 	}
 	mf.Sockets = append(slices.Clip(mf.Sockets), s.Sockets...)
+	mf.KeepLeadIn = mf.KeepLeadIn || s.KeepLeadIn
+	mf.DeformingOnly = mf.DeformingOnly || s.DeformingOnly
+	if s.Scale != 0 {
+		mf.Scale = s.Scale
+	}
+	notes, err := shape(m, mf)
+	if err != nil {
+		return nil, err
+	}
 	r, names, motions := FromGLTF(m)
 	job, err := mf.Job(r, names, motions)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	var notes []string
+	if n := leadIns(job); n != "" {
+		notes = append(notes, n)
+	}
 	for _, name := range s.OneShot {
 		i := slices.IndexFunc(job.Clips, func(c Clip) bool { return c.Name == name })
 		if old := LegacyClipName(name); i < 0 && old != name {
@@ -109,6 +125,68 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		job.Clips[i].Loops = false
 	}
 	return &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes}, nil
+}
+
+// shape applies the manifest's scale and deforming-only choice to the model, so
+// that everything made from it (palettes, sockets, meshes) agrees. It returns
+// what the user should be told.
+func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
+	if mf.Scale != 0 {
+		if err := m.Scale(mf.Scale); err != nil {
+			return nil, &SettingError{"scale", err}
+		}
+		mf.Sockets = slices.Clone(mf.Sockets)
+		for i := range mf.Sockets { // offsets are in the model's own units
+			for k := range mf.Sockets[i].Offset {
+				mf.Sockets[i].Offset[k] = float32(float64(mf.Sockets[i].Offset[k]) * mf.Scale)
+			}
+		}
+		mf.Scale = 0 // applied
+	}
+	if !mf.DeformingOnly {
+		return nil, nil
+	}
+	if m.Mesh == nil {
+		return nil, &SettingError{"deforming-only", fmt.Errorf("%s: the model has no readable skinned mesh to tell deforming joints by", m.Path)}
+	}
+	keep := m.WeightedJoints()
+	for _, so := range mf.Sockets {
+		if j := slices.Index(m.JointNames, so.Bone); j >= 0 {
+			keep[j] = true
+		}
+	}
+	dropped, err := m.KeepJoints(keep)
+	if err != nil {
+		return nil, &SettingError{"deforming-only", fmt.Errorf("%s: %w", m.Path, err)}
+	}
+	if len(dropped) > 0 {
+		notes = append(notes, fmt.Sprintf("deforming only: dropped %s that no vertex is weighted to and no socket names (%s); %s left",
+			plural(len(dropped), "joint"), strings.Join(dropped, ", "), plural(len(m.Joints), "joint")))
+	}
+	return notes, nil
+}
+
+// leadIns says which clips start at their first key after a lead-in that was
+// dropped (docs/formats/gltf.md §3), or "".
+func leadIns(j *Job) string {
+	var which []string
+	for _, c := range j.Clips {
+		if mo := j.Motions[c.Motion]; c.Start > 0 && c.Start == mo.Start {
+			which = append(which, fmt.Sprintf("%s %.4g s", c.Name, c.Start))
+		}
+	}
+	if len(which) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("dropped the lead-in before the first key of %s (%s: every channel holds its first key there); --keep-lead-in or a manifest start: keeps t = 0",
+		plural(len(which), "clip"), strings.Join(which, ", "))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func clipNames(cs []Clip) string {

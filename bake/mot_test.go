@@ -36,7 +36,7 @@ func TestBakeMotOntoSkeletonByHand(t *testing.T) {
 		{Bone: 1, Track: 7, Type: 0, Value: 3},
 		{Bone: 0x7000, Track: 14, Type: 0, Value: 5}, // a camera: ignored
 	}}
-	job, err := FromMot(Rig{Skeleton: sk, ModelBone: -1}, []*mot.Motion{m}, []string{"turn"}, MotSettings{})
+	job, err := FromMot(Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"turn"}, MotSettings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,18 +86,18 @@ func TestEulerOrder(t *testing.T) {
 func TestMotionIDsFromNames(t *testing.T) {
 	id := rig.IdentityTransform()
 	sk, _ := rig.New([]string{"Armature", "pl0010_12", "7", "hand"}, []int{-1, 0, 1, 2}, []rig.Transform{id, id, id, id})
-	ids, err := motionIDs(Rig{Skeleton: sk, Bones: []int{1, 2, 3}, ModelBone: -1}, nil)
+	ids, err := motionIDs(Rig{Skeleton: sk, Bones: []int{1, 2, 3}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ids) != 2 || ids[1] != 12 || ids[2] != 7 {
 		t.Fatalf("ids %v", ids)
 	}
-	ids, _ = motionIDs(Rig{Skeleton: sk, Bones: []int{1, 2, 3}, ModelBone: -1}, map[string]int{"hand": 3, "Armature": -1})
+	ids, _ = motionIDs(Rig{Skeleton: sk, Bones: []int{1, 2, 3}}, map[string]int{"hand": 3, "Armature": -1})
 	if ids[3] != 3 || ids[0] != -1 || len(ids) != 2 {
 		t.Fatalf("mapped ids %v", ids)
 	}
-	if _, err := motionIDs(Rig{Skeleton: sk, ModelBone: -1}, map[string]int{"nope": 1}); err == nil {
+	if _, err := motionIDs(Rig{Skeleton: sk}, map[string]int{"nope": 1}); err == nil {
 		t.Error("a map naming a missing bone was accepted")
 	}
 }

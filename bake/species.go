@@ -15,7 +15,7 @@ import (
 // FromSpecies returns the job that bakes a creature: every clip at its own frame
 // count, fps, loop flag and markers, the sockets, every skeleton bone in order.
 func FromSpecies(s *species.Creature) (*Job, error) {
-	j := &Job{SpeciesID: s.ID, Rig: Rig{Skeleton: s.Skeleton, ModelBone: -1}}
+	j := &Job{SpeciesID: s.ID, Rig: Rig{Skeleton: s.Skeleton}}
 	for i := range s.Clips {
 		c := &s.Clips[i]
 		d := c.Duration()

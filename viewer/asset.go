@@ -45,15 +45,12 @@ type Asset struct {
 	meshKind string
 	// inverseBind holds one row-major matrix per palette bone.
 	inverseBind [][16]float32
-	bind        []rig.Mat4 // the same in float64, as baked; nil for boxes
-	// display turns the posed model from its model space to the way it is shown
-	// (row-major 3×3); nil for identity.
-	display   *[9]float32
-	parts     []MeshPart      // nil: one part in the role colours
-	textures  []*gltf.Texture // the parts' base colour images
-	boneNames []string        // nil when unknown (a bare .bpat)
-	parents   []int           // palette index of each bone's parent, -1 for a root; nil when unknown
-	warning   string
+	bind        []rig.Mat4      // the same in float64, as baked; nil for boxes
+	parts       []MeshPart      // nil: one part in the role colours
+	textures    []*gltf.Texture // the parts' base colour images
+	boneNames   []string        // nil when unknown (a bare .bpat)
+	parents     []int           // palette index of each bone's parent, -1 for a root; nil when unknown
+	warning     string
 }
 
 // File returns the asset's BPAT file.
@@ -246,28 +243,11 @@ func LoadGLTF(path string) (*Asset, error) {
 			}
 			a.parts = append(a.parts, mp)
 		}
-		a.display = sceneRotation(m)
 	} else {
 		a.useBoxes() // a Draco mesh, or none: its warning says which
 	}
 	a.warning = strings.Join(m.Warnings, "; ")
 	return a, nil
-}
-
-// sceneRotation is the rotation of the skinned mesh node in the scene at rest. The
-// palette is in that node's space (docs/formats/gltf.md), so a model whose mesh node sits under
-// a rotated one (CesiumMan's Z_UP) would lie on its side without it. Nil when the
-// node is not rotated or its transform has shear.
-func sceneRotation(m *gltf.Model) *[9]float32 {
-	if m.ModelBone < 0 {
-		return nil
-	}
-	t, ok := rig.Decompose(m.Skeleton.RestModelSpace()[m.ModelBone])
-	if !ok || t.Rotation.Normalize() == rig.IdentityQuat() {
-		return nil
-	}
-	r := t.Rotation.Normalize().Matrix()
-	return &[9]float32{float32(r[0]), float32(r[1]), float32(r[2]), float32(r[4]), float32(r[5]), float32(r[6]), float32(r[8]), float32(r[9]), float32(r[10])}
 }
 
 // jointParents gives each joint the palette index of its nearest ancestor that is

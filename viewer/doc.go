@@ -34,8 +34,8 @@
 // the next frame, blends them element by element, multiplies by the mesh's
 // inverse bind matrix and applies the instance transform: one instanced draw per
 // species (per glTF primitive for a model with materials, coloured by its base
-// colour factor and sRGB texture, and turned by its mesh node's rest rotation in
-// the scene, since its palette is in that node's space).
+// colour factor and sRGB texture; a glTF model's palettes are in its scene's
+// space, so it stands as any glTF viewer shows it with no correction).
 //
 // The BAT mode draws the crowd skinned from bone animation textures instead (or
 // side by side: palette in the left half, BAT in the right, one camera). For a

@@ -75,7 +75,6 @@ type assetJSON struct {
 	Vertices        int           `json:"vertex_count"`
 	Triangles       int           `json:"triangle_count"`
 	Textures        []textureJSON `json:"textures"` // fetched from /api/assets/{id}/texture/{k}
-	Display         [9]float32    `json:"display"`  // row-major rotation from model space to how it is shown
 	Warning         string        `json:"warning,omitempty"`
 }
 
@@ -114,10 +113,7 @@ func (a *Asset) describe(id int) assetJSON {
 		Clips: []clipJSON{}, Sockets: []socketJSON{},
 		FileSize: a.size, PaletteBytes: h.PaletteSize(), SocketDataBytes: h.SocketDataSize(),
 		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(),
-		Textures: []textureJSON{}, Warning: a.warning, Display: [9]float32{0: 1, 4: 1, 8: 1},
-	}
-	if a.display != nil {
-		j.Display = *a.display
+		Textures: []textureJSON{}, Warning: a.warning,
 	}
 	for _, t := range a.textures {
 		j.Textures = append(j.Textures, textureJSON{MIME: t.MIME, Bytes: len(t.Data), WrapS: t.WrapS, WrapT: t.WrapT, MagFilter: t.MagFilter, MinFilter: t.MinFilter})

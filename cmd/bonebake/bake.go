@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,6 +32,9 @@ func newBakeCmd() *cobra.Command {
 		only      []string
 		force     bool
 		verbose   bool
+		leadIn    bool
+		scale     float64
+		deforming bool
 		motFlags  motBakeFlags
 		pkg       string
 	)
@@ -70,7 +74,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return motFlags.run(cmd, a, out, fps)
 			}
 			if len(a) == 0 {
-				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin"} {
+				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 					}
@@ -102,7 +106,13 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return fmt.Errorf("%s: %s, not a glTF model: bake reads skinned glTF 2.0 models (.gltf, .glb)", model, kind)
 			}
 			flags := cmd.Flags()
-			set := bake.Settings{OneShot: oneShot, Skin: skin}
+			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming}
+			if flags.Changed("scale") {
+				if !(scale > 0) || math.IsInf(scale, 0) {
+					return usagef("--scale %v must be a positive number", scale)
+				}
+				set.Scale = scale
+			}
 			if flags.Changed("fps") {
 				if !(fps > 0) {
 					return usagef("--fps %v must be positive", fps)
@@ -143,6 +153,10 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			for _, n := range m.Notes {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
 			}
+			size := m.Size()
+			if h := size.Hint(); h != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "hint:", h)
+			}
 			o, err := job.Output()
 			if err != nil {
 				return fmt.Errorf("%s: %w", model, err)
@@ -168,9 +182,9 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if m.DefaultSpecies {
 				note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s, species %d%s, in %.0f ms\n",
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s, species %d%s, model %s, in %.0f ms\n",
 				out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
-				plural(int(h.SocketCount), "socket"), h.SpeciesID, note, float64(time.Since(start).Microseconds())/1000)
+				plural(int(h.SocketCount), "socket"), h.SpeciesID, note, size, float64(time.Since(start).Microseconds())/1000)
 			return nil
 		},
 	}
@@ -185,6 +199,9 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to bake")
 	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s", bytesText(largeOutput)))
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
+	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
+	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
+	fl.BoolVar(&deforming, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
 	motFlags.add(fl)
 	fl.StringVar(&pkg, "package", "", "bake the built-in creatures into one BPX package (OUT.bpx) instead of a folder")
 	return cmd

@@ -9,7 +9,7 @@ import (
 func (d *Doc) Animations() []Animation {
 	out := make([]Animation, len(d.anims))
 	for i, a := range d.anims {
-		out[i] = Animation{Name: a.name, Duration: a.duration}
+		out[i] = Animation{Name: a.name, Start: a.start, Duration: a.duration}
 	}
 	return out
 }
@@ -44,10 +44,11 @@ func (d *Doc) MeshNode(skin int) int {
 	return -1
 }
 
-// Palette returns, for every joint j of skin `skin`, inverse(G(meshNode)) · G(joint_j),
-// row-major, where G is a node's global transform with every node's local transform
-// animated by animation `anim` at time t seconds (anim = -1: the rest pose) and
-// meshNode is MeshNode(skin) (identity when no node uses the skin).
+// Palette returns, for every joint j of skin `skin`, G(joint_j), row-major, where G is
+// a node's global (scene) transform with every node's local transform animated by
+// animation `anim` at time t seconds (anim = -1: the rest pose). This is where the
+// glTF spec puts a joint: a skinned vertex lands at Σ w · G(joint_j) · IBM_j · v,
+// whatever the transform of the node that holds the mesh.
 //
 // A node with a "matrix" uses it as its local transform; the spec forbids animating
 // such a node, and channels that try are ignored. Panics on an out-of-range skin or
@@ -58,13 +59,9 @@ func (d *Doc) Palette(skin, anim int, t float64) [][16]float64 {
 		panic(fmt.Sprintf("gltfref: animation %d out of range (the file has %d)", anim, len(d.anims)))
 	}
 	local := d.localMatrices(anim, t)
-	meshInv := identity()
-	if m := d.MeshNode(skin); m >= 0 {
-		meshInv = inverse(d.global(local, m))
-	}
 	out := make([][16]float64, len(sk.joints))
 	for i, j := range sk.joints {
-		out[i] = mul(meshInv, d.global(local, j))
+		out[i] = d.global(local, j)
 	}
 	return out
 }

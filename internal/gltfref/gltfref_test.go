@@ -341,23 +341,24 @@ func TestSyntheticFile(t *testing.T) {
 		if d.JointCount(0) != 1 || d.JointNames(0)[0] != "bone" || d.MeshNode(0) != 1 || d.MeshNode(1) != -1 {
 			t.Fatalf("%s: skin 0 joints %d %v mesh node %d", kind, d.JointCount(0), d.JointNames(0), d.MeshNode(0))
 		}
-		// The mesh node sits 5 along z under the same matrix as the joint.
-		matNear(t, kind+" rest", d.Palette(0, -1, 0)[0], translation(0, 0, -5), 1e-12)
+		// The joint's global transform, in the scene: the root's (10,0,0). The mesh
+		// node's own (0,0,5) does not move a skinned mesh.
+		matNear(t, kind+" rest", d.Palette(0, -1, 0)[0], translation(10, 0, 0), 1e-12)
 		// Skin 1 has no mesh node: the palette is the joint's global transform.
 		matNear(t, kind+" skin 1 rest", d.Palette(1, -1, 0)[0], translation(10, 0, 0), 1e-12)
 		matNear(t, kind+" skin 1 IBM", d.InverseBind(1)[0], translation(7, 8, 9), 0)
 		matNear(t, kind+" skin 0 IBM", d.InverseBind(0)[0], identity(), 0)
 		// t=0.5: halfway between identity and 23170/32767 (≈ 90°) about y = 45°.
-		matNear(t, kind+" a@0.5", d.Palette(0, 0, 0.5)[0], mul(translation(0, 0, -5), rotY(math.Pi/4)), 1e-9)
-		// t=2: sparse translation (4,5,6), rotation -90° about y.
-		want := [16]float64{0, 0, -1, 4, 0, 1, 0, 5, 1, 0, 0, 6 - 5, 0, 0, 0, 1}
+		matNear(t, kind+" a@0.5", d.Palette(0, 0, 0.5)[0], mul(translation(10, 0, 0), rotY(math.Pi/4)), 1e-9)
+		// t=2: sparse translation (4,5,6), rotation -90° about y, under the root.
+		want := [16]float64{0, 0, -1, 10 + 4, 0, 1, 0, 5, 1, 0, 0, 6, 0, 0, 0, 1}
 		matNear(t, kind+" a@2", d.Palette(0, 0, 2)[0], want, 1e-12)
 		matNear(t, kind+" a@7 (after the last key)", d.Palette(0, 0, 7)[0], want, 1e-12)
 		// Animation b at t=1: STEP holds key 0 (identity); cubic from 0 to 1 over 2 s with
 		// both tangents 1/s: h10·2 + h01 + h11·2 = 0.25 + 0.5 − 0.25 = 0.5.
-		matNear(t, kind+" b@1", d.Palette(0, 1, 1)[0], translation(0.5, 0, -5), 1e-12)
+		matNear(t, kind+" b@1", d.Palette(0, 1, 1)[0], translation(10.5, 0, 0), 1e-12)
 		// At t=2: byte key (0,0,-128,127), not flagged but normalized → -90° about z, x = 1.
-		matNear(t, kind+" b@2", d.Palette(0, 1, 2)[0], mul(translation(1, 0, -5), rotZ(-math.Pi/2)), 1e-12)
+		matNear(t, kind+" b@2", d.Palette(0, 1, 2)[0], mul(translation(11, 0, 0), rotZ(-math.Pi/2)), 1e-12)
 	}
 }
 
@@ -469,7 +470,7 @@ func TestFox(t *testing.T) {
 		t.Errorf("joints = %d, want 24", n)
 	}
 	anims := d.Animations()
-	want := []Animation{{"Survey", 3.4166667}, {"Walk", 0.7083333}, {"Run", 1.1583333}}
+	want := []Animation{{"Survey", 0, 3.4166667}, {"Walk", 0, 0.7083333}, {"Run", 0, 1.1583333}}
 	if len(anims) != len(want) {
 		t.Fatalf("animations = %v", anims)
 	}
@@ -507,21 +508,28 @@ func TestCesiumManRest(t *testing.T) {
 	if d.JointCount(0) != 19 || len(d.Animations()) != 1 || d.Animations()[0].Duration != 2 {
 		t.Fatalf("joints %d, animations %v", d.JointCount(0), d.Animations())
 	}
+	// The joints and the mesh node sit under the Z_UP node (a −90° turn about x),
+	// and the inverse bind matrices were made in the mesh node's space: at rest,
+	// G(joint)·IBM is that turn, which stands the man up along +y in the scene.
 	rest, ibm := d.Palette(0, -1, 0), d.InverseBind(0)
 	for j := range rest {
-		matNear(t, "CesiumMan rest·IBM", mul(rest[j], ibm[j]), identity(), 1e-5)
+		matNear(t, "CesiumMan rest·IBM", mul(rest[j], ibm[j]), zUp, 1e-5)
 	}
 }
 
-// RiggedSimple's mesh node sits under the "Armature" node (a 90° turn about z, given as
-// a matrix) while its inverse bind matrices were made in the Armature's parent's space,
-// so rest·IBM is not identity but the inverse of that matrix: Rz(+90°) for both joints.
+// zUp is the Z_UP node of the Khronos samples: rows 1 0 0 / 0 0 1 / 0 −1 0.
+var zUp = [16]float64{1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1}
+
+// RiggedSimple's mesh node sits under Z_UP and the "Armature" node (a −90° turn about
+// z, given as a matrix) while its inverse bind matrices were made in the Armature's
+// parent's space, so rest·IBM in the scene is the Z_UP turn alone for both joints.
 func TestRiggedSimpleRest(t *testing.T) {
 	d, err := Load(model(t, "RiggedSimple.gltf"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := d.Animations(); len(a) != 1 || !near(a[0].Duration, 2.0833333, 1e-6) {
+	// Blender's exporter keyed it from frame 1 at 24 fps: the first key is at 1/24 s.
+	if a := d.Animations(); len(a) != 1 || !near(a[0].Duration, 2.0833333, 1e-6) || !near(a[0].Start, 1.0/24, 1e-6) {
 		t.Fatalf("animations %v", a)
 	}
 	if d.MeshNode(0) != 2 || d.JointCount(0) != 2 {
@@ -529,8 +537,10 @@ func TestRiggedSimpleRest(t *testing.T) {
 	}
 	rest, ibm := d.Palette(0, -1, 0), d.InverseBind(0)
 	for j := range rest {
-		matNear(t, "RiggedSimple rest·IBM", mul(rest[j], ibm[j]), rotZ(math.Pi/2), 1e-6)
+		matNear(t, "RiggedSimple rest·IBM", mul(rest[j], ibm[j]), zUp, 1e-6)
 	}
-	// Joint 0 ("Bone", a matrix node, sibling of the mesh node) is its own matrix: 4.18 down z.
-	matNear(t, "Bone", rest[0], translation(0, -1.3597299641787688e-07, -4.1803297996521), 1e-12)
+	// Joint 0 ("Bone", a matrix node, sibling of the mesh node) is its own matrix, 4.18
+	// down z, under the Armature's turn and Z_UP.
+	bone := mul(zUp, mul(rotZ(-math.Pi/2), translation(0, -1.3597299641787688e-07, -4.1803297996521)))
+	matNear(t, "Bone", rest[0], bone, 1e-7)
 }

@@ -28,6 +28,7 @@ import (
 // Animation describes one glTF animation.
 type Animation struct {
 	Name     string
+	Start    float64 // the smallest input (key time) of any of its node channels' samplers, seconds
 	Duration float64 // the largest input (key time) of any of its samplers, seconds
 }
 
@@ -55,6 +56,7 @@ type skin struct {
 
 type animation struct {
 	name     string
+	start    float64
 	duration float64
 	channels []channel
 }
@@ -349,7 +351,7 @@ func build(jd *jsonDoc, buffers [][]byte) (*Doc, error) {
 	}
 
 	for ai, ja := range jd.Animations {
-		an := animation{name: ja.Name}
+		an := animation{name: ja.Name, start: math.Inf(1)}
 		for ci, jc := range ja.Channels {
 			if jc.Target.Node == nil {
 				continue // targets something other than a node (an extension)
@@ -397,7 +399,7 @@ func build(jd *jsonDoc, buffers [][]byte) (*Doc, error) {
 					return nil, fmt.Errorf("animation %d sampler %d: key times not finite and strictly increasing at key %d", ai, jc.Sampler, k)
 				}
 				ch.times = append(ch.times, t)
-				an.duration = math.Max(an.duration, t)
+				an.start, an.duration = math.Min(an.start, t), math.Max(an.duration, t)
 			}
 			// The spec allows normalized integer outputs for rotations; treat them
 			// as normalized even if the accessor forgot to say so.
@@ -419,6 +421,9 @@ func build(jd *jsonDoc, buffers [][]byte) (*Doc, error) {
 			}
 			ch.values = out
 			an.channels = append(an.channels, ch)
+		}
+		if math.IsInf(an.start, 1) {
+			an.start = 0
 		}
 		d.anims = append(d.anims, an)
 	}

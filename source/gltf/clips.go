@@ -2,6 +2,7 @@ package gltf
 
 import (
 	"fmt"
+	"math"
 
 	qgltf "github.com/qmuntal/gltf"
 
@@ -12,7 +13,7 @@ import (
 func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
 	var clips []anim.Animation
 	for ai, a := range d.doc.Animations {
-		c := anim.Animation{Name: a.Name}
+		c := anim.Animation{Name: a.Name, Start: math.Inf(1)}
 		if c.Name == "" {
 			c.Name = fmt.Sprintf("animation_%d", ai)
 		}
@@ -47,7 +48,7 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
 				return nil, err
 			}
 			for _, t := range times {
-				c.Duration = max(c.Duration, float64(t))
+				c.Start, c.Duration = min(c.Start, float64(t)), max(c.Duration, float64(t))
 			}
 			if path == 255 || bone[node] < 0 {
 				continue
@@ -81,6 +82,9 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
 				}
 			}
 			c.Tracks = append(c.Tracks, tr)
+		}
+		if math.IsInf(c.Start, 1) {
+			c.Start = 0 // no channels
 		}
 		if err := c.Validate(boneCount); err != nil {
 			return nil, d.wrap(RuleKeys, err, "%s is not a valid clip", label("animation", ai, a.Name))

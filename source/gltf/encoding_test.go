@@ -266,8 +266,8 @@ func TestExternalBuffersAndGLB(t *testing.T) {
 
 func sameModel(t *testing.T, got, want *Model) {
 	t.Helper()
-	a, _ := json.Marshal([]any{got.Skeleton, got.Joints, got.JointNames, got.ModelBone, got.InverseBind, got.Clips, got.Mesh})
-	b, _ := json.Marshal([]any{want.Skeleton, want.Joints, want.JointNames, want.ModelBone, want.InverseBind, want.Clips, want.Mesh})
+	a, _ := json.Marshal([]any{got.Skeleton, got.Joints, got.JointNames, got.MeshNode, got.InverseBind, got.Clips, got.Mesh})
+	b, _ := json.Marshal([]any{want.Skeleton, want.Joints, want.JointNames, want.MeshNode, want.InverseBind, want.Clips, want.Mesh})
 	if string(a) != string(b) {
 		t.Errorf("models differ:\n%s\n%s", a, b)
 	}
@@ -297,8 +297,8 @@ func TestGraphVariants(t *testing.T) {
 		d := simpleSkin(t)
 		delete(obj(d, "nodes", 0), "skin")
 		m := loadDoc(t, d)
-		if m.ModelBone != -1 || m.Mesh != nil || len(m.Skeleton.Names) != 2 {
-			t.Errorf("ModelBone %d, mesh %v, %d bones", m.ModelBone, m.Mesh != nil, len(m.Skeleton.Names))
+		if m.MeshNode != -1 || m.Mesh != nil || len(m.Skeleton.Names) != 2 {
+			t.Errorf("MeshNode %d, mesh %v, %d bones", m.MeshNode, m.Mesh != nil, len(m.Skeleton.Names))
 		}
 	})
 	t.Run("second skin, dropped and weights channels", func(t *testing.T) {
@@ -330,8 +330,8 @@ func TestGraphVariants(t *testing.T) {
 			t.Fatal(err)
 		}
 		// skin 1: joints "other" (a root) and node 2 (child of node 1); no mesh node.
-		if len(m2.Skeleton.Names) != 3 || m2.ModelBone != -1 || m2.JointNames[0] != "other" || m2.JointNames[1] != "node2" {
-			t.Errorf("skin 1: bones %v, ModelBone %d, joints %v", m2.Skeleton.Names, m2.ModelBone, m2.JointNames)
+		if len(m2.Skeleton.Names) != 3 || m2.MeshNode != -1 || m2.JointNames[0] != "other" || m2.JointNames[1] != "node2" {
+			t.Errorf("skin 1: bones %v, MeshNode %d, joints %v", m2.Skeleton.Names, m2.MeshNode, m2.JointNames)
 		}
 		if id := m2.InverseBind[1]; id[0] != 1 || id[5] != 1 || id[10] != 1 || id[15] != 1 || id[3] != 0 {
 			t.Errorf("missing inverse bind matrices should be identity, got %v", id)

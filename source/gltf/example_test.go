@@ -13,9 +13,9 @@ func ExampleLoad() {
 	if err != nil {
 		log.Fatal(err) // a *gltf.Error naming the file and the rule it broke
 	}
-	fmt.Println(len(m.Joints), "joints;", len(m.Skeleton.Names), "bones; mesh bone", m.Skeleton.Names[m.ModelBone])
+	fmt.Println(len(m.Joints), "joints;", len(m.Skeleton.Names), "bones; mesh node", m.MeshNode)
 	for _, c := range m.Clips {
-		fmt.Printf("%s %.2f s, %d tracks\n", c.Name, c.Duration, len(c.Tracks))
+		fmt.Printf("%s %.2f to %.2f s, %d tracks\n", c.Name, c.Start, c.Duration, len(c.Tracks))
 	}
 }
 

@@ -69,8 +69,8 @@ func checkModel(t *testing.T, m *Model) {
 			t.Fatalf("joint bone %d of %d", b, bones)
 		}
 	}
-	if m.ModelBone < -1 || m.ModelBone >= bones || (m.ModelBone >= 0) != (m.Mesh != nil) {
-		t.Fatalf("ModelBone %d, mesh %v", m.ModelBone, m.Mesh != nil)
+	if m.Mesh != nil && m.MeshNode < 0 {
+		t.Fatalf("a mesh without a mesh node")
 	}
 	for _, c := range m.Clips {
 		for _, tr := range c.Tracks {

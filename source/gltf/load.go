@@ -3,11 +3,12 @@
 // palette depends on, the skin's joints and inverse bind matrices, the animations as
 // anim.Clips retargeted to that skeleton, and the skinned mesh.
 //
-// Palette semantics (docs/formats/gltf.md §1): with G(n) the global transform of node n, the baked
-// palette entry of joint j is inverse(G(ModelBone)) · G(Joints[j]), and skinning a
-// vertex multiplies that by InverseBind[j]. Because the skeleton also holds the
-// joints' non-joint ancestors and the mesh node with its ancestors, animating any of
-// them moves the palette as glTF says it should.
+// Palette semantics (docs/formats/gltf.md §1): with G(n) the global (scene) transform
+// of node n, the baked palette entry of joint j is G(Joints[j]), in the scene's space,
+// as the glTF spec positions a skinned mesh (the skinned mesh node's own transform is
+// ignored), and skinning a vertex multiplies that by InverseBind[j]. Because the
+// skeleton also holds the joints' non-joint ancestors, animating any of them moves the
+// palette as glTF says it should.
 //
 // Bad files give an *Error naming the file and the Rule they broke; nothing in a
 // file can make Load panic or allocate much more than the file's own size.
@@ -34,7 +35,7 @@ type Options struct {
 type Model struct {
 	Path string
 	// Skeleton holds every node the palette depends on: the skin's joints and all
-	// their ancestors, the skinned mesh node and its ancestors, parents first. Rest
+	// their ancestors, parents first. Rest
 	// is each node's local transform (a node given as a matrix is decomposed).
 	// Bone names are node names ("node<N>" when a node has none; a repeated name
 	// gets "~node<N>" appended so that names stay unique).
@@ -46,22 +47,30 @@ type Model struct {
 	Joints []int
 	// JointNames are the joints' bone names, in palette order.
 	JointNames []string
-	// ModelBone is the Skeleton index of the skinned mesh node (model space is that
-	// node's space), or -1 when no node uses the skin (model space = scene root).
-	ModelBone int
-	// InverseBind holds each joint's inverse bind matrix, row-major; identity when
-	// the skin has none.
+	// MeshNode is the glTF index of the skinned mesh node (the first node that
+	// uses the skin and has a mesh), or -1 when there is none. Its transform does
+	// not move the palette (glTF ignores it for skinning); it only places Mesh.
+	MeshNode int
+	// InverseBind holds each joint's inverse bind matrix, row-major, taking Mesh's
+	// scene-space positions to the joint's space (the file's matrix times the
+	// inverse of MeshPlacement); identity when the skin has none.
 	InverseBind []rig.Mat4
 	// Clips holds every animation in file order, tracks retargeted to Skeleton
 	// indices. Channels on nodes outside the skeleton (they cannot move the palette)
-	// and weights channels are dropped. A clip's Duration is the largest key time of
-	// all its channels, dropped ones included. An animation without a name is
-	// called "animation_<N>", as three.js names it.
+	// and weights channels are dropped. A clip's Start and Duration are the
+	// smallest and largest key times of all its channels, dropped ones included
+	// (docs/formats/gltf.md §3: a clip runs from its first key to its last). An
+	// animation without a name is called "animation_<N>", as three.js names it.
 	Clips []anim.Animation
-	// Mesh is the skinned mesh: every primitive of the mesh on ModelBone's node,
-	// merged. Nil when ModelBone is -1, or when MeshError says why it cannot be
-	// read.
+	// Mesh is the skinned mesh: every primitive of the mesh on MeshNode, merged,
+	// with positions and normals placed in the scene by MeshPlacement, so that the
+	// mesh at rest stands where a glTF viewer shows the model. Skinning gives the
+	// same vertices as the file's own data: palette · InverseBind · position.
+	// Nil when MeshNode is -1, or when MeshError says why it cannot be read.
 	Mesh *Mesh
+	// MeshPlacement is the mesh node's global transform at rest, row-major, that
+	// took the file's vertices into the scene (identity when it is singular).
+	MeshPlacement rig.Mat4
 	// MeshError, when set, says why the skinned mesh was not read although the
 	// file has one (it is Draco-compressed): the skeleton and clips are complete,
 	// but commands that need the mesh must stop with this error.
@@ -138,9 +147,6 @@ func (d *document) model(opt Options) (*Model, error) {
 	for _, n := range skin.Joints {
 		mark(n)
 	}
-	if meshNode >= 0 {
-		mark(meshNode)
-	}
 	order := d.preorder(in)
 	bone := make([]int, len(doc.Nodes)) // node → bone, -1 outside
 	for i := range bone {
@@ -170,13 +176,11 @@ func (d *document) model(opt Options) (*Model, error) {
 	}
 
 	m := &Model{
-		Path:      d.path,
-		Skeleton:  skel,
-		Nodes:     order,
-		ModelBone: -1,
-	}
-	if meshNode >= 0 {
-		m.ModelBone = bone[meshNode]
+		Path:          d.path,
+		Skeleton:      skel,
+		Nodes:         order,
+		MeshNode:      meshNode,
+		MeshPlacement: rig.IdentityMat4(),
 	}
 	for _, n := range skin.Joints {
 		m.Joints = append(m.Joints, bone[n])
@@ -206,6 +210,11 @@ func (d *document) model(opt Options) (*Model, error) {
 		if m.Mesh, m.Parts, err = d.mesh(mi, len(skin.Joints)); err != nil {
 			return nil, err
 		}
+		place, err := d.restGlobal(meshNode)
+		if err != nil {
+			return nil, err
+		}
+		m.placeMesh(place)
 		for k := range m.Parts {
 			warn := func(format string, args ...any) {
 				m.Warnings = append(m.Warnings, fmt.Sprintf("mesh %d primitive %d: ", mi, k)+fmt.Sprintf(format, args...))

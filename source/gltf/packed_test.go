@@ -107,11 +107,9 @@ func TestMeshoptMeshes(t *testing.T) {
 				got := placed(t, m)
 				// The step: the mesh node's scale (the dequantization) per axis, or
 				// float rounding for unquantized positions.
-				g := make([]rig.Mat4, m.Skeleton.Len())
-				m.Skeleton.ModelSpace(m.Skeleton.RestPose(), g)
 				step := 0.0
 				for c := 0; c < 3; c++ {
-					a := g[m.ModelBone]
+					a := m.MeshPlacement
 					step = max(step, math.Sqrt(a[c]*a[c]+a[4+c]*a[4+c]+a[8+c]*a[8+c]))
 				}
 				tol := step*0.5*math.Sqrt(3) + 1e-5*extent(want)
@@ -131,19 +129,17 @@ func TestMeshoptMeshes(t *testing.T) {
 	}
 }
 
-type placedMesh struct{ tris [][3]float64 } // triangle corners, placed by the mesh node
+type placedMesh struct{ tris [][3]float64 } // triangle corners, placed by the mesh node (as Load places them)
 
 func placed(t *testing.T, m *Model) placedMesh {
 	t.Helper()
-	if m.Mesh == nil || m.ModelBone < 0 {
+	if m.Mesh == nil || m.MeshNode < 0 {
 		t.Fatal("no mesh")
 	}
-	g := make([]rig.Mat4, m.Skeleton.Len())
-	m.Skeleton.ModelSpace(m.Skeleton.RestPose(), g)
 	var p placedMesh
 	for _, ix := range m.Mesh.Indices {
 		v := m.Mesh.Positions[ix]
-		p.tris = append(p.tris, g[m.ModelBone].TransformPoint([3]float64{float64(v[0]), float64(v[1]), float64(v[2])}))
+		p.tris = append(p.tris, [3]float64{float64(v[0]), float64(v[1]), float64(v[2])})
 	}
 	return p
 }

@@ -91,8 +91,6 @@ async function loadAsset(info) {
     palette: new Float32Array(pal), // the file's palette block as floats (little-endian host)
     socketData: new Float32Array(sock),
     mesh: parseMesh(mesh), textures,
-    // The display rotation, column-major from the row-major list the server sends.
-    display: new Float32Array([0, 3, 6, 1, 4, 7, 2, 5, 8].map((k) => info.display[k])),
     count: 0, instData: new Float32Array(0), instCap: 0,
   };
   A.paletteTex = floatTexture(A.palette, info.bone_count * 4, info.frame_total);
@@ -110,9 +108,7 @@ async function loadAsset(info) {
 // boxes, from the first frame) and a display scale for models not in metres.
 function measure(A) {
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
-  const r = A.display; // measured as shown
-  const add = (x, y, z) => {
-    const p = [r[0] * x + r[3] * y + r[6] * z, r[1] * x + r[4] * y + r[7] * z, r[2] * x + r[5] * y + r[8] * z];
+  const add = (...p) => {
     for (let k = 0; k < 3; k++) if (Number.isFinite(p[k])) { lo[k] = Math.min(lo[k], p[k]); hi[k] = Math.max(hi[k], p[k]); }
   };
   if (A.info.mesh === 'boxes') {

@@ -26,7 +26,7 @@ export async function setupBAT(fragSource) {
   if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('link bat.vert.glsl: ' + gl.getProgramInfoLog(prog));
   U = {};
   for (const n of ['u_batPosition', 'u_batRotation', 'u_batSkin', 'u_batBones', 'u_posOffset', 'u_posRange', 'u_rotOffset', 'u_rotRange',
-    'u_axisAngle', 'u_indexScale', 'u_display', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
+    'u_axisAngle', 'u_indexScale', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
     U[n] = gl.getUniformLocation(prog, n);
   }
   gl.useProgram(prog);
@@ -93,7 +93,7 @@ export async function setBAT(mode, preset, format) {
 
 // useBAT readies the BAT program for A's bake and returns its uniforms, or
 // returns null when A has none to draw with (it is then drawn from the palette).
-export function useBAT(A, viewProj, colors, display) {
+export function useBAT(A, viewProj, colors) {
   const B = A.bat;
   if (!B || B.error || !prog) return null;
   const r = B.report;
@@ -110,7 +110,6 @@ export function useBAT(A, viewProj, colors, display) {
   gl.uniform1i(U.u_axisAngle, r.rotation.mode === 'axis_angle' ? 1 : 0);
   gl.uniform1f(U.u_indexScale, r.skin.index_scale);
   gl.uniformMatrix4fv(U.u_viewProj, false, viewProj);
-  gl.uniformMatrix3fv(U.u_display, false, display);
   gl.uniform3fv(U.u_roleColors, colors);
   return U;
 }

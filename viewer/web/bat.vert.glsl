@@ -39,7 +39,6 @@ uniform vec4 u_rotRange;
 uniform bool u_axisAngle;   // else quaternion
 uniform float u_indexScale;
 
-uniform mat3 u_display;
 uniform mat4 u_viewProj;
 uniform vec3 u_roleColors[8];
 
@@ -89,8 +88,8 @@ void main() {
   if (weights.z > 0.0) skin(int(bones.z), weights.z, r0, r1, t, sp, sn);
   if (weights.w > 0.0) skin(int(bones.w), weights.w, r0, r1, t, sp, sn);
 
-  vec3 p = u_display * sp;
-  vec3 n = u_display * sn;
+  vec3 p = sp;
+  vec3 n = sn;
   float c = cos(a_xform.z), s = sin(a_xform.z);
   vec3 q = p * a_xform.w;
   vec3 world = vec3(c * q.x + s * q.z, q.y, -s * q.x + c * q.z) + vec3(a_xform.x, 0.0, a_xform.y);

@@ -20,11 +20,10 @@ function bindTex(unit, tex) {
 }
 
 const IDENTITY = M.identity();
-const IDENTITY3 = new Float32Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
 
 // setDraw sets what the next draws read: a skinned asset's palette, a socket to
-// follow, a mesh transform (local, first) and a display rotation (display, last).
-function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTITY, display = IDENTITY3, colors = null }) {
+// follow and a mesh transform (local, first).
+function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTITY, colors = null }) {
   if (skinned) {
     bindTex(0, skinned.paletteTex.tex);
     bindTex(1, skinned.ibmTex);
@@ -46,7 +45,6 @@ function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTIT
   gl.uniform1i(U.u_attached, attach ? 1 : 0);
   gl.uniform1i(U.u_unlit, unlit ? 1 : 0);
   gl.uniformMatrix4fv(U.u_local, false, local);
-  gl.uniformMatrix3fv(U.u_display, false, display);
   if (colors) gl.uniform3fv(U.u_roleColors, colors);
 }
 
@@ -108,10 +106,10 @@ function drawView(bat) {
   if (state.showCrowd) {
     for (const A of state.assets) {
       if (A.count === 0) continue;
-      let u = bat ? useBAT(A, viewProj, A.roleColors, A.display) : null;
+      let u = bat ? useBAT(A, viewProj, A.roleColors) : null;
       if (!u) {
         gl.useProgram(prog);
-        setDraw({ skinned: A, colors: A.roleColors, display: A.display });
+        setDraw({ skinned: A, colors: A.roleColors });
         u = U;
       }
       gl.bindVertexArray(A.vao);
@@ -158,7 +156,7 @@ function drawView(bat) {
     gl.disable(gl.DEPTH_TEST);
     if (state.showSkeleton) {
       const n = skeletonVertices(F);
-      setDraw({ unlit: true, display: F.display });
+      setDraw({ unlit: true });
       gl.bindVertexArray(skeletonLines.vao);
       gl.drawArraysInstanced(gl.LINES, 0, n, 1);
       calls++;
@@ -168,7 +166,7 @@ function drawView(bat) {
       const local = M.identity();
       local[0] = local[5] = local[10] = len;
       for (let s = 0; s < F.sockets.length; s++) {
-        setDraw({ unlit: true, attach: { tex: F.socketTex, base: s * 3 }, local, display: F.display });
+        setDraw({ unlit: true, attach: { tex: F.socketTex, base: s * 3 }, local });
         gl.bindVertexArray(axes.vao);
         gl.drawArraysInstanced(gl.LINES, 0, axes.count, 1);
         calls++;

@@ -52,7 +52,7 @@ export async function setupGL() {
   U = {};
   for (const n of ['u_palette', 'u_paletteStride', 'u_paletteFramesPerRow', 'u_inverseBind', 'u_skinned',
     'u_attached', 'u_attachTex', 'u_attachStride', 'u_attachFramesPerRow', 'u_attachBase',
-    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex', 'u_display']) {
+    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
     U[n] = gl.getUniformLocation(prog, n);
   }
   gl.useProgram(prog);

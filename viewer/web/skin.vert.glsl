@@ -42,7 +42,6 @@ uniform int u_attachFramesPerRow;
 uniform int u_attachBase;
 
 uniform mat4 u_local;      // applied to the mesh first (column-major)
-uniform mat3 u_display;    // applied to the posed model last, before the instance transform
 uniform mat4 u_viewProj;
 uniform vec3 u_roleColors[8];
 uniform bool u_unlit;
@@ -104,9 +103,6 @@ void main() {
     p = vec4(dot(r0, p), dot(r1, p), dot(r2, p), 1.0);
     if (!u_unlit) n = vec3(dot(r0.xyz, n), dot(r1.xyz, n), dot(r2.xyz, n));
   }
-  // Model space → the model's display orientation (a glTF model's scene rotation).
-  p.xyz = u_display * p.xyz;
-  n = u_display * n;
   // The instance: scale, turn about +y by yaw (facing +z turns toward +x), place.
   float c = cos(a_xform.z), s = sin(a_xform.z);
   vec3 q = p.xyz * a_xform.w;

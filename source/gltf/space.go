@@ -1,0 +1,162 @@
+package gltf
+
+import (
+	"fmt"
+
+	"bonebake/anim"
+	"bonebake/rig"
+)
+
+// restGlobal returns node n's global transform at rest: the product of the local
+// transforms from its root down to it.
+func (d *document) restGlobal(n int) (rig.Mat4, error) {
+	g := rig.IdentityMat4()
+	for x := n; x >= 0; x = d.parents[x] {
+		t, err := d.restTransform(x)
+		if err != nil {
+			return rig.Mat4{}, err
+		}
+		g = t.Matrix().Mul(g)
+	}
+	return g, nil
+}
+
+// placeMesh moves the mesh from the file's (bind) space into the scene by the
+// mesh node's rest transform b, and the inverse bind matrices with it
+// (IBM · b⁻¹), so that palette · InverseBind · position is unchanged while the mesh
+// at rest stands where a viewer shows it (docs/formats/gltf.md §1). A singular b
+// leaves the file's data as it is.
+func (m *Model) placeMesh(b rig.Mat4) {
+	inv, ok := b.Inverse()
+	if b == rig.IdentityMat4() || !ok {
+		return
+	}
+	m.MeshPlacement = b
+	for i, p := range m.Mesh.Positions {
+		q := b.TransformPoint(rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])})
+		m.Mesh.Positions[i] = [3]float32{float32(q[0]), float32(q[1]), float32(q[2])}
+	}
+	normalMatrix := inv.Transpose() // normals follow the inverse transpose
+	for i, n := range m.Mesh.Normals {
+		q := normalMatrix.TransformVector(rig.Vec3{float64(n[0]), float64(n[1]), float64(n[2])})
+		if q.Len() > 0 {
+			q = q.Normalize()
+		}
+		m.Mesh.Normals[i] = [3]float32{float32(q[0]), float32(q[1]), float32(q[2])}
+	}
+	for j := range m.InverseBind {
+		m.InverseBind[j] = m.InverseBind[j].Mul(inv)
+	}
+}
+
+// Scale makes the model s times its size: every node's translation (at rest and in
+// every translation key, tangents included), the inverse bind matrices'
+// translations and the mesh's positions. That is the model conjugated by a uniform
+// scale S, so each palette entry becomes S·G·S⁻¹ (same rotation, translation times
+// s) and every skinned vertex lands at s times where it did. s must be positive
+// and finite.
+func (m *Model) Scale(s float64) error {
+	if !(s > 0) || !finite(s) {
+		return fmt.Errorf("scale %v must be a positive number", s)
+	}
+	if s == 1 {
+		return nil
+	}
+	for i := range m.Skeleton.Rest {
+		m.Skeleton.Rest[i].Translation = m.Skeleton.Rest[i].Translation.Scale(s)
+	}
+	for ci := range m.Clips {
+		for ti := range m.Clips[ci].Tracks {
+			tr := &m.Clips[ci].Tracks[ti]
+			if tr.Path != anim.Translation {
+				continue
+			}
+			vs := make([]float32, len(tr.Values)) // the accessor's floats may be shared
+			for k, v := range tr.Values {
+				vs[k] = float32(float64(v) * s)
+			}
+			tr.Values = vs
+		}
+	}
+	for j := range m.InverseBind {
+		for _, k := range [3]int{3, 7, 11} {
+			m.InverseBind[j][k] *= s
+		}
+	}
+	if m.Mesh != nil {
+		for i, p := range m.Mesh.Positions {
+			m.Mesh.Positions[i] = [3]float32{float32(float64(p[0]) * s), float32(float64(p[1]) * s), float32(float64(p[2]) * s)}
+		}
+	}
+	for r := range 3 {
+		for c := range 4 {
+			m.MeshPlacement[r*4+c] *= s
+		}
+	}
+	return nil
+}
+
+// WeightedJoints reports, per joint, whether some vertex of the mesh is weighted
+// to it (a weight above zero). Without a mesh every joint counts as weighted.
+func (m *Model) WeightedJoints() []bool {
+	used := make([]bool, len(m.Joints))
+	if m.Mesh == nil {
+		for j := range used {
+			used[j] = true
+		}
+		return used
+	}
+	for v, js := range m.Mesh.Joints {
+		for k, j := range js {
+			if m.Mesh.Weights[v][k] > 0 {
+				used[j] = true
+			}
+		}
+	}
+	return used
+}
+
+// KeepJoints drops the joints for which keep is false from the palette: Joints,
+// JointNames and InverseBind lose them and the mesh's joint indices are renumbered.
+// The skeleton keeps every node (a dropped joint may still carry others). A vertex
+// may keep a dropped joint only with weight zero; it is pointed at joint 0. It
+// returns the names of the dropped joints.
+func (m *Model) KeepJoints(keep []bool) (dropped []string, err error) {
+	if len(keep) != len(m.Joints) {
+		return nil, fmt.Errorf("%d flags for %d joints", len(keep), len(m.Joints))
+	}
+	newIndex := make([]int, len(m.Joints))
+	var joints []int
+	var names []string
+	var ibm []rig.Mat4
+	for j := range m.Joints {
+		newIndex[j] = -1
+		if !keep[j] {
+			dropped = append(dropped, m.JointNames[j])
+			continue
+		}
+		newIndex[j] = len(joints)
+		joints = append(joints, m.Joints[j])
+		names = append(names, m.JointNames[j])
+		ibm = append(ibm, m.InverseBind[j])
+	}
+	if len(joints) == 0 {
+		return nil, fmt.Errorf("no joint would be left")
+	}
+	if m.Mesh != nil {
+		for v, js := range m.Mesh.Joints { // check every vertex before changing any
+			for k, j := range js {
+				if newIndex[j] < 0 && m.Mesh.Weights[v][k] > 0 {
+					return nil, fmt.Errorf("vertex %d is weighted %v to dropped joint %d %q", v, m.Mesh.Weights[v][k], j, m.JointNames[j])
+				}
+			}
+		}
+		for v, js := range m.Mesh.Joints {
+			for k, j := range js {
+				m.Mesh.Joints[v][k] = uint16(max(newIndex[j], 0))
+			}
+		}
+	}
+	m.Joints, m.JointNames, m.InverseBind = joints, names, ibm
+	return dropped, nil
+}
