@@ -46,10 +46,10 @@ type Manifest struct {
 // ManifestClip is one output clip. With no clips listed, every source animation is
 // baked under its own name.
 type ManifestClip struct {
-	Name    string             `yaml:"name"`   // output name
-	Source  string             `yaml:"source"` // source animation (default: Name)
-	FPS     float64            `yaml:"fps"`
-	Loops   *bool              `yaml:"loops"`
+	Name   string  `yaml:"name"`   // output name
+	Source string  `yaml:"source"` // source animation (default: Name)
+	FPS    float64 `yaml:"fps"`
+	Loops  *bool   `yaml:"loops"`
 	// Start is the clip's start in seconds into the source; unset, the source's
 	// first key (or 0 with KeepLeadIn).
 	Start   *float64           `yaml:"start"`
