@@ -133,7 +133,9 @@ func FrameTime(f, n int, d float64, loops bool) float64 {
 // frames play the source's duration d exactly (n/d looping, (n−1)/d one-shot, the
 // durations of docs/formats/bpat.md §5), so that a one-shot lasts as long as it
 // did in the source even when d is not a whole number of frames at the bake's
-// fps. A clip without duration keeps the bake's fps.
+// fps. A clip without duration keeps the bake's fps, and so does one whose exact
+// rate is within 1e-5 of it: key times are float32, so a 1 s source keyed from
+// 1/24 to 25/24 s measures 1.0000001 s, and 24 reads better than 23.999998.
 func PlaybackFPS(n int, d, fps float64, loops bool) float64 {
 	if !loops {
 		n--
@@ -141,7 +143,10 @@ func PlaybackFPS(n int, d, fps float64, loops bool) float64 {
 	if d <= 0 || n <= 0 {
 		return fps
 	}
-	return float64(n) / d
+	if exact := float64(n) / d; math.Abs(exact-fps) > 1e-5*fps {
+		return exact
+	}
+	return fps
 }
 
 // span is a clip's time range after defaults.

@@ -55,3 +55,18 @@ func repoRoot() (string, bool) {
 		dir = parent
 	}
 }
+
+// Peer returns the folder of a peer tool our users already run
+// (../shared/peers/<name>: the three.js baker, ...), skipping the test when it is
+// not beside the repository.
+func Peer(t testing.TB, name string) string {
+	t.Helper()
+	if root, ok := repoRoot(); ok {
+		p := filepath.Join(root, "..", "shared", "peers", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skipf("the %s peer is not in ../shared/peers", name)
+	return ""
+}

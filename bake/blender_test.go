@@ -1,0 +1,252 @@
+package bake
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bonebake/formats"
+	"bonebake/formats/bpat"
+	"bonebake/rig"
+)
+
+// blenderModel writes a glTF file the way Blender's exporter writes a Mixamo-style
+// character, and returns its path:
+//
+//   - node 0 "Armature": turned −90° about x (its bones are Z-up) and scaled 0.01
+//     (they are in centimetres), the parent of everything else;
+//   - joints "Hips" (0,0,100) → "Spine" (0,0,50) → "Head" (0,0,30), and "IK_foot"
+//     (20,0,0), a control bone no vertex is weighted to;
+//   - node 5 "Body", the skinned mesh, moved by the artist to (50,0,0);
+//   - inverse bind matrices as the exporter computes them, inverse(G(joint)) ·
+//     G(mesh object), so that at rest a vertex stands where Blender shows it;
+//   - "Walk": 25 keys at t = k/24, k = 1…25 (Blender's frames 1…25, the last the
+//     loop's first again), the hips going 10 cm forward per frame along their y;
+//   - "Attack": keys from t = 1/60, lasting 0.792 s, the head going 20 cm along y.
+//
+// Where the scene puts things follows from the nodes alone: a point p of the
+// armature's space lands at 0.01·(p.x, p.z, −p.y), so the hips stand at (0,1,0)
+// metres and a vertex v of the mesh at 0.01·(v.x+50, v.z, −v.y).
+func blenderModel(t *testing.T) string {
+	t.Helper()
+	nodes := []map[string]any{
+		{"name": "Armature", "rotation": []float64{-math.Sqrt2 / 2, 0, 0, math.Sqrt2 / 2}, "scale": []float64{0.01, 0.01, 0.01}, "children": []int{1, 4, 5}},
+		{"name": "Hips", "translation": []float64{0, 0, 100}, "children": []int{2}},
+		{"name": "Spine", "translation": []float64{0, 0, 50}, "children": []int{3}},
+		{"name": "Head", "translation": []float64{0, 0, 30}},
+		{"name": "IK_foot", "translation": []float64{20, 0, 0}},
+		{"name": "Body", "mesh": 0, "skin": 0, "translation": []float64{50, 0, 0}},
+	}
+	// Rest globals, from the nodes above (the exporter's own arithmetic).
+	arm := rig.Transform{Rotation: rig.QuatFromAxisAngle(rig.Vec3{1, 0, 0}, -math.Pi/2), Scale: rig.Vec3{0.01, 0.01, 0.01}}.Matrix()
+	hips := arm.Mul(rig.Translate(rig.Vec3{0, 0, 100}))
+	spine := hips.Mul(rig.Translate(rig.Vec3{0, 0, 50}))
+	head := spine.Mul(rig.Translate(rig.Vec3{0, 0, 30}))
+	ik := arm.Mul(rig.Translate(rig.Vec3{20, 0, 0}))
+	body := arm.Mul(rig.Translate(rig.Vec3{50, 0, 0}))
+
+	var buf []byte
+	var views, accessors []map[string]any
+	add := func(data []byte, count int, typ string, comp int, extra map[string]any) int {
+		for len(buf)%4 != 0 {
+			buf = append(buf, 0)
+		}
+		views = append(views, map[string]any{"buffer": 0, "byteOffset": len(buf), "byteLength": len(data)})
+		buf = append(buf, data...)
+		a := map[string]any{"bufferView": len(views) - 1, "count": count, "type": typ, "componentType": comp}
+		for k, v := range extra {
+			a[k] = v
+		}
+		accessors = append(accessors, a)
+		return len(accessors) - 1
+	}
+	floats := func(vs ...float64) []byte {
+		var b []byte
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v)))
+		}
+		return b
+	}
+	var ibm []float64
+	for _, g := range []rig.Mat4{hips, spine, head, ik} {
+		inv, _ := g.Inverse()
+		m := inv.Mul(body)
+		for c := range 4 { // column-major
+			for r := range 4 {
+				ibm = append(ibm, m[r*4+c])
+			}
+		}
+	}
+	ibmAcc := add(floats(ibm...), 4, "MAT4", 5126, nil)
+	pos := add(floats(0, 0, 100, 10, 0, 150, 0, 10, 180, -10, 0, 150), 4, "VEC3", 5126,
+		map[string]any{"min": []float64{-10, 0, 100}, "max": []float64{10, 10, 180}})
+	joints := add([]byte{0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0}, 4, "VEC4", 5121, nil)
+	weights := add(floats(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0), 4, "VEC4", 5126, nil)
+	var idx []byte
+	for _, i := range []uint16{0, 1, 2, 0, 2, 3} {
+		idx = binary.LittleEndian.AppendUint16(idx, i)
+	}
+	indices := add(idx, 6, "SCALAR", 5123, nil)
+
+	var walkT, walkV []float64
+	for k := 1; k <= 25; k++ {
+		walkT = append(walkT, float64(k)/24)
+		walkV = append(walkV, 0, 10*float64(k-1), 100)
+	}
+	wt := add(floats(walkT...), 25, "SCALAR", 5126, map[string]any{"min": []float64{walkT[0]}, "max": []float64{walkT[24]}})
+	wv := add(floats(walkV...), 25, "VEC3", 5126, nil)
+	at := add(floats(1.0/60, 1.0/60+0.792), 2, "SCALAR", 5126, map[string]any{"min": []float64{1.0 / 60}, "max": []float64{1.0/60 + 0.792}})
+	av := add(floats(0, 0, 30, 0, 20, 30), 2, "VEC3", 5126, nil)
+
+	doc := map[string]any{
+		"asset":  map[string]any{"version": "2.0", "generator": "Khronos glTF Blender I/O (as bonebake's test writes it)"},
+		"scene":  0,
+		"scenes": []any{map[string]any{"nodes": []int{0}}},
+		"nodes":  nodes,
+		"skins":  []any{map[string]any{"joints": []int{1, 2, 3, 4}, "inverseBindMatrices": ibmAcc, "skeleton": 1}},
+		"meshes": []any{map[string]any{"primitives": []any{map[string]any{
+			"attributes": map[string]any{"POSITION": pos, "JOINTS_0": joints, "WEIGHTS_0": weights}, "indices": indices}}}},
+		"animations": []any{
+			map[string]any{"name": "Walk", "samplers": []any{map[string]any{"input": wt, "output": wv}},
+				"channels": []any{map[string]any{"sampler": 0, "target": map[string]any{"node": 1, "path": "translation"}}}},
+			map[string]any{"name": "Attack", "samplers": []any{map[string]any{"input": at, "output": av}},
+				"channels": []any{map[string]any{"sampler": 0, "target": map[string]any{"node": 3, "path": "translation"}}}},
+		},
+		"accessors":   accessors,
+		"bufferViews": views,
+		"buffers":     []any{map[string]any{"byteLength": len(buf), "uri": "data:application/octet-stream;base64," + base64.StdEncoding.EncodeToString(buf)}},
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mixamo_style.gltf")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// scene is where a point of the armature's space lands: 0.01·(x, z, −y).
+func scene(x, y, z float64) rig.Vec3 { return rig.Vec3{0.01 * x, 0.01 * z, -0.01 * y} }
+
+func near3(t *testing.T, what string, got, want rig.Vec3, tol float64) {
+	t.Helper()
+	if got.Sub(want).Len() > tol {
+		t.Errorf("%s = %.6f, want %.6f", what, got, want)
+	}
+}
+
+func bakeModel(t *testing.T, path string, s Settings) (*Model, *bpat.File) {
+	t.Helper()
+	m, err := LoadModel(path, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Bytes(m.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := bpat.Parse(b, formats.KnownSpecies(m.Job.SpeciesID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, f
+}
+
+func paletteAt(f *bpat.File, clip, frame, bone int) rig.Mat4 {
+	var m rig.Mat4
+	for i, v := range f.Palette(clip, frame)[bone*16 : bone*16+16] {
+		m[i] = float64(v)
+	}
+	return m
+}
+
+// TestBlenderExport bakes the model as Blender's exporter writes it: upright, in
+// metres, where Blender shows it (the mesh object's move is not added to the
+// bones), with the artist's 24 frames, and a one-shot that lasts as long as its
+// source.
+func TestBlenderExport(t *testing.T) {
+	path := blenderModel(t)
+	m, f := bakeModel(t, path, Settings{OneShot: []string{"Attack"}, FPS: 24, Sockets: []ManifestSocket{{Name: "head", Bone: "Head", Offset: [3]float32{0, 0, 10}}}})
+	cl := f.Clips()
+	if len(cl) != 2 || cl[0].Name != "Walk" || cl[0].FrameCount != 24 || cl[0].FPS != 24 {
+		t.Fatalf("Walk: %+v; want the artist's 24 frames at 24 fps", cl)
+	}
+	for fr := range 24 { // frame f is Blender's frame f+1: the hips 10·f cm along their y
+		near3(t, "Walk hips", paletteAt(f, 0, fr, 0).Translation(), scene(0, 10*float64(fr), 100), 1e-5)
+		near3(t, "Walk head", paletteAt(f, 0, fr, 2).Translation(), scene(0, 10*float64(fr), 180), 1e-5)
+	}
+	// Attack: 0.792 s from its first key; at 24 fps round(19.008) + 1 = 20 frames
+	// whose fps plays them in exactly 0.792 s.
+	if c := cl[1]; c.Loops || c.FrameCount != 20 || math.Abs(float64(19/c.FPS)-0.792) > 1e-6 {
+		t.Errorf("Attack: %+v; want 20 frames lasting 0.792 s", c)
+	}
+	near3(t, "Attack head at the start", paletteAt(f, 1, 0, 2).Translation(), scene(0, 0, 180), 1e-5)
+	near3(t, "Attack head at the end", paletteAt(f, 1, 19, 2).Translation(), scene(0, 20, 180), 1e-5)
+	// The socket's offset is in the bone's space (centimetres here): 10 cm above the head.
+	sock := f.SocketData(0, 0)
+	near3(t, "head socket", rig.Vec3{float64(sock[3]), float64(sock[7]), float64(sock[11])}, scene(0, 0, 190), 1e-5)
+
+	// The mesh at rest stands where Blender shows it, and skinning it with frame 0
+	// puts each vertex there too.
+	want := []rig.Vec3{scene(50, 0, 100), scene(60, 0, 150), scene(50, 10, 180), scene(40, 0, 150)}
+	for i, p := range m.GLTF.Mesh.Positions {
+		near3(t, "mesh at rest", rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}, want[i], 1e-6)
+	}
+	skinned, _, err := m.GLTF.Mesh.SkinPalette(f.Palette(0, 0), m.GLTF.InverseBind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range skinned {
+		near3(t, "skinned at frame 0", rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}, want[i], 1e-5)
+	}
+	size := m.Size()
+	if e := size.Extent(); math.Abs(e[1]-0.8) > 1e-5 || size.Hint() != "" {
+		t.Errorf("size %v (hint %q): want 0.8 m tall along +y and no hint", size, size.Hint())
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "Walk 0.04167 s") {
+		t.Errorf("notes %q do not say that Walk's lead-in was dropped", m.Notes)
+	}
+}
+
+// TestBlenderExportOptions: --keep-lead-in gives back glTF's t = 0 (25 frames, the
+// first two the same pose), --deforming-only drops the IK bone, --scale scales the
+// palettes, sockets and mesh alike.
+func TestBlenderExportOptions(t *testing.T) {
+	path := blenderModel(t)
+	_, f := bakeModel(t, path, Settings{FPS: 24, KeepLeadIn: true})
+	if c := f.Clips()[0]; c.FrameCount != 25 {
+		t.Errorf("Walk with its lead-in: %d frames, want 25", c.FrameCount)
+	}
+	if a, b := paletteAt(f, 0, 0, 0), paletteAt(f, 0, 1, 0); a != b {
+		t.Errorf("with the lead-in, frames 0 and 1 should hold the same pose: %v %v", a.Translation(), b.Translation())
+	}
+
+	m, f := bakeModel(t, path, Settings{FPS: 24, DeformingOnly: true, Scale: 2,
+		Sockets: []ManifestSocket{{Name: "head", Bone: "Head", Offset: [3]float32{0, 0, 10}}}})
+	if f.BoneCount() != 3 || strings.Join(m.GLTF.JointNames, ",") != "Hips,Spine,Head" || !strings.Contains(strings.Join(m.Notes, "\n"), "IK_foot") {
+		t.Fatalf("deforming only: %d bones %v, notes %q", f.BoneCount(), m.GLTF.JointNames, m.Notes)
+	}
+	near3(t, "scaled hips", paletteAt(f, 0, 3, 0).Translation(), scene(0, 30, 100).Scale(2), 1e-5)
+	sock := f.SocketData(0, 0)
+	near3(t, "scaled socket", rig.Vec3{float64(sock[3]), float64(sock[7]), float64(sock[11])}, scene(0, 0, 190).Scale(2), 1e-5)
+	skinned, _, err := m.GLTF.Mesh.SkinPalette(f.Palette(0, 0), m.GLTF.InverseBind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near3(t, "scaled head vertex", rig.Vec3{float64(skinned[2][0]), float64(skinned[2][1]), float64(skinned[2][2])}, scene(50, 10, 180).Scale(2), 1e-5)
+	if e := m.Size().Extent(); math.Abs(e[1]-1.6) > 1e-5 {
+		t.Errorf("scaled size %v", m.Size())
+	}
+	// A socket keeps a joint no vertex uses.
+	m, _ = bakeModel(t, path, Settings{DeformingOnly: true, Sockets: []ManifestSocket{{Name: "foot", Bone: "IK_foot"}}})
+	if len(m.GLTF.Joints) != 4 {
+		t.Errorf("a socket's joint was dropped: %v", m.GLTF.JointNames)
+	}
+}
