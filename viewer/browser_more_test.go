@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,4 +125,46 @@ func TestBrowserBattle(t *testing.T) {
 		}
 	}
 	p.checkClean()
+}
+
+// TestBrowserLongPath: a model from a deeply nested folder keeps every value of
+// the info panel inside the panel; the path is shown by its end, whole on hover.
+func TestBrowserLongPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	dir := t.TempDir()
+	for range 4 {
+		dir = filepath.Join(dir, strings.Repeat("a_very_long_folder_name_", 3))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(foxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "Fox.glb")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fox, err := LoadGLTF(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openViewer(t, []*Asset{fox}, "?n=1&paused=1", 1000, 600)
+	got := p.eval(`(() => {
+		const panel = document.getElementById('panel').getBoundingClientRect();
+		const out = [];
+		for (const tr of document.querySelectorAll('#info tr')) {
+			const [k, v] = tr.cells, r = v.getBoundingClientRect();
+			const inside = r.left >= panel.left - 0.5 && r.right <= panel.right + 0.5 && r.width > 20;
+			out.push(k.textContent + '=' + (inside ? 'in' : 'OUT') + (v.title ? ':' + v.title : ''));
+		}
+		return out.join('\n');
+	})()`).(string)
+	t.Log(got)
+	if !strings.Contains(got, "file=in:"+path) || !strings.Contains(got, "species id=in") || !strings.Contains(got, "bones=in") || strings.Contains(got, "OUT") {
+		t.Errorf("info panel rows (want every value inside the panel, the file's whole path on hover):\n%s", got)
+	}
 }

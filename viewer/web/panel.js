@@ -12,11 +12,21 @@ function fmtBytes(n) {
   return `${(n / 1024 / 1024).toFixed(2)} MiB`;
 }
 
+// kvRows fills a two-column table; a value may be {text, path: true}: a file path,
+// shown by its end (where the name is) with the whole on hover, so that a long
+// one never pushes the other values out of the panel.
 function kvRows(table, rows) {
   table.replaceChildren(...rows.map(([k, v]) => {
     const tr = document.createElement('tr');
     const a = document.createElement('td'), b = document.createElement('td');
-    a.textContent = k; b.textContent = v;
+    a.textContent = k;
+    if (v && v.path) {
+      b.className = 'path';
+      b.textContent = `\u200e${v.text}\u200e`; // kept left to right inside the right-to-left cell
+      b.title = v.text;
+    } else {
+      b.textContent = v;
+    }
     tr.append(a, b);
     return tr;
   }));
@@ -27,7 +37,7 @@ export function showInfo() {
   if (!A) return;
   const i = A.info;
   const rows = [
-    ['name', A.name], ['kind', i.kind + (i.file ? ` (${i.file})` : '')], ['species id', i.species_id],
+    ['name', A.name], ['kind', i.kind], ...(i.file ? [['file', { text: i.file, path: true }]] : []), ['species id', i.species_id],
     ['BPAT version', i.version], ['bones', i.bone_count], ['clips', i.clips.length], ['sockets', i.sockets.length],
     ['frames', i.frame_total], ['file size', fmtBytes(i.size)], ['palette', `${fmtBytes(i.palette_bytes)} · ${i.bone_count * 4}×${i.frame_total} RGBA32F` +
       (A.paletteTex.perRow > 1 ? ` (laid ${A.paletteTex.perRow} frames a row)` : '')],
