@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"bonebake/formats"
+	"bonebake/formats/bpat"
 	"bonebake/formats/mot"
 	"bonebake/rig"
 	"bonebake/roster"
@@ -118,7 +119,7 @@ func FromMot(r Rig, motions []*mot.Motion, names []string, s MotSettings) (*Job,
 			d = float64(m.Frames) / MotFPS
 		}
 		j.Motions = append(j.Motions, Motion{Name: names[i], Duration: max(0, d), NewSampler: func() Sampler { return ms }})
-		j.Clips = append(j.Clips, Clip{Name: names[i], Motion: i, FPS: fps, Loops: m.Loops()})
+		j.Clips = append(j.Clips, Clip{Name: names[i], Motion: i, FPS: fps, Loops: m.Loops(), Markers: bpat.NoMarkers()}) // a motion has no combat markers
 	}
 	return j, nil
 }
@@ -276,30 +277,15 @@ func EulerQuat(order string, rx, ry, rz float64) rig.Quat {
 	return q
 }
 
-// ExportMot returns a model's skeleton and mesh with the job's clips as glTF
-// animations keyed at every baked frame, so the motions open in any glTF viewer
-// (the mesh is placed at the scene root).
+// ExportMot returns a model's skeleton, skin and mesh with the job's clips as glTF
+// animations keyed at every baked frame, so the motions open in any glTF viewer.
+// The skin keeps the model's joints in their order, and everything stands in the
+// scene's space the palettes are baked in (the mesh node at the scene root).
 func ExportMot(m *Model) *gltf.Export {
 	g := m.GLTF
 	sk := g.Skeleton
-	e := &gltf.Export{Name: strings.TrimSuffix(filepath.Base(m.Path), filepath.Ext(m.Path)), Skeleton: sk}
-	e.InverseBind = make([]rig.Mat4, sk.Len())
-	for b := range e.InverseBind {
-		e.InverseBind[b] = rig.IdentityMat4()
-	}
-	for j, b := range g.Joints {
-		e.InverseBind[b] = g.InverseBind[j]
-	}
-	if g.Mesh != nil {
-		ms := *g.Mesh
-		ms.Joints = make([][4]uint16, len(g.Mesh.Joints))
-		for v, js := range g.Mesh.Joints {
-			for k, j := range js {
-				ms.Joints[v][k] = uint16(g.Joints[j])
-			}
-		}
-		e.Mesh = &ms
-	}
+	e := &gltf.Export{Name: strings.TrimSuffix(filepath.Base(m.Path), filepath.Ext(m.Path)), Skeleton: sk,
+		Joints: g.Joints, InverseBind: g.InverseBind, Mesh: g.Mesh}
 	for _, c := range m.Job.Clips {
 		mo := m.Job.Motions[c.Motion]
 		d := mo.Duration

@@ -106,6 +106,13 @@ func TestBakeMot(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "pl000f_0a25") {
 		t.Fatalf("inspect glb: %d %q", code, stdout)
 	}
+	// The written model keeps the rig's skin (its 2 joints, not every node) and
+	// stands in the space the palettes were baked in: baked back, it gives them again.
+	back := filepath.Join(dir, "back.bpat")
+	if code, stdout, stderr := bonebake(t, "bake", glb, "-o", back); code != 0 || !strings.Contains(stdout, "2 bones, 1 clip, 96 frames") {
+		t.Fatalf("bake the written glb back: %d %q %q", code, stdout, stderr)
+	}
+	samePalettes(t, out, back, 1e-5)
 	bm := filepath.Join(dir, "map.yaml")
 	os.WriteFile(bm, []byte("Bone: -1\nBone.001: 3\n"), 0o644)
 	if code, _, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--bone-map", bm, "--rotation-order", "zyx"); code != 0 {

@@ -15,14 +15,18 @@ import (
 )
 
 // Export is a skinned, animated creature to write as glTF 2.0: one node per bone
-// (in skeleton order, so the skin's joint j is bone j), a skinned mesh node at the
-// scene root, and one animation per clip with a LINEAR translation, rotation and
-// scale channel for every bone.
+// (in skeleton order), a skin of the bones Joints names, a skinned mesh node at the
+// scene root (glTF ignores its transform: the mesh is placed by the joints), and one
+// animation per clip with a LINEAR translation, rotation and scale channel for
+// every bone.
 type Export struct {
-	Name        string
-	Skeleton    *rig.Skeleton
-	Mesh        *mesh.Skinned // joints index skeleton bones
-	InverseBind []rig.Mat4    // per bone, row-major
+	Name     string
+	Skeleton *rig.Skeleton
+	// Joints lists the skeleton bones that are the skin's joints, in joint order;
+	// nil makes every bone a joint (joint j is bone j).
+	Joints      []int
+	Mesh        *mesh.Skinned // JOINTS_0 index Joints
+	InverseBind []rig.Mat4    // per joint, row-major
 	Clips       []ExportAnimation
 	Meta        ModelMeta
 }
@@ -59,8 +63,20 @@ func WriteFile(path string, e *Export) error {
 func (e *Export) document() (*qgltf.Document, error) {
 	sk := e.Skeleton
 	n := sk.Len()
-	if len(e.InverseBind) != n {
-		return nil, fmt.Errorf("%d inverse bind matrices for %d bones", len(e.InverseBind), n)
+	joints := e.Joints
+	if joints == nil {
+		joints = make([]int, n)
+		for b := range joints {
+			joints[b] = b
+		}
+	}
+	if len(e.InverseBind) != len(joints) {
+		return nil, fmt.Errorf("%d inverse bind matrices for %d joints", len(e.InverseBind), len(joints))
+	}
+	for _, b := range joints {
+		if b < 0 || b >= n {
+			return nil, fmt.Errorf("joint bone %d outside the %d-bone skeleton", b, n)
+		}
 	}
 	doc := qgltf.NewDocument()
 	doc.Asset.Generator = "bonebake"
@@ -79,17 +95,13 @@ func (e *Export) document() (*qgltf.Document, error) {
 		}
 	}
 
-	ibm := make([][4][4]float32, n)
-	for b, m := range e.InverseBind {
+	ibm := make([][4][4]float32, len(joints))
+	for j, m := range e.InverseBind {
 		for r := 0; r < 4; r++ {
 			for c := 0; c < 4; c++ {
-				ibm[b][r][c] = float32(m[r*4+c]) // [row][column]; the encoder writes column-major
+				ibm[j][r][c] = float32(m[r*4+c]) // [row][column]; the encoder writes column-major
 			}
 		}
-	}
-	joints := make([]int, n)
-	for b := range joints {
-		joints[b] = b
 	}
 	doc.Skins = []*qgltf.Skin{{Name: e.Name, Joints: joints, InverseBindMatrices: qgltf.Index(modeler.WriteInverseBindMatrices(doc, ibm)), Extras: extras(e.Meta)}}
 	if sk.Len() > 0 {
