@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,10 +21,11 @@ import (
 func newBatCmd() *cobra.Command {
 	var (
 		out, preset, form, model  string
-		fps, maxError             float64
+		fps, maxError, scale      float64
 		clips                     []string
 		padding, skin             int
 		invertV, zUp, zip, asJSON bool
+		deforming                 bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bat MODEL.glb|SPECIES|FILE.bpat -o DIR [flags]",
@@ -73,7 +75,17 @@ when the worst error (metres) is larger.`,
 			if err := opt.Resolve(); err != nil {
 				return usageError{err}
 			}
-			in, err := batInput(a[0], model, fps, flags.Changed("fps"), skin, flags.Changed("skin"))
+			set := bake.Settings{Skin: skin, DeformingOnly: deforming}
+			if flags.Changed("fps") {
+				set.FPS = fps
+			}
+			if flags.Changed("scale") {
+				if !(scale > 0) || math.IsInf(scale, 0) {
+					return usagef("--scale %v must be a positive number", scale)
+				}
+				set.Scale = scale
+			}
+			in, err := batInput(a[0], model, set, flags.Changed)
 			if err != nil {
 				return err
 			}
@@ -120,6 +132,8 @@ when the worst error (metres) is larger.`,
 	fl.BoolVar(&zip, "zip", false, "ZIP-compress EXR textures")
 	fl.StringVar(&model, "model", "", "with a BPAT file: the glTF model whose mesh and skin it was baked from")
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to use")
+	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres), as bake --scale")
+	fl.BoolVar(&deforming, "deforming-only", false, "drop joints no vertex is weighted to, as bake --deforming-only")
 	fl.BoolVar(&asJSON, "json", false, "print the report (<name>.bat.json) instead of a summary")
 	return cmd
 }
@@ -132,15 +146,17 @@ func stackedText(r *bat.Report) string {
 }
 
 // batInput resolves the argument of bat: a glTF model, a BPAT file with its
-// model, or a built-in creature's name.
-func batInput(arg, model string, fps float64, fpsSet bool, skin int, skinSet bool) (*bat.Input, error) {
+// model, or a built-in creature's name. changed says which flags were given.
+func batInput(arg, model string, set bake.Settings, changed func(flag string) bool) (*bat.Input, error) {
 	if _, err := os.Stat(arg); err != nil && !strings.ContainsAny(arg, `/\.`) {
 		s := creatures.ByName(arg)
 		if s == nil {
 			return nil, usagef("%s: no such file, and no built-in creature of that name (there are: %s)", arg, strings.Join(creatures.Names(), ", "))
 		}
-		if fpsSet || skinSet || model != "" {
-			return nil, usagef("--fps, --skin and --model apply to files; the built-in creatures carry their own settings")
+		for _, f := range []string{"fps", "skin", "model", "scale", "deforming-only"} {
+			if changed(f) {
+				return nil, usagef("--%s applies to files; the built-in creatures carry their own settings", f)
+			}
 		}
 		return bat.FromSpecies(s)
 	}
@@ -150,10 +166,6 @@ func batInput(arg, model string, fps float64, fpsSet bool, skin int, skinSet boo
 	kind, err := sniff(arg)
 	if err != nil {
 		return nil, err
-	}
-	set := bake.Settings{Skin: skin}
-	if fpsSet {
-		set.FPS = fps
 	}
 	switch kind {
 	case kindGLB, kindGLTF:
@@ -169,7 +181,7 @@ func batInput(arg, model string, fps float64, fpsSet bool, skin int, skinSet boo
 		if model == "" {
 			return nil, usagef("%s: a BPAT file holds no mesh: give the glTF model it was baked from with --model", arg)
 		}
-		if fpsSet {
+		if changed("fps") {
 			return nil, usagef("--fps: a BPAT file's clips are baked already")
 		}
 		if err := inputFile(model); err != nil {

@@ -185,3 +185,30 @@ func TestLenientSpecies(t *testing.T) {
 		t.Errorf("strict: exit %d: %s", code, stdout)
 	}
 }
+
+// TestBakeSaysSize: the summary gives the model's height along +y in metres, a
+// model in centimetres gets a hint, and --scale 0.01 bakes it in metres.
+func TestBakeSaysSize(t *testing.T) {
+	fox := sharedModel(t, "Fox.glb")
+	dir := t.TempDir()
+	// The Fox is modelled in centimetres: about 79 tall and 155 long.
+	code, out, errOut := bonebake(t, "bake", fox, "-o", filepath.Join(dir, "fox.bpat"))
+	if code != 0 || !strings.Contains(out, "model 79 m tall along +y") || !strings.Contains(errOut, "hint: 155 m across looks like centimetres: --scale 0.01") {
+		t.Errorf("bake Fox: %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = bonebake(t, "bake", fox, "-o", filepath.Join(dir, "fox.bpat"), "--scale", "0.01", "--deforming-only")
+	if code != 0 || !strings.Contains(out, "model 0.79 m tall along +y") || strings.Contains(errOut, "hint:") ||
+		!strings.Contains(out, "22 bones") || !strings.Contains(errOut, "dropped 2 joints") {
+		t.Errorf("bake Fox --scale 0.01 --deforming-only: %d\n%s%s", code, out, errOut)
+	}
+	for _, bad := range []string{"0", "-1", "NaN"} {
+		if code, _, errOut := bonebake(t, "bake", fox, "-o", filepath.Join(dir, "fox.bpat"), "--scale", bad); code != 2 || !strings.Contains(errOut, "--scale") {
+			t.Errorf("--scale %s: exit %d %s", bad, code, errOut)
+		}
+	}
+	// RiggedSimple was exported from Blender: its clip's lead-in is dropped, and said.
+	code, _, errOut = bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", filepath.Join(dir, "rs.bpat"))
+	if code != 0 || !strings.Contains(errOut, "lead-in before the first key of 1 clip (animation_0 0.04167 s") {
+		t.Errorf("bake RiggedSimple: %d %s", code, errOut)
+	}
+}
