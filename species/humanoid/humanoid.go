@@ -25,7 +25,6 @@ package humanoid
 import (
 	"fmt"
 
-	"bonebake/formats/bpat"
 	"bonebake/rig"
 	"bonebake/species"
 )
@@ -242,51 +241,41 @@ func sockets() []species.Socket {
 	}
 }
 
-// Marker sets of docs/species.md.
-var (
-	meleeMarkers = bpat.Markers{0.10, 0.54, 0.58, 0.72, 0.90}
-	bowMarkers   = bpat.Markers{0.18, 0.56, 0.56, 0.66, 0.86}
-	holdMarkers  = bpat.Markers{0, bpat.Unset, bpat.Unset, bpat.Unset, 0.98}
-	loopMarkers  = bpat.Markers{bpat.Unset, bpat.Unset, bpat.Unset, bpat.Unset, 0.98}
-	noMarkers    = bpat.NoMarkers()
-)
-
 // clipDef is one row of the clip table.
 type clipDef struct {
-	name    string
-	frames  int
-	fps     float64
-	loops   bool
-	markers bpat.Markers
-	pose    func(b *body, phase float64) bodyPose
+	name   string
+	frames int
+	fps    float64
+	loops  bool
+	pose   func(b *body, phase float64) bodyPose
 }
 
 var clipTable = []clipDef{
-	{"idle", 24, 24, true, loopMarkers, (*body).idle},
-	{"idle_squat", 72, 24, false, noMarkers, (*body).idleSquat},
-	{"idle_jump", 72, 24, false, noMarkers, (*body).idleJump},
-	{"idle_weapon", 72, 24, false, noMarkers, (*body).idleWeapon},
-	{"idle_weave", 72, 24, false, noMarkers, (*body).idleWeave},
-	{"walk", 24, 24, true, loopMarkers, (*body).walkPose},
-	{"run", 24, 24, true, loopMarkers, (*body).runPose},
-	{"hold", 16, 24, true, holdMarkers, (*body).hold},
-	{"hold_bow", 16, 24, true, noMarkers, (*body).holdBow},
-	{"attack_sword_a", 24, 24, false, meleeMarkers, (*body).swordA},
-	{"attack_sword_b", 24, 24, false, meleeMarkers, (*body).swordB},
-	{"attack_sword_c", 24, 24, false, meleeMarkers, (*body).swordC},
-	{"attack_spear_a", 24, 24, false, meleeMarkers, (*body).spearA},
-	{"attack_spear_b", 24, 24, false, meleeMarkers, (*body).spearB},
-	{"attack_spear_c", 24, 24, false, meleeMarkers, (*body).spearC},
-	{"attack_bow", 24, 24, false, bowMarkers, (*body).attackBow},
-	{"riding_idle", 24, 24, true, loopMarkers, (*body).ridingIdle},
-	{"riding_charge", 24, 24, false, loopMarkers, (*body).ridingCharge},
-	{"riding_reining", 24, 24, false, noMarkers, (*body).ridingReining},
-	{"riding_bow_shot", 24, 24, false, bowMarkers, (*body).ridingBowShot},
-	{"riding_sword_strike", 32, 24, false, meleeMarkers, (*body).ridingSwordStrike},
-	{"die_infantry", 20, 24, false, noMarkers, (*body).dieInfantry},
-	{"dead_infantry", 1, 1, true, noMarkers, (*body).deadInfantry},
-	{"die_mounted", 20, 24, false, noMarkers, (*body).dieMounted},
-	{"dead_mounted", 1, 1, true, noMarkers, (*body).deadMounted},
+	{"idle", 24, 24, true, (*body).idle},
+	{"idle_squat", 72, 24, false, (*body).idleSquat},
+	{"idle_jump", 72, 24, false, (*body).idleJump},
+	{"idle_weapon", 72, 24, false, (*body).idleWeapon},
+	{"idle_weave", 72, 24, false, (*body).idleWeave},
+	{"walk", 24, 24, true, (*body).walkPose},
+	{"run", 24, 24, true, (*body).runPose},
+	{"hold", 16, 24, true, (*body).hold},
+	{"hold_bow", 16, 24, true, (*body).holdBow},
+	{"attack_sword_a", 24, 24, false, (*body).swordA},
+	{"attack_sword_b", 24, 24, false, (*body).swordB},
+	{"attack_sword_c", 24, 24, false, (*body).swordC},
+	{"attack_spear_a", 24, 24, false, (*body).spearA},
+	{"attack_spear_b", 24, 24, false, (*body).spearB},
+	{"attack_spear_c", 24, 24, false, (*body).spearC},
+	{"attack_bow", 24, 24, false, (*body).attackBow},
+	{"riding_idle", 24, 24, true, (*body).ridingIdle},
+	{"riding_charge", 24, 24, false, (*body).ridingCharge},
+	{"riding_reining", 24, 24, false, (*body).ridingReining},
+	{"riding_bow_shot", 24, 24, false, (*body).ridingBowShot},
+	{"riding_sword_strike", 32, 24, false, (*body).ridingSwordStrike},
+	{"die_infantry", 20, 24, false, (*body).dieInfantry},
+	{"dead_infantry", 1, 1, true, (*body).deadInfantry},
+	{"die_mounted", 20, 24, false, (*body).dieMounted},
+	{"dead_mounted", 1, 1, true, (*body).deadMounted},
 }
 
 // clips builds the 25 clips of docs/species.md for this body.
@@ -295,7 +284,7 @@ func (b *body) clips() []species.Clip {
 	for i, d := range clipTable {
 		pose := d.pose
 		out[i] = species.Clip{
-			Name: d.name, Frames: d.frames, FPS: d.fps, Loops: d.loops, Markers: d.markers,
+			Name: d.name, Frames: d.frames, FPS: d.fps, Loops: d.loops, Markers: species.AuthoredMarkers(d.name),
 			Pose: func(phase float64, dst []rig.Transform) {
 				bp := pose(b, phase)
 				b.apply(&bp, dst)
