@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
 	"bonebake/formats/bpat"
+	"bonebake/roster"
 )
 
 //go:embed web
@@ -76,7 +78,12 @@ type assetJSON struct {
 	Triangles       int           `json:"triangle_count"`
 	Textures        []textureJSON `json:"textures"` // fetched from /api/assets/{id}/texture/{k}
 	Display         [9]float32    `json:"display"`  // row-major rotation from model space to how it is shown
-	Warning         string        `json:"warning,omitempty"`
+	// MountSeat is where its riding clips put a rider's seat (the game's mount
+	// frame, roster.MountSeat), for a built-in rider species; the viewer puts that
+	// point on the horse's saddle socket. Absent: the riding clips are made for
+	// the horse at rest on the rider's ground.
+	MountSeat *[3]float64 `json:"mount_seat,omitempty"`
+	Warning   string      `json:"warning,omitempty"`
 }
 
 type textureJSON struct {
@@ -118,6 +125,10 @@ func (a *Asset) describe(id int) assetJSON {
 	}
 	if a.display != nil {
 		j.Display = *a.display
+	}
+	if sp, ok := roster.ByID(h.SpeciesID); ok && sp.Name == a.Name && a.Kind != KindGLTF && slices.Contains(sp.Archetypes, roster.Rider) {
+		seat := roster.MountSeat
+		j.MountSeat = &seat
 	}
 	for _, t := range a.textures {
 		j.Textures = append(j.Textures, textureJSON{MIME: t.MIME, Bytes: len(t.Data), WrapS: t.WrapS, WrapT: t.WrapT, MagFilter: t.MagFilter, MinFilter: t.MinFilter})

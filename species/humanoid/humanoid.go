@@ -7,9 +7,10 @@
 // origin on the ground between the feet. The rest pose is the bind pose: a T-pose
 // with the arms out along ±x, palms down. Every clip is in place: the Root bone
 // stays at the origin and the game moves the creature; a locomotion clip's planted
-// foot slides backward in model space at exactly Clip.Speed. The riding clips
-// keep the Root on the ground too and sit the rider at SeatHeight; the mounted
-// death falls from there to the ground beside the horse.
+// foot slides backward in model space at exactly Clip.Speed. The rider clips
+// keep the Root at the origin too and sit the rider in the game's mount frame,
+// the seat at MountSeat (2.68 m up); the mounted death falls from there to the
+// horse's ground, SeatHeight below it (docs/species.md §3).
 //
 // Weapons hang from the hand sockets: a held weapon's shaft or blade points along
 // the hand's local +z (in the bind pose, forward), the grip at the socket origin.
@@ -102,6 +103,13 @@ type Profile struct {
 	Stoop  float64
 	Weapon Weapon
 	Outfit Outfit
+	// Shield: the left arm carries a shield; riding a charge it guards across the
+	// body, the hand low in front of the belly.
+	Shield bool
+	// BreathingIdle makes the base idle clip breathe and shift its weight. The
+	// built-in species leave it off: the game's base idle is still and its own
+	// tests require it (docs/species.md §3).
+	BreathingIdle bool
 }
 
 // HumanoidProfile is species 0: a peasant militia with a generic one-handed weapon.
@@ -109,9 +117,9 @@ func HumanoidProfile() Profile {
 	return Profile{ID: rosterID("humanoid"), Name: "humanoid", Scale: 1, Reach: 1, Build: 1, Weapon: WeaponOneHanded, Outfit: OutfitPeasant}
 }
 
-// SwordProfile is species 3: a swordsman in helmet and breastplate.
+// SwordProfile is species 3: a swordsman in helmet and breastplate, with a shield.
 func SwordProfile() Profile {
-	return Profile{ID: rosterID("humanoid_sword"), Name: "humanoid_sword", Scale: 1.01, Reach: 1, Build: 1.08, Weapon: WeaponSword, Outfit: OutfitSoldier}
+	return Profile{ID: rosterID("humanoid_sword"), Name: "humanoid_sword", Scale: 1.01, Reach: 1, Build: 1.08, Weapon: WeaponSword, Outfit: OutfitSoldier, Shield: true}
 }
 
 // SpearProfile is species 4: a spearman.
