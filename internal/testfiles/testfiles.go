@@ -55,3 +55,18 @@ func repoRoot() (string, bool) {
 		dir = parent
 	}
 }
+
+// Peer returns the folder of a peer program beside the repository,
+// ../shared/peers/<name> (another project's code, packaged to be built and run
+// against ours), and whether it is there.
+func Peer(name string) (string, bool) {
+	root, ok := repoRoot()
+	if !ok {
+		return "", false
+	}
+	p := filepath.Join(root, "..", "shared", "peers", name)
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		return "", false
+	}
+	return p, true
+}
