@@ -17,16 +17,26 @@ import (
 // (commit 0e85300), which every step since has kept: a change here is a change of
 // the creatures or of the format, and must be deliberate. Builds that fuse
 // multiply-adds (GOAMD64=v3, arm64) round differently and are not pinned.
+//
+// Changed since (issue 32), each time the four humanoid files only:
+//   - when their markers became the game baker's: checked with cmp against the
+//     previous files, the only bytes that changed were the anticipation_start and
+//     exit_safe fields of the clip table;
+//   - when their content became what the game's own tests require (riders in the
+//     game's mount frame, a still base idle, the sword's coiled wind-up, the
+//     mounted cut's follow-through): the game's 25 BPAT tests, compiled
+//     unmodified from its sources, pass on exactly these files (TestGamePeer runs
+//     them where the game can be built).
 func TestBuiltinBytes(t *testing.T) {
 	want := map[string]string{
-		"humanoid.bpat":          "21eac5e51af7ad0fc834d38a7a5726972850e1138529cf77a3a944688874713b",
+		"humanoid.bpat":          "a9da13533433c8d5a694512a3feab97f3bf92a42df98118fe6b0751aee30532d",
 		"horse.bpat":             "cf02c51fe0047163043dd13febfb5b36faadda30ff45108f3ce6c4dcdaaaf431",
 		"horse_minimal.bpsm":     "fa0fa1cbb91e9acae9001dff14d83741a37f60f119b4ea60caa16e1e90d58758",
 		"elephant.bpat":          "6801f02ed753c3d09d8c234e130bd5bdf20b5a9b207aa54a493b6cf8598e528a",
 		"elephant_minimal.bpsm":  "1aff3fc088b4124f489c525d20cddc96dc7316272412ee58cdacb6a2ab69dc1d",
-		"humanoid_sword.bpat":    "b5cea8289d7da66ef2f27e61fdde19f85cca472465ef3eecf22c0eee6fe4eb6f",
-		"humanoid_spear.bpat":    "29f0b071577d87e24b0171112ac4b79140a75886c9cea7f7046cd64117603a5d",
-		"humanoid_skeleton.bpat": "14598ea29f5c72a241e906d4a53a115372aab97459b27e7dbec680a25fc9ebd0",
+		"humanoid_sword.bpat":    "4427dd052999af80b9563b5a76be389d2233bd15826ca899afa49bad2637fa5e",
+		"humanoid_spear.bpat":    "356621cd16390ebdaa55c9f469bf035782a12479fbf16dc01ef987c0520fe2a5",
+		"humanoid_skeleton.bpat": "1cc3b2cd337e1c1d87c1d19f1e913bd802efdd2c9b6dd5e32d71c5dd0be240ce",
 	}
 	dir := t.TempDir()
 	n := 0

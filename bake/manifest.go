@@ -36,6 +36,10 @@ type Manifest struct {
 	// DeformingOnly drops from the palette the joints that no vertex is weighted
 	// to and no socket names.
 	DeformingOnly bool `yaml:"deforming_only"`
+	// BPATVersion is the BPAT version to write: 1, 2, or 0 (the default) for v1
+	// when no clip has a marker and v2 otherwise (docs/formats/bpat.md §2). A file
+	// meant for Standard of Iron needs 2: its reader refuses v1.
+	BPATVersion uint32 `yaml:"bpat_version"`
 
 	// Where it was read from, so that errors can name the file and line.
 	path        string
@@ -128,6 +132,14 @@ func (m *Manifest) where(what string, i int, lines []int) string {
 	return fmt.Sprintf("manifest %s %d", what, i)
 }
 
+// whereTop names the manifest for an error about a top-level key.
+func (m *Manifest) whereTop() string {
+	if m.path != "" {
+		return "manifest " + m.path
+	}
+	return "manifest"
+}
+
 // Job resolves the manifest's names against a source: the rig (with the names of
 // its palette bones, in palette order) and the source's motions.
 func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error) {
@@ -136,7 +148,10 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		fps = DefaultFPS
 	}
 	loops := m.Loops == nil || *m.Loops
-	j := &Job{Rig: r, Motions: motions}
+	if m.BPATVersion > 2 {
+		return nil, fmt.Errorf("%s: bpat_version %d: only 1 and 2 exist", m.whereTop(), m.BPATVersion)
+	}
+	j := &Job{Rig: r, Motions: motions, Version: m.BPATVersion}
 	if m.SpeciesID != nil {
 		j.SpeciesID = *m.SpeciesID
 	}
@@ -183,6 +198,9 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 				return nil, fmt.Errorf("%s %q: marker %s = %v must be a phase in [0,1]", m.where("clip", i, m.clipLines), c.Name, name, v)
 			}
 			c.Markers[k] = v
+		}
+		if j.Version == 1 && c.Markers.Any() {
+			return nil, fmt.Errorf("%s %q: has markers, which BPAT v1 cannot store (bpat_version 1)", m.where("clip", i, m.clipLines), c.Name)
 		}
 		j.Clips = append(j.Clips, c)
 	}

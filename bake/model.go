@@ -29,6 +29,9 @@ type Settings struct {
 	Sockets []ManifestSocket
 	// OneShot names clips that play once instead of looping.
 	OneShot []string
+	// Version, when not 0, is the BPAT version to write (1 or 2); it overrides
+	// the manifest's bpat_version.
+	Version uint32
 	// Skin picks the model's skin; Textures reads its base colour images too.
 	Skin     int
 	Textures bool
@@ -86,6 +89,12 @@ func LoadModel(path string, s Settings) (*Model, error) {
 	}
 	if s.SpeciesID != nil {
 		mf.SpeciesID = s.SpeciesID
+	}
+	if s.Version > 2 {
+		return nil, &SettingError{"bpat-version", fmt.Errorf("%d: only 1 and 2 exist", s.Version)}
+	}
+	if s.Version != 0 {
+		mf.BPATVersion = s.Version
 	}
 	defaulted := mf.SpeciesID == nil
 	if defaulted {

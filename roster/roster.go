@@ -96,6 +96,18 @@ var table = []Species{
 	{5, "humanoid_skeleton", []Archetype{Humanoid, Rider}, false, humanoidGaits},
 }
 
+// MountSeat is where the built-in rider clips (riding_*, die_mounted,
+// dead_mounted) put the rider's seat, in the rider's model space (metres, y up,
+// facing +z): the seat_position of the game's mount frame, in which the game bakes
+// its riding clips and its own tests measure them: compute_mount_frame of
+// make_horse_profile(0) after tune_mounted_knight_frame (render/horse/horse_motion.cpp,
+// render/entity/mounted_knight_pose.h; its forward is +z, up +y). A runtime seats a
+// rider on a horse by putting this point on the horse's saddle socket
+// (docs/species.md §3): the game's own horse profile puts it 2.68 m up, the built-in
+// horse's saddle is 1.45 m up, so the rider is drawn 1.23 m lower than its palettes
+// say.
+var MountSeat = [3]float64{0, 2.679032, 0.178199}
+
 // Builtin returns the built-in species in id order: 0 humanoid, 1 horse,
 // 2 elephant, 3 humanoid_sword, 4 humanoid_spear, 5 humanoid_skeleton. The
 // result is a copy the caller may change.

@@ -6,6 +6,8 @@
 package species
 
 import (
+	"strings"
+
 	"bonebake/formats/bpat"
 	"bonebake/mesh"
 	"bonebake/rig"
@@ -86,4 +88,40 @@ func (s *Creature) InverseBind() []rig.Mat4 {
 		inv[i], _ = m.Inverse()
 	}
 	return inv
+}
+
+// AuthoredMarkers returns the combat markers the game's own baker gives a clip of
+// that name (docs/species.md §6): it matches clip-name substrings, first rule wins,
+// so every clip whose name contains "idle" (idle_squat, riding_idle, …) gets
+// idle's exit_safe and hold_bow gets hold's markers.
+//
+//	attack_sword, attack_spear, riding_sword → .10 .54 .58 .72 .90
+//	attack_bow, bow_shot                     → .18 .56 .56 .66 .86
+//	hold                                     → anticipation_start 0, exit_safe .98
+//	walk, run, idle, riding_charge           → exit_safe .98
+//	anything else                            → all unset
+//
+// The built-in creatures use it for every clip, so their marker tables are the
+// game's.
+func AuthoredMarkers(name string) bpat.Markers {
+	has := func(needles ...string) bool {
+		for _, n := range needles {
+			if strings.Contains(name, n) {
+				return true
+			}
+		}
+		return false
+	}
+	u := bpat.Unset
+	switch {
+	case has("attack_sword", "attack_spear", "riding_sword"):
+		return bpat.Markers{0.10, 0.54, 0.58, 0.72, 0.90}
+	case has("attack_bow", "bow_shot"):
+		return bpat.Markers{0.18, 0.56, 0.56, 0.66, 0.86}
+	case has("hold"):
+		return bpat.Markers{0, u, u, u, 0.98}
+	case has("walk", "run", "idle", "riding_charge"):
+		return bpat.Markers{u, u, u, u, 0.98}
+	}
+	return bpat.NoMarkers()
 }

@@ -3,6 +3,7 @@ package species
 import (
 	"testing"
 
+	"bonebake/formats/bpat"
 	"bonebake/rig"
 )
 
@@ -50,5 +51,33 @@ func TestInverseBind(t *testing.T) {
 	}
 	if s.ClipIndex("b") != 1 || s.ClipIndex("c") != -1 {
 		t.Fatal("ClipIndex")
+	}
+}
+
+// TestAuthoredMarkers checks the game's baker's rule (apply_authored_markers,
+// tools/bpat_baker/main.cpp): substrings, first match wins.
+func TestAuthoredMarkers(t *testing.T) {
+	u := bpat.Unset
+	for name, want := range map[string]bpat.Markers{
+		"attack_sword_b":      {.10, .54, .58, .72, .90},
+		"riding_sword_strike": {.10, .54, .58, .72, .90},
+		"riding_bow_shot":     {.18, .56, .56, .66, .86},
+		"attack_bow":          {.18, .56, .56, .66, .86},
+		"hold":                {0, u, u, u, .98},
+		"hold_bow":            {0, u, u, u, .98},
+		"idle_weave":          {u, u, u, u, .98},
+		"riding_idle":         {u, u, u, u, .98},
+		"riding_charge":       {u, u, u, u, .98},
+		"walk":                {u, u, u, u, .98},
+		"run":                 {u, u, u, u, .98},
+		"trot":                bpat.NoMarkers(),
+		"gallop":              bpat.NoMarkers(),
+		"riding_reining":      bpat.NoMarkers(),
+		"die_mounted":         bpat.NoMarkers(),
+		"fight":               bpat.NoMarkers(),
+	} {
+		if got := AuthoredMarkers(name); got != want {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
 	}
 }

@@ -71,6 +71,20 @@ func TestBrowser(t *testing.T) {
 		if fmt.Sprint(props) != "[1 humanoid saddle]" {
 			t.Errorf("props: %v, want the sword on socket 1 (hand_r) and a humanoid rider on the saddle", props)
 		}
+		// Where the rider's pelvis is drawn at riding_idle frame 0 on the horse at
+		// rest, from the saddle: the riding clips are in the game's mount frame, 1.23 m
+		// above the built-in horse's saddle, so this fails unless the viewer seats them.
+		d := p.eval(`(() => { const H = bonebake.state.assets.find((A) => A.name === 'horse'), R = H.rider, A = R.asset;
+			const S = new Float32Array(H.socketData.buffer, H.socketData.byteOffset + R.source.base * 16, 12);
+			const c = A.clips.find((c) => c.name === 'riding_idle'), o = (c.frame_offset * A.info.bone_count + 1) * 16;
+			const p = [A.palette[o + 3], A.palette[o + 7], A.palette[o + 11]], L = R.local;
+			const q = [0, 1, 2].map((r) => L[r] * p[0] + L[4 + r] * p[1] + L[8 + r] * p[2] + L[12 + r]);
+			return [0, 1, 2].map((r) => S[r * 4] * q[0] + S[r * 4 + 1] * q[1] + S[r * 4 + 2] * q[2]); })()`)
+		if v, ok := d.([]any); !ok || len(v) != 3 {
+			t.Errorf("rider pelvis: %v", d)
+		} else if x, y, z := v[0].(float64), v[1].(float64), v[2].(float64); math.Abs(x) > 0.05 || y < 0.05 || y > 0.25 || math.Abs(z) > 0.1 {
+			t.Errorf("the rider's pelvis is drawn at saddle + (%.3f, %.3f, %.3f), want just above the saddle", x, y, z)
+		}
 	})
 
 	t.Run("playback math is docs/formats/bpat.md §5", func(t *testing.T) {

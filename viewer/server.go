@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
 	"bonebake/formats/bpat"
+	"bonebake/roster"
 )
 
 //go:embed web
@@ -75,7 +77,12 @@ type assetJSON struct {
 	Vertices        int           `json:"vertex_count"`
 	Triangles       int           `json:"triangle_count"`
 	Textures        []textureJSON `json:"textures"` // fetched from /api/assets/{id}/texture/{k}
-	Warning         string        `json:"warning,omitempty"`
+	// MountSeat is where its riding clips put a rider's seat (the game's mount
+	// frame, roster.MountSeat), for a built-in rider species; the viewer puts that
+	// point on the horse's saddle socket. Absent: the riding clips are made for
+	// the horse at rest on the rider's ground.
+	MountSeat *[3]float64 `json:"mount_seat,omitempty"`
+	Warning   string      `json:"warning,omitempty"`
 }
 
 type textureJSON struct {
@@ -114,6 +121,10 @@ func (a *Asset) describe(id int) assetJSON {
 		FileSize: a.size, PaletteBytes: h.PaletteSize(), SocketDataBytes: h.SocketDataSize(),
 		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(),
 		Textures: []textureJSON{}, Warning: a.warning,
+	}
+	if sp, ok := roster.ByID(h.SpeciesID); ok && sp.Name == a.Name && a.Kind != KindGLTF && slices.Contains(sp.Archetypes, roster.Rider) {
+		seat := roster.MountSeat
+		j.MountSeat = &seat
 	}
 	for _, t := range a.textures {
 		j.Textures = append(j.Textures, textureJSON{MIME: t.MIME, Bytes: len(t.Data), WrapS: t.WrapS, WrapT: t.WrapT, MagFilter: t.MagFilter, MinFilter: t.MinFilter})

@@ -37,6 +37,7 @@ func newBakeCmd() *cobra.Command {
 		deforming bool
 		motFlags  motBakeFlags
 		pkg       string
+		version   uint32
 	)
 	cmd := &cobra.Command{
 		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat] [flags]",
@@ -55,9 +56,14 @@ A model written by 'bonebake export-gltf' carries its clips' fps, loop flags and
 markers, its species id and its sockets, and bakes back into the same file.
 
 A manifest (YAML, --manifest) says what flags cannot: per-clip fps, loop flags,
-combat markers, time ranges and renames. --fps and --species-id override the
-manifest's top-level values; --socket adds to its sockets; --one-shot applies to
-the clips it names.
+combat markers, time ranges and renames. --fps, --species-id and --bpat-version
+override the manifest's top-level values; --socket adds to its sockets; --one-shot
+applies to the clips it names.
+
+A file is BPAT v1 when no clip has a marker and v2 otherwise, unless --bpat-version
+(or the manifest's bpat_version) asks. Standard of Iron, the game the format comes
+from, reads v2 only and species ids 0-5 only: bake with --bpat-version 2 and
+--species-id 0-5 for a file meant for it (bake warns otherwise).
 
 With --mot and --rig, bake PlatinumGames motion files onto a skinned glTF model's
 joints (docs/formats/mot.md §12–13): one clip per motion, named after it, at 60 fps
@@ -70,10 +76,19 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
   bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if cmd.Flags().Changed("bpat-version") && version != 1 && version != 2 {
+				return usagef("--bpat-version %d: only 1 and 2 exist", version)
+			}
 			if motFlags.active(cmd.Flags()) {
+				if cmd.Flags().Changed("bpat-version") {
+					return usagef("--bpat-version applies to a glTF model or the built-in creatures")
+				}
 				return motFlags.run(cmd, a, out, fps)
 			}
 			if len(a) == 0 {
+				if version == 1 {
+					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
+				}
 				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
@@ -106,7 +121,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return fmt.Errorf("%s: %s, not a glTF model: bake reads skinned glTF 2.0 models (.gltf, .glb)", model, kind)
 			}
 			flags := cmd.Flags()
-			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming}
+			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version}
 			if flags.Changed("scale") {
 				if !(scale > 0) || math.IsInf(scale, 0) {
 					return usagef("--scale %v must be a positive number", scale)
@@ -182,9 +197,12 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if m.DefaultSpecies {
 				note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s, species %d%s, model %s, in %.0f ms\n",
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
 				out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
-				plural(int(h.SocketCount), "socket"), h.SpeciesID, note, size, float64(time.Since(start).Microseconds())/1000)
+				plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
+			for _, w := range gameWarnings(h.Version, h.SpeciesID) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+			}
 			return nil
 		},
 	}
@@ -203,8 +221,41 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
 	motFlags.add(fl)
+	fl.Uint32Var(&version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
 	fl.StringVar(&pkg, "package", "", "bake the built-in creatures into one BPX package (OUT.bpx) instead of a folder")
 	return cmd
+}
+
+// versionText names the version a bake wrote and why (docs/formats/bpat.md §2).
+func versionText(v uint32, job *bake.Job) string {
+	switch {
+	case job.Version != 0:
+		return fmt.Sprintf("BPAT v%d (as asked)", v)
+	case v == 2:
+		return "BPAT v2 (clips have markers)"
+	}
+	return "BPAT v1 (no clip has a marker; --bpat-version 2 for readers of v2 only)"
+}
+
+// The game the format comes from, Standard of Iron, reads BPAT version 2 only
+// ("unsupported version") and species ids 0-5 only ("unknown species_id"), at the
+// commit whose format bonebake writes (docs/formats/bpat.md §2).
+const (
+	gameVersion    = 2
+	gameMaxSpecies = 5
+)
+
+// gameWarnings says why Standard of Iron's reader would refuse a file of that
+// version and species id; nothing when it reads it.
+func gameWarnings(version, speciesID uint32) []string {
+	var w []string
+	if version != gameVersion {
+		w = append(w, fmt.Sprintf("Standard of Iron reads BPAT v%d only and refuses this v%d file (\"unsupported version\"): bake with --bpat-version 2 for it", gameVersion, version))
+	}
+	if speciesID > gameMaxSpecies {
+		w = append(w, fmt.Sprintf("Standard of Iron accepts species ids 0-%d only and refuses id %d (\"unknown species_id\"): pass --species-id 0-%d for a file meant for it", gameMaxSpecies, speciesID, gameMaxSpecies))
+	}
+	return w
 }
 
 // parseSocket reads NAME=BONE[@x,y,z].

@@ -36,8 +36,8 @@ func bakeBuiltins(cmd *cobra.Command, dir string, only []string, verbose bool) e
 			}
 		}
 	}
-	fmt.Fprintf(w, "baked %s into %s: %s, %s, in %.0f ms\n", plural(len(chosen), "creature"), dir,
-		plural(files, "file"), bytesText(size), float64(time.Since(start).Microseconds())/1000)
+	fmt.Fprintf(w, "baked %s into %s: %s, %s, %s, in %.0f ms\n", plural(len(chosen), "creature"), dir,
+		plural(files, "file"), bytesText(size), builtinVersionText(chosen), float64(time.Since(start).Microseconds())/1000)
 	return nil
 }
 
@@ -57,4 +57,18 @@ func pickSpecies(only []string) ([]*species.Creature, error) {
 		}
 	}
 	return out, nil
+}
+
+// builtinVersionText names the BPAT version of the built-in files and why: v2,
+// the version their combat markers need (docs/formats/bpat.md §2), unless none of
+// the chosen creatures has a marker.
+func builtinVersionText(chosen []*species.Creature) string {
+	for _, s := range chosen {
+		for _, c := range s.Clips {
+			if c.Markers.Any() {
+				return "BPAT v2 (their clips have combat markers)"
+			}
+		}
+	}
+	return "BPAT v1 (no clip has a marker)"
 }

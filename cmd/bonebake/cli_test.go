@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"bonebake/formats"
+	"bonebake/formats/bpat"
 	"bonebake/internal/gltfref"
 	"bonebake/internal/testfiles"
 )
@@ -174,5 +176,61 @@ func TestBinary(t *testing.T) {
 	err = exec.Command(bin, "validate").Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
 		t.Fatalf("validate without files: %v, want exit 2", err)
+	}
+}
+
+// TestBakeVersion: --bpat-version and the manifest's bpat_version choose the
+// version; the summary names it and why; a file Standard of Iron would refuse
+// (v1, or a species id beyond 0-5) gets a warning saying so.
+func TestBakeVersion(t *testing.T) {
+	dir := t.TempDir()
+	fox := sharedModel(t, "Fox.glb")
+	version := func(path string) uint32 {
+		t.Helper()
+		f, err := bpat.Open(path, formats.Lenient())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return f.Header().Version
+	}
+
+	out := filepath.Join(dir, "auto.bpat")
+	code, stdout, stderr := bonebake(t, "bake", fox, "-o", out)
+	if code != 0 || version(out) != 1 || !strings.Contains(stdout, "BPAT v1 (no clip has a marker") {
+		t.Errorf("default: exit %d, v%d: %s", code, version(out), stdout)
+	}
+	if !strings.Contains(stderr, "warning: Standard of Iron reads BPAT v2 only") || !strings.Contains(stderr, "refuses id 6") {
+		t.Errorf("default: no warnings about the game's reader: %q", stderr)
+	}
+
+	out = filepath.Join(dir, "v2.bpat")
+	code, stdout, stderr = bonebake(t, "bake", fox, "-o", out, "--bpat-version", "2", "--species-id", "5")
+	if code != 0 || version(out) != 2 || !strings.Contains(stdout, "species 5, BPAT v2 (as asked)") {
+		t.Errorf("--bpat-version 2: exit %d, v%d: %s", code, version(out), stdout)
+	}
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("--bpat-version 2 --species-id 5: %q, want no warning", stderr)
+	}
+
+	mf := filepath.Join(dir, "fox.yaml")
+	if err := os.WriteFile(mf, []byte("species_id: 2\nbpat_version: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = filepath.Join(dir, "manifest.bpat")
+	if code, stdout, stderr = bonebake(t, "bake", fox, "-o", out, "--manifest", mf); code != 0 || version(out) != 2 || strings.Contains(stderr, "warning") {
+		t.Errorf("bpat_version 2 in the manifest: exit %d, v%d: %s%s", code, version(out), stdout, stderr)
+	}
+	if err := os.WriteFile(mf, []byte("bpat_version: 1\nclips:\n  - name: Survey\n    markers: {contact: 0.5}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr = bonebake(t, "bake", fox, "-o", out, "--manifest", mf); code == 0 || !strings.Contains(stderr, "v1 cannot store") {
+		t.Errorf("markers with bpat_version 1: exit %d: %s", code, stderr)
+	}
+
+	for _, c := range [][]string{{"bake", fox, "-o", out, "--bpat-version", "3"}, {"bake", "--out", dir, "--bpat-version", "1"}} {
+		if code, _, _ := bonebake(t, c...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", c, code)
+		}
 	}
 }

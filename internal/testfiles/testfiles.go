@@ -56,17 +56,17 @@ func repoRoot() (string, bool) {
 	}
 }
 
-// Peer returns the folder of a peer tool our users already run
-// (../shared/peers/<name>: the three.js baker, ...), skipping the test when it is
-// not beside the repository.
-func Peer(t testing.TB, name string) string {
-	t.Helper()
-	if root, ok := repoRoot(); ok {
-		p := filepath.Join(root, "..", "shared", "peers", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
+// Peer returns the folder of a peer program beside the repository,
+// ../shared/peers/<name> (another project's code, packaged to be built and run
+// against ours), and whether it is there.
+func Peer(name string) (string, bool) {
+	root, ok := repoRoot()
+	if !ok {
+		return "", false
 	}
-	t.Skipf("the %s peer is not in ../shared/peers", name)
-	return ""
+	p := filepath.Join(root, "..", "shared", "peers", name)
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		return "", false
+	}
+	return p, true
 }

@@ -172,6 +172,12 @@ func (b *body) swordA(p float64) bodyPose {
 	wind.Chest = wind.Chest.Add(vec{-0.1, -0.45 * w, 0.1})
 	wind.Arm[right] = armPose{Dir: vec{-0.45, 0.85, -0.25 * w}, Bend: 1.9, Pole: vec{-0.8, 0.3, 0.4}, Grip: b.swingGrip(vec{0.2, 0.45, -1}), Clav: [2]float64{0.25, -0.1}}
 	b.freeArm(&wind, armPose{Dir: vec{0.3, -0.25, 1}, Bend: 0.9, Pole: vec{0.7, -0.5, -0.4}, Grip: vec{-0.2, 0.6, 0.8}})
+	if b.prof.Weapon == WeaponSword {
+		// A swordsman sinks back onto the rear leg before the cut, and lunges out
+		// of it: the game's sword species differs from its default humanoid by
+		// more than 5 cm at the shoulder half way through (docs/species.md §3).
+		wind.Pelvis = wind.Pelvis.Add(vec{0, -0.05 * s, -0.06 * s})
+	}
 	con := g
 	con.Pelvis = con.Pelvis.Add(vec{0, -0.04 * s, 0.07 * s})
 	con.PelvisRot = con.PelvisRot.Add(vec{0.06, 0.12 * w, 0})

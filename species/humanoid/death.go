@@ -95,7 +95,8 @@ func (b *body) dieInfantry(p float64) bodyPose {
 func (b *body) deadInfantry(float64) bodyPose { return b.lying(false) }
 
 // dieMounted: struck in the saddle, the rider topples off the horse's left side,
-// the right leg swinging over, and lands on his back.
+// the right leg swinging over, and lands on his back on the horse's ground (in the
+// mount frame, like every rider clip: y MountSeat.y − SeatHeight).
 func (b *body) dieMounted(p float64) bodyPose {
 	s := b.s
 	sit := b.seated()
@@ -117,12 +118,14 @@ func (b *body) dieMounted(p float64) bodyPose {
 	topple.Foot[left].Pos = vec{0.4 * s, SeatHeight - 0.25*s, 0.15 * s}
 	topple.Foot[right].Pos = vec{0.05 * s, SeatHeight + 0.2*s, 0.1 * s}
 	topple.Foot[right].Pole = vec{0, 1, 0.5}
-	end := b.lying(true)
+	topple = topple.lifted(mountLift)
+	end := b.lying(true).lifted(mountLift)
 	mid := lerpPose(&topple, &end, 0.45)
 	mid.Pelvis = vec{0.4 * s, 0.8 * s, -0.03 * s}
 	mid.PelvisRot = vec{-0.9, -0.1, -1.4}
 	mid.Foot[left].Pos = vec{0.1 * s, 1.05 * s, 0.1 * s}
 	mid.Foot[right].Pos = vec{-0.1 * s, 1.15 * s, 0.05 * s}
+	mid = mid.lifted(mountLift)
 	for i := 0; i < 2; i++ {
 		mid.Arm[i].Dir = vec{side(i) * 0.6, 0.6, 0.4}
 	}
@@ -141,4 +144,6 @@ func (b *body) dieMounted(p float64) bodyPose {
 	return sampleKeys(keys, p)
 }
 
-func (b *body) deadMounted(float64) bodyPose { return b.lying(true) }
+// deadMounted lies where dieMounted ends: on the horse's ground, in the mount
+// frame.
+func (b *body) deadMounted(float64) bodyPose { return b.lying(true).lifted(mountLift) }

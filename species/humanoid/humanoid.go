@@ -7,9 +7,10 @@
 // origin on the ground between the feet. The rest pose is the bind pose: a T-pose
 // with the arms out along ±x, palms down. Every clip is in place: the Root bone
 // stays at the origin and the game moves the creature; a locomotion clip's planted
-// foot slides backward in model space at exactly Clip.Speed. The riding clips
-// keep the Root on the ground too and sit the rider at SeatHeight; the mounted
-// death falls from there to the ground beside the horse.
+// foot slides backward in model space at exactly Clip.Speed. The rider clips
+// keep the Root at the origin too and sit the rider in the game's mount frame,
+// the seat at MountSeat (2.68 m up); the mounted death falls from there to the
+// horse's ground, SeatHeight below it (docs/species.md §3).
 //
 // Weapons hang from the hand sockets: a held weapon's shaft or blade points along
 // the hand's local +z (in the bind pose, forward), the grip at the socket origin.
@@ -25,7 +26,6 @@ package humanoid
 import (
 	"fmt"
 
-	"bonebake/formats/bpat"
 	"bonebake/rig"
 	"bonebake/species"
 )
@@ -103,6 +103,13 @@ type Profile struct {
 	Stoop  float64
 	Weapon Weapon
 	Outfit Outfit
+	// Shield: the left arm carries a shield; riding a charge it guards across the
+	// body, the hand low in front of the belly.
+	Shield bool
+	// BreathingIdle makes the base idle clip breathe and shift its weight. The
+	// built-in species leave it off: the game's base idle is still and its own
+	// tests require it (docs/species.md §3).
+	BreathingIdle bool
 }
 
 // HumanoidProfile is species 0: a peasant militia with a generic one-handed weapon.
@@ -110,9 +117,9 @@ func HumanoidProfile() Profile {
 	return Profile{ID: rosterID("humanoid"), Name: "humanoid", Scale: 1, Reach: 1, Build: 1, Weapon: WeaponOneHanded, Outfit: OutfitPeasant}
 }
 
-// SwordProfile is species 3: a swordsman in helmet and breastplate.
+// SwordProfile is species 3: a swordsman in helmet and breastplate, with a shield.
 func SwordProfile() Profile {
-	return Profile{ID: rosterID("humanoid_sword"), Name: "humanoid_sword", Scale: 1.01, Reach: 1, Build: 1.08, Weapon: WeaponSword, Outfit: OutfitSoldier}
+	return Profile{ID: rosterID("humanoid_sword"), Name: "humanoid_sword", Scale: 1.01, Reach: 1, Build: 1.08, Weapon: WeaponSword, Outfit: OutfitSoldier, Shield: true}
 }
 
 // SpearProfile is species 4: a spearman.
@@ -242,51 +249,41 @@ func sockets() []species.Socket {
 	}
 }
 
-// Marker sets of docs/species.md.
-var (
-	meleeMarkers = bpat.Markers{0.10, 0.54, 0.58, 0.72, 0.90}
-	bowMarkers   = bpat.Markers{0.18, 0.56, 0.56, 0.66, 0.86}
-	holdMarkers  = bpat.Markers{0, bpat.Unset, bpat.Unset, bpat.Unset, 0.98}
-	loopMarkers  = bpat.Markers{bpat.Unset, bpat.Unset, bpat.Unset, bpat.Unset, 0.98}
-	noMarkers    = bpat.NoMarkers()
-)
-
 // clipDef is one row of the clip table.
 type clipDef struct {
-	name    string
-	frames  int
-	fps     float64
-	loops   bool
-	markers bpat.Markers
-	pose    func(b *body, phase float64) bodyPose
+	name   string
+	frames int
+	fps    float64
+	loops  bool
+	pose   func(b *body, phase float64) bodyPose
 }
 
 var clipTable = []clipDef{
-	{"idle", 24, 24, true, loopMarkers, (*body).idle},
-	{"idle_squat", 72, 24, false, noMarkers, (*body).idleSquat},
-	{"idle_jump", 72, 24, false, noMarkers, (*body).idleJump},
-	{"idle_weapon", 72, 24, false, noMarkers, (*body).idleWeapon},
-	{"idle_weave", 72, 24, false, noMarkers, (*body).idleWeave},
-	{"walk", 24, 24, true, loopMarkers, (*body).walkPose},
-	{"run", 24, 24, true, loopMarkers, (*body).runPose},
-	{"hold", 16, 24, true, holdMarkers, (*body).hold},
-	{"hold_bow", 16, 24, true, noMarkers, (*body).holdBow},
-	{"attack_sword_a", 24, 24, false, meleeMarkers, (*body).swordA},
-	{"attack_sword_b", 24, 24, false, meleeMarkers, (*body).swordB},
-	{"attack_sword_c", 24, 24, false, meleeMarkers, (*body).swordC},
-	{"attack_spear_a", 24, 24, false, meleeMarkers, (*body).spearA},
-	{"attack_spear_b", 24, 24, false, meleeMarkers, (*body).spearB},
-	{"attack_spear_c", 24, 24, false, meleeMarkers, (*body).spearC},
-	{"attack_bow", 24, 24, false, bowMarkers, (*body).attackBow},
-	{"riding_idle", 24, 24, true, loopMarkers, (*body).ridingIdle},
-	{"riding_charge", 24, 24, false, loopMarkers, (*body).ridingCharge},
-	{"riding_reining", 24, 24, false, noMarkers, (*body).ridingReining},
-	{"riding_bow_shot", 24, 24, false, bowMarkers, (*body).ridingBowShot},
-	{"riding_sword_strike", 32, 24, false, meleeMarkers, (*body).ridingSwordStrike},
-	{"die_infantry", 20, 24, false, noMarkers, (*body).dieInfantry},
-	{"dead_infantry", 1, 1, true, noMarkers, (*body).deadInfantry},
-	{"die_mounted", 20, 24, false, noMarkers, (*body).dieMounted},
-	{"dead_mounted", 1, 1, true, noMarkers, (*body).deadMounted},
+	{"idle", 24, 24, true, (*body).idle},
+	{"idle_squat", 72, 24, false, (*body).idleSquat},
+	{"idle_jump", 72, 24, false, (*body).idleJump},
+	{"idle_weapon", 72, 24, false, (*body).idleWeapon},
+	{"idle_weave", 72, 24, false, (*body).idleWeave},
+	{"walk", 24, 24, true, (*body).walkPose},
+	{"run", 24, 24, true, (*body).runPose},
+	{"hold", 16, 24, true, (*body).hold},
+	{"hold_bow", 16, 24, true, (*body).holdBow},
+	{"attack_sword_a", 24, 24, false, (*body).swordA},
+	{"attack_sword_b", 24, 24, false, (*body).swordB},
+	{"attack_sword_c", 24, 24, false, (*body).swordC},
+	{"attack_spear_a", 24, 24, false, (*body).spearA},
+	{"attack_spear_b", 24, 24, false, (*body).spearB},
+	{"attack_spear_c", 24, 24, false, (*body).spearC},
+	{"attack_bow", 24, 24, false, (*body).attackBow},
+	{"riding_idle", 24, 24, true, (*body).ridingIdle},
+	{"riding_charge", 24, 24, false, (*body).ridingCharge},
+	{"riding_reining", 24, 24, false, (*body).ridingReining},
+	{"riding_bow_shot", 24, 24, false, (*body).ridingBowShot},
+	{"riding_sword_strike", 32, 24, false, (*body).ridingSwordStrike},
+	{"die_infantry", 20, 24, false, (*body).dieInfantry},
+	{"dead_infantry", 1, 1, true, (*body).deadInfantry},
+	{"die_mounted", 20, 24, false, (*body).dieMounted},
+	{"dead_mounted", 1, 1, true, (*body).deadMounted},
 }
 
 // clips builds the 25 clips of docs/species.md for this body.
@@ -295,7 +292,7 @@ func (b *body) clips() []species.Clip {
 	for i, d := range clipTable {
 		pose := d.pose
 		out[i] = species.Clip{
-			Name: d.name, Frames: d.frames, FPS: d.fps, Loops: d.loops, Markers: d.markers,
+			Name: d.name, Frames: d.frames, FPS: d.fps, Loops: d.loops, Markers: species.AuthoredMarkers(d.name),
 			Pose: func(phase float64, dst []rig.Transform) {
 				bp := pose(b, phase)
 				b.apply(&bp, dst)

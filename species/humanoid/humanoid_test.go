@@ -118,20 +118,26 @@ func TestSockets(t *testing.T) {
 	}
 }
 
-// markersFor applies docs/species.md's rules by clip name.
+// markersFor is the game's baker's marker table for the 25 humanoid clips
+// (apply_authored_markers in tools/bpat_baker/main.cpp at the commit the format
+// comes from: clip-name substrings, first rule wins), written out clip by clip:
+// every clip containing "idle" gets exit_safe .98, hold_bow gets hold's markers.
 func markersFor(name string) bpat.Markers {
 	u := bpat.Unset
-	switch {
-	case strings.HasPrefix(name, "attack_sword"), strings.HasPrefix(name, "attack_spear"), strings.HasPrefix(name, "riding_sword"):
-		return bpat.Markers{.10, .54, .58, .72, .90}
-	case name == "attack_bow", strings.HasSuffix(name, "bow_shot"):
-		return bpat.Markers{.18, .56, .56, .66, .86}
-	case name == "hold":
-		return bpat.Markers{0, u, u, u, .98}
-	case name == "walk", name == "run", name == "idle", name == "riding_idle", name == "riding_charge":
-		return bpat.Markers{u, u, u, u, .98}
-	}
-	return bpat.NoMarkers()
+	melee := bpat.Markers{.10, .54, .58, .72, .90}
+	bow := bpat.Markers{.18, .56, .56, .66, .86}
+	hold := bpat.Markers{0, u, u, u, .98}
+	exit := bpat.Markers{u, u, u, u, .98}
+	return map[string]bpat.Markers{
+		"idle": exit, "idle_squat": exit, "idle_jump": exit, "idle_weapon": exit, "idle_weave": exit,
+		"walk": exit, "run": exit, "hold": hold, "hold_bow": hold,
+		"attack_sword_a": melee, "attack_sword_b": melee, "attack_sword_c": melee,
+		"attack_spear_a": melee, "attack_spear_b": melee, "attack_spear_c": melee,
+		"attack_bow": bow, "riding_idle": exit, "riding_charge": exit, "riding_reining": bpat.NoMarkers(),
+		"riding_bow_shot": bow, "riding_sword_strike": melee,
+		"die_infantry": bpat.NoMarkers(), "dead_infantry": bpat.NoMarkers(),
+		"die_mounted": bpat.NoMarkers(), "dead_mounted": bpat.NoMarkers(),
+	}[name]
 }
 
 func TestClipTable(t *testing.T) {

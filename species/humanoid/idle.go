@@ -24,9 +24,15 @@ func (b *body) stand() bodyPose {
 	return bp
 }
 
-// idle: breathing, a small weight shift, the arms drifting.
+// idle is the base idle: the standing pose held still, as the game's own base
+// idle is (its life comes from the four ambient idles the runtime picks among,
+// docs/species.md §3). With Profile.BreathingIdle it breathes instead: a small
+// weight shift, the arms drifting.
 func (b *body) idle(p float64) bodyPose {
 	bp := b.stand()
+	if !b.prof.BreathingIdle {
+		return bp
+	}
 	c, sn := math.Cos(2*math.Pi*p), math.Sin(2*math.Pi*p)
 	breath := (1 - c) / 2 // 0 … 1 … 0
 	bp.Pelvis[1] -= 0.004 * b.s * breath

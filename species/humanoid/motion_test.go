@@ -274,13 +274,20 @@ func TestDeathsEndOnGround(t *testing.T) {
 		for _, name := range []string{"die_infantry", "dead_infantry", "die_mounted", "dead_mounted"} {
 			k := bakeClip(pb.sp, &pb.sp.Clips[pb.sp.ClipIndex(name)])
 			last := len(k.frames) - 1
+			ground := 0.0
+			if strings.HasSuffix(name, "mounted") { // the horse's ground, in the mount frame
+				ground = MountSeat[1] - SeatHeight
+			}
 			for bn := range k.frames[last] {
-				if y := k.pos(last, bn)[1]; y > 0.35 || y < -0.05 {
+				if bn == Root && ground != 0 { // the root stays at the origin (TestBoundingBox)
+					continue
+				}
+				if y := k.pos(last, bn)[1] - ground; y > 0.35 || y < -0.05 {
 					t.Errorf("%s %s: %s ends at height %.3f m", pb.sp.Name, name, boneNames[bn], y)
 				}
 			}
 			if name == "die_mounted" {
-				if y := k.pos(0, Pelvis)[1]; y < SeatHeight {
+				if y := k.pos(0, Pelvis)[1]; y < MountSeat[1] {
 					t.Errorf("%s die_mounted starts with the pelvis at %.2f m, below the saddle", pb.sp.Name, y)
 				}
 			}
@@ -372,7 +379,8 @@ func TestBowDraw(t *testing.T) {
 
 // Every bone stays in a plausible box: on foot within 1.5 m of the origin
 // horizontally and between the ground and 2.3 m; riding clips the same box
-// raised to the saddle; the mounted death from the saddle to the ground.
+// raised to the seat of the mount frame; the mounted death from there to the
+// horse's ground (MountSeat.y − SeatHeight in the mount frame).
 func TestBoundingBox(t *testing.T) {
 	for _, pb := range profiles() {
 		for i := range pb.sp.Clips {
@@ -380,9 +388,9 @@ func TestBoundingBox(t *testing.T) {
 			lo, hi := -0.05, 2.3
 			switch {
 			case strings.HasPrefix(c.Name, "riding"):
-				lo, hi = SeatHeight-0.8, SeatHeight+1.2
+				lo, hi = MountSeat[1]-0.8, MountSeat[1]+1.2
 			case strings.HasSuffix(c.Name, "mounted"):
-				hi = SeatHeight + 1.2
+				lo, hi = MountSeat[1]-SeatHeight-0.05, MountSeat[1]+1.2
 			}
 			k := bakeClip(pb.sp, c)
 			for f := range k.frames {
@@ -415,7 +423,7 @@ func TestRidingSeat(t *testing.T) {
 			k := bakeClip(pb.sp, c)
 			for f := range k.frames {
 				seat := k.pos(f, Pelvis)[1] - 0.13*pb.b.s
-				if math.Abs(seat-SeatHeight) > 0.1 {
+				if math.Abs(seat-MountSeat[1]) > 0.1 {
 					t.Errorf("%s %s frame %d: seat at %.3f m", pb.sp.Name, c.Name, f, seat)
 				}
 				up := k.frames[f][Pelvis].TransformVector(vec{0, 1, 0}).Normalize()

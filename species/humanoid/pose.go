@@ -31,6 +31,11 @@ type armPose struct {
 	// and Bend put it, 1 puts it DrawLen metres behind the left (bow) hand along
 	// the line from the left shoulder through that hand, the way an arrow lies.
 	Draw, DrawLen float64
+	// HandAt pulls the hand towards Hand, a point in root space: 0 leaves it where
+	// Dir and Bend put it, 1 puts it there (a guard held at a fixed place on the
+	// body, whatever the torso does).
+	Hand   vec
+	HandAt float64
 }
 
 // footPose places one foot: the ankle (the Foot bone) in root space, the foot's
@@ -100,6 +105,8 @@ func lerpPose(a, b *bodyPose, u float64) bodyPose {
 			ShaftAt:  lerp(x.ShaftAt, y.ShaftAt, u),
 			Draw:     lerp(x.Draw, y.Draw, u),
 			DrawLen:  lerp(x.DrawLen, y.DrawLen, u),
+			Hand:     x.Hand.Lerp(y.Hand, u),
+			HandAt:   lerp(x.HandAt, y.HandAt, u),
 		}
 		f, g := &a.Foot[s], &b.Foot[s]
 		r.Foot[s] = footPose{
@@ -235,6 +242,10 @@ func (b *body) apply(bp *bodyPose, out []rig.Transform) {
 		grip := space.Rotate(a.Grip).Normalize()
 		if a.GripRoot > 0 {
 			grip = slerpV(grip, p.rot[Root].Rotate(a.Grip.Normalize()), a.GripRoot).Normalize()
+		}
+		if a.HandAt > 0 {
+			at := p.rot[Root].Rotate(a.Hand).Add(bp.Root)
+			target = target.Lerp(at, a.HandAt)
 		}
 		if s == left && a.Shaft > 0 {
 			onShaft := hands[right].Add(grips[right].Scale(a.ShaftAt))

@@ -1,13 +1,37 @@
 package humanoid
 
-import "math"
+import (
+	"math"
 
-// SeatHeight is the horse's back height, in metres, that the riding clips sit
-// on: the rider's Root stays on the ground at the origin (under the horse, which
-// stands on the same ground) and the pelvis is raised so the seat is here.
+	"bonebake/roster"
+)
+
+// SeatHeight is the built-in horse's saddle height in metres (its saddle socket
+// at rest): the rider poses are designed on that horse, standing on the rider's
+// ground with the seat at (0, SeatHeight, 0), and then moved into the game's mount
+// frame by mountLift.
 const SeatHeight = 1.45
 
-// seated sits the rider on a horse's back at SeatHeight: hips bent about 90°,
+// MountSeat is roster.MountSeat: where the rider clips put the seat, in the
+// rider's model space (the game's mount frame). The Root stays at the origin.
+var MountSeat = vec(roster.MountSeat)
+
+// mountLift moves a rider pose designed on the built-in horse (seat at
+// (0, SeatHeight, 0), the horse's ground at y 0) into the mount frame: the seat to
+// MountSeat and the horse's ground to y MountSeat.y − SeatHeight.
+var mountLift = MountSeat.Sub(vec{0, SeatHeight, 0})
+
+// lifted is bp moved by d: the pelvis and both ankles (every other degree of
+// freedom is a rotation, or relative to those).
+func (bp bodyPose) lifted(d vec) bodyPose {
+	bp.Pelvis = bp.Pelvis.Add(d)
+	for i := range bp.Foot {
+		bp.Foot[i].Pos = bp.Foot[i].Pos.Add(d)
+	}
+	return bp
+}
+
+// seated sits the rider on a horse's back at MountSeat: hips bent about 90°,
 // thighs apart round the barrel, feet in the stirrups; the left hand on the
 // reins, the right holding the weapon up.
 func (b *body) seated() bodyPose {
@@ -25,7 +49,7 @@ func (b *body) seated() bodyPose {
 	}
 	bp.Arm[left] = armPose{Dir: vec{-0.15, -0.8, 0.75}, Bend: 1.35, Pole: vec{0.8, -0.5, -0.4}, Grip: vec{-0.6, 0.3, 0.7}}
 	bp.Arm[right] = armPose{Dir: vec{-0.25, -0.85, 0.45}, Bend: 1.2, Pole: vec{-0.7, -0.4, -0.6}, Grip: vec{0, 0.85, 0.55}}
-	return bp
+	return bp.lifted(mountLift)
 }
 
 // ridingIdle: sitting the standing horse, swaying with its breathing.
@@ -61,6 +85,14 @@ func (b *body) ridingCharge(p float64) bodyPose {
 		grip = vec{0.08, 0.05, 1} // couched under the arm
 	}
 	bp.Arm[right] = armPose{Dir: vec{-0.2, -0.15 + 0.03*c, 1}, Bend: 0.45, Pole: vec{-0.7, -0.6, -0.4}, Grip: grip, Clav: [2]float64{0.05, 0.1}}
+	if b.prof.Shield {
+		// The shield arm across the body, the hand low in front of the belly just
+		// past the midline: where the game's own sword rider holds it in the
+		// charge (its test: seat + (−0.16, 0.22, 0.05) ± 0.12 in its mount frame,
+		// docs/species.md §3).
+		bp.Arm[left] = armPose{Dir: vec{-0.5, -0.6, 0.6}, Bend: 1.9, Pole: vec{0.9, -0.3, -0.2}, Grip: vec{-0.4, 0.6, 0.7},
+			Hand: MountSeat.Add(vec{-0.08 * s, 0.26 * s, 0.13 * s}), HandAt: 1}
+	}
 	return bp
 }
 
@@ -117,6 +149,10 @@ func (b *body) ridingBowShot(p float64) bodyPose {
 }
 
 // ridingSwordStrike: a downward cut at a foe on the right, on the melee markers.
+// The follow-through ends low in front of the saddle with the blade levelled
+// forward, the hand's back turned down into the cut: the game's tests want the
+// hand at .71 lower, further forward and 8 cm further to +x than at .26 (the
+// wind-up), and its +y turned down and forward (docs/species.md §3).
 func (b *body) ridingSwordStrike(p float64) bodyPose {
 	s := b.s
 	sit := b.seated()
@@ -133,7 +169,7 @@ func (b *body) ridingSwordStrike(p float64) bodyPose {
 	con.Chest = con.Chest.Add(vec{0.2, 0.1, 0.2})
 	con.Arm[right] = armPose{Dir: vec{-0.55, -0.55, 0.6}, Bend: 0.1, Pole: vec{-0.5, -0.2, -1}, Grip: vec{-0.3, -0.6, 0.8}, Clav: [2]float64{0, 0.15}}
 	fol := con
-	fol.Arm[right] = armPose{Dir: vec{-0.45, -0.85, -0.1}, Bend: 0.3, Pole: vec{-0.5, 0, -1}, Grip: vec{-0.2, -0.9, -0.3}}
+	fol.Arm[right] = armPose{Dir: vec{0.05, -0.7, 0.7}, Bend: 0.25, Pole: vec{-0.5, 0, -1}, Grip: vec{0.25, 0.05, 1}}
 	keys := melee(ready, wind, con, fol)
 	keys[0].Pose, keys[len(keys)-1].Pose = sit, sit
 	return sampleKeys(keys, p)

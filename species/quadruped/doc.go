@@ -44,7 +44,7 @@
 // # Sockets
 //
 // Horse: saddle (Body, 0 .23 .10: the seat, 1.45 m up at rest, where a rider's
-// root goes; it bobs with the gait) and head (Head, 0 −.06 .20: the middle of the
+// seat goes, roster.MountSeat of its riding clips; it bobs with the gait) and head (Head, 0 −.06 .20: the middle of the
 // skull). Elephant: howdah (Body, 0 .85 −.15: the top of the back, 3.05 m up, the
 // floor of a howdah), head (Head, 0 .05 .35: the forehead) and trunk_tip
 // (TrunkTip, 0 −.90 .05: the end of the trunk, where it holds things).

@@ -3,7 +3,6 @@ package quadruped
 import (
 	"math"
 
-	"bonebake/formats/bpat"
 	"bonebake/rig"
 	"bonebake/species"
 )
@@ -91,7 +90,7 @@ func (p *plan) gaitClips(gaits []Gait, frames map[string]int, head func(name str
 // gaitClip is a looping clip of one gait cycle; head adds the species' head,
 // neck and trunk motion (nil for none).
 func (p *plan) gaitClip(name string, frames int, g Gait, head headMotion) species.Clip {
-	c := species.Clip{Name: name, Frames: frames, FPS: 24, Loops: true, Markers: markers(name),
+	c := species.Clip{Name: name, Frames: frames, FPS: 24, Loops: true, Markers: species.AuthoredMarkers(name),
 		Speed: g.Speed, Cycle: g.Cycle}
 	c.Pose = func(phase float64, pose []rig.Transform) {
 		p.gaitPose(g, Wrap(phase)*g.Cycle, pose, head)
@@ -99,24 +98,13 @@ func (p *plan) gaitClip(name string, frames int, g Gait, head headMotion) specie
 	return c
 }
 
-// markers follows docs/species.md's name rules for these clips: walk, run and idle
-// may be left at .98; the others have no markers.
-func markers(name string) bpat.Markers {
-	m := bpat.NoMarkers()
-	switch name {
-	case "walk", "run", "idle":
-		m[bpat.ExitSafe] = 0.98
-	}
-	return m
-}
-
 // deathClips are die, a one-shot clip of frames frames posed from keys, and
 // dead, a one-frame looping clip that holds die's last key still.
 func (p *plan) deathClips(frames int, keys []key) []species.Clip {
 	return []species.Clip{
-		{Name: "die", Frames: frames, FPS: 24, Markers: bpat.NoMarkers(),
+		{Name: "die", Frames: frames, FPS: 24, Markers: species.AuthoredMarkers("die"),
 			Pose: func(phase float64, pose []rig.Transform) { p.keyed(keys, phase, pose) }},
-		{Name: "dead", Frames: 1, FPS: 1, Loops: true, Markers: bpat.NoMarkers(),
+		{Name: "dead", Frames: 1, FPS: 1, Loops: true, Markers: species.AuthoredMarkers("dead"),
 			Pose: func(_ float64, pose []rig.Transform) { p.keyed(keys, 1, pose) }},
 	}
 }

@@ -53,10 +53,13 @@ export function placeRiders(assets, crowd) {
   }
 }
 
-// seat is how rider sits on horse. With a saddle socket, the riding clips are
-// made for a horse standing at its first frame on the rider's ground: the rider
-// follows the saddle's motion away from there, local = inverse(saddle at that
-// frame). Without one, the rider's pelvis goes a little above the body bone.
+// seat is how rider sits on horse. With a saddle socket: a built-in rider's
+// clips are in the game's mount frame (info.mount_seat: where they put the seat),
+// so the rider is moved by saddle − mount_seat to put its seat on the saddle of
+// the horse standing at its first frame; other riding clips are made for that
+// horse on the rider's ground. The rider then follows the saddle's motion away
+// from there: local = inverse(saddle at that frame) · that move. Without a saddle
+// socket, the rider's pelvis goes a little above the body bone.
 function seat(horse, rider) {
   let source, local;
   const sock = horse.sockets.findIndex((s) => /saddle|rider|mount|seat/i.test(s.name));
@@ -64,6 +67,8 @@ function seat(horse, rider) {
     source = { tex: horse.socketTex, base: sock * 3 };
     const S = new Float32Array(horse.socketData.buffer, horse.socketData.byteOffset + sock * 48, 12);
     local = inverseAffine(S);
+    const m = rider.info.mount_seat;
+    if (m) local = M.multiply(local, M.translation(S[3] - m[0], S[7] - m[1], S[11] - m[2]));
   } else {
     const names = horse.info.bone_names || [];
     let body = names.findIndex((n) => /^body$/i.test(n));
