@@ -29,10 +29,15 @@ type Choice struct {
 // within tol of the input: a constant (type 0), then the per-frame quantized and
 // the quantized Hermite types, whose keys are placed greedily where the error is
 // largest and whose tangents are a least-squares fit. A track no type holds within
-// tol gets plain floats (type 1), and its Choice says how far off that is.
-func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64) (*Motion, []Choice, error) {
+// tol gets plain floats (type 1), and its Choice says how far off that is. A
+// Bayonetta 1 motion takes its types from types: with Readable, only 0, 1, 4 and 6
+// (docs/formats/mot.md §15).
+func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64, types TypeSet) (*Motion, []Choice, error) {
 	if f != Bayo1 && f != Bayo2 {
 		return nil, nil, fmt.Errorf("mot: unknown family %d", f)
+	}
+	if types != Readable && types != AllTypes {
+		return nil, nil, fmt.Errorf("mot: unknown type set %d", types)
 	}
 	if !(tol >= 0) {
 		return nil, nil, fmt.Errorf("mot: tolerance %v is not ≥ 0", tol)
@@ -54,18 +59,19 @@ func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float6
 				return nil, nil, fmt.Errorf("mot: track %d (bone %d, track %d) frame %d: %v is not a finite float32", i, tr.Bone, tr.Track, x, v)
 			}
 		}
-		r, c := encodeTrack(f, o, tr, tol)
+		r, c := encodeTrack(f, o, tr, tol, types)
 		m.Records = append(m.Records, r)
 		choices = append(choices, c)
 	}
 	return m, choices, nil
 }
 
-// candidate shapes in the order tried; the smallest fitting one wins.
+// candidate shapes in the order tried; the smallest fitting one wins. Bayonetta
+// 1 per-frame quantized values (types 3 and 5) are for AllTypes only.
 var perFrameShapes = map[Family][]shape{Bayo1: {shQ8F, shQ16, shF32}, Bayo2: {shQ8H, shQ16, shF32}}
 var keyedShapes = []shape{shHKeysRel, shQKeys}
 
-func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64) (Record, Choice) {
+func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64, types TypeSet) (Record, Choice) {
 	v := tr.Values
 	lo, hi := minMax(v)
 	c := float32((lo + hi) / 2)
@@ -86,6 +92,9 @@ func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64) (Record, C
 		}
 	}
 	for _, s := range perFrameShapes[f] {
+		if f == Bayo1 && types == Readable && !readableBayo1[s] {
+			continue
+		}
 		consider(quantizePerFrame(s, v))
 	}
 	for _, s := range keyedShapes {

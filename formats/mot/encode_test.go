@@ -63,7 +63,7 @@ func TestEncodeRealFile(t *testing.T) {
 	}
 	in := tracksOf(t, m)
 	const tol = 1e-3
-	enc, choices, err := Encode(Bayo2, binary.BigEndian, m.Frames, in, tol)
+	enc, choices, err := Encode(Bayo2, binary.BigEndian, m.Frames, in, tol, Readable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,11 @@ func TestEncodeSynthetic(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := tracksOf(t, m)
-		for _, f := range []Family{Bayo1, Bayo2} {
+		for _, ft := range []struct {
+			f     Family
+			types TypeSet
+		}{{Bayo1, Readable}, {Bayo1, AllTypes}, {Bayo2, Readable}} {
+			f := ft.f
 			for _, tol := range []float64{1e-2, 1e-4, 0} {
 				if tol == 0 {
 					// Hermite values are not float32: round them so that exact is possible.
@@ -93,11 +97,14 @@ func TestEncodeSynthetic(t *testing.T) {
 						}
 					}
 				}
-				enc, choices, err := Encode(f, binary.LittleEndian, m.Frames, in, tol)
+				enc, choices, err := Encode(f, binary.LittleEndian, m.Frames, in, tol, ft.types)
 				if err != nil {
 					t.Fatal(err)
 				}
 				checkEncoded(t, enc, choices, in, tol)
+				if f == Bayo1 && ft.types == Readable {
+					checkReadableTypes(t, enc)
+				}
 			}
 		}
 	}
@@ -111,7 +118,7 @@ func TestEncodeChoosesSmallTypes(t *testing.T) {
 		flat[x] = 0.25
 		line[x] = float64(x) / float64(n-1) * 255 / 256 // both ends exact with dP = 1/256
 	}
-	_, ch, err := Encode(Bayo2, binary.LittleEndian, n, []Track{{0, 0, flat}, {0, 1, line}}, 1e-3)
+	_, ch, err := Encode(Bayo2, binary.LittleEndian, n, []Track{{0, 0, flat}, {0, 1, line}}, 1e-3, Readable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,5 +127,18 @@ func TestEncodeChoosesSmallTypes(t *testing.T) {
 	}
 	if ch[1].Type != 7 || ch[1].Size != 12+4*2 {
 		t.Errorf("line: %+v, want type 7 with 2 keys", ch[1])
+	}
+}
+
+// checkReadableTypes checks that a Bayonetta 1 motion holds only the types that
+// bayonetta_tools opens (its MOTFile.interpolation_type_selector: 0, 1, 4, 6, 7).
+func checkReadableTypes(t *testing.T, m *Motion) {
+	t.Helper()
+	for i, r := range m.Records {
+		switch r.Type {
+		case 0, 1, 4, 6, 7:
+		default:
+			t.Errorf("record %d (bone %d, track %d): Bayonetta 1 type %d, which bayonetta_tools does not open", i, r.Bone, r.Track, r.Type)
+		}
 	}
 }
