@@ -6,8 +6,10 @@
 package testfiles
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +37,41 @@ func Path(t testing.TB, kind, name string) string {
 		t.Skipf("%s/%s is neither in testdata nor in ../shared/testdata", kind, name)
 	}
 	return p
+}
+
+// All returns every file whose name ends in ext under testdata/<kind>/ of the
+// repository and of the shared test data (subfolders included), sorted within
+// each: whatever motions or models are there, those known to the tests or not.
+func All(kind, ext string) []string {
+	root, ok := repoRoot()
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "..", "shared", "testdata")} {
+		filepath.WalkDir(filepath.Join(dir, kind), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ext) {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// Peer returns the folder of a peer tool in ../shared/peers/ beside the
+// repository (another project's reader or writer that tests check files
+// against), skipping the test when it is absent.
+func Peer(t testing.TB, name string) string {
+	t.Helper()
+	if root, ok := repoRoot(); ok {
+		p := filepath.Join(root, "..", "shared", "peers", name)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+	}
+	t.Skipf("peer %s is not in ../shared/peers", name)
+	return ""
 }
 
 // repoRoot is the folder holding go.mod, found upwards from the test's
