@@ -81,7 +81,14 @@ func TestMotFilesOpenInBayonettaTools(t *testing.T) {
 		if err := os.WriteFile(dump, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		m, err := mot.Open(src, formats.Lenient())
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, fam := range []mot.Family{mot.Bayo1, mot.Bayo2} {
+			if fam == mot.Bayo1 && m.Frames > math.MaxInt16 {
+				continue // refused: a Bayonetta 1 header holds 32,767 frames at most (docs/formats/mot.md §10)
+			}
 			for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
 				base := filepath.Join(dir, fmt.Sprintf("%02d_%s_%s", i, fam, mot.OrderName(order)))
 				args := []string{"--family", fam.String(), "--byte-order", mot.OrderName(order)}
@@ -90,14 +97,14 @@ func TestMotFilesOpenInBayonettaTools(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("convert %s %v: %d %s", src, args, code, errOut)
 				}
-				for _, m := range reexpressedLine.FindAllStringSubmatch(out, -1) {
+				for _, sm := range reexpressedLine.FindAllStringSubmatch(out, -1) {
 					d := 0.0
-					if m[3] != "" {
-						if d, _ = strconv.ParseFloat(m[3], 64); !(d > 0) {
-							t.Fatalf("convert %s: difference %q in %q", src, m[3], m[0])
+					if sm[3] != "" {
+						if d, _ = strconv.ParseFloat(sm[3], 64); !(d > 0) {
+							t.Fatalf("convert %s: difference %q in %q", src, sm[3], sm[0])
 						}
 					}
-					w.diff[m[1]+"/"+m[2]] = d
+					w.diff[sm[1]+"/"+sm[2]] = d
 				}
 				files = append(files, w)
 				if fam == mot.Bayo1 {
@@ -109,7 +116,10 @@ func TestMotFilesOpenInBayonettaTools(t *testing.T) {
 					files = append(files, a)
 				}
 				e := peerWritten{path: base + "_encode.mot", src: src, how: "encode", family: fam, order: order, encode: true, tol: 1e-4}
-				if code, _, errOut := bonebake(t, append([]string{"mot", "encode", dump, "-o", e.path, "-q", "--tolerance", "1e-4"}, args...)...); code != 0 {
+				// Exit 1 with the file written when a track needs plain floats
+				// beyond the tolerance (float32 steps over 2e-4 above 2048).
+				if code, _, errOut := bonebake(t, append([]string{"mot", "encode", dump, "-o", e.path, "-q", "--tolerance", "1e-4"}, args...)...); code != 0 &&
+					!(code == 1 && strings.Contains(errOut, "no record type holds within the tolerance")) {
 					t.Fatalf("encode %s %v: %d %s", src, args, code, errOut)
 				}
 				files = append(files, e)
@@ -253,14 +263,16 @@ func checkAgainstSource(t *testing.T, f peerWritten, w, src *mot.Motion) {
 		d, reported := f.diff[key]
 		worst := 0.0
 		for x := range s {
+			e := math.Abs(s[x] - wv[i][x])
 			if !f.encode && !reported && math.Float64bits(s[x]) != math.Float64bits(wv[i][x]) {
 				t.Fatalf("track %s (type %d) frame %d: %v became %v, and convert reported no difference", key, r.Type, x, s[x], wv[i][x])
 			}
-			worst = max(worst, math.Abs(s[x]-wv[i][x]))
+			if f.encode && e > f.tol && !(r.Type == 1 && float64(float32(s[x])) == wv[i][x]) {
+				t.Fatalf("track %s (type %d) frame %d: encoded %v for %v, off by %g, tolerance %g", key, r.Type, x, wv[i][x], s[x], e, f.tol)
+			}
+			worst = max(worst, e)
 		}
 		switch {
-		case f.encode && worst > f.tol:
-			t.Errorf("track %s (type %d): encoded values off by %g, tolerance %g", key, r.Type, worst, f.tol)
 		case reported && math.Abs(worst-d) > 1e-2*d:
 			t.Errorf("track %s (type %d): convert reported a difference of %g, measured %g", key, r.Type, d, worst)
 		}
