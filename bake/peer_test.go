@@ -37,10 +37,7 @@ func TestGamePeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the game's peer build is not run under -short")
 	}
-	peer, ok := testfiles.Peer("standard_of_iron")
-	if !ok {
-		t.Skip("no ../shared/peers/standard_of_iron beside the repository")
-	}
+	peer := testfiles.Peer(t, "standard_of_iron")
 	if _, err := exec.LookPath("g++"); err != nil {
 		t.Skip("no g++: the game's code cannot be built")
 	}

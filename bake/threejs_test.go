@@ -24,10 +24,7 @@ func threejsPeer(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("the three.js peer runs in the full suite")
 	}
-	src, ok := testfiles.Peer("threejs")
-	if !ok {
-		t.Skip("the three.js peer is not in ../shared/peers")
-	}
+	src := testfiles.Peer(t, "threejs")
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the three.js peer cannot run")
 	}

@@ -234,16 +234,25 @@ func newMotConvertCmd() *cobra.Command {
 	var out string
 	var fo familyOrderFlags
 	var cameras []string
+	var allTypes bool
 	cmd := &cobra.Command{
-		Use:   "convert IN -o OUT [--family bayo1|bayo2] [--byte-order little|big]",
-		Short: "Convert a motion between families and byte orders, losslessly",
+		Use:   "convert IN -o OUT [--family bayo1|bayo2] [--byte-order little|big] [--bayo1-all-types]",
+		Short: "Convert a motion between families and byte orders, keeping its values",
 		Long: `Convert a motion between the Bayonetta 1 and Bayonetta 2 families and between
 byte orders (Wii U and Xbox 360/PS3 big-endian; Switch, PC, Nier and Transformers
 little-endian). Every value the input decodes to, the output decodes to bit for
-bit (docs/formats/mot.md §10). Camera records are dropped unless --camera says
-which camera bone of the output family each input camera bone becomes.`,
+bit (docs/formats/mot.md §10), with one exception. Bayonetta 1 output uses only
+record types 0, 1, 4, 6 and 7, the ones every known reader opens (the modders'
+bayonetta_tools opens no others): tracks whose layout only types 2, 3 and 5 have
+are re-expressed, per-frame quantized values as keys on every frame with the same
+values, float Hermite keys as float32 values per frame where no exact form exists.
+The summary lists each such track, the largest difference it made and what it
+cost in bytes; --bayo1-all-types writes types 2, 3 and 5 instead, for readers
+that have them. Camera records are dropped unless --camera says which camera bone
+of the output family each input camera bone becomes.`,
 		Example: `  bonebake mot convert pl0010_0000.mot -o switch.mot --byte-order little
-  bonebake mot convert bayo2.mot -o bayo1.mot --family bayo1 --camera 0x7000=0xf60`,
+  bonebake mot convert bayo2.mot -o bayo1.mot --family bayo1 --camera 0x7000=0xf60
+  bonebake mot convert bayo2.mot -o bayo1.mot --family bayo1 --bayo1-all-types`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if out == "" {
@@ -261,25 +270,65 @@ which camera bone of the output family each input camera bone becomes.`,
 			if err != nil {
 				return err
 			}
-			c, err := m.Convert(fam, o, camera)
+			types := mot.Readable
+			if allTypes {
+				types = mot.AllTypes
+			}
+			c, re, err := m.Convert(fam, o, camera, types)
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
 			}
-			if err := writeMot(out, c); err != nil {
+			b, err := c.Marshal()
+			if err != nil {
+				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			if err := writeFile("-o", out, b); err != nil {
 				return err
 			}
+			w := cmd.OutOrStdout()
 			dropped := ""
 			if n := len(m.Records) - len(c.Records); n > 0 {
 				dropped = fmt.Sprintf(" (%s dropped: give --camera FROM=TO to carry them)", plural(n, "camera record"))
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s-endian, %s%s\n", out, c.Family,
-				mot.OrderName(o), plural(len(c.Records), "record"), dropped)
+			fmt.Fprintf(w, "wrote %s: %s, %s-endian, %s, %d bytes%s\n", out, c.Family,
+				mot.OrderName(o), plural(len(c.Records), "record"), len(b), dropped)
+			if len(re) == 0 {
+				return nil
+			}
+			// What re-expressing cost: the same conversion with types 2, 3 and 5.
+			direct, _, err := m.Convert(fam, o, camera, mot.AllTypes)
+			if err != nil {
+				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			db, err := direct.Marshal()
+			if err != nil {
+				return fmt.Errorf("%s: %w", a[0], err)
+			}
+			lossy, worst := 0, 0.0
+			for _, x := range re {
+				diff := "values identical"
+				if x.Diff != 0 {
+					diff = fmt.Sprintf("largest difference %.3g", x.Diff)
+					lossy++
+					worst = max(worst, x.Diff)
+				}
+				fmt.Fprintf(w, "  bone %d track %d: type %d → %d (not %d), %d → %d bytes, %s\n",
+					x.Bone, x.Track, x.From, x.To, x.Direct, x.DirectSize, x.Size, diff)
+			}
+			fmt.Fprintf(w, "%s re-expressed in types Bayonetta 1 readers open (0, 1, 4, 6, 7): %+d bytes (%d with types 2, 3 and 5: --bayo1-all-types); ",
+				plural(len(re), "track"), len(b)-len(db), len(db))
+			if lossy == 0 {
+				fmt.Fprintln(w, "every value identical")
+			} else {
+				fmt.Fprintf(w, "values identical except %s of float Hermite keys, largest difference %.3g\n", plural(lossy, "track"), worst)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file")
 	fo.add(cmd)
 	cmd.Flags().StringSliceVar(&cameras, "camera", nil, "map a camera bone: FROM=TO (ids, 0x… allowed); repeatable")
+	cmd.Flags().BoolVar(&allTypes, "bayo1-all-types", false, "Bayonetta 1 output may use types 2, 3 and 5 (lossless; bayonetta_tools cannot open them)")
 	return cmd
 }
 
@@ -301,11 +350,15 @@ func parseCameraMap(pairs []string) (map[int16]int16, error) {
 }
 
 func writeMot(path string, m *mot.Motion) error {
-	if err := outputFile("-o", path); err != nil {
-		return err
-	}
 	b, err := m.Marshal()
 	if err != nil {
+		return err
+	}
+	return writeFile("-o", path, b)
+}
+
+func writeFile(flag, path string, b []byte) error {
+	if err := outputFile(flag, path); err != nil {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
@@ -315,9 +368,9 @@ func newMotEncodeCmd() *cobra.Command {
 	var out string
 	var fo familyOrderFlags
 	var tol float64
-	var quiet bool
+	var quiet, allTypes bool
 	cmd := &cobra.Command{
-		Use:   "encode DUMP.json -o OUT.mot [--family] [--byte-order] [--tolerance 1e-4]",
+		Use:   "encode DUMP.json -o OUT.mot [--family] [--byte-order] [--tolerance 1e-4] [--bayo1-all-types]",
 		Short: "Encode per-frame values (the dump format) into a compact motion",
 		Long: `Encode a motion from per-frame values in the format 'bonebake mot dump --json'
 prints (its "type" fields are ignored). Per track the encoder picks the smallest
@@ -325,7 +378,9 @@ record whose decoded values stay within --tolerance of the input: a constant, th
 quantized per-frame values and quantized Hermite keys (keys placed where the error
 is largest, tangents fitted by least squares). It prints per track the type
 chosen, its size and the largest error reached. Family and byte order default to
-the dump's.`,
+the dump's. Bayonetta 1 output uses only types 0, 1, 4 and 6, which every known
+reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
+5, which bayonetta_tools cannot open.`,
 		Example: `  bonebake mot dump pl0010_0000.mot --json > motion.json
   bonebake mot encode motion.json -o smaller.mot --tolerance 1e-3`,
 		Args: args(cobra.ExactArgs(1)),
@@ -359,7 +414,11 @@ the dump's.`,
 			for i, r := range d.Records {
 				tracks[i] = mot.Track{Bone: r.Bone, Track: r.Track, Values: r.Values}
 			}
-			m, choices, err := mot.Encode(fam, ord, d.Frames, tracks, tol)
+			types := mot.Readable
+			if allTypes {
+				types = mot.AllTypes
+			}
+			m, choices, err := mot.Encode(fam, ord, d.Frames, tracks, tol, types)
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
 			}
@@ -397,6 +456,7 @@ the dump's.`,
 	fo.add(cmd)
 	cmd.Flags().Float64Var(&tol, "tolerance", 1e-4, "largest difference allowed between a decoded value and the input")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only the summary, not each track")
+	cmd.Flags().BoolVar(&allTypes, "bayo1-all-types", false, "Bayonetta 1 output may use types 3 and 5 (bayonetta_tools cannot open them)")
 	return cmd
 }
 

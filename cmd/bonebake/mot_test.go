@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,5 +124,72 @@ func TestBakeMot(t *testing.T) {
 	}
 	if code, _, _ := bonebake(t, "bake", "--mot", in, "-o", out); code != 2 {
 		t.Errorf("--mot without --rig: exit %d", code)
+	}
+}
+
+// Bayonetta 1 output holds only types 0, 1, 4, 6 and 7 unless --bayo1-all-types
+// is given, and convert's summary names the re-expressed tracks and their cost.
+func TestMotBayo1Types(t *testing.T) {
+	in := testfiles.Path(t, "mot", "synthetic/bayo2_le.mot") // Bayonetta 2 types 2, 3 and 4
+	dir := t.TempDir()
+	types := func(path string) map[int8]bool {
+		t.Helper()
+		m, err := mot.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[int8]bool{}
+		for _, r := range m.Records {
+			seen[r.Type] = true
+		}
+		return seen
+	}
+	size := func(path string) int {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(st.Size())
+	}
+	readable, all := filepath.Join(dir, "readable.mot"), filepath.Join(dir, "all.mot")
+	code, out, errOut := bonebake(t, "mot", "convert", in, "-o", readable, "--family", "bayo1")
+	if code != 0 {
+		t.Fatalf("convert: %d %q", code, errOut)
+	}
+	if code, _, errOut := bonebake(t, "mot", "convert", in, "-o", all, "--family", "bayo1", "--bayo1-all-types"); code != 0 {
+		t.Fatalf("convert --bayo1-all-types: %d %q", code, errOut)
+	}
+	for ty := range types(readable) {
+		if ty == 2 || ty == 3 || ty == 5 {
+			t.Errorf("convert wrote Bayonetta 1 type %d", ty)
+		}
+	}
+	if seen := types(all); !seen[2] || !seen[3] || !seen[5] {
+		t.Errorf("--bayo1-all-types: types %v, want 2, 3 and 5", seen)
+	}
+	cost := fmt.Sprintf("3 tracks re-expressed in types Bayonetta 1 readers open (0, 1, 4, 6, 7): %+d bytes (%d with types 2, 3 and 5", size(readable)-size(all), size(all))
+	if !strings.Contains(out, cost) || !strings.Contains(out, "bone 1 track 3: type 4 → 1 (not 2), 48 → 124 bytes, largest difference ") ||
+		!strings.Contains(out, "values identical except 1 track of float Hermite keys") {
+		t.Errorf("convert's summary %q lacks %q or the float track", out, cost)
+	}
+
+	code, out, _ = bonebake(t, "mot", "dump", sharedMot(t), "--json")
+	dump := filepath.Join(dir, "motion.json")
+	if code != 0 || os.WriteFile(dump, []byte(out), 0o644) != nil {
+		t.Fatal("dump")
+	}
+	enc, encAll := filepath.Join(dir, "enc.mot"), filepath.Join(dir, "enc_all.mot")
+	for _, c := range [][]string{{"-o", enc}, {"-o", encAll, "--bayo1-all-types"}} {
+		if code, _, errOut := bonebake(t, append([]string{"mot", "encode", dump, "--family", "bayo1", "-q"}, c...)...); code != 0 {
+			t.Fatalf("encode %v: %d %q", c, code, errOut)
+		}
+	}
+	for ty := range types(enc) {
+		if ty == 2 || ty == 3 || ty == 5 {
+			t.Errorf("encode wrote Bayonetta 1 type %d", ty)
+		}
+	}
+	if seen := types(encAll); !seen[3] {
+		t.Errorf("encode --bayo1-all-types: types %v, want per-frame type 3 among them", seen)
 	}
 }

@@ -46,7 +46,7 @@ func BenchmarkEncode(b *testing.B) {
 	in := tracksOf(b, m)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := Encode(Bayo2, binary.BigEndian, m.Frames, in, 1e-3); err != nil {
+		if _, _, err := Encode(Bayo2, binary.BigEndian, m.Frames, in, 1e-3, Readable); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,7 +2,9 @@ package mot
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -51,9 +53,9 @@ func TestConvertThereAndBack(t *testing.T) {
 			g := readGolden(t, shared(t, name))
 			for _, f := range []Family{Bayo1, Bayo2} {
 				for _, o := range orders {
-					c := roundTrip(t, m, f, o)
+					c := roundTrip(t, m, f, o, AllTypes)
 					checkGolden(t, c, g)
-					back := roundTrip(t, c, m.Family, m.Order)
+					back := roundTrip(t, c, m.Family, m.Order, AllTypes)
 					checkGolden(t, back, g)
 					sameValues(t, m, back)
 				}
@@ -62,9 +64,9 @@ func TestConvertThereAndBack(t *testing.T) {
 	}
 }
 
-func roundTrip(t *testing.T, m *Motion, f Family, o binary.ByteOrder) *Motion {
+func roundTrip(t *testing.T, m *Motion, f Family, o binary.ByteOrder, types TypeSet) *Motion {
 	t.Helper()
-	c, err := m.Convert(f, o, nil)
+	c, _, err := m.Convert(f, o, nil, types)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,15 +84,18 @@ func roundTrip(t *testing.T, m *Motion, f Family, o binary.ByteOrder) *Motion {
 	return p
 }
 
-// Bayonetta 2 types 2, 3 and 4 become Bayonetta 1 types 3, 5 and 2, which no
-// synthetic file has: their values after conversion must equal the golden values
-// of the Bayonetta 2 originals.
+// With AllTypes, Bayonetta 2 types 2, 3 and 4 become Bayonetta 1 types 3, 5 and
+// 2, which no synthetic file has: their values after conversion must equal the
+// golden values of the Bayonetta 2 originals.
 func TestBayo1OnlyTypesThroughConversion(t *testing.T) {
 	m, err := Open(shared(t, "synthetic/bayo2_le.mot"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := m.Convert(Bayo1, binary.BigEndian, nil)
+	c, re, err := m.Convert(Bayo1, binary.BigEndian, nil, AllTypes)
+	if err != nil || len(re) != 0 {
+		t.Fatal(err, re)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +116,14 @@ func TestConvertCamera(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := m.Convert(Bayo1, binary.LittleEndian, nil)
+	c, _, err := m.Convert(Bayo1, binary.LittleEndian, nil, Readable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Records) != len(m.Records)-1 {
 		t.Fatalf("%d records from %d: the camera record should be dropped", len(c.Records), len(m.Records))
 	}
-	c, err = m.Convert(Bayo1, binary.LittleEndian, map[int16]int16{0x7000: 0x0F60})
+	c, _, err = m.Convert(Bayo1, binary.LittleEndian, map[int16]int16{0x7000: 0x0F60}, Readable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +132,103 @@ func TestConvertCamera(t *testing.T) {
 	}
 	// Within one family the cameras are numbered alike: a change of byte order
 	// keeps them without a mapping.
-	c, err = m.Convert(Bayo2, binary.BigEndian, nil)
+	c, _, err = m.Convert(Bayo2, binary.BigEndian, nil, Readable)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := c.Records[len(c.Records)-1]; len(c.Records) != len(m.Records) || r.Bone != 0x7000 || r.Value != 0.75 {
 		t.Fatalf("byte order only: %d records from %d, last %+v", len(c.Records), len(m.Records), r)
+	}
+}
+
+// By default a Bayonetta 1 result holds only the types bayonetta_tools opens, and
+// every value is the golden one (the community decoder's on the original) bit for
+// bit, except on the tracks reported with a difference: float Hermite keys
+// written as float32 values, which are within half a float32 step of it, the
+// largest difference being the one reported.
+func TestConvertReadable(t *testing.T) {
+	orders := []binary.ByteOrder{binary.LittleEndian, binary.BigEndian}
+	lossy := 0
+	for _, name := range goldenFiles {
+		t.Run(name, func(t *testing.T) {
+			m, err := Open(shared(t, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := readGolden(t, shared(t, name))
+			for _, f := range []Family{Bayo1, Bayo2} {
+				for _, o := range orders {
+					c, re, err := m.Convert(f, o, nil, Readable)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, err := c.Marshal()
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, err := ParseWithOrder(b, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if f == Bayo1 {
+						checkReadableTypes(t, p)
+					} else if len(re) != 0 {
+						t.Fatalf("re-expressed tracks in the Bayonetta 2 family: %+v", re)
+					}
+					diff := map[string]float64{}
+					for _, x := range re {
+						diff[fmt.Sprintf("%d/%d", x.Bone, x.Track)] = x.Diff
+						if x.Diff != 0 {
+							lossy++
+						}
+					}
+					checkGoldenWithin(t, p, g, diff)
+				}
+			}
+		})
+	}
+	if lossy == 0 {
+		t.Error("no float Hermite track was re-expressed: the test data should hold some (Bayonetta 2 type 4)")
+	}
+}
+
+// checkGoldenWithin is checkGolden allowing, on the tracks of diff with a
+// non-zero difference, half a float32 step from the golden value, and checking
+// that the largest difference is the one given.
+func checkGoldenWithin(t *testing.T, m *Motion, g golden, diff map[string]float64) {
+	t.Helper()
+	vals, err := m.Evaluate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range m.Records {
+		key := fmt.Sprintf("%d/%d", r.Bone, r.Track)
+		want, ok := g.Frame[key]
+		if !ok {
+			continue // camera records; checkGolden covers the rest
+		}
+		worst := 0.0
+		for x, h := range want {
+			w, err := strconv.ParseUint(h, 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wf := math.Float64frombits(w)
+			d := math.Abs(vals[i][x] - wf)
+			if diff[key] == 0 {
+				if math.Float64bits(vals[i][x]) != w {
+					t.Fatalf("%s (type %d) frame %d: %v, golden %v", key, r.Type, x, vals[i][x], wf)
+				}
+				continue
+			}
+			a := float32(math.Abs(wf))
+			if half := float64(math.Nextafter32(a, float32(math.Inf(1)))-a) / 2; d > half {
+				t.Fatalf("%s (type %d) frame %d: %v is %g from golden %v, over half a float32 step", key, r.Type, x, vals[i][x], d, wf)
+			}
+			worst = max(worst, d)
+		}
+		if worst != diff[key] {
+			t.Errorf("%s: reported difference %g, measured %g", key, diff[key], worst)
+		}
 	}
 }

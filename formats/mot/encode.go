@@ -29,10 +29,15 @@ type Choice struct {
 // within tol of the input: a constant (type 0), then the per-frame quantized and
 // the quantized Hermite types, whose keys are placed greedily where the error is
 // largest and whose tangents are a least-squares fit. A track no type holds within
-// tol gets plain floats (type 1), and its Choice says how far off that is.
-func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64) (*Motion, []Choice, error) {
+// tol gets plain floats (type 1), and its Choice says how far off that is. A
+// Bayonetta 1 motion takes its types from types: with Readable, only 0, 1, 4 and 6
+// (docs/formats/mot.md §15).
+func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64, types TypeSet) (*Motion, []Choice, error) {
 	if f != Bayo1 && f != Bayo2 {
 		return nil, nil, fmt.Errorf("mot: unknown family %d", f)
+	}
+	if types != Readable && types != AllTypes {
+		return nil, nil, fmt.Errorf("mot: unknown type set %d", types)
 	}
 	if !(tol >= 0) {
 		return nil, nil, fmt.Errorf("mot: tolerance %v is not ≥ 0", tol)
@@ -54,18 +59,19 @@ func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float6
 				return nil, nil, fmt.Errorf("mot: track %d (bone %d, track %d) frame %d: %v is not a finite float32", i, tr.Bone, tr.Track, x, v)
 			}
 		}
-		r, c := encodeTrack(f, o, tr, tol)
+		r, c := encodeTrack(f, o, tr, tol, types)
 		m.Records = append(m.Records, r)
 		choices = append(choices, c)
 	}
 	return m, choices, nil
 }
 
-// candidate shapes in the order tried; the smallest fitting one wins.
+// candidate shapes in the order tried; the smallest fitting one wins. Bayonetta
+// 1 per-frame quantized values (types 3 and 5) are for AllTypes only.
 var perFrameShapes = map[Family][]shape{Bayo1: {shQ8F, shQ16, shF32}, Bayo2: {shQ8H, shQ16, shF32}}
 var keyedShapes = []shape{shHKeysRel, shQKeys}
 
-func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64) (Record, Choice) {
+func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64, types TypeSet) (Record, Choice) {
 	v := tr.Values
 	lo, hi := minMax(v)
 	c := float32((lo + hi) / 2)
@@ -86,10 +92,13 @@ func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64) (Record, C
 		}
 	}
 	for _, s := range perFrameShapes[f] {
+		if f == Bayo1 && types == Readable && !readableBayo1[s] {
+			continue
+		}
 		consider(quantizePerFrame(s, v))
 	}
 	for _, s := range keyedShapes {
-		consider(fitKeys(s, v, tol, bestSize))
+		consider(fitKeys(s, v, tol, 4*len(v))) // pruned keys can end under a size the greedy rounds pass
 	}
 	data, err := best.encode(o)
 	if err != nil {
@@ -240,8 +249,9 @@ func quantizePerFrame(s shape, v []float64) *fields {
 // fitKeys places keys greedily: first and last frame, then, each round, one
 // more in every segment at the frame where the decoded curve is furthest from v,
 // until the error is within tol, every frame holds a key, or the record would be
-// larger than budget bytes (a smaller type already fits). Splitting every bad
-// segment at once keeps the rounds few on long tracks.
+// larger than budget bytes (plain floats are smaller). Splitting every bad
+// segment at once keeps the rounds few on long tracks; pruneKeys then drops the
+// keys that later rounds made redundant.
 func fitKeys(s shape, v []float64, tol float64, budget int) *fields {
 	n := len(v)
 	keys := []int{0}
@@ -272,11 +282,41 @@ func fitKeys(s shape, v []float64, tol float64, budget int) *fields {
 				added = append(added, at)
 			}
 		}
-		if len(added) == 0 || h+k*(len(keys)+len(added)) > budget {
-			return fd // within tol between keys (or over budget); maxErr says how far at keys
+		if len(added) == 0 {
+			return pruneKeys(s, v, tol, keys, fd) // within tol between keys; maxErr says how far at keys
+		}
+		if h+k*(len(keys)+len(added)) > budget {
+			return fd // over budget: a smaller type already fits
 		}
 		keys = mergeSorted(keys, added)
 	}
+}
+
+// pruneWork bounds the work pruneKeys does on one track (keys × frames).
+const pruneWork = 1 << 24
+
+// pruneKeys drops the keys, tried one at a time from the first, without which
+// the fit stays within tol: a round of fitKeys splits segments at their worst
+// frame, and keys found in later rounds (often where the curve's own keys were)
+// make some of the earlier ones redundant. fd is the fit on keys; it is returned
+// as is when it is not within tol or pruning would cost too much.
+func pruneKeys(s shape, v []float64, tol float64, keys []int, fd *fields) *fields {
+	if len(keys)*len(v) > pruneWork || fd.maxErr(v) > tol {
+		return fd
+	}
+	for j := 1; j+1 < len(keys); {
+		if s == shHKeysRel && keys[j+1]-keys[j-1] > 255 { // relative frames are u8
+			j++
+			continue
+		}
+		fewer := append(append([]int(nil), keys[:j]...), keys[j+1:]...)
+		if f := buildKeys(s, v, fewer); f != nil && f.maxErr(v) <= tol {
+			keys, fd = fewer, f
+			continue
+		}
+		j++
+	}
+	return fd
 }
 
 // mergeSorted merges two sorted lists of distinct frames.

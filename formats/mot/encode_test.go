@@ -51,6 +51,9 @@ func checkEncoded(t *testing.T, enc *Motion, choices []Choice, in []Track, tol f
 	return b
 }
 
+// The game's own file is an encoding of the same values by the game's own
+// encoder, with no error at all: the encoder, within 1e-3, must come close to its
+// size in every family, the Bayonetta 1 default set included.
 func TestEncodeRealFile(t *testing.T) {
 	p := shared(t, "pl000f_0a25.wiiu-be.mot")
 	orig, err := os.ReadFile(p)
@@ -63,14 +66,22 @@ func TestEncodeRealFile(t *testing.T) {
 	}
 	in := tracksOf(t, m)
 	const tol = 1e-3
-	enc, choices, err := Encode(Bayo2, binary.BigEndian, m.Frames, in, tol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := checkEncoded(t, enc, choices, in, tol)
-	t.Logf("original %d bytes, encoded %d bytes", len(orig), len(b))
-	if float64(len(b)) > 1.25*float64(len(orig)) {
-		t.Errorf("encoded %d bytes > 1.25 × %d", len(b), len(orig))
+	for _, c := range []struct {
+		f     Family
+		types TypeSet
+	}{{Bayo2, Readable}, {Bayo1, Readable}, {Bayo1, AllTypes}} {
+		enc, choices, err := Encode(c.f, binary.BigEndian, m.Frames, in, tol, c.types)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := checkEncoded(t, enc, choices, in, tol)
+		if c.f == Bayo1 && c.types == Readable {
+			checkReadableTypes(t, enc)
+		}
+		t.Logf("%s (type set %d): original %d bytes, encoded %d bytes", c.f, c.types, len(orig), len(b))
+		if float64(len(b)) > 1.05*float64(len(orig)) {
+			t.Errorf("%s (type set %d): encoded %d bytes > 1.05 × %d", c.f, c.types, len(b), len(orig))
+		}
 	}
 }
 
@@ -83,7 +94,11 @@ func TestEncodeSynthetic(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := tracksOf(t, m)
-		for _, f := range []Family{Bayo1, Bayo2} {
+		for _, ft := range []struct {
+			f     Family
+			types TypeSet
+		}{{Bayo1, Readable}, {Bayo1, AllTypes}, {Bayo2, Readable}} {
+			f := ft.f
 			for _, tol := range []float64{1e-2, 1e-4, 0} {
 				if tol == 0 {
 					// Hermite values are not float32: round them so that exact is possible.
@@ -93,11 +108,14 @@ func TestEncodeSynthetic(t *testing.T) {
 						}
 					}
 				}
-				enc, choices, err := Encode(f, binary.LittleEndian, m.Frames, in, tol)
+				enc, choices, err := Encode(f, binary.LittleEndian, m.Frames, in, tol, ft.types)
 				if err != nil {
 					t.Fatal(err)
 				}
 				checkEncoded(t, enc, choices, in, tol)
+				if f == Bayo1 && ft.types == Readable {
+					checkReadableTypes(t, enc)
+				}
 			}
 		}
 	}
@@ -111,7 +129,7 @@ func TestEncodeChoosesSmallTypes(t *testing.T) {
 		flat[x] = 0.25
 		line[x] = float64(x) / float64(n-1) * 255 / 256 // both ends exact with dP = 1/256
 	}
-	_, ch, err := Encode(Bayo2, binary.LittleEndian, n, []Track{{0, 0, flat}, {0, 1, line}}, 1e-3)
+	_, ch, err := Encode(Bayo2, binary.LittleEndian, n, []Track{{0, 0, flat}, {0, 1, line}}, 1e-3, Readable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,5 +138,18 @@ func TestEncodeChoosesSmallTypes(t *testing.T) {
 	}
 	if ch[1].Type != 7 || ch[1].Size != 12+4*2 {
 		t.Errorf("line: %+v, want type 7 with 2 keys", ch[1])
+	}
+}
+
+// checkReadableTypes checks that a Bayonetta 1 motion holds only the types that
+// bayonetta_tools opens (its MOTFile.interpolation_type_selector: 0, 1, 4, 6, 7).
+func checkReadableTypes(t *testing.T, m *Motion) {
+	t.Helper()
+	for i, r := range m.Records {
+		switch r.Type {
+		case 0, 1, 4, 6, 7:
+		default:
+			t.Errorf("record %d (bone %d, track %d): Bayonetta 1 type %d, which bayonetta_tools does not open", i, r.Bone, r.Track, r.Type)
+		}
 	}
 }

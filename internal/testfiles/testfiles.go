@@ -6,8 +6,10 @@
 package testfiles
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +39,41 @@ func Path(t testing.TB, kind, name string) string {
 	return p
 }
 
+// All returns every file whose name ends in ext under testdata/<kind>/ of the
+// repository and of the shared test data (subfolders included), sorted within
+// each: whatever motions or models are there, those known to the tests or not.
+func All(kind, ext string) []string {
+	root, ok := repoRoot()
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "..", "shared", "testdata")} {
+		filepath.WalkDir(filepath.Join(dir, kind), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ext) {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// Peer returns the folder of a peer tool in ../shared/peers/ beside the
+// repository (another project's reader or writer that tests check files
+// against), skipping the test when it is absent.
+func Peer(t testing.TB, name string) string {
+	t.Helper()
+	if root, ok := repoRoot(); ok {
+		p := filepath.Join(root, "..", "shared", "peers", name)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+	}
+	t.Skipf("peer %s is not in ../shared/peers", name)
+	return ""
+}
+
 // repoRoot is the folder holding go.mod, found upwards from the test's
 // working directory (its package folder).
 func repoRoot() (string, bool) {
@@ -54,19 +91,4 @@ func repoRoot() (string, bool) {
 		}
 		dir = parent
 	}
-}
-
-// Peer returns the folder of a peer program beside the repository,
-// ../shared/peers/<name> (another project's code, packaged to be built and run
-// against ours), and whether it is there.
-func Peer(name string) (string, bool) {
-	root, ok := repoRoot()
-	if !ok {
-		return "", false
-	}
-	p := filepath.Join(root, "..", "shared", "peers", name)
-	if st, err := os.Stat(p); err != nil || !st.IsDir() {
-		return "", false
-	}
-	return p, true
 }
