@@ -2,6 +2,7 @@ package anim
 
 import (
 	"math"
+	"sync"
 
 	"bonebake/rig"
 )
@@ -61,30 +62,71 @@ func (p *Prepared) NewSampler() *Sampler {
 
 // Prepare readies c for sampling: rotation tracks get normalized keys and
 // per-interval slerp constants (about 64 bytes a key).
-func Prepare(c *Animation) *Prepared {
+func Prepare(c *Animation) *Prepared { return PrepareShared(c, nil) }
+
+// KeyCache lets clips share their prepared rotation keys: tracks whose times and
+// values are the same slices (a glTF file may point hundreds of samplers at one
+// accessor) are prepared once. Safe for concurrent use.
+type KeyCache struct {
+	mu sync.Mutex
+	m  map[keySource]rotTrack
+}
+
+// keySource identifies a track's keys by the slices that hold them.
+type keySource struct {
+	times, values *float32
+	n             int
+	interp        Interpolation
+}
+
+// PrepareShared is Prepare, taking rotation tracks prepared before from kc (nil:
+// none) and leaving the ones it prepares there.
+func PrepareShared(c *Animation, kc *KeyCache) *Prepared {
 	s := &Prepared{
 		clip: c,
 		rot:  make([]rotTrack, len(c.Tracks)),
 	}
-	nkeys, nspans := 0, 0
-	for i := range c.Tracks {
-		if tr := &c.Tracks[i]; preparable(tr) {
-			nkeys += len(tr.Times)
-			if tr.Interpolation == Linear {
-				nspans += len(tr.Times) - 1
-			}
+	if kc != nil {
+		kc.mu.Lock()
+		defer kc.mu.Unlock()
+		if kc.m == nil {
+			kc.m = map[keySource]rotTrack{}
 		}
 	}
-	if nkeys == 0 {
-		s.groupTracks()
-		return s
+	source := func(tr *Track) keySource {
+		return keySource{&tr.Times[0], &tr.Values[0], len(tr.Times), tr.Interpolation}
+	}
+	todo := make([]bool, len(c.Tracks))
+	nkeys, nspans := 0, 0
+	for i := range c.Tracks {
+		tr := &c.Tracks[i]
+		if !preparable(tr) {
+			continue
+		}
+		if kc != nil {
+			if r, ok := kc.m[source(tr)]; ok {
+				s.rot[i] = r
+				continue
+			}
+		}
+		todo[i] = true
+		nkeys += len(tr.Times)
+		if tr.Interpolation == Linear {
+			nspans += len(tr.Times) - 1
+		}
 	}
 	keys := make([]rig.Quat, nkeys)
 	spans := make([]slerpSpan, nspans)
 	for i := range c.Tracks {
 		tr := &c.Tracks[i]
-		if !preparable(tr) {
+		if !todo[i] {
 			continue
+		}
+		if kc != nil { // a later track of this clip may share these keys
+			if r, ok := kc.m[source(tr)]; ok {
+				s.rot[i] = r
+				continue
+			}
 		}
 		n := len(tr.Times)
 		r := &s.rot[i]
@@ -92,12 +134,14 @@ func Prepare(c *Animation) *Prepared {
 		for k := range r.keys {
 			r.keys[k] = quat(tr.Values[4*k:]).Normalize()
 		}
-		if tr.Interpolation != Linear {
-			continue
+		if tr.Interpolation == Linear {
+			r.span, spans = spans[:n-1:n-1], spans[n-1:]
+			for k := range r.span {
+				r.span[k] = newSpan(r.keys[k], r.keys[k+1])
+			}
 		}
-		r.span, spans = spans[:n-1:n-1], spans[n-1:]
-		for k := range r.span {
-			r.span[k] = newSpan(r.keys[k], r.keys[k+1])
+		if kc != nil {
+			kc.m[source(tr)] = *r
 		}
 	}
 	s.groupTracks()

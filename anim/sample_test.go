@@ -512,3 +512,27 @@ func TestSincosQuarter(t *testing.T) {
 		}
 	}
 }
+
+// Clips whose rotation tracks hold the same key slices share one preparation
+// through a KeyCache, and sample exactly as clips prepared alone.
+func TestPrepareShared(t *testing.T) {
+	times := []float32{0, 1, 2}
+	values := []float32{0, 0, 0, 1, 0, 0.7071068, 0, 0.7071068, 0, 1, 0, 0}
+	a := &Animation{Name: "a", Duration: 2, Tracks: []Track{{Bone: 0, Path: Rotation, Interpolation: Linear, Times: times, Values: values}}}
+	b := &Animation{Name: "b", Duration: 2, Tracks: []Track{{Bone: 1, Path: Rotation, Interpolation: Linear, Times: times, Values: values}}}
+	kc := new(KeyCache)
+	pa, pb := PrepareShared(a, kc), PrepareShared(b, kc)
+	if &pa.rot[0].keys[0] != &pb.rot[0].keys[0] || &pa.rot[0].span[0] != &pb.rot[0].span[0] {
+		t.Fatal("the second clip prepared the shared keys again")
+	}
+	alone := Prepare(b).NewSampler()
+	shared := pb.NewSampler()
+	for _, tm := range []float64{0, 0.3, 1, 1.5, 2} {
+		p1, p2 := make([]rig.Transform, 2), make([]rig.Transform, 2)
+		alone.Sample(tm, p1)
+		shared.Sample(tm, p2)
+		if p1[1] != p2[1] {
+			t.Fatalf("t=%v: shared %v, alone %v", tm, p2[1], p1[1])
+		}
+	}
+}

@@ -37,14 +37,15 @@ type Motion struct {
 }
 
 // FromClip wraps a keyframe clip as a Motion. The clip is prepared once and its
-// samplers share that preparation.
-func FromClip(c *anim.Animation) Motion {
+// samplers share that preparation; clips given the same keys (nil: none) share
+// the preparation of tracks whose keys are the same slices.
+func FromClip(c *anim.Animation, keys *anim.KeyCache) Motion {
 	var (
 		once sync.Once
 		prep *anim.Prepared
 	)
 	return Motion{Name: c.Name, Start: c.Start, Duration: c.Duration, NewSampler: func() Sampler {
-		once.Do(func() { prep = anim.Prepare(c) })
+		once.Do(func() { prep = anim.PrepareShared(c, keys) })
 		return prep.NewSampler()
 	}}
 }
@@ -96,6 +97,11 @@ type Job struct {
 	Clips     []Clip
 	Sockets   []Socket
 	Version   uint32 // 0: v1 without markers, v2 with
+	// MaxBytes bounds the BPAT file (or the palettes in memory) a bake may make,
+	// checked before anything is sampled: 0 means DefaultMaxBytes, < 0 no limit.
+	// Every caller that turns a model into frames (bake, view, bat, bake --mot)
+	// shares it, so an absurd fps or key time is refused up front everywhere.
+	MaxBytes int64
 	// Workers is the number of goroutines sampling frames; 0 means GOMAXPROCS.
 	Workers int
 	// Progress, when set, is called with (frames done, frames total) from the
@@ -219,9 +225,13 @@ type Output struct {
 // Output says what the job will write, without sampling anything: a caller can
 // refuse or announce a large bake up front.
 func (j *Job) Output() (Output, error) {
-	frames, out, err := j.plan()
+	out, err := j.contents()
 	if err != nil {
 		return Output{}, err
+	}
+	frames := 0
+	for _, c := range out.Clips {
+		frames += c.FrameCount
 	}
 	entry := int64(32) // v1 clip entry; v2 adds the five markers
 	for _, c := range out.Clips {
@@ -246,9 +256,36 @@ func (j *Job) Output() (Output, error) {
 	}
 	head := 64 + entry*int64(len(out.Clips)) + 32*int64(len(out.Sockets)) + strBytes
 	head = (head + 15) / 16 * 16
-	n := int64(len(frames))
+	n := int64(frames)
 	size := head + n*int64(out.BoneCount)*bpat.FloatsPerBone*4 + n*int64(len(out.Sockets))*bpat.FloatsPerSocket*4
-	return Output{Bytes: size, Frames: len(frames), Bones: out.BoneCount}, nil
+	return Output{Bytes: size, Frames: frames, Bones: out.BoneCount}, nil
+}
+
+// DefaultMaxBytes is the largest bake allowed unless Job.MaxBytes says otherwise:
+// 256 MB, far past any crowd creature (a 60-bone character with a minute of
+// clips at 60 fps is 14 MB) and well below what exhausts a machine.
+const DefaultMaxBytes = 256_000_000
+
+// planSized checks the job, refuses a bake past its MaxBytes, and lists every
+// output frame in file order with the contents without palettes.
+func (j *Job) planSized() ([]frameRef, *bpat.Contents, error) {
+	o, err := j.Output()
+	if err != nil {
+		return nil, nil, err
+	}
+	limit := j.MaxBytes
+	if limit == 0 {
+		limit = DefaultMaxBytes
+	}
+	if limit > 0 && o.Bytes > limit {
+		return nil, nil, fmt.Errorf("bake: the bake would make %d bytes (%d frames of %d bones), more than the %d-byte limit: lower the fps, shorten the clips, or lift the limit (bake --force)",
+			o.Bytes, o.Frames, o.Bones, limit)
+	}
+	out, err := j.contents()
+	if err != nil {
+		return nil, nil, err
+	}
+	return j.frames(out), out, nil
 }
 
 // MaxFrames bounds a bake's frame count (about 4 million: 6 GB of palettes at 24
@@ -262,41 +299,50 @@ type frameRef struct {
 	t           float64
 }
 
-// plan lists every output frame in file order and the contents without palettes
-// (clip frame counts set), after checking the job.
-func (j *Job) plan() ([]frameRef, *bpat.Contents, error) {
+// contents checks the job and returns what the file will hold, without palettes
+// (clip frame counts set): what Output measures, with nothing allocated per frame.
+func (j *Job) contents() (*bpat.Contents, error) {
 	if err := j.check(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	bones := j.Rig.paletteBones()
 	out := &bpat.Contents{Version: j.Version, SpeciesID: j.SpeciesID, BoneCount: len(bones)}
-	total := 0
 	for ci := range j.Clips {
-		_, dur := j.span(&j.Clips[ci])
-		total += FrameCount(dur, j.Clips[ci].FPS, j.Clips[ci].Loops)
+		c := &j.Clips[ci]
+		_, dur := j.span(c)
+		n := FrameCount(dur, c.FPS, c.Loops)
+		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FrameCount: n, FPS: float32(PlaybackFPS(n, dur, c.FPS, c.Loops)), Loops: c.Loops, Markers: c.Markers})
+	}
+	for _, s := range j.Sockets {
+		if s.Bone < 0 || s.Bone >= len(bones) {
+			return nil, fmt.Errorf("bake: socket %q: anchor %d outside the %d-bone palette", s.Name, s.Bone, len(bones))
+		}
+		out.Sockets = append(out.Sockets, bpat.Socket{Name: s.Name, Anchor: s.Bone, Offset: s.Offset})
+	}
+	return out, nil
+}
+
+// frames lists every output frame of out's clips in file order.
+func (j *Job) frames(out *bpat.Contents) []frameRef {
+	total := 0
+	for _, c := range out.Clips {
+		total += c.FrameCount
 	}
 	frames := make([]frameRef, 0, total)
 	for ci := range j.Clips {
 		c := &j.Clips[ci]
 		start, dur := j.span(c)
-		n := FrameCount(dur, c.FPS, c.Loops)
+		n := out.Clips[ci].FrameCount
 		for f := 0; f < n; f++ {
 			frames = append(frames, frameRef{ci, f, start + FrameTime(f, n, dur, c.Loops)})
 		}
-		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FrameCount: n, FPS: float32(PlaybackFPS(n, dur, c.FPS, c.Loops)), Loops: c.Loops, Markers: c.Markers})
 	}
-	for _, s := range j.Sockets {
-		if s.Bone < 0 || s.Bone >= len(bones) {
-			return nil, nil, fmt.Errorf("bake: socket %q: anchor %d outside the %d-bone palette", s.Name, s.Bone, len(bones))
-		}
-		out.Sockets = append(out.Sockets, bpat.Socket{Name: s.Name, Anchor: s.Bone, Offset: s.Offset})
-	}
-	return frames, out, nil
+	return frames
 }
 
 // Bake samples every clip and returns the BPAT contents, palettes in memory.
 func Bake(j *Job) (*bpat.Contents, error) {
-	frames, out, err := j.plan()
+	frames, out, err := j.planSized()
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +371,7 @@ const ring = 8
 // order writes it, and any finished runs after it. Writing overlaps sampling, no
 // goroutine sits waiting to write, and memory stays bounded whatever the bake's size.
 func BakeTo(w io.Writer, j *Job) error {
-	frames, out, err := j.plan()
+	frames, out, err := j.planSized()
 	if err != nil {
 		return err
 	}
@@ -403,7 +449,7 @@ func Bytes(j *Job) ([]byte, error) {
 
 // BakeFile bakes j into a BPAT file at path, atomically.
 func BakeFile(path string, j *Job) error {
-	if _, _, err := j.plan(); err != nil {
+	if _, _, err := j.planSized(); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, func(w io.Writer) error { return BakeTo(w, j) })

@@ -30,7 +30,7 @@ func foxJob(b *testing.B, fps float64) *Job {
 func BenchmarkBakeFox(b *testing.B) {
 	for _, fps := range []float64{120, 2000} {
 		job := foxJob(b, fps)
-		frames, _, _ := job.plan()
+		frames, _, _ := job.planSized()
 		for _, mode := range []string{"stream", "memory"} {
 			for _, workers := range []int{1, 2} {
 				b.Run(fmt.Sprintf("fps=%v/%s/workers=%d", fps, mode, workers), func(b *testing.B) {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -32,7 +33,10 @@ import (
 // Where the scene puts things follows from the nodes alone: a point p of the
 // armature's space lands at 0.01·(p.x, p.z, −p.y), so the hips stand at (0,1,0)
 // metres and a vertex v of the mesh at 0.01·(v.x+50, v.z, −v.y).
-func blenderModel(t *testing.T) string {
+func blenderModel(t *testing.T) string { return blenderModelAttack(t, 0.792) }
+
+// blenderModelAttack is blenderModel with an Attack of the given length.
+func blenderModelAttack(t *testing.T, attack float64) string {
 	t.Helper()
 	nodes := []map[string]any{
 		{"name": "Armature", "rotation": []float64{-math.Sqrt2 / 2, 0, 0, math.Sqrt2 / 2}, "scale": []float64{0.01, 0.01, 0.01}, "children": []int{1, 4, 5}},
@@ -100,7 +104,7 @@ func blenderModel(t *testing.T) string {
 	}
 	wt := add(floats(walkT...), 25, "SCALAR", 5126, map[string]any{"min": []float64{walkT[0]}, "max": []float64{walkT[24]}})
 	wv := add(floats(walkV...), 25, "VEC3", 5126, nil)
-	at := add(floats(1.0/60, 1.0/60+0.792), 2, "SCALAR", 5126, map[string]any{"min": []float64{1.0 / 60}, "max": []float64{1.0/60 + 0.792}})
+	at := add(floats(1.0/60, 1.0/60+attack), 2, "SCALAR", 5126, map[string]any{"min": []float64{1.0 / 60}, "max": []float64{1.0/60 + attack}})
 	av := add(floats(0, 0, 30, 0, 20, 30), 2, "VEC3", 5126, nil)
 
 	doc := map[string]any{
@@ -248,5 +252,38 @@ func TestBlenderExportOptions(t *testing.T) {
 	m, _ = bakeModel(t, path, Settings{DeformingOnly: true, Sockets: []ManifestSocket{{Name: "foot", Bone: "IK_foot"}}})
 	if len(m.GLTF.Joints) != 4 {
 		t.Errorf("a socket's joint was dropped: %v", m.GLTF.JointNames)
+	}
+}
+
+// A model whose Attack lasts a day asks for 2.6 M frames at 30 fps (about 660 MB
+// of palettes): every bake of it (bake, and so view and bat, which bake through
+// Bytes and Bake) is refused before sampling, unless the limit is lifted.
+func TestBakeSizeLimit(t *testing.T) {
+	path := blenderModelAttack(t, 86400)
+	m, err := LoadModel(path, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, run := range []func() error{
+		func() error { _, err := Bytes(m.Job); return err },
+		func() error { _, err := Bake(m.Job); return err },
+		func() error { return BakeFile(filepath.Join(t.TempDir(), "x.bpat"), m.Job) },
+	} {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		err := run()
+		runtime.ReadMemStats(&b)
+		n = max(n, b.TotalAlloc-a.TotalAlloc)
+		if err == nil || !strings.Contains(err.Error(), "256000000-byte limit") || !strings.Contains(err.Error(), "--force") {
+			t.Errorf("err = %v; want the size limit", err)
+		}
+	}
+	if n > 50<<20 {
+		t.Errorf("allocated %d MiB before refusing", n>>20)
+	}
+	m.Job.MaxBytes = 1 << 40 // lifted: the job plans (nothing is sampled here)
+	if _, _, err := m.Job.planSized(); err != nil {
+		t.Errorf("with the limit lifted: %v", err)
 	}
 }

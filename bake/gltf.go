@@ -1,6 +1,7 @@
 package bake
 
 import (
+	"bonebake/anim"
 	"bonebake/source/gltf"
 )
 
@@ -9,8 +10,9 @@ import (
 // per animation.
 func FromGLTF(m *gltf.Model) (Rig, []string, []Motion) {
 	motions := make([]Motion, len(m.Clips))
+	keys := new(anim.KeyCache) // a file may point many samplers at one accessor
 	for i := range m.Clips {
-		motions[i] = FromClip(&m.Clips[i])
+		motions[i] = FromClip(&m.Clips[i], keys)
 	}
 	return Rig{Skeleton: m.Skeleton, Bones: m.Joints}, m.JointNames, motions
 }

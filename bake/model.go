@@ -40,6 +40,13 @@ type Settings struct {
 	KeepLeadIn    bool
 	Scale         float64
 	DeformingOnly bool
+	// FilesRoot is the folder the model's external buffers and images must lie
+	// inside (default: the model's folder).
+	FilesRoot string
+	// NoLimits lifts the limits on what the model may make the loader allocate
+	// (gltf.MemoryPerFileByte times its size) and on the bake's size
+	// (DefaultMaxBytes): the command line's --force.
+	NoLimits bool
 }
 
 // SettingError is a Settings value that does not fit the model. Setting is the
@@ -69,7 +76,7 @@ type Model struct {
 // LoadModel reads a skinned glTF model and resolves its bake job: the model's own
 // manifest (or s.Manifest), then the settings on top. Errors name the model.
 func LoadModel(path string, s Settings) (*Model, error) {
-	m, err := gltf.Load(path, gltf.Options{Skin: s.Skin, Textures: s.Textures})
+	m, err := gltf.Load(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +127,9 @@ func LoadModel(path string, s Settings) (*Model, error) {
 	}
 	if n := leadIns(job); n != "" {
 		notes = append(notes, n)
+	}
+	if s.NoLimits {
+		job.MaxBytes = -1
 	}
 	for _, name := range s.OneShot {
 		i := slices.IndexFunc(job.Clips, func(c Clip) bool { return c.Name == name })

@@ -35,6 +35,9 @@ type MotSettings struct {
 	FPS       float64
 	SpeciesID *uint32
 	Skin      int
+	// NoLimits lifts the limits on the motions' evaluated values and on the
+	// bake's size (the command line's --force).
+	NoLimits bool
 }
 
 // ReadBoneMap reads a YAML map of skeleton bone name → motion bone id.
@@ -54,7 +57,7 @@ func ReadBoneMap(path string) (map[string]int, error) {
 // bakes one clip per motion onto the model's joints: named after the motion (its
 // header name, or the file name), looping as its header flag says.
 func LoadMot(rigPath string, motPaths []string, s MotSettings) (*Model, error) {
-	m, err := gltf.Load(rigPath, gltf.Options{Skin: s.Skin})
+	m, err := gltf.Load(rigPath, gltf.Options{Skin: s.Skin, NoMemoryLimit: s.NoLimits})
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +107,20 @@ func FromMot(r Rig, motions []*mot.Motion, names []string, s MotSettings) (*Job,
 		return nil, &SettingError{"bone-map", err}
 	}
 	j := &Job{Rig: r}
+	if s.NoLimits {
+		j.MaxBytes = -1
+	}
+	// Every motion is evaluated up front: the values of all of them together
+	// share one budget, so that many files that each declare 65,535 frames
+	// cannot add up to gigabytes.
+	values := 0
+	for i, m := range motions {
+		values += len(m.Records) * m.Frames
+		if values > mot.MaxEvaluated && !s.NoLimits {
+			return nil, fmt.Errorf("motion %s: the motions' records × frames add up to %d values, more than the %d (%d MB) evaluated at once: bake fewer motions together, or lift the limit (--force)",
+				names[i], values, mot.MaxEvaluated, mot.MaxEvaluated*8/1_000_000)
+		}
+	}
 	if s.SpeciesID != nil {
 		j.SpeciesID = *s.SpeciesID
 	} else {

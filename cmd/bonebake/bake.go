@@ -14,6 +14,7 @@ import (
 	"bonebake/bake"
 	"bonebake/formats"
 	"bonebake/formats/bpat"
+	"bonebake/source/gltf"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -35,6 +36,7 @@ func newBakeCmd() *cobra.Command {
 		leadIn    bool
 		scale     float64
 		deforming bool
+		filesRoot string
 		motFlags  motBakeFlags
 		pkg       string
 		version   uint32
@@ -121,7 +123,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return fmt.Errorf("%s: %s, not a glTF model: bake reads skinned glTF 2.0 models (.gltf, .glb)", model, kind)
 			}
 			flags := cmd.Flags()
-			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version}
+			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
+				FilesRoot: filesRoot, NoLimits: force}
 			if flags.Changed("scale") {
 				if !(scale > 0) || math.IsInf(scale, 0) {
 					return usagef("--scale %v must be a positive number", scale)
@@ -215,7 +218,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")
 	fl.StringVar(&manifest, "manifest", "", "YAML manifest with per-clip settings")
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to bake")
-	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s", bytesText(largeOutput)))
+	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s, and read a model that decodes to more than %d× its size", bytesText(largeOutput), gltf.MemoryPerFileByte))
+	fl.StringVar(&filesRoot, "files-root", "", "the folder a model's external buffers and images may come from (default: the model's own folder)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
 	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")

@@ -56,7 +56,8 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 			return err
 		}
 	}
-	set := bake.MotSettings{RotationOrder: strings.ToLower(m.rotationOrder)}
+	force, _ := fl.GetBool("force")
+	set := bake.MotSettings{RotationOrder: strings.ToLower(m.rotationOrder), NoLimits: force}
 	if fl.Changed("fps") {
 		set.FPS = fps
 	}

@@ -308,8 +308,7 @@ func (d *document) floats(i int, what string, spec accessorSpec) ([]float32, err
 	if err := d.checkSpec(i, what, spec); err != nil {
 		return nil, err
 	}
-	out, _, err := decode(d, i, what, asFloat(d.doc.Accessors[i].Normalized))
-	return out, err
+	return cachedDecode(d, i, what, false, asFloat(d.doc.Accessors[i].Normalized))
 }
 
 // uints reads accessor i as unsigned integers after checking it against spec.
@@ -317,8 +316,7 @@ func (d *document) uints(i int, what string, spec accessorSpec) ([]uint32, error
 	if err := d.checkSpec(i, what, spec); err != nil {
 		return nil, err
 	}
-	out, _, err := decode(d, i, what, asUint)
-	return out, err
+	return cachedDecode(d, i, what, true, asUint)
 }
 
 var (

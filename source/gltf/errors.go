@@ -24,6 +24,7 @@ const (
 	RuleSampler       Rule = "sampler"        // an animation sampler is missing or its input and output disagree
 	RuleKeys          Rule = "keys"           // animation key times or values are not usable (NaN, Inf, order)
 	RuleSkeleton      Rule = "skeleton"       // the skeleton built from the nodes was refused
+	RuleMemory        Rule = "memory"         // decoding would allocate far more than the file holds (memory.go)
 )
 
 // Error is a problem with a glTF file. Err, when set, is the underlying cause.

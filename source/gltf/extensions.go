@@ -112,7 +112,14 @@ func (d *document) checkVersion(jsonBytes []byte) error {
 	if json.Unmarshal(jsonBytes, &pre) != nil || pre.Asset.Version == nil {
 		return nil // the full decode reports it
 	}
-	v := fmt.Sprint(pre.Asset.Version)
+	return d.checkVersionOf(fmt.Sprint(pre.Asset.Version))
+}
+
+// checkVersionOf refuses an asset.version other than 2.x.
+func (d *document) checkVersionOf(v string) error {
+	if v == "" {
+		return nil
+	}
 	if major, _, _ := strings.Cut(v, "."); major != "2" {
 		return d.fail(RuleVersion, "glTF %s is not supported (asset.version %s); convert it to 2.0 with %s", v, v, convertHint)
 	}

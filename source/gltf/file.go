@@ -22,14 +22,23 @@ type document struct {
 	dir     string // where external files are read from
 	doc     *qgltf.Document
 	buffers [][]byte // buffers[i] has exactly doc.Buffers[i].ByteLength bytes
+	// root is the folder external files must stay inside (the model's folder
+	// unless Options.FilesRoot says otherwise).
+	root string
 	// budget is how many bytes the file and its buffers hold: no accessor without
 	// data may claim more than this (zero-filled accessors have no backing bytes).
 	budget  int64
 	parents []int // parent node of each node, -1 for roots
-	// textures caches what each texture index resolved to (see texture).
-	textures map[int]textureResult
-	// decoded caches the decoded bytes of meshopt-compressed buffer views.
-	decoded map[int][]byte
+	// memory bounds what the file can make Load allocate (see memory.go).
+	memory memory
+	// textures caches what each (image, sampler) resolved to, and images each
+	// image's bytes (see texture).
+	textures map[textureKey]textureResult
+	images   map[int]imageResult
+	// decoded caches the decoded bytes of meshopt-compressed buffer views, and
+	// accessors the decoded elements of accessors (shared, never modified).
+	decoded   map[int][]byte
+	accessors map[accessorKey]any
 }
 
 func (d *document) fail(rule Rule, format string, args ...any) error {
@@ -40,13 +49,14 @@ func (d *document) wrap(rule Rule, err error, format string, args ...any) error 
 	return &Error{File: d.path, Rule: rule, Detail: fmt.Sprintf(format, args...), Err: err}
 }
 
-// readDocument reads a .gltf or .glb file and the buffers it refers to.
-func readDocument(path string) (*document, error) {
+// readDocument reads a .gltf or .glb file and the buffers it refers to; external
+// files must lie inside root ("" = the model's own folder).
+func readDocument(path, root string) (*document, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Error{File: path, Rule: RuleFile, Detail: "cannot read the file", Err: err}
 	}
-	return decodeDocument(path, data, filepath.Dir(path))
+	return decodeDocument(path, data, filepath.Dir(path), root)
 }
 
 const glbMagic = 0x46546c67 // "glTF"
@@ -56,23 +66,31 @@ const (
 	glbChunkBIN  = 0x004e4942
 )
 
-// decodeDocument decodes the bytes of a glTF file named path; external buffers are
-// read relative to dir.
-func decodeDocument(path string, data []byte, dir string) (*document, error) {
-	d := &document{path: path, dir: dir, budget: int64(len(data))}
+// decodeDocument decodes the bytes of a glTF file named path; external files are
+// read relative to dir and must stay inside root ("" = dir).
+func decodeDocument(path string, data []byte, dir, root string) (*document, error) {
+	if root == "" {
+		root = dir
+	}
+	d := &document{path: path, dir: dir, root: root, budget: int64(len(data))}
 	jsonBytes, bin, isGLB, err := d.splitContainer(data)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.checkVersion(jsonBytes); err != nil {
-		return nil, err
-	}
-	if err := d.preflight(jsonBytes); err != nil {
-		return nil, err
-	}
+	// The JSON is parsed once; only a document that fails to decode is looked at
+	// again, for a more precise reason than the decoder's.
 	doc := new(qgltf.Document)
 	if err := json.Unmarshal(jsonBytes, doc); err != nil {
+		if err := d.checkVersion(jsonBytes); err != nil {
+			return nil, err
+		}
+		if err := d.preflight(jsonBytes); err != nil {
+			return nil, err
+		}
 		return nil, d.wrap(RuleSyntax, err, "the JSON is not a valid glTF document")
+	}
+	if err := d.checkVersionOf(doc.Asset.Version); err != nil {
+		return nil, err
 	}
 	d.doc = doc
 	if err := d.checkNulls(); err != nil {
@@ -223,7 +241,7 @@ func (d *document) loadBuffers(bin []byte, isGLB bool, dir string) error {
 			}
 		default:
 			var err error
-			if data, err = readExternal(dir, b.URI, b.ByteLength); err != nil {
+			if data, err = d.readExternal(b.URI, b.ByteLength); err != nil {
 				return d.wrap(RuleBuffer, err, "buffer %d (%q) cannot be read", i, b.URI)
 			}
 		}
@@ -257,9 +275,11 @@ func decodeDataURI(uri string) ([]byte, error) {
 	return out, nil
 }
 
-// readExternal reads the first n bytes of the file a relative URI names; n < 0
-// reads the whole file, which may hold at most −n bytes.
-func readExternal(dir, uri string, n int) ([]byte, error) {
+// readExternal reads the first n bytes of the file a relative URI names (n < 0:
+// the whole file, at most −n bytes). The file must lie inside d.root, symbolic
+// links included: it is opened through os.Root, so neither "../" nor a link can
+// leave the folder (docs/formats/gltf.md §6).
+func (d *document) readExternal(uri string, n int) ([]byte, error) {
 	if u, err := url.Parse(uri); err == nil && u.Scheme != "" {
 		return nil, fmt.Errorf("URI scheme %q is not supported", u.Scheme)
 	}
@@ -267,12 +287,15 @@ func readExternal(dir, uri string, n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	name = filepath.FromSlash(name)
-	if !filepath.IsLocal(name) {
-		return nil, fmt.Errorf("the path leaves the model's folder")
+	rel, err := filepath.Rel(d.root, filepath.Join(d.dir, filepath.FromSlash(name)))
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%q leaves %s, the folder external files are read from (a pipeline that keeps them elsewhere can name that folder with --files-root)", uri, d.root)
 	}
-	f, err := os.Open(filepath.Join(dir, name))
+	f, err := os.OpenInRoot(d.root, rel)
 	if err != nil {
+		if strings.Contains(err.Error(), "escapes") {
+			return nil, fmt.Errorf("%q is a symbolic link out of %s, the folder external files are read from (--files-root names another): %w", uri, d.root, err)
+		}
 		return nil, err
 	}
 	defer f.Close()

@@ -33,7 +33,7 @@ func FuzzLoad(f *testing.F) {
 		`"materials":[{"pbrMetallicRoughness":{"baseColorFactor":[1,0.5,0,1],"baseColorTexture":{"index":0}}}],` +
 		`"textures":[{"source":0,"sampler":0}],"samplers":[{"magFilter":9728}],"images":[{"uri":"data:image/png;base64,iVBORw0KGgo="}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := decodeDocument("fuzz.gltf", data, empty)
+		d, err := decodeDocument("fuzz.gltf", data, empty, "")
 		if err != nil {
 			mustBeTyped(t, err)
 			return

@@ -29,6 +29,12 @@ import (
 type Options struct {
 	Skin     int  // which skin (index into the file's skins); default 0
 	Textures bool // also read the base colour images of the mesh's materials
+	// FilesRoot is the folder external buffers and images must lie inside
+	// (default: the model's own folder).
+	FilesRoot string
+	// NoMemoryLimit lifts the limit on what the file may make Load allocate
+	// (MemoryPerFileByte times its size).
+	NoMemoryLimit bool
 }
 
 // Model is what Load makes of a glTF file.
@@ -95,9 +101,12 @@ const maxJoints = 1 << 16
 // Load reads the glTF or GLB file at path and returns its skin opt.Skin with the
 // skeleton, clips and mesh that go with it.
 func Load(path string, opt Options) (*Model, error) {
-	d, err := readDocument(path)
+	d, err := readDocument(path, opt.FilesRoot)
 	if err != nil {
 		return nil, err
+	}
+	if opt.NoMemoryLimit {
+		d.memory.limit = -1
 	}
 	return d.model(opt)
 }
@@ -120,10 +129,15 @@ func (d *document) model(opt Options) (*Model, error) {
 	if len(skin.Joints) > maxJoints {
 		return nil, d.fail(RuleSkin, "skin %d has %d joints; JOINTS_0 can address at most %d", opt.Skin, len(skin.Joints), maxJoints)
 	}
+	firstUse := make(map[int]int, len(skin.Joints))
 	for j, n := range skin.Joints {
 		if n < 0 || n >= len(doc.Nodes) {
 			return nil, d.fail(RuleSkin, "skin %d joint %d is node %d, but there are %d nodes", opt.Skin, j, n, len(doc.Nodes))
 		}
+		if k, dup := firstUse[n]; dup { // glTF requires unique joints: a vertex's index would be ambiguous
+			return nil, d.fail(RuleSkin, "skin %d joint %d is node %d again (joint %d already is)", opt.Skin, j, n, k)
+		}
+		firstUse[n] = j
 	}
 	if skin.Skeleton != nil && (*skin.Skeleton < 0 || *skin.Skeleton >= len(doc.Nodes)) {
 		return nil, d.fail(RuleSkin, "skin %d has skeleton root node %d, but there are %d nodes", opt.Skin, *skin.Skeleton, len(doc.Nodes))

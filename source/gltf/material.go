@@ -3,6 +3,9 @@ package gltf
 import (
 	"bytes"
 	"fmt"
+	"image"
+	_ "image/jpeg" // image.DecodeConfig reads their headers
+	_ "image/png"
 	"strings"
 
 	qgltf "github.com/qmuntal/gltf"
@@ -71,53 +74,102 @@ func (d *document) material(mi *int, textures bool, warn func(string, ...any)) M
 	return mat
 }
 
-// texture resolves a texture reference. Each texture is read once per document:
-// primitives that share one get the same *Texture.
+// texture resolves a texture reference. Each image is read (and its pixels
+// counted against the memory limit) once per document, and each image and sampler
+// pair makes one *Texture: primitives, materials and textures that share them get
+// the same one, which a renderer uploads once.
 func (d *document) texture(ref *qgltf.TextureInfo) (*Texture, error) {
 	if ref.TexCoord != 0 {
 		return nil, fmt.Errorf("it uses TEXCOORD_%d; only TEXCOORD_0 is read", ref.TexCoord)
 	}
-	if r, ok := d.textures[ref.Index]; ok {
+	doc := d.doc
+	if ref.Index < 0 || ref.Index >= len(doc.Textures) || doc.Textures[ref.Index] == nil {
+		return nil, fmt.Errorf("it does not exist (there are %d textures)", len(doc.Textures))
+	}
+	t := doc.Textures[ref.Index]
+	if t.Source == nil {
+		return nil, fmt.Errorf("it has no source image (only an extension's, which is not read)")
+	}
+	key := textureKey{image: *t.Source, sampler: -1}
+	if t.Sampler != nil {
+		key.sampler = *t.Sampler
+	}
+	if r, ok := d.textures[key]; ok {
 		return r.tex, r.err
 	}
-	tex, err := d.readTexture(ref.Index)
+	tex, err := d.readTexture(key)
 	if d.textures == nil {
-		d.textures = map[int]textureResult{}
+		d.textures = map[textureKey]textureResult{}
 	}
-	d.textures[ref.Index] = textureResult{tex, err}
+	d.textures[key] = textureResult{tex, err}
 	return tex, err
 }
+
+// textureKey is what makes two textures the same: their image and sampler (−1: none).
+type textureKey struct{ image, sampler int }
 
 type textureResult struct {
 	tex *Texture
 	err error
 }
 
-func (d *document) readTexture(index int) (*Texture, error) {
+type imageResult struct {
+	data []byte
+	mime string
+	err  error
+}
+
+// imageData returns image src's bytes and MIME type, read and checked once.
+func (d *document) imageData(src int) ([]byte, string, error) {
+	if r, ok := d.images[src]; ok {
+		return r.data, r.mime, r.err
+	}
+	data, mime, err := d.readImage(src)
+	if d.images == nil {
+		d.images = map[int]imageResult{}
+	}
+	d.images[src] = imageResult{data, mime, err}
+	return data, mime, err
+}
+
+func (d *document) readImage(src int) ([]byte, string, error) {
 	doc := d.doc
-	if index < 0 || index >= len(doc.Textures) || doc.Textures[index] == nil {
-		return nil, fmt.Errorf("it does not exist (there are %d textures)", len(doc.Textures))
-	}
-	t := doc.Textures[index]
-	if t.Source == nil {
-		return nil, fmt.Errorf("it has no source image (only an extension's, which is not read)")
-	}
-	src := *t.Source
 	if src < 0 || src >= len(doc.Images) || doc.Images[src] == nil {
-		return nil, fmt.Errorf("image %d does not exist (there are %d images)", src, len(doc.Images))
+		return nil, "", fmt.Errorf("image %d does not exist (there are %d images)", src, len(doc.Images))
 	}
 	data, err := d.image(doc.Images[src])
 	if err != nil {
-		return nil, fmt.Errorf("image %d: %w", src, err)
+		return nil, "", fmt.Errorf("image %d: %w", src, err)
 	}
-	tex := &Texture{Data: data, WrapS: 10497, WrapT: 10497}
+	var mime string
 	switch {
 	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
-		tex.MIME = "image/png"
+		mime = "image/png"
 	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
-		tex.MIME = "image/jpeg"
+		mime = "image/jpeg"
 	default:
-		return nil, fmt.Errorf("image %d is neither PNG nor JPEG", src)
+		return nil, "", fmt.Errorf("image %d is neither PNG nor JPEG", src)
+	}
+	// A renderer decodes the pixels: count them, from the header alone (one
+	// that cannot be read is the renderer's to report; it decodes no pixels).
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
+		if err := d.charge(int64(cfg.Width)*int64(cfg.Height)*4, fmt.Sprintf("image %d (%d × %d pixels)", src, cfg.Width, cfg.Height)); err != nil {
+			return nil, "", err
+		}
+	}
+	return data, mime, nil
+}
+
+func (d *document) readTexture(key textureKey) (*Texture, error) {
+	doc := d.doc
+	data, mime, err := d.imageData(key.image)
+	if err != nil {
+		return nil, err
+	}
+	tex := &Texture{Data: data, MIME: mime, WrapS: 10497, WrapT: 10497}
+	t := &qgltf.Texture{}
+	if key.sampler >= 0 {
+		t.Sampler = &key.sampler
 	}
 	if t.Sampler != nil {
 		if *t.Sampler < 0 || *t.Sampler >= len(doc.Samplers) || doc.Samplers[*t.Sampler] == nil {
@@ -144,7 +196,7 @@ func (d *document) image(im *qgltf.Image) ([]byte, error) {
 	case strings.HasPrefix(im.URI, "data:"):
 		return decodeDataURI(im.URI)
 	case im.URI != "":
-		return readExternal(d.dir, im.URI, -maxImage)
+		return d.readExternal(im.URI, -maxImage)
 	}
 	return nil, fmt.Errorf("it has neither a buffer view nor a uri")
 }

@@ -88,6 +88,9 @@ func (d *document) mesh(mi, jointCount int) (*Mesh, []Part, error) {
 				}
 			}
 		} else {
+			if err := d.charge(int64(n)*4, what+" indices"); err != nil {
+				return nil, nil, err
+			}
 			q.idx = make([]uint32, n)
 			for k := range q.idx {
 				q.idx[k] = uint32(k)
@@ -103,6 +106,14 @@ func (d *document) mesh(mi, jointCount int) (*Mesh, []Part, error) {
 		prims = append(prims, q)
 	}
 
+	indices := 0
+	for _, q := range prims {
+		indices += len(q.idx)
+	}
+	perVertex := 12 + 12 + 8 + 8 + 16 // the merged attributes, whichever are present
+	if err := d.charge(int64(total)*int64(perVertex)+int64(indices)*4, label("mesh", mi, d.doc.Meshes[mi].Name)+" merged"); err != nil {
+		return nil, nil, err
+	}
 	m := &Mesh{Positions: make([][3]float32, 0, total)}
 	if has[qgltf.NORMAL] {
 		m.Normals = make([][3]float32, 0, total)
