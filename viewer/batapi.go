@@ -37,12 +37,55 @@ type batEntry struct {
 	once sync.Once
 	bake *batBake
 	err  error
+	size int64  // bytes held once baked
+	used uint64 // when it was last asked for (the cache's clock)
 }
 
-// batCache bakes each (asset, preset, format) once, on first request.
+// batCache bakes each (asset, preset, format) once, on first request, and keeps
+// the bakes most recently asked for within limit bytes (0: maxBATCache): a page
+// that tries every preset and format of every asset does not grow the server
+// without bound.
 type batCache struct {
-	mu sync.Mutex
-	m  map[batKey]*batEntry
+	mu    sync.Mutex
+	m     map[batKey]*batEntry
+	clock uint64
+	limit int64
+}
+
+// maxBATCache is what the viewer keeps of baked bone animation textures.
+const maxBATCache = 512 << 20
+
+// size is what a bake holds in memory.
+func (b *batBake) size() int64 {
+	n := int64(len(b.report) + len(b.texels))
+	for _, f := range b.out.Files {
+		n += int64(len(f.Data))
+	}
+	return n
+}
+
+// evict drops the least recently used finished bakes until the rest fit, never
+// the one just made (keep).
+func (c *batCache) evict(keep batKey) {
+	limit := c.limit
+	if limit == 0 {
+		limit = maxBATCache
+	}
+	for {
+		var total int64
+		var oldest batKey
+		found := false
+		for k, e := range c.m {
+			total += e.size
+			if k != keep && e.size > 0 && (!found || e.used < c.m[oldest].used) {
+				oldest, found = k, true
+			}
+		}
+		if total <= limit || !found {
+			return
+		}
+		delete(c.m, oldest)
+	}
 }
 
 // errNoMesh answers 404: the asset has no mesh to bake textures for.
@@ -58,8 +101,20 @@ func (c *batCache) get(a *Asset, k batKey) (*batBake, error) {
 		e = &batEntry{}
 		c.m[k] = e
 	}
+	c.clock++
+	e.used = c.clock
 	c.mu.Unlock()
-	e.once.Do(func() { e.bake, e.err = bakeBAT(a, bat.Options{Preset: k.preset, Format: k.format}) })
+	e.once.Do(func() {
+		e.bake, e.err = bakeBAT(a, bat.Options{Preset: k.preset, Format: k.format})
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if e.err == nil {
+			e.size = e.bake.size()
+		} else {
+			delete(c.m, k) // a failed bake is tried again on the next request
+		}
+		c.evict(k)
+	})
 	return e.bake, e.err
 }
 

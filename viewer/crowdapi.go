@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -124,7 +123,7 @@ func (s *Server) serveCrowd(w http.ResponseWriter, r *http.Request, rest string)
 
 func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
 	var p CrowdParams
-	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		http.Error(w, "crowd parameters: "+err.Error(), http.StatusBadRequest)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"bonebake/formats/bpat"
 	"bonebake/roster"
@@ -31,6 +32,20 @@ type Server struct {
 	// AllowAnyHost turns off the Host header check. Set it when the server
 	// listens on a non-loopback address on purpose.
 	AllowAnyHost bool
+}
+
+// maxBody bounds the request body of the POST endpoints (a crowd's parameters
+// are a few hundred bytes).
+const maxBody = 1 << 20
+
+// HTTPServer returns the http.Server that serves h the way `bonebake view` does:
+// besides the header timeout, a whole request must arrive within ReadTimeout, a
+// response be taken within WriteTimeout (a BAT bake of a big model included),
+// and an idle keep-alive connection closes after IdleTimeout, so that slow or
+// stalled clients cannot hold the server's connections open.
+func HTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 5 * time.Minute, IdleTimeout: time.Minute}
 }
 
 // New returns a server for assets, in the order given (an asset's id is its index).

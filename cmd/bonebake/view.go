@@ -104,7 +104,7 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 
 // serve runs the server on ln until ctx is done, then shuts it down.
 func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	hs := viewer.HTTPServer(h)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
