@@ -50,6 +50,14 @@ Without --assets the built-in species are baked in memory first.`,
 			if !(cfg.dt > 0) || cfg.dt > 1 {
 				return usagef("--dt must be in (0, 1] seconds")
 			}
+			// What cannot fit is refused before anything is allocated: a unit
+			// costs about 150 bytes, a step two timings.
+			if cfg.units > maxSimUnits {
+				return usagef("--units %d: at most %d units (about %d MB; the runtime itself has no such limit)", cfg.units, maxSimUnits, maxSimUnits*150/1_000_000)
+			}
+			if steps := cfg.seconds / cfg.dt; steps > maxSimSteps {
+				return usagef("--seconds %g at --dt %g is %.3g steps: at most %d (raise --dt or lower --seconds)", cfg.seconds, cfg.dt, steps, maxSimSteps)
+			}
 			reg, source, err := simRegistry(cfg.assets, species.extra...)
 			if err != nil {
 				return err
@@ -78,6 +86,12 @@ Without --assets the built-in species are baked in memory first.`,
 	species.add(cmd)
 	return cmd
 }
+
+// simulate's bounds: what a run may ask for before it is refused.
+const (
+	maxSimUnits = 10_000_000
+	maxSimSteps = 1_000_000
+)
 
 type simConfig struct {
 	units       int

@@ -138,3 +138,14 @@ func TestSimulateProgress(t *testing.T) {
 		t.Fatalf("short run reported progress: %v %v", err, calls)
 	}
 }
+
+// What cannot fit is refused up front with the limit in the message (it ran out
+// of memory, or panicked in makeslice).
+func TestSimulateLimits(t *testing.T) {
+	for _, args := range [][]string{{"--units", "1000000000"}, {"--seconds", "1e9", "--dt", "1e-9"}} {
+		code, _, errOut := bonebake(t, append([]string{"simulate"}, args...)...)
+		if code != 2 || !strings.Contains(errOut, "at most") {
+			t.Errorf("simulate %v: exit %d %q", args, code, errOut)
+		}
+	}
+}
