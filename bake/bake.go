@@ -183,8 +183,8 @@ func (j *Job) check() error {
 		if c.Motion < 0 || c.Motion >= len(j.Motions) {
 			return fmt.Errorf("bake: clip %q: no motion %d", c.Name, c.Motion)
 		}
-		if !(c.FPS > 0) || math.IsInf(c.FPS, 0) || c.FPS > 1e6 {
-			return fmt.Errorf("bake: clip %q: fps %v must be a positive number of at most 1e6", c.Name, c.FPS)
+		if !(c.FPS >= MinFPS) || c.FPS > MaxFPS {
+			return fmt.Errorf("bake: clip %q: fps %v is outside [%v, %v]", c.Name, c.FPS, MinFPS, MaxFPS)
 		}
 		start, dur := j.span(c)
 		if !(start >= 0) || !(dur >= 0) || math.IsInf(dur, 0) {
@@ -200,8 +200,8 @@ func (j *Job) check() error {
 	clipSeen := map[string]int{}
 	for i, c := range j.Clips {
 		if k, dup := clipSeen[c.Name]; dup {
-			return fmt.Errorf("bake: clip %d %q (from %q) has the same name as clip %d (from %q): a reader could never find the second",
-				i, c.Name, j.Motions[c.Motion].Name, k, j.Motions[j.Clips[k].Motion].Name)
+			return fmt.Errorf("bake: clip %d %q (from %q) has the same name as clip %d (from %q): a reader could never find the second; name them apart in a manifest (a clip's source may be an animation's index, source: \"#%d\")",
+				i, c.Name, j.Motions[c.Motion].Name, k, j.Motions[j.Clips[k].Motion].Name, c.Motion)
 		}
 		clipSeen[c.Name] = i
 	}
@@ -260,6 +260,14 @@ func (j *Job) Output() (Output, error) {
 	size := head + n*int64(out.BoneCount)*bpat.FloatsPerBone*4 + n*int64(len(out.Sockets))*bpat.FloatsPerSocket*4
 	return Output{Bytes: size, Frames: frames, Bones: out.BoneCount}, nil
 }
+
+// The frame rates a clip may be baked at: below MinFPS a clip of any length is
+// one frame (and a float32 fps field would round toward 0), above MaxFPS no
+// game needs.
+const (
+	MinFPS = 1e-3
+	MaxFPS = 1e6
+)
 
 // DefaultMaxBytes is the largest bake allowed unless Job.MaxBytes says otherwise:
 // 256 MB, far past any crowd creature (a 60-bone character with a minute of

@@ -287,3 +287,32 @@ func TestBakeSizeLimit(t *testing.T) {
 		t.Errorf("with the limit lifted: %v", err)
 	}
 }
+
+// Two animations of one name cannot both be baked under it; a manifest names
+// them apart by index ("#1"), which the refusal suggests.
+func TestSourceByIndex(t *testing.T) {
+	path := blenderModel(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"name":"Attack"`, `"name":"Walk"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadModel(path, Settings{}); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := LoadModel(path, Settings{})
+	if _, err := Bytes(m.Job); err == nil || !strings.Contains(err.Error(), `source: "#1"`) {
+		t.Fatalf("two Walks: %v; want a refusal suggesting source: \"#1\"", err)
+	}
+	mf := &Manifest{Clips: []ManifestClip{{Name: "walk", Source: "#0"}, {Name: "attack", Source: "#1", Loops: new(false)}}}
+	_, f := bakeModel(t, path, Settings{Manifest: mf, FPS: 24})
+	if c := f.Clips(); len(c) != 2 || c[0].Name != "walk" || c[0].FrameCount != 24 || c[1].Name != "attack" || c[1].FrameCount != 20 {
+		t.Errorf("clips %+v", c)
+	}
+	bad := &Manifest{Clips: []ManifestClip{{Name: "x", Source: "#2"}}}
+	if _, err := LoadModel(path, Settings{Manifest: bad}); err == nil || !strings.Contains(err.Error(), "#0 to #1") {
+		t.Errorf("source #2: %v", err)
+	}
+}

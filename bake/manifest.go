@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"bonebake/formats/bpat"
@@ -51,7 +52,7 @@ type Manifest struct {
 // baked under its own name.
 type ManifestClip struct {
 	Name   string  `yaml:"name"`   // output name
-	Source string  `yaml:"source"` // source animation (default: Name)
+	Source string  `yaml:"source"` // source animation by name, or "#N" by index (default: Name)
 	FPS    float64 `yaml:"fps"`
 	Loops  *bool   `yaml:"loops"`
 	// Start is the clip's start in seconds into the source; unset, the source's
@@ -59,6 +60,8 @@ type ManifestClip struct {
 	Start   *float64           `yaml:"start"`
 	End     float64            `yaml:"end"` // 0: the source's end
 	Markers map[string]float32 `yaml:"markers"`
+
+	motion int // the motion's index + 1 for the clips Job makes itself; 0: by Source
 }
 
 // ManifestSocket is an attachment point on a named bone.
@@ -157,8 +160,8 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 	}
 	clips := m.Clips
 	if len(clips) == 0 {
-		for _, mo := range motions {
-			clips = append(clips, ManifestClip{Name: mo.Name})
+		for i, mo := range motions { // each from its own animation, even when names repeat
+			clips = append(clips, ManifestClip{Name: mo.Name, motion: i + 1})
 		}
 	}
 	for i, mc := range clips {
@@ -166,7 +169,16 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		if src == "" {
 			src = mc.Name
 		}
-		mi := slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == src })
+		mi := mc.motion - 1
+		if mi < 0 {
+			mi = slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == src })
+		}
+		if k, err := strconv.Atoi(strings.TrimPrefix(src, "#")); mi < 0 && strings.HasPrefix(src, "#") && err == nil {
+			if k < 0 || k >= len(motions) {
+				return nil, fmt.Errorf("%s %q: source %q: the source has animations #0 to #%d", m.where("clip", i, m.clipLines), mc.Name, src, len(motions)-1)
+			}
+			mi = k // by index: two animations may share a name
+		}
 		if mi < 0 {
 			mi = slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == LegacyClipName(src) })
 		}
@@ -181,7 +193,7 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 			c.Start = 0
 		}
 		if c.Name == "" {
-			c.Name = src
+			c.Name = motions[mi].Name
 		}
 		if c.FPS == 0 {
 			c.FPS = fps

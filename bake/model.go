@@ -86,8 +86,8 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		mf = &c
 	}
 	if s.FPS != 0 {
-		if !(s.FPS > 0) {
-			return nil, &SettingError{"fps", fmt.Errorf("%v must be positive", s.FPS)}
+		if !(s.FPS >= MinFPS && s.FPS <= MaxFPS) {
+			return nil, &SettingError{"fps", fmt.Errorf("%v is outside [%v, %v]", s.FPS, MinFPS, MaxFPS)}
 		}
 		mf.FPS = s.FPS
 	}

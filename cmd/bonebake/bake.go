@@ -132,8 +132,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				set.Scale = scale
 			}
 			if flags.Changed("fps") {
-				if !(fps > 0) {
-					return usagef("--fps %v must be positive", fps)
+				if !(fps >= bake.MinFPS && fps <= bake.MaxFPS) {
+					return usagef("--fps %v is outside [%v, %v]", fps, bake.MinFPS, bake.MaxFPS)
 				}
 				set.FPS = fps
 			}
@@ -277,6 +277,9 @@ func parseSocket(s string) (bake.ManifestSocket, error) {
 		}
 		for i, p := range parts {
 			v, err := strconv.ParseFloat(strings.TrimSpace(p), 32)
+			if errors.Is(err, strconv.ErrRange) {
+				return ms, usagef("--socket %q: offset %q is outside the range of a float32 (about ±3.4e38)", s, p)
+			}
 			if err != nil {
 				return ms, usagef("--socket %q: offset %q is not a number", s, p)
 			}

@@ -61,8 +61,8 @@ when the worst error (metres) is larger.`,
 				return usagef("-o %s: is a file; give the folder to write into", out)
 			}
 			flags := cmd.Flags()
-			if flags.Changed("fps") && !(fps > 0) {
-				return usagef("--fps %v must be positive", fps)
+			if flags.Changed("fps") && !(fps >= bake.MinFPS && fps <= bake.MaxFPS) {
+				return usagef("--fps %v is outside [%v, %v]", fps, bake.MinFPS, bake.MaxFPS)
 			}
 			if maxError < 0 {
 				return usagef("--max-error %v must not be negative", maxError)

@@ -57,7 +57,7 @@ func newBPXListCmd() *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), list)
 			}
 			for _, o := range list {
-				fmt.Fprintf(cmd.OutOrStdout(), "%12d  %s\n", o.Size, o.Name)
+				fmt.Fprintf(cmd.OutOrStdout(), "%12d  %s\n", o.Size, shown(o.Name))
 			}
 			return nil
 		},

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"bonebake/formats"
 	"bonebake/formats/bpat"
@@ -50,6 +52,17 @@ func parentDir(path string) string {
 		return ""
 	}
 	return path[:i]
+}
+
+// shown is a name read from a file as human output prints it: as it is, or
+// quoted Go-style when it holds control characters (a terminal escape) or is not
+// valid UTF-8, so that a file cannot drive the user's terminal. JSON output keeps
+// names exact.
+func shown(name string) string {
+	if utf8.ValidString(name) && !strings.ContainsFunc(name, unicode.IsControl) {
+		return name
+	}
+	return strconv.Quote(name)
 }
 
 // plural says "1 file", "2 files", "3 vertices".

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"bonebake/formats"
@@ -84,6 +86,31 @@ type bpatReport struct {
 	Clips       []clipReport    `json:"clips"`
 	Sockets     []socketReport  `json:"sockets"`
 	Strict      string          `json:"strict_validation"` // "ok" or the problems
+	// Warnings says which numbers of a leniently accepted file are not finite:
+	// JSON has no NaN or infinity, so they are written as null.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// number is a float that JSON writes as null when it is NaN or infinite.
+type number float64
+
+func (n number) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(n))
+}
+
+// numbers converts floats, noting any that JSON cannot hold.
+func (r *bpatReport) numbers(what string, xs ...float32) []number {
+	out := make([]number, len(xs))
+	for i, x := range xs {
+		out[i] = number(x)
+		if f := float64(x); math.IsNaN(f) || math.IsInf(f, 0) {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s is %v: written as null", what, x))
+		}
+	}
+	return out
 }
 
 type sectionReport struct {
@@ -93,21 +120,21 @@ type sectionReport struct {
 }
 
 type clipReport struct {
-	Index       int                `json:"index"`
-	Name        string             `json:"name"`
-	Frames      int                `json:"frame_count"`
-	FrameOffset int                `json:"frame_offset"`
-	FPS         float32            `json:"fps"`
-	Loops       bool               `json:"loops"`
-	Duration    float64            `json:"duration_s"`
-	Markers     map[string]float32 `json:"markers,omitempty"`
+	Index       int               `json:"index"`
+	Name        string            `json:"name"`
+	Frames      int               `json:"frame_count"`
+	FrameOffset int               `json:"frame_offset"`
+	FPS         number            `json:"fps"`
+	Loops       bool              `json:"loops"`
+	Duration    number            `json:"duration_s"`
+	Markers     map[string]number `json:"markers,omitempty"`
 }
 
 type socketReport struct {
-	Index  int        `json:"index"`
-	Name   string     `json:"name"`
-	Anchor int        `json:"anchor_bone"`
-	Offset [3]float32 `json:"local_offset"`
+	Index  int       `json:"index"`
+	Name   string    `json:"name"`
+	Anchor int       `json:"anchor_bone"`
+	Offset [3]number `json:"local_offset"`
 }
 
 func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
@@ -120,20 +147,22 @@ func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
 		r.Sections = append(r.Sections, sectionReport(s))
 	}
 	for i, c := range f.Clips() {
+		what := fmt.Sprintf("clip %d %q", i, c.Name)
 		cr := clipReport{Index: i, Name: c.Name, Frames: c.FrameCount, FrameOffset: c.FrameOffset,
-			FPS: c.FPS, Loops: c.Loops, Duration: c.Duration()}
+			FPS: r.numbers(what+" fps", c.FPS)[0], Loops: c.Loops, Duration: number(c.Duration())}
 		for k, m := range c.Markers {
 			if m != bpat.Unset {
 				if cr.Markers == nil {
-					cr.Markers = map[string]float32{}
+					cr.Markers = map[string]number{}
 				}
-				cr.Markers[bpat.Marker(k).String()] = m
+				cr.Markers[bpat.Marker(k).String()] = r.numbers(what+" marker "+bpat.Marker(k).String(), m)[0]
 			}
 		}
 		r.Clips = append(r.Clips, cr)
 	}
 	for i, s := range f.Sockets() {
-		r.Sockets = append(r.Sockets, socketReport{i, s.Name, s.Anchor, s.Offset})
+		o := r.numbers(fmt.Sprintf("socket %d %q offset", i, s.Name), s.Offset[:]...)
+		r.Sockets = append(r.Sockets, socketReport{i, s.Name, s.Anchor, [3]number(o)})
 	}
 	if strict, err := bpat.Open(f.Name(), species.option()); err != nil {
 		r.Strict = err.Error()
@@ -163,12 +192,12 @@ func (r *bpatReport) print(w io.Writer) {
 		if c.Loops {
 			loops = "yes"
 		}
-		fmt.Fprintf(w, "%3d  %-22s %6d %6d %6.4g %5s %8.3f  %s\n", c.Index, c.Name, c.Frames, c.FrameOffset, c.FPS, loops, c.Duration, strings.Join(ms, " "))
+		fmt.Fprintf(w, "%3d  %-22s %6d %6d %6.4g %5s %8.3f  %s\n", c.Index, shown(c.Name), c.Frames, c.FrameOffset, c.FPS, loops, c.Duration, strings.Join(ms, " "))
 	}
 	if len(r.Sockets) > 0 {
 		fmt.Fprintf(w, "\n%3s  %-16s %6s  %s\n", "#", "socket", "anchor", "local offset")
 		for _, s := range r.Sockets {
-			fmt.Fprintf(w, "%3d  %-16s %6d  (%.4g, %.4g, %.4g)\n", s.Index, s.Name, s.Anchor, s.Offset[0], s.Offset[1], s.Offset[2])
+			fmt.Fprintf(w, "%3d  %-16s %6d  (%.4g, %.4g, %.4g)\n", s.Index, shown(s.Name), s.Anchor, s.Offset[0], s.Offset[1], s.Offset[2])
 		}
 	}
 }

@@ -66,6 +66,6 @@ func (r *bpsmReport) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\n%3s  %-22s %6s %6s\n", "#", "clip", "frames", "offset")
 	for _, c := range r.Clips {
-		fmt.Fprintf(w, "%3d  %-22s %6d %6d\n", c.Index, c.Name, c.Frames, c.FrameOffset)
+		fmt.Fprintf(w, "%3d  %-22s %6d %6d\n", c.Index, shown(c.Name), c.Frames, c.FrameOffset)
 	}
 }

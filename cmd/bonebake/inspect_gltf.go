@@ -30,13 +30,13 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 			if e.Required {
 				req = "required"
 			}
-			fmt.Fprintf(w, "  %-34s %-8s %-11s %s\n", e.Name, req, e.Support, e.Why)
+			fmt.Fprintf(w, "  %-34s %-8s %-11s %s\n", shown(e.Name), req, e.Support, e.Why)
 		}
 	}
 	for _, s := range info.Skins {
 		fmt.Fprintf(w, "\nskin %d %q: %d joints, used by nodes %v\n", s.Index, s.Name, s.JointCount, s.MeshNodes)
 		for i, j := range s.Joints {
-			fmt.Fprintf(w, "  %3d  %s\n", i, j)
+			fmt.Fprintf(w, "  %3d  %s\n", i, shown(j))
 		}
 	}
 	for _, m := range info.Meshes {
@@ -66,7 +66,7 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		if name == "" {
 			name = fmt.Sprintf("animation_%d (unnamed)", a.Index) // the name bake gives it
 		}
-		fmt.Fprintf(w, "%3d  %-24s %9.4f %9d %6d\n", a.Index, name, a.Duration, len(a.Channels), a.Keys)
+		fmt.Fprintf(w, "%3d  %-24s %9.4f %9d %6d\n", a.Index, shown(name), a.Duration, len(a.Channels), a.Keys)
 	}
 	return nil
 }

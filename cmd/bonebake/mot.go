@@ -133,7 +133,7 @@ and type.`,
 
 func printMotInfo(w io.Writer, in *motInfo) {
 	fmt.Fprintf(w, "%s: mot, %s, %s-endian, %d bytes\n", in.File, in.Family, in.ByteOrder, in.Size)
-	name := in.Name
+	name := shown(in.Name)
 	if name == "" {
 		name = "(none)"
 	}

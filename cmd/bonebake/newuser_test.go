@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bonebake/formats/bpat"
 )
 
 // The rough edges a new user found, each pinned by a test.
@@ -210,5 +215,67 @@ func TestBakeSaysSize(t *testing.T) {
 	code, _, errOut = bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", filepath.Join(dir, "rs.bpat"))
 	if code != 0 || !strings.Contains(errOut, "lead-in before the first key of 1 clip (animation_0 0.04167 s") {
 		t.Errorf("bake RiggedSimple: %d %s", code, errOut)
+	}
+}
+
+// A file the lenient reader accepts with a NaN fps and socket offset gets valid
+// JSON from inspect (null, and a warning saying why), and names holding a
+// terminal escape are printed quoted, never raw.
+func TestInspectOddValues(t *testing.T) {
+	c := &bpat.Contents{SpeciesID: 0, BoneCount: 1,
+		Clips:    []bpat.Clip{{Name: "walk\x1b[31mred", FPS: 24, Loops: true, Markers: bpat.NoMarkers()}},
+		Palettes: [][]float32{{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}},
+		Sockets:  []bpat.Socket{{Name: "tip", Anchor: 0}}}
+	var b bytes.Buffer
+	if err := bpat.Write(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	data := b.Bytes()
+	nan := math.Float32bits(float32(math.NaN()))
+	binary.LittleEndian.PutUint32(data[64+16:], nan) // clip 0's fps
+	sock := binary.LittleEndian.Uint64(data[40:])
+	binary.LittleEndian.PutUint32(data[sock+12:], nan) // socket 0's offset x
+	path := filepath.Join(t.TempDir(), "odd.bpat")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := bonebake(t, "inspect", path, "--json")
+	var r struct {
+		Clips []struct {
+			Name string   `json:"name"`
+			FPS  *float64 `json:"fps"`
+		} `json:"clips"`
+		Sockets []struct {
+			Offset [3]*float64 `json:"local_offset"`
+		} `json:"sockets"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
+		t.Fatalf("inspect --json: exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	if r.Clips[0].FPS != nil || r.Sockets[0].Offset[0] != nil || r.Sockets[0].Offset[1] == nil || len(r.Warnings) != 2 || r.Clips[0].Name != "walk\x1b[31mred" {
+		t.Errorf("inspect --json: %s", out)
+	}
+	_, out, _ = bonebake(t, "inspect", path)
+	if strings.Contains(out, "\x1b") || !strings.Contains(out, `"walk\x1b[31mred"`) {
+		t.Errorf("inspect printed the name raw: %q", out)
+	}
+}
+
+// Numbers out of range are refused with the number as given.
+func TestNumbersOutOfRange(t *testing.T) {
+	fox := sharedModel(t, "Fox.glb")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", fox, "-o", filepath.Join(dir, "f.bpat"), "--fps", "1e-300"}, "--fps 1e-300 is outside [0.001, 1e+06]"},
+		{[]string{"bat", fox, "-o", dir, "--fps", "1e-300"}, "--fps 1e-300 is outside"},
+		{[]string{"bake", fox, "-o", filepath.Join(dir, "f.bpat"), "--socket", "tip=b_Spine01_02@1e39,0,0"}, `offset "1e39" is outside the range of a float32`},
+	} {
+		if code, _, errOut := bonebake(t, c.args...); code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d %q; want %q", c.args, code, errOut, c.want)
+		}
 	}
 }

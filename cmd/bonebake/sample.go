@@ -111,7 +111,7 @@ func (r *sampleResult) print(w io.Writer, f *bpat.File) {
 		printRows(w, m, 4)
 	}
 	for _, so := range r.Sockets {
-		fmt.Fprintf(w, "\nsocket %d %s (anchor bone %d)\n", so.Index, so.Name, so.Anchor)
+		fmt.Fprintf(w, "\nsocket %d %s (anchor bone %d)\n", so.Index, shown(so.Name), so.Anchor)
 		printRows(w, so.Rows, 3)
 	}
 }
