@@ -103,7 +103,11 @@ func (e *Export) document() (*qgltf.Document, error) {
 			}
 		}
 	}
-	doc.Skins = []*qgltf.Skin{{Name: e.Name, Joints: joints, InverseBindMatrices: qgltf.Index(modeler.WriteInverseBindMatrices(doc, ibm)), Extras: extras(e.Meta)}}
+	// The inverse binds get a buffer view with no vertex target of their own:
+	// modeler.WriteInverseBindMatrices marks it ARRAY_BUFFER, which the Khronos
+	// validator refuses (BUFFER_VIEW_TARGET_OVERRIDE).
+	ibmAccessor := modeler.WriteAccessor(doc, qgltf.TargetNone, ibm)
+	doc.Skins = []*qgltf.Skin{{Name: e.Name, Joints: joints, InverseBindMatrices: qgltf.Index(ibmAccessor), Extras: extras(e.Meta)}}
 	if sk.Len() > 0 {
 		doc.Skins[0].Skeleton = qgltf.Index(0)
 	}
