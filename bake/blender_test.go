@@ -316,3 +316,28 @@ func TestSourceByIndex(t *testing.T) {
 		t.Errorf("source #2: %v", err)
 	}
 }
+
+// A manifest says what it means: fps 0 is refused (it read as "no fps", 30), and
+// a range past the source's end is refused with the source's length (it baked a
+// held pose for as long as asked).
+func TestManifestRefusesWhatItCannotMean(t *testing.T) {
+	path := blenderModel(t)
+	dir := t.TempDir()
+	for _, c := range []struct{ yaml, want string }{
+		{"fps: 0\n", "fps 0 is outside [0.001, 1e+06]"},
+		{"clips:\n  - name: walk\n    source: Walk\n    fps: 0\n", "line 2: clip: fps 0 is outside"},
+		{"clips:\n  - name: walk\n    source: Walk\n    end: 99\n", `runs past the end of "Walk", which is 1.042 s long`},
+	} {
+		mp := filepath.Join(dir, "m.yaml")
+		if err := os.WriteFile(mp, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mf, err := ReadManifest(mp)
+		if err == nil {
+			_, err = LoadModel(path, Settings{Manifest: mf})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v; want %q", c.yaml, err, c.want)
+		}
+	}
+}

@@ -89,6 +89,22 @@ func ReadManifest(path string) (*Manifest, error) {
 		m.clipLines = entryLines(doc.Content[0], "clips")
 		m.socketLines = entryLines(doc.Content[0], "sockets")
 	}
+	// A number written is a number meant: "fps: 0" must not read as "no fps".
+	var given struct {
+		FPS   *float64 `yaml:"fps"`
+		Clips []struct {
+			FPS *float64 `yaml:"fps"`
+		} `yaml:"clips"`
+	}
+	yaml.Unmarshal(b, &given)
+	if f := given.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {
+		return nil, fmt.Errorf("manifest %s: fps %v is outside [%v, %v]", path, *f, MinFPS, MaxFPS)
+	}
+	for i, c := range given.Clips {
+		if f := c.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {
+			return nil, fmt.Errorf("%s: fps %v is outside [%v, %v]", m.where("clip", i, m.clipLines), *f, MinFPS, MaxFPS)
+		}
+	}
 	return &m, nil
 }
 
@@ -200,6 +216,10 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		}
 		if mc.Loops != nil {
 			c.Loops = *mc.Loops
+		}
+		// A range past the source would bake a held pose for as long as asked.
+		if d := motions[mi].Duration; mc.End > d+1e-6 || c.Start > d+1e-6 {
+			return nil, fmt.Errorf("%s %q: the range [%v, %v] s runs past the end of %q, which is %.4g s long", m.where("clip", i, m.clipLines), c.Name, c.Start, mc.End, motions[mi].Name, d)
 		}
 		for name, v := range mc.Markers {
 			k := slices.Index(bpat.MarkerNames(), name)
