@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -62,22 +63,41 @@ func (a *Asset) Mesh() *mesh.Skinned { return a.mesh }
 // MeshKind says where the mesh came from: MeshGLTF, MeshSpecies or MeshBoxes.
 func (a *Asset) MeshKind() string { return a.meshKind }
 
-// Load reads each path as a BPAT file (by its .bpat extension or its magic) or a
-// glTF model (.gltf, .glb, or otherwise), baking models on the fly. A .bpat whose
-// base name or species id and bone count match one of known is drawn with that
+// Load reads each path as what its first bytes say it is: a BPAT file, or a glTF
+// model (baked on the fly); a folder gives its .bpat files. A .bpat whose base
+// name or species id and bone count match one of known is drawn with that
 // species' mesh; otherwise with a box per bone. read are the reader options of
-// .bpat files (formats.KnownSpecies, as the other commands are given).
+// .bpat files (formats.KnownSpecies, as the other commands are given). Anything
+// else is refused with what it is and which command reads it.
 func Load(paths []string, known []*species.Creature, read ...formats.Option) ([]*Asset, error) {
 	var out []*Asset
 	for _, p := range paths {
-		var (
-			a   *Asset
-			err error
-		)
-		if isBPAT(p) {
+		k, err := formats.SniffFile(p)
+		if errors.Is(err, formats.ErrIsDirectory) {
+			as, err := loadFolder(p, known, read)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, as...)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var a *Asset
+		switch k {
+		case formats.BPAT:
 			a, err = LoadBPAT(p, known, read...)
-		} else {
+		case formats.GLB, formats.GLTF:
 			a, err = LoadGLTF(p)
+		case formats.BPSM:
+			err = fmt.Errorf("%s is a BPSM snapshot mesh: the viewer shows BPAT files and glTF models (bonebake inspect and validate read snapshot meshes)", p)
+		case formats.BPX:
+			err = fmt.Errorf("%s is a BPX container: unpack it (bonebake bpx unpack %s -o DIR) and view the .bpat files inside", p, p)
+		case formats.Mot:
+			err = fmt.Errorf("%s is a PlatinumGames motion file: bake it onto its model first (bonebake bake --mot %s --rig MODEL.glb -o OUT.bpat --gltf OUT.glb) and view the result", p, p)
+		default:
+			err = fmt.Errorf("%s is neither a BPAT file nor a glTF model (by its first bytes): the viewer shows those", p)
 		}
 		if err != nil {
 			return nil, err
@@ -85,6 +105,19 @@ func Load(paths []string, known []*species.Creature, read ...formats.Option) ([]
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// loadFolder loads the .bpat files of a folder, or says what the folder is.
+func loadFolder(dir string, known []*species.Creature, read []formats.Option) ([]*Asset, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.bpat"))
+	if len(files) == 0 {
+		if bats, _ := filepath.Glob(filepath.Join(dir, "*.bat.json")); len(bats) > 0 {
+			return nil, fmt.Errorf("%s holds bone animation textures: the viewer draws those in its panel's BAT mode from the model they were baked from (bonebake view MODEL.glb)", dir)
+		}
+		return nil, fmt.Errorf("%s is a folder with no .bpat files in it", dir)
+	}
+	sort.Strings(files)
+	return Load(files, known, read...)
 }
 
 // Default returns what `bonebake view` shows without paths: the .bpat files in dir
@@ -112,14 +145,6 @@ func Default(dir string, builtins []*species.Creature, read ...formats.Option) (
 		out = append(out, a)
 	}
 	return out, fmt.Sprintf("%d built-in creatures baked in memory", len(out)), nil
-}
-
-func isBPAT(path string) bool {
-	if strings.EqualFold(filepath.Ext(path), ".bpat") {
-		return true
-	}
-	k, _ := formats.SniffFile(path)
-	return k == formats.BPAT
 }
 
 // parseBPAT validates b strictly with the reader options read (the command line

@@ -168,3 +168,28 @@ func TestBrowserLongPath(t *testing.T) {
 		t.Errorf("info panel rows (want every value inside the panel, the file's whole path on hover):\n%s", got)
 	}
 }
+
+// TestBrowserNoWebGL: without WebGL2 the page says so, and what to try, instead
+// of staying blank.
+func TestBrowserNoWebGL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	fox, err := LoadGLTF(foxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ready := openPage(t, []*Asset{fox}, "", 800, 500, "disable-3d-apis")
+	msg := p.eval(`(() => { const m = document.getElementById('message'); return m.hidden ? '' : m.textContent; })()`)
+	t.Logf("started: %v; message: %v", ready, msg)
+	// A context lost later says so too.
+	q := openViewer(t, []*Asset{fox}, "?n=1", 800, 500)
+	q.eval(`(() => { document.querySelector('canvas').getContext('webgl2').getExtension('WEBGL_lose_context').loseContext(); return 1; })()`)
+	lost := q.eval(`new Promise((res) => setTimeout(() => { const m = document.getElementById('message'); res(m.hidden ? '' : m.textContent); }, 300))`)
+	if s, _ := lost.(string); !strings.Contains(s, "context was lost") {
+		t.Errorf("context lost: the page shows %q", lost)
+	}
+	if s, _ := msg.(string); !strings.Contains(s, "WebGL2") || !strings.Contains(s, "hardware acceleration") || strings.Contains(s, "app.js") {
+		t.Errorf("no WebGL2: the page shows %q", msg)
+	}
+}

@@ -52,6 +52,17 @@ type page struct {
 // Chromium is installed.
 func openViewer(t *testing.T, assets []*Asset, query string, width, height int) *page {
 	t.Helper()
+	p, ready := openPage(t, assets, query, width, height)
+	if ready != "ready" {
+		t.Fatalf("the page did not start: %v; console: %v", ready, p.messages())
+	}
+	return p
+}
+
+// openPage opens the viewer like openViewer, with extra chromium flags, and
+// returns the page with what it said when it started ("ready", or its error).
+func openPage(t *testing.T, assets []*Asset, query string, width, height int, extraFlags ...string) (*page, any) {
+	t.Helper()
 	exe := findChromium()
 	if exe == "" {
 		t.Skip("no chromium to run the browser tests with (apt-get install chromium, or set BONEBAKE_CHROMIUM)")
@@ -65,7 +76,7 @@ func openViewer(t *testing.T, assets []*Asset, query string, width, height int) 
 	t.Cleanup(func() { hs.Close() })
 
 	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(width, height)}
-	for _, f := range chromiumFlags {
+	for _, f := range append(append([]string(nil), chromiumFlags...), extraFlags...) {
 		name, value, ok := strings.Cut(f, "=")
 		if ok {
 			opts = append(opts, chromedp.Flag(name, value))
@@ -97,10 +108,7 @@ func openViewer(t *testing.T, assets []*Asset, query string, width, height int) 
 		if (b && (b.ready || b.error)) return res(b.error || 'ready');
 		if (Date.now() - t0 > 45000) return res('timed out');
 		setTimeout(wait, 50); })(); })`)
-	if ready != "ready" {
-		t.Fatalf("the page did not start: %v; console: %v", ready, p.messages())
-	}
-	return p
+	return p, ready
 }
 
 // eval runs JavaScript in the page (awaiting a promise) and returns its value.

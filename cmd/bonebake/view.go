@@ -73,6 +73,10 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 				return err
 			}
 			ln, err := net.Listen("tcp", addr)
+			if errors.Is(err, syscall.EADDRINUSE) {
+				host, port, _ := net.SplitHostPort(addr)
+				return fmt.Errorf("port %s on %s is already in use (another bonebake view?): choose another with --addr %s:PORT, or --addr %s:0 for any free port", port, host, host, host)
+			}
 			if err != nil {
 				return usagef("--addr %q: %v", addr, err)
 			}

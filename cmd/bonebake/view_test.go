@@ -201,4 +201,40 @@ func TestViewErrors(t *testing.T) {
 	if code, _, errOut := bonebake(t, "view", filepath.Join(t.TempDir(), "missing.bpat")); code != 1 || !strings.Contains(errOut, "missing.bpat") {
 		t.Errorf("missing file: exit %d, %q", code, errOut)
 	}
+	// A port in use says which and what to do.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if code, _, errOut := bonebake(t, "view", "--addr", ln.Addr().String()); code != 1 || !strings.Contains(errOut, "already in use") || !strings.Contains(errOut, "--addr 127.0.0.1:0") {
+		t.Errorf("port in use: exit %d, %q", code, errOut)
+	}
+}
+
+// view tells files apart by their bytes: what it cannot show is named, with the
+// command that reads it, instead of "the JSON is not a valid glTF document".
+func TestViewSaysWhatAFileIs(t *testing.T) {
+	dir := t.TempDir()
+	creatures := filepath.Join(dir, "creatures")
+	if code, _, errOut := bonebake(t, "bake", "--out", creatures, "--species", "horse"); code != 0 {
+		t.Fatal(errOut)
+	}
+	pkg := filepath.Join(dir, "c.bpx")
+	if code, _, errOut := bonebake(t, "bpx", "pack", creatures, "-o", pkg); code != 0 {
+		t.Fatal(errOut)
+	}
+	batDir := filepath.Join(dir, "bat")
+	if code, _, errOut := bonebake(t, "bat", "horse", "-o", batDir); code != 0 {
+		t.Fatal(errOut)
+	}
+	for path, want := range map[string]string{
+		filepath.Join(creatures, "horse_minimal.bpsm"): "is a BPSM snapshot mesh",
+		pkg:    "is a BPX container: unpack it",
+		batDir: "holds bone animation textures",
+	} {
+		if code, _, errOut := bonebake(t, "view", path); code != 1 || !strings.Contains(errOut, want) || strings.Contains(errOut, "JSON") {
+			t.Errorf("view %s: exit %d %q; want %q", path, code, errOut, want)
+		}
+	}
 }

@@ -13,7 +13,7 @@
 //   draw.js      drawing a frame
 //   panel.js     the side panel; timeline.js the timeline
 import { resolve } from './playback.js';
-import { $, params, state, stats, hook, fail, RECORD } from './state.js';
+import { $, params, state, stats, hook, fail, Notice, RECORD } from './state.js';
 import { gl, setupGL, checkGL, fragSource } from './gl.js';
 import { setupBAT } from './bat.js';
 import { loadAssets } from './assets.js';
@@ -120,7 +120,18 @@ Object.assign(hook, {
 });
 
 async function main() {
-  if (!gl) throw new Error('this browser has no WebGL2');
+  if (!gl) {
+    throw new Notice('This browser cannot give the page WebGL2, which the viewer draws with. ' +
+      'Try a current Chrome, Edge, Firefox or Safari, turn on hardware acceleration in its settings, ' +
+      'or check that WebGL is not disabled (chrome://gpu, about:support).');
+  }
+  // A lost context (a GPU reset, a driver update, memory pressure) stops every draw:
+  // say so rather than freeze on the last frame.
+  gl.canvas.addEventListener('webglcontextlost', (e) => {
+    e.preventDefault();
+    fail(new Notice('The WebGL context was lost (the GPU was reset or ran short of memory). Reload the page to start again; ' +
+      'if it keeps happening, lower the crowd size or close other tabs using the GPU.'));
+  });
   await setupGL();
   await setupBAT(fragSource);
   state.assets = await loadAssets();

@@ -41,8 +41,12 @@ export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastG
 export const hook = { ready: false, error: null, state, stats };
 window.bonebake = hook;
 
+// Notice is an error that says to the user what happened and what to try: it
+// is shown as it is, without a stack.
+export class Notice extends Error {}
+
 export function fail(err) {
-  const msg = (err && err.stack) ? String(err.stack) : String(err);
+  const msg = err instanceof Notice ? err.message : (err && err.stack) ? String(err.stack) : String(err);
   hook.error = msg;
   const box = $('message');
   box.textContent = 'bonebake viewer: ' + msg;
