@@ -2,6 +2,9 @@ package bat
 
 import (
 	"bytes"
+	"math"
+
+	"bonebake/rig"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -166,7 +169,18 @@ func bakedDataXML(in *Input, r *Report) []byte {
 		d.Frames.Clips = append(d.Frames.Clips, clip{c.Name, c.FirstRow, c.Frames, c.FPS, c.Loops})
 	}
 	d.Mesh.File, d.Mesh.Vertices, d.Mesh.UVMap = r.Mesh, r.Vertices, "TEXCOORD_1"
-	lo, hi := bounds(in.Mesh.Positions, r.Up == "z")
+	sp := reportSpace(r)
+	if sp.gt {
+		d.Unit = fmt.Sprintf("meter/%g", sp.s) // unit_scale 100: centimetres
+	}
+	lo := rig.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := rig.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	for _, p := range in.Mesh.Positions {
+		v := sp.point(rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])})
+		for k := range 3 {
+			lo[k], hi[k] = min(lo[k], v[k]), max(hi[k], v[k])
+		}
+	}
 	d.Mesh.Min, d.Mesh.Max = vec{lo[0], lo[1], lo[2]}, vec{hi[0], hi[1], hi[2]}
 	chans := func(data []string, ti TextureInfo) []channel {
 		var cs []channel
