@@ -81,34 +81,50 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	if skinEnc == Float16 && in.Bones > 2049 {
 		return nil, fmt.Errorf("bat: %s: %d bones: half floats hold bone indices up to 2048 exactly; use exr", in.Name, in.Bones)
 	}
-	src, first := stack(in, opt.Padding)
+	sp := newSpace(opt)
+	gt := opt.GameTools
+	src, first, ref := []int(nil), []int(nil), -1
+	if opt.Preset == GameTools {
+		src, first, ref = addonStack(in, gt, opt.Padding)
+	} else {
+		src, first = stack(in, opt.Padding)
+	}
+	cols, colOf := columns(in, opt.Preset == GameTools && !gt.AllJoints)
 	rows := len(src)
-	g, err := newGrid(rows, in.Bones, opt.InvertV)
+	nb := len(cols)
+	g, err := newGrid(rows, nb, opt.InvertV)
 	if err != nil {
 		return nil, fmt.Errorf("bat: %s: %w", in.Name, err)
 	}
 
-	// The bones at every row, in float64 (§2).
-	nb := in.Bones
+	// The bones at every row, in float64 (§2): row 0 the reference pose, the
+	// bind pose or a frame of the stack.
 	bones := make([]bone, rows*nb)
-	for b := range nb {
-		m, ok := in.InverseBind[b].Inverse()
-		if !ok {
-			return nil, fmt.Errorf("bat: %s: bone %d's inverse bind matrix cannot be inverted", in.Name, b)
+	for b, j := range cols {
+		if ref >= 0 {
+			bones[b] = rigid(paletteMatrix(in.Palettes[ref*in.Bones*16:], j), sp)
+			continue
 		}
-		bones[b] = rigid(m, opt.ZUp)
+		m, ok := in.InverseBind[j].Inverse()
+		if !ok {
+			return nil, fmt.Errorf("bat: %s: bone %d's inverse bind matrix cannot be inverted", in.Name, j)
+		}
+		bones[b] = rigid(m, sp)
 	}
 	for r := 1; r < rows; r++ {
-		frame := in.Palettes[src[r]*nb*16 : (src[r]+1)*nb*16]
-		for b := range nb {
+		frame := in.Palettes[src[r]*in.Bones*16 : (src[r]+1)*in.Bones*16]
+		for b, j := range cols {
 			ref := bones[b]
-			cur := rigid(paletteMatrix(frame, b), opt.ZUp)
+			cur := rigid(paletteMatrix(frame, j), sp)
 			bones[r*nb+b] = bone{cur.p.Sub(ref.p), canonical(cur.q.Mul(ref.q.Conjugate()).Normalize())}
 		}
 	}
 
-	mode := Quaternion
-	if opt.Preset != Raw {
+	mode, angle := Quaternion, 1.0
+	switch {
+	case opt.Preset == GameTools:
+		mode, angle = gt.Rotation, angleScale(gt.AngleUnit)
+	case opt.Preset != Raw:
 		mode = AxisAngle
 	}
 	pos := make([]float64, rows*nb*3)
@@ -118,12 +134,13 @@ func Bake(in *Input, opt Options) (*Output, error) {
 		if mode == Quaternion {
 			copy(rot[i*4:], bo.q[:])
 		} else {
-			axis, angle := axisAngle(bo.q)
+			axis, a := axisAngle(bo.q)
 			copy(rot[i*4:], axis[:])
-			rot[i*4+3] = angle
+			rot[i*4+3] = a * angle
 		}
 	}
-	posMap, rotMap := remap(opt.Preset, 3, pos), remap(opt.Preset, 4, rot)
+	remapped := opt.Preset == UE || (opt.Preset == GameTools && gt.Remap)
+	posMap, rotMap := remap(remapped, 3, pos), remap(remapped, 4, rot)
 	if opt.Preset == UE {
 		rotMap = channelMap{offset: []float64{-1, -1, -1, 0}, rng: []float64{2, 2, 2, 2 * math.Pi}}
 	}
@@ -135,7 +152,7 @@ func Bake(in *Input, opt Options) (*Output, error) {
 			rotMap.store(rotTex.Data[t*4:t*4+4], rot[i*4:i*4+4])
 		}
 	}
-	skinTex, indexScale, renormalized, err := skinTexture(in, skinEnc, opt.InvertV)
+	skinTex, indexScale, renormalized, err := skinTexture(in, colOf, skinEnc, opt.InvertV)
 	if err != nil {
 		return nil, err
 	}
@@ -143,10 +160,15 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	rep := &Report{
 		Preset: string(opt.Preset), Bones: nb, Vertices: in.Mesh.VertexCount(), Rows: rows,
 		Padding: opt.Padding, Stacked: g.stacked, InvertV: opt.InvertV, Up: "y",
-		Mesh: in.Name + ".glb", RenormalizedVertices: renormalized,
+		Mesh: in.Name + ".glb", RenormalizedVertices: renormalized, Reference: RefBind, ReferenceFrame: ref,
 	}
 	if opt.ZUp {
 		rep.Up = "z"
+	}
+	if opt.Preset == GameTools {
+		rep.Up, rep.Reference, rep.Columns = "z", gt.Reference, cols
+		rep.GameTools = &ReportGameTools{UnitScale: gt.UnitScale, Invert: [3]bool{gt.InvertX, gt.InvertY, gt.InvertZ},
+			RefPadding: gt.RefPadding, PaddingMode: gt.PaddingMode, Remap: gt.Remap}
 	}
 	for i, c := range in.Clips {
 		rep.Clips = append(rep.Clips, ReportClip{Name: c.Name, FirstRow: first[i], Frames: c.Frames, FPS: c.FPS, Loops: c.Loops})
@@ -157,6 +179,9 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	}
 	rep.Position = TextureInfo{File: in.Name + ".position" + ext, Offset: posMap.offset, Range: posMap.rng, Encoding: posEnc, Width: g.w, Height: g.h}
 	rep.Rotation = TextureInfo{File: in.Name + ".rotation" + ext, Mode: mode, Offset: rotMap.offset, Range: rotMap.rng, Encoding: rotEnc, Width: g.w, Height: g.h}
+	if opt.Preset == GameTools && mode == AxisAngle {
+		rep.Rotation.AngleUnit = gt.AngleUnit
+	}
 	rep.Skin = SkinInfo{File: in.Name + ".skin" + ext, Width: skinTex.Width, Height: skinTex.Height, IndexScale: indexScale, Encoding: skinEnc}
 
 	out := &Output{Report: rep}
@@ -170,7 +195,7 @@ func Bake(in *Input, opt Options) (*Output, error) {
 		}
 		out.Files = append(out.Files, File{f.inf.File, b})
 	}
-	glb, err := meshGLB(in, skinTex.Width, skinTex.Height, opt)
+	glb, err := meshGLB(in, ref, skinTex.Width, skinTex.Height, opt)
 	if err != nil {
 		return nil, fmt.Errorf("bat: %s: %w", rep.Mesh, err)
 	}
@@ -195,14 +220,14 @@ func encodeTexture(t *Texture, encoding string, zip bool) ([]byte, error) {
 // channelMap is a texture's per-channel decoding, value = c·range + offset (§4).
 type channelMap struct{ offset, rng []float64 }
 
-// remap returns the channel map of a preset for values (n per texel): raw keeps
-// values as they are; the others map each channel's [min, max] onto [0, 1].
-func remap(p Preset, n int, values []float64) channelMap {
+// remap returns the channel map of values (n per texel): with on, each channel's
+// [min, max] maps onto [0, 1]; otherwise values are stored as they are.
+func remap(on bool, n int, values []float64) channelMap {
 	m := channelMap{offset: make([]float64, n), rng: make([]float64, n)}
 	for c := range n {
 		m.rng[c] = 1
 	}
-	if p == Raw {
+	if !on {
 		return m
 	}
 	for c := range n {
@@ -213,6 +238,17 @@ func remap(p Preset, n int, values []float64) channelMap {
 		m.offset[c], m.rng[c] = lo, hi-lo
 	}
 	return m
+}
+
+// angleScale is what an angle in radians is multiplied by for a GameTools angle unit.
+func angleScale(unit string) float64 {
+	switch unit {
+	case AngleTurns:
+		return 1 / (2 * math.Pi)
+	case AngleDegrees:
+		return 180 / math.Pi
+	}
+	return 1
 }
 
 // store writes the stored values c = (value − offset)/range of one texel.
@@ -229,7 +265,7 @@ func (m channelMap) store(dst []float32, values []float64) {
 // skinTexture lays out each vertex's four bones and weights (§5): indices most
 // influential first, weights renormalized (for unorm, rounded so that the codes
 // sum to the full scale exactly).
-func skinTexture(in *Input, encoding string, invertV bool) (t *Texture, scale float64, renormalized int, err error) {
+func skinTexture(in *Input, colOf []int, encoding string, invertV bool) (t *Texture, scale float64, renormalized int, err error) {
 	nv := in.Mesh.VertexCount()
 	w := min(nv, maxSide)
 	h := 2 * ((nv + w - 1) / w)
@@ -244,14 +280,12 @@ func skinTexture(in *Input, encoding string, invertV bool) (t *Texture, scale fl
 	}
 	for k := range nv {
 		js, ws := in.Mesh.Joints[k], in.Mesh.Weights[k]
-		order := []int{0, 1, 2, 3}
-		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ws[b], ws[a]) })
 		var idx [4]float64
 		var wt [4]float64
 		sum := 0.0
-		for i, o := range order {
+		for i, o := range influenceOrder(ws) {
 			if ws[o] > 0 {
-				idx[i], wt[i] = float64(js[o]), float64(ws[o])
+				idx[i], wt[i] = float64(colOf[js[o]]), float64(ws[o])
 				sum += wt[i]
 			}
 		}

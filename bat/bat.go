@@ -71,6 +71,76 @@ type Options struct {
 	ZUp     bool // rotate the output +90° about x: y up becomes z up (Blender, Unreal)
 	// Clips keeps only the clips named, in the stack's order; nil keeps all.
 	Clips []string
+	// GameTools holds the gametools preset's settings; Resolve fills in the
+	// add-on's defaults (AddonDefaults) when it is nil. Other presets ignore it.
+	GameTools *AddonSettings
+}
+
+// AddonSettings are the settings of the Blender GameTools add-on's BoneAnimation baker
+// that bonebake reproduces (docs/formats/bat.md §7.1), each named after the add-on's
+// property. AddonDefaults returns the add-on's defaults.
+type AddonSettings struct {
+	UnitScale float64 // unit_scale: positions are multiplied by it (100: metres to centimetres)
+	// unit_invert_x, _y, _z: the texture space is Blender's (Z up) with these
+	// axes negated; the add-on negates Y by default (Unreal's left-handed axes).
+	InvertX, InvertY, InvertZ bool
+	// Reference is frame_ref_mode: RefStart (the stack's first frame), RefEnd (its
+	// last) or RefBind (the bind pose, as the add-on's CUSTOM frame on a T-pose).
+	// The mesh is written posed at it.
+	Reference string
+	// RefPadding is frame_ref_padding: a row holding the stack's last frame after
+	// the reference row, and one holding its first frame after the last clip.
+	RefPadding bool
+	// PaddingMode is frame_padding_mode, for Options.Padding (frame_padding):
+	// PadBoth (PREFIX_SUFFIX), PadPrefix or PadSuffix.
+	PaddingMode string
+	Remap       bool   // remapping: store (value − min)/(max − min) with offset and range in the reports
+	AngleUnit   string // quat_angle_unit_mode: AngleTurns (a fraction of a turn), AngleDegrees or AngleRadians
+	Rotation    string // rot_mode: AxisAngle (AXIS_ANGLE) or Quaternion (QUAT, one component per channel)
+	// AllJoints writes a column for every joint in palette order instead of the
+	// add-on's columns (the joints that carry weight, in first-use order).
+	AllJoints bool
+}
+
+// The GameTools choices.
+const (
+	RefStart     = "start"
+	RefEnd       = "end"
+	RefBind      = "bind"
+	PadBoth      = "both"
+	PadPrefix    = "prefix"
+	PadSuffix    = "suffix"
+	AngleTurns   = "unit"
+	AngleDegrees = "degrees"
+	AngleRadians = "radians"
+)
+
+// AddonDefaults returns the add-on's defaults (BoneAnimation/Properties.py).
+func AddonDefaults() AddonSettings {
+	return AddonSettings{UnitScale: 100, InvertY: true, Reference: RefStart, RefPadding: true,
+		PaddingMode: PadBoth, AngleUnit: AngleTurns, Rotation: AxisAngle}
+}
+
+func (g *AddonSettings) check(f Format) error {
+	if !(g.UnitScale > 0) || math.IsInf(g.UnitScale, 0) {
+		return fmt.Errorf("unit scale %v: want a positive number", g.UnitScale)
+	}
+	if !slices.Contains([]string{RefStart, RefEnd, RefBind}, g.Reference) {
+		return fmt.Errorf("reference %q: want start, end or bind", g.Reference)
+	}
+	if !slices.Contains([]string{PadBoth, PadPrefix, PadSuffix}, g.PaddingMode) {
+		return fmt.Errorf("padding mode %q: want both, prefix or suffix", g.PaddingMode)
+	}
+	if !slices.Contains([]string{AngleTurns, AngleDegrees, AngleRadians}, g.AngleUnit) {
+		return fmt.Errorf("angle unit %q: want unit, degrees or radians", g.AngleUnit)
+	}
+	if g.Rotation != AxisAngle && g.Rotation != Quaternion {
+		return fmt.Errorf("rotation %q: want axis_angle or quaternion", g.Rotation)
+	}
+	if !g.Remap && (f == PNG16 || f == PNG8) {
+		return fmt.Errorf("format %s stores values in [0, 1]: add --remap (the add-on's Remap) or use exr", f)
+	}
+	return nil
 }
 
 // MaxSide is the largest texture width or height written (§8).
@@ -95,6 +165,16 @@ func (o *Options) Resolve() error {
 	case GameTools:
 		if !slices.Contains([]Format{EXR, EXR16, PNG16, PNG8}, o.Format) {
 			return fmt.Errorf("unknown format %q: want exr, exr16, png16 or png8", o.Format)
+		}
+		if o.GameTools == nil {
+			d := AddonDefaults()
+			o.GameTools = &d
+		}
+		if o.ZUp {
+			return fmt.Errorf("preset gametools stores Blender's axes (z up) already; its axes are set by the add-on's unit_invert_x/y/z (--invert-axes)")
+		}
+		if err := o.GameTools.check(o.Format); err != nil {
+			return err
 		}
 	case UE:
 		if o.Format != PNG16 && o.Format != PNG8 {
@@ -209,18 +289,6 @@ type bone struct {
 
 // upRotation is the rotation ZUp applies: +90° about x, (x, y, z) → (x, −z, y).
 var upRotation = rig.QuatFromAxisAngle(rig.Vec3{1, 0, 0}, math.Pi/2)
-
-// rigid splits a model-space matrix into translation and rotation, dropping
-// scale (§3), in the output's axes.
-func rigid(m rig.Mat4, zUp bool) bone {
-	t, _ := rig.Decompose(m)
-	b := bone{t.Translation, t.Rotation.Normalize()}
-	if zUp {
-		b.p = upRotation.Rotate(b.p)
-		b.q = upRotation.Mul(b.q).Mul(upRotation.Conjugate())
-	}
-	return b
-}
 
 // paletteMatrix reads entry b of a palette frame.
 func paletteMatrix(frame []float32, b int) rig.Mat4 {

@@ -57,11 +57,23 @@ func texelCentre(k, w, h int, invertV bool) [2]float32 {
 }
 
 // meshGLB writes the static output mesh as binary glTF: the input mesh at the
-// bind pose (no skin), its normals and TEXCOORD_0 when it has them, and each
+// bind pose, or posed at stack frame ref when ref ≥ 0 (no skin), its normals and TEXCOORD_0 when it has them, and each
 // vertex's skin texel centre as TEXCOORD_1.
-func meshGLB(in *Input, w, h int, opt Options) ([]byte, error) {
+func meshGLB(in *Input, ref, w, h int, opt Options) ([]byte, error) {
 	m := in.Mesh
-	pos, nrm := outPositions(in, opt.ZUp)
+	var pos, nrm [][3]float32
+	if ref >= 0 { // posed at the reference frame (gametools), in glTF's axes
+		var err error
+		pos, nrm, err = normalized(m).SkinPalette(in.Palettes[ref*in.Bones*16:(ref+1)*in.Bones*16], in.InverseBind)
+		if err != nil {
+			return nil, err
+		}
+		if len(m.Normals) != len(pos) {
+			nrm = nil
+		}
+	} else {
+		pos, nrm = outPositions(in, opt.ZUp)
+	}
 	uv1 := make([][2]float32, len(pos))
 	for k := range uv1 {
 		uv1[k] = texelCentre(k, w, h, opt.InvertV)

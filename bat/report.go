@@ -2,6 +2,9 @@ package bat
 
 import (
 	"bytes"
+	"math"
+
+	"bonebake/rig"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -11,20 +14,30 @@ import (
 // Report is <name>.bat.json (docs/formats/bat.md §6): everything a shader or an
 // importer needs to decode the files.
 type Report struct {
-	Preset       string       `json:"preset"`
-	Bones        int          `json:"bones"`
-	Vertices     int          `json:"vertices"`
-	Rows         int          `json:"rows"`
-	ReferenceRow int          `json:"reference_row"`
-	Padding      int          `json:"padding"`
-	Stacked      bool         `json:"stacked"`
-	InvertV      bool         `json:"invert_v"`
-	Up           string       `json:"up"` // "y", or "z" after the +90° turn about x
-	Clips        []ReportClip `json:"clips"`
-	Position     TextureInfo  `json:"position"`
-	Rotation     TextureInfo  `json:"rotation"`
-	Skin         SkinInfo     `json:"skin"`
-	Mesh         string       `json:"mesh"`
+	Preset       string `json:"preset"`
+	Bones        int    `json:"bones"`
+	Vertices     int    `json:"vertices"`
+	Rows         int    `json:"rows"`
+	ReferenceRow int    `json:"reference_row"`
+	// Reference is the pose of the reference row and of the mesh: "bind", or for
+	// gametools "start" or "end" (the add-on's frame_ref_mode); ReferenceFrame is
+	// that frame's index in the clip stack (−1 for the bind pose).
+	Reference      string `json:"reference"`
+	ReferenceFrame int    `json:"reference_frame"`
+	// Columns lists the joint (palette index) of each texture column: every joint
+	// for raw and ue, the joints that carry weight in first-use order for gametools.
+	Columns []int `json:"columns,omitempty"`
+	// GameTools holds the gametools preset's settings, as the add-on names them.
+	GameTools *ReportGameTools `json:"gametools,omitempty"`
+	Padding   int              `json:"padding"`
+	Stacked   bool             `json:"stacked"`
+	InvertV   bool             `json:"invert_v"`
+	Up        string           `json:"up"` // "y", or "z" after the +90° turn about x
+	Clips     []ReportClip     `json:"clips"`
+	Position  TextureInfo      `json:"position"`
+	Rotation  TextureInfo      `json:"rotation"`
+	Skin      SkinInfo         `json:"skin"`
+	Mesh      string           `json:"mesh"`
 	// RenormalizedVertices counts the source vertices whose weights did not sum
 	// to 1 (off by more than 0.001) before the skin texture renormalized them.
 	RenormalizedVertices int      `json:"renormalized_vertices"`
@@ -40,15 +53,29 @@ type ReportClip struct {
 	Loops    bool    `json:"loops"`
 }
 
+// ReportGameTools are the add-on settings a gametools bake used (§7.1): the
+// texture space is Blender's (glTF's (x, −z, y)) with the Invert axes negated and
+// positions multiplied by UnitScale.
+type ReportGameTools struct {
+	UnitScale   float64 `json:"unit_scale"`
+	Invert      [3]bool `json:"unit_invert_xyz"`
+	RefPadding  bool    `json:"frame_ref_padding"`
+	PaddingMode string  `json:"frame_padding_mode"`
+	Remap       bool    `json:"remapping"`
+}
+
 // TextureInfo says where a bone texture is and how its channels decode.
 type TextureInfo struct {
-	File     string    `json:"file"`
-	Mode     string    `json:"mode,omitempty"` // rotation only: quaternion or axis_angle
-	Offset   []float64 `json:"offset"`
-	Range    []float64 `json:"range"`
-	Encoding string    `json:"encoding"`
-	Width    int       `json:"width"`
-	Height   int       `json:"height"`
+	File string `json:"file"`
+	Mode string `json:"mode,omitempty"` // rotation only: quaternion or axis_angle
+	// AngleUnit is the unit of a gametools axis_angle angle: "unit" (turns),
+	// "degrees" or "radians"; empty means radians.
+	AngleUnit string    `json:"angle_unit,omitempty"`
+	Offset    []float64 `json:"offset"`
+	Range     []float64 `json:"range"`
+	Encoding  string    `json:"encoding"`
+	Width     int       `json:"width"`
+	Height    int       `json:"height"`
 }
 
 // SkinInfo says where the skin texture is; unorm indices decode as c·IndexScale.
@@ -142,7 +169,18 @@ func bakedDataXML(in *Input, r *Report) []byte {
 		d.Frames.Clips = append(d.Frames.Clips, clip{c.Name, c.FirstRow, c.Frames, c.FPS, c.Loops})
 	}
 	d.Mesh.File, d.Mesh.Vertices, d.Mesh.UVMap = r.Mesh, r.Vertices, "TEXCOORD_1"
-	lo, hi := bounds(in.Mesh.Positions, r.Up == "z")
+	sp := reportSpace(r)
+	if sp.gt {
+		d.Unit = fmt.Sprintf("meter/%g", sp.s) // unit_scale 100: centimetres
+	}
+	lo := rig.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := rig.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	for _, p := range in.Mesh.Positions {
+		v := sp.point(rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])})
+		for k := range 3 {
+			lo[k], hi[k] = min(lo[k], v[k]), max(hi[k], v[k])
+		}
+	}
 	d.Mesh.Min, d.Mesh.Max = vec{lo[0], lo[1], lo[2]}, vec{hi[0], hi[1], hi[2]}
 	chans := func(data []string, ti TextureInfo) []channel {
 		var cs []channel

@@ -102,9 +102,21 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 		return e, err
 	}
 	nv := in.Mesh.VertexCount()
-	if len(vpos) != nv || r.Vertices != nv || r.Bones != in.Bones {
-		return e, fmt.Errorf("%s: %d vertices, the report %d vertices and %d bones, the source %d and %d", r.Mesh, len(vpos), r.Vertices, r.Bones, nv, in.Bones)
+	cols := r.Columns
+	if cols == nil {
+		for j := range in.Bones {
+			cols = append(cols, j)
+		}
 	}
+	if len(vpos) != nv || r.Vertices != nv || r.Bones != len(cols) {
+		return e, fmt.Errorf("%s: %d vertices, the report %d vertices and %d bones, the source %d vertices and %d columns", r.Mesh, len(vpos), r.Vertices, r.Bones, nv, len(cols))
+	}
+	for _, j := range cols {
+		if j < 0 || j >= in.Bones {
+			return e, fmt.Errorf("report column of joint %d: the source has %d", j, in.Bones)
+		}
+	}
+	sp := reportSpace(r)
 	infl, err := readSkin(r, skinTex, uv1)
 	if err != nil {
 		return e, err
@@ -128,6 +140,16 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 		pref[b] = rig.Vec3{v[0], v[1], v[2]}
 	}
 
+	// The written mesh in the texture space: a gametools mesh is a glTF file in
+	// glTF's axes and metres, as an importer (Blender's) reads it; raw and ue
+	// meshes are written in the textures' axes.
+	mpos := make([]rig.Vec3, nv)
+	for k, p := range vpos {
+		mpos[k] = rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
+		if sp.gt {
+			mpos[k] = sp.point(mpos[k])
+		}
+	}
 	ref := normalized(in.Mesh)
 	first := map[string]int{}
 	f0 := 0
@@ -155,22 +177,19 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			skin := make([]float32, nb*16)
+			skin := make([]float32, in.Bones*16)
 			want := make([][3]float32, nv)
 			affine := make([]rig.Mat4, nb)
 			e := &worst[w]
 			for i := w; i < len(jobs); i += workers {
-				palette := in.Palettes[jobs[i].frame*nb*16 : (jobs[i].frame+1)*nb*16]
+				palette := in.Palettes[jobs[i].frame*in.Bones*16 : (jobs[i].frame+1)*in.Bones*16]
 				row := jobs[i].row
-				for b := range nb {
+				for b, j := range cols {
 					dp := decode(posTex, r.Position, row, b)
 					p := pref[b].Add(rig.Vec3{dp[0], dp[1], dp[2]})
-					wantP := rig.Vec3{float64(palette[b*16+3]), float64(palette[b*16+7]), float64(palette[b*16+11])}
-					if r.Up == "z" {
-						wantP = upRotation.Rotate(wantP)
-					}
-					e.Position = max(e.Position, p.Sub(wantP).Len())
-					q := decodeRotation(r.Rotation.Mode, decode(rotTex, r.Rotation, row, b))
+					wantP := sp.point(rig.Vec3{float64(palette[j*16+3]), float64(palette[j*16+7]), float64(palette[j*16+11])})
+					e.Position = max(e.Position, p.Sub(wantP).Len()/sp.s)
+					q := decodeRotation(r.Rotation, decode(rotTex, r.Rotation, row, b))
 					// R·(v − p_ref) + p_ref + Δp = R·v + (p − R·p_ref)
 					m := q.Matrix()
 					t := p.Sub(q.Rotate(pref[b]))
@@ -182,17 +201,14 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 				ref.Skin(skin, want, nil)
 				for k := range nv {
 					var got rig.Vec3
-					v := rig.Vec3{float64(vpos[k][0]), float64(vpos[k][1]), float64(vpos[k][2])}
+					v := mpos[k]
 					for i := range 4 {
 						if w := infl[k].w[i]; w != 0 {
 							got = got.Add(affine[infl[k].b[i]].TransformPoint(v).Scale(w))
 						}
 					}
-					wv := rig.Vec3{float64(want[k][0]), float64(want[k][1]), float64(want[k][2])}
-					if r.Up == "z" {
-						wv = upRotation.Rotate(wv)
-					}
-					e.Vertex = max(e.Vertex, got.Sub(wv).Len())
+					wv := sp.point(rig.Vec3{float64(want[k][0]), float64(want[k][1]), float64(want[k][2])})
+					e.Vertex = max(e.Vertex, got.Sub(wv).Len()/sp.s)
 				}
 			}
 		}()
@@ -228,11 +244,20 @@ func normalized(m *mesh.Skinned) *mesh.Skinned {
 }
 
 // decodeRotation turns a decoded rotation texel into a quaternion.
-func decodeRotation(mode string, v [4]float64) rig.Quat {
-	if mode == AxisAngle {
-		return rig.QuatFromAxisAngle(rig.Vec3{v[0], v[1], v[2]}.Normalize(), v[3])
+func decodeRotation(ti TextureInfo, v [4]float64) rig.Quat {
+	if ti.Mode == AxisAngle {
+		return rig.QuatFromAxisAngle(rig.Vec3{v[0], v[1], v[2]}.Normalize(), v[3]/angleScale(ti.AngleUnit))
 	}
 	return rig.Quat(v).Normalize()
+}
+
+// reportSpace is the texture space a report describes (§7).
+func reportSpace(r *Report) space {
+	if g := r.GameTools; g != nil {
+		d := AddonSettings{UnitScale: g.UnitScale, InvertX: g.Invert[0], InvertY: g.Invert[1], InvertZ: g.Invert[2]}
+		return newSpace(Options{Preset: GameTools, GameTools: &d})
+	}
+	return space{zUp: r.Up == "z", s: 1}
 }
 
 // influences are one vertex's decoded bones and weights.

@@ -26,6 +26,8 @@ func newBatCmd() *cobra.Command {
 		padding, skin             int
 		invertV, zUp, zip, asJSON bool
 		deforming                 bool
+		addon                     = bat.AddonDefaults()
+		invertAxes                string
 	)
 	cmd := &cobra.Command{
 		Use:   "bat MODEL.glb|SPECIES|FILE.bpat -o DIR [flags]",
@@ -33,22 +35,27 @@ func newBatCmd() *cobra.Command {
 		Long: `Bake a skinned glTF model, a built-in creature or a BPAT file (with --model, the
 glTF model it was baked from) into bone animation textures (docs/formats/bat.md):
 
-  DIR/<name>.position.(exr|png)  bone positions: row 0 the bind pose, then every frame
-  DIR/<name>.rotation.(exr|png)  bone rotations, relative to the bind pose
+  DIR/<name>.position.(exr|png)  bone positions: row 0 the reference pose, then every frame
+  DIR/<name>.rotation.(exr|png)  bone rotations, relative to the reference pose
   DIR/<name>.skin.(exr|png)      each vertex's four bones and weights
   DIR/<name>.glb                 the static mesh, TEXCOORD_1 at each vertex's skin texel
   DIR/<name>.bat.json            how to decode them, and the verification's errors
   DIR/<name>.bat.xml             (gametools) the Blender baker's BakedData report
 
-Presets: raw (quaternions, float EXR), gametools (the Blender GameTools layout,
-axis-angle remapped to [0, 1]), ue (Unreal AnimToTexture: bounding-box positions,
-axis-angle, 16-bit PNG; --format png8 for 8-bit). Every bake is verified: the files
+Presets: raw (quaternions, float EXR), gametools (what the Blender GameTools
+add-on's BoneAnimation baker writes by default, for its materials: centimetres in
+Blender's axes with y negated, axis and angle in turns, the first frame as the
+reference with the mesh posed there, padding rows, the weighted bones as columns;
+--unit-scale, --invert-axes, --reference, --ref-padding, --padding-mode, --remap,
+--angle-unit, --rotation and --all-joints change the add-on's settings), ue (Unreal
+AnimToTexture: bounding-box positions, axis-angle, 16-bit PNG; --format png8 for 8-bit). Every bake is verified: the files
 are read back, every vertex of every frame is rebuilt as a shader would and
 compared with linear blend skinning of the source; --max-error fails the command
 when the worst error (metres) is larger.`,
 		Example: `  bonebake bat Fox.glb -o bat/fox
   bonebake bat Fox.glb -o bat/fox --preset ue --z-up --invert-v
   bonebake bat horse -o bat/horse --preset gametools --padding 1
+  bonebake bat hero.glb -o bat/hero --preset gametools --reference bind
   bonebake bat humanoid -o bat/humanoid --clips walk,run --format exr16 --zip
   bonebake bat hero.bpat --model hero.glb -o bat/hero --max-error 0.001`,
 		Args: args(cobra.ExactArgs(1)),
@@ -71,6 +78,23 @@ when the worst error (metres) is larger.`,
 				InvertV: invertV, ZUp: zUp, Clips: clips}
 			if !flags.Changed("clips") {
 				opt.Clips = nil
+			}
+			gtFlags := []string{"unit-scale", "invert-axes", "reference", "ref-padding", "padding-mode", "remap", "angle-unit", "rotation", "all-joints"}
+			if opt.Preset == bat.GameTools {
+				if flags.Changed("invert-axes") {
+					if strings.Trim(strings.ToLower(invertAxes), "xyz") != "" && invertAxes != "none" {
+						return usagef("--invert-axes %q: want a combination of x, y and z, or none", invertAxes)
+					}
+					a := strings.ToLower(invertAxes)
+					addon.InvertX, addon.InvertY, addon.InvertZ = strings.Contains(a, "x"), strings.Contains(a, "y"), strings.Contains(a, "z")
+				}
+				opt.GameTools = &addon
+			} else {
+				for _, f := range gtFlags {
+					if flags.Changed(f) {
+						return usagef("--%s is a setting of --preset gametools (the Blender add-on's)", f)
+					}
+				}
 			}
 			if err := opt.Resolve(); err != nil {
 				return usageError{err}
@@ -135,6 +159,15 @@ when the worst error (metres) is larger.`,
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres), as bake --scale")
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints no vertex is weighted to, as bake --deforming-only")
 	fl.BoolVar(&asJSON, "json", false, "print the report (<name>.bat.json) instead of a summary")
+	fl.Float64Var(&addon.UnitScale, "unit-scale", addon.UnitScale, "gametools: multiply positions by this (the add-on's unit_scale; 100: centimetres)")
+	fl.StringVar(&invertAxes, "invert-axes", "y", "gametools: Blender axes to negate, e.g. y, xz or none (unit_invert_x/y/z)")
+	fl.StringVar(&addon.Reference, "reference", addon.Reference, "gametools: reference pose and mesh pose: start, end (frame_ref_mode) or bind")
+	fl.BoolVar(&addon.RefPadding, "ref-padding", addon.RefPadding, "gametools: pad the stack with its last frame before and first frame after (frame_ref_padding)")
+	fl.StringVar(&addon.PaddingMode, "padding-mode", addon.PaddingMode, "gametools: where --padding goes: both, prefix or suffix (frame_padding_mode)")
+	fl.BoolVar(&addon.Remap, "remap", addon.Remap, "gametools: remap each channel to [0, 1] (remapping; needed for png16 and png8)")
+	fl.StringVar(&addon.AngleUnit, "angle-unit", addon.AngleUnit, "gametools: axis-angle angle unit: unit (a fraction of a turn), degrees or radians")
+	fl.StringVar(&addon.Rotation, "rotation", addon.Rotation, "gametools: axis_angle or quaternion (rot_mode)")
+	fl.BoolVar(&addon.AllJoints, "all-joints", false, "gametools: a column for every joint instead of the weighted ones in first-use order")
 	return cmd
 }
 
