@@ -166,3 +166,30 @@ func addonStack(in *Input, g *AddonSettings, padding int) (src, first []int, ref
 	}
 	return src, first, ref
 }
+
+// ToScene is the linear map (row-major 3×3) from the report's texture space back
+// to the glTF scene's (metres, y up): what a renderer that places the decoded
+// vertices in a y-up, metre world applies last. It is (s·O)⁻¹ = Oᵀ/s for the
+// gametools preset, the inverse of the +90° turn after --z-up, else identity.
+func (r *Report) ToScene() [9]float64 {
+	switch {
+	case r.Preset == string(GameTools) && r.GameTools != nil:
+		g := r.GameTools
+		sp := newSpace(Options{Preset: GameTools, GameTools: &AddonSettings{UnitScale: g.UnitScale, InvertX: g.Invert[0], InvertY: g.Invert[1], InvertZ: g.Invert[2]}})
+		var m [9]float64
+		for i := range 3 {
+			for j := range 3 {
+				m[i*3+j] = sp.o[j*3+i] / sp.s
+			}
+		}
+		return m
+	case r.Up == "z":
+		m := upRotation.Conjugate().Matrix()
+		return [9]float64{m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]}
+	}
+	return [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
+}
+
+// RadiansPerUnit is what one unit of a stored axis-angle angle is in radians
+// (2π for the gametools preset's turns).
+func (t TextureInfo) RadiansPerUnit() float64 { return 1 / angleScale(t.AngleUnit) }

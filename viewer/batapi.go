@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"sync"
 
 	"bonebake/bat"
+	"bonebake/rig"
 )
 
 // The BAT mode: the server bakes an asset's bone animation textures
@@ -153,22 +155,55 @@ func bakeBAT(a *Asset, opt bat.Options) (*batBake, error) {
 	if len(r.Clips) != len(clips) || r.InvertV {
 		return nil, fmt.Errorf("%s: the bake's layout is not the palette's", a.Name)
 	}
+	// Every clip's first row is its palette frame offset plus one shift (1 after
+	// the reference row; 2 with the gametools preset's padding row after it).
+	shift := r.Clips[0].FirstRow - clips[0].FrameOffset
 	for i, c := range clips {
-		if r.Clips[i].FirstRow != c.FrameOffset+1 || r.Clips[i].Frames != c.FrameCount {
-			return nil, fmt.Errorf("%s: clip %q starts at row %d, the palette's frame %d", a.Name, c.Name, r.Clips[i].FirstRow, c.FrameOffset)
+		if r.Clips[i].FirstRow-c.FrameOffset != shift || r.Clips[i].Frames != c.FrameCount {
+			return nil, fmt.Errorf("%s: clip %q starts at row %d, not %d after the palette's frame %d", a.Name, c.Name, r.Clips[i].FirstRow, shift, c.FrameOffset)
 		}
+	}
+	report, err := json.Marshal(struct {
+		*bat.Report
+		Viewer batPlacement `json:"viewer"`
+	}{r, newPlacement(r, shift)})
+	if err != nil {
+		return nil, err
 	}
 	texels, err := encodeTexels(out)
 	if err != nil {
 		return nil, err
 	}
-	return &batBake{report: r.JSON(), out: out, texels: texels}, nil
+	return &batBake{report: report, out: out, texels: texels}, nil
 }
 
-// encodeTexels decodes the three textures and the mesh's TEXCOORD_1 into what
-// the page uploads, little-endian float32 throughout: the position, rotation and
-// skin textures as RGBA texels (width × height from the report, row 0 first; the
-// position's A is 1), then TEXCOORD_1 as two floats per vertex. The values are
+// batPlacement is what the page needs beyond the report to draw a bake where the
+// palette draws the same frame: bone texture row = palette frame row + RowShift;
+// positions decoded in the textures' space go to the scene's by ToScene
+// (row-major); stored angles are RadiansPerUnit radians; the bone textures have
+// Columns columns per row (0: one per bone).
+type batPlacement struct {
+	RowShift       int        `json:"row_shift"`
+	ToScene        [9]float64 `json:"to_scene"`
+	FromScene      [9]float64 `json:"from_scene"` // ToScene's inverse: the mesh is in the scene's space
+	RadiansPerUnit float64    `json:"radians_per_unit"`
+	Columns        int        `json:"columns"`
+}
+
+func newPlacement(r *bat.Report, shift int) batPlacement {
+	p := batPlacement{RowShift: shift, ToScene: r.ToScene(), RadiansPerUnit: r.Rotation.RadiansPerUnit(), Columns: len(r.Columns)}
+	m := p.ToScene
+	inv, _ := rig.Mat4{m[0], m[1], m[2], 0, m[3], m[4], m[5], 0, m[6], m[7], m[8], 0, 0, 0, 0, 1}.Inverse()
+	p.FromScene = [9]float64{inv[0], inv[1], inv[2], inv[4], inv[5], inv[6], inv[8], inv[9], inv[10]}
+	return p
+}
+
+// encodeTexels decodes the three textures and the mesh into what the page
+// uploads, little-endian float32 throughout: the position, rotation and skin
+// textures as RGBA texels (width × height from the report, row 0 first; the
+// position's A is 1), then TEXCOORD_1 as two floats per vertex, then the mesh's
+// positions and normals (three floats each per vertex; the mesh is posed at the
+// reference row, in the scene's space). The values are
 // the stored channel values c (bat.DecodeTexture), so the page samples the
 // precision of the preset and format, and decodes c·range + offset itself.
 func encodeTexels(out *bat.Output) ([]byte, error) {
@@ -201,13 +236,31 @@ func encodeTexels(out *bat.Output) ([]byte, error) {
 			}
 		}
 	}
-	_, uv1, err := bat.ReadMesh(r.Mesh, out.File(r.Mesh))
+	pos, uv1, err := bat.ReadMesh(r.Mesh, out.File(r.Mesh))
+	if err != nil {
+		return nil, err
+	}
+	nrm, err := bat.ReadMeshNormals(r.Mesh, out.File(r.Mesh))
 	if err != nil {
 		return nil, err
 	}
 	for _, uv := range uv1 {
 		put(uv[0])
 		put(uv[1])
+	}
+	for _, p := range pos {
+		put(p[0])
+		put(p[1])
+		put(p[2])
+	}
+	for v := range pos {
+		var n [3]float32
+		if v < len(nrm) {
+			n = nrm[v]
+		}
+		put(n[0])
+		put(n[1])
+		put(n[2])
 	}
 	return b, nil
 }

@@ -74,13 +74,23 @@ func TestBATEndpoints(t *testing.T) {
 		}
 	}
 
-	// The texels: four floats a texel for the three textures, then TEXCOORD_1.
+	// The texels: four floats a texel for the three textures, then TEXCOORD_1, the
+	// mesh's positions and its normals (2 + 3 + 3 floats a vertex).
 	code, tx := getBody(t, s, "/api/bat/0/texels?preset=raw&format=exr")
 	texels := r.Position.Width*r.Position.Height + r.Rotation.Width*r.Rotation.Height + r.Skin.Width*r.Skin.Height
-	if code != http.StatusOK || len(tx) != texels*16+r.Vertices*8 {
-		t.Fatalf("texels: %d, %d bytes, want %d", code, len(tx), texels*16+r.Vertices*8)
+	if code != http.StatusOK || len(tx) != texels*16+r.Vertices*32 {
+		t.Fatalf("texels: %d, %d bytes, want %d", code, len(tx), texels*16+r.Vertices*32)
 	}
 	f := func(i int) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(tx[i*4:]))) }
+	// The mesh's positions follow TEXCOORD_1: the species' own mesh (raw keeps the scene's space).
+	for v, p := range c.Mesh.Positions {
+		base := texels*4 + r.Vertices*2 + v*3
+		for k := range 3 {
+			if got := f(base + k); got != float64(p[k]) {
+				t.Fatalf("vertex %d position %d: %v, want %v", v, k, got, p[k])
+			}
+		}
+	}
 	for b, ibm := range c.InverseBind() {
 		m, _ := ibm.Inverse() // row 0 holds each bone's bind-pose origin (bat.md §2)
 		for k, want := range []float64{m[3], m[7], m[11]} {

@@ -81,6 +81,37 @@ func TestBrowserBAT(t *testing.T) {
 		t.Errorf("the BAT panel says %q, want the unorm8 encoding", info)
 	}
 	saveShot(t, p.screenshot(), "bat-side-ue-png8.png")
+
+	// The gametools preset's textures are in centimetres in Blender's axes, with
+	// a padding row and the first frame as reference: drawn back in the scene they
+	// cover the palette's creature (the add-on's rebuild of blended vertices from
+	// a non-bind reference is its own approximation, centimetres at most here).
+	p.eval("bonebake.setBAT('side', 'gametools', 'exr')")
+	p.checkClean()
+	if shift := p.number("bonebake.batReport('humanoid').viewer.row_shift"); shift != 2 {
+		t.Errorf("gametools row shift %v, want 2 (reference row, padding row)", shift)
+	}
+	img = p.screenshot()
+	saveShot(t, img, "bat-side-gametools.png")
+	covered, differ, total = [2]int{}, 0, 0
+	for y := range h {
+		for x := range half {
+			l, r := pixel(img, x, y), pixel(img, w-half+x, y)
+			for i, c := range [2][3]int{l, r} {
+				if dist(c, bg) > 60 {
+					covered[i]++
+				}
+			}
+			if dist(l, r) > 12 {
+				differ++
+			}
+			total++
+		}
+	}
+	t.Logf("gametools: creature covers %d (palette) and %d (BAT) pixels; %d pixels differ", covered[0], covered[1], differ)
+	if covered[1] < covered[0]*9/10 || covered[1] > covered[0]*11/10 || differ > total/100 {
+		t.Errorf("gametools: %d and %d pixels covered, %d of %d differ: the BAT half is not the palette's creature", covered[0], covered[1], differ, total)
+	}
 }
 
 // saveShot writes a screenshot into $BONEBAKE_VIEWER_SHOTS, when set.

@@ -14,7 +14,7 @@ import { state } from './state.js';
 export const FORMATS = { raw: ['exr', 'exr16'], gametools: ['exr', 'exr16', 'png16', 'png8'], ue: ['png16', 'png8'] };
 
 let prog = null, U = null;
-const SKIN_UV = 10; // bat.vert.glsl's a_skinUV
+const SKIN_UV = 10, BAT_POS = 11, BAT_NORMAL = 12; // bat.vert.glsl's attributes
 const UNITS = { u_batPosition: 4, u_batRotation: 5, u_batSkin: 6 };
 
 export async function setupBAT(fragSource) {
@@ -26,7 +26,7 @@ export async function setupBAT(fragSource) {
   if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('link bat.vert.glsl: ' + gl.getProgramInfoLog(prog));
   U = {};
   for (const n of ['u_batPosition', 'u_batRotation', 'u_batSkin', 'u_batBones', 'u_posOffset', 'u_posRange', 'u_rotOffset', 'u_rotRange',
-    'u_axisAngle', 'u_indexScale', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
+    'u_axisAngle', 'u_indexScale', 'u_rowShift', 'u_radiansPerUnit', 'u_toScene', 'u_fromScene', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
     U[n] = gl.getUniformLocation(prog, n);
   }
   gl.useProgram(prog);
@@ -48,12 +48,13 @@ async function loadBAT(A, preset, format) {
   const buf = await fetchOK(`api/bat/${A.id}/texels${q}`).then((r) => r.arrayBuffer());
   const P = report.position, R = report.rotation, S = report.skin, V = report.vertices;
   const sizes = [P.width * P.height, R.width * R.height, S.width * S.height].map((n) => n * 4);
-  const want = (sizes[0] + sizes[1] + sizes[2] + V * 2) * 4;
+  const want = (sizes[0] + sizes[1] + sizes[2] + V * 8) * 4;
   if (buf.byteLength !== want) throw new Error(`${A.name}: BAT texels are ${buf.byteLength} bytes, want ${want}`);
-  if (V !== A.info.vertex_count || report.bones !== A.info.bone_count) throw new Error(`${A.name}: the BAT bake has ${V} vertices and ${report.bones} bones`);
+  if (V !== A.info.vertex_count || report.bones > A.info.bone_count) throw new Error(`${A.name}: the BAT bake has ${V} vertices and ${report.bones} bone columns`);
+  const shift = report.viewer.row_shift;
   report.clips.forEach((c, k) => {
     const p = A.clips[k];
-    if (!p || c.first_row !== p.frame_offset + 1) throw new Error(`${A.name}: BAT clip ${c.name} starts at row ${c.first_row}, not after palette frame ${p && p.frame_offset}`);
+    if (!p || c.first_row !== p.frame_offset + shift) throw new Error(`${A.name}: BAT clip ${c.name} starts at row ${c.first_row}, not ${shift} after palette frame ${p && p.frame_offset}`);
   });
   const f = new Float32Array(buf);
   const B = {
@@ -62,14 +63,17 @@ async function loadBAT(A, preset, format) {
     rotation: floatTexture(f.subarray(sizes[0], sizes[0] + sizes[1]), R.width, R.height).tex,
     skin: floatTexture(f.subarray(sizes[0] + sizes[1], sizes[0] + sizes[1] + sizes[2]), S.width, S.height).tex,
   };
-  // TEXCOORD_1 joins the asset's vertex array as attribute 10 (the palette
-  // program does not read it).
-  if (!A.skinUVBuf) A.skinUVBuf = gl.createBuffer();
-  gl.bindBuffer(gl.ARRAY_BUFFER, A.skinUVBuf);
-  gl.bufferData(gl.ARRAY_BUFFER, f.subarray(sizes[0] + sizes[1] + sizes[2]), gl.STATIC_DRAW);
+  // TEXCOORD_1 and the BAT mesh join the asset's vertex array as attributes 10-12
+  // (the palette program does not read them).
+  const mesh = sizes[0] + sizes[1] + sizes[2];
+  if (!A.batBuf) A.batBuf = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, A.batBuf);
+  gl.bufferData(gl.ARRAY_BUFFER, f.subarray(mesh), gl.STATIC_DRAW);
   gl.bindVertexArray(A.vao);
-  gl.enableVertexAttribArray(SKIN_UV);
-  gl.vertexAttribPointer(SKIN_UV, 2, gl.FLOAT, false, 0, 0);
+  for (const [loc, n, off] of [[SKIN_UV, 2, 0], [BAT_POS, 3, V * 2], [BAT_NORMAL, 3, V * 5]]) {
+    gl.enableVertexAttribArray(loc);
+    gl.vertexAttribPointer(loc, n, gl.FLOAT, false, 0, off * 4);
+  }
   gl.bindVertexArray(null);
   return B;
 }
@@ -102,7 +106,12 @@ export function useBAT(A, viewProj, colors) {
     gl.activeTexture(gl.TEXTURE0 + unit);
     gl.bindTexture(gl.TEXTURE_2D, B[{ u_batPosition: 'position', u_batRotation: 'rotation', u_batSkin: 'skin' }[n]]);
   }
-  gl.uniform1i(U.u_batBones, r.bones);
+  gl.uniform1i(U.u_batBones, r.viewer.columns || r.bones);
+  gl.uniform1i(U.u_rowShift, r.viewer.row_shift);
+  gl.uniform1f(U.u_radiansPerUnit, r.viewer.radians_per_unit);
+  const cols = (m) => [m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]]; // row-major; GL takes columns
+  gl.uniformMatrix3fv(U.u_toScene, false, cols(r.viewer.to_scene));
+  gl.uniformMatrix3fv(U.u_fromScene, false, cols(r.viewer.from_scene));
   gl.uniform3fv(U.u_posOffset, r.position.offset);
   gl.uniform3fv(U.u_posRange, r.position.range);
   gl.uniform4fv(U.u_rotOffset, r.rotation.offset);

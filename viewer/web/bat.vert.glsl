@@ -3,18 +3,23 @@
 // BAT mode: the same instances as skin.vert.glsl, posed from the BAT textures
 // instead of the palette.
 //
-// u_batPosition and u_batRotation hold one texel per bone per row (§2): row 0 the
-// bind pose (absolute), row f + 1 frame f of the clip stack relative to it. The
-// stack has no padding and keeps the palette's clip order, so palette frame row
-// r is row r + 1 (the server checks the clips' first rows say so). Entry (row,
-// bone) is at linear index row·bones + bone, texel (i mod width, i / width): the
-// plain layout when width = bones, and the stacked one of §8 otherwise. Each
-// stored value c decodes as c·range + offset (§4). u_batSkin holds each vertex's
-// four bones at its TEXCOORD_1 texel and their weights in the texel below (§5).
+// u_batPosition and u_batRotation hold one texel per column per row (§2): row 0
+// the reference pose (absolute), later rows the clip stack relative to it. The
+// stack keeps the palette's clip order with no clip padding, so palette frame row
+// r is row r + u_rowShift (1; 2 after the gametools preset's padding row: the
+// server checks every clip's first row says so). Entry (row, column) is at linear
+// index row·columns + column, texel (i mod width, i / width): the plain layout
+// when width = columns, the stacked one of §8 otherwise. Each stored value c
+// decodes as c·range + offset (§4), an axis-angle angle in u_radiansPerUnit.
+// u_batSkin holds each vertex's four columns at its TEXCOORD_1 texel and their
+// weights in the texel below (§5).
 //
-// A vertex v becomes Σ w·(R·(v − p_ref) + p_ref + Δp) (§3): the affine map
-// palette·inverseBind, so blending the two frames' results by lerp equals the
-// palette path's element-by-element blend.
+// A vertex v of the BAT mesh (posed at the reference row, in the scene's space)
+// is taken into the textures' space by u_fromScene (the gametools preset's
+// centimetres in Blender's axes), becomes Σ w·(R·(v − p_ref) + p_ref + Δp) (§3)
+// there, and u_toScene takes it back to the scene (metres, y up). The map is
+// affine in v, so blending the two frames' results by lerp equals the palette
+// path's element-by-element blend.
 precision highp float;
 precision highp int;
 precision highp sampler2D;
@@ -24,6 +29,8 @@ layout(location = 1) in vec3 a_normal;
 layout(location = 4) in float a_role;
 layout(location = 9) in vec2 a_uv;
 layout(location = 10) in vec2 a_skinUV;  // TEXCOORD_1 of the BAT mesh
+layout(location = 11) in vec3 a_batPos;  // the BAT mesh's positions and normals
+layout(location = 12) in vec3 a_batNormal;
 layout(location = 5) in vec4 a_play;     // frame row, next row, lerp
 layout(location = 6) in vec4 a_tint;
 layout(location = 7) in vec4 a_xform;    // x, z, yaw, scale
@@ -38,6 +45,10 @@ uniform vec4 u_rotOffset;
 uniform vec4 u_rotRange;
 uniform bool u_axisAngle;   // else quaternion
 uniform float u_indexScale;
+uniform int u_rowShift;
+uniform float u_radiansPerUnit;
+uniform mat3 u_toScene;
+uniform mat3 u_fromScene;
 
 uniform mat4 u_viewProj;
 uniform vec3 u_roleColors[8];
@@ -58,7 +69,10 @@ vec3 position(int row, int bone) {
 
 vec4 rotation(int row, int bone) {
   vec4 c = texelFetch(u_batRotation, entry(textureSize(u_batRotation, 0).x, row, bone), 0) * u_rotRange + u_rotOffset;
-  if (u_axisAngle) return vec4(normalize(c.xyz) * sin(0.5 * c.w), cos(0.5 * c.w));
+  if (u_axisAngle) {
+    float a = c.w * u_radiansPerUnit;
+    return vec4(normalize(c.xyz) * sin(0.5 * a), cos(0.5 * a));
+  }
   return normalize(c);
 }
 
@@ -66,12 +80,13 @@ vec3 rotate(vec4 q, vec3 v) { return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.
 
 void skin(int bone, float w, int r0, int r1, float t, inout vec3 sp, inout vec3 sn) {
   vec3 ref = position(0, bone);
-  vec3 d = a_position - ref;
+  vec3 d = u_fromScene * a_batPos - ref;
   vec4 q0 = rotation(r0, bone), q1 = rotation(r1, bone);
   vec3 p0 = rotate(q0, d) + ref + position(r0, bone);
   vec3 p1 = rotate(q1, d) + ref + position(r1, bone);
   sp += w * mix(p0, p1, t);
-  sn += w * mix(rotate(q0, a_normal), rotate(q1, a_normal), t);
+  vec3 n = u_fromScene * a_batNormal;
+  sn += w * mix(rotate(q0, n), rotate(q1, n), t);
 }
 
 void main() {
@@ -79,7 +94,7 @@ void main() {
   ivec2 st = ivec2(floor(a_skinUV * vec2(size)));
   vec4 bones = floor(texelFetch(u_batSkin, st, 0) * u_indexScale + 0.5);
   vec4 weights = texelFetch(u_batSkin, st + ivec2(0, 1), 0);
-  int r0 = int(a_play.x) + 1, r1 = int(a_play.y) + 1;
+  int r0 = int(a_play.x) + u_rowShift, r1 = int(a_play.y) + u_rowShift;
   float t = a_play.z;
   vec3 sp = vec3(0.0), sn = vec3(0.0);
   // Most influential first; unused influences weigh 0.
@@ -88,8 +103,8 @@ void main() {
   if (weights.z > 0.0) skin(int(bones.z), weights.z, r0, r1, t, sp, sn);
   if (weights.w > 0.0) skin(int(bones.w), weights.w, r0, r1, t, sp, sn);
 
-  vec3 p = sp;
-  vec3 n = sn;
+  vec3 p = u_toScene * sp;
+  vec3 n = u_toScene * sn; // an orthogonal map over a scale: the direction survives
   float c = cos(a_xform.z), s = sin(a_xform.z);
   vec3 q = p * a_xform.w;
   vec3 world = vec3(c * q.x + s * q.z, q.y, -s * q.x + c * q.z) + vec3(a_xform.x, 0.0, a_xform.y);
