@@ -74,6 +74,7 @@ and key counts.`,
 
 type bpatReport struct {
 	File        string          `json:"file"`
+	Format      string          `json:"format"` // "bpat"
 	Size        int64           `json:"size"`
 	Version     uint32          `json:"version"`
 	SpeciesID   uint32          `json:"species_id"`
@@ -139,7 +140,7 @@ type socketReport struct {
 
 func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
 	h := f.Header()
-	r := &bpatReport{File: f.Name(), Size: f.Size(), Version: h.Version, SpeciesID: h.SpeciesID,
+	r := &bpatReport{File: f.Name(), Format: "bpat", Size: f.Size(), Version: h.Version, SpeciesID: h.SpeciesID,
 		Bones: h.BoneCount, SocketCount: h.SocketCount, ClipCount: h.ClipCount,
 		FrameTotal: h.FrameTotal, StringTable: h.StringTableSize, Strict: "ok",
 		Sections: []sectionReport{}, Clips: []clipReport{}, Sockets: []socketReport{}}

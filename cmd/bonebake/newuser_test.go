@@ -279,3 +279,31 @@ func TestNumbersOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// validate of a file bonebake baked for an id beyond the built-in ones says how
+// to accept it; every JSON verdict and inspect report names its format.
+func TestValidateSaysHowToAccept(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "fox.bpat")
+	if code, _, errOut := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", out); code != 0 {
+		t.Fatal(errOut)
+	}
+	if code, stdout, _ := bonebake(t, "validate", out); code != 1 || !strings.Contains(stdout, "pass --species 6 to accept it") {
+		t.Errorf("validate: exit %d %q", code, stdout)
+	}
+	if code, _, _ := bonebake(t, "validate", out, "--species", "6"); code != 0 {
+		t.Errorf("validate --species 6: exit %d", code)
+	}
+	readme := filepath.Join(dir, "notes.txt")
+	os.WriteFile(readme, []byte("hello"), 0o644)
+	_, stdout, _ := bonebake(t, "validate", "--json", readme)
+	var vs []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &vs); err != nil || len(vs) != 1 || vs[0]["format"] != "unknown" || vs[0]["summary"] == nil {
+		t.Errorf("validate --json of an unknown file: %v %s", err, stdout)
+	}
+	_, stdout, _ = bonebake(t, "inspect", "--json", out, "--species", "6")
+	var r map[string]any
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || r["format"] != "bpat" {
+		t.Errorf("inspect --json: format %v (%v)", r["format"], err)
+	}
+}

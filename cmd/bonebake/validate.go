@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 
 	"bonebake/formats"
@@ -103,15 +106,41 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 	if err != nil {
 		return fail(err)
 	}
+	v.Format, v.Summary = formatKey[kind], kind
+	if v.Format == "" {
+		v.Format = "unknown"
+	}
 	f, summary, err := openBaked(path, kind, species.options(lenient))
 	if err != nil {
-		return fail(err)
+		v = fail(err)
+		for i, p := range v.Problems {
+			if p.Rule == formats.RuleSpecies {
+				if id, ok := headerSpecies(path); ok { // bonebake bakes unknown ids itself: say how to accept one
+					v.Problems[i].Message += fmt.Sprintf(" (a species baked outside the built-in ones: pass --species %d to accept it)", id)
+				}
+			}
+		}
+		return v
 	}
 	defer f.Close()
 	v.Format, v.Summary = formatKey[kind], summary
 	v.warn(f.Warnings())
 	v.Valid = true
 	return v
+}
+
+// headerSpecies reads the species_id of a BPAT or BPSM header (offset 8 in both).
+func headerSpecies(path string) (uint32, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var b [12]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(b[8:]), true
 }
 
 // formatKey is the JSON name of a kind (docs/json.md).
