@@ -1,6 +1,7 @@
 package bake
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -76,7 +77,13 @@ type Model struct {
 // LoadModel reads a skinned glTF model and resolves its bake job: the model's own
 // manifest (or s.Manifest), then the settings on top. Errors name the model.
 func LoadModel(path string, s Settings) (*Model, error) {
+	if s.Skin < 0 {
+		return nil, &SettingError{"skin", fmt.Errorf("%d: skins are numbered from 0", s.Skin)}
+	}
 	m, err := gltf.Load(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+	if ge := (*gltf.Error)(nil); s.Skin > 0 && errors.As(err, &ge) && ge.Rule == gltf.RuleSkinIndex {
+		return nil, &SettingError{"skin", err} // the flag asked for a skin the file lacks
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@
 package bat
 
 import (
+	"strings"
 	"fmt"
 	"math"
 	"slices"
@@ -252,6 +253,16 @@ func (in *Input) check() error {
 	return nil
 }
 
+// ClipError is a clip asked for (Options.Clips) that the input does not have.
+type ClipError struct {
+	Name, Clip string
+	Have       []string // the input's clips
+}
+
+func (e *ClipError) Error() string {
+	return fmt.Sprintf("bat: %s: no clip %q (its clips: %s)", e.Name, e.Clip, strings.Join(e.Have, ", "))
+}
+
 // selectClips returns the input limited to the clips named, in stack order.
 func (in *Input) selectClips(names []string) (*Input, error) {
 	if names == nil {
@@ -264,9 +275,9 @@ func (in *Input) selectClips(names []string) (*Input, error) {
 		if !slices.ContainsFunc(in.Clips, func(c Clip) bool { return c.Name == n }) {
 			have := make([]string, len(in.Clips))
 			for i, c := range in.Clips {
-				have[i] = fmt.Sprintf("%q", c.Name)
+				have[i] = c.Name
 			}
-			return nil, fmt.Errorf("bat: %s: no clip %q (clips: %v)", in.Name, n, have)
+			return nil, &ClipError{Name: in.Name, Clip: n, Have: have}
 		}
 	}
 	first := 0

@@ -114,6 +114,9 @@ when the worst error (metres) is larger.`,
 				return err
 			}
 			res, err := bat.Write(out, in, opt)
+			if ce := (*bat.ClipError)(nil); errors.As(err, &ce) {
+				return usagef("--clips %s: %s has no clip %q (its clips: %s)", strings.Join(clips, ","), ce.Name, ce.Clip, strings.Join(ce.Have, ", "))
+			}
 			if err != nil {
 				return err
 			}
@@ -137,8 +140,8 @@ when the worst error (metres) is larger.`,
 				}
 			}
 			if flags.Changed("max-error") && (r.MaxError.Vertex > maxError || r.MaxError.Position > maxError) {
-				return fmt.Errorf("%s: the rebuild is off by up to %.3g m (vertex) and %.3g m (bone position), more than --max-error %g: try --preset raw or --format exr",
-					a[0], r.MaxError.Vertex, r.MaxError.Position, maxError)
+				return fmt.Errorf("%s: the rebuild is off by up to %.3g m (vertex) and %.3g m (bone position), more than --max-error %g%s",
+					a[0], r.MaxError.Vertex, r.MaxError.Position, maxError, precisionHint(r))
 			}
 			return nil
 		},
@@ -169,6 +172,29 @@ when the worst error (metres) is larger.`,
 	fl.StringVar(&addon.Rotation, "rotation", addon.Rotation, "gametools: axis_angle or quaternion (rot_mode)")
 	fl.BoolVar(&addon.AllJoints, "all-joints", false, "gametools: a column for every joint instead of the weighted ones in first-use order")
 	return cmd
+}
+
+// precisionHint suggests what could lower a bake's error, leaving out the
+// settings it already uses: 32-bit floats (exr), then the raw preset's
+// quaternions, then a bind-pose reference for gametools.
+func precisionHint(r *bat.Report) string {
+	var try []string
+	switch {
+	case r.Preset == string(bat.UE) && r.Position.Encoding == "unorm8":
+		try = append(try, "--format png16")
+	case r.Preset != string(bat.UE) && r.Position.Encoding != "float32":
+		try = append(try, "--format exr")
+	}
+	if r.Preset == string(bat.GameTools) && r.Reference != "bind" {
+		try = append(try, "--reference bind (the add-on's first-frame reference blends vertices approximately)")
+	}
+	if r.Preset != string(bat.Raw) {
+		try = append(try, "--preset raw")
+	}
+	if len(try) == 0 {
+		return ": these are already the most precise settings (float32 quaternions from the bind pose); the error is float32 rounding of the model's own size"
+	}
+	return ": try " + strings.Join(try, ", or ")
 }
 
 func stackedText(r *bat.Report) string {

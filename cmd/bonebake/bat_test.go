@@ -56,7 +56,7 @@ func TestBatCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d (%s)", c, code, exitUsage, errOut)
 		}
 	}
-	if code, _, errOut := bonebake(t, "bat", "horse", "-o", t.TempDir(), "--clips", "fly"); code != exitFailure || !strings.Contains(errOut, `no clip "fly"`) {
+	if code, _, errOut := bonebake(t, "bat", "horse", "-o", t.TempDir(), "--clips", "fly"); code != exitUsage || !strings.Contains(errOut, `no clip "fly"`) {
 		t.Errorf("unknown clip: exit %d, %s", code, errOut)
 	}
 }

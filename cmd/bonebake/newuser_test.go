@@ -307,3 +307,31 @@ func TestValidateSaysHowToAccept(t *testing.T) {
 		t.Errorf("inspect --json: format %v (%v)", r["format"], err)
 	}
 }
+
+// Usage errors exit 2 and name the bad value and the valid ones; a failed
+// --max-error suggests only settings not already in use.
+func TestUsageErrorsSayWhatIsValid(t *testing.T) {
+	fox := sharedModel(t, "Fox.glb")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", fox, "-o", filepath.Join(dir, "f.bpat"), "--skin", "-1"}, "skins are numbered from 0"},
+		{[]string{"bake", fox, "-o", filepath.Join(dir, "f.bpat"), "--skin", "3"}, "the file has 1 skin (numbered from 0)"},
+		{[]string{"bake", fox, "-o", filepath.Join(dir, "f.bpat"), "--fps", "1e9"}, "--fps 1e+09 is outside"},
+		{[]string{"bat", "horse", "-o", dir, "--clips", "wakl"}, `no clip "wakl" (its clips: idle, walk,`},
+	} {
+		if code, _, errOut := bonebake(t, c.args...); code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, `["`) {
+			t.Errorf("%v: exit %d %q; want %q", c.args, code, errOut, c.want)
+		}
+	}
+	code, _, errOut := bonebake(t, "bat", "horse", "-o", filepath.Join(dir, "raw"), "--max-error", "1e-12")
+	if code != 1 || strings.Contains(errOut, "--preset raw") || strings.Contains(errOut, "--format exr") || !strings.Contains(errOut, "already the most precise") {
+		t.Errorf("raw/exr past --max-error: exit %d %q", code, errOut)
+	}
+	code, _, errOut = bonebake(t, "bat", "horse", "-o", filepath.Join(dir, "ue"), "--preset", "ue", "--max-error", "1e-12")
+	if code != 1 || strings.Contains(errOut, "--format exr") || !strings.Contains(errOut, "--preset raw") {
+		t.Errorf("ue past --max-error: exit %d %q", code, errOut)
+	}
+}

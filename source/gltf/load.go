@@ -120,7 +120,7 @@ func (d *document) model(opt Options) (*Model, error) {
 		return nil, d.fail(RuleSkinIndex, "the file has no skins")
 	}
 	if opt.Skin < 0 || opt.Skin >= len(doc.Skins) {
-		return nil, d.fail(RuleSkinIndex, "skin %d was asked for, but the file has %d skins", opt.Skin, len(doc.Skins))
+		return nil, d.fail(RuleSkinIndex, "skin %d was asked for, but the file has %s (numbered from 0)", opt.Skin, count(len(doc.Skins), "skin"))
 	}
 	skin := doc.Skins[opt.Skin]
 	if len(skin.Joints) == 0 {
@@ -364,4 +364,12 @@ func (d *document) inverseBind(s int) ([]rig.Mat4, error) {
 		}
 	}
 	return out, nil
+}
+
+// count says "1 skin", "2 skins".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
