@@ -8,10 +8,10 @@
 package bat
 
 import (
-	"strings"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"bonebake/mesh"
 	"bonebake/rig"
