@@ -7,6 +7,7 @@ import (
 	"math"
 	goruntime "runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"bonebake/bake"
@@ -162,21 +163,45 @@ func simRegistry(dir string, extra ...uint) (*crowd.Registry, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		// The battle fields every built-in species: one the folder lacks is baked
+		// in memory, and the summary says which.
+		filled, err := loadBuiltins(reg, true)
+		if err != nil {
+			reg.Close()
+			return nil, "", err
+		}
+		if len(filled) > 0 {
+			return reg, fmt.Sprintf("%s; not there, so baked in memory from the built-in species: %s", dir, strings.Join(filled, ", ")), nil
+		}
 		return reg, dir, nil
 	}
 	// The built-in species, baked in memory; their gaits are the roster's.
 	reg := crowd.NewRegistry()
+	if _, err := loadBuiltins(reg, false); err != nil {
+		reg.Close()
+		return nil, "", err
+	}
+	return reg, "built-in species, baked in memory", nil
+}
+
+// loadBuiltins bakes the built-in species into reg in memory (with missingOnly,
+// those it has not loaded) and returns their names.
+func loadBuiltins(reg *crowd.Registry, missingOnly bool) ([]string, error) {
+	var names []string
 	for _, s := range creatures.All() {
+		if missingOnly && reg.Species(s.ID) != nil {
+			continue
+		}
 		b, err := bake.SpeciesBytes(s)
 		if err == nil {
 			err = reg.LoadBytes(s.Name+".bpat", b)
 		}
 		if err != nil {
-			reg.Close()
-			return nil, "", err
+			return nil, err
 		}
+		names = append(names, s.Name)
 	}
-	return reg, "built-in species, baked in memory", nil
+	return names, nil
 }
 
 func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {

@@ -149,3 +149,16 @@ func TestSimulateLimits(t *testing.T) {
 		}
 	}
 }
+
+// A folder that lacks some built-in species: the battle still fields them, baked
+// in memory, and says so; species are named, never "species 0".
+func TestSimulatePartialAssets(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := bonebake(t, "bake", "--out", dir, "--species", "horse"); code != 0 {
+		t.Fatalf("bake: %s", stderr)
+	}
+	code, stdout, stderr := bonebake(t, "simulate", "--units", "200", "--seconds", "0.1", "--assets", dir)
+	if code != 0 || !strings.Contains(stdout, "baked in memory from the built-in species: humanoid, elephant") || strings.Contains(stdout, "species 0") || !strings.Contains(stdout, "humanoid_sword ") {
+		t.Errorf("exit %d: %s%s", code, stdout, stderr)
+	}
+}
