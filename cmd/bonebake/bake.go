@@ -14,6 +14,7 @@ import (
 	"bonebake/bake"
 	"bonebake/formats"
 	"bonebake/formats/bpat"
+	"bonebake/roster"
 	"bonebake/source/gltf"
 
 	"github.com/schollz/progressbar/v3"
@@ -97,6 +98,11 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 					}
 				}
 				if pkg != "" {
+					for _, f := range []string{"out", "verbose"} {
+						if cmd.Flags().Changed(f) {
+							return usagef("--%s does not apply to --package: the package is the one file written (--package OUT.bpx)", f)
+						}
+					}
 					return bakePackage(cmd, pkg, only)
 				}
 				if out == "" {
@@ -138,6 +144,10 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				set.FPS = fps
 			}
 			if flags.Changed("species-id") {
+				if s, ok := roster.ByID(speciesID); ok {
+					fmt.Fprintf(cmd.ErrOrStderr(), "note: species id %d is the built-in %s's: readers (the runtime, the viewer, the game) take this file for a %s; ids from %d are free\n",
+						speciesID, s.Name, s.Name, roster.FirstFreeID())
+				}
 				set.SpeciesID = &speciesID
 			}
 			if manifest != "" {

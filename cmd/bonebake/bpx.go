@@ -25,7 +25,7 @@ of sections, each optionally xz- or zlib-compressed and checksummed. Packages
   bonebake bpx unpack creatures.bpx -o out/
   bonebake bpx pack assets/creatures -o creatures.bpx --meta title=demo
   bonebake bpx dump creatures.bpx --section 2 --bpxsd`,
-		Args: args(cobra.NoArgs),
+		Args: subcommands,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newBPXInspectCmd(), newBPXDumpCmd(), newBPXListCmd(), newBPXPackCmd(), newBPXUnpackCmd())

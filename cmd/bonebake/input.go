@@ -107,7 +107,8 @@ type speciesFlag struct{ extra []uint }
 
 func (s *speciesFlag) add(cmd *cobra.Command) {
 	cmd.Flags().UintSliceVar(&s.extra, "species", nil,
-		fmt.Sprintf("species ids to accept besides the built-in %s (comma-separated)", idRange(roster.IDs())))
+		fmt.Sprintf("species ids to accept besides the built-in %s (comma-separated; default none)", idRange(roster.IDs())))
+	cmd.Flags().Lookup("species").DefValue = "" // not "[]" in the help
 }
 
 // known is every species id a reader should accept: the built-in ones and --species.

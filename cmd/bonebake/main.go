@@ -72,6 +72,22 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
+// subcommands is the Args of a command group (mot, bpx): anything given is an
+// unknown subcommand, a usage error that names the closest ones.
+func subcommands(cmd *cobra.Command, a []string) error {
+	if len(a) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", a[0], cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // as cobra uses for the root
+	}
+	if s := cmd.SuggestionsFor(a[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageError{errors.New(msg)}
+}
+
 func run(argv []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(argv)

@@ -28,7 +28,7 @@ every record type. To bake a motion onto a skinned model, see 'bonebake bake --m
   bonebake mot dump pl0010_0000.mot --json > motion.json
   bonebake mot convert pl0010_0000.mot -o pc.mot --family bayo1 --byte-order little
   bonebake mot encode motion.json -o new.mot --tolerance 1e-4`,
-		Args: args(cobra.NoArgs),
+		Args: subcommands,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newMotInspectCmd(), newMotDumpCmd(), newMotConvertCmd(), newMotEncodeCmd())

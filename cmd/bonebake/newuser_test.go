@@ -335,3 +335,35 @@ func TestUsageErrorsSayWhatIsValid(t *testing.T) {
 		t.Errorf("ue past --max-error: exit %d %q", code, errOut)
 	}
 }
+
+// Flags that did nothing are refused, names say what they mean, help reads
+// plainly, and a mistyped subcommand gets the closest name.
+func TestFlagsAndHelpSayWhatTheyDo(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export-gltf", "horse", "-o", filepath.Join(dir, "horse.txt")}, "writes .glb (binary) or .gltf"},
+		{[]string{"bake", "--package", filepath.Join(dir, "c.bpx"), "--out", dir}, "--out does not apply to --package"},
+		{[]string{"mot", "incode"}, "did you mean encode?"},
+		{[]string{"bpx", "lst"}, "did you mean list?"},
+	} {
+		if code, _, errOut := bonebake(t, c.args...); code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d %q; want %q", c.args, code, errOut, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "horse.txt")); err == nil {
+		t.Error("export-gltf wrote horse.txt")
+	}
+	code, _, errOut := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", filepath.Join(dir, "f.bpat"), "--species-id", "2")
+	if code != 0 || !strings.Contains(errOut, "species id 2 is the built-in elephant's") {
+		t.Errorf("--species-id 2: exit %d %q", code, errOut)
+	}
+	for _, c := range []string{"sample", "simulate"} {
+		_, out, _ := bonebake(t, c, "--help")
+		if !strings.Contains(out, "Examples:") || strings.Contains(out, "(default [])") || strings.Contains(out, "0.016666") {
+			t.Errorf("%s --help:\n%s", c, out)
+		}
+	}
+}

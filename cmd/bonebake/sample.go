@@ -25,6 +25,9 @@ func newSampleCmd() *cobra.Command {
 then print the interpolated palette (one row-major 4×4 matrix per bone) and socket
 transforms (the top three rows of each socket matrix). Looping clips wrap the
 phase; one-shot clips clamp it to [0,1].`,
+		Example: `  bonebake sample assets/creatures/horse.bpat --clip gallop --phase 0.5
+  bonebake sample assets/creatures/humanoid.bpat --clip attack_sword_a --phase 0.58 --json
+  bonebake sample out/fox.bpat --clip Walk --phase 0.25 --species 6`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if clip == "" {

@@ -7,6 +7,7 @@ import (
 	"math"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,6 +41,9 @@ the combat counts: swings started, hits landed on the attack clip's contact mark
 and hits cancelled (target dead, friendly or out of reach at contact, attacker dead).
 
 Without --assets the built-in species are baked in memory first.`,
+		Example: `  bonebake simulate
+  bonebake simulate --units 100000 --seconds 10 --json
+  bonebake simulate --assets assets/creatures --units 2000 --dt 1/30`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cfg.units < 2 {
@@ -80,7 +84,9 @@ Without --assets the built-in species are baked in memory first.`,
 	f := cmd.Flags()
 	f.IntVar(&cfg.units, "units", 10000, "number of units, horses included")
 	f.Float64Var(&cfg.seconds, "seconds", 20, "simulated seconds")
-	f.Float64Var(&cfg.dt, "dt", 1.0/60, "simulation step in seconds")
+	cfg.dt = 1.0 / 60
+	f.Var((*seconds)(&cfg.dt), "dt", "simulation step in seconds, a number or a fraction such as 1/30")
+	f.Lookup("dt").DefValue = "1/60" // as people write it, not 0.016666666666666666
 	f.StringVar(&cfg.assets, "assets", "", "directory of species .bpat files (default: bake the built-in species in memory)")
 	f.Uint64Var(&cfg.seed, "seed", 1, "random seed of the armies")
 	f.BoolVar(&asJSON, "json", false, "print JSON instead of text")
@@ -259,4 +265,26 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 func percentile(sorted []float64, q float64) float64 {
 	i := int(math.Ceil(q*float64(len(sorted)))) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// seconds is a flag value in seconds written as a number or a fraction (1/60).
+type seconds float64
+
+func (s *seconds) String() string { return strconv.FormatFloat(float64(*s), 'g', -1, 64) }
+func (s *seconds) Type() string   { return "seconds" }
+func (s *seconds) Set(v string) error {
+	num, den, frac := strings.Cut(v, "/")
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number or a fraction such as 1/60", v)
+	}
+	if frac {
+		d, err := strconv.ParseFloat(den, 64)
+		if err != nil || d == 0 {
+			return fmt.Errorf("%q is not a number or a fraction such as 1/60", v)
+		}
+		n /= d
+	}
+	*s = seconds(n)
+	return nil
 }
