@@ -13,6 +13,7 @@ import (
 
 	"bonebake/formats"
 	"bonebake/formats/mot"
+	"bonebake/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 )
@@ -308,7 +309,7 @@ func writeMot(path string, m *mot.Motion) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 func newMotEncodeCmd() *cobra.Command {
