@@ -115,7 +115,9 @@ func newBPXPackCmd() *cobra.Command {
 		Use:   "pack DIR -o OUT.bpx",
 		Short: "Pack the files under DIR into a BPX package",
 		Long: `Pack every regular file under DIR into a BPX package (version 2), named by
-its path relative to DIR with '/' separators, in name order. Sections over
+its path relative to DIR with '/' separators, in name order. Symbolic links and
+other special files are skipped with a warning, as is OUT.bpx itself when it lies
+under DIR. Sections over
 64 KiB are compressed (--compress); data sections get --checksum, the others the
 weak checksum (none with --checksum none). --meta adds metadata: a value that is
 a whole number is stored as a u32 (u64 when larger, i64 when negative), any
@@ -140,9 +142,12 @@ other as a string.`,
 			}
 			lowMemory()
 			start := time.Now()
-			objs, err := pack.Dir(a[0])
+			objs, skipped, err := pack.Dir(a[0], out)
 			if err != nil {
 				return err
+			}
+			for _, s := range skipped {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: skipped", s)
 			}
 			if err := pack.WriteFile(out, objs, o); err != nil {
 				return err
