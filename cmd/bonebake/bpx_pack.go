@@ -74,7 +74,8 @@ func newBPXUnpackCmd() *cobra.Command {
 		Long: `Write every object of a BPX package as a file under DIR (created when
 missing). Names that would leave DIR ('..', absolute paths, drive letters, NUL)
 are refused before anything is written, symbolic links are not followed, and
-an unpack that fails (a bad checksum) removes the files it wrote.`,
+an unpack that fails (a bad checksum) restores what was there: files it replaced
+are put back, files and folders it created are removed.`,
 		Example: "  bonebake bpx unpack creatures.bpx -o out/",
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {

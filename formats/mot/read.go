@@ -37,7 +37,7 @@ func Open(path string, opts ...formats.Option) (*Motion, error) {
 // The Motion copies what it keeps: records that point at the same bytes share
 // one copy, decoded and checked once (Data is read-only), and records whose data
 // partly overlap are refused, so that memory and time stay in proportion to the
-// file (§12). A lenient parse lets strict-only problems pass
+// file (docs/formats/mot.md §15). A lenient parse lets strict-only problems pass
 // (a missing terminator, non-zero pad bytes, a layout other than the canonical
 // one); strictly valid files are exactly those Write gives back byte for byte.
 func Parse(b []byte, opts ...formats.Option) (*Motion, error) {
@@ -128,7 +128,7 @@ func validate(b []byte, fam Family, order binary.ByteOrder, o formats.Options) (
 type validator struct {
 	*binfmt.Checker
 	m *Motion
-	// Records pointing at the same bytes share them (§12): spans seen, with
+	// Records pointing at the same bytes share them (§15): spans seen, with
 	// their copy, and the spans already checked as a given type and count.
 	data    map[span][]byte
 	checked map[checkedSpan]bool
@@ -311,7 +311,7 @@ func (v *validator) record(i int, off uint64, next *uint64) {
 
 // findOverlaps finds the data spans of the n records at tableOff that partly
 // overlap another record's (sharing some bytes without being the same span),
-// for record to refuse: each span is then copied and decoded once (§12).
+// for record to refuse: each span is then copied and decoded once (§15).
 func (v *validator) findOverlaps(tableOff uint64, n int) {
 	type rec struct {
 		span
