@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,7 +48,11 @@ func TestInterruptedBake(t *testing.T) {
 			}
 			said.WriteByte(b)
 		}
-		time.Sleep(150 * time.Millisecond)
+		// Then it opens its temporary file in dir (unnamed, it shows in
+		// /proc/PID/fd as "dir/#N (deleted)"): signal it mid-write.
+		if !writing(cmd.Process.Pid, dir) {
+			t.Fatalf("%v: the bake never opened a file in %s", c.sig, dir)
+		}
 		cmd.Process.Signal(c.sig)
 		rest, _ := readAll(r)
 		cmd.Wait()
@@ -69,6 +74,20 @@ func TestInterruptedBake(t *testing.T) {
 			t.Errorf("%v: the old output changed (%d bytes)", c.sig, len(b))
 		}
 	}
+}
+
+// writing waits until process pid holds a file open in dir.
+func writing(pid int, dir string) bool {
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		entries, _ := os.ReadDir(fds)
+		for _, e := range entries {
+			if l, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(l, dir+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func readAll(r *bufio.Reader) (string, error) {
