@@ -56,7 +56,7 @@ func BenchmarkPackUnpack(b *testing.B) {
 	var packT, unpackT time.Duration
 	for b.Loop() {
 		start := time.Now()
-		objs, err := Dir(src)
+		objs, _, err := Dir(src)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,17 +15,33 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"bonebake/formats/bpx"
+	"bonebake/internal/atomicfile"
 )
 
+// Skipped is a file Dir left out, and why.
+type Skipped struct {
+	Path string
+	Why  string
+}
+
+func (s Skipped) String() string { return fmt.Sprintf("%q: %s", s.Path, s.Why) }
+
 // Dir lists the regular files under dir as objects named by their path relative
-// to dir with '/' separators, sorted by name. A symbolic link or other special
-// file is an error: a package holds files, and a link's target may lie outside
-// the folder.
-func Dir(dir string) ([]bpx.PackInput, error) {
-	var out []bpx.PackInput
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+// to dir with '/' separators, sorted by name. Symbolic links and other special
+// files are left out and listed in skipped (a package holds files, and a link's
+// target may lie outside the folder), as is any file that is one of exclude
+// (the package being written, when it is written inside dir).
+func Dir(dir string, exclude ...string) (objs []bpx.PackInput, skipped []Skipped, err error) {
+	var excl []fs.FileInfo
+	for _, e := range exclude {
+		if st, err := os.Stat(e); err == nil {
+			excl = append(excl, st)
+		}
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -37,57 +53,38 @@ func Dir(dir string) ([]bpx.PackInput, error) {
 			return err
 		}
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s: not a regular file (a link or device); packages hold files only", path)
+			why := "not a regular file (a device, a pipe or a socket); packages hold files only"
+			if d.Type()&fs.ModeSymlink != 0 {
+				why = "a symbolic link, not followed (its target may lie outside the folder); packages hold files only"
+			}
+			skipped = append(skipped, Skipped{path, why})
+			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
-		out = append(out, bpx.PackInput{
+		for _, e := range excl {
+			if os.SameFile(info, e) {
+				skipped = append(skipped, Skipped{path, "the package being written"})
+				return nil
+			}
+		}
+		objs = append(objs, bpx.PackInput{
 			Name: filepath.ToSlash(rel), Size: uint64(info.Size()),
 			Open: func() (io.ReadCloser, error) { return os.Open(path) },
 		})
 		return nil
 	})
-	slices.SortFunc(out, func(a, b bpx.PackInput) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
-	return out, err
+	slices.SortFunc(objs, func(a, b bpx.PackInput) int { return strings.Compare(a.Name, b.Name) })
+	return objs, skipped, err
 }
 
-// WriteFile writes a package of objs to path: into a temporary file beside it,
-// renamed over path only when the whole package is written. On failure path is
-// left as it was.
-func WriteFile(path string, objs []bpx.PackInput, o bpx.PackOptions) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = bpx.WritePackage(tmp, objs, o); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-		return fmt.Errorf("writing %s: it is a directory", path)
-	}
-	return os.Rename(tmp.Name(), path)
+// WriteFile writes a package of objs to path atomically (internal/atomicfile):
+// into a temporary file, which takes path's name only when the whole package
+// is written. On failure path is left as it was.
+func WriteFile(path string, objs []bpx.PackInput, o bpx.PackOptions) error {
+	return atomicfile.WriteFile(path, func(f *os.File) error { return bpx.WritePackage(f, objs, o) })
 }
 
 // Bytes is an object held in memory.

@@ -3,8 +3,10 @@ package pack
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,7 +137,7 @@ func TestDirRoundTrip(t *testing.T) {
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		os.WriteFile(path, []byte(content), 0o644)
 	}
-	objs, err := Dir(src)
+	objs, _, err := Dir(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,5 +209,107 @@ func TestUnpackSharedSectionFailure(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// corruptPackage is a package of objs whose last data section fails its
+// checksum, found only when the whole section has been read.
+func corruptPackage(t *testing.T, objs ...bpx.PackInput) *bpx.Package {
+	t.Helper()
+	var buf bpx.Buffer
+	if err := bpx.WritePackage(&buf, objs, bpx.PackOptions{Check: bpx.CRC32}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	b[len(b)-1] ^= 0xFF
+	f, err := bpx.Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := bpx.ReadPackage(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestUnpackFailureRestores: an unpack that fails part-way puts back exactly what
+// was there: the file it replaced (content and mode), no file or folder it
+// created, no saved copy.
+func TestUnpackFailureRestores(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "out")
+	os.MkdirAll(filepath.Join(dir, "keep"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a.bin"), []byte("mine"), 0o600)
+	os.WriteFile(filepath.Join(dir, "keep", "x"), []byte("x"), 0o644)
+	os.Symlink("a.bin", filepath.Join(dir, "l.bin"))
+	big := bytes.Repeat([]byte("data"), 50000)
+	p := corruptPackage(t, Bytes("a.bin", []byte("theirs")), Bytes("l.bin", []byte("replaces the link")),
+		Bytes("new/deep/b.bin", big), Bytes("keep/c.bin", big))
+	if _, err := Unpack(p, dir); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("corrupt package unpacked: %v", err)
+	}
+	var got []string
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(root, path)
+		got = append(got, filepath.ToSlash(rel))
+		return nil
+	})
+	want := []string{".", "out", "out/a.bin", "out/keep", "out/keep/x", "out/l.bin"}
+	if !slices.Equal(got, want) {
+		t.Errorf("after a failed unpack: %v, want %v", got, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.bin")); string(b) != "mine" {
+		t.Errorf("a.bin holds %q, want it restored", b)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "a.bin")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("a.bin: %v (want mode 0600)", err)
+	}
+	if l, err := os.Readlink(filepath.Join(dir, "l.bin")); err != nil || l != "a.bin" {
+		t.Errorf("the link was not restored: %q %v", l, err)
+	}
+	// Into a folder that did not exist: nothing of it is left.
+	missing := filepath.Join(root, "new", "deeper")
+	if _, err := Unpack(p, missing); err == nil {
+		t.Fatal("corrupt package unpacked")
+	}
+	if _, err := os.Lstat(filepath.Join(root, "new")); err == nil {
+		t.Error("the folders created for the target were left")
+	}
+	// A successful unpack over the same files leaves no saved copies.
+	ok := packageOf(t, Bytes("a.bin", []byte("theirs")))
+	if _, err := Unpack(ok, dir); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".*")); len(m) != 0 {
+		t.Errorf("left: %v", m)
+	}
+}
+
+// TestDirSkips: pack.Dir leaves out symbolic links and other special files
+// (listed with why) and the package being written into the folder.
+func TestDirSkips(t *testing.T) {
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "a.txt"), []byte("a"), 0o644)
+	os.WriteFile(filepath.Join(src, "out.bpx"), []byte("previous package"), 0o644)
+	if err := os.Symlink("/etc/passwd", filepath.Join(src, "link")); err != nil {
+		t.Skip(err)
+	}
+	objs, skipped, err := Dir(src, filepath.Join(src, "out.bpx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 1 || objs[0].Name != "a.txt" {
+		t.Errorf("objects %v", objs)
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped[0].Why, "symbolic link") || !strings.Contains(skipped[1].Why, "being written") {
+		t.Errorf("skipped %v", skipped)
+	}
+	out := filepath.Join(src, "out.bpx")
+	if err := WriteFile(out, objs, bpx.PackOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if p := openPackageFile(t, out); len(p.Objects) != 1 {
+		t.Errorf("packed %d objects", len(p.Objects))
 	}
 }

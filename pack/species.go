@@ -40,7 +40,7 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 			return nil, err
 		}
 	}
-	objs, err := Dir(tmp)
+	objs, _, err := Dir(tmp)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,18 @@ of sections, each optionally xz- or zlib-compressed and checksummed. Packages
 		Args: subcommands,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	var maxObjects int
+	var maxTable int64
+	pf := cmd.PersistentFlags()
+	pf.IntVar(&maxObjects, "max-objects", bpx.DefaultMaxObjects, "read packages of at most this many objects (a limit against hostile files; raise it for bigger packages)")
+	pf.Int64Var(&maxTable, "max-table", bpx.DefaultMaxTableBytes>>20, "hold at most this many MiB of a section read whole: object names, metadata, a BPXSD dump (a limit against hostile files)")
+	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if maxObjects < 0 || maxTable < 0 || maxTable > 1<<12 {
+			return usagef("--max-objects and --max-table (MiB, at most 4096) take whole numbers ≥ 0")
+		}
+		bpx.MaxObjects, bpx.MaxTableBytes = maxObjects, maxTable<<20
+		return nil
+	}
 	cmd.AddCommand(newBPXInspectCmd(), newBPXDumpCmd(), newBPXListCmd(), newBPXPackCmd(), newBPXUnpackCmd())
 	return cmd
 }
@@ -226,7 +238,7 @@ Raw bytes are not written to a terminal.`,
 			w := cmd.OutOrStdout()
 			switch {
 			case asSD:
-				b, err := f.ReadSection(section)
+				b, err := f.ReadSectionMax(section, bpx.MaxTableBytes, "BPXSD decoded whole; raise it with --max-table")
 				if err != nil {
 					return err
 				}

@@ -74,7 +74,8 @@ func newBPXUnpackCmd() *cobra.Command {
 		Long: `Write every object of a BPX package as a file under DIR (created when
 missing). Names that would leave DIR ('..', absolute paths, drive letters, NUL)
 are refused before anything is written, symbolic links are not followed, and
-an unpack that fails (a bad checksum) removes the files it wrote.`,
+an unpack that fails (a bad checksum) restores what was there: files it replaced
+are put back, files and folders it created are removed.`,
 		Example: "  bonebake bpx unpack creatures.bpx -o out/",
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -115,7 +116,9 @@ func newBPXPackCmd() *cobra.Command {
 		Use:   "pack DIR -o OUT.bpx",
 		Short: "Pack the files under DIR into a BPX package",
 		Long: `Pack every regular file under DIR into a BPX package (version 2), named by
-its path relative to DIR with '/' separators, in name order. Sections over
+its path relative to DIR with '/' separators, in name order. Symbolic links and
+other special files are skipped with a warning, as is OUT.bpx itself when it lies
+under DIR. Sections over
 64 KiB are compressed (--compress); data sections get --checksum, the others the
 weak checksum (none with --checksum none). --meta adds metadata: a value that is
 a whole number is stored as a u32 (u64 when larger, i64 when negative), any
@@ -140,9 +143,12 @@ other as a string.`,
 			}
 			lowMemory()
 			start := time.Now()
-			objs, err := pack.Dir(a[0])
+			objs, skipped, err := pack.Dir(a[0], out)
 			if err != nil {
 				return err
+			}
+			for _, s := range skipped {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning: skipped", s)
 			}
 			if err := pack.WriteFile(out, objs, o); err != nil {
 				return err

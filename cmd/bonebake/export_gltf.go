@@ -34,11 +34,11 @@ buffer; anything else binary glTF.`,
 			if out == "" {
 				out = s.Name + ".glb"
 			}
-			if ext := strings.ToLower(filepath.Ext(out)); ext != ".glb" && ext != ".gltf" {
-				return usagef("-o %s: export-gltf writes .glb (binary) or .gltf (JSON with an embedded buffer) files; name the output so", out)
-			}
 			if err := outputFile("-o", out); err != nil {
 				return err
+			}
+			if ext := strings.ToLower(filepath.Ext(out)); ext != ".glb" && ext != ".gltf" {
+				return usagef("-o %s: export-gltf writes .glb (binary) or .gltf (JSON with an embedded buffer) files; name the output so", out)
 			}
 			if err := gltf.WriteFile(out, bake.ExportSpecies(s)); err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"bonebake/formats"
 	"bonebake/formats/bpat"
 	"bonebake/formats/bpsm"
+	"bonebake/internal/atomicfile"
 	"bonebake/roster"
 
 	"github.com/spf13/cobra"
@@ -37,6 +38,9 @@ func inputFile(path string) error {
 func outputFile(flag, path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return usagef("%s %s: is a directory; give the file name to write", flag, path)
+	}
+	if err := atomicfile.Check(path); err != nil {
+		return usagef("%s: %v", flag, err)
 	}
 	if dir := parentDir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -10,7 +10,11 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"syscall"
+
+	"bonebake/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 )
@@ -171,7 +175,26 @@ func plainFlagError(err error) error {
 	return fmt.Errorf("%s %q: want %s", flag, m[1], want)
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	atomicfile.HandleInterrupts(func(sig os.Signal, paths []string) {
+		fmt.Fprintln(os.Stderr, interruptLine(sig, paths))
+	})
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// interruptLine says what a SIGINT or SIGTERM interrupted: the one line printed
+// before exiting 130 or 143.
+func interruptLine(sig os.Signal, paths []string) string {
+	name := "SIGINT"
+	if sig == syscall.SIGTERM {
+		name = "SIGTERM"
+	}
+	if len(paths) == 0 {
+		return "bonebake: interrupted by " + name
+	}
+	slices.Sort(paths)
+	return fmt.Sprintf("bonebake: interrupted by %s while writing %s; nothing was written (an existing file is as it was)", name, strings.Join(paths, ", "))
+}
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 
 	"bonebake/formats"
 	"bonebake/formats/mot"
+	"bonebake/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 )
@@ -190,20 +193,76 @@ encode' reads this format back.`,
 			if err != nil {
 				return err
 			}
-			vals, err := m.Evaluate()
-			if err != nil {
+			bw := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
+			if err := writeMotDump(bw, m); err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
 			}
-			d := motDump{Family: m.Family.String(), ByteOrder: mot.OrderName(m.Order), Frames: m.Frames,
-				Flags: m.Flags, Name: m.Name, Records: make([]motDumpRec, len(m.Records))}
-			for i, r := range m.Records {
-				d.Records[i] = motDumpRec{r.Bone, r.Track, r.Type, vals[i]}
-			}
-			return writeJSON(cmd.OutOrStdout(), d)
+			return bw.Flush()
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (required)")
 	return cmd
+}
+
+// writeMotDump writes m as the dump format, record by record, as writeJSON
+// would write a motDump but without holding every value at once: memory is one
+// record's values, whatever records × frames come to. Records that share their
+// data are decoded once.
+func writeMotDump(w io.Writer, m *mot.Motion) error {
+	head, err := json.MarshalIndent(struct {
+		Family    string `json:"family"`
+		ByteOrder string `json:"byte_order"`
+		Frames    int    `json:"frames"`
+		Flags     uint16 `json:"flags"`
+		Name      string `json:"name"`
+	}{m.Family.String(), mot.OrderName(m.Order), m.Frames, m.Flags, m.Name}, "", "  ")
+	if err != nil {
+		return err
+	}
+	head = bytes.TrimSuffix(head, []byte("\n}"))
+	if len(m.Records) == 0 {
+		_, err = fmt.Fprintf(w, "%s,\n  \"records\": []\n}\n", head)
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "%s,\n  \"records\": [", head); err != nil {
+		return err
+	}
+	type shared struct {
+		data        *byte
+		size, count int
+		typ         int8
+	}
+	curves := map[shared]mot.Curve{}
+	values := make([]float64, m.Frames)
+	for i, r := range m.Records {
+		key := shared{nil, len(r.Data), r.Count, r.Type}
+		if len(r.Data) > 0 {
+			key.data = &r.Data[0]
+		}
+		c, ok := curves[key]
+		if !ok || key.data == nil {
+			if c, err = m.Curve(i); err != nil {
+				return err
+			}
+			if key.data != nil {
+				curves[key] = c
+			}
+		}
+		c.Eval(values)
+		rec, err := json.MarshalIndent(motDumpRec{r.Bone, r.Track, r.Type, values}, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		if _, err := fmt.Fprintf(w, "%s\n    %s", sep, rec); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(w, "\n  ]\n}\n")
+	return err
 }
 
 // familyOrderFlags are --family and --byte-order.
@@ -357,11 +416,13 @@ func writeMot(path string, m *mot.Motion) error {
 	return writeFile("-o", path, b)
 }
 
+// writeFile writes b to path through the one atomic write path, after checking
+// the output target.
 func writeFile(flag, path string, b []byte) error {
 	if err := outputFile(flag, path); err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
 func newMotEncodeCmd() *cobra.Command {

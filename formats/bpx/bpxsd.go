@@ -1,6 +1,7 @@
 package bpx
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -344,7 +345,7 @@ func (d *sdDecoder) value(depth int) (Value, error) {
 		}
 		v.setScalarBits(x)
 	case v.Kind == String:
-		end := strings.IndexByte(string(d.b[d.p:]), 0)
+		end := bytes.IndexByte(d.b[d.p:], 0) // not string(d.b[d.p:]): that copies the rest per string
 		if end < 0 {
 			return v, &SDError{formats.RuleTruncated, d.p, "string without its NUL"}
 		}

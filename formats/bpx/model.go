@@ -223,7 +223,7 @@ func ReadModel(f *File) (*Model, error) {
 	}
 	if i, ok := byType[SectionStrings]; ok {
 		var err error
-		if names, err = f.ReadSection(i); err != nil {
+		if names, err = f.ReadSectionMax(i, MaxTableBytes, "bone and animation names; "+liftTable); err != nil {
 			return nil, err
 		}
 	}

@@ -1,11 +1,13 @@
 package bpx
 
 import (
-	"bytes"
+	"bufio"
 	"cmp"
 	"fmt"
 	"io"
 	"slices"
+	"sort"
+	"strings"
 
 	"bonebake/formats"
 	"bonebake/formats/internal/binfmt"
@@ -93,19 +95,53 @@ type Package struct {
 	Objects  []PackageObject
 	Metadata *Object // nil when there is none
 	data     []int   // the data sections' indexes, in table order
+	dataK    map[int]int
+	start    []uint64 // start[k]: where data section k starts in the data taken whole
 }
 
+// Limits on what reading a package holds in memory, whatever its sections
+// declare (docs/formats/bpx.md §8): a few kilobytes of xz can declare gigabytes.
+// A program that must read bigger packages raises them before reading
+// (bonebake's bpx commands: --max-objects, --max-table).
+var (
+	// MaxObjects bounds a package's object count (about 60 bytes each in
+	// memory, with its name).
+	MaxObjects = DefaultMaxObjects
+	// MaxTableBytes bounds each of the sections a reader holds whole: the
+	// strings (object names), the metadata (BPXSD) and the section a BPXSD
+	// dump decodes. The object table is streamed, bounded by MaxObjects.
+	MaxTableBytes int64 = DefaultMaxTableBytes
+)
+
+// The limits' defaults.
+const (
+	DefaultMaxObjects    = 1 << 18
+	DefaultMaxTableBytes = 16 << 20
+)
+
+// MaxNameBytes bounds an object name (the longest path a file system takes).
+const MaxNameBytes = 4096
+
+// How to raise each limit, for the errors.
+const (
+	liftObjects = "raise it with --max-objects, or bpx.MaxObjects in Go"
+	liftTable   = "raise it with --max-table, or bpx.MaxTableBytes in Go"
+)
+
 // ReadPackage reads the object list and metadata of the package f: from the
-// object table (version 2), or by walking the data sections (version 1).
+// object table (version 2), or by walking the data sections (version 1). What
+// it holds is bounded by MaxObjects and MaxTableBytes: names that several
+// objects share are held once.
 func ReadPackage(f *File) (*Package, error) {
 	if f.Header.Type != TypePackage {
 		return nil, &formats.FormatError{File: f.Name, Rule: RuleType, Offset: 3, Index: -1, Detail: fmt.Sprintf("container type %q is not a package ('P')", f.Header.Type)}
 	}
-	p := &Package{File: f, Ext: DecodePackageExt(f.Header.TypeExt)}
+	p := &Package{File: f, Ext: DecodePackageExt(f.Header.TypeExt), dataK: map[int]int{}}
 	strs, table := -1, -1
 	for i, s := range f.Sections {
 		switch s.Type {
 		case SectionData:
+			p.dataK[i] = len(p.data)
 			p.data = append(p.data, i)
 		case SectionStrings:
 			if strs < 0 {
@@ -117,7 +153,7 @@ func ReadPackage(f *File) (*Package, error) {
 			}
 		case SectionBPXSD:
 			if p.Metadata == nil {
-				b, err := f.ReadSection(i)
+				b, err := f.ReadSectionMax(i, MaxTableBytes, "metadata; "+liftTable)
 				if err != nil {
 					return nil, err
 				}
@@ -127,22 +163,32 @@ func ReadPackage(f *File) (*Package, error) {
 			}
 		}
 	}
-	var names []byte
+	// start[k]: where the k-th data section starts in the data taken whole.
+	p.start = make([]uint64, len(p.data)+1)
+	for k, d := range p.data {
+		p.start[k+1] = p.start[k] + uint64(f.Sections[d].Size)
+	}
+	var names string // one copy; each name is a substring of it
 	if strs >= 0 {
-		var err error
-		if names, err = f.ReadSection(strs); err != nil {
+		b, err := f.ReadSectionMax(strs, MaxTableBytes, "object names; "+liftTable)
+		if err != nil {
 			return nil, err
 		}
+		names = string(b)
 	}
 	name := func(sec int, at uint64, off uint32) (string, error) {
 		if int64(off) >= int64(len(names)) {
 			return "", f.fail(sec, formats.RuleBounds, at, "name offset %d is outside the %d-byte strings section", off, len(names))
 		}
-		end := bytes.IndexByte(names[off:], 0)
+		rest := names[off:]
+		end := strings.IndexByte(rest[:min(len(rest), MaxNameBytes+1)], 0)
+		if end < 0 && len(rest) > MaxNameBytes {
+			return "", f.fail(sec, formats.RuleName, at, "name at offset %d is longer than %d bytes", off, MaxNameBytes)
+		}
 		if end < 0 {
 			return "", f.fail(sec, formats.RuleName, at, "name at offset %d has no NUL", off)
 		}
-		return string(names[off : int(off)+end]), nil
+		return rest[:end], nil
 	}
 	if f.Header.Version == 1 {
 		return p, p.walkV1(name)
@@ -153,24 +199,29 @@ func ReadPackage(f *File) (*Package, error) {
 		}
 		return p, nil
 	}
-	tb, err := f.ReadSection(table)
+	ts := f.Sections[table]
+	ptr := ts.Pointer
+	entry := uint64(HeaderSize+SectionEntrySize*table) + 12 // its size field
+	if ts.Size%objectEntrySize != 0 {
+		return nil, f.fail(table, RuleCount, entry, "object table is %d bytes, not a multiple of %d", ts.Size, objectEntrySize)
+	}
+	count := int(ts.Size / objectEntrySize)
+	if count > MaxObjects {
+		return nil, f.fail(table, RuleCount, entry, "object table declares %d objects, more than the %d a reader takes (%s)", count, MaxObjects, liftObjects)
+	}
+	tr, err := f.Section(table)
 	if err != nil {
 		return nil, err
 	}
-	ptr := f.Sections[table].Pointer
-	if len(tb)%objectEntrySize != 0 {
-		return nil, f.fail(table, RuleCount, ptr, "object table is %d bytes, not a multiple of %d", len(tb), objectEntrySize)
-	}
-	// left[k]: bytes of data from the start of the k-th data section to the end.
-	left := make([]uint64, len(p.data)+1)
-	for k := len(p.data) - 1; k >= 0; k-- {
-		left[k] = left[k+1] + uint64(f.Sections[p.data[k]].Size)
-	}
-	p.Objects = make([]PackageObject, len(tb)/objectEntrySize)
-	for j := range p.Objects {
-		e := tb[j*objectEntrySize:]
+	br := bufio.NewReaderSize(tr, 64<<10)
+	p.Objects = make([]PackageObject, 0, min(count, 1<<12))
+	var e [objectEntrySize]byte
+	for j := range count {
+		if _, err := io.ReadFull(br, e[:]); err != nil {
+			return nil, err
+		}
 		at := ptr + uint64(j*objectEntrySize) // in the file when uncompressed
-		o := PackageObject{Size: le.Uint64(e), Section: int(le.Uint32(e[12:])), Offset: uint64(le.Uint32(e[16:]))}
+		o := PackageObject{Size: le.Uint64(e[:]), Section: int(le.Uint32(e[12:])), Offset: uint64(le.Uint32(e[16:]))}
 		if o.Name, err = name(table, at+8, le.Uint32(e[8:])); err != nil {
 			return nil, err
 		}
@@ -178,20 +229,24 @@ func ReadPackage(f *File) (*Package, error) {
 		if k < 0 {
 			return nil, f.fail(table, formats.RuleBounds, at+12, "object %d %q starts in section %d, which is not a data section", j, o.Name, o.Section)
 		}
-		if o.Offset > uint64(f.Sections[o.Section].Size) || o.Size > left[k]-o.Offset {
+		if left := p.start[len(p.data)] - p.start[k]; o.Offset > uint64(f.Sections[o.Section].Size) || o.Size > left-o.Offset {
 			return nil, f.fail(table, formats.RuleBounds, at, "object %d %q (%d bytes at offset %d of section %d) runs past the end of the data", j, o.Name, o.Size, o.Offset, o.Section)
 		}
-		p.Objects[j] = o
+		p.Objects = append(p.Objects, o)
+	}
+	if _, err := br.Read(e[:1]); err != io.EOF { // verify the table's checksum
+		if err == nil {
+			err = f.fail(table, RuleSize, entry, "object table holds more than its declared size")
+		}
+		return nil, err
 	}
 	return p, nil
 }
 
 // dataIndex is the position of section sec among the data sections, or -1.
 func (p *Package) dataIndex(sec int) int {
-	for k, d := range p.data {
-		if d == sec {
-			return k
-		}
+	if k, ok := p.dataK[sec]; ok {
+		return k
 	}
 	return -1
 }
@@ -240,14 +295,7 @@ func (c *chain) Read(b []byte) (int, error) {
 // after another.
 func (p *Package) position(i int) uint64 {
 	o := p.Objects[i]
-	var at uint64
-	for _, d := range p.data {
-		if d == o.Section {
-			break
-		}
-		at += uint64(p.File.Sections[d].Size)
-	}
-	return at + o.Offset
+	return p.start[p.dataIndex(o.Section)] + o.Offset
 }
 
 // Walk calls fn with each object's bytes in the order they lie in the data,
@@ -336,7 +384,6 @@ func (p *Package) walkV1(name func(int, uint64, uint32) (string, error)) error {
 	}
 	c := r.(*chain)
 	var pos uint64 // position in the whole data
-	var secStart uint64
 	var head [12]byte
 	for pos < total {
 		sec := p.data[c.k]
@@ -352,16 +399,12 @@ func (p *Package) walkV1(name func(int, uint64, uint32) (string, error)) error {
 		if size > total-pos {
 			return p.File.fail(sec, formats.RuleBounds, p.File.Sections[sec].Pointer, "object %q of %d bytes runs past the end of the data (%d bytes left)", n, size, total-pos)
 		}
-		// Where the content starts: the data section holding byte pos.
-		for k, s := 0, uint64(0); k < len(p.data); k++ {
-			sz := uint64(p.File.Sections[p.data[k]].Size)
-			if pos < s+sz || k == len(p.data)-1 {
-				secStart = s
-				p.Objects = append(p.Objects, PackageObject{Name: n, Size: size, Section: p.data[k], Offset: pos - secStart})
-				break
-			}
-			s += sz
+		if len(p.Objects) >= MaxObjects {
+			return p.File.fail(sec, RuleCount, p.File.Sections[sec].Pointer, "more than %d objects, the most a reader takes (%s)", MaxObjects, liftObjects)
 		}
+		// Where the content starts: the data section holding byte pos.
+		k := min(sort.Search(len(p.data), func(k int) bool { return p.start[k+1] > pos }), len(p.data)-1)
+		p.Objects = append(p.Objects, PackageObject{Name: n, Size: size, Section: p.data[k], Offset: pos - p.start[k]})
 		if _, err := io.CopyN(io.Discard, c, int64(size)); err != nil {
 			return err
 		}

@@ -3,11 +3,13 @@ package bpx
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"bonebake/formats"
 	"bonebake/formats/internal/binfmt"
@@ -98,6 +100,7 @@ func Open(r io.ReaderAt, size int64, opts ...formats.Option) (*File, error) {
 			c.Fail(RuleSize, at+8, i, "section %d is not compressed but its csize %d differs from its size %d", i, s.CSize, s.Size)
 		}
 	}
+	f.checkOverlap(&c)
 	if sum := headerChecksum(all); sum != h.Checksum {
 		c.Fail(RuleChecksum, 4, -1, "header checksum is 0x%08X; the header and table sum to 0x%08X", h.Checksum, sum)
 	}
@@ -105,6 +108,36 @@ func Open(r io.ReaderAt, size int64, opts ...formats.Option) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// checkOverlap refuses sections whose bytes overlap each other or the header
+// and section table (§8): each section's bytes are its own, so that reading
+// every section costs at most what the file holds (64 sections sharing one xz
+// stream would otherwise each inflate it). Empty sections overlap nothing.
+func (f *File) checkOverlap(c *binfmt.Checker) {
+	order := make([]int, 0, len(f.Sections))
+	for i, s := range f.Sections {
+		if s.CSize > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(f.Sections[a].Pointer, f.Sections[b].Pointer) })
+	tableEnd := uint64(HeaderSize + SectionEntrySize*len(f.Sections))
+	end, prev := tableEnd, -1
+	for _, i := range order {
+		s := f.Sections[i]
+		at := uint64(HeaderSize + SectionEntrySize*i)
+		if s.Pointer < end {
+			if prev < 0 {
+				c.Fail(formats.RuleOverlap, at, i, "section %d (bytes %d to %d) overlaps the header and section table (bytes 0 to %d)", i, s.Pointer, s.Pointer+uint64(s.CSize), tableEnd)
+			} else {
+				p := f.Sections[prev]
+				c.Fail(formats.RuleOverlap, at, i, "section %d (bytes %d to %d) overlaps section %d (bytes %d to %d); each section's bytes must be its own", i, s.Pointer, s.Pointer+uint64(s.CSize), prev, p.Pointer, p.Pointer+uint64(p.CSize))
+			}
+			continue
+		}
+		end, prev = s.Pointer+uint64(s.CSize), i
+	}
 }
 
 // OpenFile opens the container at path; Close closes the file.
@@ -184,6 +217,21 @@ func (f *File) Section(i int) (io.Reader, error) {
 // the stream yields, so a section that declares a size it does not hold costs
 // only what it holds.
 func (f *File) ReadSection(i int) ([]byte, error) {
+	return f.readSection(i, -1, "")
+}
+
+// ReadSectionMax is ReadSection refusing, before reading, a section that
+// declares more than max bytes: what a reader uses for the small sections
+// (strings, tables, metadata) that it holds whole. what names the limit in the
+// error (how to raise it).
+func (f *File) ReadSectionMax(i int, max int64, what string) ([]byte, error) {
+	return f.readSection(i, max, what)
+}
+
+func (f *File) readSection(i int, max int64, what string) ([]byte, error) {
+	if i >= 0 && i < len(f.Sections) && max >= 0 && int64(f.Sections[i].Size) > max {
+		return nil, f.fail(i, RuleSize, uint64(HeaderSize+SectionEntrySize*i)+12, "declares %d bytes; a reader holds at most %d for such a section (%s)", f.Sections[i].Size, max, what)
+	}
 	r, err := f.Section(i)
 	if err != nil {
 		return nil, err

@@ -119,7 +119,7 @@ func ReadTexture(f *File) (*Texture, error) {
 				pixels = i
 			}
 		case SectionBPXSD:
-			b, err := f.ReadSection(i)
+			b, err := f.ReadSectionMax(i, MaxTableBytes, "texture metadata; "+liftTable)
 			if err != nil {
 				return nil, err
 			}

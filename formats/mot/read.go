@@ -2,10 +2,12 @@ package mot
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"bonebake/formats"
 	"bonebake/formats/internal/binfmt"
@@ -32,7 +34,10 @@ func Open(path string, opts ...formats.Option) (*Motion, error) {
 }
 
 // Parse decodes b, telling the family and byte order from the header (§1, §14).
-// The Motion copies what it keeps. A lenient parse lets strict-only problems pass
+// The Motion copies what it keeps: records that point at the same bytes share
+// one copy, decoded and checked once (Data is read-only), and records whose data
+// partly overlap are refused, so that memory and time stay in proportion to the
+// file (docs/formats/mot.md §15). A lenient parse lets strict-only problems pass
 // (a missing terminator, non-zero pad bytes, a layout other than the canonical
 // one); strictly valid files are exactly those Write gives back byte for byte.
 func Parse(b []byte, opts ...formats.Option) (*Motion, error) {
@@ -123,6 +128,19 @@ func validate(b []byte, fam Family, order binary.ByteOrder, o formats.Options) (
 type validator struct {
 	*binfmt.Checker
 	m *Motion
+	// Records pointing at the same bytes share them (§15): spans seen, with
+	// their copy, and the spans already checked as a given type and count.
+	data    map[span][]byte
+	checked map[checkedSpan]bool
+	overlap map[span]int // spans that partly overlap another: the other's record
+}
+
+type span struct{ at, size uint64 }
+
+type checkedSpan struct {
+	span
+	typ   int8
+	count int
 }
 
 func (v *validator) u16(off uint64) uint16 { return v.Order.Uint16(v.B[off:]) }
@@ -187,6 +205,7 @@ func (v *validator) run() {
 		}
 	}
 	m.Records = make([]Record, 0, n)
+	v.findOverlaps(tableOff, n)
 	next := binfmt.AlignUp(table.End+RecordSize*b2u64(m.Family == Bayo2), 4)
 	for i := range n {
 		v.record(i, tableOff+RecordSize*uint64(i), &next)
@@ -267,13 +286,72 @@ func (v *validator) record(i int, off uint64, next *uint64) {
 		v.Zeros(data+uint64(size), min(binfmt.AlignUp(data+uint64(size), 4), v.Size), "record", i, "data padding")
 	}
 	*next = binfmt.AlignUp(max(*next, data+uint64(size)), 4)
-	r.Data = append([]byte(nil), v.B[data:data+uint64(size)]...)
-	fd := decodeFields(s, v.Order, r.Count, r.Data)
-	if k, ok := fd.keysOrdered(); !ok {
-		v.Fail(RuleKeyOrder, data, i, "%s: key %d is at frame %d, before key %d's frame %d", name, k, fd.frames[k], k-1, fd.frames[k-1])
+	sp := span{data, uint64(size)}
+	if other, ok := v.overlap[sp]; ok {
+		v.Fail(formats.RuleOverlap, off+8, i, "%s: data at %d, %d bytes, partly overlaps record %d's; records share data only whole", name, data, size, other)
 		return
 	}
+	if v.data == nil {
+		v.data, v.checked = map[span][]byte{}, map[checkedSpan]bool{}
+	}
+	if r.Data = v.data[sp]; r.Data == nil {
+		r.Data = append([]byte(nil), v.B[data:data+uint64(size)]...)
+		v.data[sp] = r.Data[:len(r.Data):len(r.Data)]
+	}
+	if cs := (checkedSpan{sp, r.Type, r.Count}); !v.checked[cs] {
+		fd := decodeFields(s, v.Order, r.Count, r.Data)
+		if k, ok := fd.keysOrdered(); !ok {
+			v.Fail(RuleKeyOrder, data, i, "%s: key %d is at frame %d, before key %d's frame %d", name, k, fd.frames[k], k-1, fd.frames[k-1])
+			return
+		}
+		v.checked[cs] = true
+	}
 	m.Records = append(m.Records, r)
+}
+
+// findOverlaps finds the data spans of the n records at tableOff that partly
+// overlap another record's (sharing some bytes without being the same span),
+// for record to refuse: each span is then copied and decoded once (§15).
+func (v *validator) findOverlaps(tableOff uint64, n int) {
+	type rec struct {
+		span
+		i int
+	}
+	var spans []rec
+	for i := range n {
+		off := tableOff + RecordSize*uint64(i)
+		typ, cnt := int8(v.B[off+3]), int16(v.u16(off+4))
+		s := shapeOf(v.m.Family, typ)
+		if s == shNone || s == shConst || cnt <= 0 {
+			continue
+		}
+		data := uint64(v.U32(off + 8))
+		if v.m.Family == Bayo2 {
+			data += off
+		}
+		size, _ := Layout(v.m.Family, typ, int(cnt))
+		if size > 0 && data <= v.Size && uint64(size) <= v.Size-data {
+			spans = append(spans, rec{span{data, uint64(size)}, i})
+		}
+	}
+	slices.SortFunc(spans, func(a, b rec) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.size, b.size))
+	})
+	var end uint64
+	last := -1
+	for k, s := range spans {
+		if k > 0 && s.span == spans[k-1].span {
+			continue
+		}
+		if last >= 0 && s.at < end {
+			if v.overlap == nil {
+				v.overlap = map[span]int{}
+			}
+			v.overlap[s.span] = spans[last].i
+			continue
+		}
+		end, last = s.at+s.size, k
+	}
 }
 
 // keysOrdered reports whether key frames never decrease, else the first key

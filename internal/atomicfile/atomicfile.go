@@ -1,8 +1,25 @@
 // Package atomicfile writes files so that a reader sees either the old content or the
 // complete new content, never a half-written file: data goes to a temporary file in
-// the same directory, which is then renamed over the target. It does not fsync:
-// the guarantee is against failed or interrupted writes, not power loss, which
-// keeps baking output-sized files fast (an fsync cost more than the bake itself).
+// the target's folder, which then takes the target's name in one rename. It is the
+// one way bonebake writes an output file.
+//
+// What it guarantees:
+//   - A failed write leaves the target as it was and no temporary file behind.
+//   - Only regular files are replaced: a folder, a named pipe, a socket or a device
+//     at the target's name is refused before anything is written.
+//   - A symbolic link at the target's name is followed: the file it points to is
+//     rewritten (in that file's folder) and the link stays (WriteReplacingLink
+//     replaces the link instead, for unpacking, where a link must not be followed).
+//   - A rewritten file keeps its mode; a new file gets 0666 less the umask.
+//   - On Linux the temporary file is created unnamed (O_TMPFILE) and given a name
+//     only when complete, so that even kill -9 or a power cut leaves nothing
+//     behind; where the file system cannot, a hidden ".NAME.tmpNNN" file is used.
+//   - With HandleInterrupts, SIGINT or SIGTERM during a write removes the
+//     temporary file and exits 130 or 143.
+//
+// It does not fsync: the guarantee is against failed or interrupted writes, not
+// against power loss reordering the file system's writes, which keeps baking
+// output-sized files fast (an fsync cost more than the bake itself).
 package atomicfile
 
 import (
@@ -13,44 +30,205 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
 )
 
-// Write runs write on a buffered temporary file beside path and renames it to path
-// only when write, flush and close all succeed. On any failure the temporary
-// file is removed and path is left as it was.
-func Write(path string, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("writing %s: folder %s does not exist: %w", path, dir, fs.ErrNotExist)
+// ErrNotRegular is what a write onto something other than a regular file (a
+// named pipe, a socket, a device) returns, wrapped.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Write runs write on a buffered temporary file in the target's folder and gives
+// it the target's name only when write, flush and close all succeed. On any
+// failure the temporary file is removed and path is left as it was. A symbolic
+// link at path is followed (see the package documentation).
+func Write(path string, write func(io.Writer) error) error {
+	return do(path, true, func(f *os.File) error {
+		bw := bufio.NewWriterSize(f, 1<<16)
+		if err := write(bw); err != nil {
+			return err
 		}
-		return fmt.Errorf("writing %s: %w", path, withoutPath(err))
+		return bw.Flush()
+	})
+}
+
+// WriteFile is Write handing write the temporary file itself, unbuffered, for
+// writers that seek.
+func WriteFile(path string, write func(f *os.File) error) error {
+	return do(path, true, write)
+}
+
+// WriteReplacingLink is Write, except that a symbolic link at path is replaced
+// by the file instead of followed: what unpacking a package into a folder needs,
+// where a link must never lead a write out of the folder.
+func WriteReplacingLink(path string, write func(io.Writer) error) error {
+	return do(path, false, func(f *os.File) error {
+		bw := bufio.NewWriterSize(f, 1<<16)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+// Check says whether Write could replace path, without writing: an error for a
+// folder or a file that is not regular (a named pipe, a socket, a device), after
+// following symbolic links. A missing file is fine. Commands call it before
+// long work, so that a bad -o fails at once.
+func Check(path string) error {
+	_, _, err := resolve(path, true)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	return nil
+}
+
+// resolve follows symbolic links at path (when follow is set) to the file to
+// write, and returns it with its current state (nil when it does not exist).
+// A folder or a non-regular file is an error.
+func resolve(path string, follow bool) (string, fs.FileInfo, error) {
+	target := path
+	for hops := 0; ; hops++ {
+		st, err := os.Lstat(target)
+		if errors.Is(err, fs.ErrNotExist) {
+			return target, nil, nil
+		}
+		if err != nil {
+			return "", nil, withoutPath(err)
+		}
+		m := st.Mode()
+		switch {
+		case m&fs.ModeSymlink != 0 && !follow:
+			return target, nil, nil // replaced by the rename
+		case m&fs.ModeSymlink != 0:
+			if hops >= 40 {
+				return "", nil, fmt.Errorf("too many levels of symbolic links")
+			}
+			link, err := os.Readlink(target)
+			if err != nil {
+				return "", nil, withoutPath(err)
+			}
+			if !filepath.IsAbs(link) {
+				link = filepath.Join(filepath.Dir(target), link)
+			}
+			target = link
+			continue
+		case m.IsDir():
+			if target != path {
+				return "", nil, fmt.Errorf("it is a link to the directory %s", target)
+			}
+			return "", nil, fmt.Errorf("it is a directory")
+		case !m.IsRegular():
+			what := kind(m)
+			if target != path {
+				what = "a link to " + what + " (" + target + ")"
+			}
+			return "", nil, notRegular{what}
+		}
+		return target, st, nil
+	}
+}
+
+// notRegular is the error for a target that is not a regular file.
+type notRegular struct{ what string }
+
+func (e notRegular) Error() string {
+	return "it is " + e.what + ", not a regular file; only regular files are replaced: remove it or choose another name"
+}
+
+func (e notRegular) Is(target error) bool { return target == ErrNotRegular }
+
+// kind names a non-regular file's type.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a regular file"
+}
+
+func do(path string, follow bool, write func(*os.File) error) (err error) {
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
 			err = fmt.Errorf("writing %s: %w", path, withoutPath(err))
 		}
 	}()
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err = write(bw); err != nil {
+	target, st, err := resolve(path, follow)
+	if err != nil {
 		return err
 	}
-	if err = bw.Flush(); err != nil {
+	dir := filepath.Dir(target)
+	tmp, err := createTemp(dir, filepath.Base(target))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("folder %s does not exist: %w", dir, fs.ErrNotExist)
+		}
 		return err
 	}
-	if err = tmp.Close(); err != nil {
+	begin(tmp, path)
+	defer func() {
+		if err != nil {
+			tmp.discard()
+		}
+		end(tmp)
+	}()
+	if st != nil {
+		// A rewritten file keeps its mode; a new one has the umask's (the
+		// temporary file was created 0666 less the umask).
+		if err = tmp.f.Chmod(st.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
+			return err
+		}
+	}
+	if err = write(tmp.f); err != nil {
 		return err
 	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
+	if st, serr := os.Lstat(target); serr == nil && (st.IsDir() || (!st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0)) {
+		return fmt.Errorf("it became %s while writing", kind(st.Mode()))
 	}
-	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-		return fmt.Errorf("it is a directory")
+	return tmp.commit(target)
+}
+
+// tempFile is a temporary file being written: unnamed (name == "") or named.
+type tempFile struct {
+	f    *os.File
+	dir  string
+	name string
+	done bool
+}
+
+// createNamed creates a hidden temporary file beside base in dir, mode 0666 less
+// the umask.
+func createNamed(dir, base string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, "."+base+".tmp"+nextSuffix())
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && try < 1000 {
+			continue
+		}
+		return f, err
 	}
-	return os.Rename(tmp.Name(), path)
+}
+
+var suffix atomic.Uint64
+
+func nextSuffix() string {
+	n := suffix.Add(1) + uint64(time.Now().UnixNano())%1_000_000_007 + uint64(os.Getpid())<<20
+	return strconv.FormatUint(n%1_000_000_000_000, 10)
+}
+
+// discard closes and removes the temporary file.
+func (t *tempFile) discard() {
+	t.f.Close()
+	if t.name != "" {
+		os.Remove(t.name)
+	}
 }
 
 // withoutPath drops the temporary file's name from an operating-system error: the

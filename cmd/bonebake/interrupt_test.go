@@ -1,0 +1,97 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInterruptedBake: SIGINT and SIGTERM during a big bake exit 130 and 143 with
+// one line saying what was interrupted, and SIGKILL too leaves the folder as it
+// was: no temporary file, the old output untouched.
+func TestInterruptedBake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts an 800 MB bake")
+	}
+	bin := filepath.Join(t.TempDir(), "bonebake")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		name string
+	}{{syscall.SIGINT, 130, "SIGINT"}, {syscall.SIGTERM, 143, "SIGTERM"}, {syscall.SIGKILL, -1, ""}} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "fox.bpat")
+		os.WriteFile(out, []byte("old"), 0o644)
+		cmd := exec.Command(bin, "bake", sharedModel(t, "Fox.glb"), "-o", out, "--fps", "100000", "--force")
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// The bake says "writing N MB to OUT" when it starts writing.
+		r := bufio.NewReader(stderr)
+		var said strings.Builder
+		for !strings.Contains(said.String(), "writing") {
+			b, err := r.ReadByte()
+			if err != nil {
+				t.Fatalf("the bake ended before writing: %q", said.String())
+			}
+			said.WriteByte(b)
+		}
+		// Then it opens its temporary file in dir (unnamed, it shows in
+		// /proc/PID/fd as "dir/#N (deleted)"): signal it mid-write.
+		if !writing(cmd.Process.Pid, dir) {
+			t.Fatalf("%v: the bake never opened a file in %s", c.sig, dir)
+		}
+		cmd.Process.Signal(c.sig)
+		rest, _ := readAll(r)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != c.code {
+			t.Errorf("%v: exit %d, want %d (was the bake over before the signal?)", c.sig, code, c.code)
+		}
+		if c.code > 0 {
+			lines := strings.Split(strings.TrimSpace(rest), "\n")
+			want := "bonebake: interrupted by " + c.name + " while writing " + out
+			if last := lines[len(lines)-1]; !strings.Contains(last, want) || strings.Count(rest, "interrupted") != 1 {
+				t.Errorf("%v: stderr ends %q, want one line %q", c.sig, rest, want)
+			}
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 1 {
+			t.Errorf("%v: left in the folder: %v", c.sig, entries)
+		}
+		if b, _ := os.ReadFile(out); string(b) != "old" {
+			t.Errorf("%v: the old output changed (%d bytes)", c.sig, len(b))
+		}
+	}
+}
+
+// writing waits until process pid holds a file open in dir.
+func writing(pid int, dir string) bool {
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		entries, _ := os.ReadDir(fds)
+		for _, e := range entries {
+			if l, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && strings.HasPrefix(l, dir+"/") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func readAll(r *bufio.Reader) (string, error) {
+	var sb strings.Builder
+	_, err := r.WriteTo(&sb)
+	return sb.String(), err
+}

@@ -1,0 +1,106 @@
+package atomicfile
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+func newBool(v bool) *atomic.Bool {
+	var b atomic.Bool
+	b.Store(v)
+	return &b
+}
+
+// The writes in progress, for the interrupt handler.
+var (
+	mu       sync.Mutex
+	active   = map[*tempFile]string{} // → the path the caller asked for
+	report   func(sig os.Signal, paths []string)
+	signals  chan os.Signal
+	watching bool
+)
+
+// HandleInterrupts makes SIGINT and SIGTERM that arrive while a write is in
+// progress end the process cleanly: the temporary files of the writes in
+// progress are removed, report is called with the signal and the paths being
+// written (to say what was interrupted), and the process exits with status
+// 128 + the signal's number (130 for SIGINT, 143 for SIGTERM). Outside writes
+// the signals keep their usual effect. Commands call it once, at the start; a
+// library never does.
+func HandleInterrupts(r func(sig os.Signal, paths []string)) {
+	mu.Lock()
+	defer mu.Unlock()
+	if signals == nil {
+		signals = make(chan os.Signal, 1)
+		go wait()
+	}
+	report = r
+	if len(active) > 0 && !watching {
+		signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+		watching = true
+	}
+}
+
+func wait() {
+	sig := <-signals
+	mu.Lock() // held until exit: no write completes after the signal
+	var paths []string
+	for t, p := range active {
+		if t.name != "" {
+			os.Remove(t.name)
+		}
+		paths = append(paths, p)
+	}
+	if report != nil {
+		report(sig, paths)
+	}
+	code := 130
+	if s, ok := sig.(syscall.Signal); ok {
+		code = 128 + int(s)
+	}
+	os.Exit(code)
+}
+
+// begin and end register a write in progress.
+func begin(t *tempFile, path string) {
+	mu.Lock()
+	defer mu.Unlock()
+	active[t] = path
+	if report != nil && !watching {
+		signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+		watching = true
+	}
+}
+
+func end(t *tempFile) {
+	mu.Lock()
+	defer mu.Unlock()
+	delete(active, t)
+	if len(active) == 0 && watching {
+		signal.Stop(signals)
+		watching = false
+	}
+}
+
+// rename gives t its final name, under the lock, so that the interrupt handler
+// sees the write either in progress (and removes its file) or done.
+func rename(t *tempFile, target string) error {
+	mu.Lock()
+	defer mu.Unlock()
+	if err := os.Rename(t.name, target); err != nil {
+		return err
+	}
+	t.name = ""
+	return nil
+}
+
+// setName records the name a temporary file was given, for the interrupt
+// handler to remove.
+func setName(t *tempFile, name string) {
+	mu.Lock()
+	t.name = name
+	mu.Unlock()
+}
