@@ -213,8 +213,12 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
 				out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
 				plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
-			for _, w := range gameWarnings(h.Version, h.SpeciesID) {
-				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+			// A file looks meant for the game when it takes one of the game's
+			// creature ids or asks for v2 by name; then say what the game refuses.
+			if h.SpeciesID <= gameMaxSpecies || job.Version == gameVersion {
+				for _, w := range gameWarnings(h.Version, h.SpeciesID) {
+					fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+				}
 			}
 			return nil
 		},

@@ -200,8 +200,16 @@ func TestBakeVersion(t *testing.T) {
 	if code != 0 || version(out) != 1 || !strings.Contains(stdout, "BPAT v1 (no clip has a marker") {
 		t.Errorf("default: exit %d, v%d: %s", code, version(out), stdout)
 	}
-	if !strings.Contains(stderr, "warning: Standard of Iron reads BPAT v2 only") || !strings.Contains(stderr, "refuses id 6") {
-		t.Errorf("default: no warnings about the game's reader: %q", stderr)
+	if strings.Contains(stderr, "Standard of Iron") {
+		t.Errorf("default (id 6, nothing asked of the game): %q, want no word of the game", stderr)
+	}
+	// One of the game's ids in v1: the game would refuse the version.
+	if code, _, stderr = bonebake(t, "bake", fox, "-o", out, "--species-id", "3"); code != 0 || !strings.Contains(stderr, "warning: Standard of Iron reads BPAT v2 only") {
+		t.Errorf("--species-id 3: exit %d %q", code, stderr)
+	}
+	// v2 asked for, with an id the game does not know.
+	if code, _, stderr = bonebake(t, "bake", fox, "-o", out, "--bpat-version", "2"); code != 0 || !strings.Contains(stderr, "refuses id 6") {
+		t.Errorf("--bpat-version 2: exit %d %q", code, stderr)
 	}
 
 	out = filepath.Join(dir, "v2.bpat")
