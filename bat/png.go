@@ -70,6 +70,11 @@ func writePNG(pix []byte, width, height, bits int) []byte {
 	ihdr = append(ihdr, byte(bits), 6, 0, 0, 0) // RGBA, deflate, adaptive filtering, no interlace
 	out := []byte("\x89PNG\r\n\x1a\n")
 	out = appendChunk(out, "IHDR", ihdr)
+	// The texels are data, not colours: say they are linear so that image tools
+	// and engines do not decode them as sRGB. cICP (PNG 3rd edition): BT.709
+	// primaries, linear transfer, RGB, full range; gAMA 1.0 for older readers.
+	out = appendChunk(out, "cICP", []byte{1, 8, 0, 1})
+	out = appendChunk(out, "gAMA", binary.BigEndian.AppendUint32(nil, 100000))
 	out = appendChunk(out, "IDAT", idat)
 	return appendChunk(out, "IEND", nil)
 }

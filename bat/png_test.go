@@ -2,10 +2,13 @@ package bat
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/png"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +40,25 @@ func TestWritePNGDecodes(t *testing.T) {
 		if !bytes.Equal(got, pix) || img.Bounds().Dx() != c.w || img.Bounds().Dy() != c.h {
 			t.Errorf("%dx%d %d-bit: decoded pixels differ", c.w, c.h, c.bits)
 		}
+	}
+}
+
+// The texels are data: the file says they are linear (cICP BT.709/linear/RGB/full
+// range and gAMA 1.0) before its image data, with valid CRCs.
+func TestWritePNGLinear(t *testing.T) {
+	b := writePNG(make([]byte, 4*4*2), 2, 2, 16)
+	var chunks []string
+	data := map[string][]byte{}
+	for p := 8; p+12 <= len(b); {
+		n := int(binary.BigEndian.Uint32(b[p:]))
+		typ := string(b[p+4 : p+8])
+		if crc32.ChecksumIEEE(b[p+4:p+8+n]) != binary.BigEndian.Uint32(b[p+8+n:]) {
+			t.Fatalf("%s: bad CRC", typ)
+		}
+		chunks, data[typ] = append(chunks, typ), b[p+8:p+8+n]
+		p += 12 + n
+	}
+	if strings.Join(chunks, " ") != "IHDR cICP gAMA IDAT IEND" || !bytes.Equal(data["cICP"], []byte{1, 8, 0, 1}) || binary.BigEndian.Uint32(data["gAMA"]) != 100000 {
+		t.Errorf("chunks %v, cICP %v, gAMA %v", chunks, data["cICP"], data["gAMA"])
 	}
 }
