@@ -66,6 +66,15 @@ func TestMotCommands(t *testing.T) {
 	if _, err := mot.Open(enc); err != nil {
 		t.Fatal(err)
 	}
+	// One summary line by default, per track with --verbose; lossless is a
+	// valid request: written, exit 0, the float32 rounding said.
+	code, out, errOut = bonebake(t, "mot", "encode", dump, "-o", enc, "--tolerance", "0")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, "(tolerance 0)") || strings.Contains(errOut, "bonebake:") {
+		t.Errorf("encode --tolerance 0: exit %d %q %q", code, out, errOut)
+	}
+	if _, out, _ = bonebake(t, "mot", "encode", dump, "-o", enc, "--verbose"); strings.Count(out, "\n") < 100 || !strings.Contains(out, "bone ") {
+		t.Errorf("encode --verbose printed %d lines", strings.Count(out, "\n"))
+	}
 
 	// Usage errors exit 2, bad files 1, with the file named.
 	if code, _, _ := bonebake(t, "mot", "dump", in); code != 2 {
