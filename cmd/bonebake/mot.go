@@ -157,12 +157,15 @@ func printMotInfo(w io.Writer, in *motInfo) {
 	}
 }
 
-// motDump is the dump format, which encode reads back.
+// motDump is the dump format, which encode reads back. Its frame count is
+// frame_count, as everywhere else (docs/json.md); encode still reads the
+// "frames" that dumps before 2026-11-24 wrote.
 type motDump struct {
-	Family    string       `json:"family"`
-	ByteOrder string       `json:"byte_order"`
-	Frames    int          `json:"frames"`
-	Flags     uint16       `json:"flags"`
+	Family     string       `json:"family"`
+	ByteOrder  string       `json:"byte_order"`
+	FrameCount int          `json:"frame_count"`
+	Frames     int          `json:"frames,omitempty"`
+	Flags      uint16       `json:"flags"`
 	Name      string       `json:"name"`
 	Records   []motDumpRec `json:"records"`
 }
@@ -210,10 +213,10 @@ encode' reads this format back.`,
 // data are decoded once.
 func writeMotDump(w io.Writer, m *mot.Motion) error {
 	head, err := json.MarshalIndent(struct {
-		Family    string `json:"family"`
-		ByteOrder string `json:"byte_order"`
-		Frames    int    `json:"frames"`
-		Flags     uint16 `json:"flags"`
+		Family     string `json:"family"`
+		ByteOrder  string `json:"byte_order"`
+		FrameCount int    `json:"frame_count"`
+		Flags      uint16 `json:"flags"`
 		Name      string `json:"name"`
 	}{m.Family.String(), mot.OrderName(m.Order), m.Frames, m.Flags, m.Name}, "", "  ")
 	if err != nil {
@@ -482,7 +485,7 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 			if allTypes {
 				types = mot.AllTypes
 			}
-			m, choices, err := mot.Encode(fam, ord, d.Frames, tracks, tol, types)
+			m, choices, err := mot.Encode(fam, ord, d.FrameCount, tracks, tol, types)
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
 			}
@@ -538,9 +541,12 @@ func readDump(path string) (*motDump, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("%s: not a motion dump: %v", path, err)
 	}
+	if d.FrameCount == 0 {
+		d.FrameCount = d.Frames // a dump written before the key was frame_count
+	}
 	for i, r := range d.Records {
-		if len(r.Values) != d.Frames {
-			return nil, fmt.Errorf("%s: record %d (bone %d, track %d) has %d values; \"frames\" is %d", path, i, r.Bone, r.Track, len(r.Values), d.Frames)
+		if len(r.Values) != d.FrameCount {
+			return nil, fmt.Errorf("%s: record %d (bone %d, track %d) has %d values; \"frame_count\" is %d", path, i, r.Bone, r.Track, len(r.Values), d.FrameCount)
 		}
 		for x, v := range r.Values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {

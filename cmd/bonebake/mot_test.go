@@ -32,7 +32,7 @@ func TestMotCommands(t *testing.T) {
 	code, out, _ = bonebake(t, "mot", "dump", in, "--json")
 	var d struct {
 		Family, ByteOrder string
-		Frames            int
+		FrameCount        int `json:"frame_count"`
 		Records           []struct {
 			Bone   int16
 			Track  uint8
@@ -40,7 +40,7 @@ func TestMotCommands(t *testing.T) {
 			Values []float64
 		}
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.Family != "bayo2" || d.Frames != 96 || len(d.Records) != 830 || len(d.Records[0].Values) != 96 {
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.Family != "bayo2" || d.FrameCount != 96 || len(d.Records) != 830 || len(d.Records[0].Values) != 96 {
 		t.Fatalf("dump: %d %.300s", code, out)
 	}
 	dump := filepath.Join(dir, "motion.json")
