@@ -13,7 +13,6 @@ import (
 
 	"bonebake/bake"
 	"bonebake/formats"
-	"bonebake/formats/bpat"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -184,21 +183,22 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				fmt.Fprintf(cmd.ErrOrStderr(), "bonebake: writing %s to %s\n", bytesText(o.Bytes), out)
 			}
 			job.Progress = progress(cmd, "baking "+filepath.Base(model))
-			if err := bake.BakeFile(out, job); err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			f, err := bpat.Open(out, formats.KnownSpecies(job.SpeciesID))
-			if err != nil {
+			// The workers check every palette float as they pose it (a non-finite
+			// one fails the bake with strict validation's error and writes no file):
+			// the file is not read back.
+			h, err := bake.BakeFileHeader(out, job)
+			if ve := (*formats.ValidationError)(nil); errors.As(err, &ve) {
 				return fmt.Errorf("baked file does not validate: %w", err)
 			}
-			defer f.Close()
-			h := f.Header()
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
 			note := ""
 			if m.DefaultSpecies {
 				note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
-				out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
+				out, bytesText(int64(h.SocketDataOffset()+h.SocketDataSize())), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
 				plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
 			for _, w := range gameWarnings(h.Version, h.SpeciesID) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
