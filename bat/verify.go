@@ -235,7 +235,10 @@ func verify(in *Input, r *Report, src verifySource) (MaxError, error) {
 			skin := make([]float32, nb*16)
 			want := make([][3]float32, nv)
 			affine := make([]rig.Mat4, nb)
-			e := &worst[w]
+			// The worst errors stay in this goroutine's locals until the end:
+			// updating worst[w] per vertex made the workers write one cache line.
+			var e MaxError
+			defer func() { worst[w] = e }()
 			for i := w; i < len(jobs); i += workers {
 				palette := in.Palettes[jobs[i].frame*nb*16 : (jobs[i].frame+1)*nb*16]
 				row := jobs[i].row
@@ -262,7 +265,12 @@ func verify(in *Input, r *Report, src verifySource) (MaxError, error) {
 					v := rig.Vec3{float64(vpos[k][0]), float64(vpos[k][1]), float64(vpos[k][2])}
 					for i := range 4 {
 						if w := infl[k].w[i]; w != 0 {
-							got = got.Add(affine[infl[k].b[i]].TransformPoint(v).Scale(w))
+							// affine·v, weighted: Mat4.TransformPoint's arithmetic,
+							// without copying the matrix.
+							a := &affine[infl[k].b[i]]
+							got[0] += (a[0]*v[0] + a[1]*v[1] + a[2]*v[2] + a[3]) * w
+							got[1] += (a[4]*v[0] + a[5]*v[1] + a[6]*v[2] + a[7]) * w
+							got[2] += (a[8]*v[0] + a[9]*v[1] + a[10]*v[2] + a[11]) * w
 						}
 					}
 					wv := rig.Vec3{float64(want[k][0]), float64(want[k][1]), float64(want[k][2])}

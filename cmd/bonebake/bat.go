@@ -42,9 +42,10 @@ glTF model it was baked from) into bone animation textures (docs/formats/bat.md)
 
 Presets: raw (quaternions, float EXR), gametools (the Blender GameTools layout,
 axis-angle remapped to [0, 1]), ue (Unreal AnimToTexture: bounding-box positions,
-axis-angle, 16-bit PNG; --format png8 for 8-bit). Every bake is verified: the files
-are read back, every vertex of every frame is rebuilt as a shader would and
-compared with linear blend skinning of the source; --max-error fails the command
+axis-angle, 16-bit PNG; --format png8 for 8-bit). Every bake is verified: from the
+values the files hold (bit for bit, kept in memory: nothing is read back), every
+vertex of every frame is rebuilt as a shader would, on every core, and compared
+with linear blend skinning of the source; --max-error fails the command
 when the worst error (metres) is larger.`,
 		Example: `  bonebake bat Fox.glb -o bat/fox
   bonebake bat Fox.glb -o bat/fox --preset ue --z-up --invert-v
