@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +61,12 @@ func bakeModels(cmd *cobra.Command, models []string, dir string, set bake.Settin
 	results := make([]*result, len(models))
 	for i := range results {
 		results[i] = &result{done: make(chan struct{})}
+	}
+	// Many short-lived models make garbage at a steady rate: collecting when the
+	// heap is three times the live data, not twice, spares a tenth of the batch's
+	// time; the live data is still at most one model per core.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
 	procs := runtime.GOMAXPROCS(0)
 	par := min(procs, len(models))
