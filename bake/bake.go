@@ -6,14 +6,17 @@ package bake
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"bonebake/anim"
+	"bonebake/formats"
 	"bonebake/formats/bpat"
 	"bonebake/internal/atomicfile"
 	"bonebake/rig"
@@ -367,6 +370,9 @@ func Bake(j *Job) (*bpat.Contents, error) {
 	s.start(j.workers() - 1)
 	s.work() // the calling goroutine samples too: its stack is already grown
 	s.wait()
+	if err := s.bad.err(0); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -378,15 +384,26 @@ const ring = 8
 // a small ring of buffers; whichever worker finishes the run that is next in file
 // order writes it, and any finished runs after it. Writing overlaps sampling, no
 // goroutine sits waiting to write, and memory stays bounded whatever the bake's size.
+//
+// A palette float that is NaN or infinite fails the bake with the error strict
+// validation of the file would give (a *formats.ValidationError, rule
+// formats.RuleFloat): the workers check every frame as they pose it, so the file
+// is never read back.
 func BakeTo(w io.Writer, j *Job) error {
+	_, err := bakeTo(w, j)
+	return err
+}
+
+func bakeTo(w io.Writer, j *Job) (bpat.Header, error) {
 	frames, out, err := j.planSized()
 	if err != nil {
-		return err
+		return bpat.Header{}, err
 	}
 	sw, err := bpat.NewStreamWriter(w, out)
 	if err != nil {
-		return err
+		return bpat.Header{}, err
 	}
+	h := sw.Header()
 	frameFloats := out.BoneCount * bpat.FloatsPerBone
 	buf := getBuffer(ring * run * frameFloats)
 	defer putBuffer(buf)
@@ -441,9 +458,12 @@ func BakeTo(w io.Writer, j *Job) error {
 	s.work() // the calling goroutine samples (and writes) too
 	s.wait()
 	if werr != nil {
-		return werr
+		return h, werr
 	}
-	return sw.Close()
+	if err := s.bad.err(int64(h.PaletteOffset)); err != nil {
+		return h, err
+	}
+	return h, sw.Close()
 }
 
 // Bytes bakes j into the bytes of a BPAT file, for use in memory (bpat.Parse).
@@ -455,12 +475,37 @@ func Bytes(j *Job) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// BakeFile bakes j into a BPAT file at path, atomically.
+// BakeFile bakes j into a BPAT file at path, atomically: on an error, including a
+// palette float that is not finite (see BakeTo), the file is not written.
 func BakeFile(path string, j *Job) error {
+	_, err := BakeFileHeader(path, j)
+	return err
+}
+
+// BakeFileHeader is BakeFile, returning the header of the file it wrote. An error
+// about the file's contents (a *formats.ValidationError) names path, as opening the
+// file would.
+func BakeFileHeader(path string, j *Job) (bpat.Header, error) {
 	if _, _, err := j.planSized(); err != nil {
-		return err
+		return bpat.Header{}, err
 	}
-	return atomicfile.Write(path, func(w io.Writer) error { return BakeTo(w, j) })
+	var (
+		h   bpat.Header
+		bad *formats.ValidationError
+	)
+	err := atomicfile.Write(path, func(w io.Writer) (err error) {
+		h, err = bakeTo(w, j)
+		errors.As(err, &bad)
+		return err
+	})
+	if bad != nil {
+		bad.File = path
+		for _, p := range bad.Problems {
+			p.File = path
+		}
+		return h, bad // as opening the file would say it
+	}
+	return h, err
 }
 
 // bufferPool keeps BakeTo's ring buffers between bakes, so that baking many files
@@ -499,6 +544,7 @@ type sampling struct {
 	dst    func(i int, fr frameRef) []float32
 	count  atomic.Int64 // frames sampled, for progress
 	wg     sync.WaitGroup
+	bad    nonFinite
 }
 
 func (j *Job) newSampling(frames []frameRef) *sampling {
@@ -530,7 +576,11 @@ func (s *sampling) work() {
 		hi := min(lo+run, len(s.frames))
 		for i := lo; i < hi; i++ {
 			fr := s.frames[i]
-			p.pose(s.job.Clips[fr.clip].Motion, fr.t, s.dst(i, fr))
+			d := s.dst(i, fr)
+			p.pose(s.job.Clips[fr.clip].Motion, fr.t, d)
+			if !skipFiniteCheck && anyNonFinite(d) {
+				s.bad.add(i, d)
+			}
 		}
 		if s.done != nil {
 			s.done(r)
@@ -578,4 +628,78 @@ func (p *poser) pose(m int, t float64, dst []float32) {
 	for i, b := range p.bones {
 		p.global[b].PutFloat32(dst[i*16 : i*16+16])
 	}
+}
+
+// skipFiniteCheck turns the workers' check off: tests write the file a bake
+// without it would write, to compare the error strict validation gives.
+var skipFiniteCheck = false
+
+// anyNonFinite reports whether p holds a NaN or an infinity, without converting a
+// float and without a branch per float: a float32 is not finite exactly when its
+// eight exponent bits are all ones, and adding one exponent unit to the masked
+// exponent carries into the sign bit exactly then. Two floats are tested per
+// 64-bit word (a lane's sum never carries into the next: at most 0x80000000).
+func anyNonFinite(p []float32) bool {
+	const (
+		exp  = 0x7f800000_7f800000
+		unit = 0x00800000_00800000
+		sign = 0x80000000_80000000
+	)
+	var acc uint64
+	if len(p) >= 2 && uintptr(unsafe.Pointer(&p[0]))%8 == 0 {
+		w := unsafe.Slice((*uint64)(unsafe.Pointer(&p[0])), len(p)/2)
+		for len(w) >= 8 { // a bone's 16 floats a step
+			b := (*[8]uint64)(w)
+			acc |= (b[0]&exp + unit) | (b[1]&exp + unit) | (b[2]&exp + unit) | (b[3]&exp + unit) |
+				(b[4]&exp + unit) | (b[5]&exp + unit) | (b[6]&exp + unit) | (b[7]&exp + unit)
+			w = w[8:]
+		}
+		for _, x := range w {
+			acc |= x&exp + unit
+		}
+		p = p[len(p)&^1:] // the odd float left, if any
+	}
+	for _, v := range p {
+		acc |= uint64(math.Float32bits(v)&0x7f800000 + 0x00800000)
+	}
+	return acc&sign != 0
+}
+
+// nonFinite collects the palette floats the workers found NaN or infinite: the
+// first in file order and how many.
+type nonFinite struct {
+	mu    sync.Mutex
+	n     int64
+	first int64 // float index in the palette block
+	value float32
+}
+
+// add records the non-finite floats of frame i, whose palette is p.
+func (b *nonFinite) add(i int, p []float32) {
+	first, n := int64(-1), int64(0)
+	for k, v := range p {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			if first < 0 {
+				first = int64(i)*int64(len(p)) + int64(k)
+			}
+			n++
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n == 0 || first < b.first {
+		b.first, b.value = first, p[first-int64(i)*int64(len(p))]
+	}
+	b.n += n
+}
+
+// err is the error strict validation gives a file with these floats, its palette
+// at byte paletteOffset (bpat's check: formats.RuleFloat at the first one), or nil.
+func (b *nonFinite) err(paletteOffset int64) error {
+	if b.n == 0 {
+		return nil
+	}
+	at := 4 * b.first
+	return &formats.ValidationError{Format: "bpat", Problems: []*formats.FormatError{{Rule: formats.RuleFloat, Offset: paletteOffset + at, Index: -1,
+		Detail: fmt.Sprintf("palette float at byte %d is %v; %d of its floats are NaN or infinite", at, b.value, b.n)}}}
 }

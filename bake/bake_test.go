@@ -2,6 +2,7 @@ package bake
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"bonebake/formats"
 	"bonebake/formats/bpat"
 	"bonebake/internal/gltfref"
+	"bonebake/rig"
 	"bonebake/source/gltf"
 )
 
@@ -240,5 +242,103 @@ func TestAbsurdFPS(t *testing.T) {
 	}
 	if err := BakeTo(io.Discard, job); err == nil {
 		t.Fatal("BakeTo accepted 1e6 fps")
+	}
+}
+
+// nanSampler poses as its sampler does, then spoils a bone's translation (NaN)
+// and another's scale (+Inf) for times in [from, to).
+type nanSampler struct {
+	Sampler
+	from, to float64
+}
+
+func (s nanSampler) Sample(t float64, pose []rig.Transform) {
+	s.Sampler.Sample(t, pose)
+	if t >= s.from && t < s.to {
+		pose[3].Translation[1] = math.NaN()
+		pose[7].Scale[0] = math.Inf(1)
+	}
+}
+
+// TestNonFiniteFails: a palette float that is NaN or infinite fails the bake with
+// the error strict validation gives the file the bake would have written (the
+// same rule, offset, first value and count), for any number of workers, and
+// BakeFile writes no file. The workers check the frames they pose: nothing is
+// read back.
+func TestNonFiniteFails(t *testing.T) {
+	m, err := gltf.Load(sharedModel(t, "Fox.glb"), gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, names, motions := FromGLTF(m)
+	for i := range motions {
+		if i == 1 {
+			next := motions[i].NewSampler
+			motions[i].NewSampler = func() Sampler { return nanSampler{next(), 0.5, 0.7} }
+		}
+	}
+	job, err := (&Manifest{FPS: 120}).Job(r, names, motions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nan.bpat")
+
+	// What strict validation says of the file written without the check.
+	skipFiniteCheck = true
+	var buf bytes.Buffer
+	err = BakeTo(&buf, job)
+	skipFiniteCheck = false
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want := bpat.Parse(buf.Bytes(), formats.Name(path))
+	if want == nil || !strings.Contains(want.Error(), "NaN or infinite") {
+		t.Fatalf("strict validation of the spoilt file: %v", want)
+	}
+	for _, workers := range []int{1, 2, 5} {
+		job.Workers = workers
+		_, err := BakeFileHeader(path, job)
+		var ve *formats.ValidationError
+		if !errors.As(err, &ve) || !ve.HasRule(formats.RuleFloat) || err.Error() != want.Error() {
+			t.Fatalf("%d workers: BakeFile: %v\nwant %v", workers, err, want)
+		}
+		if _, serr := os.Stat(path); !os.IsNotExist(serr) {
+			t.Fatalf("%d workers: the bake wrote %s (%v)", workers, path, serr)
+		}
+		if err := BakeTo(io.Discard, job); err == nil || !strings.Contains(err.Error(), "NaN or infinite") {
+			t.Fatalf("%d workers: BakeTo: %v", workers, err)
+		}
+		if _, err := Bake(job); err == nil || !strings.Contains(err.Error(), "NaN or infinite") {
+			t.Fatalf("%d workers: Bake: %v", workers, err)
+		}
+	}
+}
+
+// TestAnyNonFinite checks the branch-free test against math.IsNaN/IsInf on every
+// exponent and the values around the edges.
+func TestAnyNonFinite(t *testing.T) {
+	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32,
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.Float32frombits(0x7fffffff), math.Float32frombits(0xff800001)}
+	for e := range uint32(256) {
+		vals = append(vals, math.Float32frombits(e<<23|0x12345), math.Float32frombits(1<<31|e<<23))
+	}
+	// Every position in slices of 1 to 40 floats, aligned and not (the word path,
+	// its unrolled steps, the tail and the odd float).
+	buf := make([]float32, 48)
+	for _, v := range vals {
+		want := math.IsNaN(float64(v)) || math.IsInf(float64(v), 0)
+		for _, off := range []int{0, 1} {
+			for n := 1; n <= 40; n++ {
+				p := buf[off : off+n]
+				for k := range p {
+					clear(buf)
+					p[k] = v
+					if got := anyNonFinite(p); got != want {
+						t.Fatalf("%v (%#08x) at %d of %d (offset %d): anyNonFinite %v, want %v", v, math.Float32bits(v), k, n, off, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -19,6 +19,9 @@ type File struct {
 type Output struct {
 	Report *Report
 	Files  []File
+	// textures are the position, rotation and skin textures before encoding:
+	// Write verifies from them (storedValues) instead of reading the files back.
+	textures [3]*Texture
 }
 
 // File returns the bytes of the file named name, or nil.
@@ -184,7 +187,7 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	}
 	rep.Skin = SkinInfo{File: in.Name + ".skin" + ext, Width: skinTex.Width, Height: skinTex.Height, IndexScale: indexScale, Encoding: skinEnc}
 
-	out := &Output{Report: rep}
+	out := &Output{Report: rep, textures: [3]*Texture{posTex, rotTex, skinTex}}
 	for _, f := range []struct {
 		t   *Texture
 		inf *TextureInfo

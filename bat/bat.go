@@ -2,9 +2,10 @@
 // rotation texture with one texel per bone per frame, relative to the bind pose, a
 // skin texture with each vertex's four bones and weights, a static mesh whose
 // TEXCOORD_1 points at each vertex's skin texel, and a report that says how to
-// decode them. Write also proves the result: it reads the files back from disk,
-// rebuilds every vertex of every frame as a shader would and compares it with
-// linear blend skinning of the source.
+// decode them. Write also proves the result: from the values the files hold (bit
+// for bit, kept in memory), it rebuilds every vertex of every frame as a shader
+// would and compares it with linear blend skinning of the source; Verify does the
+// same from files.
 package bat
 
 import (

@@ -12,12 +12,17 @@ import (
 	"bonebake/internal/atomicfile"
 	"bonebake/mesh"
 	"bonebake/rig"
+
+	"github.com/x448/float16"
 )
 
-// Write bakes in into dir (created when missing), verifies the files by reading
-// them back from disk, and writes the report with the errors found last:
-// <name>.bat.json, the three textures, <name>.glb and, for gametools,
-// <name>.bat.xml. Each file is written atomically.
+// Write bakes in into dir (created when missing), verifies the result and writes
+// the report with the errors found last: <name>.bat.json, the three textures,
+// <name>.glb and, for gametools, <name>.bat.xml. Each file is written atomically.
+// Verification rebuilds every vertex of every frame on every core from the values
+// the written files hold, taken from memory bit for bit as the files decode
+// (storedValues; TestStoredValuesAreTheFiles proves it for every encoding), while
+// the files are written: nothing is read back.
 func Write(dir string, in *Input, opt Options) (*Output, error) {
 	out, err := Bake(in, opt)
 	if err != nil {
@@ -26,19 +31,82 @@ func Write(dir string, in *Input, opt Options) (*Output, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	for _, f := range out.Files {
-		if err := writeFile(filepath.Join(dir, f.Name), f.Data); err != nil {
-			return nil, err
+	written := make(chan error, 1)
+	go func() {
+		for _, f := range out.Files {
+			if err := writeFile(filepath.Join(dir, f.Name), f.Data); err != nil {
+				written <- err
+				return
+			}
 		}
+		written <- nil
+	}()
+	src, verr := out.storedValues()
+	var e MaxError
+	if verr == nil {
+		e, verr = verify(in, out.Report, src)
 	}
-	e, err := Verify(in, out.Report, func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(dir, name)) })
-	if err != nil {
-		return nil, fmt.Errorf("bat: verifying %s: %w", dir, err)
+	if err := <-written; err != nil {
+		return nil, err
+	}
+	if verr != nil {
+		return nil, fmt.Errorf("bat: verifying %s: %w", dir, verr)
 	}
 	out.Report.MaxError = e
 	js := out.Report.JSON()
 	out.Files = append([]File{{in.Name + ".bat.json", js}}, out.Files...)
 	return out, writeFile(filepath.Join(dir, in.Name+".bat.json"), js)
+}
+
+// verifySource is what verification reads: the three textures as their files
+// decode, and the mesh's positions and TEXCOORD_1.
+type verifySource struct {
+	pos, rot, skin *Texture
+	vpos           [][3]float32
+	uv1            [][2]float32
+}
+
+// storedValues returns what o's files hold, without reading them from disk: each
+// texture's values as decodeTexture reads them from the file (the float32 values;
+// float16 and unorm codes turned back into float32 as the decoders do), and the
+// mesh's positions and TEXCOORD_1 read from the mesh file's bytes in memory (the
+// mesh is posed at the reference row, whatever the preset).
+func (o *Output) storedValues() (verifySource, error) {
+	r := o.Report
+	src := verifySource{
+		pos:  storedTexture(o.textures[0], r.Position.Encoding),
+		rot:  storedTexture(o.textures[1], r.Rotation.Encoding),
+		skin: storedTexture(o.textures[2], r.Skin.Encoding),
+	}
+	var err error
+	src.vpos, src.uv1, err = readMeshGLB(r.Mesh, o.File(r.Mesh))
+	return src, err
+}
+
+// storedTexture returns t as a file of the encoding stores it, bit for bit what
+// decodeTexture reads back: float32 as it is, float16 rounded to half and back
+// (decodeEXR), unorm codes (quantize) scaled as decodePNG scales them.
+func storedTexture(t *Texture, encoding string) *Texture {
+	if encoding == Float32 {
+		return t
+	}
+	s := newTexture(t.Width, t.Height, t.Channels)
+	switch encoding {
+	case Float16:
+		for i, v := range t.Data {
+			s.Data[i] = float16.Frombits(float16.Fromfloat32(v).Bits()).Float32()
+		}
+	case Unorm16:
+		scale := float32(1) / 65535
+		for i, v := range t.Data {
+			s.Data[i] = float32(quantize(v, 65535)) * scale
+		}
+	case Unorm8:
+		for i, v := range t.Data {
+			s.Data[i] = float32(quantize(v, 255)) / 255
+		}
+	}
+	return s
 }
 
 func writeFile(path string, b []byte) error {
@@ -81,25 +149,36 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 		}
 		return t, nil
 	}
-	posTex, err := read(r.Position.File, r.Position.Encoding, 3, r.Position.Width, r.Position.Height)
-	if err != nil {
+	var (
+		src verifySource
+		err error
+	)
+	if src.pos, err = read(r.Position.File, r.Position.Encoding, 3, r.Position.Width, r.Position.Height); err != nil {
 		return e, err
 	}
-	rotTex, err := read(r.Rotation.File, r.Rotation.Encoding, 4, r.Rotation.Width, r.Rotation.Height)
-	if err != nil {
+	if src.rot, err = read(r.Rotation.File, r.Rotation.Encoding, 4, r.Rotation.Width, r.Rotation.Height); err != nil {
 		return e, err
 	}
-	skinTex, err := read(r.Skin.File, r.Skin.Encoding, 4, r.Skin.Width, r.Skin.Height)
-	if err != nil {
+	if src.skin, err = read(r.Skin.File, r.Skin.Encoding, 4, r.Skin.Width, r.Skin.Height); err != nil {
 		return e, err
 	}
 	glb, err := open(r.Mesh)
 	if err != nil {
 		return e, err
 	}
-	vpos, uv1, err := readMeshGLB(r.Mesh, glb)
-	if err != nil {
+	if src.vpos, src.uv1, err = readMeshGLB(r.Mesh, glb); err != nil {
 		return e, err
+	}
+	return verify(in, r, src)
+}
+
+// verify is Verify from what the files hold, decoded.
+func verify(in *Input, r *Report, src verifySource) (MaxError, error) {
+	var e MaxError
+	posTex, rotTex, skinTex, vpos, uv1 := src.pos, src.rot, src.skin, src.vpos, src.uv1
+	if posTex.Width != r.Position.Width || posTex.Height != r.Position.Height || rotTex.Width != r.Rotation.Width || rotTex.Height != r.Rotation.Height {
+		return e, fmt.Errorf("%s, %s: %d × %d and %d × %d texels, the report says %d × %d and %d × %d", r.Position.File, r.Rotation.File,
+			posTex.Width, posTex.Height, rotTex.Width, rotTex.Height, r.Position.Width, r.Position.Height, r.Rotation.Width, r.Rotation.Height)
 	}
 	nv := in.Mesh.VertexCount()
 	cols := r.Columns
@@ -180,7 +259,10 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 			skin := make([]float32, in.Bones*16)
 			want := make([][3]float32, nv)
 			affine := make([]rig.Mat4, nb)
-			e := &worst[w]
+			// The worst errors stay in this goroutine's locals until the end:
+			// updating worst[w] per vertex made the workers write one cache line.
+			var e MaxError
+			defer func() { worst[w] = e }()
 			for i := w; i < len(jobs); i += workers {
 				palette := in.Palettes[jobs[i].frame*in.Bones*16 : (jobs[i].frame+1)*in.Bones*16]
 				row := jobs[i].row
@@ -204,7 +286,12 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 					v := mpos[k]
 					for i := range 4 {
 						if w := infl[k].w[i]; w != 0 {
-							got = got.Add(affine[infl[k].b[i]].TransformPoint(v).Scale(w))
+							// affine·v, weighted: Mat4.TransformPoint's arithmetic,
+							// without copying the matrix.
+							a := &affine[infl[k].b[i]]
+							got[0] += (a[0]*v[0] + a[1]*v[1] + a[2]*v[2] + a[3]) * w
+							got[1] += (a[4]*v[0] + a[5]*v[1] + a[6]*v[2] + a[7]) * w
+							got[2] += (a[8]*v[0] + a[9]*v[1] + a[10]*v[2] + a[11]) * w
 						}
 					}
 					wv := sp.point(rig.Vec3{float64(want[k][0]), float64(want[k][1]), float64(want[k][2])})

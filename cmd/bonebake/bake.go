@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 
 	"bonebake/bake"
 	"bonebake/formats"
-	"bonebake/formats/bpat"
 	"bonebake/roster"
 	"bonebake/source/gltf"
 
@@ -43,7 +43,7 @@ func newBakeCmd() *cobra.Command {
 		version   uint32
 	)
 	cmd := &cobra.Command{
-		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat] [flags]",
+		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat | MODEL... -o DIR] [flags]",
 		Short: "Bake the built-in creatures, or a glTF model's animations, into BPAT files",
 		Long: `With no model, bake the built-in creatures (humanoid, horse, elephant,
 humanoid_sword, humanoid_spear, humanoid_skeleton) into --out DIR (default
@@ -54,6 +54,15 @@ With a model, bake every animation of a skinned glTF 2.0 model (.gltf or .glb) i
 of model-space bone palettes: one clip per animation, all looping, at 30 fps unless
 told otherwise. Bones are the skin's joints in joint order, so a vertex's JOINTS_0
 index is its palette index.
+
+With several models, -o names a folder: each model bakes into DIR/NAME.bpat with
+the same flags, or with NAME.yaml beside it as its manifest when there is one and
+--manifest is not given. The models bake in parallel across cores (as many at a
+time as there are cores, so memory stays that of the largest few); each gets its
+lines (notes, hints and warnings prefixed with its path, then its summary or its
+error) in the order given, then a total. A model that fails does not stop the
+others; the exit status is 1 when any failed. Each file is byte-identical to the
+model's single bake.
 
 A model written by 'bonebake export-gltf' carries its clips' fps, loop flags and
 markers, its species id and its sockets, and bakes back into the same file.
@@ -76,8 +85,9 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
   bonebake bake Fox.glb -o fox.bpat --fps 60 --one-shot Survey
   bonebake bake hero.gltf -o hero.bpat --socket hand_r=RightHand@0,0.1,0
   bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml
+  bonebake bake characters/*.glb -o baked/ --fps 60
   bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
-		Args: args(cobra.MaximumNArgs(1)),
+		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if cmd.Flags().Changed("bpat-version") && version != 1 && version != 2 {
 				return usagef("--bpat-version %d: only 1 and 2 exist", version)
@@ -85,6 +95,9 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if motFlags.active(cmd.Flags()) {
 				if cmd.Flags().Changed("bpat-version") {
 					return usagef("--bpat-version applies to a glTF model or the built-in creatures")
+				}
+				if len(a) > 1 {
+					return usagef("--mot bakes one rig; got %d models", len(a))
 				}
 				return motFlags.run(cmd, a, out, fps)
 			}
@@ -117,16 +130,6 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			}
 			if cmd.Flags().Changed("species") {
 				return usagef("--species picks built-in creatures; it does not apply to a model")
-			}
-			model := a[0]
-			start := time.Now()
-			if err := inputFile(model); err != nil {
-				return err
-			}
-			if kind, err := sniff(model); err != nil {
-				return err
-			} else if kind != kindGLB && kind != kindGLTF {
-				return fmt.Errorf("%s: %s, not a glTF model: bake reads skinned glTF 2.0 models (.gltf, .glb)", model, kind)
 			}
 			flags := cmd.Flags()
 			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
@@ -164,67 +167,23 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				}
 				set.Sockets = append(set.Sockets, ms)
 			}
+			if len(a) > 1 {
+				return bakeModels(cmd, a, out, set, force)
+			}
+			model := a[0]
 			if out == "" {
 				out = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ".bpat"
 			}
 			if err := outputFile("-o", out); err != nil {
 				return err
 			}
-			m, err := bake.LoadModel(model, set)
-			if se := (*bake.SettingError)(nil); errors.As(err, &se) {
-				return usagef("--%s", se)
-			}
-			if err != nil {
-				return err
-			}
-			job := m.Job
-			for _, n := range m.Notes {
-				fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
-			}
-			size := m.Size()
-			if h := size.Hint(); h != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "hint:", h)
-			}
-			o, err := job.Output()
-			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			if o.Bytes > largeOutput && !force {
-				return fmt.Errorf("%s: the bake would write %s (%s of %s), more than the %s limit: lower --fps, shorten clips, or pass --force",
-					model, bytesText(o.Bytes), plural(o.Frames, "frame"), plural(o.Bones, "bone"), bytesText(largeOutput))
-			}
-			if o.Bytes > announceOutput {
-				fmt.Fprintf(cmd.ErrOrStderr(), "bonebake: writing %s to %s\n", bytesText(o.Bytes), out)
-			}
-			job.Progress = progress(cmd, "baking "+filepath.Base(model))
-			if err := bake.BakeFile(out, job); err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			f, err := bpat.Open(out, formats.KnownSpecies(job.SpeciesID))
-			if err != nil {
-				return fmt.Errorf("baked file does not validate: %w", err)
-			}
-			defer f.Close()
-			h := f.Header()
-			note := ""
-			if m.DefaultSpecies {
-				note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
-				out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
-				plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
-			// A file looks meant for the game when it takes one of the game's
-			// creature ids or asks for v2 by name; then say what the game refuses.
-			if h.SpeciesID <= gameMaxSpecies || job.Version == gameVersion {
-				for _, w := range gameWarnings(h.Version, h.SpeciesID) {
-					fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
-				}
-			}
-			return nil
+			_, err := bakeModel(model, out, set, modelRun{force: force, progress: progress(cmd, "baking "+filepath.Base(model))},
+				cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return err
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), or directory for the built-in creatures (default assets/creatures)")
+	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default assets/creatures)")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
 	fl.Float64Var(&fps, "fps", bake.DefaultFPS, "frames per second for every clip")
 	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (default: the first id not built in; readers accept ids beyond 0-5 with --species)")
@@ -242,6 +201,81 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.Uint32Var(&version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
 	fl.StringVar(&pkg, "package", "", "bake the built-in creatures into one BPX package (OUT.bpx) instead of a folder")
 	return cmd
+}
+
+// modelRun is how bakeModel runs: --force, the bake's workers (0: all cores) and
+// its progress callback (nil: none).
+type modelRun struct {
+	force    bool
+	workers  int
+	progress func(done, total int)
+}
+
+// bakeModel bakes one glTF model into out with the settings set: its notes, hint
+// and warnings go to errw, its summary line to outw. It returns the bytes written.
+func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.Writer) (int64, error) {
+	start := time.Now()
+	if err := inputFile(model); err != nil {
+		return 0, err
+	}
+	if kind, err := sniff(model); err != nil {
+		return 0, err
+	} else if kind != kindGLB && kind != kindGLTF {
+		return 0, fmt.Errorf("%s: %s, not a glTF model: bake reads skinned glTF 2.0 models (.gltf, .glb)", model, kind)
+	}
+	m, err := bake.LoadModel(model, set)
+	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
+		return 0, usagef("--%s", se)
+	}
+	if err != nil {
+		return 0, err
+	}
+	job := m.Job
+	for _, n := range m.Notes {
+		fmt.Fprintln(errw, "note:", n)
+	}
+	size := m.Size()
+	if h := size.Hint(); h != "" {
+		fmt.Fprintln(errw, "hint:", h)
+	}
+	o, err := job.Output()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", model, err)
+	}
+	if o.Bytes > largeOutput && !r.force {
+		return 0, fmt.Errorf("%s: the bake would write %s (%s of %s), more than the %s limit: lower --fps, shorten clips, or pass --force",
+			model, bytesText(o.Bytes), plural(o.Frames, "frame"), plural(o.Bones, "bone"), bytesText(largeOutput))
+	}
+	if o.Bytes > announceOutput {
+		fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(o.Bytes), out)
+	}
+	job.Progress, job.Workers = r.progress, r.workers
+	// The workers check every palette float as they pose it (a non-finite one
+	// fails the bake with strict validation's error and writes no file): the file
+	// is not read back.
+	h, err := bake.BakeFileHeader(out, job)
+	if ve := (*formats.ValidationError)(nil); errors.As(err, &ve) {
+		return 0, fmt.Errorf("baked file does not validate: %w", err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", model, err)
+	}
+	n := int64(h.SocketDataOffset() + h.SocketDataSize())
+	note := ""
+	if m.DefaultSpecies {
+		note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
+	}
+	fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
+		out, bytesText(n), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
+		plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
+	// A file looks meant for the game when it takes one of the game's creature
+	// ids or asks for v2 by name; then say what the game refuses.
+	if h.SpeciesID <= gameMaxSpecies || job.Version == gameVersion {
+		for _, w := range gameWarnings(h.Version, h.SpeciesID) {
+			fmt.Fprintln(errw, "warning:", w)
+		}
+	}
+	return n, nil
 }
 
 // versionText names the version a bake wrote and why (docs/formats/bpat.md §2).

@@ -48,9 +48,11 @@ Blender's axes with y negated, axis and angle in turns, the first frame as the
 reference with the mesh posed there, padding rows, the weighted bones as columns;
 --unit-scale, --invert-axes, --reference, --ref-padding, --padding-mode, --remap,
 --angle-unit, --rotation and --all-joints change the add-on's settings), ue (Unreal
-AnimToTexture: bounding-box positions, axis-angle, 16-bit PNG; --format png8 for 8-bit). Every bake is verified: the files
-are read back, every vertex of every frame is rebuilt as a shader would and
-compared with linear blend skinning of the source; --max-error fails the command
+AnimToTexture: bounding-box positions, axis-angle, 16-bit PNG; --format png8 for
+8-bit). Every bake is verified: from the values the files hold (bit for bit, kept
+in memory: nothing is read back), every vertex of every frame is rebuilt as a
+shader would, on every core, and compared with linear blend skinning of the
+source; --max-error fails the command
 when the worst error (metres) is larger.`,
 		Example: `  bonebake bat Fox.glb -o bat/fox
   bonebake bat Fox.glb -o bat/fox --preset ue --z-up --invert-v

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -240,5 +241,99 @@ func TestBakeVersion(t *testing.T) {
 		if code, _, _ := bonebake(t, c...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", c, code)
 		}
+	}
+}
+
+// TestBakeMany: several models in one command, -o a folder. Each NAME.bpat is
+// byte-identical to the single bake with the same flags (and, for a model with
+// NAME.yaml beside it, --manifest NAME.yaml); a model that fails is reported and
+// the others are still written; the exit status says one failed; each model gets
+// its summary line in the order given, its notes and hints named by its path,
+// and a total.
+func TestBakeMany(t *testing.T) {
+	dir := t.TempDir()
+	fox := filepath.Join(dir, "models", "fox.glb")
+	if err := os.MkdirAll(filepath.Dir(fox), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(sharedModel(t, "Fox.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, fox, string(b))
+	writeTestFile(t, filepath.Join(dir, "models", "fox.yaml"), "species_id: 9\nclips:\n  - name: walk\n    source: Walk\n    fps: 50\n  - name: look\n    source: Survey\n    loops: false\n")
+	broken := filepath.Join(dir, "models", "broken.glb")
+	writeTestFile(t, broken, "glTF not really")
+	models := []string{fox, sharedModel(t, "SimpleSkin.gltf"), broken, sharedModel(t, "RiggedSimple.gltf")}
+	flags := []string{"--fps", "24"}
+
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := bonebake(t, append(append([]string{"bake"}, models...), append([]string{"-o", out}, flags...)...)...)
+	if code != 1 {
+		t.Fatalf("exit %d with a broken model, want 1: %s%s", code, stdout, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "wrote "+filepath.Join(out, "fox.bpat")) || !strings.HasPrefix(lines[1], "wrote "+filepath.Join(out, "SimpleSkin.bpat")) ||
+		!strings.HasPrefix(lines[2], "wrote "+filepath.Join(out, "RiggedSimple.bpat")) || !strings.HasPrefix(lines[3], "baked 3 of 4 models into "+out) || !strings.HasSuffix(lines[3], "; 1 failed") {
+		t.Errorf("summary lines:\n%s", stdout)
+	}
+	if !regexp.MustCompile(`(?m)^bonebake: .*`+regexp.QuoteMeta(broken)).MatchString(stderr) || !strings.Contains(stderr, fox+": hint: ") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "broken.bpat")); !os.IsNotExist(err) {
+		t.Errorf("a broken model left a file: %v", err)
+	}
+	for _, m := range models {
+		if m == broken {
+			continue
+		}
+		single := filepath.Join(dir, "single", modelName(m)+".bpat")
+		args := append([]string{"bake", m, "-o", single}, flags...)
+		if m == fox {
+			args = append(args, "--manifest", filepath.Join(dir, "models", "fox.yaml"))
+		}
+		if code, so, se := bonebake(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s%s", args, code, so, se)
+		}
+		want, err := os.ReadFile(single)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(out, modelName(m)+".bpat"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the batch's file differs from the single bake's", m)
+		}
+	}
+	if f, err := bpat.Open(filepath.Join(out, "fox.bpat"), formats.KnownSpecies(9)); err != nil {
+		t.Errorf("fox.yaml beside fox.glb was not used: %v", err)
+	} else {
+		if c := f.Clips(); len(c) != 2 || c[0].Name != "walk" || math.Abs(float64(c[0].FPS)-50) > 1 {
+			t.Errorf("fox.bpat clips %+v, want fox.yaml's", c)
+		}
+		f.Close()
+	}
+
+	// All good: exit 0. Usage: no -o, -o a .bpat file, two models of one name.
+	if code, so, se := bonebake(t, "bake", fox, models[1], "-o", filepath.Join(dir, "ok")); code != 0 || !strings.Contains(so, "baked 2 of 2 models") {
+		t.Errorf("two good models: exit %d: %s%s", code, so, se)
+	}
+	for _, args := range [][]string{
+		{"bake", fox, models[1]},
+		{"bake", fox, models[1], "-o", filepath.Join(dir, "x.bpat")},
+		{"bake", fox, filepath.Join(dir, "FOX.glb"), "-o", filepath.Join(dir, "ok")},
+	} {
+		if code, so, se := bonebake(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s%s", args, code, so, se)
+		}
+	}
+}
+
+func writeTestFile(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -166,8 +166,8 @@ type motDump struct {
 	FrameCount int          `json:"frame_count"`
 	Frames     int          `json:"frames,omitempty"`
 	Flags      uint16       `json:"flags"`
-	Name      string       `json:"name"`
-	Records   []motDumpRec `json:"records"`
+	Name       string       `json:"name"`
+	Records    []motDumpRec `json:"records"`
 }
 
 type motDumpRec struct {
@@ -217,7 +217,7 @@ func writeMotDump(w io.Writer, m *mot.Motion) error {
 		ByteOrder  string `json:"byte_order"`
 		FrameCount int    `json:"frame_count"`
 		Flags      uint16 `json:"flags"`
-		Name      string `json:"name"`
+		Name       string `json:"name"`
 	}{m.Family.String(), mot.OrderName(m.Order), m.Frames, m.Flags, m.Name}, "", "  ")
 	if err != nil {
 		return err

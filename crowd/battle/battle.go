@@ -67,7 +67,9 @@ type Battle struct {
 	Melee *crowd.Melee
 	World crowd.World
 	// Heading is each unit's facing, radians about +y (0 faces +z): toward its
-	// target, or where it walks.
+	// target, or where it walks. It follows the direction to the target within
+	// headingSlack: it is computed again only when that direction has turned
+	// further (a new target, or the units' paths).
 	Heading []float32
 
 	reg   *crowd.Registry
@@ -79,18 +81,33 @@ type Battle struct {
 	rng   *rand.Rand
 	hits  []crowd.Hit
 	speed []float32 // per-kind scaled move speeds, by unit: skeletons are a little slower
+	aim   []aim     // the direction Heading was last computed for, by unit
 }
+
+// aim is a unit's Heading as a unit vector (sin, cos): checking that the
+// direction to the target is still within headingSlack of it takes a few
+// multiply-adds, where computing a heading takes an arctangent.
+type aim struct{ x, z float32 }
+
+// headingSlack is how far, in radians, the direction to a unit's target may
+// turn before its Heading follows: well under a degree, which no one sees, and
+// it spares an arctangent per unit per step. Compared as sin²(slack), against
+// the squared cross product of the faced and the current direction.
+const headingSlack = 0.01
+
+var slackSin2 = float32(math.Sin(headingSlack) * math.Sin(headingSlack))
 
 // New lines up two armies of n units in all facing each other 30 m apart.
 func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 	b := &Battle{reg: reg, Crowd: crowd.New(n), Melee: crowd.NewMelee(n), Heading: make([]float32, n), kind: make([]uint8, n),
-		mount: make([]int32, n), base: make([]crowd.Flags, n), hit: make([]float32, n), speed: make([]float32, n),
+		mount: make([]int32, n), base: make([]crowd.Flags, n), hit: make([]float32, n), speed: make([]float32, n), aim: make([]aim, n),
 		rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), hits: make([]crowd.Hit, 0, 1024)}
 	b.World = crowd.World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
 	b.Crowd.Swing = b.Melee.Phase
 	c, m, w := b.Crowd, b.Melee, &b.World
 	for i := range n {
 		b.mount[i], w.Target[i] = -1, -1
+		b.aim[i] = aim{z: 1}
 	}
 	perTeam := [2]int{n / 2, n - n/2}
 	next := 0
@@ -108,6 +125,7 @@ func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 			w.X[i], w.Z[i], w.Team[i] = x, z, uint8(team)
 			if team == 1 {
 				b.Heading[i] = math.Pi
+				b.aim[i].z = -1
 			}
 		}
 		end := next + perTeam[team]
@@ -223,12 +241,19 @@ func (b *Battle) think(dt float32) {
 			}
 			k := &kinds[b.kind[i]]
 			dx, dz := w.X[tg]-w.X[i], w.Z[tg]-w.Z[i]
-			d := float32(math.Sqrt(float64(dx*dx + dz*dz)))
-			if d > 0 {
-				b.Heading[i] = float32(math.Atan2(float64(dx), float64(dz)))
+			d2 := dx*dx + dz*dz
+			// The heading: an arctangent only when the direction to the target
+			// (a new one, or the same one moving) has turned past headingSlack.
+			if a := b.aim[i]; d2 > 0 {
+				if cross, dot := a.x*dz-a.z*dx, a.x*dx+a.z*dz; dot <= 0 || cross*cross > slackSin2*d2 {
+					b.face(i, dx, dz)
+				}
 			}
 			reach := m.Reach[i]
-			if d > reach {
+			// Squared distances: float64 holds the products exactly, so this is
+			// √d2 > reach without the root for a unit that stands and fights.
+			if float64(d2) > float64(reach)*float64(reach) {
+				d := float32(math.Sqrt(float64(d2)))
 				speed := k.walk * b.speed[i]
 				if d > k.runBeyond {
 					speed = k.run * b.speed[i]
@@ -256,6 +281,13 @@ func (b *Battle) think(dt float32) {
 			m.Start(w, i, tg, contact)
 		}
 	}
+}
+
+// face turns unit i toward (dx, dz), not (0, 0).
+func (b *Battle) face(i int, dx, dz float32) {
+	b.Heading[i] = float32(math.Atan2(float64(dx), float64(dz)))
+	inv := 1 / float32(math.Sqrt(float64(dx*dx+dz*dz)))
+	b.aim[i] = aim{dx * inv, dz * inv}
 }
 
 // pick returns a live enemy near unit i: the nearest of a few sampled, else the
@@ -303,8 +335,9 @@ func (b *Battle) settle(dt float32) {
 			if v := h.Target; b.kind[v] != kindHorse && !m.Swinging(int(v)) {
 				if tg := w.Target[v]; tg < 0 || !inReach(w, v, tg, m.Reach[v]) {
 					w.Target[v] = h.Attacker
-					dx, dz := w.X[h.Attacker]-w.X[v], w.Z[h.Attacker]-w.Z[v]
-					b.Heading[v] = float32(math.Atan2(float64(dx), float64(dz)))
+					if dx, dz := w.X[h.Attacker]-w.X[v], w.Z[h.Attacker]-w.Z[v]; dx != 0 || dz != 0 {
+						b.face(int(v), dx, dz)
+					}
 				}
 			}
 		}

@@ -164,6 +164,7 @@ type StreamWriter struct {
 	written     int
 	frameFloats int
 	sockets     []float32 // socket data of the frames written so far
+	header      Header
 }
 
 // NewStreamWriter writes the header, tables and strings of c to w. c.Palettes may
@@ -176,7 +177,7 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 	h := &l.header
 	// A small buffer gathers the header and tables; palette frames arrive in big
 	// pieces that bufio hands straight to w.
-	sw := &StreamWriter{w: bufio.NewWriterSize(w, 4096), c: c, total: int(h.FrameTotal), frameFloats: c.BoneCount * FloatsPerBone}
+	sw := &StreamWriter{w: bufio.NewWriterSize(w, 4096), c: c, total: int(h.FrameTotal), frameFloats: c.BoneCount * FloatsPerBone, header: *h}
 	if len(c.Sockets) > 0 && c.SocketData == nil {
 		sw.sockets = make([]float32, 0, sw.total*len(c.Sockets)*FloatsPerSocket)
 	}
@@ -219,6 +220,9 @@ func NewStreamWriter(w io.Writer, c *Contents) (*StreamWriter, error) {
 	_, err = bw.Write(buf[:pad])
 	return sw, err
 }
+
+// Header is the header the writer wrote.
+func (sw *StreamWriter) Header() Header { return sw.header }
 
 // WriteFrames writes the next whole frames of the palette block, in file order.
 // It does not scan them for NaN and infinite floats (a scan would cost a bake about

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // Track is one bone's track as values at frames 0 … n−1, the encoder's input.
@@ -45,8 +48,14 @@ func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float6
 	if frames < 1 || f == Bayo1 && frames > math.MaxInt16 || frames > math.MaxUint16 {
 		return nil, nil, fmt.Errorf("mot: %d frames; a %s motion has 1 … %d", frames, f, map[Family]int{Bayo1: math.MaxInt16, Bayo2: math.MaxUint16}[f])
 	}
-	m := &Motion{Family: f, Order: o, Frames: frames}
-	choices := make([]Choice, 0, len(tracks))
+	return encode(f, o, frames, tracks, tol, types, runtime.GOMAXPROCS(0))
+}
+
+// encode is Encode on workers goroutines. Tracks are independent: each worker
+// takes the next track not yet taken and puts its record and choice at the
+// track's index, so the motion is the same, byte for byte, whatever the number
+// of workers.
+func encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64, types TypeSet, workers int) (*Motion, []Choice, error) {
 	for i, tr := range tracks {
 		if len(tr.Values) != frames {
 			return nil, nil, fmt.Errorf("mot: track %d (bone %d, track %d) has %d values for %d frames", i, tr.Bone, tr.Track, len(tr.Values), frames)
@@ -59,10 +68,31 @@ func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float6
 				return nil, nil, fmt.Errorf("mot: track %d (bone %d, track %d) frame %d: %v is not a finite float32", i, tr.Bone, tr.Track, x, v)
 			}
 		}
-		r, c := encodeTrack(f, o, tr, tol, types)
-		m.Records = append(m.Records, r)
-		choices = append(choices, c)
 	}
+	m := &Motion{Family: f, Order: o, Frames: frames, Records: make([]Record, len(tracks))}
+	choices := make([]Choice, len(tracks))
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(tracks) {
+				return
+			}
+			m.Records[i], choices[i] = encodeTrack(f, o, tracks[i], tol, types)
+		}
+	}
+	for range min(workers, len(tracks)) - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
 	return m, choices, nil
 }
 

@@ -1,9 +1,11 @@
 package mot
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"os"
+	"slices"
 	"testing"
 )
 
@@ -150,6 +152,49 @@ func checkReadableTypes(t *testing.T, m *Motion) {
 		case 0, 1, 4, 6, 7:
 		default:
 			t.Errorf("record %d (bone %d, track %d): Bayonetta 1 type %d, which bayonetta_tools does not open", i, r.Bone, r.Track, r.Type)
+		}
+	}
+}
+
+// Tracks encode in parallel: the motion's bytes and the choices are those of a
+// single worker, whatever the number of workers, in every family and type set,
+// for the real motion and the synthetic ones.
+func TestEncodeParallelSameBytes(t *testing.T) {
+	files := goldenFiles
+	if testing.Short() {
+		files = files[1:] // the synthetic motions only: the real one takes a second
+	}
+	for _, name := range files {
+		m, err := Open(shared(t, "../mot/"+name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := tracksOf(t, m)
+		for _, ft := range []struct {
+			f     Family
+			types TypeSet
+		}{{Bayo1, Readable}, {Bayo1, AllTypes}, {Bayo2, Readable}} {
+			one, oneChoices, err := encode(ft.f, binary.BigEndian, m.Frames, in, 1e-3, ft.types, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := one.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, workers := range []int{2, 3, 8, len(in) + 5} {
+				par, choices, err := encode(ft.f, binary.BigEndian, m.Frames, in, 1e-3, ft.types, workers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := par.Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) || !slices.Equal(choices, oneChoices) {
+					t.Fatalf("%s, family %v, types %v: %d workers encode differently from one", name, ft.f, ft.types, workers)
+				}
+			}
 		}
 	}
 }

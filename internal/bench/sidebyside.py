@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Times whole commands side by side: each round runs every command once, in turn,
+so that a shared machine's drift hits them alike; prints each one's median, range
+and its ratio to the first command's median.
+
+    python3 internal/bench/sidebyside.py [-r ROUNDS] [-w WARMUP] NAME='COMMAND' ...
+
+A command runs with sh -c, its output discarded; a failing command stops the run.
+"""
+import argparse, statistics, subprocess, sys, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("-r", "--rounds", type=int, default=15)
+ap.add_argument("-w", "--warmup", type=int, default=2)
+ap.add_argument("cmds", nargs="+", metavar="NAME=COMMAND")
+a = ap.parse_args()
+cmds = [c.split("=", 1) for c in a.cmds]
+times = {n: [] for n, _ in cmds}
+for r in range(a.warmup + a.rounds):
+    for n, c in cmds:
+        t0 = time.perf_counter()
+        p = subprocess.run(c, shell=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        dt = time.perf_counter() - t0
+        if p.returncode != 0:
+            sys.exit(f"{n}: exit status {p.returncode}: {c}")
+        if r >= a.warmup:
+            times[n].append(dt * 1000)
+base = statistics.median(times[cmds[0][0]])
+print(f"{a.rounds} rounds after {a.warmup} warm-up, alternating")
+print("| command | median | range | median / first's |")
+print("|---|---|---|---|")
+for n, c in cmds:
+    ts = times[n]
+    m = statistics.median(ts)
+    print(f"| {n} | {m:.1f} ms | {min(ts):.1f}–{max(ts):.1f} ms | {m / base:.2f} |")
