@@ -76,7 +76,17 @@ type Options struct {
 	// GameTools holds the gametools preset's settings; Resolve fills in the
 	// add-on's defaults (AddonDefaults) when it is nil. Other presets ignore it.
 	GameTools *AddonSettings
+	// NoLimit lifts MaxVerifyWork: Write then verifies a bake of any size.
+	NoLimit bool
+	// Progress, when set, is called from Write's verification with (frames done,
+	// frames total); it must be safe for concurrent use.
+	Progress func(done, total int)
 }
+
+// MaxVerifyWork bounds Write's verification, which rebuilds every vertex of every
+// row: about 20 s on two cores. An absurd fps asks for hours; Options.NoLimit
+// (the command line's --force) lifts it.
+const MaxVerifyWork = 2_000_000_000
 
 // AddonSettings are the settings of the Blender GameTools add-on's BoneAnimation baker
 // that bonebake reproduces (docs/formats/bat.md §7.1), each named after the add-on's

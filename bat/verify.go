@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"bonebake/internal/atomicfile"
 	"bonebake/mesh"
@@ -23,28 +24,34 @@ import (
 // the written files hold, taken from memory bit for bit as the files decode
 // (storedValues; TestStoredValuesAreTheFiles proves it for every encoding), while
 // the files are written: nothing is read back.
+//
+// The files are a set: they are staged in a hidden folder inside dir while the
+// verification runs and only then moved into place, the report last, so a failed
+// verification, an error or an interruption leaves the previous set as it was
+// (a folder a kill left behind is removed by the next Write to dir).
 func Write(dir string, in *Input, opt Options) (*Output, error) {
 	out, err := Bake(in, opt)
 	if err != nil {
 		return nil, err
 	}
+	if work := int64(out.Report.Rows) * int64(out.Report.Vertices); work > maxVerifyWork && !opt.NoLimit {
+		return nil, fmt.Errorf("bat: %s: verifying rebuilds %d rows × %d vertices, more than the %d vertex-rows allowed (about 20 s): lower the fps or bake fewer clips, or lift the limit (bat --force)",
+			in.Name, out.Report.Rows, out.Report.Vertices, maxVerifyWork)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	st, err := newStage(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer st.discard()
 	written := make(chan error, 1)
-	go func() {
-		for _, f := range out.Files {
-			if err := writeFile(filepath.Join(dir, f.Name), f.Data); err != nil {
-				written <- err
-				return
-			}
-		}
-		written <- nil
-	}()
+	go func() { written <- st.write(out.Files) }()
 	src, verr := out.storedValues()
 	var e MaxError
 	if verr == nil {
-		e, verr = verify(in, out.Report, src)
+		e, verr = verify(in, out.Report, src, opt.Progress)
 	}
 	if err := <-written; err != nil {
 		return nil, err
@@ -54,9 +61,71 @@ func Write(dir string, in *Input, opt Options) (*Output, error) {
 	}
 	out.Report.MaxError = e
 	js := out.Report.JSON()
-	out.Files = append([]File{{in.Name + ".bat.json", js}}, out.Files...)
-	return out, writeFile(filepath.Join(dir, in.Name+".bat.json"), js)
+	report := File{in.Name + ".bat.json", js}
+	if err := st.write([]File{report}); err != nil {
+		return nil, err
+	}
+	out.Files = append([]File{report}, out.Files...)
+	return out, st.commit(append(out.Files[1:], report))
 }
+
+// maxVerifyWork is MaxVerifyWork; tests lower it.
+var maxVerifyWork int64 = MaxVerifyWork
+
+// stage is a hidden folder in a bake's output folder holding the files before
+// they are moved into place together.
+type stage struct{ dir, tmp string }
+
+const stagePrefix = ".bat-stage-"
+
+func newStage(dir string) (*stage, error) {
+	old, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
+	for _, o := range old { // left by an interrupted bake
+		os.RemoveAll(o)
+	}
+	tmp, err := os.MkdirTemp(dir, stagePrefix)
+	if err != nil {
+		return nil, err
+	}
+	return &stage{dir, tmp}, nil
+}
+
+func (s *stage) write(files []File) error {
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(s.tmp, f.Name), f.Data, 0o666); err != nil {
+			return fmt.Errorf("writing %s: %w", filepath.Join(s.dir, f.Name), err)
+		}
+	}
+	return nil
+}
+
+// commit moves the staged files into place in order: a rename each, keeping the
+// mode of a file it replaces; a target that is a symbolic link has its target
+// written (atomically) and keeps the link, as every bonebake output does.
+func (s *stage) commit(files []File) error {
+	for _, f := range files {
+		target, staged := filepath.Join(s.dir, f.Name), filepath.Join(s.tmp, f.Name)
+		st, err := os.Lstat(target)
+		switch {
+		case err == nil && st.Mode()&os.ModeSymlink != 0:
+			err = writeFile(target, f.Data)
+		case err == nil && !st.Mode().IsRegular():
+			err = fmt.Errorf("writing %s: it is not a regular file", target)
+		case err == nil:
+			if err = os.Chmod(staged, st.Mode().Perm()); err == nil {
+				err = os.Rename(staged, target)
+			}
+		default:
+			err = os.Rename(staged, target)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *stage) discard() { os.RemoveAll(s.tmp) }
 
 // verifySource is what verification reads: the three textures as their files
 // decode, and the mesh's positions and TEXCOORD_1.
@@ -169,11 +238,11 @@ func Verify(in *Input, r *Report, open func(name string) ([]byte, error)) (MaxEr
 	if src.vpos, src.uv1, err = readMeshGLB(r.Mesh, glb); err != nil {
 		return e, err
 	}
-	return verify(in, r, src)
+	return verify(in, r, src, nil)
 }
 
 // verify is Verify from what the files hold, decoded.
-func verify(in *Input, r *Report, src verifySource) (MaxError, error) {
+func verify(in *Input, r *Report, src verifySource, progress func(done, total int)) (MaxError, error) {
 	var e MaxError
 	posTex, rotTex, skinTex, vpos, uv1 := src.pos, src.rot, src.skin, src.vpos, src.uv1
 	if posTex.Width != r.Position.Width || posTex.Height != r.Position.Height || rotTex.Width != r.Rotation.Width || rotTex.Height != r.Rotation.Height {
@@ -251,6 +320,7 @@ func verify(in *Input, r *Report, src verifySource) (MaxError, error) {
 	// buffers, and the worst errors are merged at the end.
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(jobs)))
 	worst := make([]MaxError, workers)
+	var done atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -296,6 +366,9 @@ func verify(in *Input, r *Report, src verifySource) (MaxError, error) {
 					}
 					wv := sp.point(rig.Vec3{float64(want[k][0]), float64(want[k][1]), float64(want[k][2])})
 					e.Vertex = max(e.Vertex, got.Sub(wv).Len()/sp.s)
+				}
+				if progress != nil {
+					progress(int(done.Add(1)), len(jobs))
 				}
 			}
 		}()

@@ -25,7 +25,7 @@ func newBatCmd() *cobra.Command {
 		clips                     []string
 		padding, skin             int
 		invertV, zUp, zip, asJSON bool
-		deforming                 bool
+		deforming, force          bool
 		addon                     = bat.AddonDefaults()
 		invertAxes                string
 	)
@@ -101,7 +101,9 @@ when the worst error (metres) is larger.`,
 			if err := opt.Resolve(); err != nil {
 				return usageError{err}
 			}
-			set := bake.Settings{Skin: skin, DeformingOnly: deforming}
+			set := bake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force}
+			opt.NoLimit = force
+			opt.Progress = progress(cmd, "verifying")
 			if flags.Changed("fps") {
 				set.FPS = fps
 			}
@@ -163,6 +165,7 @@ when the worst error (metres) is larger.`,
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to use")
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres), as bake --scale")
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints no vertex is weighted to, as bake --deforming-only")
+	fl.BoolVar(&force, "force", false, "bake and verify past the size limits (a bake over 256 MB, a verification over 2e9 vertex-rows)")
 	fl.BoolVar(&asJSON, "json", false, "print the report (<name>.bat.json) instead of a summary")
 	fl.Float64Var(&addon.UnitScale, "unit-scale", addon.UnitScale, "gametools: multiply positions by this (the add-on's unit_scale; 100: centimetres)")
 	fl.StringVar(&invertAxes, "invert-axes", "y", "gametools: Blender axes to negate, e.g. y, xz or none (unit_invert_x/y/z)")
