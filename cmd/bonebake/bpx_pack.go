@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"bonebake/formats/bpx"
@@ -150,12 +152,15 @@ other as a string.`,
 			for _, s := range skipped {
 				fmt.Fprintln(cmd.ErrOrStderr(), "warning: skipped", s)
 			}
-			if err := pack.WriteFile(out, objs, o); err != nil {
-				return err
-			}
 			var size uint64
 			for _, ob := range objs {
 				size += ob.Size
+			}
+			if bar := progress(cmd, "packing "+a[0]); bar != nil {
+				objs = withProgress(objs, size, bar)
+			}
+			if err := pack.WriteFile(out, objs, o); err != nil {
+				return err
 			}
 			st, _ := os.Stat(out)
 			fmt.Fprintf(cmd.OutOrStdout(), "packed %s (%s) into %s: %s, in %.0f ms\n", plural(len(objs), "file"), bytesText(int64(size)),
@@ -266,4 +271,35 @@ func bakePackage(cmd *cobra.Command, path string, only []string) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "baked %s into %s: %s, %s, in %.0f ms\n", plural(len(chosen), "creature"), path,
 		plural(len(entries), "object"), bytesText(st.Size()), float64(time.Since(start).Microseconds())/1000)
 	return nil
+}
+
+// withProgress has each object's reader report the bytes read, of total, to bar
+// (the packer reads each object once, as it compresses it).
+func withProgress(objs []bpx.PackInput, total uint64, bar func(done, total int)) []bpx.PackInput {
+	var done atomic.Int64
+	mib := func(n uint64) int { return int(n >> 20) }
+	out := make([]bpx.PackInput, len(objs))
+	for i, ob := range objs {
+		open := ob.Open
+		ob.Open = func() (io.ReadCloser, error) {
+			r, err := open()
+			if err != nil {
+				return nil, err
+			}
+			return progressReader{r, func(n int) { bar(mib(uint64(done.Add(int64(n)))), max(1, mib(total))) }}, nil
+		}
+		out[i] = ob
+	}
+	return out
+}
+
+type progressReader struct {
+	io.ReadCloser
+	read func(n int)
+}
+
+func (p progressReader) Read(b []byte) (int, error) {
+	n, err := p.ReadCloser.Read(b)
+	p.read(n)
+	return n, err
 }
