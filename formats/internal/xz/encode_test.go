@@ -135,6 +135,7 @@ func TestProbeRepeats(t *testing.T) {
 // TestChunkLimits: LZMA chunks stay within LZMA2's limits on data that
 // compresses very well and on data that barely does.
 func TestChunkLimits(t *testing.T) {
+	slow(t)
 	zeros := make([]byte, 9<<20)
 	rng := randomBytes(6<<20, 16)
 	noisy := make([]byte, len(rng))
@@ -161,6 +162,7 @@ func TestChunkLimits(t *testing.T) {
 // --block-size=4MiB); this encoder measured 11848404 (0.7062). The bound
 // leaves 0.1% for changes that trade ratio for speed.
 func TestMixedRatio(t *testing.T) {
+	slow(t)
 	data := mixedData(16<<20, 1)
 	stream := compress(t, data, WriterConfig{}, 0)
 	checkDecodes(t, stream, data)

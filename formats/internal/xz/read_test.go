@@ -82,6 +82,7 @@ func firstDiff(a, b []byte) int {
 }
 
 func TestReadXZTool(t *testing.T) {
+	slow(t)
 	xzTool(t)
 	data := mixedData(3<<20, 1)
 	small := mixedData(100_000, 2)
@@ -164,6 +165,7 @@ func testdataWant(t *testing.T, name string) []byte {
 // TestReadUlikunitz decodes streams written by github.com/ulikunitz/xz,
 // the second independent encoder, at random sizes and block sizes.
 func TestReadUlikunitz(t *testing.T) {
+	slow(t)
 	rng := rand.New(rand.NewPCG(5, 5))
 	for i := range 12 {
 		n := rng.IntN(3 << 20)

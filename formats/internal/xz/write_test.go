@@ -90,6 +90,7 @@ func randomBytes(n int, seed uint64) []byte {
 }
 
 func TestRoundTrip(t *testing.T) {
+	slow(t)
 	all := make([]byte, 256)
 	for i := range all {
 		all[i] = byte(i)
@@ -122,6 +123,7 @@ func TestRoundTrip(t *testing.T) {
 
 // TestBoundaries writes sizes around LZMA2's chunk limits and the block size.
 func TestBoundaries(t *testing.T) {
+	slow(t)
 	src := mixedData(5<<20, 4)
 	rnd := randomBytes(5<<20, 4)
 	const bs = 1 << 20
@@ -171,6 +173,7 @@ func TestChecks(t *testing.T) {
 // TestDeterministic: the bytes depend on the data and the config, not on the
 // worker count or how Write is called.
 func TestDeterministic(t *testing.T) {
+	slow(t)
 	// The short last block gets a small match finder with 8 workers and the
 	// first block's full-size one with 1.
 	data := mixedData(3<<20+12345, 6)
@@ -236,5 +239,14 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := w.Write(data); err == nil {
 		t.Error("Write after Close accepted")
+	}
+}
+
+// slow skips a test of megabytes of data under -short: the inner loop keeps the
+// small cases (rules, truncation, shapes); the full suite and CI run these.
+func slow(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("megabytes of data: run in the full suite")
 	}
 }
