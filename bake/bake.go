@@ -236,31 +236,10 @@ func (j *Job) Output() (Output, error) {
 	for _, c := range out.Clips {
 		frames += c.FrameCount
 	}
-	entry := int64(32) // v1 clip entry; v2 adds the five markers
-	for _, c := range out.Clips {
-		if c.Markers.Any() {
-			entry = 44
-		}
+	size, err := out.Size() // the format knows its layout
+	if err != nil {
+		return Output{}, fmt.Errorf("bake: %w", err)
 	}
-	if j.Version == 2 {
-		entry = 44
-	}
-	strs := map[string]bool{}
-	var strBytes int64
-	for _, c := range out.Clips {
-		if !strs[c.Name] {
-			strs[c.Name], strBytes = true, strBytes+int64(len(c.Name))+1
-		}
-	}
-	for _, so := range out.Sockets {
-		if !strs[so.Name] {
-			strs[so.Name], strBytes = true, strBytes+int64(len(so.Name))+1
-		}
-	}
-	head := 64 + entry*int64(len(out.Clips)) + 32*int64(len(out.Sockets)) + strBytes
-	head = (head + 15) / 16 * 16
-	n := int64(frames)
-	size := head + n*int64(out.BoneCount)*bpat.FloatsPerBone*4 + n*int64(len(out.Sockets))*bpat.FloatsPerSocket*4
 	return Output{Bytes: size, Frames: frames, Bones: out.BoneCount}, nil
 }
 

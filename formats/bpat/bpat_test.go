@@ -340,3 +340,27 @@ func TestStreamWriter(t *testing.T) {
 		t.Error("a partial frame accepted")
 	}
 }
+
+// Size says how long Write's file is, palettes given or not: v1 and v2, with and
+// without sockets, with a name shared by a clip and a socket (stored once).
+func TestContentsSize(t *testing.T) {
+	frame := make([]float32, 2*16)
+	for _, c := range []*Contents{
+		{BoneCount: 2, Clips: []Clip{{Name: "a", FPS: 24, Loops: true}}, Palettes: [][]float32{frame}},
+		{BoneCount: 2, Clips: []Clip{{Name: "walk", FPS: 24, Markers: Markers{0.5, -1, -1, -1, -1}}, {Name: "run", FPS: 30}},
+			Palettes: [][]float32{append(frame, frame...), frame}, Sockets: []Socket{{Name: "walk", Anchor: 1}, {Name: "hand", Anchor: 0}}},
+	} {
+		var b bytes.Buffer
+		if err := Write(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		pal := c.Palettes
+		c.Palettes = nil
+		for i := range c.Clips {
+			c.Clips[i].FrameCount = len(pal[i]) / 32
+		}
+		if n, err := c.Size(); err != nil || n != int64(b.Len()) {
+			t.Errorf("Size %d (%v), Write wrote %d bytes", n, err, b.Len())
+		}
+	}
+}

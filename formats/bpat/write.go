@@ -139,6 +139,18 @@ func (c *Contents) plan() (*layout, error) {
 	return l, nil
 }
 
+// Size is the size in bytes of the file Write makes of c, from its clips' frame
+// counts, bones, sockets and names: the layout of docs/formats/bpat.md §3, without
+// the palettes (c.Palettes may be nil). A caller can refuse or announce a large
+// file before making it.
+func (c *Contents) Size() (int64, error) {
+	l, err := c.plan()
+	if err != nil {
+		return 0, err
+	}
+	return int64(l.header.SocketDataOffset() + l.header.SocketDataSize()), nil
+}
+
 // Write writes c to w in the canonical layout of docs/formats/bpat.md §3.
 func Write(w io.Writer, c *Contents) error {
 	sw, err := NewStreamWriter(w, c)
