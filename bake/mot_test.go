@@ -102,3 +102,36 @@ func TestMotionIDsFromNames(t *testing.T) {
 		t.Error("a map naming a missing bone was accepted")
 	}
 }
+
+// A looping motion of N frames lasts N/60 s (its last frame runs back into its
+// first) and bakes N frames at 60 fps; a one-shot lasts (N−1)/60 s and bakes N.
+// Getting the looping duration wrong adds or drops a frame here.
+func TestMotDurations(t *testing.T) {
+	sk, err := rig.New([]string{"bone0"}, []int{-1}, []rig.Transform{rig.IdentityTransform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flags  uint16
+		frames int
+	}{{0, 96}, {mot.FlagLoop, 96}, {0, 2}, {mot.FlagLoop, 7}} {
+		m := &mot.Motion{Family: mot.Bayo2, Order: binary.LittleEndian, Frames: c.frames, Flags: c.flags,
+			Records: []mot.Record{{Bone: 0, Track: 0, Type: 0, Value: 1}}}
+		job, err := FromMot(Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"m"}, MotSettings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Bake(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loops := c.flags&mot.FlagLoop != 0
+		want := float64(c.frames-1) / 60
+		if loops {
+			want = float64(c.frames) / 60
+		}
+		if got := job.Motions[0].Duration; math.Abs(got-want) > 1e-12 || out.Clips[0].FrameCount != c.frames || out.Clips[0].Loops != loops || out.Clips[0].FPS != 60 {
+			t.Errorf("%d frames, loops %v: duration %v (want %v), baked %+v", c.frames, loops, got, want, out.Clips[0])
+		}
+	}
+}

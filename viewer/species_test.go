@@ -9,6 +9,7 @@ import (
 	"bonebake/bake"
 	"bonebake/formats"
 	"bonebake/roster"
+	"bonebake/species/creatures"
 )
 
 // TestSpeciesAgreeWithValidate: the viewer reads .bpat files by the rule the other
@@ -36,5 +37,32 @@ func TestSpeciesAgreeWithValidate(t *testing.T) {
 	a, err = LoadBPAT(path, nil, formats.KnownSpecies(append(roster.IDs(), 7)...))
 	if err != nil || a.warning != "" {
 		t.Fatalf("known species: %v, warning %q", err, a.warning)
+	}
+}
+
+// A .bpat renamed by its user is drawn with the mesh of the species its header
+// names: the horse and the elephant both have 16 bones, so only the id tells them
+// apart (a match on bone count alone would give every 16-bone file one mesh).
+func TestRenamedFileMatchedByID(t *testing.T) {
+	dir := t.TempDir()
+	for _, s := range creatures.All() {
+		if s.Name != "horse" && s.Name != "elephant" {
+			continue
+		}
+		b, err := bake.SpeciesBytes(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "renamed_"+s.Name+"_"+"x.bpat")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, err := LoadBPAT(path, creatures.All())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.MeshKind() != MeshSpecies || a.Mesh() != s.Mesh {
+			t.Errorf("%s renamed: drawn with %s mesh of %d vertices, want the %s's (%d)", s.Name, a.MeshKind(), a.Mesh().VertexCount(), s.Name, s.Mesh.VertexCount())
+		}
 	}
 }

@@ -202,3 +202,19 @@ func TestMotBayo1Types(t *testing.T) {
 		t.Errorf("encode --bayo1-all-types: types %v, want per-frame type 3 among them", seen)
 	}
 }
+
+// mot encode keeps the dump's name in a Bayonetta 2 family file (Bayonetta 1
+// headers have no name).
+func TestMotEncodeKeepsTheName(t *testing.T) {
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "m.json")
+	os.WriteFile(dump, []byte(`{"family":"bayo2","byte_order":"little","frame_count":2,"flags":0,"name":"pl0010_walk","records":[{"bone":0,"track":0,"values":[1,2]}]}`), 0o644)
+	out := filepath.Join(dir, "m.mot")
+	if code, _, errOut := bonebake(t, "mot", "encode", dump, "-o", out); code != 0 {
+		t.Fatal(errOut)
+	}
+	m, err := mot.Open(out)
+	if err != nil || m.Name != "pl0010_walk" {
+		t.Errorf("name %q (%v), want pl0010_walk", m.Name, err)
+	}
+}
