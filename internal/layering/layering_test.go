@@ -1,0 +1,86 @@
+// Package layering holds the test that pins docs/ARCHITECTURE.md's floors: a
+// package imports only from the floors below it, and nothing online (crowd)
+// imports anything offline.
+package layering
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// allowed lists, per package (a path, or a prefix ending in "/"), the module's
+// packages it may import (same forms). Floors, bottom up: formats, roster and
+// internal mechanics; rig; anim and mesh; the sources and built-in creatures; the
+// offline tools (bake, bat, pack); the runtime (crowd); the viewer and the CLI.
+var allowed = map[string][]string{
+	"formats":            {"formats/internal/", "internal/atomicfile"},
+	"formats/":           {"formats", "formats/", "internal/atomicfile"},
+	"roster":             {},
+	"internal/":          {},
+	"rig":                {},
+	"anim":               {"rig"},
+	"mesh":               {"rig"},
+	"source/":            {"source/", "rig", "anim", "mesh", "internal/atomicfile"},
+	"species":            {"rig", "mesh", "roster", "formats/bpat"},
+	"species/":           {"species", "species/", "rig", "mesh", "roster", "formats/bpat"},
+	"bake":               {"formats", "formats/", "roster", "internal/atomicfile", "rig", "anim", "mesh", "source/", "species"},
+	"bat":                {"bake", "formats/bpat", "internal/atomicfile", "rig", "mesh", "species", "source/"},
+	"pack":               {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
+	"crowd":              {"formats", "formats/bpat", "roster"},
+	"crowd/":             {"crowd", "crowd/", "formats", "formats/bpat", "roster"},
+	"viewer":             {"bake", "bat", "crowd", "crowd/", "formats", "formats/", "mesh", "rig", "roster", "source/", "species", "species/"},
+	"cmd/":               {""}, // the command line uses everything
+	"internal/layering":  {},
+	"internal/testfiles": {},
+}
+
+// rule returns the entry of allowed that governs pkg: its own, else the longest
+// prefix.
+func rule(pkg string) ([]string, bool) {
+	if r, ok := allowed[pkg]; ok {
+		return r, true
+	}
+	best := ""
+	for k := range allowed {
+		if strings.HasSuffix(k, "/") && strings.HasPrefix(pkg, k) && len(k) > len(best) {
+			best = k
+		}
+	}
+	r, ok := allowed[best]
+	return r, ok && best != ""
+}
+
+func permits(r []string, imp string) bool {
+	for _, a := range r {
+		if a == imp || (strings.HasSuffix(a, "/") && strings.HasPrefix(imp, a)) || a == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", "bonebake/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "bonebake/"
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imps, _ := strings.Cut(line, ":")
+		pkg = strings.TrimPrefix(pkg, mod)
+		r, ok := rule(pkg)
+		if !ok {
+			t.Errorf("%s: no floor in docs/ARCHITECTURE.md's table: add it there and to this test", pkg)
+			continue
+		}
+		for _, imp := range strings.Fields(imps) {
+			if !strings.HasPrefix(imp, mod) {
+				continue
+			}
+			if imp = strings.TrimPrefix(imp, mod); !permits(r, imp) {
+				t.Errorf("%s imports %s, which its floor does not allow (docs/ARCHITECTURE.md)", pkg, imp)
+			}
+		}
+	}
+}
