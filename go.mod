@@ -12,9 +12,9 @@ require (
 	github.com/spf13/pflag v1.0.9
 	github.com/ulikunitz/xz v0.5.17
 	github.com/x448/float16 v0.8.4
+	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/sys v0.46.0
 	golang.org/x/term v0.44.0
-	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -1,10 +1,7 @@
 package bake
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -12,7 +9,7 @@ import (
 
 	"bonebake/formats/bpat"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Manifest says what to bake from a source: the seed's SpeciesManifest. It is what
@@ -79,10 +76,8 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, err
 	}
 	m := Manifest{path: path}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("manifest %s: %s", path, plainYAMLError(err))
+	if err := decodeYAML(b, &m); err != nil {
+		return nil, fmt.Errorf("manifest %s %w", path, err)
 	}
 	var doc yaml.Node
 	if yaml.Unmarshal(b, &doc) == nil && len(doc.Content) == 1 {
@@ -125,22 +120,6 @@ func entryLines(root *yaml.Node, key string) []int {
 	return nil
 }
 
-// yamlWords turns the Go types in the YAML decoder's messages into what a
-// manifest's author wrote or should write.
-var yamlWords = strings.NewReplacer(
-	"into float64", "into a number", "into *float64", "into a number", "into float32", "into a number",
-	"into uint32", "into a whole number of at least 0", "into *uint32", "into a whole number of at least 0",
-	"into bool", "into true or false", "into *bool", "into true or false",
-	"into [3]float32", "into a list of three numbers",
-	"into []bake.ManifestClip", "into a list of clips", "into []bake.ManifestSocket", "into a list of sockets",
-	"into map[string]float32", "into a map of marker names to phases",
-	"into bake.ManifestClip", "into a clip", "into bake.ManifestSocket", "into a socket",
-	"into bake.Manifest", "into a manifest",
-	"in type bake.Manifest", "in the manifest", "in type bake.ManifestClip", "in a clip", "in type bake.ManifestSocket", "in a socket",
-	"cannot unmarshal !!str", "cannot read the text", "cannot unmarshal !!int", "cannot read the number", "cannot unmarshal !!float", "cannot read the number", "cannot unmarshal !!bool", "cannot read", "cannot unmarshal !!seq", "cannot read a list", "cannot unmarshal !!map", "cannot read a map", "cannot unmarshal", "cannot read", "field ", "key ", "yaml: unmarshal errors:\n  ", "", "\n  ", "; ",
-)
-
-func plainYAMLError(err error) string { return yamlWords.Replace(err.Error()) }
 
 // where names a manifest entry for an error: the file and line when the
 // manifest was read from one, else the entry's index.

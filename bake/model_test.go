@@ -16,8 +16,10 @@ func TestManifestErrorsNameTheLine(t *testing.T) {
 		want      []string
 		loadError bool // ReadManifest fails; otherwise resolving the job does
 	}{
-		{"fsp: 30\n", []string{"line 1", "key fsp not found in the manifest"}, true},
-		{"fps: fast\n", []string{"line 1", "`fast` into a number"}, true},
+		{"fsp: 30\n", []string{"line 1", `unknown key "fsp"`, "fps"}, true},
+		{"fps: fast\n", []string{"line 1", `fps: want a number, got "fast"`}, true},
+		{"clips:\n  - name: a\n    loops: maybe\n", []string{"line 3", `clips[0].loops: want true or false, got "maybe"`}, true},
+		{"sockets:\n  - {name: s, bone: b, offset: [1, 2]}\n", []string{"line 2", "sockets[0].offset: want a list of 3 numbers"}, true},
 		{"species_id: -3\n", []string{"line 1", "whole number"}, true},
 		{"clips:\n  - name: a\n    source: Walk\n  - name: b\n    source: Wlak\n", []string{"line 4", `no source animation "Wlak"`}, false},
 		{"clips:\n  - name: a\n    source: Walk\n    markers: {contakt: 0.5}\n", []string{"line 2", `unknown marker "contakt"`}, false},

@@ -16,7 +16,6 @@ import (
 	"bonebake/roster"
 	"bonebake/source/gltf"
 
-	"gopkg.in/yaml.v3"
 )
 
 // MotFPS is the rate PlatinumGames motions play at (docs/formats/mot.md §11; the
@@ -47,8 +46,8 @@ func ReadBoneMap(path string) (map[string]int, error) {
 		return nil, err
 	}
 	var m map[string]int
-	if err := yaml.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: want a map of bone name: motion bone id: %s", path, plainYAMLError(err))
+	if err := decodeYAML(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: want a map of bone name: motion bone id: %w", path, err)
 	}
 	return m, nil
 }
