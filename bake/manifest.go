@@ -120,7 +120,6 @@ func entryLines(root *yaml.Node, key string) []int {
 	return nil
 }
 
-
 // where names a manifest entry for an error: the file and line when the
 // manifest was read from one, else the entry's index.
 func (m *Manifest) where(what string, i int, lines []int) string {

@@ -15,7 +15,6 @@ import (
 	"bonebake/rig"
 	"bonebake/roster"
 	"bonebake/source/gltf"
-
 )
 
 // MotFPS is the rate PlatinumGames motions play at (docs/formats/mot.md §11; the
