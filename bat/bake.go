@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"bonebake/formats/exr"
 )
 
 // File is one file of a bake: its name (no folder) and bytes.
@@ -217,7 +219,7 @@ func encodeTexture(t *Texture, encoding string, zip bool) ([]byte, error) {
 	case Unorm8:
 		return encodePNG(t, 8)
 	}
-	return encodeEXR(t, encoding == Float16, zip), nil
+	return exr.Encode((*exr.Image)(t), encoding == Float16, zip), nil
 }
 
 // channelMap is a texture's per-channel decoding, value = c·range + offset (§4).

@@ -16,6 +16,8 @@ import (
 
 	"bonebake/mesh"
 	"bonebake/rig"
+
+	"bonebake/formats/exr"
 )
 
 // Input is what a bake needs: the baked palettes of a clip stack, the inverse bind
@@ -156,7 +158,7 @@ func (g *AddonSettings) check(f Format) error {
 }
 
 // MaxSide is the largest texture width or height written (§8).
-const maxSide = 4096
+const maxSide = exr.MaxSide
 
 // Resolve fills in the defaults and checks that the choices go together.
 func (o *Options) Resolve() error {

@@ -7,6 +7,8 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+
+	pngdata "bonebake/formats/png"
 )
 
 // Texture is an image of float channels before encoding (stored values c of §4:
@@ -100,7 +102,7 @@ func encodePNG(t *Texture, bits int) ([]byte, error) {
 			}
 		}
 	}
-	return writePNG(pix, t.Width, t.Height, bits), nil
+	return pngdata.Encode(pix, t.Width, t.Height, bits), nil
 }
 
 // decodePNG reads a PNG into a texture of channels unorm values c = code / max,

@@ -15,6 +15,8 @@ import (
 	"bonebake/rig"
 
 	"github.com/x448/float16"
+
+	"bonebake/formats/exr"
 )
 
 // Write bakes in into dir (created when missing), verifies the result and writes
@@ -154,7 +156,7 @@ func (o *Output) storedValues() (verifySource, error) {
 
 // storedTexture returns t as a file of the encoding stores it, bit for bit what
 // decodeTexture reads back: float32 as it is, float16 rounded to half and back
-// (decodeEXR), unorm codes (quantize) scaled as decodePNG scales them.
+// (exr.Decode), unorm codes (quantize) scaled as decodePNG scales them.
 func storedTexture(t *Texture, encoding string) *Texture {
 	if encoding == Float32 {
 		return t
@@ -193,7 +195,8 @@ func decodeTexture(name string, b []byte, encoding string, channels int) (*Textu
 	case Unorm8:
 		return decodePNG(name, b, channels, 8)
 	case Float32, Float16:
-		return decodeEXR(name, b, channels)
+		img, err := exr.Decode(name, b, channels)
+		return (*Texture)(img), err
 	}
 	return nil, fmt.Errorf("%s: unknown encoding %q", name, encoding)
 }

@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"species":            {"rig", "mesh", "roster", "formats/bpat"},
 	"species/":           {"species", "species/", "rig", "mesh", "roster", "formats/bpat"},
 	"bake":               {"formats", "formats/", "roster", "internal/atomicfile", "rig", "anim", "mesh", "source/", "species"},
-	"bat":                {"bake", "formats/bpat", "internal/atomicfile", "rig", "mesh", "species", "source/"},
+	"bat":                {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
 	"pack":               {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
 	"crowd":              {"formats", "formats/bpat", "roster"},
 	"crowd/":             {"crowd", "crowd/", "formats", "formats/bpat", "roster"},

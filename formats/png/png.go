@@ -1,4 +1,8 @@
-package bat
+// Package png writes the RGBA PNG files of bone animation textures
+// (docs/formats/bat.md §4) fast: rows Up-filtered and deflated in bands on every
+// core as one zlib stream, and marked as linear data (cICP and gAMA), not sRGB
+// colours. Any PNG reader (image/png included) decodes them.
+package png
 
 import (
 	"bytes"
@@ -10,7 +14,7 @@ import (
 	"sync"
 )
 
-// writePNG encodes rows of RGBA samples of bits 8 or 16 (16-bit samples
+// Encode encodes rows of RGBA samples of bits 8 or 16 (16-bit samples
 // big-endian, as PNG stores them) as a PNG file.
 //
 // image/png tries every filter on every row and deflates on one core, about
@@ -20,7 +24,7 @@ import (
 // a sync flush, which leaves the bit stream byte-aligned for the next band's
 // first block. Files are about a third larger than image/png's and any PNG
 // reader decodes them.
-func writePNG(pix []byte, width, height, bits int) []byte {
+func Encode(pix []byte, width, height, bits int) []byte {
 	stride := width * 4 * bits / 8
 	filtered := make([]byte, height*(1+stride))
 	var prev []byte

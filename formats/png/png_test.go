@@ -1,4 +1,4 @@
-package bat
+package png
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestWritePNGDecodes(t *testing.T) {
 		for i := range pix { // smooth rows with noise, like animation data
 			pix[i] = byte(i%(c.w*4*size)) + byte(rng.IntN(4))
 		}
-		b := writePNG(pix, c.w, c.h, c.bits)
+		b := Encode(pix, c.w, c.h, c.bits)
 		img, err := png.Decode(bytes.NewReader(b))
 		if err != nil {
 			t.Fatalf("%dx%d %d-bit: %v", c.w, c.h, c.bits, err)
@@ -46,7 +46,7 @@ func TestWritePNGDecodes(t *testing.T) {
 // The texels are data: the file says they are linear (cICP BT.709/linear/RGB/full
 // range and gAMA 1.0) before its image data, with valid CRCs.
 func TestWritePNGLinear(t *testing.T) {
-	b := writePNG(make([]byte, 4*4*2), 2, 2, 16)
+	b := Encode(make([]byte, 4*4*2), 2, 2, 16)
 	var chunks []string
 	data := map[string][]byte{}
 	for p := 8; p+12 <= len(b); {

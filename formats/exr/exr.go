@@ -1,4 +1,10 @@
-package bat
+// Package exr reads and writes the small subset of OpenEXR 2 that bone animation
+// textures need (docs/formats/bat.md §4): single-part scanline images of HALF or
+// FLOAT channels, uncompressed or ZIP (16 lines per chunk), increasing y. Encode
+// writes it; Decode reads back exactly that subset and refuses anything else with
+// the file, the offset and the rule. Files are checked with OpenImageIO's
+// oiiotool in the tests.
+package exr
 
 import (
 	"bytes"
@@ -11,10 +17,14 @@ import (
 	"github.com/x448/float16"
 )
 
-// The small subset of OpenEXR 2 that bone animation textures need: single-part
-// scanline images of HALF or FLOAT channels, uncompressed or ZIP (16 lines per
-// chunk), increasing y. Texture.EXR writes it and readEXR reads back exactly
-// that subset (docs/formats/bat.md §7).
+// Image is an image of float channels, row 0 at the top.
+type Image struct {
+	Width, Height, Channels int
+	Data                    []float32 // Width·Height·Channels, row after row
+}
+
+// MaxSide is the largest width or height Decode accepts.
+const MaxSide = 4096
 
 const exrMagic = 20000630
 
@@ -39,9 +49,9 @@ func exrChannels(n int) (names []string, src []int) {
 	return []string{"A", "B", "G", "R"}, []int{3, 2, 1, 0}
 }
 
-// encodeEXR writes t (float data) as an EXR file with half (16-bit) or float
+// Encode writes t (float data) as an EXR file with half (16-bit) or float
 // (32-bit) channels.
-func encodeEXR(t *Texture, half, zip bool) []byte {
+func Encode(t *Image, half, zip bool) []byte {
 	names, src := exrChannels(t.Channels)
 	size := 4
 	pixType := int32(exrFloat)
@@ -175,9 +185,9 @@ func exrError(name string, off int, format string, args ...any) error {
 	return fmt.Errorf("%s: offset %d: %s", name, off, fmt.Sprintf(format, args...))
 }
 
-// decodeEXR reads an EXR file of the subset encodeEXR writes into a texture of
+// Decode reads an EXR file of the subset Encode writes into an image of
 // channels floats per texel. name is used in errors.
-func decodeEXR(name string, b []byte, channels int) (*Texture, error) {
+func Decode(name string, b []byte, channels int) (*Image, error) {
 	le := binary.LittleEndian
 	if len(b) < 8 || le.Uint32(b) != exrMagic {
 		return nil, exrError(name, 0, "not an OpenEXR file (magic)")
@@ -248,8 +258,8 @@ func decodeEXR(name string, b []byte, channels int) (*Texture, error) {
 			}
 			x0, y0 := int32(le.Uint32(v)), int32(le.Uint32(v[4:]))
 			x1, y1 := int32(le.Uint32(v[8:])), int32(le.Uint32(v[12:]))
-			if x0 != 0 || y0 != 0 || x1 < 0 || y1 < 0 || x1 >= maxSide || y1 >= maxSide {
-				return nil, exrError(name, off, "data window (%d,%d)-(%d,%d): want (0,0) to at most %d", x0, y0, x1, y1, maxSide-1)
+			if x0 != 0 || y0 != 0 || x1 < 0 || y1 < 0 || x1 >= MaxSide || y1 >= MaxSide {
+				return nil, exrError(name, off, "data window (%d,%d)-(%d,%d): want (0,0) to at most %d", x0, y0, x1, y1, MaxSide-1)
 			}
 			w, h, haveData = int(x1)+1, int(y1)+1, true
 		}
@@ -274,7 +284,7 @@ func decodeEXR(name string, b []byte, channels int) (*Texture, error) {
 	if off+8*chunks > len(b) {
 		return nil, exrError(name, off, "offset table runs past the end")
 	}
-	t := &Texture{Width: w, Height: h, Channels: channels, Data: make([]float32, w*h*channels)}
+	t := &Image{Width: w, Height: h, Channels: channels, Data: make([]float32, w*h*channels)}
 	lineBytes := w * channels * size
 	for c := range chunks {
 		at := int(le.Uint64(b[off+8*c:]))

@@ -1,4 +1,4 @@
-package bat
+package exr
 
 import (
 	"bufio"
@@ -15,9 +15,9 @@ import (
 	"github.com/x448/float16"
 )
 
-func randomTexture(w, h, channels int) *Texture {
+func randomTexture(w, h, channels int) *Image {
 	rng := rand.New(rand.NewPCG(3, 4))
-	t := newTexture(w, h, channels)
+	t := &Image{Width: w, Height: h, Channels: channels, Data: make([]float32, w*h*channels)}
 	for i := range t.Data {
 		t.Data[i] = float32(rng.NormFloat64() * 3)
 	}
@@ -25,7 +25,7 @@ func randomTexture(w, h, channels int) *Texture {
 }
 
 // asHalf rounds a texture's values as half floats store them.
-func asHalf(t *Texture) *Texture {
+func asHalf(t *Image) *Image {
 	c := *t
 	c.Data = make([]float32, len(t.Data))
 	for i, v := range t.Data {
@@ -39,7 +39,7 @@ func TestEXRRoundTrip(t *testing.T) {
 		for _, zip := range []bool{false, true} {
 			for _, ch := range []int{3, 4} {
 				src := randomTexture(37, 41, ch) // 41 rows: a short last ZIP chunk
-				got, err := decodeEXR("t.exr", encodeEXR(src, half, zip), ch)
+				got, err := Decode("t.exr", Encode(src, half, zip), ch)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -82,7 +82,7 @@ func TestEXRWithOIIO(t *testing.T) {
 				name := fmt.Sprintf("half%v_zip%v_%d", half, zip, ch)
 				src := randomTexture(23, 35, ch)
 				path := filepath.Join(dir, name+".exr")
-				if err := os.WriteFile(path, encodeEXR(src, half, zip), 0o644); err != nil {
+				if err := os.WriteFile(path, Encode(src, half, zip), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				info, err := exec.Command(tool, "--info", "-v", path).CombinedOutput()
@@ -116,7 +116,7 @@ func TestEXRWithOIIO(t *testing.T) {
 					t.Fatalf("%s: oiiotool -o: %v\n%s", name, err, out)
 				}
 				b, _ := os.ReadFile(theirs)
-				got, err := decodeEXR(theirs, b, ch)
+				got, err := Decode(theirs, b, ch)
 				if err != nil {
 					t.Fatalf("reading oiiotool's file: %v", err)
 				}
@@ -129,7 +129,7 @@ func TestEXRWithOIIO(t *testing.T) {
 }
 
 // checkDump compares oiiotool --dumpdata lines "Pixel (x, y): v v v" with t.
-func checkDump(t *testing.T, name string, dump []byte, want *Texture) {
+func checkDump(t *testing.T, name string, dump []byte, want *Image) {
 	t.Helper()
 	n := 0
 	sc := bufio.NewScanner(bytes.NewReader(dump))
