@@ -2,12 +2,9 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -157,25 +154,6 @@ func printMotInfo(w io.Writer, in *motInfo) {
 	}
 }
 
-// motDump is the dump format, which encode reads back. Its frame count is
-// frame_count, as everywhere else (docs/json.md); encode still reads the
-// "frames" that dumps before 2026-11-24 wrote.
-type motDump struct {
-	Family     string       `json:"family"`
-	ByteOrder  string       `json:"byte_order"`
-	FrameCount int          `json:"frame_count"`
-	Frames     int          `json:"frames,omitempty"`
-	Flags      uint16       `json:"flags"`
-	Name       string       `json:"name"`
-	Records    []motDumpRec `json:"records"`
-}
-
-type motDumpRec struct {
-	Bone   int16     `json:"bone"`
-	Track  uint8     `json:"track"`
-	Type   int8      `json:"type"`
-	Values []float64 `json:"values"`
-}
 
 func newMotDumpCmd() *cobra.Command {
 	var asJSON bool
@@ -197,7 +175,7 @@ encode' reads this format back.`,
 				return err
 			}
 			bw := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<16)
-			if err := writeMotDump(bw, m); err != nil {
+			if err := mot.WriteDump(bw, m); err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
 			}
 			return bw.Flush()
@@ -207,66 +185,6 @@ encode' reads this format back.`,
 	return cmd
 }
 
-// writeMotDump writes m as the dump format, record by record, as writeJSON
-// would write a motDump but without holding every value at once: memory is one
-// record's values, whatever records × frames come to. Records that share their
-// data are decoded once.
-func writeMotDump(w io.Writer, m *mot.Motion) error {
-	head, err := json.MarshalIndent(struct {
-		Family     string `json:"family"`
-		ByteOrder  string `json:"byte_order"`
-		FrameCount int    `json:"frame_count"`
-		Flags      uint16 `json:"flags"`
-		Name       string `json:"name"`
-	}{m.Family.String(), mot.OrderName(m.Order), m.Frames, m.Flags, m.Name}, "", "  ")
-	if err != nil {
-		return err
-	}
-	head = bytes.TrimSuffix(head, []byte("\n}"))
-	if len(m.Records) == 0 {
-		_, err = fmt.Fprintf(w, "%s,\n  \"records\": []\n}\n", head)
-		return err
-	}
-	if _, err := fmt.Fprintf(w, "%s,\n  \"records\": [", head); err != nil {
-		return err
-	}
-	type shared struct {
-		data        *byte
-		size, count int
-		typ         int8
-	}
-	curves := map[shared]mot.Curve{}
-	values := make([]float64, m.Frames)
-	for i, r := range m.Records {
-		key := shared{nil, len(r.Data), r.Count, r.Type}
-		if len(r.Data) > 0 {
-			key.data = &r.Data[0]
-		}
-		c, ok := curves[key]
-		if !ok || key.data == nil {
-			if c, err = m.Curve(i); err != nil {
-				return err
-			}
-			if key.data != nil {
-				curves[key] = c
-			}
-		}
-		c.Eval(values)
-		rec, err := json.MarshalIndent(motDumpRec{r.Bone, r.Track, r.Type, values}, "    ", "  ")
-		if err != nil {
-			return err
-		}
-		sep := ","
-		if i == 0 {
-			sep = ""
-		}
-		if _, err := fmt.Fprintf(w, "%s\n    %s", sep, rec); err != nil {
-			return err
-		}
-	}
-	_, err = io.WriteString(w, "\n  ]\n}\n")
-	return err
-}
 
 // familyOrderFlags are --family and --byte-order.
 type familyOrderFlags struct{ family, order string }
@@ -461,7 +379,7 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 			if err := inputFile(a[0]); err != nil {
 				return err
 			}
-			d, err := readDump(a[0])
+			d, err := mot.ReadDumpFile(a[0])
 			if err != nil {
 				return err
 			}
@@ -532,27 +450,3 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 	return cmd
 }
 
-func readDump(path string) (*motDump, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var d motDump
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("%s: not a motion dump: %v", path, err)
-	}
-	if d.FrameCount == 0 {
-		d.FrameCount = d.Frames // a dump written before the key was frame_count
-	}
-	for i, r := range d.Records {
-		if len(r.Values) != d.FrameCount {
-			return nil, fmt.Errorf("%s: record %d (bone %d, track %d) has %d values; \"frame_count\" is %d", path, i, r.Bone, r.Track, len(r.Values), d.FrameCount)
-		}
-		for x, v := range r.Values {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: record %d frame %d: %v", path, i, x, v)
-			}
-		}
-	}
-	return &d, nil
-}

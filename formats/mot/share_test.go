@@ -1,13 +1,16 @@
 package mot
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"runtime"
 	"testing"
 	"time"
 
 	"bonebake/formats"
+	"bonebake/internal/testfiles"
 )
 
 // sharedData is a little-endian Bayonetta 2 motion of n type 4 records (float
@@ -72,4 +75,37 @@ func TestSharedRecordData(t *testing.T) {
 		t.Fatalf("partly overlapping records: %v", err)
 	}
 	t.Log(err)
+}
+
+// WriteDump's JSON, read back by ReadDump, holds every record's values at every
+// frame as Evaluate gives them, bit for bit.
+func TestDumpRoundTrip(t *testing.T) {
+	for _, name := range testfiles.All("mot", ".mot") {
+		m, err := Open(name)
+		if err != nil {
+			continue // the hostile ones
+		}
+		var b bytes.Buffer
+		if err := WriteDump(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		d, err := ReadDump(b.Bytes())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, err := m.Evaluate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.FrameCount != m.Frames || len(d.Records) != len(want) {
+			t.Fatalf("%s: %d frames %d records, want %d and %d", name, d.FrameCount, len(d.Records), m.Frames, len(want))
+		}
+		for i, r := range d.Records {
+			for f, v := range r.Values {
+				if math.Float64bits(v) != math.Float64bits(want[i][f]) {
+					t.Fatalf("%s record %d frame %d: %v, Evaluate %v", name, i, f, v, want[i][f])
+				}
+			}
+		}
+	}
 }

@@ -1,0 +1,133 @@
+package mot
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+)
+
+// The dump format: a motion's values at every frame as JSON (docs/formats/mot.md
+// §15), what `bonebake mot dump --json` prints and `mot encode` reads back:
+// {"family", "byte_order", "frame_count", "flags", "name", "records": [{"bone",
+// "track", "type", "values": [one float per frame]}]}, records in file order.
+
+// Dump is a motion's values at every frame. FrameCount is the frame count, as
+// everywhere else; Frames is the key dumps written before 2026-11-24 used, which
+// ReadDump still understands.
+type Dump struct {
+	Family     string       `json:"family"`
+	ByteOrder  string       `json:"byte_order"`
+	FrameCount int          `json:"frame_count"`
+	Frames     int          `json:"frames,omitempty"`
+	Flags      uint16       `json:"flags"`
+	Name       string       `json:"name"`
+	Records    []DumpRecord `json:"records"`
+}
+
+// DumpRecord is one track's values, one per frame.
+type DumpRecord struct {
+	Bone   int16     `json:"bone"`
+	Track  uint8     `json:"track"`
+	Type   int8      `json:"type"`
+	Values []float64 `json:"values"`
+}
+
+// WriteDump writes m in the dump format, record by record, as json.MarshalIndent
+// would write its Dump, without holding every value at once: memory is one
+// record's values, whatever records × frames come to. Records that share their
+// data are decoded once.
+func WriteDump(w io.Writer, m *Motion) error {
+	head, err := json.MarshalIndent(struct {
+		Family     string `json:"family"`
+		ByteOrder  string `json:"byte_order"`
+		FrameCount int    `json:"frame_count"`
+		Flags      uint16 `json:"flags"`
+		Name       string `json:"name"`
+	}{m.Family.String(), OrderName(m.Order), m.Frames, m.Flags, m.Name}, "", "  ")
+	if err != nil {
+		return err
+	}
+	head = bytes.TrimSuffix(head, []byte("\n}"))
+	if len(m.Records) == 0 {
+		_, err = fmt.Fprintf(w, "%s,\n  \"records\": []\n}\n", head)
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "%s,\n  \"records\": [", head); err != nil {
+		return err
+	}
+	type shared struct {
+		data        *byte
+		size, count int
+		typ         int8
+	}
+	curves := map[shared]Curve{}
+	values := make([]float64, m.Frames)
+	for i, r := range m.Records {
+		key := shared{nil, len(r.Data), r.Count, r.Type}
+		if len(r.Data) > 0 {
+			key.data = &r.Data[0]
+		}
+		c, ok := curves[key]
+		if !ok || key.data == nil {
+			if c, err = m.Curve(i); err != nil {
+				return err
+			}
+			if key.data != nil {
+				curves[key] = c
+			}
+		}
+		c.Eval(values)
+		rec, err := json.MarshalIndent(DumpRecord{r.Bone, r.Track, r.Type, values}, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		if _, err := fmt.Fprintf(w, "%s\n    %s", sep, rec); err != nil {
+			return err
+		}
+	}
+	_, err = io.WriteString(w, "\n  ]\n}\n")
+	return err
+}
+
+// ReadDumpFile reads a dump from a file; errors name it.
+func ReadDumpFile(path string) (*Dump, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := ReadDump(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// ReadDump parses a dump and checks it: every record has one finite value per
+// frame.
+func ReadDump(b []byte) (*Dump, error) {
+	var d Dump
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("not a motion dump: %v", err)
+	}
+	if d.FrameCount == 0 {
+		d.FrameCount = d.Frames // a dump written before the key was frame_count
+	}
+	for i, r := range d.Records {
+		if len(r.Values) != d.FrameCount {
+			return nil, fmt.Errorf("record %d (bone %d, track %d) has %d values; \"frame_count\" is %d", i, r.Bone, r.Track, len(r.Values), d.FrameCount)
+		}
+		for x, v := range r.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("record %d frame %d: %v", i, x, v)
+			}
+		}
+	}
+	return &d, nil
+}
