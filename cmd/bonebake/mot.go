@@ -154,7 +154,6 @@ func printMotInfo(w io.Writer, in *motInfo) {
 	}
 }
 
-
 func newMotDumpCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -184,7 +183,6 @@ encode' reads this format back.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (required)")
 	return cmd
 }
-
 
 // familyOrderFlags are --family and --byte-order.
 type familyOrderFlags struct{ family, order string }
@@ -449,4 +447,3 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 	cmd.Flags().BoolVar(&allTypes, "bayo1-all-types", false, "Bayonetta 1 output may use types 3 and 5 (bayonetta_tools cannot open them)")
 	return cmd
 }
-
