@@ -3,6 +3,7 @@ package pack
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"bonebake/bake"
 	"bonebake/formats/bpx"
 	"bonebake/species"
 	"bonebake/species/creatures"
@@ -170,8 +172,39 @@ func TestCreatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := openPackageFile(t, path)
-	if len(p.Objects) != 2 || p.Objects[0].Name != "horse.bpat" || p.Objects[1].Name != "horse_minimal.bpsm" {
-		t.Fatalf("objects %+v", p.Objects)
+	var names []string
+	for _, o := range p.Objects {
+		names = append(names, o.Name)
+	}
+	if strings.Join(names, " ") != "horse.bpat horse.model.bpx horse.palette.bpx horse_minimal.bpsm" {
+		t.Fatalf("objects %v", names)
+	}
+	// The BPAT object is the bake's own bytes; the T and M objects are BPX
+	// containers of those types, the texture one row per frame.
+	want, err := bake.SpeciesBytes(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(i int) []byte {
+		r, err := p.Open(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r)
+		return b
+	}
+	if !bytes.Equal(read(0), want) {
+		t.Error("horse.bpat in the package differs from the bake's bytes")
+	}
+	for i, typ := range map[int]byte{1: bpx.TypeModel, 2: bpx.TypeTexture} {
+		b := read(i)
+		f, err := bpx.Open(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatalf("%s: %v", names[i], err)
+		}
+		if f.Header.Type != typ {
+			t.Errorf("%s: type %c, want %c", names[i], f.Header.Type, typ)
+		}
 	}
 	v, _ := p.Metadata.Get("species")
 	if len(v.Arr) != 1 {

@@ -1,10 +1,16 @@
 package pack
 
 import (
+	"bytes"
 	"fmt"
-	"os"
+	"io"
+	"slices"
+	"strings"
 
 	"bonebake/bake"
+	"bonebake/formats"
+	"bonebake/formats/bpat"
+	"bonebake/formats/bpsm"
 	"bonebake/formats/bpx"
 	"bonebake/species"
 )
@@ -22,30 +28,62 @@ func CreatureOptions() bpx.PackOptions {
 	}
 }
 
-// Creatures bakes creatures (as bake.WriteSpecies does: <name>.bpat, and
-// <name>_minimal.bpsm for those with a far-LOD mesh) into a package at path,
-// with a metadata object listing each creature's species id, name and clips.
-// progress, when not nil, is told of each creature as it is baked.
+// Creatures bakes creatures in memory into a package at path, with a metadata
+// object listing each creature's species id, name and clips. Per creature it
+// holds <name>.bpat, <name>_minimal.bpsm for those with a far-LOD mesh (the files
+// bake.WriteSpecies writes), and the same bake as BPX containers an engine that
+// reads BPX loads directly: <name>.palette.bpx, the palettes as a Float32
+// texture (type T), and <name>.model.bpx, the mesh, bones and frames as a model
+// (type M). progress, when not nil, is told of each creature as it is baked.
 func Creatures(path string, creatures []*species.Creature, progress func(name string)) ([]Entry, error) {
-	tmp, err := os.MkdirTemp("", "bonebake-package-*")
-	if err != nil {
-		return nil, err
+	var objs []bpx.PackInput
+	add := func(name string, b []byte) {
+		objs = append(objs, bpx.PackInput{Name: name, Size: uint64(len(b)),
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }})
 	}
-	defer os.RemoveAll(tmp)
 	for _, s := range creatures {
 		if progress != nil {
 			progress(s.Name)
 		}
-		if _, err := bake.WriteSpecies(tmp, s, nil); err != nil {
+		b, err := bake.SpeciesBytes(s)
+		if err != nil {
 			return nil, err
 		}
+		f, err := bpat.Parse(b, formats.Name(s.Name+".bpat"), formats.KnownSpecies(s.ID))
+		if err != nil {
+			return nil, fmt.Errorf("baked file does not validate: %w", err)
+		}
+		add(s.Name+".bpat", b)
+		if s.Minimal != nil {
+			c, err := bake.Snapshot(s, f)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Name, err)
+			}
+			var snap bytes.Buffer
+			if err := bpsm.Write(&snap, c); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Name, err)
+			}
+			add(s.Name+"_minimal.bpsm", snap.Bytes())
+		}
+		tex, err := bpx.WriteTexture(PaletteTexture(f), bpx.XZ)
+		if err != nil {
+			return nil, fmt.Errorf("%s: palette texture: %w", s.Name, err)
+		}
+		add(s.Name+".palette.bpx", tex)
+		m, err := CreatureModel(s, f)
+		if err == nil {
+			var mb []byte
+			if mb, err = bpx.WriteModel(m, bpx.XZ); err == nil {
+				add(s.Name+".model.bpx", mb)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: model: %w", s.Name, err)
+		}
 	}
-	objs, _, err := Dir(tmp)
-	if err != nil {
-		return nil, err
-	}
-	// Dir's objects read the files when packed, so pack before tmp goes.
+	slices.SortFunc(objs, func(a, b bpx.PackInput) int { return strings.Compare(a.Name, b.Name) })
 	o := CreatureOptions()
+	var err error
 	if o.Metadata, err = CreatureMetadata(creatures); err != nil {
 		return nil, err
 	}

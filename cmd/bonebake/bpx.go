@@ -19,7 +19,8 @@ func newBPXCmd() *cobra.Command {
 		Short: "Read, write, pack and unpack BPX containers",
 		Long: `BPX is the BlockProject 3D container (docs/formats/bpx.md): a header, a table
 of sections, each optionally xz- or zlib-compressed and checksummed. Packages
-(type P) hold files; bonebake also writes palette textures (T) and models (M).`,
+(type P) hold files; 'bonebake bake --package' also puts each creature in its
+package as a palette texture (T) and a model (M).`,
 		Example: `  bonebake bpx inspect creatures.bpx
   bonebake bpx list creatures.bpx
   bonebake bpx unpack creatures.bpx -o out/

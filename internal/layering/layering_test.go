@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"species/":           {"species", "species/", "rig", "mesh", "roster", "formats/bpat"},
 	"bake":               {"formats", "formats/", "roster", "internal/atomicfile", "rig", "anim", "mesh", "source/", "species"},
 	"bat":                {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
-	"pack":               {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
+	"pack":               {"bake", "formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
 	"crowd":              {"formats", "formats/bpat", "roster"},
 	"crowd/":             {"crowd", "crowd/", "formats", "formats/bpat", "roster"},
 	"viewer":             {"bake", "bat", "crowd", "crowd/", "formats", "formats/", "mesh", "rig", "roster", "source/", "species", "species/"},
