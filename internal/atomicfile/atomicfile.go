@@ -165,8 +165,10 @@ func do(path string, follow bool, write func(*os.File) error) (err error) {
 		return err
 	}
 	dir := filepath.Dir(target)
+	watch()
 	tmp, err := createTemp(dir, filepath.Base(target))
 	if err != nil {
+		end(nil) // nothing to watch over
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("folder %s does not exist: %w", dir, fs.ErrNotExist)
 		}

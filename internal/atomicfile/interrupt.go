@@ -64,6 +64,18 @@ func wait() {
 	os.Exit(code)
 }
 
+// watch catches SIGINT and SIGTERM from before a temporary file exists, so that a
+// signal arriving as it is created finds the handler (and not the default action,
+// which would leave a named temporary file behind).
+func watch() {
+	mu.Lock()
+	defer mu.Unlock()
+	if report != nil && !watching {
+		signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+		watching = true
+	}
+}
+
 // begin and end register a write in progress.
 func begin(t *tempFile, path string) {
 	mu.Lock()
