@@ -1,12 +1,10 @@
 package crowd
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"testing"
-	"unsafe"
-
-	"bonebake/roster"
 )
 
 // gameLoop is the first-hour program of issue 29 as a game writes it with the
@@ -17,51 +15,41 @@ import (
 type gameLoop struct {
 	reg    *Registry
 	c      *Crowd
-	m      *Melee
-	w      *World
+	f      *Combat
 	home   []float32
 	dead   []float32 // seconds lying dead
-	hits   []Hit
-	upload []byte
-	props  [][12]float32
+	upload bytes.Buffer
+	props  []Mat34
 	landed int
 }
 
 func newGameLoop(reg *Registry, n int) *gameLoop {
-	g := &gameLoop{reg: reg, c: New(n), m: NewMelee(n), home: make([]float32, n), dead: make([]float32, n),
-		hits: make([]Hit, 0, n), upload: make([]byte, n*16), props: make([][12]float32, 16)}
-	g.w = &World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
-	g.c.Swing = g.m.Phase
+	g := &gameLoop{reg: reg, c: New(n), home: make([]float32, n), dead: make([]float32, n), props: make([]Mat34, 16)}
+	g.upload.Grow(n * InstanceSize)
+	g.f = NewCombat(reg, g.c)
+	m, w := g.f.Melee, &g.f.World
 	for i := range n {
-		switch i % 5 {
-		case 0:
-			g.c.Species[i], g.c.Weapon[i] = 3, WeaponSword
-		case 1:
-			g.c.Species[i], g.c.Weapon[i] = 4, WeaponSpear
-		case 2:
-			g.c.Species[i], g.c.Weapon[i] = 0, WeaponBow
-		case 3:
-			g.c.Species[i], g.c.Archetype[i] = 1, roster.Horse
-		case 4:
-			g.c.Species[i], g.c.Archetype[i] = 2, roster.Elephant
-		}
+		g.c.Spawn(i, [...]Kind{KindSwordsman, KindSpearman, KindBowman, KindHorse, KindElephant}[i%5])
 		g.c.Variant[i] = uint8(i % 7)
 		team := (i / 5) % 2
-		g.w.Team[i] = uint8(team)
-		g.w.Target[i] = int32((i + 5) % n)
+		w.Team[i] = uint8(team)
+		w.Target[i] = int32((i + 5) % n)
 		g.home[i] = float32(12*team - 6)
-		g.w.X[i], g.w.Z[i] = g.home[i], float32(i/10)
-		g.w.HP[i] = 100
-		g.m.Damage[i], g.m.Cooldown[i], g.m.Reach[i] = 25, 1.5, 2
+		w.X[i], w.Z[i] = g.home[i], float32(i/10)
+		w.HP[i] = 100
+		m.Damage[i], m.Cooldown[i], m.Reach[i] = 25, 1.5, 2
 		if i%5 == 2 {
-			g.m.Reach[i] = 10
+			m.Reach[i] = 10
 		}
+	}
+	if err := g.c.Check(reg); err != nil {
+		panic(err)
 	}
 	return g
 }
 
 func (g *gameLoop) frame(dt float32) {
-	c, m, w := g.c, g.m, g.w
+	c, m, w := g.c, g.f.Melee, &g.f.World
 	for i := range c.Species {
 		if w.HP[i] <= 0 {
 			continue
@@ -71,9 +59,6 @@ func (g *gameLoop) frame(dt float32) {
 		d := float32(math.Abs(float64(dx)))
 		c.Speed[i] = 0
 		c.Flags[i] &^= Running
-		if !m.Swinging(i) {
-			c.Flags[i] &^= Attacking | InMelee
-		}
 		if w.HP[tg] <= 0 {
 			continue
 		}
@@ -87,24 +72,13 @@ func (g *gameLoop) frame(dt float32) {
 			c.Speed[i] = sp
 			continue
 		}
-		if m.Ready(i) && !m.Swinging(i) {
-			c.Flags[i] |= Attacking
-			if c.Weapon[i] != WeaponBow {
-				c.Flags[i] |= InMelee
-			}
-			_, clip := c.Select(g.reg, i)
-			contact := float32(DefaultContact)
-			if s := g.reg.Species(uint32(c.Species[i])); s != nil {
-				contact = s.Contact(int(clip))
-			}
-			m.Start(w, i, tg, contact)
+		if !m.Swinging(i) {
+			g.f.Attack(i, int(tg))
 		}
 	}
-	g.hits = m.Step(w, dt, g.hits[:0])
-	for _, h := range g.hits {
-		g.landed++
-		if h.Killed {
-			c.Flags[h.Target] = Dying
+	for _, e := range g.f.Step(dt) {
+		if e.Kind == EventHit {
+			g.landed++
 		}
 	}
 	for i, f := range c.Flags {
@@ -120,27 +94,18 @@ func (g *gameLoop) frame(dt float32) {
 	if err := c.Animate(g.reg, dt); err != nil {
 		panic(err)
 	}
-	copy(g.upload, unsafe.Slice((*byte)(unsafe.Pointer(&c.Out[0])), len(c.Out)*16))
+	g.upload.Reset()
+	c.WriteTo(&g.upload)
 	for i := range g.props {
-		s := g.reg.Species(uint32(c.Species[i]))
-		hand := s.SocketIndex("hand_r")
+		hand := g.reg.Species(c.Species[i]).SocketIndex("hand_r")
 		if hand < 0 {
 			continue
 		}
-		m, _ := s.Socket(int(c.Clip[i]), float64(c.Phase[i]), hand)
-		// Into world space: rotate by the unit's heading (facing ±x), then translate.
-		h := float64(0)
+		heading := float32(0) // facing ±x
 		if w.Team[i] == 1 {
-			h = math.Pi
+			heading = math.Pi
 		}
-		sn, cs := float32(math.Sin(h)), float32(math.Cos(h))
-		p := &g.props[i]
-		for col := range 4 {
-			x, y, z := m[col], m[4+col], m[8+col]
-			p[col], p[4+col], p[8+col] = cs*x+sn*z, y, -sn*x+cs*z
-		}
-		p[3] += w.X[i]
-		p[11] += w.Z[i]
+		g.props[i], _ = c.WorldSocket(g.reg, i, hand, w.X[i], 0, w.Z[i], heading)
 	}
 }
 

@@ -112,8 +112,7 @@ func (d *lzmaDec) decode(in []byte, n int) string {
 
 		// isMatch
 		p := &m.isMatch[st][posState]
-		if rng < topValue {
-			rng <<= 8
+		if rng < topValue { // the final normalization: its input byte, not rng, matters now
 			code <<= 8
 			if ip < len(in) {
 				code |= uint32(in[ip])
