@@ -66,7 +66,7 @@ type Battle struct {
 	army  [2][]int32
 	rng   *rand.Rand
 	hits  []crowd.Event // this step's
-	speed []float32 // per-kind scaled move speeds, by unit: skeletons are a little slower
+	speed []float32     // per-kind scaled move speeds, by unit: skeletons are a little slower
 }
 
 // New lines up two armies of n units in all facing each other 30 m apart.
