@@ -265,6 +265,9 @@ func (r *Registry) open(path string, data []byte) (*Species, error) {
 		f, err = bpat.Open(path, opts...)
 	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), path+": ") { // the reader's error names the file already
+			return nil, fmt.Errorf("crowd: refusing %w", err)
+		}
 		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
 	}
 	s, err := r.species(path, f, slot, named)
