@@ -146,11 +146,10 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			a := arch[i]
 			k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
 			cl = sel[k]
-			if a >= MaxArchetypes {
-				cl = unplayable
-			}
-			// Counting, not branching: unplayable units are rare, but not known to be.
-			bad += int(cl >> 15)
+			// Counting, not branching: unplayable units are rare, but not known to
+			// be. An archetype id of MaxArchetypes or more (a ≥ 8: (a+248)>>8 = 1)
+			// is unplayable too; the unit shows the clip of archetype a mod 8.
+			bad += int(cl>>15) + int((uint32(a)+256-MaxArchetypes)>>8)
 			cl &= unplayable - 1
 			e = &entries[int(s)<<clipShift|int(cl)]
 		} else {

@@ -11,16 +11,16 @@ import (
 // File is an open, validated BPSM file. Its methods are safe for concurrent use; the
 // slices they return view the file and must not be modified.
 type File struct {
-	parsed // the name, the bytes and their mapping, the warnings: see Name, Size, Warnings
-	header        Header
-	indexBytes    []byte       // the index data as stored
-	indices       []uint32     // the same as numbers
-	vertexData    []byte       // FrameTotal frames of VertexCount records
-	frameSize     int          // bytes per frame of vertices
-	clips         []Clip       // in file order
-	clipIndex     binfmt.Index // by name, the first of equal names
-	lenient       bool         // CheckVertices leaves out the pad bytes
-	sections      []Section
+	parsed     // the name, the bytes and their mapping, the warnings: see Name, Size, Warnings
+	header     Header
+	indexBytes []byte       // the index data as stored
+	indices    []uint32     // the same as numbers
+	vertexData []byte       // FrameTotal frames of VertexCount records
+	frameSize  int          // bytes per frame of vertices
+	clips      []Clip       // in file order
+	clipIndex  binfmt.Index // by name, the first of equal names
+	lenient    bool         // CheckVertices leaves out the pad bytes
+	sections   []Section
 }
 
 // Parse validates b as a BPSM file, all but the per-vertex rules that CheckVertices
