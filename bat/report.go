@@ -166,7 +166,7 @@ func bakedDataXML(in *Input, r *Report) []byte {
 	d.Unit, d.Up = "meter", strings.ToUpper(r.Up)
 	d.Frames.Count, d.Frames.Padding = r.Rows-1, r.Padding
 	for _, c := range r.Clips {
-		d.Frames.Clips = append(d.Frames.Clips, clip{c.Name, c.FirstRow, c.Frames, c.FPS, c.Loops})
+		d.Frames.Clips = append(d.Frames.Clips, clip(c))
 	}
 	d.Mesh.File, d.Mesh.Vertices, d.Mesh.UVMap = r.Mesh, r.Vertices, "TEXCOORD_1"
 	sp := reportSpace(r)

@@ -143,7 +143,7 @@ func clone(a Archetype) Archetype {
 type ClipTable struct {
 	// clips[s][v] is the clip of state s for variant v, already clamped to the
 	// state's last variant, so Clip needs only min(v, MaxVariants−1).
-	clips  [NumStates][MaxVariants]uint16
+	clips  [NumStates][MaxVariants]ClipID
 	count  [NumStates]uint8
 	mapped [NumStates]bool
 }
@@ -168,7 +168,7 @@ func (a *Archetype) Resolve(f *bpat.File) (ClipTable, error) {
 			if c > 0xffff {
 				return t, fmt.Errorf("archetype %s: clip %q has index %d; at most 65535", a.Name, name, c)
 			}
-			t.clips[s][v] = uint16(c)
+			t.clips[s][v] = ClipID(c)
 		}
 		t.count[s] = uint8(len(names))
 		t.mapped[s] = len(names) > 0
@@ -186,7 +186,7 @@ func (a *Archetype) Resolve(f *bpat.File) (ClipTable, error) {
 
 // Clip returns the clip of state s for variant v: the state's first clip plus
 // min(v, count−1). An unmapped state plays Idle's clips.
-func (t *ClipTable) Clip(s StateID, v uint8) uint16 {
+func (t *ClipTable) Clip(s StateID, v uint8) ClipID {
 	return t.clips[s%NumStates][min(v, MaxVariants-1)]
 }
 

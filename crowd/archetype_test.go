@@ -9,7 +9,7 @@ import (
 
 type stateRow struct {
 	state    StateID
-	first    uint16
+	first    ClipID
 	variants int
 }
 
@@ -34,7 +34,7 @@ var factsTables = map[roster.Archetype][]stateRow{
 func TestArchetypeTables(t *testing.T) {
 	r := testRegistry(t)
 	for arch, rows := range factsTables {
-		sp := map[roster.Archetype]uint32{roster.Humanoid: 0, roster.Horse: 1, roster.Elephant: 2, roster.Rider: 0}[arch]
+		sp := map[roster.Archetype]SpeciesID{roster.Humanoid: 0, roster.Horse: 1, roster.Elephant: 2, roster.Rider: 0}[arch]
 		tb := r.Species(sp).Table(arch)
 		mapped := map[StateID]bool{}
 		for _, row := range rows {
@@ -44,7 +44,7 @@ func TestArchetypeTables(t *testing.T) {
 			}
 			// A variant picks first + min(variant, count−1).
 			for v := 0; v < 256; v++ {
-				want := row.first + uint16(min(v, row.variants-1))
+				want := row.first + ClipID(min(v, row.variants-1))
 				if got := tb.Clip(row.state, uint8(v)); got != want {
 					t.Fatalf("%v %v variant %d: clip %d, want %d", arch, row.state, v, got, want)
 				}

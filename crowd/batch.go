@@ -1,21 +1,25 @@
 package crowd
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
+	"unsafe"
 )
 
 // Instance is what the GPU needs to draw one unit: which species' palette texture,
 // which two of its rows to blend and how much of the second. Frame and Next are
 // palette rows (the clip's frame offset plus the frame within the clip), so a
-// shader reads bone b of the pose at texel row Frame, columns 4b..4b+3. It is 16
-// bytes, ready for an instance buffer.
+// shader reads bone b of the pose at texel row Frame, columns 4b..4b+3. It is
+// InstanceSize (16) bytes: Batch.InstanceBytes views Out as an instance buffer, and
+// Batch.WriteTo writes it.
 type Instance struct {
-	Frame   uint32  // palette row of the first frame
-	Next    uint32  // palette row of the second frame
-	Lerp    float32 // weight of Next: pose = lerp(Frame, Next, Lerp)
-	Clip    uint16  // clip index within the species
-	Species uint8   // species id
+	Frame   uint32    // palette row of the first frame
+	Next    uint32    // palette row of the second frame
+	Lerp    float32   // weight of Next: pose = lerp(Frame, Next, Lerp)
+	Clip    ClipID    // clip index within the species
+	Species SpeciesID // species id
 	_       uint8
 }
 
@@ -26,8 +30,8 @@ type Instance struct {
 // stored phase. Every slice must hold Len() elements. On amd64 Step runs as SSE2
 // assembly, four units at a time, with the same results as the Go loop.
 type Batch struct {
-	Species []uint8
-	Clip    []uint16
+	Species []SpeciesID
+	Clip    []ClipID
 	Phase   []float32 // normalized clip phase
 	Rate    []float32 // phase per second (0 for a phase set from outside)
 	Out     []Instance
@@ -35,7 +39,7 @@ type Batch struct {
 
 // NewBatch returns a batch of n units, all at species 0, clip 0, phase 0.
 func NewBatch(n int) *Batch {
-	return &Batch{Species: make([]uint8, n), Clip: make([]uint16, n), Phase: make([]float32, n),
+	return &Batch{Species: make([]SpeciesID, n), Clip: make([]ClipID, n), Phase: make([]float32, n),
 		Rate: make([]float32, n), Out: make([]Instance, n)}
 }
 
@@ -78,7 +82,7 @@ func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
 // assembly one, and the reference that the assembly matches bit for bit. All slices
 // have len(species) elements; entries ends with the empty entry that units whose
 // species is not loaded or whose clip number is too large play.
-func stepUnits(entries []clipEntry, species []uint8, clips []uint16, phase, rate []float32, out []Instance, dt float32) {
+func stepUnits(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
 	n := len(species)
 	clips, phase, rate, out = clips[:n], phase[:n], rate[:n], out[:n]
 	empty := uint(len(entries)) - 1
@@ -141,3 +145,51 @@ func (e *clipEntry) put(o *Instance, ph float32) {
 	o.Next = e.offset + uint32(nx)
 	o.Lerp = float32(pos - float64(f))
 }
+
+// InstanceSize is the size of an Instance in bytes: the stride of an instance
+// buffer that Batch.InstanceBytes fills.
+const InstanceSize = 16
+
+var _ [InstanceSize - unsafe.Sizeof(Instance{})]byte // Instance is 16 bytes ...
+var _ [unsafe.Sizeof(Instance{}) - InstanceSize]byte // ... no more, no less
+
+// InstanceBytes returns Out as bytes, without copying, for an instance buffer:
+// InstanceSize bytes per unit, in unit order, each laid out as
+//
+//	offset 0   uint32   Frame (palette row of the first frame)
+//	offset 4   uint32   Next (palette row of the second frame)
+//	offset 8   float32  Lerp (weight of Next)
+//	offset 12  uint16   Clip
+//	offset 14  uint8    Species
+//	offset 15  uint8    0
+//
+// in the host's byte order: little-endian on amd64 and arm64, as GPUs read it
+// (WriteTo writes little-endian on any host). The slice shares Out's memory:
+// every Step or Animate changes it, and it must not be written to.
+func (b *Batch) InstanceBytes() []byte {
+	if len(b.Out) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&b.Out[0])), len(b.Out)*InstanceSize)
+}
+
+// WriteTo writes Out to w as InstanceBytes lays it out, little-endian: it
+// implements io.WriterTo.
+func (b *Batch) WriteTo(w io.Writer) (int64, error) {
+	if littleEndian {
+		n, err := w.Write(b.InstanceBytes())
+		return int64(n), err
+	}
+	buf := make([]byte, 0, len(b.Out)*InstanceSize)
+	for _, o := range b.Out {
+		buf = binary.LittleEndian.AppendUint32(buf, o.Frame)
+		buf = binary.LittleEndian.AppendUint32(buf, o.Next)
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(o.Lerp))
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(o.Clip))
+		buf = append(buf, uint8(o.Species), 0)
+	}
+	n, err := w.Write(buf)
+	return int64(n), err
+}
+
+var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()

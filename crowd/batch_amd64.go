@@ -2,7 +2,7 @@ package crowd
 
 // step runs the SSE2 kernel over the units in whole groups of four and the Go
 // kernel over the rest.
-func step(entries []clipEntry, species []uint8, clips []uint16, phase, rate []float32, out []Instance, dt float32) {
+func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
 	n := len(species)
 	clips, phase, rate, out = clips[:n], phase[:n], rate[:n], out[:n]
 	if g := n / 4; g > 0 {
@@ -16,4 +16,4 @@ func step(entries []clipEntry, species []uint8, clips []uint16, phase, rate []fl
 // the index of the last entry.
 //
 //go:noescape
-func step4(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
+func step4(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32)

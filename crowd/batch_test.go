@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"bonebake/formats/bpat"
+	"bonebake/roster"
 )
 
 // The kernel's frames are bpat.Resolve's for the phase it stores, on every clip of
@@ -18,8 +19,8 @@ func TestBatchMatchesResolve(t *testing.T) {
 	const n = 4096
 	b := NewBatch(n)
 	for i := range n {
-		b.Species[i] = uint8([]int{0, 1, 2, 5}[i%4])
-		b.Clip[i] = uint16(rng.IntN(len(r.Species(uint32(b.Species[i])).Clips)))
+		b.Species[i] = SpeciesID([]int{0, 1, 2, 5}[i%4])
+		b.Clip[i] = ClipID(rng.IntN(len(r.Species(b.Species[i]).Clips)))
 		b.Phase[i] = []float32{0, 1, .5, -.25, 3.75, 1e-8, .99999994, float32(rng.Float64())}[rng.IntN(8)]
 		b.Rate[i] = []float32{0, 1, -2.5, 40, float32(rng.NormFloat64()), float32(math.NaN())}[rng.IntN(6)]
 	}
@@ -30,7 +31,7 @@ func TestBatchMatchesResolve(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range n {
-			s := r.Species(uint32(b.Species[i]))
+			s := r.Species(b.Species[i])
 			c := s.Clips[b.Clip[i]]
 			p := b.Phase[i]
 			if !(p >= 0 && p <= 1) || (c.Loops && p >= 1) || (c.FrameCount == 1 && p != 0) {
@@ -79,10 +80,10 @@ func TestKernelMatchesGo(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 4, 5, 8, 63, 1000} {
 		a, b := NewBatch(n), NewBatch(n)
 		for i := range n {
-			a.Species[i] = uint8([]int{0, 1, 2, 3, 4, 5, 6, 200, 255}[rng.IntN(9)])
-			a.Clip[i] = uint16([]int{0, 1, 5, 22, 24, 25, 255, 256, 300, 65535}[rng.IntN(10)])
+			a.Species[i] = SpeciesID([]int{0, 1, 2, 3, 4, 5, 6, 200, 255}[rng.IntN(9)])
+			a.Clip[i] = ClipID([]int{0, 1, 5, 22, 24, 25, 255, 256, 300, 65535}[rng.IntN(10)])
 			if rng.IntN(2) == 0 {
-				a.Clip[i] = uint16(rng.IntN(25))
+				a.Clip[i] = ClipID(rng.IntN(25))
 			}
 			a.Phase[i], a.Rate[i] = pick(), pick()
 		}
@@ -157,14 +158,20 @@ func TestBatchNoAllocation(t *testing.T) {
 	m := NewMelee(1000)
 	c.Swing = m.Phase
 	for i := range 1000 {
-		b.Species[i], b.Clip[i], b.Rate[i] = uint8(i%6), uint16(i%6), 1
-		c.Species[i], c.Speed[i], c.Flags[i] = uint8(i%6), float32(i%5), Flags(i)&(Attacking|Running|Dying)
+		b.Species[i], b.Clip[i], b.Rate[i] = SpeciesID(i%6), ClipID(i%6), 1
+		c.Species[i], c.Speed[i], c.Flags[i] = SpeciesID(i%6), float32(i%5), Flags(i)&(Attacking|Running|Dying)
+		c.Archetype[i] = map[SpeciesID]roster.Archetype{SpeciesHorse: ArchHorse, SpeciesElephant: ArchElephant}[c.Species[i]]
+	}
+	if err := c.Check(r); err != nil {
+		t.Fatal(err)
 	}
 	w := &World{HP: make([]float32, 1000)}
 	hits := make([]Hit, 0, 1000)
 	if a := testing.AllocsPerRun(100, func() {
 		b.Step(r, 1.0/60)
-		c.Animate(r, 1.0/60)
+		if err := c.Animate(r, 1.0/60); err != nil {
+			t.Fatal(err)
+		}
 		hits = m.Step(w, 1.0/60, hits[:0])
 	}); a != 0 {
 		t.Errorf("%v allocations per step", a)

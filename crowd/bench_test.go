@@ -14,7 +14,7 @@ func benchCrowd(n int) *Crowd {
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := New(n)
 	for i := range n {
-		s := uint8(rng.IntN(6))
+		s := SpeciesID(rng.IntN(6))
 		c.Species[i] = s
 		switch s {
 		case 1:
@@ -156,7 +156,7 @@ func BenchmarkSocket(b *testing.B) {
 	h := r.Species(0)
 	hand := h.SocketIndex("hand_r")
 	b.ReportAllocs()
-	p := 0.0
+	p := float32(0)
 	for b.Loop() {
 		h.Socket(9, p, hand)
 		p += .013

@@ -181,15 +181,20 @@ type Melee struct {
 
 	Stats MeleeStats
 	late  []Hit // strikes that landed in Start, reported by the next Step
+
+	release []float32 // a ranged swing's release phase until it is crossed, else −1
+	record  bool      // Combat's: keep events
+	events  []Event
 }
 
 // NewMelee returns n attackers with no swing, ready to strike.
 func NewMelee(n int) *Melee {
 	m := &Melee{Damage: make([]float32, n), Cooldown: make([]float32, n), Reach: make([]float32, n),
 		Wait: make([]float32, n), Time: make([]float32, n), Phase: make([]float32, n), Tempo: make([]float32, n),
-		Contact: make([]float32, n), StrikeTarget: make([]int32, n), StrikeDamage: make([]float32, n)}
+		Contact: make([]float32, n), StrikeTarget: make([]int32, n), StrikeDamage: make([]float32, n),
+		release: make([]float32, n)}
 	for i := range n {
-		m.Time[i], m.Phase[i], m.StrikeTarget[i] = -1, -1, -1
+		m.Time[i], m.Phase[i], m.StrikeTarget[i], m.release[i] = -1, -1, -1, -1
 	}
 	return m
 }
@@ -211,6 +216,11 @@ func (m *Melee) Pending(i int) bool { return m.StrikeTarget[i] >= 0 }
 // changes nothing, when the cooldown has not run out, the attacker is dead, or the
 // target is not alive, hostile and in reach.
 func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
+	return m.start(w, i, target, contact, -1)
+}
+
+// start is Start with the release phase of a ranged swing (−1: not ranged).
+func (m *Melee) start(w *World, i int, target int32, contact, release float32) bool {
 	a := int32(i)
 	if m.Wait[i] > 0 || !w.alive(a) || !w.alive(target) || !w.hostile(a, target) || !w.inReach(a, target, m.Reach[i]) {
 		return false
@@ -233,6 +243,7 @@ func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
 	m.Contact[i] = contact
 	m.StrikeTarget[i] = target
 	m.StrikeDamage[i] = m.Damage[i]
+	m.release[i] = release
 	m.Stats.Started++
 	return true
 }
@@ -240,13 +251,26 @@ func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
 // Cancel cancels attacker i's swing and pending strike, as on death or retarget. It
 // reports whether a strike was pending.
 func (m *Melee) Cancel(i int) bool {
-	m.Time[i], m.Phase[i] = -1, -1
-	if m.StrikeTarget[i] < 0 {
+	swinging := m.Time[i] >= 0
+	m.Time[i], m.Phase[i], m.release[i] = -1, -1, -1
+	tg := m.StrikeTarget[i]
+	if tg < 0 {
+		if swinging {
+			m.event(EventEnd, i, -1, 0, false)
+		}
 		return false
 	}
 	m.StrikeTarget[i] = -1
 	m.Stats.Cancelled++
+	m.event(EventMiss, i, tg, m.StrikeDamage[i], false)
+	m.event(EventEnd, i, -1, 0, false)
 	return true
+}
+
+func (m *Melee) event(k EventKind, i int, target int32, damage float32, killed bool) {
+	if m.record {
+		m.events = append(m.events, Event{Kind: k, Attacker: int32(i), Target: target, Damage: damage, Killed: killed})
+	}
 }
 
 // Step advances every attacker by dt seconds: cooldowns run down, swings advance,
@@ -276,11 +300,16 @@ func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
 		}
 		t += dt * m.Tempo[i]
 		ap := AttackPhase(t)
+		if r := m.release[i]; r >= 0 && (t >= SwingDuration || ap >= r) {
+			m.release[i] = -1
+			m.event(EventRelease, i, m.StrikeTarget[i], m.StrikeDamage[i], false)
+		}
 		if m.StrikeTarget[i] >= 0 && (t >= SwingDuration || ap >= m.Contact[i]) {
 			hits = m.land(w, i, hits)
 		}
 		if t >= SwingDuration {
 			t, ap = -1, -1
+			m.event(EventEnd, i, -1, 0, false)
 		}
 		m.Time[i], m.Phase[i] = t, ap
 	}
@@ -294,6 +323,7 @@ func (m *Melee) land(w *World, i int, hits []Hit) []Hit {
 	m.StrikeTarget[i] = -1
 	if !w.alive(tg) || !w.hostile(a, tg) || !w.inReach(a, tg, m.Reach[i]) {
 		m.Stats.Cancelled++
+		m.event(EventMiss, i, tg, m.StrikeDamage[i], false)
 		return hits
 	}
 	hp := w.HP[tg] - m.StrikeDamage[i]
@@ -303,5 +333,6 @@ func (m *Melee) land(w *World, i int, hits []Hit) []Hit {
 	if killed {
 		m.Stats.Kills++
 	}
+	m.event(EventHit, i, tg, m.StrikeDamage[i], killed)
 	return append(hits, Hit{Attacker: a, Target: tg, Damage: m.StrikeDamage[i], Killed: killed})
 }

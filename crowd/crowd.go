@@ -1,6 +1,7 @@
 package crowd
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -12,6 +13,12 @@ import (
 // and every Animate call resolves them to a clip, advances the phase and writes the
 // unit's Instance into Out. Every slice must hold Len() elements, except Swing,
 // which may be nil.
+//
+// A unit's species, archetype and weapon must fit together: Spawn sets all three
+// (and the Mounted flag of a rider) for a built-in Kind, whose documentation lists
+// the pairings. A unit whose species is not loaded, or whose species does not
+// support its archetype, is reported: Check names each, and Animate counts them
+// in an *UnplayableError.
 //
 // Phase rules, per state:
 //   - locomotion (a clip with a ground speed: walk, run, gallop): the phase
@@ -45,8 +52,9 @@ type Crowd struct {
 	State []StateID
 }
 
-// NewCrowd returns n idle units of species 0, humanoid archetype, with ambient
-// phases spread by AmbientPhase.
+// New returns n idle units of species 0 (SpeciesHumanoid), humanoid archetype, no
+// weapon, with ambient phases spread by AmbientPhase. Spawn gives a unit a
+// built-in kind.
 func New(n int) *Crowd {
 	c := &Crowd{Batch: *NewBatch(n), Archetype: make([]roster.Archetype, n), Variant: make([]uint8, n),
 		Flags: make([]Flags, n), Weapon: make([]Weapon, n), Speed: make([]float32, n), State: make([]StateID, n)}
@@ -85,8 +93,12 @@ var swingDriven = [NumStates]float32{
 }
 
 // Animate resolves every unit's inputs to a state and clip, advances its phase by
-// dt seconds and writes its Instance. A unit whose species is not loaded, or does
-// not support its archetype, plays clip 0. It does not allocate.
+// dt seconds and writes its Instance. It does not allocate.
+//
+// A unit whose species is not loaded, or whose species does not support its
+// archetype, cannot be played as asked: it shows its species' clip 0 (row 0 when
+// the species is not loaded), and Animate, having written every unit, returns an
+// *UnplayableError with their count. Check names them.
 func (c *Crowd) Animate(r *Registry, dt float32) error {
 	return c.AnimateRange(r, dt, 0, len(c.Species))
 }
@@ -122,17 +134,26 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	maxID := cat.maxID
 	states := stateTable
 	var empty clipEntry
+	bad := 0
 	for i := range n {
 		s := species[i]
 		sp := speed[i]
 		key := intentKey(flags[i], sp > MoveThreshold, weapon[i])
 		st := states[key&(intentKeys-1)]
-		cl := uint16(0)
+		cl := ClipID(0)
 		e := &empty
 		if int(s) <= maxID {
-			k := ((int(s)*MaxArchetypes+int(arch[i]&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
+			a := arch[i]
+			k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
 			cl = sel[k]
+			// Counting, not branching: unplayable units are rare, but not known to
+			// be. An archetype id of MaxArchetypes or more (a ≥ 8: (a+248)>>8 = 1)
+			// is unplayable too; the unit shows the clip of archetype a mod 8.
+			bad += int(cl>>15) + int((uint32(a)+256-MaxArchetypes)>>8)
+			cl &= unplayable - 1
 			e = &entries[int(s)<<clipShift|int(cl)]
+		} else {
+			bad++
 		}
 		p := phase[i]
 		loops := e.loops()
@@ -162,16 +183,73 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		e.put(o, ph)
 		o.Clip, o.Species = cl, s
 	}
+	if bad > 0 {
+		return &UnplayableError{Units: bad}
+	}
 	return nil
+}
+
+// unplayable marks a clip selection of a unit whose species is not loaded or does
+// not support its archetype: the high bit of the selection table's entries.
+const unplayable ClipID = 1 << 15
+
+// UnplayableError is what Animate returns when some units cannot be played as
+// asked: their species is not loaded, or does not support their archetype. Every
+// other unit was animated as usual; Crowd.Check names the units and the reasons.
+type UnplayableError struct {
+	Units int // how many units
+}
+
+func (e *UnplayableError) Error() string {
+	return fmt.Sprintf("crowd: %d units cannot be played: species not loaded or archetype not supported by the species (Crowd.Check names them)", e.Units)
+}
+
+// Check reports, in one error, every unit Animate cannot play as asked: its species
+// is not loaded in r, or does not support its archetype (naming the archetypes it
+// does support). It also reports slices of the wrong length. It returns nil when
+// every unit can be played. It is for use off the hot path: after spawning units,
+// or when Animate returns an *UnplayableError.
+func (c *Crowd) Check(r *Registry) error {
+	if err := c.check(); err != nil {
+		return err
+	}
+	if r.cat.Load().closed {
+		return ErrClosed
+	}
+	var errs []error
+	n := 0
+	for i, s := range c.Species {
+		var err error
+		sp := r.Species(s)
+		switch {
+		case sp == nil:
+			err = fmt.Errorf("unit %d: species %d (%s) is not loaded", i, s, s)
+		case sp.Table(c.Archetype[i]) == nil:
+			err = fmt.Errorf("unit %d: species %s does not support archetype %s (it supports %v)", i, sp.Name, c.Archetype[i], sp.Archetypes)
+		}
+		if err == nil {
+			continue
+		}
+		if n++; n <= 8 {
+			errs = append(errs, err)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if n > 8 {
+		errs = append(errs, fmt.Errorf("and %d more units", n-8))
+	}
+	return fmt.Errorf("crowd: %d of %d units cannot be played:\n%w", n, len(c.Species), errors.Join(errs...))
 }
 
 // Select returns the state and clip unit i plays with its current inputs: what
 // Animate would choose. Use it off the hot path, for example to read the contact
 // marker of the attack clip a swing is about to play.
-func (c *Crowd) Select(r *Registry, i int) (StateID, uint16) {
+func (c *Crowd) Select(r *Registry, i int) (StateID, ClipID) {
 	in := Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]}
 	st := in.Resolve().State()
-	s := r.Species(uint32(c.Species[i]))
+	s := r.Species(c.Species[i])
 	if s == nil {
 		return st, 0
 	}
@@ -185,15 +263,47 @@ func (c *Crowd) Select(r *Registry, i int) (StateID, uint16) {
 // Sockets writes unit i's socket transforms at its current clip and phase into dst
 // (SocketCount·12 floats of its species), interpolated like the palette.
 func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
-	s := r.Species(uint32(b.Species[i]))
+	s, err := b.species(r, i)
+	if err != nil {
+		return err
+	}
+	_, err = s.Sockets(b.Clip[i], b.Phase[i], dst)
+	return err
+}
+
+// Socket returns one socket of unit i at its current clip and phase, in the
+// unit's model space (metres, y up, facing +z). Place(x, y, z, heading).Mul of it
+// is the socket in the world: where a prop held in that socket is drawn.
+func (b *Batch) Socket(r *Registry, i, socket int) (Mat34, error) {
+	s, err := b.species(r, i)
+	if err != nil {
+		return Mat34{}, err
+	}
+	return s.Socket(b.Clip[i], b.Phase[i], socket)
+}
+
+// WorldSocket is Socket composed with the unit's place in the world: its position
+// (x, y, z) and heading (radians about +y; 0 faces +z). See Place.
+func (b *Batch) WorldSocket(r *Registry, i, socket int, x, y, z, heading float32) (Mat34, error) {
+	m, err := b.Socket(r, i, socket)
+	if err != nil {
+		return Mat34{}, err
+	}
+	return Place(x, y, z, heading).Mul(m), nil
+}
+
+func (b *Batch) species(r *Registry, i int) (*Species, error) {
+	if i < 0 || i >= len(b.Species) {
+		return nil, fmt.Errorf("crowd: no unit %d of %d", i, len(b.Species))
+	}
+	s := r.Species(b.Species[i])
 	if s == nil {
 		if r.cat.Load().closed {
-			return ErrClosed
+			return nil, ErrClosed
 		}
-		return fmt.Errorf("crowd: unit %d: species %d is not loaded", i, b.Species[i])
+		return nil, fmt.Errorf("crowd: unit %d: species %d (%s) is not loaded", i, b.Species[i], b.Species[i])
 	}
-	_, err := s.Sockets(int(b.Clip[i]), float64(b.Phase[i]), dst)
-	return err
+	return s, nil
 }
 
 // LocomotionRate is the phase rate of a locomotion clip of the given gait at ground

@@ -19,7 +19,7 @@ func wrapDiff(a, b float32) float64 {
 func TestLocomotionPhaseContinuity(t *testing.T) {
 	r := testRegistry(t)
 	h := r.Species(0)
-	walk, run := h.ClipIndex("walk"), h.ClipIndex("run")
+	walk, run := clipID(h, "walk"), clipID(h, "run")
 	c := New(1)
 	c.Phase[0] = .3
 	const dt = 1.0 / 60
@@ -43,13 +43,13 @@ func TestLocomotionPhaseContinuity(t *testing.T) {
 		if speed > 2.5 {
 			clip = run
 		}
-		if int(c.Clip[0]) != clip {
+		if c.Clip[0] != clip {
 			t.Fatalf("t=%.3f speed %.2f: clip %d, want %d", tm, speed, c.Clip[0], clip)
 		}
-		if prevClip >= 0 && prevClip != clip {
+		if prevClip >= 0 && ClipID(prevClip) != clip {
 			switches++
 		}
-		prevClip = clip
+		prevClip = int(clip)
 		g := h.Clips[clip].Gait
 		want := dt * speed / (g.Cycle * g.Speed)
 		if got := wrapDiff(before, c.Phase[0]); math.Abs(got-want) > 1e-6 {
@@ -107,7 +107,7 @@ func TestDeathPhase(t *testing.T) {
 		cr.Speed[0] = 2 // a dying unit that was walking still dies
 		cr.Animate(r, .1)
 		cr.Flags[0] = Dying
-		die := h.Clips[h.ClipIndex(c.die)]
+		die := h.Clips[clipID(h, c.die)]
 		const dt = 1.0 / 48
 		for k := 1; ; k++ {
 			cr.Animate(r, dt)
@@ -128,7 +128,7 @@ func TestDeathPhase(t *testing.T) {
 		}
 		cr.Flags[0] = Dead
 		cr.Animate(r, .5)
-		dead := h.Clips[h.ClipIndex(c.dead)]
+		dead := h.Clips[clipID(h, c.dead)]
 		if cr.Phase[0] != 0 || cr.Out[0].Frame != uint32(dead.FrameOffset) || cr.State[0] != StateDead {
 			t.Errorf("%v: dead at phase %v, row %d", c.arch, cr.Phase[0], cr.Out[0].Frame)
 		}
@@ -199,7 +199,7 @@ func TestSocketsMatchSample(t *testing.T) {
 	r := testRegistry(t)
 	cr := New(300)
 	for i := range cr.Species {
-		cr.Species[i] = uint8(i % 6)
+		cr.Species[i] = SpeciesID(i % 6)
 		cr.Archetype[i] = []roster.Archetype{roster.Humanoid, roster.Horse, roster.Elephant, roster.Rider, roster.Humanoid, roster.Humanoid}[i%6]
 		cr.Speed[i] = float32(i%7) * .6
 		cr.Flags[i] = []Flags{0, Running, Dying, Attacking | InMelee, HoldStance}[i%5]
@@ -210,7 +210,7 @@ func TestSocketsMatchSample(t *testing.T) {
 	}
 	got := make([]float32, 10*12)
 	for i := range cr.Species {
-		s := r.Species(uint32(cr.Species[i]))
+		s := r.Species(cr.Species[i])
 		pal := make([]float32, s.File.BoneCount()*16)
 		want := make([]float32, s.SocketCount()*12)
 		pb := s.File.Sample(int(cr.Clip[i]), float64(cr.Phase[i]), pal, want)
@@ -227,7 +227,7 @@ func TestSocketsMatchSample(t *testing.T) {
 			}
 		}
 		for k := range s.SocketCount() {
-			one, err := s.Socket(int(cr.Clip[i]), float64(cr.Phase[i]), k)
+			one, err := s.Socket(cr.Clip[i], cr.Phase[i], k)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +239,7 @@ func TestSocketsMatchSample(t *testing.T) {
 		}
 		// And the palette.
 		p2 := make([]float32, len(pal))
-		if _, err := s.Palette(int(cr.Clip[i]), float64(cr.Phase[i]), p2); err != nil {
+		if _, err := s.Palette(cr.Clip[i], cr.Phase[i], p2); err != nil {
 			t.Fatal(err)
 		}
 		for k := range pal {
@@ -271,7 +271,7 @@ func TestSelectMatchesAnimate(t *testing.T) {
 	r := testRegistry(t)
 	cr := New(500)
 	for i := range cr.Species {
-		cr.Species[i] = uint8(i % 7) // 6 is not loaded
+		cr.Species[i] = SpeciesID(i % 7) // 6 is not loaded
 		cr.Archetype[i] = roster.Archetype(i % 5)
 		cr.Flags[i] = Flags(i * 37 % 4096)
 		cr.Weapon[i] = Weapon(i % 4)

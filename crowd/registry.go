@@ -3,8 +3,10 @@ package crowd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,12 +78,13 @@ func WithArchetype(id roster.Archetype, a Archetype) Option {
 
 // WithGait overrides the gait of one clip of one species: for example the cycle
 // and ground speed a built-in species' data gives (species.Clip.Cycle and .Speed).
-func WithGait(species uint32, clip string, g roster.Gait) Option {
+func WithGait(species SpeciesID, clip string, g roster.Gait) Option {
 	return func(c *config) {
-		if c.gaits[species] == nil {
-			c.gaits[species] = map[string]roster.Gait{}
+		id := uint32(species)
+		if c.gaits[id] == nil {
+			c.gaits[id] = map[string]roster.Gait{}
 		}
-		c.gaits[species][clip] = g
+		c.gaits[id][clip] = g
 	}
 }
 
@@ -138,6 +141,46 @@ func (r *Registry) LoadDir(dir string) error {
 	return r.load(paths, nil)
 }
 
+// OpenFS returns a registry holding every species file of directory dir of fsys
+// (see LoadFS): for example the species a game embeds with embed.FS.
+func OpenFS(fsys fs.FS, dir string, opts ...Option) (*Registry, error) {
+	r := NewRegistry(opts...)
+	if err := r.LoadFS(fsys, dir); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// LoadFS is LoadDir for directory dir of fsys (an embed.FS, os.DirFS, a zip
+// reader...; "." is its root). The files are read into memory, which the registry
+// keeps, as LoadBytes does.
+func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return fmt.Errorf("crowd: %w", err)
+	}
+	var (
+		names []string
+		data  [][]byte
+	)
+	for _, e := range ents {
+		if e.IsDir() || !strings.EqualFold(path.Ext(e.Name()), ".bpat") {
+			continue
+		}
+		name := path.Join(dir, e.Name())
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return fmt.Errorf("crowd: %w", err)
+		}
+		names, data = append(names, name), append(data, b)
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
+	}
+	return r.load(names, data)
+}
+
 // LoadFile loads one species file, into the slot its name or species_id gives it
 // (see LoadDir).
 func (r *Registry) LoadFile(path string) error { return r.load([]string{path}, nil) }
@@ -160,7 +203,7 @@ func (r *Registry) load(paths []string, data [][]byte) error {
 		added []*Species
 		errs  []error
 	)
-	taken := map[uint32]string{}
+	taken := map[SpeciesID]string{}
 	for _, s := range old.list {
 		taken[s.ID] = s.Path
 	}
@@ -222,6 +265,9 @@ func (r *Registry) open(path string, data []byte) (*Species, error) {
 		f, err = bpat.Open(path, opts...)
 	}
 	if err != nil {
+		if strings.HasPrefix(err.Error(), path+": ") { // the reader's error names the file already
+			return nil, fmt.Errorf("crowd: refusing %w", err)
+		}
 		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
 	}
 	s, err := r.species(path, f, slot, named)
@@ -252,7 +298,7 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (
 			return nil, fmt.Errorf("clip %s has %d frames; the runtime plays at most %d per clip", c.Name, c.FrameCount, MaxClipFrames)
 		}
 	}
-	s := &Species{ID: id, Name: def.Name, Path: path, File: f, live: &r.live, closed: &r.closed}
+	s := &Species{ID: SpeciesID(id), Name: def.Name, Path: path, File: f, live: &r.live, closed: &r.closed}
 	for _, a := range def.Archetypes {
 		if int(a) >= MaxArchetypes || r.cfg.archetypes[a] == nil {
 			return nil, fmt.Errorf("species %s uses %s, which is not registered", def.Name, a)
@@ -283,9 +329,9 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (
 }
 
 // Species returns the species in slot id, or nil when the slot is empty.
-func (r *Registry) Species(id uint32) *Species {
+func (r *Registry) Species(id SpeciesID) *Species {
 	c := r.cat.Load()
-	if id >= uint32(len(c.byID)) {
+	if int(id) >= len(c.byID) {
 		return nil
 	}
 	return c.byID[id]
@@ -377,8 +423,8 @@ type catalog struct {
 	byID   []*Species
 	// Hot tables. entries[id<<clipShift | clip]; sel[(((id·MaxArchetypes)+a)·NumStates+s)·MaxVariants+v].
 	entries []clipEntry
-	sel     []uint16
-	maxID   int // −1 when empty
+	sel     []ClipID // unplayable where the species is not loaded or lacks the archetype
+	maxID   int      // −1 when empty
 }
 
 func buildCatalog(list []*Species) *catalog {
@@ -390,7 +436,10 @@ func buildCatalog(list []*Species) *catalog {
 	// An empty entry plays row 0 at phase 0; the last one is for units whose species
 	// is not loaded or whose clip number is too large.
 	c.entries = make([]clipEntry, (c.maxID+1)<<clipShift+1)
-	c.sel = make([]uint16, (c.maxID+1)*MaxArchetypes*int(NumStates)*MaxVariants)
+	c.sel = make([]ClipID, (c.maxID+1)*MaxArchetypes*int(NumStates)*MaxVariants)
+	for k := range c.sel {
+		c.sel[k] = unplayable
+	}
 	for _, s := range list {
 		c.byID[s.ID] = s
 		for k := range s.Clips {

@@ -20,17 +20,17 @@ func TestRegistryLoadsDirectory(t *testing.T) {
 	}
 	for i, s := range all {
 		want := builtinSpecs[i]
-		if s.ID != want.id || s.Name != want.name || len(s.Clips) != len(want.clips) || s.File.BoneCount() != want.bones {
+		if uint32(s.ID) != want.id || s.Name != want.name || len(s.Clips) != len(want.clips) || s.File.BoneCount() != want.bones {
 			t.Errorf("slot %d: %d %s, %d clips, %d bones", i, s.ID, s.Name, len(s.Clips), s.File.BoneCount())
 		}
-		if r.Species(want.id) != s || r.Lookup(want.name) != s {
+		if r.Species(SpeciesID(want.id)) != s || r.Lookup(want.name) != s {
 			t.Errorf("Species(%d)/Lookup(%s) do not find it", want.id, want.name)
 		}
 		if !strings.HasSuffix(s.Path, want.name+".bpat") {
 			t.Errorf("path %s", s.Path)
 		}
 	}
-	if r.Species(6) != nil || r.Species(1000) != nil || r.Lookup("wolf") != nil {
+	if r.Species(6) != nil || r.Species(255) != nil || r.Lookup("wolf") != nil {
 		t.Error("found a species that was not loaded")
 	}
 	h := r.Species(0)
@@ -41,16 +41,16 @@ func TestRegistryLoadsDirectory(t *testing.T) {
 		t.Error("horse and elephant tables missing")
 	}
 	// Gaits: built-in walk and run cycles; an unknown clip plays once per duration.
-	walk := h.Clips[h.ClipIndex("walk")]
-	run := h.Clips[h.ClipIndex("run")]
-	squat := h.Clips[h.ClipIndex("idle_squat")]
+	walk := h.Clips[clipID(h, "walk")]
+	run := h.Clips[clipID(h, "run")]
+	squat := h.Clips[clipID(h, "idle_squat")]
 	if walk.Gait != (roster.Gait{Cycle: 0.92, Speed: 1.4}) || run.Gait != (roster.Gait{Cycle: 0.56, Speed: 3.8}) || squat.Gait.Cycle != squat.Duration || squat.Gait.Speed != 0 {
 		t.Errorf("gaits: walk %+v run %+v idle_squat %+v (duration %v)", walk.Gait, run.Gait, squat.Gait, squat.Duration)
 	}
-	if c := h.Contact(h.ClipIndex("attack_sword_a")); c != .58 {
+	if c := h.Contact(clipID(h, "attack_sword_a")); c != .58 {
 		t.Errorf("sword contact %v", c)
 	}
-	if c := h.Contact(h.ClipIndex("idle")); c != DefaultContact {
+	if c := h.Contact(clipID(h, "idle")); c != DefaultContact {
 		t.Errorf("idle contact %v, want the default", c)
 	}
 }
@@ -58,7 +58,7 @@ func TestRegistryLoadsDirectory(t *testing.T) {
 func TestRegistryGaitOverride(t *testing.T) {
 	r := testRegistry(t, WithGait(0, "walk", roster.Gait{Cycle: 1, Speed: 1.5}))
 	h := r.Species(0)
-	if g := h.Clips[h.ClipIndex("walk")].Gait; g != (roster.Gait{Cycle: 1, Speed: 1.5}) {
+	if g := h.Clips[clipID(h, "walk")].Gait; g != (roster.Gait{Cycle: 1, Speed: 1.5}) {
 		t.Errorf("overridden walk gait %+v", g)
 	}
 	if g := r.Species(3).Clips[5].Gait; g != (roster.Gait{Cycle: 0.92, Speed: 1.4}) {
@@ -179,7 +179,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 			defer wg.Done()
 			c := New(64)
 			for i := range c.Species {
-				c.Species[i] = uint8(i % 3)
+				c.Species[i] = SpeciesID(i % 3)
 				c.Archetype[i] = roster.Archetype(i % 3)
 				c.Speed[i] = float32(i%4) * .8
 			}
@@ -198,7 +198,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if s := r.Species(uint32(k % 6)); s != nil && s.ID != uint32(k%6) {
+				if s := r.Species(SpeciesID(k % 6)); s != nil && s.ID != SpeciesID(k%6) {
 					t.Errorf("slot %d holds %d", k%6, s.ID)
 				}
 				_ = r.All()

@@ -30,11 +30,11 @@ func (c *Clip) Contact() float32 {
 // Species is one loaded species file. Its methods are safe for concurrent use until
 // the registry is closed.
 type Species struct {
-	ID   uint32
+	ID   SpeciesID
 	Name string
 	Path string // the file it was loaded from, or the name given to LoadBytes
 	File *bpat.File
-	// Clips in file order, with their gaits.
+	// Clips in file order, with their gaits: Clips[id] is the clip of ClipID id.
 	Clips []Clip
 	// Archetypes this species' units may use.
 	Archetypes []roster.Archetype
@@ -53,9 +53,15 @@ func (s *Species) Table(a roster.Archetype) *ClipTable {
 	return s.tables[a]
 }
 
-// ClipIndex returns the index of the clip named name, or -1. It is for use off the
-// hot path.
-func (s *Species) ClipIndex(name string) int { return s.File.ClipIndex(name) }
+// ClipIndex returns the id of the clip named name, and false when the species has
+// no such clip. It is for use off the hot path.
+func (s *Species) ClipIndex(name string) (ClipID, bool) {
+	i := s.File.ClipIndex(name)
+	if i < 0 {
+		return 0, false
+	}
+	return ClipID(i), true
+}
 
 // SocketIndex returns the index of the socket named name, or -1.
 func (s *Species) SocketIndex(name string) int { return s.File.SocketIndex(name) }
@@ -64,8 +70,8 @@ func (s *Species) SocketIndex(name string) int { return s.File.SocketIndex(name)
 func (s *Species) SocketCount() int { return len(s.File.Sockets()) }
 
 // Contact returns the contact phase of clip clip (DefaultContact when unset).
-func (s *Species) Contact(clip int) float32 {
-	if uint(clip) >= uint(len(s.Clips)) {
+func (s *Species) Contact(clip ClipID) float32 {
+	if int(clip) >= len(s.Clips) {
 		return DefaultContact
 	}
 	return s.Clips[clip].Contact()
@@ -87,16 +93,19 @@ func (s *Species) read() error {
 // (SocketCount·12 floats, the top three rows of each socket matrix), blended
 // between the two baked frames the phase falls between exactly as the palette is
 // (docs/formats/bpat.md §5): per-element lerp. It returns the frames used.
-func (s *Species) Sockets(clip int, phase float64, dst []float32) (bpat.Playback, error) {
-	if uint(clip) >= uint(len(s.Clips)) {
+func (s *Species) Sockets(clip ClipID, phase float32, dst []float32) (bpat.Playback, error) {
+	if int(clip) >= len(s.Clips) {
 		return bpat.Playback{}, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
-	p := bpat.Resolve(phase, s.Clips[clip].FrameCount, s.Clips[clip].Loops)
+	p := bpat.Resolve(float64(phase), s.Clips[clip].FrameCount, s.Clips[clip].Loops)
 	return p, s.SocketsAt(clip, p, dst)
 }
 
 // SocketsAt is Sockets for frames already resolved.
-func (s *Species) SocketsAt(clip int, p bpat.Playback, dst []float32) error {
+func (s *Species) SocketsAt(clip ClipID, p bpat.Playback, dst []float32) error {
+	if int(clip) >= len(s.Clips) {
+		return fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
+	}
 	if err := s.read(); err != nil {
 		return err
 	}
@@ -106,37 +115,37 @@ func (s *Species) SocketsAt(clip int, p bpat.Playback, dst []float32) error {
 		return fmt.Errorf("crowd: socket buffer of %d floats; species %s needs %d", len(dst), s.Name, n)
 	}
 	if n > 0 {
-		bpat.Lerp(dst[:n], s.File.SocketData(clip, p.Frame), s.File.SocketData(clip, p.Next), p.Lerp)
+		bpat.Lerp(dst[:n], s.File.SocketData(int(clip), p.Frame), s.File.SocketData(int(clip), p.Next), p.Lerp)
 	}
 	return nil
 }
 
-// Socket returns one socket's transform (top three rows, row-major) at clip clip
-// and phase.
-func (s *Species) Socket(clip int, phase float64, socket int) ([12]float32, error) {
-	var out [12]float32
+// Socket returns one socket's transform in model space (metres, y up, facing +z)
+// at clip clip and phase. Place(x, y, z, heading).Mul of it puts it in the world.
+func (s *Species) Socket(clip ClipID, phase float32, socket int) (Mat34, error) {
+	var out Mat34
 	if uint(socket) >= uint(s.SocketCount()) {
 		return out, fmt.Errorf("crowd: species %s has no socket %d", s.Name, socket)
 	}
-	if uint(clip) >= uint(len(s.Clips)) {
+	if int(clip) >= len(s.Clips) {
 		return out, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
 	if err := s.read(); err != nil {
 		return out, err
 	}
 	defer s.live.RUnlock()
-	p := bpat.Resolve(phase, s.Clips[clip].FrameCount, s.Clips[clip].Loops)
+	p := bpat.Resolve(float64(phase), s.Clips[clip].FrameCount, s.Clips[clip].Loops)
 	o := socket * bpat.FloatsPerSocket
-	a := s.File.SocketData(clip, p.Frame)[o : o+bpat.FloatsPerSocket]
-	b := s.File.SocketData(clip, p.Next)[o : o+bpat.FloatsPerSocket]
+	a := s.File.SocketData(int(clip), p.Frame)[o : o+bpat.FloatsPerSocket]
+	b := s.File.SocketData(int(clip), p.Next)[o : o+bpat.FloatsPerSocket]
 	bpat.Lerp(out[:], a, b, p.Lerp)
 	return out, nil
 }
 
 // Palette writes the bone palette at clip clip and phase into dst (BoneCount·16
 // floats), as bpat.File.Sample does.
-func (s *Species) Palette(clip int, phase float64, dst []float32) (bpat.Playback, error) {
-	if uint(clip) >= uint(len(s.Clips)) {
+func (s *Species) Palette(clip ClipID, phase float32, dst []float32) (bpat.Playback, error) {
+	if int(clip) >= len(s.Clips) {
 		return bpat.Playback{}, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
 	if n := s.File.BoneCount() * bpat.FloatsPerBone; len(dst) < n {
@@ -146,5 +155,5 @@ func (s *Species) Palette(clip int, phase float64, dst []float32) (bpat.Playback
 		return bpat.Playback{}, err
 	}
 	defer s.live.RUnlock()
-	return s.File.Sample(clip, phase, dst, nil), nil
+	return s.File.Sample(int(clip), float64(phase), dst, nil), nil
 }

@@ -26,7 +26,7 @@ func TestBakedBuiltins(t *testing.T) {
 		if err := reg.LoadBytes(s.Name+".bpat", b); err != nil {
 			t.Fatal(err)
 		}
-		loaded := reg.Species(s.ID)
+		loaded := reg.Species(crowd.SpeciesID(s.ID))
 		for i, sc := range s.Clips {
 			lc := loaded.Clips[i]
 			want := roster.Gait{Cycle: sc.Cycle, Speed: sc.Speed}
@@ -39,7 +39,7 @@ func TestBakedBuiltins(t *testing.T) {
 		}
 	}
 	// docs/runtime.md §5's clip indices, and the rider's clips, in the real files.
-	for id := uint32(0); id < 6; id++ {
+	for id := crowd.SpeciesID(0); id < 6; id++ {
 		s := reg.Species(id)
 		for _, a := range s.Archetypes {
 			tb := s.Table(a)
@@ -66,7 +66,7 @@ func TestBakedBuiltins(t *testing.T) {
 	}
 	// The strikes time their hits by the clips' contact markers.
 	h := reg.Species(3)
-	if c := h.Contact(h.ClipIndex("riding_sword_strike")); c != .58 {
-		t.Errorf("riding_sword_strike contact %v", c)
+	if id, ok := h.ClipIndex("riding_sword_strike"); !ok || h.Contact(id) != .58 {
+		t.Errorf("riding_sword_strike contact %v", h.Contact(id))
 	}
 }

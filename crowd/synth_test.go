@@ -150,3 +150,12 @@ func specNamed(name string) speciesSpec {
 	}
 	panic(name)
 }
+
+// clipID is the id of the named clip of s; it panics when s lacks it.
+func clipID(s *Species, name string) ClipID {
+	id, ok := s.ClipIndex(name)
+	if !ok {
+		panic(s.Name + " has no clip " + name)
+	}
+	return id
+}

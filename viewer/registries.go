@@ -106,7 +106,7 @@ func (r *registries) inBattle(k int) bool {
 func (r *registries) battleSpecies(k int) *crowd.Species {
 	for id, a := range r.battleAsset {
 		if a == k {
-			return r.battle.Species(uint32(id))
+			return r.battle.Species(crowd.SpeciesID(id))
 		}
 	}
 	return nil
@@ -116,7 +116,7 @@ func (r *registries) battleSpecies(k int) *crowd.Species {
 // horse's clip stands for the first state the horse archetype's table maps to it
 // (Idle when none does), and the rider archetype's table gives that state's clip.
 // Nil when either species lacks its table.
-func riderClips(horse, rider *crowd.Species) []uint16 {
+func riderClips(horse, rider *crowd.Species) []crowd.ClipID {
 	if horse == nil || rider == nil {
 		return nil
 	}
@@ -124,7 +124,7 @@ func riderClips(horse, rider *crowd.Species) []uint16 {
 	if ht == nil || rt == nil {
 		return nil
 	}
-	out := make([]uint16, len(horse.Clips))
+	out := make([]crowd.ClipID, len(horse.Clips))
 	for c := range out {
 		st := crowd.StateIdle
 		for s := crowd.StateID(0); s < crowd.NumStates; s++ {

@@ -74,7 +74,7 @@ type Crowd struct {
 	loops     [][]bool
 	base      []uint16 // per unit: the layout's clip (parade)
 	riderUnit []int32  // per unit: the playback (parade) or battle unit on it, or −1
-	riderMap  [][]uint16
+	riderMap  [][]crowd.ClipID
 
 	battle     *battle.Battle
 	battleOf   []int32 // per unit: its battle unit
@@ -142,7 +142,7 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 		}
 	}
 	c.Rider = make([]int, len(s.assets))
-	c.riderMap = make([][]uint16, len(s.assets))
+	c.riderMap = make([][]crowd.ClipID, len(s.assets))
 	for k := range c.Rider {
 		c.Rider[k] = -1
 	}
@@ -229,7 +229,7 @@ func (c *Crowd) newPlayback(n int, rng *rand.Rand) {
 // setPlayback puts playback unit u on clip cl of asset a, at a phase of start
 // clip lengths into its cycle (beyond 1: holding a one-shot's end pose).
 func (c *Crowd) setPlayback(u, a int, cl uint16, start float32) {
-	c.play.Species[u], c.play.Clip[u] = uint8(a), cl
+	c.play.Species[u], c.play.Clip[u] = crowd.SpeciesID(a), crowd.ClipID(cl)
 	c.play.Phase[u] = start
 	if !c.loops[a][cl] && start > 1 {
 		c.play.Phase[u], c.hold[u] = 1, start-1
@@ -291,7 +291,7 @@ func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 			rec[recTint+3] = 0.12
 			if c.riderMap[a] != nil {
 				c.riderUnit[i] = int32(nextRider)
-				c.setPlayback(nextRider, rider, c.riderMap[a][cl], start)
+				c.setPlayback(nextRider, rider, uint16(c.riderMap[a][cl]), start)
 				c.vary[nextRider] = c.vary[i]
 				nextRider++
 			}

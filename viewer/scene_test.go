@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
 
@@ -102,7 +103,7 @@ func TestBattleIsTheGame(t *testing.T) {
 	}
 	reg := crowd.NewRegistry()
 	defer reg.Close()
-	assetOf := map[uint8]int{}
+	assetOf := map[crowd.SpeciesID]int{}
 	for _, sp := range creatures.All() {
 		b, err := bake.SpeciesBytes(sp)
 		if err != nil {
@@ -113,7 +114,7 @@ func TestBattleIsTheGame(t *testing.T) {
 		}
 		for k, a := range assets {
 			if a.Name == sp.Name {
-				assetOf[uint8(sp.ID)] = k
+				assetOf[crowd.SpeciesID(sp.ID)] = k
 			}
 		}
 	}
@@ -197,7 +198,7 @@ func TestParadeIsTheBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := c.play
-		ref := &crowd.Batch{Species: append([]uint8(nil), p.Species...), Clip: append([]uint16(nil), p.Clip...),
+		ref := &crowd.Batch{Species: slices.Clone(p.Species), Clip: slices.Clone(p.Clip),
 			Phase: append([]float32(nil), p.Phase...), Rate: append([]float32(nil), p.Rate...), Out: make([]crowd.Instance, p.Len())}
 		if err := c.advance(dt); err != nil {
 			t.Fatal(err)

@@ -83,7 +83,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 		if cl < 0 {
 			continue
 		}
-		c.play.Clip[i] = uint16(cl)
+		c.play.Clip[i] = crowd.ClipID(cl)
 		c.play.Rate[i] = c.vary[i] * c.perSecond[a][cl]
 		if r := c.riderUnit[i]; r >= 0 && c.battle == nil {
 			rc := c.riderMap[a][cl]
@@ -169,7 +169,7 @@ func (c *Crowd) paradeRecords() {
 
 func (c *Crowd) battleRecords() {
 	b := c.battle
-	out, w := b.Crowd.Out, &b.World
+	out, w := b.Crowd.Out, b.World
 	for i, u := range c.battleOf {
 		rec := c.Records[i*RecordFloats : (i+1)*RecordFloats]
 		putFrames(rec[recFrame:], &out[u])

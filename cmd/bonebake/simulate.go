@@ -195,7 +195,7 @@ func simRegistry(dir string, extra ...uint) (*crowd.Registry, string, error) {
 func loadBuiltins(reg *crowd.Registry, missingOnly bool) ([]string, error) {
 	var names []string
 	for _, s := range creatures.All() {
-		if missingOnly && reg.Species(s.ID) != nil {
+		if missingOnly && reg.Species(crowd.SpeciesID(s.ID)) != nil {
 			continue
 		}
 		b, err := bake.SpeciesBytes(s)
@@ -248,7 +248,7 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 		Kills: b.Melee.Stats.Kills, Alive: [2]int{b.Alive(0), b.Alive(1)}}
 	for _, s := range b.Crowd.Species {
 		name := fmt.Sprintf("species %d", s)
-		if sp := reg.Species(uint32(s)); sp != nil {
+		if sp := reg.Species(s); sp != nil {
 			name = sp.Name
 		}
 		res.Species[name]++

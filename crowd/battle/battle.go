@@ -22,20 +22,6 @@ const (
 	kindElephant
 )
 
-// Species ids from the roster.
-var (
-	humanoid, horse, elephant = speciesID("humanoid"), speciesID("horse"), speciesID("elephant")
-	sword, spear, skeleton    = speciesID("humanoid_sword"), speciesID("humanoid_spear"), speciesID("humanoid_skeleton")
-)
-
-func speciesID(name string) uint8 {
-	s, ok := roster.ByName(name)
-	if !ok {
-		panic("battle: no built-in species " + name)
-	}
-	return uint8(s.ID)
-}
-
 // gaitSpeed is a built-in clip's ground speed: a unit moves as fast as its
 // locomotion clip's stride says, so feet do not slide.
 func gaitSpeed(species, clip string) float32 {
@@ -61,11 +47,13 @@ var kinds = [...]kindStats{
 
 // Battle is two armies of mixed species marching at each other, fighting and
 // dying. Units are indexed alike in Crowd, Melee and World; World.Team is a
-// unit's army, World.X and World.Z its place on the ground (metres).
+// unit's army, World.X and World.Z its place on the ground (metres). Melee and
+// World are Combat's.
 type Battle struct {
-	Crowd *crowd.Crowd
-	Melee *crowd.Melee
-	World crowd.World
+	Crowd  *crowd.Crowd
+	Combat *crowd.Combat
+	Melee  *crowd.Melee
+	World  *crowd.World
 	// Heading is each unit's facing, radians about +y (0 faces +z): toward its
 	// target, or where it walks. It follows the direction to the target within
 	// headingSlack: it is computed again only when that direction has turned
@@ -79,9 +67,9 @@ type Battle struct {
 	hit   []float32 // seconds of hit reaction left
 	army  [2][]int32
 	rng   *rand.Rand
-	hits  []crowd.Hit
-	speed []float32 // per-kind scaled move speeds, by unit: skeletons are a little slower
-	aim   []aim     // the direction Heading was last computed for, by unit
+	hits  []crowd.Event // this step's
+	speed []float32     // per-kind scaled move speeds, by unit: skeletons are a little slower
+	aim   []aim         // the direction Heading was last computed for, by unit
 }
 
 // aim is a unit's Heading as a unit vector (sin, cos): checking that the
@@ -101,10 +89,10 @@ var slackSin2 = float32(math.Sin(headingSlack) * math.Sin(headingSlack))
 func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 	b := &Battle{reg: reg, Crowd: crowd.New(n), Melee: crowd.NewMelee(n), Heading: make([]float32, n), kind: make([]uint8, n),
 		mount: make([]int32, n), base: make([]crowd.Flags, n), hit: make([]float32, n), speed: make([]float32, n), aim: make([]aim, n),
-		rng: rand.New(rand.NewPCG(seed, seed^0x5eed)), hits: make([]crowd.Hit, 0, 1024)}
-	b.World = crowd.World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
-	b.Crowd.Swing = b.Melee.Phase
-	c, m, w := b.Crowd, b.Melee, &b.World
+		rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
+	b.Combat = crowd.NewCombat(reg, b.Crowd)
+	b.Melee, b.World = b.Combat.Melee, &b.Combat.World
+	c, m, w := b.Crowd, b.Melee, b.World
 	for i := range n {
 		b.mount[i], w.Target[i] = -1, -1
 		b.aim[i] = aim{z: 1}
@@ -135,11 +123,11 @@ func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 			switch {
 			case r < 10 && end-next >= 2: // a rider and its horse
 				b.setKind(i, kindRider)
-				c.Species[i], c.Archetype[i], c.Weapon[i] = sword, roster.Rider, crowd.WeaponSword
+				c.Spawn(i, crowd.KindKnight)
 				b.base[i] = crowd.Mounted
 				h := i + 1
 				b.setKind(h, kindHorse)
-				c.Species[h], c.Archetype[h] = horse, roster.Horse
+				c.Spawn(h, crowd.KindHorse)
 				b.mount[i] = int32(h)
 				w.Team[h] = uint8(team)
 				place(i)
@@ -149,22 +137,22 @@ func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 				continue
 			case r < 18:
 				b.setKind(i, kindElephant)
-				c.Species[i], c.Archetype[i] = elephant, roster.Elephant
+				c.Spawn(i, crowd.KindElephant)
 			case r < 33:
 				b.setKind(i, kindArcher)
-				c.Species[i], c.Weapon[i] = humanoid, crowd.WeaponBow
+				c.Spawn(i, crowd.KindBowman)
 			default:
 				b.setKind(i, kindInfantry)
 				switch b.rng.IntN(4) {
 				case 0:
-					c.Species[i], c.Weapon[i] = humanoid, crowd.WeaponSword
+					c.Spawn(i, crowd.KindMilitia)
 				case 1:
-					c.Species[i], c.Weapon[i] = sword, crowd.WeaponSword
+					c.Spawn(i, crowd.KindSwordsman)
 				case 2:
-					c.Species[i], c.Weapon[i] = spear, crowd.WeaponSpear
+					c.Spawn(i, crowd.KindSpearman)
 					m.Reach[i] = 2.4
 				case 3:
-					c.Species[i], c.Weapon[i] = skeleton, crowd.WeaponSword // a skeleton: shorter reach, slower
+					c.Spawn(i, crowd.KindSkeleton) // a skeleton: shorter reach, slower
 					m.Reach[i], b.speed[i] = 1.3, 0.9
 				}
 			}
@@ -182,7 +170,7 @@ func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 // flags for the animation step.
 func (b *Battle) Decide(dt float32) {
 	b.think(dt)
-	b.hits = b.Melee.Step(&b.World, dt, b.hits[:0])
+	b.hits = b.Combat.Step(dt)
 	b.settle(dt)
 }
 
@@ -222,7 +210,7 @@ func (b *Battle) setKind(i int, k uint8) {
 
 // think picks targets, moves units and starts swings.
 func (b *Battle) think(dt float32) {
-	c, m, w := b.Crowd, b.Melee, &b.World
+	c, m, w := b.Crowd, b.Melee, b.World
 	for team := range 2 {
 		for _, ii := range b.army[team] {
 			i := int(ii)
@@ -268,17 +256,12 @@ func (b *Battle) think(dt float32) {
 			if !m.Ready(i) {
 				continue
 			}
-			// The swing's clip: the one the unit plays once it attacks.
-			c.Flags[i] |= crowd.Attacking
+			// An archer shoots: not InMelee. The swing is timed on the contact
+			// marker of the clip the unit plays once it attacks.
 			if k.melee {
 				c.Flags[i] |= crowd.InMelee
 			}
-			_, clip := c.Select(b.reg, i)
-			contact := float32(crowd.DefaultContact)
-			if s := b.reg.Species(uint32(c.Species[i])); s != nil {
-				contact = s.Contact(int(clip))
-			}
-			m.Start(w, i, tg, contact)
+			b.Combat.Attack(i, int(tg))
 		}
 	}
 }
@@ -293,7 +276,7 @@ func (b *Battle) face(i int, dx, dz float32) {
 // pick returns a live enemy near unit i: the nearest of a few sampled, else the
 // first found by a scan; −1 when the enemy army is gone.
 func (b *Battle) pick(i, enemy int) int32 {
-	w, army := &b.World, b.army[enemy]
+	w, army := b.World, b.army[enemy]
 	best, bestD := int32(-1), float32(math.MaxFloat32)
 	for range 8 {
 		j := army[b.rng.IntN(len(army))]
@@ -320,8 +303,11 @@ func (b *Battle) pick(i, enemy int) int32 {
 // settle applies the strikes that landed and sets every unit's flags for the
 // animation step.
 func (b *Battle) settle(dt float32) {
-	c, m, w := b.Crowd, b.Melee, &b.World
+	c, m, w := b.Crowd, b.Melee, b.World
 	for _, h := range b.hits {
+		if h.Kind != crowd.EventHit {
+			continue
+		}
 		if h.Killed {
 			c.Flags[h.Target] = crowd.Dying | b.base[h.Target]
 			if mt := b.mount[h.Target]; mt >= 0 {

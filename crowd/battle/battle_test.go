@@ -61,7 +61,7 @@ func TestBattle(t *testing.T) {
 			t.Errorf("unit %d has no hit points but is not dying or dead", i)
 		}
 		out := b.Crowd.Out[i]
-		if uint8(out.Species) != b.Crowd.Species[i] {
+		if out.Species != b.Crowd.Species[i] {
 			t.Errorf("unit %d plays species %d, is %d", i, out.Species, b.Crowd.Species[i])
 		}
 		// A unit that walked this step faces its target (within headingSlack,

@@ -4,24 +4,26 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"bonebake/formats"
+
 	"bonebake/formats/internal/binfmt"
 )
 
 // File is an open, validated BPAT file. Its methods are safe for concurrent use; the
 // slices they return view the file and must not be modified.
 type File struct {
-	binfmt.Parsed // Name, Size, Warnings
-	header        Header
-	clips         []Clip
-	clipIndex     binfmt.Index
-	sockets       []Socket
-	paletteBytes  []byte // the palette block and the socket data as stored
-	socketBytes   []byte
-	palette       []float32 // the same as floats
-	socketData    []float32
-	frameSize     int // floats per palette frame
-	socketSize    int // floats per socket data frame
-	sections      []Section
+	parsed       // the name, the bytes and their mapping, the warnings: see Name, Size, Warnings
+	header       Header
+	clips        []Clip
+	clipIndex    binfmt.Index
+	sockets      []Socket
+	paletteBytes []byte // the palette block and the socket data as stored
+	socketBytes  []byte
+	palette      []float32 // the same as floats
+	socketData   []float32
+	frameSize    int // floats per palette frame
+	socketSize   int // floats per socket data frame
+	sections     []Section
 }
 
 // Open maps path read-only and validates it (see Parse). Close unmaps it.
@@ -37,11 +39,28 @@ func Parse(b []byte, opts ...Option) (*File, error) {
 	return binfmt.Parse(b, binary.LittleEndian, opts, "bpat", func(c *binfmt.Checker) *File { return (&validator{c}).run() })
 }
 
+// parsed is embedded under a name of this package's own, so that File's
+// documentation does not show a type users cannot name; binfmt.Parse needs it
+// embedded.
+type parsed = binfmt.Parsed
+
+// Name is the path the file was opened from, or the name given to Parse with
+// formats.Name.
+func (f *File) Name() string { return f.parsed.Name() }
+
+// Size is the file's length in bytes.
+func (f *File) Size() int64 { return f.parsed.Size() }
+
+// Warnings lists what a lenient parse (formats.Lenient) let pass that strict
+// validation refuses, in file order; it is empty for a file that validates
+// strictly.
+func (f *File) Warnings() []*formats.FormatError { return f.parsed.Warnings() }
+
 // Close releases the mapping. The File and every slice it returned must not be used
 // after Close.
 func (f *File) Close() error {
 	f.paletteBytes, f.socketBytes, f.palette, f.socketData = nil, nil, nil, nil
-	return f.Parsed.Close()
+	return f.parsed.Close()
 }
 
 // Header returns the decoded header.

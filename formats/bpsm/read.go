@@ -11,16 +11,16 @@ import (
 // File is an open, validated BPSM file. Its methods are safe for concurrent use; the
 // slices they return view the file and must not be modified.
 type File struct {
-	binfmt.Parsed // Name, Size, Warnings
-	header        Header
-	indexBytes    []byte       // the index data as stored
-	indices       []uint32     // the same as numbers
-	vertexData    []byte       // FrameTotal frames of VertexCount records
-	frameSize     int          // bytes per frame of vertices
-	clips         []Clip       // in file order
-	clipIndex     binfmt.Index // by name, the first of equal names
-	lenient       bool         // CheckVertices leaves out the pad bytes
-	sections      []Section
+	parsed     // the name, the bytes and their mapping, the warnings: see Name, Size, Warnings
+	header     Header
+	indexBytes []byte       // the index data as stored
+	indices    []uint32     // the same as numbers
+	vertexData []byte       // FrameTotal frames of VertexCount records
+	frameSize  int          // bytes per frame of vertices
+	clips      []Clip       // in file order
+	clipIndex  binfmt.Index // by name, the first of equal names
+	lenient    bool         // CheckVertices leaves out the pad bytes
+	sections   []Section
 }
 
 // Parse validates b as a BPSM file, all but the per-vertex rules that CheckVertices
@@ -148,9 +148,26 @@ func (f *File) CheckVertices() error {
 	return v.Err("bpsm")
 }
 
+// parsed is embedded under a name of this package's own, so that File's
+// documentation does not show a type users cannot name; binfmt.Parse needs it
+// embedded.
+type parsed = binfmt.Parsed
+
+// Name is the path the file was opened from, or the name given to Parse with
+// formats.Name.
+func (f *File) Name() string { return f.parsed.Name() }
+
+// Size is the file's length in bytes.
+func (f *File) Size() int64 { return f.parsed.Size() }
+
+// Warnings lists what a lenient parse (formats.Lenient) let pass that strict
+// validation refuses, in file order; it is empty for a file that validates
+// strictly.
+func (f *File) Warnings() []*formats.FormatError { return f.parsed.Warnings() }
+
 // Close releases the mapping. The File and every slice it returned must not be used
 // after Close.
 func (f *File) Close() error {
 	f.indexBytes, f.indices, f.vertexData = nil, nil, nil
-	return f.Parsed.Close()
+	return f.parsed.Close()
 }

@@ -202,7 +202,6 @@ type tempFile struct {
 	f    *os.File
 	dir  string
 	name string
-	done bool
 }
 
 // createNamed creates a hidden temporary file beside base in dir, mode 0666 less

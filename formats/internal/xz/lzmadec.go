@@ -540,8 +540,7 @@ func (d *lzmaDec) decode(in []byte, n int) string {
 		}
 	}
 	if msg == "" {
-		if rng < topValue {
-			rng <<= 8
+		if rng < topValue { // the final normalization: the byte it reads matters now, not rng
 			code <<= 8
 			if ip < len(in) {
 				code |= uint32(in[ip])

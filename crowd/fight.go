@@ -1,0 +1,152 @@
+package crowd
+
+import "bonebake/formats/bpat"
+
+// EventKind says what a combat Event reports.
+type EventKind uint8
+
+const (
+	// EventRelease: a ranged swing (a bow shot, a cast) crossed its clip's
+	// weapon_release marker (its contact marker when it has none): the moment the
+	// arrow leaves the bow, for the game to launch a projectile or play a sound. The
+	// strike itself still lands at contact (EventHit).
+	EventRelease EventKind = iota + 1
+	// EventHit: a strike landed at its clip's contact marker; Damage was taken off
+	// the target's HP, and Killed says it took it to 0 or below.
+	EventHit
+	// EventMiss: a strike was cancelled: at contact the target was dead, not hostile
+	// or out of reach, or before contact its attacker died or retargeted.
+	EventMiss
+	// EventEnd: a swing ended (Target is −1): the attacker no longer swings.
+	EventEnd
+)
+
+var eventNames = [...]string{EventRelease: "release", EventHit: "hit", EventMiss: "miss", EventEnd: "end"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) && eventNames[k] != "" {
+		return eventNames[k]
+	}
+	return "event?"
+}
+
+// Event is one thing that happened in a swing, reported by Combat.Step.
+type Event struct {
+	Kind     EventKind
+	Attacker int32
+	Target   int32   // −1 for EventEnd
+	Damage   float32 // the strike's damage (snapshotted when the swing began)
+	Killed   bool    // EventHit: the target's HP reached 0 or below
+}
+
+// Combat runs a Crowd's fights: one Attack call per swing, one Step per frame, and
+// the events of the frame drained as a slice. It ties together what a game would
+// otherwise wire by hand: the Melee timeline (whose attack phase the crowd plays:
+// NewCombat sets Crowd.Swing), the World the strikes recheck, the clip each swing
+// plays (Crowd.Select) and that clip's contact and weapon_release markers. The
+// timing is Melee's (docs/runtime.md §8–§9): a swing's strike lands when the attack
+// clip's phase crosses its contact marker, once, after rechecking the target.
+//
+// Units are indexed alike in Crowd, Melee and World. The game sets each
+// attacker's Melee.Damage, Cooldown and Reach, each unit's World.HP, Team, X and Z,
+// and keeps them current; Combat keeps World.Target.
+//
+// A frame is then:
+//
+//	for each unit that wants to strike: combat.Attack(attacker, target)
+//	for _, e := range combat.Step(dt) { ... }   // hits, misses, releases, ends
+//	crowd.Animate(reg, dt)
+type Combat struct {
+	Crowd *Crowd
+	Melee *Melee
+	World World
+	// Now is the combat clock: the sum of the dt of every Step, in seconds.
+	Now float64
+
+	reg  *Registry
+	hits []Hit
+}
+
+// NewCombat returns the combat of c's units, playing clips from r: a Melee of
+// c.Len() attackers whose phase c plays (c.Swing = Melee.Phase), and a World with
+// HP, Team, X, Z and Target (all −1) of c.Len() units. HP starts at 0: the game
+// sets every unit's HP before it fights (a unit at 0 HP is dead).
+func NewCombat(r *Registry, c *Crowd) *Combat {
+	n := c.Len()
+	f := &Combat{Crowd: c, Melee: NewMelee(n), reg: r}
+	f.World = World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
+	for i := range f.World.Target {
+		f.World.Target[i] = -1
+	}
+	f.Melee.record = true
+	c.Swing = f.Melee.Phase
+	return f
+}
+
+// Attack begins a swing of attacker at target now, and reports whether it began:
+// it does not when the attacker's cooldown has not run out (Melee.Ready), the
+// attacker is dead, or the target is not alive, hostile and in reach.
+//
+// A swing that begins sets the attacker's Attacking flag (kept until the swing
+// ends) and World.Target, snapshots the damage, resets the cooldown, and times the
+// strike on the contact marker of the attack clip the unit now plays: its
+// weapon's attack (a sword, a spear, a bow shot; the mounted strike or bow shot of
+// a rider). A bow unit shoots unless the game set its InMelee flag; a ranged swing
+// also reports EventRelease at its clip's weapon_release marker.
+func (f *Combat) Attack(attacker, target int) bool {
+	c := f.Crowd
+	if attacker < 0 || attacker >= c.Len() || !f.Melee.Ready(attacker) {
+		return false
+	}
+	old := c.Flags[attacker]
+	c.Flags[attacker] |= Attacking
+	st, clip := c.Select(f.reg, attacker)
+	contact, release := float32(DefaultContact), float32(-1)
+	if s := f.reg.Species(c.Species[attacker]); s != nil && int(clip) < len(s.Clips) {
+		cl := &s.Clips[clip]
+		contact = cl.Contact()
+		if rangedState[st&(NumStates-1)] {
+			release = contact
+			if cl.Markers.Set(bpat.WeaponRelease) {
+				release = cl.Markers[bpat.WeaponRelease]
+			}
+		}
+	}
+	if !f.Melee.start(&f.World, attacker, int32(target), contact, release) {
+		c.Flags[attacker] = old
+		return false
+	}
+	f.World.Target[attacker] = int32(target)
+	return true
+}
+
+// rangedState is true for the states whose swing shoots rather than strikes.
+var rangedState = [NumStates]bool{StateAttackRanged: true, StateAttackBow: true, StateCast: true, StateRidingBowShot: true}
+
+// Step advances every swing by dt seconds (Melee.Step) and returns what happened,
+// in order: the strikes that landed (their damage already taken off World.HP) or
+// were cancelled, the releases of ranged swings, and the swings that ended. A unit
+// a hit killed is set Dying (Mounted kept; the game turns it Dead when its death
+// has played: State Die at Phase 1). An attacker whose swing ended loses its
+// Attacking flag. The slice is reused by the next Step; with no more events than
+// the one before, Step does not allocate.
+func (f *Combat) Step(dt float32) []Event {
+	m, c := f.Melee, f.Crowd
+	f.hits = m.Step(&f.World, dt, f.hits[:0])
+	f.Now += float64(dt)
+	for _, e := range m.events {
+		switch e.Kind {
+		case EventHit:
+			if e.Killed {
+				c.Flags[e.Target] = Dying | c.Flags[e.Target]&Mounted
+			}
+		case EventEnd:
+			if !m.Swinging(int(e.Attacker)) {
+				c.Flags[e.Attacker] &^= Attacking
+			}
+		}
+	}
+	ev := m.events
+	m.events = m.events[:0]
+	return ev
+}
