@@ -65,8 +65,14 @@ const (
 	PlantedVSpeed    = 0.10
 	PlantedVSpeedMin = 0.01
 	// MinPlanted is the least fraction of a clip that planted samples (of all
-	// feet together) must cover for a feet measurement.
-	MinPlanted = 0.10
+	// feet together) must cover for a feet measurement. A gallop's foot stands
+	// for a fifth of the cycle, and a gallop baked at 12 frames per cycle holds a
+	// foot fully planted between two frames only: 8 % of the clip.
+	MinPlanted = 0.05
+	// Unsteady is the largest departure of the root from a straight line at
+	// constant speed, as a fraction of its travel, that still counts as
+	// locomotion (a fall or a lunge departs further).
+	Unsteady = 0.2
 	// MinSpeed is the slowest travel counted as travel: MinSpeed·H per second of
 	// the clip (9 cm/s for a 1.8 m body).
 	MinSpeed = 0.05
@@ -348,7 +354,7 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 		res.Confidence = conf
 		if conf < Trusted {
 			res.Status, res.Reason = StatusUntrusted, why
-			if dev > 0.5*d.Len() {
+			if dev > Unsteady*d.Len() {
 				res.Status, res.Reason = StatusNoTravel, "the root moves but not steadily ("+why+"): not locomotion"
 				res.Method, res.Travel, res.Carrier = "", rig.Vec3{}, -1
 			}
