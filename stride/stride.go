@@ -343,7 +343,7 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 		}
 		conf := clamp01(1 - 2*dev/d.Len())
 		why := fmt.Sprintf("the root strays up to %.0f%% of its travel from a steady line", 100*dev/d.Len())
-		if feet.ok && feet.speed > 0 {
+		if feet.ok && feet.planted >= MinPlanted {
 			// The planted feet should stand still in the world: relative to the
 			// root they move back at the root's speed.
 			if dis := math.Abs(feet.speed-travel.Len()) / travel.Len(); 1-2*dis < conf {

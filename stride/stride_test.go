@@ -255,6 +255,12 @@ func TestUntrusted(t *testing.T) {
 	if res.Confidence >= Trusted {
 		t.Errorf("confidence %.3f, want below %v", res.Confidence, Trusted)
 	}
+	// Root motion whose feet skate along with the root: planted, they do not
+	// move relative to it.
+	w := &walker{speed: 1.4, dur: 1, stance: 0.6, rootMotion: true, still: true}
+	if _, res = measure(t, w, 0, true, Options{}); res.Status != StatusUntrusted || !strings.Contains(res.Reason, "feet") {
+		t.Errorf("skating: %+v: want untrusted for the feet", res)
+	}
 	// Root motion whose feet slide in the world: the cross-check fails.
 	_, res = measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6, rootMotion: true, rightSpeed: 3, dir: [2]float64{1, 0}}, 0, true, Options{})
 	if res.Status != StatusUntrusted {
