@@ -18,8 +18,8 @@ func FromGLTF(m *gltf.Model) (Rig, []string, []Motion) {
 }
 
 // GLTFManifest returns the manifest a glTF model carries in its bonebake extras
-// (written by export-gltf): species id, sockets, and per-clip fps, loop flags and
-// markers. For a model without them it is the empty manifest.
+// (written by export-gltf): species id, sockets, and per-clip fps, loop flags,
+// markers and cycles. For a model without them it is the empty manifest.
 func GLTFManifest(m *gltf.Model) *Manifest {
 	mf := &Manifest{}
 	if m.Meta.SpeciesID != nil {
@@ -31,12 +31,12 @@ func GLTFManifest(m *gltf.Model) *Manifest {
 	}
 	any := false
 	for _, cm := range m.ClipMeta {
-		any = any || cm.FPS != 0 || cm.Loops != nil || cm.Markers != nil
+		any = any || cm.FPS != 0 || cm.Loops != nil || cm.Markers != nil || cm.Cycle != 0
 	}
 	if any {
 		for i, c := range m.Clips {
 			cm := m.ClipMeta[i]
-			mf.Clips = append(mf.Clips, ManifestClip{Name: c.Name, FPS: cm.FPS, Loops: cm.Loops, Markers: cm.Markers})
+			mf.Clips = append(mf.Clips, ManifestClip{Name: c.Name, FPS: cm.FPS, Loops: cm.Loops, Markers: cm.Markers, Cycle: cm.Cycle})
 		}
 	}
 	return mf

@@ -2,6 +2,7 @@ package bake
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -38,6 +39,13 @@ type Manifest struct {
 	// when no clip has a marker and v2 otherwise (docs/formats/bpat.md §2). A file
 	// meant for Standard of Iron needs 2: its reader refuses v1.
 	BPATVersion uint32 `yaml:"bpat_version"`
+	// Feet name the foot bones that measure an in-place clip's ground speed, and
+	// RootBone the bone whose travel is root motion (docs/formats/gait.md §2);
+	// empty: found by name and hierarchy.
+	Feet     []string `yaml:"feet"`
+	RootBone string   `yaml:"root_bone"`
+	// InPlace is the default of the clips' in_place.
+	InPlace bool `yaml:"in_place"`
 
 	// Where it was read from, so that errors can name the file and line.
 	path        string
@@ -57,6 +65,13 @@ type ManifestClip struct {
 	Start   *float64           `yaml:"start"`
 	End     float64            `yaml:"end"` // 0: the source's end
 	Markers map[string]float32 `yaml:"markers"`
+	// InPlace removes the root's horizontal travel from the clip and keeps its
+	// measured speed (docs/formats/gait.md §4); nil: the manifest's in_place.
+	InPlace *bool `yaml:"in_place"`
+	// Cycle is the seconds one pass lasts in the game (0: the clip's duration),
+	// and GroundSpeed the m/s that overrides the measured speed (0: measured).
+	Cycle       float64 `yaml:"cycle"`
+	GroundSpeed float64 `yaml:"ground_speed"`
 
 	motion int // the motion's index + 1 for the clips Job makes itself; 0: by Source
 }
@@ -179,7 +194,19 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		if mi < 0 {
 			return nil, fmt.Errorf("%s %q: no source animation %q (the source has: %s)", m.where("clip", i, m.clipLines), mc.Name, src, motionNames(motions))
 		}
-		c := Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: motions[mi].Start, End: mc.End, Markers: bpat.NoMarkers()}
+		c := Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: motions[mi].Start, End: mc.End, Markers: bpat.NoMarkers(),
+			InPlace: m.InPlace, Cycle: mc.Cycle, GroundSpeed: mc.GroundSpeed}
+		if mc.InPlace != nil {
+			c.InPlace = *mc.InPlace
+		}
+		for _, v := range []struct {
+			key string
+			v   float64
+		}{{"cycle", mc.Cycle}, {"ground_speed", mc.GroundSpeed}} {
+			if !(v.v >= 0) || math.IsInf(v.v, 0) {
+				return nil, fmt.Errorf("%s %q: %s %v must be a positive number (or absent)", m.where("clip", i, m.clipLines), c.Name, v.key, v.v)
+			}
+		}
 		switch {
 		case mc.Start != nil:
 			c.Start = *mc.Start

@@ -9,6 +9,7 @@ import (
 
 	"bonebake/roster"
 	"bonebake/source/gltf"
+	"bonebake/stride"
 )
 
 // DefaultFPS is the frame rate of a model's clips when neither the model, its
@@ -44,6 +45,12 @@ type Settings struct {
 	// FilesRoot is the folder the model's external buffers and images must lie
 	// inside (default: the model's folder).
 	FilesRoot string
+	// Feet and RootBone, when set, override the manifest's feet and root_bone
+	// (the bones that measure ground speed, docs/formats/gait.md §2); InPlace
+	// removes the root's travel from every clip (§4).
+	Feet     []string
+	RootBone string
+	InPlace  bool
 	// NoLimits lifts the limits on what the model may make the loader allocate
 	// (gltf.MemoryPerFileByte times its size) and on the bake's size
 	// (DefaultMaxBytes): the command line's --force.
@@ -72,6 +79,11 @@ type Model struct {
 	// Notes are things the caller should tell the user (an old clip name that
 	// was understood, a lead-in dropped, joints dropped).
 	Notes []string
+
+	// gaitRig measures ground speeds; measured holds the clips measured before
+	// their travel was removed (in-place clips), by clip index.
+	gaitRig  *stride.Rig
+	measured map[int]stride.Result
 }
 
 // LoadModel reads a skinned glTF model and resolves its bake job: the model's own
@@ -123,6 +135,13 @@ func LoadModel(path string, s Settings) (*Model, error) {
 	if s.Scale != 0 {
 		mf.Scale = s.Scale
 	}
+	if len(s.Feet) > 0 {
+		mf.Feet = s.Feet
+	}
+	if s.RootBone != "" {
+		mf.RootBone = s.RootBone
+	}
+	mf.InPlace = mf.InPlace || s.InPlace
 	notes, err := shape(m, mf)
 	if err != nil {
 		return nil, err
@@ -150,7 +169,24 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		}
 		job.Clips[i].Loops = false
 	}
-	return &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes}, nil
+	if s.InPlace {
+		for i := range job.Clips {
+			job.Clips[i].InPlace = true
+		}
+	}
+	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes}
+	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone})
+	if err != nil {
+		setting := "feet"
+		if len(mf.Feet) == 0 || strings.HasPrefix(err.Error(), "root bone") {
+			setting = "root-bone"
+		}
+		return nil, &SettingError{setting, fmt.Errorf("%s: %w", path, err)}
+	}
+	if n := model.removeTravel(); n != "" {
+		model.Notes = append(model.Notes, n)
+	}
+	return model, nil
 }
 
 // shape applies the manifest's scale and deforming-only choice to the model, so

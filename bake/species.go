@@ -114,8 +114,9 @@ func (p phaseSampler) Sample(t float64, pose []rig.Transform) {
 // ExportSpecies samples every clip of a creature at its baked frame times (plus the
 // end of a looping clip, equal to its start, so the animation lasts the clip's full
 // duration) for a glTF export that bakes back into the same palettes: the clips'
-// fps, loop flags and markers and the creature's species id and sockets travel in
-// the file's extras.
+// fps, loop flags, markers and game cycles (not their ground speeds: baking the file
+// back measures those, docs/formats/gait.md) and the creature's species id and
+// sockets travel in the file's extras.
 func ExportSpecies(s *species.Creature) *gltf.Export {
 	e := &gltf.Export{Name: s.Name, Skeleton: s.Skeleton, Mesh: s.Mesh, InverseBind: s.InverseBind()}
 	id := s.ID
@@ -127,7 +128,7 @@ func ExportSpecies(s *species.Creature) *gltf.Export {
 		c := &s.Clips[i]
 		d := c.Duration()
 		loops := c.Loops
-		ec := gltf.ExportAnimation{Name: c.Name, Meta: gltf.ClipMeta{FPS: c.FPS, Loops: &loops, Markers: markerMap(c.Markers)}}
+		ec := gltf.ExportAnimation{Name: c.Name, Meta: gltf.ClipMeta{FPS: c.FPS, Loops: &loops, Markers: markerMap(c.Markers), Cycle: c.Cycle}}
 		keys := c.Frames
 		if c.Loops && d > 0 {
 			keys++ // the end, where the loop closes

@@ -14,6 +14,7 @@ import (
 
 	"bonebake/bake"
 	"bonebake/formats"
+	"bonebake/formats/gait"
 	"bonebake/roster"
 	"bonebake/source/gltf"
 
@@ -41,6 +42,9 @@ func newBakeCmd() *cobra.Command {
 		motFlags  motBakeFlags
 		pkg       string
 		version   uint32
+		feet      []string
+		rootBone  string
+		inPlace   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat | MODEL... -o DIR] [flags]",
@@ -105,7 +109,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if version == 1 {
 					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
-				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only"} {
+				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "feet", "root-bone", "in-place"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 					}
@@ -133,7 +137,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			}
 			flags := cmd.Flags()
 			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
-				FilesRoot: filesRoot, NoLimits: force}
+				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace}
 			if flags.Changed("scale") {
 				if !(scale > 0) || math.IsInf(scale, 0) {
 					return usagef("--scale %v must be a positive number", scale)
@@ -197,6 +201,9 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
+	fl.StringSliceVar(&feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")
+	fl.StringVar(&rootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
+	fl.BoolVar(&inPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
 	motFlags.add(fl)
 	fl.Uint32Var(&version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
 	fl.StringVar(&pkg, "package", "", "bake the built-in creatures into one BPX package (OUT.bpx) instead of a folder")
@@ -261,6 +268,12 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 		return 0, fmt.Errorf("%s: %w", model, err)
 	}
 	n := int64(h.SocketDataOffset() + h.SocketDataSize())
+	// The gait sidecar: measured ground speeds and cycles (docs/formats/gait.md).
+	gf := m.Gaits(out)
+	side := gait.SidecarPath(out)
+	if err := gait.Write(side, gf); err != nil {
+		return 0, fmt.Errorf("%s: %w", model, err)
+	}
 	note := ""
 	if m.DefaultSpecies {
 		note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
@@ -268,6 +281,20 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 	fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
 		out, bytesText(n), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
 		plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
+	// The measurements go to stderr with the notes: stdout keeps one summary
+	// line per model.
+	speeds := 0
+	for _, c := range gf.Clips {
+		fmt.Fprintln(errw, bake.GaitLine(c))
+		if c.GroundSpeed > 0 {
+			speeds++
+		}
+	}
+	units := ""
+	if size.Hint() != "" {
+		units = "; speeds are in the model's units per second (see the hint)"
+	}
+	fmt.Fprintf(errw, "gait: wrote %s: %d of %s with a ground speed%s\n", side, speeds, plural(len(gf.Clips), "clip"), units)
 	// A file looks meant for the game when it takes one of the game's creature
 	// ids or asks for v2 by name; then say what the game refuses.
 	if h.SpeciesID <= gameMaxSpecies || job.Version == gameVersion {

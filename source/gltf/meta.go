@@ -28,6 +28,10 @@ type ClipMeta struct {
 	FPS     float64            `json:"fps,omitempty"`
 	Loops   *bool              `json:"loops,omitempty"`
 	Markers map[string]float32 `json:"markers,omitempty"`
+	// Cycle is how long one pass of the clip lasts in a game, in seconds, when it
+	// differs from the clip's duration (the built-in walk: .92 s for 24 frames at
+	// 24 fps); bake measures ground speeds per this cycle (docs/formats/gait.md).
+	Cycle float64 `json:"cycle,omitempty"`
 }
 
 // readMeta decodes extras[metaKey] into v; absent data leaves v as it is.

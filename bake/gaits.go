@@ -1,0 +1,116 @@
+package bake
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"bonebake/formats/gait"
+	"bonebake/stride"
+)
+
+// measure measures clip i of the job from its motion as it stands.
+func (m *Model) measure(i int) stride.Result {
+	j := m.Job
+	c := &j.Clips[i]
+	start, dur := j.span(c)
+	return m.gaitRig.Measure(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops)
+}
+
+// removeTravel takes the root's horizontal travel out of every clip that asks
+// (Clip.InPlace), keeping what was measured before; it returns a note naming
+// the clips that asked but had no root motion, or "".
+func (m *Model) removeTravel() string {
+	j := m.Job
+	var still []string
+	for i := range j.Clips {
+		c := &j.Clips[i]
+		if !c.InPlace {
+			continue
+		}
+		res := m.measure(i)
+		if m.measured == nil {
+			m.measured = map[int]stride.Result{}
+		}
+		m.measured[i] = res
+		if res.Carrier < 0 {
+			still = append(still, c.Name)
+			continue
+		}
+		// A motion of its own: another clip may bake the same animation as it is.
+		mo := j.Motions[c.Motion]
+		inner, r, start := mo.NewSampler, m.gaitRig, c.Start
+		mo.NewSampler = func() Sampler { return r.RemoveTravel(inner(), res, start) }
+		j.Motions = append(j.Motions, mo)
+		c.Motion = len(j.Motions) - 1
+	}
+	if len(still) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("in place: %s no root motion to remove (%s)", plural(len(still), "clip has"), strings.Join(still, ", "))
+}
+
+// Gaits measures every clip's ground speed (docs/formats/gait.md §2) and returns
+// the gait sidecar of the BPAT file at bpatPath: each clip's cycle, and its
+// ground speed when the manifest gives one or the measurement is trusted.
+func (m *Model) Gaits(bpatPath string) *gait.File {
+	j := m.Job
+	r := m.gaitRig
+	f := &gait.File{BPAT: filepath.Base(bpatPath), Units: "m", Feet: r.FootNames(), FeetFrom: r.FeetFrom, RootBone: r.Skeleton.Names[r.Root]}
+	for i := range j.Clips {
+		c := &j.Clips[i]
+		res, ok := m.measured[i]
+		if !ok {
+			res = m.measure(i)
+		}
+		gc := gait.Clip{Name: c.Name, Cycle: round(res.Cycle), Status: string(res.Status), Method: string(res.Method),
+			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0}
+		if !(gc.Cycle > 0) { // a one-frame clip: the runtime's fallback
+			gc.Cycle = 1 / c.FPS
+		}
+		if res.Status == stride.StatusMeasured {
+			gc.GroundSpeed, gc.GroundSpeedSource, gc.Stride = round(res.Speed), gait.SourceMeasured, round(res.Stride)
+		}
+		if c.GroundSpeed > 0 {
+			gc.GroundSpeed, gc.GroundSpeedSource = c.GroundSpeed, gait.SourceManifest
+			gc.Stride = round(c.GroundSpeed * gc.Cycle)
+		}
+		f.Clips = append(f.Clips, gc)
+	}
+	return f
+}
+
+// round keeps five significant digits: a measurement is not better than that.
+func round(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	e := math.Pow(10, 4-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*e) / e
+}
+
+// GaitLine is the line bake prints (on stderr, with its notes) for one clip of a
+// sidecar.
+func GaitLine(c gait.Clip) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gait: %s: ", c.Name)
+	switch {
+	case c.GroundSpeed > 0 && c.GroundSpeedSource == gait.SourceManifest:
+		fmt.Fprintf(&b, "%.4g m/s from the manifest, cycle %.4g s", c.GroundSpeed, c.Cycle)
+	case c.GroundSpeed > 0:
+		how := "planted feet"
+		if c.Method == string(stride.MethodRootMotion) {
+			how = "root motion"
+		}
+		fmt.Fprintf(&b, "%.4g m/s, cycle %.4g s, stride %.4g m (measured from %s, confidence %.2f)", c.GroundSpeed, c.Cycle, c.Stride, how, c.Confidence)
+	case c.Status == string(stride.StatusUntrusted):
+		fmt.Fprintf(&b, "no ground speed: the measurement is not trusted (confidence %.2f): %s; cycle %.4g s", c.Confidence, c.Reason, c.Cycle)
+	default:
+		fmt.Fprintf(&b, "in place (no steady travel), cycle %.4g s", c.Cycle)
+	}
+	if c.InPlace {
+		b.WriteString("; root travel removed")
+	}
+	return b.String()
+}

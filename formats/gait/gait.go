@@ -1,0 +1,195 @@
+// Package gait reads and writes gait sidecars: the small JSON file `bonebake bake`
+// writes next to a BPAT file (NAME.bpat → NAME.gait.json) with each clip's cycle
+// and measured ground speed, which the BPAT format has no room for
+// (docs/formats/gait.md). A runtime reads it with ReadFor and asks Gait per clip.
+package gait
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"bonebake/internal/atomicfile"
+)
+
+// Format is the value of a sidecar's "format" key, and Version its version.
+const (
+	Format  = "bonebake-gait"
+	Version = 1
+)
+
+// Where a clip's ground speed came from (the "ground_speed_source" key).
+const (
+	SourceMeasured = "measured" // measured at bake time from the clip's motion
+	SourceManifest = "manifest" // given by the bake's manifest
+)
+
+// MaxSize is the largest sidecar Read accepts (a sidecar is a few hundred bytes
+// per clip).
+const MaxSize = 16 << 20
+
+// File is one sidecar.
+type File struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// BPAT is the base name of the BPAT file the sidecar describes.
+	BPAT string `json:"bpat"`
+	// Units of lengths: always "m", the model's own units after the bake's scale
+	// (a model in centimetres baked without --scale 0.01 measures in cm).
+	Units string `json:"units"`
+	// Feet are the bones measured as feet, FeetFrom how they were found ("given",
+	// "name", "hierarchy"); RootBone is the bone whose travel counts as root motion.
+	Feet     []string `json:"feet,omitempty"`
+	FeetFrom string   `json:"feet_from,omitempty"`
+	RootBone string   `json:"root_bone,omitempty"`
+	Clips    []Clip   `json:"clips"`
+}
+
+// Clip is one clip's gait, in the BPAT file's clip order.
+type Clip struct {
+	Name string `json:"name"`
+	// Cycle is how long one pass of the clip lasts when it plays at GroundSpeed,
+	// in seconds: the clip's own duration unless the manifest (or an exported
+	// creature's extras) says otherwise.
+	Cycle float64 `json:"cycle"`
+	// GroundSpeed is the speed (m/s) at which the clip's feet do not slide when it
+	// plays one pass per Cycle; absent (0) for a clip that plays in place.
+	GroundSpeed float64 `json:"ground_speed,omitempty"`
+	// GroundSpeedSource is SourceMeasured or SourceManifest when GroundSpeed is
+	// given, absent otherwise.
+	GroundSpeedSource string `json:"ground_speed_source,omitempty"`
+	// Measurement: Status ("measured", "no_travel", "untrusted"), Method
+	// ("root_motion", "feet"), Confidence in [0, 1], Stride (m per pass) and
+	// Reason (why there is no speed, or a remark).
+	Status     string  `json:"status"`
+	Method     string  `json:"method,omitempty"`
+	Confidence float64 `json:"confidence"`
+	Stride     float64 `json:"stride,omitempty"`
+	Reason     string  `json:"reason,omitempty"`
+	// InPlace says the root's horizontal travel was removed from the baked clip
+	// (bake --in-place); the speed is the travel's.
+	InPlace bool `json:"in_place,omitempty"`
+}
+
+// Gait returns a clip's cycle (s) and ground speed (m/s, 0 for a clip played in
+// place) as a runtime uses them: a locomotion clip advances its phase by
+// dt/cycle · speed/ground speed.
+func (c Clip) Gait() (cycle, groundSpeed float64) { return c.Cycle, c.GroundSpeed }
+
+// Clip returns the clip called name.
+func (f *File) Clip(name string) (Clip, bool) {
+	for _, c := range f.Clips {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Clip{}, false
+}
+
+// SidecarPath is the sidecar of a BPAT file: its path with the extension
+// replaced by .gait.json (fox.bpat → fox.gait.json).
+func SidecarPath(bpatPath string) string {
+	return strings.TrimSuffix(bpatPath, filepath.Ext(bpatPath)) + ".gait.json"
+}
+
+// Parse reads a sidecar and checks it (docs/formats/gait.md §1): the format and
+// version, unique clip names, a positive finite cycle for every clip, and a
+// ground speed that is positive and finite with its source when given. Unknown
+// keys are ignored (a later version may add some).
+func Parse(b []byte) (*File, error) {
+	var f File
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("gait: %w", err)
+	}
+	if f.Format != Format {
+		return nil, fmt.Errorf("gait: format %q, want %q", f.Format, Format)
+	}
+	if f.Version != Version {
+		return nil, fmt.Errorf("gait: version %d: only version %d exists", f.Version, Version)
+	}
+	seen := map[string]bool{}
+	for i, c := range f.Clips {
+		switch {
+		case seen[c.Name]:
+			return nil, fmt.Errorf("gait: clip %d %q: a second clip of that name", i, c.Name)
+		case !(c.Cycle > 0) || math.IsInf(c.Cycle, 0):
+			return nil, fmt.Errorf("gait: clip %q: cycle %v must be a positive number of seconds", c.Name, c.Cycle)
+		case c.GroundSpeed < 0 || math.IsInf(c.GroundSpeed, 0) || math.IsNaN(c.GroundSpeed):
+			return nil, fmt.Errorf("gait: clip %q: ground_speed %v must be a positive number of m/s, or absent", c.Name, c.GroundSpeed)
+		case c.GroundSpeed > 0 && c.GroundSpeedSource != SourceMeasured && c.GroundSpeedSource != SourceManifest:
+			return nil, fmt.Errorf("gait: clip %q: ground_speed_source %q: want %q or %q", c.Name, c.GroundSpeedSource, SourceMeasured, SourceManifest)
+		}
+		seen[c.Name] = true
+	}
+	return &f, nil
+}
+
+// Read reads and checks the sidecar at path.
+func Read(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxSize {
+		return nil, fmt.Errorf("%s: more than %d bytes: not a gait sidecar", path, MaxSize)
+	}
+	f, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// ReadFor reads the sidecar of a BPAT file (SidecarPath), or returns nil, nil when
+// it has none: a file without one plays by the runtime's own table.
+func ReadFor(bpatPath string) (*File, error) {
+	f, err := Read(SidecarPath(bpatPath))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return f, err
+}
+
+// Marshal returns the sidecar's bytes: indented JSON with a final newline.
+func (f *File) Marshal() ([]byte, error) {
+	g := *f
+	g.Format, g.Version = Format, Version
+	if g.Units == "" {
+		g.Units = "m"
+	}
+	if g.Clips == nil {
+		g.Clips = []Clip{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&g); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Write writes the sidecar at path atomically (the old file stays on an error).
+func Write(path string, f *File) error {
+	b, err := f.Marshal()
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}

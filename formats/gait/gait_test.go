@@ -1,0 +1,91 @@
+package gait
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// doc is the example of docs/formats/gait.md, written by hand.
+const doc = `{
+  "format": "bonebake-gait",
+  "version": 1,
+  "bpat": "fox.bpat",
+  "units": "m",
+  "feet": ["b_LeftFoot02_018", "b_RightFoot02_022"],
+  "feet_from": "name",
+  "root_bone": "b_Hip_01",
+  "clips": [
+    {"name": "Survey", "cycle": 3.4167, "status": "no_travel", "confidence": 0, "reason": "no steady travel"},
+    {"name": "Walk", "cycle": 0.7083, "ground_speed": 0.94, "ground_speed_source": "measured",
+     "status": "measured", "method": "feet", "confidence": 0.95, "stride": 0.666},
+    {"name": "Run", "cycle": 1.1583, "ground_speed": 3, "ground_speed_source": "manifest", "status": "untrusted", "confidence": 0.5, "future_key": 1}
+  ]
+}`
+
+func TestParseDoc(t *testing.T) {
+	f, err := Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		name         string
+		cycle, speed float64
+		source       string
+	}{{"Survey", 3.4167, 0, ""}, {"Walk", 0.7083, 0.94, SourceMeasured}, {"Run", 1.1583, 3, SourceManifest}} {
+		c, ok := f.Clip(w.name)
+		cy, sp := c.Gait()
+		if !ok || cy != w.cycle || sp != w.speed || c.GroundSpeedSource != w.source {
+			t.Errorf("%s: %+v, want cycle %v speed %v from %q", w.name, c, w.cycle, w.speed, w.source)
+		}
+	}
+	if _, ok := f.Clip("Jump"); ok {
+		t.Error("a clip that is not there was found")
+	}
+	if f.RootBone != "b_Hip_01" || len(f.Feet) != 2 || f.FeetFrom != "name" {
+		t.Errorf("%+v", f)
+	}
+}
+
+func TestRoundTripAndReadFor(t *testing.T) {
+	dir := t.TempDir()
+	bp := filepath.Join(dir, "fox.bpat")
+	if got := SidecarPath(bp); got != filepath.Join(dir, "fox.gait.json") {
+		t.Fatalf("sidecar path %s", got)
+	}
+	if f, err := ReadFor(bp); f != nil || err != nil {
+		t.Fatalf("no sidecar: %v %v, want nil, nil", f, err)
+	}
+	in := &File{BPAT: "fox.bpat", Clips: []Clip{{Name: "Walk", Cycle: 0.7, GroundSpeed: 1.4, GroundSpeedSource: SourceMeasured, Status: "measured", Method: "feet", Confidence: 1, Stride: 0.98}}}
+	if err := Write(SidecarPath(bp), in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadFor(bp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Format != Format || out.Version != Version || out.Units != "m" || len(out.Clips) != 1 || out.Clips[0] != in.Clips[0] {
+		t.Errorf("read back %+v", out)
+	}
+	b, _ := os.ReadFile(SidecarPath(bp))
+	if !strings.Contains(string(b), `"ground_speed": 1.4`) || !strings.HasSuffix(string(b), "}\n") {
+		t.Errorf("%s", b)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	for _, c := range []struct{ json, want string }{
+		{`{"format": "x", "version": 1}`, "format"},
+		{`{"format": "bonebake-gait", "version": 2}`, "version 2"},
+		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 0}]}`, "cycle"},
+		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1}, {"name": "a", "cycle": 1}]}`, "second clip"},
+		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1, "ground_speed": -1}]}`, "ground_speed"},
+		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1, "ground_speed": 1}]}`, "ground_speed_source"},
+		{`{"format": "bonebake-gait"`, "gait:"},
+	} {
+		if _, err := Parse([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error about %s", c.json, err, c.want)
+		}
+	}
+}

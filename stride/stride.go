@@ -1,0 +1,519 @@
+// Package stride measures a clip's ground speed from its bones' motion: the speed
+// at which a unit must travel while the clip plays for its feet not to slide
+// (docs/formats/gait.md §2 has the rules and thresholds).
+//
+// Two kinds of clip are measured. A clip with root motion moves its root: the
+// ground speed is the root's horizontal displacement over the clip divided by the
+// clip's duration. An in-place clip keeps its root put and slides each planted
+// foot backwards: the ground speed is the planted feet's horizontal speed relative
+// to the root. Space is the model's: y up, metres (a glTF scene's units).
+//
+// A clip with no steady travel (an idle, an attack, a death) gets no speed
+// (StatusNoTravel), and a measurement whose samples disagree says so
+// (StatusUntrusted) instead of guessing.
+package stride
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"bonebake/rig"
+)
+
+// Sampler poses a skeleton at a time (bake.Sampler and anim's samplers are ones):
+// it writes the local transform of every bone it animates into pose.
+type Sampler interface {
+	Sample(t float64, pose []rig.Transform)
+}
+
+// Status says what a measurement found.
+type Status string
+
+const (
+	// StatusMeasured: the clip travels steadily; Result.Speed is its ground speed.
+	StatusMeasured Status = "measured"
+	// StatusNoTravel: neither the root nor the planted feet travel steadily (an
+	// idle, an attack, a death): the clip plays in place and has no ground speed.
+	StatusNoTravel Status = "no_travel"
+	// StatusUntrusted: the clip seems to travel, but the measurement is not
+	// steady enough to be trusted; Result.Reason says why. No speed is given.
+	StatusUntrusted Status = "untrusted"
+)
+
+// Method says where a speed was read.
+type Method string
+
+const (
+	MethodRootMotion Method = "root_motion" // the root's displacement over the clip
+	MethodFeet       Method = "feet"        // the planted feet's speed relative to the root
+)
+
+// Thresholds of the measurement (docs/formats/gait.md §2). Lengths are fractions
+// of the body's height H (the rest pose's extent along y), so that a model in
+// centimetres is measured like one in metres.
+const (
+	// A foot is planted while its height is within PlantedHeight of its own
+	// vertical range (and at least PlantedHeightMin·H) above its lowest point, and
+	// its vertical speed is within PlantedVSpeed of its own peak vertical speed
+	// (and at least PlantedVSpeedMin·H per second).
+	PlantedHeight    = 0.10
+	PlantedHeightMin = 0.005
+	PlantedVSpeed    = 0.10
+	PlantedVSpeedMin = 0.01
+	// MinPlanted is the least fraction of a clip that planted samples (of all
+	// feet together) must cover for a feet measurement. A gallop's foot stands
+	// for a fifth of the cycle, and a gallop baked at 12 frames per cycle holds a
+	// foot fully planted between two frames only: 8 % of the clip.
+	MinPlanted = 0.05
+	// Unsteady is the largest departure of the root from a straight line at
+	// constant speed, as a fraction of its travel, that still counts as
+	// locomotion (a fall or a lunge departs further).
+	Unsteady = 0.2
+	// MinSpeed is the slowest travel counted as travel: MinSpeed·H per second of
+	// the clip (9 cm/s for a 1.8 m body).
+	MinSpeed = 0.05
+	// Trusted is the least confidence of a measured speed; below it the clip is
+	// StatusUntrusted.
+	Trusted = 0.8
+	// FootZone is the height, as a fraction of H above the lowest rest joint, a
+	// foot found by name or hierarchy must lie within at rest.
+	FootZone = 0.25
+)
+
+// Rig is a skeleton prepared for measuring: its feet and root found.
+type Rig struct {
+	Skeleton *rig.Skeleton
+	Feet     []int // skeleton bones of the feet, in skeleton order
+	// FeetFrom says how the feet were found: "given" (Options.Feet), "name" or
+	// "hierarchy"; "" when none were.
+	FeetFrom string
+	Root     int     // the bone whose travel is root motion
+	Height   float64 // H: the rest pose's extent along y
+}
+
+// Options are what a user may say about a rig.
+type Options struct {
+	Feet     []string // foot bones by name; empty: found by name, then hierarchy
+	RootBone string   // the bone whose travel is root motion; empty: see NewRig
+}
+
+// footName matches the names of foot bones.
+var footName = regexp.MustCompile(`(?i)foot|feet|toe|hoof|paw|ankle|heel`)
+
+// NewRig finds a skeleton's feet and root among bones (skeleton indices: a skin's
+// joints; nil means every bone).
+//
+// Feet: the bones o.Feet names; else the bones whose name says foot, feet, toe,
+// hoof, paw, ankle or heel (the most distal of each chain of such bones) and that
+// lie in the lowest FootZone of the body at rest; else, by hierarchy, the leaf
+// bones lying there. Root: the bone o.RootBone names; else the lowest common
+// ancestor of the feet (the pelvis of a biped: it carries root motion whether the
+// rig puts it on a root bone or on the hips); else the topmost of bones.
+func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
+	if bones == nil {
+		bones = make([]int, sk.Len())
+		for i := range bones {
+			bones[i] = i
+		}
+	}
+	in := make([]bool, sk.Len())
+	for _, b := range bones {
+		in[b] = true
+	}
+	rest := sk.RestModelSpace()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range bones {
+		y := rest[b][7]
+		lo, hi = math.Min(lo, y), math.Max(hi, y)
+	}
+	r := &Rig{Skeleton: sk, Height: hi - lo}
+	if !(r.Height > 0) {
+		r.Height = 1
+	}
+	low := func(b int) bool { return rest[b][7] <= lo+FootZone*r.Height }
+	// hasDesc[b]: b has a descendant among bones that satisfies pick.
+	below := func(pick func(int) bool) []bool {
+		has := make([]bool, sk.Len())
+		for i := sk.Len() - 1; i >= 0; i-- {
+			if p := sk.Parents[i]; p >= 0 && in[i] && (pick(i) || has[i]) {
+				has[p] = true
+			}
+		}
+		return has
+	}
+	switch {
+	case len(o.Feet) > 0:
+		for _, n := range o.Feet {
+			b := sk.Index(n)
+			if b < 0 || !in[b] {
+				return nil, fmt.Errorf("foot %q: no such bone (bones: %s)", n, boneList(sk, bones))
+			}
+			if !slices.Contains(r.Feet, b) {
+				r.Feet = append(r.Feet, b)
+			}
+		}
+		slices.Sort(r.Feet)
+		r.FeetFrom = "given"
+	default:
+		named := func(b int) bool { return in[b] && footName.MatchString(sk.Names[b]) }
+		desc := below(named)
+		for _, b := range bones {
+			if named(b) && !desc[b] && low(b) {
+				r.Feet = append(r.Feet, b)
+			}
+		}
+		r.FeetFrom = "name"
+		if len(r.Feet) == 0 {
+			desc := below(func(int) bool { return true })
+			for _, b := range bones {
+				if !desc[b] && low(b) {
+					r.Feet = append(r.Feet, b)
+				}
+			}
+			r.FeetFrom = "hierarchy"
+		}
+		slices.Sort(r.Feet)
+		if len(r.Feet) == 0 {
+			r.FeetFrom = ""
+		}
+	}
+	switch {
+	case o.RootBone != "":
+		r.Root = sk.Index(o.RootBone)
+		if r.Root < 0 {
+			return nil, fmt.Errorf("root bone %q: no such bone (bones: %s)", o.RootBone, boneList(sk, bones))
+		}
+	case len(r.Feet) >= 2:
+		r.Root = r.Feet[0]
+		for _, f := range r.Feet[1:] {
+			r.Root = ancestor(sk, r.Root, f)
+		}
+	default:
+		r.Root = slices.Min(bones)
+		for r.Root >= 0 && sk.Parents[r.Root] >= 0 && in[sk.Parents[r.Root]] {
+			r.Root = sk.Parents[r.Root]
+		}
+	}
+	if r.Root < 0 {
+		r.Root = 0
+	}
+	return r, nil
+}
+
+// ancestor returns the lowest common ancestor of a and b (a or b itself when one
+// holds the other), or the first of them when they share none.
+func ancestor(sk *rig.Skeleton, a, b int) int {
+	seen := map[int]bool{}
+	for x := a; x >= 0; x = sk.Parents[x] {
+		seen[x] = true
+	}
+	for x := b; x >= 0; x = sk.Parents[x] {
+		if seen[x] {
+			return x
+		}
+	}
+	return a
+}
+
+func boneList(sk *rig.Skeleton, bones []int) string {
+	var names []string
+	for i, b := range bones {
+		if i == 12 {
+			names = append(names, fmt.Sprintf("… %d more", len(bones)-i))
+			break
+		}
+		names = append(names, fmt.Sprintf("%q", sk.Names[b]))
+	}
+	return strings.Join(names, ", ")
+}
+
+// FootNames returns the names of the rig's feet.
+func (r *Rig) FootNames() []string {
+	var n []string
+	for _, f := range r.Feet {
+		n = append(n, r.Skeleton.Names[f])
+	}
+	return n
+}
+
+// Result is a clip's measurement.
+type Result struct {
+	Status Status
+	Method Method // how the speed was (or would have been) read; "" with no travel
+	// Speed is the ground speed in the model's units per second when the clip
+	// plays one pass per Cycle seconds; 0 unless Status is StatusMeasured.
+	Speed float64
+	// Stride is the distance one pass covers (Speed·Cycle).
+	Stride float64
+	Cycle  float64
+	// Confidence in [0, 1]: how steady the travel was (1: perfectly). Speeds
+	// below Trusted are not given.
+	Confidence float64
+	// Reason explains a status other than StatusMeasured, and notes anything a
+	// measured speed leaves out; "" when there is nothing to say.
+	Reason string
+	// Travel is the root's mean horizontal velocity over the clip, per second of
+	// the clip's own time (zero for an in-place clip): what RemoveTravel removes.
+	Travel rig.Vec3
+	// Carrier is the topmost bone whose own translation carries the root's travel
+	// (-1 when the root does not travel): the bone RemoveTravel edits.
+	Carrier int
+	// FeetSpeed is the planted feet's speed relative to the travelling root (per
+	// second of the clip's time, before Cycle), 0 when the feet gave none; for a
+	// root-motion clip it is a cross-check.
+	FeetSpeed float64
+}
+
+// samples is the number of poses a clip of d seconds is measured at.
+func samples(d float64) int {
+	return int(min(8192, max(96, math.Ceil(d*240))))
+}
+
+// Measure measures one clip: the motion sampled from start for dur seconds of its
+// own time; it plays one pass per cycle seconds (0: dur). loops says the clip
+// loops, so its pose at the end is its pose at the start (velocities wrap).
+func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
+	if !(cycle > 0) {
+		cycle = dur
+	}
+	res := Result{Cycle: cycle, Carrier: -1, Status: StatusNoTravel}
+	if !(dur > 0) {
+		res.Reason = "the clip has no duration"
+		return res
+	}
+	sk := r.Skeleton
+	n := samples(dur)
+	dt := dur / float64(n)
+	local := sk.RestPose()
+	global := make([]rig.Mat4, sk.Len())
+	// pos[k][b]: model-space position of bone b at sample k, k = 0..n.
+	track := append([]int{r.Root}, r.Feet...)
+	chain := r.chain()
+	for _, b := range chain {
+		if !slices.Contains(track, b) {
+			track = append(track, b)
+		}
+	}
+	pos := make([][]rig.Vec3, n+1)
+	for k := 0; k <= n; k++ {
+		s.Sample(start+float64(k)*dt, local)
+		sk.ModelSpace(local, global)
+		pos[k] = make([]rig.Vec3, len(track))
+		for i, b := range track {
+			pos[k][i] = global[b].Translation()
+		}
+	}
+	H := r.Height
+	minSpeed := MinSpeed * H
+	horiz := func(v rig.Vec3) rig.Vec3 { return rig.Vec3{v[0], 0, v[2]} }
+
+	// Root motion: the root's displacement over the clip.
+	d := horiz(pos[n][0].Sub(pos[0][0]))
+	travel := d.Scale(1 / dur)
+	rootTravels := travel.Len() >= minSpeed
+	if rootTravels {
+		res.Travel = travel
+		res.Carrier = r.Root
+		for _, b := range chain { // topmost first
+			j := slices.Index(track, b)
+			if db := horiz(pos[n][j].Sub(pos[0][j])); db.Sub(d).Len() <= 0.02*d.Len() {
+				res.Carrier = b
+				break
+			}
+		}
+	}
+
+	// Feet: planted samples' horizontal velocity in the frame moving with the
+	// root's mean velocity.
+	feet := r.measureFeet(pos, dt, loops, travel)
+	res.FeetSpeed = feet.speed
+
+	if rootTravels {
+		res.Method = MethodRootMotion
+		// Steadiness: the root's largest departure from a straight line at
+		// constant speed, against the distance travelled.
+		dev := 0.0
+		for k := 0; k <= n; k++ {
+			p := horiz(pos[k][0].Sub(pos[0][0])).Sub(travel.Scale(float64(k) * dt))
+			dev = math.Max(dev, p.Len())
+		}
+		conf := clamp01(1 - 2*dev/d.Len())
+		why := fmt.Sprintf("the root strays up to %.0f%% of its travel from a steady line", 100*dev/d.Len())
+		if feet.ok && feet.planted >= MinPlanted {
+			// The planted feet should stand still in the world: relative to the
+			// root they move back at the root's speed.
+			if dis := math.Abs(feet.speed-travel.Len()) / travel.Len(); 1-2*dis < conf {
+				conf = clamp01(1 - 2*dis)
+				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed (%.4g against %.4g per s of clip)", 100*dis, feet.speed, travel.Len())
+			}
+		}
+		res.Confidence = conf
+		if conf < Trusted {
+			res.Status, res.Reason = StatusUntrusted, why
+			if dev > Unsteady*d.Len() {
+				res.Status, res.Reason = StatusNoTravel, "the root moves but not steadily ("+why+"): not locomotion"
+				res.Method, res.Travel, res.Carrier = "", rig.Vec3{}, -1
+			}
+			return res
+		}
+		res.Status = StatusMeasured
+		res.Stride = d.Len()
+		res.Speed = res.Stride / cycle
+		return res
+	}
+	switch {
+	case len(r.Feet) == 0:
+		res.Reason = "the root does not travel, and no feet were found to measure (name them with --feet)"
+		return res
+	case feet.planted < MinPlanted:
+		res.Status, res.Method = StatusUntrusted, MethodFeet
+		res.Reason = fmt.Sprintf("the feet are planted in only %.0f%% of the clip", 100*feet.planted)
+		if feet.planted == 0 {
+			res.Reason = "no foot is ever planted"
+		}
+		return res
+	case feet.speed < minSpeed:
+		res.Reason = fmt.Sprintf("the planted feet move at %.3g per s of clip, below %v·H = %.3g: no steady travel", feet.speed, MinSpeed, minSpeed)
+		return res
+	}
+	res.Method, res.Confidence = MethodFeet, feet.conf
+	if feet.conf < Trusted {
+		res.Status, res.Reason = StatusUntrusted, feet.why
+		return res
+	}
+	res.Status = StatusMeasured
+	res.Stride = feet.speed * dur
+	res.Speed = res.Stride / cycle
+	return res
+}
+
+// chain returns the bones from the root's topmost ancestor down to the root.
+func (r *Rig) chain() []int {
+	var c []int
+	for b := r.Root; b >= 0; b = r.Skeleton.Parents[b] {
+		c = append(c, b)
+	}
+	slices.Reverse(c)
+	return c
+}
+
+type feetResult struct {
+	ok      bool
+	speed   float64 // median planted speed along the travel direction
+	planted float64 // fraction of samples of all feet that are planted
+	conf    float64
+	why     string
+}
+
+// measureFeet measures the planted feet: pos[k][1+i] is foot i at sample k.
+func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) feetResult {
+	n := len(pos) - 1
+	H := r.Height
+	var (
+		vel     []rig.Vec3 // planted velocities, all feet
+		perFoot [][]rig.Vec3
+		count   int
+	)
+	at := func(k, i int) rig.Vec3 { // the foot in the frame moving with the root
+		return pos[k][1+i].Sub(travel.Scale(float64(k) * dt))
+	}
+	for i := range r.Feet {
+		ymin, ymax := math.Inf(1), math.Inf(-1)
+		for k := 0; k <= n; k++ {
+			y := pos[k][1+i][1]
+			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+		}
+		v := make([]rig.Vec3, n) // samples 0..n-1 (n is the start again when looping)
+		peak := 0.0
+		for k := 0; k < n; k++ {
+			var pa rig.Vec3
+			span := 2 * dt
+			switch {
+			case k > 0:
+				pa = at(k-1, i)
+			case loops: // the sample before the start is the one before the end, a pass back
+				pa = at(n-1, i).Sub(at(n, i).Sub(at(0, i)))
+			default:
+				pa, span = at(0, i), dt
+			}
+			v[k] = at(k+1, i).Sub(pa).Scale(1 / span)
+			peak = math.Max(peak, math.Abs(v[k][1]))
+		}
+		hTol := math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
+		vTol := math.Max(PlantedVSpeed*peak, PlantedVSpeedMin*H)
+		var mine []rig.Vec3
+		for k := 0; k < n; k++ {
+			if pos[k][1+i][1] <= ymin+hTol && math.Abs(v[k][1]) <= vTol {
+				h := rig.Vec3{v[k][0], 0, v[k][2]}
+				mine = append(mine, h)
+				vel = append(vel, h)
+			}
+		}
+		count += len(mine)
+		perFoot = append(perFoot, mine)
+	}
+	f := feetResult{planted: float64(count) / float64(n*max(1, len(r.Feet)))}
+	if len(vel) == 0 {
+		return f
+	}
+	var sum rig.Vec3
+	for _, v := range vel {
+		sum = sum.Add(v)
+	}
+	if sum.Len() == 0 {
+		f.ok = true
+		return f
+	}
+	u := sum.Normalize()
+	along := func(vs []rig.Vec3) []float64 {
+		s := make([]float64, len(vs))
+		for k, v := range vs {
+			s[k] = v.Dot(u) // a planted foot moving the other way counts against
+		}
+		return s
+	}
+	all := along(vel)
+	f.speed = median(all)
+	f.ok = true
+	if f.speed == 0 {
+		return f
+	}
+	// Confidence: the spread of the planted speeds (median absolute deviation)
+	// and the disagreement between feet, against the speed.
+	mad := make([]float64, len(all))
+	for k, s := range all {
+		mad[k] = math.Abs(s - f.speed)
+	}
+	spread := median(mad) / f.speed
+	f.conf = clamp01(1 - 2*spread)
+	f.why = fmt.Sprintf("the planted feet's speed varies by %.0f%% (median absolute deviation)", 100*spread)
+	for i, mine := range perFoot {
+		if len(mine) == 0 {
+			continue
+		}
+		m := median(along(mine))
+		if dis := math.Abs(m-f.speed) / f.speed; 1-2*dis < f.conf {
+			f.conf = clamp01(1 - 2*dis)
+			f.why = fmt.Sprintf("foot %s moves %.0f%% off the others' planted speed (%.4g against %.4g per s of clip)", r.Skeleton.Names[r.Feet[i]], 100*dis, m, f.speed)
+		}
+	}
+	return f
+}
+
+func median(s []float64) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	c := slices.Clone(s)
+	sort.Float64s(c)
+	if len(c)%2 == 1 {
+		return c[len(c)/2]
+	}
+	return (c[len(c)/2-1] + c[len(c)/2]) / 2
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }

@@ -1,0 +1,304 @@
+package stride
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"bonebake/rig"
+)
+
+// walker is a synthetic biped written for these tests from first principles, not
+// from bonebake's creatures: each foot is planted for stance of the cycle and
+// slides back at speed metres per second of the clip (in model space when the
+// clip is in place), then swings forward along a smooth arc. With root motion the
+// root (or, when onHips, the pelvis) travels forward at that speed instead, so
+// planted feet stand still in the world.
+type walker struct {
+	speed, dur   float64 // m/s and the clip's duration (one pass)
+	stance       float64 // fraction of the cycle a foot is planted
+	rootMotion   bool
+	onHips       bool       // root motion on the pelvis, not the root
+	dir          [2]float64 // travel direction (x, z); zero: +z
+	rightSpeed   float64    // when > 0: the right foot slides at this speed instead
+	scale        float64    // body units per metre (100: centimetres)
+	rootRot      rig.Quat   // the root's rest rotation (a Mixamo armature's turn)
+	rootScale    float64    // the root's rest scale (a Mixamo armature's 0.01)
+	still, lunge bool       // feet never move; the pelvis lunges forward and stays
+}
+
+// Bones: 0 Root, 1 Pelvis, 2 Spine, 3 Head, 4 ThighL, 5 FootL, 6 ThighR, 7 FootR.
+var walkerNames = []string{"Root", "Pelvis", "Spine", "Head", "ThighL", "FootL", "ThighR", "FootR"}
+
+func (w *walker) skeleton(t testing.TB, names []string) *rig.Skeleton {
+	if names == nil {
+		names = walkerNames
+	}
+	parents := []int{-1, 0, 1, 2, 1, 4, 1, 6}
+	rest := make([]rig.Transform, len(names))
+	for i := range rest {
+		rest[i] = rig.IdentityTransform()
+	}
+	rs := w.rootScaleOr1()
+	rest[0].Rotation = w.rootRotOrI()
+	rest[0].Scale = rig.Vec3{rs, rs, rs}
+	sk, err := rig.New(names, parents, rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Put the rest pose where sample 0 puts it (feet low, head high).
+	w.Sample(0, sk.Rest)
+	return sk
+}
+
+func (w *walker) rootScaleOr1() float64 {
+	if w.rootScale == 0 {
+		return 1
+	}
+	return w.rootScale
+}
+
+func (w *walker) rootRotOrI() rig.Quat {
+	if w.rootRot == (rig.Quat{}) {
+		return rig.IdentityQuat()
+	}
+	return w.rootRot
+}
+
+func (w *walker) unit() float64 {
+	if w.scale == 0 {
+		return 1
+	}
+	return w.scale
+}
+
+// footPos is a foot's model-space position relative to the point under the
+// pelvis (in metres), at its own phase q, sliding at speed v.
+func (w *walker) footPos(q, v float64) (fwd, up float64) {
+	S := v * w.dur // stride per pass
+	q -= math.Floor(q)
+	if w.still {
+		return 0, 0.08
+	}
+	if q < w.stance {
+		return S*w.stance/2 - S*q, 0.08 // planted, sliding back at v
+	}
+	u := (q - w.stance) / (1 - w.stance)
+	e := u * u * (3 - 2*u)
+	return -S*w.stance/2 + S*w.stance*e, 0.08 + 0.12*math.Sin(math.Pi*u)
+}
+
+func (w *walker) Sample(t float64, pose []rig.Transform) {
+	k := w.unit()
+	p := t / w.dur
+	dx, dz := w.dir[0], w.dir[1]
+	if dx == 0 && dz == 0 {
+		dz = 1
+	}
+	ground := 0.0 // distance the body has travelled
+	if w.rootMotion {
+		ground = w.speed * t
+	}
+	if w.lunge {
+		ground = 0.4 * math.Min(1, 3*t/w.dur)
+	}
+	at := func(fwd, side, up float64) rig.Vec3 { // model space, body units
+		return rig.Vec3{(fwd*dx + side*dz) * k, up * k, (fwd*dz - side*dx) * k}
+	}
+	// Desired model-space positions.
+	var model [8]rig.Vec3
+	rootTravel := ground
+	if w.onHips {
+		rootTravel = 0
+	}
+	model[0] = at(rootTravel, 0, 0)
+	pelvis := at(ground, 0.02*math.Sin(2*math.Pi*p), 1.0+0.02*math.Cos(4*math.Pi*p))
+	if w.lunge {
+		pelvis = at(ground, 0, 1.0)
+	}
+	model[1] = pelvis
+	model[2] = pelvis.Add(at(0, 0, 0.3))
+	model[3] = pelvis.Add(at(0, 0, 0.7))
+	vr := w.speed
+	if w.rightSpeed > 0 {
+		vr = w.rightSpeed
+	}
+	for s, side := range []float64{0.1, -0.1} {
+		v, q := w.speed, p
+		if s == 1 {
+			v, q = vr, p+0.5
+		}
+		f, u := w.footPos(q, v)
+		model[4+2*s] = pelvis.Add(at(0, side, -0.5))
+		model[5+2*s] = at(ground+f, side, u)
+	}
+	// Turn them into local translations (every rotation but the root's is the
+	// identity, so a child's local translation is its parent's inverse applied).
+	root := rig.Transform{Translation: model[0], Rotation: w.rootRotOrI(), Scale: rig.Vec3{w.rootScaleOr1(), w.rootScaleOr1(), w.rootScaleOr1()}}
+	pose[0] = root
+	rootInv, _ := root.Matrix().Inverse()
+	parents := []int{-1, 0, 1, 2, 1, 4, 1, 6}
+	for b := 1; b < 8; b++ {
+		rel := model[b].Sub(model[parents[b]])
+		pose[b] = rig.IdentityTransform()
+		pose[b].Translation = rootInv.TransformVector(rel)
+	}
+}
+
+func measure(t *testing.T, w *walker, cycle float64, loops bool, o Options) (*Rig, Result) {
+	t.Helper()
+	sk := w.skeleton(t, nil)
+	r, err := NewRig(sk, nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, r.Measure(w, 0, w.dur, cycle, loops)
+}
+
+func within(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if math.Abs(got-want) > tol*math.Abs(want) {
+		t.Errorf("%s = %.4f, want %.4f within %.0f%%", what, got, want, 100*tol)
+	}
+}
+
+func TestInPlaceWalk(t *testing.T) {
+	r, res := measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6}, 0, true, Options{})
+	if got := strings.Join(r.FootNames(), ","); got != "FootL,FootR" || r.FeetFrom != "name" {
+		t.Errorf("feet %s from %s, want FootL,FootR by name", got, r.FeetFrom)
+	}
+	if r.Skeleton.Names[r.Root] != "Pelvis" {
+		t.Errorf("root %s, want Pelvis (the feet's common ancestor)", r.Skeleton.Names[r.Root])
+	}
+	if res.Status != StatusMeasured || res.Method != MethodFeet {
+		t.Fatalf("%+v: want measured from the feet", res)
+	}
+	within(t, "speed", res.Speed, 1.4, 0.02)
+	within(t, "stride", res.Stride, 1.4, 0.02)
+	if res.Confidence < 0.95 || res.Carrier != -1 {
+		t.Errorf("confidence %.3f carrier %d: want ≥ 0.95 and no carrier", res.Confidence, res.Carrier)
+	}
+}
+
+func TestRootMotionWalk(t *testing.T) {
+	for _, w := range []*walker{
+		{speed: 1.4, dur: 1, stance: 0.6, rootMotion: true},
+		{speed: 1.4, dur: 0.8, stance: 0.65, rootMotion: true, dir: [2]float64{0.6, 0.8}},
+		{speed: 1.4, dur: 1, stance: 0.6, rootMotion: true, onHips: true},
+		// A Mixamo-style armature: turned, scaled 0.01, the pelvis in centimetres.
+		{speed: 1.4, dur: 1, stance: 0.6, rootMotion: true, onHips: true, rootScale: 0.01, rootRot: rig.QuatFromAxisAngle(rig.Vec3{0, 1, 0}, 1)},
+	} {
+		r, res := measure(t, w, 0, true, Options{})
+		if res.Status != StatusMeasured || res.Method != MethodRootMotion {
+			t.Fatalf("%+v: %+v: want measured from root motion", w, res)
+		}
+		within(t, "speed", res.Speed, 1.4, 0.02)
+		within(t, "feet cross-check", res.FeetSpeed, 1.4, 0.02)
+		want := "Root"
+		if w.onHips {
+			want = "Pelvis"
+		}
+		if got := r.Skeleton.Names[res.Carrier]; got != want {
+			t.Errorf("carrier %s, want %s", got, want)
+		}
+		// In place: the travel goes, the speed stays (now read from the feet).
+		ip := r.RemoveTravel(w, res, 0)
+		again := r.Measure(ip, 0, w.dur, 0, true)
+		if again.Status != StatusMeasured || again.Method != MethodFeet {
+			t.Fatalf("in place: %+v: want measured from the feet", again)
+		}
+		within(t, "in-place speed", again.Speed, 1.4, 0.02)
+		pose := r.Skeleton.RestPose()
+		g := make([]rig.Mat4, r.Skeleton.Len())
+		ip.Sample(w.dur, pose)
+		r.Skeleton.ModelSpace(pose, g)
+		end := g[1].Translation()
+		ip.Sample(0, pose)
+		r.Skeleton.ModelSpace(pose, g)
+		if d := end.Sub(g[1].Translation()); math.Hypot(d[0], d[2]) > 1e-9 {
+			t.Errorf("in place: the pelvis still travels %v over a pass", d)
+		}
+	}
+}
+
+func TestCycleAndUnits(t *testing.T) {
+	// A 1 s clip the game plays in 0.92 s: the stride is the same, the speed is
+	// stride / cycle.
+	_, res := measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6}, 0.92, true, Options{})
+	within(t, "speed at cycle .92", res.Speed, 1.4/0.92, 0.02)
+	within(t, "stride", res.Stride, 1.4, 0.02)
+	// The same walk in centimetres measures in centimetres.
+	_, res = measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6, scale: 100}, 0, true, Options{})
+	within(t, "speed in cm", res.Speed, 140, 0.02)
+}
+
+func TestNoTravel(t *testing.T) {
+	for name, w := range map[string]*walker{
+		"idle":  {speed: 1.4, dur: 2, stance: 0.6, still: true},
+		"lunge": {speed: 1.4, dur: 1, stance: 0.6, still: true, lunge: true},
+	} {
+		for _, loops := range []bool{true, false} {
+			_, res := measure(t, w, 0, loops, Options{})
+			if res.Status != StatusNoTravel || res.Speed != 0 || res.Reason == "" || res.Carrier != -1 {
+				t.Errorf("%s (loops %v): %+v: want no travel, a reason and no speed", name, loops, res)
+			}
+		}
+	}
+}
+
+func TestUntrusted(t *testing.T) {
+	// The right foot slides at half the left's speed: no speed fits both.
+	_, res := measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6, rightSpeed: 0.7}, 0, true, Options{})
+	if res.Status != StatusUntrusted || res.Speed != 0 || !strings.Contains(res.Reason, "Foot") {
+		t.Errorf("%+v: want untrusted, naming a foot, with no speed", res)
+	}
+	if res.Confidence >= Trusted {
+		t.Errorf("confidence %.3f, want below %v", res.Confidence, Trusted)
+	}
+	// Root motion whose feet skate along with the root: planted, they do not
+	// move relative to it.
+	w := &walker{speed: 1.4, dur: 1, stance: 0.6, rootMotion: true, still: true}
+	if _, res = measure(t, w, 0, true, Options{}); res.Status != StatusUntrusted || !strings.Contains(res.Reason, "feet") {
+		t.Errorf("skating: %+v: want untrusted for the feet", res)
+	}
+	// Root motion whose feet slide in the world: the cross-check fails.
+	_, res = measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6, rootMotion: true, rightSpeed: 3, dir: [2]float64{1, 0}}, 0, true, Options{})
+	if res.Status != StatusUntrusted {
+		t.Errorf("%+v: want untrusted", res)
+	}
+}
+
+func TestFeetByHierarchyAndByName(t *testing.T) {
+	w := &walker{speed: 1.4, dur: 1, stance: 0.6}
+	// Names that say nothing: the low leaves are the feet.
+	sk := w.skeleton(t, []string{"a", "b", "c", "d", "e", "f", "g", "h"})
+	r, err := NewRig(sk, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.FootNames(), ","); got != "f,h" || r.FeetFrom != "hierarchy" {
+		t.Errorf("feet %s from %s, want f,h by hierarchy", got, r.FeetFrom)
+	}
+	within(t, "speed", r.Measure(w, 0, 1, 0, true).Speed, 1.4, 0.02)
+	// Named ones, and a name that is not a bone.
+	r, err = NewRig(sk, nil, Options{Feet: []string{"h"}})
+	if err != nil || r.FeetFrom != "given" || len(r.Feet) != 1 {
+		t.Fatalf("%v %+v", err, r)
+	}
+	within(t, "speed from one foot", r.Measure(w, 0, 1, 0, true).Speed, 1.4, 0.02)
+	if _, err := NewRig(sk, nil, Options{Feet: []string{"FootL"}}); err == nil || !strings.Contains(err.Error(), `"FootL"`) {
+		t.Errorf("unknown foot: %v", err)
+	}
+	if _, err := NewRig(sk, nil, Options{RootBone: "nope"}); err == nil {
+		t.Error("unknown root bone accepted")
+	}
+	// The palette decides what counts: without the feet's bones no leaf is low
+	// enough, and the measurement says to name the feet.
+	r, err = NewRig(sk, []int{0, 1, 2, 3, 4, 6}, Options{})
+	if err != nil || len(r.Feet) != 0 {
+		t.Fatalf("%v %v: want no feet", err, r.FootNames())
+	}
+	if res := r.Measure(w, 0, 1, 0, true); res.Status != StatusNoTravel || !strings.Contains(res.Reason, "--feet") {
+		t.Errorf("%+v: want no travel, pointing at --feet", res)
+	}
+}
