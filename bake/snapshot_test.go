@@ -7,6 +7,9 @@ import (
 
 	"bonebake/formats/bpat"
 	"bonebake/formats/bpsm"
+	"bonebake/mesh/simplify"
+	"bonebake/species/creatures"
+	"bonebake/species/humanoid"
 	"bonebake/species/quadruped"
 )
 
@@ -71,4 +74,111 @@ func TestSnapshotHorse(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSnapshotFrames checks every built-in's snapshot file against an
+// independent posing of its meshes, frame by frame:
+//   - every vertex of sampled frames is the far mesh's bind position moved by
+//     palette × inverse bind, weighted by its influences (computed here from the
+//     palette, in float64), where the far mesh of a humanoid is its full mesh
+//     simplified to humanoid.MinimalTriangles (recomputed here) and a
+//     quadruped's its hand-built minimal mesh;
+//   - at every frame, a humanoid snapshot's bounding box lies inside the full
+//     mesh's, posed by mesh.Skin (a simplified mesh keeps a subset of the
+//     vertices), and within 0.106 m of it (2 pixels of a unit 50 m away,
+//     mesh/simplify's bound);
+//   - the file validates strictly, its per-vertex rules included.
+func TestSnapshotFrames(t *testing.T) {
+	for _, s := range creatures.All() {
+		far := s.Minimal
+		simplified := s.ID == 0 || s.ID >= 3
+		boundsTol := math.Inf(1) // the hand-built minimal meshes drop small parts
+		if simplified {
+			var err error
+			if far, _, err = simplify.Simplify(s.Mesh, humanoid.MinimalTriangles, simplify.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			boundsTol = 0.106
+		}
+		dir := t.TempDir()
+		files, err := WriteSpecies(dir, s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != 2 {
+			t.Fatalf("%s: %d files", s.Name, len(files))
+		}
+		f, err := bpat.Open(files[0].Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sf, err := bpsm.Open(files[1].Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sf.CheckVertices(); err != nil {
+			t.Fatal(err)
+		}
+		h := sf.Header()
+		if int(h.VertexCount) != far.VertexCount() || int(h.IndexCount) != len(far.Indices) || h.FrameTotal != f.Header().FrameTotal {
+			t.Fatalf("%s: header %+v, far mesh %d vertices", s.Name, h, far.VertexCount())
+		}
+		ibm := s.InverseBind()
+		for c, cl := range f.Clips() {
+			if sc := sf.Clips()[c]; sc.Name != cl.Name || sc.FrameCount != cl.FrameCount {
+				t.Fatalf("%s clip %d: %+v, BPAT %+v", s.Name, c, sc, cl)
+			}
+			for fr := range cl.FrameCount {
+				pal := f.Palette(c, fr)
+				full, _, err := s.Mesh.SkinPalette(pal, ibm)
+				if err != nil {
+					t.Fatal(err)
+				}
+				flo, fhi := box(full)
+				var got [][3]float32
+				for v := range far.VertexCount() {
+					got = append(got, sf.Vertex(c, fr, v).Position)
+				}
+				slo, shi := box(got)
+				for k := range 3 {
+					outside := slo[k] < flo[k]-1e-5 || shi[k] > fhi[k]+1e-5
+					if (simplified && outside) || float64(slo[k]-flo[k]) > boundsTol || float64(fhi[k]-shi[k]) > boundsTol {
+						t.Fatalf("%s %s frame %d: snapshot bounds %v–%v, full mesh %v–%v", s.Name, cl.Name, fr, slo, shi, flo, fhi)
+					}
+				}
+				if fr%4 != 0 && fr != cl.FrameCount-1 {
+					continue
+				}
+				for v := range far.VertexCount() {
+					var want [3]float64
+					p := far.Positions[v]
+					for k, j := range far.Joints[v] {
+						w := float64(far.Weights[v][k])
+						local := ibm[j].TransformPoint([3]float64{float64(p[0]), float64(p[1]), float64(p[2])})
+						m := pal[int(j)*16:]
+						for r := range 3 {
+							want[r] += w * (float64(m[r*4])*local[0] + float64(m[r*4+1])*local[1] + float64(m[r*4+2])*local[2] + float64(m[r*4+3]))
+						}
+					}
+					for r := range 3 {
+						if math.Abs(float64(got[v][r])-want[r]) > 1e-5 {
+							t.Fatalf("%s %s frame %d vertex %d: %v, want %v", s.Name, cl.Name, fr, v, got[v], want)
+						}
+					}
+				}
+			}
+		}
+		f.Close()
+		sf.Close()
+	}
+}
+
+func box(ps [][3]float32) (lo, hi [3]float32) {
+	lo, hi = ps[0], ps[0]
+	for _, p := range ps {
+		for k := range 3 {
+			lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
+		}
+	}
+	return lo, hi
 }

@@ -47,8 +47,8 @@ func newBakeCmd() *cobra.Command {
 		Short: "Bake the built-in creatures, or a glTF model's animations, into BPAT files",
 		Long: `With no model, bake the built-in creatures (humanoid, horse, elephant,
 humanoid_sword, humanoid_spear, humanoid_skeleton) into --out DIR (default
-assets/creatures): <name>.bpat for each, and <name>_minimal.bpsm snapshot meshes
-for the horse and the elephant. --species picks some of them.
+assets/creatures): <name>.bpat and <name>_minimal.bpsm (its far-LOD snapshot
+mesh) for each. --species picks some of them.
 
 With a model, bake every animation of a skinned glTF 2.0 model (.gltf or .glb) into a BPAT file
 of model-space bone palettes: one clip per animation, all looping, at 30 fps unless

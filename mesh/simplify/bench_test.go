@@ -1,9 +1,10 @@
-package simplify
+package simplify_test
 
 import (
 	"testing"
 
 	"bonebake/mesh"
+	"bonebake/mesh/simplify"
 
 	"bonebake/species/creatures"
 )
@@ -25,7 +26,7 @@ func BenchmarkSimplify(b *testing.B) {
 		m := c.in()
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := Simplify(m, 300, Options{}); err != nil {
+				if _, _, err := simplify.Simplify(m, 300, simplify.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

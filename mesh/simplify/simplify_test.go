@@ -1,4 +1,4 @@
-package simplify
+package simplify_test
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"bonebake/mesh"
+	"bonebake/mesh/simplify"
 	"bonebake/species/creatures"
 )
 
@@ -222,7 +223,7 @@ func checkNoFlips(t *testing.T, out *mesh.Skinned) {
 func TestSphere(t *testing.T) {
 	in := sphere(1, 32, 16)
 	const budget = 200
-	out, st, err := Simplify(in, budget, Options{})
+	out, st, err := simplify.Simplify(in, budget, simplify.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestSphere(t *testing.T) {
 // planes keep its corners and edges, the plane quadrics let the inside go.
 func TestFlatSquare(t *testing.T) {
 	in := grid(12)
-	out, st, err := Simplify(in, 2, Options{})
+	out, st, err := simplify.Simplify(in, 2, simplify.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestFloor(t *testing.T) {
 			m.Indices = append(m.Indices, x+off)
 		}
 	}
-	out, st, err := Simplify(m, 1, Options{})
+	out, st, err := simplify.Simplify(m, 1, simplify.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestCreatures(t *testing.T) {
 		if s.Minimal != nil {
 			budget, bound = s.Minimal.TriangleCount(), hausdorff(s.Mesh, s.Minimal)
 		}
-		out, st, err := Simplify(s.Mesh, budget, Options{})
+		out, st, err := simplify.Simplify(s.Mesh, budget, simplify.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,11 +360,11 @@ func TestCreatures(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	s := creatures.ByName("humanoid")
-	a, _, err := Simplify(s.Mesh, 300, Options{})
+	a, _, err := simplify.Simplify(s.Mesh, 300, simplify.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, _ := Simplify(s.Mesh, 300, Options{})
+	b, _, _ := simplify.Simplify(s.Mesh, 300, simplify.Options{})
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("two runs differ")
 	}
@@ -371,23 +372,30 @@ func TestDeterministic(t *testing.T) {
 
 func TestRefuses(t *testing.T) {
 	m := grid(2)
-	if _, _, err := Simplify(m, 0, Options{}); err == nil {
+	if _, _, err := simplify.Simplify(m, 0, simplify.Options{}); err == nil {
 		t.Error("a budget of 0 accepted")
 	}
 	bad := *m
 	bad.Indices = append([]uint32{}, m.Indices...)
 	bad.Indices[4] = 99
-	if _, _, err := Simplify(&bad, 2, Options{}); err == nil {
+	if _, _, err := simplify.Simplify(&bad, 2, simplify.Options{}); err == nil {
 		t.Error("an index out of range accepted")
 	}
 	bad = *m
 	bad.UVs = bad.UVs[:3]
-	if _, _, err := Simplify(&bad, 2, Options{}); err == nil {
+	if _, _, err := simplify.Simplify(&bad, 2, simplify.Options{}); err == nil {
 		t.Error("a short attribute accepted")
 	}
 	// Within budget: unchanged.
-	out, st, err := Simplify(m, 100, Options{})
+	out, st, err := simplify.Simplify(m, 100, simplify.Options{})
 	if err != nil || !reflect.DeepEqual(out.Indices, m.Indices) || st.TrianglesOut != 8 {
 		t.Fatalf("within budget: %v %+v", err, st)
 	}
 }
+
+func sub(a, b vec) vec { return vec{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func cross(a, b vec) vec {
+	return vec{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+func dot(a, b vec) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func norm(a vec) float64   { return math.Sqrt(dot(a, a)) }
