@@ -41,6 +41,10 @@ type Manifest struct {
 	// when no clip has a marker and v2 otherwise (docs/formats/bpat.md §2). A file
 	// meant for Standard of Iron needs 2: its reader refuses v1.
 	BPATVersion uint32 `yaml:"bpat_version"`
+	// SnapshotTriangles is the triangle budget of the far-LOD snapshot mesh
+	// that bake --snapshot simplifies the model's mesh to (0: the default,
+	// DefaultSnapshotTriangles); --snapshot-triangles overrides it.
+	SnapshotTriangles int `yaml:"snapshot_triangles"`
 
 	// Where it was read from, so that errors can name the file and line.
 	path        string
@@ -99,6 +103,9 @@ func ReadManifest(path string) (*Manifest, error) {
 	yaml.Unmarshal(b, &given)
 	if f := given.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {
 		return nil, fmt.Errorf("manifest %s: fps %v is outside [%v, %v]", path, *f, MinFPS, MaxFPS)
+	}
+	if m.SnapshotTriangles < 0 {
+		return nil, fmt.Errorf("manifest %s: snapshot_triangles %d: the far mesh needs at least 1 triangle (0: the default, %d)", path, m.SnapshotTriangles, DefaultSnapshotTriangles)
 	}
 	for i, c := range given.Clips {
 		if f := c.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {

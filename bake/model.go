@@ -72,6 +72,12 @@ type Model struct {
 	// Notes are things the caller should tell the user (an old clip name that
 	// was understood, a lead-in dropped, joints dropped).
 	Notes []string
+	// Skin and Scale are the skin read and the uniform scale applied (0: none),
+	// and SnapshotTriangles the manifest's snapshot_triangles: what a far-LOD
+	// snapshot of the model (Model.Snapshot) needs to read its meshes alike.
+	Skin              int
+	Scale             float64
+	SnapshotTriangles int
 }
 
 // LoadModel reads a skinned glTF model and resolves its bake job: the model's own
@@ -123,6 +129,7 @@ func LoadModel(path string, s Settings) (*Model, error) {
 	if s.Scale != 0 {
 		mf.Scale = s.Scale
 	}
+	scale, snapTris := mf.Scale, mf.SnapshotTriangles
 	notes, err := shape(m, mf)
 	if err != nil {
 		return nil, err
@@ -150,7 +157,8 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		}
 		job.Clips[i].Loops = false
 	}
-	return &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes}, nil
+	return &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes,
+		Skin: s.Skin, Scale: scale, SnapshotTriangles: snapTris}, nil
 }
 
 // shape applies the manifest's scale and deforming-only choice to the model, so

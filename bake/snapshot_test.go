@@ -3,8 +3,10 @@ package bake
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"testing"
 
+	"bonebake/formats"
 	"bonebake/formats/bpat"
 	"bonebake/formats/bpsm"
 	"bonebake/mesh/simplify"
@@ -181,4 +183,102 @@ func box(ps [][3]float32) (lo, hi [3]float32) {
 		}
 	}
 	return lo, hi
+}
+
+// TestModelSnapshot bakes the Fox's far mesh at 150 triangles and 6 fps: the
+// snapshot has each clip's frames at 6 fps by docs/formats/bpat.md §5, computed
+// here from the BPAT file's own frame counts, and wherever a snapshot frame
+// falls on a BPAT frame, its vertices are the simplified mesh skinned by hand
+// with that BPAT frame's palette. The file validates strictly.
+func TestModelSnapshot(t *testing.T) {
+	m, err := LoadModel(filepath.Join("..", "testdata", "gltf", "Fox.glb"), Settings{Scale: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := m.Snapshot(SnapshotSettings{Triangles: 150, FPS: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := snap.Mesh.TriangleCount(); n > 150 || n < 148 {
+		t.Fatalf("%d triangles", n)
+	}
+	dir := t.TempDir()
+	bp, sp := filepath.Join(dir, "fox.bpat"), filepath.Join(dir, "fox_minimal.bpsm")
+	if err := BakeFile(bp, m.Job); err != nil {
+		t.Fatal(err)
+	}
+	size, err := snap.Write(sp, m.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range m.Job.Clips {
+		names = append(names, c.Name)
+	}
+	if want := snap.Size(names); size != want {
+		t.Fatalf("wrote %d bytes, Size said %d", size, want)
+	}
+	f, err := bpat.Open(bp, formats.KnownSpecies(m.Job.SpeciesID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sf, err := bpsm.Open(sp, formats.KnownSpecies(m.Job.SpeciesID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sf.Close()
+	if err := sf.CheckVertices(); err != nil {
+		t.Fatal(err)
+	}
+	ibm := m.GLTF.InverseBind
+	checked := 0
+	for c, cl := range f.Clips() {
+		d := float64(cl.FrameCount) / float64(cl.FPS) // looping: N / fps
+		want := max(1, int(math.Floor(d*6+0.5)))
+		if !cl.Loops {
+			d = float64(cl.FrameCount-1) / float64(cl.FPS)
+			want = max(1, int(math.Floor(d*6+0.5))) + 1
+		}
+		sc := sf.Clips()[c]
+		if sc.Name != cl.Name || sc.FrameCount != want {
+			t.Fatalf("clip %s: %d snapshot frames, want %d (BPAT %d at %v fps)", cl.Name, sc.FrameCount, want, cl.FrameCount, cl.FPS)
+		}
+		for fs := range sc.FrameCount {
+			// The BPAT frame at the same phase, when there is one.
+			num, den := fs*cl.FrameCount, sc.FrameCount
+			if !cl.Loops {
+				num, den = fs*(cl.FrameCount-1), sc.FrameCount-1
+			}
+			if num%den != 0 {
+				continue
+			}
+			pal := f.Palette(c, num/den)
+			for v := range snap.Mesh.VertexCount() {
+				var want [3]float64
+				p := snap.Mesh.Positions[v]
+				for k, j := range snap.Mesh.Joints[v] {
+					w := float64(snap.Mesh.Weights[v][k])
+					if w == 0 {
+						continue
+					}
+					local := ibm[j].TransformPoint([3]float64{float64(p[0]), float64(p[1]), float64(p[2])})
+					mm := pal[int(j)*16:]
+					for r := range 3 {
+						want[r] += w * (float64(mm[r*4])*local[0] + float64(mm[r*4+1])*local[1] + float64(mm[r*4+2])*local[2] + float64(mm[r*4+3]))
+					}
+				}
+				got := sf.Vertex(c, fs, v).Position
+				for r := range 3 {
+					if math.Abs(float64(got[r])-want[r]) > 1e-5 {
+						t.Fatalf("%s snapshot frame %d vertex %d: %v, want %v", cl.Name, fs, v, got, want)
+					}
+				}
+			}
+			checked++
+		}
+	}
+	if checked < 3 {
+		t.Fatalf("only %d frames fall on BPAT frames", checked)
+	}
 }
