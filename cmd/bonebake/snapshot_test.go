@@ -25,6 +25,11 @@ func TestBakeSnapshot(t *testing.T) {
 	if code, stdout, stderr := bonebake(t, "validate", "--species", "7", snap); code != 0 {
 		t.Fatalf("validate: exit %d, %s %s", code, stdout, stderr)
 	}
+	// The user's own mesh, bound by joint names: the Fox's own, kept whole.
+	code, stdout, stderr = bonebake(t, "bake", fox, "-o", out, "--scale", "0.01", "--snapshot", "--snapshot-mesh", fox, "--snapshot-fps", "2", "--snapshot-any-size")
+	if code != 0 || !strings.Contains(stdout, "576 triangles") || !strings.Contains(stdout, "Fox.glb's mesh") {
+		t.Fatalf("--snapshot-mesh: exit %d, stdout %s, stderr %s", code, stdout, stderr)
+	}
 	for _, args := range [][]string{
 		{"bake", "--snapshot"},
 		{"bake", fox, "-o", out, "--snapshot-fps", "5"},
