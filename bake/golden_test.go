@@ -27,6 +27,14 @@ import (
 //     mounted cut's follow-through): the game's 25 BPAT tests, compiled
 //     unmodified from its sources, pass on exactly these files (TestGamePeer runs
 //     them where the game can be built).
+//
+// Added since (issue 27): the four humanoid _minimal.bpsm files, the full mesh
+// simplified to 300 triangles (mesh/simplify) and skinned at every frame; the
+// horse and elephant files did not change. Checked independently: the game's own
+// reader (Standard of Iron's BPSM loader, run by the peer harness) opens each
+// with the header and clip table bonebake validate reports, and the game's 25
+// BPAT tests still pass on the set; TestSnapshotFrames recomputes every vertex
+// from the palettes.
 func TestBuiltinBytes(t *testing.T) {
 	want := map[string]string{
 		"humanoid.bpat":          "a9da13533433c8d5a694512a3feab97f3bf92a42df98118fe6b0751aee30532d",
@@ -37,6 +45,11 @@ func TestBuiltinBytes(t *testing.T) {
 		"humanoid_sword.bpat":    "4427dd052999af80b9563b5a76be389d2233bd15826ca899afa49bad2637fa5e",
 		"humanoid_spear.bpat":    "356621cd16390ebdaa55c9f469bf035782a12479fbf16dc01ef987c0520fe2a5",
 		"humanoid_skeleton.bpat": "1cc3b2cd337e1c1d87c1d19f1e913bd802efdd2c9b6dd5e32d71c5dd0be240ce",
+
+		"humanoid_minimal.bpsm":          "d021805525e68ba3ee17a384a563689c827a678b5250ace3628aed726ee9ce68",
+		"humanoid_sword_minimal.bpsm":    "63fa5ee66d70e1fd84deec59276804e5b3e4a3f88c53901f0e4c00376c64e44a",
+		"humanoid_spear_minimal.bpsm":    "ca4e041fd68a56ecd2d539e157dfd939295d4835475972239482ab6e3adedc82",
+		"humanoid_skeleton_minimal.bpsm": "5fd333b9b197410dba19e97f6ea58a2f1a7fff07ba30f579bc4c0c8a8a3c1c7e",
 	}
 	dir := t.TempDir()
 	n := 0

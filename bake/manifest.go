@@ -46,6 +46,10 @@ type Manifest struct {
 	RootBone string   `yaml:"root_bone"`
 	// InPlace is the default of the clips' in_place.
 	InPlace bool `yaml:"in_place"`
+	// SnapshotTriangles is the triangle budget of the far-LOD snapshot mesh
+	// that bake --snapshot simplifies the model's mesh to (0: the default,
+	// DefaultSnapshotTriangles); --snapshot-triangles overrides it.
+	SnapshotTriangles int `yaml:"snapshot_triangles"`
 
 	// Where it was read from, so that errors can name the file and line.
 	path        string
@@ -109,6 +113,9 @@ func ReadManifest(path string) (*Manifest, error) {
 	yaml.Unmarshal(b, &given)
 	if f := given.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {
 		return nil, fmt.Errorf("manifest %s: fps %v is outside [%v, %v]", path, *f, MinFPS, MaxFPS)
+	}
+	if m.SnapshotTriangles < 0 {
+		return nil, fmt.Errorf("manifest %s: snapshot_triangles %d: the far mesh needs at least 1 triangle (0: the default, %d)", path, m.SnapshotTriangles, DefaultSnapshotTriangles)
 	}
 	for i, c := range given.Clips {
 		if f := c.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {

@@ -84,6 +84,12 @@ type Model struct {
 	// their travel was removed (in-place clips), by clip index.
 	gaitRig  *stride.Rig
 	measured map[int]stride.Result
+	// Skin and Scale are the skin read and the uniform scale applied (0: none),
+	// and SnapshotTriangles the manifest's snapshot_triangles: what a far-LOD
+	// snapshot of the model (Model.Snapshot) needs to read its meshes alike.
+	Skin              int
+	Scale             float64
+	SnapshotTriangles int
 }
 
 // LoadModel reads a skinned glTF model and resolves its bake job: the model's own
@@ -142,6 +148,7 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		mf.RootBone = s.RootBone
 	}
 	mf.InPlace = mf.InPlace || s.InPlace
+	scale, snapTris := mf.Scale, mf.SnapshotTriangles
 	notes, err := shape(m, mf)
 	if err != nil {
 		return nil, err
@@ -174,7 +181,8 @@ func LoadModel(path string, s Settings) (*Model, error) {
 			job.Clips[i].InPlace = true
 		}
 	}
-	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes}
+	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes,
+		Skin: s.Skin, Scale: scale, SnapshotTriangles: snapTris}
 	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone})
 	if err != nil {
 		setting := "feet"

@@ -88,12 +88,12 @@ var (
 )
 
 var table = []Species{
-	{0, "humanoid", []Archetype{Humanoid, Rider}, false, humanoidGaits},
+	{0, "humanoid", []Archetype{Humanoid, Rider}, true, humanoidGaits},
 	{1, "horse", []Archetype{Horse}, true, horseGaits},
 	{2, "elephant", []Archetype{Elephant}, true, elephantGaits},
-	{3, "humanoid_sword", []Archetype{Humanoid, Rider}, false, humanoidGaits},
-	{4, "humanoid_spear", []Archetype{Humanoid, Rider}, false, humanoidGaits},
-	{5, "humanoid_skeleton", []Archetype{Humanoid, Rider}, false, humanoidGaits},
+	{3, "humanoid_sword", []Archetype{Humanoid, Rider}, true, humanoidGaits},
+	{4, "humanoid_spear", []Archetype{Humanoid, Rider}, true, humanoidGaits},
+	{5, "humanoid_skeleton", []Archetype{Humanoid, Rider}, true, humanoidGaits},
 }
 
 // MountSeat is where the built-in rider clips (riding_*, die_mounted,

@@ -45,14 +45,17 @@ func newBakeCmd() *cobra.Command {
 		feet      []string
 		rootBone  string
 		inPlace   bool
+		snap      bool
+		snapSet   bake.SnapshotSettings
+		snapBig   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat | MODEL... -o DIR] [flags]",
 		Short: "Bake the built-in creatures, or a glTF model's animations, into BPAT files",
 		Long: `With no model, bake the built-in creatures (humanoid, horse, elephant,
 humanoid_sword, humanoid_spear, humanoid_skeleton) into --out DIR (default
-assets/creatures): <name>.bpat for each, and <name>_minimal.bpsm snapshot meshes
-for the horse and the elephant. --species picks some of them.
+assets/creatures): <name>.bpat and <name>_minimal.bpsm (its far-LOD snapshot
+mesh) for each. --species picks some of them.
 
 With a model, bake every animation of a skinned glTF 2.0 model (.gltf or .glb) into a BPAT file
 of model-space bone palettes: one clip per animation, all looping, at 30 fps unless
@@ -105,7 +108,13 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				}
 				return motFlags.run(cmd, a, out, fps)
 			}
+			snapFlags := []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
 			if len(a) == 0 {
+				for _, f := range snapFlags {
+					if cmd.Flags().Changed(f) {
+						return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
+					}
+				}
 				if version == 1 {
 					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
@@ -136,6 +145,26 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return usagef("--species picks built-in creatures; it does not apply to a model")
 			}
 			flags := cmd.Flags()
+			var snapRun *bake.SnapshotSettings
+			for _, f := range snapFlags[1:] {
+				if flags.Changed(f) && !snap {
+					return usagef("--%s needs --snapshot", f)
+				}
+			}
+			if snap {
+				if flags.Changed("snapshot-triangles") && snapSet.Triangles < 1 {
+					return usagef("--snapshot-triangles %d: the far mesh needs at least 1 triangle", snapSet.Triangles)
+				}
+				if flags.Changed("snapshot-fps") && !(snapSet.FPS >= bake.MinFPS && snapSet.FPS <= bake.MaxFPS) {
+					return usagef("--snapshot-fps %v is outside [%v, %v]", snapSet.FPS, bake.MinFPS, bake.MaxFPS)
+				}
+				if snapSet.Mesh != "" {
+					if err := inputFile(snapSet.Mesh); err != nil {
+						return err
+					}
+				}
+				snapRun = &snapSet
+			}
 			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
 				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace}
 			if flags.Changed("scale") {
@@ -172,7 +201,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				set.Sockets = append(set.Sockets, ms)
 			}
 			if len(a) > 1 {
-				return bakeModels(cmd, a, out, set, force)
+				return bakeModels(cmd, a, out, set, modelRun{force: force, snapshot: snapRun, snapshotAnySize: snapBig})
 			}
 			model := a[0]
 			if out == "" {
@@ -181,7 +210,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if err := outputFile("-o", out); err != nil {
 				return err
 			}
-			_, err := bakeModel(model, out, set, modelRun{force: force, progress: progress(cmd, "baking "+filepath.Base(model))},
+			_, err := bakeModel(model, out, set, modelRun{force: force, progress: progress(cmd, "baking "+filepath.Base(model)), snapshot: snapRun, snapshotAnySize: snapBig},
 				cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return err
 		},
@@ -206,6 +235,12 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.BoolVar(&inPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
 	motFlags.add(fl)
 	fl.Uint32Var(&version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
+	fl.BoolVar(&snap, "snapshot", false, "also write NAME_minimal.bpsm next to the BPAT: a far-LOD mesh skinned at every frame (docs/formats/bpsm.md §7)")
+	fl.IntVar(&snapSet.Triangles, "snapshot-triangles", 0, fmt.Sprintf("triangle budget the model's mesh is simplified to for the snapshot (default: the manifest's snapshot_triangles, else %d)", bake.DefaultSnapshotTriangles))
+	fl.StringVar(&snapSet.Mesh, "snapshot-mesh", "", "a glTF model whose skinned mesh is the snapshot's, bound to this model's skeleton by joint names (instead of simplifying)")
+	fl.IntVar(&snapSet.LOD, "snapshot-lod", -1, "which MSFT_lod level of the model is the snapshot's mesh: -1 the coarsest, 0 none (simplify the full mesh), k the k-th")
+	fl.Float64Var(&snapSet.FPS, "snapshot-fps", 0, "store snapshot clips at this frame rate, at most their own (default: each clip's own)")
+	fl.BoolVar(&snapBig, "snapshot-any-size", false, "write a snapshot larger than its BPAT file (refused otherwise)")
 	fl.StringVar(&pkg, "package", "", "bake the built-in creatures into one BPX package (OUT.bpx) instead of a folder")
 	return cmd
 }
@@ -216,6 +251,10 @@ type modelRun struct {
 	force    bool
 	workers  int
 	progress func(done, total int)
+	// snapshot, when set, also writes the model's far-LOD snapshot;
+	// snapshotAnySize lets it be larger than the BPAT.
+	snapshot        *bake.SnapshotSettings
+	snapshotAnySize bool
 }
 
 // bakeModel bakes one glTF model into out with the settings set: its notes, hint
@@ -252,6 +291,22 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 	if o.Bytes > largeOutput && !r.force {
 		return 0, fmt.Errorf("%s: the bake would write %s (%s of %s), more than the %s limit: lower --fps, shorten clips, or pass --force",
 			model, bytesText(o.Bytes), plural(o.Frames, "frame"), plural(o.Bones, "bone"), bytesText(largeOutput))
+	}
+	var snap *bake.ModelSnapshot
+	snapPath := ""
+	if r.snapshot != nil {
+		if snap, err = m.Snapshot(*r.snapshot); err != nil {
+			return 0, err
+		}
+		snapPath = strings.TrimSuffix(out, filepath.Ext(out)) + "_minimal.bpsm"
+		var names []string
+		for _, c := range job.Clips {
+			names = append(names, c.Name)
+		}
+		if n := snap.Size(names); n > o.Bytes && !r.snapshotAnySize {
+			return 0, fmt.Errorf("%s: the snapshot would be %s, larger than the %s BPAT it belongs to (%s × %s × 56 bytes): lower --snapshot-fps or --snapshot-triangles, or pass --snapshot-any-size",
+				model, bytesText(n), bytesText(o.Bytes), fmt.Sprintf("%d vertices", snap.Mesh.VertexCount()), plural(sum(snap.Frames), "frame"))
+		}
 	}
 	if o.Bytes > announceOutput {
 		fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(o.Bytes), out)
@@ -295,6 +350,16 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 		units = "; speeds are in the model's units per second (see the hint)"
 	}
 	fmt.Fprintf(errw, "gait: wrote %s: %d of %s with a ground speed%s\n", side, speeds, plural(len(gf.Clips), "clip"), units)
+	if snap != nil {
+		sn, err := snap.Write(snapPath, job)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", model, err)
+		}
+		fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s (%s per frame), from %s\n", snapPath, bytesText(sn),
+			plural(snap.Mesh.TriangleCount(), "triangle"), fmt.Sprintf("%d vertices", snap.Mesh.VertexCount()), plural(sum(snap.Frames), "frame"),
+			bytesText(int64(snap.Mesh.VertexCount())*56), snap.From)
+		n += sn
+	}
 	// A file looks meant for the game when it takes one of the game's creature
 	// ids or asks for v2 by name; then say what the game refuses.
 	if h.SpeciesID <= gameMaxSpecies || job.Version == gameVersion {
@@ -404,4 +469,12 @@ func progress(cmd *cobra.Command, what string) func(done, total int) {
 		}
 		bar.Set(done)
 	}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }

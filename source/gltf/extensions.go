@@ -15,6 +15,7 @@ const (
 	extMeshoptKHR   = "KHR_meshopt_compression"
 	extDraco        = "KHR_draco_mesh_compression"
 	extQuantization = "KHR_mesh_quantization"
+	extLOD          = "MSFT_lod"
 )
 
 // Support says how bonebake treats an extension (docs/formats/gltf.md).
@@ -44,6 +45,8 @@ var extensionSupport = map[string]struct {
 	extMeshoptEXT:   {Handled, "compressed buffer views are decoded"},
 	extMeshoptKHR:   {Handled, "compressed buffer views are decoded"},
 	extDraco:        {Partial, "skeleton and animations are read (Draco compresses only meshes); there is no maintained pure-Go Draco decoder, so a Draco-compressed mesh is not read"},
+
+	extLOD: {Handled, "lower levels of detail: the full mesh is the node's own, bake --snapshot uses the coarsest level"},
 
 	"KHR_materials_unlit":             {Ignored, "shading only; the viewer draws the base colour"},
 	"KHR_materials_emissive_strength": {Ignored, "shading only; the viewer draws the base colour"},

@@ -35,6 +35,10 @@ type Options struct {
 	// NoMemoryLimit lifts the limit on what the file may make Load allocate
 	// (MemoryPerFileByte times its size).
 	NoMemoryLimit bool
+	// LOD picks the mesh when the skinned mesh node carries MSFT_lod (lower levels
+	// of detail, each a node that replaces it): 0 the node's own mesh, k the k-th
+	// lower level, -1 the coarsest. Ignored when the node has no levels.
+	LOD int
 }
 
 // Model is what Load makes of a glTF file.
@@ -81,6 +85,9 @@ type Model struct {
 	// file has one (it is Draco-compressed): the skeleton and clips are complete,
 	// but commands that need the mesh must stop with this error.
 	MeshError error
+	// LODLevels is how many lower levels of detail the skinned mesh node lists
+	// in MSFT_lod (0: none); LOD is the one Mesh was read from (0: the node's own).
+	LODLevels, LOD int
 	// Parts splits Mesh's triangles by glTF primitive, each with its material.
 	Parts []Part
 	// Warnings says what of the file was not used and why (a texture that cannot
@@ -216,6 +223,29 @@ func (d *document) model(opt Options) (*Model, error) {
 		}
 	}
 	if meshNode >= 0 {
+		var lod struct {
+			IDs []int `json:"ids"`
+		}
+		if _, err := extension(doc.Nodes[meshNode].Extensions, extLOD, &lod); err != nil {
+			return nil, d.wrap(RuleSkin, err, "node %d: %s", meshNode, extLOD)
+		}
+		m.LODLevels = len(lod.IDs)
+		if k := opt.LOD; k != 0 && m.LODLevels > 0 {
+			if k < 0 {
+				k = m.LODLevels
+			}
+			if k > m.LODLevels {
+				return nil, d.fail(RuleSkin, "level of detail %d was asked for, but node %d lists %d in %s", k, meshNode, m.LODLevels, extLOD)
+			}
+			n := lod.IDs[k-1]
+			if n < 0 || n >= len(doc.Nodes) || doc.Nodes[n].Mesh == nil {
+				return nil, d.fail(RuleSkin, "node %d's %s level %d is node %d, which has no mesh", meshNode, extLOD, k, n)
+			}
+			if sk := doc.Nodes[n].Skin; sk != nil && *sk != opt.Skin {
+				return nil, d.fail(RuleSkin, "node %d's %s level %d is node %d, skinned by skin %d rather than %d", meshNode, extLOD, k, n, *sk, opt.Skin)
+			}
+			meshNode, m.MeshNode, m.LOD = n, n, k
+		}
 		mi := *doc.Nodes[meshNode].Mesh
 		if m.MeshError = d.dracoMesh(mi); m.MeshError != nil {
 			m.Warnings = append(m.Warnings, m.MeshError.Error())

@@ -26,6 +26,7 @@ package humanoid
 import (
 	"fmt"
 
+	"bonebake/mesh/simplify"
 	"bonebake/rig"
 	"bonebake/species"
 )
@@ -211,7 +212,13 @@ func newBody(p Profile) *body {
 // restT is bone i's rest offset from its parent.
 func (b *body) restT(i int) vec { return b.rest[i] }
 
-// New builds a humanoid species from a profile.
+// MinimalTriangles is the triangle budget of a humanoid's far-LOD mesh, the
+// full mesh simplified (package mesh/simplify) into <name>_minimal.bpsm: about
+// the horse's and the elephant's hand-built minimal meshes (270 and 290).
+const MinimalTriangles = 300
+
+// New builds a humanoid species from a profile: its full mesh, and the far-LOD
+// minimal mesh simplified from it.
 func New(p Profile) *species.Creature {
 	b := newBody(p)
 	rest := make([]rig.Transform, boneCount)
@@ -223,11 +230,17 @@ func New(p Profile) *species.Creature {
 	if err != nil {
 		panic(fmt.Sprintf("humanoid: %v", err)) // the tables above are fixed
 	}
+	full := b.buildMesh()
+	minimal, _, err := simplify.Simplify(full, MinimalTriangles, simplify.Options{})
+	if err != nil {
+		panic(fmt.Sprintf("humanoid: %v", err)) // the mesh is built above
+	}
 	return &species.Creature{
 		ID:       p.ID,
 		Name:     p.Name,
 		Skeleton: skel,
-		Mesh:     b.buildMesh(),
+		Mesh:     full,
+		Minimal:  minimal,
 		Sockets:  sockets(),
 		Clips:    b.clips(),
 	}

@@ -52,8 +52,8 @@ func TestSpeciesIdentity(t *testing.T) {
 		if sp.ID != want[i].id || sp.Name != want[i].name {
 			t.Errorf("species %d: %d %q, want %d %q", i, sp.ID, sp.Name, want[i].id, want[i].name)
 		}
-		if sp.Minimal != nil {
-			t.Errorf("%s has a minimal mesh", sp.Name)
+		if sp.Minimal == nil || sp.Minimal.TriangleCount() > MinimalTriangles || sp.Minimal.TriangleCount() < MinimalTriangles-2 {
+			t.Errorf("%s: minimal mesh %v, want %d triangles", sp.Name, sp.Minimal != nil, MinimalTriangles)
 		}
 	}
 }
