@@ -1,4 +1,4 @@
-module bonebake
+module github.com/bonebake/bonebake
 
 go 1.26
 

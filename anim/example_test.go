@@ -3,8 +3,8 @@ package anim_test
 import (
 	"fmt"
 
-	"bonebake/anim"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/rig"
 )
 
 func ExampleSampler() {

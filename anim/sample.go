@@ -4,7 +4,7 @@ import (
 	"math"
 	"sync"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // Sampler evaluates a clip at successive times. It remembers, per track, the key

@@ -15,11 +15,11 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"bonebake/anim"
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/internal/atomicfile"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // Sampler poses a skeleton at a time: it writes the local transform of every bone it

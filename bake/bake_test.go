@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/internal/gltfref"
-	"bonebake/rig"
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
 )
 
 func TestFrameCountAndTimes(t *testing.T) {

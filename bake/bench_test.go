@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf"
 )
 
 // foxJob is the job of baking every clip of Fox.glb at fps frames per second

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // blenderModel writes a glTF file the way Blender's exporter writes a Mixamo-style

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"bonebake/bake"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // Example_readme is the README's "baking from Go": the six built-in species into

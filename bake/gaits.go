@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/formats/gait"
-	"bonebake/stride"
+	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/stride"
 )
 
 // measure measures clip i of the job from its motion as it stands.

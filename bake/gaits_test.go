@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/formats/gait"
-	"bonebake/roster"
-	"bonebake/source/gltf"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // TestBuiltinGaitsMeasured exports each built-in creature to glTF (which carries

@@ -1,8 +1,8 @@
 package bake
 
 import (
-	"bonebake/anim"
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/source/gltf"
 )
 
 // FromGLTF returns a glTF model's rig (palette = the skin's joints in joint order,

@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/internal/gltfref"
-	"bonebake/internal/testfiles"
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/source/gltf"
 )
 
 // sharedModel returns the path of a test model (see internal/testfiles).

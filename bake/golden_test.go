@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // TestBuiltinBytes pins the bytes of every file the built-in bake writes. The

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpat"
 
 	"go.yaml.in/yaml/v3"
 )

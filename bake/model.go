@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"bonebake/roster"
-	"bonebake/source/gltf"
-	"bonebake/stride"
+	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/stride"
 )
 
 // DefaultFPS is the frame rate of a model's clips when neither the model, its

@@ -9,12 +9,12 @@ import (
 	"strconv"
 	"strings"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/formats/mot"
-	"bonebake/rig"
-	"bonebake/roster"
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/mot"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/source/gltf"
 )
 
 // MotFPS is the rate PlatinumGames motions play at (docs/formats/mot.md §11; the

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/formats/mot"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/formats/mot"
+	"github.com/bonebake/bonebake/rig"
 )
 
 func f32s(v ...float32) []byte {

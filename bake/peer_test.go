@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/internal/testfiles"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // TestGamePeer runs Standard of Iron's own code, the game the format comes from,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // Size is a model's extent at rest in the space its palettes are baked in (the

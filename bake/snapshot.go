@@ -6,13 +6,13 @@ import (
 	"os"
 	"slices"
 
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpsm"
-	"bonebake/mesh"
-	"bonebake/mesh/simplify"
-	"bonebake/rig"
-	"bonebake/source/gltf"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/mesh/simplify"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/species"
 )
 
 // Snapshot skins a species' minimal mesh on the CPU at every frame of its baked

@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpsm"
-	"bonebake/mesh/simplify"
-	"bonebake/species/creatures"
-	"bonebake/species/humanoid"
-	"bonebake/species/quadruped"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/mesh/simplify"
+	"github.com/bonebake/bonebake/species/creatures"
+	"github.com/bonebake/bonebake/species/humanoid"
+	"github.com/bonebake/bonebake/species/quadruped"
 )
 
 // TestSnapshotHorse bakes the horse and its minimal snapshot: one frame per

@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/rig"
-	"bonebake/source/gltf"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/species"
 )
 
 // FromSpecies returns the job that bakes a creature: every clip at its own frame

@@ -5,11 +5,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/formats/bpat"
-	"bonebake/internal/gltfref"
-	"bonebake/rig"
-	"bonebake/source/gltf"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/species"
 )
 
 // swinger is a two-bone test creature whose arm turns about z by 90°·phase.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // threejsPeer readies the three.js peer baker (../shared/peers/threejs) in a

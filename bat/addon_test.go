@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/internal/gltfref"
-	"bonebake/internal/testfiles"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // movedMeshModel writes a glTF file shaped like Blender's export of a character

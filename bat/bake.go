@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"bonebake/formats/exr"
+	"github.com/bonebake/bonebake/formats/exr"
 )
 
 // File is one file of a bake: its name (no folder) and bytes.

@@ -14,10 +14,10 @@ import (
 	"slices"
 	"strings"
 
-	"bonebake/mesh"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
 
-	"bonebake/formats/exr"
+	"github.com/bonebake/bonebake/formats/exr"
 )
 
 // Input is what a bake needs: the baked palettes of a clip stack, the inverse bind

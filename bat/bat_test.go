@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // inputs returns every model in ../shared/testdata/gltf and every built-in

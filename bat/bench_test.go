@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/bake"
+	"github.com/bonebake/bonebake/bake"
 )
 
 // benchWrite measures Write (bake, write to disk and verify from memory) and,

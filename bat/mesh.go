@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 
 	qgltf "github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"

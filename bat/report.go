@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"math"
 
-	"bonebake/rig"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"github.com/bonebake/bonebake/rig"
 	"strings"
 )
 

@@ -5,11 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/bake"
-	"bonebake/formats/bpat"
-	"bonebake/mesh"
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 // FromModel bakes a glTF model's job (bake.LoadModel) into an input named after

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // space is the space a bake's textures are in (docs/formats/bat.md §7): positions

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // ToScene undoes the texture space of every preset: a scene point taken into the

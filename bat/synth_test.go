@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/mesh"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // synthetic returns a chain of bones animated by seeded random swings over

@@ -8,7 +8,7 @@ import (
 	"image/png"
 	"math"
 
-	pngdata "bonebake/formats/png"
+	pngdata "github.com/bonebake/bonebake/formats/png"
 )
 
 // Texture is an image of float channels before encoding (stored values c of §4:

@@ -10,13 +10,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"bonebake/internal/atomicfile"
-	"bonebake/mesh"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
 
 	"github.com/x448/float16"
 
-	"bonebake/formats/exr"
+	"github.com/bonebake/bonebake/formats/exr"
 )
 
 // Write bakes in into dir (created when missing), verifies the result and writes

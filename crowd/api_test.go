@@ -10,8 +10,8 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // The named species are the roster's, and every kind pairs a species with an

@@ -3,8 +3,8 @@ package crowd
 import (
 	"fmt"
 
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // MaxArchetypes bounds the archetype ids a registry accepts.

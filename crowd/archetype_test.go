@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/roster"
 )
 
 type stateRow struct {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // The kernel's frames are bpat.Resolve's for the phase it stores, on every clip of

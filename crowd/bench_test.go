@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // benchCrowd is a battle-like mix: the six species, every archetype, a third of the

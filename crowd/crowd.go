@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // Crowd is N animated units as a structure of arrays: the game writes each unit's

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // wrapDiff is the phase distance a→b on the circle, in (−.5, .5].

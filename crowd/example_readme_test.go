@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/crowd"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // assets is the folder the README's examples read: the six built-in species,

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"bonebake/crowd"
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // horseFile writes a horse-shaped species file (docs/species.md §4 clips, one bone, a

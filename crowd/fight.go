@@ -1,6 +1,6 @@
 package crowd
 
-import "bonebake/formats/bpat"
+import "github.com/bonebake/bonebake/formats/bpat"
 
 // EventKind says what a combat Event reports.
 type EventKind uint8

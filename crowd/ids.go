@@ -3,7 +3,7 @@ package crowd
 import (
 	"fmt"
 
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // SpeciesID names a species slot of a registry: the species_id its file carries. It

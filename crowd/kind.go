@@ -3,7 +3,7 @@ package crowd
 import (
 	"fmt"
 
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // Kind is a built-in kind of unit: a species with the archetype it plays and the

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // MaxSpeciesID is the largest species id a registry holds: units name their species

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 func TestRegistryLoadsDirectory(t *testing.T) {

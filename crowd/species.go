@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sync"
 
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // DefaultContact is the contact phase of an attack clip without a contact marker:

@@ -3,10 +3,10 @@ package crowd_test
 import (
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/crowd"
-	"bonebake/roster"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // The built-in creatures, baked: their files load into their slots, every

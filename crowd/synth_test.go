@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpat"
 )
 
 // Synthesized species files with the clip lists, frame counts, loop flags, markers

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // SkinMatrices writes each bone's skinning matrix into dst (16 floats per bone,

@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/mesh"
-	"bonebake/rig"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 func palette(ms ...rig.Mat4) []float32 {

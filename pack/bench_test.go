@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/formats/bpx"
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // benchSize is how much mixed data the pack benchmarks use: 64 MiB, or

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpx"
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 // PaletteTexture is a BPAT file's palettes as a Float32 texture

@@ -6,10 +6,10 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpx"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 func openContainer(t *testing.T, b []byte) *bpx.File {

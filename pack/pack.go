@@ -17,8 +17,8 @@ import (
 	"slices"
 	"strings"
 
-	"bonebake/formats/bpx"
-	"bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 )
 
 // Skipped is a file Dir left out, and why.

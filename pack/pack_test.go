@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/formats/bpx"
-	"bonebake/species"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/species"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 func packageOf(t *testing.T, objs ...bpx.PackInput) *bpx.Package {

@@ -7,12 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"bonebake/bake"
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpsm"
-	"bonebake/formats/bpx"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/species"
 )
 
 // Generator is the TypeExt generator code of packages bonebake writes

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/formats/bpx"
-	"bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 )
 
 // SafeName checks an object name for unpacking and returns its parts: it must

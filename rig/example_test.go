@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 func ExampleSkeleton_ModelSpace() {

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // ikLeg is a six-bone skeleton: root → pelvis → hip (upper) → knee (lower) →

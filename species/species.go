@@ -8,9 +8,9 @@ package species
 import (
 	"strings"
 
-	"bonebake/formats/bpat"
-	"bonebake/mesh"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // Creature is one creature: everything needed to bake its BPAT file and its

@@ -3,8 +3,8 @@ package species
 import (
 	"testing"
 
-	"bonebake/formats/bpat"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // TestDuration follows docs/formats/bpat.md §5: a looping clip of N frames at F fps lasts N/F

@@ -1,6 +1,6 @@
 package stride
 
-import "bonebake/rig"
+import "github.com/bonebake/bonebake/rig"
 
 // RemoveTravel returns a sampler that plays s with the root's horizontal travel
 // taken out: at time t the carrier bone (Result.Carrier) is moved back by

@@ -21,7 +21,7 @@ import (
 	"sort"
 	"strings"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // Sampler poses a skeleton at a time (bake.Sampler and anim's samplers are ones):

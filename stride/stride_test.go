@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // walker is a synthetic biped written for these tests from first principles, not

@@ -9,13 +9,13 @@ import (
 	"sort"
 	"strings"
 
-	"bonebake/bake"
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/mesh"
-	"bonebake/rig"
-	"bonebake/source/gltf"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/species"
 )
 
 // Kinds of asset, as the JSON reports them.

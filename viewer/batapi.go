@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"bonebake/bat"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/bat"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // The BAT mode: the server bakes an asset's bone animation textures

@@ -9,8 +9,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"bonebake/bat"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bat"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // getBody asks the server for path and returns the status and body.

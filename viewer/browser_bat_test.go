@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // TestBrowserBAT renders one paused frame of a built-in creature side by side:

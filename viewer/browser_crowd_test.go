@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/formats/bpat"
-	"bonebake/species"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/species"
+	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf"
 
 	"github.com/chromedp/chromedp"
 )

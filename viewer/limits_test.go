@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/bat"
+	"github.com/bonebake/bonebake/bat"
 )
 
 // The server that `bonebake view` runs bounds how long a client may take to send

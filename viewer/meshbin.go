@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	"bonebake/mesh"
+	"github.com/bonebake/bonebake/mesh"
 )
 
 // MeshMagic starts the binary mesh that /api/assets/{id}/mesh returns.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"sync"
 
-	"bonebake/crowd"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // registries are the crowd runtime's view of the server's assets, built once on

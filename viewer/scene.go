@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"bonebake/crowd"
-	"bonebake/crowd/battle"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // Layouts of a crowd.

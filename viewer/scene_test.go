@@ -11,11 +11,11 @@ import (
 	"sync"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/crowd"
-	"bonebake/crowd/battle"
-	"bonebake/formats/bpat"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 var (

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"bonebake/formats/bpat"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/roster"
 )
 
 //go:embed web

@@ -17,14 +17,14 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/internal/testfiles"
-	"bonebake/mesh"
-	"bonebake/rig"
-	"bonebake/source/gltf"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/species"
 )
 
 const foxPath = "../testdata/gltf/Fox.glb"

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/formats"
-	"bonebake/roster"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // TestSpeciesAgreeWithValidate: the viewer reads .bpat files by the rule the other

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd"
 )
 
 // Step advances the crowd by dt seconds with the runtime and writes every unit's

@@ -12,11 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"bonebake/bake"
-	"bonebake/formats"
-	"bonebake/formats/gait"
-	"bonebake/roster"
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/source/gltf"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"bonebake/bake"
-	"bonebake/species"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/species"
+	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"bonebake/bake"
+	"github.com/bonebake/bonebake/bake"
 
 	"github.com/spf13/cobra"
 )

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"bonebake/bake"
-	"bonebake/bat"
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/bat"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // BenchmarkBakeMany bakes 100 models (25 copies each of Fox.glb, CesiumMan.gltf,

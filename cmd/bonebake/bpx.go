@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"bonebake/formats/bpx"
-	"bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"

@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"bonebake/formats/bpx"
-	"bonebake/pack"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/pack"
 
 	"github.com/spf13/cobra"
 )

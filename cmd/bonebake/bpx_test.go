@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats/bpx"
-	"bonebake/internal/testfiles"
-	"bonebake/pack"
+	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/pack"
 )
 
 func sharedBPX(t *testing.T, name string) string { return testfiles.Path(t, "bpx", name) }

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
 )
 
 var builtinOutputs = []string{"humanoid.bpat", "horse.bpat", "horse_minimal.bpsm", "elephant.bpat", "elephant_minimal.bpsm",

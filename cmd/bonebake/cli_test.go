@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/internal/gltfref"
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 func sharedModel(t *testing.T, name string) string { return testfiles.Path(t, "gltf", name) }

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/bake"
-	"bonebake/source/gltf"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )

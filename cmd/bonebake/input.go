@@ -8,11 +8,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpsm"
-	"bonebake/internal/atomicfile"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/roster"
 
 	"github.com/spf13/cobra"
 )

@@ -7,9 +7,9 @@ import (
 	"math"
 	"strings"
 
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
 
 	"github.com/spf13/cobra"
 )

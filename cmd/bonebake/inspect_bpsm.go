@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/formats/bpsm"
 )
 
 // bpsmReport is what inspect says of a snapshot mesh; keys follow docs/json.md.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf"
 
 	"github.com/spf13/cobra"
 )

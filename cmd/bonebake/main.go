@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 )

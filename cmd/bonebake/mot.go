@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"bonebake/formats"
-	"bonebake/formats/mot"
-	"bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/mot"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 
 	"github.com/spf13/cobra"
 )

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"bonebake/bake"
-	"bonebake/formats"
-	"bonebake/formats/bpat"
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/source/gltf"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"

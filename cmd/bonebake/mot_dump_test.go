@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats/mot"
+	"github.com/bonebake/bonebake/formats/mot"
 )
 
 // keyedMotion is a 2.7 KB little-endian Bayonetta 2 motion of n type 4 records

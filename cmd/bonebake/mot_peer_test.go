@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/mot"
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/mot"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // peerMot is what the bayonetta_tools peer's run.sh writes per file

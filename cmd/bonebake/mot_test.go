@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats/mot"
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/formats/mot"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 func sharedMot(t *testing.T) string { return testfiles.Path(t, "mot", "pl000f_0a25.wiiu-be.mot") }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpat"
 )
 
 // The rough edges a new user found, each pinned by a test.

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpat"
 
 	"github.com/spf13/cobra"
 )

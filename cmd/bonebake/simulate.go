@@ -11,12 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"bonebake/bake"
-	"bonebake/crowd"
-	"bonebake/crowd/battle"
-	"bonebake/formats"
-	"bonebake/roster"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )

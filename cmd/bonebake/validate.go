@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 
 	"github.com/spf13/cobra"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // gltfValidatorVersion is the Khronos glTF validator (npm gltf-validator) the

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"bonebake/species/creatures"
-	"bonebake/viewer"
+	"github.com/bonebake/bonebake/species/creatures"
+	"github.com/bonebake/bonebake/viewer"
 
 	"github.com/spf13/cobra"
 )

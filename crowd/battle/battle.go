@@ -9,8 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"bonebake/crowd"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // Unit kinds of the battle.

@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/crowd"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 func builtins(t testing.TB) *crowd.Registry {

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/formats/internal/formattest"
+	"github.com/bonebake/bonebake/formats/internal/formattest"
 )
 
 // benchFile writes a 20-bone, 3-socket file of about size bytes and returns its path.

@@ -29,8 +29,8 @@ package bpat
 import (
 	"math"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // Magic is the four bytes every BPAT file starts with.

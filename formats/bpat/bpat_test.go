@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/formats/internal/formattest"
+	"github.com/bonebake/bonebake/formats/internal/formattest"
 )
 
 // testContents builds a file with the given shape; palette float k of the whole

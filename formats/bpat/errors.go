@@ -1,6 +1,6 @@
 package bpat
 
-import "bonebake/formats"
+import "github.com/bonebake/bonebake/formats"
 
 // Rules only a BPAT file can break (docs/formats/bpat.md §4). The rules every
 // format shares (formats.RuleBounds, formats.RuleLayout, formats.RuleFloat, …) apply

@@ -6,9 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"bonebake/bake"
-	"bonebake/formats/bpat"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // humanoidPath bakes the built-in humanoid into a temporary folder, as 'bonebake

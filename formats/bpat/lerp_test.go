@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // TestLerpMatchesScalar compares Lerp (vectorized where the platform allows) with

@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // File is an open, validated BPAT file. Its methods are safe for concurrent use; the

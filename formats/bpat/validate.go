@@ -1,8 +1,8 @@
 package bpat
 
 import (
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // validator checks one file against docs/formats/bpat.md §4, collecting every

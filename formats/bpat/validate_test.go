@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/formattest"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/formattest"
 )
 
 // Layout of the base file (worked out from docs/formats/bpat.md §3): v2, 2 bones, clips "idle"

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/formats/internal/formattest"
+	"github.com/bonebake/bonebake/formats/internal/formattest"
 )
 
 // benchContents is a 2,000-vertex, 3,000-triangle mesh (a far-LOD horse is smaller)

@@ -37,8 +37,8 @@ package bpsm
 import (
 	"math"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // Magic is the four bytes every BPSM file starts with.

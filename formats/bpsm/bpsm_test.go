@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats/internal/binfmt"
-	"bonebake/formats/internal/formattest"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats/internal/formattest"
 )
 
 // testVertex is vertex i of global frame k: every field differs between vertices

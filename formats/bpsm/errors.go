@@ -1,6 +1,6 @@
 package bpsm
 
-import "bonebake/formats"
+import "github.com/bonebake/bonebake/formats"
 
 // Rules only a BPSM file can break (docs/formats/bpsm.md). The rules every format
 // shares (formats.RuleBounds, formats.RuleLayout, …) apply too; FormatError.Rule is

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/formats/bpsm"
 )
 
 // A one-triangle snapshot mesh with a two-frame "walk" clip, written and read back.

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // File is an open, validated BPSM file. Its methods are safe for concurrent use; the

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // vertexFloatWords marks the 4-byte words of a vertex record that are floats:

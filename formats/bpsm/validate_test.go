@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/formattest"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/formattest"
 )
 
 // Layout of the base file (worked out from docs/formats/bpsm.md): 3 vertices, 6 indices, clips

@@ -7,8 +7,8 @@ import (
 	"io"
 	"math"
 
-	"bonebake/formats/internal/binfmt"
-	"bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 )
 
 // Contents is everything a BPSM file holds, as the writer takes it.

@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // shared reads one of the SDK-written files (see internal/testfiles).

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 )
 
 // Kind is a BPXSD value's type code (docs/formats/bpx.md §7).

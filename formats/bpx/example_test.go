@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/formats/bpx"
 )
 
 // Pack two files into a package and read one back: WritePackage streams each

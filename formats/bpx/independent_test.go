@@ -11,7 +11,7 @@ import (
 	"io"
 	"testing"
 
-	"bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/formats/bpx"
 
 	"github.com/ulikunitz/xz"
 )

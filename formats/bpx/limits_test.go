@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 )
 
 // allocated is the bytes f allocates.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // Model section types (docs/formats/bpx.md §11).

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // Package section types (docs/formats/bpx.md §9).

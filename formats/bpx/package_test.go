@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 )
 
 func readObject(t testing.TB, p *Package, i int) []byte {

@@ -11,9 +11,9 @@ import (
 	"os"
 	"slices"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
-	"bonebake/formats/internal/xz"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats/internal/xz"
 )
 
 // Rules of this format, besides those of package format.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 )
 
 // SectionPixels is a texture's PixelArray section type (docs/formats/bpx.md §10).

@@ -7,7 +7,7 @@ import (
 	"io"
 	"runtime"
 
-	"bonebake/formats/internal/xz"
+	"github.com/bonebake/bonebake/formats/internal/xz"
 )
 
 // Compression is how a writer stores a section larger than CompressThreshold.

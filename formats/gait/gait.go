@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 )
 
 // Format is the value of a sidecar's "format" key, and Version its version.

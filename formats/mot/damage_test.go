@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // synthetic returns a shared synthetic file's bytes.

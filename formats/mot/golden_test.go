@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // shared returns the path of a file in the motion test data.

@@ -10,7 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 )
 
 // Family is one of the two motion file families (docs/formats/mot.md §1).

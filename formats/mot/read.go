@@ -9,8 +9,8 @@ import (
 	"os"
 	"slices"
 
-	"bonebake/formats"
-	"bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/internal/binfmt"
 )
 
 // Rules of this format beyond format's shared ones; FormatError.Rule is one of

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"bonebake/formats"
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // sharedData is a little-endian Bayonetta 2 motion of n type 4 records (float

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 func model(t *testing.T, name string) string { return testfiles.Path(t, "gltf", name) }

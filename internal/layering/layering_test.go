@@ -4,7 +4,9 @@
 package layering
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -63,11 +65,11 @@ func permits(r []string, imp string) bool {
 }
 
 func TestLayering(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", "bonebake/...").Output()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", "github.com/bonebake/bonebake/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	const mod = "bonebake/"
+	const mod = "github.com/bonebake/bonebake/"
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		pkg, imps, _ := strings.Cut(line, ":")
 		pkg = strings.TrimPrefix(pkg, mod)
@@ -84,5 +86,48 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s imports %s, which its floor does not allow (docs/ARCHITECTURE.md)", pkg, imp)
 			}
 		}
+	}
+}
+
+// A game's own module imports bonebake by its path, with a replace for a local
+// checkout, as the README says: that builds and runs.
+func TestDependedOnByPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module outside this one")
+	}
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	mod := "module example.com/game\n\ngo 1.26\n\nrequire github.com/bonebake/bonebake v0.0.0\n\nreplace github.com/bonebake/bonebake => " + strings.TrimSpace(string(root)) + "\n"
+	main := `package main
+
+import (
+	"fmt"
+
+	"github.com/bonebake/bonebake/crowd"
+)
+
+func main() {
+	c := crowd.New(2)
+	fmt.Println(len(c.Species))
+}
+`
+	for name, text := range map[string]string{"go.mod": mod, "main.go": main} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tidy := exec.Command("go", "mod", "tidy")
+	tidy.Dir = dir
+	if out, err := tidy.CombinedOutput(); err != nil {
+		t.Skipf("go mod tidy (the module proxy may be out of reach): %v\n%s", err, out)
+	}
+	run := exec.Command("go", "run", ".")
+	run.Dir = dir
+	out, err := run.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "2" {
+		t.Fatalf("a game importing github.com/bonebake/bonebake/crowd: %v\n%s", err, out)
 	}
 }

@@ -3,10 +3,10 @@ package simplify_test
 import (
 	"testing"
 
-	"bonebake/mesh"
-	"bonebake/mesh/simplify"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/mesh/simplify"
 
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 type skinned = mesh.Skinned

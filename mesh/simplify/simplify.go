@@ -46,7 +46,7 @@ import (
 	"math"
 	"slices"
 
-	"bonebake/mesh"
+	"github.com/bonebake/bonebake/mesh"
 )
 
 // Options tune the error measure. The zero value means the defaults.

@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"testing"
 
-	"bonebake/mesh"
-	"bonebake/mesh/simplify"
-	"bonebake/species/creatures"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/mesh/simplify"
+	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // sphere is a UV sphere of radius r: rings × sides quads, the seam at u = 0/1 and

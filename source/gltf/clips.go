@@ -6,7 +6,7 @@ import (
 
 	qgltf "github.com/qmuntal/gltf"
 
-	"bonebake/anim"
+	"github.com/bonebake/bonebake/anim"
 )
 
 // clips converts every animation, keeping channels on nodes that have a bone.

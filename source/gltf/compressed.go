@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"bonebake/source/gltf/meshopt"
+	"github.com/bonebake/bonebake/source/gltf/meshopt"
 )
 
 // meshoptView is a buffer view's EXT_meshopt_compression (or KHR_) object: where

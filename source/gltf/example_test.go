@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"log"
 
-	"bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf"
 )
 
 // Load a model and list what a baker needs from it. (Not run: it needs a file.)

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // FuzzLoad feeds arbitrary .gltf JSON (or GLB) bytes to the loader and to Inspect:

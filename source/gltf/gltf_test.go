@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/internal/testfiles"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/rig"
 )
 
 func modelPath(t testing.TB, name string) string { return testfiles.Path(t, "gltf", name) }

@@ -15,14 +15,14 @@
 package gltf
 
 import (
-	"bonebake/mesh"
 	"fmt"
+	"github.com/bonebake/bonebake/mesh"
 	"math"
 
 	qgltf "github.com/qmuntal/gltf"
 
-	"bonebake/anim"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // Options selects what Load reads.

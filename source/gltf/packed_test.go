@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"bonebake/anim"
-	"bonebake/internal/gltfref"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // The shared models re-packed by gltfpack with meshopt compression

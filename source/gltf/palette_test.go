@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/anim"
-	"bonebake/internal/gltfref"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // TestPaletteMatchesReference checks the Model end to end: palettes computed from

@@ -3,8 +3,8 @@ package gltf
 import (
 	"fmt"
 
-	"bonebake/anim"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // restGlobal returns node n's global transform at rest: the product of the local

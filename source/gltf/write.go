@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bonebake/internal/atomicfile"
-	"bonebake/mesh"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
 
 	qgltf "github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"

@@ -6,9 +6,9 @@ package creatures
 import (
 	"sync"
 
-	"bonebake/species"
-	"bonebake/species/humanoid"
-	"bonebake/species/quadruped"
+	"github.com/bonebake/bonebake/species"
+	"github.com/bonebake/bonebake/species/humanoid"
+	"github.com/bonebake/bonebake/species/quadruped"
 )
 
 // all builds every species once; they are shared and must not be modified.

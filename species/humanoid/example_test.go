@@ -3,8 +3,8 @@ package humanoid_test
 import (
 	"fmt"
 
-	"bonebake/rig"
-	"bonebake/species/humanoid"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species/humanoid"
 )
 
 // Build the spearman, then pose the walk halfway through its cycle the way the

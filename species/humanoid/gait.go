@@ -3,7 +3,7 @@ package humanoid
 import (
 	"math"
 
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // gaitParams design a locomotion cycle. Phase 0 is the left foot's strike; the

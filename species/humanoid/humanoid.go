@@ -26,9 +26,9 @@ package humanoid
 import (
 	"fmt"
 
-	"bonebake/mesh/simplify"
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/mesh/simplify"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 // Bone indices, in file order (docs/species.md).

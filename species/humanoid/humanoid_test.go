@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"bonebake/formats/bpat"
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 func TestRigMatchesFacts(t *testing.T) {

@@ -3,8 +3,8 @@ package humanoid
 import (
 	"math"
 
-	"bonebake/mesh"
-	"bonebake/species/meshgen"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/species/meshgen"
 )
 
 // joints returns every bone's model-space position in the bind pose.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 // The motion tests bake every clip themselves, sampled as docs/formats/bpat.md

@@ -3,7 +3,7 @@ package humanoid
 import (
 	"math"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // vec is a point or direction in metres: rig.Vec3 under a name short enough

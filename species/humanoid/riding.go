@@ -3,7 +3,7 @@ package humanoid
 import (
 	"math"
 
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // SeatHeight is the built-in horse's saddle height in metres (its saddle socket

@@ -3,8 +3,8 @@ package meshgen_test
 import (
 	"fmt"
 
-	"bonebake/rig"
-	"bonebake/species/meshgen"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species/meshgen"
 )
 
 // A leg around a three-bone chain (pelvis 0, thigh 1, shin 2), and a foot.

@@ -18,8 +18,8 @@ import (
 	"math"
 	"sort"
 
-	"bonebake/mesh"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // Colour roles stored per vertex in mesh.Skinned.Roles; a renderer maps them to

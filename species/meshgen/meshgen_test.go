@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/mesh"
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // checkMesh verifies the rules every built mesh follows: consistent attribute

@@ -3,7 +3,7 @@ package quadruped
 import (
 	"math"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // plan is a built quadruped: its skeleton, measurements and gait knobs, and the

@@ -3,8 +3,8 @@ package quadruped
 import (
 	"math"
 
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 // ElephantDims returns the elephant's measurements: about 3 m at the shoulder and

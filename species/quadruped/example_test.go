@@ -3,8 +3,8 @@ package quadruped_test
 import (
 	"fmt"
 
-	"bonebake/rig"
-	"bonebake/species/quadruped"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species/quadruped"
 )
 
 // Pose a horse a quarter of the way through its walk and find the saddle, where a

@@ -3,8 +3,8 @@ package quadruped
 import (
 	"math"
 
-	"bonebake/rig"
-	"bonebake/roster"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // Legs, in skeleton order. Left is +x: the creatures face +z with y up.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 func TestLegPhases(t *testing.T) {

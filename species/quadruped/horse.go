@@ -3,8 +3,8 @@ package quadruped
 import (
 	"math"
 
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 // HorseDims returns the horse's measurements: withers about 1.6 m, the seat of the

@@ -3,10 +3,10 @@ package quadruped
 import (
 	"math"
 
-	"bonebake/mesh"
-	"bonebake/rig"
-	"bonebake/species"
-	"bonebake/species/meshgen"
+	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
+	"github.com/bonebake/bonebake/species/meshgen"
 )
 
 // detail is a mesh's resolution: sides around a big part (torso, head) and a limb,

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 func TestRestPoseSkinsToBind(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"bonebake/rig"
+	"github.com/bonebake/bonebake/rig"
 )
 
 // TestFeetStayPlanted measures how far each planted foot moves in the world

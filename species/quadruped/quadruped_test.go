@@ -5,10 +5,10 @@ import (
 	"sync"
 	"testing"
 
-	"bonebake/bake"
-	"bonebake/formats/bpat"
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 type creature struct {

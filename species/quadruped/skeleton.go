@@ -3,8 +3,8 @@ package quadruped
 import (
 	"math"
 
-	"bonebake/rig"
-	"bonebake/species"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/species"
 )
 
 // layout describes a quadruped's skeleton; newPlan builds it.

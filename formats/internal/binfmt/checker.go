@@ -14,7 +14,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 )
 
 // Checker reads a file's fields and collects the rules it breaks. A format's

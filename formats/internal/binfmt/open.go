@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 
 	"github.com/edsrzf/mmap-go"
 )

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"bonebake/formats"
+	"github.com/bonebake/bonebake/formats"
 )
 
 // Builtin is the option naming the six built-in species ids, 0 to 5.

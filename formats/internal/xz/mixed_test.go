@@ -4,7 +4,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // mixedData is n bytes of the pack benchmark's mixed files one after another
