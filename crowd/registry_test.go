@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -98,7 +99,7 @@ func TestRegistryRefusesInvalidFile(t *testing.T) {
 	os.WriteFile(path, b, 0o644)
 	_, err := Open(dir)
 	var ve *bpat.ValidationError
-	if err == nil || !errors.As(err, &ve) || !ve.HasRule(bpat.RuleVersion) || !strings.Contains(err.Error(), path) {
+	if err == nil || !errors.As(err, &ve) || !ve.HasRule(formats.RuleVersion) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("want a version error naming %s, got %v", path, err)
 	}
 
