@@ -127,8 +127,17 @@ func encodeTrack(f Family, o binary.ByteOrder, tr Track, tol float64, types Type
 		}
 		consider(quantizePerFrame(s, v))
 	}
+	knots := knotFrames(v)
 	for _, s := range keyedShapes {
 		consider(fitKeys(s, v, tol, 4*len(v))) // pruned keys can end under a size the greedy rounds pass
+		// Values that came from a Hermite curve (a decoded motion, re-encoded)
+		// reveal its keys: fitting on them finds the original's encoding, or a
+		// smaller one, where the greedy rounds may settle for more keys.
+		if knots != nil {
+			if fd := buildKeys(s, v, knots); fd != nil {
+				consider(pruneKeys(s, v, tol, knots, fd))
+			}
+		}
 	}
 	data, err := best.encode(o)
 	if err != nil {
@@ -320,6 +329,62 @@ func fitKeys(s shape, v []float64, tol float64, budget int) *fields {
 		}
 		keys = mergeSorted(keys, added)
 	}
+}
+
+// knotFrames returns the frames where v, sampled from a piecewise cubic, changes
+// cubic: within one cubic the third difference v[f+3] − 3v[f+2] + 3v[f+1] − v[f]
+// is constant, so a run of equal differences ending at window f and the next run
+// starting at window g put a knot at g (the frame both cubics share). The first
+// and last frames are keys too. Nil when v does not look piecewise cubic (a run
+// shorter than two windows, or more knots than a third of the frames).
+func knotFrames(v []float64) []int {
+	n := len(v)
+	if n < 8 {
+		return nil
+	}
+	scale := 0.0
+	for _, x := range v {
+		scale = max(scale, math.Abs(x))
+	}
+	eps := 1e-9 * max(scale, 1e-9)
+	d3 := make([]float64, n-3)
+	for f := range d3 {
+		d3[f] = v[f+3] - 3*v[f+2] + 3*v[f+1] - v[f]
+	}
+	same := func(a, b float64) bool { return math.Abs(a-b) <= eps }
+	keys := []int{0}
+	for f := 0; f < len(d3); {
+		g := f + 1
+		for g < len(d3) && same(d3[g], d3[f]) {
+			g++
+		}
+		if g-f < 2 && f > 0 {
+			return nil // not a cubic's steady run
+		}
+		if g >= len(d3) {
+			break
+		}
+		// The next steady run starts at the knot: skip the (at most two) windows
+		// that straddle it.
+		h := g
+		for h < len(d3) && h < g+3 && !(h+1 < len(d3) && same(d3[h], d3[h+1])) {
+			h++
+		}
+		if h >= len(d3) {
+			break
+		}
+		if h > keys[len(keys)-1] {
+			keys = append(keys, h)
+		}
+		f = h
+	}
+	if keys[len(keys)-1] != n-1 {
+		keys = append(keys, n-1)
+	}
+	if len(keys) > n/3+2 {
+		return nil
+	}
+	return keys
 }
 
 // pruneWork bounds the work pruneKeys does on one track (keys × frames).
