@@ -43,8 +43,8 @@ buffer; anything else binary glTF.`,
 			if err := gltf.WriteFile(out, bake.ExportSpecies(s)); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %d bones, %d vertices, %d triangles, %d clips\n",
-				out, s.Name, s.Skeleton.Len(), s.Mesh.VertexCount(), s.Mesh.TriangleCount(), len(s.Clips))
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s\n",
+				out, s.Name, plural(s.Skeleton.Len(), "bone"), plural(s.Mesh.VertexCount(), "vertex"), plural(s.Mesh.TriangleCount(), "triangle"), plural(len(s.Clips), "clip"))
 			return nil
 		},
 	}

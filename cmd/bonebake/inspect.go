@@ -175,7 +175,8 @@ func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
 
 func (r *bpatReport) print(w io.Writer) {
 	fmt.Fprintf(w, "%s: BPAT v%d, %d bytes\n", r.File, r.Version, r.Size)
-	fmt.Fprintf(w, "species %d, %d bones, %d sockets, %d clips, %d frames\n", r.SpeciesID, r.Bones, r.SocketCount, r.ClipCount, r.FrameTotal)
+	fmt.Fprintf(w, "species %d, %s, %s, %s, %s\n", r.SpeciesID, plural(int(r.Bones), "bone"), plural(int(r.SocketCount), "socket"),
+		plural(int(r.ClipCount), "clip"), plural(int(r.FrameTotal), "frame"))
 	fmt.Fprintf(w, "strict validation: %s\n\n", r.Strict)
 	fmt.Fprintf(w, "%-14s %10s %10s\n", "section", "offset", "size")
 	for _, s := range r.Sections {

@@ -301,6 +301,14 @@ func TestValidateSaysHowToAccept(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &vs); err != nil || len(vs) != 1 || vs[0]["format"] != "unknown" || vs[0]["summary"] == nil {
 		t.Errorf("validate --json of an unknown file: %v %s", err, stdout)
 	}
+	// One socket is "1 socket".
+	one := filepath.Join(dir, "one.bpat")
+	if code, _, errOut := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", one, "--socket", "head=b_Head_05"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if _, stdout, _ := bonebake(t, "inspect", one, "--species", "6"); !strings.Contains(stdout, "1 socket,") || strings.Contains(stdout, "1 sockets") {
+		t.Errorf("inspect: %q", stdout)
+	}
 	_, stdout, _ = bonebake(t, "inspect", "--json", out, "--species", "6")
 	var r map[string]any
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil || r["format"] != "bpat" {
