@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -401,7 +402,7 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 			if allTypes {
 				types = mot.AllTypes
 			}
-			m, choices, err := mot.Encode(fam, ord, d.FrameCount, tracks, tol, types)
+			m, choices, err := mot.EncodeWithProgress(fam, ord, d.FrameCount, tracks, tol, types, progress(cmd, "encoding "+filepath.Base(a[0])))
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
 			}

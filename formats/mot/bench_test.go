@@ -51,7 +51,7 @@ func BenchmarkEncode(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := encode(Bayo2, binary.BigEndian, m.Frames, in, 1e-3, Readable, workers); err != nil {
+				if _, _, err := encode(Bayo2, binary.BigEndian, m.Frames, in, 1e-3, Readable, workers, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -36,6 +36,13 @@ type Choice struct {
 // Bayonetta 1 motion takes its types from types: with Readable, only 0, 1, 4 and 6
 // (docs/formats/mot.md §15).
 func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64, types TypeSet) (*Motion, []Choice, error) {
+	return EncodeWithProgress(f, o, frames, tracks, tol, types, nil)
+}
+
+// EncodeWithProgress is Encode, calling progress (when not nil) with (tracks
+// done, tracks in all) as tracks are encoded, from the encoding goroutines: it
+// must be safe for concurrent use.
+func EncodeWithProgress(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64, types TypeSet, progress func(done, total int)) (*Motion, []Choice, error) {
 	if f != Bayo1 && f != Bayo2 {
 		return nil, nil, fmt.Errorf("mot: unknown family %d", f)
 	}
@@ -48,14 +55,14 @@ func Encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float6
 	if frames < 1 || f == Bayo1 && frames > math.MaxInt16 || frames > math.MaxUint16 {
 		return nil, nil, fmt.Errorf("mot: %d frames; a %s motion has 1 … %d", frames, f, map[Family]int{Bayo1: math.MaxInt16, Bayo2: math.MaxUint16}[f])
 	}
-	return encode(f, o, frames, tracks, tol, types, runtime.GOMAXPROCS(0))
+	return encode(f, o, frames, tracks, tol, types, runtime.GOMAXPROCS(0), progress)
 }
 
 // encode is Encode on workers goroutines. Tracks are independent: each worker
 // takes the next track not yet taken and puts its record and choice at the
 // track's index, so the motion is the same, byte for byte, whatever the number
 // of workers.
-func encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64, types TypeSet, workers int) (*Motion, []Choice, error) {
+func encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float64, types TypeSet, workers int, progress func(done, total int)) (*Motion, []Choice, error) {
 	for i, tr := range tracks {
 		if len(tr.Values) != frames {
 			return nil, nil, fmt.Errorf("mot: track %d (bone %d, track %d) has %d values for %d frames", i, tr.Bone, tr.Track, len(tr.Values), frames)
@@ -72,8 +79,8 @@ func encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float6
 	m := &Motion{Family: f, Order: o, Frames: frames, Records: make([]Record, len(tracks))}
 	choices := make([]Choice, len(tracks))
 	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
+		next, done atomic.Int64
+		wg         sync.WaitGroup
 	)
 	work := func() {
 		for {
@@ -82,6 +89,9 @@ func encode(f Family, o binary.ByteOrder, frames int, tracks []Track, tol float6
 				return
 			}
 			m.Records[i], choices[i] = encodeTrack(f, o, tracks[i], tol, types)
+			if progress != nil {
+				progress(int(done.Add(1)), len(tracks))
+			}
 		}
 	}
 	for range min(workers, len(tracks)) - 1 {

@@ -176,7 +176,7 @@ func TestEncodeParallelSameBytes(t *testing.T) {
 			f     Family
 			types TypeSet
 		}{{Bayo1, Readable}, {Bayo1, AllTypes}, {Bayo2, Readable}} {
-			one, oneChoices, err := encode(ft.f, binary.BigEndian, m.Frames, in, 1e-3, ft.types, 1)
+			one, oneChoices, err := encode(ft.f, binary.BigEndian, m.Frames, in, 1e-3, ft.types, 1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +185,7 @@ func TestEncodeParallelSameBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, workers := range []int{2, 3, 8, len(in) + 5} {
-				par, choices, err := encode(ft.f, binary.BigEndian, m.Frames, in, 1e-3, ft.types, workers)
+				par, choices, err := encode(ft.f, binary.BigEndian, m.Frames, in, 1e-3, ft.types, workers, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
