@@ -65,7 +65,7 @@ func BenchmarkPackUnpack(b *testing.B) {
 		}
 		packT = time.Since(start)
 		start = time.Now()
-		f, err := bpx.OpenFile(out)
+		f, err := bpx.Open(out)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 
 func openContainer(t *testing.T, b []byte) *bpx.File {
 	t.Helper()
-	f, err := bpx.Open(bytes.NewReader(b), int64(len(b)))
+	f, err := bpx.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}

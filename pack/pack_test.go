@@ -24,7 +24,7 @@ func packageOf(t *testing.T, objs ...bpx.PackInput) *bpx.Package {
 	if err := bpx.WritePackage(&buf, objs, bpx.PackOptions{Check: bpx.CRC32}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := bpx.Open(bytes.NewReader(buf.Bytes()), int64(len(buf.Bytes())))
+	f, err := bpx.NewReader(bytes.NewReader(buf.Bytes()), int64(len(buf.Bytes())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func packageOf(t *testing.T, objs ...bpx.PackInput) *bpx.Package {
 // openPackageFile opens the package at path, closed when the test ends.
 func openPackageFile(t *testing.T, path string) *bpx.Package {
 	t.Helper()
-	f, err := bpx.OpenFile(path)
+	f, err := bpx.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestUnpackFailureLeavesNoPartialFile(t *testing.T) {
 	}
 	b := buf.Bytes()
 	b[len(b)-1] ^= 0xFF
-	f, err := bpx.Open(bytes.NewReader(b), int64(len(b)))
+	f, err := bpx.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestCreatures(t *testing.T) {
 	}
 	for i, typ := range map[int]byte{1: bpx.TypeModel, 2: bpx.TypeTexture} {
 		b := read(i)
-		f, err := bpx.Open(bytes.NewReader(b), int64(len(b)))
+		f, err := bpx.NewReader(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			t.Fatalf("%s: %v", names[i], err)
 		}
@@ -231,7 +231,7 @@ func TestUnpackSharedSectionFailure(t *testing.T) {
 	}
 	b := buf.Bytes()
 	b[len(b)-len("firstsecond")] = 'F'
-	f, _ := bpx.Open(bytes.NewReader(b), int64(len(b)))
+	f, _ := bpx.NewReader(bytes.NewReader(b), int64(len(b)))
 	p, err := bpx.ReadPackage(f)
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +255,7 @@ func corruptPackage(t *testing.T, objs ...bpx.PackInput) *bpx.Package {
 	}
 	b := buf.Bytes()
 	b[len(b)-1] ^= 0xFF
-	f, err := bpx.Open(bytes.NewReader(b), int64(len(b)))
+	f, err := bpx.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func openBPX(path string) (*bpx.File, error) {
 	} else if kind != kindBPX {
 		return nil, fmt.Errorf("%s: %s, not a BPX container", path, kind)
 	}
-	return bpx.OpenFile(path)
+	return bpx.Open(path)
 }
 
 // sectionKinds names section types by the container type.

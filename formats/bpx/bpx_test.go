@@ -32,7 +32,7 @@ func payload() []byte {
 
 func openBytes(t testing.TB, b []byte) *File {
 	t.Helper()
-	f, err := Open(bytes.NewReader(b), int64(len(b)), formats.Name("test.bpx"))
+	f, err := NewReader(bytes.NewReader(b), int64(len(b)), formats.Name("test.bpx"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestHostileContainers(t *testing.T) {
 		return b
 	}
 	open := func(b []byte) error {
-		_, err := Open(bytes.NewReader(b), int64(len(b)), formats.Name("hostile.bpx"))
+		_, err := NewReader(bytes.NewReader(b), int64(len(b)), formats.Name("hostile.bpx"))
 		return err
 	}
 	wantRule(t, open(good[:20]), formats.RuleTruncated)

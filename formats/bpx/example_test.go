@@ -33,7 +33,7 @@ func ExampleWritePackage() {
 	}
 	out.Close()
 
-	f, err := bpx.OpenFile(path)
+	f, err := bpx.Open(path)
 	if err != nil {
 		log.Fatal(err) // a *formats.FormatError naming the file, the rule and the offset
 	}

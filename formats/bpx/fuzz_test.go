@@ -23,7 +23,7 @@ func FuzzOpen(f *testing.F) {
 	model, _ := WriteModel(testModel(), NoCompression)
 	f.Add(model)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fl, err := Open(bytes.NewReader(b), int64(len(b)))
+		fl, err := NewReader(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
 			return
 		}

@@ -37,7 +37,7 @@ func wantFormatError(t *testing.T, err error, rule, says string) {
 
 func openNamed(t *testing.T, b []byte) (*File, error) {
 	t.Helper()
-	return Open(bytes.NewReader(b), int64(len(b)), formats.Name("hostile.bpx"))
+	return NewReader(bytes.NewReader(b), int64(len(b)), formats.Name("hostile.bpx"))
 }
 
 // TestBPXSDStringsLinear: decoding BPXSD strings costs what the input holds. A

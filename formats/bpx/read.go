@@ -51,11 +51,11 @@ type File struct {
 	closer   io.Closer
 }
 
-// Open reads and checks the header and section table of the container in r,
+// NewReader reads and checks the header and section table of the container in r,
 // which is size bytes long. It checks the signature, version, header checksum,
 // flags and that every section lies inside the file; sections' contents are
 // checked when read.
-func Open(r io.ReaderAt, size int64, opts ...formats.Option) (*File, error) {
+func NewReader(r io.ReaderAt, size int64, opts ...formats.Option) (*File, error) {
 	o := formats.Apply(opts)
 	head := make([]byte, min(size, HeaderSize))
 	if _, err := r.ReadAt(head, 0); err != nil && err != io.EOF {
@@ -140,8 +140,8 @@ func (f *File) checkOverlap(c *binfmt.Checker) {
 	}
 }
 
-// OpenFile opens the container at path; Close closes the file.
-func OpenFile(path string, opts ...formats.Option) (*File, error) {
+// Open opens the container at path; Close closes the file.
+func Open(path string, opts ...formats.Option) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func OpenFile(path string, opts ...formats.Option) (*File, error) {
 		fh.Close()
 		return nil, fmt.Errorf("%s: %w", path, formats.ErrIsDirectory)
 	}
-	f, err := Open(fh, st.Size(), append(opts[:len(opts):len(opts)], formats.Name(path))...)
+	f, err := NewReader(fh, st.Size(), append(opts[:len(opts):len(opts)], formats.Name(path))...)
 	if err != nil {
 		fh.Close()
 		return nil, err
@@ -164,7 +164,7 @@ func OpenFile(path string, opts ...formats.Option) (*File, error) {
 	return f, nil
 }
 
-// Close closes the file OpenFile opened; it does nothing for Open's.
+// Close closes the file Open opened; it does nothing for NewReader's.
 func (f *File) Close() error {
 	if f.closer == nil {
 		return nil
