@@ -41,6 +41,8 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 	switch {
 	case len(a) > 0:
 		return usagef("with --mot, give the model with --rig, not as an argument")
+	case len(m.mots) == 0 && m.gltfOut != "" && m.rig == "":
+		return usagef("--gltf writes the motions that --mot bakes onto --rig as glTF: give --mot and --rig with it")
 	case len(m.mots) == 0 || m.rig == "":
 		return usagef("--mot and --rig go together: bake --mot A.mot[,B.mot] --rig MODEL.glb -o OUT.bpat")
 	case out == "":

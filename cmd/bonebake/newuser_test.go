@@ -356,6 +356,7 @@ func TestFlagsAndHelpSayWhatTheyDo(t *testing.T) {
 		{[]string{"bake", "--package", filepath.Join(dir, "c.bpx"), "--out", dir}, "--out does not apply to --package"},
 		{[]string{"mot", "incode"}, "did you mean encode?"},
 		{[]string{"bpx", "lst"}, "did you mean list?"},
+		{[]string{"bake", "--gltf", filepath.Join(dir, "x.glb"), "-o", filepath.Join(dir, "y.bpat")}, "--gltf writes the motions that --mot bakes"},
 	} {
 		if code, _, errOut := bonebake(t, c.args...); code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d %q; want %q", c.args, code, errOut, c.want)
