@@ -1,10 +1,7 @@
 package bake
 
 import (
-	"encoding/base64"
-	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +11,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -59,101 +57,6 @@ func TestBuiltinGaitsMeasured(t *testing.T) {
 	}
 }
 
-// synthGLTF writes, as raw glTF JSON with no help from bonebake, a biped whose
-// feet are planted for 60 % of a 1 s cycle and slide back at 1.4 m/s while they
-// are (in place), or stand still while the root travels forward at 1.4 m/s
-// (root motion: relative to the root they slide back as in place). Bones: Root, Pelvis, FootL, FootR; keys every 1/60 s.
-func synthGLTF(t *testing.T, rootMotion bool) string {
-	const (
-		v, keys, stance = 1.4, 60, 0.6
-	)
-	var times, root, pelvis, footL, footR []float32
-	foot := func(q float64) (z, y float64) {
-		q -= math.Floor(q)
-		if q < stance {
-			return v*stance/2 - v*q, 0.08
-		}
-		u := (q - stance) / (1 - stance)
-		return -v*stance/2 + v*stance*u*u*(3-2*u), 0.08 + 0.12*math.Sin(math.Pi*u)
-	}
-	for k := 0; k <= keys; k++ {
-		tt := float64(k) / keys
-		times = append(times, float32(tt))
-		travel := 0.0
-		if rootMotion {
-			travel = v * tt
-		}
-		root = append(root, 0, 0, float32(travel))
-		pelvis = append(pelvis, 0, 1, 0)
-		for s, dst := range []*[]float32{&footL, &footR} {
-			z, y := foot(tt + 0.5*float64(s))
-			x := 0.1 - 0.2*float64(s)
-			*dst = append(*dst, float32(x), float32(y-1), float32(z))
-		}
-	}
-	var buf []byte
-	view := func(fs []float32) (off, n int) {
-		off = len(buf)
-		for _, f := range fs {
-			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(f))
-		}
-		return off, len(buf) - off
-	}
-	type acc struct {
-		off, n, count int
-		typ           string
-		min, max      string
-	}
-	var accs []acc
-	add := func(fs []float32, typ string) int {
-		off, n := view(fs)
-		c := len(fs)
-		if typ == "VEC3" {
-			c /= 3
-		}
-		a := acc{off: off, n: n, count: c, typ: typ}
-		if typ == "SCALAR" {
-			a.min, a.max = fmt.Sprint(fs[0]), fmt.Sprint(fs[len(fs)-1])
-		}
-		accs = append(accs, a)
-		return len(accs) - 1
-	}
-	tIn := add(times, "SCALAR")
-	chans := ""
-	samplers := ""
-	for i, tr := range [][]float32{root, pelvis, footL, footR} {
-		o := add(tr, "VEC3")
-		if i > 0 {
-			chans += ","
-			samplers += ","
-		}
-		chans += fmt.Sprintf(`{"sampler":%d,"target":{"node":%d,"path":"translation"}}`, i, i)
-		samplers += fmt.Sprintf(`{"input":%d,"output":%d,"interpolation":"LINEAR"}`, tIn, o)
-	}
-	var views, accJSON []string
-	for i, a := range accs {
-		views = append(views, fmt.Sprintf(`{"buffer":0,"byteOffset":%d,"byteLength":%d}`, a.off, a.n))
-		mm := ""
-		if a.min != "" {
-			mm = fmt.Sprintf(`,"min":[%s],"max":[%s]`, a.min, a.max)
-		}
-		accJSON = append(accJSON, fmt.Sprintf(`{"bufferView":%d,"componentType":5126,"count":%d,"type":"%s"%s}`, i, a.count, a.typ, mm))
-	}
-	doc := fmt.Sprintf(`{"asset":{"version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],
-"nodes":[{"name":"Root","children":[1]},{"name":"Pelvis","translation":[0,1,0],"children":[2,3]},
-{"name":"FootL","translation":[0.1,-0.92,0]},{"name":"FootR","translation":[-0.1,-0.92,0]}],
-"skins":[{"joints":[0,1,2,3]}],
-"animations":[{"name":"Walk","channels":[%s],"samplers":[%s]}],
-"buffers":[{"byteLength":%d,"uri":"data:application/octet-stream;base64,%s"}],
-"bufferViews":[%s],"accessors":[%s]}`, chans, samplers, len(buf), base64.StdEncoding.EncodeToString(buf),
-		strings.Join(views, ","), strings.Join(accJSON, ","))
-	path := filepath.Join(t.TempDir(), "walker.gltf")
-	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestSyntheticWalkerGLTF: a biped walking at 1.4 m/s, in place and with root
 // motion, measures within 2 %; --in-place removes the root's travel from the
 // baked palettes and keeps the speed.
@@ -162,7 +65,7 @@ func TestSyntheticWalkerGLTF(t *testing.T) {
 		rootMotion, inPlace bool
 		method              string
 	}{{false, false, "feet"}, {true, false, "root_motion"}, {true, true, "root_motion"}} {
-		path := synthGLTF(t, c.rootMotion)
+		path := testfiles.WalkerGLTF(t, c.rootMotion)
 		m, err := LoadModel(path, Settings{InPlace: c.inPlace})
 		if err != nil {
 			t.Fatal(err)
@@ -199,7 +102,7 @@ func TestSyntheticWalkerGLTF(t *testing.T) {
 // TestGaitManifestKeys: a manifest's in_place, cycle, ground_speed, feet and
 // root_bone reach the sidecar; a bad value or bone is refused.
 func TestGaitManifestKeys(t *testing.T) {
-	path := synthGLTF(t, true)
+	path := testfiles.WalkerGLTF(t, true)
 	dir := t.TempDir()
 	read := func(yaml string) (*Manifest, error) {
 		p := filepath.Join(dir, "m.yaml")

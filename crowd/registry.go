@@ -15,6 +15,7 @@ import (
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -124,6 +125,11 @@ func Open(dir string, opts ...Option) (*Registry, error) {
 // that species' slot and must carry its id; any other .bpat file loads into the
 // slot of the species_id it carries. All or nothing: when any file is refused,
 // none is loaded and the error names every refused file.
+//
+// A file's gait sidecar (NAME.gait.json beside NAME.bpat, docs/formats/gait.md),
+// when there is one, gives its clips' cycles and ground speeds ahead of the
+// built-in table (see Clip.GaitSource); a sidecar that fails its checks, or names
+// a clip the file lacks, refuses the file.
 func (r *Registry) LoadDir(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -138,7 +144,7 @@ func (r *Registry) LoadDir(dir string) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	return r.load(paths, nil)
+	return r.load(paths, nil, nil)
 }
 
 // OpenFS returns a registry holding every species file of directory dir of fsys
@@ -163,6 +169,7 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 	var (
 		names []string
 		data  [][]byte
+		sides []sidecar
 	)
 	for _, e := range ents {
 		if e.IsDir() || !strings.EqualFold(path.Ext(e.Name()), ".bpat") {
@@ -173,26 +180,62 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 		if err != nil {
 			return fmt.Errorf("crowd: %w", err)
 		}
-		names, data = append(names, name), append(data, b)
+		side := sidecar{path: gait.SidecarPath(name)}
+		sb, err := fs.ReadFile(fsys, side.path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			side.path = ""
+		case err != nil:
+			return fmt.Errorf("crowd: %w", err)
+		case len(sb) > gait.MaxSize:
+			side.err = fmt.Errorf("%s: more than %d bytes: not a gait sidecar", side.path, gait.MaxSize)
+		default:
+			if side.file, side.err = gait.Parse(sb); side.err != nil {
+				side.err = fmt.Errorf("%s: %w", side.path, side.err)
+			}
+		}
+		names, data, sides = append(names, name), append(data, b), append(sides, side)
 	}
 	if len(names) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	return r.load(names, data)
+	return r.load(names, data, sides)
 }
 
 // LoadFile loads one species file, into the slot its name or species_id gives it
 // (see LoadDir).
-func (r *Registry) LoadFile(path string) error { return r.load([]string{path}, nil) }
+func (r *Registry) LoadFile(path string) error { return r.load([]string{path}, nil, nil) }
 
 // LoadBytes loads a species file held in memory (for example one baked a moment
 // ago); name plays the part of the file name. The registry keeps data and reads it
-// in place: it must not change afterwards.
+// in place: it must not change afterwards. No gait sidecar is read: LoadBytesGaits
+// takes one.
 func (r *Registry) LoadBytes(name string, data []byte) error {
-	return r.load([]string{name}, [][]byte{data})
+	return r.load([]string{name}, [][]byte{data}, nil)
 }
 
-func (r *Registry) load(paths []string, data [][]byte) error {
+// LoadBytesGaits is LoadBytes with the file's gait sidecar (nil: none), as
+// LoadFile reads it from beside a file: for a model baked in memory, whose
+// bake.Model.Gaits gives it.
+func (r *Registry) LoadBytesGaits(name string, data []byte, side *gait.File) error {
+	sc := sidecar{file: side}
+	if side != nil {
+		sc.path = gait.SidecarPath(name)
+	}
+	return r.load([]string{name}, [][]byte{data}, []sidecar{sc})
+}
+
+// sidecar is a file's gait sidecar as found when it was loaded: nothing (path
+// ""), a file, or why it could not be read.
+type sidecar struct {
+	path string
+	file *gait.File
+	err  error
+}
+
+// load loads files from disk (data nil), reading each one's sidecar from beside
+// it, or from memory with the sidecars given (sides nil: none).
+func (r *Registry) load(paths []string, data [][]byte, sides []sidecar) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -208,11 +251,23 @@ func (r *Registry) load(paths []string, data [][]byte) error {
 		taken[s.ID] = s.Path
 	}
 	for i, p := range paths {
-		var b []byte
+		var (
+			b    []byte
+			side sidecar
+		)
 		if data != nil {
 			b = data[i]
+			if sides != nil {
+				side = sides[i]
+			}
+		} else {
+			side.path = gait.SidecarPath(p)
+			side.file, side.err = gait.ReadFor(p)
+			if side.file == nil && side.err == nil {
+				side.path = ""
+			}
 		}
-		s, err := r.open(p, b)
+		s, err := r.open(p, b, side)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -236,8 +291,11 @@ func (r *Registry) load(paths []string, data [][]byte) error {
 	return nil
 }
 
-// open parses one file and resolves its species' tables.
-func (r *Registry) open(path string, data []byte) (*Species, error) {
+// open parses one file and resolves its species' tables and gaits.
+func (r *Registry) open(path string, data []byte, side sidecar) (*Species, error) {
+	if side.err != nil {
+		return nil, fmt.Errorf("crowd: refusing %s: its gait sidecar: %w", path, side.err)
+	}
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	slot, named := uint32(0), false
 	for id, d := range r.cfg.defs {
@@ -270,7 +328,7 @@ func (r *Registry) open(path string, data []byte) (*Species, error) {
 		}
 		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
 	}
-	s, err := r.species(path, f, slot, named)
+	s, err := r.species(path, f, slot, named, side)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
@@ -278,7 +336,7 @@ func (r *Registry) open(path string, data []byte) (*Species, error) {
 	return s, nil
 }
 
-func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (*Species, error) {
+func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool, side sidecar) (*Species, error) {
 	id := f.Header().SpeciesID
 	if named && id != slot {
 		return nil, fmt.Errorf("its species_id is %d, but the file is named for slot %d (%s)", id, slot, r.cfg.defs[slot].Name)
@@ -298,7 +356,14 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (
 			return nil, fmt.Errorf("clip %s has %d frames; the runtime plays at most %d per clip", c.Name, c.FrameCount, MaxClipFrames)
 		}
 	}
-	s := &Species{ID: SpeciesID(id), Name: def.Name, Path: path, File: f, live: &r.live, closed: &r.closed}
+	if side.file != nil {
+		for _, c := range side.file.Clips {
+			if f.ClipIndex(c.Name) < 0 {
+				return nil, fmt.Errorf("its gait sidecar %s describes clip %q, which the file lacks: a sidecar of another bake (bake the model again, or remove it)", side.path, c.Name)
+			}
+		}
+	}
+	s := &Species{ID: SpeciesID(id), Name: def.Name, Path: path, GaitFile: side.path, File: f, live: &r.live, closed: &r.closed}
 	for _, a := range def.Archetypes {
 		if int(a) >= MaxArchetypes || r.cfg.archetypes[a] == nil {
 			return nil, fmt.Errorf("species %s uses %s, which is not registered", def.Name, a)
@@ -312,10 +377,8 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (
 	}
 	for _, c := range f.Clips() {
 		ci := Clip{Clip: c, Duration: c.Duration()}
-		g, ok := r.cfg.gaits[id][c.Name]
-		if !ok {
-			g = def.Gaits[c.Name]
-		}
+		var g roster.Gait
+		g, ci.GaitSource = ResolveGait(c.Name, r.cfg.gaits[id], side.file, def.Gaits)
 		if !(g.Cycle > 0) || math.IsInf(g.Cycle, 0) {
 			g.Cycle = ci.Duration
 		}
@@ -326,6 +389,46 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool) (
 		s.Clips = append(s.Clips, ci)
 	}
 	return s, nil
+}
+
+// Where a clip's gait came from (Clip.GaitSource; docs/runtime.md §6), first
+// found first.
+const (
+	GaitGame     = "game"     // the game's WithGait
+	GaitMeasured = "measured" // the gait sidecar: a ground speed measured at bake time
+	GaitManifest = "manifest" // the gait sidecar: a ground speed the bake's manifest gave
+	GaitSidecar  = "sidecar"  // the gait sidecar: a cycle, and no ground speed (the clip plays in place)
+	GaitTable    = "table"    // the built-in table: roster.Species.Gaits
+	GaitNone     = ""         // none: one pass per the clip's own duration, no ground speed
+)
+
+// ResolveGait returns a clip's gait and where it came from, first found first:
+// the game's override (game, WithGait's entries for the species), the file's gait
+// sidecar (side, nil when it has none: GaitMeasured or GaitManifest by its
+// ground_speed_source, GaitSidecar for a clip it plays in place), the built-in
+// table (table, roster.Species.Gaits), else none. The sidecar describes the very
+// file it lies beside, so a clip it lists takes its entry whole, also when the
+// entry has no ground speed. A cycle of 0 means the clip's duration (the registry
+// fills it in).
+func ResolveGait(clip string, game map[string]roster.Gait, side *gait.File, table map[string]roster.Gait) (roster.Gait, string) {
+	if g, ok := game[clip]; ok {
+		return g, GaitGame
+	}
+	if side != nil {
+		if c, ok := side.Clip(clip); ok {
+			switch {
+			case c.GroundSpeed > 0 && c.GroundSpeedSource == gait.SourceManifest:
+				return roster.Gait{Cycle: c.Cycle, Speed: c.GroundSpeed}, GaitManifest
+			case c.GroundSpeed > 0:
+				return roster.Gait{Cycle: c.Cycle, Speed: c.GroundSpeed}, GaitMeasured
+			}
+			return roster.Gait{Cycle: c.Cycle}, GaitSidecar
+		}
+	}
+	if g, ok := table[clip]; ok {
+		return g, GaitTable
+	}
+	return roster.Gait{}, GaitNone
 }
 
 // Species returns the species in slot id, or nil when the slot is empty.

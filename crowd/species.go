@@ -17,6 +17,9 @@ type Clip struct {
 	bpat.Clip
 	Duration float64     // seconds (docs/formats/bpat.md §5)
 	Gait     roster.Gait // Cycle filled in: never 0
+	// GaitSource says where Gait came from: GaitGame, GaitMeasured, GaitManifest,
+	// GaitSidecar, GaitTable or GaitNone (see ResolveGait).
+	GaitSource string
 }
 
 // Contact is the clip's contact marker, or DefaultContact when it has none.
@@ -33,7 +36,10 @@ type Species struct {
 	ID   SpeciesID
 	Name string
 	Path string // the file it was loaded from, or the name given to LoadBytes
-	File *bpat.File
+	// GaitFile is the gait sidecar its clips' gaits were read from (beside Path),
+	// or "" when it had none.
+	GaitFile string
+	File     *bpat.File
 	// Clips in file order, with their gaits: Clips[id] is the clip of ClipID id.
 	Clips []Clip
 	// Archetypes this species' units may use.

@@ -12,6 +12,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
@@ -52,6 +53,10 @@ type Asset struct {
 	boneNames   []string        // nil when unknown (a bare .bpat)
 	parents     []int           // palette index of each bone's parent, -1 for a root; nil when unknown
 	warning     string
+	// gaits are the clips' cycles and ground speeds: the sidecar beside a .bpat
+	// file, or a glTF model's as measured when it was baked (docs/formats/gait.md);
+	// nil when none.
+	gaits *gait.File
 }
 
 // File returns the asset's BPAT file.
@@ -178,6 +183,12 @@ func LoadBPAT(path string, known []*species.Creature, read ...formats.Option) (*
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, data: b, size: int64(len(b)), warning: warning}
+	// Its gait sidecar, as the crowd runtime reads it (docs/runtime.md §6); one
+	// that cannot be read is a warning, and the file plays without it.
+	if a.gaits, err = gait.ReadFor(path); err != nil {
+		a.gaits = nil
+		a.warning = strings.TrimPrefix(a.warning+"; ", "; ") + "gait sidecar ignored: " + err.Error()
+	}
 	if s := matchSpecies(name, f, known); s != nil {
 		a.useSpecies(s)
 	} else {
@@ -249,6 +260,7 @@ func LoadGLTF(path string) (*Asset, error) {
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, data: b, size: int64(len(b)), boneNames: m.JointNames}
+	a.gaits = model.Gaits(name + ".bpat") // measured as bake measures them
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
 		a.mesh, a.meshKind = m.Mesh, MeshGLTF

@@ -50,7 +50,7 @@ func (r *registries) build(assets []*Asset) {
 		if r.battleAsset[def.ID] >= 0 {
 			return
 		}
-		if err := r.battle.LoadBytes(def.Name+".bpat", a.data); err != nil {
+		if err := r.battle.LoadBytesGaits(def.Name+".bpat", a.data, a.gaits); err != nil {
 			why[k] = err.Error()
 			return
 		}
@@ -88,7 +88,7 @@ func (r *registries) build(assets []*Asset) {
 		}
 		b := append([]byte(nil), a.data...)
 		binary.LittleEndian.PutUint32(b[8:12], uint32(k)) // the species_id field (docs/formats/bpat.md §2)
-		r.playable[k] = r.play.LoadBytes(fmt.Sprintf("asset%d.bpat", k), b) == nil
+		r.playable[k] = r.play.LoadBytesGaits(fmt.Sprintf("asset%d.bpat", k), b, a.gaits) == nil
 	}
 }
 

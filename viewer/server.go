@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -117,6 +118,11 @@ type clipJSON struct {
 	Loops       bool               `json:"loops"`
 	Duration    float64            `json:"duration_s"`
 	Markers     map[string]float32 `json:"markers"`
+	// The clip's gait as the crowd runtime plays it (docs/runtime.md §6): cycle in
+	// seconds, and for locomotion its ground speed in m/s with its source.
+	Cycle             float64 `json:"cycle"`
+	GroundSpeed       float64 `json:"ground_speed,omitempty"`
+	GroundSpeedSource string  `json:"ground_speed_source,omitempty"`
 }
 
 type socketJSON struct {
@@ -145,11 +151,25 @@ func (a *Asset) describe(id int) assetJSON {
 		j.Textures = append(j.Textures, textureJSON{MIME: t.MIME, Bytes: len(t.Data), WrapS: t.WrapS, WrapT: t.WrapT, MagFilter: t.MagFilter, MinFilter: t.MinFilter})
 	}
 	j.File = a.Source
+	var table map[string]roster.Gait // the built-in gaits, as the battle registry takes them
+	if sp, ok := roster.ByName(a.Name); ok && sp.ID == h.SpeciesID && a.Kind != KindGLTF {
+		table = sp.Gaits
+	} else if sp, ok := roster.ByID(h.SpeciesID); ok && a.Kind != KindGLTF {
+		table = sp.Gaits
+	}
 	for _, c := range f.Clips() {
 		cj := clipJSON{Name: c.Name, Frames: c.FrameCount, FrameOffset: c.FrameOffset, Loops: c.Loops, Markers: map[string]float32{}}
 		if fps := float64(c.FPS); fps > 0 && !math.IsInf(fps, 0) {
 			cj.FPS = c.FPS
 			cj.Duration = c.Duration()
+		}
+		g, src := crowd.ResolveGait(c.Name, nil, a.gaits, table)
+		cj.Cycle = g.Cycle
+		if !(g.Cycle > 0) {
+			cj.Cycle = cj.Duration
+		}
+		if g.Speed > 0 {
+			cj.GroundSpeed, cj.GroundSpeedSource = g.Speed, src
 		}
 		for k, v := range c.Markers {
 			if v >= 0 && v <= 1 { // set, and a number JSON can carry

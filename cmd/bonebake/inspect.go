@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 
+	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/roster"
 
 	"github.com/spf13/cobra"
 )
@@ -24,7 +28,10 @@ func newInspectCmd() *cobra.Command {
 		Short: "Describe a BPAT file, a BPSM snapshot mesh or a glTF model",
 		Long: `Describe a file. For a BPAT file: the header, every section's offset and size,
 the clip table (frames, offset, fps, loops, markers) and the sockets; the file is
-read leniently and the result of strict validation is reported. For a BPSM
+read leniently and the result of strict validation is reported. Each clip's gait
+(cycle, ground speed and where it comes from: the gait sidecar NAME.gait.json
+beside the file, measured or from the manifest, else the built-in table) is
+shown as the crowd runtime takes it (docs/runtime.md §6). For a BPSM
 snapshot mesh: the header, sections and clips. For a glTF model (.gltf or .glb):
 its skins and joints, meshes with their materials, and animations with durations
 and key counts.`,
@@ -87,6 +94,9 @@ type bpatReport struct {
 	Clips       []clipReport    `json:"clips"`
 	Sockets     []socketReport  `json:"sockets"`
 	Strict      string          `json:"strict_validation"` // "ok" or the problems
+	// GaitSidecar is the gait sidecar beside the file whose gaits the clips
+	// show (docs/formats/gait.md), absent when there is none.
+	GaitSidecar string `json:"gait_sidecar,omitempty"`
 	// Warnings says which numbers of a leniently accepted file are not finite:
 	// JSON has no NaN or infinity, so they are written as null.
 	Warnings []string `json:"warnings,omitempty"`
@@ -129,6 +139,13 @@ type clipReport struct {
 	Loops       bool              `json:"loops"`
 	Duration    number            `json:"duration_s"`
 	Markers     map[string]number `json:"markers,omitempty"`
+	// The clip's gait as the crowd runtime plays it (docs/runtime.md §6): Cycle
+	// in seconds (the clip's duration when nothing gives one), GroundSpeed in m/s
+	// with its source (measured, manifest or table) when it has one.
+	Cycle             number `json:"cycle"`
+	GroundSpeed       number `json:"ground_speed,omitempty"`
+	GroundSpeedSource string `json:"ground_speed_source,omitempty"`
+	gaitSource        string
 }
 
 type socketReport struct {
@@ -161,6 +178,7 @@ func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
 		}
 		r.Clips = append(r.Clips, cr)
 	}
+	r.gaits(f)
 	for i, s := range f.Sockets() {
 		o := r.numbers(fmt.Sprintf("socket %d %q offset", i, s.Name), s.Offset[:]...)
 		r.Sockets = append(r.Sockets, socketReport{i, s.Name, s.Anchor, [3]number(o)})
@@ -171,6 +189,46 @@ func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
 		strict.Close()
 	}
 	return r
+}
+
+// hasGaits reports whether any clip's gait comes from a sidecar or the table.
+func (r *bpatReport) hasGaits() bool {
+	for _, c := range r.Clips {
+		if c.gaitSource != crowd.GaitNone {
+			return true
+		}
+	}
+	return false
+}
+
+// gaits fills in each clip's gait as package crowd resolves it for a registry
+// without a game's overrides: the sidecar beside the file, then the table of the
+// built-in species the file's name or species id gives (docs/runtime.md §6). A
+// sidecar that cannot be read is a warning: crowd would refuse the file.
+func (r *bpatReport) gaits(f *bpat.File) {
+	side, err := gait.ReadFor(f.Name())
+	if err != nil {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("gait sidecar: %v (the crowd runtime refuses the file with it)", err))
+		side = nil
+	}
+	if side != nil {
+		r.GaitSidecar = gait.SidecarPath(f.Name())
+	}
+	def, ok := roster.ByName(strings.TrimSuffix(filepath.Base(f.Name()), filepath.Ext(f.Name())))
+	if !ok || def.ID != r.SpeciesID {
+		def, _ = roster.ByID(r.SpeciesID)
+	}
+	for i := range r.Clips {
+		c := &r.Clips[i]
+		g, src := crowd.ResolveGait(c.Name, nil, side, def.Gaits)
+		c.Cycle, c.gaitSource = c.Duration, src
+		if g.Cycle > 0 {
+			c.Cycle = number(g.Cycle)
+		}
+		if g.Speed > 0 {
+			c.GroundSpeed, c.GroundSpeedSource = number(g.Speed), src
+		}
+	}
 }
 
 func (r *bpatReport) print(w io.Writer) {
@@ -195,6 +253,26 @@ func (r *bpatReport) print(w io.Writer) {
 			loops = "yes"
 		}
 		fmt.Fprintf(w, "%3d  %-22s %6d %6d %6.4g %5s %8.3f  %s\n", c.Index, shown(c.Name), c.Frames, c.FrameOffset, c.FPS, loops, c.Duration, strings.Join(ms, " "))
+	}
+	if r.hasGaits() {
+		from := "the built-in table"
+		if r.GaitSidecar != "" {
+			from = r.GaitSidecar
+		}
+		fmt.Fprintf(w, "\ngaits (from %s; docs/runtime.md §6):\n", from)
+		fmt.Fprintf(w, "%3s  %-22s %8s %9s  %s\n", "#", "clip", "cycle s", "speed m/s", "source")
+		for _, c := range r.Clips {
+			if c.gaitSource == crowd.GaitNone {
+				continue
+			}
+			speed, src := "-", c.gaitSource
+			if c.GroundSpeed > 0 {
+				speed = fmt.Sprintf("%.4g", float64(c.GroundSpeed))
+			} else if src == crowd.GaitSidecar {
+				src = "sidecar (no ground speed: plays in place)"
+			}
+			fmt.Fprintf(w, "%3d  %-22s %8.4g %9s  %s\n", c.Index, shown(c.Name), c.Cycle, speed, src)
+		}
 	}
 	if len(r.Sockets) > 0 {
 		fmt.Fprintf(w, "\n%3s  %-16s %6s  %s\n", "#", "socket", "anchor", "local offset")
