@@ -134,7 +134,12 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	maxID := cat.maxID
 	states := stateTable
 	var empty clipEntry
-	bad := 0
+	// Unplayable units are rare but not known to be: each unit ORs in its clip
+	// selection (bit 15 marks one its species cannot play) and its archetype
+	// shifted past it (an archetype of MaxArchetypes or more sets bit 19 or
+	// above), no branch; only when such a bit is set are they counted, in a
+	// second pass.
+	var seen uint32
 	for i := range n {
 		s := species[i]
 		sp := speed[i]
@@ -146,14 +151,13 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			a := arch[i]
 			k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
 			cl = sel[k]
-			// Counting, not branching: unplayable units are rare, but not known to
-			// be. An archetype id of MaxArchetypes or more (a ≥ 8: (a+248)>>8 = 1)
-			// is unplayable too; the unit shows the clip of archetype a mod 8.
-			bad += int(cl>>15) + int((uint32(a)+256-MaxArchetypes)>>8)
+			// An archetype id of MaxArchetypes or more is unplayable too; the
+			// unit shows the clip of archetype a mod 8.
+			seen |= uint32(cl) | uint32(a)<<16
 			cl &= unplayable - 1
 			e = &entries[int(s)<<clipShift|int(cl)]
 		} else {
-			bad++
+			seen |= 1 << 31
 		}
 		p := phase[i]
 		loops := e.loops()
@@ -183,10 +187,22 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		e.put(o, ph)
 		o.Clip, o.Species = cl, s
 	}
-	if bad > 0 {
-		return &UnplayableError{Units: bad}
+	if seen&(uint32(unplayable)|0xFFF80000) != 0 { // bit 15, or an archetype ≥ MaxArchetypes (bits 19 up), or bit 31
+		return &UnplayableError{Units: c.unplayable(r, lo, hi)}
 	}
 	return nil
+}
+
+// unplayable counts the units of [lo, hi) whose species is not loaded or does not
+// support their archetype: the units Check names.
+func (c *Crowd) unplayable(r *Registry, lo, hi int) int {
+	n := 0
+	for i := lo; i < hi; i++ {
+		if sp := r.Species(c.Species[i]); sp == nil || sp.Table(c.Archetype[i]) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // unplayable marks a clip selection of a unit whose species is not loaded or does
