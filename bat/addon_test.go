@@ -1,7 +1,6 @@
 package bat
 
 import (
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -43,28 +42,8 @@ func movedMeshModel(t *testing.T) (path string, pos [][3]float64, joints [][4]in
 	head := spine.Mul(rig.Translate(rig.Vec3{0, 0, 30}))
 	body := arm.Mul(rig.Translate(rig.Vec3{50, 0, 0}))
 
-	var buf []byte
-	var views, accessors []map[string]any
-	add := func(data []byte, count int, typ string, comp int, extra map[string]any) int {
-		for len(buf)%4 != 0 {
-			buf = append(buf, 0)
-		}
-		views = append(views, map[string]any{"buffer": 0, "byteOffset": len(buf), "byteLength": len(data)})
-		buf = append(buf, data...)
-		a := map[string]any{"bufferView": len(views) - 1, "count": count, "type": typ, "componentType": comp}
-		for k, v := range extra {
-			a[k] = v
-		}
-		accessors = append(accessors, a)
-		return len(accessors) - 1
-	}
-	floats := func(vs ...float64) []byte {
-		var b []byte
-		for _, v := range vs {
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v)))
-		}
-		return b
-	}
+	var gb testfiles.GLTFBuffer
+	add, floats := gb.Add, testfiles.Float32s
 	var ibm []float64
 	for _, g := range []rig.Mat4{hips, spine, head} {
 		inv, _ := g.Inverse()
@@ -136,11 +115,8 @@ func movedMeshModel(t *testing.T) (path string, pos [][3]float64, joints [][4]in
 			map[string]any{"name": "Wave", "samplers": []any{map[string]any{"input": vt, "output": vh}, map[string]any{"input": vt, "output": vp}},
 				"channels": []any{channel(0, 3, "rotation"), channel(1, 1, "translation")}},
 		},
-		"accessors":   accessors,
-		"bufferViews": views,
-		"buffers":     []any{map[string]any{"byteLength": len(buf), "uri": "data:application/octet-stream;base64," + base64.StdEncoding.EncodeToString(buf)}},
 	}
-	b, err := json.Marshal(doc)
+	b, err := json.Marshal(gb.Finish(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
