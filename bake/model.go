@@ -85,11 +85,13 @@ type Model struct {
 	gaitRig  *stride.Rig
 	measured map[int]stride.Result
 	// Skin and Scale are the skin read and the uniform scale applied (0: none),
-	// and SnapshotTriangles the manifest's snapshot_triangles: what a far-LOD
+	// filesRoot the folder its external files may come from, and
+	// SnapshotTriangles the manifest's snapshot_triangles: what a far-LOD
 	// snapshot of the model (Model.Snapshot) needs to read its meshes alike.
 	Skin              int
 	Scale             float64
 	SnapshotTriangles int
+	filesRoot         string
 }
 
 // LoadModel reads a skinned glTF model and resolves its bake job: the model's own
@@ -182,7 +184,7 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		}
 	}
 	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes,
-		Skin: s.Skin, Scale: scale, SnapshotTriangles: snapTris}
+		Skin: s.Skin, Scale: scale, SnapshotTriangles: snapTris, filesRoot: s.FilesRoot}
 	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone})
 	if err != nil {
 		setting := "feet"

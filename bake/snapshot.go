@@ -183,7 +183,7 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 		}
 		out.From = fmt.Sprintf("%s's mesh", s.Mesh)
 	case s.LOD != 0 && g.LODLevels > 0:
-		lod, err := gltf.Load(m.Path, gltf.Options{Skin: m.Skin, LOD: s.LOD, NoMemoryLimit: true})
+		lod, err := gltf.Load(m.Path, gltf.Options{Skin: m.Skin, LOD: s.LOD, FilesRoot: m.filesRoot, NoMemoryLimit: true})
 		if err != nil {
 			return nil, err
 		}

@@ -2,13 +2,18 @@ package bake
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/mesh/simplify"
 	"github.com/bonebake/bonebake/species/creatures"
 	"github.com/bonebake/bonebake/species/humanoid"
@@ -280,5 +285,73 @@ func TestModelSnapshot(t *testing.T) {
 	}
 	if checked < 3 {
 		t.Fatalf("only %d frames fall on BPAT frames", checked)
+	}
+}
+
+// TestModelSnapshotFromMSFTLod: a model carrying its own lower level
+// (MSFT_lod) gives the snapshot that level's mesh as it is, unless told
+// otherwise; its buffer lies outside the model's folder, under the files root
+// the bake was given, which the snapshot's second read must honour too.
+func TestModelSnapshotFromMSFTLod(t *testing.T) {
+	raw, err := os.ReadFile(testfiles.Path(t, "gltf", "SimpleSkin.gltf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d map[string]any
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	list := func(k string) []any { return d[k].([]any) }
+	root := t.TempDir()
+	buf0 := list("buffers")[0].(map[string]any)
+	_, b64, _ := strings.Cut(buf0["uri"].(string), ",")
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "mesh.bin"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buf0["uri"] = "../mesh.bin"
+	// Mesh 1: mesh 0's first two of eight triangles, on node 3, its one level.
+	d["accessors"] = append(list("accessors"), map[string]any{"bufferView": 0, "componentType": 5123, "count": 6, "type": "SCALAR"})
+	low := map[string]any{"attributes": map[string]any{"POSITION": 1, "JOINTS_0": 2, "WEIGHTS_0": 3}, "indices": len(list("accessors")) - 1}
+	d["meshes"] = append(list("meshes"), map[string]any{"primitives": []any{low}})
+	d["nodes"] = append(list("nodes"), map[string]any{"mesh": 1, "skin": 0})
+	list("nodes")[0].(map[string]any)["extensions"] = map[string]any{"MSFT_lod": map[string]any{"ids": []any{3}}}
+	d["extensionsUsed"] = []any{"MSFT_lod"}
+	js, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "model", "lod.gltf")
+	os.Mkdir(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	m, err := LoadModel(path, Settings{FilesRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		lod       int
+		triangles int
+		from      string
+	}{
+		{-1, 2, "MSFT_lod level 1 of 1"},
+		{1, 2, "MSFT_lod level 1 of 1"},
+		{0, 8, "the mesh simplified from 8 triangles"},
+	} {
+		snap, err := m.Snapshot(SnapshotSettings{LOD: c.lod})
+		if err != nil {
+			t.Fatalf("LOD %d: %v", c.lod, err)
+		}
+		if snap.Mesh.TriangleCount() != c.triangles || snap.From != c.from {
+			t.Errorf("LOD %d: %d triangles from %q, want %d from %q", c.lod, snap.Mesh.TriangleCount(), snap.From, c.triangles, c.from)
+		}
+	}
+	if _, err := m.Snapshot(SnapshotSettings{LOD: 2}); err == nil || !strings.Contains(err.Error(), "level of detail 2 was asked for") {
+		t.Errorf("LOD 2 of 1: %v", err)
 	}
 }
