@@ -15,19 +15,27 @@ func newSampleCmd() *cobra.Command {
 	var (
 		clip    string
 		phase   string
+		to      string
+		toPhase string
+		weight  string
 		asJSON  bool
 		species speciesFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "sample FILE --clip NAME --phase P [--json]",
-		Short: "Sample a clip at a phase: frames, blend factor, palette and socket matrices",
+		Use:   "sample FILE --clip NAME --phase P [--to NAME --to-phase Q --weight W] [--json]",
+		Short: "Sample a clip at a phase, or a cross-fade of two: frames, blend factors, palette and socket matrices",
 		Long: `Resolve a clip phase into the two baked frames around it and their blend factor,
 then print the interpolated palette (one row-major 4×4 matrix per bone) and socket
 transforms (the top three rows of each socket matrix). Looping clips wrap the
-phase; one-shot clips clamp it to [0,1].`,
+phase; one-shot clips clamp it to [0,1].
+
+With --to, the pose is a cross-fade at weight W: (1−W)·(the clip at P) + W·(the --to
+clip at Q), each side itself the two-frame interpolation above, palettes and sockets
+alike. Skinning is linear, so this is also the blend of the two skinned meshes.`,
 		Example: `  bonebake sample assets/creatures/horse.bpat --clip gallop --phase 0.5
   bonebake sample assets/creatures/humanoid.bpat --clip attack_sword_a --phase 0.58 --json
-  bonebake sample out/fox.bpat --clip Walk --phase 0.25 --species 6`,
+  bonebake sample out/fox.bpat --clip Walk --phase 0.25 --species 6
+  bonebake sample assets/creatures/humanoid.bpat --clip walk --phase 0.4 --to run --to-phase 0.1 --weight 0.25`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if clip == "" {
@@ -37,6 +45,24 @@ phase; one-shot clips clamp it to [0,1].`,
 			if err != nil || math.IsNaN(p) || math.IsInf(p, 0) {
 				return usagef("--phase %q is not a finite number", phase)
 			}
+			fade := cmd.Flags().Changed("to")
+			var q, w float64
+			if fade {
+				if to == "" {
+					return usagef("--to names the clip to fade to; it is empty")
+				}
+				if q, err = strconv.ParseFloat(toPhase, 64); err != nil || math.IsNaN(q) || math.IsInf(q, 0) {
+					return usagef("--to-phase %q is not a finite number", toPhase)
+				}
+				if !cmd.Flags().Changed("weight") {
+					return usagef("--to needs --weight W: 0 shows --clip alone, 1 the --to clip alone")
+				}
+				if w, err = strconv.ParseFloat(weight, 64); err != nil || !(w >= 0 && w <= 1) {
+					return usagef("--weight %q must be a number from 0 to 1", weight)
+				}
+			} else if cmd.Flags().Changed("to-phase") || cmd.Flags().Changed("weight") {
+				return usagef("--to-phase and --weight go with --to CLIP, the clip to fade to")
+			}
 			if err := inputFile(a[0]); err != nil {
 				return err
 			}
@@ -45,22 +71,28 @@ phase; one-shot clips clamp it to [0,1].`,
 				return err
 			}
 			defer f.Close()
-			c := f.ClipIndex(clip)
-			if c < 0 {
-				names := ""
-				for i, cl := range f.Clips() {
-					if i > 0 {
-						names += ", "
-					}
-					names += cl.Name
-				}
-				return fmt.Errorf("%s has no clip %q (clips: %s)", a[0], clip, names)
+			c, err := clipIndex(f, a[0], clip)
+			if err != nil {
+				return err
 			}
 			pal := make([]float32, f.BoneCount()*bpat.FloatsPerBone)
 			soc := make([]float32, len(f.Sockets())*bpat.FloatsPerSocket)
 			pb := f.Sample(c, p, pal, soc)
 			res := sampleResult{File: a[0], Clip: clip, Phase: p, Frame: pb.Frame, Next: pb.Next, Lerp: pb.Lerp,
-				Palette: chunks(pal, bpat.FloatsPerBone), Sockets: []socketSample{}}
+				Sockets: []socketSample{}}
+			if fade {
+				d, err := clipIndex(f, a[0], to)
+				if err != nil {
+					return err
+				}
+				pal2, soc2 := make([]float32, len(pal)), make([]float32, len(soc))
+				qb := f.Sample(d, q, pal2, soc2)
+				blend(pal, pal2, w)
+				blend(soc, soc2, w)
+				res.To = &sampleSide{Clip: to, Phase: q, Frame: qb.Frame, Next: qb.Next, Lerp: qb.Lerp}
+				res.Weight = &w
+			}
+			res.Palette = chunks(pal, bpat.FloatsPerBone)
 			for i, m := range chunks(soc, bpat.FloatsPerSocket) {
 				so := f.Sockets()[i]
 				res.Sockets = append(res.Sockets, socketSample{Index: i, Name: so.Name, Anchor: so.Anchor, Rows: m})
@@ -74,9 +106,34 @@ phase; one-shot clips clamp it to [0,1].`,
 	}
 	cmd.Flags().StringVar(&clip, "clip", "", "clip name (required)")
 	cmd.Flags().StringVar(&phase, "phase", "0", "clip phase: 0 is the start, 1 the end")
+	cmd.Flags().StringVar(&to, "to", "", "a second clip to cross-fade to (default none)")
+	cmd.Flags().StringVar(&toPhase, "to-phase", "0", "the --to clip's phase")
+	cmd.Flags().StringVar(&weight, "weight", "", "the cross-fade's weight from 0 (--clip alone) to 1 (--to alone); required with --to")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")
 	species.add(cmd)
 	return cmd
+}
+
+// clipIndex finds clip name in f, or says which clips there are.
+func clipIndex(f *bpat.File, path, name string) (int, error) {
+	if c := f.ClipIndex(name); c >= 0 {
+		return c, nil
+	}
+	names := ""
+	for i, cl := range f.Clips() {
+		if i > 0 {
+			names += ", "
+		}
+		names += cl.Name
+	}
+	return -1, fmt.Errorf("%s has no clip %q (clips: %s)", path, name, names)
+}
+
+// blend writes (1−w)·a + w·b into a, in float64: the cross-fade of two poses.
+func blend(a, b []float32, w float64) {
+	for i := range a {
+		a[i] = float32((1-w)*float64(a[i]) + w*float64(b[i]))
+	}
 }
 
 // sampleResult is what sample prints; keys follow docs/json.md.
@@ -87,8 +144,19 @@ type sampleResult struct {
 	Frame   int            `json:"frame"`
 	Next    int            `json:"next"`
 	Lerp    float32        `json:"lerp"`
-	Palette [][]float32    `json:"palette"` // per bone, 16 floats row-major
+	To      *sampleSide    `json:"to,omitempty"`     // the clip faded to, with --to
+	Weight  *float64       `json:"weight,omitempty"` // its weight, with --to
+	Palette [][]float32    `json:"palette"`          // per bone, 16 floats row-major
 	Sockets []socketSample `json:"sockets"`
+}
+
+// sampleSide is the second clip of a cross-fade, resolved as the first.
+type sampleSide struct {
+	Clip  string  `json:"clip"`
+	Phase float64 `json:"phase"`
+	Frame int     `json:"frame"`
+	Next  int     `json:"next"`
+	Lerp  float32 `json:"lerp"`
 }
 
 // socketSample is one socket's transform: the top three rows, row-major.
@@ -109,6 +177,9 @@ func chunks(fs []float32, n int) [][]float32 {
 
 func (r *sampleResult) print(w io.Writer, f *bpat.File) {
 	fmt.Fprintf(w, "clip %q: frame %d, next %d, lerp %.6g\n", r.Clip, r.Frame, r.Next, r.Lerp)
+	if r.To != nil {
+		fmt.Fprintf(w, "fading to clip %q at phase %g: frame %d, next %d, lerp %.6g; weight %g\n", r.To.Clip, r.To.Phase, r.To.Frame, r.To.Next, r.To.Lerp, *r.Weight)
+	}
 	for b, m := range r.Palette {
 		fmt.Fprintf(w, "\nbone %d\n", b)
 		printRows(w, m, 4)
