@@ -32,7 +32,7 @@ func bakeWalker(t *testing.T, dir string) (string, uint32, string) {
 	if err := bake.BakeFile(out, m.Job); err != nil {
 		t.Fatal(err)
 	}
-	if err := gait.Write(gait.SidecarPath(out), m.Gaits(out)); err != nil {
+	if err := gait.WriteFile(gait.SidecarPath(out), m.Gaits(out)); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Job.Clips) != 1 {
@@ -172,13 +172,13 @@ func TestGaitPrecedence(t *testing.T) {
 	}
 
 	// The manifest's speed, and a clip the sidecar plays in place.
-	side, err := gait.ReadFor(out)
+	side, err := gait.OpenFor(out)
 	if err != nil || side == nil {
 		t.Fatalf("sidecar: %v", err)
 	}
 	side.Clips[0].GroundSpeed, side.Clips[0].GroundSpeedSource = 2, gait.SourceManifest
 	write := func() {
-		if err := gait.Write(gait.SidecarPath(out), side); err != nil {
+		if err := gait.WriteFile(gait.SidecarPath(out), side); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -235,7 +235,7 @@ func TestSidecarLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	side, err := gait.ReadFor(out)
+	side, err := gait.OpenFor(out)
 	if err != nil {
 		t.Fatal(err)
 	}

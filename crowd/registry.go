@@ -262,7 +262,7 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar) error {
 			}
 		} else {
 			side.path = gait.SidecarPath(p)
-			side.file, side.err = gait.ReadFor(p)
+			side.file, side.err = gait.OpenFor(p)
 			if side.file == nil && side.err == nil {
 				side.path = ""
 			}

@@ -185,7 +185,7 @@ func LoadBPAT(path string, known []*species.Creature, read ...formats.Option) (*
 	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, data: b, size: int64(len(b)), warning: warning}
 	// Its gait sidecar, as the crowd runtime reads it (docs/runtime.md §6); one
 	// that cannot be read is a warning, and the file plays without it.
-	if a.gaits, err = gait.ReadFor(path); err != nil {
+	if a.gaits, err = gait.OpenFor(path); err != nil {
 		a.gaits = nil
 		a.warning = strings.TrimPrefix(a.warning+"; ", "; ") + "gait sidecar ignored: " + err.Error()
 	}

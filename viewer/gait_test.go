@@ -26,7 +26,7 @@ func TestAssetsCarryGaits(t *testing.T) {
 	if err := bake.BakeFile(out, m.Job); err != nil {
 		t.Fatal(err)
 	}
-	if err := gait.Write(gait.SidecarPath(out), m.Gaits(out)); err != nil {
+	if err := gait.WriteFile(gait.SidecarPath(out), m.Gaits(out)); err != nil {
 		t.Fatal(err)
 	}
 	fromGLTF, err := LoadGLTF(model)

@@ -326,7 +326,7 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 	// The gait sidecar: measured ground speeds and cycles (docs/formats/gait.md).
 	gf := m.Gaits(out)
 	side := gait.SidecarPath(out)
-	if err := gait.Write(side, gf); err != nil {
+	if err := gait.WriteFile(side, gf); err != nil {
 		return 0, fmt.Errorf("%s: %w", model, err)
 	}
 	note := ""

@@ -206,7 +206,7 @@ func (r *bpatReport) hasGaits() bool {
 // built-in species the file's name or species id gives (docs/runtime.md §6). A
 // sidecar that cannot be read is a warning: crowd would refuse the file.
 func (r *bpatReport) gaits(f *bpat.File) {
-	side, err := gait.ReadFor(f.Name())
+	side, err := gait.OpenFor(f.Name())
 	if err != nil {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("gait sidecar: %v (the crowd runtime refuses the file with it)", err))
 		side = nil

@@ -378,7 +378,7 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 			if err := inputFile(a[0]); err != nil {
 				return err
 			}
-			d, err := mot.ReadDumpFile(a[0])
+			d, err := mot.OpenDump(a[0])
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,7 @@
 // Package gait reads and writes gait sidecars: the small JSON file `bonebake bake`
 // writes next to a BPAT file (NAME.bpat → NAME.gait.json) with each clip's cycle
 // and measured ground speed, which the BPAT format has no room for
-// (docs/formats/gait.md). A runtime reads it with ReadFor and asks Gait per clip.
+// (docs/formats/gait.md). A runtime reads it with OpenFor and asks Gait per clip.
 package gait
 
 import (
@@ -131,8 +131,8 @@ func Parse(b []byte) (*File, error) {
 	return &f, nil
 }
 
-// Read reads and checks the sidecar at path.
-func Read(path string) (*File, error) {
+// Open reads and checks the sidecar at path.
+func Open(path string) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -152,10 +152,10 @@ func Read(path string) (*File, error) {
 	return f, nil
 }
 
-// ReadFor reads the sidecar of a BPAT file (SidecarPath), or returns nil, nil when
+// OpenFor reads the sidecar of a BPAT file (SidecarPath), or returns nil, nil when
 // it has none: a file without one plays by the runtime's own table.
-func ReadFor(bpatPath string) (*File, error) {
-	f, err := Read(SidecarPath(bpatPath))
+func OpenFor(bpatPath string) (*File, error) {
+	f, err := Open(SidecarPath(bpatPath))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -182,8 +182,8 @@ func (f *File) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Write writes the sidecar at path atomically (the old file stays on an error).
-func Write(path string, f *File) error {
+// WriteFile writes the sidecar at path atomically (the old file stays on an error).
+func WriteFile(path string, f *File) error {
 	b, err := f.Marshal()
 	if err != nil {
 		return err

@@ -48,20 +48,20 @@ func TestParseDoc(t *testing.T) {
 	}
 }
 
-func TestRoundTripAndReadFor(t *testing.T) {
+func TestRoundTripAndOpenFor(t *testing.T) {
 	dir := t.TempDir()
 	bp := filepath.Join(dir, "fox.bpat")
 	if got := SidecarPath(bp); got != filepath.Join(dir, "fox.gait.json") {
 		t.Fatalf("sidecar path %s", got)
 	}
-	if f, err := ReadFor(bp); f != nil || err != nil {
+	if f, err := OpenFor(bp); f != nil || err != nil {
 		t.Fatalf("no sidecar: %v %v, want nil, nil", f, err)
 	}
 	in := &File{BPAT: "fox.bpat", Clips: []Clip{{Name: "Walk", Cycle: 0.7, GroundSpeed: 1.4, GroundSpeedSource: SourceMeasured, Status: "measured", Method: "feet", Confidence: 1, Stride: 0.98}}}
-	if err := Write(SidecarPath(bp), in); err != nil {
+	if err := WriteFile(SidecarPath(bp), in); err != nil {
 		t.Fatal(err)
 	}
-	out, err := ReadFor(bp)
+	out, err := OpenFor(bp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // Dump is a motion's values at every frame. FrameCount is the frame count, as
 // everywhere else; Frames is the key dumps written before 2026-11-24 used, which
-// ReadDump still understands.
+// ParseDump still understands.
 type Dump struct {
 	Family     string       `json:"family"`
 	ByteOrder  string       `json:"byte_order"`
@@ -96,22 +96,22 @@ func WriteDump(w io.Writer, m *Motion) error {
 	return err
 }
 
-// ReadDumpFile reads a dump from a file; errors name it.
-func ReadDumpFile(path string) (*Dump, error) {
+// OpenDump reads a dump from a file; errors name it.
+func OpenDump(path string) (*Dump, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	d, err := ReadDump(b)
+	d, err := ParseDump(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return d, nil
 }
 
-// ReadDump parses a dump and checks it: every record has one finite value per
+// ParseDump parses a dump and checks it: every record has one finite value per
 // frame.
-func ReadDump(b []byte) (*Dump, error) {
+func ParseDump(b []byte) (*Dump, error) {
 	var d Dump
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, fmt.Errorf("not a motion dump: %v", err)

@@ -77,7 +77,7 @@ func TestSharedRecordData(t *testing.T) {
 	t.Log(err)
 }
 
-// WriteDump's JSON, read back by ReadDump, holds every record's values at every
+// WriteDump's JSON, read back by ParseDump, holds every record's values at every
 // frame as Evaluate gives them, bit for bit.
 func TestDumpRoundTrip(t *testing.T) {
 	for _, name := range testfiles.All("mot", ".mot") {
@@ -89,7 +89,7 @@ func TestDumpRoundTrip(t *testing.T) {
 		if err := WriteDump(&b, m); err != nil {
 			t.Fatal(err)
 		}
-		d, err := ReadDump(b.Bytes())
+		d, err := ParseDump(b.Bytes())
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
