@@ -36,7 +36,7 @@ func bakedHorse(t *testing.T) *bpat.File {
 
 func TestPaletteTexture(t *testing.T) {
 	f := bakedHorse(t)
-	b, err := bpx.WriteTexture(PaletteTexture(f), bpx.XZ)
+	b, err := bpx.EncodeTexture(PaletteTexture(f), bpx.XZ)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestCreatureModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bpx.WriteModel(m, bpx.XZ)
+	b, err := bpx.EncodeModel(m, bpx.XZ)
 	if err != nil {
 		t.Fatal(err)
 	}

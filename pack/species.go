@@ -65,7 +65,7 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 			}
 			add(s.Name+"_minimal.bpsm", snap.Bytes())
 		}
-		tex, err := bpx.WriteTexture(PaletteTexture(f), bpx.XZ)
+		tex, err := bpx.EncodeTexture(PaletteTexture(f), bpx.XZ)
 		if err != nil {
 			return nil, fmt.Errorf("%s: palette texture: %w", s.Name, err)
 		}
@@ -73,7 +73,7 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 		m, err := CreatureModel(s, f)
 		if err == nil {
 			var mb []byte
-			if mb, err = bpx.WriteModel(m, bpx.XZ); err == nil {
+			if mb, err = bpx.EncodeModel(m, bpx.XZ); err == nil {
 				add(s.Name+".model.bpx", mb)
 			}
 		}

@@ -18,9 +18,9 @@ func FuzzOpen(f *testing.F) {
 	f.Add(big)
 	zl, _ := Build('P', [16]byte{}, []SectionBytes{{Type: 1, Data: bytes.Repeat([]byte("ab"), 40000), Compression: Zlib, Check: WeakCheck}})
 	f.Add(zl)
-	tex, _ := WriteTexture(&Texture{Width: 3, Height: 2, Format: RGB8, Pixels: make([]byte, 18)}, NoCompression)
+	tex, _ := EncodeTexture(&Texture{Width: 3, Height: 2, Format: RGB8, Pixels: make([]byte, 18)}, NoCompression)
 	f.Add(tex)
-	model, _ := WriteModel(testModel(), NoCompression)
+	model, _ := EncodeModel(testModel(), NoCompression)
 	f.Add(model)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fl, err := NewReader(bytes.NewReader(b), int64(len(b)))

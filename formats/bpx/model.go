@@ -70,10 +70,10 @@ type Model struct {
 	Animations   []Animation
 }
 
-// WriteModel writes m as a type 'M' container of the bonebake/skinned_v1 vertex
+// EncodeModel returns m as the bytes of a type 'M' container of the bonebake/skinned_v1 vertex
 // format. Sections, in order: strings, VertexArray, IndexArray, BoneArray,
 // FrameArray, AnimationArray; those over 64 KiB are compressed as comp says.
-func WriteModel(m *Model, comp Compression) ([]byte, error) {
+func EncodeModel(m *Model, comp Compression) ([]byte, error) {
 	var strs binfmt.Strings
 	if len(m.Bones) > math.MaxUint16 {
 		return nil, fmt.Errorf("bpx model: %d bones; at most %d", len(m.Bones), math.MaxUint16)

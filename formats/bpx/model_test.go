@@ -22,7 +22,7 @@ func TestModelRoundTrip(t *testing.T) {
 		t.Errorf("DJB2(%s) = 0x%016X", SkinnedV1, h)
 	}
 	m := testModel()
-	b, err := WriteModel(m, XZ)
+	b, err := EncodeModel(m, XZ)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestTextureRoundTrip(t *testing.T) {
 	for i := range px {
 		px[i] = byte(i + 1)
 	}
-	b, err := WriteTexture(&Texture{Width: 5, Height: 3, Format: RGB8, What: "test", Pixels: px}, NoCompression)
+	b, err := EncodeTexture(&Texture{Width: 5, Height: 3, Format: RGB8, What: "test", Pixels: px}, NoCompression)
 	if err != nil {
 		t.Fatal(err)
 	}

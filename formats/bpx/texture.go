@@ -52,10 +52,10 @@ func padK(n int) (int, error) {
 	return max(k, 0), nil
 }
 
-// WriteTexture writes t as a type 'T' container: the pixels padded with zeros
+// EncodeTexture returns t as the bytes of a type 'T' container: the pixels padded with zeros
 // right and below to powers of two, and a BPXSD section with the true width,
 // height and what.
-func WriteTexture(t *Texture, comp Compression) ([]byte, error) {
+func EncodeTexture(t *Texture, comp Compression) ([]byte, error) {
 	bpp := t.Format.BytesPerPixel()
 	if bpp == 0 {
 		return nil, fmt.Errorf("bpx texture: unknown pixel format %d", t.Format)
