@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
 
 	qgltf "github.com/qmuntal/gltf"
 	"github.com/qmuntal/gltf/modeler"
@@ -78,32 +79,8 @@ func meshGLB(in *Input, ref, w, h int, opt Options) ([]byte, error) {
 	for k := range uv1 {
 		uv1[k] = texelCentre(k, w, h, opt.InvertV)
 	}
-	doc := qgltf.NewDocument()
-	doc.Asset.Generator = "bonebake bat"
-	doc.Buffers = []*qgltf.Buffer{{}}
-	attrs := []modeler.PrimitiveAttribute{{Name: qgltf.POSITION, Data: pos}}
-	if len(nrm) == len(pos) {
-		attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.NORMAL, Data: nrm})
-	}
-	if len(m.UVs) == len(pos) {
-		attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.TEXCOORD_0, Data: m.UVs})
-	}
-	attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.TEXCOORD_1, Data: uv1})
-	pa, err := modeler.WritePrimitiveAttributes(doc, attrs...)
-	if err != nil {
-		return nil, err
-	}
-	prim := &qgltf.Primitive{Attributes: pa, Indices: qgltf.Index(modeler.WriteIndices(doc, m.Indices))}
-	doc.Meshes = []*qgltf.Mesh{{Name: in.Name, Primitives: []*qgltf.Primitive{prim}}}
-	doc.Nodes = []*qgltf.Node{{Name: in.Name, Mesh: qgltf.Index(0), Rotation: [4]float64{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}}}
-	doc.Scenes[0].Nodes = []int{0}
-	var b bytes.Buffer
-	enc := qgltf.NewEncoder(&b)
-	enc.AsBinary = true
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return gltf.EncodeStaticMesh(&gltf.StaticMesh{Name: in.Name, Generator: "bonebake bat",
+		Positions: pos, Normals: nrm, UV0: m.UVs, UV1: uv1, Indices: m.Indices})
 }
 
 // readMeshGLB reads back the positions and TEXCOORD_1 of a mesh meshGLB wrote.

@@ -1,6 +1,7 @@
 package gltf
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -113,22 +114,12 @@ func (e *Export) document() (*qgltf.Document, error) {
 	}
 
 	if m := e.Mesh; m != nil {
-		attrs := []modeler.PrimitiveAttribute{{Name: qgltf.POSITION, Data: m.Positions}}
-		if m.Normals != nil {
-			attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.NORMAL, Data: m.Normals})
-		}
-		if m.UVs != nil {
-			attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.TEXCOORD_0, Data: m.UVs})
-		}
-		attrs = append(attrs,
+		err := addMesh(doc, e.Name, m.Positions, m.Normals, m.UVs, m.Indices,
 			modeler.PrimitiveAttribute{Name: qgltf.JOINTS_0, Data: m.Joints},
 			modeler.PrimitiveAttribute{Name: qgltf.WEIGHTS_0, Data: m.Weights})
-		pa, err := modeler.WritePrimitiveAttributes(doc, attrs...)
 		if err != nil {
 			return nil, err
 		}
-		prim := &qgltf.Primitive{Attributes: pa, Indices: qgltf.Index(modeler.WriteIndices(doc, m.Indices))}
-		doc.Meshes = []*qgltf.Mesh{{Name: e.Name, Primitives: []*qgltf.Primitive{prim}}}
 		doc.Nodes = append(doc.Nodes, &qgltf.Node{Name: e.Name + "_mesh", Mesh: qgltf.Index(0), Skin: qgltf.Index(0),
 			Rotation: [4]float64{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}})
 		scene.Nodes = append([]int{len(doc.Nodes) - 1}, scene.Nodes...)
@@ -142,6 +133,60 @@ func (e *Export) document() (*qgltf.Document, error) {
 		doc.Animations = append(doc.Animations, a)
 	}
 	return doc, nil
+}
+
+// addMesh writes doc's one mesh: a primitive of the positions, the normals and
+// TEXCOORD_0 when they have one entry per position, the extra attributes, and
+// the indices.
+func addMesh(doc *qgltf.Document, name string, pos, nrm [][3]float32, uv [][2]float32, indices []uint32, extra ...modeler.PrimitiveAttribute) error {
+	attrs := []modeler.PrimitiveAttribute{{Name: qgltf.POSITION, Data: pos}}
+	if len(nrm) == len(pos) {
+		attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.NORMAL, Data: nrm})
+	}
+	if len(uv) == len(pos) {
+		attrs = append(attrs, modeler.PrimitiveAttribute{Name: qgltf.TEXCOORD_0, Data: uv})
+	}
+	pa, err := modeler.WritePrimitiveAttributes(doc, append(attrs, extra...)...)
+	if err != nil {
+		return err
+	}
+	prim := &qgltf.Primitive{Attributes: pa, Indices: qgltf.Index(modeler.WriteIndices(doc, indices))}
+	doc.Meshes = []*qgltf.Mesh{{Name: name, Primitives: []*qgltf.Primitive{prim}}}
+	return nil
+}
+
+// StaticMesh is an unskinned mesh to write as binary glTF (bone animation
+// textures' mesh, whose vertices find their texels by TEXCOORD_1).
+type StaticMesh struct {
+	Name, Generator string
+	Positions       [][3]float32
+	Normals         [][3]float32 // written when one per position
+	UV0, UV1        [][2]float32 // written when one per position
+	Indices         []uint32     // three per triangle
+}
+
+// EncodeStaticMesh returns m as a GLB file: one node at the scene root holding
+// one mesh of one primitive.
+func EncodeStaticMesh(m *StaticMesh) ([]byte, error) {
+	doc := qgltf.NewDocument()
+	doc.Asset.Generator = m.Generator
+	doc.Buffers = []*qgltf.Buffer{{}}
+	var extra []modeler.PrimitiveAttribute
+	if len(m.UV1) == len(m.Positions) {
+		extra = append(extra, modeler.PrimitiveAttribute{Name: qgltf.TEXCOORD_1, Data: m.UV1})
+	}
+	if err := addMesh(doc, m.Name, m.Positions, m.Normals, m.UV0, m.Indices, extra...); err != nil {
+		return nil, err
+	}
+	doc.Nodes = []*qgltf.Node{{Name: m.Name, Mesh: qgltf.Index(0), Rotation: [4]float64{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}}}
+	doc.Scenes[0].Nodes = []int{0}
+	var b bytes.Buffer
+	enc := qgltf.NewEncoder(&b)
+	enc.AsBinary = true
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // animation writes one clip: a shared time accessor and three channels per bone.
