@@ -47,7 +47,7 @@ func TestBPXInspectJSON(t *testing.T) {
 }
 
 func TestBPXInspectBadChecksum(t *testing.T) {
-	b, _ := bpx.Build('X', [16]byte{}, []bpx.SectionBytes{{Type: 1, Data: []byte("123456789"), Check: bpx.CRC32}})
+	b, _ := bpx.Encode('X', [16]byte{}, []bpx.SectionBytes{{Type: 1, Data: []byte("123456789"), Check: bpx.CRC32}})
 	b[len(b)-1] = '0'
 	path := filepath.Join(t.TempDir(), "bad.bpx")
 	os.WriteFile(path, b, 0o644)

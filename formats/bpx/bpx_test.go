@@ -98,7 +98,7 @@ func TestWriteLikeSDK(t *testing.T) {
 		want := shared(t, tc.file)
 		var ext [16]byte
 		copy(ext[:], want[24:40])
-		got, err := Build('X', ext, []SectionBytes{{Type: want[40+20], Data: []byte(tc.data), Check: tc.check}})
+		got, err := Encode('X', ext, []SectionBytes{{Type: want[40+20], Data: []byte(tc.data), Check: tc.check}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestRoundTripCompression(t *testing.T) {
 		data[i] = byte(i*7 + i/1000)
 	}
 	for _, comp := range []Compression{NoCompression, XZ, Zlib} {
-		b, err := Build('X', [16]byte{}, []SectionBytes{
+		b, err := Encode('X', [16]byte{}, []SectionBytes{
 			{Type: 1, Data: data, Compression: comp, Check: CRC32},
 			{Type: 2, Data: []byte("small, never compressed"), Compression: comp, Check: WeakCheck},
 		})
@@ -151,7 +151,7 @@ func wantRule(t *testing.T, err error, rule string) {
 }
 
 func TestHostileContainers(t *testing.T) {
-	good, err := Build('X', [16]byte{}, []SectionBytes{{Type: 1, Data: []byte("123456789"), Check: CRC32}})
+	good, err := Encode('X', [16]byte{}, []SectionBytes{{Type: 1, Data: []byte("123456789"), Check: CRC32}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestHostileContainers(t *testing.T) {
 func TestXZBomb(t *testing.T) {
 	zeros := make([]byte, 64<<20)
 	for _, comp := range []Compression{XZ, Zlib} {
-		b, err := Build('X', [16]byte{}, []SectionBytes{{Type: 1, Data: zeros, Compression: comp, Check: NoCheck}})
+		b, err := Encode('X', [16]byte{}, []SectionBytes{{Type: 1, Data: zeros, Compression: comp, Check: NoCheck}})
 		if err != nil {
 			t.Fatal(err)
 		}

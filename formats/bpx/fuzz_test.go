@@ -14,9 +14,9 @@ func FuzzOpen(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
-	big, _ := Build('X', [16]byte{}, []SectionBytes{{Type: 1, Data: bytes.Repeat([]byte("ab"), 40000), Compression: XZ, Check: CRC32}})
+	big, _ := Encode('X', [16]byte{}, []SectionBytes{{Type: 1, Data: bytes.Repeat([]byte("ab"), 40000), Compression: XZ, Check: CRC32}})
 	f.Add(big)
-	zl, _ := Build('P', [16]byte{}, []SectionBytes{{Type: 1, Data: bytes.Repeat([]byte("ab"), 40000), Compression: Zlib, Check: WeakCheck}})
+	zl, _ := Encode('P', [16]byte{}, []SectionBytes{{Type: 1, Data: bytes.Repeat([]byte("ab"), 40000), Compression: Zlib, Check: WeakCheck}})
 	f.Add(zl)
 	tex, _ := EncodeTexture(&Texture{Width: 3, Height: 2, Format: RGB8, Pixels: make([]byte, 18)}, NoCompression)
 	f.Add(tex)

@@ -69,7 +69,7 @@ func TestBPXSDStringsLinear(t *testing.T) {
 func TestSmallSectionsBounded(t *testing.T) {
 	big := make([]byte, 2<<20) // xz makes this a few hundred bytes
 	for _, typ := range []uint8{SectionStrings, SectionBPXSD} {
-		b, err := Build(TypePackage, [16]byte{}, []SectionBytes{{Type: typ, Data: big, Compression: XZ, Check: WeakCheck}})
+		b, err := Encode(TypePackage, [16]byte{}, []SectionBytes{{Type: typ, Data: big, Compression: XZ, Check: WeakCheck}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func emptyObjects(t *testing.T, n, nameLen int) []byte {
 		table = le.AppendUint32(table, 2) // the data section
 		table = le.AppendUint32(table, 0)
 	}
-	b, err := Build(TypePackage, [16]byte{}, []SectionBytes{
+	b, err := Encode(TypePackage, [16]byte{}, []SectionBytes{
 		{Type: SectionStrings, Data: strs, Compression: XZ, Check: WeakCheck},
 		{Type: SectionObjectTable, Data: table, Compression: XZ, Check: WeakCheck},
 		{Type: SectionData, Data: nil, Check: CRC32},
@@ -149,7 +149,7 @@ func TestObjectCountBounded(t *testing.T) {
 	}
 	// Version 1: [size u64][name u32] per object in the data.
 	v1 := bytes.Repeat(make([]byte, 12), 1001)
-	b, err := Build(TypePackage, [16]byte{}, []SectionBytes{
+	b, err := Encode(TypePackage, [16]byte{}, []SectionBytes{
 		{Type: SectionStrings, Data: []byte("a\x00"), Check: WeakCheck},
 		{Type: SectionData, Data: v1, Compression: XZ, Check: CRC32},
 	})
@@ -169,7 +169,7 @@ func TestObjectCountBounded(t *testing.T) {
 // TestOverlappingSections: sections sharing bytes, or lying on the header and
 // table, are refused when the table is read.
 func TestOverlappingSections(t *testing.T) {
-	good, err := Build('X', [16]byte{}, []SectionBytes{
+	good, err := Encode('X', [16]byte{}, []SectionBytes{
 		{Type: 1, Data: []byte("123456789"), Check: CRC32},
 		{Type: 1, Data: []byte("abcdefghi"), Check: CRC32},
 	})

@@ -134,7 +134,7 @@ func EncodeModel(m *Model, comp Compression) ([]byte, error) {
 	}
 	var ext [16]byte
 	le.PutUint64(ext[:], DJB2(SkinnedV1))
-	return Build(TypeModel, ext, []SectionBytes{
+	return Encode(TypeModel, ext, []SectionBytes{
 		{Type: SectionStrings, Data: strs.Table, Compression: comp, Check: WeakCheck},
 		{Type: SectionVertices, Data: v, Compression: comp, Check: CRC32},
 		{Type: SectionIndices, Data: ix, Compression: comp, Check: CRC32},

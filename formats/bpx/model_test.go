@@ -42,7 +42,7 @@ func TestModelRoundTrip(t *testing.T) {
 	// A frame count past the section's end is refused, not allocated.
 	fr, _ := f.ReadSection(4)
 	le.PutUint32(fr, 1<<30)
-	bad, _ := Build(TypeModel, f.Header.TypeExt, []SectionBytes{{Type: SectionBones, Data: []byte{0, 0}}, {Type: SectionFrames, Data: fr}})
+	bad, _ := Encode(TypeModel, f.Header.TypeExt, []SectionBytes{{Type: SectionBones, Data: []byte{0, 0}}, {Type: SectionFrames, Data: fr}})
 	_, err = ReadModel(openBytes(t, bad))
 	wantRule(t, err, RuleCount)
 }

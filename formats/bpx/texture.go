@@ -87,7 +87,7 @@ func EncodeTexture(t *Texture, comp Compression) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Build(TypeTexture, ext, []SectionBytes{
+	return Encode(TypeTexture, ext, []SectionBytes{
 		{Type: SectionPixels, Data: px, Compression: comp, Check: CRC32},
 		{Type: SectionBPXSD, Data: meta, Check: WeakCheck},
 	})

@@ -245,7 +245,7 @@ func (b *Buffer) Seek(off int64, whence int) (int64, error) {
 // Bytes returns what was written.
 func (b *Buffer) Bytes() []byte { return b.b }
 
-// SectionBytes is one section for Build.
+// SectionBytes is one section for Encode.
 type SectionBytes struct {
 	Type        uint8
 	Data        []byte
@@ -253,8 +253,8 @@ type SectionBytes struct {
 	Check       Check
 }
 
-// Build writes a whole container in memory.
-func Build(typ byte, typeExt [16]byte, sections []SectionBytes) ([]byte, error) {
+// Encode returns a whole container as bytes, built in memory.
+func Encode(typ byte, typeExt [16]byte, sections []SectionBytes) ([]byte, error) {
 	var buf Buffer
 	w, err := NewWriter(&buf, typ, typeExt, len(sections))
 	if err != nil {
