@@ -53,8 +53,6 @@ type Species struct {
 	Name string // file base name: <Name>.bpat, <Name>_minimal.bpsm
 	// Archetypes its units may play; the first is what a plain unit plays.
 	Archetypes []Archetype
-	// Snapshot says the species ships a far-LOD <Name>_minimal.bpsm.
-	Snapshot bool
 	// Gaits of the clips that need one, by clip name.
 	Gaits map[string]Gait
 }
@@ -88,12 +86,12 @@ var (
 )
 
 var table = []Species{
-	{0, "humanoid", []Archetype{Humanoid, Rider}, true, humanoidGaits},
-	{1, "horse", []Archetype{Horse}, true, horseGaits},
-	{2, "elephant", []Archetype{Elephant}, true, elephantGaits},
-	{3, "humanoid_sword", []Archetype{Humanoid, Rider}, true, humanoidGaits},
-	{4, "humanoid_spear", []Archetype{Humanoid, Rider}, true, humanoidGaits},
-	{5, "humanoid_skeleton", []Archetype{Humanoid, Rider}, true, humanoidGaits},
+	{0, "humanoid", []Archetype{Humanoid, Rider}, humanoidGaits},
+	{1, "horse", []Archetype{Horse}, horseGaits},
+	{2, "elephant", []Archetype{Elephant}, elephantGaits},
+	{3, "humanoid_sword", []Archetype{Humanoid, Rider}, humanoidGaits},
+	{4, "humanoid_spear", []Archetype{Humanoid, Rider}, humanoidGaits},
+	{5, "humanoid_skeleton", []Archetype{Humanoid, Rider}, humanoidGaits},
 }
 
 // MountSeat is where the built-in rider clips (riding_*, die_mounted,

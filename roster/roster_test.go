@@ -9,17 +9,16 @@ import (
 // and the cycles of §3 and §5, written out here by hand.
 func TestTable(t *testing.T) {
 	want := []struct {
-		id       uint32
-		name     string
-		arch     []Archetype
-		snapshot bool
+		id   uint32
+		name string
+		arch []Archetype
 	}{
-		{0, "humanoid", []Archetype{Humanoid, Rider}, true},
-		{1, "horse", []Archetype{Horse}, true},
-		{2, "elephant", []Archetype{Elephant}, true},
-		{3, "humanoid_sword", []Archetype{Humanoid, Rider}, true},
-		{4, "humanoid_spear", []Archetype{Humanoid, Rider}, true},
-		{5, "humanoid_skeleton", []Archetype{Humanoid, Rider}, true},
+		{0, "humanoid", []Archetype{Humanoid, Rider}},
+		{1, "horse", []Archetype{Horse}},
+		{2, "elephant", []Archetype{Elephant}},
+		{3, "humanoid_sword", []Archetype{Humanoid, Rider}},
+		{4, "humanoid_spear", []Archetype{Humanoid, Rider}},
+		{5, "humanoid_skeleton", []Archetype{Humanoid, Rider}},
 	}
 	all := Builtin()
 	if len(all) != len(want) {
@@ -27,7 +26,7 @@ func TestTable(t *testing.T) {
 	}
 	for i, w := range want {
 		s := all[i]
-		if s.ID != w.id || s.Name != w.name || !slices.Equal(s.Archetypes, w.arch) || s.Snapshot != w.snapshot {
+		if s.ID != w.id || s.Name != w.name || !slices.Equal(s.Archetypes, w.arch) {
 			t.Errorf("row %d: %+v, want %+v", i, s, w)
 		}
 		if b, ok := ByID(w.id); !ok || b.Name != w.name {
