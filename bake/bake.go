@@ -93,12 +93,9 @@ type Clip struct {
 	GroundSpeed float64
 }
 
-// Socket is a named attachment point on a bone.
-type Socket struct {
-	Name   string
-	Bone   int // palette index of the anchor
-	Offset [3]float32
-}
+// Socket is a named attachment point on a bone: Anchor is its palette index.
+// It is the file's own socket (one type from the job to the file).
+type Socket = bpat.Socket
 
 // Job is everything one bake needs.
 type Job struct {
@@ -312,10 +309,10 @@ func (j *Job) contents() (*bpat.Contents, error) {
 		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FrameCount: n, FPS: float32(PlaybackFPS(n, dur, c.FPS, c.Loops)), Loops: c.Loops, Markers: c.Markers})
 	}
 	for _, s := range j.Sockets {
-		if s.Bone < 0 || s.Bone >= len(bones) {
-			return nil, fmt.Errorf("bake: socket %q: anchor %d outside the %d-bone palette", s.Name, s.Bone, len(bones))
+		if s.Anchor < 0 || s.Anchor >= len(bones) {
+			return nil, fmt.Errorf("bake: socket %q: anchor %d outside the %d-bone palette", s.Name, s.Anchor, len(bones))
 		}
-		out.Sockets = append(out.Sockets, bpat.Socket{Name: s.Name, Anchor: s.Bone, Offset: s.Offset})
+		out.Sockets = append(out.Sockets, bpat.Socket{Name: s.Name, Anchor: s.Anchor, Offset: s.Offset})
 	}
 	return out, nil
 }

@@ -253,7 +253,7 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		if b < 0 {
 			return nil, fmt.Errorf("%s %q: no bone %q", m.where("socket", i, m.socketLines), s.Name, s.Bone)
 		}
-		j.Sockets = append(j.Sockets, Socket{Name: s.Name, Bone: b, Offset: s.Offset})
+		j.Sockets = append(j.Sockets, Socket{Name: s.Name, Anchor: b, Offset: s.Offset})
 	}
 	return j, nil
 }

@@ -25,9 +25,7 @@ func FromSpecies(s *species.Creature) (*Job, error) {
 		j.Motions = append(j.Motions, Motion{Name: c.Name, Duration: d, NewSampler: func() Sampler { return phaseSampler{c.Pose, d} }})
 		j.Clips = append(j.Clips, Clip{Name: c.Name, Motion: i, FPS: c.FPS, Loops: c.Loops, Markers: c.Markers})
 	}
-	for _, so := range s.Sockets {
-		j.Sockets = append(j.Sockets, Socket{Name: so.Name, Bone: so.Bone, Offset: so.Offset})
-	}
+	j.Sockets = append(j.Sockets, s.Sockets...)
 	return j, nil
 }
 
@@ -122,7 +120,7 @@ func ExportSpecies(s *species.Creature) *gltf.Export {
 	id := s.ID
 	e.Meta.SpeciesID = &id
 	for _, so := range s.Sockets {
-		e.Meta.Sockets = append(e.Meta.Sockets, gltf.SocketMeta{Name: so.Name, Bone: s.Skeleton.Names[so.Bone], Offset: so.Offset})
+		e.Meta.Sockets = append(e.Meta.Sockets, gltf.SocketMeta{Name: so.Name, Bone: s.Skeleton.Names[so.Anchor], Offset: so.Offset})
 	}
 	for i := range s.Clips {
 		c := &s.Clips[i]

@@ -26,7 +26,7 @@ func swinger(t *testing.T) *species.Creature {
 		p[1] = rig.Transform{Translation: [3]float64{0, 1, 0}, Rotation: rig.QuatFromAxisAngle([3]float64{0, 0, 1}, phase*math.Pi/2), Scale: [3]float64{1, 1, 1}}
 	}
 	return &species.Creature{ID: 9, Name: "swinger", Skeleton: sk,
-		Sockets: []species.Socket{{Name: "tip", Bone: 1, Offset: [3]float32{1, 0, 0}}},
+		Sockets: []species.Socket{{Name: "tip", Anchor: 1, Offset: [3]float32{1, 0, 0}}},
 		Clips: []species.Clip{
 			{Name: "swing", Frames: 5, FPS: 4, Loops: false, Markers: bpat.Markers{-1, -1, 0.5, -1, -1}, Pose: pose},
 			{Name: "spin", Frames: 4, FPS: 8, Loops: true, Markers: bpat.NoMarkers(), Pose: pose},

@@ -29,12 +29,9 @@ type Creature struct {
 	Clips   []Clip // in file order
 }
 
-// Socket is an attachment point: a bone and an offset in that bone's space.
-type Socket struct {
-	Name   string
-	Bone   int
-	Offset [3]float32
-}
+// Socket is an attachment point: a bone (Anchor, a skeleton index, which is
+// the palette index of a built-in's files) and an offset in that bone's space.
+type Socket = bpat.Socket
 
 // Clip is one procedural clip. Pose writes the local transform of every bone at a
 // normalized phase in [0,1] (for a looping clip phase 1 is phase 0 again): the

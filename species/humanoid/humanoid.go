@@ -249,16 +249,16 @@ func New(p Profile) *species.Creature {
 // sockets are docs/species.md's humanoid sockets.
 func sockets() []species.Socket {
 	return []species.Socket{
-		{Name: "head", Bone: Head},
-		{Name: "hand_r", Bone: HandR},
-		{Name: "hand_l", Bone: HandL},
-		{Name: "back", Bone: Chest, Offset: [3]float32{0, 0.10, -0.12}},
-		{Name: "hip_l", Bone: HipL, Offset: [3]float32{0, -0.02, 0}},
-		{Name: "hip_r", Bone: HipR, Offset: [3]float32{0, -0.02, 0}},
-		{Name: "chest_front", Bone: Chest, Offset: [3]float32{0, 0.05, 0.15}},
-		{Name: "chest_back", Bone: Chest, Offset: [3]float32{0, 0.05, -0.15}},
-		{Name: "foot_l", Bone: FootL},
-		{Name: "foot_r", Bone: FootR},
+		{Name: "head", Anchor: Head},
+		{Name: "hand_r", Anchor: HandR},
+		{Name: "hand_l", Anchor: HandL},
+		{Name: "back", Anchor: Chest, Offset: [3]float32{0, 0.10, -0.12}},
+		{Name: "hip_l", Anchor: HipL, Offset: [3]float32{0, -0.02, 0}},
+		{Name: "hip_r", Anchor: HipR, Offset: [3]float32{0, -0.02, 0}},
+		{Name: "chest_front", Anchor: Chest, Offset: [3]float32{0, 0.05, 0.15}},
+		{Name: "chest_back", Anchor: Chest, Offset: [3]float32{0, 0.05, -0.15}},
+		{Name: "foot_l", Anchor: FootL},
+		{Name: "foot_r", Anchor: FootR},
 	}
 }
 

@@ -95,16 +95,16 @@ func profileOf(sp *species.Creature) Profile {
 
 func TestSockets(t *testing.T) {
 	want := []species.Socket{
-		{Name: "head", Bone: 5},
-		{Name: "hand_r", Bone: 13},
-		{Name: "hand_l", Bone: 9},
-		{Name: "back", Bone: 3, Offset: [3]float32{0, .10, -.12}},
-		{Name: "hip_l", Bone: 14, Offset: [3]float32{0, -.02, 0}},
-		{Name: "hip_r", Bone: 17, Offset: [3]float32{0, -.02, 0}},
-		{Name: "chest_front", Bone: 3, Offset: [3]float32{0, .05, .15}},
-		{Name: "chest_back", Bone: 3, Offset: [3]float32{0, .05, -.15}},
-		{Name: "foot_l", Bone: 16},
-		{Name: "foot_r", Bone: 19},
+		{Name: "head", Anchor: 5},
+		{Name: "hand_r", Anchor: 13},
+		{Name: "hand_l", Anchor: 9},
+		{Name: "back", Anchor: 3, Offset: [3]float32{0, .10, -.12}},
+		{Name: "hip_l", Anchor: 14, Offset: [3]float32{0, -.02, 0}},
+		{Name: "hip_r", Anchor: 17, Offset: [3]float32{0, -.02, 0}},
+		{Name: "chest_front", Anchor: 3, Offset: [3]float32{0, .05, .15}},
+		{Name: "chest_back", Anchor: 3, Offset: [3]float32{0, .05, -.15}},
+		{Name: "foot_l", Anchor: 16},
+		{Name: "foot_r", Anchor: 19},
 	}
 	for _, sp := range All() {
 		if len(sp.Sockets) != len(want) {

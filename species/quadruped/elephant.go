@@ -44,9 +44,9 @@ func ElephantGaits() []Gait {
 // elephant sockets: the howdah on top of the back, the head, and the tip of the
 // trunk.
 var elephantSockets = []species.Socket{
-	{Name: "howdah", Bone: 1, Offset: [3]float32{0, 0.85, -0.15}},
-	{Name: "head", Bone: 14, Offset: [3]float32{0, 0.05, 0.35}},
-	{Name: "trunk_tip", Bone: 15, Offset: [3]float32{0, -0.90, 0.05}},
+	{Name: "howdah", Anchor: 1, Offset: [3]float32{0, 0.85, -0.15}},
+	{Name: "head", Anchor: 14, Offset: [3]float32{0, 0.05, 0.35}},
+	{Name: "trunk_tip", Anchor: 15, Offset: [3]float32{0, -0.90, 0.05}},
 }
 
 func elephantPlan() *plan {

@@ -23,7 +23,7 @@ func Example() {
 	horse.Skeleton.ModelSpace(pose, palette)
 	saddle := horse.Sockets[0]
 	o := saddle.Offset
-	p := palette[saddle.Bone].TransformPoint(rig.Vec3{float64(o[0]), float64(o[1]), float64(o[2])})
+	p := palette[saddle.Anchor].TransformPoint(rig.Vec3{float64(o[0]), float64(o[1]), float64(o[2])})
 	fmt.Printf("%s %.2f m up\n", saddle.Name, p[1])
 	// Output:
 	// horse 1 16 bones

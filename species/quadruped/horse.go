@@ -47,8 +47,8 @@ func HorseGaits() []Gait {
 // horse sockets: where a rider sits (the humanoid riding clips put the rider's
 // seat there), and the head.
 var horseSockets = []species.Socket{
-	{Name: "saddle", Bone: 1, Offset: [3]float32{0, 0.23, 0.10}},
-	{Name: "head", Bone: 15, Offset: [3]float32{0, -0.06, 0.20}},
+	{Name: "saddle", Anchor: 1, Offset: [3]float32{0, 0.23, 0.10}},
+	{Name: "head", Anchor: 15, Offset: [3]float32{0, -0.06, 0.20}},
 }
 
 func horsePlan() *plan {

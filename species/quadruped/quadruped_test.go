@@ -188,7 +188,7 @@ func TestSockets(t *testing.T) {
 	sock := func(s *species.Creature, name string) rig.Vec3 {
 		for _, so := range s.Sockets {
 			if so.Name == name {
-				m := s.Skeleton.RestModelSpace()[so.Bone]
+				m := s.Skeleton.RestModelSpace()[so.Anchor]
 				return m.TransformPoint(rig.Vec3{float64(so.Offset[0]), float64(so.Offset[1]), float64(so.Offset[2])})
 			}
 		}
