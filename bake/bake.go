@@ -312,7 +312,7 @@ func (j *Job) contents() (*bpat.Contents, error) {
 		if s.Anchor < 0 || s.Anchor >= len(bones) {
 			return nil, fmt.Errorf("bake: socket %q: anchor %d outside the %d-bone palette", s.Name, s.Anchor, len(bones))
 		}
-		out.Sockets = append(out.Sockets, bpat.Socket{Name: s.Name, Anchor: s.Anchor, Offset: s.Offset})
+		out.Sockets = append(out.Sockets, s)
 	}
 	return out, nil
 }
