@@ -6,6 +6,7 @@ package creatures
 import (
 	"sync"
 
+	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/species"
 	"github.com/bonebake/bonebake/species/humanoid"
 	"github.com/bonebake/bonebake/species/quadruped"
@@ -27,31 +28,22 @@ var all = sync.OnceValue(func() []*species.Creature {
 // as read-only.
 func All() []*species.Creature { return all() }
 
-// ByName returns the built-in species with that file name, or nil.
+// ByName returns the built-in species with that file name, or nil. The names
+// and ids are the roster's (roster.ByName); All lists the creatures in id order.
 func ByName(name string) *species.Creature {
-	for _, s := range all() {
-		if s.Name == name {
-			return s
-		}
+	if r, ok := roster.ByName(name); ok {
+		return ByID(r.ID)
 	}
 	return nil
 }
 
 // ByID returns the built-in species with that id, or nil.
 func ByID(id uint32) *species.Creature {
-	for _, s := range all() {
-		if s.ID == id {
-			return s
-		}
+	if c := all(); id < uint32(len(c)) {
+		return c[id]
 	}
 	return nil
 }
 
-// Names lists the built-in species' names in id order.
-func Names() []string {
-	var names []string
-	for _, s := range all() {
-		names = append(names, s.Name)
-	}
-	return names
-}
+// Names lists the built-in species' names in id order: roster.Names.
+func Names() []string { return roster.Names() }
