@@ -118,9 +118,6 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		}
 		mf.FPS = s.FPS
 	}
-	if mf.FPS == 0 {
-		mf.FPS = DefaultFPS
-	}
 	if s.SpeciesID != nil {
 		mf.SpeciesID = s.SpeciesID
 	}
