@@ -59,12 +59,8 @@ func blenderModelAttack(t *testing.T, attack float64) string {
 	var ibm []float64
 	for _, g := range []rig.Mat4{hips, spine, head, ik} {
 		inv, _ := g.Inverse()
-		m := inv.Mul(body)
-		for c := range 4 { // column-major
-			for r := range 4 {
-				ibm = append(ibm, m[r*4+c])
-			}
-		}
+		m := inv.Mul(body).Transpose() // glTF stores matrices column-major
+		ibm = append(ibm, m[:]...)
 	}
 	ibmAcc := add(floats(ibm...), 4, "MAT4", 5126, nil)
 	pos := add(floats(0, 0, 100, 10, 0, 150, 0, 10, 180, -10, 0, 150), 4, "VEC3", 5126,

@@ -47,12 +47,8 @@ func movedMeshModel(t *testing.T) (path string, pos [][3]float64, joints [][4]in
 	var ibm []float64
 	for _, g := range []rig.Mat4{hips, spine, head} {
 		inv, _ := g.Inverse()
-		m := inv.Mul(body)
-		for c := range 4 { // column-major
-			for r := range 4 {
-				ibm = append(ibm, m[r*4+c])
-			}
-		}
+		m := inv.Mul(body).Transpose() // glTF stores matrices column-major
+		ibm = append(ibm, m[:]...)
 	}
 	ibmAcc := add(floats(ibm...), 3, "MAT4", 5126, nil)
 	// The mesh's own space is the armature's shifted by −50 in x (Body's move).

@@ -107,21 +107,7 @@ func TestUnpackDoesNotFollowLinks(t *testing.T) {
 // TestUnpackFailureLeavesNoPartialFile: an object whose data section is corrupt
 // fails its checksum at the end; its file is not left behind.
 func TestUnpackFailureLeavesNoPartialFile(t *testing.T) {
-	var buf bpx.Buffer
-	big := bytes.Repeat([]byte("data"), 50000)
-	if err := bpx.WritePackage(&buf, []bpx.PackInput{Bytes("a.bin", big)}, bpx.PackOptions{Check: bpx.CRC32}); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()
-	b[len(b)-1] ^= 0xFF
-	f, err := bpx.NewReader(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := bpx.ReadPackage(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := corruptPackage(t, Bytes("a.bin", bytes.Repeat([]byte("data"), 50000)))
 	dir := t.TempDir()
 	if _, err := Unpack(p, dir); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Fatalf("corrupt object unpacked: %v", err)

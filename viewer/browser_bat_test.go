@@ -44,21 +44,7 @@ func TestBrowserBAT(t *testing.T) {
 
 	// The background's colour, from the top-left corner (the sky above the grid).
 	bg := pixel(img, 1, 1)
-	covered, differ, total := [2]int{}, 0, 0
-	for y := range h {
-		for x := range half {
-			l, r := pixel(img, x, y), pixel(img, w-half+x, y)
-			for i, c := range [2][3]int{l, r} {
-				if dist(c, bg) > 60 {
-					covered[i]++
-				}
-			}
-			if dist(l, r) > 12 {
-				differ++
-			}
-			total++
-		}
-	}
+	covered, differ, total := compareHalves(img, w, h, half, bg)
 	t.Logf("%d × %d halves: creature covers %d (palette) and %d (BAT) pixels; %d pixels differ", half, h, covered[0], covered[1], differ)
 	for i, side := range []string{"palette", "BAT"} {
 		if covered[i] < 3000 {
@@ -93,21 +79,7 @@ func TestBrowserBAT(t *testing.T) {
 	}
 	img = p.screenshot()
 	saveShot(t, img, "bat-side-gametools.png")
-	covered, differ, total = [2]int{}, 0, 0
-	for y := range h {
-		for x := range half {
-			l, r := pixel(img, x, y), pixel(img, w-half+x, y)
-			for i, c := range [2][3]int{l, r} {
-				if dist(c, bg) > 60 {
-					covered[i]++
-				}
-			}
-			if dist(l, r) > 12 {
-				differ++
-			}
-			total++
-		}
-	}
+	covered, differ, total = compareHalves(img, w, h, half, bg)
 	t.Logf("gametools: creature covers %d (palette) and %d (BAT) pixels; %d pixels differ", covered[0], covered[1], differ)
 	if covered[1] < covered[0]*9/10 || covered[1] > covered[0]*11/10 || differ > total/100 {
 		t.Errorf("gametools: %d and %d pixels covered, %d of %d differ: the BAT half is not the palette's creature", covered[0], covered[1], differ, total)
@@ -124,6 +96,28 @@ func saveShot(t *testing.T, img image.Image, name string) {
 	if err := png.Encode(&b, img); err != nil || os.WriteFile(dir+"/"+name, b.Bytes(), 0o644) != nil {
 		t.Errorf("screenshot %s: %v", name, err)
 	}
+}
+
+// compareHalves compares the left and right halves (half pixels wide each) of
+// a w × h screenshot: how many pixels of each half stand out from the
+// background colour bg (the creature drawn there), and how many differ between
+// the halves, of total compared.
+func compareHalves(img image.Image, w, h, half int, bg [3]int) (covered [2]int, differ, total int) {
+	for y := range h {
+		for x := range half {
+			l, r := pixel(img, x, y), pixel(img, w-half+x, y)
+			for i, c := range [2][3]int{l, r} {
+				if dist(c, bg) > 60 {
+					covered[i]++
+				}
+			}
+			if dist(l, r) > 12 {
+				differ++
+			}
+			total++
+		}
+	}
+	return covered, differ, total
 }
 
 func pixel(img image.Image, x, y int) [3]int {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func checkRoundTrip(t *testing.T, f *File, c *Contents) {
 	if h.IndexDataOffset%DataAlign != 0 || h.VertexDataOffset%DataAlign != 0 {
 		t.Errorf("data not 16-aligned: indices at %d, vertices at %d", h.IndexDataOffset, h.VertexDataOffset)
 	}
-	if got := f.Indices(); len(got) != len(c.Indices) || (len(got) > 0 && !slicesEqual(got, c.Indices)) {
+	if got := f.Indices(); len(got) != len(c.Indices) || (len(got) > 0 && !slices.Equal(got, c.Indices)) {
 		t.Errorf("indices %v, want %v", got, c.Indices)
 	}
 	offset := 0
@@ -110,18 +111,6 @@ func checkRoundTrip(t *testing.T, f *File, c *Contents) {
 	if err := f.CheckVertices(); err != nil {
 		t.Error(err)
 	}
-}
-
-func slicesEqual(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestRoundTrip(t *testing.T) {

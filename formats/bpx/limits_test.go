@@ -3,23 +3,13 @@ package bpx
 import (
 	"bytes"
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
-
-// allocated is the bytes f allocates.
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
 
 // limits sets the package limits for one test.
 func limits(t *testing.T, objects int, table int64) {
@@ -55,7 +45,7 @@ func TestBPXSDStringsLinear(t *testing.T) {
 	}
 	var err error
 	start := time.Now()
-	n := allocated(func() { _, err = DecodeBPXSD(b) })
+	n := testfiles.Allocated(func() { _, err = DecodeBPXSD(b) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +69,7 @@ func TestSmallSectionsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		var perr error
-		if n := allocated(func() { _, perr = ReadPackage(f) }); n > 1<<20 {
+		if n := testfiles.Allocated(func() { _, perr = ReadPackage(f) }); n > 1<<20 {
 			t.Errorf("section type %#x: refusing it allocated %d bytes", typ, n)
 		}
 		wantFormatError(t, perr, RuleSize, "--max-table")
@@ -124,7 +114,7 @@ func TestSharedNamesHeldOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p *Package
-	if a := allocated(func() { p, err = ReadPackage(f) }); a > 64<<20 {
+	if a := testfiles.Allocated(func() { p, err = ReadPackage(f) }); a > 64<<20 {
 		t.Errorf("a %d-byte file of %d objects allocated %d bytes", len(b), n, a)
 	}
 	if err != nil || len(p.Objects) != n || len(p.Objects[n-1].Name) != 4000 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,24 +48,12 @@ func TestEXRRoundTrip(t *testing.T) {
 				if half {
 					want = asHalf(src)
 				}
-				if got.Width != 37 || got.Height != 41 || !equalFloats(got.Data, want.Data) {
+				if got.Width != 37 || got.Height != 41 || !slices.Equal(got.Data, want.Data) {
 					t.Errorf("half %v zip %v, %d channels: values differ after the round trip", half, zip, ch)
 				}
 			}
 		}
 	}
-}
-
-func equalFloats(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestEXRWithOIIO checks the EXR files against OpenImageIO (Debian's
@@ -120,7 +109,7 @@ func TestEXRWithOIIO(t *testing.T) {
 				if err != nil {
 					t.Fatalf("reading oiiotool's file: %v", err)
 				}
-				if !equalFloats(got.Data, want.Data) {
+				if !slices.Equal(got.Data, want.Data) {
 					t.Errorf("%s: oiiotool's ZIP file reads back different values", name)
 				}
 			}

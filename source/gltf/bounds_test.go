@@ -12,20 +12,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-)
 
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
+	"github.com/bonebake/bonebake/internal/testfiles"
+)
 
 // A file that reuses one 1 MiB rotation accessor behind 400 animations is decoded
 // once: every clip's track shares the same keys, and Load allocates a small
@@ -53,7 +44,7 @@ func TestReusedAccessorDecodedOnce(t *testing.T) {
 	d["animations"] = anims
 	path := writeModel(t, d)
 	var m *Model
-	n := allocated(func() {
+	n := testfiles.Allocated(func() {
 		var err error
 		if m, err = Load(path, Options{}); err != nil {
 			t.Fatal(err)
@@ -91,7 +82,7 @@ func TestReusedPositionsRefused(t *testing.T) {
 	obj(d, "meshes", 0)["primitives"] = prims
 	path := writeModel(t, d)
 	var err error
-	n := allocated(func() { _, err = Load(path, Options{}) })
+	n := testfiles.Allocated(func() { _, err = Load(path, Options{}) })
 	var ge *Error
 	if !errors.As(err, &ge) || ge.Rule != RuleMemory || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("err = %v; want the memory rule", err)
