@@ -35,12 +35,18 @@ type Batch struct {
 	Phase   []float32 // normalized clip phase
 	Rate    []float32 // phase per second (0 for a phase set from outside)
 	Out     []Instance
+	// Blend is each unit's cross-fade for the GPU, beside Out: zero while the unit
+	// is not fading. Play starts a fade (Crowd.Animate does when a clip changes),
+	// and every Step advances it. Nil in a Batch not made by NewBatch or New: no
+	// unit of it fades.
+	Blend []Blend
+	fades fades
 }
 
 // NewBatch returns a batch of n units, all at species 0, clip 0, phase 0.
 func NewBatch(n int) *Batch {
 	return &Batch{Species: make([]SpeciesID, n), Clip: make([]ClipID, n), Phase: make([]float32, n),
-		Rate: make([]float32, n), Out: make([]Instance, n)}
+		Rate: make([]float32, n), Out: make([]Instance, n), Blend: make([]Blend, n), fades: newFades(n)}
 }
 
 // Len is the number of units.
@@ -50,6 +56,9 @@ func (b *Batch) check() error {
 	n := len(b.Species)
 	if len(b.Clip) != n || len(b.Phase) != n || len(b.Rate) != n || len(b.Out) != n {
 		return fmt.Errorf("crowd: batch slices of lengths %d %d %d %d %d differ", n, len(b.Clip), len(b.Phase), len(b.Rate), len(b.Out))
+	}
+	if b.fades.unit != nil && (len(b.Blend) != n || len(b.fades.unit) != n) {
+		return fmt.Errorf("crowd: batch Blend of length %d for %d units (a batch keeps the length NewBatch gave it)", len(b.Blend), n)
 	}
 	return nil
 }
@@ -75,6 +84,9 @@ func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
 		return fmt.Errorf("crowd: range [%d,%d) outside the %d units", lo, hi, len(b.Species))
 	}
 	step(c.entries, b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Rate[lo:hi], b.Out[lo:hi], dt)
+	if b.fades.unit != nil {
+		b.fades.step(c.entries, b.Species, b.Blend, lo, hi, dt)
+	}
 	return nil
 }
 

@@ -70,6 +70,23 @@ func BenchmarkBatchStep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
 		})
 	}
+	// A tenth of the units cross-fading (every tenth, so that the fading units
+	// are spread as a battle's are), their fades long enough to last the run.
+	const n = 100_000
+	b.Run(fmt.Sprintf("fading/units=%d", n), func(b *testing.B) {
+		c := benchCrowd(n)
+		c.Animate(r, 1.0/60)
+		bt := &c.Batch
+		for i := 0; i < n; i += 10 {
+			bt.Play(i, (bt.Clip[i]+1)%5, bt.Phase[i], bt.Rate[i]+.5, 1e6)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			bt.Step(r, 1.0/60)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+	})
 }
 
 // BenchmarkBatchStepGo is the same kernel in Go alone, as machines without the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/bonebake/bonebake/roster"
 )
@@ -38,6 +39,11 @@ import (
 //
 // A one-shot clip starts at phase 0 whenever the unit's clip changes to it; a
 // looping clip keeps the unit's phase.
+//
+// When a unit's clip changes, it cross-fades from the old clip, which keeps
+// advancing, over the time its species' FadeTable gives the state change
+// (Registry.Fades); Batch.Blend carries the fade to the GPU. NoFade switches fades
+// off. A unit's first clip after New, Spawn or Set does not fade in.
 type Crowd struct {
 	Batch
 	Archetype []roster.Archetype
@@ -50,6 +56,12 @@ type Crowd struct {
 	Swing []float32
 	// State is written by Animate: each unit's animation state.
 	State []StateID
+	// NoFade makes every clip change show the new clip at once: the pop a fade
+	// hides, for comparison.
+	NoFade bool
+	// Transitions counts the clip changes Animate has seen (not a unit's first
+	// clip), and Fades those of them that faded.
+	Transitions, Fades uint64
 }
 
 // New returns n idle units of species 0 (SpeciesHumanoid), humanoid archetype, no
@@ -60,6 +72,7 @@ func New(n int) *Crowd {
 		Flags: make([]Flags, n), Weapon: make([]Weapon, n), Speed: make([]float32, n), State: make([]StateID, n)}
 	for i := range c.Phase {
 		c.Phase[i] = AmbientPhase(uint32(i))
+		c.Clip[i] = NoClip
 	}
 	return c
 }
@@ -134,6 +147,8 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	maxID := cat.maxID
 	states := stateTable
 	var empty clipEntry
+	fade := !c.NoFade && c.fades.unit != nil
+	var changes, faded uint64
 	// Unplayable units are rare but not known to be: each unit ORs in its clip
 	// selection (bit 15 marks one its species cannot play) and its archetype
 	// shifted past it (an archetype of MaxArchetypes or more sets bit 19 or
@@ -161,8 +176,16 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		}
 		p := phase[i]
 		loops := e.loops()
-		if cl != clips[i] && !loops {
-			p = 0
+		if prev := clips[i]; cl != prev {
+			if !loops {
+				p = 0
+			}
+			if prev != NoClip {
+				changes++
+				if fade && c.fadeFrom(r, lo+i, s, state[i], st, prev) {
+					faded++
+				}
+			}
 		}
 		rt := e.base + e.perSpeed*sp
 		// A swinging unit in an attack state plays at its swing's attack phase. The
@@ -187,10 +210,34 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		e.put(o, ph)
 		o.Clip, o.Species = cl, s
 	}
+	if changes > 0 {
+		atomic.AddUint64(&c.Transitions, changes)
+		atomic.AddUint64(&c.Fades, faded)
+	}
+	if c.fades.unit != nil {
+		c.fades.step(cat.entries, c.Species, c.Blend, lo, hi, dt)
+	}
 	if seen&(uint32(unplayable)|0xFFF80000) != 0 { // bit 15, or an archetype ≥ MaxArchetypes (bits 19 up), or bit 31
 		return &UnplayableError{Units: c.unplayable(r, lo, hi)}
 	}
 	return nil
+}
+
+// fadeFrom starts unit i's fade out of clip prev, shown in state from, when its
+// species' table gives the change to state to a fade time; else it ends any fade
+// the unit is in. It reports whether the unit fades.
+func (c *Crowd) fadeFrom(r *Registry, i int, s SpeciesID, from, to StateID, prev ClipID) bool {
+	t := r.cfg.fades[s]
+	if t == nil {
+		t = &defaultFades
+	}
+	d := t[from&(NumStates-1)][to&(NumStates-1)]
+	if !(d > 0) {
+		c.fades.cancel(i, c.Blend)
+		return false
+	}
+	c.fades.begin(i, prev, c.Phase[i], c.Rate[i], d)
+	return true
 }
 
 // unplayable counts the units of [lo, hi) whose species is not loaded or does not
@@ -283,19 +330,42 @@ func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.Sockets(b.Clip[i], b.Phase[i], dst)
-	return err
+	if _, err = s.Sockets(b.Clip[i], b.Phase[i], dst); err != nil || !b.Fading(i) {
+		return err
+	}
+	return b.blendSockets(s, i, dst)
 }
 
 // Socket returns one socket of unit i at its current clip and phase, in the
-// unit's model space (metres, y up, facing +z). Place(x, y, z, heading).Mul of it
-// is the socket in the world: where a prop held in that socket is drawn.
+// unit's model space (metres, y up, facing +z), blended like the palette while the
+// unit fades. Place(x, y, z, heading).Mul of it is the socket in the world: where a
+// prop held in that socket is drawn.
 func (b *Batch) Socket(r *Registry, i, socket int) (Mat34, error) {
 	s, err := b.species(r, i)
 	if err != nil {
 		return Mat34{}, err
 	}
-	return s.Socket(b.Clip[i], b.Phase[i], socket)
+	m, err := s.Socket(b.Clip[i], b.Phase[i], socket)
+	if err != nil || !b.Fading(i) {
+		return m, err
+	}
+	sides := b.sides(i)
+	for k := range m {
+		m[k] *= sides[0].w
+	}
+	for _, sd := range sides[1:] {
+		if sd.w == 0 {
+			continue
+		}
+		o, err := s.Socket(sd.clip, sd.phase, socket)
+		if err != nil {
+			return Mat34{}, err
+		}
+		for k := range m {
+			m[k] += sd.w * o[k]
+		}
+	}
+	return m, nil
 }
 
 // WorldSocket is Socket composed with the unit's place in the world: its position

@@ -35,6 +35,10 @@ func (s SpeciesID) String() string {
 // Species.Contact take.
 type ClipID uint16
 
+// NoClip is the clip of a unit that has not been animated yet (New, Spawn, Set):
+// its first clip starts without a fade. It plays nothing (row 0).
+const NoClip ClipID = 0xFFFF
+
 // The built-in archetypes, for Crowd.Archetype: which state → clip table a unit
 // plays (docs/runtime.md §5). Which species support which is in Kind's pairings.
 const (

@@ -97,4 +97,5 @@ func (c *Crowd) Spawn(i int, k Kind) {
 // species is loaded and supports the archetype.
 func (c *Crowd) Set(i int, u Unit) {
 	c.Species[i], c.Archetype[i], c.Weapon[i], c.Flags[i], c.Speed[i] = u.Species, u.Archetype, u.Weapon, u.Flags, 0
+	c.Play(i, NoClip, c.Phase[i], 0, 0) // a new unit: its first clip does not fade in
 }

@@ -57,6 +57,7 @@ type config struct {
 	defs       map[uint32]roster.Species
 	archetypes [MaxArchetypes]*Archetype
 	gaits      map[uint32]map[string]roster.Gait
+	fades      [MaxSpeciesID + 1]*FadeTable // nil: DefaultFades
 	lenient    bool
 }
 
@@ -87,6 +88,20 @@ func WithGait(species SpeciesID, clip string, g roster.Gait) Option {
 		}
 		c.gaits[id][clip] = g
 	}
+}
+
+// WithFades sets the cross-fade times of one species' state changes (DefaultFades
+// for the others).
+func WithFades(species SpeciesID, t FadeTable) Option {
+	return func(c *config) { c.fades[species] = &t }
+}
+
+// Fades returns the cross-fade times a species' units use.
+func (r *Registry) Fades(species SpeciesID) FadeTable {
+	if t := r.cfg.fades[species]; t != nil {
+		return *t
+	}
+	return defaultFades
 }
 
 // Lenient accepts files the game's own reader accepts (bpat.Lenient).

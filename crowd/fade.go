@@ -1,0 +1,321 @@
+package crowd
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/bonebake/bonebake/formats/bpat"
+)
+
+// FadeTable gives the cross-fade time in seconds of every state change, indexed
+// [from][to]: a unit whose clip changes fades from its old clip to its new one over
+// that time (0: it switches at once). A game overrides a species' table with
+// WithFades. docs/runtime.md §6.1 lists the defaults and the rules.
+type FadeTable [NumStates][NumStates]float32
+
+// Default fade times in seconds (docs/runtime.md §6.1).
+const (
+	FadeLocomotion = 0.3 // between idles, walk, run, hold and the riding loops; also within a state (a new variant)
+	FadeFromAttack = 0.2 // out of an attack or a cast into anything but a death
+	FadeIntoAttack = 0.1 // into an attack or a cast
+	FadeIntoDeath  = 0.1 // into Die or Dead
+)
+
+// isAttack is true for the states whose clip shows a swing, a shot or a cast.
+var isAttack = [NumStates]bool{
+	StateAttackMelee: true, StateAttackRanged: true, StateAttackSword: true, StateAttackSpear: true,
+	StateAttackBow: true, StateCast: true, StateRidingCharge: true, StateRidingBowShot: true,
+}
+
+// DefaultFades returns the table a game ships unless it says otherwise: FadeIntoDeath
+// into Die and Dead, FadeIntoAttack into an attack, FadeFromAttack out of one,
+// FadeLocomotion between everything else, and none out of Dead (a corpse that
+// rises, say, is a new unit).
+func DefaultFades() FadeTable {
+	var t FadeTable
+	for from := range NumStates {
+		for to := range NumStates {
+			var d float32
+			switch {
+			case from == StateDead:
+				d = 0
+			case to == StateDie || to == StateDead:
+				d = FadeIntoDeath
+			case isAttack[to]:
+				d = FadeIntoAttack
+			case isAttack[from]:
+				d = FadeFromAttack
+			default:
+				d = FadeLocomotion
+			}
+			t[from][to] = d
+		}
+	}
+	return t
+}
+
+var defaultFades = DefaultFades()
+
+// Blend is the rest of a fading unit's pose, for the GPU: the clip it fades from
+// (rows Frame, Next and Lerp, as in Instance) with weight Weight, and, when that
+// fade interrupted another, the clip the interrupted fade came from with weight
+// PriorWeight. The unit's own clip (its Instance) weighs 1 − Weight − PriorWeight:
+//
+//	pose = (1−Weight−PriorWeight)·pose(Instance) + Weight·pose(Frame, Next, Lerp)
+//	       + PriorWeight·pose(PriorFrame, PriorNext, PriorLerp)
+//
+// each pose the usual two-row blend. A unit that is not fading has a zero Blend.
+// Skinning is linear, so a shader may blend the palette rows or the skinned
+// positions alike. It is BlendSize (32) bytes: Batch.BlendBytes views Batch.Blend
+// as a second instance buffer.
+type Blend struct {
+	Frame, Next           uint32  // palette rows of the clip faded from
+	Lerp                  float32 // weight of Next
+	Weight                float32 // weight of the clip faded from
+	PriorFrame, PriorNext uint32  // palette rows of the clip an interrupted fade came from
+	PriorLerp             float32
+	PriorWeight           float32 // its weight; 0 when the fade interrupted none
+}
+
+// BlendSize is the size of a Blend in bytes.
+const BlendSize = 32
+
+var _ [BlendSize - unsafe.Sizeof(Blend{})]byte
+var _ [unsafe.Sizeof(Blend{}) - BlendSize]byte
+
+// fading is the CPU side of a unit's fade: the clips faded from, which keep
+// advancing at the rate they had, and the fade's clock.
+type fading struct {
+	from, prior         ClipID
+	fromPhase, fromRate float32
+	priorPhase          float32
+	priorRate           float32
+	priorShare          float32 // of the faded-from side, the prior clip's share
+	t                   float32 // seconds into the fade
+	inv                 float32 // 1 / the fade time
+}
+
+// fades is a batch's fade state: per unit, and a bit per unit set while it fades,
+// so that the fade pass skips 64 units that are not fading with one load. Bits
+// are set and cleared atomically: ranges stepped in parallel share the words at
+// their edges.
+type fades struct {
+	unit []fading
+	bits []uint64
+}
+
+func newFades(n int) fades {
+	return fades{unit: make([]fading, n), bits: make([]uint64, (n+63)/64)}
+}
+
+func (f *fades) on(i int) bool { return atomic.LoadUint64(&f.bits[i>>6])&(1<<(i&63)) != 0 }
+func (f *fades) set(i int)     { atomic.OrUint64(&f.bits[i>>6], 1<<(i&63)) }
+func (f *fades) clear(i int)   { atomic.AndUint64(&f.bits[i>>6], ^uint64(1<<(i&63))) }
+
+// smoothstep eases x in [0,1]: 3x² − 2x³.
+func smoothstep(x float32) float32 { return x * x * (3 - 2*x) }
+
+// begin starts unit i's fade over d seconds from clip from, at phase and rate, to
+// the clip the unit plays from now on. A fade that interrupts another starts from
+// the pose being shown: the clip that was fading in becomes the one faded from, and
+// the one it was fading from becomes the prior, with the weights they had. Only a
+// third change within one fade loses a pose: the smaller share of the two older
+// clips is dropped (docs/runtime.md §6.1).
+func (f *fades) begin(i int, from ClipID, phase, rate, d float32) {
+	u := &f.unit[i]
+	share := float32(0)
+	if f.on(i) {
+		w := smoothstep(u.t * u.inv) // the weight the interrupted fade gave its new clip
+		if u.priorShare > .5 {
+			u.from, u.fromPhase, u.fromRate = u.prior, u.priorPhase, u.priorRate
+		}
+		u.prior, u.priorPhase, u.priorRate = u.from, u.fromPhase, u.fromRate
+		share = 1 - w
+	}
+	u.from, u.fromPhase, u.fromRate = from, phase, rate
+	u.priorShare, u.t, u.inv = share, 0, 1/d
+	f.set(i)
+}
+
+// cancel ends unit i's fade: it shows its own clip alone.
+func (f *fades) cancel(i int, blend []Blend) {
+	if f.on(i) {
+		f.clear(i)
+		blend[i] = Blend{}
+	}
+}
+
+// step advances the fades of units [lo, hi) by dt and writes their Blends; a fade
+// that is over clears its unit's Blend.
+func (f *fades) step(entries []clipEntry, species []SpeciesID, blend []Blend, lo, hi int, dt float32) {
+	empty := uint(len(entries)) - 1
+	entry := func(s SpeciesID, cl ClipID) *clipEntry {
+		k := uint(s)<<clipShift | uint(cl)
+		if cl >= MaxClips || k > empty {
+			k = empty
+		}
+		return &entries[k]
+	}
+	for w := lo >> 6; w<<6 < hi; w++ {
+		word := atomic.LoadUint64(&f.bits[w])
+		for word != 0 {
+			i := w<<6 | bits.TrailingZeros64(word)
+			word &= word - 1
+			if i < lo || i >= hi {
+				continue
+			}
+			u := &f.unit[i]
+			u.t += dt
+			x := u.t * u.inv
+			if !(x < 1) {
+				f.clear(i)
+				blend[i] = Blend{}
+				continue
+			}
+			out := 1 - smoothstep(x) // of the faded-from side
+			var o Instance
+			e := entry(species[i], u.from)
+			u.fromPhase = e.advance(u.fromPhase, u.fromRate, dt)
+			e.put(&o, u.fromPhase)
+			b := Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: out * (1 - u.priorShare)}
+			if u.priorShare > 0 {
+				e = entry(species[i], u.prior)
+				u.priorPhase = e.advance(u.priorPhase, u.priorRate, dt)
+				e.put(&o, u.priorPhase)
+				b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, out*u.priorShare
+			}
+			blend[i] = b
+		}
+	}
+}
+
+// advance is a phase dt seconds on at rate, by the batch kernel's rules.
+func (e *clipEntry) advance(ph, rate, dt float32) float32 {
+	ph += float32(rate * dt)
+	if math.Float32bits(ph) >= one {
+		ph = settle(ph, e.loops())
+	}
+	return ph * e.keep
+}
+
+// BlendBytes returns Blend as bytes, without copying, for a second instance
+// buffer: BlendSize bytes per unit, laid out as the Blend struct (uint32 and
+// float32 fields in order), in the host's byte order. Nil when the batch has no
+// Blend.
+func (b *Batch) BlendBytes() []byte {
+	if len(b.Blend) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&b.Blend[0])), len(b.Blend)*BlendSize)
+}
+
+// Fading reports whether unit i is fading between clips.
+func (b *Batch) Fading(i int) bool {
+	return b.fades.unit != nil && b.fades.on(i)
+}
+
+// Play switches unit i to clip at phase, advancing at rate phases per second,
+// fading from what it shows over fade seconds (none when fade ≤ 0 or the batch has
+// no Blend). It is how a game that drives Batch itself changes a unit's clip; a
+// Crowd changes clips in Animate.
+func (b *Batch) Play(i int, clip ClipID, phase, rate, fade float32) {
+	if b.fades.unit != nil {
+		if fade > 0 && b.Clip[i] != NoClip {
+			b.fades.begin(i, b.Clip[i], b.Phase[i], b.Rate[i], fade)
+		} else {
+			b.fades.cancel(i, b.Blend)
+		}
+	}
+	b.Clip[i], b.Phase[i], b.Rate[i] = clip, phase, rate
+}
+
+// blendSockets blends unit i's fading sides into dst, which holds its own clip's
+// socket floats: dst = w₀·dst + w₁·from + w₂·prior.
+func (b *Batch) blendSockets(s *Species, i int, dst []float32) error {
+	dst = dst[:s.SocketCount()*bpat.FloatsPerSocket]
+	var scratch [16 * bpat.FloatsPerSocket]float32 // sixteen sockets without allocating
+	tmp := scratch[:]
+	if len(dst) > len(tmp) {
+		tmp = make([]float32, len(dst))
+	}
+	tmp = tmp[:len(dst)]
+	sides := b.sides(i)
+	for k := range dst {
+		dst[k] *= sides[0].w
+	}
+	for _, sd := range sides[1:] {
+		if sd.w == 0 {
+			continue
+		}
+		if _, err := s.Sockets(sd.clip, sd.phase, tmp); err != nil {
+			return err
+		}
+		for k := range dst {
+			dst[k] += sd.w * tmp[k]
+		}
+	}
+	return nil
+}
+
+// side is one clip of a unit's pose and its weight.
+type side struct {
+	clip  ClipID
+	phase float32
+	w     float32
+}
+
+// sides returns the clips unit i shows: its own, then, while it fades, the clips
+// it fades from, with the weights its Blend gives them.
+func (b *Batch) sides(i int) [3]side {
+	s := [3]side{{b.Clip[i], b.Phase[i], 1}}
+	if b.Fading(i) {
+		bl, u := b.Blend[i], &b.fades.unit[i]
+		s[0].w = 1 - bl.Weight - bl.PriorWeight
+		s[1] = side{u.from, u.fromPhase, bl.Weight}
+		s[2] = side{u.prior, u.priorPhase, bl.PriorWeight}
+	}
+	return s
+}
+
+// Origins writes the model-space origin (x, y, z, metres) of every bone of the pose
+// unit i shows into dst (BoneCount·3 floats): its clip at its phase and, while it
+// fades, the clips it fades from, weighted as its Blend weighs them. It is for
+// measuring how far bones move from one frame to the next (bonebake simulate's
+// max_bone_jump_m), not for drawing.
+func (b *Batch) Origins(r *Registry, i int, dst []float32) error {
+	s, err := b.species(r, i)
+	if err != nil {
+		return err
+	}
+	n := s.File.BoneCount()
+	if len(dst) < 3*n {
+		return fmt.Errorf("crowd: origin buffer of %d floats; species %s needs %d", len(dst), s.Name, 3*n)
+	}
+	if err := s.read(); err != nil {
+		return err
+	}
+	defer s.live.RUnlock()
+	dst = dst[:3*n]
+	clear(dst)
+	for _, sd := range b.sides(i) {
+		if sd.w == 0 {
+			continue
+		}
+		if int(sd.clip) >= len(s.Clips) {
+			return fmt.Errorf("crowd: unit %d: species %s has no clip %d", i, s.Name, sd.clip)
+		}
+		c := &s.Clips[sd.clip]
+		p := bpat.Resolve(float64(sd.phase), c.FrameCount, c.Loops)
+		f0, f1 := s.File.Palette(int(sd.clip), p.Frame), s.File.Palette(int(sd.clip), p.Next)
+		for k := range n {
+			for a := range 3 {
+				e := k*bpat.FloatsPerBone + 4*a + 3 // the translation column
+				dst[3*k+a] += sd.w * (f0[e] + (f1[e]-f0[e])*p.Lerp)
+			}
+		}
+	}
+	return nil
+}

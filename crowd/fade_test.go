@@ -1,0 +1,250 @@
+package crowd
+
+import (
+	"math"
+	"testing"
+
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/species/creatures"
+)
+
+// The default table is the one docs/runtime.md §6.1 states.
+func TestDefaultFades(t *testing.T) {
+	d := DefaultFades()
+	for _, c := range []struct {
+		from, to StateID
+		want     float32
+	}{
+		{StateIdle, StateWalk, .3}, {StateWalk, StateRun, .3}, {StateRun, StateIdle, .3}, {StateIdle, StateIdle, .3},
+		{StateWalk, StateAttackSword, .1}, {StateIdle, StateCast, .1}, {StateRidingIdle, StateRidingCharge, .1},
+		{StateAttackSword, StateIdle, .2}, {StateAttackBow, StateWalk, .2}, {StateAttackSword, StateAttackSpear, .1},
+		{StateWalk, StateDie, .1}, {StateAttackSword, StateDie, .1}, {StateDie, StateDead, .1},
+		{StateDead, StateIdle, 0}, {StateDead, StateDie, 0},
+	} {
+		if got := d[c.from][c.to]; got != c.want {
+			t.Errorf("%v → %v: %v s, want %v", c.from, c.to, got, c.want)
+		}
+	}
+}
+
+// A unit that turns from walk to a swing fades: the walk keeps advancing at the
+// rate it had, its weight falls as 1 − smoothstep(t/0.1), its rows are
+// bpat.Resolve's for its phase, and after the fade the Blend is zero again. The
+// new clip plays by its own rules meanwhile (the swing's phase).
+func TestFadeWalkIntoSwing(t *testing.T) {
+	r := testRegistry(t)
+	h := r.Species(0)
+	walk := h.Clips[clipID(h, "walk")]
+	c := New(1)
+	c.Weapon[0] = WeaponSword
+	c.Speed[0] = 1.4
+	const dt = float32(1.0 / 60)
+	for range 10 {
+		if err := c.Animate(r, dt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Blend[0] != (Blend{}) || c.Transitions != 0 {
+		t.Fatalf("walking from the start: blend %+v, %d transitions (the first clip does not fade in)", c.Blend[0], c.Transitions)
+	}
+	walkPhase, walkRate := float64(c.Phase[0]), float64(c.Rate[0])
+	c.Flags[0] |= Attacking | InMelee
+	c.Swing = []float32{0}
+	for k := 1; ; k++ {
+		c.Swing[0] = AttackPhase(float32(k-1) * dt)
+		if err := c.Animate(r, dt); err != nil {
+			t.Fatal(err)
+		}
+		tm := float64(k) * float64(dt)
+		b := c.Blend[0]
+		if tm >= .1-1e-6 {
+			if b != (Blend{}) || c.Fading(0) {
+				t.Fatalf("t=%.4f after the 0.1 s fade: still fading, %+v", tm, b)
+			}
+			break
+		}
+		x := tm / .1
+		if w := 1 - x*x*(3-2*x); math.Abs(float64(b.Weight)-w) > 1e-5 || b.PriorWeight != 0 {
+			t.Fatalf("t=%.4f: walk weighs %v, want %v (prior %v)", tm, b.Weight, w, b.PriorWeight)
+		}
+		p := walkPhase + walkRate*tm
+		p -= math.Floor(p)
+		want := bpat.Resolve(p, walk.FrameCount, true)
+		if b.Frame != uint32(walk.FrameOffset+want.Frame) || b.Next != uint32(walk.FrameOffset+want.Next) || math.Abs(float64(b.Lerp-want.Lerp)) > 1e-3 {
+			t.Fatalf("t=%.4f: walk rows %d %d %.4f, want %d %d %.4f at phase %.5f", tm, b.Frame, b.Next, b.Lerp,
+				walk.FrameOffset+want.Frame, walk.FrameOffset+want.Next, want.Lerp, p)
+		}
+		if c.State[0] != StateAttackSword || c.Phase[0] != c.Swing[0] {
+			t.Fatalf("t=%.4f: state %v phase %v, want the swing's phase %v", tm, c.State[0], c.Phase[0], c.Swing[0])
+		}
+	}
+	if c.Transitions != 1 || c.Fades != 1 {
+		t.Errorf("%d transitions, %d fades; want 1 and 1", c.Transitions, c.Fades)
+	}
+}
+
+// Sockets blend like the palette: a fading unit's hand is the weighted sum of the
+// hand in each clip, sampled independently.
+func TestFadeBlendsSockets(t *testing.T) {
+	r := testRegistry(t)
+	h := r.Species(0)
+	b := NewBatch(1)
+	walk, run := clipID(h, "walk"), clipID(h, "run")
+	b.Play(0, walk, .25, 1, 0)
+	b.Step(r, .1)
+	b.Play(0, run, .5, 2, .3)
+	b.Step(r, .1)
+	w := 1 - smoothstep(float32(.1/.3))
+	if got := b.Blend[0].Weight; math.Abs(float64(got-w)) > 1e-6 {
+		t.Fatalf("walk weighs %v, want %v", got, w)
+	}
+	hand := h.SocketIndex("hand_r")
+	got, err := b.Socket(r, 0, hand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := h.Socket(walk, .45, hand) // .25 + 1·.1 + 1·.1
+	c, _ := h.Socket(run, .7, hand)   // .5 + 2·.1
+	all := make([]float32, h.SocketCount()*12)
+	if err := b.Sockets(r, 0, all); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 12 {
+		want := (1-w)*c[k] + w*a[k]
+		if math.Abs(float64(got[k]-want)) > 1e-4 || math.Abs(float64(all[hand*12+k]-want)) > 1e-4 {
+			t.Fatalf("element %d: Socket %v, Sockets %v, want %v (run %v, walk %v)", k, got[k], all[hand*12+k], want, c[k], a[k])
+		}
+	}
+}
+
+// A fade interrupted by another change starts from the pose being shown: the
+// clip fading in becomes the one faded from, and the old one carries on as the
+// prior with the weight it had, so the three weights sum to what was shown.
+func TestInterruptedFade(t *testing.T) {
+	r := testRegistry(t)
+	h := r.Species(0)
+	b := NewBatch(1)
+	idle, walk, die := clipID(h, "idle"), clipID(h, "walk"), clipID(h, "die_infantry")
+	b.Play(0, idle, 0, 1, 0)
+	b.Step(r, .1)
+	b.Play(0, walk, 0, 1, .3)
+	b.Step(r, .1)
+	before := make([]float32, 60)
+	if err := b.Origins(r, 0, before); err != nil {
+		t.Fatal(err)
+	}
+	shownWalk := smoothstep(float32(.1 / .3))
+	b.Play(0, die, 0, 0, .1)
+	b.Step(r, 0) // no time passes: the pose must not change
+	after := make([]float32, 60)
+	if err := b.Origins(r, 0, after); err != nil {
+		t.Fatal(err)
+	}
+	for k := range after {
+		if math.Abs(float64(after[k]-before[k])) > 1e-4 {
+			t.Fatalf("origin element %d jumps %v → %v at the interruption", k, before[k], after[k])
+		}
+	}
+	bl := b.Blend[0]
+	if math.Abs(float64(bl.Weight-shownWalk)) > 1e-6 || math.Abs(float64(bl.PriorWeight-(1-shownWalk))) > 1e-6 {
+		t.Fatalf("blend %+v: want walk %v, idle %v", bl, shownWalk, 1-shownWalk)
+	}
+	b.Step(r, .1)
+	if b.Fading(0) || b.Blend[0] != (Blend{}) {
+		t.Fatalf("after the death's 0.1 s fade: %+v", b.Blend[0])
+	}
+}
+
+// Origins is the pose's bone translations, computed independently here from the
+// file's full palette for each clip, blended by the Blend's weights.
+func TestOriginsOfABlend(t *testing.T) {
+	r := testRegistry(t)
+	h := r.Species(0)
+	b := NewBatch(1)
+	walk, run := clipID(h, "walk"), clipID(h, "run")
+	b.Play(0, walk, .1, 1, 0)
+	b.Play(0, run, .6, 1, .3)
+	b.Step(r, .05)
+	got := make([]float32, 60)
+	if err := b.Origins(r, 0, got); err != nil {
+		t.Fatal(err)
+	}
+	pw, pr := make([]float32, 20*16), make([]float32, 20*16)
+	h.Palette(walk, .15, pw)
+	h.Palette(run, .65, pr)
+	w := b.Blend[0].Weight
+	for bone := range 20 {
+		for a := range 3 {
+			want := w*pw[bone*16+4*a+3] + (1-w)*pr[bone*16+4*a+3]
+			if d := got[3*bone+a] - want; math.Abs(float64(d)) > 1e-4 {
+				t.Fatalf("bone %d axis %d: %v, want %v", bone, a, got[3*bone+a], want)
+			}
+		}
+	}
+}
+
+// The point of it all: on the real humanoid, a unit that walks, swings, walks
+// again and dies moves its bones by far less in any one frame with fades than
+// without (where every change is a pop), and a per-species table of zeros brings
+// the pops back.
+func TestFadesRemovePops(t *testing.T) {
+	h := creatures.All()[0]
+	data, err := bake.SpeciesBytes(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jump := func(noFade bool, opts ...Option) float64 {
+		r := NewRegistry(opts...)
+		defer r.Close()
+		if err := r.LoadBytes(h.Name+".bpat", data); err != nil {
+			t.Fatal(err)
+		}
+		c := New(1)
+		c.Spawn(0, KindSwordsman)
+		c.Species[0] = SpeciesHumanoid
+		c.NoFade = noFade
+		c.Swing = []float32{-1}
+		prev, cur := make([]float32, 60), make([]float32, 60)
+		const dt = float32(1.0 / 60)
+		most := 0.0
+		for k := range 300 {
+			tm := float32(k) * dt
+			c.Speed[0], c.Flags[0], c.Swing[0] = 0, 0, -1
+			switch {
+			case tm < 1:
+				c.Speed[0] = 1.4
+			case tm < 2.5:
+				c.Flags[0] = Attacking | InMelee
+				c.Swing[0] = AttackPhase(tm - 1)
+			case tm < 4:
+				c.Speed[0] = 1.4
+			default:
+				c.Flags[0] = Dying
+			}
+			if err := c.Animate(r, dt); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Origins(r, 0, cur); err != nil {
+				t.Fatal(err)
+			}
+			if k > 0 {
+				for b := 0; b < len(cur); b += 3 {
+					most = max(most, math.Hypot(math.Hypot(float64(cur[b]-prev[b]), float64(cur[b+1]-prev[b+1])), float64(cur[b+2]-prev[b+2])))
+				}
+			}
+			prev, cur = cur, prev
+		}
+		if c.Transitions != 3 {
+			t.Fatalf("%d transitions, want 3 (walk → swing → walk → die)", c.Transitions)
+		}
+		return most
+	}
+	faded, popped := jump(false), jump(true)
+	var zero FadeTable
+	tabled := jump(false, WithFades(SpeciesHumanoid, zero))
+	t.Logf("largest bone move in one frame: %.3f m with fades, %.3f m without, %.3f m with a table of zeros", faded, popped, tabled)
+	if !(faded <= popped/2) || tabled != popped {
+		t.Errorf("largest bone move in one frame: %.3f m with fades, %.3f m without, %.3f m with a table of zeros: want fades at most half", faded, popped, tabled)
+	}
+}
