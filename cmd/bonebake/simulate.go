@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bonebake/bonebake/bake"
@@ -39,6 +40,12 @@ It prints the animation step's cost per unit in nanoseconds (median and p99 over
 steps, on one core), the frame-time percentiles of the whole simulation step, and
 the combat counts: swings started, hits landed on the attack clip's contact marker,
 and hits cancelled (target dead, friendly or out of reach at contact, attacker dead).
+
+Every clip change cross-fades (docs/runtime.md §6.1); --no-fade switches them off
+to show the pops they hide. The run counts the clip changes (transitions) and the
+fades, and measures the largest move of any bone's origin from one frame to the
+next over all units and steps (max_bone_jump_m), from the poses the GPU would
+draw: with fades it is well below the --no-fade figure on the same seed.
 
 Without --assets the built-in species are baked in memory first.`,
 		Example: `  bonebake simulate
@@ -90,6 +97,7 @@ Without --assets the built-in species are baked in memory first.`,
 	f.StringVar(&cfg.assets, "assets", "", "directory of species .bpat files (default: bake the built-in species in memory)")
 	f.Uint64Var(&cfg.seed, "seed", 1, "random seed of the armies")
 	f.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+	f.BoolVar(&cfg.noFade, "no-fade", false, "switch cross-fades off: every clip change shows the new clip at once")
 	species.add(cmd)
 	return cmd
 }
@@ -105,6 +113,7 @@ type simConfig struct {
 	seconds, dt float64
 	assets      string
 	seed        uint64
+	noFade      bool
 	maxSteps    int // tests: stop early
 	// progress, when set, hears (steps done, steps) about ten times a second once
 	// the run has lasted progressAfter (a second unless set), so that short runs
@@ -131,6 +140,11 @@ type simResult struct {
 	HitsCancelled       uint64         `json:"hits_cancelled"`
 	Kills               uint64         `json:"kills"`
 	Alive               [2]int         `json:"alive"`
+	Fading              bool           `json:"fading"`
+	Transitions         uint64         `json:"transitions"`
+	Fades               uint64         `json:"fades"`
+	MaxBoneJumpM        *float64       `json:"max_bone_jump_m"` // null when not measured (too many bones to keep)
+	MaxBoneJumpNote     string         `json:"max_bone_jump_note,omitempty"`
 }
 
 func (r *simResult) print(w io.Writer) {
@@ -149,6 +163,16 @@ func (r *simResult) print(w io.Writer) {
 	fmt.Fprintf(w, "frame time: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms\n", r.FrameMsP50, r.FrameMsP90, r.FrameMsP99, r.FrameMsMax)
 	fmt.Fprintf(w, "attacks started %d, hits landed on contact %d, hits cancelled %d, kills %d\n", r.AttacksStarted, r.HitsLanded, r.HitsCancelled, r.Kills)
 	fmt.Fprintf(w, "alive at the end: %d vs %d\n", r.Alive[0], r.Alive[1])
+	fades := "cross-fades on"
+	if !r.Fading {
+		fades = "cross-fades off (--no-fade)"
+	}
+	fmt.Fprintf(w, "%s: %d clip changes, %d faded\n", fades, r.Transitions, r.Fades)
+	if r.MaxBoneJumpM != nil {
+		fmt.Fprintf(w, "largest bone move in one frame: %.3f m\n", *r.MaxBoneJumpM)
+	} else {
+		fmt.Fprintf(w, "largest bone move in one frame: not measured (%s)\n", r.MaxBoneJumpNote)
+	}
 }
 
 // simRegistry loads the species files of dir, or bakes the built-in species in
@@ -212,6 +236,8 @@ func loadBuiltins(reg *crowd.Registry, missingOnly bool) ([]string, error) {
 
 func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 	b := battle.New(reg, cfg.units, cfg.seed)
+	b.Crowd.NoFade = cfg.noFade
+	jumps, note := newJumpMeter(reg, cfg.units)
 	dt := float32(cfg.dt)
 	steps := int(math.Round(cfg.seconds / cfg.dt))
 	if cfg.maxSteps > 0 {
@@ -239,13 +265,21 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 		t2 := time.Now()
 		anim = append(anim, float64(t2.Sub(t1).Nanoseconds())/float64(cfg.units))
 		frame = append(frame, float64(t2.Sub(t0).Nanoseconds())/1e6)
+		if jumps != nil {
+			jumps.measure(&b.Crowd.Batch)
+		}
 	}
 	if !shown.IsZero() {
 		cfg.progress(steps, steps)
 	}
 	res := &simResult{Units: cfg.units, Steps: steps, Seconds: float64(steps) * cfg.dt, DT: cfg.dt, Species: map[string]int{},
 		AttacksStarted: b.Melee.Stats.Started, HitsLanded: b.Melee.Stats.Landed, HitsCancelled: b.Melee.Stats.Cancelled,
-		Kills: b.Melee.Stats.Kills, Alive: [2]int{b.Alive(0), b.Alive(1)}}
+		Kills: b.Melee.Stats.Kills, Alive: [2]int{b.Alive(0), b.Alive(1)},
+		Fading: !cfg.noFade, Transitions: b.Crowd.Transitions, Fades: b.Crowd.Fades, MaxBoneJumpNote: note}
+	if jumps != nil {
+		m := jumps.max()
+		res.MaxBoneJumpM = &m
+	}
 	for _, s := range b.Crowd.Species {
 		name := fmt.Sprintf("species %d", s)
 		if sp := reg.Species(s); sp != nil {
@@ -260,6 +294,69 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 	res.FrameMsMax = frame[len(frame)-1]
 	return res, nil
 }
+
+// jumpMeter finds the largest move of any bone's model-space origin from one
+// step to the next, over all units: it keeps every unit's origins of the last
+// step and compares the new ones, on all cores.
+type jumpMeter struct {
+	reg     *crowd.Registry
+	stride  int       // floats per unit: 3 × the most bones of any species
+	prev    []float32 // per unit, its origins at the last step
+	has     []bool    // whether prev holds a pose yet
+	most    []float64 // per worker
+	workers int
+}
+
+// maxJumpFloats bounds the memory the meter keeps: 256 MB of origins.
+const maxJumpFloats = 64 << 20
+
+// newJumpMeter returns a meter for n units, or nil and why not when their origins
+// would take more than maxJumpFloats.
+func newJumpMeter(reg *crowd.Registry, n int) (*jumpMeter, string) {
+	bones := 0
+	for _, s := range reg.All() {
+		bones = max(bones, s.File.BoneCount())
+	}
+	if n*bones*3 > maxJumpFloats {
+		return nil, fmt.Sprintf("%d units of up to %d bones: more origins than the %d MB the measurement may keep", n, bones, maxJumpFloats*4>>20)
+	}
+	w := goruntime.GOMAXPROCS(0)
+	return &jumpMeter{reg: reg, stride: 3 * bones, prev: make([]float32, n*3*bones), has: make([]bool, n), most: make([]float64, w), workers: w}, ""
+}
+
+// measure compares every unit's pose now with its pose at the last call.
+func (m *jumpMeter) measure(b *crowd.Batch) {
+	n := b.Len()
+	var wg sync.WaitGroup
+	for w := range m.workers {
+		lo, hi := n*w/m.workers, n*(w+1)/m.workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cur := make([]float32, m.stride)
+			most := m.most[w]
+			for i := lo; i < hi; i++ {
+				prev := m.prev[i*m.stride : (i+1)*m.stride]
+				if b.Origins(m.reg, i, cur) != nil { // a species not loaded: nothing drawn
+					m.has[i] = false
+					continue
+				}
+				if m.has[i] {
+					for k := 0; k < len(cur); k += 3 {
+						dx, dy, dz := float64(cur[k]-prev[k]), float64(cur[k+1]-prev[k+1]), float64(cur[k+2]-prev[k+2])
+						most = max(most, math.Sqrt(dx*dx+dy*dy+dz*dz))
+					}
+				}
+				copy(prev, cur)
+				m.has[i] = true
+			}
+			m.most[w] = most
+		}()
+	}
+	wg.Wait()
+}
+
+func (m *jumpMeter) max() float64 { return slices.Max(m.most) }
 
 // percentile returns the q-quantile of sorted values (nearest rank).
 func percentile(sorted []float64, q float64) float64 {

@@ -162,3 +162,35 @@ func TestSimulatePartialAssets(t *testing.T) {
 		t.Errorf("exit %d: %s%s", code, stdout, stderr)
 	}
 }
+
+// Fades: the same battle (same seed) with and without them changes clips as
+// often, lands the same hits, and with fades moves no bone by more than half the
+// largest pop of the run without.
+func TestSimulateFades(t *testing.T) {
+	run := func(extra ...string) simResult {
+		code, stdout, stderr := bonebake(t, append([]string{"simulate", "--units", "300", "--seconds", "20", "--json"}, extra...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var res simResult
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.MaxBoneJumpM == nil {
+			t.Fatalf("no max_bone_jump_m: %s", stdout)
+		}
+		return res
+	}
+	on, off := run(), run("--no-fade")
+	t.Logf("with fades: %d changes, %d faded, largest move %.3f m; without: %d, %d, %.3f m",
+		on.Transitions, on.Fades, *on.MaxBoneJumpM, off.Transitions, off.Fades, *off.MaxBoneJumpM)
+	if !on.Fading || off.Fading || on.Transitions == 0 || on.Fades == 0 || on.Fades > on.Transitions || off.Fades != 0 {
+		t.Errorf("fading %v/%v, transitions %d/%d, fades %d/%d", on.Fading, off.Fading, on.Transitions, off.Transitions, on.Fades, off.Fades)
+	}
+	if on.Transitions != off.Transitions || on.HitsLanded != off.HitsLanded || on.HitsCancelled != off.HitsCancelled || on.Kills != off.Kills {
+		t.Errorf("fades changed the battle: %+v\nagainst %+v", on, off)
+	}
+	if !(*on.MaxBoneJumpM > 0) || *on.MaxBoneJumpM > *off.MaxBoneJumpM/2 {
+		t.Errorf("largest bone move in a frame %.3f m with fades, %.3f m without: want at most half", *on.MaxBoneJumpM, *off.MaxBoneJumpM)
+	}
+}
