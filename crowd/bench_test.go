@@ -179,3 +179,65 @@ func BenchmarkSocket(b *testing.B) {
 		p += .013
 	}
 }
+
+// BenchmarkEventDriven is one frame of the GPU clock mode: the clock advances and
+// 1 % of a million units change what they do (they start or stop walking), so
+// their records are rewritten; the other 99 % cost nothing. In changes=1pct the
+// changing units are spread at random (each change then misses the cache twice:
+// the unit's inputs and its record); in changes=1pct/squads they change in
+// squads of 50 neighbours, as a regiment does. A frame's units differ from the
+// last frame's, as a battle's do. Run with -cpu 1.
+func BenchmarkEventDriven(b *testing.B) {
+	r := testRegistry(b)
+	const n = 1_000_000
+	c := benchCrowd(n)
+	for _, squad := range []int{1, 50} {
+		name := fmt.Sprintf("units=%d/changes=1pct", n)
+		if squad > 1 {
+			name += "/squads"
+		}
+		b.Run(name, func(b *testing.B) {
+			clock := NewGPUClock(n)
+			for i := range n {
+				clock.Set(i, Unit{Species: c.Species[i], Archetype: c.Archetype[i], Weapon: c.Weapon[i], Flags: c.Flags[i]})
+				clock.SetInputs(i, Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]})
+				clock.SetVariant(i, c.Variant[i])
+			}
+			if err := clock.Commit(r); err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(9, 10))
+			lists := make([][]int32, 256) // 2.5 M changes: far more than the caches hold
+			for k := range lists {
+				lists[k] = make([]int32, 0, n/100)
+				for len(lists[k]) < n/100 {
+					u := rng.IntN(n - squad)
+					for j := range squad {
+						lists[k] = append(lists[k], int32(u+j))
+					}
+				}
+			}
+			clock.Dirty = make([]int32, 0, n/100)
+			b.ReportAllocs()
+			b.ResetTimer()
+			frame := 0
+			for b.Loop() {
+				list := lists[frame%len(lists)]
+				frame++
+				for _, u := range list {
+					in := clock.Inputs(int(u))
+					if in.Speed > 0 {
+						in.Speed = 0
+					} else {
+						in.Speed = 1.4
+					}
+					clock.SetInputs(int(u), in)
+				}
+				clock.Commit(r)
+				clock.Dirty = clock.Dirty[:0]
+				clock.Advance(1.0 / 60)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/frame")
+		})
+	}
+}

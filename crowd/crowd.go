@@ -227,16 +227,12 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 // species' table gives the change to state to a fade time; else it ends any fade
 // the unit is in. It reports whether the unit fades.
 func (c *Crowd) fadeFrom(r *Registry, i int, s SpeciesID, from, to StateID, prev ClipID) bool {
-	t := r.cfg.fades[s]
-	if t == nil {
-		t = &defaultFades
-	}
-	d := t[from&(NumStates-1)][to&(NumStates-1)]
+	d := r.fadeTable(s)[from&(NumStates-1)][to&(NumStates-1)]
 	if !(d > 0) {
 		c.fades.cancel(i, c.Blend)
 		return false
 	}
-	c.fades.begin(i, prev, c.Phase[i], c.Rate[i], d)
+	c.fades.begin(i, clipSide{prev, c.Phase[i], c.Rate[i], from != StateDie}, d)
 	return true
 }
 
@@ -310,18 +306,29 @@ func (c *Crowd) Check(r *Registry) error {
 // Animate would choose. Use it off the hot path, for example to read the contact
 // marker of the attack clip a swing is about to play.
 func (c *Crowd) Select(r *Registry, i int) (StateID, ClipID) {
-	in := Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]}
+	return selectClip(r, c.Species[i], c.Archetype[i], c.Variant[i], Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]})
+}
+
+// selectClip is the state and clip of a unit of species s and archetype a with
+// variant v and inputs in; clip 0 when the species is not loaded or lacks the
+// archetype.
+func selectClip(r *Registry, s SpeciesID, a roster.Archetype, v uint8, in Inputs) (StateID, ClipID) {
 	st := in.Resolve().State()
-	s := r.Species(c.Species[i])
-	if s == nil {
+	sp := r.Species(s)
+	if sp == nil {
 		return st, 0
 	}
-	t := s.Table(c.Archetype[i])
+	t := sp.Table(a)
 	if t == nil {
 		return st, 0
 	}
-	return st, t.Clip(st, c.Variant[i])
+	return st, t.Clip(st, v)
 }
+
+// Flags and species of unit i, as a Combat reads and writes them.
+func (c *Crowd) flagsOf(i int) *Flags      { return &c.Flags[i] }
+func (c *Crowd) speciesOf(i int) SpeciesID { return c.Species[i] }
+func (c *Crowd) touch(int)                 {}
 
 // Sockets writes unit i's socket transforms at its current clip and phase into dst
 // (SocketCount·12 floats of its species), interpolated like the palette.

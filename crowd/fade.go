@@ -89,13 +89,19 @@ var _ [unsafe.Sizeof(Blend{}) - BlendSize]byte
 // fading is the CPU side of a unit's fade: the clips faded from, which keep
 // advancing at the rate they had, and the fade's clock.
 type fading struct {
-	from, prior         ClipID
-	fromPhase, fromRate float32
-	priorPhase          float32
-	priorRate           float32
-	priorShare          float32 // of the faded-from side, the prior clip's share
-	t                   float32 // seconds into the fade
-	inv                 float32 // 1 / the fade time
+	from, prior clipSide
+	priorShare  float32 // of the faded-from side, the prior clip's share
+	t           float32 // seconds into the fade
+	inv         float32 // 1 / the fade time
+}
+
+// clipSide is a clip faded from: where it stands, how fast it advances, and
+// whether a one-shot clip repeats (as a Crowd plays every one-shot but a death).
+type clipSide struct {
+	clip   ClipID
+	phase  float32
+	rate   float32
+	repeat bool
 }
 
 // fades is a batch's fade state: per unit, and a bit per unit set while it fades,
@@ -118,25 +124,21 @@ func (f *fades) clear(i int)   { atomic.AndUint64(&f.bits[i>>6], ^uint64(1<<(i&6
 // smoothstep eases x in [0,1]: 3x² − 2x³.
 func smoothstep(x float32) float32 { return x * x * (3 - 2*x) }
 
-// begin starts unit i's fade over d seconds from clip from, at phase and rate, to
-// the clip the unit plays from now on. A fade that interrupts another starts from
+// begin starts unit i's fade over d seconds from the clip it showed, cur, to the
+// clip it plays from now on. A fade that interrupts another starts from
 // the pose being shown: the clip that was fading in becomes the one faded from, and
 // the one it was fading from becomes the prior, with the weights they had. Only a
 // third change within one fade loses a pose: the smaller share of the two older
 // clips is dropped (docs/runtime.md §6.1).
-func (f *fades) begin(i int, from ClipID, phase, rate, d float32) {
+func (f *fades) begin(i int, cur clipSide, d float32) {
 	u := &f.unit[i]
-	share := float32(0)
 	if f.on(i) {
 		w := smoothstep(u.t * u.inv) // the weight the interrupted fade gave its new clip
-		if u.priorShare > .5 {
-			u.from, u.fromPhase, u.fromRate = u.prior, u.priorPhase, u.priorRate
-		}
-		u.prior, u.priorPhase, u.priorRate = u.from, u.fromPhase, u.fromRate
-		share = 1 - w
+		u.from, u.prior, u.priorShare = interrupted(cur, u.from, u.prior, w, u.priorShare)
+	} else {
+		u.from, u.priorShare = cur, 0
 	}
-	u.from, u.fromPhase, u.fromRate = from, phase, rate
-	u.priorShare, u.t, u.inv = share, 0, 1/d
+	u.t, u.inv = 0, 1/d
 	f.set(i)
 }
 
@@ -177,14 +179,14 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, blend []Blend, lo
 			}
 			out := 1 - smoothstep(x) // of the faded-from side
 			var o Instance
-			e := entry(species[i], u.from)
-			u.fromPhase = e.advance(u.fromPhase, u.fromRate, dt)
-			e.put(&o, u.fromPhase)
+			e := entry(species[i], u.from.clip)
+			u.from.phase = e.advance(u.from.phase, u.from.rate, dt, u.from.repeat)
+			e.put(&o, u.from.phase)
 			b := Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: out * (1 - u.priorShare)}
 			if u.priorShare > 0 {
-				e = entry(species[i], u.prior)
-				u.priorPhase = e.advance(u.priorPhase, u.priorRate, dt)
-				e.put(&o, u.priorPhase)
+				e = entry(species[i], u.prior.clip)
+				u.prior.phase = e.advance(u.prior.phase, u.prior.rate, dt, u.prior.repeat)
+				e.put(&o, u.prior.phase)
 				b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, out*u.priorShare
 			}
 			blend[i] = b
@@ -192,11 +194,12 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, blend []Blend, lo
 	}
 }
 
-// advance is a phase dt seconds on at rate, by the batch kernel's rules.
-func (e *clipEntry) advance(ph, rate, dt float32) float32 {
+// advance is a phase dt seconds on at rate, by the batch kernel's rules (a
+// one-shot clip repeating when repeat is set).
+func (e *clipEntry) advance(ph, rate, dt float32, repeat bool) float32 {
 	ph += float32(rate * dt)
 	if math.Float32bits(ph) >= one {
-		ph = settle(ph, e.loops())
+		ph = settle(ph, e.loops() || repeat)
 	}
 	return ph * e.keep
 }
@@ -224,7 +227,7 @@ func (b *Batch) Fading(i int) bool {
 func (b *Batch) Play(i int, clip ClipID, phase, rate, fade float32) {
 	if b.fades.unit != nil {
 		if fade > 0 && b.Clip[i] != NoClip {
-			b.fades.begin(i, b.Clip[i], b.Phase[i], b.Rate[i], fade)
+			b.fades.begin(i, clipSide{b.Clip[i], b.Phase[i], b.Rate[i], false}, fade)
 		} else {
 			b.fades.cancel(i, b.Blend)
 		}
@@ -274,8 +277,8 @@ func (b *Batch) sides(i int) [3]side {
 	if b.Fading(i) {
 		bl, u := b.Blend[i], &b.fades.unit[i]
 		s[0].w = 1 - bl.Weight - bl.PriorWeight
-		s[1] = side{u.from, u.fromPhase, bl.Weight}
-		s[2] = side{u.prior, u.priorPhase, bl.PriorWeight}
+		s[1] = side{u.from.clip, u.from.phase, bl.Weight}
+		s[2] = side{u.prior.clip, u.prior.phase, bl.PriorWeight}
 	}
 	return s
 }

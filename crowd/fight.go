@@ -63,8 +63,10 @@ type Combat struct {
 	// Now is the combat clock: the sum of the dt of every Step, in seconds.
 	Now float64
 
-	reg  *Registry
-	hits []Hit
+	reg   *Registry
+	units fighters // Crowd, or the GPUClock of a scheduled combat
+	hits  []Hit
+	sched *scheduled // nil: stepped every frame
 }
 
 // NewCombat returns the combat of c's units, playing clips from r: a Melee of
@@ -73,13 +75,34 @@ type Combat struct {
 // sets every unit's HP before it fights (a unit at 0 HP is dead).
 func NewCombat(r *Registry, c *Crowd) *Combat {
 	n := c.Len()
-	f := &Combat{Crowd: c, Melee: NewMelee(n), reg: r}
+	f := &Combat{Crowd: c, Melee: NewMelee(n), reg: r, units: c}
 	f.World = World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
 	for i := range f.World.Target {
 		f.World.Target[i] = -1
 	}
 	f.Melee.record = true
 	c.Swing = f.Melee.Phase
+	return f
+}
+
+// NewScheduledCombat returns the combat of g's units in scheduled timing: each
+// swing's release, contact and end are timed once, when it starts, as events on
+// the combat clock, and Step handles only the events due (Melee's rules,
+// docs/runtime.md §8–§9; an attacker that died or retargeted is found out at its
+// contact time rather than at once). Attack and Step change flags through g, so
+// the units they change are in g's next Commit, and g plays the swings. Melee.Time
+// holds the timeline seconds at which each swing started (−1 without one); Melee.Phase
+// and Melee.Wait are not kept current. Crowd is nil.
+func NewScheduledCombat(r *Registry, g *GPUClock) *Combat {
+	n := g.Len()
+	f := &Combat{Melee: NewMelee(n), reg: r, units: g}
+	f.World = World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
+	for i := range f.World.Target {
+		f.World.Target[i] = -1
+	}
+	f.Melee.record = true
+	f.sched = &scheduled{readyAt: make([]float64, n), swungAt: make([]float64, n), swing: make([]uint32, n), over: make([]float32, n)}
+	g.combat = f
 	return f
 }
 
@@ -94,15 +117,16 @@ func NewCombat(r *Registry, c *Crowd) *Combat {
 // a rider). A bow unit shoots unless the game set its InMelee flag; a ranged swing
 // also reports EventRelease at its clip's weapon_release marker.
 func (f *Combat) Attack(attacker, target int) bool {
-	c := f.Crowd
-	if attacker < 0 || attacker >= c.Len() || !f.Melee.Ready(attacker) {
+	c := f.units
+	if attacker < 0 || attacker >= c.Len() || !f.ready(attacker) {
 		return false
 	}
-	old := c.Flags[attacker]
-	c.Flags[attacker] |= Attacking
+	flags := c.flagsOf(attacker)
+	old := *flags
+	*flags |= Attacking
 	st, clip := c.Select(f.reg, attacker)
 	contact, release := float32(DefaultContact), float32(-1)
-	if s := f.reg.Species(c.Species[attacker]); s != nil && int(clip) < len(s.Clips) {
+	if s := f.reg.Species(c.speciesOf(attacker)); s != nil && int(clip) < len(s.Clips) {
 		cl := &s.Clips[clip]
 		contact = cl.Contact()
 		if rangedState[st&(NumStates-1)] {
@@ -113,11 +137,25 @@ func (f *Combat) Attack(attacker, target int) bool {
 		}
 	}
 	if !f.Melee.start(&f.World, attacker, int32(target), contact, release) {
-		c.Flags[attacker] = old
+		*flags = old
 		return false
 	}
 	f.World.Target[attacker] = int32(target)
+	if f.sched != nil {
+		f.scheduleSwing(attacker)
+	}
+	c.touch(attacker)
 	return true
+}
+
+// fighters is what a Combat needs of the units it runs: a Crowd's, or a
+// GPUClock's.
+type fighters interface {
+	Len() int
+	flagsOf(i int) *Flags
+	speciesOf(i int) SpeciesID
+	Select(r *Registry, i int) (StateID, ClipID)
+	touch(i int) // the unit's flags changed
 }
 
 // rangedState is true for the states whose swing shoots rather than strikes.
@@ -131,18 +169,26 @@ var rangedState = [NumStates]bool{StateAttackRanged: true, StateAttackBow: true,
 // Attacking flag. The slice is reused by the next Step; with no more events than
 // the one before, Step does not allocate.
 func (f *Combat) Step(dt float32) []Event {
-	m, c := f.Melee, f.Crowd
-	f.hits = m.Step(&f.World, dt, f.hits[:0])
-	f.Now += float64(dt)
+	m, c := f.Melee, f.units
+	if f.sched != nil {
+		f.hits = f.hits[:0]
+		f.stepScheduled(dt)
+	} else {
+		f.hits = m.Step(&f.World, dt, f.hits[:0])
+		f.Now += float64(dt)
+	}
 	for _, e := range m.events {
 		switch e.Kind {
 		case EventHit:
 			if e.Killed {
-				c.Flags[e.Target] = Dying | c.Flags[e.Target]&Mounted
+				fl := c.flagsOf(int(e.Target))
+				*fl = Dying | *fl&Mounted
+				c.touch(int(e.Target))
 			}
 		case EventEnd:
 			if !m.Swinging(int(e.Attacker)) {
-				c.Flags[e.Attacker] &^= Attacking
+				*c.flagsOf(int(e.Attacker)) &^= Attacking
+				c.touch(int(e.Attacker))
 			}
 		}
 	}

@@ -97,11 +97,13 @@ func WithFades(species SpeciesID, t FadeTable) Option {
 }
 
 // Fades returns the cross-fade times a species' units use.
-func (r *Registry) Fades(species SpeciesID) FadeTable {
+func (r *Registry) Fades(species SpeciesID) FadeTable { return *r.fadeTable(species) }
+
+func (r *Registry) fadeTable(species SpeciesID) *FadeTable {
 	if t := r.cfg.fades[species]; t != nil {
-		return *t
+		return t
 	}
-	return defaultFades
+	return &defaultFades
 }
 
 // Lenient accepts files the game's own reader accepts (bpat.Lenient).

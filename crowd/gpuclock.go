@@ -1,0 +1,387 @@
+package crowd
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/bonebake/bonebake/roster"
+)
+
+// Playhead is one clip playing as the GPU clock mode describes it: the phase it
+// had at its record's Start and its rate, so that at any later time t the phase is
+// Phase + Rate·(t − Start), wrapped or clamped; or, for a swing, the combat
+// timeline's seconds and tempo, the phase then being AttackPhase of the timeline
+// (docs/runtime.md §8). Row and Shape say which palette rows the phase maps to, by
+// the rules of docs/formats/bpat.md §5.
+type Playhead struct {
+	Phase float32 // at Start: the clip's phase, or a swing's timeline seconds
+	Rate  float32 // per second: phase, or timeline seconds (the swing's tempo)
+	Row   uint32  // palette row of the clip's first frame
+	Shape uint32  // N−1 (bits 0–23), ShapeLoops, ShapeWraps, ShapeSwing
+}
+
+// Playhead.Shape bits above the frame count.
+const (
+	ShapeLoops = 1 << 24 // the clip loops: the frame after the last is the first (bpat.md §5)
+	ShapeWraps = 1 << 25 // the phase wraps into [0,1); else it clamps to [0,1]
+	ShapeSwing = 1 << 26 // Phase and Rate are a swing's timeline seconds and tempo
+)
+
+// TimeRecord is one unit's record in the GPU clock mode: 64 bytes that change only
+// when the unit's clip, rate or fade does. The pose at time t is that of Own, or,
+// while t is within a fade (FadeInv > 0 and (t − FadeStart)·FadeInv < 1), Own
+// weighted by w = smoothstep((t − FadeStart)·FadeInv), From by (1−w)(1−PriorShare)
+// and Prior by (1−w)·PriorShare: exactly what Animate's Instance and Blend would
+// show. At is the reference a shader follows.
+type TimeRecord struct {
+	Own, From, Prior Playhead
+	Start            float32 // the clock time at which the playheads' phases hold
+	FadeStart        float32 // when the fade began
+	FadeInv          float32 // 1 / the fade time; 0 when the unit is not fading
+	PriorShare       float32 // of the faded-from side, the prior's share
+}
+
+// TimeRecordSize is the size of a TimeRecord in bytes.
+const TimeRecordSize = 64
+
+var _ [TimeRecordSize - unsafe.Sizeof(TimeRecord{})]byte
+var _ [unsafe.Sizeof(TimeRecord{}) - TimeRecordSize]byte
+
+// phase is the playhead's phase dt seconds after its record's Start.
+func (p Playhead) phase(dt float32) float32 {
+	q := p.Phase + float32(p.Rate*dt) // no fused multiply-add: a shader computes the product first too
+	if p.Shape&ShapeSwing != 0 {
+		return AttackPhase(q)
+	}
+	if math.Float32bits(q) >= one {
+		q = settle(q, p.Shape&ShapeWraps != 0)
+	}
+	if p.Shape&(1<<24-1) == 0 { // one frame: phase 0
+		return 0
+	}
+	return q
+}
+
+// rows resolves phase ph to palette rows by docs/formats/bpat.md §5, in float32 as
+// a shader does.
+func (p Playhead) rows(ph float32) (frame, next uint32, lerp float32) {
+	last := p.Shape & (1<<24 - 1)
+	scale := float32(last)
+	wrapTo := last
+	if p.Shape&ShapeLoops != 0 {
+		scale, wrapTo = float32(last+1), 0
+	}
+	pos := ph * scale
+	f := min(uint32(pos), last)
+	nx := f + 1
+	if nx > last {
+		nx = wrapTo
+	}
+	return p.Row + f, p.Row + nx, pos - float32(f)
+}
+
+// At returns the rows and weights the record shows at clock time t: what a shader
+// in the GPU clock mode computes from it. The Instance's Clip and Species are left
+// 0 (the record does not carry them).
+func (r *TimeRecord) At(t float32) (Instance, Blend) {
+	dt := t - r.Start
+	var o Instance
+	o.Frame, o.Next, o.Lerp = r.Own.rows(r.Own.phase(dt))
+	var b Blend
+	if r.FadeInv > 0 {
+		if x := (t - r.FadeStart) * r.FadeInv; x < 1 {
+			out := 1 - smoothstep(max(x, 0))
+			b.Frame, b.Next, b.Lerp = r.From.rows(r.From.phase(dt))
+			b.Weight = out * (1 - r.PriorShare)
+			if r.PriorShare > 0 {
+				b.PriorFrame, b.PriorNext, b.PriorLerp = r.Prior.rows(r.Prior.phase(dt))
+				b.PriorWeight = out * r.PriorShare
+			}
+		}
+	}
+	return o, b
+}
+
+// GPUClock is the event-driven playback mode: instead of the CPU stepping every
+// unit every frame (Crowd.Animate), it writes a unit's TimeRecord only when
+// something about the unit changes (its clip, rate or fade), and a vertex shader
+// computes frame, next and lerp from the record and a time uniform, Now. A frame's
+// CPU work is then Advance (one addition) and Commit of the units whose inputs
+// changed: it is proportional to the changes, not to the crowd.
+//
+// The clock keeps its units' inputs itself, 16 bytes per unit, so that a change
+// touches one place: Spawn, Set, SetInputs and SetVariant change them (the same
+// inputs a Crowd has: species, archetype, variant, flags, weapon, speed) and list
+// the unit for the next Commit, which resolves every listed unit by Animate's
+// rules (state, clip, phase rules, fades) at time Now, writes its record and
+// lists it in Dirty, the records to upload. A scheduled Combat over the clock
+// (NewScheduledCombat) sets flags through it and times swings as events; its
+// swinging units play their attack clip along the swing's timeline. A frame that
+// shows what Animate(dt) would is
+//
+//	combat.Attack(...) for each unit that strikes // a scheduled Combat, if any
+//	combat.Step(dt)                               // its clock runs ahead to Now+dt
+//	clock.SetInputs(...) for each unit that changes
+//	clock.Commit(reg)                             // at Now: the changes begin the frame
+//	clock.Advance(dt)                             // Now+dt: the time uniform to draw with
+//
+// (the combat and the clock start at 0 and advance by the same steps).
+type GPUClock struct {
+	Records []TimeRecord
+	Dirty   []int32 // units Commit wrote, in order; the caller empties it after uploading
+	Now     float32 // seconds: the shader's time uniform
+	// NoFade makes every clip change show the new clip at once.
+	NoFade bool
+	// Transitions counts the clip changes Commit has seen, Fades those that faded.
+	Transitions, Fades uint64
+
+	units   []clockUnit
+	pending []int32
+	combat  *Combat // the scheduled combat over the clock, if any
+	sink    float32 // keeps Commit's touching loads
+}
+
+// clockUnit is a unit's inputs and what Commit last made of them.
+type clockUnit struct {
+	speed   float32
+	flags   Flags
+	clip    ClipID
+	species SpeciesID
+	arch    roster.Archetype
+	variant uint8
+	weapon  Weapon
+	state   StateID
+	pending bool // listed for the next Commit
+	_       [2]byte
+}
+
+// NewGPUClock returns n idle units of species 0 (SpeciesHumanoid), humanoid
+// archetype, at time 0, all listed for the first Commit; their ambient phases are
+// spread by AmbientPhase, as New spreads a Crowd's.
+func NewGPUClock(n int) *GPUClock {
+	g := &GPUClock{Records: make([]TimeRecord, n), units: make([]clockUnit, n), pending: make([]int32, n)}
+	for i := range g.units {
+		g.units[i] = clockUnit{clip: NoClip, pending: true}
+		g.pending[i] = int32(i)
+	}
+	return g
+}
+
+// Len is the number of units.
+func (g *GPUClock) Len() int { return len(g.units) }
+
+// Flags and species of unit i, as a Combat reads and writes them (a Combat that
+// changes flags lists the unit through touch).
+func (g *GPUClock) flagsOf(i int) *Flags      { return &g.units[i].flags }
+func (g *GPUClock) speciesOf(i int) SpeciesID { return g.units[i].species }
+
+// Advance moves the clock dt seconds on: all a frame costs when nothing changes.
+func (g *GPUClock) Advance(dt float32) { g.Now += dt }
+
+// touch lists unit i for the next Commit.
+func (g *GPUClock) touch(i int) {
+	if u := &g.units[i]; !u.pending {
+		u.pending = true
+		g.pending = append(g.pending, int32(i))
+	}
+}
+
+// Spawn makes unit i a fresh unit of kind k, standing still, as Crowd.Spawn does.
+// It panics on an unknown kind.
+func (g *GPUClock) Spawn(i int, k Kind) {
+	if k >= NumKinds {
+		panic(fmt.Sprintf("crowd: Spawn of unknown %v", k))
+	}
+	g.Set(i, k.Unit())
+}
+
+// Set gives unit i the species, archetype, weapon and flags of u, standing still;
+// its next clip starts without a fade.
+func (g *GPUClock) Set(i int, u Unit) {
+	x := &g.units[i]
+	x.species, x.arch, x.weapon, x.flags, x.speed, x.clip = u.Species, u.Archetype, u.Weapon, u.Flags, 0, NoClip
+	g.touch(i)
+}
+
+// SetInputs sets what unit i does: its flags, weapon and ground speed.
+func (g *GPUClock) SetInputs(i int, in Inputs) {
+	x := &g.units[i]
+	x.flags, x.weapon, x.speed = in.Flags, in.Weapon, in.Speed
+	g.touch(i)
+}
+
+// SetVariant sets unit i's clip variant.
+func (g *GPUClock) SetVariant(i int, v uint8) {
+	g.units[i].variant = v
+	g.touch(i)
+}
+
+// Inputs returns unit i's flags, weapon and speed.
+func (g *GPUClock) Inputs(i int) Inputs {
+	x := &g.units[i]
+	return Inputs{Flags: x.flags, Weapon: x.weapon, Speed: x.speed}
+}
+
+// Unit returns unit i's species, archetype, weapon and flags.
+func (g *GPUClock) Unit(i int) Unit {
+	x := &g.units[i]
+	return Unit{Species: x.species, Archetype: x.arch, Weapon: x.weapon, Flags: x.flags}
+}
+
+// State returns unit i's state and clip as of the last Commit.
+func (g *GPUClock) State(i int) (StateID, ClipID) {
+	return g.units[i].state, g.units[i].clip
+}
+
+// Select returns the state and clip unit i would play with its current inputs:
+// what Commit would choose.
+func (g *GPUClock) Select(r *Registry, i int) (StateID, ClipID) {
+	x := &g.units[i]
+	return selectClip(r, x.species, x.arch, x.variant, Inputs{Flags: x.flags, Weapon: x.weapon, Speed: x.speed})
+}
+
+// Commit resolves every unit listed since the last Commit at time Now and
+// rewrites its record, by Animate's rules: a looping clip keeps the phase the unit
+// shows, a one-shot clip starts at 0, and a change of clip fades as the species'
+// FadeTable says (not with NoFade). Like Animate, it returns an *UnplayableError
+// when some units cannot be played as asked, after writing them all.
+func (g *GPUClock) Commit(r *Registry) error {
+	cat := r.cat.Load()
+	if cat.closed {
+		return ErrClosed
+	}
+	if len(g.Records) != len(g.units) {
+		return fmt.Errorf("crowd: %d records for %d units", len(g.Records), len(g.units))
+	}
+	now := g.Now
+	bad := 0
+	var empty clipEntry
+	// Units come in any order, so nearly every read of their records misses the
+	// cache: a first pass over a chunk only touches them, letting the processor
+	// wait for many misses at once, and the second works on them in place.
+	var in [64]clockUnit
+	var sink float32
+	units := g.pending
+	for len(units) > 0 {
+		part := units[:min(len(units), len(in))]
+		units = units[len(part):]
+		for k, u := range part {
+			in[k] = g.units[u]
+			sink += g.Records[u].Start
+		}
+		for k, u := range part {
+			if !g.commit(r, cat, &empty, int(u), &in[k], now) {
+				bad++
+			}
+		}
+	}
+	g.sink = sink
+	g.Dirty = append(g.Dirty, g.pending...)
+	g.pending = g.pending[:0]
+	if bad > 0 {
+		return &UnplayableError{Units: bad}
+	}
+	return nil
+}
+
+// commit resolves unit i, whose inputs are x, at time now and rewrites its record
+// in place; it reports whether the unit can be played as asked.
+func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x *clockUnit, now float32) bool {
+	st, cl, e, ok := choose(cat, empty, x.species, x.arch, x.variant, x.flags, x.weapon, x.speed)
+	o := &g.Records[i]
+	dt := now - o.Start
+	var p float32
+	if x.clip != NoClip {
+		p = o.Own.phase(dt) // the phase shown now (a swing's: its attack phase)
+	} else {
+		p = AmbientPhase(uint32(i)) // a unit not yet played starts where New starts a Crowd's
+	}
+	if o.FadeInv > 0 {
+		if (now-o.FadeStart)*o.FadeInv < 1 {
+			o.From, o.Prior = o.From.advanced(dt), o.Prior.advanced(dt)
+		} else {
+			o.From, o.Prior, o.FadeStart, o.FadeInv, o.PriorShare = Playhead{}, Playhead{}, 0, 0, 0
+		}
+	}
+	loops := e.loops()
+	if prev := x.clip; cl != prev {
+		if !loops {
+			p = 0
+		}
+		if prev != NoClip {
+			g.Transitions++
+			t := r.fadeTable(x.species)
+			if d := t[x.state&(NumStates-1)][st&(NumStates-1)]; d > 0 && !g.NoFade {
+				g.Fades++
+				cur := o.Own.advanced(dt)
+				if cur.Shape&ShapeSwing != 0 { // a swing faded out holds its pose, as in Animate
+					cur = Playhead{Phase: AttackPhase(cur.Phase), Row: cur.Row, Shape: cur.Shape &^ ShapeSwing}
+				}
+				if o.FadeInv > 0 {
+					w := smoothstep((now - o.FadeStart) * o.FadeInv)
+					o.From, o.Prior, o.PriorShare = interrupted(cur, o.From, o.Prior, w, o.PriorShare)
+				} else {
+					o.From, o.Prior, o.PriorShare = cur, Playhead{}, 0
+				}
+				o.FadeStart, o.FadeInv = now, 1/d
+			} else {
+				o.From, o.Prior, o.FadeStart, o.FadeInv, o.PriorShare = Playhead{}, Playhead{}, 0, 0, 0
+			}
+		}
+	}
+	shape := uint32(e.last)
+	if loops {
+		shape |= ShapeLoops
+	}
+	if loops || st != StateDie {
+		shape |= ShapeWraps // idle fidgets and a hammering builder repeat; a death holds its end
+	}
+	o.Own = Playhead{Phase: p * e.keep, Rate: e.base + e.perSpeed*x.speed, Row: e.offset, Shape: shape}
+	if swingDriven[st&(NumStates-1)] != 0 && g.combat != nil {
+		if tau, tempo, ok := g.combat.swingAt(i, float64(now)); ok {
+			o.Own.Phase, o.Own.Rate, o.Own.Shape = tau, tempo, shape|ShapeSwing
+		}
+	}
+	o.Start = now
+	y := &g.units[i]
+	y.clip, y.state, y.pending = cl, st, false
+	return ok
+}
+
+// advanced is the playhead moved dt seconds on, so that it holds at a new Start.
+func (p Playhead) advanced(dt float32) Playhead {
+	if p.Shape&ShapeSwing != 0 {
+		p.Phase += float32(p.Rate * dt)
+		return p
+	}
+	p.Phase = p.phase(dt)
+	return p
+}
+
+// interrupted returns the sides of a fade that interrupts another: cur, the clip
+// that was fading in with weight w, becomes the side faded from, and of the
+// interrupted fade's sides (from, and prior with its share) the one with the larger
+// share becomes the prior, with the share 1 − w. The pose shown does not change
+// when the interrupted fade had no prior.
+func interrupted[S any](cur, from, prior S, w, share float32) (S, S, float32) {
+	if share > .5 {
+		from = prior
+	}
+	return cur, from, 1 - w
+}
+
+// choose resolves a unit's inputs to its state and clip, as Animate does; ok is
+// false when its species is not loaded or does not support its archetype (it then
+// plays its species' clip 0, or the empty entry).
+func choose(cat *catalog, empty *clipEntry, s SpeciesID, a roster.Archetype, variant uint8, flags Flags, weapon Weapon, speed float32) (StateID, ClipID, *clipEntry, bool) {
+	st := stateTable[intentKey(flags, speed > MoveThreshold, weapon)&(intentKeys-1)]
+	if int(s) > cat.maxID {
+		return st, 0, empty, false
+	}
+	k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant, MaxVariants-1))
+	cl := cat.sel[k]
+	ok := cl&unplayable == 0 && a < MaxArchetypes
+	cl &= unplayable - 1
+	return st, cl, &cat.entries[int(s)<<clipShift|int(cl)], ok
+}

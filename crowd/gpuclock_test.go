@@ -1,0 +1,181 @@
+package crowd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// attackTime inverts AttackPhase: the phase reaches p at attackTime(p) and not
+// one float earlier.
+func TestAttackTime(t *testing.T) {
+	for _, p := range []float32{0, .01, .14, .3, .34, .52, .56, .58, .6, .9, .995} {
+		tau := attackTime(p)
+		if AttackPhase(tau) < p || (tau > 0 && AttackPhase(math.Nextafter32(tau, 0)) >= p) {
+			t.Errorf("phase %v: time %v gives %v, the float before it %v", p, tau, AttackPhase(tau), AttackPhase(math.Nextafter32(tau, 0)))
+		}
+	}
+	if attackTime(.999) != SwingDuration {
+		t.Errorf("a phase the swing never reaches: %v, want the swing's end", attackTime(.999))
+	}
+}
+
+// agree reports whether two resolutions (frame row, next row, lerp) show the same
+// pose: the same rows with lerps within 0.005 (Animate adds rate·dt to a float32
+// phase every step, whose roundings add up over hundreds of steps; the clock
+// computes Phase + Rate·t once), or the two sides of a frame
+// boundary (row f at lerp ≈ 1, row f+1 at lerp ≈ 0); or, as boundary says, both
+// on a whole row at the two ends of a clip that wraps, where a time a rounding
+// apart shows the last frame or the first.
+func agree(f0, n0 uint32, l0 float32, f1, n1 uint32, l1 float32) (same, boundary bool) {
+	if f0 == f1 && n0 == n1 && math.Abs(float64(l0-l1)) < 5e-3 {
+		return true, false
+	}
+	at := func(f, n uint32, l float32) (uint32, bool) { // the row a lerp near 0 or 1 shows
+		switch {
+		case l < 5e-3:
+			return f, true
+		case l > 1-5e-3:
+			return n, true
+		}
+		return 0, false
+	}
+	r0, ok0 := at(f0, n0, l0)
+	r1, ok1 := at(f1, n1, l1)
+	if ok0 && ok1 && r0 == r1 {
+		return true, false
+	}
+	return ok0 && ok1, true
+}
+
+// The GPU clock mode shows what Animate shows: two copies of one fighting crowd,
+// one animated every frame on the CPU with a frame-stepped Combat, the other
+// updated only where its inputs changed with a scheduled Combat, give every unit
+// the same clip, rows, lerp and fade weights on every frame, and the two combats
+// report the same events on the same frames. The inputs change at random: speeds,
+// runs, holds, variants, deaths.
+func TestGPUClockMatchesAnimate(t *testing.T) {
+	r := testRegistry(t)
+	const n = 96
+	const dt = float32(1.0 / 60)
+	cpu, clock := New(n), NewGPUClock(n)
+	fc, fg := NewCombat(r, cpu), NewScheduledCombat(r, clock)
+	for i := range n {
+		cpu.Spawn(i, Kind(i%int(NumKinds)))
+		cpu.Variant[i] = uint8(i % 5)
+		clock.Spawn(i, Kind(i%int(NumKinds)))
+		clock.SetVariant(i, uint8(i%5))
+	}
+	for _, f := range []*Combat{fc, fg} {
+		for i := range n {
+			// Cooldowns far from a whole number of steps, so that no event falls
+			// within a rounding of a step's end: there, the stepped combat's float32
+			// sums and the scheduled one's float64 clock may decide on steps a step
+			// apart, both right.
+			f.Melee.Damage[i], f.Melee.Cooldown[i], f.Melee.Reach[i] = 10, []float32{1.2345, 2.5678, 3.9123}[i%3], 100
+			f.World.HP[i], f.World.Team[i] = 25, uint8(i%2) // three hits kill
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	if err := clock.Commit(r); err != nil {
+		t.Fatal(err)
+	}
+	if len(clock.Dirty) != n {
+		t.Fatalf("the first Commit wrote %d records of %d", len(clock.Dirty), n)
+	}
+	clock.Dirty = clock.Dirty[:0]
+	cpu.Animate(r, 0) // both crowds at their first clips, at time 0
+	compared, edges := 0, 0
+	for frame := range 900 {
+		// The game: a few units change what they do; fighters strike when ready.
+		for range 4 {
+			i := rng.IntN(n)
+			var speed float32
+			var flags Flags
+			switch rng.IntN(6) {
+			case 0:
+				speed = 1.4
+			case 1:
+				speed, flags = 4, Running
+			case 2:
+				flags = HoldStance
+			case 3:
+				if frame > 600 {
+					flags = Dying
+				}
+			}
+			v := uint8(rng.IntN(8))
+			cpu.Speed[i], cpu.Variant[i] = speed, v
+			cpu.Flags[i] = cpu.Flags[i]&(Mounted|Attacking|Dying) | flags
+			in := clock.Inputs(i)
+			in.Speed, in.Flags = speed, in.Flags&(Mounted|Attacking|Dying)|flags
+			clock.SetInputs(i, in)
+			clock.SetVariant(i, v)
+		}
+		if frame%2 == 0 {
+			a := rng.IntN(n)
+			tg := (a + 1 + 2*rng.IntN(n/2-1)) % n // the other team
+			if fc.Attack(a, tg) != fg.Attack(a, tg) {
+				t.Fatalf("frame %d: the combats disagree on whether %d may strike %d", frame, a, tg)
+			}
+		}
+		// The same events in the frame: the stepped combat lists them by unit,
+		// the scheduled one by time. An attacker killed in its swing is the one
+		// difference: stepped, its strike is cancelled at once; scheduled, at its
+		// contact time (the counts compared at the end agree).
+		byUnit := func(a, b Event) int { return int(a.Attacker-b.Attacker)*8 + int(a.Kind) - int(b.Kind) }
+		deadAttacker := func(w *World) func(e Event) bool { return func(e Event) bool { return w.HP[e.Attacker] <= 0 } }
+		ec := slices.DeleteFunc(slices.SortedStableFunc(slices.Values(fc.Step(dt)), byUnit), deadAttacker(&fc.World))
+		eg := slices.DeleteFunc(slices.SortedStableFunc(slices.Values(fg.Step(dt)), byUnit), deadAttacker(&fg.World))
+		if fmt.Sprint(ec) != fmt.Sprint(eg) {
+			t.Fatalf("frame %d: events\n%v stepped\n%v scheduled", frame, ec, eg)
+		}
+		if err := cpu.Animate(r, dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := clock.Commit(r); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(dt)
+		for i := range n {
+			o, b := clock.Records[i].At(clock.Now)
+			want, wb := cpu.Out[i], cpu.Blend[i]
+			if st, cl := clock.State(i); cpu.Clip[i] != cl || cpu.State[i] != st || cpu.Flags[i] != clock.Inputs(i).Flags {
+				t.Fatalf("frame %d unit %d: clip %d state %v flags %v on the CPU, %d %v %v on the clock", frame, i, cpu.Clip[i], cpu.State[i], cpu.Flags[i], cl, st, clock.Inputs(i).Flags)
+			}
+			same, edge := agree(o.Frame, o.Next, o.Lerp, want.Frame, want.Next, want.Lerp)
+			compared++
+			if edge {
+				edges++
+			}
+			if !same {
+				t.Fatalf("frame %d unit %d (%v, clip %d): rows %d %d %.5f on the clock, %d %d %.5f on the CPU", frame, i, cpu.State[i], cpu.Clip[i], o.Frame, o.Next, o.Lerp, want.Frame, want.Next, want.Lerp)
+			}
+			if math.Abs(float64(b.Weight-wb.Weight)) > 1e-4 || math.Abs(float64(b.PriorWeight-wb.PriorWeight)) > 1e-4 {
+				t.Fatalf("frame %d unit %d: fade weights %v %v on the clock, %v %v on the CPU", frame, i, b.Weight, b.PriorWeight, wb.Weight, wb.PriorWeight)
+			}
+			if wb.Weight > 0 {
+				same, edge := agree(b.Frame, b.Next, b.Lerp, wb.Frame, wb.Next, wb.Lerp)
+				compared++
+				if edge {
+					edges++
+				}
+				if !same {
+					t.Fatalf("frame %d unit %d: faded-from rows %d %d %.5f on the clock, %d %d %.5f on the CPU", frame, i, b.Frame, b.Next, b.Lerp, wb.Frame, wb.Next, wb.Lerp)
+				}
+			}
+		}
+	}
+	if edges*1000 > compared {
+		t.Errorf("%d of %d poses agree only as the two sides of a wrap", edges, compared)
+	}
+	if cpu.Transitions == 0 || cpu.Transitions != clock.Transitions || cpu.Fades != clock.Fades {
+		t.Errorf("transitions %d/%d, fades %d/%d", cpu.Transitions, clock.Transitions, cpu.Fades, clock.Fades)
+	}
+	if fc.Melee.Stats != fg.Melee.Stats || fc.Melee.Stats.Landed == 0 || fc.Melee.Stats.Kills == 0 || fc.Melee.Stats.Cancelled == 0 {
+		t.Errorf("combat %+v stepped, %+v scheduled", fc.Melee.Stats, fg.Melee.Stats)
+	}
+	t.Logf("%d poses compared, %d at a wrap; %d transitions, %d fades; combat %+v", compared, edges, cpu.Transitions, cpu.Fades, fc.Melee.Stats)
+}
