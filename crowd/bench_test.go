@@ -9,8 +9,11 @@ import (
 )
 
 // benchCrowd is a battle-like mix: the six species, every archetype, a third of the
-// units moving, some running, fighting, dying or dead.
+// units moving (at their species' walk or run speed), some running, fighting,
+// dying or dead.
 func benchCrowd(n int) *Crowd {
+	walkSpeed := []float32{1.4, 1.7, 1.6, 1.4, 1.4, 1.4} // docs/species.md, by species id
+	runSpeed := []float32{3.8, 12, 4.5, 3.8, 3.8, 3.8}
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := New(n)
 	for i := range n {
@@ -31,9 +34,9 @@ func benchCrowd(n int) *Crowd {
 		c.Weapon[i] = Weapon(rng.IntN(4))
 		switch k := rng.IntN(10); {
 		case k < 3:
-			c.Speed[i] = 1.4
+			c.Speed[i] = walkSpeed[s]
 		case k < 5:
-			c.Speed[i], c.Flags[i] = 3.8, c.Flags[i]|Running
+			c.Speed[i], c.Flags[i] = runSpeed[s], c.Flags[i]|Running
 		case k < 8:
 			c.Flags[i] |= Attacking | InMelee
 		case k < 9:
@@ -80,6 +83,29 @@ func BenchmarkBatchStep(b *testing.B) {
 		for i := 0; i < n; i += 10 {
 			bt.Play(i, (bt.Clip[i]+1)%5, bt.Phase[i], bt.Rate[i]+.5, 1e6)
 		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			bt.Step(r, 1.0/60)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+	})
+}
+
+// BenchmarkBatchStepGaits is the batch step with every moving unit (a third) at a
+// speed between its walk and run, so that it blends the two (docs/runtime.md §6.3).
+func BenchmarkBatchStepGaits(b *testing.B) {
+	r := testRegistry(b)
+	const n = 100_000
+	b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
+		c := benchCrowd(n)
+		for i := range n {
+			if c.Speed[i] > 0 {
+				c.Speed[i] = 2.6
+			}
+		}
+		c.Animate(r, 1.0/60)
+		bt := &c.Batch
 		b.ReportAllocs()
 		b.ResetTimer()
 		for b.Loop() {

@@ -143,11 +143,16 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	}
 	_, _, _, _, _ = arch[n-1:], variant[n-1:], flags[n-1:], weapon[n-1:], speed[n-1:]
 	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
-	entries, sel := cat.entries, cat.sel
+	entries, sel, pairs := cat.entries, cat.sel, cat.pairs
 	maxID := cat.maxID
 	states := stateTable
 	var empty clipEntry
-	fade := !c.NoFade && c.fades.unit != nil
+	blends := c.fades.unit != nil
+	var gaitW []float32
+	if blends {
+		gaitW = c.fades.gaitW[lo:hi]
+	}
+	fade := !c.NoFade && blends
 	var changes, faded uint64
 	// Unplayable units are rare but not known to be: each unit ORs in its clip
 	// selection (bit 15 marks one its species cannot play) and its archetype
@@ -188,6 +193,20 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			}
 		}
 		rt := e.base + e.perSpeed*sp
+		if (st == StateWalk || st == StateRun) && int(s) <= maxID {
+			if g := &pairs[(int(s)*MaxArchetypes+int(arch[i]&(MaxArchetypes-1)))*MaxVariants+int(min(variant[i], MaxVariants-1))]; g.walk != g.run && (cl == g.walk || cl == g.run) {
+				var other ClipID
+				var w float32
+				rt, other, w = g.blend(cl, sp)
+				if blends && w > 0 && w < 1 {
+					c.fades.gait(lo+i, other, w)
+				} else if blends {
+					gaitW[i] = 0
+				}
+			}
+		} else if blends {
+			gaitW[i] = 0
+		}
 		// A swinging unit in an attack state plays at its swing's attack phase. The
 		// choice is arithmetic, not a branch: attackers and others are mixed at
 		// random. m is 1 when the swing drives the phase, else 0.
@@ -214,8 +233,8 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		atomic.AddUint64(&c.Transitions, changes)
 		atomic.AddUint64(&c.Fades, faded)
 	}
-	if c.fades.unit != nil {
-		c.fades.step(cat.entries, c.Species, c.Blend, lo, hi, dt)
+	if blends {
+		c.fades.step(cat.entries, c.Species, c.Phase, c.Blend, lo, hi, dt)
 	}
 	if seen&(uint32(unplayable)|0xFFF80000) != 0 { // bit 15, or an archetype ≥ MaxArchetypes (bits 19 up), or bit 31
 		return &UnplayableError{Units: c.unplayable(r, lo, hi)}
@@ -337,7 +356,7 @@ func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
 	if err != nil {
 		return err
 	}
-	if _, err = s.Sockets(b.Clip[i], b.Phase[i], dst); err != nil || !b.Fading(i) {
+	if _, err = s.Sockets(b.Clip[i], b.Phase[i], dst); err != nil || !b.blending(i) {
 		return err
 	}
 	return b.blendSockets(s, i, dst)
@@ -353,7 +372,7 @@ func (b *Batch) Socket(r *Registry, i, socket int) (Mat34, error) {
 		return Mat34{}, err
 	}
 	m, err := s.Socket(b.Clip[i], b.Phase[i], socket)
-	if err != nil || !b.Fading(i) {
+	if err != nil || !b.blending(i) {
 		return m, err
 	}
 	sides := b.sides(i)

@@ -92,7 +92,7 @@ type fading struct {
 	from, prior clipSide
 	priorShare  float32 // of the faded-from side, the prior clip's share
 	t           float32 // seconds into the fade
-	inv         float32 // 1 / the fade time
+	inv         float32 // 1 / the fade time; 0 when not fading
 }
 
 // clipSide is a clip faded from: where it stands, how fast it advances, and
@@ -104,22 +104,32 @@ type clipSide struct {
 	repeat bool
 }
 
-// fades is a batch's fade state: per unit, and a bit per unit set while it fades,
-// so that the fade pass skips 64 units that are not fading with one load. Bits
+// fades is a batch's fade state: per unit, and a bit per unit set while it fades
+// or blends two gaits, so that the blend pass skips 64 units that do neither with
+// one load. Bits
 // are set and cleared atomically: ranges stepped in parallel share the words at
 // their edges.
 type fades struct {
 	unit []fading
-	bits []uint64
+	bits []uint64 // fading or blending gaits: the units the blend pass visits
+	live []uint64 // fading: the units whose unit entry is in use
+	// The speed blend of each walking or running unit (docs/runtime.md §6.3): the
+	// other gait's clip, played at the unit's phase, and its weight (0: none).
+	// Compact, apart from unit, as Animate writes them for every blending unit.
+	gaitClip []ClipID
+	gaitW    []float32
 }
 
 func newFades(n int) fades {
-	return fades{unit: make([]fading, n), bits: make([]uint64, (n+63)/64)}
+	return fades{unit: make([]fading, n), bits: make([]uint64, (n+63)/64), live: make([]uint64, (n+63)/64), gaitClip: make([]ClipID, n), gaitW: make([]float32, n)}
 }
 
-func (f *fades) on(i int) bool { return atomic.LoadUint64(&f.bits[i>>6])&(1<<(i&63)) != 0 }
-func (f *fades) set(i int)     { atomic.OrUint64(&f.bits[i>>6], 1<<(i&63)) }
-func (f *fades) clear(i int)   { atomic.AndUint64(&f.bits[i>>6], ^uint64(1<<(i&63))) }
+func (f *fades) on(i int) bool     { return atomic.LoadUint64(&f.bits[i>>6])&(1<<(i&63)) != 0 }
+func (f *fades) set(i int)         { atomic.OrUint64(&f.bits[i>>6], 1<<(i&63)) }
+func (f *fades) clear(i int)       { atomic.AndUint64(&f.bits[i>>6], ^uint64(1<<(i&63))) }
+func (f *fades) fading(i int) bool { return atomic.LoadUint64(&f.live[i>>6])&(1<<(i&63)) != 0 }
+func (f *fades) setFading(i int)   { atomic.OrUint64(&f.live[i>>6], 1<<(i&63)) }
+func (f *fades) clearFading(i int) { atomic.AndUint64(&f.live[i>>6], ^uint64(1<<(i&63))) }
 
 // smoothstep eases x in [0,1]: 3x² − 2x³.
 func smoothstep(x float32) float32 { return x * x * (3 - 2*x) }
@@ -132,27 +142,55 @@ func smoothstep(x float32) float32 { return x * x * (3 - 2*x) }
 // clips is dropped (docs/runtime.md §6.1).
 func (f *fades) begin(i int, cur clipSide, d float32) {
 	u := &f.unit[i]
-	if f.on(i) {
+	switch {
+	case f.fading(i):
 		w := smoothstep(u.t * u.inv) // the weight the interrupted fade gave its new clip
 		u.from, u.prior, u.priorShare = interrupted(cur, u.from, u.prior, w, u.priorShare)
-	} else {
+	case f.on(i) && f.gaitW[i] > 0:
+		// Out of a speed blend: both gaits fade out, at the phase and rate they share.
+		other := clipSide{f.gaitClip[i], cur.phase, cur.rate, cur.repeat}
+		u.from, u.prior, u.priorShare = interrupted(cur, other, clipSide{}, 1-f.gaitW[i], 0)
+	default:
 		u.from, u.priorShare = cur, 0
 	}
-	u.t, u.inv = 0, 1/d
+	u.t, u.inv, f.gaitW[i] = 0, 1/d, 0
 	f.set(i)
+	f.setFading(i)
 }
 
-// cancel ends unit i's fade: it shows its own clip alone.
+// gait sets unit i's speed blend: the other gait's clip and its weight w, 0 < w < 1.
+func (f *fades) gait(i int, other ClipID, w float32) {
+	f.gaitClip[i], f.gaitW[i] = other, w
+	if !f.on(i) {
+		f.set(i)
+		return
+	}
+	if u := &f.unit[i]; f.fading(i) && u.priorShare > 0 {
+		// Three clips fading out and two gaits are one too many: the gait keeps
+		// its place, and of the clips faded from the one with the larger share
+		// stays.
+		if u.priorShare > .5 {
+			u.from = u.prior
+		}
+		u.priorShare = 0
+	}
+}
+
+// cancel ends unit i's fade and speed blend: it shows its own clip alone.
 func (f *fades) cancel(i int, blend []Blend) {
 	if f.on(i) {
+		f.unit[i].inv, f.gaitW[i] = 0, 0
 		f.clear(i)
+		f.clearFading(i)
 		blend[i] = Blend{}
 	}
 }
 
-// step advances the fades of units [lo, hi) by dt and writes their Blends; a fade
-// that is over clears its unit's Blend.
-func (f *fades) step(entries []clipEntry, species []SpeciesID, blend []Blend, lo, hi int, dt float32) {
+// step advances the fades of units [lo, hi) by dt and writes their Blends, speed
+// blends included (the other gait at the unit's phase); a unit that neither fades
+// nor blends any more gets a zero Blend. phase holds the units' phases, already
+// advanced.
+func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, blend []Blend, lo, hi int, dt float32) {
 	empty := uint(len(entries)) - 1
 	entry := func(s SpeciesID, cl ClipID) *clipEntry {
 		k := uint(s)<<clipShift | uint(cl)
@@ -163,31 +201,59 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, blend []Blend, lo
 	}
 	for w := lo >> 6; w<<6 < hi; w++ {
 		word := atomic.LoadUint64(&f.bits[w])
+		live := atomic.LoadUint64(&f.live[w])
 		for word != 0 {
-			i := w<<6 | bits.TrailingZeros64(word)
+			k := bits.TrailingZeros64(word)
+			i := w<<6 | k
 			word &= word - 1
 			if i < lo || i >= hi {
 				continue
 			}
+			gw := f.gaitW[i]
+			var o Instance
+			if live&(1<<k) == 0 { // a speed blend alone: the fade state is not touched
+				if gw == 0 {
+					f.clear(i)
+					blend[i] = Blend{}
+					continue
+				}
+				entry(species[i], f.gaitClip[i]).put(&o, phase[i])
+				blend[i] = Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: gw}
+				continue
+			}
 			u := &f.unit[i]
+			own := float32(1) // the share of the unit's own clip and its speed blend
 			u.t += dt
-			x := u.t * u.inv
-			if !(x < 1) {
+			if x := u.t * u.inv; x < 1 {
+				own = smoothstep(x)
+			} else {
+				u.inv = 0
+				f.clearFading(i)
+			}
+			if u.inv == 0 && gw == 0 {
 				f.clear(i)
 				blend[i] = Blend{}
 				continue
 			}
-			out := 1 - smoothstep(x) // of the faded-from side
-			var o Instance
-			e := entry(species[i], u.from.clip)
-			u.from.phase = e.advance(u.from.phase, u.from.rate, dt, u.from.repeat)
-			e.put(&o, u.from.phase)
-			b := Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: out * (1 - u.priorShare)}
-			if u.priorShare > 0 {
-				e = entry(species[i], u.prior.clip)
-				u.prior.phase = e.advance(u.prior.phase, u.prior.rate, dt, u.prior.repeat)
-				e.put(&o, u.prior.phase)
-				b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, out*u.priorShare
+			var b Blend
+			if u.inv != 0 {
+				out := 1 - own
+				e := entry(species[i], u.from.clip)
+				u.from.phase = e.advance(u.from.phase, u.from.rate, dt, u.from.repeat)
+				e.put(&o, u.from.phase)
+				b = Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: out * (1 - u.priorShare)}
+				if u.priorShare > 0 {
+					e = entry(species[i], u.prior.clip)
+					u.prior.phase = e.advance(u.prior.phase, u.prior.rate, dt, u.prior.repeat)
+					e.put(&o, u.prior.phase)
+					b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, out*u.priorShare
+				} else if gw > 0 { // fading into a speed blend: the other gait takes the prior's rows
+					entry(species[i], f.gaitClip[i]).put(&o, phase[i])
+					b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, own*gw
+				}
+			} else { // a speed blend alone
+				entry(species[i], f.gaitClip[i]).put(&o, phase[i])
+				b = Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: gw}
 			}
 			blend[i] = b
 		}
@@ -217,6 +283,12 @@ func (b *Batch) BlendBytes() []byte {
 
 // Fading reports whether unit i is fading between clips.
 func (b *Batch) Fading(i int) bool {
+	return b.fades.unit != nil && b.fades.fading(i)
+}
+
+// blending reports whether unit i shows more than its own clip: it fades, or it
+// blends walk and run.
+func (b *Batch) blending(i int) bool {
 	return b.fades.unit != nil && b.fades.on(i)
 }
 
@@ -270,15 +342,27 @@ type side struct {
 	w     float32
 }
 
-// sides returns the clips unit i shows: its own, then, while it fades, the clips
-// it fades from, with the weights its Blend gives them.
+// sides returns the clips unit i shows: its own, then, while it fades or blends
+// two gaits, the others, with the weights its Blend gives them.
 func (b *Batch) sides(i int) [3]side {
 	s := [3]side{{b.Clip[i], b.Phase[i], 1}}
-	if b.Fading(i) {
-		bl, u := b.Blend[i], &b.fades.unit[i]
-		s[0].w = 1 - bl.Weight - bl.PriorWeight
+	if !b.blending(i) {
+		return s
+	}
+	bl, u := b.Blend[i], &b.fades.unit[i]
+	s[0].w = 1 - bl.Weight - bl.PriorWeight
+	gait := side{b.fades.gaitClip[i], b.Phase[i], 0}
+	switch {
+	case !b.fades.fading(i): // a speed blend alone
+		gait.w = bl.Weight
+		s[1] = gait
+	case u.priorShare > 0:
 		s[1] = side{u.from.clip, u.from.phase, bl.Weight}
 		s[2] = side{u.prior.clip, u.prior.phase, bl.PriorWeight}
+	default:
+		gait.w = bl.PriorWeight
+		s[1] = side{u.from.clip, u.from.phase, bl.Weight}
+		s[2] = gait
 	}
 	return s
 }

@@ -248,3 +248,61 @@ func TestFadesRemovePops(t *testing.T) {
 		t.Errorf("largest bone move in one frame: %.3f m with fades, %.3f m without, %.3f m with a table of zeros: want fades at most half", faded, popped, tabled)
 	}
 }
+
+// Between walk and run speeds a unit shows both gaits at its one phase, run
+// weighing (speed − walk speed)/(run speed − walk speed), whichever of the two its
+// intent picked; its sockets blend alike; below walk speed and above run speed it
+// shows one gait. The gaits are the roster's (docs/species.md): walk 1.4 m/s over
+// 0.92 s, run 3.8 m/s over 0.56 s.
+func TestSpeedBlend(t *testing.T) {
+	r := testRegistry(t)
+	h := r.Species(0)
+	walk, run := h.Clips[clipID(h, "walk")], h.Clips[clipID(h, "run")]
+	for _, c := range []struct {
+		speed   float32
+		running bool
+		runW    float64
+	}{{1, false, 0}, {1.4, false, 0}, {2, false, .25}, {2, true, .25}, {2.6, true, .5}, {3.5, false, .875}, {3.8, true, 1}, {6, true, 1}} {
+		u := New(1)
+		u.Speed[0] = c.speed
+		if c.running {
+			u.Flags[0] = Running
+		}
+		u.Phase[0] = .3
+		if err := u.Animate(r, .05); err != nil {
+			t.Fatal(err)
+		}
+		rate := float64(c.speed) / (0.92*1.4 + (0.56*3.8-0.92*1.4)*c.runW)
+		if p := float64(u.Phase[0]); math.Abs(p-(.3+.05*rate)) > 1e-5 {
+			t.Errorf("%v m/s: phase %v, want %v", c.speed, p, .3+.05*rate)
+		}
+		own, other := walk, run
+		w := c.runW
+		if c.running {
+			own, other, w = run, walk, 1-w
+		}
+		if got := h.Clips[u.Clip[0]].Name; got != own.Name {
+			t.Fatalf("%v m/s running %v: plays %s", c.speed, c.running, got)
+		}
+		b := u.Blend[0]
+		if math.Abs(float64(b.Weight)-w) > 1e-5 || b.PriorWeight != 0 {
+			t.Fatalf("%v m/s: %s weighs %v (prior %v), want %v", c.speed, other.Name, b.Weight, b.PriorWeight, w)
+		}
+		if w == 0 || w == 1 {
+			continue
+		}
+		want := bpat.Resolve(float64(u.Phase[0]), other.FrameCount, true)
+		if b.Frame != uint32(other.FrameOffset+want.Frame) || b.Next != uint32(other.FrameOffset+want.Next) || math.Abs(float64(b.Lerp-want.Lerp)) > 1e-5 {
+			t.Fatalf("%v m/s: %s rows %d %d %v, want %+v at offset %d", c.speed, other.Name, b.Frame, b.Next, b.Lerp, want, other.FrameOffset)
+		}
+		hand := h.SocketIndex("hand_r")
+		got, _ := u.Socket(r, 0, hand)
+		a, _ := h.Socket(u.Clip[0], u.Phase[0], hand)
+		o, _ := h.Socket(clipID(h, other.Name), u.Phase[0], hand)
+		for k := range got {
+			if want := (1-float32(w))*a[k] + float32(w)*o[k]; math.Abs(float64(got[k]-want)) > 1e-4 {
+				t.Fatalf("%v m/s: hand element %d %v, want %v", c.speed, k, got[k], want)
+			}
+		}
+	}
+}

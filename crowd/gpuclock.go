@@ -26,14 +26,17 @@ const (
 	ShapeLoops = 1 << 24 // the clip loops: the frame after the last is the first (bpat.md §5)
 	ShapeWraps = 1 << 25 // the phase wraps into [0,1); else it clamps to [0,1]
 	ShapeSwing = 1 << 26 // Phase and Rate are a swing's timeline seconds and tempo
+	ShapeGait  = 1 << 27 // (Prior only) the other gait of a speed blend, weighing PriorShare of the own side
 )
 
 // TimeRecord is one unit's record in the GPU clock mode: 64 bytes that change only
 // when the unit's clip, rate or fade does. The pose at time t is that of Own, or,
 // while t is within a fade (FadeInv > 0 and (t − FadeStart)·FadeInv < 1), Own
 // weighted by w = smoothstep((t − FadeStart)·FadeInv), From by (1−w)(1−PriorShare)
-// and Prior by (1−w)·PriorShare: exactly what Animate's Instance and Blend would
-// show. At is the reference a shader follows.
+// and Prior by (1−w)·PriorShare. When Prior is a speed blend's other gait
+// (ShapeGait), it weighs w·PriorShare, Own w·(1−PriorShare) and From 1−w (w = 1
+// outside a fade). That is exactly what Animate's Instance and Blend show. At is
+// the reference a shader follows.
 type TimeRecord struct {
 	Own, From, Prior Playhead
 	Start            float32 // the clock time at which the playheads' phases hold
@@ -89,16 +92,27 @@ func (r *TimeRecord) At(t float32) (Instance, Blend) {
 	var o Instance
 	o.Frame, o.Next, o.Lerp = r.Own.rows(r.Own.phase(dt))
 	var b Blend
+	own := float32(1)
 	if r.FadeInv > 0 {
 		if x := (t - r.FadeStart) * r.FadeInv; x < 1 {
-			out := 1 - smoothstep(max(x, 0))
+			own = smoothstep(max(x, 0))
 			b.Frame, b.Next, b.Lerp = r.From.rows(r.From.phase(dt))
-			b.Weight = out * (1 - r.PriorShare)
-			if r.PriorShare > 0 {
-				b.PriorFrame, b.PriorNext, b.PriorLerp = r.Prior.rows(r.Prior.phase(dt))
-				b.PriorWeight = out * r.PriorShare
-			}
+			b.Weight = 1 - own
 		}
+	}
+	switch {
+	case r.PriorShare == 0:
+	case r.Prior.Shape&ShapeGait != 0:
+		b.PriorFrame, b.PriorNext, b.PriorLerp = r.Prior.rows(r.Prior.phase(dt))
+		b.PriorWeight = own * r.PriorShare
+	case own < 1:
+		b.PriorFrame, b.PriorNext, b.PriorLerp = r.Prior.rows(r.Prior.phase(dt))
+		b.PriorWeight = (1 - own) * r.PriorShare
+		b.Weight = (1 - own) * (1 - r.PriorShare)
+	}
+	if b.Weight == 0 && b.PriorWeight > 0 { // a speed blend alone: the other gait in Blend's first place, as Animate has it
+		b.Frame, b.Next, b.Lerp, b.Weight = b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight
+		b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = 0, 0, 0, 0
 	}
 	return o, b
 }
@@ -297,9 +311,19 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 	} else {
 		p = AmbientPhase(uint32(i)) // a unit not yet played starts where New starts a Crowd's
 	}
+	// A speed blend's other gait is set anew below; it is only kept for a fade out
+	// of the blend.
+	var gait Playhead
+	var gaitW float32
+	if o.Prior.Shape&ShapeGait != 0 {
+		gait, gaitW = o.Prior.advanced(dt), o.PriorShare
+		gait.Shape &^= ShapeGait
+		o.Prior, o.PriorShare = Playhead{}, 0
+	}
 	if o.FadeInv > 0 {
 		if (now-o.FadeStart)*o.FadeInv < 1 {
 			o.From, o.Prior = o.From.advanced(dt), o.Prior.advanced(dt)
+			gaitW = 0 // a fade into a speed blend ends it, as in Animate
 		} else {
 			o.From, o.Prior, o.FadeStart, o.FadeInv, o.PriorShare = Playhead{}, Playhead{}, 0, 0, 0
 		}
@@ -318,10 +342,13 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 				if cur.Shape&ShapeSwing != 0 { // a swing faded out holds its pose, as in Animate
 					cur = Playhead{Phase: AttackPhase(cur.Phase), Row: cur.Row, Shape: cur.Shape &^ ShapeSwing}
 				}
-				if o.FadeInv > 0 {
+				switch {
+				case o.FadeInv > 0:
 					w := smoothstep((now - o.FadeStart) * o.FadeInv)
 					o.From, o.Prior, o.PriorShare = interrupted(cur, o.From, o.Prior, w, o.PriorShare)
-				} else {
+				case gaitW > 0: // out of a speed blend: both gaits fade out
+					o.From, o.Prior, o.PriorShare = interrupted(cur, gait, Playhead{}, 1-gaitW, 0)
+				default:
 					o.From, o.Prior, o.PriorShare = cur, Playhead{}, 0
 				}
 				o.FadeStart, o.FadeInv = now, 1/d
@@ -338,6 +365,25 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 		shape |= ShapeWraps // idle fidgets and a hammering builder repeat; a death holds its end
 	}
 	o.Own = Playhead{Phase: p * e.keep, Rate: e.base + e.perSpeed*x.speed, Row: e.offset, Shape: shape}
+	if (st == StateWalk || st == StateRun) && int(x.species) <= cat.maxID {
+		if g := &cat.pairs[(int(x.species)*MaxArchetypes+int(x.arch&(MaxArchetypes-1)))*MaxVariants+int(min(x.variant, MaxVariants-1))]; g.walk != g.run && (cl == g.walk || cl == g.run) {
+			rate, other, w := g.blend(cl, x.speed)
+			o.Own.Rate = rate
+			// The other gait takes the prior's place; of an interrupted fade's
+			// two clips the one with the larger share stays, as in Animate.
+			if w > 0 && w < 1 {
+				if o.PriorShare > .5 {
+					o.From = o.Prior
+				}
+				oe := &cat.entries[int(x.species)<<clipShift|int(other)]
+				sh := uint32(oe.last) | ShapeGait | ShapeWraps
+				if oe.loops() {
+					sh |= ShapeLoops
+				}
+				o.Prior, o.PriorShare = Playhead{Phase: o.Own.Phase, Rate: rate, Row: oe.offset, Shape: sh}, w
+			}
+		}
+	}
 	if swingDriven[st&(NumStates-1)] != 0 && g.combat != nil {
 		if tau, tempo, ok := g.combat.swingAt(i, float64(now)); ok {
 			o.Own.Phase, o.Own.Rate, o.Own.Shape = tau, tempo, shape|ShapeSwing

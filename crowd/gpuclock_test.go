@@ -59,7 +59,10 @@ func agree(f0, n0 uint32, l0 float32, f1, n1 uint32, l1 float32) (same, boundary
 func TestGPUClockMatchesAnimate(t *testing.T) {
 	r := testRegistry(t)
 	const n = 96
-	const dt = float32(1.0 / 60)
+	// A step that no fade time (0.1, 0.2, 0.3 s) is a whole number of: at a
+	// fade's exact end or middle, the two modes' roundings may decide either way
+	// (the CPU mode sums dt, the clock subtracts times), both right.
+	const dt = float32(1.0 / 61)
 	cpu, clock := New(n), NewGPUClock(n)
 	fc, fg := NewCombat(r, cpu), NewScheduledCombat(r, clock)
 	for i := range n {
@@ -87,16 +90,18 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 	}
 	clock.Dirty = clock.Dirty[:0]
 	cpu.Animate(r, 0) // both crowds at their first clips, at time 0
-	compared, edges := 0, 0
+	compared, edges, blends := 0, 0, 0
 	for frame := range 900 {
 		// The game: a few units change what they do; fighters strike when ready.
 		for range 4 {
 			i := rng.IntN(n)
 			var speed float32
 			var flags Flags
-			switch rng.IntN(6) {
+			switch rng.IntN(7) {
 			case 0:
 				speed = 1.4
+			case 6:
+				speed = 2.5 // between walk and run: a speed blend
 			case 1:
 				speed, flags = 4, Running
 			case 2:
@@ -156,6 +161,9 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 			if math.Abs(float64(b.Weight-wb.Weight)) > 1e-4 || math.Abs(float64(b.PriorWeight-wb.PriorWeight)) > 1e-4 {
 				t.Fatalf("frame %d unit %d: fade weights %v %v on the clock, %v %v on the CPU", frame, i, b.Weight, b.PriorWeight, wb.Weight, wb.PriorWeight)
 			}
+			if wb.Weight > 0 && !cpu.Fading(i) {
+				blends++
+			}
 			if wb.Weight > 0 {
 				same, edge := agree(b.Frame, b.Next, b.Lerp, wb.Frame, wb.Next, wb.Lerp)
 				compared++
@@ -177,5 +185,8 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 	if fc.Melee.Stats != fg.Melee.Stats || fc.Melee.Stats.Landed == 0 || fc.Melee.Stats.Kills == 0 || fc.Melee.Stats.Cancelled == 0 {
 		t.Errorf("combat %+v stepped, %+v scheduled", fc.Melee.Stats, fg.Melee.Stats)
 	}
-	t.Logf("%d poses compared, %d at a wrap; %d transitions, %d fades; combat %+v", compared, edges, cpu.Transitions, cpu.Fades, fc.Melee.Stats)
+	if blends == 0 {
+		t.Error("no unit blended walk and run")
+	}
+	t.Logf("%d speed-blended poses; %d poses compared, %d at a wrap; %d transitions, %d fades; combat %+v", blends, compared, edges, cpu.Transitions, cpu.Fades, fc.Melee.Stats)
 }

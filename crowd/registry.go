@@ -511,7 +511,7 @@ type clipEntry struct {
 	keep     float32 // 0 when N = 1 (its phase is always 0), else 1: scale ≠ 0
 	base     float32 // phase per second at rest: 1/cycle unless speed-driven
 	perSpeed float32 // phase per second per m/s: 1/(cycle·speed) for locomotion
-	_        float32
+	ground   float32 // ground speed in m/s for locomotion, else 0
 }
 
 // loops reports whether the clip's phase wraps (a single-frame clip: no matter).
@@ -530,6 +530,7 @@ func makeEntry(c *Clip) clipEntry {
 	}
 	if c.Gait.Speed > 0 {
 		e.perSpeed = float32(1 / (c.Gait.Cycle * c.Gait.Speed))
+		e.ground = float32(c.Gait.Speed)
 	} else if c.Gait.Cycle > 0 {
 		e.base = float32(1 / c.Gait.Cycle)
 	}
@@ -544,7 +545,33 @@ type catalog struct {
 	// Hot tables. entries[id<<clipShift | clip]; sel[(((id·MaxArchetypes)+a)·NumStates+s)·MaxVariants+v].
 	entries []clipEntry
 	sel     []ClipID // unplayable where the species is not loaded or lacks the archetype
-	maxID   int      // −1 when empty
+	// pairs[(id·MaxArchetypes+a)·MaxVariants+v]: the walk and run of a speed blend.
+	pairs []gaitPair
+	maxID int // −1 when empty
+}
+
+// gaitPair is what the speed blend of a unit in the Walk or Run state needs
+// (docs/runtime.md §6.3): its archetype's walk and run clips for its variant, their
+// ground speeds (walk's the lower) and strides (cycle × ground speed). Zero (walk ==
+// run) where there is no such pair: the unit then plays its clip alone by the rate
+// of §6.
+type gaitPair struct {
+	walk, run          ClipID
+	walkSpeed, runDiff float32 // m/s: walk's ground speed, run's minus walk's
+	stride, strideDiff float32 // m: walk's stride, run's minus walk's
+}
+
+// blend returns, for a unit playing cl (walk or run) at ground speed sp, the phase
+// rate, the other gait's clip and its weight.
+func (g *gaitPair) blend(cl ClipID, sp float32) (rate float32, other ClipID, w float32) {
+	b := min(max((sp-g.walkSpeed)/g.runDiff, 0), 1) // run's share
+	// One stride of the blend covers the blend of the two strides, so that
+	// planted feet stay planted.
+	rate = sp / (g.stride + g.strideDiff*b)
+	if cl == g.walk {
+		return rate, g.run, b
+	}
+	return rate, g.walk, 1 - b
 }
 
 func buildCatalog(list []*Species) *catalog {
@@ -560,6 +587,7 @@ func buildCatalog(list []*Species) *catalog {
 	for k := range c.sel {
 		c.sel[k] = unplayable
 	}
+	c.pairs = make([]gaitPair, (c.maxID+1)*MaxArchetypes*MaxVariants)
 	for _, s := range list {
 		c.byID[s.ID] = s
 		for k := range s.Clips {
@@ -572,6 +600,15 @@ func buildCatalog(list []*Species) *catalog {
 			base := (int(s.ID)*MaxArchetypes + a) * int(NumStates) * MaxVariants
 			for st := range t.clips {
 				copy(c.sel[base+st*MaxVariants:], t.clips[st][:])
+			}
+			for v := range MaxVariants {
+				wc, rc := t.clips[StateWalk][v], t.clips[StateRun][v]
+				w, r := s.Clips[wc].Gait, s.Clips[rc].Gait
+				if wc != rc && w.Speed > 0 && r.Speed > w.Speed {
+					c.pairs[(int(s.ID)*MaxArchetypes+a)*MaxVariants+v] = gaitPair{walk: wc, run: rc,
+						walkSpeed: float32(w.Speed), runDiff: float32(r.Speed - w.Speed),
+						stride: float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed)}
+				}
 			}
 		}
 	}
