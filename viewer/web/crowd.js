@@ -18,7 +18,8 @@
 //   settled()  resolves once a step requested after the call has been applied.
 //
 // What a step carries besides time: the selected species (its first unit is the
-// focus) and every species' chosen clip (state.override).
+// focus), every species' chosen clip (state.override) and whether clip changes
+// cross-fade (state.fades).
 import { state, stats, RECORD } from './state.js';
 import { fetchOK, reserveRecords, uploadRecords } from './gl.js';
 
@@ -66,6 +67,7 @@ export function tick(dt) {
   const clips = [];
   state.override.forEach((c, a) => { if (c >= 0) clips.push(`${a}:${c}`); });
   if (clips.length) q.set('clips', clips.join(','));
+  if (!state.fades) q.set('fades', '0');
   if (seekTo !== null) { q.set('seek', String(seekTo)); seekTo = null; }
   const gen = generation, seq = ++sent;
   inflight = true;
