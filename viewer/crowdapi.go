@@ -196,7 +196,7 @@ func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
 // AppendStep appends the step answer to b, little-endian: "BBCS", the step
 // number, the asset count A, the focus clip (int32, −1 for none), phase and rate
 // (float32), each army's living units (uint32 ×2), A unit counts (uint32), then
-// every unit's 16-float record in asset order (see gl.js for the fields).
+// every unit's 32-float record in asset order (see gl.js for the fields).
 func (c *Crowd) AppendStep(b []byte, f Focus) []byte {
 	alive := c.Alive()
 	b = append(b, StepMagic...)

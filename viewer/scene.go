@@ -68,7 +68,7 @@ type Crowd struct {
 
 	assets []*Asset
 	regs   *registries
-	// Records holds every unit's 16-float GPU record, in asset order.
+	// Records holds every unit's RecordFloats-float GPU record, in asset order.
 	Records []float32
 
 	unitAsset []uint16 // per unit

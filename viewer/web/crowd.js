@@ -1,10 +1,10 @@
 // The crowd, as the server computes it: the page only draws it. The server
 // builds the crowd with bonebake's runtime (a parade played by crowd.Batch, or a
 // battle of crowd/battle: exactly what a game gets) and answers each step with
-// every unit's 16-float GPU record, grouped by species, so the page uploads them
-// as they come with no per-instance loop. A step is requested while the last one
-// is drawn. The rest of the viewer sees the crowd only through this module's
-// exports:
+// every unit's 32-float GPU record (its cross-fade included), grouped by
+// species, so the page uploads them as they come with no per-instance loop. A
+// step is requested while the last one is drawn. The rest of the viewer sees
+// the crowd only through this module's exports:
 //
 //   newCrowd(all, { layout, count, only })  asks the server for a crowd; resolves
 //       to its description { id, layout, unit_count, assets, extent, note }.
