@@ -216,7 +216,7 @@ func TestBrowserFades(t *testing.T) {
 				t.Errorf("the humanoid's fade table lacks %q", want)
 			}
 		}
-		if len(rows) < 3 || len(rows) > 6 {
+		if len(rows) < 3 || len(rows) > 8 {
 			t.Errorf("%d rows: want the default table's few rules", len(rows))
 		}
 		p.checkClean()

@@ -70,11 +70,14 @@ export function showFades() {
   $('fades').checked = state.fades;
   const rules = A && c ? c.assets[A.index].fades : [];
   const secs = (s) => (s > 0 ? `${+s.toFixed(3)} s` : 'none');
-  const rows = rules.map((r) => {
-    if (!r.to && !r.from) return ['any clip change', secs(r.seconds)];
+  const rows = [];
+  let group = null; // the states entered by the rules listed last, named once above them
+  for (const r of rules) {
+    if (!r.to && !r.from) { rows.push(['any clip change', secs(r.seconds)]); continue; }
     const into = r.to ? `into ${r.to.join(', ')}` : 'into any state';
-    return [`${into} from ${r.from ? r.from.join(', ') : 'any other'}`, secs(r.seconds)];
-  });
+    if (into !== group) { rows.push([into, '']); group = into; }
+    rows.push([`\u2003from ${r.from ? r.from.join(', ') : 'any other'}`, secs(r.seconds)]);
+  }
   kvRows($('fade-table'), rows);
   $('fade-table').classList.toggle('off', !state.fades);
 }
