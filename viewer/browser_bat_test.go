@@ -55,6 +55,18 @@ func TestBrowserBAT(t *testing.T) {
 		t.Errorf("%d of %d pixels differ between the palette and the BAT halves (more than 1%%)", differ, total)
 	}
 
+	// Mid-fade (walk to run, 0.1 s of 0.3 s) the BAT half blends the two clips as
+	// the palette half does.
+	p.eval("bonebake.selectClip('run', 0.1).then(() => bonebake.nextFrames(2))")
+	if w := p.number("bonebake.focusInstance().record[19]"); !(w > 0.5 && w < 1) {
+		t.Fatalf("walk's weight %v 0.1 s into a fade to run", w)
+	}
+	covered, differ, total = compareHalves(p.screenshot(), w, h, half, bg)
+	t.Logf("mid-fade: creature covers %d (palette) and %d (BAT) pixels; %d pixels differ", covered[0], covered[1], differ)
+	if covered[1] < 3000 || differ > total/100 {
+		t.Errorf("mid-fade: %d of %d pixels differ between the palette and the BAT halves", differ, total)
+	}
+
 	// 8-bit textures cost precision, and the page shows what the report says.
 	raw := p.number("bonebake.batReport('humanoid').max_error.vertex")
 	p.eval("bonebake.setBAT('side', 'ue', 'png8')")

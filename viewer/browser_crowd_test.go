@@ -299,7 +299,7 @@ func TestBrowser(t *testing.T) {
 		p.eval("bonebake.sync()")
 		fi := p.eval("bonebake.focusInstance()").(map[string]any)
 		phase := fi["phase"].(float64)
-		var rec [16]float64
+		var rec [RecordFloats]float64
 		for i, v := range fi["record"].([]any) {
 			rec[i] = v.(float64)
 		}

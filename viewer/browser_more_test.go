@@ -111,7 +111,7 @@ func TestBrowserBattle(t *testing.T) {
 		t.Errorf("the armies' colours: %d red and %d blue pixels", red, blue)
 	}
 	// The battle goes on: units move (the sum of every unit's x and z changes).
-	const places = `bonebake.state.assets.reduce((s, A) => { for (let o = 0; o < A.count * 16; o += 16) s += A.instData[o + 8] + A.instData[o + 9]; return s; }, 0)`
+	const places = `bonebake.state.assets.reduce((s, A) => { for (let o = 0; o < A.count * 32; o += 32) s += A.instData[o + 8] + A.instData[o + 9]; return s; }, 0)`
 	s0 := p.number(places)
 	p.eval("new Promise((res) => setTimeout(res, 600))")
 	p.eval("bonebake.settled()")

@@ -73,9 +73,10 @@ type crowdJSON struct {
 }
 
 type crowdAssetJSON struct {
-	Units int `json:"unit_count"`
-	First int `json:"first"` // index of its first record
-	Rider int `json:"rider"` // the asset its riders are drawn with, or -1
+	Units int            `json:"unit_count"`
+	First int            `json:"first"` // index of its first record
+	Rider int            `json:"rider"` // the asset its riders are drawn with, or -1
+	Fades []fadeRuleJSON `json:"fades"` // how its clip changes fade
 }
 
 // serveCrowd answers POST /api/crowd and GET /api/crowd/{id}/step.
@@ -140,7 +141,7 @@ func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
 	}
 	j := crowdJSON{ID: s.crowds.add(c), Layout: c.Layout, Units: c.Len(), Extent: c.Extent(), Note: c.Note}
 	for a := range s.assets {
-		j.Assets = append(j.Assets, crowdAssetJSON{Units: c.Count[a], First: c.First[a], Rider: c.Rider[a]})
+		j.Assets = append(j.Assets, crowdAssetJSON{Units: c.Count[a], First: c.First[a], Rider: c.Rider[a], Fades: fadeRules(c.fadeTable[a])})
 	}
 	b, _ := json.Marshal(j)
 	s.send(w, r, "application/json", b)
@@ -148,7 +149,8 @@ func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
 
 // stepInput reads a step's query: dt (seconds, 0 to 1), focus (an asset index),
 // clips (asset:clip pairs, comma-separated: the clip every unit of that asset
-// plays) and seek (a phase for the focus unit).
+// plays), seek (a phase for the focus unit) and fades (0: clip changes switch at
+// once; 1, the default: they fade).
 func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
 	q := r.URL.Query()
 	in := StepInput{Focus: -1, Seek: math.NaN()}
@@ -176,6 +178,13 @@ func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
 			in.Override[a] = c
 		}
 	}
+	switch v := q.Get("fades"); v {
+	case "", "1":
+	case "0":
+		in.NoFade = true
+	default:
+		return in, 0, fmt.Errorf("fades %q: want 0 or 1", v)
+	}
 	if v := q.Get("seek"); v != "" {
 		if in.Seek, err = strconv.ParseFloat(v, 64); err != nil || math.IsNaN(in.Seek) || math.IsInf(in.Seek, 0) {
 			return in, 0, fmt.Errorf("seek %q: want a phase", v)
@@ -187,7 +196,7 @@ func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
 // AppendStep appends the step answer to b, little-endian: "BBCS", the step
 // number, the asset count A, the focus clip (int32, −1 for none), phase and rate
 // (float32), each army's living units (uint32 ×2), A unit counts (uint32), then
-// every unit's 16-float record in asset order (see gl.js for the fields).
+// every unit's 32-float record in asset order (see gl.js for the fields).
 func (c *Crowd) AppendStep(b []byte, f Focus) []byte {
 	alive := c.Alive()
 	b = append(b, StepMagic...)

@@ -21,9 +21,16 @@
 //
 // A clip chosen for an asset (the page's clip table) plays on all its units
 // through crowd.Batch; pause, single steps and speed are the page choosing dt.
-// Each step answers every unit's 16-float GPU record (frame row, next row, lerp,
-// tint, x, z, yaw, scale, the rider's frames), grouped by asset, so the page
-// uploads them as they come; it asks for step k+1 while it draws step k.
+// Clip changes cross-fade (docs/runtime.md §6.1): the battle's in Crowd.Animate,
+// the playback units' through Batch.Play, over the time the asset's battle
+// species' fade table gives the states its clips stand for (crowd.FadeLocomotion
+// for an asset that is no built-in species); a unit of a battle fades into a
+// chosen clip from the battle's pose and back out of it. A step of no time (the
+// page paused) switches at once, and fades=0 turns fades off (Crowd.NoFade, fade
+// 0 for playback units). Each step answers every unit's 32-float GPU record
+// (frame row, next row, lerp, tint, x, z, yaw, scale, the rider's frames, then
+// the unit's and the rider's crowd.Blend), grouped by asset, so the page uploads
+// them as they come; it asks for step k+1 while it draws step k.
 //
 // The page (plain HTML, JavaScript and GLSL under web/, embedded with go:embed;
 // nothing from a CDN, no build step) fetches each asset's palette block as the
@@ -32,7 +39,11 @@
 // of a bone is row k of its model-space matrix, §1). For each bone influence the
 // vertex shader reads rows 0-2 (palette entries are affine) of the frame and of
 // the next frame, blends them element by element, multiplies by the mesh's
-// inverse bind matrix and applies the instance transform: one instanced draw per
+// inverse bind matrix and applies the instance transform; a fading unit's
+// matrix is (1−W−Q)·its own + W·the faded-from clip's + Q·the prior's, each that
+// two-row blend, the extra rows read only while W or Q is not 0. Attached draws
+// (a rider, the sword, socket gizmos) follow their carrier's socket or bone
+// blended alike. One instanced draw per
 // species (per glTF primitive for a model with materials, coloured by its base
 // colour factor and sRGB texture; a glTF model's palettes are in its scene's
 // space, so it stands as any glTF viewer shows it with no correction).
@@ -44,7 +55,8 @@
 // texture row r + 1), verifies them (the report's max_error) and decodes the
 // files into the stored channel values; the page uploads those as RGBA32F and
 // bat.vert.glsl rebuilds each vertex by docs/formats/bat.md §3, decoding
-// c·range + offset itself, so what it draws carries the files' precision.
+// c·range + offset itself, so what it draws carries the files' precision (a
+// fading unit: each clip's vertex, weighted as the palette path weighs rows).
 //
 // The server answers only these routes, on GET or HEAD unless marked:
 //
@@ -58,8 +70,8 @@
 //	/api/bat/{id}?preset=…&format=…          the asset's BAT bake (docs/formats/bat.md): the report, max_error verified
 //	/api/bat/{id}/texels?preset=…&format=…   its textures' stored values and TEXCOORD_1, for the page (see encodeTexels)
 //	/api/bat/{id}/{file}?preset=…&format=…   a file of that bake, byte for byte (textures, mesh, XML report)
-//	POST /api/crowd                a new crowd (CrowdParams as JSON) → its id, units per asset, riders, extent
-//	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek) → the records (see Crowd.AppendStep)
+//	POST /api/crowd                a new crowd (CrowdParams as JSON) → its id, units per asset, riders, fade tables (rules), extent
+//	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek, fades) → the records (see Crowd.AppendStep)
 //
 // Anything else is 404: the server never reads a file by a name a request gives,
 // and lists no directory. Bad crowd parameters are 400 with the reason. At most
@@ -73,10 +85,13 @@
 // of crowd time before the first frame), skeleton=0, sockets=0, props=0, focus=1
 // (a close-up), yaw, pitch and zoom (the camera), aa=0 (no multisampling, for
 // software renderers), bat (bat: skin from the BAT textures; side: palette left,
-// BAT right), preset and format (the BAT bake's). It exposes window.bonebake for tests: ready, error, state,
+// BAT right), preset and format (the BAT bake's), fades=0 (clip changes pop). It
+// exposes window.bonebake for tests: ready, error, state,
 // stats {frames, drawCalls, instances, glErrors, frameMs, alive}, resolve (the §5
 // math), and setInstances, setLayout, setCrowdSpecies, selectAsset, selectClip,
-// seek, step, setBAT and settled (promises that resolve once the change is drawn), batReport, play,
+// seek, step (a frame, or seconds), setFades, setBAT and settled (promises that
+// resolve once the change is drawn; selectClip(name, seconds) sends the change
+// with a step of that much time, so a paused crowd fades), batReport, play,
 // pause, setSpeed, frameCrowd, focusSelected, camera, glError, sync, nextFrames,
 // crowdRect, focusInstance and project.
 package viewer

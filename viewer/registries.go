@@ -137,3 +137,31 @@ func riderClips(horse, rider *crowd.Species) []crowd.ClipID {
 	}
 	return out
 }
+
+// fades returns the fade table of asset k's battle species and the state each of
+// its clips stands for: the first state (over its archetypes in order, then
+// states and variants) whose table picks the clip, Idle when none does. Nil, nil
+// for an asset that is no built-in species.
+func (r *registries) fades(k int) (*crowd.FadeTable, []crowd.StateID) {
+	sp := r.battleSpecies(k)
+	if sp == nil {
+		return nil, nil
+	}
+	states := make([]crowd.StateID, len(sp.Clips))
+	seen := make([]bool, len(sp.Clips))
+	for _, a := range sp.Archetypes {
+		t := sp.Table(a)
+		if t == nil {
+			continue
+		}
+		for s := crowd.StateID(0); s < crowd.NumStates; s++ {
+			for v := range t.Variants(s) {
+				if c := int(t.Clip(s, uint8(v))); t.Mapped(s) && c < len(states) && !seen[c] {
+					states[c], seen[c] = s, true
+				}
+			}
+		}
+	}
+	ft := r.battle.Fades(sp.ID)
+	return &ft, states
+}

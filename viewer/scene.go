@@ -20,15 +20,20 @@ const (
 const MaxUnits = 20000
 
 // RecordFloats is the size of one unit's GPU record (see Crowd.Records).
-const RecordFloats = 16
+const RecordFloats = 32
 
-// Record fields (float offsets within a record).
+// Record fields (float offsets within a record). A fade is the unit's
+// crowd.Blend as floats: the clip faded from (frame row, next row, lerp,
+// weight), then the prior clip of an interrupted fade (the same); all zero
+// while the unit is not fading (docs/runtime.md §6.1).
 const (
-	recFrame  = 0  // frame row, next row, lerp, 0
-	recTint   = 4  // tint r, g, b, the share of the tint non-cloth parts take
-	recPlace  = 8  // x, z, yaw, scale
-	recRider  = 12 // the rider's frame row, next row, lerp, 0 (horses)
-	maxStepDt = 0.05
+	recFrame     = 0  // frame row, next row, lerp, 0
+	recTint      = 4  // tint r, g, b, the share of the tint non-cloth parts take
+	recPlace     = 8  // x, z, yaw, scale
+	recRider     = 12 // the rider's frame row, next row, lerp, 0 (horses)
+	recFade      = 16 // the unit's fade: 8 floats
+	recRiderFade = 24 // the rider's fade: 8 floats (horses)
+	maxStepDt    = 0.05
 	// oneShotHold is how long (in clip lengths) a one-shot in the parade holds its
 	// end pose before it plays again.
 	oneShotHold = 0.35
@@ -63,7 +68,7 @@ type Crowd struct {
 
 	assets []*Asset
 	regs   *registries
-	// Records holds every unit's 16-float GPU record, in asset order.
+	// Records holds every unit's RecordFloats-float GPU record, in asset order.
 	Records []float32
 
 	unitAsset []uint16 // per unit
@@ -80,6 +85,13 @@ type Crowd struct {
 	battleOf   []int32 // per unit: its battle unit
 	overridden bool    // some asset plays a chosen clip
 	cur        []int   // per asset: the clip chosen in the last step, or −1
+
+	// Per asset, how long a clip change of its playback units fades: its
+	// battle species' fade table, indexed by the states its clips stand for
+	// (clipState); nil for an asset that is no built-in species, whose changes
+	// all take crowd.FadeLocomotion.
+	fadeTable []*crowd.FadeTable
+	clipState [][]crowd.StateID
 }
 
 // StepInput is what one step of a crowd takes besides time.
@@ -87,6 +99,7 @@ type StepInput struct {
 	Override []int   // per asset: the clip every unit of it plays, or −1 (nil: none)
 	Focus    int     // the asset whose first unit the answer describes, or −1
 	Seek     float64 // when not NaN: set the focus unit's phase first (playback units only)
+	NoFade   bool    // clip changes switch at once (crowd.Crowd.NoFade; fade 0 for playback units)
 }
 
 // Focus is the clip and phase of the focus unit after a step.
@@ -140,6 +153,10 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 			c.perSecond[k] = append(c.perSecond[k], ps)
 			c.loops[k] = append(c.loops[k], cl.Loops)
 		}
+	}
+	c.fadeTable, c.clipState = make([]*crowd.FadeTable, len(s.assets)), make([][]crowd.StateID, len(s.assets))
+	for k := range s.assets {
+		c.fadeTable[k], c.clipState[k] = c.regs.fades(k)
 	}
 	c.Rider = make([]int, len(s.assets))
 	c.riderMap = make([][]crowd.ClipID, len(s.assets))

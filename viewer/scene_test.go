@@ -125,7 +125,7 @@ func TestBattleIsTheGame(t *testing.T) {
 			rider[h] = i
 		}
 	}
-	horses, fought := 0, false
+	horses, fading, fought := 0, 0, false
 	for k := range 300 {
 		dt := float32(1.0 / 30)
 		if k%7 == 3 {
@@ -137,17 +137,25 @@ func TestBattleIsTheGame(t *testing.T) {
 		got := step(t, s, j.ID, fmt.Sprintf("dt=%v", dt))
 		// The expected records: per asset, its species' units in unit order, riders
 		// left to their horses.
-		var want [][16]float32
+		var want [][RecordFloats]float32
+		fade := func(r []float32, b crowd.Blend) {
+			copy(r, []float32{float32(b.Frame), float32(b.Next), b.Lerp, b.Weight, float32(b.PriorFrame), float32(b.PriorNext), b.PriorLerp, b.PriorWeight})
+			if b.Weight > 0 {
+				fading++
+			}
+		}
 		for a := range assets {
 			for u := range game.Len() {
 				if assetOf[game.Crowd.Species[u]] != a || game.Mount(u) >= 0 {
 					continue
 				}
 				o := game.Crowd.Out[u]
-				r := [16]float32{float32(o.Frame), float32(o.Next), o.Lerp, 8: game.World.X[u], 9: game.World.Z[u], 10: game.Heading[u]}
+				r := [RecordFloats]float32{float32(o.Frame), float32(o.Next), o.Lerp, 8: game.World.X[u], 9: game.World.Z[u], 10: game.Heading[u]}
+				fade(r[16:24], game.Crowd.Blend[u])
 				if ri, ok := rider[int32(u)]; ok {
 					ro := game.Crowd.Out[ri]
 					r[12], r[13], r[14] = float32(ro.Frame), float32(ro.Next), ro.Lerp
+					fade(r[24:32], game.Crowd.Blend[ri])
 					horses++
 				}
 				want = append(want, r)
@@ -158,7 +166,7 @@ func TestBattleIsTheGame(t *testing.T) {
 		}
 		for i, w := range want {
 			g := got.records[i*RecordFloats : (i+1)*RecordFloats]
-			for _, f := range []int{0, 1, 2, 8, 9, 10, 12, 13, 14} {
+			for _, f := range []int{0, 1, 2, 8, 9, 10, 12, 13, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31} {
 				if g[f] != w[f] {
 					t.Fatalf("step %d, record %d field %d: %v, the game has %v (record %v)", k, i, f, g[f], w[f], g)
 				}
@@ -171,6 +179,9 @@ func TestBattleIsTheGame(t *testing.T) {
 	}
 	if horses == 0 {
 		t.Error("no horse carried a rider")
+	}
+	if fading == 0 {
+		t.Error("no unit faded between clips: the test saw no fade")
 	}
 	if !fought {
 		t.Error("nobody died in the battle: the test saw no combat")

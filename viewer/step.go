@@ -62,19 +62,29 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 	if in.Focus >= 0 && c.Count[in.Focus] > 0 {
 		focus = c.First[in.Focus]
 	}
-	// The playback units' clips and rates for this step.
+	// The playback units' clips and rates for this step. A change fades, except
+	// with fades off and in a step of no time (a paused crowd shows a clip
+	// chosen at once; fades happen in crowd time).
 	c.overridden = false
 	if c.cur == nil {
 		c.cur = make([]int, len(c.assets))
+		for a := range c.cur {
+			c.cur[a] = -1
+		}
 	}
-	for a := range c.cur {
-		c.cur[a] = override(a)
+	fades := !in.NoFade && dt > 0
+	if c.battle != nil {
+		c.battle.Crowd.NoFade = in.NoFade
 	}
 	for i, a16 := range c.unitAsset {
 		a := int(a16)
 		cl := -1
 		if c.battle == nil {
 			cl = int(c.base[i])
+		} else if override(a) >= 0 && c.cur[a] < 0 {
+			c.takeOver(i) // an override starts: the unit's playback takes over the battle's pose
+		} else if override(a) < 0 && c.cur[a] >= 0 {
+			c.handBack(i, fades) // it ends: the battle's clip fades in from the override's
 		}
 		if o := override(a); o >= 0 {
 			cl = o
@@ -83,14 +93,18 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 		if cl < 0 {
 			continue
 		}
-		c.play.Clip[i] = crowd.ClipID(cl)
-		c.play.Rate[i] = c.vary[i] * c.perSecond[a][cl]
+		fade := float32(0)
+		if fades {
+			fade = c.fadeTime(a, int(c.play.Clip[i]), cl)
+		}
+		c.playClip(i, crowd.ClipID(cl), c.vary[i]*c.perSecond[a][cl], fade)
 		if r := c.riderUnit[i]; r >= 0 && c.battle == nil {
 			rc := c.riderMap[a][cl]
-			ra := c.Rider[a]
-			c.play.Clip[r] = rc
-			c.play.Rate[r] = c.vary[r] * c.perSecond[ra][rc]
+			c.playClip(int(r), rc, c.vary[r]*c.perSecond[c.Rider[a]][rc], fade) // the rider fades with its horse
 		}
+	}
+	for a := range c.cur {
+		c.cur[a] = override(a)
 	}
 	if focus >= 0 && !math.IsNaN(in.Seek) && !math.IsInf(in.Seek, 0) && c.playsBack(focus) {
 		c.play.Phase[focus], c.hold[focus] = float32(in.Seek), 0
@@ -99,6 +113,51 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 		c.replayOneShots(dt)
 	}
 	return focus, nil
+}
+
+// playClip puts playback unit u on clip cl at rate, fading from the clip it
+// shows over fade seconds when that is another one.
+func (c *Crowd) playClip(u int, cl crowd.ClipID, rate, fade float32) {
+	if c.play.Clip[u] != cl {
+		c.play.Play(u, cl, c.play.Phase[u], rate, fade)
+	}
+	c.play.Rate[u] = rate
+}
+
+// fadeTime is how long a playback unit of asset a fades from clip from to clip
+// to: its species' fade table for the states the clips stand for, or
+// crowd.FadeLocomotion for an asset that is no built-in species. A battle unit
+// shows no clip (crowd.NoClip) before its first step: nothing to fade from or to.
+func (c *Crowd) fadeTime(a, from, to int) float32 {
+	t, st := c.fadeTable[a], c.clipState[a]
+	if n := len(c.perSecond[a]); from >= n || to >= n {
+		return 0
+	}
+	if t == nil {
+		return crowd.FadeLocomotion
+	}
+	return t[st[from]][st[to]]
+}
+
+// takeOver starts playing battle unit i's clip, phase and rate on its playback
+// unit: what the override then fades from (a fade the battle unit was in is
+// dropped).
+func (c *Crowd) takeOver(i int) {
+	bc, u := c.battle.Crowd, c.battleOf[i]
+	c.play.Play(i, bc.Clip[u], bc.Phase[u], bc.Rate[u], 0)
+}
+
+// handBack fades battle unit i from the overridden clip its playback unit shows
+// back to the clip the battle plays (the battle's own fade, if any, is lost).
+func (c *Crowd) handBack(i int, fades bool) {
+	bc, u := c.battle.Crowd, c.battleOf[i]
+	cl, ph, rt := bc.Clip[u], bc.Phase[u], bc.Rate[u]
+	fade := float32(0)
+	if fades {
+		fade = c.fadeTime(int(c.unitAsset[i]), int(c.play.Clip[i]), int(cl))
+	}
+	bc.Play(int(u), c.play.Clip[i], c.play.Phase[i], c.play.Rate[i], 0)
+	bc.Play(int(u), cl, ph, rt, fade)
 }
 
 // advance runs the runtime for dt seconds on the units' clips and rates as set,
@@ -124,7 +183,9 @@ func (c *Crowd) advance(dt float32) error {
 	} else if c.overridden {
 		for i := range c.unitAsset {
 			if c.playsBack(i) {
-				putFrames(c.Records[i*RecordFloats+recFrame:], &c.play.Out[i])
+				rec := c.Records[i*RecordFloats : (i+1)*RecordFloats]
+				putFrames(rec[recFrame:], &c.play.Out[i])
+				putFade(rec[recFade:], &c.play.Blend[i])
 			}
 		}
 	}
@@ -156,26 +217,36 @@ func putFrames(rec []float32, o *crowd.Instance) {
 	rec[0], rec[1], rec[2], rec[3] = float32(o.Frame), float32(o.Next), o.Lerp, 0
 }
 
+// putFade writes a unit's fade (crowd.Blend) as the record's eight floats.
+func putFade(rec []float32, b *crowd.Blend) {
+	rec[0], rec[1], rec[2], rec[3] = float32(b.Frame), float32(b.Next), b.Lerp, b.Weight
+	rec[4], rec[5], rec[6], rec[7] = float32(b.PriorFrame), float32(b.PriorNext), b.PriorLerp, b.PriorWeight
+}
+
 func (c *Crowd) paradeRecords() {
-	out := c.play.Out
+	out, blend := c.play.Out, c.play.Blend
 	for i := range c.unitAsset {
 		rec := c.Records[i*RecordFloats : (i+1)*RecordFloats]
 		putFrames(rec[recFrame:], &out[i])
+		putFade(rec[recFade:], &blend[i])
 		if r := c.riderUnit[i]; r >= 0 {
 			putFrames(rec[recRider:], &out[r])
+			putFade(rec[recRiderFade:], &blend[r])
 		}
 	}
 }
 
 func (c *Crowd) battleRecords() {
 	b := c.battle
-	out, w := b.Crowd.Out, b.World
+	out, blend, w := b.Crowd.Out, b.Crowd.Blend, b.World
 	for i, u := range c.battleOf {
 		rec := c.Records[i*RecordFloats : (i+1)*RecordFloats]
 		putFrames(rec[recFrame:], &out[u])
+		putFade(rec[recFade:], &blend[u])
 		rec[recPlace], rec[recPlace+1], rec[recPlace+2] = w.X[u], w.Z[u], b.Heading[u]
 		if r := c.riderUnit[i]; r >= 0 {
 			putFrames(rec[recRider:], &out[r])
+			putFade(rec[recRiderFade:], &blend[r])
 		}
 	}
 }

@@ -22,7 +22,7 @@ import { setupProps } from './props.js';
 import { focus } from './scene.js';
 import { cam, frameCrowd, focusSelected, setupPointer, project, crowdRect } from './camera.js';
 import { render } from './draw.js';
-import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT } from './panel.js';
+import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT, setFades } from './panel.js';
 import { drawTimeline, setupTimeline } from './timeline.js';
 
 const frameWaiters = [];
@@ -74,15 +74,20 @@ Object.assign(hook, {
     return (state.only ? rebuild() : settled()).then(() => true);
   },
   // selectClip plays the named clip on every unit of the selected species; null
-  // goes back to the layout's own.
-  selectClip: (name) => {
+  // goes back to the layout's own. With seconds, the change goes to the server
+  // with a step of that much crowd time (paused after): a paused crowd shows a
+  // change at once, and fades only while time passes.
+  selectClip: (name, seconds = 0) => {
     const A = state.assets[state.selected];
     const k = name == null ? -1 : A.clips.findIndex((c) => c.name === name);
     if (name != null && k < 0) return Promise.resolve(false);
     state.override[A.id] = k;
     showInfo();
-    return settled().then(() => true);
+    return (seconds > 0 ? stepFrame(seconds) : settled()).then(() => true);
   },
+  // setFades(false) makes every clip change switch at once; true cross-fades
+  // them (the default). It resolves once a step with the choice is drawn.
+  setFades,
   // seek puts the focus unit at a phase of its clip.
   seek: (phase) => { seek(Number(phase)); return settled(); },
   // setBAT('off' | 'bat' | 'side', preset, format) switches the BAT mode; it
@@ -93,7 +98,8 @@ Object.assign(hook, {
   settled,
   play: () => setPlaying(true),
   pause: () => setPlaying(false),
-  step: stepFrame,
+  // step advances a paused crowd by one frame of the focus clip, or by seconds.
+  step: (seconds) => stepFrame(seconds > 0 ? seconds : undefined),
   setSpeed: (v) => { state.speed = Number(v); },
   setCrowdVisible: (on) => { state.showCrowd = !!on; },
   setOverlays: (on) => { state.showSkeleton = state.showSockets = !!on; },

@@ -7,14 +7,14 @@
 // textures' stored channel values as RGBA floats, then TEXCOORD_1), uploads the
 // textures unchanged as RGBA32F with nearest filtering, and draws with
 // bat.vert.glsl, which decodes c·range + offset itself.
-import { gl, fetchOK, floatTexture, compileShader } from './gl.js';
+import { gl, fetchOK, floatTexture, compileShader, meshVAO } from './gl.js';
 import { state } from './state.js';
 
 // The formats each preset takes (§7), its default first.
 export const FORMATS = { raw: ['exr', 'exr16'], gametools: ['exr', 'exr16', 'png16', 'png8'], ue: ['png16', 'png8'] };
 
 let prog = null, U = null;
-const SKIN_UV = 10, BAT_POS = 11, BAT_NORMAL = 12; // bat.vert.glsl's attributes
+const SKIN_UV = 13, BAT_POS = 14, BAT_NORMAL = 15; // bat.vert.glsl's attributes
 const UNITS = { u_batPosition: 4, u_batRotation: 5, u_batSkin: 6 };
 
 export async function setupBAT(fragSource) {
@@ -63,13 +63,15 @@ async function loadBAT(A, preset, format) {
     rotation: floatTexture(f.subarray(sizes[0], sizes[0] + sizes[1]), R.width, R.height).tex,
     skin: floatTexture(f.subarray(sizes[0] + sizes[1], sizes[0] + sizes[1] + sizes[2]), S.width, S.height).tex,
   };
-  // TEXCOORD_1 and the BAT mesh join the asset's vertex array as attributes 10-12
-  // (the palette program does not read them).
+  // TEXCOORD_1 and the BAT mesh are attributes 13-15 of a vertex array of the
+  // BAT program's own: the palette program's attach attributes, which it has
+  // no use for, take those places in the asset's (16 in all, WebGL2's least).
   const mesh = sizes[0] + sizes[1] + sizes[2];
+  if (!A.batVao) A.batVao = meshVAO(A.gpu, A.instBuf, 0, null);
   if (!A.batBuf) A.batBuf = gl.createBuffer();
+  gl.bindVertexArray(A.batVao);
   gl.bindBuffer(gl.ARRAY_BUFFER, A.batBuf);
   gl.bufferData(gl.ARRAY_BUFFER, f.subarray(mesh), gl.STATIC_DRAW);
-  gl.bindVertexArray(A.vao);
   for (const [loc, n, off] of [[SKIN_UV, 2, 0], [BAT_POS, 3, V * 2], [BAT_NORMAL, 3, V * 5]]) {
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, n, gl.FLOAT, false, 0, off * 4);

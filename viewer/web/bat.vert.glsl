@@ -19,7 +19,9 @@
 // centimetres in Blender's axes), becomes Σ w·(R·(v − p_ref) + p_ref + Δp) (§3)
 // there, and u_toScene takes it back to the scene (metres, y up). The map is
 // affine in v, so blending the two frames' results by lerp equals the palette
-// path's element-by-element blend.
+// path's element-by-element blend; for the same reason a unit cross-fading
+// between clips (docs/runtime.md §6.1) is the sum of its clips' results weighted
+// as its record says, as the palette path blends their rows.
 precision highp float;
 precision highp int;
 precision highp sampler2D;
@@ -28,10 +30,12 @@ layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
 layout(location = 4) in float a_role;
 layout(location = 9) in vec2 a_uv;
-layout(location = 10) in vec2 a_skinUV;  // TEXCOORD_1 of the BAT mesh
-layout(location = 11) in vec3 a_batPos;  // the BAT mesh's positions and normals
-layout(location = 12) in vec3 a_batNormal;
+layout(location = 13) in vec2 a_skinUV;  // TEXCOORD_1 of the BAT mesh
+layout(location = 14) in vec3 a_batPos;  // the BAT mesh's positions and normals
+layout(location = 15) in vec3 a_batNormal;
 layout(location = 5) in vec4 a_play;     // frame row, next row, lerp
+layout(location = 10) in vec4 a_fade;    // the clip faded from: frame row, next row, lerp, weight
+layout(location = 11) in vec4 a_prior;   // an interrupted fade's older clip: the same
 layout(location = 6) in vec4 a_tint;
 layout(location = 7) in vec4 a_xform;    // x, z, yaw, scale
 
@@ -89,19 +93,25 @@ void skin(int bone, float w, int r0, int r1, float t, inout vec3 sp, inout vec3 
   sn += w * mix(rotate(q0, n), rotate(q1, n), t);
 }
 
+// pose adds the vertex as the frames f.x, f.y blended by f.z put it, times k.
+void pose(vec4 f, float k, vec4 bones, vec4 weights, inout vec3 sp, inout vec3 sn) {
+  int r0 = int(f.x) + u_rowShift, r1 = int(f.y) + u_rowShift;
+  // Most influential first; unused influences weigh 0.
+  skin(int(bones.x), k * weights.x, r0, r1, f.z, sp, sn);
+  if (weights.y > 0.0) skin(int(bones.y), k * weights.y, r0, r1, f.z, sp, sn);
+  if (weights.z > 0.0) skin(int(bones.z), k * weights.z, r0, r1, f.z, sp, sn);
+  if (weights.w > 0.0) skin(int(bones.w), k * weights.w, r0, r1, f.z, sp, sn);
+}
+
 void main() {
   ivec2 size = textureSize(u_batSkin, 0);
   ivec2 st = ivec2(floor(a_skinUV * vec2(size)));
   vec4 bones = floor(texelFetch(u_batSkin, st, 0) * u_indexScale + 0.5);
   vec4 weights = texelFetch(u_batSkin, st + ivec2(0, 1), 0);
-  int r0 = int(a_play.x) + u_rowShift, r1 = int(a_play.y) + u_rowShift;
-  float t = a_play.z;
   vec3 sp = vec3(0.0), sn = vec3(0.0);
-  // Most influential first; unused influences weigh 0.
-  skin(int(bones.x), weights.x, r0, r1, t, sp, sn);
-  if (weights.y > 0.0) skin(int(bones.y), weights.y, r0, r1, t, sp, sn);
-  if (weights.z > 0.0) skin(int(bones.z), weights.z, r0, r1, t, sp, sn);
-  if (weights.w > 0.0) skin(int(bones.w), weights.w, r0, r1, t, sp, sn);
+  pose(a_play, 1.0 - a_fade.w - a_prior.w, bones, weights, sp, sn);
+  if (a_fade.w != 0.0) pose(a_fade, a_fade.w, bones, weights, sp, sn);
+  if (a_prior.w != 0.0) pose(a_prior, a_prior.w, bones, weights, sp, sn);
 
   vec3 p = u_toScene * sp;
   vec3 n = u_toScene * sn; // an orthogonal map over a scale: the direction survives

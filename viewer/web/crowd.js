@@ -1,10 +1,10 @@
 // The crowd, as the server computes it: the page only draws it. The server
 // builds the crowd with bonebake's runtime (a parade played by crowd.Batch, or a
 // battle of crowd/battle: exactly what a game gets) and answers each step with
-// every unit's 16-float GPU record, grouped by species, so the page uploads them
-// as they come with no per-instance loop. A step is requested while the last one
-// is drawn. The rest of the viewer sees the crowd only through this module's
-// exports:
+// every unit's 32-float GPU record (its cross-fade included), grouped by
+// species, so the page uploads them as they come with no per-instance loop. A
+// step is requested while the last one is drawn. The rest of the viewer sees
+// the crowd only through this module's exports:
 //
 //   newCrowd(all, { layout, count, only })  asks the server for a crowd; resolves
 //       to its description { id, layout, unit_count, assets, extent, note }.
@@ -18,7 +18,8 @@
 //   settled()  resolves once a step requested after the call has been applied.
 //
 // What a step carries besides time: the selected species (its first unit is the
-// focus) and every species' chosen clip (state.override).
+// focus), every species' chosen clip (state.override) and whether clip changes
+// cross-fade (state.fades).
 import { state, stats, RECORD } from './state.js';
 import { fetchOK, reserveRecords, uploadRecords } from './gl.js';
 
@@ -66,6 +67,7 @@ export function tick(dt) {
   const clips = [];
   state.override.forEach((c, a) => { if (c >= 0) clips.push(`${a}:${c}`); });
   if (clips.length) q.set('clips', clips.join(','));
+  if (!state.fades) q.set('fades', '0');
   if (seekTo !== null) { q.set('seek', String(seekTo)); seekTo = null; }
   const gen = generation, seq = ++sent;
   inflight = true;

@@ -112,7 +112,7 @@ function drawView(bat) {
         setDraw({ skinned: A, colors: A.roleColors });
         u = U;
       }
-      gl.bindVertexArray(A.vao);
+      gl.bindVertexArray(u === U ? A.vao : A.batVao);
       if (A.mesh.materials) {
         for (const p of A.mesh.parts) {
           setMaterial(p.color, A.textures[p.texture] || null, u);
@@ -181,13 +181,19 @@ const skelPos = new Float32Array(64 * 6 * 3), skelCol = new Float32Array(64 * 6 
 
 // skeletonVertices writes the focus instance's bones as lines (parent origin to
 // child origin, or per-bone axes when the parents are unknown), blended from the
-// palette on the CPU the same way the shader does.
+// palette on the CPU the same way the shader does, fades included.
 function skeletonVertices(A) {
   const bones = Math.min(A.info.bone_count, 64), P = A.palette, d = A.instData;
-  const f0 = d[0], f1 = d[1], t = d[2];
+  // Its clips: [frame row, next row, lerp, weight] of its own, the one faded from, the prior.
+  const sides = [[d[0], d[1], d[2], 1 - d[19] - d[23]], [d[16], d[17], d[18], d[19]], [d[20], d[21], d[22], d[23]]];
   const at = (b, k) => {
-    const a = P[(f0 * A.info.bone_count + b) * 16 + k], c = P[(f1 * A.info.bone_count + b) * 16 + k];
-    return a + (c - a) * t;
+    let v = 0;
+    for (const [f0, f1, t, w] of sides) {
+      if (w === 0) continue;
+      const a = P[(f0 * A.info.bone_count + b) * 16 + k], c = P[(f1 * A.info.bone_count + b) * 16 + k];
+      v += w * (a + (c - a) * t);
+    }
+    return v;
   };
   const origin = (b) => [at(b, 3), at(b, 7), at(b, 11)];
   let v = 0;

@@ -4,12 +4,16 @@
 // as docs/formats/bpat.md describes), the inverse bind matrices as a one-row
 // RGBA32F texture, the socket data block as another, the mesh in vertex buffers,
 // and one buffer of per-instance records drawn with one instanced call. The
-// server computes the records (viewer/step.go); a record is 16 floats:
+// server computes the records (viewer/step.go); a record is 32 floats:
 //   0 frame row, next row, lerp, 0     (the clip's frame_offset + its frames by
 //                                       docs/formats/bpat.md §5)
 //   4 tint r, g, b, share of the tint non-cloth parts take
 //   8 x, z, yaw, scale
 //  12 a rider's frame row, next row, lerp, 0 (horses only)
+//  16 the unit's fade (crowd.Blend): the clip faded from's frame row, next row,
+//     lerp, weight; 20 the prior clip's (an interrupted fade), the same; all 0
+//     while not fading (docs/runtime.md §6.1)
+//  24 the rider's fade, as at 16 (horses only)
 import { $, params, stats, RECORD, RECORD_BYTES } from './state.js';
 
 const BACKGROUND = [0.149, 0.169, 0.2];
@@ -73,7 +77,9 @@ export async function setupGL() {
 
   unitBuf = gl.createBuffer();
   gl.bindBuffer(gl.ARRAY_BUFFER, unitBuf);
-  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0]), gl.STATIC_DRAW);
+  const unit = new Float32Array(RECORD);
+  unit.set([1, 1, 1, 0, 0, 0, 0, 1], 4);
+  gl.bufferData(gl.ARRAY_BUFFER, unit, gl.STATIC_DRAW);
   focusData = new Float32Array(RECORD);
   focusBuf = gl.createBuffer();
   gl.bindBuffer(gl.ARRAY_BUFFER, focusBuf);
@@ -117,11 +123,20 @@ function arrayBuffer(target, data, usage = gl.STATIC_DRAW) {
   return b;
 }
 
-// Instance attributes 5-8 from a record buffer; play and attach can point at
-// different fields (a rider plays field 12 and follows its horse's field 0).
+// The byte offset of a pose's fade in a record: the unit's (frames at 0) or its
+// rider's (frames at 48); the prior follows 16 bytes on.
+const FADE_AT = { 0: 64, 48: 96 };
+
+// Instance attributes from a record buffer: 5 play, 6 tint, 7 xform, 10 and 11
+// the play's fade and prior; with attachOffset (null: none, as for the BAT
+// program, which puts its own attributes at 13-15), 8 attach and 12 and 13 its
+// fade and prior. Play and attach can point at different poses (a rider plays
+// its own and follows its horse's).
 function instanceAttribs(buf, playOffset, attachOffset) {
   gl.bindBuffer(gl.ARRAY_BUFFER, buf);
-  for (const [loc, off] of [[5, playOffset], [6, 16], [7, 32], [8, attachOffset]]) {
+  const attrs = [[5, playOffset], [6, 16], [7, 32], [10, FADE_AT[playOffset]], [11, FADE_AT[playOffset] + 16]];
+  if (attachOffset !== null) attrs.push([8, attachOffset], [12, FADE_AT[attachOffset]], [13, FADE_AT[attachOffset] + 16]);
+  for (const [loc, off] of attrs) {
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, RECORD_BYTES, off);
     gl.vertexAttribDivisor(loc, 1);

@@ -47,6 +47,7 @@ export function showInfo() {
   if (i.warning) rows.push(['warning', i.warning]);
   kvRows($('info'), rows);
   showBAT();
+  showFades();
   const body = $('clips').tBodies[0];
   const row = (cells, idx) => {
     const tr = document.createElement('tr');
@@ -59,6 +60,34 @@ export function showInfo() {
   const rowsEl = [row(['', '(layout mix)', '', '', '', '', ''], -1)];
   A.clips.forEach((c, k) => rowsEl.push(row([k, c.name, c.frame_count, c.fps || '?', c.loops ? 'L' : '', c.duration_s.toFixed(2), Object.keys(c.markers || {}).length || ''], k)));
   body.replaceChildren(...rowsEl);
+}
+
+// showFades lists how the selected species' clip changes fade: the rules of
+// its fade table as the server gives them with the crowd (docs/runtime.md §6.1),
+// "into" the states entered, "from" those left; crossed out while fades are off.
+export function showFades() {
+  const A = state.assets[state.selected], c = state.crowd;
+  $('fades').checked = state.fades;
+  const rules = A && c ? c.assets[A.index].fades : [];
+  const secs = (s) => (s > 0 ? `${+s.toFixed(3)} s` : 'none');
+  const rows = [];
+  let group = null; // the states entered by the rules listed last, named once above them
+  for (const r of rules) {
+    if (!r.to && !r.from) { rows.push(['any clip change', secs(r.seconds)]); continue; }
+    const into = r.to ? `into ${r.to.join(', ')}` : 'into any state';
+    if (into !== group) { rows.push([into, '']); group = into; }
+    rows.push([`\u2003from ${r.from ? r.from.join(', ') : 'any other'}`, secs(r.seconds)]);
+  }
+  kvRows($('fade-table'), rows);
+  $('fade-table').classList.toggle('off', !state.fades);
+}
+
+// setFades turns cross-fades on or off; it resolves once a step with the
+// choice is drawn.
+export function setFades(on) {
+  state.fades = !!on;
+  showFades();
+  return settled();
 }
 
 function mm(metres) { return `${(metres * 1000).toPrecision(3)} mm`; }
@@ -119,10 +148,9 @@ export function setPlaying(on) {
 }
 
 // stepFrame pauses and advances the crowd by one frame of the focus unit's
-// clip; it resolves once that step is drawn.
-export function stepFrame() {
+// clip, or by s seconds; it resolves once that step is drawn.
+export function stepFrame(s = frameSeconds(focus())) {
   setPlaying(false);
-  const s = frameSeconds(focus());
   state.time += s;
   tick(s);
   return settled();
@@ -133,6 +161,7 @@ export function stepFrame() {
 export function rebuild(frame = false) {
   return rebuildCrowd().then(() => {
     if (frame) frameCrowd();
+    showFades();
     const n = note();
     $('note').textContent = n;
     $('note').hidden = n === '';
@@ -160,7 +189,7 @@ export function setupPanel() {
   $('layout').value = state.layout;
   $('layout').addEventListener('change', (e) => { state.layout = e.target.value; rebuild(true); });
   $('play').addEventListener('click', () => setPlaying(!state.playing));
-  $('step').addEventListener('click', stepFrame);
+  $('step').addEventListener('click', () => stepFrame());
   $('frame').addEventListener('click', frameCrowd);
   $('focus').addEventListener('click', focusSelected);
   $('speed').addEventListener('input', (e) => { state.speed = Number(e.target.value); $('speed-v').textContent = `${state.speed.toFixed(2)}×`; });
@@ -169,6 +198,7 @@ export function setupPanel() {
     $(k).checked = state[key];
     $(k).addEventListener('change', (e) => { state[key] = e.target.checked; });
   }
+  $('fades').addEventListener('change', (e) => setFades(e.target.checked));
   $('bat-mode').addEventListener('change', (e) => switchBAT(e.target.value));
   $('bat-preset').addEventListener('change', (e) => switchBAT(state.bat.mode, e.target.value, ''));
   $('bat-format').addEventListener('change', (e) => switchBAT(state.bat.mode, state.bat.preset, e.target.value));

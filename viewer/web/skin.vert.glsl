@@ -8,9 +8,12 @@
 // u_paletteFramesPerRow frames to a row (the same bytes in the same order). Rows
 // 0-2 are read: palette entries are affine.
 //
-// Skinning a bind-pose vertex is Σ w · lerp(P[frame], P[next], t) · inverseBind,
-// the blend done per matrix element as in bpat.Lerp (docs/formats/bpat.md's
-// playback rules).
+// Skinning a bind-pose vertex is Σ w · pose · inverseBind, where a pose is
+// lerp(P[frame], P[next], t), the blend done per matrix element as in bpat.Lerp
+// (docs/formats/bpat.md's playback rules). While a unit cross-fades between
+// clips (docs/runtime.md §6.1) its pose is
+//   (1 − W − Q)·lerp(own rows) + W·lerp(faded-from rows) + Q·lerp(prior rows),
+// W and Q from its record; the extra rows are read only while W or Q is not 0.
 precision highp float;
 precision highp int;
 precision highp sampler2D;
@@ -26,6 +29,10 @@ layout(location = 5) in vec4 a_play;     // frame row, next row, lerp
 layout(location = 6) in vec4 a_tint;     // rgb, and how much of it non-cloth roles take
 layout(location = 7) in vec4 a_xform;    // x, z, yaw, scale
 layout(location = 8) in vec4 a_attach;   // the parent's frame row, next row, lerp
+layout(location = 10) in vec4 a_fade;         // the clip faded from: frame row, next row, lerp, weight W
+layout(location = 11) in vec4 a_prior;        // an interrupted fade's older clip: the same, weight Q
+layout(location = 12) in vec4 a_attachFade;   // the parent's fade and prior
+layout(location = 13) in vec4 a_attachPrior;
 
 uniform sampler2D u_palette;
 uniform int u_paletteStride;
@@ -59,49 +66,73 @@ ivec2 origin(int frame, int stride, int perRow) {
 
 vec4 blend(vec4 a, vec4 b, float t) { return a + (b - a) * t; }
 
-// skin adds one influence: the blended palette matrix of the bone whose rows
-// start at texel column b, times its inverse bind, times the vertex.
-void skin(int bone, float w, ivec2 o0, ivec2 o1, float t, vec4 p, vec3 n, inout vec3 sp, inout vec3 sn) {
+// Rows are the top three rows of an affine matrix (the fourth is 0 0 0 1).
+struct Rows { vec4 r0, r1, r2; };
+
+// frameRows reads three texels from column col of the frames f.x and f.y of a
+// texture laid out like the palette, blended by f.z.
+Rows frameRows(sampler2D tex, int stride, int perRow, int col, vec4 f) {
+  ivec2 o0 = origin(int(f.x), stride, perRow) + ivec2(col, 0);
+  ivec2 o1 = origin(int(f.y), stride, perRow) + ivec2(col, 0);
+  return Rows(blend(texelFetch(tex, o0, 0), texelFetch(tex, o1, 0), f.z),
+              blend(texelFetch(tex, o0 + ivec2(1, 0), 0), texelFetch(tex, o1 + ivec2(1, 0), 0), f.z),
+              blend(texelFetch(tex, o0 + ivec2(2, 0), 0), texelFetch(tex, o1 + ivec2(2, 0), 0), f.z));
+}
+
+// posed is the matrix a unit shows at column col: its own clip's rows (play)
+// cross-faded with those of the clip it fades from and of the prior, each
+// weighing its .w.
+Rows posed(sampler2D tex, int stride, int perRow, int col, vec4 play, vec4 fade, vec4 prior) {
+  Rows m = frameRows(tex, stride, perRow, col, play);
+  if (fade.w == 0.0 && prior.w == 0.0) return m;
+  float own = 1.0 - fade.w - prior.w;
+  m.r0 *= own; m.r1 *= own; m.r2 *= own;
+  if (fade.w != 0.0) {
+    Rows a = frameRows(tex, stride, perRow, col, fade);
+    m.r0 += fade.w * a.r0; m.r1 += fade.w * a.r1; m.r2 += fade.w * a.r2;
+  }
+  if (prior.w != 0.0) {
+    Rows a = frameRows(tex, stride, perRow, col, prior);
+    m.r0 += prior.w * a.r0; m.r1 += prior.w * a.r1; m.r2 += prior.w * a.r2;
+  }
+  return m;
+}
+
+// skin adds one influence: the posed palette matrix of the bone, times its
+// inverse bind, times the vertex.
+void skin(int bone, float w, vec4 p, vec3 n, inout vec3 sp, inout vec3 sn) {
   int b = bone * 4;
   vec4 i0 = texelFetch(u_inverseBind, ivec2(b, 0), 0);
   vec4 i1 = texelFetch(u_inverseBind, ivec2(b + 1, 0), 0);
   vec4 i2 = texelFetch(u_inverseBind, ivec2(b + 2, 0), 0);
   vec4 q = vec4(dot(i0, p), dot(i1, p), dot(i2, p), 1.0);
   vec4 qn = vec4(dot(i0.xyz, n), dot(i1.xyz, n), dot(i2.xyz, n), 0.0);
-  vec4 r0 = blend(texelFetch(u_palette, o0 + ivec2(b, 0), 0), texelFetch(u_palette, o1 + ivec2(b, 0), 0), t);
-  vec4 r1 = blend(texelFetch(u_palette, o0 + ivec2(b + 1, 0), 0), texelFetch(u_palette, o1 + ivec2(b + 1, 0), 0), t);
-  vec4 r2 = blend(texelFetch(u_palette, o0 + ivec2(b + 2, 0), 0), texelFetch(u_palette, o1 + ivec2(b + 2, 0), 0), t);
-  sp += w * vec3(dot(r0, q), dot(r1, q), dot(r2, q));
-  sn += w * vec3(dot(r0, qn), dot(r1, qn), dot(r2, qn));
+  Rows m = posed(u_palette, u_paletteStride, u_paletteFramesPerRow, b, a_play, a_fade, a_prior);
+  sp += w * vec3(dot(m.r0, q), dot(m.r1, q), dot(m.r2, q));
+  sn += w * vec3(dot(m.r0, qn), dot(m.r1, qn), dot(m.r2, qn));
 }
 
 void main() {
   vec4 p = vec4(a_position, 1.0);
   vec3 n = a_normal;
   if (u_skinned) {
-    ivec2 o0 = origin(int(a_play.x), u_paletteStride, u_paletteFramesPerRow);
-    ivec2 o1 = origin(int(a_play.y), u_paletteStride, u_paletteFramesPerRow);
-    float t = a_play.z;
     vec3 sp = vec3(0.0), sn = vec3(0.0);
     // Influences are sorted by weight, largest first; unused ones weigh 0.
-    skin(int(a_joints.x), a_weights.x, o0, o1, t, p, n, sp, sn);
-    if (a_weights.y > 0.0) skin(int(a_joints.y), a_weights.y, o0, o1, t, p, n, sp, sn);
-    if (a_weights.z > 0.0) skin(int(a_joints.z), a_weights.z, o0, o1, t, p, n, sp, sn);
-    if (a_weights.w > 0.0) skin(int(a_joints.w), a_weights.w, o0, o1, t, p, n, sp, sn);
+    skin(int(a_joints.x), a_weights.x, p, n, sp, sn);
+    if (a_weights.y > 0.0) skin(int(a_joints.y), a_weights.y, p, n, sp, sn);
+    if (a_weights.z > 0.0) skin(int(a_joints.z), a_weights.z, p, n, sp, sn);
+    if (a_weights.w > 0.0) skin(int(a_joints.w), a_weights.w, p, n, sp, sn);
     p = vec4(sp, 1.0);
     n = sn;
   }
   p = u_local * p;
   if (!u_unlit) n = mat3(u_local) * n;
   if (u_attached) {
-    ivec2 o0 = origin(int(a_attach.x), u_attachStride, u_attachFramesPerRow) + ivec2(u_attachBase, 0);
-    ivec2 o1 = origin(int(a_attach.y), u_attachStride, u_attachFramesPerRow) + ivec2(u_attachBase, 0);
-    float t = a_attach.z;
-    vec4 r0 = blend(texelFetch(u_attachTex, o0, 0), texelFetch(u_attachTex, o1, 0), t);
-    vec4 r1 = blend(texelFetch(u_attachTex, o0 + ivec2(1, 0), 0), texelFetch(u_attachTex, o1 + ivec2(1, 0), 0), t);
-    vec4 r2 = blend(texelFetch(u_attachTex, o0 + ivec2(2, 0), 0), texelFetch(u_attachTex, o1 + ivec2(2, 0), 0), t);
-    p = vec4(dot(r0, p), dot(r1, p), dot(r2, p), 1.0);
-    if (!u_unlit) n = vec3(dot(r0.xyz, n), dot(r1.xyz, n), dot(r2.xyz, n));
+    // The parent's socket (or bone) as its pose shows it, fades included, as
+    // crowd's Batch.Socket blends it.
+    Rows m = posed(u_attachTex, u_attachStride, u_attachFramesPerRow, u_attachBase, a_attach, a_attachFade, a_attachPrior);
+    p = vec4(dot(m.r0, p), dot(m.r1, p), dot(m.r2, p), 1.0);
+    if (!u_unlit) n = vec3(dot(m.r0.xyz, n), dot(m.r1.xyz, n), dot(m.r2.xyz, n));
   }
   // The instance: scale, turn about +y by yaw (facing +z turns toward +x), place.
   float c = cos(a_xform.z), s = sin(a_xform.z);

@@ -1,8 +1,8 @@
 // The viewer's shared state: the URL's settings, what the page shows, frame
 // statistics and the test hook (window.bonebake) that the browser tests drive.
 
-// A per-instance record is 16 floats (see gl.js for the fields).
-export const RECORD = 16;
+// A per-instance record is 32 floats (see gl.js for the fields).
+export const RECORD = 32;
 export const RECORD_BYTES = RECORD * 4;
 export const MAX_INSTANCES = 20000;
 
@@ -28,6 +28,7 @@ export const state = {
   showSockets: params.get('sockets') !== '0',
   showProps: params.get('props') !== '0',
   showCrowd: true,
+  fades: params.get('fades') !== '0', // clip changes cross-fade (the server's runtime does them)
   // The BAT mode (bat.js): 'off', 'bat' (skinned from the textures) or 'side'
   // (palette left, textures right), with the preset and format baked.
   bat: { mode: ['bat', 'side'].includes(params.get('bat')) ? params.get('bat') : 'off', preset: params.get('preset') || 'raw', format: params.get('format') || '' },
