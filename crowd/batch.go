@@ -40,7 +40,20 @@ type Batch struct {
 	// and every Step advances it. Nil in a Batch not made by NewBatch or New: no
 	// unit of it fades.
 	Blend []Blend
+	// Distance is each unit's distance from the camera in metres, for level of
+	// detail (EnableLOD allocates it; nil: every unit at full detail), and Level
+	// the level Step and Animate chose for it in the same pass (docs/runtime.md
+	// §6.4). LODEvery k > 1 gives far units new rows only every k-th frame
+	// (LODFrame counts the frames; Step and Animate advance it). LODSwitches
+	// counts the level changes.
+	Distance    []float32
+	Level       []Level
+	LODEvery    int
+	LODFrame    uint32
+	LODSwitches uint64
+
 	fades fades
+	lod   lodState
 }
 
 // NewBatch returns a batch of n units, all at species 0, clip 0, phase 0.
@@ -60,6 +73,9 @@ func (b *Batch) check() error {
 	if b.fades.unit != nil && (len(b.Blend) != n || len(b.fades.unit) != n) {
 		return fmt.Errorf("crowd: batch Blend of length %d for %d units (a batch keeps the length NewBatch gave it)", len(b.Blend), n)
 	}
+	if b.lodOn() {
+		return b.checkLOD()
+	}
 	return nil
 }
 
@@ -67,7 +83,11 @@ func (b *Batch) check() error {
 // species is not loaded, or whose clip its species lacks, gets row 0. It does not
 // allocate.
 func (b *Batch) Step(r *Registry, dt float32) error {
-	return b.StepRange(r, dt, 0, len(b.Species))
+	err := b.StepRange(r, dt, 0, len(b.Species))
+	if err == nil && b.lodOn() {
+		b.LODFrame++
+	}
+	return err
 }
 
 // StepRange is Step for units [lo, hi): ranges run in parallel on separate
@@ -86,6 +106,9 @@ func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
 	step(c.entries, b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Rate[lo:hi], b.Out[lo:hi], dt)
 	if b.fades.unit != nil {
 		b.fades.step(c.entries, b.Species, b.Phase, b.Blend, lo, hi, dt)
+	}
+	if b.lodOn() && hi > lo {
+		b.countSwitches(b.chooseLevels(c, lo, hi, dt))
 	}
 	return nil
 }

@@ -90,14 +90,9 @@ func BenchmarkBatchStep(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
 	})
-}
-
-// BenchmarkBatchStepGaits is the batch step with every moving unit (a third) at a
-// speed between its walk and run, so that it blends the two (docs/runtime.md §6.3).
-func BenchmarkBatchStepGaits(b *testing.B) {
-	r := testRegistry(b)
-	const n = 100_000
-	b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
+	// Every moving unit (a third) at a speed between its walk and run, so that
+	// it blends the two (docs/runtime.md §6.3).
+	b.Run(fmt.Sprintf("gaits/units=%d", n), func(b *testing.B) {
 		c := benchCrowd(n)
 		for i := range n {
 			if c.Speed[i] > 0 {
@@ -110,6 +105,30 @@ func BenchmarkBatchStepGaits(b *testing.B) {
 		b.ResetTimer()
 		for b.Loop() {
 			bt.Step(r, 1.0/60)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+	})
+	// Level of detail chosen in the same step (docs/runtime.md §6.4): the crowd
+	// spread from 0 to 200 m from the camera, so that about a fifth of it is at
+	// full detail and the rest reduced or drawn from snapshots (the humanoid's; the
+	// other species have none loaded and show reduced).
+	b.Run(fmt.Sprintf("lod/units=%d", n), func(b *testing.B) {
+		rl := testRegistry(b)
+		if err := rl.LoadSnapshot(SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(b, builtinSpecs[0])); err != nil {
+			b.Fatal(err)
+		}
+		c := benchCrowd(n)
+		c.EnableLOD()
+		rng := rand.New(rand.NewPCG(11, 12))
+		for i := range n {
+			c.Distance[i] = float32(rng.Float64() * 200)
+		}
+		c.Animate(rl, 1.0/60)
+		bt := &c.Batch
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			bt.Step(rl, 1.0/60)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
 	})

@@ -113,7 +113,11 @@ var swingDriven = [NumStates]float32{
 // the species is not loaded), and Animate, having written every unit, returns an
 // *UnplayableError with their count. Check names them.
 func (c *Crowd) Animate(r *Registry, dt float32) error {
-	return c.AnimateRange(r, dt, 0, len(c.Species))
+	err := c.AnimateRange(r, dt, 0, len(c.Species))
+	if c.lodOn() {
+		c.LODFrame++
+	}
+	return err
 }
 
 // AnimateRange is Animate for units [lo, hi): ranges run in parallel on separate
@@ -235,6 +239,9 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	}
 	if blends {
 		c.fades.step(cat.entries, c.Species, c.Phase, c.Blend, lo, hi, dt)
+	}
+	if c.lodOn() {
+		c.countSwitches(c.chooseLevels(cat, lo, hi, dt))
 	}
 	if seen&(uint32(unplayable)|0xFFF80000) != 0 { // bit 15, or an archetype ≥ MaxArchetypes (bits 19 up), or bit 31
 		return &UnplayableError{Units: c.unplayable(r, lo, hi)}

@@ -57,7 +57,8 @@ type config struct {
 	defs       map[uint32]roster.Species
 	archetypes [MaxArchetypes]*Archetype
 	gaits      map[uint32]map[string]roster.Gait
-	fades      [MaxSpeciesID + 1]*FadeTable // nil: DefaultFades
+	fades      [MaxSpeciesID + 1]*FadeTable    // nil: DefaultFades
+	lod        [MaxSpeciesID + 1]*LODDistances // nil: DefaultLOD
 	lenient    bool
 }
 
@@ -161,7 +162,10 @@ func (r *Registry) LoadDir(dir string) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	return r.load(paths, nil, nil)
+	if err := r.load(paths, nil, nil); err != nil {
+		return err
+	}
+	return r.loadSnapshotsBeside(paths, nil)
 }
 
 // OpenFS returns a registry holding every species file of directory dir of fsys
@@ -216,12 +220,20 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	return r.load(names, data, sides)
+	if err := r.load(names, data, sides); err != nil {
+		return err
+	}
+	return r.loadSnapshotsBeside(names, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
 }
 
 // LoadFile loads one species file, into the slot its name or species_id gives it
 // (see LoadDir).
-func (r *Registry) LoadFile(path string) error { return r.load([]string{path}, nil, nil) }
+func (r *Registry) LoadFile(path string) error {
+	if err := r.load([]string{path}, nil, nil); err != nil {
+		return err
+	}
+	return r.loadSnapshotsBeside([]string{path}, nil)
+}
 
 // LoadBytes loads a species file held in memory (for example one baked a moment
 // ago); name plays the part of the file name. The registry keeps data and reads it
@@ -304,7 +316,7 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar) error {
 		return errors.Join(errs...)
 	}
 	list := append(slices.Clone(old.list), added...)
-	r.cat.Store(buildCatalog(list))
+	r.cat.Store(r.buildCatalog(list))
 	return nil
 }
 
@@ -495,6 +507,11 @@ func (r *Registry) Close() error {
 		if err := s.File.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("crowd: closing %s: %w", s.Path, err))
 		}
+		if s.Snapshot != nil {
+			if err := s.Snapshot.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("crowd: closing %s: %w", s.SnapshotPath, err))
+			}
+		}
 	}
 	r.live.Unlock()
 	return errors.Join(errs...)
@@ -547,7 +564,11 @@ type catalog struct {
 	sel     []ClipID // unplayable where the species is not loaded or lacks the archetype
 	// pairs[(id·MaxArchetypes+a)·MaxVariants+v]: the walk and run of a speed blend.
 	pairs []gaitPair
-	maxID int // −1 when empty
+	// snapRows[id<<clipShift | clip]: the clip's frames in its species' snapshot
+	// mesh (not ok without one).
+	snapRows []snapEntry
+	lod      [MaxSpeciesID + 1]lodBands // by species id
+	maxID    int                        // −1 when empty
 }
 
 // gaitPair is what the speed blend of a unit in the Walk or Run state needs
@@ -574,8 +595,13 @@ func (g *gaitPair) blend(cl ClipID, sp float32) (rate float32, other ClipID, w f
 	return rate, g.walk, 1 - b
 }
 
-func buildCatalog(list []*Species) *catalog {
+func (r *Registry) buildCatalog(list []*Species) *catalog {
 	c := &catalog{list: list, maxID: -1}
+	for id := range c.lod {
+		d := r.LOD(SpeciesID(id))
+		c.lod[id] = lodBands{up: [2]float32{d.Reduced * (1 + LODHysteresis), d.Snapshot * (1 + LODHysteresis)},
+			down: [2]float32{d.Reduced * (1 - LODHysteresis), d.Snapshot * (1 - LODHysteresis)}}
+	}
 	for _, s := range list {
 		c.maxID = max(c.maxID, int(s.ID))
 	}
@@ -588,8 +614,10 @@ func buildCatalog(list []*Species) *catalog {
 		c.sel[k] = unplayable
 	}
 	c.pairs = make([]gaitPair, (c.maxID+1)*MaxArchetypes*MaxVariants)
+	c.snapRows = make([]snapEntry, (c.maxID+1)<<clipShift+1) // + the empty entry, as entries
 	for _, s := range list {
 		c.byID[s.ID] = s
+		copy(c.snapRows[int(s.ID)<<clipShift:], snapEntries(s))
 		for k := range s.Clips {
 			c.entries[int(s.ID)<<clipShift|k] = makeEntry(&s.Clips[k])
 		}

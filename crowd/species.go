@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -44,6 +45,10 @@ type Species struct {
 	Clips []Clip
 	// Archetypes this species' units may use.
 	Archetypes []roster.Archetype
+	// Snapshot is the species' snapshot mesh, its far level of detail
+	// (LevelSnapshot), from SnapshotPath; nil without one (LoadSnapshot).
+	Snapshot     *bpsm.File
+	SnapshotPath string
 
 	tables [MaxArchetypes]*ClipTable
 	live   *sync.RWMutex // the registry's: held for reading while the file is read

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +17,9 @@ import (
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/species"
 	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
@@ -70,7 +73,7 @@ Without --assets the built-in species are baked in memory first.`,
 			if steps := cfg.seconds / cfg.dt; steps > maxSimSteps {
 				return usagef("--seconds %g at --dt %g is %.3g steps: at most %d (raise --dt or lower --seconds)", cfg.seconds, cfg.dt, steps, maxSimSteps)
 			}
-			reg, source, err := simRegistry(cfg.assets, species.extra...)
+			reg, source, err := simRegistry(cfg.assets, cfg.camera != nil, species.extra...)
 			if err != nil {
 				return err
 			}
@@ -98,6 +101,7 @@ Without --assets the built-in species are baked in memory first.`,
 	f.Uint64Var(&cfg.seed, "seed", 1, "random seed of the armies")
 	f.BoolVar(&asJSON, "json", false, "print JSON instead of text")
 	f.BoolVar(&cfg.noFade, "no-fade", false, "switch cross-fades off: every clip change shows the new clip at once")
+	f.Var(cameraFlag{&cfg.camera}, "camera", "choose each unit's level of detail by its distance from a camera at X,Y,Z (metres; the armies meet near 0,0,0)")
 	species.add(cmd)
 	return cmd
 }
@@ -114,7 +118,8 @@ type simConfig struct {
 	assets      string
 	seed        uint64
 	noFade      bool
-	maxSteps    int // tests: stop early
+	camera      *[3]float32 // nil: no level of detail
+	maxSteps    int         // tests: stop early
 	// progress, when set, hears (steps done, steps) about ten times a second once
 	// the run has lasted progressAfter (a second unless set), so that short runs
 	// draw no bar.
@@ -145,6 +150,11 @@ type simResult struct {
 	Fades               uint64         `json:"fades"`
 	MaxBoneJumpM        *float64       `json:"max_bone_jump_m"` // null when not measured (too many bones to keep)
 	MaxBoneJumpNote     string         `json:"max_bone_jump_note,omitempty"`
+	// With --camera: the mean number of units at each level per step, and how often
+	// a unit changes level.
+	Camera                   *[3]float32        `json:"camera,omitempty"`
+	LOD                      map[string]float64 `json:"lod,omitempty"`
+	LODSwitchesPerUnitSecond *float64           `json:"lod_switches_per_unit_second,omitempty"`
 }
 
 func (r *simResult) print(w io.Writer) {
@@ -168,6 +178,10 @@ func (r *simResult) print(w io.Writer) {
 		fades = "cross-fades off (--no-fade)"
 	}
 	fmt.Fprintf(w, "%s: %d clip changes, %d faded\n", fades, r.Transitions, r.Fades)
+	if r.LOD != nil {
+		fmt.Fprintf(w, "level of detail from a camera at %g,%g,%g: per step %.0f units full, %.0f reduced, %.0f snapshot; %.3f level changes per unit and second\n",
+			r.Camera[0], r.Camera[1], r.Camera[2], r.LOD["full"], r.LOD["reduced"], r.LOD["snapshot"], *r.LODSwitchesPerUnitSecond)
+	}
 	if r.MaxBoneJumpM != nil {
 		fmt.Fprintf(w, "largest bone move in one frame: %.3f m\n", *r.MaxBoneJumpM)
 	} else {
@@ -176,8 +190,8 @@ func (r *simResult) print(w io.Writer) {
 }
 
 // simRegistry loads the species files of dir, or bakes the built-in species in
-// memory when dir is empty.
-func simRegistry(dir string, extra ...uint) (*crowd.Registry, string, error) {
+// memory when dir is empty (with their snapshot meshes, when snapshots is set).
+func simRegistry(dir string, snapshots bool, extra ...uint) (*crowd.Registry, string, error) {
 	if dir != "" {
 		// Species beyond the built-in ones load into their own slots; no unit of
 		// the battle plays them.
@@ -195,7 +209,7 @@ func simRegistry(dir string, extra ...uint) (*crowd.Registry, string, error) {
 		}
 		// The battle fields every built-in species: one the folder lacks is baked
 		// in memory, and the summary says which.
-		filled, err := loadBuiltins(reg, true)
+		filled, err := loadBuiltins(reg, true, snapshots)
 		if err != nil {
 			reg.Close()
 			return nil, "", err
@@ -207,7 +221,7 @@ func simRegistry(dir string, extra ...uint) (*crowd.Registry, string, error) {
 	}
 	// The built-in species, baked in memory; their gaits are the roster's.
 	reg := crowd.NewRegistry()
-	if _, err := loadBuiltins(reg, false); err != nil {
+	if _, err := loadBuiltins(reg, false, snapshots); err != nil {
 		reg.Close()
 		return nil, "", err
 	}
@@ -215,8 +229,9 @@ func simRegistry(dir string, extra ...uint) (*crowd.Registry, string, error) {
 }
 
 // loadBuiltins bakes the built-in species into reg in memory (with missingOnly,
-// those it has not loaded) and returns their names.
-func loadBuiltins(reg *crowd.Registry, missingOnly bool) ([]string, error) {
+// those it has not loaded), with their snapshot meshes when snapshots is set, and
+// returns their names.
+func loadBuiltins(reg *crowd.Registry, missingOnly, snapshots bool) ([]string, error) {
 	var names []string
 	for _, s := range creatures.All() {
 		if missingOnly && reg.Species(crowd.SpeciesID(s.ID)) != nil {
@@ -226,6 +241,9 @@ func loadBuiltins(reg *crowd.Registry, missingOnly bool) ([]string, error) {
 		if err == nil {
 			err = reg.LoadBytes(s.Name+".bpat", b)
 		}
+		if err == nil && snapshots && s.Minimal != nil {
+			err = loadSnapshot(reg, s)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -234,9 +252,28 @@ func loadBuiltins(reg *crowd.Registry, missingOnly bool) ([]string, error) {
 	return names, nil
 }
 
+// loadSnapshot bakes a built-in species' snapshot mesh from its loaded file and
+// gives it to reg.
+func loadSnapshot(reg *crowd.Registry, s *species.Creature) error {
+	id := crowd.SpeciesID(s.ID)
+	c, err := bake.Snapshot(s, reg.Species(id).File)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := bpsm.Write(&buf, c); err != nil {
+		return err
+	}
+	return reg.LoadSnapshot(id, s.Name+"_minimal.bpsm", buf.Bytes())
+}
+
 func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 	b := battle.New(reg, cfg.units, cfg.seed)
 	b.Crowd.NoFade = cfg.noFade
+	var levels [crowd.NumLevels]uint64
+	if cfg.camera != nil {
+		b.Crowd.EnableLOD()
+	}
 	jumps, note := newJumpMeter(reg, cfg.units)
 	dt := float32(cfg.dt)
 	steps := int(math.Round(cfg.seconds / cfg.dt))
@@ -258,6 +295,12 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 		}
 		t0 := time.Now()
 		b.Decide(dt)
+		if cam := cfg.camera; cam != nil {
+			for i, x := range b.World.X {
+				dx, dy, dz := x-cam[0], -cam[1], b.World.Z[i]-cam[2]
+				b.Crowd.Distance[i] = float32(math.Sqrt(float64(dx*dx + dy*dy + dz*dz)))
+			}
+		}
 		t1 := time.Now()
 		if err := b.Crowd.Animate(reg, dt); err != nil {
 			return nil, err
@@ -267,6 +310,9 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 		frame = append(frame, float64(t2.Sub(t0).Nanoseconds())/1e6)
 		if jumps != nil {
 			jumps.measure(&b.Crowd.Batch)
+		}
+		for _, l := range b.Crowd.Level {
+			levels[l]++
 		}
 	}
 	if !shown.IsZero() {
@@ -279,6 +325,15 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 	if jumps != nil {
 		m := jumps.max()
 		res.MaxBoneJumpM = &m
+	}
+	if cfg.camera != nil {
+		res.Camera = cfg.camera
+		res.LOD = map[string]float64{}
+		for l, n := range levels {
+			res.LOD[crowd.Level(l).String()] = float64(n) / float64(steps)
+		}
+		sw := float64(b.Crowd.LODSwitches) / float64(cfg.units) / res.Seconds
+		res.LODSwitchesPerUnitSecond = &sw
 	}
 	for _, s := range b.Crowd.Species {
 		name := fmt.Sprintf("species %d", s)
@@ -357,6 +412,34 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 }
 
 func (m *jumpMeter) max() float64 { return slices.Max(m.most) }
+
+// cameraFlag is --camera X,Y,Z: the camera's place, nil when not given.
+type cameraFlag struct{ at **[3]float32 }
+
+func (c cameraFlag) String() string {
+	if c.at == nil || *c.at == nil {
+		return ""
+	}
+	p := *c.at
+	return fmt.Sprintf("%g,%g,%g", p[0], p[1], p[2])
+}
+func (c cameraFlag) Type() string { return "x,y,z" }
+func (c cameraFlag) Set(v string) error {
+	parts := strings.Split(v, ",")
+	if len(parts) != 3 {
+		return fmt.Errorf("%q: want three numbers X,Y,Z in metres", v)
+	}
+	var p [3]float32
+	for k, s := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 32)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return fmt.Errorf("%q: want three numbers X,Y,Z in metres", v)
+		}
+		p[k] = float32(f)
+	}
+	*c.at = &p
+	return nil
+}
 
 // percentile returns the q-quantile of sorted values (nearest rank).
 func percentile(sorted []float64, q float64) float64 {

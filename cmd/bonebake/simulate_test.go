@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,7 +113,7 @@ func TestSimulateUsage(t *testing.T) {
 // TestSimulateProgress: a run that lasts longer than its threshold reports its
 // steps while it goes and ends on the total, so a terminal's bar fills and clears.
 func TestSimulateProgress(t *testing.T) {
-	reg, _, err := simRegistry("")
+	reg, _, err := simRegistry("", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,5 +193,43 @@ func TestSimulateFades(t *testing.T) {
 	}
 	if !(*on.MaxBoneJumpM > 0) || *on.MaxBoneJumpM > *off.MaxBoneJumpM/2 {
 		t.Errorf("largest bone move in a frame %.3f m with fades, %.3f m without: want at most half", *on.MaxBoneJumpM, *off.MaxBoneJumpM)
+	}
+}
+
+// --camera: every unit is at some level each step, near and far levels both
+// occur for a camera at the edge of the field, units change level rarely (they
+// march, the camera stands), and the battle is the one without a camera.
+func TestSimulateCamera(t *testing.T) {
+	run := func(extra ...string) simResult {
+		code, stdout, stderr := bonebake(t, append([]string{"simulate", "--units", "2000", "--seconds", "10", "--json"}, extra...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var res simResult
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	plain, lod, far := run(), run("--camera", "0,5,-20"), run("--camera", "0,30,-160")
+	if plain.LOD != nil || lod.LOD == nil || lod.LODSwitchesPerUnitSecond == nil {
+		t.Fatalf("lod %v without a camera, %v with one", plain.LOD, lod.LOD)
+	}
+	for _, r := range []simResult{lod, far} {
+		if total := r.LOD["full"] + r.LOD["reduced"] + r.LOD["snapshot"]; math.Abs(total-2000) > 1e-6 {
+			t.Errorf("units per level %v: want all 2000 units", r.LOD)
+		}
+	}
+	if lod.LOD["full"] < 100 || far.LOD["full"] != 0 || far.LOD["snapshot"] < 1000 {
+		t.Errorf("units per level %v near the armies, %v far away", lod.LOD, far.LOD)
+	}
+	if s := *lod.LODSwitchesPerUnitSecond; !(s >= 0 && s < 0.5) {
+		t.Errorf("%.3f level changes per unit and second: units flicker", s)
+	}
+	if plain.AttacksStarted != lod.AttacksStarted || plain.HitsLanded != lod.HitsLanded || plain.HitsCancelled != lod.HitsCancelled || plain.Kills != lod.Kills {
+		t.Errorf("the camera changed the battle: %+v against %+v", lod, plain)
+	}
+	if code, _, stderr := bonebake(t, "simulate", "--camera", "1,2"); code != 2 || !strings.Contains(stderr, "--camera") {
+		t.Errorf("--camera 1,2: exit %d, %s", code, stderr)
 	}
 }

@@ -1,0 +1,370 @@
+package crowd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/bonebake/bonebake/formats/bpsm"
+)
+
+// Level is how much detail a unit is drawn with (docs/runtime.md §6.4).
+type Level uint8
+
+const (
+	// LevelFull: palette skinning with four influences and the frame lerp.
+	LevelFull Level = iota
+	// LevelReduced: the one or two heaviest influences, renormalized, and the
+	// floor frame (Instance.Lerp 0, Next = Frame).
+	LevelReduced
+	// LevelSnapshot: the species' snapshot mesh (.bpsm) at the floor frame, no
+	// skinning: Instance.Frame and Next are frames of the snapshot file.
+	LevelSnapshot
+	NumLevels
+)
+
+var levelNames = [NumLevels]string{"full", "reduced", "snapshot"}
+
+func (l Level) String() string {
+	if l < NumLevels {
+		return levelNames[l]
+	}
+	return fmt.Sprintf("Level(%d)", uint8(l))
+}
+
+// LODDistances are the distances from the camera, in metres, beyond which a unit of
+// a species drops to the reduced and to the snapshot level.
+type LODDistances struct {
+	Reduced, Snapshot float32
+}
+
+// LODHysteresis is how far past a boundary a unit must go to change level, as a
+// fraction of the boundary's distance: it drops to a farther level beyond
+// d·(1+LODHysteresis) and returns below d·(1−LODHysteresis), so that a unit that
+// stands at a boundary (or a camera that sways) does not switch every frame.
+const LODHysteresis = 0.1
+
+// DefaultLOD returns the distances a species' units use unless WithLOD says
+// otherwise: the humanoids drop to reduced at 30 m and to their snapshot at 90 m,
+// the horse at 40 and 120 m, the elephant at 55 and 160 m (the larger a creature,
+// the farther its detail shows), any other species as the humanoids.
+func DefaultLOD(s SpeciesID) LODDistances {
+	switch s {
+	case SpeciesHorse:
+		return LODDistances{40, 120}
+	case SpeciesElephant:
+		return LODDistances{55, 160}
+	}
+	return LODDistances{30, 90}
+}
+
+// WithLOD sets the level-of-detail distances of one species' units.
+func WithLOD(species SpeciesID, d LODDistances) Option {
+	return func(c *config) { c.lod[species] = &d }
+}
+
+// LOD returns the level-of-detail distances a species' units use.
+func (r *Registry) LOD(species SpeciesID) LODDistances {
+	if d := r.cfg.lod[species]; d != nil {
+		return *d
+	}
+	return DefaultLOD(species)
+}
+
+// snapEntry maps a clip's phase to the frames of its species' snapshot mesh, by
+// bpat.md §5.2 with the snapshot's own frame count; ok is false for a clip that
+// must not be drawn from it: a clip some archetype plays as Die (the game's
+// archetype tables keep deaths off their snapshots), which shows LevelReduced.
+type snapEntry struct {
+	scale        float32
+	offset       uint32
+	last, wrapTo int32
+	ok           bool
+}
+
+// lodBands holds each species' boundaries, widened and narrowed by the
+// hysteresis: a unit goes farther past up[l] and nearer below down[l].
+type lodBands struct {
+	up, down [2]float32
+}
+
+// lodState is a batch's level-of-detail memory: each unit's distance band, which
+// may be farther than the level it shows (a snapshot band shows reduced where the
+// clip has no snapshot).
+type lodState struct {
+	band []Level
+}
+
+// LoadSnapshot gives a loaded species its snapshot mesh (a .bpsm file in memory,
+// name saying where it came from), so that its far units are drawn from it
+// (LevelSnapshot). The file must carry the species' id and its clips, by name and
+// in order. LoadDir, LoadFS and LoadFile load NAME_minimal.bpsm beside NAME.bpat
+// by themselves.
+func (r *Registry) LoadSnapshot(species SpeciesID, name string, data []byte) error {
+	return r.attachSnapshot(species, name, func() (*bpsm.File, error) { return bpsm.Parse(data) })
+}
+
+// LoadSnapshotFile is LoadSnapshot for a file, mapped read-only.
+func (r *Registry) LoadSnapshotFile(species SpeciesID, path string) error {
+	return r.attachSnapshot(species, path, func() (*bpsm.File, error) { return bpsm.Open(path) })
+}
+
+func (r *Registry) attachSnapshot(id SpeciesID, name string, open func() (*bpsm.File, error)) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	old := r.cat.Load()
+	k := slices.IndexFunc(old.list, func(s *Species) bool { return s.ID == id })
+	if k < 0 {
+		return fmt.Errorf("crowd: snapshot %s: species %d (%s) is not loaded", name, id, id)
+	}
+	f, err := open()
+	if err != nil {
+		return fmt.Errorf("crowd: snapshot %s: %w", name, err)
+	}
+	s := old.list[k]
+	if err := snapshotFits(f, s); err != nil {
+		f.Close()
+		return fmt.Errorf("crowd: snapshot %s does not fit %s: %w", name, s.Path, err)
+	}
+	withSnap := *s
+	withSnap.Snapshot, withSnap.SnapshotPath = f, name
+	list := slices.Clone(old.list)
+	list[k] = &withSnap
+	if s.Snapshot != nil {
+		s.Snapshot.Close()
+	}
+	r.cat.Store(r.buildCatalog(list))
+	return nil
+}
+
+// snapshotFits checks that a snapshot mesh is of species s: its id and its clips.
+func snapshotFits(f *bpsm.File, s *Species) error {
+	if got := f.Header().SpeciesID; got != uint32(s.ID) {
+		return fmt.Errorf("species_id %d, the species is %d", got, s.ID)
+	}
+	clips := f.Clips()
+	if len(clips) != len(s.Clips) {
+		return fmt.Errorf("%d clips, the species has %d", len(clips), len(s.Clips))
+	}
+	for k, c := range clips {
+		if c.Name != s.Clips[k].Name {
+			return fmt.Errorf("clip %d is %q, the species' is %q", k, c.Name, s.Clips[k].Name)
+		}
+	}
+	return nil
+}
+
+// snapshotBeside is where LoadDir looks for a species file's snapshot mesh.
+func snapshotBeside(bpatPath string) string {
+	return strings.TrimSuffix(bpatPath, ".bpat") + "_minimal.bpsm"
+}
+
+// loadSnapshotsBeside loads the snapshot mesh beside each of the given species
+// files, where there is one.
+func (r *Registry) loadSnapshotsBeside(paths []string, read func(string) ([]byte, error)) error {
+	var errs []error
+	for _, p := range paths {
+		sp := snapshotBeside(p)
+		var err error
+		if read == nil {
+			if _, e := os.Stat(sp); e != nil {
+				continue
+			}
+			err = r.LoadSnapshotFile(r.idOf(p), sp)
+		} else {
+			b, e := read(sp)
+			if errors.Is(e, fs.ErrNotExist) {
+				continue
+			}
+			if e != nil {
+				err = e
+			} else {
+				err = r.LoadSnapshot(r.idOf(p), sp, b)
+			}
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// idOf is the species slot the file at path was loaded into.
+func (r *Registry) idOf(path string) SpeciesID {
+	for _, s := range r.cat.Load().list {
+		if s.Path == path {
+			return s.ID
+		}
+	}
+	return SpeciesID(MaxSpeciesID)
+}
+
+// snapEntries builds the snapshot entries of species s (nil without a snapshot);
+// the catalog lays them out as its clip entries (snapRows).
+func snapEntries(s *Species) []snapEntry {
+	if s.Snapshot == nil {
+		return nil
+	}
+	noSnap := map[ClipID]bool{}
+	for _, t := range s.tables {
+		if t != nil {
+			for _, c := range t.clips[StateDie] {
+				noSnap[c] = true
+			}
+		}
+	}
+	out := make([]snapEntry, len(s.Clips))
+	for k, c := range s.Snapshot.Clips() {
+		n := int32(c.FrameCount)
+		e := snapEntry{offset: uint32(c.FrameOffset), last: n - 1, ok: !noSnap[ClipID(k)]}
+		if s.Clips[k].Loops {
+			e.scale = float32(n)
+		} else {
+			e.scale, e.wrapTo = float32(n-1), n-1
+		}
+		out[k] = e
+	}
+	return out
+}
+
+// chooseLevels runs the level-of-detail pass over units [lo, hi) after their
+// phases, Instances and Blends are written: each unit's distance band moves with
+// hysteresis, and a unit at a far level shows its floor frame (of its snapshot
+// mesh at LevelSnapshot, where its clip has one; else LevelReduced), its Blend
+// floored likewise or, at LevelSnapshot, cleared. With LODEvery k > 1 a far unit's
+// rows are those of the last of every k frames it was given (by unit, LODFrame
+// + i ≡ 0 mod k): its phase still follows time. It returns how many units changed
+// level.
+func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
+	dist, level, band := b.Distance[lo:hi], b.Level[lo:hi], b.lod.band[lo:hi]
+	species, clips, phase, out := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Out[lo:hi]
+	n := hi - lo
+	_, _, _, _, _, _, _ = dist[n-1:], level[n-1:], band[n-1:], species[n-1:], clips[n-1:], phase[n-1:], out[n-1:]
+	var blend []Blend
+	if b.Blend != nil {
+		blend = b.Blend[lo:hi:hi]
+	}
+	bands, rows := &cat.lod, cat.snapRows
+	every := b.LODEvery > 1
+	var switches uint64
+	for i := range n {
+		d := dist[i]
+		s := species[i]
+		bb := &bands[s]
+		// The band a unit goes out to is the level of the widened boundaries, the
+		// one it comes back to that of the narrowed ones (never nearer): it stays
+		// in its band unless the distance leaves both. The sign bit of t − d is
+		// d > t, without a branch (distances are in no order).
+		up := Level(math.Float32bits(bb.up[0]-d)>>31 + math.Float32bits(bb.up[1]-d)>>31)
+		down := Level(math.Float32bits(bb.down[0]-d)>>31 + math.Float32bits(bb.down[1]-d)>>31)
+		bd := min(max(band[i], up), down)
+		band[i] = bd
+		lv := bd
+		switch {
+		case bd == LevelFull:
+		case every:
+			lv = b.far(cat, lo+i, bd, dt)
+		default:
+			o := &out[i]
+			lv = LevelReduced
+			if bd == LevelSnapshot {
+				k := min(uint(s)<<clipShift|uint(clips[i]), uint(len(rows))-1)
+				if se := &rows[k]; se.ok {
+					o.Frame = se.offset + uint32(min(int32(float64(phase[i])*float64(se.scale)), se.last))
+					lv = LevelSnapshot
+				}
+			}
+			o.Next, o.Lerp = o.Frame, 0
+			if blend != nil {
+				floorBlend(&blend[i], lv)
+			}
+		}
+		if lv != level[i] {
+			switches++
+			level[i] = lv
+		}
+	}
+	return switches
+}
+
+// floorBlend floors a far unit's Blend: its rows' floor frames at
+// LevelReduced; none at LevelSnapshot, whose unit shows its own clip only.
+func floorBlend(bl *Blend, lv Level) {
+	if bl.Weight == 0 && bl.PriorWeight == 0 {
+		return
+	}
+	if lv == LevelSnapshot {
+		*bl = Blend{}
+		return
+	}
+	bl.Next, bl.Lerp, bl.PriorNext, bl.PriorLerp = bl.Frame, 0, bl.PriorFrame, 0
+}
+
+// far gives unit i, in distance band bd (reduced or snapshot), the rows of its
+// level when LODEvery > 1 and returns the level: LevelSnapshot where its species
+// has a snapshot mesh that may show its clip, else LevelReduced.
+func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
+	o := &b.Out[i]
+	cl := b.Clip[i]
+	k := uint(b.Species[i])<<clipShift | uint(cl)
+	if cl >= MaxClips || k >= uint(len(cat.snapRows)) {
+		k = uint(len(cat.entries)) - 1
+	}
+	ph := b.Phase[i]
+	if back := (b.LODFrame + uint32(i)) % uint32(b.LODEvery); back != 0 {
+		// The frame this unit was last given, every k-th: its phase then.
+		ph -= float32(b.Rate[i] * dt * float32(back))
+		if ph < 0 {
+			ph = settle(ph, cat.entries[k].loops())
+		}
+		cat.entries[k].put(o, ph)
+	}
+	lv := LevelReduced
+	if bd == LevelSnapshot && k < uint(len(cat.snapRows)) && cat.snapRows[k].ok {
+		se := &cat.snapRows[k]
+		o.Frame = se.offset + uint32(min(int32(float64(ph)*float64(se.scale)), se.last))
+		lv = LevelSnapshot
+	}
+	o.Next, o.Lerp = o.Frame, 0
+	if b.Blend != nil {
+		floorBlend(&b.Blend[i], lv)
+	}
+	return lv
+}
+
+// lodOn reports whether the batch chooses levels: it has distances for its units.
+func (b *Batch) lodOn() bool { return b.Distance != nil }
+
+// checkLOD checks the level-of-detail slices' lengths and allocates the band
+// memory on first use.
+func (b *Batch) checkLOD() error {
+	n := len(b.Species)
+	if len(b.Distance) != n || len(b.Level) != n {
+		return fmt.Errorf("crowd: %d distances and %d levels for %d units", len(b.Distance), len(b.Level), n)
+	}
+	if len(b.lod.band) != n {
+		return fmt.Errorf("crowd: Distance set by hand: switch level of detail on with EnableLOD")
+	}
+	return nil
+}
+
+// EnableLOD switches level of detail on: it allocates Distance (every unit at 0 m:
+// full detail) and Level. The game then writes each unit's distance from the
+// camera into Distance before Step or Animate, which choose its Level in the same
+// pass (docs/runtime.md §6.4).
+func (b *Batch) EnableLOD() {
+	n := len(b.Species)
+	b.Distance, b.Level, b.lod.band = make([]float32, n), make([]Level, n), make([]Level, n)
+}
+
+func (b *Batch) countSwitches(n uint64) {
+	if n > 0 {
+		atomic.AddUint64(&b.LODSwitches, n)
+	}
+}
