@@ -24,12 +24,6 @@ const (
 	FadeIntoDeath  = 0.1 // into Die or Dead
 )
 
-// isAttack is true for the states whose clip shows a swing, a shot or a cast.
-var isAttack = [NumStates]bool{
-	StateAttackMelee: true, StateAttackRanged: true, StateAttackSword: true, StateAttackSpear: true,
-	StateAttackBow: true, StateCast: true, StateRidingCharge: true, StateRidingBowShot: true,
-}
-
 // DefaultFades returns the table a game ships unless it says otherwise: FadeIntoDeath
 // into Die and Dead, FadeIntoAttack into an attack, FadeFromAttack out of one,
 // FadeLocomotion between everything else, and none out of Dead (a corpse that
@@ -44,9 +38,9 @@ func DefaultFades() FadeTable {
 				d = 0
 			case to == StateDie || to == StateDead:
 				d = FadeIntoDeath
-			case isAttack[to]:
+			case swingDriven[to] != 0: // the attack states: a swing, a shot, a cast
 				d = FadeIntoAttack
-			case isAttack[from]:
+			case swingDriven[from] != 0:
 				d = FadeFromAttack
 			default:
 				d = FadeLocomotion

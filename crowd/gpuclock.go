@@ -357,13 +357,8 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 			}
 		}
 	}
-	shape := uint32(e.last)
-	if loops {
-		shape |= ShapeLoops
-	}
-	if loops || st != StateDie {
-		shape |= ShapeWraps // idle fidgets and a hammering builder repeat; a death holds its end
-	}
+	// Idle fidgets and a hammering builder repeat; a death holds its end.
+	shape := e.shape(loops || st != StateDie)
 	o.Own = Playhead{Phase: p * e.keep, Rate: e.base + e.perSpeed*x.speed, Row: e.offset, Shape: shape}
 	if (st == StateWalk || st == StateRun) && int(x.species) <= cat.maxID {
 		if g := &cat.pairs[(int(x.species)*MaxArchetypes+int(x.arch&(MaxArchetypes-1)))*MaxVariants+int(min(x.variant, MaxVariants-1))]; g.walk != g.run && (cl == g.walk || cl == g.run) {
@@ -376,11 +371,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 					o.From = o.Prior
 				}
 				oe := &cat.entries[int(x.species)<<clipShift|int(other)]
-				sh := uint32(oe.last) | ShapeGait | ShapeWraps
-				if oe.loops() {
-					sh |= ShapeLoops
-				}
-				o.Prior, o.PriorShare = Playhead{Phase: o.Own.Phase, Rate: rate, Row: oe.offset, Shape: sh}, w
+				o.Prior, o.PriorShare = Playhead{Phase: o.Own.Phase, Rate: rate, Row: oe.offset, Shape: oe.shape(true) | ShapeGait}, w
 			}
 		}
 	}
@@ -393,6 +384,19 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 	y := &g.units[i]
 	y.clip, y.state, y.pending = cl, st, false
 	return ok
+}
+
+// shape is a Playhead's Shape for the clip: its frame count, whether it loops, and
+// wraps, whether its phase wraps.
+func (e *clipEntry) shape(wraps bool) uint32 {
+	s := uint32(e.last)
+	if e.loops() {
+		s |= ShapeLoops
+	}
+	if wraps {
+		s |= ShapeWraps
+	}
+	return s
 }
 
 // advanced is the playhead moved dt seconds on, so that it holds at a new Start.
