@@ -62,33 +62,18 @@ func BenchmarkBatchStep(b *testing.B) {
 	r := testRegistry(b)
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
-			c := benchCrowd(n)
-			c.Animate(r, 1.0/60) // clips and rates as a battle has them
-			bt := &c.Batch
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				bt.Step(r, 1.0/60)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+			benchStep(b, r, benchCrowd(n), nil)
 		})
 	}
+	const n = 100_000
 	// A tenth of the units cross-fading (every tenth, so that the fading units
 	// are spread as a battle's are), their fades long enough to last the run.
-	const n = 100_000
 	b.Run(fmt.Sprintf("fading/units=%d", n), func(b *testing.B) {
-		c := benchCrowd(n)
-		c.Animate(r, 1.0/60)
-		bt := &c.Batch
-		for i := 0; i < n; i += 10 {
-			bt.Play(i, (bt.Clip[i]+1)%5, bt.Phase[i], bt.Rate[i]+.5, 1e6)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			bt.Step(r, 1.0/60)
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+		benchStep(b, r, benchCrowd(n), func(c *Crowd) {
+			for i := 0; i < n; i += 10 {
+				c.Play(i, (c.Clip[i]+1)%5, c.Phase[i], c.Rate[i]+.5, 1e6)
+			}
+		})
 	})
 	// Every moving unit (a third) at a speed between its walk and run, so that
 	// it blends the two (docs/runtime.md §6.3).
@@ -99,14 +84,7 @@ func BenchmarkBatchStep(b *testing.B) {
 				c.Speed[i] = 2.6
 			}
 		}
-		c.Animate(r, 1.0/60)
-		bt := &c.Batch
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			bt.Step(r, 1.0/60)
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+		benchStep(b, r, c, nil)
 	})
 	// Level of detail chosen in the same step (docs/runtime.md §6.4): the crowd
 	// spread from 0 to 200 m from the camera, so that about a fifth of it is at
@@ -123,15 +101,23 @@ func BenchmarkBatchStep(b *testing.B) {
 		for i := range n {
 			c.Distance[i] = float32(rng.Float64() * 200)
 		}
-		c.Animate(rl, 1.0/60)
-		bt := &c.Batch
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			bt.Step(rl, 1.0/60)
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+		benchStep(b, rl, c, nil)
 	})
+}
+
+// benchStep times Batch.Step of c's units, after one Animate (clips and rates as
+// a battle has them) and then set, when not nil.
+func benchStep(b *testing.B, r *Registry, c *Crowd, set func(*Crowd)) {
+	c.Animate(r, 1.0/60)
+	if set != nil {
+		set(c)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		c.Step(r, 1.0/60)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Len()), "ns/unit")
 }
 
 // BenchmarkBatchStepGo is the same kernel in Go alone, as machines without the

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -366,7 +367,16 @@ func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
 	if _, err = s.Sockets(b.Clip[i], b.Phase[i], dst); err != nil || !b.blending(i) {
 		return err
 	}
-	return b.blendSockets(s, i, dst)
+	dst = dst[:s.SocketCount()*bpat.FloatsPerSocket]
+	var scratch [16 * bpat.FloatsPerSocket]float32 // sixteen sockets without allocating
+	tmp := scratch[:]
+	if len(dst) > len(tmp) {
+		tmp = make([]float32, len(dst))
+	}
+	return b.blendSides(i, dst, tmp[:len(dst)], func(clip ClipID, phase float32, tmp []float32) error {
+		_, err := s.Sockets(clip, phase, tmp)
+		return err
+	})
 }
 
 // Socket returns one socket of unit i at its current clip and phase, in the
@@ -382,21 +392,14 @@ func (b *Batch) Socket(r *Registry, i, socket int) (Mat34, error) {
 	if err != nil || !b.blending(i) {
 		return m, err
 	}
-	sides := b.sides(i)
-	for k := range m {
-		m[k] *= sides[0].w
-	}
-	for _, sd := range sides[1:] {
-		if sd.w == 0 {
-			continue
-		}
-		o, err := s.Socket(sd.clip, sd.phase, socket)
-		if err != nil {
-			return Mat34{}, err
-		}
-		for k := range m {
-			m[k] += sd.w * o[k]
-		}
+	var tmp Mat34
+	err = b.blendSides(i, m[:], tmp[:], func(clip ClipID, phase float32, tmp []float32) error {
+		o, err := s.Socket(clip, phase, socket)
+		copy(tmp, o[:])
+		return err
+	})
+	if err != nil {
+		return Mat34{}, err
 	}
 	return m, nil
 }

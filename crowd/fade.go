@@ -301,16 +301,10 @@ func (b *Batch) Play(i int, clip ClipID, phase, rate, fade float32) {
 	b.Clip[i], b.Phase[i], b.Rate[i] = clip, phase, rate
 }
 
-// blendSockets blends unit i's fading sides into dst, which holds its own clip's
-// socket floats: dst = w₀·dst + w₁·from + w₂·prior.
-func (b *Batch) blendSockets(s *Species, i int, dst []float32) error {
-	dst = dst[:s.SocketCount()*bpat.FloatsPerSocket]
-	var scratch [16 * bpat.FloatsPerSocket]float32 // sixteen sockets without allocating
-	tmp := scratch[:]
-	if len(dst) > len(tmp) {
-		tmp = make([]float32, len(dst))
-	}
-	tmp = tmp[:len(dst)]
+// blendSides blends unit i's other sides into dst, which holds what sample gave
+// for its own clip: dst = w₀·dst + w₁·(from or gait) + w₂·prior, each side sampled
+// into tmp (of dst's length) by sample.
+func (b *Batch) blendSides(i int, dst, tmp []float32, sample func(clip ClipID, phase float32, tmp []float32) error) error {
 	sides := b.sides(i)
 	for k := range dst {
 		dst[k] *= sides[0].w
@@ -319,7 +313,7 @@ func (b *Batch) blendSockets(s *Species, i int, dst []float32) error {
 		if sd.w == 0 {
 			continue
 		}
-		if _, err := s.Sockets(sd.clip, sd.phase, tmp); err != nil {
+		if err := sample(sd.clip, sd.phase, tmp); err != nil {
 			return err
 		}
 		for k := range dst {

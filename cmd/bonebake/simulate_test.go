@@ -169,16 +169,9 @@ func TestSimulatePartialAssets(t *testing.T) {
 // largest pop of the run without.
 func TestSimulateFades(t *testing.T) {
 	run := func(extra ...string) simResult {
-		code, stdout, stderr := bonebake(t, append([]string{"simulate", "--units", "300", "--seconds", "20", "--json"}, extra...)...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		var res simResult
-		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-			t.Fatal(err)
-		}
+		res := simulateJSON(t, append([]string{"--units", "300", "--seconds", "20"}, extra...)...)
 		if res.MaxBoneJumpM == nil {
-			t.Fatalf("no max_bone_jump_m: %s", stdout)
+			t.Fatalf("no max_bone_jump_m: %+v", res)
 		}
 		return res
 	}
@@ -201,15 +194,7 @@ func TestSimulateFades(t *testing.T) {
 // march, the camera stands), and the battle is the one without a camera.
 func TestSimulateCamera(t *testing.T) {
 	run := func(extra ...string) simResult {
-		code, stdout, stderr := bonebake(t, append([]string{"simulate", "--units", "2000", "--seconds", "10", "--json"}, extra...)...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		var res simResult
-		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return simulateJSON(t, append([]string{"--units", "2000", "--seconds", "10"}, extra...)...)
 	}
 	plain, lod, far := run(), run("--camera", "0,5,-20"), run("--camera", "0,30,-160")
 	if plain.LOD != nil || lod.LOD == nil || lod.LODSwitchesPerUnitSecond == nil {
@@ -232,4 +217,18 @@ func TestSimulateCamera(t *testing.T) {
 	if code, _, stderr := bonebake(t, "simulate", "--camera", "1,2"); code != 2 || !strings.Contains(stderr, "--camera") {
 		t.Errorf("--camera 1,2: exit %d, %s", code, stderr)
 	}
+}
+
+// simulateJSON runs simulate --json with args and decodes its report.
+func simulateJSON(t *testing.T, args ...string) simResult {
+	t.Helper()
+	code, stdout, stderr := bonebake(t, append([]string{"simulate", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res simResult
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
