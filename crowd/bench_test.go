@@ -2,6 +2,7 @@ package crowd
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -86,22 +87,37 @@ func BenchmarkBatchStep(b *testing.B) {
 		}
 		benchStep(b, r, c, nil)
 	})
-	// Level of detail chosen in the same step (docs/runtime.md §6.4): the crowd
-	// spread from 0 to 200 m from the camera, so that about a fifth of it is at
-	// full detail and the rest reduced or drawn from snapshots (the humanoid's; the
-	// other species have none loaded and show reduced).
-	b.Run(fmt.Sprintf("lod/units=%d", n), func(b *testing.B) {
+	// Level of detail chosen in the same step (docs/runtime.md §6.4), every
+	// species with a snapshot mesh, as the built-in creatures have. In lod/, the units stand in a battle's ranks (a unit's
+	// neighbours in memory are its neighbours on the field) 100 to 500 m from the
+	// camera's ground point, seen from 20 m up: a few thousand at full detail, the
+	// rest reduced or drawn from snapshots. In lod/random/, every unit's distance
+	// is drawn at random from 0 to 200 m, so that neighbours in memory share
+	// nothing: the worst case for the processor's branch prediction.
+	lodBench := func(b *testing.B, dist func(i int) float32) {
 		rl := testRegistry(b)
-		if err := rl.LoadSnapshot(SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(b, builtinSpecs[0])); err != nil {
-			b.Fatal(err)
+		for _, sp := range builtinSpecs {
+			if err := rl.LoadSnapshot(SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(b, sp)); err != nil {
+				b.Fatal(err)
+			}
 		}
 		c := benchCrowd(n)
 		c.EnableLOD()
-		rng := rand.New(rand.NewPCG(11, 12))
 		for i := range n {
-			c.Distance[i] = float32(rng.Float64() * 200)
+			c.Distance[i] = dist(i)
 		}
 		benchStep(b, rl, c, nil)
+	}
+	b.Run(fmt.Sprintf("lod/units=%d", n), func(b *testing.B) {
+		const cols = 450
+		lodBench(b, func(i int) float32 {
+			x, z := float64(i%cols)*1.4-315, float64(i/cols)*1.6+15 // ranks 1.4 m apart, files 1.6 m
+			return float32(math.Sqrt(x*x + z*z + 20*20))
+		})
+	})
+	b.Run(fmt.Sprintf("lod/random/units=%d", n), func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(11, 12))
+		lodBench(b, func(int) float32 { return float32(rng.Float64() * 200) })
 	})
 }
 
