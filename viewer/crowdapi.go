@@ -69,7 +69,10 @@ type crowdJSON struct {
 	Units  int              `json:"unit_count"`
 	Assets []crowdAssetJSON `json:"assets"`
 	Extent [4]float32       `json:"extent"` // x0, z0, x1, z1 in metres
-	Note   string           `json:"note,omitempty"`
+	// Playback is "clock" when the steps carry only changed time records (the
+	// GPU clock mode), "frame" when they carry every unit's record.
+	Playback string `json:"playback"`
+	Note     string `json:"note,omitempty"`
 }
 
 type crowdAssetJSON struct {
@@ -139,7 +142,10 @@ func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	j := crowdJSON{ID: s.crowds.add(c), Layout: c.Layout, Units: c.Len(), Extent: c.Extent(), Note: c.Note}
+	j := crowdJSON{ID: s.crowds.add(c), Layout: c.Layout, Units: c.Len(), Extent: c.Extent(), Note: c.Note, Playback: "frame"}
+	if c.Clocked() {
+		j.Playback = "clock"
+	}
 	for a := range s.assets {
 		j.Assets = append(j.Assets, crowdAssetJSON{Units: c.Count[a], First: c.First[a], Rider: c.Rider[a], Fades: fadeRules(c.fadeTable[a])})
 	}
@@ -196,10 +202,26 @@ func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
 // AppendStep appends the step answer to b, little-endian: "BBCS", the step
 // number, the asset count A, the focus clip (int32, −1 for none), phase and rate
 // (float32), each army's living units (uint32 ×2), A unit counts (uint32), then
-// every unit's 32-float record in asset order (see gl.js for the fields).
+// every unit's 32-float record in asset order (see gl.js for the fields). A
+// crowd played in the GPU clock mode answers with only the records that changed
+// instead (see appendClock).
 func (c *Crowd) AppendStep(b []byte, f Focus) []byte {
+	if c.clock != nil {
+		return c.appendClock(b, f)
+	}
+	b = c.appendHeader(b, StepMagic, f)
+	b = growBytes(b, len(c.Records)*4)
+	o := len(b) - len(c.Records)*4
+	for i, v := range c.Records {
+		binary.LittleEndian.PutUint32(b[o+i*4:], math.Float32bits(v))
+	}
+	return b
+}
+
+// appendHeader appends a step answer's header (magic to alive) and unit counts.
+func (c *Crowd) appendHeader(b []byte, magic string, f Focus) []byte {
 	alive := c.Alive()
-	b = append(b, StepMagic...)
+	b = append(b, magic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(c.Steps))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(c.assets)))
 	b = binary.LittleEndian.AppendUint32(b, uint32(int32(f.Clip)))
@@ -209,11 +231,6 @@ func (c *Crowd) AppendStep(b []byte, f Focus) []byte {
 	b = binary.LittleEndian.AppendUint32(b, uint32(alive[1]))
 	for _, n := range c.Count {
 		b = binary.LittleEndian.AppendUint32(b, uint32(n))
-	}
-	b = growBytes(b, len(c.Records)*4)
-	o := len(b) - len(c.Records)*4
-	for i, v := range c.Records {
-		binary.LittleEndian.PutUint32(b[o+i*4:], math.Float32bits(v))
 	}
 	return b
 }

@@ -32,6 +32,21 @@
 // the unit's and the rider's crowd.Blend), grouped by asset, so the page uploads
 // them as they come; it asks for step k+1 while it draws step k.
 //
+// A parade made with CrowdParams.Clock plays in the GPU clock mode
+// (docs/runtime.md §6.2; clock.go): the server keeps each playback unit's
+// crowd.TimeRecord and rewrites it only when the unit's clip, rate or phase is
+// set (an override, a one-shot replayed, a seek), by crowd.Batch's rules, fades
+// included (the parade plays clips by number, which GPUClock.Commit's intent
+// rules cannot, so the viewer writes the records itself). A step then answers
+// the time and only the changed units' records (appendClock); the page keeps
+// them and a vertex shader (web/clock.vert.glsl, crowd.TimeRecord.At in GLSL,
+// swings' eased timeline included) resolves them at that time into the same
+// 32-float records, written by transform feedback into the instance buffers,
+// so every draw (palette or BAT skinning, riders, the sword, socket gizmos)
+// reads what it reads per frame. The page asks for it from ClockUnits units,
+// or as the panel or clock=0|1 says. A battle plays per frame: its units move
+// every step and its swings run on the frame-stepped combat.
+//
 // The page (plain HTML, JavaScript and GLSL under web/, embedded with go:embed;
 // nothing from a CDN, no build step) fetches each asset's palette block as the
 // bytes stored in its BPAT file and uploads them unchanged as an RGBA32F texture
@@ -70,8 +85,8 @@
 //	/api/bat/{id}?preset=…&format=…          the asset's BAT bake (docs/formats/bat.md): the report, max_error verified
 //	/api/bat/{id}/texels?preset=…&format=…   its textures' stored values and TEXCOORD_1, for the page (see encodeTexels)
 //	/api/bat/{id}/{file}?preset=…&format=…   a file of that bake, byte for byte (textures, mesh, XML report)
-//	POST /api/crowd                a new crowd (CrowdParams as JSON) → its id, units per asset, riders, fade tables (rules), extent
-//	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek, fades) → the records (see Crowd.AppendStep)
+//	POST /api/crowd                a new crowd (CrowdParams as JSON) → its id, units per asset, riders, fade tables (rules), extent, playback
+//	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek, fades) → the records, or the changed time records (see Crowd.AppendStep)
 //
 // Anything else is 404: the server never reads a file by a name a request gives,
 // and lists no directory. Bad crowd parameters are 400 with the reason. At most
@@ -85,11 +100,14 @@
 // of crowd time before the first frame), skeleton=0, sockets=0, props=0, focus=1
 // (a close-up), yaw, pitch and zoom (the camera), aa=0 (no multisampling, for
 // software renderers), bat (bat: skin from the BAT textures; side: palette left,
-// BAT right), preset and format (the BAT bake's), fades=0 (clip changes pop). It
+// BAT right), preset and format (the BAT bake's), fades=0 (clip changes pop),
+// clock=1 or clock=0 (the GPU clock mode for any parade, or never). It
 // exposes window.bonebake for tests: ready, error, state,
-// stats {frames, drawCalls, instances, glErrors, frameMs, alive}, resolve (the §5
-// math), and setInstances, setLayout, setCrowdSpecies, selectAsset, selectClip,
-// seek, step (a frame, or seconds), setFades, setBAT and settled (promises that
+// stats {frames, drawCalls, instances, glErrors, frameMs, alive, playback,
+// recordsSent, steps, records}, resolve (the §5 math), clockResolve (the clock
+// mode's resolve pass on given time records), and setInstances, setLayout,
+// setCrowdSpecies, selectAsset, selectClip, seek, step (a frame, or seconds),
+// setFades, setClock, setBAT and settled (promises that
 // resolve once the change is drawn; selectClip(name, seconds) sends the change
 // with a step of that much time, so a paused crowd fades), batReport, play,
 // pause, setSpeed, frameCrowd, focusSelected, camera, glError, sync, nextFrames,

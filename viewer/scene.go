@@ -53,6 +53,9 @@ type CrowdParams struct {
 	Only   *int        `json:"only"`   // an asset's index: a crowd of it alone; nil for every asset
 	Seed   uint64      `json:"seed"`
 	Looks  []AssetLook `json:"assets"` // per asset; nil: scale 1, spacing 1.5
+	// Clock plays the parade in the GPU clock mode (clock.go): step answers
+	// carry only the records that changed. A battle plays per frame regardless.
+	Clock bool `json:"clock"`
 }
 
 // Crowd is a crowd the server animates with the runtime, for the page to draw.
@@ -80,6 +83,9 @@ type Crowd struct {
 	base      []uint16 // per unit: the layout's clip (parade)
 	riderUnit []int32  // per unit: the playback (parade) or battle unit on it, or −1
 	riderMap  [][]crowd.ClipID
+
+	clock *clock // the parade's playback in the GPU clock mode, or nil
+	focus int    // the focus unit of the last step, or −1
 
 	battle     *battle.Battle
 	battleOf   []int32 // per unit: its battle unit
@@ -183,7 +189,7 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 			return c, nil
 		}
 	}
-	c.buildParade(p.Count, shown, looks, rng)
+	c.buildParade(p.Count, shown, looks, rng, p.Clock)
 	return c, nil
 }
 
@@ -234,9 +240,13 @@ func (c *Crowd) group(unitAsset []uint16, looks []AssetLook) {
 }
 
 // newPlayback makes the playback batch: units [0, n) are the crowd's, the rest
-// riders.
-func (c *Crowd) newPlayback(n int, rng *rand.Rand) {
+// riders. With clocked, the batch only holds each unit's species, clip and
+// rate, and the clock plays them.
+func (c *Crowd) newPlayback(n int, rng *rand.Rand, clocked bool) {
 	c.play = crowd.NewBatch(n)
+	if clocked {
+		c.clock = newClock(c, n)
+	}
 	c.vary, c.hold = make([]float32, n), make([]float32, n)
 	for u := range n {
 		c.vary[u] = 0.9 + 0.2*rng.Float32()
@@ -251,13 +261,16 @@ func (c *Crowd) setPlayback(u, a int, cl uint16, start float32) {
 	if !c.loops[a][cl] && start > 1 {
 		c.play.Phase[u], c.hold[u] = 1, start-1
 	}
+	if c.clock != nil {
+		c.clock.set(u, a, cl, c.play.Phase[u])
+	}
 }
 
 // buildParade lays the shown assets' units out in rows, front to back, each
 // asset's units cycling through its clips; every asset's band is about as wide
 // as the whole is deep. A horse's units carry riders when a rider species is
 // loaded.
-func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Rand) {
+func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Rand, clocked bool) {
 	nA := len(shown)
 	share := func(j int) int {
 		if j < n%nA {
@@ -279,7 +292,7 @@ func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 			riders += share(j)
 		}
 	}
-	c.newPlayback(n+riders, rng)
+	c.newPlayback(n+riders, rng, clocked)
 	c.base = make([]uint16, n)
 	area := 0.0
 	for j, a := range shown {
@@ -308,6 +321,9 @@ func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 			rec[recTint+3] = 0.12
 			if c.riderMap[a] != nil {
 				c.riderUnit[i] = int32(nextRider)
+				if c.clock != nil {
+					c.clock.owner[nextRider] = int32(i)
+				}
 				c.setPlayback(nextRider, rider, uint16(c.riderMap[a][cl]), start)
 				c.vary[nextRider] = c.vary[i]
 				nextRider++
@@ -380,7 +396,7 @@ func (c *Crowd) buildBattle(p CrowdParams, ok []int, looks []AssetLook, rng *ran
 		}
 	}
 	c.group(unitAsset, looks)
-	c.newPlayback(len(unitAsset), rng)
+	c.newPlayback(len(unitAsset), rng, false)
 	c.battleOf = make([]int32, 0, len(unitAsset))
 	for a, us := range byAsset {
 		c.battleOf = append(c.battleOf, us...)
@@ -415,6 +431,9 @@ func hueTint(h float32) []float32 {
 	}
 	return []float32{f(0), f(8), f(4)}
 }
+
+// Clocked reports whether the crowd plays in the GPU clock mode.
+func (c *Crowd) Clocked() bool { return c.clock != nil }
 
 // Len is the number of units drawn.
 func (c *Crowd) Len() int { return len(c.unitAsset) }

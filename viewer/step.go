@@ -10,8 +10,9 @@ import (
 // Step advances the crowd by dt seconds with the runtime and writes every unit's
 // record: a battle runs battle.Step (in steps of at most 50 ms; none while dt
 // is 0) and reads Crowd.Out, World and Heading; the parade, and the units of an
-// asset whose clip is overridden, play crowd.Batch. It returns the focus unit's
-// clip and phase.
+// asset whose clip is overridden, play crowd.Batch, or in the GPU clock mode
+// rewrite the time records of the units whose clip, rate or phase is set. It
+// returns the focus unit's clip and phase.
 func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 	focus, err := c.prepare(dt, in)
 	if err != nil {
@@ -21,9 +22,12 @@ func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 		return Focus{}, err
 	}
 	c.Steps++
+	c.focus = focus
 	f := Focus{Clip: -1}
 	if focus >= 0 {
-		if c.playsBack(focus) {
+		if c.clock != nil {
+			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.clock.phase(focus), Rate: c.play.Rate[focus]}
+		} else if c.playsBack(focus) {
 			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.play.Phase[focus], Rate: c.play.Rate[focus]}
 		} else {
 			u := c.battleOf[focus]
@@ -108,6 +112,9 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 	}
 	if focus >= 0 && !math.IsNaN(in.Seek) && !math.IsInf(in.Seek, 0) && c.playsBack(focus) {
 		c.play.Phase[focus], c.hold[focus] = float32(in.Seek), 0
+		if c.clock != nil {
+			c.clock.setPhase(focus, float32(in.Seek))
+		}
 	}
 	if c.battle == nil || c.overridden {
 		c.replayOneShots(dt)
@@ -118,6 +125,16 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 // playClip puts playback unit u on clip cl at rate, fading from the clip it
 // shows over fade seconds when that is another one.
 func (c *Crowd) playClip(u int, cl crowd.ClipID, rate, fade float32) {
+	if k := c.clock; k != nil {
+		if from := c.play.Clip[u]; from != cl {
+			k.play(u, int(c.play.Species[u]), from, cl, rate, fade)
+			c.play.Clip[u] = cl
+		} else if c.play.Rate[u] != rate {
+			k.setRate(u, rate)
+		}
+		c.play.Rate[u] = rate
+		return
+	}
 	if c.play.Clip[u] != cl {
 		c.play.Play(u, cl, c.play.Phase[u], rate, fade)
 	}
@@ -163,6 +180,10 @@ func (c *Crowd) handBack(i int, fades bool) {
 // advance runs the runtime for dt seconds on the units' clips and rates as set,
 // and writes the records.
 func (c *Crowd) advance(dt float32) error {
+	if c.clock != nil {
+		c.clock.now += dt // the records hold: the page resolves them at the new time
+		return nil
+	}
 	if c.battle == nil || c.overridden {
 		if err := c.play.Step(c.regs.play, dt); err != nil {
 			return err
@@ -203,12 +224,22 @@ func (c *Crowd) playsBack(i int) bool {
 func (c *Crowd) replayOneShots(dt float32) {
 	p := c.play
 	for u := range p.Len() {
-		if p.Phase[u] < 1 || c.loops[p.Species[u]][p.Clip[u]] {
+		if c.loops[p.Species[u]][p.Clip[u]] {
+			continue
+		}
+		if c.clock != nil {
+			if c.clock.phase(u) < 1 {
+				continue
+			}
+		} else if p.Phase[u] < 1 {
 			continue
 		}
 		c.hold[u] += p.Rate[u] * dt
 		if c.hold[u] >= oneShotHold {
 			p.Phase[u], c.hold[u] = 0, 0
+			if c.clock != nil {
+				c.clock.setPhase(u, 0)
+			}
 		}
 	}
 }

@@ -7,6 +7,7 @@
 //   gl.js        WebGL2 setup, textures, buffers, the per-instance record layout
 //   assets.js    fetching /api/assets and each species' data
 //   crowd.js     the crowd: a client of the server's /api/crowd, which computes it
+//   clock.js     the GPU clock mode: time records resolved on the GPU
 //   props.js     the sword and the rider
 //   scene.js     the crowd for the current settings, its extent and grid
 //   camera.js    the camera and pointer controls
@@ -16,13 +17,14 @@ import { resolve } from './playback.js';
 import { $, params, state, stats, hook, fail, Notice, RECORD } from './state.js';
 import { gl, setupGL, checkGL, fragSource } from './gl.js';
 import { setupBAT } from './bat.js';
+import { setupClock, evaluate } from './clock.js';
 import { loadAssets } from './assets.js';
 import { tick, applyStep, settled, seek } from './crowd.js';
 import { setupProps } from './props.js';
 import { focus } from './scene.js';
 import { cam, frameCrowd, focusSelected, setupPointer, project, crowdRect } from './camera.js';
 import { render } from './draw.js';
-import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT, setFades } from './panel.js';
+import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT, setFades, setClock } from './panel.js';
 import { drawTimeline, setupTimeline } from './timeline.js';
 
 const frameWaiters = [];
@@ -88,6 +90,13 @@ Object.assign(hook, {
   // setFades(false) makes every clip change switch at once; true cross-fades
   // them (the default). It resolves once a step with the choice is drawn.
   setFades,
+  // setClock('auto' | 'frame' | 'clock') builds the crowd anew in that playback
+  // mode; it resolves once it is drawn. clockResolve(records, times) runs the
+  // GPU clock mode's resolve pass on time records (16 uint32 words each) at each
+  // time and resolves to the 32-float records it writes (each record as a
+  // unit's own and as its rider's).
+  setClock,
+  clockResolve: evaluate,
   // seek puts the focus unit at a phase of its clip.
   seek: (phase) => { seek(Number(phase)); return settled(); },
   // setBAT('off' | 'bat' | 'side', preset, format) switches the BAT mode; it
@@ -140,6 +149,7 @@ async function main() {
   });
   await setupGL();
   await setupBAT(fragSource);
+  await setupClock();
   state.assets = await loadAssets();
   state.override = state.assets.map(() => -1);
   setupProps(state.assets);

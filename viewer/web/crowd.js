@@ -2,16 +2,20 @@
 // builds the crowd with bonebake's runtime (a parade played by crowd.Batch, or a
 // battle of crowd/battle: exactly what a game gets) and answers each step with
 // every unit's 32-float GPU record (its cross-fade included), grouped by
-// species, so the page uploads them as they come with no per-instance loop. A
-// step is requested while the last one is drawn. The rest of the viewer sees
-// the crowd only through this module's exports:
+// species, so the page uploads them as they come with no per-instance loop. In
+// the GPU clock mode (a parade asked for with clock) it answers with the time
+// and only the time records that changed, which the page keeps and resolves on
+// the GPU (clock.js). A step is requested while the last one is drawn. The rest
+// of the viewer sees the crowd only through this module's exports:
 //
-//   newCrowd(all, { layout, count, only })  asks the server for a crowd; resolves
-//       to its description { id, layout, unit_count, assets, extent, note }.
+//   newCrowd(all, { layout, count, only, clock })  asks the server for a crowd;
+//       resolves to its description { id, layout, unit_count, assets, extent,
+//       note, playback ('clock' or 'frame') }.
 //   tick(dt)  adds dt seconds of crowd time and sends the next step request when
 //       none is in flight.
-//   applyStep(all)  takes the latest answer, if one came: each species' records
-//       (A.instData, A.count of them) are uploaded; returns whether it did.
+//   applyStep(all)  takes the answers that came: each species' records
+//       (A.instData, A.count of them) are uploaded, or in the clock mode the
+//       changed entries, and the records resolved; returns whether it did.
 //   focusClip(A)  the clip and phase of A's first unit in the latest answer.
 //   frameSeconds(f)  how long that unit takes to advance one frame.
 //   seek(phase)  puts the focus unit at a phase (in the next step).
@@ -22,8 +26,10 @@
 // cross-fade (state.fades).
 import { state, stats, RECORD } from './state.js';
 import { fetchOK, reserveRecords, uploadRecords } from './gl.js';
+import { CLOCK, reserveClock, putClock, uploadClock, resolveClock } from './clock.js';
 
 const MAGIC = 0x53434242; // "BBCS", little-endian
+const CLOCK_MAGIC = 0x4b434242; // "BBCK": a clock mode answer
 const HEADER = 32;
 const MAX_DT = 1; // the server's limit per step
 
@@ -33,24 +39,32 @@ let owed = 0; // seconds of crowd time not yet sent
 let dirty = false; // the next step must be sent even with no time to add
 let seekTo = null;
 let inflight = false, sent = 0, applied = 0;
-let latest = null; // the newest answer not yet applied: { seq, buf }
+let answers = []; // the answers not yet applied, in order: { seq, buf, focusAsset }
+let unitAsset = null; // per unit index: its asset (the clock mode's entries name units)
 let focus = { clip: -1, phase: 0, rate: 0 };
 const waiters = [];
 
 // newCrowd asks the server for a crowd of count units in a layout, of every
 // species or of one (only: an index), each measured as the page shows it.
-export async function newCrowd(all, { layout, count, only }) {
+export async function newCrowd(all, { layout, count, only, clock }) {
   const gen = ++generation;
-  const body = { layout, count, seed: 1, assets: all.map((A) => ({ scale: A.scale, spacing: A.spacing })) };
+  const body = { layout, count, seed: 1, clock: !!clock, assets: all.map((A) => ({ scale: A.scale, spacing: A.spacing })) };
   if (only != null) body.only = only;
   const r = await fetch('api/crowd', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   if (!r.ok) throw new Error(`api/crowd: HTTP ${r.status}: ${await r.text()}`);
   const c = await r.json();
   if (gen !== generation) return c; // a newer crowd was asked for meanwhile
   crowd = c;
-  latest = null;
+  answers = [];
   dirty = true;
-  for (const A of all) { A.count = 0; reserveRecords(A, c.assets[A.index].unit_count); }
+  unitAsset = new Uint16Array(c.unit_count);
+  for (const A of all) {
+    const a = c.assets[A.index];
+    A.count = 0;
+    reserveRecords(A, a.unit_count);
+    if (c.playback === 'clock') reserveClock(A, a.unit_count);
+    unitAsset.fill(A.index, a.first, a.first + a.unit_count);
+  }
   await settled();
   return c;
 }
@@ -69,41 +83,84 @@ export function tick(dt) {
   if (clips.length) q.set('clips', clips.join(','));
   if (!state.fades) q.set('fades', '0');
   if (seekTo !== null) { q.set('seek', String(seekTo)); seekTo = null; }
-  const gen = generation, seq = ++sent;
+  const gen = generation, seq = ++sent, focusAsset = state.selected;
   inflight = true;
   fetchOK(`api/crowd/${crowd.id}/step?${q}`).then((r) => r.arrayBuffer()).then((buf) => {
     inflight = false;
-    if (gen === generation) latest = { seq, buf };
+    if (gen === generation) answers.push({ seq, buf, focusAsset });
   }, (err) => {
     inflight = false;
     if (gen === generation) throw err;
   }).catch((err) => { console.error('bonebake viewer: step:', err); });
 }
 
-// applyStep uploads the latest answer's records, if one came since the last call.
+// applyStep uploads the answers that came since the last call: of per-frame
+// answers the newest; of clock answers every one, in order (each holds only
+// the changes since the one before), then resolves the records at the newest
+// one's time.
 export function applyStep(all) {
-  if (!latest) return false;
-  const { seq, buf } = latest;
-  latest = null;
-  const dv = new DataView(buf);
-  if (dv.getUint32(0, true) !== MAGIC) throw new Error('step: not a step answer');
-  const n = dv.getUint32(8, true);
-  if (n !== all.length) throw new Error(`step: ${n} species, the page has ${all.length}`);
-  focus = { clip: dv.getInt32(12, true), phase: dv.getFloat32(16, true), rate: dv.getFloat32(20, true) };
-  stats.alive = [dv.getUint32(24, true), dv.getUint32(28, true)];
-  let o = HEADER + 4 * n;
-  for (const A of all) {
-    A.count = dv.getUint32(HEADER + 4 * A.index, true);
-    A.instData = new Float32Array(buf, o, A.count * RECORD);
-    o += A.count * RECORD * 4;
-    reserveRecords(A, A.count);
-    uploadRecords(A);
+  if (answers.length === 0) return false;
+  const clocked = new DataView(answers[0].buf).getUint32(0, true) === CLOCK_MAGIC;
+  const todo = clocked ? answers : answers.slice(-1);
+  let now = 0;
+  for (const { buf, focusAsset } of todo) now = applyAnswer(all, buf, focusAsset);
+  if (clocked) {
+    for (const A of all) { uploadClock(A); resolveClock(A, now); }
   }
-  applied = seq;
+  applied = answers[answers.length - 1].seq;
+  answers = [];
   for (let k = waiters.length - 1; k >= 0; k--) {
     if (waiters[k].seq <= applied) waiters.splice(k, 1)[0].resolve();
   }
   return true;
+}
+
+// applyAnswer takes one answer: a per-frame one's records are uploaded, a
+// clock one's entries kept (uploadClock sends them); it returns the clock
+// answer's time.
+function applyAnswer(all, buf, focusAsset) {
+  const dv = new DataView(buf);
+  const magic = dv.getUint32(0, true);
+  if (magic !== MAGIC && magic !== CLOCK_MAGIC) throw new Error('step: not a step answer');
+  const n = dv.getUint32(8, true);
+  if (n !== all.length) throw new Error(`step: ${n} species, the page has ${all.length}`);
+  focus = { clip: dv.getInt32(12, true), phase: dv.getFloat32(16, true), rate: dv.getFloat32(20, true) };
+  stats.alive = [dv.getUint32(24, true), dv.getUint32(28, true)];
+  let o = HEADER + 4 * n, units = 0;
+  for (const A of all) {
+    A.count = dv.getUint32(HEADER + 4 * A.index, true);
+    units += A.count;
+  }
+  if (magic === MAGIC) {
+    for (const A of all) {
+      A.instData = new Float32Array(buf, o, A.count * RECORD);
+      o += A.count * RECORD * 4;
+      reserveRecords(A, A.count);
+      uploadRecords(A);
+    }
+    stats.playback = 'frame';
+    stats.recordsSent = units;
+    stats.steps++;
+    stats.records += units;
+    return 0;
+  }
+  const now = dv.getFloat32(o, true);
+  const F = all[focusAsset];
+  if (F && F.count > 0 && focus.clip >= 0) F.instData.set(new Float32Array(buf.slice(o + 4, o + 4 + RECORD * 4)));
+  o += 4 + RECORD * 4;
+  const k = dv.getUint32(o, true);
+  o += 4;
+  const bytes = new Uint8Array(buf);
+  for (let e = 0; e < k; e++, o += 4 + CLOCK * 4) {
+    const i = dv.getUint32(o, true), A = all[unitAsset[i]];
+    putClock(A, i - crowd.assets[A.index].first, bytes, o + 4);
+  }
+  stats.playback = 'clock';
+  stats.recordsSent = k;
+  stats.steps++;
+  stats.records += k;
+  stats.clockNow = now;
+  return now;
 }
 
 // settled resolves once a step sent after this call has been applied.

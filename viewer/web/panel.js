@@ -1,6 +1,6 @@
 // The side panel: the species' info and clip table, the crowd controls and
 // keyboard shortcuts, and the frame statistics.
-import { $, state, stats, fail, clampInt, MAX_INSTANCES } from './state.js';
+import { $, state, stats, fail, clampInt, MAX_INSTANCES, wantsClock } from './state.js';
 import { rebuildCrowd, focus } from './scene.js';
 import { frameSeconds, tick, note, settled } from './crowd.js';
 import { frameCrowd, focusSelected } from './camera.js';
@@ -137,9 +137,29 @@ export function showStats(now) {
     ['instances drawn', stats.instances],
     ['draw calls', stats.drawCalls],
     ['time', `${state.time.toFixed(2)} s × ${state.speed.toFixed(2)}`],
+    ['playback', playbackText()],
     ...(state.crowd && state.crowd.layout === 'battle' ? [['armies standing', `${stats.alive[0]} red · ${stats.alive[1]} blue`]] : []),
     ['GL errors', stats.glErrors],
   ]);
+}
+
+// playbackText says how the crowd plays and how many records the last step
+// sent.
+function playbackText() {
+  const c = state.crowd;
+  if (!c || !stats.playback) return '';
+  const n = `${stats.recordsSent} of ${c.unit_count} records last step`;
+  if (stats.playback === 'clock') return `GPU clock · ${n}`;
+  if (c.layout === 'battle' && wantsClock()) return `per frame (the battle has no clock mode: its units move every step) · ${n}`;
+  return `per frame · ${n}`;
+}
+
+// setClock chooses how crowds play ('auto', 'frame' or 'clock'): the crowd is
+// built anew in that mode; it resolves once it is drawn.
+export function setClock(mode) {
+  state.clock = ['frame', 'clock'].includes(mode) ? mode : 'auto';
+  $('clock').value = state.clock;
+  return rebuild();
 }
 
 export function setPlaying(on) {
@@ -186,6 +206,8 @@ export function setupPanel() {
   $('count-n').value = state.count;
   $('count').addEventListener('input', (e) => setCount(e.target.value));
   $('count-n').addEventListener('change', (e) => setCount(e.target.value));
+  $('clock').value = state.clock;
+  $('clock').addEventListener('change', (e) => setClock(e.target.value));
   $('layout').value = state.layout;
   $('layout').addEventListener('change', (e) => { state.layout = e.target.value; rebuild(true); });
   $('play').addEventListener('click', () => setPlaying(!state.playing));

@@ -1,6 +1,6 @@
 // The scene: the crowd for the current settings (asked of the server), its
 // extent on the ground, the ground grid under it, and the unit in focus.
-import { state } from './state.js';
+import { state, wantsClock } from './state.js';
 import { gl, lineMesh, unitBuf } from './gl.js';
 import { newCrowd, focusClip } from './crowd.js';
 import { placeRiders } from './props.js';
@@ -12,7 +12,7 @@ export let grid = null; // the ground grid's line mesh
 export async function rebuildCrowd() {
   const all = state.assets;
   const only = state.only ? state.selected : null;
-  const c = await newCrowd(all, { layout: state.layout, count: state.count, only });
+  const c = await newCrowd(all, { layout: state.layout, count: state.count, only, clock: wantsClock() });
   state.crowd = c;
   placeRiders(all, c);
   const shown = all.filter((A) => c.assets[A.index].unit_count > 0);

@@ -5,6 +5,9 @@
 export const RECORD = 32;
 export const RECORD_BYTES = RECORD * 4;
 export const MAX_INSTANCES = 20000;
+// From this many units a parade plays in the GPU clock mode unless the page is
+// told otherwise (the server's ClockUnits).
+export const CLOCK_UNITS = 5000;
 
 export const $ = (id) => document.getElementById(id);
 export const params = new URLSearchParams(location.search);
@@ -29,6 +32,9 @@ export const state = {
   showProps: params.get('props') !== '0',
   showCrowd: true,
   fades: params.get('fades') !== '0', // clip changes cross-fade (the server's runtime does them)
+  // How the parade plays (clock.js): 'clock' (the GPU clock mode), 'frame' (every
+  // record every step) or 'auto' (the clock from CLOCK_UNITS units).
+  clock: { 1: 'clock', 0: 'frame' }[params.get('clock')] || 'auto',
   // The BAT mode (bat.js): 'off', 'bat' (skinned from the textures) or 'side'
   // (palette left, textures right), with the preset and format baked.
   bat: { mode: ['bat', 'side'].includes(params.get('bat')) ? params.get('bat') : 'off', preset: params.get('preset') || 'raw', format: params.get('format') || '' },
@@ -36,7 +42,16 @@ export const state = {
   crowd: null, // the server's description of the crowd (crowd.js newCrowd)
   extent: null, // the crowd's ground extent: { cx, cz, r, h } (scene.js)
 };
-export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastGLError: 0, frameMs: 0, cpuMs: 0, alive: [0, 0] };
+// playback is how the last step came ('clock' or 'frame'), recordsSent how
+// many unit records it carried; steps and records count the answers applied
+// and the records they carried.
+export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastGLError: 0, frameMs: 0, cpuMs: 0, alive: [0, 0],
+  playback: '', recordsSent: 0, clockNow: 0, steps: 0, records: 0 };
+
+// wantsClock says whether a new crowd should be asked for in the clock mode.
+export function wantsClock() {
+  return state.clock === 'clock' || (state.clock === 'auto' && state.count >= CLOCK_UNITS);
+}
 
 // The test hook; app.js adds its functions.
 export const hook = { ready: false, error: null, state, stats };

@@ -1,0 +1,162 @@
+package viewer
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/bonebake/bonebake/crowd"
+)
+
+// TestClockMatchesBatch: a parade played in the GPU clock mode shows, step for
+// step, what the same parade played by crowd.Batch shows: each unit's record
+// resolved by crowd.TimeRecord.At at the clock's time gives the rows, lerps and
+// fade weights of the per-frame records, through clip overrides that fade,
+// interrupt fades and pop (fades off), one-shots replayed and a seek.
+func TestClockMatchesBatch(t *testing.T) {
+	s := New(builtins(t))
+	frame, err := s.NewCrowd(CrowdParams{Layout: LayoutParade, Count: 400, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clocked, err := s.NewCrowd(CrowdParams{Layout: LayoutParade, Count: 400, Seed: 7, Clock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frame.Clocked() || !clocked.Clocked() {
+		t.Fatal("Clock does not choose the mode")
+	}
+	none := make([]int, len(s.assets))
+	for a := range none {
+		none[a] = -1
+	}
+	with := func(pairs ...int) []int {
+		o := append([]int(nil), none...)
+		for k := 0; k < len(pairs); k += 2 {
+			o[pairs[k]] = pairs[k+1]
+		}
+		return o
+	}
+	checked, bad := 0, 0
+	for k := range 150 {
+		in := StepInput{Focus: 1, Seek: math.NaN()}
+		switch {
+		case k >= 20 && k < 24:
+			in.Override = with(0, 1) // a fade ...
+		case k >= 24 && k < 60:
+			in.Override = with(0, 2, 1, 0) // ... interrupted
+		case k >= 60 && k < 70:
+			in.Override = with(1, 3)
+		case k >= 70 && k < 90:
+			in.Override, in.NoFade = with(1, 1), k == 70 // a pop
+		}
+		if k == 100 {
+			in.Seek = 0.4
+		}
+		dt := float32(1) / 30
+		if k%7 == 3 {
+			dt = 0.011 // uneven steps
+		}
+		ff, err := frame.Step(dt, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fc, err := clocked.Step(dt, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ff.Clip != fc.Clip || absf(float64(ff.Phase-fc.Phase)) > 1e-4 {
+			t.Errorf("step %d: focus %+v per frame, %+v clocked", k, ff, fc)
+		}
+		var rec [RecordFloats]float32
+		for i := range clocked.Len() {
+			clocked.focusRecord(i, rec[:])
+			want := frame.Records[i*RecordFloats : (i+1)*RecordFloats]
+			checked++
+			if !sameRecord(want, rec[:]) {
+				if bad++; bad <= 5 {
+					t.Logf("step %d unit %d:\nper frame %v\nclocked   %v", k, i, want, rec)
+				}
+			}
+		}
+	}
+	// Phases summed step by step and taken from one product differ in the last
+	// bits: a one-shot can reach its end, and replay, a step apart.
+	if bad > checked/10000 {
+		t.Errorf("%d of %d unit steps differ", bad, checked)
+	}
+	t.Logf("%d of %d unit steps differ", bad, checked)
+}
+
+// sameRecord compares two records: each side's place in the palette (frame
+// row + lerp, so that a phase rounded onto a frame boundary from either side
+// agrees), next row, weight, tint and place within float rounding; the rows of a
+// side that weighs 0 in both (a fade at its last instant) do not matter.
+func sameRecord(a, b []float32) bool {
+	near := func(x, y float32) bool { return absf(float64(x-y)) <= 2e-3 }
+	for g := 0; g < RecordFloats; g += 4 {
+		if g == recTint || g == recPlace {
+			if !near(a[g], b[g]) || !near(a[g+1], b[g+1]) || !near(a[g+2], b[g+2]) || !near(a[g+3], b[g+3]) {
+				return false
+			}
+			continue
+		}
+		if g >= recFade && a[g+3] == 0 && b[g+3] == 0 {
+			continue
+		}
+		if !near(a[g]+a[g+2], b[g]+b[g+2]) || !near(a[g+3], b[g+3]) {
+			return false
+		}
+		if a[g] == b[g] && a[g+1] != b[g+1] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestClockSendsChanges: a clock step answer carries the units whose records
+// changed: all of them first, then none while nothing changes but a one-shot
+// replaying, then an asset's units when a clip is chosen for it.
+func TestClockSendsChanges(t *testing.T) {
+	s := New(builtins(t))
+	_, j := post(t, s, `{"layout":"parade","count":300,"seed":1,"clock":true}`)
+	if j.Playback != "clock" {
+		t.Fatalf("playback %q, want clock", j.Playback)
+	}
+	sent := func(query string) (int, float32) {
+		t.Helper()
+		b := get(t, s, "/api/crowd/1/step?"+query).Body.Bytes()
+		if string(b[:4]) != ClockMagic {
+			t.Fatalf("answer starts %q", b[:4])
+		}
+		n := int(binary.LittleEndian.Uint32(b[8:]))
+		o := stepHeader + 4*n
+		now := math.Float32frombits(binary.LittleEndian.Uint32(b[o:]))
+		o += 4 + RecordFloats*4
+		k := int(binary.LittleEndian.Uint32(b[o:]))
+		if len(b) != o+4+k*clockEntry {
+			t.Fatalf("%d bytes for %d entries", len(b), k)
+		}
+		return k, now
+	}
+	if k, _ := sent("dt=0"); k != 300 {
+		t.Errorf("the first answer sends %d records, want all 300", k)
+	}
+	most := 0
+	for range 30 {
+		k, _ := sent("dt=0.033")
+		most = max(most, k)
+	}
+	t.Logf("at most %d of 300 records a step", most)
+	if most > 15 {
+		t.Errorf("steps with no changes send up to %d records", most)
+	}
+	if k, now := sent("dt=0.033&clips=0:1"); k < j.Assets[0].Units || math.Abs(float64(now)-31*0.033) > 1e-4 {
+		t.Errorf("choosing a clip for asset 0 (%d units) sends %d records at %v", j.Assets[0].Units, k, now)
+	}
+	_, jb := post(t, s, `{"layout":"battle","count":300,"seed":1,"clock":true}`)
+	if jb.Playback != "frame" {
+		t.Errorf("a battle plays %q, want frame", jb.Playback)
+	}
+	_ = crowd.TimeRecordSize
+}
