@@ -304,87 +304,122 @@ func (g *GPUClock) Commit(r *Registry) error {
 func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x *clockUnit, now float32) bool {
 	st, cl, e, ok := choose(cat, empty, x.species, x.arch, x.variant, x.flags, x.weapon, x.speed)
 	o := &g.Records[i]
-	dt := now - o.Start
 	var p float32
-	if x.clip != NoClip {
-		p = o.Own.phase(dt) // the phase shown now (a swing's: its attack phase)
+	if prev := x.clip; prev == NoClip {
+		*o = TimeRecord{} // a new unit: nothing of what was shown before stays
+		p = AmbientPhase(uint32(i)) // where New starts a Crowd's
 	} else {
-		p = AmbientPhase(uint32(i)) // a unit not yet played starts where New starts a Crowd's
-	}
-	// A speed blend's other gait is set anew below; it is only kept for a fade out
-	// of the blend.
-	var gait Playhead
-	var gaitW float32
-	if o.Prior.Shape&ShapeGait != 0 {
-		gait, gaitW = o.Prior.advanced(dt), o.PriorShare
-		gait.Shape &^= ShapeGait
-		o.Prior, o.PriorShare = Playhead{}, 0
-	}
-	if o.FadeInv > 0 {
-		if (now-o.FadeStart)*o.FadeInv < 1 {
-			o.From, o.Prior = o.From.advanced(dt), o.Prior.advanced(dt)
-			gaitW = 0 // a fade into a speed blend ends it, as in Animate
-		} else {
-			o.From, o.Prior, o.FadeStart, o.FadeInv, o.PriorShare = Playhead{}, Playhead{}, 0, 0, 0
-		}
+		o.Rebase(now)
+		p = o.Own.phase(0) // the phase shown now (a swing's: its attack phase)
 	}
 	loops := e.loops()
-	if prev := x.clip; cl != prev {
-		if !loops {
-			p = 0
-		}
-		if prev != NoClip {
-			g.Transitions++
-			t := r.fadeTable(x.species)
-			if d := t[x.state&(NumStates-1)][st&(NumStates-1)]; d > 0 && !g.NoFade {
-				g.Fades++
-				cur := o.Own.advanced(dt)
-				if cur.Shape&ShapeSwing != 0 { // a swing faded out holds its pose, as in Animate
-					cur = Playhead{Phase: AttackPhase(cur.Phase), Row: cur.Row, Shape: cur.Shape &^ ShapeSwing}
-				}
-				switch {
-				case o.FadeInv > 0:
-					w := smoothstep((now - o.FadeStart) * o.FadeInv)
-					o.From, o.Prior, o.PriorShare = interrupted(cur, o.From, o.Prior, w, o.PriorShare)
-				case gaitW > 0: // out of a speed blend: both gaits fade out
-					o.From, o.Prior, o.PriorShare = interrupted(cur, gait, Playhead{}, 1-gaitW, 0)
-				default:
-					o.From, o.Prior, o.PriorShare = cur, Playhead{}, 0
-				}
-				o.FadeStart, o.FadeInv = now, 1/d
-			} else {
-				o.From, o.Prior, o.FadeStart, o.FadeInv, o.PriorShare = Playhead{}, Playhead{}, 0, 0, 0
-			}
-		}
+	changed := cl != x.clip
+	if changed && !loops {
+		p = 0
 	}
 	// Idle fidgets and a hammering builder repeat; a death holds its end.
 	shape := e.shape(loops || st != StateDie)
-	o.Own = Playhead{Phase: p * e.keep, Rate: e.base + e.perSpeed*x.speed, Row: e.offset, Shape: shape}
+	own := Playhead{Phase: p * e.keep, Rate: e.base + e.perSpeed*x.speed, Row: e.offset, Shape: shape}
+	var gait Playhead
+	var gaitW float32
 	if (st == StateWalk || st == StateRun) && int(x.species) <= cat.maxID {
 		if g := &cat.pairs[(int(x.species)*MaxArchetypes+int(x.arch&(MaxArchetypes-1)))*MaxVariants+int(min(x.variant, MaxVariants-1))]; g.walk != g.run && (cl == g.walk || cl == g.run) {
 			rate, other, w := g.blend(cl, x.speed)
-			o.Own.Rate = rate
-			// The other gait takes the prior's place; of an interrupted fade's
-			// two clips the one with the larger share stays, as in Animate.
+			own.Rate = rate
 			if w > 0 && w < 1 {
-				if o.PriorShare > .5 {
-					o.From = o.Prior
-				}
 				oe := &cat.entries[int(x.species)<<clipShift|int(other)]
-				o.Prior, o.PriorShare = Playhead{Phase: o.Own.Phase, Rate: rate, Row: oe.offset, Shape: oe.shape(true) | ShapeGait}, w
+				gait, gaitW = Playhead{Phase: own.Phase, Rate: rate, Row: oe.offset, Shape: oe.shape(true) | ShapeGait}, w
 			}
 		}
 	}
 	if swingDriven[st&(NumStates-1)] != 0 && g.combat != nil {
 		if tau, tempo, ok := g.combat.swingAt(i, float64(now)); ok {
-			o.Own.Phase, o.Own.Rate, o.Own.Shape = tau, tempo, shape|ShapeSwing
+			own = Playhead{Phase: tau, Rate: tempo, Row: e.offset, Shape: shape | ShapeSwing}
 		}
 	}
-	o.Start = now
+	switch {
+	case changed && x.clip != NoClip:
+		g.Transitions++
+		d := r.fadeTable(x.species)[x.state&(NumStates-1)][st&(NumStates-1)]
+		if !(d > 0) || g.NoFade {
+			d = 0
+		} else {
+			g.Fades++
+		}
+		o.Switch(now, own, d)
+	default:
+		if o.Prior.Shape&ShapeGait != 0 { // set anew below
+			o.Prior, o.PriorShare = Playhead{}, 0
+		}
+		o.Own, o.Start = own, now
+	}
+	if gaitW > 0 {
+		// The other gait takes the prior's place; of an interrupted fade's two
+		// clips the one with the larger share stays, as in Animate.
+		if o.PriorShare > .5 {
+			o.From = o.Prior
+		}
+		o.Prior, o.PriorShare = gait, gaitW
+	}
 	y := &g.units[i]
 	y.clip, y.state, y.pending = cl, st, false
 	return ok
 }
+
+// Rebase moves the record's Start to now without changing what it shows: each
+// playhead's Phase becomes its phase (or timeline seconds) at now. A fade that
+// has ended by now is dropped.
+func (r *TimeRecord) Rebase(now float32) {
+	if r.FadeInv > 0 && !((now-r.FadeStart)*r.FadeInv < 1) {
+		r.From, r.FadeStart, r.FadeInv = Playhead{}, 0, 0
+		if r.Prior.Shape&ShapeGait == 0 {
+			r.Prior, r.PriorShare = Playhead{}, 0
+		}
+	}
+	dt := now - r.Start
+	r.Own, r.From, r.Prior, r.Start = r.Own.advanced(dt), r.From.advanced(dt), r.Prior.advanced(dt), now
+}
+
+// Switch makes to the record's own playhead from now on (its Phase that at now),
+// fading over fade seconds from the pose shown, or switching at once when fade ≤
+// 0, by docs/runtime.md §6.1: a fade that interrupts another keeps the pose
+// shown (the clip that was fading in becomes the one faded from, the older one
+// with the larger share the prior), a speed blend fades out as both its gaits,
+// and a swing faded out holds its pose. It is what GPUClock.Commit does on a
+// change of clip, for a game that plays clips itself.
+func (r *TimeRecord) Switch(now float32, to Playhead, fade float32) {
+	r.Rebase(now)
+	cur := r.Own
+	if cur.Shape&ShapeSwing != 0 {
+		cur = Playhead{Phase: AttackPhase(cur.Phase), Row: cur.Row, Shape: cur.Shape &^ ShapeSwing}
+	}
+	var gait Playhead
+	var gaitW float32
+	if r.Prior.Shape&ShapeGait != 0 {
+		gait, gaitW = r.Prior, r.PriorShare
+		gait.Shape &^= ShapeGait
+		r.Prior, r.PriorShare = Playhead{}, 0
+	}
+	switch {
+	case !(fade > 0):
+		r.From, r.Prior, r.FadeStart, r.FadeInv, r.PriorShare = Playhead{}, Playhead{}, 0, 0, 0
+	case r.FadeInv > 0: // a fade into a speed blend loses the gait
+		w := smoothstep((now - r.FadeStart) * r.FadeInv)
+		r.From, r.Prior, r.PriorShare = interrupted(cur, r.From, r.Prior, w, r.PriorShare)
+	case gaitW > 0:
+		r.From, r.Prior, r.PriorShare = interrupted(cur, gait, Playhead{}, 1-gaitW, 0)
+	default:
+		r.From, r.Prior, r.PriorShare = cur, Playhead{}, 0
+	}
+	if fade > 0 {
+		r.FadeStart, r.FadeInv = now, 1/fade
+	}
+	r.Own = to
+}
+
+// PhaseAt is the clip phase the playhead shows dt seconds after its record's
+// Start (a swing's attack phase), by TimeRecord.At's rules.
+func (p Playhead) PhaseAt(dt float32) float32 { return p.phase(dt) }
 
 // shape is a Playhead's Shape for the clip: its frame count, whether it loops, and
 // wraps, whether its phase wraps.

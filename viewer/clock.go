@@ -84,89 +84,34 @@ func (k *clock) touch(u int) {
 // phase is the phase unit u's own clip shows now.
 func (k *clock) phase(u int) float32 {
 	r := &k.rec[u]
-	return phaseAt(r.Own, k.now-r.Start)
-}
-
-// anchor moves unit u's record to Start = now without changing what it shows;
-// a fade that has ended is dropped.
-func (k *clock) anchor(u int) {
-	r := &k.rec[u]
-	dt := k.now - r.Start
-	if r.FadeInv > 0 && (k.now-r.FadeStart)*r.FadeInv >= 1 {
-		r.From, r.Prior, r.FadeStart, r.FadeInv, r.PriorShare = crowd.Playhead{}, crowd.Playhead{}, 0, 0, 0
-	}
-	if r.FadeInv > 0 {
-		r.From.Phase, r.Prior.Phase = phaseAt(r.From, dt), phaseAt(r.Prior, dt)
-	}
-	r.Own.Phase = phaseAt(r.Own, dt)
-	r.Start = k.now
+	return r.Own.PhaseAt(k.now - r.Start)
 }
 
 // play puts unit u, showing clip from, on clip to of asset a at rate, keeping
-// its phase, and fades over fade seconds as Batch.Play does: a fade that
-// interrupts another keeps the pose shown, the clip that was fading in becoming
-// the one faded from and the larger of the older two the prior.
+// its phase, and fades over fade seconds as Batch.Play does
+// (crowd.TimeRecord.Switch: a fade that interrupts another keeps the pose shown).
 func (k *clock) play(u, a int, from, to crowd.ClipID, rate, fade float32) {
-	k.anchor(u)
 	r := &k.rec[u]
-	cur := r.Own
-	switch {
-	case fade <= 0 || from == crowd.NoClip:
-		r.From, r.Prior, r.FadeStart, r.FadeInv, r.PriorShare = crowd.Playhead{}, crowd.Playhead{}, 0, 0, 0
-	case r.FadeInv > 0:
-		w := smoothstep((k.now - r.FadeStart) * r.FadeInv)
-		if r.PriorShare <= .5 {
-			r.Prior = r.From
-		}
-		r.From, r.PriorShare = cur, 1-w
-		r.FadeStart, r.FadeInv = k.now, 1/fade
-	default:
-		r.From, r.Prior, r.PriorShare = cur, crowd.Playhead{}, 0
-		r.FadeStart, r.FadeInv = k.now, 1/fade
+	r.Rebase(k.now)
+	if from == crowd.NoClip {
+		fade = 0
 	}
-	r.Own = crowd.Playhead{Phase: cur.Phase, Rate: rate, Row: k.row[a][to], Shape: k.shape[a][to]}
+	r.Switch(k.now, crowd.Playhead{Phase: r.Own.Phase, Rate: rate, Row: k.row[a][to], Shape: k.shape[a][to]}, fade)
 	k.touch(u)
 }
 
 // setRate changes unit u's rate from now on.
 func (k *clock) setRate(u int, rate float32) {
-	k.anchor(u)
+	k.rec[u].Rebase(k.now)
 	k.rec[u].Own.Rate = rate
 	k.touch(u)
 }
 
 // setPhase puts unit u's own clip at phase now (its fade goes on).
 func (k *clock) setPhase(u int, phase float32) {
-	k.anchor(u)
+	k.rec[u].Rebase(k.now)
 	k.rec[u].Own.Phase = phase
 	k.touch(u)
-}
-
-func smoothstep(x float32) float32 { return x * x * (3 - 2*x) }
-
-// phaseAt is the phase playhead p shows dt seconds after its record's Start, by
-// TimeRecord.At's rules (the parade plays no swings).
-func phaseAt(p crowd.Playhead, dt float32) float32 {
-	q := p.Phase + float32(p.Rate*dt) // no fused multiply-add, as crowd computes it
-	if !(q >= 0 && q < 1) {
-		if p.Shape&crowd.ShapeWraps != 0 {
-			t := float32(int32(q))
-			if t > q {
-				t--
-			}
-			if q -= t; !(q >= 0 && q < 1) {
-				q = 0
-			}
-		} else if !(q >= 0) {
-			q = 0
-		} else {
-			q = 1
-		}
-	}
-	if p.Shape&(1<<24-1) == 0 {
-		return 0
-	}
-	return q
 }
 
 // focusRecord writes the 32-float record crowd unit i shows now (the page's
