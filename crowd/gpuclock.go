@@ -306,7 +306,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 	o := &g.Records[i]
 	var p float32
 	if prev := x.clip; prev == NoClip {
-		*o = TimeRecord{} // a new unit: nothing of what was shown before stays
+		*o = TimeRecord{}           // a new unit: nothing of what was shown before stays
 		p = AmbientPhase(uint32(i)) // where New starts a Crowd's
 	} else {
 		o.Rebase(now)
