@@ -53,15 +53,19 @@ func DefaultFades() FadeTable {
 
 var defaultFades = DefaultFades()
 
-// Blend is the rest of a fading unit's pose, for the GPU: the clip it fades from
-// (rows Frame, Next and Lerp, as in Instance) with weight Weight, and, when that
-// fade interrupted another, the clip the interrupted fade came from with weight
-// PriorWeight. The unit's own clip (its Instance) weighs 1 − Weight − PriorWeight:
+// Blend is the rest of a unit's pose, for the GPU, while it fades or blends walk
+// and run: the clip it fades from, or the other gait of its speed blend (rows
+// Frame, Next and Lerp, as in Instance) with weight Weight, and, when a fade
+// interrupted another (or fades into a speed blend), the clip the interrupted
+// fade came from (or the other gait) with weight PriorWeight
+// (docs/runtime.md §6.1, §6.3). The unit's own clip (its Instance) weighs
+// 1 − Weight − PriorWeight:
 //
 //	pose = (1−Weight−PriorWeight)·pose(Instance) + Weight·pose(Frame, Next, Lerp)
 //	       + PriorWeight·pose(PriorFrame, PriorNext, PriorLerp)
 //
-// each pose the usual two-row blend. A unit that is not fading has a zero Blend.
+// each pose the usual two-row blend. A unit that shows its own clip alone has a
+// zero Blend.
 // Skinning is linear, so a shader may blend the palette rows or the skinned
 // positions alike. It is BlendSize (32) bytes: Batch.BlendBytes views Batch.Blend
 // as a second instance buffer.
@@ -100,9 +104,8 @@ type clipSide struct {
 
 // fades is a batch's fade state: per unit, and a bit per unit set while it fades
 // or blends two gaits, so that the blend pass skips 64 units that do neither with
-// one load. Bits
-// are set and cleared atomically: ranges stepped in parallel share the words at
-// their edges.
+// one load. Bits are set and cleared atomically: ranges stepped in parallel share
+// the words at their edges.
 type fades struct {
 	unit []fading
 	bits []uint64 // fading or blending gaits: the units the blend pass visits
