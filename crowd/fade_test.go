@@ -306,3 +306,49 @@ func TestSpeedBlend(t *testing.T) {
 		}
 	}
 }
+
+// Ranges animated in parallel, with fades, speed blends and levels of detail in
+// play, give what one Animate gives: the bits that mark blending units are shared
+// at the ranges' edges (run with -race to see that they are safe).
+func TestParallelRangesBlend(t *testing.T) {
+	r := testRegistry(t)
+	const n = 1000
+	one, two := benchCrowd(n), benchCrowd(n)
+	for _, c := range []*Crowd{one, two} {
+		c.EnableLOD()
+		for i := range n {
+			c.Distance[i] = float32(i % 150)
+			if i%3 == 0 {
+				c.Speed[i] = 2.6 // between walk and run
+			}
+		}
+	}
+	for step := range 60 {
+		for _, c := range []*Crowd{one, two} {
+			for i := step % 7; i < n; i += 7 { // some units change what they do
+				c.Flags[i] ^= Running
+			}
+		}
+		if err := one.Animate(r, 1.0/60); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 3)
+		for _, rg := range [][2]int{{0, 333}, {333, 700}, {700, n}} {
+			go func() { done <- two.AnimateRange(r, 1.0/60, rg[0], rg[1]) }()
+		}
+		for range 3 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		two.LODFrame++
+		for i := range n {
+			if one.Out[i] != two.Out[i] || one.Blend[i] != two.Blend[i] || one.Level[i] != two.Level[i] {
+				t.Fatalf("step %d unit %d: %+v %+v %v whole, %+v %+v %v in ranges", step, i, one.Out[i], one.Blend[i], one.Level[i], two.Out[i], two.Blend[i], two.Level[i])
+			}
+		}
+	}
+	if one.Fades == 0 || one.Fades != two.Fades {
+		t.Errorf("fades %d whole, %d in ranges", one.Fades, two.Fades)
+	}
+}
