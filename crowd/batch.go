@@ -105,7 +105,7 @@ func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
 	}
 	step(c.entries, b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Rate[lo:hi], b.Out[lo:hi], dt)
 	if b.fades.unit != nil {
-		b.fades.step(c.entries, b.Species, b.Phase, b.Blend, lo, hi, dt, true)
+		b.fades.step(c.entries, b.Species, b.Phase, b.Blend, lo, hi, dt)
 	}
 	if b.lodOn() && hi > lo {
 		b.countSwitches(b.chooseLevels(c, lo, hi, dt))

@@ -154,9 +154,8 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	var empty clipEntry
 	blends := c.fades.unit != nil
 	var gaitW []float32
-	var blend []Blend
 	if blends {
-		gaitW, blend = c.fades.gaitW[lo:hi], c.Blend[lo:hi]
+		gaitW = c.fades.gaitW[lo:hi]
 	}
 	fade := !c.NoFade && blends
 	var changes, faded uint64
@@ -199,20 +198,19 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			}
 		}
 		rt := e.base + e.perSpeed*sp
-		var gait *clipEntry // the other gait of a speed blend, its weight gw
-		var gw float32
 		if (st == StateWalk || st == StateRun) && int(s) <= maxID {
 			if g := &pairs[(int(s)*MaxArchetypes+int(arch[i]&(MaxArchetypes-1)))*MaxVariants+int(min(variant[i], MaxVariants-1))]; g.walk != g.run && (cl == g.walk || cl == g.run) {
 				var other ClipID
-				rt, other, gw = g.blend(cl, sp)
-				if blends && gw > 0 && gw < 1 {
-					c.fades.gait(lo+i, other, gw)
-					gait = &entries[int(s)<<clipShift|int(other)]
+				var w float32
+				rt, other, w = g.blend(cl, sp)
+				if blends && w > 0 && w < 1 {
+					c.fades.gait(lo+i, other, w)
+				} else if blends {
+					gaitW[i] = 0
 				}
 			}
-		}
-		if blends && gait == nil && gaitW[i] != 0 {
-			c.fades.endGait(lo+i, c.Blend)
+		} else if blends {
+			gaitW[i] = 0
 		}
 		// A swinging unit in an attack state plays at its swing's attack phase. The
 		// choice is arithmetic, not a branch: attackers and others are mixed at
@@ -235,20 +233,13 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		o := &out[i]
 		e.put(o, ph)
 		o.Clip, o.Species = cl, s
-		if gait != nil && !c.fades.fading(lo+i) {
-			// A speed blend alone: the other gait's rows at the unit's phase, here
-			// rather than in the blend pass, while the unit is at hand.
-			var g Instance
-			gait.put(&g, ph)
-			blend[i] = Blend{Frame: g.Frame, Next: g.Next, Lerp: g.Lerp, Weight: gw}
-		}
 	}
 	if changes > 0 {
 		atomic.AddUint64(&c.Transitions, changes)
 		atomic.AddUint64(&c.Fades, faded)
 	}
 	if blends {
-		c.fades.step(cat.entries, c.Species, c.Phase, c.Blend, lo, hi, dt, false)
+		c.fades.step(cat.entries, c.Species, c.Phase, c.Blend, lo, hi, dt)
 	}
 	if c.lodOn() {
 		c.countSwitches(c.chooseLevels(cat, lo, hi, dt))

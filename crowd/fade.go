@@ -173,15 +173,6 @@ func (f *fades) gait(i int, other ClipID, w float32) {
 	}
 }
 
-// endGait ends unit i's speed blend; unless it fades, it shows its own clip alone.
-func (f *fades) endGait(i int, blend []Blend) {
-	f.gaitW[i] = 0
-	if !f.fading(i) {
-		f.clear(i)
-		blend[i] = Blend{}
-	}
-}
-
 // cancel ends unit i's fade and speed blend: it shows its own clip alone.
 func (f *fades) cancel(i int, blend []Blend) {
 	if f.on(i) {
@@ -193,11 +184,10 @@ func (f *fades) cancel(i int, blend []Blend) {
 }
 
 // step advances the fades of units [lo, hi) by dt and writes their Blends, speed
-// blends included (the other gait at the unit's phase; for units that only blend
-// gaits, when gaits is set: Animate writes theirs itself); a unit that neither
-// fades nor blends any more gets a zero Blend. phase holds the units' phases,
-// already advanced.
-func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, blend []Blend, lo, hi int, dt float32, gaits bool) {
+// blends included (the other gait at the unit's phase); a unit that neither fades
+// nor blends any more gets a zero Blend. phase holds the units' phases, already
+// advanced.
+func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, blend []Blend, lo, hi int, dt float32) {
 	empty := uint(len(entries)) - 1
 	entry := func(s SpeciesID, cl ClipID) *clipEntry {
 		k := uint(s)<<clipShift | uint(cl)
@@ -222,9 +212,6 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 				if gw == 0 {
 					f.clear(i)
 					blend[i] = Blend{}
-					continue
-				}
-				if !gaits {
 					continue
 				}
 				entry(species[i], f.gaitClip[i]).put(&o, phase[i])
