@@ -31,8 +31,8 @@ var allowed = map[string][]string{
 	"bake":               {"formats", "formats/", "roster", "internal/atomicfile", "rig", "anim", "mesh", "mesh/simplify", "stride", "source/", "species"},
 	"bat":                {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
 	"pack":               {"bake", "formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
-	"crowd":              {"formats", "formats/bpat", "formats/gait", "roster"},
-	"crowd/":             {"crowd", "crowd/", "formats", "formats/bpat", "formats/gait", "roster"},
+	"crowd":              {"formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
+	"crowd/":             {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
 	"viewer":             {"bake", "bat", "crowd", "crowd/", "formats", "formats/", "mesh", "rig", "roster", "source/", "species", "species/"},
 	"cmd/":               {""}, // the command line uses everything
 	"internal/layering":  {},
