@@ -22,6 +22,7 @@
 // cross-fade (state.fades).
 import { state, stats, RECORD } from './state.js';
 import { fetchOK, reserveRecords, uploadRecords } from './gl.js';
+import { lodQuery, cameraMoved, splitLevels } from './lod.js';
 
 const MAGIC = 0x53434242; // "BBCS", little-endian
 const HEADER = 32;
@@ -59,7 +60,7 @@ export async function newCrowd(all, { layout, count, only }) {
 // is in flight.
 export function tick(dt) {
   owed += dt;
-  if (!crowd || inflight || !(owed > 0 || dirty || seekTo !== null)) return;
+  if (!crowd || inflight || !(owed > 0 || dirty || seekTo !== null || cameraMoved())) return;
   const d = Math.min(owed, MAX_DT);
   owed -= d;
   dirty = false;
@@ -69,6 +70,7 @@ export function tick(dt) {
   if (clips.length) q.set('clips', clips.join(','));
   if (!state.fades) q.set('fades', '0');
   if (seekTo !== null) { q.set('seek', String(seekTo)); seekTo = null; }
+  lodQuery(q); // level of detail: the camera's position (lod.js)
   const gen = generation, seq = ++sent;
   inflight = true;
   fetchOK(`api/crowd/${crowd.id}/step?${q}`).then((r) => r.arrayBuffer()).then((buf) => {
@@ -95,6 +97,7 @@ export function applyStep(all) {
   for (const A of all) {
     A.count = dv.getUint32(HEADER + 4 * A.index, true);
     A.instData = new Float32Array(buf, o, A.count * RECORD);
+    splitLevels(A); // level of detail: per-level instance buffers (lod.js)
     o += A.count * RECORD * 4;
     reserveRecords(A, A.count);
     uploadRecords(A);
