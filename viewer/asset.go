@@ -12,6 +12,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
@@ -57,6 +58,10 @@ type Asset struct {
 	// file, or a glTF model's as measured when it was baked (docs/formats/gait.md);
 	// nil when none.
 	gaits *gait.File
+	// snapshot is the far-LOD snapshot mesh (docs/formats/bpsm.md): the file's
+	// bytes and the file; nil when the asset has none (lod.go).
+	snapshot     []byte
+	snapshotFile *bpsm.File
 }
 
 // File returns the asset's BPAT file.
@@ -194,6 +199,7 @@ func LoadBPAT(path string, known []*species.Creature, read ...formats.Option) (*
 	} else {
 		a.useBoxes()
 	}
+	a.loadSnapshotBeside(path)
 	return a, nil
 }
 
@@ -227,6 +233,9 @@ func FromSpecies(s *species.Creature) (*Asset, error) {
 	}
 	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, data: b, size: int64(len(b))}
 	a.useSpecies(s)
+	if err := a.bakeSnapshot(s); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

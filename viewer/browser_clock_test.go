@@ -213,7 +213,7 @@ func TestBrowserClockPicture(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	start := time.Now()
-	p := openViewer(t, builtins(t), "?n=40&paused=1&aa=0&clock=0&zoom=0.4", 560, 380)
+	p := openViewer(t, builtins(t), "?n=40&paused=1&aa=0&clock=0&lod=0&zoom=0.4", 560, 380)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 	run := func() {
 		defer func(t0 time.Time) { t.Logf("steps in %v", time.Since(t0).Round(time.Millisecond)) }(time.Now())
@@ -254,7 +254,7 @@ func TestBrowserClockPicture(t *testing.T) {
 }
 
 // TestBrowserClockSends: a crowd of 5,000 plays in the GPU clock mode by
-// default; its first step sends every record, later steps with nothing chosen
+// default when level of detail is off (with it on, levels are chosen per step); its first step sends every record, later steps with nothing chosen
 // almost none, a clip chosen for the species all its units'; played per frame
 // every step sends all.
 func TestBrowserClockSends(t *testing.T) {
@@ -265,7 +265,7 @@ func TestBrowserClockSends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, []*Asset{a}, "?n=5000&paused=1&aa=0&skeleton=0&sockets=0", 320, 240)
+	p := openViewer(t, []*Asset{a}, "?n=5000&paused=1&aa=0&lod=0&skeleton=0&sockets=0", 320, 240)
 	if m := p.eval("[bonebake.state.crowd.playback, bonebake.stats.playback, bonebake.stats.recordsSent]"); fmt.Sprint(m) != "[clock clock 5000]" {
 		t.Fatalf("mode, last mode and records sent: %v, want the clock mode with all 5000 first", m)
 	}

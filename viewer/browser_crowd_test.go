@@ -61,10 +61,13 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("%v assets on the page", n)
 		}
 		// One draw per species, a sword and a rider draw, the grid, the skeleton
-		// and one gizmo per socket of the selected humanoid.
+		// and one gizmo per socket of the selected humanoid (with level of detail
+		// off: on, each level present is a draw of its own).
+		p.eval("bonebake.setLOD(false).then(() => bonebake.nextFrames(1))")
 		if n := p.number("bonebake.stats.drawCalls"); n != 10+2+1+1+10 {
 			t.Errorf("%v draw calls", n)
 		}
+		p.eval("bonebake.setLOD(true)")
 		props := p.eval(`(() => { const a = (n) => bonebake.state.assets.find((A) => A.name === n);
 			return [a('humanoid_sword').sword?.socket, a('horse').rider?.asset.name,
 				a('horse').sockets[a('horse').rider.source.base / 3].name]; })()`)

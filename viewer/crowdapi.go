@@ -114,8 +114,14 @@ func (s *Server) serveCrowd(w http.ResponseWriter, r *http.Request, rest string)
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	view, err := parseView(r.URL.Query()) // level of detail (lod.go)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
+	lc.c.SetView(view)
 	f, err := lc.c.Step(dt, in)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

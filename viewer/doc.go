@@ -63,6 +63,21 @@
 // colour factor and sRGB texture; a glTF model's palettes are in its scene's
 // space, so it stands as any glTF viewer shows it with no correction).
 //
+// Level of detail (docs/runtime.md §6.4, lod.go and web/lod.js) is on for every
+// crowd unless the page says lod=0: the page sends its camera's position (eye=x,y,z)
+// with each step; the server writes every unit's distance from it into the
+// runtime's batches (crowd.Batch.EnableLOD: the battle's and the playback's, at
+// each species' crowd.DefaultLOD distances), which choose the levels, and puts each
+// unit's level in its record (float 3; a horse's rider's in float 15). The page
+// draws each level from an instance buffer of its own: full as above, reduced with
+// the two heaviest influences renormalized (the runtime already gives the floor
+// frame), snapshot from the asset's snapshot mesh (NAME_minimal.bpsm beside a
+// .bpat file, baked in memory for a built-in species; docs/formats/bpsm.md),
+// uploaded once as a texture and read by frame, with no skinning. A rider is drawn
+// at its own level on its horse's saddle; the page gives a snapshot unit's record
+// the palette frame at the time of its snapshot frame, so the sword, the rider's
+// saddle, the overlays and the BAT mode follow the pose the snapshot shows.
+//
 // The BAT mode draws the crowd skinned from bone animation textures instead (or
 // side by side: palette in the left half, BAT in the right, one camera). For a
 // meshed asset and a preset and format the server bakes them once from the
@@ -82,11 +97,12 @@
 //	/api/assets/{id}/socketdata    the socket data block, byte for byte
 //	/api/assets/{id}/mesh          the mesh, inverse binds and parts (see EncodeMesh)
 //	/api/assets/{id}/texture/{k}   a glTF model's base colour image, as the file holds it
+//	/api/assets/{id}/snapshot      its snapshot mesh (.bpsm), byte for byte, where it has one
 //	/api/bat/{id}?preset=…&format=…          the asset's BAT bake (docs/formats/bat.md): the report, max_error verified
 //	/api/bat/{id}/texels?preset=…&format=…   its textures' stored values and TEXCOORD_1, for the page (see encodeTexels)
 //	/api/bat/{id}/{file}?preset=…&format=…   a file of that bake, byte for byte (textures, mesh, XML report)
 //	POST /api/crowd                a new crowd (CrowdParams as JSON) → its id, units per asset, riders, fade tables (rules), extent, playback
-//	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek, fades) → the records, or the changed time records (see Crowd.AppendStep)
+//	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek, fades, eye, lod) → the records, or the changed time records (see Crowd.AppendStep)
 //
 // Anything else is 404: the server never reads a file by a name a request gives,
 // and lists no directory. Bad crowd parameters are 400 with the reason. At most
@@ -101,7 +117,8 @@
 // (a close-up), yaw, pitch and zoom (the camera), aa=0 (no multisampling, for
 // software renderers), bat (bat: skin from the BAT textures; side: palette left,
 // BAT right), preset and format (the BAT bake's), fades=0 (clip changes pop),
-// clock=1 or clock=0 (the GPU clock mode for any parade, or never). It
+// clock=1 or clock=0 (the GPU clock mode for any parade, or never), lod=0 (every
+// unit at full detail), lodcolor=1 (units tinted by level). It
 // exposes window.bonebake for tests: ready, error, state,
 // stats {frames, drawCalls, instances, glErrors, frameMs, alive, playback,
 // recordsSent, steps, records}, resolve (the §5 math), clockResolve (the clock
@@ -111,5 +128,6 @@
 // resolve once the change is drawn; selectClip(name, seconds) sends the change
 // with a step of that much time, so a paused crowd fades), batReport, play,
 // pause, setSpeed, frameCrowd, focusSelected, camera, glError, sync, nextFrames,
-// crowdRect, focusInstance and project.
+// crowdRect, focusInstance and project; for level of detail setLOD, setLODColour,
+// lodStats, lodLevels, resetLODSwitches, snapshotsLoaded and eye.
 package viewer

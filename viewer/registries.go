@@ -3,6 +3,7 @@ package viewer
 import (
 	"encoding/binary"
 	"fmt"
+	"log"
 	"sync"
 
 	"github.com/bonebake/bonebake/crowd"
@@ -55,6 +56,10 @@ func (r *registries) build(assets []*Asset) {
 			return
 		}
 		r.battleAsset[def.ID] = k
+		if a.snapshot != nil {
+			// Far units drawn from it (lod.go); setSnapshot checked that it fits.
+			logSnapshot(r.battle.LoadSnapshot(crowd.SpeciesID(def.ID), def.Name+"_minimal.bpsm", a.snapshotBytes(def.ID)))
+		}
 	}
 	for k, a := range assets {
 		if def, ok := roster.ByName(a.Name); ok && a.Kind != KindGLTF && a.file.Header().SpeciesID == def.ID {
@@ -75,10 +80,16 @@ func (r *registries) build(assets []*Asset) {
 		}
 	}
 
-	// Playback: every asset in a slot of its own.
+	// Playback: every asset in a slot of its own, at its species' level-of-detail
+	// distances; a built-in species' with its archetypes, so that the clips they
+	// play as Die stay off its snapshot mesh as in the battle (docs/runtime.md §6.4).
 	var opts []crowd.Option
 	for k := range min(len(assets), maxPlayable) {
-		opts = append(opts, crowd.WithSpecies(roster.Species{ID: uint32(k), Name: fmt.Sprintf("asset%d", k)}))
+		def := roster.Species{ID: uint32(k), Name: fmt.Sprintf("asset%d", k)}
+		if sp := r.battleSpecies(k); sp != nil {
+			def.Archetypes = sp.Archetypes
+		}
+		opts = append(opts, crowd.WithSpecies(def), crowd.WithLOD(crowd.SpeciesID(k), lodDistances(assets[k])))
 	}
 	r.play = crowd.NewRegistry(append(opts, crowd.Lenient())...)
 	r.playable = make([]bool, len(assets))
@@ -89,6 +100,17 @@ func (r *registries) build(assets []*Asset) {
 		b := append([]byte(nil), a.data...)
 		binary.LittleEndian.PutUint32(b[8:12], uint32(k)) // the species_id field (docs/formats/bpat.md §2)
 		r.playable[k] = r.play.LoadBytesGaits(fmt.Sprintf("asset%d.bpat", k), b, a.gaits) == nil
+		if r.playable[k] && a.snapshot != nil {
+			logSnapshot(r.play.LoadSnapshot(crowd.SpeciesID(k), fmt.Sprintf("asset%d_minimal.bpsm", k), a.snapshotBytes(uint32(k))))
+		}
+	}
+}
+
+// logSnapshot logs a snapshot mesh the runtime refused: its units then stay
+// at the reduced level when far.
+func logSnapshot(err error) {
+	if err != nil {
+		log.Printf("bonebake view: %v", err)
 	}
 }
 

@@ -99,6 +99,11 @@ type assetJSON struct {
 	// the horse at rest on the rider's ground.
 	MountSeat *[3]float64 `json:"mount_seat,omitempty"`
 	Warning   string      `json:"warning,omitempty"`
+	// Level of detail (lod.go): the distances in metres beyond which its units
+	// drop to the reduced and the snapshot level, and its snapshot mesh
+	// (fetched from /api/assets/{id}/snapshot), absent when it has none.
+	LOD      [2]float32    `json:"lod_distances"`
+	Snapshot *snapshotJSON `json:"snapshot,omitempty"`
 }
 
 type textureJSON struct {
@@ -151,6 +156,7 @@ func (a *Asset) describe(id int) assetJSON {
 		j.Textures = append(j.Textures, textureJSON{MIME: t.MIME, Bytes: len(t.Data), WrapS: t.WrapS, WrapT: t.WrapT, MagFilter: t.MagFilter, MinFilter: t.MinFilter})
 	}
 	j.File = a.Source
+	a.describeLOD(&j)
 	var table map[string]roster.Gait // the built-in gaits, as the battle registry takes them
 	if sp, ok := roster.ByName(a.Name); ok && sp.ID == h.SpeciesID && a.Kind != KindGLTF {
 		table = sp.Gaits
@@ -261,6 +267,12 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request, rest string)
 		s.send(w, r, "application/octet-stream", a.file.SocketDataBytes())
 	case "mesh":
 		s.send(w, r, "application/octet-stream", s.meshes[id])
+	case "snapshot":
+		if a.snapshot == nil {
+			http.NotFound(w, r)
+			return
+		}
+		s.send(w, r, "application/octet-stream", a.snapshot)
 	default:
 		k, err := strconv.Atoi(strings.TrimPrefix(what, "texture/"))
 		if !strings.HasPrefix(what, "texture/") || err != nil || k < 0 || k >= len(a.textures) || "texture/"+strconv.Itoa(k) != what {

@@ -21,6 +21,7 @@ func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 	if err := c.advance(dt); err != nil {
 		return Focus{}, err
 	}
+	c.putLevels() // level of detail (lod.go): each unit's level into its record
 	c.Steps++
 	c.focus = focus
 	f := Focus{Clip: -1}

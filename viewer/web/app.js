@@ -13,6 +13,7 @@
 //   camera.js    the camera and pointer controls
 //   draw.js      drawing a frame
 //   panel.js     the side panel; timeline.js the timeline
+//   lod.js       level of detail: each unit drawn at the level the server chose
 import { resolve } from './playback.js';
 import { $, params, state, stats, hook, fail, Notice, RECORD } from './state.js';
 import { gl, setupGL, checkGL, fragSource } from './gl.js';
@@ -26,6 +27,7 @@ import { cam, frameCrowd, focusSelected, setupPointer, project, crowdRect } from
 import { render } from './draw.js';
 import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT, setFades, setClock } from './panel.js';
 import { drawTimeline, setupTimeline } from './timeline.js';
+import { setupLOD, showLOD, preloadSnapshots } from './lod.js';
 
 const frameWaiters = [];
 let last = 0;
@@ -50,6 +52,7 @@ function frame(now) {
     if (stats.frames % 30 === 1) checkGL();
     stats.cpuMs = performance.now() - t0;
     showStats(now);
+    showLOD(now);
     while (frameWaiters.length && frameWaiters[0].until <= stats.frames) frameWaiters.shift().resolve(stats.frames);
   } catch (err) {
     fail(err);
@@ -153,11 +156,13 @@ async function main() {
   state.assets = await loadAssets();
   state.override = state.assets.map(() => -1);
   setupProps(state.assets);
+  await preloadSnapshots(state.assets);
   const want = params.get('asset');
   if (want) state.selected = Math.max(0, state.assets.findIndex((A) => A.name === want));
   const clip = params.get('clip');
   if (clip) { const A = state.assets[state.selected]; state.override[A.id] = A.clips.findIndex((c) => c.name === clip); }
   setupPanel();
+  setupLOD();
   if (state.bat.mode !== 'off') await switchBAT();
   setupPointer();
   setupTimeline();

@@ -30,7 +30,8 @@ export function focusSelected() {
   cam.pitch = 0.25;
 }
 
-function eye() {
+// eye is the camera's position in the world.
+export function eye() {
   const cp = Math.cos(cam.pitch);
   return [cam.target[0] + cam.dist * cp * Math.sin(cam.yaw), cam.target[1] + cam.dist * Math.sin(cam.pitch), cam.target[2] + cam.dist * cp * Math.cos(cam.yaw)];
 }

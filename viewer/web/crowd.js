@@ -27,6 +27,7 @@
 import { state, stats, RECORD } from './state.js';
 import { fetchOK, reserveRecords, uploadRecords } from './gl.js';
 import { CLOCK, reserveClock, putClock, uploadClock, resolveClock } from './clock.js';
+import { lodQuery, cameraMoved, splitLevels } from './lod.js';
 
 const MAGIC = 0x53434242; // "BBCS", little-endian
 const CLOCK_MAGIC = 0x4b434242; // "BBCK": a clock mode answer
@@ -73,7 +74,7 @@ export async function newCrowd(all, { layout, count, only, clock }) {
 // is in flight.
 export function tick(dt) {
   owed += dt;
-  if (!crowd || inflight || !(owed > 0 || dirty || seekTo !== null)) return;
+  if (!crowd || inflight || !(owed > 0 || dirty || seekTo !== null || cameraMoved())) return;
   const d = Math.min(owed, MAX_DT);
   owed -= d;
   dirty = false;
@@ -83,6 +84,7 @@ export function tick(dt) {
   if (clips.length) q.set('clips', clips.join(','));
   if (!state.fades) q.set('fades', '0');
   if (seekTo !== null) { q.set('seek', String(seekTo)); seekTo = null; }
+  lodQuery(q); // level of detail: the camera's position (lod.js)
   const gen = generation, seq = ++sent, focusAsset = state.selected;
   inflight = true;
   fetchOK(`api/crowd/${crowd.id}/step?${q}`).then((r) => r.arrayBuffer()).then((buf) => {
@@ -134,6 +136,7 @@ function applyAnswer(all, buf, focusAsset) {
   if (magic === MAGIC) {
     for (const A of all) {
       A.instData = new Float32Array(buf, o, A.count * RECORD);
+      splitLevels(A); // level of detail: per-level instance buffers (lod.js)
       o += A.count * RECORD * 4;
       reserveRecords(A, A.count);
       uploadRecords(A);

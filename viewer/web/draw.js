@@ -7,6 +7,7 @@ import { gl, canvas, prog, U, dummyTex, focusBuf, focusData, axes, skeletonLines
 import { viewProj, updateCamera } from './camera.js';
 import { grid } from './scene.js';
 import { useBAT } from './bat.js';
+import { levelsDrawn, drawBody, drawProps, countSkinned, beginFrame } from './lod.js';
 
 function resize() {
   const dpr = Math.min(window.devicePixelRatio || 1, 2);
@@ -23,7 +24,7 @@ const IDENTITY = M.identity();
 
 // setDraw sets what the next draws read: a skinned asset's palette, a socket to
 // follow and a mesh transform (local, first).
-function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTITY, colors = null }) {
+export function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTITY, colors = null }) {
   if (skinned) {
     bindTex(0, skinned.paletteTex.tex);
     bindTex(1, skinned.ibmTex);
@@ -50,7 +51,7 @@ function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTIT
 
 // setMaterial makes the next draws take their colour from a glTF material: the
 // base colour times the texture, if any. setMaterial(null) goes back to roles.
-function setMaterial(color, tex = null, u = U) {
+export function setMaterial(color, tex = null, u = U) {
   gl.uniform1i(u.u_material, color ? 1 : 0);
   if (color) gl.uniform4fv(u.u_baseColor, color);
   gl.uniform1i(u.u_textured, tex ? 1 : 0);
@@ -66,6 +67,7 @@ export function render() {
   gl.disable(gl.SCISSOR_TEST);
   gl.viewport(0, 0, canvas.width, canvas.height);
   gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+  beginFrame();
   const mode = state.bat.mode;
   let calls = 0, drawn = 0;
   if (mode === 'side') {
@@ -106,6 +108,12 @@ function drawView(bat) {
   if (state.showCrowd) {
     for (const A of state.assets) {
       if (A.count === 0) continue;
+      if (levelsDrawn(A, bat)) { // level of detail: each level from its own buffer (lod.js)
+        calls += drawBody(A);
+        drawn += A.count;
+        continue;
+      }
+      countSkinned(A, A.count);
       let u = bat ? useBAT(A, viewProj, A.roleColors) : null;
       if (!u) {
         gl.useProgram(prog);
@@ -130,6 +138,10 @@ function drawView(bat) {
     if (state.showProps) {
       for (const A of state.assets) {
         if (A.count === 0) continue;
+        if (levelsDrawn(A, bat)) {
+          calls += drawProps(A);
+          continue;
+        }
         if (A.sword) {
           setDraw({ attach: { tex: A.socketTex, base: A.sword.socket * 3 }, colors: A.roleColors });
           gl.bindVertexArray(A.sword.vao);
@@ -141,6 +153,7 @@ function drawView(bat) {
           setDraw({ skinned: R.asset, attach: R.source, local: R.local, colors: R.asset.roleColors });
           gl.bindVertexArray(R.vao);
           gl.drawElementsInstanced(gl.TRIANGLES, R.asset.gpu.count, gl.UNSIGNED_INT, 0, A.count);
+          countSkinned(R.asset, A.count);
           calls++;
         }
       }

@@ -34,7 +34,7 @@ export function setupProps(assets) {
   for (const A of assets) {
     const hand = A.sockets.findIndex((s) => s.name === 'hand_r');
     if (hand >= 0 && (/sword/i.test(A.name) || A.info.species_id === 3)) {
-      A.sword = { socket: hand, vao: meshVAO(swordMesh, A.instBuf, 0, 0), count: swordMesh.count };
+      A.sword = { socket: hand, vao: meshVAO(swordMesh, A.instBuf, 0, 0), count: swordMesh.count, mesh: swordMesh };
     }
   }
 }

@@ -48,6 +48,17 @@ uniform int u_attachStride;
 uniform int u_attachFramesPerRow;
 uniform int u_attachBase;
 
+// Level of detail (lod.js, docs/runtime.md §6.4). u_reduced: skin with the two
+// heaviest influences, renormalized. u_snapshot: no skinning; the vertex is
+// gl_VertexID of frame a_play.x of the snapshot mesh (docs/formats/bpsm.md),
+// two texels a vertex (position and colour role, normal), laid out like the
+// palette.
+uniform bool u_reduced;
+uniform bool u_snapshot;
+uniform sampler2D u_snapshotTex;
+uniform int u_snapshotStride;
+uniform int u_snapshotFramesPerRow;
+
 uniform mat4 u_local;      // applied to the mesh first (column-major)
 uniform mat4 u_viewProj;
 uniform vec3 u_roleColors[8];
@@ -115,13 +126,22 @@ void skin(int bone, float w, vec4 p, vec3 n, inout vec3 sp, inout vec3 sn) {
 void main() {
   vec4 p = vec4(a_position, 1.0);
   vec3 n = a_normal;
-  if (u_skinned) {
+  float role = a_role;
+  if (u_snapshot) { // level of detail: the pre-skinned vertex
+    ivec2 o = origin(int(a_play.x), u_snapshotStride, u_snapshotFramesPerRow) + ivec2(gl_VertexID * 2, 0);
+    vec4 t0 = texelFetch(u_snapshotTex, o, 0);
+    p = vec4(t0.xyz, 1.0);
+    n = texelFetch(u_snapshotTex, o + ivec2(1, 0), 0).xyz;
+    role = t0.w;
+  } else if (u_skinned) {
     vec3 sp = vec3(0.0), sn = vec3(0.0);
     // Influences are sorted by weight, largest first; unused ones weigh 0.
-    skin(int(a_joints.x), a_weights.x, p, n, sp, sn);
-    if (a_weights.y > 0.0) skin(int(a_joints.y), a_weights.y, p, n, sp, sn);
-    if (a_weights.z > 0.0) skin(int(a_joints.z), a_weights.z, p, n, sp, sn);
-    if (a_weights.w > 0.0) skin(int(a_joints.w), a_weights.w, p, n, sp, sn);
+    vec4 w = a_weights;
+    if (u_reduced) w = vec4(w.xy, 0.0, 0.0) / max(w.x + w.y, 1e-6); // level of detail: the two heaviest
+    skin(int(a_joints.x), w.x, p, n, sp, sn);
+    if (w.y > 0.0) skin(int(a_joints.y), w.y, p, n, sp, sn);
+    if (w.z > 0.0) skin(int(a_joints.z), w.z, p, n, sp, sn);
+    if (w.w > 0.0) skin(int(a_joints.w), w.w, p, n, sp, sn);
     p = vec4(sp, 1.0);
     n = sn;
   }
@@ -146,8 +166,8 @@ void main() {
     v_color = a_normal * a_tint.rgb;
   } else {
     v_normal = vec3(c * n.x + s * n.z, n.y, -s * n.x + c * n.z);
-    int role = clamp(int(a_role + 0.5), 0, 7);
-    float k = role == 1 ? 1.0 : a_tint.a;
-    v_color = u_roleColors[role] * mix(vec3(1.0), a_tint.rgb, k);
+    int r = clamp(int(role + 0.5), 0, 7);
+    float k = r == 1 ? 1.0 : a_tint.a;
+    v_color = u_roleColors[r] * mix(vec3(1.0), a_tint.rgb, k);
   }
 }

@@ -48,9 +48,11 @@ export const state = {
 export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastGLError: 0, frameMs: 0, cpuMs: 0, alive: [0, 0],
   playback: '', recordsSent: 0, clockNow: 0, steps: 0, records: 0 };
 
-// wantsClock says whether a new crowd should be asked for in the clock mode.
+// wantsClock says whether a new crowd should be asked for in the clock mode: by
+// default a large parade, unless level of detail is on (the server chooses
+// levels every step, which the clock mode's records do not carry).
 export function wantsClock() {
-  return state.clock === 'clock' || (state.clock === 'auto' && state.count >= CLOCK_UNITS);
+  return state.clock === 'clock' || (state.clock === 'auto' && state.count >= CLOCK_UNITS && !(state.lod && state.lod.on));
 }
 
 // The test hook; app.js adds its functions.

@@ -1,0 +1,242 @@
+package viewer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/species"
+)
+
+// Level of detail in the viewer (docs/runtime.md §6.4). The page sends its
+// camera's position with each step; the server writes every unit's distance
+// from it into the runtime's batches (crowd.Batch.EnableLOD), which choose the
+// levels, and puts each unit's level in its record (float 3, and float 15 for
+// a horse's rider) for the page to draw it with.
+const (
+	recLevel      = 3  // the unit's crowd.Level (putFrames leaves it 0)
+	recRiderLevel = 15 // the rider's
+)
+
+// snapshotFile is the far-LOD snapshot mesh beside a .bpat file, where the
+// runtime's registries look for it.
+func snapshotFile(bpatPath string) string {
+	return strings.TrimSuffix(bpatPath, ".bpat") + "_minimal.bpsm"
+}
+
+// loadSnapshotBeside gives the asset read from bpatPath the snapshot mesh beside
+// it, when there is one; one that does not fit the asset's clips is a warning.
+func (a *Asset) loadSnapshotBeside(bpatPath string) {
+	p := snapshotFile(bpatPath)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err == nil {
+		err = a.setSnapshot(p, b)
+	}
+	if err != nil {
+		a.warning = strings.TrimPrefix(a.warning+"; ", "; ") + "snapshot mesh ignored: " + err.Error()
+	}
+}
+
+// bakeSnapshot gives an asset baked from a built-in species the snapshot mesh
+// `bonebake bake` writes beside its file (bake.Snapshot), made in memory.
+func (a *Asset) bakeSnapshot(s *species.Creature) error {
+	if s.Minimal == nil {
+		return nil
+	}
+	c, err := bake.Snapshot(s, a.file)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := bpsm.Write(&buf, c); err != nil {
+		return err
+	}
+	return a.setSnapshot(s.Name+"_minimal.bpsm", buf.Bytes())
+}
+
+// setSnapshot checks a snapshot mesh against the asset's clips (the runtime
+// maps clip k of the one to clip k of the other) and keeps it.
+func (a *Asset) setSnapshot(name string, b []byte) error {
+	f, err := bpsm.Parse(b)
+	if err != nil {
+		return err
+	}
+	clips, own := f.Clips(), a.file.Clips()
+	if len(clips) != len(own) {
+		return fmt.Errorf("%s has %d clips, %s has %d", name, len(clips), a.Name, len(own))
+	}
+	for k := range clips {
+		if clips[k].Name != own[k].Name {
+			return fmt.Errorf("%s: clip %d is %q, %s's is %q", name, k, clips[k].Name, a.Name, own[k].Name)
+		}
+	}
+	a.snapshot, a.snapshotFile = b, f
+	return nil
+}
+
+// Snapshot returns the asset's snapshot mesh, or nil.
+func (a *Asset) Snapshot() *bpsm.File { return a.snapshotFile }
+
+// snapshotBytes returns the asset's snapshot file with its species_id field
+// (docs/formats/bpsm.md §2) set to id: the slot a registry holds it in.
+func (a *Asset) snapshotBytes(id uint32) []byte {
+	b := append([]byte(nil), a.snapshot...)
+	binary.LittleEndian.PutUint32(b[8:12], id)
+	return b
+}
+
+// lodDistances are the level-of-detail distances of an asset's units: its
+// species' (crowd.DefaultLOD by the file's species id; any other id: the
+// humanoids').
+func lodDistances(a *Asset) crowd.LODDistances {
+	id := a.file.Header().SpeciesID
+	if id > crowd.MaxSpeciesID {
+		id = uint32(crowd.SpeciesHumanoid)
+	}
+	return crowd.DefaultLOD(crowd.SpeciesID(id))
+}
+
+type snapshotJSON struct {
+	Vertices   int `json:"vertex_count"`
+	Triangles  int `json:"triangle_count"`
+	FrameTotal int `json:"frame_total"`
+	Bytes      int `json:"size"`
+	// ClipFrames are its clips' frame counts, for mapping its frames to the
+	// palette's (a snapshot may hold fewer, docs/formats/bpsm.md §7).
+	ClipFrames []int `json:"clip_frames"`
+}
+
+// describeLOD adds the asset's level-of-detail distances and snapshot mesh to
+// its description.
+func (a *Asset) describeLOD(j *assetJSON) {
+	d := lodDistances(a)
+	j.LOD = [2]float32{d.Reduced, d.Snapshot}
+	if f := a.snapshotFile; f != nil {
+		h := f.Header()
+		j.Snapshot = &snapshotJSON{Vertices: int(h.VertexCount), Triangles: int(h.IndexCount / 3), FrameTotal: int(h.FrameTotal), Bytes: len(a.snapshot)}
+		for _, c := range f.Clips() {
+			j.Snapshot.ClipFrames = append(j.Snapshot.ClipFrames, c.FrameCount)
+		}
+	}
+}
+
+// View is what a step needs to choose levels of detail: whether to, and where
+// the camera is.
+type View struct {
+	LOD bool
+	Eye [3]float32 // the camera's position, world metres
+}
+
+// parseView reads a step's level-of-detail query: eye (x,y,z: the camera's
+// position) and lod (0: every unit at full detail; 1, the default, when eye is
+// given: levels by distance from it). Without eye, no levels.
+func parseView(q url.Values) (View, error) {
+	var v View
+	switch s := q.Get("lod"); s {
+	case "", "1":
+	case "0":
+		return v, nil
+	default:
+		return v, fmt.Errorf("lod %q: want 0 or 1", s)
+	}
+	s := q.Get("eye")
+	if s == "" {
+		return v, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return v, fmt.Errorf("eye %q: want x,y,z", s)
+	}
+	for k, p := range parts {
+		f, err := strconv.ParseFloat(p, 32)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return v, fmt.Errorf("eye %q: want three finite numbers", s)
+		}
+		v.Eye[k] = float32(f)
+	}
+	v.LOD = true
+	return v, nil
+}
+
+// SetView sets the units' distances from the camera for the next Step, which
+// chooses their levels; v.LOD false turns level of detail off (every unit at
+// full detail). A unit's distance is that of the point on the ground it stands
+// on; a rider's, its horse's.
+func (c *Crowd) SetView(v View) {
+	batches := []*crowd.Batch{c.play}
+	if c.battle != nil {
+		batches = append(batches, &c.battle.Crowd.Batch)
+	}
+	if !v.LOD {
+		for _, b := range batches {
+			b.Distance, b.Level = nil, nil
+		}
+		return
+	}
+	for _, b := range batches {
+		if b.Distance == nil {
+			b.EnableLOD()
+		}
+	}
+	dist := func(x, z float32) float32 {
+		dx, dy, dz := float64(x-v.Eye[0]), float64(v.Eye[1]), float64(z-v.Eye[2])
+		return float32(math.Sqrt(dx*dx + dy*dy + dz*dz))
+	}
+	for i := range c.unitAsset {
+		rec := c.Records[i*RecordFloats:]
+		d := dist(rec[recPlace], rec[recPlace+1])
+		c.play.Distance[i] = d
+		if r := c.riderUnit[i]; r >= 0 && c.battle == nil {
+			c.play.Distance[r] = d
+		}
+	}
+	if b := c.battle; b != nil {
+		for u := range b.Len() {
+			h := u
+			if m := b.Mount(u); m >= 0 {
+				h = int(m) // a rider stands where its horse does
+			}
+			b.Crowd.Distance[u] = dist(b.World.X[h], b.World.Z[h])
+		}
+	}
+}
+
+// putLevels writes each unit's level, and its rider's, into the records (0 with
+// level of detail off).
+func (c *Crowd) putLevels() {
+	if c.play.Level == nil {
+		return
+	}
+	var battle []crowd.Level
+	if c.battle != nil {
+		battle = c.battle.Crowd.Level
+	}
+	for i := range c.unitAsset {
+		rec := c.Records[i*RecordFloats:]
+		if c.playsBack(i) {
+			rec[recLevel] = float32(c.play.Level[i])
+		} else {
+			rec[recLevel] = float32(battle[c.battleOf[i]])
+		}
+		if r := c.riderUnit[i]; r >= 0 {
+			if c.battle == nil {
+				rec[recRiderLevel] = float32(c.play.Level[r])
+			} else {
+				rec[recRiderLevel] = float32(battle[r])
+			}
+		}
+	}
+}
