@@ -377,7 +377,13 @@ func (r *TimeRecord) Rebase(now float32) {
 		}
 	}
 	dt := now - r.Start
-	r.Own, r.From, r.Prior, r.Start = r.Own.advanced(dt), r.From.advanced(dt), r.Prior.advanced(dt), now
+	r.Own, r.Start = r.Own.advanced(dt), now
+	if r.FadeInv > 0 {
+		r.From = r.From.advanced(dt)
+	}
+	if r.PriorShare > 0 {
+		r.Prior = r.Prior.advanced(dt)
+	}
 }
 
 // Switch makes to the record's own playhead from now on (its Phase that at now),
