@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
-	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // clockRecords returns time records of every kind crowd.GPUClock writes, from a
@@ -21,17 +19,7 @@ import (
 // its timeline, phases leaving [0,1) both ways, a one-frame clip). Each is moved
 // to Start 0.
 func clockRecords(t *testing.T) []crowd.TimeRecord {
-	reg := crowd.NewRegistry()
-	t.Cleanup(func() { reg.Close() })
-	for _, sp := range creatures.All() {
-		b, err := bake.SpeciesBytes(sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := reg.LoadBytes(sp.Name+".bpat", b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	reg := builtinRegistry(t)
 	const n = 64
 	g := crowd.NewGPUClock(n)
 	fight := crowd.NewScheduledCombat(reg, g)

@@ -101,17 +101,9 @@ func TestBattleIsTheGame(t *testing.T) {
 	if rec.Code != 200 || j.Layout != "battle" || j.Note != "" {
 		t.Fatalf("POST: %d %s", rec.Code, rec.Body)
 	}
-	reg := crowd.NewRegistry()
-	defer reg.Close()
+	reg := builtinRegistry(t)
 	assetOf := map[crowd.SpeciesID]int{}
 	for _, sp := range creatures.All() {
-		b, err := bake.SpeciesBytes(sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := reg.LoadBytes(sp.Name+".bpat", b); err != nil {
-			t.Fatal(err)
-		}
 		for k, a := range assets {
 			if a.Name == sp.Name {
 				assetOf[crowd.SpeciesID(sp.ID)] = k
@@ -377,4 +369,22 @@ func BenchmarkCrowdStep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/20000, "ns/unit")
 		})
 	}
+}
+
+// builtinRegistry is a registry of the built-in creatures, baked in memory, as a
+// game would load them; it is closed when the test ends.
+func builtinRegistry(t testing.TB) *crowd.Registry {
+	t.Helper()
+	reg := crowd.NewRegistry()
+	t.Cleanup(func() { reg.Close() })
+	for _, sp := range creatures.All() {
+		b, err := bake.SpeciesBytes(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := reg.LoadBytes(sp.Name+".bpat", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reg
 }
