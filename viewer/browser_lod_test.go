@@ -74,7 +74,7 @@ func (p *page) lodTally() lodTally {
 	return t
 }
 
-// TestBrowserLOD draws the default crowd of 10,000 units with level of detail on
+// TestBrowserLOD draws a parade of 10,000 units (the default crowd) with level of detail on
 // and off: the skinning work the page counts at its draws is what the levels
 // cost by the meshes' own influences and falls at least 5× with LOD on; every
 // unit shows the level its distance from the camera gives (docs/runtime.md
