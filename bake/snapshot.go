@@ -1,6 +1,7 @@
 package bake
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -80,6 +81,20 @@ func snapshot(id uint32, m *mesh.Skinned, ibm []rig.Mat4, names []string, counts
 		out.Frames = append(out.Frames, frames)
 	}
 	return out, nil
+}
+
+// SnapshotBytes is Snapshot encoded: the bytes of the creature's
+// NAME_minimal.bpsm, made in memory (as SpeciesBytes makes its BPAT file's).
+func SnapshotBytes(s *species.Creature, f *bpat.File) ([]byte, error) {
+	c, err := Snapshot(s, f)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := bpsm.Write(&buf, c); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // SnapshotFile writes Snapshot's result to path atomically and returns its size.

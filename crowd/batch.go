@@ -53,7 +53,10 @@ type Batch struct {
 	LODSwitches uint64
 
 	fades fades
-	lod   lodState
+	// lodBand is each unit's distance band, the level-of-detail memory: it may be
+	// farther than the level shown (a snapshot band shows reduced where the clip
+	// has no snapshot).
+	lodBand []Level
 }
 
 // NewBatch returns a batch of n units, all at species 0, clip 0, phase 0.

@@ -148,7 +148,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	}
 	_, _, _, _, _ = arch[n-1:], variant[n-1:], flags[n-1:], weapon[n-1:], speed[n-1:]
 	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
-	entries, sel, pairs := cat.entries, cat.sel, cat.pairs
+	entries, sel := cat.entries, cat.sel
 	maxID := cat.maxID
 	states := stateTable
 	var empty clipEntry
@@ -198,8 +198,8 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			}
 		}
 		rt := e.base + e.perSpeed*sp
-		if (st == StateWalk || st == StateRun) && int(s) <= maxID {
-			if g := &pairs[(int(s)*MaxArchetypes+int(arch[i]&(MaxArchetypes-1)))*MaxVariants+int(min(variant[i], MaxVariants-1))]; g.walk != g.run && (cl == g.walk || cl == g.run) {
+		if st == StateWalk || st == StateRun {
+			if g := cat.pair(s, arch[i], variant[i], cl); g != nil {
 				var other ClipID
 				var w float32
 				rt, other, w = g.blend(cl, sp)

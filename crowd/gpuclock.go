@@ -322,8 +322,8 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 	own := Playhead{Phase: p * e.keep, Rate: e.base + e.perSpeed*x.speed, Row: e.offset, Shape: shape}
 	var gait Playhead
 	var gaitW float32
-	if (st == StateWalk || st == StateRun) && int(x.species) <= cat.maxID {
-		if g := &cat.pairs[(int(x.species)*MaxArchetypes+int(x.arch&(MaxArchetypes-1)))*MaxVariants+int(min(x.variant, MaxVariants-1))]; g.walk != g.run && (cl == g.walk || cl == g.run) {
+	if st == StateWalk || st == StateRun {
+		if g := cat.pair(x.species, x.arch, x.variant, cl); g != nil {
 			rate, other, w := g.blend(cl, x.speed)
 			own.Rate = rate
 			if w > 0 && w < 1 {

@@ -87,17 +87,16 @@ type snapEntry struct {
 	ok           bool
 }
 
+// frame is the snapshot frame (a row of the snapshot file) phase ph falls on:
+// its floor frame, a snapshot not being blended.
+func (se *snapEntry) frame(ph float32) uint32 {
+	return se.offset + uint32(min(int32(float64(ph)*float64(se.scale)), se.last))
+}
+
 // lodBands holds each species' boundaries, widened and narrowed by the
 // hysteresis: a unit goes farther past up[l] and nearer below down[l].
 type lodBands struct {
 	up, down [2]float32
-}
-
-// lodState is a batch's level-of-detail memory: each unit's distance band, which
-// may be farther than the level it shows (a snapshot band shows reduced where the
-// clip has no snapshot).
-type lodState struct {
-	band []Level
 }
 
 // LoadSnapshot gives a loaded species its snapshot mesh (a .bpsm file in memory,
@@ -242,7 +241,7 @@ func snapEntries(s *Species) []snapEntry {
 // + i ≡ 0 mod k): its phase still follows time. It returns how many units changed
 // level.
 func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
-	dist, level, band := b.Distance[lo:hi], b.Level[lo:hi], b.lod.band[lo:hi]
+	dist, level, band := b.Distance[lo:hi], b.Level[lo:hi], b.lodBand[lo:hi]
 	species, clips, phase, out := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Out[lo:hi]
 	n := hi - lo
 	_, _, _, _, _, _, _ = dist[n-1:], level[n-1:], band[n-1:], species[n-1:], clips[n-1:], phase[n-1:], out[n-1:]
@@ -276,7 +275,7 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 			if bd == LevelSnapshot {
 				k := min(uint(s)<<clipShift|uint(clips[i]), uint(len(rows))-1)
 				if se := &rows[k]; se.ok {
-					o.Frame = se.offset + uint32(min(int32(float64(phase[i])*float64(se.scale)), se.last))
+					o.Frame = se.frame(phase[i])
 					lv = LevelSnapshot
 				}
 			}
@@ -328,7 +327,7 @@ func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
 	lv := LevelReduced
 	if bd == LevelSnapshot && k < uint(len(cat.snapRows)) && cat.snapRows[k].ok {
 		se := &cat.snapRows[k]
-		o.Frame = se.offset + uint32(min(int32(float64(ph)*float64(se.scale)), se.last))
+		o.Frame = se.frame(ph)
 		lv = LevelSnapshot
 	}
 	o.Next, o.Lerp = o.Frame, 0
@@ -348,7 +347,7 @@ func (b *Batch) checkLOD() error {
 	if len(b.Distance) != n || len(b.Level) != n {
 		return fmt.Errorf("crowd: %d distances and %d levels for %d units", len(b.Distance), len(b.Level), n)
 	}
-	if len(b.lod.band) != n {
+	if len(b.lodBand) != n {
 		return fmt.Errorf("crowd: Distance set by hand: switch level of detail on with EnableLOD")
 	}
 	return nil
@@ -360,7 +359,7 @@ func (b *Batch) checkLOD() error {
 // pass (docs/runtime.md §6.4).
 func (b *Batch) EnableLOD() {
 	n := len(b.Species)
-	b.Distance, b.Level, b.lod.band = make([]float32, n), make([]Level, n), make([]Level, n)
+	b.Distance, b.Level, b.lodBand = make([]float32, n), make([]Level, n), make([]Level, n)
 }
 
 func (b *Batch) countSwitches(n uint64) {

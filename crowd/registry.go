@@ -582,6 +582,20 @@ type gaitPair struct {
 	stride, strideDiff float32 // m: walk's stride, run's minus walk's
 }
 
+// pair returns the speed blend of a unit of species s, archetype a and variant
+// v that plays clip cl in the Walk or Run state, or nil when it has none (cl
+// is neither of a pair's clips).
+func (cat *catalog) pair(s SpeciesID, a roster.Archetype, v uint8, cl ClipID) *gaitPair {
+	if int(s) > cat.maxID {
+		return nil
+	}
+	g := &cat.pairs[(int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*MaxVariants+int(min(v, MaxVariants-1))]
+	if g.walk == g.run || (cl != g.walk && cl != g.run) {
+		return nil
+	}
+	return g
+}
+
 // blend returns, for a unit playing cl (walk or run) at ground speed sp, the phase
 // rate, the other gait's clip and its weight.
 func (g *gaitPair) blend(cl ClipID, sp float32) (rate float32, other ClipID, w float32) {

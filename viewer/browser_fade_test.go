@@ -18,13 +18,7 @@ import (
 // the arm's tip, one unit along it, where the socket "tip" is.
 func fader(t *testing.T) *species.Creature {
 	t.Helper()
-	sk, err := rig.New([]string{"Root", "Arm"}, []int{-1, 0}, []rig.Transform{
-		rig.IdentityTransform(),
-		{Translation: [3]float64{0, 1, 0}, Rotation: rig.Quat{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sk := armSkeleton(t)
 	hold := func(angle float64) func(float64, []rig.Transform) {
 		return func(_ float64, p []rig.Transform) {
 			p[0] = rig.IdentityTransform()

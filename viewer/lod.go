@@ -1,7 +1,6 @@
 package viewer
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -56,15 +55,11 @@ func (a *Asset) bakeSnapshot(s *species.Creature) error {
 	if s.Minimal == nil {
 		return nil
 	}
-	c, err := bake.Snapshot(s, a.file)
+	b, err := bake.SnapshotBytes(s, a.file)
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := bpsm.Write(&buf, c); err != nil {
-		return err
-	}
-	return a.setSnapshot(s.Name+"_minimal.bpsm", buf.Bytes())
+	return a.setSnapshot(s.Name+"_minimal.bpsm", b)
 }
 
 // setSnapshot checks a snapshot mesh against the asset's clips (the runtime

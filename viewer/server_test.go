@@ -33,13 +33,7 @@ const foxPath = "../testdata/gltf/Fox.glb"
 // arm's tip and a mesh of two boxes.
 func swinger(t testing.TB) *species.Creature {
 	t.Helper()
-	sk, err := rig.New([]string{"Root", "Arm"}, []int{-1, 0}, []rig.Transform{
-		rig.IdentityTransform(),
-		{Translation: [3]float64{0, 1, 0}, Rotation: rig.Quat{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sk := armSkeleton(t)
 	pose := func(phase float64, p []rig.Transform) {
 		p[0] = rig.IdentityTransform()
 		p[1] = rig.Transform{Translation: [3]float64{0, 1, 0}, Rotation: rig.QuatFromAxisAngle([3]float64{0, 0, 1}, phase*math.Pi/2), Scale: [3]float64{1, 1, 1}}
@@ -462,4 +456,18 @@ func TestModelsStandUpright(t *testing.T) {
 	if strings.Contains(body, `"display"`) {
 		t.Errorf("the asset list still sends a display correction: %s", body[:min(len(body), 300)])
 	}
+}
+
+// armSkeleton is the two-bone skeleton of the test creatures: a root, and an arm
+// standing 1 m above it.
+func armSkeleton(t testing.TB) *rig.Skeleton {
+	t.Helper()
+	sk, err := rig.New([]string{"Root", "Arm"}, []int{-1, 0}, []rig.Transform{
+		rig.IdentityTransform(),
+		{Translation: [3]float64{0, 1, 0}, Rotation: rig.Quat{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sk
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
 	"github.com/bonebake/bonebake/formats"
-	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/species"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -256,15 +254,11 @@ func loadBuiltins(reg *crowd.Registry, missingOnly, snapshots bool) ([]string, e
 // gives it to reg.
 func loadSnapshot(reg *crowd.Registry, s *species.Creature) error {
 	id := crowd.SpeciesID(s.ID)
-	c, err := bake.Snapshot(s, reg.Species(id).File)
+	b, err := bake.SnapshotBytes(s, reg.Species(id).File)
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := bpsm.Write(&buf, c); err != nil {
-		return err
-	}
-	return reg.LoadSnapshot(id, s.Name+"_minimal.bpsm", buf.Bytes())
+	return reg.LoadSnapshot(id, s.Name+"_minimal.bpsm", b)
 }
 
 func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {

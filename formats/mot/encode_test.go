@@ -89,6 +89,12 @@ func TestEncodeRealFile(t *testing.T) {
 	}
 }
 
+// encodeTargets are the families and type sets the encoder is tried with.
+var encodeTargets = []struct {
+	f     Family
+	types TypeSet
+}{{Bayo1, Readable}, {Bayo1, AllTypes}, {Bayo2, Readable}}
+
 // Every family and several tolerances over the synthetic tracks; a zero
 // tolerance must still be met (plain floats hold float32 input exactly).
 func TestEncodeSynthetic(t *testing.T) {
@@ -98,10 +104,7 @@ func TestEncodeSynthetic(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := tracksOf(t, m)
-		for _, ft := range []struct {
-			f     Family
-			types TypeSet
-		}{{Bayo1, Readable}, {Bayo1, AllTypes}, {Bayo2, Readable}} {
+		for _, ft := range encodeTargets {
 			f := ft.f
 			for _, tol := range []float64{1e-2, 1e-4, 0} {
 				if tol == 0 {
@@ -172,10 +175,7 @@ func TestEncodeParallelSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := tracksOf(t, m)
-		for _, ft := range []struct {
-			f     Family
-			types TypeSet
-		}{{Bayo1, Readable}, {Bayo1, AllTypes}, {Bayo2, Readable}} {
+		for _, ft := range encodeTargets {
 			one, oneChoices, err := encode(ft.f, binary.BigEndian, m.Frames, in, 1e-3, ft.types, 1, nil)
 			if err != nil {
 				t.Fatal(err)
