@@ -45,7 +45,7 @@ type Batch struct {
 	// the level Step and Animate chose for it in the same pass (docs/runtime.md
 	// §6.4). LODEvery k > 1 gives far units new rows only every k-th frame
 	// (LODFrame counts the frames; Step and Animate advance it). LODSwitches
-	// counts the level changes.
+	// counts the changes of distance band.
 	Distance    []float32
 	Level       []Level
 	LODEvery    int

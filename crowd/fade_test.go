@@ -262,7 +262,7 @@ func TestSpeedBlend(t *testing.T) {
 		speed   float32
 		running bool
 		runW    float64
-	}{{1, false, 0}, {1.4, false, 0}, {2, false, .25}, {2, true, .25}, {2.6, true, .5}, {3.5, false, .875}, {3.8, true, 1}, {6, true, 1}} {
+	}{{1, false, 0}, {1.4, false, 0}, {1.4000001, false, 0}, {3.7999999, true, 1}, {2, false, .25}, {2, true, .25}, {2.6, true, .5}, {3.5, false, .875}, {3.8, true, 1}, {6, true, 1}} {
 		u := New(1)
 		u.Speed[0] = c.speed
 		if c.running {
@@ -289,6 +289,9 @@ func TestSpeedBlend(t *testing.T) {
 			t.Fatalf("%v m/s: %s weighs %v (prior %v), want %v", c.speed, other.Name, b.Weight, b.PriorWeight, w)
 		}
 		if w == 0 || w == 1 {
+			if b != (Blend{}) { // one gait alone, even a hair off its speed
+				t.Fatalf("%v m/s: %+v, want one gait alone", c.speed, b)
+			}
 			continue
 		}
 		want := bpat.Resolve(float64(u.Phase[0]), other.FrameCount, true)

@@ -235,11 +235,11 @@ func snapEntries(s *Species) []snapEntry {
 // chooseLevels runs the level-of-detail pass over units [lo, hi) after their
 // phases, Instances and Blends are written: each unit's distance band moves with
 // hysteresis, and a unit at a far level shows its floor frame (of its snapshot
-// mesh at LevelSnapshot, where its clip has one; else LevelReduced), its Blend
-// floored likewise or, at LevelSnapshot, cleared. With LODEvery k > 1 a far unit's
+// mesh at LevelSnapshot, where its clip has one and it shows that clip alone;
+// else LevelReduced, its Blend floored likewise). With LODEvery k > 1 a far unit's
 // rows are those of the last of every k frames it was given (by unit, LODFrame
 // + i ≡ 0 mod k): its phase still follows time. It returns how many units changed
-// level.
+// distance band.
 func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 	dist, level, band := b.Distance[lo:hi], b.Level[lo:hi], b.lodBand[lo:hi]
 	species, clips, phase, out := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Out[lo:hi]
@@ -263,6 +263,9 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 		up := Level(math.Float32bits(bb.up[0]-d)>>31 + math.Float32bits(bb.up[1]-d)>>31)
 		down := Level(math.Float32bits(bb.down[0]-d)>>31 + math.Float32bits(bb.down[1]-d)>>31)
 		bd := min(max(band[i], up), down)
+		if bd != band[i] {
+			switches++
+		}
 		band[i] = bd
 		lv := bd
 		switch {
@@ -272,7 +275,7 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 		default:
 			o := &out[i]
 			lv = LevelReduced
-			if bd == LevelSnapshot {
+			if bd == LevelSnapshot && (blend == nil || !blended(&blend[i])) {
 				k := min(uint(s)<<clipShift|uint(clips[i]), uint(len(rows))-1)
 				if se := &rows[k]; se.ok {
 					o.Frame = se.frame(phase[i])
@@ -281,28 +284,24 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 			}
 			o.Next, o.Lerp = o.Frame, 0
 			if blend != nil {
-				floorBlend(&blend[i], lv)
+				floorBlend(&blend[i])
 			}
 		}
-		if lv != level[i] {
-			switches++
-			level[i] = lv
-		}
+		level[i] = lv
 	}
 	return switches
 }
 
-// floorBlend floors a far unit's Blend: its rows' floor frames at
-// LevelReduced; none at LevelSnapshot, whose unit shows its own clip only.
-func floorBlend(bl *Blend, lv Level) {
-	if bl.Weight == 0 && bl.PriorWeight == 0 {
-		return
+// blended reports whether a Blend shows more than the unit's own clip: a unit
+// that fades or blends gaits stays at LevelReduced in the snapshot band, where
+// its palette rows can be blended, so that its pose does not jump.
+func blended(bl *Blend) bool { return bl.Weight != 0 || bl.PriorWeight != 0 }
+
+// floorBlend floors a reduced unit's Blend: its rows' floor frames.
+func floorBlend(bl *Blend) {
+	if blended(bl) {
+		bl.Next, bl.Lerp, bl.PriorNext, bl.PriorLerp = bl.Frame, 0, bl.PriorFrame, 0
 	}
-	if lv == LevelSnapshot {
-		*bl = Blend{}
-		return
-	}
-	bl.Next, bl.Lerp, bl.PriorNext, bl.PriorLerp = bl.Frame, 0, bl.PriorFrame, 0
 }
 
 // far gives unit i, in distance band bd (reduced or snapshot), the rows of its
@@ -325,14 +324,14 @@ func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
 		cat.entries[k].put(o, ph)
 	}
 	lv := LevelReduced
-	if bd == LevelSnapshot && k < uint(len(cat.snapRows)) && cat.snapRows[k].ok {
+	if bd == LevelSnapshot && k < uint(len(cat.snapRows)) && cat.snapRows[k].ok && (b.Blend == nil || !blended(&b.Blend[i])) {
 		se := &cat.snapRows[k]
 		o.Frame = se.frame(ph)
 		lv = LevelSnapshot
 	}
 	o.Next, o.Lerp = o.Frame, 0
 	if b.Blend != nil {
-		floorBlend(&b.Blend[i], lv)
+		floorBlend(&b.Blend[i])
 	}
 	return lv
 }

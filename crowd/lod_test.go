@@ -190,3 +190,36 @@ func TestLoadSnapshotBeside(t *testing.T) {
 		t.Fatalf("a humanoid snapshot for the horse: %v", err)
 	}
 }
+
+// A unit in the snapshot band that is fading shows LevelReduced, its palette
+// rows blended (floored), until its fade ends; then its snapshot. Its band does
+// not change meanwhile, so it does not count as a switch.
+func TestLODFadingStaysReduced(t *testing.T) {
+	r := testRegistry(t)
+	if err := r.LoadSnapshot(SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, builtinSpecs[0])); err != nil {
+		t.Fatal(err)
+	}
+	h := r.Species(SpeciesHumanoid)
+	b := NewBatch(1)
+	b.EnableLOD()
+	b.Distance[0] = 1000
+	b.Play(0, clipID(h, "walk"), .2, 1, 0)
+	b.Step(r, .01)
+	if b.Level[0] != LevelSnapshot {
+		t.Fatalf("far and not fading: %v", b.Level[0])
+	}
+	switches := b.LODSwitches
+	b.Play(0, clipID(h, "run"), .2, 1, .3)
+	for k := 0; k < 20; k++ { // 0.2 s of the 0.3 s fade
+		b.Step(r, .01)
+		if bl := b.Blend[0]; b.Level[0] != LevelReduced || bl.Weight == 0 || bl.Lerp != 0 || bl.Next != bl.Frame {
+			t.Fatalf("step %d of a fade, far away: level %v, blend %+v", k, b.Level[0], bl)
+		}
+	}
+	for range 20 {
+		b.Step(r, .01)
+	}
+	if b.Level[0] != LevelSnapshot || b.Blend[0] != (Blend{}) || b.LODSwitches != switches {
+		t.Fatalf("after the fade: level %v, blend %+v, %d band changes", b.Level[0], b.Blend[0], b.LODSwitches-switches)
+	}
+}

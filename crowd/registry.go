@@ -596,10 +596,23 @@ func (cat *catalog) pair(s SpeciesID, a roster.Archetype, v uint8, cl ClipID) *g
 	return g
 }
 
+// gaitSnap is how close to a gait's own speed, as a share of the walk-to-run
+// range, a unit plays that gait alone.
+const gaitSnap = 1e-3
+
 // blend returns, for a unit playing cl (walk or run) at ground speed sp, the phase
 // rate, the other gait's clip and its weight.
 func (g *gaitPair) blend(cl ClipID, sp float32) (rate float32, other ClipID, w float32) {
 	b := min(max((sp-g.walkSpeed)/g.runDiff, 0), 1) // run's share
+	// Within a thousandth of a gait it is that gait: a speed meant to be one
+	// (a walk at 1.4 m/s worked out as distance over time) should not blend in
+	// the other at a weight of 1e-7, which costs a blend and keeps a far unit
+	// off its snapshot.
+	if b < gaitSnap {
+		b = 0
+	} else if b > 1-gaitSnap {
+		b = 1
+	}
 	// One stride of the blend covers the blend of the two strides, so that
 	// planted feet stay planted.
 	rate = sp / (g.stride + g.strideDiff*b)
