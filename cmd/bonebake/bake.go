@@ -312,6 +312,11 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 		fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(o.Bytes), out)
 	}
 	job.Progress, job.Workers = r.progress, r.workers
+	// The gait sidecar (measured ground speeds and cycles, docs/formats/gait.md)
+	// is measured from the motions while they bake: it reads the job, which
+	// baking does not change, and fills the cores in the bake's serial parts.
+	gaits := make(chan *gait.File, 1)
+	go func() { gaits <- m.Gaits(out) }()
 	// The workers check every palette float as they pose it (a non-finite one
 	// fails the bake with strict validation's error and writes no file): the file
 	// is not read back.
@@ -323,8 +328,7 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 		return 0, fmt.Errorf("%s: %w", model, err)
 	}
 	n := int64(h.SocketDataOffset() + h.SocketDataSize())
-	// The gait sidecar: measured ground speeds and cycles (docs/formats/gait.md).
-	gf := m.Gaits(out)
+	gf := <-gaits
 	side := gait.SidecarPath(out)
 	if err := gait.WriteFile(side, gf); err != nil {
 		return 0, fmt.Errorf("%s: %w", model, err)

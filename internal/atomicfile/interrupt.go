@@ -102,7 +102,7 @@ func end(t *tempFile) {
 func rename(t *tempFile, target string) error {
 	mu.Lock()
 	defer mu.Unlock()
-	if err := os.Rename(t.name, target); err != nil {
+	if err := replace(t.name, target); err != nil {
 		return err
 	}
 	t.name = ""

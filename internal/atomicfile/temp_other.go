@@ -23,3 +23,6 @@ func (t *tempFile) commit(target string) error {
 	}
 	return rename(t, target)
 }
+
+// replace renames name to target.
+func replace(name, target string) error { return os.Rename(name, target) }

@@ -254,3 +254,41 @@ func TestInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestReplaceLeavesOldInodeAndNoFile: replacing a file swaps in a new inode as a
+// rename does (a hard link to the old file keeps the old bytes) and leaves
+// nothing else in the folder (the old file, swapped out under the temporary
+// name, is removed).
+func TestReplaceLeavesOldInodeAndNoFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(path, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(t.TempDir(), "kept")
+	if err := os.Link(path, keep); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	for _, s := range []string{"new", "newer"} {
+		if err := Write(path, writeString(s)); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != s {
+			t.Fatalf("content %q, want %q", b, s)
+		}
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "old" {
+		t.Errorf("a hard link to the old file reads %q, want old", b)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v (%v), want 0640 kept", st.Mode().Perm(), err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("folder holds %v, want only out.bin", names)
+	}
+}
