@@ -210,6 +210,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if err := outputFile("-o", out); err != nil {
 				return err
 			}
+			defer collectLate()()
 			_, err := bakeModel(model, out, set, modelRun{force: force, progress: progress(cmd, "baking "+filepath.Base(model)), snapshot: snapRun, snapshotAnySize: snapBig},
 				cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return err
