@@ -580,6 +580,10 @@ type gaitPair struct {
 	walk, run          ClipID
 	walkSpeed, runDiff float32 // m/s: walk's ground speed, run's minus walk's
 	stride, strideDiff float32 // m: walk's stride, run's minus walk's
+	perRunDiff         float32 // 1/runDiff
+	// Phase per second per m/s of each gait alone: its clip's perSpeed, so that
+	// a unit at one gait's speed plays at exactly the rate of §6.
+	walkPer, runPer float32
 }
 
 // pair returns the speed blend of a unit of species s, archetype a and variant
@@ -603,19 +607,22 @@ const gaitSnap = 1e-3
 // blend returns, for a unit playing cl (walk or run) at ground speed sp, the phase
 // rate, the other gait's clip and its weight.
 func (g *gaitPair) blend(cl ClipID, sp float32) (rate float32, other ClipID, w float32) {
-	b := min(max((sp-g.walkSpeed)/g.runDiff, 0), 1) // run's share
+	b := (sp - g.walkSpeed) * g.perRunDiff // run's share
 	// Within a thousandth of a gait it is that gait: a speed meant to be one
 	// (a walk at 1.4 m/s worked out as distance over time) should not blend in
 	// the other at a weight of 1e-7, which costs a blend and keeps a far unit
-	// off its snapshot.
-	if b < gaitSnap {
-		b = 0
-	} else if b > 1-gaitSnap {
-		b = 1
+	// off its snapshot. Such a unit (most of a crowd) plays at its gait's own
+	// rate, a multiplication; only one between the speeds divides.
+	switch {
+	case b < gaitSnap:
+		b, rate = 0, sp*g.walkPer
+	case b > 1-gaitSnap:
+		b, rate = 1, sp*g.runPer
+	default:
+		// One stride of the blend covers the blend of the two strides, so
+		// that planted feet stay planted.
+		rate = sp / (g.stride + g.strideDiff*b)
 	}
-	// One stride of the blend covers the blend of the two strides, so that
-	// planted feet stay planted.
-	rate = sp / (g.stride + g.strideDiff*b)
 	if cl == g.walk {
 		return rate, g.run, b
 	}
@@ -662,7 +669,9 @@ func (r *Registry) buildCatalog(list []*Species) *catalog {
 				if wc != rc && w.Speed > 0 && r.Speed > w.Speed {
 					c.pairs[(int(s.ID)*MaxArchetypes+a)*MaxVariants+v] = gaitPair{walk: wc, run: rc,
 						walkSpeed: float32(w.Speed), runDiff: float32(r.Speed - w.Speed),
-						stride: float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed)}
+						stride: float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed),
+						perRunDiff: float32(1 / (r.Speed - w.Speed)),
+						walkPer:    c.entries[int(s.ID)<<clipShift|int(wc)].perSpeed, runPer: c.entries[int(s.ID)<<clipShift|int(rc)].perSpeed}
 				}
 			}
 		}
