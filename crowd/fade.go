@@ -20,8 +20,11 @@ type FadeTable [NumStates][NumStates]float32
 const (
 	FadeLocomotion = 0.3 // between idles, walk, run, hold and the riding loops; also within a state (a new variant)
 	FadeFromAttack = 0.2 // out of an attack or a cast into anything but a death
-	FadeIntoAttack = 0.1 // into an attack or a cast
-	FadeIntoDeath  = 0.1 // into Die or Dead
+	// Into an attack or a death a fade is short, but at least 0.15 s: a 0.1 s
+	// smoothstep spans three frames at 30 Hz and moves half the pose in the
+	// middle one (a swing's timing does not depend on it: its phase starts at 0).
+	FadeIntoAttack = 0.15 // into an attack or a cast
+	FadeIntoDeath  = 0.15 // into Die or Dead
 )
 
 // DefaultFades returns the table a game ships unless it says otherwise: FadeIntoDeath

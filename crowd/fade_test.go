@@ -17,9 +17,9 @@ func TestDefaultFades(t *testing.T) {
 		want     float32
 	}{
 		{StateIdle, StateWalk, .3}, {StateWalk, StateRun, .3}, {StateRun, StateIdle, .3}, {StateIdle, StateIdle, .3},
-		{StateWalk, StateAttackSword, .1}, {StateIdle, StateCast, .1}, {StateRidingIdle, StateRidingCharge, .1},
-		{StateAttackSword, StateIdle, .2}, {StateAttackBow, StateWalk, .2}, {StateAttackSword, StateAttackSpear, .1},
-		{StateWalk, StateDie, .1}, {StateAttackSword, StateDie, .1}, {StateDie, StateDead, .1},
+		{StateWalk, StateAttackSword, .15}, {StateIdle, StateCast, .15}, {StateRidingIdle, StateRidingCharge, .15},
+		{StateAttackSword, StateIdle, .2}, {StateAttackBow, StateWalk, .2}, {StateAttackSword, StateAttackSpear, .15},
+		{StateWalk, StateDie, .15}, {StateAttackSword, StateDie, .15}, {StateDie, StateDead, .15},
 		{StateDead, StateIdle, 0}, {StateDead, StateDie, 0},
 	} {
 		if got := d[c.from][c.to]; got != c.want {
@@ -29,7 +29,7 @@ func TestDefaultFades(t *testing.T) {
 }
 
 // A unit that turns from walk to a swing fades: the walk keeps advancing at the
-// rate it had, its weight falls as 1 − smoothstep(t/0.1), its rows are
+// rate it had, its weight falls as 1 − smoothstep(t/0.15), its rows are
 // bpat.Resolve's for its phase, and after the fade the Blend is zero again. The
 // new clip plays by its own rules meanwhile (the swing's phase).
 func TestFadeWalkIntoSwing(t *testing.T) {
@@ -58,13 +58,13 @@ func TestFadeWalkIntoSwing(t *testing.T) {
 		}
 		tm := float64(k) * float64(dt)
 		b := c.Blend[0]
-		if tm >= .1-1e-6 {
+		if tm >= .15-1e-6 {
 			if b != (Blend{}) || c.Fading(0) {
-				t.Fatalf("t=%.4f after the 0.1 s fade: still fading, %+v", tm, b)
+				t.Fatalf("t=%.4f after the 0.15 s fade: still fading, %+v", tm, b)
 			}
 			break
 		}
-		x := tm / .1
+		x := tm / .15
 		if w := 1 - x*x*(3-2*x); math.Abs(float64(b.Weight)-w) > 1e-5 || b.PriorWeight != 0 {
 			t.Fatalf("t=%.4f: walk weighs %v, want %v (prior %v)", tm, b.Weight, w, b.PriorWeight)
 		}

@@ -59,7 +59,7 @@ func agree(f0, n0 uint32, l0 float32, f1, n1 uint32, l1 float32) (same, boundary
 func TestGPUClockMatchesAnimate(t *testing.T) {
 	r := testRegistry(t)
 	const n = 96
-	// A step that no fade time (0.1, 0.2, 0.3 s) is a whole number of: at a
+	// A step that no fade time (0.15, 0.2, 0.3 s) nor half of one is a whole number of: at a
 	// fade's exact end or middle, the two modes' roundings may decide either way
 	// (the CPU mode sums dt, the clock subtracts times), both right.
 	const dt = float32(1.0 / 61)

@@ -203,9 +203,9 @@ func TestBrowserFades(t *testing.T) {
 		rows := p.eval("[...document.querySelectorAll('#fade-table tr')].map((tr) => tr.textContent)").([]any)
 		s := fmt.Sprint(rows)
 		t.Logf("humanoid's fade table: %s", s)
-		// docs/runtime.md §6.1: none out of Dead, 0.1 s into a death or an attack,
+		// docs/runtime.md §6.1: none out of Dead, 0.15 s into a death or an attack,
 		// 0.2 s out of an attack, 0.3 s otherwise.
-		for _, want := range []string{"from Dead", "none", "Die, Dead", "AttackSword", "0.1 s", "0.2 s", "0.3 s", "into Idle"} {
+		for _, want := range []string{"from Dead", "none", "Die, Dead", "AttackSword", "0.15 s", "0.2 s", "0.3 s", "into Idle"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("the humanoid's fade table lacks %q", want)
 			}

@@ -15,7 +15,7 @@ func smooth(x float64) float64 { return x * x * (3 - 2*x) }
 
 // TestOverrideFades: a clip chosen for an asset fades in over the time
 // docs/runtime.md §6.1's table gives the change of states (idle → walk 0.3 s,
-// into an attack 0.1 s); after dt of a fade over d the clip faded from weighs
+// into an attack 0.15 s); after dt of a fade over d the clip faded from weighs
 // 1 − smoothstep(dt/d) and its rows are the old clip's; an interrupted fade keeps
 // the older clip as the prior; a horse's rider fades with it. With fades=0, and
 // in a step of no time (paused), the change shows at once.
@@ -67,11 +67,11 @@ func TestOverrideFades(t *testing.T) {
 	// Into an attack 0.05 s later: walk (fading in, at weight 1 − w) is faded
 	// from, idle stays on as the prior, both at half of what they had.
 	got = step(t, s, j.ID, fmt.Sprintf("dt=0.05&clips=0:%d", swordK))
-	out := 1 - smooth(0.05/0.1)
+	out := 1 - smooth(0.05/0.15)
 	each(got, "walk → attack after 0.05 s", func(r []float32) bool {
 		return in(r[0], sword) && in(r[16], walk) && near(r[19], out*(1-w)) && in(r[20], idle) && in(r[21], idle) && near(r[23], out*w)
 	})
-	got = step(t, s, j.ID, fmt.Sprintf("dt=0.1&clips=0:%d", swordK))
+	got = step(t, s, j.ID, fmt.Sprintf("dt=0.15&clips=0:%d", swordK))
 	each(got, "the fade is over", func(r []float32) bool { return slices.Equal(r[16:24], make([]float32, 8)) })
 
 	got = step(t, s, j.ID, fmt.Sprintf("dt=0.1&clips=0:%d&fades=0", walkK))
