@@ -59,6 +59,13 @@ func (r *Registry) Match(file string, id uint32) (def roster.Species, named, ok 
 	return r.cfg.defs[i], named, true
 }
 
+// WithSlot registers slot id for LoadAs: a species called name whose units may
+// play the tables of archetypes (none: a program plays its clips by number
+// only), with no gait table of its own (its files' sidecars give gaits).
+func WithSlot(id SpeciesID, name string, archetypes ...roster.Archetype) Option {
+	return WithSpecies(roster.Species{ID: uint32(id), Name: name, Archetypes: slices.Clone(archetypes)})
+}
+
 // Registered returns the species registered with id: a built-in one or one
 // given by WithSpecies.
 func (r *Registry) Registered(id uint32) (roster.Species, bool) {
@@ -123,7 +130,7 @@ func FitSnapshot(data []byte, f *bpat.File) (*bpsm.File, error) {
 // LoadAs loads src into slot id, whatever species_id its file carries: a program
 // that shows files of any species, two of one species included, gives each a slot
 // of its own. The slot must be registered (a built-in one, or WithSpecies), and
-// its species' archetypes and gaits apply. The file's snapshot mesh, if any, is
+// its species' archetypes and gaits apply (WithSlot registers one). The file's snapshot mesh, if any, is
 // attached; it must carry the file's species_id.
 func (r *Registry) LoadAs(id SpeciesID, src Source) error {
 	if _, err := r.load([]string{src.Name}, [][]byte{src.Data}, []sidecar{sourceSidecar(src)}, int(id)); err != nil {
