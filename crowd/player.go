@@ -1,5 +1,7 @@
 package crowd
 
+import "math"
+
 // Player plays units on clips a program picks by number, not by intent: a
 // preview, a parade of every clip, a tool's timeline (docs/runtime.md §10). Its
 // Batch holds each unit's species, clip, phase and rate. Per frame, Advance steps
@@ -22,6 +24,8 @@ type Player struct {
 
 	reg     *Registry
 	held    []float32 // per unit: its end pose held so far, in phase
+	rides   []riding  // per unit: the rider it carries (Ride); nil: none does
+	clips   [MaxSpeciesID + 1][]playerClip
 	touched []bool
 	changed []int32
 	spare   []int32 // Changed's other buffer
@@ -41,29 +45,83 @@ func NewPlayer(r *Registry, n int, clocked bool) *Player {
 	return p
 }
 
+// riding is a rider a unit carries: its unit (−1: none), species, and its clip
+// for each of the carrier's.
+type riding struct {
+	unit    int32
+	species SpeciesID
+	clips   []ClipID
+}
+
+// Ride seats unit rider on unit horse: from now on Start and Change of the horse
+// put the rider on clip clips[c] of species s when the horse goes to its clip c
+// (RiderClips gives them), at the same phase, pace and fade.
+func (p *Player) Ride(rider, horse int, s SpeciesID, clips []ClipID) {
+	if p.rides == nil {
+		p.rides = make([]riding, p.Len())
+		for u := range p.rides {
+			p.rides[u].unit = -1
+		}
+	}
+	p.rides[horse] = riding{unit: int32(rider), species: s, clips: clips}
+}
+
 // Clocked reports whether the Player plays in the GPU clock mode.
 func (p *Player) Clocked() bool { return p.Records != nil }
 
-// playhead is clip cl of species s at phase and rate, in a TimeRecord: its first
-// palette row, and its frame count and looping (a looping clip's phase wraps, a
-// one-shot's clamps). A clip the species lacks plays row 0.
-func (p *Player) playhead(s SpeciesID, cl ClipID, phase, rate float32) Playhead {
-	ph := Playhead{Phase: phase, Rate: rate}
-	if sp := p.reg.Species(s); sp != nil && int(cl) < len(sp.Clips) {
-		c := &sp.Clips[cl]
-		ph.Row, ph.Shape = uint32(c.FrameOffset), uint32(max(c.FrameCount-1, 0))
-		if c.Loops {
-			ph.Shape |= ShapeLoops | ShapeWraps
-		}
+// clip is what the Player needs of clip cl of species s: its first palette
+// row, frame count, looping and rate at pace 1 (one pass per its duration; 0
+// for a clip of no duration). A clip the species lacks (or a species not
+// loaded) plays row 0, loops and stands still.
+func (p *Player) clip(s SpeciesID, cl ClipID) *playerClip {
+	if cs := p.clips[s]; int(cl) < len(cs) {
+		return &cs[cl]
 	}
-	return ph
+	return p.clipSlow(s, cl)
 }
 
-// loops reports whether clip cl of species s loops (a clip it lacks: yes, it
-// never replays).
-func (p *Player) loops(s SpeciesID, cl ClipID) bool {
-	sp := p.reg.Species(s)
-	return sp == nil || int(cl) >= len(sp.Clips) || sp.Clips[cl].Loops
+var noClip = playerClip{loops: true}
+
+func (p *Player) clipSlow(s SpeciesID, cl ClipID) *playerClip {
+	cs := p.clips[s]
+	if cs == nil {
+		sp := p.reg.Species(s)
+		if sp == nil {
+			return &noClip
+		}
+		// A slot's clips never change once it is loaded: keep them.
+		cs = make([]playerClip, len(sp.Clips))
+		for k := range sp.Clips {
+			c := &sp.Clips[k]
+			cs[k] = playerClip{row: uint32(c.FrameOffset), last: uint32(max(c.FrameCount-1, 0)), loops: c.Loops}
+			if d := c.Duration; d > 0 && !math.IsInf(d, 0) {
+				cs[k].perSecond = float32(1 / d)
+			}
+		}
+		p.clips[s] = cs
+	}
+	if int(cl) >= len(cs) {
+		return &noClip
+	}
+	return &cs[cl]
+}
+
+type playerClip struct {
+	row, last uint32
+	perSecond float32
+	loops     bool
+}
+
+// playhead is clip cl of species s at phase and rate, in a TimeRecord: its first
+// palette row, and its frame count and looping (a looping clip's phase wraps, a
+// one-shot's clamps).
+func (p *Player) playhead(s SpeciesID, cl ClipID, phase, rate float32) Playhead {
+	c := p.clip(s, cl)
+	ph := Playhead{Phase: phase, Rate: rate, Row: c.row, Shape: c.last}
+	if c.loops {
+		ph.Shape |= ShapeLoops | ShapeWraps
+	}
+	return ph
 }
 
 // Start puts unit u on clip cl of species s at once, with no fade and rate 0
@@ -71,20 +129,43 @@ func (p *Player) loops(s SpeciesID, cl ClipID) bool {
 // 1 a one-shot holds its end pose for start − 1 of them.
 func (p *Player) Start(u int, s SpeciesID, cl ClipID, start float32) {
 	p.Species[u], p.Clip[u], p.Phase[u], p.held[u] = s, cl, start, 0
-	if !p.loops(s, cl) && start > 1 {
+	if !p.clip(s, cl).loops && start > 1 {
 		p.Phase[u], p.held[u] = 1, start-1
 	}
 	if p.Records != nil {
 		p.Records[u] = TimeRecord{Own: p.playhead(s, cl, p.Phase[u], 0), Start: p.Now}
 		p.touch(u)
 	}
+	if r := p.rider(u, cl); r != nil {
+		p.Start(int(r.unit), r.species, r.clips[cl], start)
+	}
 }
 
-// Change puts unit u on clip cl at rate (phase per second), keeping its phase;
-// when cl is not the clip it shows it fades from that one over fade seconds (none
-// when fade ≤ 0 or it shows NoClip). Registry.ClipFade gives the fade a game's
-// state changes would take.
-func (p *Player) Change(u int, cl ClipID, rate, fade float32) {
+// rider is the rider unit u carries when it plays clip cl, or nil.
+func (p *Player) rider(u int, cl ClipID) *riding {
+	if p.rides == nil {
+		return nil
+	}
+	if r := &p.rides[u]; r.unit >= 0 && int(cl) < len(r.clips) {
+		return r
+	}
+	return nil
+}
+
+// Change puts unit u on clip cl at pace (1: one pass per the clip's Duration;
+// Rate holds the phase per second), keeping its phase; when cl is not the clip
+// it shows it fades from that one over fade seconds (none when fade ≤ 0 or it
+// shows NoClip). Registry.ClipFade gives the fade a game's state changes would
+// take. The rider it carries (Ride) changes with it.
+func (p *Player) Change(u int, cl ClipID, pace, fade float32) {
+	p.change(u, cl, pace*p.clip(p.Species[u], cl).perSecond, fade)
+	if r := p.rider(u, cl); r != nil {
+		rc := r.clips[cl]
+		p.change(int(r.unit), rc, pace*p.clip(r.species, rc).perSecond, fade)
+	}
+}
+
+func (p *Player) change(u int, cl ClipID, rate, fade float32) {
 	from := p.Clip[u]
 	if p.Records != nil {
 		r := &p.Records[u]
@@ -140,7 +221,7 @@ func (p *Player) Replay(dt float32) {
 		return
 	}
 	for u := range p.Len() {
-		if p.loops(p.Species[u], p.Clip[u]) || p.PhaseNow(u) < 1 {
+		if p.clip(p.Species[u], p.Clip[u]).loops || p.PhaseNow(u) < 1 {
 			continue
 		}
 		p.held[u] += p.Rate[u] * dt

@@ -26,12 +26,15 @@ func TestPlayerReplaysOneShots(t *testing.T) {
 	squat, idle := clipID(h, "idle_squat"), clipID(h, "idle") // a one-shot and a loop
 	for _, clocked := range []bool{false, true} {
 		p := NewPlayer(r, 3, clocked)
-		p.Hold = 0.5
+		p.Hold = 0.49 // rates within float32 rounding of 1: a hold of 0.5 is reached at 0.49 or 0.5
 		p.Start(0, SpeciesHumanoid, squat, 0.75)
 		p.Start(1, SpeciesHumanoid, idle, 0.75)
 		p.Start(2, SpeciesHumanoid, squat, 1.25) // a quarter of its hold done
 		for u := range 3 {
-			p.Change(u, p.Clip[u], 1, 0) // one clip length per second
+			p.Change(u, p.Clip[u], float32(h.Clips[p.Clip[u]].Duration), 0) // one clip length per second
+			if math.Abs(float64(p.Rate[u]-1)) > 1e-6 {
+				t.Fatalf("unit %d at the pace of its duration: rate %v, want 1", u, p.Rate[u])
+			}
 		}
 		if p.PhaseNow(2) != 1 {
 			t.Fatalf("clocked %v: started beyond its end, a one-shot shows phase %v, want 1", clocked, p.PhaseNow(2))
@@ -48,10 +51,10 @@ func TestPlayerReplaysOneShots(t *testing.T) {
 			dt   float32
 			want [3]float32
 		}{
-			{0.125, [3]float32{0.875, 0.875, 1}}, // unit 2: 0.375 of 0.5 held
-			{0.125, [3]float32{1, 0, 0.125}},     // unit 2: held 0.5, plays again; the loop wraps
+			{0.125, [3]float32{0.875, 0.875, 1}}, // unit 2: 0.375 held
+			{0.125, [3]float32{1, 0, 0.125}},     // unit 2: held 0.5 ≥ Hold, plays again; the loop wraps
 			{0.25, [3]float32{1, 0.25, 0.375}},   // unit 0: 0.25 held
-			{0.25, [3]float32{0.25, 0.5, 0.625}}, // unit 0: 0.5 held: replayed, then advanced
+			{0.25, [3]float32{0.25, 0.5, 0.625}}, // unit 0: 0.5 held ≥ Hold: replayed, then advanced
 		}
 		for k, s := range steps {
 			if got := phases(s.dt); !near3(got, s.want) {
@@ -160,6 +163,45 @@ func TestPlayerClockMatchesFrames(t *testing.T) {
 			if d := math.Abs(float64(clock.PhaseNow(u) - frame.PhaseNow(u))); d > 1e-4 && d < 1-1e-4 { // 0 and 1 are one place in a loop
 				t.Fatalf("step %d unit %d: phase %v clocked, %v per frame", k, u, clock.PhaseNow(u), frame.PhaseNow(u))
 			}
+		}
+	}
+}
+
+// A rider seated with Ride starts and changes with its horse: the clip
+// RiderClips gives for the horse's, at the horse's start phase, pace and fade.
+func TestPlayerRide(t *testing.T) {
+	r := playerRegistry(t)
+	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	clips := RiderClips(horse, h)
+	for _, clocked := range []bool{false, true} {
+		p := NewPlayer(r, 3, clocked)
+		p.Ride(1, 0, SpeciesHumanoid, clips)
+		p.Start(0, SpeciesHorse, clipID(horse, "walk"), 0.25)
+		p.Start(2, SpeciesHorse, clipID(horse, "walk"), 0.5) // no rider
+		if p.Clip[1] != clipID(h, "riding_idle") || p.Species[1] != SpeciesHumanoid || p.PhaseNow(1) != 0.25 {
+			t.Errorf("clocked %v: the rider starts on %d of species %d at %v", clocked, p.Clip[1], p.Species[1], p.PhaseNow(1))
+		}
+		p.Changed()
+		p.Change(0, clipID(horse, "gallop"), 1.5, 0.3)
+		charge := clipID(h, "riding_charge")
+		if p.Clip[1] != charge {
+			t.Fatalf("clocked %v: the rider of a galloping horse plays %s", clocked, h.Clips[p.Clip[1]].Name)
+		}
+		if want := float32(1.5 / h.Clips[charge].Duration); math.Abs(float64(p.Rate[1]-want)) > 1e-6 {
+			t.Errorf("clocked %v: the rider's rate %v, want %v (the horse's pace)", clocked, p.Rate[1], want)
+		}
+		if clocked {
+			if got := p.Changed(); len(got) != 2 || got[0] != 0 || got[1] != 1 {
+				t.Errorf("Changed %v, want the horse then its rider", got)
+			}
+			if p.Records[1].FadeInv != 1/float32(0.3) {
+				t.Errorf("the rider does not fade with its horse: %+v", p.Records[1])
+			}
+		} else if err := p.Advance(0.1); err != nil || p.Blend[1].Weight == 0 {
+			t.Errorf("the rider does not fade with its horse: %v, %+v", err, p.Blend[1])
+		}
+		if p.Clip[2] != clipID(horse, "walk") {
+			t.Error("a horse with no rider changed")
 		}
 	}
 }

@@ -18,9 +18,9 @@
 //     1/duration each, played by a crowd.Player over a registry holding every
 //     asset in a slot of its own (crowd.Registry.LoadAs): its crowd.Batch steps
 //     phase += rate·dt, then phase → frame, next, lerp by docs/formats/bpat.md §5,
-//     and its one-shots replay after holding their end pose. A horse's rider plays
-//     the clip the rider archetype's table maps to the state the horse's clip
-//     stands for (crowd.RiderClips).
+//     and its one-shots replay after holding their end pose. A horse's rider
+//     (crowd.Player.Ride) plays the clip the rider archetype's table maps to the
+//     state the horse's clip stands for (crowd.RiderClips).
 //
 // A clip chosen for an asset (the page's clip table) plays on all its units
 // through the crowd.Player; pause, single steps and speed are the page choosing dt.

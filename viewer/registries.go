@@ -23,7 +23,7 @@ type registries struct {
 	battle *crowd.Registry
 	// battleAsset[id] is the asset loaded in battle's slot id, or -1.
 	battleAsset [crowd.MaxSpeciesID + 1]int
-	// notInBattle names the assets a battle cannot use, with why.
+	// notInBattle says, per asset, why a battle cannot use it ("" when it can).
 	notInBattle []string
 	play        *crowd.Registry
 	// playable[k] says asset k is in play's slot k.
@@ -73,11 +73,7 @@ func (r *registries) build(assets []*Asset) {
 			why[k] = errs[j].Error()
 		}
 	}
-	for k, a := range assets {
-		if !r.inBattle(k) {
-			r.notInBattle = append(r.notInBattle, fmt.Sprintf("%s (%s)", a.Name, why[k]))
-		}
-	}
+	r.notInBattle = why
 
 	// Playback: every asset in a slot of its own, at its species' level-of-detail
 	// distances; a built-in species' with its archetypes, so that the clips they

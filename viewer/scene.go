@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
@@ -78,10 +79,9 @@ type Crowd struct {
 	// asset plays a chosen clip): unit u of the crowd is its unit u, then the
 	// parade's riders; species k is asset k.
 	play      *crowd.Player
-	vary      []float32   // per playback unit: rate × clip duration
-	perSecond [][]float32 // per asset, per clip: 1/duration (0 without one)
-	base      []uint16    // per unit: the layout's clip (parade)
-	riderUnit []int32     // per unit: the playback (parade) or battle unit on it, or −1
+	vary      []float32 // per playback unit: its pace (crowd.Player.Change; a rider takes its horse's)
+	base      []uint16  // per unit: the layout's clip (parade)
+	riderUnit []int32   // per unit: the playback (parade) or battle unit on it, or −1
 	riderMap  [][]crowd.ClipID
 
 	clock *clock // the entries a parade in the GPU clock mode sends next, or nil
@@ -147,16 +147,6 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 		}
 	}
 	c := &Crowd{Layout: p.Layout, assets: s.assets, regs: s.runtime()}
-	c.perSecond = make([][]float32, len(s.assets))
-	for k, a := range s.assets {
-		for _, cl := range a.file.Clips() {
-			ps := float32(0)
-			if d := cl.Duration(); d > 0 && !math.IsInf(d, 0) {
-				ps = float32(1 / d)
-			}
-			c.perSecond[k] = append(c.perSecond[k], ps)
-		}
-	}
 	c.fadeTable = make([]*crowd.FadeTable, len(s.assets))
 	for k := range s.assets {
 		c.fadeTable[k] = c.regs.fades(k)
@@ -201,18 +191,13 @@ func (c *Crowd) shown(p CrowdParams) []int {
 }
 
 func (c *Crowd) notIn(shown []int) string {
-	s := ""
-	for _, n := range c.regs.notInBattle {
-		for _, k := range shown {
-			if len(n) > len(c.assets[k].Name) && n[:len(c.assets[k].Name)+1] == c.assets[k].Name+" " {
-				if s != "" {
-					s += "; "
-				}
-				s += n
-			}
+	var out []string
+	for _, k := range shown {
+		if why := c.regs.notInBattle[k]; why != "" {
+			out = append(out, fmt.Sprintf("%s (%s)", c.assets[k].Name, why))
 		}
 	}
-	return s
+	return strings.Join(out, "; ")
 }
 
 // group sizes the per-asset tables and the records for units listed by asset.
@@ -290,29 +275,27 @@ func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 		m := share(j)
 		sp := looks[a].Spacing
 		cols := max(1, int(width/sp))
-		nClips := len(c.perSecond[a])
+		nClips := len(c.assets[a].file.Clips())
 		for k := range m {
 			i := c.First[a] + k
 			r, col := k/cols, k%cols
 			inRow := min(cols, m-r*cols)
 			cl := uint16(k % nClips)
 			c.base[i] = cl
-			start := rng.Float32() * (1 + oneShotHold)
-			c.play.Start(i, crowd.SpeciesID(a), crowd.ClipID(cl), start)
+			if c.riderMap[a] != nil { // it starts and changes with its horse
+				c.riderUnit[i] = int32(nextRider)
+				if c.clock != nil {
+					c.clock.owner[nextRider] = int32(i)
+				}
+				c.play.Ride(nextRider, i, crowd.SpeciesID(rider), c.riderMap[a])
+				nextRider++
+			}
+			c.play.Start(i, crowd.SpeciesID(a), crowd.ClipID(cl), rng.Float32()*(1+oneShotHold))
 			rec := c.Records[i*RecordFloats:]
 			rec[recPlace] = (float32(col) - float32(inRow-1)/2) * sp
 			rec[recPlace+1] = z - float32(r)*sp
 			copy(rec[recTint:], hueTint(float32(math.Mod(float64(k)*0.13+float64(j)*0.29, 1))))
 			rec[recTint+3] = 0.12
-			if c.riderMap[a] != nil {
-				c.riderUnit[i] = int32(nextRider)
-				if c.clock != nil {
-					c.clock.owner[nextRider] = int32(i)
-				}
-				c.play.Start(nextRider, crowd.SpeciesID(rider), c.riderMap[a][cl], start)
-				c.vary[nextRider] = c.vary[i]
-				nextRider++
-			}
 		}
 		rows := (m + cols - 1) / cols
 		z -= float32(rows)*sp + sp*0.6

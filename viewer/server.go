@@ -59,7 +59,7 @@ func New(assets []*Asset) *Server {
 		}
 	}
 	list := make([]assetJSON, len(assets))
-	builtins := s.runtime().battle // it knows the built-in species
+	builtins := crowd.NewRegistry() // the built-in species' definitions; it loads nothing
 	for i, a := range assets {
 		s.meshes = append(s.meshes, EncodeMesh(a.mesh, a.inverseBind, a.parts))
 		list[i] = a.describe(i, builtins)

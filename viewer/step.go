@@ -48,7 +48,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 		return -1, fmt.Errorf("override: %d clips for %d assets", len(in.Override), len(c.assets))
 	}
 	for a, o := range in.Override {
-		if o < -1 || o >= len(c.perSecond[a]) {
+		if o < -1 || o >= len(c.assets[a].file.Clips()) {
 			return -1, fmt.Errorf("override: asset %d has no clip %d", a, o)
 		}
 	}
@@ -97,14 +97,10 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 			continue
 		}
 		fade := float32(0)
-		if fades {
+		if fades && int(c.play.Clip[i]) != cl { // the same clip does not fade
 			fade = c.fadeTime(a, int(c.play.Clip[i]), cl)
 		}
-		c.play.Change(i, crowd.ClipID(cl), c.vary[i]*c.perSecond[a][cl], fade)
-		if r := c.riderUnit[i]; r >= 0 && c.battle == nil {
-			rc := c.riderMap[a][cl]
-			c.play.Change(int(r), rc, c.vary[r]*c.perSecond[c.Rider[a]][rc], fade) // the rider fades with its horse
-		}
+		c.play.Change(i, crowd.ClipID(cl), c.vary[i], fade) // a parade's rider changes (and fades) with its horse
 	}
 	for a := range c.cur {
 		c.cur[a] = override(a)
