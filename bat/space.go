@@ -190,6 +190,14 @@ func (r *Report) ToScene() [9]float64 {
 	return [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
 }
 
+// FromScene is ToScene's inverse: it takes a point of the scene (where the
+// mesh is) into the textures' space.
+func (r *Report) FromScene() [9]float64 {
+	m := r.ToScene()
+	inv, _ := rig.Mat4{m[0], m[1], m[2], 0, m[3], m[4], m[5], 0, m[6], m[7], m[8], 0, 0, 0, 0, 1}.Inverse()
+	return [9]float64{inv[0], inv[1], inv[2], inv[4], inv[5], inv[6], inv[8], inv[9], inv[10]}
+}
+
 // RadiansPerUnit is what one unit of a stored axis-angle angle is in radians
 // (2π for the gametools preset's turns).
 func (t TextureInfo) RadiansPerUnit() float64 { return 1 / angleScale(t.AngleUnit) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 )
 
@@ -129,7 +130,7 @@ func (r *Registry) attachSnapshot(id SpeciesID, name string, open func() (*bpsm.
 		return fmt.Errorf("crowd: snapshot %s: %w", name, err)
 	}
 	s := old.list[k]
-	if err := snapshotFits(f, s); err != nil {
+	if err := snapshotFits(f, s.File); err != nil {
 		f.Close()
 		return fmt.Errorf("crowd: snapshot %s does not fit %s: %w", name, s.Path, err)
 	}
@@ -144,18 +145,19 @@ func (r *Registry) attachSnapshot(id SpeciesID, name string, open func() (*bpsm.
 	return nil
 }
 
-// snapshotFits checks that a snapshot mesh is of species s: its id and its clips.
-func snapshotFits(f *bpsm.File, s *Species) error {
-	if got := f.Header().SpeciesID; got != uint32(s.ID) {
-		return fmt.Errorf("species_id %d, the species is %d", got, s.ID)
+// snapshotFits checks that a snapshot mesh is of species file sf: its species_id
+// (the file's own, which is its slot's unless LoadAs chose another) and its clips.
+func snapshotFits(f *bpsm.File, sf *bpat.File) error {
+	if got, want := f.Header().SpeciesID, sf.Header().SpeciesID; got != want {
+		return fmt.Errorf("species_id %d, the species file's is %d", got, want)
 	}
-	clips := f.Clips()
-	if len(clips) != len(s.Clips) {
-		return fmt.Errorf("%d clips, the species has %d", len(clips), len(s.Clips))
+	clips, own := f.Clips(), sf.Clips()
+	if len(clips) != len(own) {
+		return fmt.Errorf("%d clips, the species has %d", len(clips), len(own))
 	}
 	for k, c := range clips {
-		if c.Name != s.Clips[k].Name {
-			return fmt.Errorf("clip %d is %q, the species' is %q", k, c.Name, s.Clips[k].Name)
+		if c.Name != own[k].Name {
+			return fmt.Errorf("clip %d is %q, the species' is %q", k, c.Name, own[k].Name)
 		}
 	}
 	return nil

@@ -162,7 +162,7 @@ func (r *Registry) LoadDir(dir string) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	if err := r.load(paths, nil, nil); err != nil {
+	if _, err := r.load(paths, nil, nil, -1); err != nil {
 		return err
 	}
 	return r.loadSnapshotsBeside(paths, nil)
@@ -220,7 +220,7 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	if err := r.load(names, data, sides); err != nil {
+	if _, err := r.load(names, data, sides, -1); err != nil {
 		return err
 	}
 	return r.loadSnapshotsBeside(names, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
@@ -229,7 +229,7 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 // LoadFile loads one species file, into the slot its name or species_id gives it
 // (see LoadDir).
 func (r *Registry) LoadFile(path string) error {
-	if err := r.load([]string{path}, nil, nil); err != nil {
+	if _, err := r.load([]string{path}, nil, nil, -1); err != nil {
 		return err
 	}
 	return r.loadSnapshotsBeside([]string{path}, nil)
@@ -240,7 +240,8 @@ func (r *Registry) LoadFile(path string) error {
 // in place: it must not change afterwards. No gait sidecar is read: LoadBytesGaits
 // takes one.
 func (r *Registry) LoadBytes(name string, data []byte) error {
-	return r.load([]string{name}, [][]byte{data}, nil)
+	_, err := r.load([]string{name}, [][]byte{data}, nil, -1)
+	return err
 }
 
 // LoadBytesGaits is LoadBytes with the file's gait sidecar (nil: none), as
@@ -251,7 +252,8 @@ func (r *Registry) LoadBytesGaits(name string, data []byte, side *gait.File) err
 	if side != nil {
 		sc.path = gait.SidecarPath(name)
 	}
-	return r.load([]string{name}, [][]byte{data}, []sidecar{sc})
+	_, err := r.load([]string{name}, [][]byte{data}, []sidecar{sc}, -1)
+	return err
 }
 
 // sidecar is a file's gait sidecar as found when it was loaded: nothing (path
@@ -263,12 +265,13 @@ type sidecar struct {
 }
 
 // load loads files from disk (data nil), reading each one's sidecar from beside
-// it, or from memory with the sidecars given (sides nil: none).
-func (r *Registry) load(paths []string, data [][]byte, sides []sidecar) error {
+// it, or from memory with the sidecars given (sides nil: none), into the slots
+// their names or species ids give them, or all into slot as when it is not −1.
+func (r *Registry) load(paths []string, data [][]byte, sides []sidecar, as int) ([]*Species, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	old := r.cat.Load()
 	var (
@@ -296,7 +299,7 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar) error {
 				side.path = ""
 			}
 		}
-		s, err := r.open(p, b, side)
+		s, err := r.open(p, b, side, as)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -313,32 +316,28 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar) error {
 		for _, s := range added {
 			s.File.Close()
 		}
-		return errors.Join(errs...)
+		return nil, errors.Join(errs...)
 	}
 	list := append(slices.Clone(old.list), added...)
 	r.cat.Store(r.buildCatalog(list))
-	return nil
+	return added, nil
 }
 
-// open parses one file and resolves its species' tables and gaits.
-func (r *Registry) open(path string, data []byte, side sidecar) (*Species, error) {
+// open parses one file and resolves its species' tables and gaits. as is the
+// slot the caller chose (LoadAs), or −1: the slot its name or species_id gives it.
+func (r *Registry) open(path string, data []byte, side sidecar, as int) (*Species, error) {
 	if side.err != nil {
 		return nil, fmt.Errorf("crowd: refusing %s: its gait sidecar: %w", path, side.err)
-	}
-	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	slot, named := uint32(0), false
-	for id, d := range r.cfg.defs {
-		if d.Name == stem {
-			slot, named = id, true
-			break
-		}
 	}
 	var known []uint32
 	for id := range r.cfg.defs {
 		known = append(known, id)
 	}
 	slices.Sort(known) // messages list them in order
-	opts := []bpat.Option{formats.KnownSpecies(known...)}
+	var opts []bpat.Option
+	if as < 0 { // a chosen slot takes a file of any species_id
+		opts = append(opts, formats.KnownSpecies(known...))
+	}
 	if r.cfg.lenient {
 		opts = append(opts, formats.Lenient())
 	}
@@ -357,7 +356,7 @@ func (r *Registry) open(path string, data []byte, side sidecar) (*Species, error
 		}
 		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
 	}
-	s, err := r.species(path, f, slot, named, side)
+	s, err := r.species(path, f, as, side)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
@@ -365,14 +364,18 @@ func (r *Registry) open(path string, data []byte, side sidecar) (*Species, error
 	return s, nil
 }
 
-func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool, side sidecar) (*Species, error) {
+func (r *Registry) species(path string, f *bpat.File, as int, side sidecar) (*Species, error) {
 	id := f.Header().SpeciesID
-	if named && id != slot {
-		return nil, fmt.Errorf("its species_id is %d, but the file is named for slot %d (%s)", id, slot, r.cfg.defs[slot].Name)
-	}
-	def, ok := r.cfg.defs[id]
-	if !ok {
-		return nil, fmt.Errorf("species_id %d is not registered", id)
+	def, named, ok := r.Match(path, id)
+	if as >= 0 {
+		id = uint32(as)
+		if def, ok = r.cfg.defs[id]; !ok {
+			return nil, fmt.Errorf("slot %d is %w", id, ErrUnregistered)
+		}
+	} else if named && def.ID != id {
+		return nil, fmt.Errorf("its species_id is %d, but the file is named for slot %d (%s)", id, def.ID, def.Name)
+	} else if !ok {
+		return nil, fmt.Errorf("species_id %d is %w", id, ErrUnregistered)
 	}
 	if id > MaxSpeciesID {
 		return nil, fmt.Errorf("species_id %d is above %d, the largest a unit can name", id, MaxSpeciesID)
@@ -404,6 +407,7 @@ func (r *Registry) species(path string, f *bpat.File, slot uint32, named bool, s
 		s.tables[a] = &t
 		s.Archetypes = append(s.Archetypes, a)
 	}
+	s.states = s.clipStates()
 	for _, c := range f.Clips() {
 		ci := Clip{Clip: c, Duration: c.Duration()}
 		var g roster.Gait

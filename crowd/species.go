@@ -51,6 +51,7 @@ type Species struct {
 	SnapshotPath string
 
 	tables [MaxArchetypes]*ClipTable
+	states []StateID     // per clip: the state it stands for (ClipState), noState for none
 	live   *sync.RWMutex // the registry's: held for reading while the file is read
 	closed *bool
 }

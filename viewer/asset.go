@@ -10,12 +10,11 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/bat"
+	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
-	"github.com/bonebake/bonebake/formats/bpsm"
-	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/mesh"
-	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/species"
 )
@@ -41,27 +40,25 @@ type Asset struct {
 	Kind   string // KindBPAT, KindGLTF or KindBuiltin
 	Source string // the file it came from; empty for a built-in species
 
-	file     *bpat.File
-	data     []byte // the BPAT file's bytes
-	size     int64  // the BPAT file's size in bytes
+	file *bpat.File
+	// src is the BPAT file's bytes as the runtime loads them, with its gait
+	// sidecar (beside a .bpat file, or a glTF model's as measured when it was
+	// baked; docs/formats/gait.md) and its far-LOD snapshot mesh (docs/formats/bpsm.md,
+	// lod.go), each nil when it has none.
+	src      crowd.Source
+	size     int64 // the BPAT file's size in bytes
 	mesh     *mesh.Skinned
 	meshKind string
 	// inverseBind holds one row-major matrix per palette bone.
 	inverseBind [][16]float32
-	bind        []rig.Mat4      // the same in float64, as baked; nil for boxes
-	parts       []MeshPart      // nil: one part in the role colours
-	textures    []*gltf.Texture // the parts' base colour images
-	boneNames   []string        // nil when unknown (a bare .bpat)
-	parents     []int           // palette index of each bone's parent, -1 for a root; nil when unknown
-	warning     string
-	// gaits are the clips' cycles and ground speeds: the sidecar beside a .bpat
-	// file, or a glTF model's as measured when it was baked (docs/formats/gait.md);
-	// nil when none.
-	gaits *gait.File
-	// snapshot is the far-LOD snapshot mesh (docs/formats/bpsm.md): the file's
-	// bytes and the file; nil when the asset has none (lod.go).
-	snapshot     []byte
-	snapshotFile *bpsm.File
+	// batIn makes the BAT bake's source: the palettes, the inverse binds as
+	// baked and the mesh (batapi.go); nil for boxes.
+	batIn     func() (*bat.Input, error)
+	parts     []MeshPart      // nil: one part in the role colours
+	textures  []*gltf.Texture // the parts' base colour images
+	boneNames []string        // nil when unknown (a bare .bpat)
+	parents   []int           // palette index of each bone's parent, -1 for a root; nil when unknown
+	warning   string
 }
 
 // File returns the asset's BPAT file.
@@ -187,37 +184,41 @@ func LoadBPAT(path string, known []*species.Creature, read ...formats.Option) (*
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, data: b, size: int64(len(b)), warning: warning}
-	// Its gait sidecar, as the crowd runtime reads it (docs/runtime.md §6); one
-	// that cannot be read is a warning, and the file plays without it.
-	if a.gaits, err = gait.OpenFor(path); err != nil {
-		a.gaits = nil
-		a.warning = strings.TrimPrefix(a.warning+"; ", "; ") + "gait sidecar ignored: " + err.Error()
-	}
+	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, src: crowd.Source{Data: b}, size: int64(len(b)), warning: warning}
 	if s := matchSpecies(name, f, known); s != nil {
 		a.useSpecies(s)
 	} else {
 		a.useBoxes()
 	}
-	a.loadSnapshotBeside(path)
+	// Its gait sidecar and snapshot mesh, as the crowd runtime reads them
+	// (docs/runtime.md §6, §6.4); one that cannot be read is a warning, and the
+	// file plays without it.
+	gaitErr, snapErr := a.src.ReadBeside(path, f)
+	if gaitErr != nil {
+		a.warn("gait sidecar ignored: " + gaitErr.Error())
+	}
+	if snapErr != nil {
+		a.warn("snapshot mesh ignored: " + snapErr.Error())
+	}
 	return a, nil
 }
 
+func (a *Asset) warn(w string) {
+	a.warning = strings.TrimPrefix(a.warning+"; ", "; ") + w
+}
+
+// matchSpecies returns the species of known a file is drawn as, by the runtime's
+// rule (crowd.MatchSpecies: by name, then species id) among those whose mesh fits
+// its bones.
 func matchSpecies(name string, f *bpat.File, known []*species.Creature) *species.Creature {
-	fits := func(s *species.Creature) bool {
-		return s != nil && s.Skeleton != nil && s.Skeleton.Len() == f.BoneCount() && s.Mesh != nil
-	}
+	var fit []*species.Creature
 	for _, s := range known {
-		if fits(s) && s.Name == name {
-			return s
+		if s != nil && s.Skeleton != nil && s.Skeleton.Len() == f.BoneCount() && s.Mesh != nil {
+			fit = append(fit, s)
 		}
 	}
-	for _, s := range known {
-		if fits(s) && s.ID == f.Header().SpeciesID {
-			return s
-		}
-	}
-	return nil
+	s, _, _ := crowd.MatchSpecies(name, f.Header().SpeciesID, fit, func(s *species.Creature) (string, uint32) { return s.Name, s.ID })
+	return s
 }
 
 // FromSpecies bakes a species in memory. The asset's BPAT bytes are what
@@ -231,7 +232,7 @@ func FromSpecies(s *species.Creature) (*Asset, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, data: b, size: int64(len(b))}
+	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, src: crowd.Source{Data: b}, size: int64(len(b))}
 	a.useSpecies(s)
 	if err := a.bakeSnapshot(s); err != nil {
 		return nil, err
@@ -243,8 +244,9 @@ func (a *Asset) useSpecies(s *species.Creature) {
 	a.mesh, a.meshKind = s.Mesh, MeshSpecies
 	a.boneNames = s.Skeleton.Names
 	a.parents = s.Skeleton.Parents
-	a.bind = s.InverseBind()
-	a.inverseBind = matrices32(a.bind)
+	bind := s.InverseBind()
+	a.inverseBind = matrices32(bind)
+	a.batIn = func() (*bat.Input, error) { return bat.FromBPAT(a.Name, a.file, bind, a.mesh) }
 }
 
 // LoadGLTF loads a skinned glTF model and bakes every animation (with the fps,
@@ -268,13 +270,13 @@ func LoadGLTF(path string) (*Asset, error) {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, data: b, size: int64(len(b)), boneNames: m.JointNames}
-	a.gaits = model.Gaits(name + ".bpat") // measured as bake measures them
+	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, src: crowd.Source{Data: b}, size: int64(len(b)), boneNames: m.JointNames}
+	a.src.Gaits = model.Gaits(name + ".bpat") // measured as bake measures them
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
 		a.mesh, a.meshKind = m.Mesh, MeshGLTF
-		a.bind = m.InverseBind
 		a.inverseBind = matrices32(m.InverseBind)
+		a.batIn = func() (*bat.Input, error) { return bat.FromBPAT(a.Name, a.file, m.InverseBind, a.mesh) }
 		index := map[*gltf.Texture]int{} // parts that share a texture share its upload
 		for _, p := range m.Parts {
 			mp := MeshPart{First: p.First, Count: p.Count, Color: p.Material.BaseColor, Texture: -1}
@@ -316,10 +318,14 @@ func jointParents(m *gltf.Model) []int {
 	return parents
 }
 
-func matrices32(ms []rig.Mat4) [][16]float32 {
+// matrices32 writes rig.Mat4s as float32s.
+func matrices32[M any, P interface {
+	*M
+	PutFloat32([]float32)
+}](ms []M) [][16]float32 {
 	out := make([][16]float32, len(ms))
 	for i := range ms {
-		ms[i].PutFloat32(out[i][:])
+		P(&ms[i]).PutFloat32(out[i][:])
 	}
 	return out
 }

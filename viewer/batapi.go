@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/bonebake/bonebake/bat"
-	"github.com/bonebake/bonebake/rig"
 )
 
 // The BAT mode: the server bakes an asset's bone animation textures
@@ -123,10 +122,10 @@ func (c *batCache) get(a *Asset, k batKey) (*batBake, error) {
 // batInput is the bake's source: the asset's own BPAT palettes (the ones the page
 // draws, row for row), its mesh and its inverse bind matrices.
 func (a *Asset) batInput() (*bat.Input, error) {
-	if a.meshKind == MeshBoxes || a.bind == nil {
+	if a.meshKind == MeshBoxes || a.batIn == nil {
 		return nil, fmt.Errorf("%s is drawn as boxes: %w", a.Name, errNoMesh)
 	}
-	return bat.FromBPAT(a.Name, a.file, a.bind, a.mesh)
+	return a.batIn()
 }
 
 // bakeBAT bakes and verifies a's textures with opt and decodes them for the page.
@@ -191,11 +190,7 @@ type batPlacement struct {
 }
 
 func newPlacement(r *bat.Report, shift int) batPlacement {
-	p := batPlacement{RowShift: shift, ToScene: r.ToScene(), RadiansPerUnit: r.Rotation.RadiansPerUnit(), Columns: len(r.Columns)}
-	m := p.ToScene
-	inv, _ := rig.Mat4{m[0], m[1], m[2], 0, m[3], m[4], m[5], 0, m[6], m[7], m[8], 0, 0, 0, 0, 1}.Inverse()
-	p.FromScene = [9]float64{inv[0], inv[1], inv[2], inv[4], inv[5], inv[6], inv[8], inv[9], inv[10]}
-	return p
+	return batPlacement{RowShift: shift, ToScene: r.ToScene(), FromScene: r.FromScene(), RadiansPerUnit: r.Rotation.RadiansPerUnit(), Columns: len(r.Columns)}
 }
 
 // encodeTexels decodes the three textures and the mesh into what the page

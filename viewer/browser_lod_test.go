@@ -91,7 +91,7 @@ func TestBrowserLOD(t *testing.T) {
 	}
 	byName := map[string]*Asset{}
 	for _, a := range assets {
-		if a.Snapshot() == nil {
+		if a.src.Snapshot == nil {
 			t.Fatalf("%s has no snapshot mesh", a.Name)
 		}
 		byName[a.Name] = a

@@ -22,38 +22,21 @@ const (
 // unless told otherwise.
 const ClockUnits = 5000
 
-// clock plays the parade's units in the GPU clock mode (docs/runtime.md §6.2):
-// instead of stepping every unit's phase it keeps each playback unit's
-// crowd.TimeRecord and rewrites it only when the unit's clip, rate or phase is
-// set (a clip chosen, a one-shot replayed, a seek); the page resolves the
-// records at time now on the GPU (web/clock.vert.glsl), as TimeRecord.At does.
-// The parade plays clips by number, for which crowd.GPUClock (whose Commit picks
-// clips by the intent rules) has no call, so the viewer writes the records
-// itself, by the rules crowd.Batch plays them: Batch.Play's fades, one-shots
-// clamped at their end.
+// clock is what the server keeps of a parade in the GPU clock mode
+// (docs/runtime.md §6.2) besides its crowd.Player, which keeps each playback
+// unit's crowd.TimeRecord and rewrites it only when the unit's clip, rate or
+// phase is set (a clip chosen, a one-shot replayed, a seek); the page resolves
+// the records at the player's time on the GPU (web/clock.vert.glsl), as
+// TimeRecord.At does. The clock says which units' entries the next answer
+// carries: those whose records, or whose riders' records, changed.
 type clock struct {
-	rec   []crowd.TimeRecord // per playback unit
-	now   float32
-	row   [][]uint32 // per asset, per clip: the palette row of its first frame
-	shape [][]uint32 // per asset, per clip: its Playhead.Shape
-	owner []int32    // per playback unit: the crowd unit whose entry carries it
-	dirty []bool     // per crowd unit: its entry changed since the last answer
-	sent  []int32    // the crowd units whose entries changed, in order
+	owner []int32 // per playback unit: the crowd unit whose entry carries it
+	dirty []bool  // per crowd unit: its entry changed since the last answer
+	sent  []int32 // the crowd units whose entries changed, in order
 }
 
 func newClock(c *Crowd, units int) *clock {
-	k := &clock{rec: make([]crowd.TimeRecord, units), owner: make([]int32, units)}
-	for _, a := range c.assets {
-		var rows, shapes []uint32
-		for _, cl := range a.file.Clips() {
-			s := uint32(max(cl.FrameCount-1, 0))
-			if cl.Loops {
-				s |= crowd.ShapeLoops | crowd.ShapeWraps
-			}
-			rows, shapes = append(rows, uint32(cl.FrameOffset)), append(shapes, s)
-		}
-		k.row, k.shape = append(k.row, rows), append(k.shape, shapes)
-	}
+	k := &clock{owner: make([]int32, units)}
 	for u := range k.owner {
 		k.owner[u] = -1 // a rider until its horse claims it
 		if u < c.Len() {
@@ -68,61 +51,26 @@ func newClock(c *Crowd, units int) *clock {
 	return k
 }
 
-// set starts playback unit u on clip cl of asset a at phase, with no fade.
-func (k *clock) set(u, a int, cl uint16, phase float32) {
-	k.rec[u] = crowd.TimeRecord{Own: crowd.Playhead{Phase: phase, Row: k.row[a][cl], Shape: k.shape[a][cl]}, Start: k.now}
-	k.touch(u)
-}
-
-func (k *clock) touch(u int) {
-	if i := k.owner[u]; i >= 0 && !k.dirty[i] {
-		k.dirty[i] = true
-		k.sent = append(k.sent, i)
+// collect marks the entries of the playback units whose records changed.
+func (k *clock) collect(changed []int32) {
+	for _, u := range changed {
+		if i := k.owner[u]; i >= 0 && !k.dirty[i] {
+			k.dirty[i] = true
+			k.sent = append(k.sent, i)
+		}
 	}
-}
-
-// phase is the phase unit u's own clip shows now.
-func (k *clock) phase(u int) float32 {
-	r := &k.rec[u]
-	return r.Own.PhaseAt(k.now - r.Start)
-}
-
-// play puts unit u, showing clip from, on clip to of asset a at rate, keeping
-// its phase, and fades over fade seconds as Batch.Play does
-// (crowd.TimeRecord.Switch: a fade that interrupts another keeps the pose shown).
-func (k *clock) play(u, a int, from, to crowd.ClipID, rate, fade float32) {
-	r := &k.rec[u]
-	r.Rebase(k.now)
-	if from == crowd.NoClip {
-		fade = 0
-	}
-	r.Switch(k.now, crowd.Playhead{Phase: r.Own.Phase, Rate: rate, Row: k.row[a][to], Shape: k.shape[a][to]}, fade)
-	k.touch(u)
-}
-
-// setRate changes unit u's rate from now on.
-func (k *clock) setRate(u int, rate float32) {
-	k.rec[u].Rebase(k.now)
-	k.rec[u].Own.Rate = rate
-	k.touch(u)
-}
-
-// setPhase puts unit u's own clip at phase now (its fade goes on).
-func (k *clock) setPhase(u int, phase float32) {
-	k.rec[u].Rebase(k.now)
-	k.rec[u].Own.Phase = phase
-	k.touch(u)
 }
 
 // focusRecord writes the 32-float record crowd unit i shows now (the page's
 // skeleton overlay and focus read it) into rec.
 func (c *Crowd) focusRecord(i int, rec []float32) {
 	copy(rec, c.Records[i*RecordFloats:(i+1)*RecordFloats])
-	o, b := c.clock.rec[i].At(c.clock.now)
+	p := c.play
+	o, b := p.Records[i].At(p.Now)
 	putFrames(rec[recFrame:], &o)
 	putFade(rec[recFade:], &b)
 	if r := c.riderUnit[i]; r >= 0 {
-		o, b = c.clock.rec[r].At(c.clock.now)
+		o, b = p.Records[r].At(p.Now)
 		putFrames(rec[recRider:], &o)
 		putFade(rec[recRiderFade:], &b)
 	}
@@ -136,10 +84,11 @@ func (c *Crowd) focusRecord(i int, rec []float32) {
 // (uint32), its tint and place (8 floats), its crowd.TimeRecord and its
 // rider's (16 words each, laid out as the Go struct; zero without a rider).
 func (c *Crowd) appendClock(b []byte, f Focus) []byte {
-	k := c.clock
+	k, p := c.clock, c.play
+	k.collect(p.Changed())
 	le := binary.LittleEndian
 	b = c.appendHeader(b, ClockMagic, f)
-	b = le.AppendUint32(b, math.Float32bits(k.now))
+	b = le.AppendUint32(b, math.Float32bits(p.Now))
 	var rec [RecordFloats]float32
 	if c.focus >= 0 {
 		c.focusRecord(c.focus, rec[:])
@@ -157,9 +106,9 @@ func (c *Crowd) appendClock(b []byte, f Focus) []byte {
 			le.PutUint32(b[o:], math.Float32bits(v))
 			o += 4
 		}
-		o = putRecord(b, o, &k.rec[i])
+		o = putRecord(b, o, &p.Records[i])
 		if r := c.riderUnit[i]; r >= 0 {
-			o = putRecord(b, o, &k.rec[r])
+			o = putRecord(b, o, &p.Records[r])
 		} else {
 			clear(b[o : o+crowd.TimeRecordSize])
 			o += crowd.TimeRecordSize

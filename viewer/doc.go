@@ -7,24 +7,27 @@
 // step per request, exactly as a game linking the runtime would:
 //
 //   - battle: crowd/battle over a crowd.Registry holding the assets that are
-//     built-in species (by name, then species id; docs/species.md §1): targets,
+//     built-in species (by the runtime's rule, crowd.Registry.LoadEach: by name,
+//     then species id; docs/species.md §1): targets,
 //     movement, the combat timeline and Crowd.Animate with the runtime's intent →
 //     state → clip tables (docs/runtime.md). Positions, headings, clips and frames
 //     are the battle's; a rider sits on its horse, whose record carries the rider's
 //     frames. Assets that are not built-in species cannot fight: the answer says
 //     so, and they show in the parade;
 //   - parade: every asset's units in rows, cycling through its clips at about
-//     1/duration each, played by crowd.Batch (phase += rate·dt, then phase →
-//     frame, next, lerp by docs/formats/bpat.md §5). A horse's rider plays the
-//     clip the rider archetype's table maps to the state the horse's clip stands
-//     for.
+//     1/duration each, played by a crowd.Player over a registry holding every
+//     asset in a slot of its own (crowd.Registry.LoadAs): its crowd.Batch steps
+//     phase += rate·dt, then phase → frame, next, lerp by docs/formats/bpat.md §5,
+//     and its one-shots replay after holding their end pose. A horse's rider
+//     (crowd.Player.Ride) plays the clip the rider archetype's table maps to the
+//     state the horse's clip stands for (crowd.RiderClips).
 //
 // A clip chosen for an asset (the page's clip table) plays on all its units
-// through crowd.Batch; pause, single steps and speed are the page choosing dt.
+// through the crowd.Player; pause, single steps and speed are the page choosing dt.
 // Clip changes cross-fade (docs/runtime.md §6.1): the battle's in Crowd.Animate,
-// the playback units' through Batch.Play, over the time the asset's battle
-// species' fade table gives the states its clips stand for (crowd.FadeLocomotion
-// for an asset that is no built-in species); a unit of a battle fades into a
+// the playback units' through Player.Change, over the time crowd.Registry.ClipFade
+// gives (the asset's species' fade table for the states its clips stand for;
+// crowd.FadeLocomotion for an asset that is no built-in species); a unit of a battle fades into a
 // chosen clip from the battle's pose and back out of it. A step of no time (the
 // page paused) switches at once, and fades=0 turns fades off (Crowd.NoFade, fade
 // 0 for playback units). Each step answers every unit's 32-float GPU record
@@ -33,11 +36,11 @@
 // them as they come; it asks for step k+1 while it draws step k.
 //
 // A parade made with CrowdParams.Clock plays in the GPU clock mode
-// (docs/runtime.md §6.2; clock.go): the server keeps each playback unit's
+// (docs/runtime.md §6.2; clock.go): its crowd.Player keeps each playback unit's
 // crowd.TimeRecord and rewrites it only when the unit's clip, rate or phase is
 // set (an override, a one-shot replayed, a seek), by crowd.Batch's rules, fades
 // included (the parade plays clips by number, which GPUClock.Commit's intent
-// rules cannot, so the viewer writes the records itself). A step then answers
+// rules cannot). A step then answers
 // the time and only the changed units' records (appendClock); the page keeps
 // them and a vertex shader (web/clock.vert.glsl, crowd.TimeRecord.At in GLSL,
 // swings' eased timeline included) resolves them at that time into the same

@@ -61,7 +61,7 @@ func TestAssetsCarryGaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, err := LoadBPAT(out, nil)
-	if err != nil || a.gaits != nil || a.warning == "" {
-		t.Errorf("a broken sidecar: %v, gaits %v, warning %q", err, a.gaits, a.warning)
+	if err != nil || a.src.Gaits != nil || a.warning == "" {
+		t.Errorf("a broken sidecar: %v, gaits %v, warning %q", err, a.src.Gaits, a.warning)
 	}
 }

@@ -1,19 +1,14 @@
 package viewer
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
-	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/species"
 )
 
@@ -27,28 +22,6 @@ const (
 	recRiderLevel = 15 // the rider's
 )
 
-// snapshotFile is the far-LOD snapshot mesh beside a .bpat file, where the
-// runtime's registries look for it.
-func snapshotFile(bpatPath string) string {
-	return strings.TrimSuffix(bpatPath, ".bpat") + "_minimal.bpsm"
-}
-
-// loadSnapshotBeside gives the asset read from bpatPath the snapshot mesh beside
-// it, when there is one; one that does not fit the asset's clips is a warning.
-func (a *Asset) loadSnapshotBeside(bpatPath string) {
-	p := snapshotFile(bpatPath)
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return
-	}
-	if err == nil {
-		err = a.setSnapshot(p, b)
-	}
-	if err != nil {
-		a.warning = strings.TrimPrefix(a.warning+"; ", "; ") + "snapshot mesh ignored: " + err.Error()
-	}
-}
-
 // bakeSnapshot gives an asset baked from a built-in species the snapshot mesh
 // `bonebake bake` writes beside its file (bake.Snapshot), made in memory.
 func (a *Asset) bakeSnapshot(s *species.Creature) error {
@@ -59,38 +32,11 @@ func (a *Asset) bakeSnapshot(s *species.Creature) error {
 	if err != nil {
 		return err
 	}
-	return a.setSnapshot(s.Name+"_minimal.bpsm", b)
-}
-
-// setSnapshot checks a snapshot mesh against the asset's clips (the runtime
-// maps clip k of the one to clip k of the other) and keeps it.
-func (a *Asset) setSnapshot(name string, b []byte) error {
-	f, err := bpsm.Parse(b)
-	if err != nil {
-		return err
+	if _, err := crowd.FitSnapshot(b, a.file); err != nil {
+		return fmt.Errorf("%s_minimal.bpsm: %w", s.Name, err)
 	}
-	clips, own := f.Clips(), a.file.Clips()
-	if len(clips) != len(own) {
-		return fmt.Errorf("%s has %d clips, %s has %d", name, len(clips), a.Name, len(own))
-	}
-	for k := range clips {
-		if clips[k].Name != own[k].Name {
-			return fmt.Errorf("%s: clip %d is %q, %s's is %q", name, k, clips[k].Name, a.Name, own[k].Name)
-		}
-	}
-	a.snapshot, a.snapshotFile = b, f
+	a.src.Snapshot = b
 	return nil
-}
-
-// Snapshot returns the asset's snapshot mesh, or nil.
-func (a *Asset) Snapshot() *bpsm.File { return a.snapshotFile }
-
-// snapshotBytes returns the asset's snapshot file with its species_id field
-// (docs/formats/bpsm.md §2) set to id: the slot a registry holds it in.
-func (a *Asset) snapshotBytes(id uint32) []byte {
-	b := append([]byte(nil), a.snapshot...)
-	binary.LittleEndian.PutUint32(b[8:12], id)
-	return b
 }
 
 // lodDistances are the level-of-detail distances of an asset's units: its
@@ -119,9 +65,12 @@ type snapshotJSON struct {
 func (a *Asset) describeLOD(j *assetJSON) {
 	d := lodDistances(a)
 	j.LOD = [2]float32{d.Reduced, d.Snapshot}
-	if f := a.snapshotFile; f != nil {
+	if a.src.Snapshot == nil {
+		return
+	}
+	if f, err := crowd.FitSnapshot(a.src.Snapshot, a.file); err == nil { // it fitted when loaded
 		h := f.Header()
-		j.Snapshot = &snapshotJSON{Vertices: int(h.VertexCount), Triangles: int(h.IndexCount / 3), FrameTotal: int(h.FrameTotal), Bytes: len(a.snapshot)}
+		j.Snapshot = &snapshotJSON{Vertices: int(h.VertexCount), Triangles: int(h.IndexCount / 3), FrameTotal: int(h.FrameTotal), Bytes: len(a.src.Snapshot)}
 		for _, c := range f.Clips() {
 			j.Snapshot.ClipFrames = append(j.Snapshot.ClipFrames, c.FrameCount)
 		}
@@ -171,7 +120,7 @@ func parseView(q url.Values) (View, error) {
 // full detail). A unit's distance is that of the point on the ground it stands
 // on; a rider's, its horse's.
 func (c *Crowd) SetView(v View) {
-	batches := []*crowd.Batch{c.play}
+	batches := []*crowd.Batch{c.play.Batch}
 	if c.battle != nil {
 		batches = append(batches, &c.battle.Crowd.Batch)
 	}

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
-	"github.com/bonebake/bonebake/roster"
 )
 
 // Layouts of a crowd.
@@ -75,16 +75,16 @@ type Crowd struct {
 	Records []float32
 
 	unitAsset []uint16 // per unit
-	play      *crowd.Batch
-	vary      []float32   // per playback unit: rate × clip duration
-	hold      []float32   // per playback unit: end-pose hold so far (clip lengths)
-	perSecond [][]float32 // per asset, per clip: 1/duration (0 without one)
-	loops     [][]bool
-	base      []uint16 // per unit: the layout's clip (parade)
-	riderUnit []int32  // per unit: the playback (parade) or battle unit on it, or −1
+	// play plays the playback units (the parade's, and a battle's while its
+	// asset plays a chosen clip): unit u of the crowd is its unit u, then the
+	// parade's riders; species k is asset k.
+	play      *crowd.Player
+	vary      []float32 // per playback unit: its pace (crowd.Player.Change; a rider takes its horse's)
+	base      []uint16  // per unit: the layout's clip (parade)
+	riderUnit []int32   // per unit: the playback (parade) or battle unit on it, or −1
 	riderMap  [][]crowd.ClipID
 
-	clock *clock // the parade's playback in the GPU clock mode, or nil
+	clock *clock // the entries a parade in the GPU clock mode sends next, or nil
 	focus int    // the focus unit of the last step, or −1
 
 	battle     *battle.Battle
@@ -92,12 +92,10 @@ type Crowd struct {
 	overridden bool    // some asset plays a chosen clip
 	cur        []int   // per asset: the clip chosen in the last step, or −1
 
-	// Per asset, how long a clip change of its playback units fades: its
-	// battle species' fade table, indexed by the states its clips stand for
-	// (clipState); nil for an asset that is no built-in species, whose changes
-	// all take crowd.FadeLocomotion.
+	// Per asset, the fade table its playback units' clip changes take
+	// (crowd.Registry.ClipFade), for the page; nil for an asset that is no
+	// built-in species, whose changes all take crowd.FadeLocomotion.
 	fadeTable []*crowd.FadeTable
-	clipState [][]crowd.StateID
 }
 
 // StepInput is what one step of a crowd takes besides time.
@@ -149,20 +147,9 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 		}
 	}
 	c := &Crowd{Layout: p.Layout, assets: s.assets, regs: s.runtime()}
-	c.perSecond, c.loops = make([][]float32, len(s.assets)), make([][]bool, len(s.assets))
-	for k, a := range s.assets {
-		for _, cl := range a.file.Clips() {
-			ps := float32(0)
-			if d := cl.Duration(); d > 0 && !math.IsInf(d, 0) {
-				ps = float32(1 / d)
-			}
-			c.perSecond[k] = append(c.perSecond[k], ps)
-			c.loops[k] = append(c.loops[k], cl.Loops)
-		}
-	}
-	c.fadeTable, c.clipState = make([]*crowd.FadeTable, len(s.assets)), make([][]crowd.StateID, len(s.assets))
+	c.fadeTable = make([]*crowd.FadeTable, len(s.assets))
 	for k := range s.assets {
-		c.fadeTable[k], c.clipState[k] = c.regs.fades(k)
+		c.fadeTable[k] = c.regs.fades(k)
 	}
 	c.Rider = make([]int, len(s.assets))
 	c.riderMap = make([][]crowd.ClipID, len(s.assets))
@@ -204,18 +191,13 @@ func (c *Crowd) shown(p CrowdParams) []int {
 }
 
 func (c *Crowd) notIn(shown []int) string {
-	s := ""
-	for _, n := range c.regs.notInBattle {
-		for _, k := range shown {
-			if len(n) > len(c.assets[k].Name) && n[:len(c.assets[k].Name)+1] == c.assets[k].Name+" " {
-				if s != "" {
-					s += "; "
-				}
-				s += n
-			}
+	var out []string
+	for _, k := range shown {
+		if why := c.regs.notInBattle[k]; why != "" {
+			out = append(out, fmt.Sprintf("%s (%s)", c.assets[k].Name, why))
 		}
 	}
-	return s
+	return strings.Join(out, "; ")
 }
 
 // group sizes the per-asset tables and the records for units listed by asset.
@@ -239,30 +221,18 @@ func (c *Crowd) group(unitAsset []uint16, looks []AssetLook) {
 	}
 }
 
-// newPlayback makes the playback batch: units [0, n) are the crowd's, the rest
-// riders. With clocked, the batch only holds each unit's species, clip and
-// rate, and the clock plays them.
+// newPlayback makes the playback player: units [0, n) are the crowd's, the
+// rest riders. With clocked, it plays in the GPU clock mode. Its one-shots
+// replay after holding their end pose for oneShotHold.
 func (c *Crowd) newPlayback(n int, rng *rand.Rand, clocked bool) {
-	c.play = crowd.NewBatch(n)
+	c.play = crowd.NewPlayer(c.regs.play, n, clocked)
+	c.play.Hold = oneShotHold
 	if clocked {
 		c.clock = newClock(c, n)
 	}
-	c.vary, c.hold = make([]float32, n), make([]float32, n)
+	c.vary = make([]float32, n)
 	for u := range n {
 		c.vary[u] = 0.9 + 0.2*rng.Float32()
-	}
-}
-
-// setPlayback puts playback unit u on clip cl of asset a, at a phase of start
-// clip lengths into its cycle (beyond 1: holding a one-shot's end pose).
-func (c *Crowd) setPlayback(u, a int, cl uint16, start float32) {
-	c.play.Species[u], c.play.Clip[u] = crowd.SpeciesID(a), crowd.ClipID(cl)
-	c.play.Phase[u] = start
-	if !c.loops[a][cl] && start > 1 {
-		c.play.Phase[u], c.hold[u] = 1, start-1
-	}
-	if c.clock != nil {
-		c.clock.set(u, a, cl, c.play.Phase[u])
 	}
 }
 
@@ -305,29 +275,27 @@ func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 		m := share(j)
 		sp := looks[a].Spacing
 		cols := max(1, int(width/sp))
-		nClips := len(c.perSecond[a])
+		nClips := len(c.assets[a].file.Clips())
 		for k := range m {
 			i := c.First[a] + k
 			r, col := k/cols, k%cols
 			inRow := min(cols, m-r*cols)
 			cl := uint16(k % nClips)
 			c.base[i] = cl
-			start := rng.Float32() * (1 + oneShotHold)
-			c.setPlayback(i, a, cl, start)
+			if c.riderMap[a] != nil { // it starts and changes with its horse
+				c.riderUnit[i] = int32(nextRider)
+				if c.clock != nil {
+					c.clock.owner[nextRider] = int32(i)
+				}
+				c.play.Ride(nextRider, i, crowd.SpeciesID(rider), c.riderMap[a])
+				nextRider++
+			}
+			c.play.Start(i, crowd.SpeciesID(a), crowd.ClipID(cl), rng.Float32()*(1+oneShotHold))
 			rec := c.Records[i*RecordFloats:]
 			rec[recPlace] = (float32(col) - float32(inRow-1)/2) * sp
 			rec[recPlace+1] = z - float32(r)*sp
 			copy(rec[recTint:], hueTint(float32(math.Mod(float64(k)*0.13+float64(j)*0.29, 1))))
 			rec[recTint+3] = 0.12
-			if c.riderMap[a] != nil {
-				c.riderUnit[i] = int32(nextRider)
-				if c.clock != nil {
-					c.clock.owner[nextRider] = int32(i)
-				}
-				c.setPlayback(nextRider, rider, uint16(c.riderMap[a][cl]), start)
-				c.vary[nextRider] = c.vary[i]
-				nextRider++
-			}
 		}
 		rows := (m + cols - 1) / cols
 		z -= float32(rows)*sp + sp*0.6
@@ -344,7 +312,7 @@ func (c *Crowd) paradeRider() int {
 	r := c.regs
 	var rs *crowd.Species
 	for _, s := range r.battle.All() {
-		if s.Table(roster.Rider) != nil && (rs == nil || s.Name == "humanoid") {
+		if s.Table(crowd.ArchRider) != nil && (rs == nil || s.Name == "humanoid") {
 			rs = s
 		}
 	}
@@ -353,7 +321,7 @@ func (c *Crowd) paradeRider() int {
 	}
 	rider := r.battleAsset[rs.ID]
 	for a := range c.assets {
-		if m := riderClips(r.battleSpecies(a), rs); m != nil && a != rider {
+		if m := crowd.RiderClips(r.battleSpecies(a), rs); m != nil && a != rider {
 			c.riderMap[a], c.Rider[a] = m, rider
 		}
 	}
@@ -370,15 +338,6 @@ func (c *Crowd) buildBattle(p CrowdParams, ok []int, looks []AssetLook, rng *ran
 	want := map[int]bool{}
 	for _, a := range ok {
 		want[a] = true
-	}
-	ridden := make([]int32, b.Len()) // per horse: its rider
-	for i := range ridden {
-		ridden[i] = -1
-	}
-	for i := range b.Len() {
-		if h := b.Mount(i); h >= 0 {
-			ridden[h] = int32(i)
-		}
 	}
 	// Units by asset, in unit order within one.
 	byAsset := make([][]int32, len(c.assets))
@@ -401,7 +360,7 @@ func (c *Crowd) buildBattle(p CrowdParams, ok []int, looks []AssetLook, rng *ran
 	for a, us := range byAsset {
 		c.battleOf = append(c.battleOf, us...)
 		for _, u := range us {
-			if rd := ridden[u]; rd >= 0 {
+			if rd := b.Rider(int(u)); rd >= 0 {
 				if ra := r.battleAsset[b.Crowd.Species[rd]]; ra >= 0 {
 					c.Rider[a] = ra
 				}
@@ -410,11 +369,11 @@ func (c *Crowd) buildBattle(p CrowdParams, ok []int, looks []AssetLook, rng *ran
 	}
 	for i, u := range c.battleOf {
 		a := int(c.unitAsset[i])
-		c.riderUnit[i] = ridden[u]
-		if c.riderUnit[i] >= 0 && c.Rider[a] != int(r.battleAsset[b.Crowd.Species[ridden[u]]]) {
+		c.riderUnit[i] = b.Rider(int(u))
+		if rd := c.riderUnit[i]; rd >= 0 && c.Rider[a] != int(r.battleAsset[b.Crowd.Species[rd]]) {
 			c.riderUnit[i] = -1 // a rider of another species than the one drawn
 		}
-		c.setPlayback(i, a, 0, rng.Float32())
+		c.play.Start(i, crowd.SpeciesID(a), 0, rng.Float32())
 		tint := [4]float32{0.95, 0.3, 0.26, 0.2}
 		if b.World.Team[u] == 1 {
 			tint = [4]float32{0.28, 0.46, 0.98, 0.2}
@@ -433,7 +392,7 @@ func hueTint(h float32) []float32 {
 }
 
 // Clocked reports whether the crowd plays in the GPU clock mode.
-func (c *Crowd) Clocked() bool { return c.clock != nil }
+func (c *Crowd) Clocked() bool { return c.play.Clocked() }
 
 // Len is the number of units drawn.
 func (c *Crowd) Len() int { return len(c.unitAsset) }

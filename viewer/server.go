@@ -15,7 +15,6 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats/bpat"
-	"github.com/bonebake/bonebake/roster"
 )
 
 //go:embed web
@@ -60,9 +59,10 @@ func New(assets []*Asset) *Server {
 		}
 	}
 	list := make([]assetJSON, len(assets))
+	builtins := crowd.NewRegistry() // the built-in species' definitions; it loads nothing
 	for i, a := range assets {
 		s.meshes = append(s.meshes, EncodeMesh(a.mesh, a.inverseBind, a.parts))
-		list[i] = a.describe(i)
+		list[i] = a.describe(i, builtins)
 	}
 	s.index, _ = json.Marshal(struct {
 		Assets []assetJSON `json:"assets"`
@@ -136,7 +136,9 @@ type socketJSON struct {
 	Offset [3]float32 `json:"local_offset"`
 }
 
-func (a *Asset) describe(id int) assetJSON {
+// describe says what the page needs of asset id; builtins knows the built-in
+// species (their gaits, which one rides).
+func (a *Asset) describe(id int, builtins *crowd.Registry) assetJSON {
 	f := a.file
 	h := f.Header()
 	j := assetJSON{
@@ -148,8 +150,10 @@ func (a *Asset) describe(id int) assetJSON {
 		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(),
 		Textures: []textureJSON{}, Warning: a.warning,
 	}
-	if sp, ok := roster.ByID(h.SpeciesID); ok && sp.Name == a.Name && a.Kind != KindGLTF && slices.Contains(sp.Archetypes, roster.Rider) {
-		seat := roster.MountSeat
+	sp, builtin := builtins.Registered(h.SpeciesID)
+	builtin = builtin && a.Kind != KindGLTF
+	if builtin && sp.Name == a.Name && slices.Contains(sp.Archetypes, crowd.ArchRider) {
+		seat := crowd.MountSeat
 		j.MountSeat = &seat
 	}
 	for _, t := range a.textures {
@@ -157,11 +161,9 @@ func (a *Asset) describe(id int) assetJSON {
 	}
 	j.File = a.Source
 	a.describeLOD(&j)
-	var table map[string]roster.Gait // the built-in gaits, as the battle registry takes them
-	if sp, ok := roster.ByName(a.Name); ok && sp.ID == h.SpeciesID && a.Kind != KindGLTF {
-		table = sp.Gaits
-	} else if sp, ok := roster.ByID(h.SpeciesID); ok && a.Kind != KindGLTF {
-		table = sp.Gaits
+	table := sp.Gaits // the built-in gaits, as the battle registry takes them
+	if !builtin {
+		table = nil
 	}
 	for _, c := range f.Clips() {
 		cj := clipJSON{Name: c.Name, Frames: c.FrameCount, FrameOffset: c.FrameOffset, Loops: c.Loops, Markers: map[string]float32{}}
@@ -169,7 +171,7 @@ func (a *Asset) describe(id int) assetJSON {
 			cj.FPS = c.FPS
 			cj.Duration = c.Duration()
 		}
-		g, src := crowd.ResolveGait(c.Name, nil, a.gaits, table)
+		g, src := crowd.ResolveGait(c.Name, nil, a.src.Gaits, table)
 		cj.Cycle = g.Cycle
 		if !(g.Cycle > 0) {
 			cj.Cycle = cj.Duration
@@ -268,11 +270,11 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request, rest string)
 	case "mesh":
 		s.send(w, r, "application/octet-stream", s.meshes[id])
 	case "snapshot":
-		if a.snapshot == nil {
+		if a.src.Snapshot == nil {
 			http.NotFound(w, r)
 			return
 		}
-		s.send(w, r, "application/octet-stream", a.snapshot)
+		s.send(w, r, "application/octet-stream", a.src.Snapshot)
 	default:
 		k, err := strconv.Atoi(strings.TrimPrefix(what, "texture/"))
 		if !strings.HasPrefix(what, "texture/") || err != nil || k < 0 || k >= len(a.textures) || "texture/"+strconv.Itoa(k) != what {

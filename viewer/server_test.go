@@ -447,7 +447,11 @@ func TestModelsStandUpright(t *testing.T) {
 		}
 	}
 	standing("at rest", man.Mesh().Positions)
-	skinned, _, err := man.Mesh().SkinPalette(man.File().Palette(0, 0), man.bind)
+	in, err := man.batInput() // the inverse binds as baked
+	if err != nil {
+		t.Fatal(err)
+	}
+	skinned, _, err := man.Mesh().SkinPalette(man.File().Palette(0, 0), in.InverseBind)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,10 +26,8 @@ func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 	c.focus = focus
 	f := Focus{Clip: -1}
 	if focus >= 0 {
-		if c.clock != nil {
-			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.clock.phase(focus), Rate: c.play.Rate[focus]}
-		} else if c.playsBack(focus) {
-			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.play.Phase[focus], Rate: c.play.Rate[focus]}
+		if c.playsBack(focus) {
+			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.play.PhaseNow(focus), Rate: c.play.Rate[focus]}
 		} else {
 			u := c.battleOf[focus]
 			bc := c.battle.Crowd
@@ -50,7 +48,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 		return -1, fmt.Errorf("override: %d clips for %d assets", len(in.Override), len(c.assets))
 	}
 	for a, o := range in.Override {
-		if o < -1 || o >= len(c.perSecond[a]) {
+		if o < -1 || o >= len(c.assets[a].file.Clips()) {
 			return -1, fmt.Errorf("override: asset %d has no clip %d", a, o)
 		}
 	}
@@ -99,62 +97,28 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 			continue
 		}
 		fade := float32(0)
-		if fades {
+		if fades && int(c.play.Clip[i]) != cl { // the same clip does not fade
 			fade = c.fadeTime(a, int(c.play.Clip[i]), cl)
 		}
-		c.playClip(i, crowd.ClipID(cl), c.vary[i]*c.perSecond[a][cl], fade)
-		if r := c.riderUnit[i]; r >= 0 && c.battle == nil {
-			rc := c.riderMap[a][cl]
-			c.playClip(int(r), rc, c.vary[r]*c.perSecond[c.Rider[a]][rc], fade) // the rider fades with its horse
-		}
+		c.play.Change(i, crowd.ClipID(cl), c.vary[i], fade) // a parade's rider changes (and fades) with its horse
 	}
 	for a := range c.cur {
 		c.cur[a] = override(a)
 	}
 	if focus >= 0 && !math.IsNaN(in.Seek) && !math.IsInf(in.Seek, 0) && c.playsBack(focus) {
-		c.play.Phase[focus], c.hold[focus] = float32(in.Seek), 0
-		if c.clock != nil {
-			c.clock.setPhase(focus, float32(in.Seek))
-		}
+		c.play.Seek(focus, float32(in.Seek))
 	}
 	if c.battle == nil || c.overridden {
-		c.replayOneShots(dt)
+		c.play.Replay(dt) // the parade's one-shots repeat
 	}
 	return focus, nil
 }
 
-// playClip puts playback unit u on clip cl at rate, fading from the clip it
-// shows over fade seconds when that is another one.
-func (c *Crowd) playClip(u int, cl crowd.ClipID, rate, fade float32) {
-	if k := c.clock; k != nil {
-		if from := c.play.Clip[u]; from != cl {
-			k.play(u, int(c.play.Species[u]), from, cl, rate, fade)
-			c.play.Clip[u] = cl
-		} else if c.play.Rate[u] != rate {
-			k.setRate(u, rate)
-		}
-		c.play.Rate[u] = rate
-		return
-	}
-	if c.play.Clip[u] != cl {
-		c.play.Play(u, cl, c.play.Phase[u], rate, fade)
-	}
-	c.play.Rate[u] = rate
-}
-
 // fadeTime is how long a playback unit of asset a fades from clip from to clip
-// to: its species' fade table for the states the clips stand for, or
-// crowd.FadeLocomotion for an asset that is no built-in species. A battle unit
-// shows no clip (crowd.NoClip) before its first step: nothing to fade from or to.
+// to: crowd.Registry.ClipFade of its slot (0 from crowd.NoClip: a battle unit
+// shows no clip before its first step).
 func (c *Crowd) fadeTime(a, from, to int) float32 {
-	t, st := c.fadeTable[a], c.clipState[a]
-	if n := len(c.perSecond[a]); from >= n || to >= n {
-		return 0
-	}
-	if t == nil {
-		return crowd.FadeLocomotion
-	}
-	return t[st[from]][st[to]]
+	return c.regs.play.ClipFade(crowd.SpeciesID(a), crowd.ClipID(from), crowd.ClipID(to))
 }
 
 // takeOver starts playing battle unit i's clip, phase and rate on its playback
@@ -162,7 +126,7 @@ func (c *Crowd) fadeTime(a, from, to int) float32 {
 // dropped).
 func (c *Crowd) takeOver(i int) {
 	bc, u := c.battle.Crowd, c.battleOf[i]
-	c.play.Play(i, bc.Clip[u], bc.Phase[u], bc.Rate[u], 0)
+	c.play.Batch.Play(i, bc.Clip[u], bc.Phase[u], bc.Rate[u], 0)
 }
 
 // handBack fades battle unit i from the overridden clip its playback unit shows
@@ -181,14 +145,13 @@ func (c *Crowd) handBack(i int, fades bool) {
 // advance runs the runtime for dt seconds on the units' clips and rates as set,
 // and writes the records.
 func (c *Crowd) advance(dt float32) error {
-	if c.clock != nil {
-		c.clock.now += dt // the records hold: the page resolves them at the new time
-		return nil
-	}
 	if c.battle == nil || c.overridden {
-		if err := c.play.Step(c.regs.play, dt); err != nil {
+		if err := c.play.Advance(dt); err != nil { // in the clock mode the records hold: the page resolves them at the new time
 			return err
 		}
+	}
+	if c.play.Clocked() {
+		return nil
 	}
 	if c.battle != nil {
 		for rest := dt; rest > 0; {
@@ -218,31 +181,6 @@ func (c *Crowd) advance(dt float32) error {
 // step being taken.
 func (c *Crowd) playsBack(i int) bool {
 	return c.battle == nil || c.cur[c.unitAsset[i]] >= 0
-}
-
-// replayOneShots restarts the playback units whose one-shot clip has held its end
-// pose for oneShotHold clip lengths: the parade's one-shots repeat.
-func (c *Crowd) replayOneShots(dt float32) {
-	p := c.play
-	for u := range p.Len() {
-		if c.loops[p.Species[u]][p.Clip[u]] {
-			continue
-		}
-		if c.clock != nil {
-			if c.clock.phase(u) < 1 {
-				continue
-			}
-		} else if p.Phase[u] < 1 {
-			continue
-		}
-		c.hold[u] += p.Rate[u] * dt
-		if c.hold[u] >= oneShotHold {
-			p.Phase[u], c.hold[u] = 0, 0
-			if c.clock != nil {
-				c.clock.setPhase(u, 0)
-			}
-		}
-	}
 }
 
 func putFrames(rec []float32, o *crowd.Instance) {

@@ -63,6 +63,7 @@ type Battle struct {
 	reg   *crowd.Registry
 	kind  []uint8
 	mount []int32 // a rider's horse, else −1
+	rider []int32 // a horse's rider, else −1
 	base  []crowd.Flags
 	hit   []float32 // seconds of hit reaction left
 	army  [2][]int32
@@ -88,13 +89,13 @@ var slackSin2 = float32(math.Sin(headingSlack) * math.Sin(headingSlack))
 // New lines up two armies of n units in all facing each other 30 m apart.
 func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 	b := &Battle{reg: reg, Crowd: crowd.New(n), Melee: crowd.NewMelee(n), Heading: make([]float32, n), kind: make([]uint8, n),
-		mount: make([]int32, n), base: make([]crowd.Flags, n), hit: make([]float32, n), speed: make([]float32, n), aim: make([]aim, n),
+		mount: make([]int32, n), rider: make([]int32, n), base: make([]crowd.Flags, n), hit: make([]float32, n), speed: make([]float32, n), aim: make([]aim, n),
 		rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
 	b.Combat = crowd.NewCombat(reg, b.Crowd)
 	b.Melee, b.World = b.Combat.Melee, &b.Combat.World
 	c, m, w := b.Crowd, b.Melee, b.World
 	for i := range n {
-		b.mount[i], w.Target[i] = -1, -1
+		b.mount[i], b.rider[i], w.Target[i] = -1, -1, -1
 		b.aim[i] = aim{z: 1}
 	}
 	perTeam := [2]int{n / 2, n - n/2}
@@ -128,7 +129,7 @@ func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 				h := i + 1
 				b.setKind(h, kindHorse)
 				c.Spawn(h, crowd.KindHorse)
-				b.mount[i] = int32(h)
+				b.mount[i], b.rider[h] = int32(h), int32(i)
 				w.Team[h] = uint8(team)
 				place(i)
 				w.X[h], w.Z[h], b.Heading[h] = w.X[i], w.Z[i], b.Heading[i]
@@ -186,6 +187,9 @@ func (b *Battle) Len() int { return len(b.World.HP) }
 
 // Mount returns the horse unit rider i sits on, or -1.
 func (b *Battle) Mount(i int) int32 { return b.mount[i] }
+
+// Rider returns the rider unit on horse h, or -1: Mount's inverse.
+func (b *Battle) Rider(h int) int32 { return b.rider[h] }
 
 // Alive counts the living units of army team (horses not counted).
 func (b *Battle) Alive(team int) int {

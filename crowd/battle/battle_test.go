@@ -51,6 +51,11 @@ func TestBattle(t *testing.T) {
 	for i := range b.Len() {
 		if h := b.Mount(i); h >= 0 {
 			riders++
+			if b.Rider(int(h)) != int32(i) {
+				t.Errorf("rider %d on horse %d: Rider(%d) is %d", i, h, h, b.Rider(int(h)))
+			}
+		} else if r := b.Rider(i); r >= 0 && b.Mount(int(r)) != int32(i) {
+			t.Errorf("unit %d: Rider says %d, whose horse is %d", i, r, b.Mount(int(r)))
 			if b.World.X[h] != b.World.X[i] || b.World.Z[h] != b.World.Z[i] {
 				if b.Crowd.Flags[h]&(crowd.Dying|crowd.Dead) == 0 {
 					t.Errorf("rider %d at (%v,%v), its horse %d at (%v,%v)", i, b.World.X[i], b.World.Z[i], h, b.World.X[h], b.World.Z[h])

@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"pack":               {"bake", "formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
 	"crowd":              {"formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
 	"crowd/":             {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
-	"viewer":             {"bake", "bat", "crowd", "crowd/", "formats", "formats/", "mesh", "rig", "roster", "source/", "species", "species/"},
+	"viewer":             {"bake", "bat", "crowd", "crowd/", "formats", "formats/bpat", "mesh", "source/", "species"},
 	"cmd/":               {""}, // the command line uses everything
 	"internal/layering":  {},
 	"internal/testfiles": {},

@@ -1,0 +1,207 @@
+package crowd
+
+import (
+	"math"
+	"testing"
+)
+
+func playerRegistry(t *testing.T) *Registry {
+	t.Helper()
+	r := NewRegistry()
+	t.Cleanup(func() { r.Close() })
+	for _, s := range builtinSpecs[:2] {
+		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// A one-shot that reaches its end holds its end pose for Hold clip lengths,
+// then plays again from phase 0; a looping clip never does, and with a negative
+// Hold a one-shot stays at its end.
+func TestPlayerReplaysOneShots(t *testing.T) {
+	r := playerRegistry(t)
+	h := r.Species(SpeciesHumanoid)
+	squat, idle := clipID(h, "idle_squat"), clipID(h, "idle") // a one-shot and a loop
+	for _, clocked := range []bool{false, true} {
+		p := NewPlayer(r, 3, clocked)
+		p.Hold = 0.49 // rates within float32 rounding of 1: a hold of 0.5 is reached at 0.49 or 0.5
+		p.Start(0, SpeciesHumanoid, squat, 0.75)
+		p.Start(1, SpeciesHumanoid, idle, 0.75)
+		p.Start(2, SpeciesHumanoid, squat, 1.25) // a quarter of its hold done
+		for u := range 3 {
+			p.Change(u, p.Clip[u], float32(h.Clips[p.Clip[u]].Duration), 0) // one clip length per second
+			if math.Abs(float64(p.Rate[u]-1)) > 1e-6 {
+				t.Fatalf("unit %d at the pace of its duration: rate %v, want 1", u, p.Rate[u])
+			}
+		}
+		if p.PhaseNow(2) != 1 {
+			t.Fatalf("clocked %v: started beyond its end, a one-shot shows phase %v, want 1", clocked, p.PhaseNow(2))
+		}
+		phases := func(dt float32) [3]float32 {
+			p.Replay(dt)
+			if err := p.Advance(dt); err != nil {
+				t.Fatal(err)
+			}
+			return [3]float32{p.PhaseNow(0), p.PhaseNow(1), p.PhaseNow(2)}
+		}
+		// Each step: Replay counts dt of the hold at the phase shown before it.
+		steps := []struct {
+			dt   float32
+			want [3]float32
+		}{
+			{0.125, [3]float32{0.875, 0.875, 1}}, // unit 2: 0.375 held
+			{0.125, [3]float32{1, 0, 0.125}},     // unit 2: held 0.5 ≥ Hold, plays again; the loop wraps
+			{0.25, [3]float32{1, 0.25, 0.375}},   // unit 0: 0.25 held
+			{0.25, [3]float32{0.25, 0.5, 0.625}}, // unit 0: 0.5 held ≥ Hold: replayed, then advanced
+		}
+		for k, s := range steps {
+			if got := phases(s.dt); !near3(got, s.want) {
+				t.Errorf("clocked %v step %d: phases %v, want %v", clocked, k, got, s.want)
+			}
+		}
+		p.Hold = -1
+		for range 8 {
+			phases(0.25)
+		}
+		if got := p.PhaseNow(0); got != 1 {
+			t.Errorf("clocked %v: with Hold −1 a one-shot shows %v, want 1 (its end)", clocked, got)
+		}
+	}
+}
+
+func near3(a, b [3]float32) bool {
+	for k := range a {
+		if math.Abs(float64(a[k]-b[k])) > 1e-5 {
+			return false
+		}
+	}
+	return true
+}
+
+// The clock mode shows what the per-frame mode shows: every unit's TimeRecord
+// resolved at Now gives the Instance and Blend Batch.Step wrote, through clip
+// changes that fade, interrupt a fade and pop, a change of rate, a seek and
+// replayed one-shots. Changed names the units whose records changed.
+func TestPlayerClockMatchesFrames(t *testing.T) {
+	r := playerRegistry(t)
+	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	const n = 6
+	frame, clock := NewPlayer(r, n, false), NewPlayer(r, n, true)
+	if frame.Clocked() || !clock.Clocked() {
+		t.Fatal("Clocked does not say the mode")
+	}
+	for _, p := range []*Player{frame, clock} {
+		p.Hold = 0.3
+		for u := range n {
+			s, cl := SpeciesHumanoid, clipID(h, "walk")
+			if u%2 == 1 {
+				s, cl = SpeciesHorse, clipID(horse, "gallop")
+			}
+			if u == 4 {
+				cl = clipID(h, "idle_jump") // a one-shot
+			}
+			p.Start(u, s, cl, float32(u)/7)
+			p.Change(u, cl, 1.1, 0)
+		}
+	}
+	if got := clock.Changed(); len(got) != n || got[0] != 0 || got[n-1] != n-1 {
+		t.Errorf("after Start: Changed %v, want every unit in order", got)
+	}
+	if got := clock.Changed(); len(got) != 0 {
+		t.Errorf("Changed again: %v, want none", got)
+	}
+	if got := frame.Changed(); len(got) != 0 {
+		t.Errorf("per frame, Changed %v", got)
+	}
+	run, fight := clipID(h, "run"), clipID(horse, "fight")
+	for k := range 120 {
+		dt := float32(1) / 30
+		for _, p := range []*Player{frame, clock} {
+			switch k {
+			case 10:
+				p.Change(0, run, 1.2, 0.3)
+				p.Change(1, fight, 1, 0.2)
+			case 15:
+				p.Change(0, clipID(h, "hold"), 1, 0.3) // interrupts the fade
+			case 40:
+				p.Change(1, clipID(horse, "walk"), 0.9, 0) // a pop
+			case 50:
+				p.Change(2, p.Clip[2], 2, 0) // a new rate
+			case 60:
+				p.Seek(3, 0.4)
+			}
+			p.Replay(dt)
+			if err := p.Advance(dt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		changed := clock.Changed()
+		switch k {
+		case 10:
+			if len(changed) != 2 || changed[0] != 0 || changed[1] != 1 {
+				t.Errorf("step 10: Changed %v, want [0 1]", changed)
+			}
+		case 50, 60:
+			if len(changed) != 1 {
+				t.Errorf("step %d: Changed %v, want one unit", k, changed)
+			}
+		}
+		for u := range n {
+			o, b := clock.Records[u].At(clock.Now)
+			fo, fb := frame.Out[u], frame.Blend[u]
+			// The place between two rows: a phase on a frame boundary may round to
+			// either side of it (the last frame at lerp 1, or the first at 0).
+			at := func(frame, next uint32, lerp float32) float64 {
+				return float64(frame) + float64(lerp)*(float64(next)-float64(frame))
+			}
+			if math.Abs(at(o.Frame, o.Next, o.Lerp)-at(fo.Frame, fo.Next, fo.Lerp)) > 2e-2 ||
+				math.Abs(float64(b.Weight-fb.Weight)) > 2e-3 || math.Abs(at(b.Frame, b.Next, b.Lerp)-at(fb.Frame, fb.Next, fb.Lerp)) > 2e-2 {
+				t.Fatalf("step %d unit %d: clocked %+v %+v, per frame %+v %+v", k, u, o, b, fo, fb)
+			}
+			if d := math.Abs(float64(clock.PhaseNow(u) - frame.PhaseNow(u))); d > 1e-4 && d < 1-1e-4 { // 0 and 1 are one place in a loop
+				t.Fatalf("step %d unit %d: phase %v clocked, %v per frame", k, u, clock.PhaseNow(u), frame.PhaseNow(u))
+			}
+		}
+	}
+}
+
+// A rider seated with Ride starts and changes with its horse: the clip
+// RiderClips gives for the horse's, at the horse's start phase, pace and fade.
+func TestPlayerRide(t *testing.T) {
+	r := playerRegistry(t)
+	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	clips := RiderClips(horse, h)
+	for _, clocked := range []bool{false, true} {
+		p := NewPlayer(r, 3, clocked)
+		p.Ride(1, 0, SpeciesHumanoid, clips)
+		p.Start(0, SpeciesHorse, clipID(horse, "walk"), 0.25)
+		p.Start(2, SpeciesHorse, clipID(horse, "walk"), 0.5) // no rider
+		if p.Clip[1] != clipID(h, "riding_idle") || p.Species[1] != SpeciesHumanoid || p.PhaseNow(1) != 0.25 {
+			t.Errorf("clocked %v: the rider starts on %d of species %d at %v", clocked, p.Clip[1], p.Species[1], p.PhaseNow(1))
+		}
+		p.Changed()
+		p.Change(0, clipID(horse, "gallop"), 1.5, 0.3)
+		charge := clipID(h, "riding_charge")
+		if p.Clip[1] != charge {
+			t.Fatalf("clocked %v: the rider of a galloping horse plays %s", clocked, h.Clips[p.Clip[1]].Name)
+		}
+		if want := float32(1.5 / h.Clips[charge].Duration); math.Abs(float64(p.Rate[1]-want)) > 1e-6 {
+			t.Errorf("clocked %v: the rider's rate %v, want %v (the horse's pace)", clocked, p.Rate[1], want)
+		}
+		if clocked {
+			if got := p.Changed(); len(got) != 2 || got[0] != 0 || got[1] != 1 {
+				t.Errorf("Changed %v, want the horse then its rider", got)
+			}
+			if p.Records[1].FadeInv != 1/float32(0.3) {
+				t.Errorf("the rider does not fade with its horse: %+v", p.Records[1])
+			}
+		} else if err := p.Advance(0.1); err != nil || p.Blend[1].Weight == 0 {
+			t.Errorf("the rider does not fade with its horse: %v, %+v", err, p.Blend[1])
+		}
+		if p.Clip[2] != clipID(horse, "walk") {
+			t.Error("a horse with no rider changed")
+		}
+	}
+}

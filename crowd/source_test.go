@@ -1,0 +1,188 @@
+package crowd
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/bonebake/bonebake/roster"
+)
+
+func TestMatch(t *testing.T) {
+	r := NewRegistry()
+	defer r.Close()
+	for _, c := range []struct {
+		file      string
+		id        uint32
+		want      string
+		named, ok bool
+	}{
+		{"dir/horse.bpat", 2, "horse", true, true}, // the name wins, whatever the id
+		{"x.bpat", 2, "elephant", false, true},
+		{"humanoid_sword.BPAT", 0, "humanoid_sword", true, true},
+		{"x.bpat", 9, "", false, false},
+	} {
+		def, named, ok := r.Match(c.file, c.id)
+		if def.Name != c.want || named != c.named || ok != c.ok {
+			t.Errorf("Match(%s, %d) = %s, named %v, ok %v; want %s, %v, %v", c.file, c.id, def.Name, named, ok, c.want, c.named, c.ok)
+		}
+	}
+}
+
+// LoadAs puts files in the slots given, whatever species they carry: two files
+// of one species side by side, each with its slot's archetypes, and a snapshot
+// mesh that carries the file's own species_id.
+func TestLoadAs(t *testing.T) {
+	human := encode(t, contents(builtinSpecs[0]))
+	wolf := encode(t, contents(speciesSpec{"wolf", 9, 12, horseClips, nil}))
+	r := NewRegistry(
+		WithSpecies(roster.Species{ID: 10, Name: "a", Archetypes: []roster.Archetype{roster.Humanoid}}),
+		WithSpecies(roster.Species{ID: 11, Name: "b"}),
+		WithSpecies(roster.Species{ID: 12, Name: "c"}))
+	defer r.Close()
+	if err := r.LoadAs(10, Source{Name: "one.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[0])}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.LoadAs(11, Source{Name: "two.bpat", Data: human}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.LoadAs(12, Source{Name: "wolf.bpat", Data: wolf}); err != nil {
+		t.Fatalf("a species id no one registered, in a slot given: %v", err)
+	}
+	a, b := r.Species(10), r.Species(11)
+	if a == nil || b == nil || a.File.Header().SpeciesID != 0 || a.Name != "a" || b.Name != "b" {
+		t.Fatalf("slots 10 and 11: %+v, %+v", a, b)
+	}
+	if a.Table(roster.Humanoid) == nil || b.Table(roster.Humanoid) != nil {
+		t.Error("archetypes: want slot 10's humanoid table and none for slot 11")
+	}
+	if a.Snapshot == nil || b.Snapshot != nil {
+		t.Error("snapshot: want slot 10's only")
+	}
+	if err := r.LoadAs(13, Source{Name: "three.bpat", Data: human}); !errors.Is(err, ErrUnregistered) {
+		t.Errorf("an unregistered slot: %v", err)
+	}
+	if err := r.LoadAs(11, Source{Name: "again.bpat", Data: human}); err == nil || !strings.Contains(err.Error(), "already held") {
+		t.Errorf("a held slot: %v", err)
+	}
+	// A snapshot mesh of another species is refused, as LoadSnapshot refuses it.
+	err := r.LoadAs(SpeciesHumanoid, Source{Name: "h.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[1])})
+	if err == nil || !strings.Contains(err.Error(), "species_id 1") {
+		t.Errorf("a horse's snapshot for a humanoid: %v", err)
+	}
+}
+
+// LoadEach loads what it can, by LoadDir's rule, the files named after their
+// species first, and says why it left the others out.
+func TestLoadEach(t *testing.T) {
+	spec := func(name string) []byte { return encode(t, contents(specNamed(name))) }
+	srcs := []Source{
+		{Name: "mine.bpat", Data: spec("humanoid")},     // the humanoid's id, and a name of its own
+		{Name: "humanoid.bpat", Data: spec("humanoid")}, // named: goes first and keeps slot 0
+		{Name: "horse.bpat", Data: spec("elephant")},    // named for the horse, carrying the elephant's id
+		{Name: "wolf.bpat", Data: encode(t, contents(speciesSpec{"wolf", 9, 12, horseClips, nil}))},
+		{Name: "big.bpat", Data: spec("elephant"), Snapshot: halfSnapshot(t, specNamed("elephant"))},
+	}
+	r := NewRegistry(Lenient())
+	defer r.Close()
+	slots, errs := r.LoadEach(srcs)
+	want := []int{-1, 0, -1, -1, 2}
+	for k := range srcs {
+		if slots[k] != want[k] || (errs[k] == nil) != (want[k] >= 0) {
+			t.Errorf("%s: slot %d, %v; want slot %d", srcs[k].Name, slots[k], errs[k], want[k])
+		}
+	}
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "already held by humanoid.bpat") {
+		t.Errorf("mine.bpat: %v", errs[0])
+	}
+	if errs[2] == nil || !strings.Contains(errs[2].Error(), "named for slot 1") {
+		t.Errorf("horse.bpat: %v", errs[2])
+	}
+	if !errors.Is(errs[3], ErrUnregistered) {
+		t.Errorf("wolf.bpat: %v, want ErrUnregistered", errs[3])
+	}
+	if s := r.Species(SpeciesElephant); s == nil || s.Path != "big.bpat" || s.Snapshot == nil {
+		t.Errorf("elephant slot: %+v", s)
+	}
+}
+
+// Clips played by number stand for the states the species' tables give them
+// (docs/runtime.md §5), and fade as the fade table says for those states.
+func TestClipStateAndFade(t *testing.T) {
+	r := NewRegistry(WithSpecies(roster.Species{ID: 11, Name: "plain"}))
+	defer r.Close()
+	human := encode(t, contents(builtinSpecs[0]))
+	if err := r.LoadBytes("humanoid.bpat", human); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.LoadAs(11, Source{Name: "plain.bpat", Data: human}); err != nil {
+		t.Fatal(err)
+	}
+	h := r.Species(SpeciesHumanoid)
+	clip := func(name string) ClipID { return clipID(h, name) }
+	for name, want := range map[string]StateID{
+		"idle": StateIdle, "idle_squat": StateIdle, "walk": StateWalk, "run": StateRun,
+		"hold":           StateHold, // Hold comes before the attacks that also play it
+		"attack_sword_b": StateAttackSword, "attack_bow": StateAttackBow,
+		"die_infantry": StateDie, "dead_infantry": StateDead,
+		"riding_idle":   StateIdle, // the rider table (the humanoid's second) maps it first to Idle
+		"riding_charge": StateRun, "die_mounted": StateDie,
+	} {
+		if st, ok := h.ClipState(clip(name)); st != want || !ok {
+			t.Errorf("%s stands for %s (%v), want %s", name, st, ok, want)
+		}
+	}
+	if st, ok := h.ClipState(clip("hold_bow")); st != StateIdle || ok {
+		t.Errorf("hold_bow, which no table plays: %s, %v", st, ok)
+	}
+	for _, c := range []struct {
+		from, to string
+		want     float32
+	}{
+		{"walk", "run", FadeLocomotion},
+		{"walk", "attack_sword_a", FadeIntoAttack},
+		{"attack_sword_a", "walk", FadeFromAttack},
+		{"run", "die_infantry", FadeIntoDeath},
+		{"dead_infantry", "idle", 0},
+	} {
+		if got := r.ClipFade(SpeciesHumanoid, clip(c.from), clip(c.to)); got != c.want {
+			t.Errorf("fade %s → %s: %v, want %v", c.from, c.to, got, c.want)
+		}
+	}
+	if got := r.ClipFade(SpeciesHumanoid, NoClip, clip("walk")); got != 0 {
+		t.Errorf("fade from NoClip: %v", got)
+	}
+	if got := r.ClipFade(11, clip("walk"), clip("die_infantry")); got != FadeLocomotion {
+		t.Errorf("a species without archetypes: %v, want FadeLocomotion on every change", got)
+	}
+	if got := r.ClipFade(SpeciesHorse, 0, 1); got != 0 {
+		t.Errorf("a species not loaded: %v", got)
+	}
+}
+
+// A rider on a horse played clip by clip plays the riding clip of the state the
+// horse's clip stands for (docs/runtime.md §5's horse and rider columns).
+func TestRiderClips(t *testing.T) {
+	r := NewRegistry()
+	defer r.Close()
+	for _, s := range builtinSpecs[:3] {
+		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	got := RiderClips(horse, h)
+	// Horse clips idle, walk, trot, canter, gallop, fight, die, dead.
+	want := []string{"riding_idle", "riding_idle", "riding_idle", "riding_idle", "riding_charge", "riding_sword_strike", "die_mounted", "dead_mounted"}
+	if len(got) != len(want) {
+		t.Fatalf("%d rider clips for %d horse clips", len(got), len(want))
+	}
+	for c, name := range want {
+		if got[c] != clipID(h, name) {
+			t.Errorf("horse clip %s: rider plays %s, want %s", horseClips[c].name, h.Clips[got[c]].Name, name)
+		}
+	}
+	if RiderClips(r.Species(SpeciesElephant), h) != nil || RiderClips(horse, horse) != nil {
+		t.Error("want nil without a horse table or a rider table")
+	}
+}
