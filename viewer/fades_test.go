@@ -146,9 +146,9 @@ func TestFadeRules(t *testing.T) {
 		case from == "Dead":
 			return 0
 		case to == "Die" || to == "Dead":
-			return 0.1
+			return 0.15
 		case attack[to]:
-			return 0.1
+			return 0.15
 		case attack[from]:
 			return 0.2
 		}
