@@ -148,7 +148,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	}
 	_, _, _, _, _ = arch[n-1:], variant[n-1:], flags[n-1:], weapon[n-1:], speed[n-1:]
 	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
-	entries, sel := cat.entries, cat.sel
+	entries, sel, pairAt := cat.entries, cat.sel, cat.pairAt
 	maxID := cat.maxID
 	states := stateTable
 	var empty clipEntry
@@ -172,10 +172,11 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		st := states[key&(intentKeys-1)]
 		cl := ClipID(0)
 		e := &empty
+		pi := uint32(0)
 		if int(s) <= maxID {
 			a := arch[i]
 			k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
-			cl = sel[k]
+			cl, pi = sel[k], pairAt[k]
 			// An archetype id of MaxArchetypes or more is unplayable too; the
 			// unit shows the clip of archetype a mod 8.
 			seen |= uint32(cl) | uint32(a)<<16
@@ -198,16 +199,14 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			}
 		}
 		rt := e.base + e.perSpeed*sp
-		if st == StateWalk || st == StateRun {
-			if g := cat.pair(s, arch[i], variant[i], cl); g != nil {
-				var other ClipID
-				var w float32
-				rt, other, w = g.blend(cl, sp)
-				if blends && w > 0 && w < 1 {
-					c.fades.gait(lo+i, other, w)
-				} else if blends {
-					gaitW[i] = 0
-				}
+		if pi != 0 { // Walk or Run, with its archetype's speed blend (cat.pair)
+			var other ClipID
+			var w float32
+			rt, other, w = cat.pairs[pi-1].blend(cl, sp)
+			if blends && w > 0 && w < 1 {
+				c.fades.gait(lo+i, other, w)
+			} else if blends {
+				gaitW[i] = 0
 			}
 		} else if blends {
 			gaitW[i] = 0

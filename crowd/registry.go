@@ -568,6 +568,10 @@ type catalog struct {
 	sel     []ClipID // unplayable where the species is not loaded or lacks the archetype
 	// pairs[(id·MaxArchetypes+a)·MaxVariants+v]: the walk and run of a speed blend.
 	pairs []gaitPair
+	// pairAt[k], beside sel[k]: 1 + the index in pairs of the speed blend a unit
+	// selected by k plays (its state Walk or Run and its archetype's pair there),
+	// 0 for none; Animate reads it instead of asking pair.
+	pairAt []uint32
 	// snapRows[id<<clipShift | clip]: the clip's frames in its species' snapshot
 	// mesh (not ok without one).
 	snapRows []snapEntry
@@ -652,6 +656,7 @@ func (r *Registry) buildCatalog(list []*Species) *catalog {
 		c.sel[k] = unplayable
 	}
 	c.pairs = make([]gaitPair, (c.maxID+1)*MaxArchetypes*MaxVariants)
+	c.pairAt = make([]uint32, len(c.sel))
 	c.snapRows = make([]snapEntry, (c.maxID+1)<<clipShift+1) // + the empty entry, as entries
 	for _, s := range list {
 		c.byID[s.ID] = s
@@ -671,7 +676,10 @@ func (r *Registry) buildCatalog(list []*Species) *catalog {
 				wc, rc := t.clips[StateWalk][v], t.clips[StateRun][v]
 				w, r := s.Clips[wc].Gait, s.Clips[rc].Gait
 				if wc != rc && w.Speed > 0 && r.Speed > w.Speed {
-					c.pairs[(int(s.ID)*MaxArchetypes+a)*MaxVariants+v] = gaitPair{walk: wc, run: rc,
+					pi := (int(s.ID)*MaxArchetypes+a)*MaxVariants + v
+					c.pairAt[base+int(StateWalk)*MaxVariants+v] = uint32(pi + 1)
+					c.pairAt[base+int(StateRun)*MaxVariants+v] = uint32(pi + 1)
+					c.pairs[pi] = gaitPair{walk: wc, run: rc,
 						walkSpeed: float32(w.Speed), runDiff: float32(r.Speed - w.Speed),
 						stride: float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed),
 						perRunDiff: float32(1 / (r.Speed - w.Speed)),
