@@ -5,3 +5,8 @@ package crowd
 func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
 	stepUnits(entries, species, clips, phase, rate, out, dt)
 }
+
+func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []SpeciesID, clips []ClipID,
+	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
+	return stepUnitsLOD(entries, snaps, bands, species, clips, phase, rate, out, dist, band, level, dt)
+}
