@@ -1,5 +1,7 @@
 package crowd
 
+import "unsafe"
+
 // step runs the SSE2 kernel over the units in whole groups of four and the Go
 // kernel over the rest.
 func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
@@ -42,3 +44,10 @@ func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lo
 //go:noescape
 func step4lod(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32,
 	snaps *snapEntry, bands *lodBands, dist *float32, band, level *Level) int
+
+// prefetch asks for the cache lines of the elements idx[k] (k < n) of an array
+// at base whose elements are 1<<shift bytes, without waiting for them
+// (PREFETCHT0): what follows runs while they come.
+//
+//go:noescape
+func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int)

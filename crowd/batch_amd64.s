@@ -450,3 +450,24 @@ lodloop:
 	SUBQ AX, CX
 	MOVQ CX, ret+112(FP)
 	RET
+
+// func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int)
+//
+// Asks for the cache line of base + idx[k]<<shift, k < n, without waiting for it:
+// a prefetch retires at once, so the misses overlap whatever work follows.
+TEXT ·prefetch(SB), NOSPLIT, $0-32
+	MOVQ base+0(FP), DI
+	MOVQ shift+8(FP), CX
+	MOVQ idx+16(FP), SI
+	MOVQ n+24(FP), DX
+	TESTQ DX, DX
+	JLE done
+more:
+	MOVLQSX (SI), AX
+	SHLQ CX, AX
+	PREFETCHT0 (DI)(AX*1)
+	ADDQ $4, SI
+	DECQ DX
+	JNZ more
+done:
+	RET

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/bonebake/bonebake/roster"
 )
 
 // attackTime inverts AttackPhase: the phase reaches p at attackTime(p) and not
@@ -189,4 +191,40 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 		t.Error("no unit blended walk and run")
 	}
 	t.Logf("%d speed-blended poses; %d poses compared, %d at a wrap; %d transitions, %d fades; combat %+v", blends, compared, edges, cpu.Transitions, cpu.Fades, fc.Melee.Stats)
+}
+
+// Commit's table gives, for every species id (loaded or not), archetype (valid or
+// not), state and variant (past MaxVariants too), what resolving the unit by
+// chooseIn and its clip entry gives: the clip, its rows, shape, rates, whether it
+// loops, has a speed blend, is swing-driven, and can be played as asked.
+func TestClockTableMatchesChoose(t *testing.T) {
+	r := testRegistry(t)
+	cat := r.cat.Load()
+	tab := cat.clockTable()
+	var empty clipEntry
+	for s := range 256 {
+		for a := range roster.Archetype(MaxArchetypes + 2) {
+			for st := range NumStates {
+				for v := range uint8(MaxVariants + 2) {
+					cl, e, ok := chooseIn(cat, &empty, s, a, st, v)
+					res := tab[resolveKey(cat, SpeciesID(s), a, st, v)]
+					loops := e.wrapTo != e.last
+					wantShape := uint32(e.last)
+					if loops {
+						wantShape |= ShapeLoops
+					}
+					if loops || st != StateDie {
+						wantShape |= ShapeWraps
+					}
+					gait := (st == StateWalk || st == StateRun) && cat.pair(SpeciesID(s), a, v, cl) != nil
+					got := [...]bool{res.flags&resOK != 0 && a < MaxArchetypes, res.flags&resLoops != 0, res.flags&resGait != 0, res.flags&resSwing != 0}
+					want := [...]bool{ok, loops, gait, swingDriven[st] != 0}
+					if res.clip != cl || res.own.Row != e.offset || res.own.Shape != wantShape || res.own.Rate != e.base || res.own.Phase != 0 ||
+						res.perSpeed != e.perSpeed || res.keep != e.keep || got != want {
+						t.Fatalf("species %d archetype %d state %v variant %d: %+v, want clip %d entry %+v shape %#x flags %v", s, a, st, v, res, cl, *e, wantShape, want)
+					}
+				}
+			}
+		}
+	}
 }
