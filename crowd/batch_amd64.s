@@ -471,3 +471,25 @@ more:
 	JNZ more
 done:
 	RET
+
+// func prefetchBits(base unsafe.Pointer, size uintptr, word uint64, first int)
+//
+// Asks for the cache line of element first+k of an array at base whose elements
+// are size bytes, for every bit k set in word, without waiting for them.
+TEXT ·prefetchBits(SB), NOSPLIT, $0-32
+	MOVQ base+0(FP), DI
+	MOVQ size+8(FP), SI
+	MOVQ word+16(FP), DX
+	MOVQ first+24(FP), R8
+	TESTQ DX, DX
+	JZ none
+bit:
+	BSFQ DX, CX
+	LEAQ (R8)(CX*1), AX
+	IMULQ SI, AX
+	PREFETCHT0 (DI)(AX*1)
+	LEAQ -1(DX), CX
+	ANDQ CX, DX
+	JNZ bit
+none:
+	RET
