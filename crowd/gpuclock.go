@@ -281,7 +281,7 @@ func (g *GPUClock) Commit(r *Registry) error {
 	// records (and inputs) of the next chunk of units are prefetched before the
 	// units of this one are worked on, so that their misses overlap that work
 	// rather than follow it.
-	const chunk = 32
+	const chunk = 8
 	units := g.pending
 	g.prefetch(units[:min(len(units), chunk)])
 	for len(units) > 0 {
@@ -358,7 +358,8 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, i int) bool
 		} else {
 			g.Fades++
 		}
-		o.Switch(now, own, d)
+		o.rebasedAgain() // o.Switch(now, own, d) without rebasing o a second time
+		o.switchRebased(now, own, d)
 	default:
 		if o.Prior.Shape&ShapeGait != 0 { // set anew below
 			o.Prior, o.PriorShare = Playhead{}, 0
@@ -406,6 +407,26 @@ func (r *TimeRecord) Rebase(now float32) {
 // change of clip, for a game that plays clips itself.
 func (r *TimeRecord) Switch(now float32, to Playhead, fade float32) {
 	r.Rebase(now)
+	r.switchRebased(now, to, fade)
+}
+
+// rebasedAgain is what a second Rebase at the same time would change in a record
+// just rebased: a playhead's phase moves by Rate·0, which is 0 unless the rate is
+// not finite (the product is then NaN, and the phase settles to 0).
+func (r *TimeRecord) rebasedAgain() {
+	if r.Own.Rate*0 != 0 {
+		r.Own = r.Own.advanced(0)
+	}
+	if r.FadeInv > 0 && r.From.Rate*0 != 0 {
+		r.From = r.From.advanced(0)
+	}
+	if r.PriorShare > 0 && r.Prior.Rate*0 != 0 {
+		r.Prior = r.Prior.advanced(0)
+	}
+}
+
+// switchRebased is Switch for a record rebased at now.
+func (r *TimeRecord) switchRebased(now float32, to Playhead, fade float32) {
 	cur := r.Own
 	if cur.Shape&ShapeSwing != 0 {
 		cur = Playhead{Phase: AttackPhase(cur.Phase), Row: cur.Row, Shape: cur.Shape &^ ShapeSwing}

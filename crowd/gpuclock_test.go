@@ -228,3 +228,50 @@ func TestClockTableMatchesChoose(t *testing.T) {
 		}
 	}
 }
+
+// A record rebased and then given rebasedAgain holds the bits that rebasing it
+// twice at the same time gives, which Commit relies on to switch clips without
+// the second Rebase that Switch makes: for phases and rates of every kind
+// (signed zeros, infinite and NaN rates, swings, one-frame clips, fades that
+// have ended or not, priors and speed blends).
+func TestRebasedAgain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	odd := []float32{0, float32(math.Copysign(0, -1)), 1, -1, .5, .99999994, 1e-30, -1e-30, 3e9, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+	pick := func() float32 {
+		if rng.IntN(2) == 0 {
+			return odd[rng.IntN(len(odd))]
+		}
+		return float32(rng.NormFloat64() * 3)
+	}
+	head := func() Playhead {
+		sh := uint32(rng.IntN(3) * 11)
+		sh |= []uint32{0, ShapeLoops, ShapeWraps, ShapeLoops | ShapeWraps, ShapeSwing, ShapeGait | ShapeLoops | ShapeWraps}[rng.IntN(6)]
+		return Playhead{Phase: pick(), Rate: pick(), Row: uint32(rng.IntN(100)), Shape: sh}
+	}
+	bits := func(r *TimeRecord) [16]uint32 {
+		var b [16]uint32
+		for k, p := range []Playhead{r.Own, r.From, r.Prior} {
+			b[4*k], b[4*k+1], b[4*k+2], b[4*k+3] = math.Float32bits(p.Phase), math.Float32bits(p.Rate), p.Row, p.Shape
+		}
+		b[12], b[13], b[14], b[15] = math.Float32bits(r.Start), math.Float32bits(r.FadeStart), math.Float32bits(r.FadeInv), math.Float32bits(r.PriorShare)
+		return b
+	}
+	for range 200_000 {
+		r := TimeRecord{Own: head(), From: head(), Prior: head(), Start: float32(rng.IntN(4)), FadeStart: float32(rng.IntN(4))}
+		if rng.IntN(2) == 0 {
+			r.FadeInv = []float32{.5, 3, 10, float32(math.Inf(1))}[rng.IntN(4)]
+		}
+		if rng.IntN(2) == 0 {
+			r.PriorShare = []float32{.25, .5, .75, 1}[rng.IntN(4)]
+		}
+		now := r.Start + []float32{0, 1.0 / 60, .5, 2}[rng.IntN(4)]
+		a, b := r, r
+		a.Rebase(now)
+		a.Rebase(now)
+		b.Rebase(now)
+		b.rebasedAgain()
+		if bits(&a) != bits(&b) {
+			t.Fatalf("%+v at %v: rebased twice %+v, rebasedAgain %+v", r, now, a, b)
+		}
+	}
+}
