@@ -386,19 +386,19 @@ lodloop:
 	PACKUSWB X0, X0
 	MOVSS X0, (R13)
 
-	// level = band, one nearer in the snapshot band without a snapshot of the clip.
-	PXOR X0, X0
-	PSUBL X11, X0
-	PADDL X0, X0               // 2 ×4
+	// level = band, one nearer in the snapshot band without a snapshot of the
+	// clip: band>>1 is 1 in the snapshot band (bands are 0, 1, 2).
 	MOVO X2, X1
-	PCMPEQL X0, X1             // band = snapshot
-	PANDN X1, X3               // ... and no snapshot
-	PADDL X3, X2
+	PSRLL $1, X1
+	PANDN X1, X3               // snapshot band and no snapshot: 1
+	PSUBL X3, X2
 	MOVO X2, X4
 	PACKSSLW X4, X4
 	PACKUSWB X4, X4
 	MOVSS X4, (R14)
-	PCMPEQL X2, X0             // level = snapshot
+	MOVO X2, X0
+	PSLLL $30, X0
+	PSRAL $31, X0              // level = snapshot: its bit 1 spread
 	PCMPGTL X12, X2            // level > full
 
 	// frame: the snapshot row at LevelSnapshot; next = frame and lerp = 0 beyond full.
