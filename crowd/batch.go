@@ -106,11 +106,22 @@ func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
 	if lo < 0 || hi > len(b.Species) || lo > hi {
 		return fmt.Errorf("crowd: range [%d,%d) outside the %d units", lo, hi, len(b.Species))
 	}
-	step(c.entries, b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Rate[lo:hi], b.Out[lo:hi], dt)
+	if b.levelsInKernel() {
+		b.countSwitches(stepLOD(c.entries, c.snapRows, &c.lod, b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Rate[lo:hi],
+			b.Out[lo:hi], b.Distance[lo:hi], b.lodBand[lo:hi], b.Level[lo:hi], dt))
+	} else {
+		step(c.entries, b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi], b.Rate[lo:hi], b.Out[lo:hi], dt)
+	}
 	if b.fades.unit != nil {
 		b.fades.step(c.entries, b.Species, b.Phase, b.Blend, lo, hi, dt)
 	}
-	if b.lodOn() && hi > lo {
+	switch {
+	case hi == lo:
+	case b.levelsInKernel():
+		if b.Blend != nil {
+			b.unblendLevels(c, lo, hi)
+		}
+	case b.lodOn():
 		b.countSwitches(b.chooseLevels(c, lo, hi, dt))
 	}
 	return nil

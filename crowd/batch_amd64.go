@@ -1,5 +1,7 @@
 package crowd
 
+import "unsafe"
+
 // step runs the SSE2 kernel over the units in whole groups of four and the Go
 // kernel over the rest.
 func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
@@ -17,3 +19,41 @@ func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate 
 //
 //go:noescape
 func step4(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32)
+
+// stepLOD is stepUnitsLOD: the SSE2 kernel with the level pass folded in over
+// whole groups of four, the Go one over the rest. It returns how many units
+// changed distance band.
+func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []SpeciesID, clips []ClipID,
+	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
+	n := len(species)
+	clips, phase, rate, out, dist, band, level = clips[:n], phase[:n], rate[:n], out[:n], dist[:n], band[:n], level[:n]
+	snaps = snaps[:len(entries)] // the same index: the kernel finds both with one
+	var switches uint64
+	if g := n / 4; g > 0 {
+		switches = uint64(step4lod(&entries[0], len(entries)-1, &species[0], &clips[0], &phase[0], &rate[0], &out[0], g, dt,
+			&snaps[0], &bands[0], &dist[0], &band[0], &level[0]))
+	}
+	t := n &^ 3
+	return switches + stepUnitsLOD(entries, snaps, bands, species[t:], clips[t:], phase[t:], rate[t:], out[t:], dist[t:], band[t:], level[t:], dt)
+}
+
+// step4lod is stepUnitsLOD for groups×4 units, four at a time (batch_amd64.s):
+// step4's pass, then the level of each unit chosen and its rows floored in the
+// same registers. It returns how many units changed distance band.
+//
+//go:noescape
+func step4lod(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32,
+	snaps *snapEntry, bands *lodBands, dist *float32, band, level *Level) int
+
+// prefetch asks for the cache lines of the elements idx[k] (k < n) of an array
+// at base whose elements are 1<<shift bytes, without waiting for them
+// (PREFETCHT0): what follows runs while they come.
+//
+//go:noescape
+func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int)
+
+// prefetchBits asks for the cache line of element first+k of an array at base
+// whose elements are size bytes, for every bit k set in word, without waiting.
+//
+//go:noescape
+func prefetchBits(base unsafe.Pointer, size uintptr, word uint64, first int)

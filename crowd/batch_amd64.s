@@ -20,6 +20,21 @@
 	SHLQ $5, AX \
 	MOVOU (DI)(AX*1), reg
 
+// ENTRYK is ENTRY that also keeps the entry's index ×16 at 4*j(SP), where the
+// snapshot entry (16 bytes) of the same index is.
+#define ENTRYK(j, reg) \
+	MOVBLZX j(SI), AX \
+	MOVWLZX (2*j)(DX), BX \
+	SHLL $8, AX \
+	ORL BX, AX \
+	CMPL BX, $256 \
+	CMOVLCC R8, AX \
+	CMPL AX, R8 \
+	CMOVLHI R8, AX \
+	SHLQ $4, AX \
+	MOVL AX, (4*j)(SP) \
+	MOVOU (DI)(AX*2), reg
+
 // TRANSPOSE4 transposes the 4×4 matrix of 32-bit lanes whose rows are a, b, c, d
 // (lane 0 first): afterwards a, b, t1, d hold its columns; c and t2 are clobbered.
 #define TRANSPOSE4(a, b, c, d, t1, t2) \
@@ -169,4 +184,312 @@ loop:
 	ADDQ $64, R11
 	DECQ CX
 	JNZ loop
+	RET
+
+// func step4lod(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32,
+//	snaps *snapEntry, bands *lodBands, dist *float32, band, level *uint8) int
+//
+// step4 with the level of detail chosen in the same pass (stepUnitsLOD, lod.go):
+// after a group's rows are worked out, its snapshot entries (found by the same
+// index, kept in the frame) and its species' band boundaries are transposed like
+// the clip entries, the bands move with hysteresis and the far units' rows are
+// floored or replaced by snapshot frames, all on four lanes with no branch. X15
+// counts the units whose band stayed; the result is the rest.
+TEXT ·step4lod(SB), NOSPLIT, $16-120
+	MOVQ entries+0(FP), DI
+	MOVQ empty+8(FP), R8
+	MOVQ species+16(FP), SI
+	MOVQ clips+24(FP), DX
+	MOVQ phase+32(FP), R9
+	MOVQ rate+40(FP), R10
+	MOVQ out+48(FP), R11
+	MOVQ groups+56(FP), CX
+	MOVSS dt+64(FP), X14
+	SHUFPS $0, X14, X14        // dt ×4
+	MOVL $0x3f800000, AX
+	MOVL AX, X13
+	SHUFPS $0, X13, X13        // 1.0 ×4
+	PXOR X12, X12              // 0
+	PCMPEQL X11, X11           // −1 ×4 (int)
+	PXOR X15, X15              // units whose band stayed, per lane
+	MOVQ dist+88(FP), R12
+	MOVQ band+96(FP), R13
+	MOVQ level+104(FP), R14
+
+lodloop:
+	ENTRYK(0, X0)
+	ENTRYK(1, X1)
+	ENTRYK(2, X2)
+	ENTRYK(3, X3)
+
+	// Rows → fields: X0 scale, X1 offset, X4 last, X3 wrapTo.
+	TRANSPOSE4(X0, X1, X2, X3, X4, X5)
+
+	// q = phase + rate·dt
+	MOVUPS (R10), X5
+	MULPS X14, X5
+	MOVUPS (R9), X2
+	ADDPS X5, X2
+
+	// settle(q, true) in X6: q − floor(q), 0 unless in [0,1). floor(q) is trunc(q),
+	// less one where that is above q; out of int32 range the result fails the test.
+	CVTTPS2PL X2, X5
+	CVTPL2PS X5, X5
+	MOVAPS X2, X6
+	CMPPS X5, X6, $1           // q < t
+	ANDPS X13, X6
+	SUBPS X6, X5
+	MOVAPS X2, X6
+	SUBPS X5, X6               // w = q − t
+	MOVAPS X6, X7
+	CMPPS X13, X7, $1          // w < 1
+	MOVAPS X12, X8
+	CMPPS X6, X8, $2           // 0 ≤ w
+	ANDPS X8, X7
+	ANDPS X7, X6
+
+	// settle(q, false) in X7: min(q, 1), 0 unless q ≥ 0.
+	MOVAPS X2, X7
+	MINPS X13, X7
+	MOVAPS X12, X8
+	CMPPS X2, X8, $2           // 0 ≤ q
+	ANDPS X8, X7
+
+	// Looping clips (wrapTo ≠ last) take the first. For q in [0,1) both are q.
+	MOVO X3, X8
+	PCMPEQL X4, X8             // one-shot
+	ANDPS X8, X7
+	ANDNPS X6, X8
+	ORPS X7, X8
+
+	// ph *= keep, keep = 1 where scale ≠ 0.
+	MOVAPS X0, X9
+	CMPPS X12, X9, $4          // scale ≠ 0
+	ANDPS X13, X9
+	MULPS X9, X8
+	MOVUPS X8, (R9)
+
+	// pos = float64(ph)·float64(scale), lanes 0–1 in X5 and 2–3 in X7.
+	CVTPS2PD X8, X5
+	CVTPS2PD X0, X6
+	MULPD X6, X5
+	MOVHLPS X8, X7
+	CVTPS2PD X7, X7
+	MOVHLPS X0, X6
+	CVTPS2PD X6, X6
+	MULPD X6, X7
+
+	// f = min(int32(pos), last) in X9.
+	CVTTPD2PL X5, X6
+	CVTTPD2PL X7, X9
+	PUNPCKLQDQ X9, X6
+	MOVO X6, X9
+	PCMPGTL X4, X9             // f > last
+	MOVO X4, X10
+	PAND X9, X10
+	PANDN X6, X9
+	POR X10, X9
+
+	// lerp = float32(pos − float64(f)) in X5.
+	CVTPL2PD X9, X6
+	SUBPD X6, X5
+	CVTPD2PS X5, X5
+	PSHUFL $0x0e, X9, X6
+	CVTPL2PD X6, X6
+	SUBPD X6, X7
+	CVTPD2PS X7, X7
+	MOVLHPS X7, X5
+
+	// next = f+1, or wrapTo past last, in X7; both rows offset.
+	MOVO X9, X6
+	PSUBL X11, X6
+	MOVO X6, X7
+	PCMPGTL X4, X7             // f+1 > last
+	PAND X7, X3
+	PANDN X6, X7
+	POR X3, X7
+	PADDL X1, X9
+	PADDL X1, X7
+
+	// Level of detail. The snapshot entries, by the clip entries' index: X0
+	// scale, X1 offset, X4 last, X3 ok (all ones where the clip has a snapshot).
+	MOVQ snaps+72(FP), BX
+	MOVL 0(SP), AX
+	MOVOU (BX)(AX*1), X0
+	MOVL 4(SP), AX
+	MOVOU (BX)(AX*1), X1
+	MOVL 8(SP), AX
+	MOVOU (BX)(AX*1), X2
+	MOVL 12(SP), AX
+	MOVOU (BX)(AX*1), X3
+	TRANSPOSE4(X0, X1, X2, X3, X4, X6)
+
+	// The snapshot row offset + min(int32(float64(ph)·float64(scale)), last) in X6.
+	CVTPS2PD X8, X2
+	CVTPS2PD X0, X6
+	MULPD X6, X2
+	MOVHLPS X8, X10
+	CVTPS2PD X10, X10
+	MOVHLPS X0, X6
+	CVTPS2PD X6, X6
+	MULPD X6, X10
+	CVTTPD2PL X2, X2
+	CVTTPD2PL X10, X10
+	PUNPCKLQDQ X10, X2
+	MOVO X2, X6
+	PCMPGTL X4, X6             // f > last
+	PAND X6, X4
+	PANDN X2, X6
+	POR X4, X6
+	PADDL X1, X6
+
+	// The species' boundaries: X0 up[0], X1 up[1], X10 down[0], X4 down[1].
+	MOVQ bands+80(FP), BX
+	MOVBLZX 0(SI), AX
+	SHLL $4, AX
+	MOVOU (BX)(AX*1), X0
+	MOVBLZX 1(SI), AX
+	SHLL $4, AX
+	MOVOU (BX)(AX*1), X1
+	MOVBLZX 2(SI), AX
+	SHLL $4, AX
+	MOVOU (BX)(AX*1), X2
+	MOVBLZX 3(SI), AX
+	SHLL $4, AX
+	MOVOU (BX)(AX*1), X4
+	TRANSPOSE4(X0, X1, X2, X4, X10, X8)
+
+	// up and down: how many boundaries d is beyond, the sign bits of t − d.
+	MOVUPS (R12), X2
+	SUBPS X2, X0
+	PSRLL $31, X0
+	SUBPS X2, X1
+	PSRLL $31, X1
+	PADDL X1, X0
+	SUBPS X2, X10
+	PSRLL $31, X10
+	SUBPS X2, X4
+	PSRLL $31, X4
+	PADDL X4, X10
+
+	// band = min(max(old, up), down) in X2; the small values fit the words.
+	MOVSS (R13), X1
+	PUNPCKLBW X12, X1
+	PUNPCKLWL X12, X1
+	MOVO X1, X2
+	PMAXSW X0, X2
+	PMINSW X10, X2
+	PCMPEQL X2, X1
+	PSUBL X1, X15              // count the units whose band stayed
+	MOVO X2, X0
+	PACKSSLW X0, X0
+	PACKUSWB X0, X0
+	MOVSS X0, (R13)
+
+	// level = band, one nearer in the snapshot band without a snapshot of the
+	// clip: band>>1 is 1 in the snapshot band (bands are 0, 1, 2).
+	MOVO X2, X1
+	PSRLL $1, X1
+	PANDN X1, X3               // snapshot band and no snapshot: 1
+	PSUBL X3, X2
+	MOVO X2, X4
+	PACKSSLW X4, X4
+	PACKUSWB X4, X4
+	MOVSS X4, (R14)
+	MOVO X2, X0
+	PSLLL $30, X0
+	PSRAL $31, X0              // level = snapshot: its bit 1 spread
+	PCMPGTL X12, X2            // level > full
+
+	// frame: the snapshot row at LevelSnapshot; next = frame and lerp = 0 beyond full.
+	PAND X0, X6
+	PANDN X9, X0
+	POR X6, X0
+	MOVO X0, X9
+	MOVO X2, X4
+	PANDN X5, X4
+	MOVO X4, X5
+	MOVO X2, X1
+	PAND X9, X1
+	PANDN X7, X2
+	POR X1, X2
+	MOVO X2, X7
+
+	// clip | species<<16 in X6.
+	MOVQ (DX), X6
+	MOVL (SI), X10
+	PUNPCKLBW X12, X10
+	PUNPCKLWL X10, X6
+
+	// Fields (frame X9, next X7, lerp X5, clip/species X6) → Instances X9 X7 X8 X6.
+	TRANSPOSE4(X9, X7, X5, X6, X8, X10)
+	MOVOU X9, (R11)
+	MOVOU X7, 16(R11)
+	MOVOU X8, 32(R11)
+	MOVOU X6, 48(R11)
+
+	ADDQ $4, SI
+	ADDQ $8, DX
+	ADDQ $16, R9
+	ADDQ $16, R10
+	ADDQ $64, R11
+	ADDQ $16, R12
+	ADDQ $4, R13
+	ADDQ $4, R14
+	DECQ CX
+	JNZ lodloop
+
+	// switches = 4·groups − the lanes' counts
+	PSHUFL $0x4e, X15, X0
+	PADDL X0, X15
+	PSHUFL $0xb1, X15, X0
+	PADDL X0, X15
+	MOVL X15, AX
+	MOVQ groups+56(FP), CX
+	SHLQ $2, CX
+	SUBQ AX, CX
+	MOVQ CX, ret+112(FP)
+	RET
+
+// func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int)
+//
+// Asks for the cache line of base + idx[k]<<shift, k < n, without waiting for it:
+// a prefetch retires at once, so the misses overlap whatever work follows.
+TEXT ·prefetch(SB), NOSPLIT, $0-32
+	MOVQ base+0(FP), DI
+	MOVQ shift+8(FP), CX
+	MOVQ idx+16(FP), SI
+	MOVQ n+24(FP), DX
+	TESTQ DX, DX
+	JLE done
+more:
+	MOVLQSX (SI), AX
+	SHLQ CX, AX
+	PREFETCHT0 (DI)(AX*1)
+	ADDQ $4, SI
+	DECQ DX
+	JNZ more
+done:
+	RET
+
+// func prefetchBits(base unsafe.Pointer, size uintptr, word uint64, first int)
+//
+// Asks for the cache line of element first+k of an array at base whose elements
+// are size bytes, for every bit k set in word, without waiting for them.
+TEXT ·prefetchBits(SB), NOSPLIT, $0-32
+	MOVQ base+0(FP), DI
+	MOVQ size+8(FP), SI
+	MOVQ word+16(FP), DX
+	MOVQ first+24(FP), R8
+	TESTQ DX, DX
+	JZ none
+bit:
+	BSFQ DX, CX
+	LEAQ (R8)(CX*1), AX
+	IMULQ SI, AX
+	PREFETCHT0 (DI)(AX*1)
+	LEAQ -1(DX), CX
+	ANDQ CX, DX
+	JNZ bit
+none:
 	RET

@@ -2,6 +2,20 @@
 
 package crowd
 
+import "unsafe"
+
 func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
 	stepUnits(entries, species, clips, phase, rate, out, dt)
 }
+
+func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []SpeciesID, clips []ClipID,
+	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
+	return stepUnitsLOD(entries, snaps, bands, species, clips, phase, rate, out, dist, band, level, dt)
+}
+
+// prefetch does nothing here: the loads it would start early happen when they
+// are needed.
+func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int) {}
+
+// prefetchBits does nothing here (see prefetch).
+func prefetchBits(base unsafe.Pointer, size uintptr, word uint64, first int) {}

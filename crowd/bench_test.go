@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/bonebake/bonebake/roster"
 )
@@ -128,12 +129,24 @@ func benchStep(b *testing.B, r *Registry, c *Crowd, set func(*Crowd)) {
 	if set != nil {
 		set(c)
 	}
+	defer lockThread()()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0, cpuOK := threadCPU()
 	for b.Loop() {
 		c.Step(r, 1.0/60)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Len()), "ns/unit")
+	reportCPU(b, cpu0, cpuOK, float64(c.Len()), "cpu-ns/unit")
+}
+
+// reportCPU reports the thread CPU time of the b.N rounds since cpu0 (threadCPU)
+// divided by per, as metric: on a shared machine, the work's own time, which the
+// wall-clock figures mix with the time other processes held the core.
+func reportCPU(b *testing.B, cpu0 time.Duration, ok bool, per float64, metric string) {
+	if cpu1, ok1 := threadCPU(); ok && ok1 {
+		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N)/per, metric)
+	}
 }
 
 // BenchmarkBatchStepGo is the same kernel in Go alone, as machines without the
@@ -265,8 +278,10 @@ func BenchmarkEventDriven(b *testing.B) {
 				}
 			}
 			clock.Dirty = make([]int32, 0, n/100)
+			defer lockThread()()
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0, cpuOK := threadCPU()
 			frame := 0
 			for b.Loop() {
 				list := lists[frame%len(lists)]
@@ -285,6 +300,7 @@ func BenchmarkEventDriven(b *testing.B) {
 				clock.Advance(1.0 / 60)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/frame")
+			reportCPU(b, cpu0, cpuOK, 1e6, "cpu-ms/frame")
 		})
 	}
 }

@@ -191,7 +191,15 @@ func (f *fades) cancel(i int, blend []Blend) {
 // nor blends any more gets a zero Blend. phase holds the units' phases, already
 // advanced.
 func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, blend []Blend, lo, hi int, dt float32) {
+	if hi <= lo {
+		return
+	}
+	// The slices in locals: the stores below to units and Blends would otherwise
+	// make the compiler load f's fields again for every unit.
 	empty := uint(len(entries)) - 1
+	units, gaitW, gaitClip, fbits, flive := f.unit, f.gaitW, f.gaitClip, f.bits, f.live
+	_, _, _ = units[hi-1], gaitW[hi-1], gaitClip[hi-1]
+	_, _, _ = species[hi-1], phase[hi-1], blend[hi-1]
 	entry := func(s SpeciesID, cl ClipID) *clipEntry {
 		k := uint(s)<<clipShift | uint(cl)
 		if cl >= MaxClips || k > empty {
@@ -200,16 +208,27 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 		return &entries[k]
 	}
 	for w := lo >> 6; w<<6 < hi; w++ {
-		word := atomic.LoadUint64(&f.bits[w])
-		live := atomic.LoadUint64(&f.live[w])
+		word := atomic.LoadUint64(&fbits[w])
+		live := atomic.LoadUint64(&flive[w])
+		if w<<6 < lo { // the range's first word: only its units from lo
+			word &= ^uint64(0) << (lo & 63)
+		}
+		if (w+1)<<6 > hi { // its last: only those below hi
+			word &= 1<<(hi&63) - 1
+		}
+		// The units two words on: their fade state and Blends are a line each,
+		// apart, which the processor would otherwise wait for one by one.
+		if ahead := w + 2; ahead<<6 < hi {
+			if next := atomic.LoadUint64(&fbits[ahead]); next != 0 {
+				prefetchBits(unsafe.Pointer(&units[0]), unsafe.Sizeof(fading{}), next&atomic.LoadUint64(&flive[ahead]), ahead<<6)
+				prefetchBits(unsafe.Pointer(&blend[0]), BlendSize, next, ahead<<6)
+			}
+		}
 		for word != 0 {
 			k := bits.TrailingZeros64(word)
 			i := w<<6 | k
 			word &= word - 1
-			if i < lo || i >= hi {
-				continue
-			}
-			gw := f.gaitW[i]
+			gw := gaitW[i]
 			var o Instance
 			if live&(1<<k) == 0 { // a speed blend alone: the fade state is not touched
 				if gw == 0 {
@@ -217,11 +236,11 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 					blend[i] = Blend{}
 					continue
 				}
-				entry(species[i], f.gaitClip[i]).put(&o, phase[i])
+				entry(species[i], gaitClip[i]).put(&o, phase[i])
 				blend[i] = Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: gw}
 				continue
 			}
-			u := &f.unit[i]
+			u := &units[i]
 			own := float32(1) // the share of the unit's own clip and its speed blend
 			u.t += dt
 			if x := u.t * u.inv; x < 1 {
@@ -248,11 +267,11 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 					e.put(&o, u.prior.phase)
 					b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, out*u.priorShare
 				} else if gw > 0 { // fading into a speed blend: the other gait takes the prior's rows
-					entry(species[i], f.gaitClip[i]).put(&o, phase[i])
+					entry(species[i], gaitClip[i]).put(&o, phase[i])
 					b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, own*gw
 				}
 			} else { // a speed blend alone
-				entry(species[i], f.gaitClip[i]).put(&o, phase[i])
+				entry(species[i], gaitClip[i]).put(&o, phase[i])
 				b = Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: gw}
 			}
 			blend[i] = b

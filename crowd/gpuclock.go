@@ -51,6 +51,10 @@ const TimeRecordSize = 64
 var _ [TimeRecordSize - unsafe.Sizeof(TimeRecord{})]byte
 var _ [unsafe.Sizeof(TimeRecord{}) - TimeRecordSize]byte
 
+// clockUnit is 16 bytes (Commit prefetches it by its index shifted by 4).
+var _ [16 - unsafe.Sizeof(clockUnit{})]byte
+var _ [unsafe.Sizeof(clockUnit{}) - 16]byte
+
 // phase is the playhead's phase dt seconds after its record's Start.
 func (p Playhead) phase(dt float32) float32 {
 	q := p.Phase + float32(p.Rate*dt) // no fused multiply-add: a shader computes the product first too
@@ -153,7 +157,6 @@ type GPUClock struct {
 	units   []clockUnit
 	pending []int32
 	combat  *Combat // the scheduled combat over the clock, if any
-	sink    float32 // keeps Commit's touching loads
 }
 
 // clockUnit is a unit's inputs and what Commit last made of them.
@@ -175,6 +178,10 @@ type clockUnit struct {
 // spread by AmbientPhase, as New spreads a Crowd's.
 func NewGPUClock(n int) *GPUClock {
 	g := &GPUClock{Records: make([]TimeRecord, n), units: make([]clockUnit, n), pending: make([]int32, n)}
+	if n > 0 { // before the first write, so that the pages are huge from the start
+		hugePages(unsafe.Pointer(&g.Records[0]), uintptr(n)*TimeRecordSize)
+		hugePages(unsafe.Pointer(&g.units[0]), uintptr(n)*unsafe.Sizeof(clockUnit{}))
+	}
 	for i := range g.units {
 		g.units[i] = clockUnit{clip: NoClip, pending: true}
 		g.pending[i] = int32(i)
@@ -268,29 +275,25 @@ func (g *GPUClock) Commit(r *Registry) error {
 	if len(g.Records) != len(g.units) {
 		return fmt.Errorf("crowd: %d records for %d units", len(g.Records), len(g.units))
 	}
-	now := g.Now
 	bad := 0
-	var empty clipEntry
-	// Units come in any order, so nearly every read of their records misses the
-	// cache: a first pass over a chunk only touches them, letting the processor
-	// wait for many misses at once, and the second works on them in place.
-	var in [64]clockUnit
-	var sink float32
+	tab := cat.clockTable()
+	// Units come in any order, so nearly every record misses the cache: the
+	// records (and inputs) of the next chunk of units are prefetched before the
+	// units of this one are worked on, so that their misses overlap that work
+	// rather than follow it.
+	const chunk = 8
 	units := g.pending
+	g.prefetch(units[:min(len(units), chunk)])
 	for len(units) > 0 {
-		part := units[:min(len(units), len(in))]
+		part := units[:min(len(units), chunk)]
 		units = units[len(part):]
-		for k, u := range part {
-			in[k] = g.units[u]
-			sink += g.Records[u].Start
-		}
-		for k, u := range part {
-			if !g.commit(r, cat, &empty, int(u), &in[k], now) {
+		g.prefetch(units[:min(len(units), chunk)])
+		for _, u := range part {
+			if !g.commit(r, cat, tab, int(u)) {
 				bad++
 			}
 		}
 	}
-	g.sink = sink
 	g.Dirty = append(g.Dirty, g.pending...)
 	g.pending = g.pending[:0]
 	if bad > 0 {
@@ -299,10 +302,22 @@ func (g *GPUClock) Commit(r *Registry) error {
 	return nil
 }
 
-// commit resolves unit i, whose inputs are x, at time now and rewrites its record
-// in place; it reports whether the unit can be played as asked.
-func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x *clockUnit, now float32) bool {
-	st, cl, e, ok := choose(cat, empty, x.species, x.arch, x.variant, x.flags, x.weapon, x.speed)
+// prefetch starts loading the records and inputs of units.
+func (g *GPUClock) prefetch(units []int32) {
+	if len(units) > 0 {
+		prefetch(unsafe.Pointer(&g.Records[0]), 6, &units[0], len(units))
+		prefetch(unsafe.Pointer(&g.units[0]), 4, &units[0], len(units))
+	}
+}
+
+// commit resolves unit i at time Now and rewrites its record in place; it
+// reports whether the unit can be played as asked.
+func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, i int) bool {
+	x, now := &g.units[i], g.Now
+	st := stateTable[intentKey(x.flags, x.speed > MoveThreshold, x.weapon)&(intentKeys-1)]
+	// All that the unit's species, archetype, state and variant decide, in one load.
+	res := &tab[resolveKey(cat, x.species, x.arch, st, x.variant)]
+	cl := res.clip
 	o := &g.Records[i]
 	var p float32
 	if prev := x.clip; prev == NoClip {
@@ -312,29 +327,26 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 		o.Rebase(now)
 		p = o.Own.phase(0) // the phase shown now (a swing's: its attack phase)
 	}
-	loops := e.loops()
 	changed := cl != x.clip
-	if changed && !loops {
+	if changed && res.flags&resLoops == 0 {
 		p = 0
 	}
-	// Idle fidgets and a hammering builder repeat; a death holds its end.
-	shape := e.shape(loops || st != StateDie)
-	own := Playhead{Phase: p * e.keep, Rate: e.base + e.perSpeed*x.speed, Row: e.offset, Shape: shape}
+	own := res.own
+	own.Phase, own.Rate = p*res.keep, res.own.Rate+res.perSpeed*x.speed
 	var gait Playhead
 	var gaitW float32
-	if st == StateWalk || st == StateRun {
-		if g := cat.pair(x.species, x.arch, x.variant, cl); g != nil {
-			rate, other, w := g.blend(cl, x.speed)
-			own.Rate = rate
-			if w > 0 && w < 1 {
-				oe := &cat.entries[int(x.species)<<clipShift|int(other)]
-				gait, gaitW = Playhead{Phase: own.Phase, Rate: rate, Row: oe.offset, Shape: oe.shape(true) | ShapeGait}, w
-			}
+	if res.flags&resGait != 0 {
+		g := &cat.pairs[(int(x.species)*MaxArchetypes+int(x.arch&(MaxArchetypes-1)))*MaxVariants+int(min(x.variant, MaxVariants-1))]
+		rate, other, w := g.blend(cl, x.speed)
+		own.Rate = rate
+		if w > 0 && w < 1 {
+			oe := &cat.entries[int(x.species)<<clipShift|int(other)]
+			gait, gaitW = Playhead{Phase: own.Phase, Rate: rate, Row: oe.offset, Shape: oe.shape(true) | ShapeGait}, w
 		}
 	}
-	if swingDriven[st&(NumStates-1)] != 0 && g.combat != nil {
+	if res.flags&resSwing != 0 && g.combat != nil {
 		if tau, tempo, ok := g.combat.swingAt(i, float64(now)); ok {
-			own = Playhead{Phase: tau, Rate: tempo, Row: e.offset, Shape: shape | ShapeSwing}
+			own = Playhead{Phase: tau, Rate: tempo, Row: res.own.Row, Shape: res.own.Shape | ShapeSwing}
 		}
 	}
 	switch {
@@ -346,7 +358,8 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 		} else {
 			g.Fades++
 		}
-		o.Switch(now, own, d)
+		o.rebasedAgain() // o.Switch(now, own, d) without rebasing o a second time
+		o.switchRebased(now, own, d)
 	default:
 		if o.Prior.Shape&ShapeGait != 0 { // set anew below
 			o.Prior, o.PriorShare = Playhead{}, 0
@@ -361,9 +374,8 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, empty *clipEntry, i int, x 
 		}
 		o.Prior, o.PriorShare = gait, gaitW
 	}
-	y := &g.units[i]
-	y.clip, y.state, y.pending = cl, st, false
-	return ok
+	x.clip, x.state, x.pending = cl, st, false
+	return res.flags&resOK != 0 && x.arch < MaxArchetypes
 }
 
 // Rebase moves the record's Start to now without changing what it shows: each
@@ -395,6 +407,26 @@ func (r *TimeRecord) Rebase(now float32) {
 // change of clip, for a game that plays clips itself.
 func (r *TimeRecord) Switch(now float32, to Playhead, fade float32) {
 	r.Rebase(now)
+	r.switchRebased(now, to, fade)
+}
+
+// rebasedAgain is what a second Rebase at the same time would change in a record
+// just rebased: a playhead's phase moves by Rate·0, which is 0 unless the rate is
+// not finite (the product is then NaN, and the phase settles to 0).
+func (r *TimeRecord) rebasedAgain() {
+	if r.Own.Rate*0 != 0 {
+		r.Own = r.Own.advanced(0)
+	}
+	if r.FadeInv > 0 && r.From.Rate*0 != 0 {
+		r.From = r.From.advanced(0)
+	}
+	if r.PriorShare > 0 && r.Prior.Rate*0 != 0 {
+		r.Prior = r.Prior.advanced(0)
+	}
+}
+
+// switchRebased is Switch for a record rebased at now.
+func (r *TimeRecord) switchRebased(now float32, to Playhead, fade float32) {
 	cur := r.Own
 	if cur.Shape&ShapeSwing != 0 {
 		cur = Playhead{Phase: AttackPhase(cur.Phase), Row: cur.Row, Shape: cur.Shape &^ ShapeSwing}
@@ -462,17 +494,86 @@ func interrupted[S any](cur, from, prior S, w, share float32) (S, S, float32) {
 	return cur, from, 1 - w
 }
 
-// choose resolves a unit's inputs to its state and clip, as Animate does; ok is
-// false when its species is not loaded or does not support its archetype (it then
-// plays its species' clip 0, or the empty entry).
-func choose(cat *catalog, empty *clipEntry, s SpeciesID, a roster.Archetype, variant uint8, flags Flags, weapon Weapon, speed float32) (StateID, ClipID, *clipEntry, bool) {
-	st := stateTable[intentKey(flags, speed > MoveThreshold, weapon)&(intentKeys-1)]
-	if int(s) > cat.maxID {
-		return st, 0, empty, false
+// chooseIn resolves a unit of species slot s in state st to its clip, as Animate
+// does; ok is false when its species is not loaded or does not support its
+// archetype (it then plays its species' clip 0, or the empty entry).
+func chooseIn(cat *catalog, empty *clipEntry, s int, a roster.Archetype, st StateID, variant uint8) (ClipID, *clipEntry, bool) {
+	if s > cat.maxID {
+		return 0, empty, false
 	}
-	k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant, MaxVariants-1))
+	k := ((s*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant, MaxVariants-1))
 	cl := cat.sel[k]
 	ok := cl&unplayable == 0 && a < MaxArchetypes
 	cl &= unplayable - 1
-	return st, cl, &cat.entries[int(s)<<clipShift|int(cl)], ok
+	return cl, &cat.entries[s<<clipShift|int(cl)], ok
+}
+
+// resolved is what Commit makes of a unit's species, archetype, state and
+// variant, worked out once per catalog (catalog.clockTable) so that a change
+// reads it with one load instead of resolving the clip, its entry, its shape
+// and whether it has a speed blend each time.
+type resolved struct {
+	own      Playhead // Phase 0, Rate the clip's rate at rest, Row, and Shape as the state plays it
+	perSpeed float32  // rate per m/s of ground speed
+	keep     float32  // 0 for a one-frame clip (its phase is 0), else 1
+	clip     ClipID
+	flags    uint8 // resOK, resLoops, resGait, resSwing
+	_        [5]byte
+}
+
+// resolved.flags.
+const (
+	resOK    = 1 << iota // the species is loaded and has the archetype
+	resLoops             // the clip loops (a looping clip keeps the unit's phase)
+	resGait              // the state is Walk or Run and the clip one of a speed blend's pair
+	resSwing             // an attack state, whose phase a scheduled swing drives
+)
+
+var _ [32 - unsafe.Sizeof(resolved{})]byte
+var _ [unsafe.Sizeof(resolved{}) - 32]byte
+
+// resolveKey is a unit's index in catalog.clockTable: sel's, with the species
+// that are not loaded sharing one slot after the loaded ones.
+func resolveKey(cat *catalog, s SpeciesID, a roster.Archetype, st StateID, v uint8) uint {
+	sp := min(uint(s), uint(cat.maxID+1))
+	return ((sp*MaxArchetypes+uint(a&(MaxArchetypes-1)))*uint(NumStates)+uint(st&(NumStates-1)))*MaxVariants + uint(min(v, MaxVariants-1))
+}
+
+// clockTable returns the catalog's resolved table for GPUClock.Commit, built on
+// first use by chooseIn's rules for every species slot, archetype, state and
+// variant, and for the species that are not loaded (the empty entry, not ok).
+func (cat *catalog) clockTable() []resolved {
+	if t := cat.resolved.Load(); t != nil {
+		return *t
+	}
+	t := make([]resolved, (cat.maxID+2)*MaxArchetypes*int(NumStates)*MaxVariants)
+	var empty clipEntry
+	for sp := range cat.maxID + 2 {
+		for a := range roster.Archetype(MaxArchetypes) {
+			for st := range NumStates {
+				for v := range uint8(MaxVariants) {
+					cl, e, ok := chooseIn(cat, &empty, sp, a, st, v)
+					loops := e.loops()
+					// Idle fidgets and a hammering builder repeat; a death holds its end.
+					res := resolved{own: Playhead{Rate: e.base, Row: e.offset, Shape: e.shape(loops || st != StateDie)},
+						perSpeed: e.perSpeed, keep: e.keep, clip: cl}
+					if ok {
+						res.flags |= resOK
+					}
+					if loops {
+						res.flags |= resLoops
+					}
+					if (st == StateWalk || st == StateRun) && sp <= cat.maxID && cat.pair(SpeciesID(sp), a, v, cl) != nil {
+						res.flags |= resGait
+					}
+					if swingDriven[st] != 0 {
+						res.flags |= resSwing
+					}
+					t[((sp*MaxArchetypes+int(a))*int(NumStates)+int(st))*MaxVariants+int(v)] = res
+				}
+			}
+		}
+	}
+	cat.resolved.CompareAndSwap(nil, &t)
+	return *cat.resolved.Load()
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/bonebake/bonebake/roster"
 )
 
 // attackTime inverts AttackPhase: the phase reaches p at attackTime(p) and not
@@ -189,4 +191,87 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 		t.Error("no unit blended walk and run")
 	}
 	t.Logf("%d speed-blended poses; %d poses compared, %d at a wrap; %d transitions, %d fades; combat %+v", blends, compared, edges, cpu.Transitions, cpu.Fades, fc.Melee.Stats)
+}
+
+// Commit's table gives, for every species id (loaded or not), archetype (valid or
+// not), state and variant (past MaxVariants too), what resolving the unit by
+// chooseIn and its clip entry gives: the clip, its rows, shape, rates, whether it
+// loops, has a speed blend, is swing-driven, and can be played as asked.
+func TestClockTableMatchesChoose(t *testing.T) {
+	r := testRegistry(t)
+	cat := r.cat.Load()
+	tab := cat.clockTable()
+	var empty clipEntry
+	for s := range 256 {
+		for a := range roster.Archetype(MaxArchetypes + 2) {
+			for st := range NumStates {
+				for v := range uint8(MaxVariants + 2) {
+					cl, e, ok := chooseIn(cat, &empty, s, a, st, v)
+					res := tab[resolveKey(cat, SpeciesID(s), a, st, v)]
+					loops := e.wrapTo != e.last
+					wantShape := uint32(e.last)
+					if loops {
+						wantShape |= ShapeLoops
+					}
+					if loops || st != StateDie {
+						wantShape |= ShapeWraps
+					}
+					gait := (st == StateWalk || st == StateRun) && cat.pair(SpeciesID(s), a, v, cl) != nil
+					got := [...]bool{res.flags&resOK != 0 && a < MaxArchetypes, res.flags&resLoops != 0, res.flags&resGait != 0, res.flags&resSwing != 0}
+					want := [...]bool{ok, loops, gait, swingDriven[st] != 0}
+					if res.clip != cl || res.own.Row != e.offset || res.own.Shape != wantShape || res.own.Rate != e.base || res.own.Phase != 0 ||
+						res.perSpeed != e.perSpeed || res.keep != e.keep || got != want {
+						t.Fatalf("species %d archetype %d state %v variant %d: %+v, want clip %d entry %+v shape %#x flags %v", s, a, st, v, res, cl, *e, wantShape, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A record rebased and then given rebasedAgain holds the bits that rebasing it
+// twice at the same time gives, which Commit relies on to switch clips without
+// the second Rebase that Switch makes: for phases and rates of every kind
+// (signed zeros, infinite and NaN rates, swings, one-frame clips, fades that
+// have ended or not, priors and speed blends).
+func TestRebasedAgain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	odd := []float32{0, float32(math.Copysign(0, -1)), 1, -1, .5, .99999994, 1e-30, -1e-30, 3e9, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+	pick := func() float32 {
+		if rng.IntN(2) == 0 {
+			return odd[rng.IntN(len(odd))]
+		}
+		return float32(rng.NormFloat64() * 3)
+	}
+	head := func() Playhead {
+		sh := uint32(rng.IntN(3) * 11)
+		sh |= []uint32{0, ShapeLoops, ShapeWraps, ShapeLoops | ShapeWraps, ShapeSwing, ShapeGait | ShapeLoops | ShapeWraps}[rng.IntN(6)]
+		return Playhead{Phase: pick(), Rate: pick(), Row: uint32(rng.IntN(100)), Shape: sh}
+	}
+	bits := func(r *TimeRecord) [16]uint32 {
+		var b [16]uint32
+		for k, p := range []Playhead{r.Own, r.From, r.Prior} {
+			b[4*k], b[4*k+1], b[4*k+2], b[4*k+3] = math.Float32bits(p.Phase), math.Float32bits(p.Rate), p.Row, p.Shape
+		}
+		b[12], b[13], b[14], b[15] = math.Float32bits(r.Start), math.Float32bits(r.FadeStart), math.Float32bits(r.FadeInv), math.Float32bits(r.PriorShare)
+		return b
+	}
+	for range 200_000 {
+		r := TimeRecord{Own: head(), From: head(), Prior: head(), Start: float32(rng.IntN(4)), FadeStart: float32(rng.IntN(4))}
+		if rng.IntN(2) == 0 {
+			r.FadeInv = []float32{.5, 3, 10, float32(math.Inf(1))}[rng.IntN(4)]
+		}
+		if rng.IntN(2) == 0 {
+			r.PriorShare = []float32{.25, .5, .75, 1}[rng.IntN(4)]
+		}
+		now := r.Start + []float32{0, 1.0 / 60, .5, 2}[rng.IntN(4)]
+		a, b := r, r
+		a.Rebase(now)
+		a.Rebase(now)
+		b.Rebase(now)
+		b.rebasedAgain()
+		if bits(&a) != bits(&b) {
+			t.Fatalf("%+v at %v: rebased twice %+v, rebasedAgain %+v", r, now, a, b)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"math/bits"
 	"os"
 	"slices"
 	"strings"
@@ -78,14 +79,15 @@ func (r *Registry) LOD(species SpeciesID) LODDistances {
 }
 
 // snapEntry maps a clip's phase to the frames of its species' snapshot mesh, by
-// bpat.md §5.2 with the snapshot's own frame count; ok is false for a clip that
-// must not be drawn from it: a clip some archetype plays as Die (the game's
-// archetype tables keep deaths off their snapshots), which shows LevelReduced.
+// bpat.md §5.2 with the snapshot's own frame count; ok is 0 for a clip that must
+// not be drawn from it: a clip some archetype plays as Die (the game's archetype
+// tables keep deaths off their snapshots), which shows LevelReduced; all ones
+// for one that may. It is 16 bytes, read by the assembly kernel as one vector.
 type snapEntry struct {
-	scale        float32
-	offset       uint32
-	last, wrapTo int32
-	ok           bool
+	scale  float32
+	offset uint32
+	last   int32
+	ok     uint32
 }
 
 // frame is the snapshot frame (a row of the snapshot file) phase ph falls on:
@@ -223,11 +225,14 @@ func snapEntries(s *Species) []snapEntry {
 	out := make([]snapEntry, len(s.Clips))
 	for k, c := range s.Snapshot.Clips() {
 		n := int32(c.FrameCount)
-		e := snapEntry{offset: uint32(c.FrameOffset), last: n - 1, ok: !noSnap[ClipID(k)]}
+		e := snapEntry{offset: uint32(c.FrameOffset), last: n - 1}
+		if !noSnap[ClipID(k)] {
+			e.ok = ^uint32(0)
+		}
 		if s.Clips[k].Loops {
 			e.scale = float32(n)
 		} else {
-			e.scale, e.wrapTo = float32(n-1), n-1
+			e.scale = float32(n - 1)
 		}
 		out[k] = e
 	}
@@ -279,7 +284,7 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 			lv = LevelReduced
 			if bd == LevelSnapshot && (blend == nil || !blended(&blend[i])) {
 				k := min(uint(s)<<clipShift|uint(clips[i]), uint(len(rows))-1)
-				if se := &rows[k]; se.ok {
+				if se := &rows[k]; se.ok != 0 {
 					o.Frame = se.frame(phase[i])
 					lv = LevelSnapshot
 				}
@@ -292,6 +297,100 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 		level[i] = lv
 	}
 	return switches
+}
+
+// levelsInKernel reports whether Step chooses levels in the batch kernel's own
+// pass (stepLOD): every frame's rows (LODEvery ≤ 1). With LODEvery > 1 the level
+// pass runs after the kernel (chooseLevels), as Animate's does.
+func (b *Batch) levelsInKernel() bool { return b.lodOn() && b.LODEvery <= 1 }
+
+// stepUnitsLOD is the batch kernel with the level of detail chosen in the same
+// pass, in Go: the whole of it on machines without an assembly one, and the
+// reference that the assembly (step4lod) matches bit for bit. Each unit is
+// stepped as stepUnits steps it; then its distance band moves with hysteresis
+// (the sign bit of t − d is d > t, without a branch: distances are in no order),
+// and a unit in a far band shows its floor frame: of its snapshot mesh in the
+// snapshot band where its clip has one, else of its clip (LevelReduced). It
+// does not look at fades: a unit that fades or blends gaits is brought back from
+// LevelSnapshot to LevelReduced afterwards (Batch.unblendLevels), once the fade
+// pass has written its Blend. snaps is laid out as entries (catalog.snapRows).
+// It returns how many units changed distance band.
+func stepUnitsLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []SpeciesID, clips []ClipID,
+	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
+	stepUnits(entries, species, clips, phase, rate, out, dt)
+	n := len(species)
+	clips, phase, out, dist, band, level = clips[:n], phase[:n], out[:n], dist[:n], band[:n], level[:n]
+	snaps = snaps[:len(entries)]
+	empty := uint(len(entries)) - 1
+	var switches uint64
+	for i, s := range species {
+		d := dist[i]
+		bb := &bands[s]
+		up := Level(math.Float32bits(bb.up[0]-d)>>31 + math.Float32bits(bb.up[1]-d)>>31)
+		down := Level(math.Float32bits(bb.down[0]-d)>>31 + math.Float32bits(bb.down[1]-d)>>31)
+		bd := min(max(band[i], up), down)
+		if bd != band[i] {
+			switches++
+		}
+		band[i] = bd
+		lv := bd
+		if bd != LevelFull {
+			o := &out[i]
+			if bd == LevelSnapshot {
+				cl := clips[i]
+				k := uint(s)<<clipShift | uint(cl)
+				if cl >= MaxClips || k > empty {
+					k = empty
+				}
+				if se := &snaps[k]; se.ok != 0 {
+					o.Frame = se.frame(phase[i])
+				} else {
+					lv = LevelReduced
+				}
+			}
+			o.Next, o.Lerp = o.Frame, 0
+		}
+		level[i] = lv
+	}
+	return switches
+}
+
+// unblendLevels finishes the levels stepLOD chose for units [lo, hi), once the
+// fade pass has written their Blends: a unit in a far band that fades or blends
+// gaits shows LevelReduced (its own rows floored, not its snapshot frame) and its
+// Blend's rows floored too, as chooseLevels has it. Only the units the fade pass
+// visits can blend; a batch without fades (no NewBatch) is scanned whole.
+func (b *Batch) unblendLevels(cat *catalog, lo, hi int) {
+	visit := func(i int) {
+		if b.lodBand[i] == LevelFull || !blended(&b.Blend[i]) {
+			return
+		}
+		if b.Level[i] == LevelSnapshot {
+			b.Level[i] = LevelReduced
+			cl := b.Clip[i]
+			k := uint(b.Species[i])<<clipShift | uint(cl)
+			if empty := uint(len(cat.entries)) - 1; cl >= MaxClips || k > empty {
+				k = empty
+			}
+			o := &b.Out[i]
+			cat.entries[k].put(o, b.Phase[i])
+			o.Next, o.Lerp = o.Frame, 0
+		}
+		floorBlend(&b.Blend[i])
+	}
+	if b.fades.unit == nil {
+		for i := lo; i < hi; i++ {
+			visit(i)
+		}
+		return
+	}
+	for w := lo >> 6; w<<6 < hi; w++ {
+		for word := atomic.LoadUint64(&b.fades.bits[w]); word != 0; word &= word - 1 {
+			if i := w<<6 | bits.TrailingZeros64(word); i >= lo && i < hi {
+				visit(i)
+			}
+		}
+	}
 }
 
 // blended reports whether a Blend shows more than the unit's own clip: a unit
@@ -326,7 +425,7 @@ func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
 		cat.entries[k].put(o, ph)
 	}
 	lv := LevelReduced
-	if bd == LevelSnapshot && k < uint(len(cat.snapRows)) && cat.snapRows[k].ok && (b.Blend == nil || !blended(&b.Blend[i])) {
+	if bd == LevelSnapshot && k < uint(len(cat.snapRows)) && cat.snapRows[k].ok != 0 && (b.Blend == nil || !blended(&b.Blend[i])) {
 		se := &cat.snapRows[k]
 		o.Frame = se.frame(ph)
 		lv = LevelSnapshot

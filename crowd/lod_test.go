@@ -3,6 +3,7 @@ package crowd
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,5 +222,150 @@ func TestLODFadingStaysReduced(t *testing.T) {
 	}
 	if b.Level[0] != LevelSnapshot || b.Blend[0] != (Blend{}) || b.LODSwitches != switches {
 		t.Fatalf("after the fade: level %v, blend %+v, %d band changes", b.Level[0], b.Blend[0], b.LODSwitches-switches)
+	}
+}
+
+// lodTestRegistry is the test registry with half-frame snapshot meshes for every
+// built-in species, so that the snapshot band shows snapshot frames (and deaths
+// reduced ones).
+func lodTestRegistry(t testing.TB) *Registry {
+	r := testRegistry(t)
+	for _, sp := range builtinSpecs {
+		if err := r.LoadSnapshot(SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(t, sp)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// lodDistance draws distances that test the level choice: random ones, and every
+// species' boundaries widened and narrowed by the hysteresis, exactly and one
+// float32 step either side, and hostile ones (NaN, infinities, signed zeros,
+// negatives).
+func lodDistance(rng *rand.Rand) float32 {
+	switch rng.IntN(4) {
+	case 0:
+		return float32(rng.Float64() * 250)
+	case 1:
+		odd := []float32{0, float32(math.Copysign(0, -1)), -1, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e38, 1e-38}
+		return odd[rng.IntN(len(odd))]
+	}
+	d := DefaultLOD(SpeciesID(rng.IntN(3)))
+	t := []float32{d.Reduced, d.Snapshot}[rng.IntN(2)] * []float32{1 + LODHysteresis, 1 - LODHysteresis, 1}[rng.IntN(3)]
+	return []float32{t, math.Nextafter32(t, 0), math.Nextafter32(t, 1e9)}[rng.IntN(3)]
+}
+
+// The kernel with the level pass folded in (assembly on amd64) gives the Go
+// reference's bits: phases, Instances, bands, levels and the count of band
+// changes, for distances at and about every boundary, bands that were anything,
+// clips with and without snapshot frames, species not loaded, lengths that are
+// not whole groups, and many steps (so that bands move both ways).
+func TestLODKernelMatchesGo(t *testing.T) {
+	r := lodTestRegistry(t)
+	cat := r.cat.Load()
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{0, 1, 3, 4, 5, 8, 63, 1000} {
+		a, b := NewBatch(n), NewBatch(n)
+		a.EnableLOD()
+		b.EnableLOD()
+		for i := range n {
+			a.Species[i] = SpeciesID([]int{0, 1, 2, 3, 4, 5, 6, 200, 255}[rng.IntN(9)])
+			a.Clip[i] = ClipID([]int{0, 1, 5, 22, 24, 25, 255, 256, 300, 65535}[rng.IntN(10)])
+			if rng.IntN(2) == 0 {
+				a.Clip[i] = ClipID(rng.IntN(25))
+			}
+			a.Phase[i] = float32(rng.Float64()*3 - 1)
+			a.Rate[i] = float32(rng.NormFloat64())
+			a.lodBand[i] = Level(rng.IntN(3))
+		}
+		copy(b.Species, a.Species)
+		copy(b.Clip, a.Clip)
+		copy(b.Phase, a.Phase)
+		copy(b.Rate, a.Rate)
+		copy(b.lodBand, a.lodBand)
+		seen := [NumLevels]int{}
+		for k := range 40 {
+			for i := range n {
+				d := lodDistance(rng)
+				a.Distance[i], b.Distance[i] = d, d
+			}
+			dt := []float32{1.0 / 60, 0, .3}[k%3]
+			sa := stepLOD(cat.entries, cat.snapRows, &cat.lod, a.Species, a.Clip, a.Phase, a.Rate, a.Out, a.Distance, a.lodBand, a.Level, dt)
+			sb := stepUnitsLOD(cat.entries, cat.snapRows, &cat.lod, b.Species, b.Clip, b.Phase, b.Rate, b.Out, b.Distance, b.lodBand, b.Level, dt)
+			if sa != sb {
+				t.Fatalf("n=%d step %d: %d band changes, Go kernel %d", n, k, sa, sb)
+			}
+			for i := range n {
+				if math.Float32bits(a.Phase[i]) != math.Float32bits(b.Phase[i]) || a.Out[i] != b.Out[i] ||
+					math.Float32bits(a.Out[i].Lerp) != math.Float32bits(b.Out[i].Lerp) || a.lodBand[i] != b.lodBand[i] || a.Level[i] != b.Level[i] {
+					t.Fatalf("n=%d step %d unit %d (species %d clip %d at %v m): %v %+v band %v level %v, Go kernel %v %+v band %v level %v",
+						n, k, i, a.Species[i], a.Clip[i], a.Distance[i], a.Phase[i], a.Out[i], a.lodBand[i], a.Level[i],
+						b.Phase[i], b.Out[i], b.lodBand[i], b.Level[i])
+				}
+				seen[a.Level[i]]++
+			}
+		}
+		if n >= 63 && (seen[LevelFull] == 0 || seen[LevelReduced] == 0 || seen[LevelSnapshot] == 0) {
+			t.Fatalf("n=%d: levels seen %v: the test does not reach every level", n, seen)
+		}
+	}
+}
+
+// Step, choosing levels in the kernel's pass, gives what the level pass after the
+// kernel and the fade pass (chooseLevels, which Animate and LODEvery > 1 use) gives:
+// the same Instances, Blends, levels, bands and switches, with units fading into
+// and out of far bands (a fading unit in the snapshot band shows reduced).
+func TestLODInKernelMatchesPass(t *testing.T) {
+	r := lodTestRegistry(t)
+	cat := r.cat.Load()
+	rng := rand.New(rand.NewPCG(15, 16))
+	const n = 1001
+	a, b := NewBatch(n), NewBatch(n)
+	a.EnableLOD()
+	b.EnableLOD()
+	for i := range n {
+		s := SpeciesID(rng.IntN(6))
+		cl, ph, rt := ClipID(rng.IntN(len(r.Species(s).Clips))), float32(rng.Float64()), float32(rng.Float64()*2)
+		for _, x := range []*Batch{a, b} {
+			x.Species[i] = s
+			x.Play(i, cl, ph, rt, 0)
+		}
+	}
+	var levels [NumLevels]int
+	fading := 0
+	for k := range 120 {
+		for i := range n {
+			d := lodDistance(rng)
+			a.Distance[i], b.Distance[i] = d, d
+			if rng.IntN(20) == 0 { // a new clip, faded in for 0.05 to 0.5 s
+				cl, ph, rt := ClipID(rng.IntN(len(r.Species(a.Species[i]).Clips))), float32(rng.Float64()), float32(rng.Float64()*2)
+				fade := float32(rng.Float64()*.45 + .05)
+				a.Play(i, cl, ph, rt, fade)
+				b.Play(i, cl, ph, rt, fade)
+			}
+		}
+		const dt = 1.0 / 60
+		if err := a.Step(r, dt); err != nil {
+			t.Fatal(err)
+		}
+		step(cat.entries, b.Species, b.Clip, b.Phase, b.Rate, b.Out, dt)
+		b.fades.step(cat.entries, b.Species, b.Phase, b.Blend, 0, n, dt)
+		b.LODSwitches += b.chooseLevels(cat, 0, n, dt)
+		if a.LODSwitches != b.LODSwitches {
+			t.Fatalf("step %d: %d band changes, %d by the level pass", k, a.LODSwitches, b.LODSwitches)
+		}
+		for i := range n {
+			if a.Out[i] != b.Out[i] || a.Blend[i] != b.Blend[i] || a.Level[i] != b.Level[i] || a.lodBand[i] != b.lodBand[i] {
+				t.Fatalf("step %d unit %d (at %v m, fading %v): %+v %+v %v, by the level pass %+v %+v %v",
+					k, i, a.Distance[i], a.Fading(i), a.Out[i], a.Blend[i], a.Level[i], b.Out[i], b.Blend[i], b.Level[i])
+			}
+			levels[a.Level[i]]++
+			if a.Fading(i) && a.lodBand[i] == LevelSnapshot {
+				fading++
+			}
+		}
+	}
+	if levels[LevelFull] == 0 || levels[LevelReduced] == 0 || levels[LevelSnapshot] == 0 || fading == 0 {
+		t.Fatalf("levels %v, %d fading in the snapshot band: the test does not reach every case", levels, fading)
 	}
 }

@@ -577,6 +577,8 @@ type catalog struct {
 	snapRows []snapEntry
 	lod      [MaxSpeciesID + 1]lodBands // by species id
 	maxID    int                        // −1 when empty
+	// resolved is GPUClock.Commit's table, built on its first use (clockTable).
+	resolved atomic.Pointer[[]resolved]
 }
 
 // gaitPair is what the speed blend of a unit in the Walk or Run state needs
