@@ -61,7 +61,9 @@ type Rig struct {
 	Bones []int
 }
 
-func (r *Rig) paletteBones() []int {
+// PaletteBones returns the skeleton bone of each palette index: Bones, or every
+// skeleton bone in order.
+func (r *Rig) PaletteBones() []int {
 	if r.Bones != nil {
 		return r.Bones
 	}
@@ -163,8 +165,9 @@ func PlaybackFPS(n int, d, fps float64, loops bool) float64 {
 	return fps
 }
 
-// span is a clip's time range after defaults.
-func (j *Job) span(c *Clip) (start, dur float64) {
+// Span is clip c's time range in its motion, after defaults: its start and its
+// duration (End = 0 is the motion's end).
+func (j *Job) Span(c *Clip) (start, dur float64) {
 	end := c.End
 	if end == 0 {
 		end = j.Motions[c.Motion].Duration
@@ -177,7 +180,7 @@ func (j *Job) check() error {
 		return fmt.Errorf("bake: no skeleton")
 	}
 	nb := j.Rig.Skeleton.Len()
-	for i, b := range j.Rig.paletteBones() {
+	for i, b := range j.Rig.PaletteBones() {
 		if b < 0 || b >= nb {
 			return fmt.Errorf("bake: palette bone %d maps to skeleton bone %d of %d", i, b, nb)
 		}
@@ -194,7 +197,7 @@ func (j *Job) check() error {
 		if !(c.FPS >= MinFPS) || c.FPS > MaxFPS {
 			return fmt.Errorf("bake: clip %q: fps %v is outside [%v, %v]", c.Name, c.FPS, MinFPS, MaxFPS)
 		}
-		start, dur := j.span(c)
+		start, dur := j.Span(c)
 		if !(start >= 0) || !(dur >= 0) || math.IsInf(dur, 0) {
 			return fmt.Errorf("bake: clip %q: time range [%v, %v] of motion %q (%.4g s) is empty or reversed", c.Name, c.Start, c.End, j.Motions[c.Motion].Name, j.Motions[c.Motion].Duration)
 		}
@@ -300,11 +303,11 @@ func (j *Job) contents() (*bpat.Contents, error) {
 	if err := j.check(); err != nil {
 		return nil, err
 	}
-	bones := j.Rig.paletteBones()
+	bones := j.Rig.PaletteBones()
 	out := &bpat.Contents{Version: j.Version, SpeciesID: j.SpeciesID, BoneCount: len(bones)}
 	for ci := range j.Clips {
 		c := &j.Clips[ci]
-		_, dur := j.span(c)
+		_, dur := j.Span(c)
 		n := FrameCount(dur, c.FPS, c.Loops)
 		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FrameCount: n, FPS: float32(PlaybackFPS(n, dur, c.FPS, c.Loops)), Loops: c.Loops, Markers: c.Markers})
 	}
@@ -326,7 +329,7 @@ func (j *Job) frames(out *bpat.Contents) []frameRef {
 	frames := make([]frameRef, 0, total)
 	for ci := range j.Clips {
 		c := &j.Clips[ci]
-		start, dur := j.span(c)
+		start, dur := j.Span(c)
 		n := out.Clips[ci].FrameCount
 		for f := 0; f < n; f++ {
 			frames = append(frames, frameRef{ci, f, start + FrameTime(f, n, dur, c.Loops)})
@@ -550,7 +553,7 @@ func (s *sampling) wait() { s.wg.Wait() }
 
 // work claims and samples runs until none are left.
 func (s *sampling) work() {
-	p := newPoser(s.job, s.job.Rig.paletteBones())
+	p := newPoser(s.job, s.job.Rig.PaletteBones())
 	for {
 		r := int(s.next.Add(1)) - 1
 		lo := r * run

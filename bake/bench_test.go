@@ -57,7 +57,7 @@ func BenchmarkBakeFox(b *testing.B) {
 // output allocation: the baker's compute rate on one core.
 func BenchmarkPoseFox(b *testing.B) {
 	job := foxJob(b, 120)
-	bones := job.Rig.paletteBones()
+	bones := job.Rig.PaletteBones()
 	p := newPoser(job, bones)
 	dst := make([]float32, len(bones)*16)
 	d := job.Motions[0].Duration

@@ -14,7 +14,7 @@ import (
 func (m *Model) measure(i int) stride.Result {
 	j := m.Job
 	c := &j.Clips[i]
-	start, dur := j.span(c)
+	start, dur := j.Span(c)
 	return m.gaitRig.Measure(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops)
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/yamlread"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -95,7 +96,7 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, err
 	}
 	m := Manifest{path: path}
-	if err := decodeYAML(b, &m); err != nil {
+	if err := yamlread.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest %s %w", path, err)
 	}
 	var doc yaml.Node

@@ -165,7 +165,7 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 	}
 	out := &ModelSnapshot{fps: s.FPS}
 	for _, c := range m.Job.Clips {
-		_, d := m.Job.span(&c)
+		_, d := m.Job.Span(&c)
 		n := FrameCount(d, c.FPS, c.Loops)
 		if s.FPS > 0 && s.FPS < c.FPS {
 			n = FrameCount(d, s.FPS, c.Loops)
