@@ -85,7 +85,7 @@ type Clip struct {
 	// Start and End select a time range of the motion in seconds; End = 0 means the
 	// motion's end.
 	Start, End float64
-	// InPlace removes the root's horizontal travel from the clip (LoadModel does,
+	// InPlace removes the root's horizontal travel from the clip (the glTF adapter's in_place does,
 	// docs/formats/gait.md §4). Cycle is the seconds one pass lasts in the game
 	// (0: the clip's duration); GroundSpeed, when > 0, is the clip's ground speed
 	// in m/s as given, not measured. None of them changes the BPAT file's bytes

@@ -1,12 +1,14 @@
 package bake
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/species"
@@ -157,4 +159,44 @@ func markerMap(m bpat.Markers) map[string]float32 {
 		}
 	}
 	return out
+}
+
+// Snapshot skins a species' minimal mesh on the CPU at every frame of its baked
+// palette file f (docs/formats/bpsm.md): the far-LOD snapshot, where a creature costs no
+// skinning at all at run time.
+func Snapshot(s *species.Creature, f *bpat.File) (*bpsm.Contents, error) {
+	if s.Minimal == nil {
+		return nil, fmt.Errorf("bake: species %s has no minimal mesh", s.Name)
+	}
+	if f.BoneCount() != s.Skeleton.Len() {
+		return nil, fmt.Errorf("bake: %s has %d bones, species %s has %d", f.Name(), f.BoneCount(), s.Name, s.Skeleton.Len())
+	}
+	c, err := SnapshotFromFile(s.ID, s.Minimal, s.InverseBind(), f)
+	if err != nil {
+		return nil, fmt.Errorf("bake: %s minimal mesh: %w", s.Name, err)
+	}
+	return c, nil
+}
+
+// SnapshotBytes is Snapshot encoded: the bytes of the creature's
+// NAME_minimal.bpsm, made in memory (as SpeciesBytes makes its BPAT file's).
+func SnapshotBytes(s *species.Creature, f *bpat.File) ([]byte, error) {
+	c, err := Snapshot(s, f)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := bpsm.Write(&buf, c); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// SnapshotFile writes Snapshot's result to path atomically and returns its size.
+func SnapshotFile(path string, s *species.Creature, f *bpat.File) (int64, error) {
+	c, err := Snapshot(s, f)
+	if err != nil {
+		return 0, err
+	}
+	return WriteSnapshot(path, c)
 }

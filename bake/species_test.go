@@ -1,14 +1,16 @@
-package bake
+package bake_test
 
 import (
 	"math"
 	"path/filepath"
 	"testing"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/gltfref"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
 )
 
@@ -35,7 +37,7 @@ func swinger(t *testing.T) *species.Creature {
 }
 
 func TestBakeSpecies(t *testing.T) {
-	out, err := Species(swinger(t))
+	out, err := bake.Species(swinger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestBakeSpecies(t *testing.T) {
 func TestBakeSpeciesRejectsBadFrames(t *testing.T) {
 	s := swinger(t)
 	s.Clips[0].Frames = 0
-	if _, err := Species(s); err == nil {
+	if _, err := bake.Species(s); err == nil {
 		t.Fatal("a clip without frames was baked")
 	}
 }
@@ -75,25 +77,25 @@ func TestBakeSpeciesRejectsBadFrames(t *testing.T) {
 // clips, frame counts, fps, loop flags, markers, sockets and palettes (1e-5).
 func TestExportRoundTrip(t *testing.T) {
 	s := swinger(t)
-	direct, err := Species(s)
+	direct, err := bake.Species(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"swinger.glb", "swinger.gltf"} {
 		path := filepath.Join(t.TempDir(), name)
-		if err := gltf.WriteFile(path, ExportSpecies(s)); err != nil {
+		if err := gltf.WriteFile(path, bake.ExportSpecies(s)); err != nil {
 			t.Fatal(err)
 		}
 		m, err := gltf.Load(path, gltf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, names, motions := FromGLTF(m)
-		job, err := GLTFManifest(m).Job(r, names, motions)
+		r, names, motions := gltfbake.Source(m)
+		job, err := gltfbake.ManifestOf(m).Job(r, names, motions)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := Bake(job)
+		back, err := bake.Bake(job)
 		if err != nil {
 			t.Fatal(err)
 		}

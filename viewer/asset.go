@@ -17,6 +17,7 @@ import (
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
 )
 
@@ -249,9 +250,9 @@ func (a *Asset) useSpecies(s *species.Creature) {
 
 // LoadGLTF loads a skinned glTF model and bakes every animation (with the fps,
 // loop flags, markers and sockets its bonebake extras carry, else looping at
-// bake.DefaultFPS). It is drawn with its own mesh and skin.
+// gltfbake.DefaultFPS). It is drawn with its own mesh and skin.
 func LoadGLTF(path string) (*Asset, error) {
-	model, err := bake.LoadModel(path, bake.Settings{Textures: true})
+	model, err := gltfbake.Load(path, gltfbake.Settings{Textures: true})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/bonebake/bonebake/bat"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
@@ -101,7 +102,7 @@ when the worst error (metres) is larger.`,
 			if err := opt.Resolve(); err != nil {
 				return usageError{err}
 			}
-			set := bake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force}
+			set := gltfbake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force}
 			opt.NoLimit = force
 			opt.Progress = progress(cmd, "verifying")
 			if flags.Changed("fps") {
@@ -154,7 +155,7 @@ when the worst error (metres) is larger.`,
 	fl.StringVarP(&out, "out", "o", "", "folder to write into (created when missing)")
 	fl.StringVar(&preset, "preset", "raw", "raw, gametools or ue")
 	fl.StringVar(&form, "format", "", "exr, exr16, png16 or png8 (default exr; png16 for ue)")
-	fl.Float64Var(&fps, "fps", bake.DefaultFPS, "frames per second of a model's clips (built-in creatures carry their own)")
+	fl.Float64Var(&fps, "fps", gltfbake.DefaultFPS, "frames per second of a model's clips (built-in creatures carry their own)")
 	fl.StringSliceVar(&clips, "clips", nil, "clips to bake, comma-separated (default all)")
 	fl.Float64Var(&maxError, "max-error", 0, "fail when a rebuilt vertex or bone is further than this from the source, in metres")
 	fl.IntVar(&padding, "padding", 0, "frames added before and after each clip (wrap-around, or held ends)")
@@ -211,7 +212,7 @@ func stackedText(r *bat.Report) string {
 
 // batInput resolves the argument of bat: a glTF model, a BPAT file with its
 // model, or a built-in creature's name. changed says which flags were given.
-func batInput(arg, model string, set bake.Settings, changed func(flag string) bool) (*bat.Input, error) {
+func batInput(arg, model string, set gltfbake.Settings, changed func(flag string) bool) (*bat.Input, error) {
 	if _, err := os.Stat(arg); err != nil && !strings.ContainsAny(arg, `/\.`) {
 		s := creatures.ByName(arg)
 		if s == nil {
@@ -270,8 +271,8 @@ func batInput(arg, model string, set bake.Settings, changed func(flag string) bo
 	return nil, fmt.Errorf("%s: %s: bat reads skinned glTF models, BPAT files (with --model) and built-in creatures", arg, kind)
 }
 
-func loadModel(path string, set bake.Settings) (*bake.Model, error) {
-	m, err := bake.LoadModel(path, set)
+func loadModel(path string, set gltfbake.Settings) (*gltfbake.Model, error) {
+	m, err := gltfbake.Load(path, set)
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		return nil, usagef("--%s", se)
 	}

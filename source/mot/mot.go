@@ -21,6 +21,7 @@ import (
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // FPS is the rate PlatinumGames motions play at (§11).
@@ -59,7 +60,7 @@ func ReadBoneMap(path string) (map[string]int, error) {
 // Load reads a skinned glTF model and motion files and returns the job that
 // bakes one clip per motion onto the model's joints: named after the motion (its
 // header name, or the file name), looping as its header flag says.
-func Load(rigPath string, motPaths []string, s Settings) (*bake.Model, error) {
+func Load(rigPath string, motPaths []string, s Settings) (*gltfbake.Model, error) {
 	m, err := gltf.Load(rigPath, gltf.Options{Skin: s.Skin, NoMemoryLimit: s.NoLimits})
 	if err != nil {
 		return nil, err
@@ -75,13 +76,13 @@ func Load(rigPath string, motPaths []string, s Settings) (*bake.Model, error) {
 			names[i] = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
 		}
 	}
-	r, _, _ := bake.FromGLTF(m)
+	r, _, _ := gltfbake.Source(m)
 	job, err := Job(r, motions, names, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rigPath, err)
 	}
 	defaulted := s.SpeciesID == nil
-	return &bake.Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted}, nil
+	return &gltfbake.Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted}, nil
 }
 
 // Job returns the job that bakes each motion (clip names[i]) onto rig r's
@@ -301,7 +302,7 @@ func EulerQuat(order string, rx, ry, rz float64) rig.Quat {
 // animations keyed at every baked frame, so the motions open in any glTF viewer.
 // The skin keeps the model's joints in their order, and everything stands in the
 // scene's space the palettes are baked in (the mesh node at the scene root).
-func Export(m *bake.Model) *gltf.Export {
+func Export(m *gltfbake.Model) *gltf.Export {
 	g := m.GLTF
 	sk := g.Skeleton
 	e := &gltf.Export{Name: strings.TrimSuffix(filepath.Base(m.Path), filepath.Ext(m.Path)), Skeleton: sk,

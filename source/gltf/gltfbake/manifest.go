@@ -1,4 +1,4 @@
-package bake
+package gltfbake
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/yamlread"
 
@@ -18,7 +19,7 @@ import (
 // `bonebake bake --manifest FILE` reads (YAML); flags fill in what it leaves out.
 type Manifest struct {
 	// SpeciesID is the file's species id; nil leaves the choice to the caller
-	// (LoadModel takes the first id that is not built in).
+	// (Load takes the first id that is not built in).
 	SpeciesID *uint32 `yaml:"species_id"`
 	Name      string  `yaml:"name"`
 	// FPS is the default frame rate of clips that do not set their own (default DefaultFPS).
@@ -112,15 +113,15 @@ func ReadManifest(path string) (*Manifest, error) {
 		} `yaml:"clips"`
 	}
 	yaml.Unmarshal(b, &given)
-	if f := given.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {
-		return nil, fmt.Errorf("manifest %s: fps %v is outside [%v, %v]", path, *f, MinFPS, MaxFPS)
+	if f := given.FPS; f != nil && !(*f >= bake.MinFPS && *f <= bake.MaxFPS) {
+		return nil, fmt.Errorf("manifest %s: fps %v is outside [%v, %v]", path, *f, bake.MinFPS, bake.MaxFPS)
 	}
 	if m.SnapshotTriangles < 0 {
 		return nil, fmt.Errorf("manifest %s: snapshot_triangles %d: the far mesh needs at least 1 triangle (0: the default, %d)", path, m.SnapshotTriangles, DefaultSnapshotTriangles)
 	}
 	for i, c := range given.Clips {
-		if f := c.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {
-			return nil, fmt.Errorf("%s: fps %v is outside [%v, %v]", m.where("clip", i, m.clipLines), *f, MinFPS, MaxFPS)
+		if f := c.FPS; f != nil && !(*f >= bake.MinFPS && *f <= bake.MaxFPS) {
+			return nil, fmt.Errorf("%s: fps %v is outside [%v, %v]", m.where("clip", i, m.clipLines), *f, bake.MinFPS, bake.MaxFPS)
 		}
 	}
 	return &m, nil
@@ -162,7 +163,7 @@ func (m *Manifest) whereTop() string {
 
 // Job resolves the manifest's names against a source: the rig (with the names of
 // its palette bones, in palette order) and the source's motions.
-func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error) {
+func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*bake.Job, error) {
 	fps := m.FPS
 	if fps == 0 {
 		fps = DefaultFPS
@@ -171,7 +172,7 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 	if m.BPATVersion > 2 {
 		return nil, fmt.Errorf("%s: bpat_version %d: only 1 and 2 exist", m.whereTop(), m.BPATVersion)
 	}
-	j := &Job{Rig: r, Motions: motions, Version: m.BPATVersion}
+	j := &bake.Job{Rig: r, Motions: motions, Version: m.BPATVersion}
 	if m.SpeciesID != nil {
 		j.SpeciesID = *m.SpeciesID
 	}
@@ -188,7 +189,7 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		}
 		mi := mc.motion - 1
 		if mi < 0 {
-			mi = slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == src })
+			mi = slices.IndexFunc(motions, func(mo bake.Motion) bool { return mo.Name == src })
 		}
 		if k, err := strconv.Atoi(strings.TrimPrefix(src, "#")); mi < 0 && strings.HasPrefix(src, "#") && err == nil {
 			if k < 0 || k >= len(motions) {
@@ -197,12 +198,12 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 			mi = k // by index: two animations may share a name
 		}
 		if mi < 0 {
-			mi = slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == LegacyClipName(src) })
+			mi = slices.IndexFunc(motions, func(mo bake.Motion) bool { return mo.Name == LegacyClipName(src) })
 		}
 		if mi < 0 {
 			return nil, fmt.Errorf("%s %q: no source animation %q (the source has: %s)", m.where("clip", i, m.clipLines), mc.Name, src, motionNames(motions))
 		}
-		c := Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: motions[mi].Start, End: mc.End, Markers: bpat.NoMarkers(),
+		c := bake.Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: motions[mi].Start, End: mc.End, Markers: bpat.NoMarkers(),
 			InPlace: m.InPlace, Cycle: mc.Cycle, GroundSpeed: mc.GroundSpeed}
 		if mc.InPlace != nil {
 			c.InPlace = *mc.InPlace
@@ -254,7 +255,7 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		if b < 0 {
 			return nil, fmt.Errorf("%s %q: no bone %q", m.where("socket", i, m.socketLines), s.Name, s.Bone)
 		}
-		j.Sockets = append(j.Sockets, Socket{Name: s.Name, Anchor: b, Offset: s.Offset})
+		j.Sockets = append(j.Sockets, bake.Socket{Name: s.Name, Anchor: b, Offset: s.Offset})
 	}
 	return j, nil
 }
@@ -270,7 +271,7 @@ func LegacyClipName(name string) string {
 	return "animation_" + digits
 }
 
-func motionNames(ms []Motion) string {
+func motionNames(ms []bake.Motion) string {
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = fmt.Sprintf("%q", m.Name)
