@@ -32,7 +32,7 @@ func FromModel(m *gltfbake.Model) (*Input, error) {
 
 // FromSpecies bakes a built-in creature's clips into an input.
 func FromSpecies(s *species.Creature) (*Input, error) {
-	j, err := bake.FromSpecies(s)
+	j, err := s.Job()
 	if err != nil {
 		return nil, err
 	}

@@ -224,7 +224,7 @@ func matchSpecies(name string, f *bpat.File, known []*species.Creature) *species
 // FromSpecies bakes a species in memory. The asset's BPAT bytes are what
 // `bpat.Write` produces, the same bytes a baked file holds.
 func FromSpecies(s *species.Creature) (*Asset, error) {
-	b, err := bake.SpeciesBytes(s)
+	b, err := s.Bytes()
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/species"
@@ -50,12 +49,12 @@ func (a *Asset) loadSnapshotBeside(bpatPath string) {
 }
 
 // bakeSnapshot gives an asset baked from a built-in species the snapshot mesh
-// `bonebake bake` writes beside its file (bake.Snapshot), made in memory.
+// `bonebake bake` writes beside its file (species.Creature.Snapshot), made in memory.
 func (a *Asset) bakeSnapshot(s *species.Creature) error {
 	if s.Minimal == nil {
 		return nil
 	}
-	b, err := bake.SnapshotBytes(s, a.file)
+	b, err := s.SnapshotBytes(a.file)
 	if err != nil {
 		return err
 	}

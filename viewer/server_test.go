@@ -122,7 +122,7 @@ func TestInMemoryBakeServesWrittenBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := bake.Species(s)
+	c, err := s.Bake()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ func TestDefault(t *testing.T) {
 		t.Fatalf("%v %q %v", as, what, err)
 	}
 	// A .bpat named after a species gets its mesh.
-	c, err := bake.Species(sw)
+	c, err := sw.Bake()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestRenamedFileMatchedByID(t *testing.T) {
 		if s.Name != "horse" && s.Name != "elephant" {
 			continue
 		}
-		b, err := bake.SpeciesBytes(s)
+		b, err := s.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,8 +13,11 @@ import (
 
 // allowed lists, per package (a path, or a prefix ending in "/"), the module's
 // packages it may import (same forms). Floors, bottom up: formats, roster and
-// internal mechanics; rig; anim and mesh; the sources and built-in creatures; the
-// offline tools (bake, bat, pack); the runtime (crowd); the viewer and the CLI.
+// internal mechanics; rig; anim and mesh; the sources' readers (source/gltf);
+// the engine (bake), which imports no source and no species; the adapters that
+// turn each source into a bake.Job (source/gltf/gltfbake, source/mot, species
+// and the built-in creatures above it); the offline tools (bat, pack); the
+// runtime (crowd); the viewer and the CLI.
 var allowed = map[string][]string{
 	"formats":              {"formats/internal/", "internal/atomicfile"},
 	"formats/":             {"formats", "formats/", "internal/atomicfile"},
@@ -28,11 +31,11 @@ var allowed = map[string][]string{
 	"source/":              {"source/", "rig", "anim", "mesh", "internal/atomicfile"},
 	"source/gltf/gltfbake": {"bake", "anim", "formats/bpat", "formats/bpsm", "formats/gait", "internal/yamlread", "mesh", "mesh/simplify", "rig", "roster", "source/gltf", "stride"},
 	"source/mot":           {"bake", "formats", "formats/bpat", "formats/mot", "internal/yamlread", "rig", "roster", "source/gltf", "source/gltf/gltfbake"},
-	"species":              {"rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
+	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},
 	"species/":             {"species", "species/", "rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
-	"bake":                 {"formats", "formats/", "internal/atomicfile", "rig", "anim", "mesh", "source/gltf", "species"},
+	"bake":                 {"formats", "formats/", "internal/atomicfile", "rig", "anim", "mesh"}, // the engine: no source, no species
 	"bat":                  {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
-	"pack":                 {"bake", "formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
+	"pack":                 {"formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
 	"crowd":                {"formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
 	"crowd/":               {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
 	"viewer":               {"bake", "bat", "crowd", "crowd/", "formats", "formats/", "mesh", "rig", "roster", "source/", "species", "species/"},

@@ -31,7 +31,7 @@ func TestBuiltinGaitsMeasured(t *testing.T) {
 	for _, name := range names {
 		s := creatures.ByName(name)
 		path := filepath.Join(dir, name+".glb")
-		if err := gltf.WriteFile(path, bake.ExportSpecies(s)); err != nil {
+		if err := gltf.WriteFile(path, s.ExportGLTF()); err != nil {
 			t.Fatal(err)
 		}
 		m, err := Load(path, Settings{})

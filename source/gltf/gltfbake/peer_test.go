@@ -55,7 +55,7 @@ func TestGamePeer(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
 	for _, c := range creatures.All() {
-		written, err := bake.WriteSpecies(dir, c, nil)
+		written, err := c.WriteFiles(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package bake
+package creatures
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/mesh/simplify"
-	"github.com/bonebake/bonebake/species/creatures"
 	"github.com/bonebake/bonebake/species/humanoid"
 	"github.com/bonebake/bonebake/species/quadruped"
 )
@@ -19,7 +18,7 @@ import (
 // weighted sum of each influence's transform of the bind position).
 func TestSnapshotHorse(t *testing.T) {
 	s := quadruped.Horse()
-	c, err := Species(s)
+	c, err := s.Bake()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +30,7 @@ func TestSnapshotHorse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := Snapshot(s, f)
+	snap, err := s.Snapshot(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +88,7 @@ func TestSnapshotHorse(t *testing.T) {
 //     mesh/simplify's bound);
 //   - the file validates strictly, its per-vertex rules included.
 func TestSnapshotFrames(t *testing.T) {
-	for _, s := range creatures.All() {
+	for _, s := range All() {
 		far := s.Minimal
 		simplified := s.ID == 0 || s.ID >= 3
 		boundsTol := math.Inf(1) // the hand-built minimal meshes drop small parts
@@ -101,7 +100,7 @@ func TestSnapshotFrames(t *testing.T) {
 			boundsTol = 0.106
 		}
 		dir := t.TempDir()
-		files, err := WriteSpecies(dir, s, nil)
+		files, err := s.WriteFiles(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
