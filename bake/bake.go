@@ -194,8 +194,8 @@ func (j *Job) check() error {
 		if c.Motion < 0 || c.Motion >= len(j.Motions) {
 			return fmt.Errorf("bake: clip %q: no motion %d", c.Name, c.Motion)
 		}
-		if !(c.FPS >= MinFPS) || c.FPS > MaxFPS {
-			return fmt.Errorf("bake: clip %q: fps %v is outside [%v, %v]", c.Name, c.FPS, MinFPS, MaxFPS)
+		if err := CheckFPS(c.FPS); err != nil {
+			return fmt.Errorf("bake: clip %q: fps %w", c.Name, err)
 		}
 		start, dur := j.Span(c)
 		if !(start >= 0) || !(dur >= 0) || math.IsInf(dur, 0) {
@@ -258,6 +258,17 @@ const (
 	MinFPS = 1e-3
 	MaxFPS = 1e6
 )
+
+// CheckFPS says whether a clip may be baked at fps frames per second. It is the
+// one rule every layer that takes a frame rate applies (the engine to each clip,
+// the adapters to their settings and manifests, the command line to its flags),
+// so that each says alike what is wrong; the caller names the setting.
+func CheckFPS(fps float64) error {
+	if !(fps >= MinFPS) || fps > MaxFPS {
+		return fmt.Errorf("%v is outside [%v, %v]", fps, MinFPS, MaxFPS)
+	}
+	return nil
+}
 
 // DefaultMaxBytes is the largest bake allowed unless Job.MaxBytes says otherwise:
 // 256 MB, far past any crowd creature (a 60-bone character with a minute of

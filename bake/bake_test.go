@@ -77,6 +77,20 @@ func foxSocketJob(t testing.TB, fps float64) *Job {
 	return j
 }
 
+// TestCheckFPS: the rule every layer applies to a frame rate, edges included.
+func TestCheckFPS(t *testing.T) {
+	for _, fps := range []float64{1e-3, 1, 30, 1e6} {
+		if err := CheckFPS(fps); err != nil {
+			t.Errorf("%v fps refused: %v", fps, err)
+		}
+	}
+	for _, fps := range []float64{0, -30, 9e-4, 1.000001e6, math.Inf(1), math.NaN()} {
+		if err := CheckFPS(fps); err == nil || !strings.Contains(err.Error(), "is outside [0.001, 1e+06]") {
+			t.Errorf("%v fps: %v", fps, err)
+		}
+	}
+}
+
 func bakeFox(t testing.TB, workers int, fps float64) []byte {
 	job := foxSocketJob(t, fps)
 	job.Workers = workers

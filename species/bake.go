@@ -28,7 +28,7 @@ func (s *Creature) Job() (*bake.Job, error) {
 	for i := range s.Clips {
 		c := &s.Clips[i]
 		d := c.Duration()
-		if c.Frames < 1 || !(c.FPS > 0) || bake.FrameCount(d, c.FPS, c.Loops) != c.Frames {
+		if c.Frames < 1 || bake.CheckFPS(c.FPS) != nil || bake.FrameCount(d, c.FPS, c.Loops) != c.Frames {
 			return nil, fmt.Errorf("bake: species %s clip %q: %d frames at %v fps do not round-trip through docs/formats/bpat.md §5", s.Name, c.Name, c.Frames, c.FPS)
 		}
 		j.Motions = append(j.Motions, bake.Motion{Name: c.Name, Duration: d, NewSampler: func() bake.Sampler { return phaseSampler{c.Pose, d} }})

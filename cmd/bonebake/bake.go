@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
+	motsrc "github.com/bonebake/bonebake/source/mot"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -100,6 +100,13 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if cmd.Flags().Changed("bpat-version") && version != 1 && version != 2 {
 				return usagef("--bpat-version %d: only 1 and 2 exist", version)
 			}
+			if cmd.Flags().Changed("fps") && (len(a) > 0 || motFlags.active(cmd.Flags())) {
+				// Checked once, for every model or the motions; without --fps
+				// the adapter's default applies.
+				if err := bake.CheckFPS(fps); err != nil {
+					return usagef("--fps %v", err)
+				}
+			}
 			if motFlags.active(cmd.Flags()) {
 				if cmd.Flags().Changed("bpat-version") {
 					return usagef("--bpat-version applies to a glTF model or the built-in creatures")
@@ -156,8 +163,10 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if flags.Changed("snapshot-triangles") && snapSet.Triangles < 1 {
 					return usagef("--snapshot-triangles %d: the far mesh needs at least 1 triangle", snapSet.Triangles)
 				}
-				if flags.Changed("snapshot-fps") && !(snapSet.FPS >= bake.MinFPS && snapSet.FPS <= bake.MaxFPS) {
-					return usagef("--snapshot-fps %v is outside [%v, %v]", snapSet.FPS, bake.MinFPS, bake.MaxFPS)
+				if flags.Changed("snapshot-fps") {
+					if err := bake.CheckFPS(snapSet.FPS); err != nil {
+						return usagef("--snapshot-fps %v", err)
+					}
 				}
 				if snapSet.Mesh != "" {
 					if err := inputFile(snapSet.Mesh); err != nil {
@@ -169,15 +178,12 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
 				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace}
 			if flags.Changed("scale") {
-				if !(scale > 0) || math.IsInf(scale, 0) {
-					return usagef("--scale %v must be a positive number", scale)
+				if err := gltf.CheckScale(scale); err != nil {
+					return usagef("--scale %v", err)
 				}
 				set.Scale = scale
 			}
 			if flags.Changed("fps") {
-				if !(fps >= bake.MinFPS && fps <= bake.MaxFPS) {
-					return usagef("--fps %v is outside [%v, %v]", fps, bake.MinFPS, bake.MaxFPS)
-				}
 				set.FPS = fps
 			}
 			if flags.Changed("species-id") {
@@ -219,7 +225,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl := cmd.Flags()
 	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default assets/creatures)")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
-	fl.Float64Var(&fps, "fps", gltfbake.DefaultFPS, "frames per second for every clip")
+	fl.Float64Var(&fps, "fps", 0, fmt.Sprintf("frames per second for every clip (default: %d for a model, %d for --mot, the motions' own rate)", gltfbake.DefaultFPS, motsrc.FPS))
 	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (default: the first id not built in; readers accept ids beyond 0-5 with --species)")
 	fl.StringSliceVar(&oneShot, "one-shot", nil, "clips that play once instead of looping (comma-separated names)")
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/bonebake/bonebake/bat"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 
@@ -71,8 +71,10 @@ when the worst error (metres) is larger.`,
 				return usagef("-o %s: is a file; give the folder to write into", out)
 			}
 			flags := cmd.Flags()
-			if flags.Changed("fps") && !(fps >= bake.MinFPS && fps <= bake.MaxFPS) {
-				return usagef("--fps %v is outside [%v, %v]", fps, bake.MinFPS, bake.MaxFPS)
+			if flags.Changed("fps") {
+				if err := bake.CheckFPS(fps); err != nil {
+					return usagef("--fps %v", err)
+				}
 			}
 			if maxError < 0 {
 				return usagef("--max-error %v must not be negative", maxError)
@@ -109,8 +111,8 @@ when the worst error (metres) is larger.`,
 				set.FPS = fps
 			}
 			if flags.Changed("scale") {
-				if !(scale > 0) || math.IsInf(scale, 0) {
-					return usagef("--scale %v must be a positive number", scale)
+				if err := gltf.CheckScale(scale); err != nil {
+					return usagef("--scale %v", err)
 				}
 				set.Scale = scale
 			}
@@ -155,7 +157,7 @@ when the worst error (metres) is larger.`,
 	fl.StringVarP(&out, "out", "o", "", "folder to write into (created when missing)")
 	fl.StringVar(&preset, "preset", "raw", "raw, gametools or ue")
 	fl.StringVar(&form, "format", "", "exr, exr16, png16 or png8 (default exr; png16 for ue)")
-	fl.Float64Var(&fps, "fps", gltfbake.DefaultFPS, "frames per second of a model's clips (built-in creatures carry their own)")
+	fl.Float64Var(&fps, "fps", 0, fmt.Sprintf("frames per second of a model's clips (default %d; built-in creatures carry their own)", gltfbake.DefaultFPS))
 	fl.StringSliceVar(&clips, "clips", nil, "clips to bake, comma-separated (default all)")
 	fl.Float64Var(&maxError, "max-error", 0, "fail when a rebuilt vertex or bone is further than this from the source, in metres")
 	fl.IntVar(&padding, "padding", 0, "frames added before and after each clip (wrap-around, or held ends)")

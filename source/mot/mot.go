@@ -103,8 +103,8 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 	if fps == 0 {
 		fps = FPS
 	}
-	if !(fps > 0) {
-		return nil, &bake.SettingError{Setting: "fps", Err: fmt.Errorf("%v must be positive", fps)}
+	if err := bake.CheckFPS(fps); err != nil {
+		return nil, &bake.SettingError{Setting: "fps", Err: err}
 	}
 	ids, err := motionIDs(r, s.BoneMap)
 	if err != nil {

@@ -2,7 +2,9 @@ package mot
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/bake"
@@ -133,6 +135,30 @@ func TestMotDurations(t *testing.T) {
 		}
 		if got := job.Motions[0].Duration; math.Abs(got-want) > 1e-12 || out.Clips[0].FrameCount != c.frames || out.Clips[0].Loops != loops || out.Clips[0].FPS != 60 {
 			t.Errorf("%d frames, loops %v: duration %v (want %v), baked %+v", c.frames, loops, got, want, out.Clips[0])
+		}
+	}
+}
+
+// TestJobFPS: the bake rate is the motions' own (60) unless asked, and a rate
+// the engine would refuse is a setting error naming fps, before anything is
+// evaluated.
+func TestJobFPS(t *testing.T) {
+	sk, err := rig.New([]string{"bone0"}, []int{-1}, []rig.Transform{rig.IdentityTransform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &mot.Motion{Family: mot.Bayo2, Order: binary.LittleEndian, Frames: 4, Records: []mot.Record{{Bone: 0, Track: 0, Type: 0, Value: 1}}}
+	for _, c := range []struct{ fps, want float64 }{{0, 60}, {24, 24}} {
+		job, err := Job(bake.Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"m"}, Settings{FPS: c.fps})
+		if err != nil || job.Clips[0].FPS != c.want {
+			t.Fatalf("FPS %v: %v, %v", c.fps, job, err)
+		}
+	}
+	for _, fps := range []float64{-1, 1e7, math.NaN()} {
+		_, err := Job(bake.Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"m"}, Settings{FPS: fps})
+		var se *bake.SettingError
+		if !errors.As(err, &se) || se.Setting != "fps" || !strings.Contains(err.Error(), "is outside") {
+			t.Errorf("FPS %v: %v", fps, err)
 		}
 	}
 }

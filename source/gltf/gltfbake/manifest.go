@@ -113,15 +113,19 @@ func ReadManifest(path string) (*Manifest, error) {
 		} `yaml:"clips"`
 	}
 	yaml.Unmarshal(b, &given)
-	if f := given.FPS; f != nil && !(*f >= bake.MinFPS && *f <= bake.MaxFPS) {
-		return nil, fmt.Errorf("manifest %s: fps %v is outside [%v, %v]", path, *f, bake.MinFPS, bake.MaxFPS)
+	if f := given.FPS; f != nil {
+		if err := bake.CheckFPS(*f); err != nil {
+			return nil, fmt.Errorf("manifest %s: fps %w", path, err)
+		}
 	}
 	if m.SnapshotTriangles < 0 {
 		return nil, fmt.Errorf("manifest %s: snapshot_triangles %d: the far mesh needs at least 1 triangle (0: the default, %d)", path, m.SnapshotTriangles, DefaultSnapshotTriangles)
 	}
 	for i, c := range given.Clips {
-		if f := c.FPS; f != nil && !(*f >= bake.MinFPS && *f <= bake.MaxFPS) {
-			return nil, fmt.Errorf("%s: fps %v is outside [%v, %v]", m.where("clip", i, m.clipLines), *f, bake.MinFPS, bake.MaxFPS)
+		if f := c.FPS; f != nil {
+			if err := bake.CheckFPS(*f); err != nil {
+				return nil, fmt.Errorf("%s: fps %w", m.where("clip", i, m.clipLines), err)
+			}
 		}
 	}
 	return &m, nil

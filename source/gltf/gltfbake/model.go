@@ -103,8 +103,8 @@ func Load(path string, s Settings) (*Model, error) {
 		mf = &c
 	}
 	if s.FPS != 0 {
-		if !(s.FPS >= bake.MinFPS && s.FPS <= bake.MaxFPS) {
-			return nil, &bake.SettingError{Setting: "fps", Err: fmt.Errorf("%v is outside [%v, %v]", s.FPS, bake.MinFPS, bake.MaxFPS)}
+		if err := bake.CheckFPS(s.FPS); err != nil {
+			return nil, &bake.SettingError{Setting: "fps", Err: err}
 		}
 		mf.FPS = s.FPS
 	}
