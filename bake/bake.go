@@ -2,6 +2,11 @@
 // clip at the frame times of docs/formats/bpat.md §5, computes each bone's model-space matrix and
 // packs them row-major. Frames are sampled in parallel; every frame is written to its
 // own place, so the output is byte-identical for any number of workers.
+//
+// It is the engine every source bakes through, and it imports none: each
+// source's adapter makes the Job, beside the source it reads (glTF models:
+// source/gltf/gltfbake; motion files: source/mot; the built-in creatures:
+// species.Creature's methods).
 package bake
 
 import (

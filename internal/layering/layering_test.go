@@ -94,6 +94,28 @@ func TestLayering(t *testing.T) {
 	}
 }
 
+// TestEngineKnowsNoSource: bake, the engine, depends on no source and no
+// species, not even through another package (docs/ARCHITECTURE.md): each
+// source's adapter imports bake, never the reverse.
+func TestEngineKnowsNoSource(t *testing.T) {
+	r, _ := rule("bake")
+	for _, imp := range []string{"source/gltf", "source/gltf/gltfbake", "source/mot", "species", "species/creatures"} {
+		if permits(r, imp) {
+			t.Errorf("the rule for bake allows %s", imp)
+		}
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/bonebake/bonebake/bake").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	const mod = "github.com/bonebake/bonebake/"
+	for _, dep := range strings.Fields(string(out)) {
+		if p := strings.TrimPrefix(dep, mod); p != dep && (strings.HasPrefix(p, "source/") || p == "species" || strings.HasPrefix(p, "species/")) {
+			t.Errorf("bake depends on %s", p)
+		}
+	}
+}
+
 // A game's own module imports bonebake by its path, with a replace for a local
 // checkout, as the README says: that builds and runs.
 func TestDependedOnByPath(t *testing.T) {
