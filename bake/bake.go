@@ -193,6 +193,11 @@ func (j *Job) check() error {
 	if len(j.Clips) == 0 {
 		return fmt.Errorf("bake: nothing to bake: no clips")
 	}
+	if j.Version != 0 {
+		if err := CheckVersion(j.Version); err != nil {
+			return fmt.Errorf("bake: BPAT version %w", err)
+		}
+	}
 	total := 0.0
 	for i := range j.Clips {
 		c := &j.Clips[i]
@@ -271,6 +276,17 @@ const (
 func CheckFPS(fps float64) error {
 	if !(fps >= MinFPS) || fps > MaxFPS {
 		return fmt.Errorf("%v is outside [%v, %v]", fps, MinFPS, MaxFPS)
+	}
+	return nil
+}
+
+// CheckVersion says whether v is a BPAT version a job may ask for: 1 or 2
+// (docs/formats/bpat.md §2). A Job's 0 asks for none (v1 without markers, v2
+// with) and is not checked; the adapters and the command line apply this rule
+// to the version their settings or manifests ask for, and name the setting.
+func CheckVersion(v uint32) error {
+	if v != 1 && v != 2 {
+		return fmt.Errorf("%d: only 1 and 2 exist", v)
 	}
 	return nil
 }

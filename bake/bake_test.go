@@ -91,6 +91,21 @@ func TestCheckFPS(t *testing.T) {
 	}
 }
 
+// TestCheckVersion: 1 and 2 are the versions a job may ask for; a job asking for
+// another is refused before anything is sampled.
+func TestCheckVersion(t *testing.T) {
+	for v, ok := range map[uint32]bool{0: false, 1: true, 2: true, 3: false, 1 << 31: false} {
+		if err := CheckVersion(v); (err == nil) != ok {
+			t.Errorf("version %d: %v", v, err)
+		}
+	}
+	job := foxJob(t, 30)
+	job.Version = 3
+	if _, err := job.Output(); err == nil || err.Error() != "bake: BPAT version 3: only 1 and 2 exist" {
+		t.Errorf("a job asking for v3: %v", err)
+	}
+}
+
 func bakeFox(t testing.TB, workers int, fps float64) []byte {
 	job := foxSocketJob(t, fps)
 	job.Workers = workers

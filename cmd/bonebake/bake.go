@@ -97,8 +97,10 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
   bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			if cmd.Flags().Changed("bpat-version") && version != 1 && version != 2 {
-				return usagef("--bpat-version %d: only 1 and 2 exist", version)
+			if cmd.Flags().Changed("bpat-version") {
+				if err := bake.CheckVersion(version); err != nil {
+					return usagef("--bpat-version %v", err)
+				}
 			}
 			if cmd.Flags().Changed("fps") && (len(a) > 0 || motFlags.active(cmd.Flags())) {
 				// Checked once, for every model or the motions; without --fps

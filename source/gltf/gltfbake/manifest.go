@@ -173,8 +173,10 @@ func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*
 		fps = DefaultFPS
 	}
 	loops := m.Loops == nil || *m.Loops
-	if m.BPATVersion > 2 {
-		return nil, fmt.Errorf("%s: bpat_version %d: only 1 and 2 exist", m.whereTop(), m.BPATVersion)
+	if m.BPATVersion != 0 {
+		if err := bake.CheckVersion(m.BPATVersion); err != nil {
+			return nil, fmt.Errorf("%s: bpat_version %w", m.whereTop(), err)
+		}
 	}
 	j := &bake.Job{Rig: r, Motions: motions, Version: m.BPATVersion}
 	if m.SpeciesID != nil {

@@ -111,10 +111,10 @@ func Load(path string, s Settings) (*Model, error) {
 	if s.SpeciesID != nil {
 		mf.SpeciesID = s.SpeciesID
 	}
-	if s.Version > 2 {
-		return nil, &bake.SettingError{Setting: "bpat-version", Err: fmt.Errorf("%d: only 1 and 2 exist", s.Version)}
-	}
 	if s.Version != 0 {
+		if err := bake.CheckVersion(s.Version); err != nil {
+			return nil, &bake.SettingError{Setting: "bpat-version", Err: err}
+		}
 		mf.BPATVersion = s.Version
 	}
 	defaulted := mf.SpeciesID == nil
