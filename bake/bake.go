@@ -2,6 +2,11 @@
 // clip at the frame times of docs/formats/bpat.md §5, computes each bone's model-space matrix and
 // packs them row-major. Frames are sampled in parallel; every frame is written to its
 // own place, so the output is byte-identical for any number of workers.
+//
+// It is the engine every source bakes through, and it imports none: each
+// source's adapter makes the Job, beside the source it reads (glTF models:
+// source/gltf/gltfbake; motion files: source/mot; the built-in creatures:
+// species.Creature's methods).
 package bake
 
 import (
@@ -61,7 +66,9 @@ type Rig struct {
 	Bones []int
 }
 
-func (r *Rig) paletteBones() []int {
+// PaletteBones returns the skeleton bone of each palette index: Bones, or every
+// skeleton bone in order.
+func (r *Rig) PaletteBones() []int {
 	if r.Bones != nil {
 		return r.Bones
 	}
@@ -83,7 +90,7 @@ type Clip struct {
 	// Start and End select a time range of the motion in seconds; End = 0 means the
 	// motion's end.
 	Start, End float64
-	// InPlace removes the root's horizontal travel from the clip (LoadModel does,
+	// InPlace removes the root's horizontal travel from the clip (the glTF adapter's in_place does,
 	// docs/formats/gait.md §4). Cycle is the seconds one pass lasts in the game
 	// (0: the clip's duration); GroundSpeed, when > 0, is the clip's ground speed
 	// in m/s as given, not measured. None of them changes the BPAT file's bytes
@@ -163,8 +170,9 @@ func PlaybackFPS(n int, d, fps float64, loops bool) float64 {
 	return fps
 }
 
-// span is a clip's time range after defaults.
-func (j *Job) span(c *Clip) (start, dur float64) {
+// Span is clip c's time range in its motion, after defaults: its start and its
+// duration (End = 0 is the motion's end).
+func (j *Job) Span(c *Clip) (start, dur float64) {
 	end := c.End
 	if end == 0 {
 		end = j.Motions[c.Motion].Duration
@@ -177,7 +185,7 @@ func (j *Job) check() error {
 		return fmt.Errorf("bake: no skeleton")
 	}
 	nb := j.Rig.Skeleton.Len()
-	for i, b := range j.Rig.paletteBones() {
+	for i, b := range j.Rig.PaletteBones() {
 		if b < 0 || b >= nb {
 			return fmt.Errorf("bake: palette bone %d maps to skeleton bone %d of %d", i, b, nb)
 		}
@@ -185,16 +193,21 @@ func (j *Job) check() error {
 	if len(j.Clips) == 0 {
 		return fmt.Errorf("bake: nothing to bake: no clips")
 	}
+	if j.Version != 0 {
+		if err := CheckVersion(j.Version); err != nil {
+			return fmt.Errorf("bake: BPAT version %w", err)
+		}
+	}
 	total := 0.0
 	for i := range j.Clips {
 		c := &j.Clips[i]
 		if c.Motion < 0 || c.Motion >= len(j.Motions) {
 			return fmt.Errorf("bake: clip %q: no motion %d", c.Name, c.Motion)
 		}
-		if !(c.FPS >= MinFPS) || c.FPS > MaxFPS {
-			return fmt.Errorf("bake: clip %q: fps %v is outside [%v, %v]", c.Name, c.FPS, MinFPS, MaxFPS)
+		if err := CheckFPS(c.FPS); err != nil {
+			return fmt.Errorf("bake: clip %q: fps %w", c.Name, err)
 		}
-		start, dur := j.span(c)
+		start, dur := j.Span(c)
 		if !(start >= 0) || !(dur >= 0) || math.IsInf(dur, 0) {
 			return fmt.Errorf("bake: clip %q: time range [%v, %v] of motion %q (%.4g s) is empty or reversed", c.Name, c.Start, c.End, j.Motions[c.Motion].Name, j.Motions[c.Motion].Duration)
 		}
@@ -256,6 +269,28 @@ const (
 	MaxFPS = 1e6
 )
 
+// CheckFPS says whether a clip may be baked at fps frames per second. It is the
+// one rule every layer that takes a frame rate applies (the engine to each clip,
+// the adapters to their settings and manifests, the command line to its flags),
+// so that each says alike what is wrong; the caller names the setting.
+func CheckFPS(fps float64) error {
+	if !(fps >= MinFPS) || fps > MaxFPS {
+		return fmt.Errorf("%v is outside [%v, %v]", fps, MinFPS, MaxFPS)
+	}
+	return nil
+}
+
+// CheckVersion says whether v is a BPAT version a job may ask for: 1 or 2
+// (docs/formats/bpat.md §2). A Job's 0 asks for none (v1 without markers, v2
+// with) and is not checked; the adapters and the command line apply this rule
+// to the version their settings or manifests ask for, and name the setting.
+func CheckVersion(v uint32) error {
+	if v != 1 && v != 2 {
+		return fmt.Errorf("%d: only 1 and 2 exist", v)
+	}
+	return nil
+}
+
 // DefaultMaxBytes is the largest bake allowed unless Job.MaxBytes says otherwise:
 // 256 MB, far past any crowd creature (a 60-bone character with a minute of
 // clips at 60 fps is 14 MB) and well below what exhausts a machine.
@@ -300,11 +335,11 @@ func (j *Job) contents() (*bpat.Contents, error) {
 	if err := j.check(); err != nil {
 		return nil, err
 	}
-	bones := j.Rig.paletteBones()
+	bones := j.Rig.PaletteBones()
 	out := &bpat.Contents{Version: j.Version, SpeciesID: j.SpeciesID, BoneCount: len(bones)}
 	for ci := range j.Clips {
 		c := &j.Clips[ci]
-		_, dur := j.span(c)
+		_, dur := j.Span(c)
 		n := FrameCount(dur, c.FPS, c.Loops)
 		out.Clips = append(out.Clips, bpat.Clip{Name: c.Name, FrameCount: n, FPS: float32(PlaybackFPS(n, dur, c.FPS, c.Loops)), Loops: c.Loops, Markers: c.Markers})
 	}
@@ -326,7 +361,7 @@ func (j *Job) frames(out *bpat.Contents) []frameRef {
 	frames := make([]frameRef, 0, total)
 	for ci := range j.Clips {
 		c := &j.Clips[ci]
-		start, dur := j.span(c)
+		start, dur := j.Span(c)
 		n := out.Clips[ci].FrameCount
 		for f := 0; f < n; f++ {
 			frames = append(frames, frameRef{ci, f, start + FrameTime(f, n, dur, c.Loops)})
@@ -550,7 +585,7 @@ func (s *sampling) wait() { s.wg.Wait() }
 
 // work claims and samples runs until none are left.
 func (s *sampling) work() {
-	p := newPoser(s.job, s.job.Rig.paletteBones())
+	p := newPoser(s.job, s.job.Rig.PaletteBones())
 	for {
 		r := int(s.next.Add(1)) - 1
 		lo := r * run

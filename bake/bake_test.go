@@ -10,9 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/anim"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
-	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 )
@@ -48,17 +49,65 @@ func TestFrameCountAndTimes(t *testing.T) {
 	}
 }
 
-func bakeFox(t testing.TB, workers int, fps float64) []byte {
+func sharedModel(t testing.TB, name string) string { return testfiles.Path(t, "gltf", name) }
+
+// foxJob bakes every animation of Fox.glb at fps, looping, from its first key:
+// the job the glTF adapter (source/gltf/gltfbake) makes of the model with no
+// settings, built here from the reader alone (24 bones; 634 frames at 120 fps,
+// 10,567 at 2000).
+func foxJob(t testing.TB, fps float64) *Job {
 	m, err := gltf.Load(sharedModel(t, "Fox.glb"), gltf.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, names, motions := FromGLTF(m)
-	mf := Manifest{FPS: fps, Sockets: []ManifestSocket{{Name: "head", Bone: "b_Head_05", Offset: [3]float32{0, 10, 0}}}}
-	job, err := mf.Job(r, names, motions)
-	if err != nil {
-		t.Fatal(err)
+	j := &Job{Rig: Rig{Skeleton: m.Skeleton, Bones: m.Joints}}
+	keys := new(anim.KeyCache)
+	for i := range m.Clips {
+		mo := FromClip(&m.Clips[i], keys)
+		j.Motions = append(j.Motions, mo)
+		j.Clips = append(j.Clips, Clip{Name: mo.Name, Motion: i, FPS: fps, Loops: true, Start: mo.Start, Markers: bpat.NoMarkers()})
 	}
+	return j
+}
+
+// foxSocketJob is foxJob with a socket on the head (b_Head_05, joint 6).
+func foxSocketJob(t testing.TB, fps float64) *Job {
+	j := foxJob(t, fps)
+	j.Sockets = []Socket{{Name: "head", Anchor: 6, Offset: [3]float32{0, 10, 0}}}
+	return j
+}
+
+// TestCheckFPS: the rule every layer applies to a frame rate, edges included.
+func TestCheckFPS(t *testing.T) {
+	for _, fps := range []float64{1e-3, 1, 30, 1e6} {
+		if err := CheckFPS(fps); err != nil {
+			t.Errorf("%v fps refused: %v", fps, err)
+		}
+	}
+	for _, fps := range []float64{0, -30, 9e-4, 1.000001e6, math.Inf(1), math.NaN()} {
+		if err := CheckFPS(fps); err == nil || !strings.Contains(err.Error(), "is outside [0.001, 1e+06]") {
+			t.Errorf("%v fps: %v", fps, err)
+		}
+	}
+}
+
+// TestCheckVersion: 1 and 2 are the versions a job may ask for; a job asking for
+// another is refused before anything is sampled.
+func TestCheckVersion(t *testing.T) {
+	for v, ok := range map[uint32]bool{0: false, 1: true, 2: true, 3: false, 1 << 31: false} {
+		if err := CheckVersion(v); (err == nil) != ok {
+			t.Errorf("version %d: %v", v, err)
+		}
+	}
+	job := foxJob(t, 30)
+	job.Version = 3
+	if _, err := job.Output(); err == nil || err.Error() != "bake: BPAT version 3: only 1 and 2 exist" {
+		t.Errorf("a job asking for v3: %v", err)
+	}
+}
+
+func bakeFox(t testing.TB, workers int, fps float64) []byte {
+	job := foxSocketJob(t, fps)
 	job.Workers = workers
 	out, err := Bake(job)
 	if err != nil {
@@ -84,136 +133,13 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func TestManifest(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "fox.yaml")
-	writeFile(t, path, `
-species_id: 7
-fps: 24
-clips:
-  - name: walk
-    source: Walk
-    fps: 60
-  - name: look
-    source: Survey
-    loops: false
-    start: 1
-    end: 2
-    markers: {anticipation_start: 0.1, contact: 0.58}
-sockets:
-  - {name: head, bone: b_Head_05, offset: [0, 10, 0]}
-`)
-	mf, err := ReadManifest(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := gltf.Load(sharedModel(t, "Fox.glb"), gltf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, names, motions := FromGLTF(m)
-	job, err := mf.Job(r, names, motions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := Bake(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := new(bytes.Buffer)
-	if err := bpat.Write(b, out); err != nil {
-		t.Fatal(err)
-	}
-	f, err := bpat.Parse(b.Bytes(), formats.KnownSpecies(7))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := f.Clips()
-	// Walk is 0.7083 s: round(0.7083·60) = 42 looping frames, stored at the rate that
-	// plays them in 0.7083 s (42/0.7083 = 59.29). The 1 s range at 24 fps one-shot:
-	// 24 + 1 = 25 frames at exactly 24.
-	if len(cl) != 2 || cl[0].Name != "walk" || cl[0].FrameCount != 42 || math.Abs(float64(cl[0].FPS)-42/0.70833333) > 1e-4 || !cl[0].Loops ||
-		cl[1].FPS != 24 ||
-		cl[1].Name != "look" || cl[1].FrameCount != 25 || cl[1].Loops || cl[1].Markers[bpat.Contact] != 0.58 || cl[1].Markers[bpat.WeaponRelease] != bpat.Unset {
-		t.Fatalf("clips %+v", cl)
-	}
-	if f.Header().Version != 2 || f.Header().SpeciesID != 7 || len(f.Sockets()) != 1 || f.Sockets()[0].Anchor != 6 {
-		t.Fatalf("header %+v sockets %+v (b_Head_05 is joint 6 in the file's skin)", f.Header(), f.Sockets())
-	}
-	// The time range: frame k of "look" is Survey (animation 0) at 1 + k/24 s.
-	ref, err := gltfref.Load(sharedModel(t, "Fox.glb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []int{0, 7, 24} {
-		want := ref.Palette(0, 0, 1+float64(k)/24)
-		got := f.Palette(1, k)
-		for b := range want {
-			for e := 0; e < 16; e++ {
-				if math.Abs(float64(got[b*16+e])-want[b][e]) > 1e-3 {
-					t.Fatalf("look frame %d bone %d element %d: %v, want %v", k, b, e, got[b*16+e], want[b][e])
-				}
-			}
-		}
-	}
-}
-
-func TestManifestErrors(t *testing.T) {
-	m, err := gltf.Load(sharedModel(t, "SimpleSkin.gltf"), gltf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, names, motions := FromGLTF(m)
-	bad := []struct {
-		m    Manifest
-		want string
-	}{
-		{Manifest{Clips: []ManifestClip{{Name: "x", Source: "nope"}}}, "no source animation"},
-		{Manifest{Clips: []ManifestClip{{Name: "animation0", Markers: map[string]float32{"contakt": .5}}}}, "unknown marker"},
-		{Manifest{Clips: []ManifestClip{{Name: "animation0", Markers: map[string]float32{"contact": 1.5}}}}, "[0,1]"},
-		{Manifest{Sockets: []ManifestSocket{{Name: "s", Bone: "nope"}}}, "no bone"},
-	}
-	for _, b := range bad {
-		if _, err := b.m.Job(r, names, motions); err == nil || !strings.Contains(err.Error(), b.want) {
-			t.Errorf("manifest %+v: err %v, want %q", b.m, err, b.want)
-		}
-	}
-	job, err := (&Manifest{Clips: []ManifestClip{{Name: "animation0", Start: new(3.0), End: 2}}}).Job(r, names, motions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Bake(job); err == nil || !strings.Contains(err.Error(), "reversed") {
-		t.Errorf("reversed range: %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "typo.yaml")
-	writeFile(t, path, "fsp: 30\n")
-	if _, err := ReadManifest(path); err == nil || !strings.Contains(err.Error(), "fsp") {
-		t.Errorf("typo in manifest: %v", err)
-	}
-}
-
-func writeFile(t *testing.T, path, s string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestBakeToMatchesBake: streaming in batches gives the bytes of an in-memory bake
 // followed by Write, for any number of workers (Fox at 120 fps is 634 frames, three
 // batches), with sockets computed on the way.
 func TestBakeToMatchesBake(t *testing.T) {
 	want := bakeFox(t, 1, 120)
-	m, err := gltf.Load(sharedModel(t, "Fox.glb"), gltf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, names, motions := FromGLTF(m)
-	mf := Manifest{FPS: 120, Sockets: []ManifestSocket{{Name: "head", Bone: "b_Head_05", Offset: [3]float32{0, 10, 0}}}}
 	for _, workers := range []int{1, 2, 5} {
-		job, err := mf.Job(r, names, motions)
-		if err != nil {
-			t.Fatal(err)
-		}
+		job := foxSocketJob(t, 120)
 		job.Workers = workers
 		var buf bytes.Buffer
 		if err := BakeTo(&buf, job); err != nil {
@@ -228,15 +154,7 @@ func TestBakeToMatchesBake(t *testing.T) {
 // TestAbsurdFPS: a bake that would need millions of frames is refused before any
 // memory is spent on it.
 func TestAbsurdFPS(t *testing.T) {
-	m, err := gltf.Load(sharedModel(t, "Fox.glb"), gltf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, names, motions := FromGLTF(m)
-	job, err := (&Manifest{FPS: 1e6}).Job(r, names, motions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	job := foxJob(t, 1e6)
 	if _, err := Bake(job); err == nil || !strings.Contains(err.Error(), "lower the fps") {
 		t.Fatalf("1e6 fps: %v", err)
 	}
@@ -244,6 +162,34 @@ func TestAbsurdFPS(t *testing.T) {
 		t.Fatal("BakeTo accepted 1e6 fps")
 	}
 }
+
+// TestMaxBytes: a job past DefaultMaxBytes is refused when it is planned, before
+// anything is sampled, and plans once its MaxBytes lifts the limit. Three bones
+// for a day at 30 fps are 2,592,000 frames of 192 bytes: 498 MB.
+func TestMaxBytes(t *testing.T) {
+	sk, err := rig.New([]string{"a", "b", "c"}, []int{-1, 0, 1}, []rig.Transform{rig.IdentityTransform(), rig.IdentityTransform(), rig.IdentityTransform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	still := Motion{Name: "day", Duration: 86400, NewSampler: func() Sampler { return stillSampler{} }}
+	job := &Job{Rig: Rig{Skeleton: sk}, Motions: []Motion{still}, Clips: []Clip{{Name: "day", FPS: 30, Loops: true, Markers: bpat.NoMarkers()}}}
+	if _, _, err := job.planSized(); err == nil || !strings.Contains(err.Error(), "256000000-byte limit") {
+		t.Fatalf("a 498 MB job planned: %v", err)
+	}
+	job.MaxBytes = -1
+	if frames, out, err := job.planSized(); err != nil || len(frames) != 2_592_000 || out.BoneCount != 3 {
+		t.Fatalf("with the limit lifted: %d frames, %v", len(frames), err)
+	}
+	job.MaxBytes = 1 << 40
+	if _, _, err := job.planSized(); err != nil {
+		t.Fatalf("with a limit of 1 TB: %v", err)
+	}
+}
+
+// stillSampler leaves the rest pose as it is.
+type stillSampler struct{}
+
+func (stillSampler) Sample(float64, []rig.Transform) {}
 
 // nanSampler poses as its sampler does, then spoils a bone's translation (NaN)
 // and another's scale (+Inf) for times in [from, to).
@@ -266,28 +212,16 @@ func (s nanSampler) Sample(t float64, pose []rig.Transform) {
 // BakeFile writes no file. The workers check the frames they pose: nothing is
 // read back.
 func TestNonFiniteFails(t *testing.T) {
-	m, err := gltf.Load(sharedModel(t, "Fox.glb"), gltf.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, names, motions := FromGLTF(m)
-	for i := range motions {
-		if i == 1 {
-			next := motions[i].NewSampler
-			motions[i].NewSampler = func() Sampler { return nanSampler{next(), 0.5, 0.7} }
-		}
-	}
-	job, err := (&Manifest{FPS: 120}).Job(r, names, motions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	job := foxJob(t, 120)
+	next := job.Motions[1].NewSampler
+	job.Motions[1].NewSampler = func() Sampler { return nanSampler{next(), 0.5, 0.7} }
 	dir := t.TempDir()
 	path := filepath.Join(dir, "nan.bpat")
 
 	// What strict validation says of the file written without the check.
 	skipFiniteCheck = true
 	var buf bytes.Buffer
-	err = BakeTo(&buf, job)
+	err := BakeTo(&buf, job)
 	skipFiniteCheck = false
 	if err != nil {
 		t.Fatal(err)

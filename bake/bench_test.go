@@ -4,24 +4,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
-
-	"github.com/bonebake/bonebake/source/gltf"
 )
-
-// foxJob is the job of baking every clip of Fox.glb at fps frames per second
-// (24 bones; 634 frames at 120 fps, 10,567 at 2000).
-func foxJob(b *testing.B, fps float64) *Job {
-	m, err := gltf.Load(sharedModel(b, "Fox.glb"), gltf.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	r, names, motions := FromGLTF(m)
-	job, err := (&Manifest{FPS: fps}).Job(r, names, motions)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return job
-}
 
 // BenchmarkBakeFox bakes Fox.glb at 120 fps (the figure) and at 2000 fps
 // (a bake big enough that its fixed costs fade) with 1 and 2 workers, and reports
@@ -57,7 +40,7 @@ func BenchmarkBakeFox(b *testing.B) {
 // output allocation: the baker's compute rate on one core.
 func BenchmarkPoseFox(b *testing.B) {
 	job := foxJob(b, 120)
-	bones := job.Rig.paletteBones()
+	bones := job.Rig.PaletteBones()
 	p := newPoser(job, bones)
 	dst := make([]float32, len(bones)*16)
 	d := job.Motions[0].Duration

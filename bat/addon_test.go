@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/internal/gltfref"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // movedMeshModel writes a glTF file shaped like Blender's export of a character
@@ -258,7 +258,7 @@ type addonCase struct {
 // skinning). It returns the worst distances from each, in metres.
 func checkAddonDecode(t *testing.T, c addonCase, g AddonSettings) (fromSkin, fromFormula float64) {
 	t.Helper()
-	m, err := bake.LoadModel(c.path, bake.Settings{})
+	m, err := gltfbake.Load(c.path, gltfbake.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func checkAddonDecode(t *testing.T, c addonCase, g AddonSettings) (fromSkin, fro
 	var frames [][]at
 	for ai, a := range anims {
 		var fs []at
-		for _, tm := range gltfref.FrameTimes(a.Duration-a.Start, bake.DefaultFPS, r.Clips[ai].Loops) {
+		for _, tm := range gltfref.FrameTimes(a.Duration-a.Start, gltfbake.DefaultFPS, r.Clips[ai].Loops) {
 			fs = append(fs, at{ai, a.Start + tm})
 		}
 		frames = append(frames, fs)
@@ -411,7 +411,7 @@ func TestGameToolsSharedModels(t *testing.T) {
 		if !ok {
 			continue
 		}
-		m, err := bake.LoadModel(p, bake.Settings{})
+		m, err := gltfbake.Load(p, gltfbake.Settings{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 )
 
@@ -18,7 +18,7 @@ func inputs(t testing.TB) map[string]*Input {
 		models, _ = filepath.Glob("../testdata/gltf/*.glb")
 	}
 	for _, p := range models {
-		m, err := bake.LoadModel(p, bake.Settings{})
+		m, err := gltfbake.Load(p, gltfbake.Settings{})
 		if err != nil {
 			t.Fatal(err)
 		}

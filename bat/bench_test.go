@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // benchWrite measures Write (bake, write to disk and verify from memory) and,
@@ -74,7 +74,7 @@ func benchEncode(b *testing.B, in *Input, opt Options) {
 }
 
 func foxInput(b *testing.B) *Input {
-	m, err := bake.LoadModel(filepath.Join("..", "testdata", "gltf", "Fox.glb"), bake.Settings{FPS: 30})
+	m, err := gltfbake.Load(filepath.Join("..", "testdata", "gltf", "Fox.glb"), gltfbake.Settings{FPS: 30})
 	if err != nil {
 		b.Fatal(err)
 	}

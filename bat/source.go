@@ -9,12 +9,13 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
 )
 
-// FromModel bakes a glTF model's job (bake.LoadModel) into an input named after
+// FromModel bakes a glTF model's job (gltfbake.Load) into an input named after
 // the file. A model whose mesh cannot be read (Draco) fails with that reason.
-func FromModel(m *bake.Model) (*Input, error) {
+func FromModel(m *gltfbake.Model) (*Input, error) {
 	if m.GLTF.MeshError != nil {
 		return nil, fmt.Errorf("%s: bone animation textures need the skinned mesh: %w", m.Path, m.GLTF.MeshError)
 	}
@@ -31,7 +32,7 @@ func FromModel(m *bake.Model) (*Input, error) {
 
 // FromSpecies bakes a built-in creature's clips into an input.
 func FromSpecies(s *species.Creature) (*Input, error) {
-	j, err := bake.FromSpecies(s)
+	j, err := s.Job()
 	if err != nil {
 		return nil, err
 	}

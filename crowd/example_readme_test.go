@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -23,7 +22,7 @@ func TestMain(m *testing.M) {
 		log.Fatal(err)
 	}
 	for _, s := range creatures.All() {
-		b, err := bake.SpeciesBytes(s)
+		b, err := s.Bytes()
 		if err == nil {
 			err = os.WriteFile(filepath.Join(dir, s.Name+".bpat"), b, 0o644)
 		}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -190,7 +189,7 @@ func TestOriginsOfABlend(t *testing.T) {
 // the pops back.
 func TestFadesRemovePops(t *testing.T) {
 	h := creatures.All()[0]
-	data, err := bake.SpeciesBytes(h)
+	data, err := h.Bytes()
 	if err != nil {
 		t.Fatal(err)
 	}

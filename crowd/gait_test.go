@@ -12,6 +12,7 @@ import (
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // walkerArch is the archetype slot the synthetic walker's tests register: every
@@ -24,7 +25,7 @@ const walkerArch roster.Archetype = 4
 // its clip's name.
 func bakeWalker(t *testing.T, dir string) (string, uint32, string) {
 	t.Helper()
-	m, err := bake.LoadModel(testfiles.WalkerGLTF(t, false), bake.Settings{})
+	m, err := gltfbake.Load(testfiles.WalkerGLTF(t, false), gltfbake.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

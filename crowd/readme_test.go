@@ -37,7 +37,7 @@ func TestReadmeExamples(t *testing.T) {
 			t.Errorf("README's block for %s in %s differs from the Example's body; the Example's is:\n%s", name, dir, body)
 		}
 	}
-	for _, dir := range []string{"crowd", "formats/bpat", "bake"} {
+	for _, dir := range []string{"crowd", "formats/bpat", "species/creatures"} {
 		if !found[dir] {
 			t.Errorf("the README has no Go block kept in step with an Example in %s", dir)
 		}

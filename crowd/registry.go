@@ -246,7 +246,7 @@ func (r *Registry) LoadBytes(name string, data []byte) error {
 
 // LoadBytesGaits is LoadBytes with the file's gait sidecar (nil: none), as
 // LoadFile reads it from beside a file: for a model baked in memory, whose
-// bake.Model.Gaits gives it.
+// gltfbake.Model.Gaits gives it.
 func (r *Registry) LoadBytesGaits(name string, data []byte, side *gait.File) error {
 	sc := sidecar{file: side}
 	if side != nil {

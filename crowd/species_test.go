@@ -3,7 +3,6 @@ package crowd_test
 import (
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -19,7 +18,7 @@ func TestBakedBuiltins(t *testing.T) {
 	reg := crowd.NewRegistry()
 	defer reg.Close()
 	for _, s := range creatures.All() {
-		b, err := bake.SpeciesBytes(s)
+		b, err := s.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}

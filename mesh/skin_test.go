@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -154,7 +153,7 @@ func TestSkinBuiltins(t *testing.T) {
 				t.Fatalf("%s vertex %d at rest: %v, bind %v", s.Name, v, pos[v], s.Mesh.Positions[v])
 			}
 		}
-		c, err := bake.Species(s)
+		c, err := s.Bake()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpx"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -23,7 +22,7 @@ func openContainer(t *testing.T, b []byte) *bpx.File {
 
 func bakedHorse(t *testing.T) *bpat.File {
 	t.Helper()
-	b, err := bake.SpeciesBytes(creatures.ByName("horse"))
+	b, err := creatures.ByName("horse").Bytes()
 	if err != nil {
 		t.Fatal(err)
 	}

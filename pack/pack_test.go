@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpx"
 	"github.com/bonebake/bonebake/species"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -167,7 +166,7 @@ func TestCreatures(t *testing.T) {
 	}
 	// The BPAT object is the bake's own bytes; the T and M objects are BPX
 	// containers of those types, the texture one row per frame.
-	want, err := bake.SpeciesBytes(h)
+	want, err := h.Bytes()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
@@ -31,8 +30,8 @@ func CreatureOptions() bpx.PackOptions {
 // Creatures bakes creatures in memory into a package at path, with a metadata
 // object listing each creature's species id, name and clips. Per creature it
 // holds <name>.bpat, <name>_minimal.bpsm for those with a far-LOD mesh (the files
-// bake.WriteSpecies writes), and the same bake as BPX containers an engine that
-// reads BPX loads directly: <name>.palette.bpx, the palettes as a Float32
+// species.Creature.WriteFiles writes), and the same bake as BPX containers an
+// engine that reads BPX loads directly: <name>.palette.bpx, the palettes as a Float32
 // texture (type T), and <name>.model.bpx, the mesh, bones and frames as a model
 // (type M). progress, when not nil, is told of each creature as it is baked.
 func Creatures(path string, creatures []*species.Creature, progress func(name string)) ([]Entry, error) {
@@ -45,7 +44,7 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 		if progress != nil {
 			progress(s.Name)
 		}
-		b, err := bake.SpeciesBytes(s)
+		b, err := s.Bytes()
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +54,7 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 		}
 		add(s.Name+".bpat", b)
 		if s.Minimal != nil {
-			c, err := bake.Snapshot(s, f)
+			c, err := s.Snapshot(f)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Name, err)
 			}

@@ -2,7 +2,9 @@
 // bind pose, a skinned mesh, sockets, and procedural clips with their frame counts,
 // loop flags and combat markers (the seed's SpeciesManifest). The built-in
 // creatures live in subpackages (species/humanoid, species/quadruped) and are
-// listed by species/creatures.
+// listed by species/creatures. A Creature's methods bake it (Job, Bake, Bytes,
+// WriteFiles, Snapshot, ExportGLTF): this package is the species source's
+// adapter onto the engine, bake.
 package species
 
 import (

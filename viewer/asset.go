@@ -9,13 +9,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/bat"
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
 )
 
@@ -224,7 +224,7 @@ func matchSpecies(name string, f *bpat.File, known []*species.Creature) *species
 // FromSpecies bakes a species in memory. The asset's BPAT bytes are what
 // `bpat.Write` produces, the same bytes a baked file holds.
 func FromSpecies(s *species.Creature) (*Asset, error) {
-	b, err := bake.SpeciesBytes(s)
+	b, err := s.Bytes()
 	if err != nil {
 		return nil, err
 	}
@@ -251,9 +251,9 @@ func (a *Asset) useSpecies(s *species.Creature) {
 
 // LoadGLTF loads a skinned glTF model and bakes every animation (with the fps,
 // loop flags, markers and sockets its bonebake extras carry, else looping at
-// bake.DefaultFPS). It is drawn with its own mesh and skin.
+// gltfbake.DefaultFPS). It is drawn with its own mesh and skin.
 func LoadGLTF(path string) (*Asset, error) {
-	model, err := bake.LoadModel(path, bake.Settings{Textures: true})
+	model, err := gltfbake.Load(path, gltfbake.Settings{Textures: true})
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func LoadGLTF(path string) (*Asset, error) {
 	if len(m.Clips) == 0 {
 		return nil, fmt.Errorf("%s: the model has no animations to show", path)
 	}
-	b, err := bake.Bytes(job)
+	b, err := model.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

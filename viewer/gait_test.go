@@ -11,6 +11,7 @@ import (
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // TestAssetsCarryGaits: the synthetic walker (planted feet at exactly 1.4 m/s over
@@ -18,7 +19,7 @@ import (
 // plays in the crowd registry with its measured gait, and /api/assets says so.
 func TestAssetsCarryGaits(t *testing.T) {
 	model := testfiles.WalkerGLTF(t, false)
-	m, err := bake.LoadModel(model, bake.Settings{})
+	m, err := gltfbake.Load(model, gltfbake.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/species"
 )
@@ -23,12 +22,12 @@ const (
 )
 
 // bakeSnapshot gives an asset baked from a built-in species the snapshot mesh
-// `bonebake bake` writes beside its file (bake.Snapshot), made in memory.
+// `bonebake bake` writes beside its file (species.Creature.Snapshot), made in memory.
 func (a *Asset) bakeSnapshot(s *species.Creature) error {
 	if s.Minimal == nil {
 		return nil
 	}
-	b, err := bake.SnapshotBytes(s, a.file)
+	b, err := s.SnapshotBytes(a.file)
 	if err != nil {
 		return err
 	}

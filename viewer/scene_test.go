@@ -11,7 +11,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -378,7 +377,7 @@ func builtinRegistry(t testing.TB) *crowd.Registry {
 	reg := crowd.NewRegistry()
 	t.Cleanup(func() { reg.Close() })
 	for _, sp := range creatures.All() {
-		b, err := bake.SpeciesBytes(sp)
+		b, err := sp.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}

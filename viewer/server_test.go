@@ -24,6 +24,7 @@ import (
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
 )
 
@@ -59,8 +60,8 @@ func foxBPAT(t testing.TB, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, names, motions := bake.FromGLTF(m)
-	mf := &bake.Manifest{FPS: 24, Sockets: []bake.ManifestSocket{{Name: "head", Bone: "b_Head_05", Offset: [3]float32{0, 10, 0}}}}
+	r, names, motions := gltfbake.Source(m)
+	mf := &gltfbake.Manifest{FPS: 24, Sockets: []gltfbake.ManifestSocket{{Name: "head", Bone: "b_Head_05", Offset: [3]float32{0, 10, 0}}}}
 	job, err := mf.Job(r, names, motions)
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +122,7 @@ func TestInMemoryBakeServesWrittenBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := bake.Species(s)
+	c, err := s.Bake()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestAssetsJSON(t *testing.T) {
 		t.Errorf("bare fox.bpat: %+v", b)
 	}
 	if g.Kind != "gltf" || g.Mesh != "gltf" || g.Name != "Fox" || g.File != foxPath || s.File != "" || g.Vertices != 1728 || len(g.Parents) != 24 || g.Parents[0] != -1 ||
-		len(g.Clips) != 3 || math.Abs(float64(g.Clips[0].FPS)-bake.DefaultFPS) > 0.5 || !g.Clips[0].Loops ||
+		len(g.Clips) != 3 || math.Abs(float64(g.Clips[0].FPS)-gltfbake.DefaultFPS) > 0.5 || !g.Clips[0].Loops ||
 		math.Abs(g.Clips[0].Duration-3.4166667) > 1e-6 { // Survey's length: the fps plays its 103 frames in exactly that
 		t.Errorf("Fox.glb: %+v", g)
 	}
@@ -407,7 +408,7 @@ func TestDefault(t *testing.T) {
 		t.Fatalf("%v %q %v", as, what, err)
 	}
 	// A .bpat named after a species gets its mesh.
-	c, err := bake.Species(sw)
+	c, err := sw.Bake()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 )
 
@@ -17,7 +18,7 @@ import (
 // validate --lenient gives; told of it, the file is valid and shown as it is.
 func TestSpeciesAgreeWithValidate(t *testing.T) {
 	id := uint32(7)
-	m, err := bake.LoadModel(foxPath, bake.Settings{SpeciesID: &id})
+	m, err := gltfbake.Load(foxPath, gltfbake.Settings{SpeciesID: &id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestRenamedFileMatchedByID(t *testing.T) {
 		if s.Name != "horse" && s.Name != "elephant" {
 			continue
 		}
-		b, err := bake.SpeciesBytes(s)
+		b, err := s.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}

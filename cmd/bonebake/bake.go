@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +16,8 @@ import (
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
+	motsrc "github.com/bonebake/bonebake/source/mot"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -46,7 +47,7 @@ func newBakeCmd() *cobra.Command {
 		rootBone  string
 		inPlace   bool
 		snap      bool
-		snapSet   bake.SnapshotSettings
+		snapSet   gltfbake.SnapshotSettings
 		snapBig   bool
 	)
 	cmd := &cobra.Command{
@@ -96,8 +97,17 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
   bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			if cmd.Flags().Changed("bpat-version") && version != 1 && version != 2 {
-				return usagef("--bpat-version %d: only 1 and 2 exist", version)
+			if cmd.Flags().Changed("bpat-version") {
+				if err := bake.CheckVersion(version); err != nil {
+					return usagef("--bpat-version %v", err)
+				}
+			}
+			if cmd.Flags().Changed("fps") && (len(a) > 0 || motFlags.active(cmd.Flags())) {
+				// Checked once, for every model or the motions; without --fps
+				// the adapter's default applies.
+				if err := bake.CheckFPS(fps); err != nil {
+					return usagef("--fps %v", err)
+				}
 			}
 			if motFlags.active(cmd.Flags()) {
 				if cmd.Flags().Changed("bpat-version") {
@@ -145,7 +155,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return usagef("--species picks built-in creatures; it does not apply to a model")
 			}
 			flags := cmd.Flags()
-			var snapRun *bake.SnapshotSettings
+			var snapRun *gltfbake.SnapshotSettings
 			for _, f := range snapFlags[1:] {
 				if flags.Changed(f) && !snap {
 					return usagef("--%s needs --snapshot", f)
@@ -155,8 +165,10 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if flags.Changed("snapshot-triangles") && snapSet.Triangles < 1 {
 					return usagef("--snapshot-triangles %d: the far mesh needs at least 1 triangle", snapSet.Triangles)
 				}
-				if flags.Changed("snapshot-fps") && !(snapSet.FPS >= bake.MinFPS && snapSet.FPS <= bake.MaxFPS) {
-					return usagef("--snapshot-fps %v is outside [%v, %v]", snapSet.FPS, bake.MinFPS, bake.MaxFPS)
+				if flags.Changed("snapshot-fps") {
+					if err := bake.CheckFPS(snapSet.FPS); err != nil {
+						return usagef("--snapshot-fps %v", err)
+					}
 				}
 				if snapSet.Mesh != "" {
 					if err := inputFile(snapSet.Mesh); err != nil {
@@ -165,18 +177,15 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				}
 				snapRun = &snapSet
 			}
-			set := bake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
+			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
 				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace}
 			if flags.Changed("scale") {
-				if !(scale > 0) || math.IsInf(scale, 0) {
-					return usagef("--scale %v must be a positive number", scale)
+				if err := gltf.CheckScale(scale); err != nil {
+					return usagef("--scale %v", err)
 				}
 				set.Scale = scale
 			}
 			if flags.Changed("fps") {
-				if !(fps >= bake.MinFPS && fps <= bake.MaxFPS) {
-					return usagef("--fps %v is outside [%v, %v]", fps, bake.MinFPS, bake.MaxFPS)
-				}
 				set.FPS = fps
 			}
 			if flags.Changed("species-id") {
@@ -187,7 +196,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				set.SpeciesID = &speciesID
 			}
 			if manifest != "" {
-				mf, err := bake.ReadManifest(manifest)
+				mf, err := gltfbake.ReadManifest(manifest)
 				if err != nil {
 					return err
 				}
@@ -219,7 +228,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl := cmd.Flags()
 	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default assets/creatures)")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
-	fl.Float64Var(&fps, "fps", bake.DefaultFPS, "frames per second for every clip")
+	fl.Float64Var(&fps, "fps", 0, fmt.Sprintf("frames per second for every clip (default: %d for a model, %d for --mot, the motions' own rate)", gltfbake.DefaultFPS, motsrc.FPS))
 	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (default: the first id not built in; readers accept ids beyond 0-5 with --species)")
 	fl.StringSliceVar(&oneShot, "one-shot", nil, "clips that play once instead of looping (comma-separated names)")
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")
@@ -237,7 +246,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	motFlags.add(fl)
 	fl.Uint32Var(&version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
 	fl.BoolVar(&snap, "snapshot", false, "also write NAME_minimal.bpsm next to the BPAT: a far-LOD mesh skinned at every frame (docs/formats/bpsm.md §7)")
-	fl.IntVar(&snapSet.Triangles, "snapshot-triangles", 0, fmt.Sprintf("triangle budget the model's mesh is simplified to for the snapshot (default: the manifest's snapshot_triangles, else %d)", bake.DefaultSnapshotTriangles))
+	fl.IntVar(&snapSet.Triangles, "snapshot-triangles", 0, fmt.Sprintf("triangle budget the model's mesh is simplified to for the snapshot (default: the manifest's snapshot_triangles, else %d)", gltfbake.DefaultSnapshotTriangles))
 	fl.StringVar(&snapSet.Mesh, "snapshot-mesh", "", "a glTF model whose skinned mesh is the snapshot's, bound to this model's skeleton by joint names (instead of simplifying)")
 	fl.IntVar(&snapSet.LOD, "snapshot-lod", -1, "which MSFT_lod level of the model is the snapshot's mesh: -1 the coarsest, 0 none (simplify the full mesh), k the k-th")
 	fl.Float64Var(&snapSet.FPS, "snapshot-fps", 0, "store snapshot clips at this frame rate, at most their own (default: each clip's own)")
@@ -254,13 +263,13 @@ type modelRun struct {
 	progress func(done, total int)
 	// snapshot, when set, also writes the model's far-LOD snapshot;
 	// snapshotAnySize lets it be larger than the BPAT.
-	snapshot        *bake.SnapshotSettings
+	snapshot        *gltfbake.SnapshotSettings
 	snapshotAnySize bool
 }
 
 // bakeModel bakes one glTF model into out with the settings set: its notes, hint
 // and warnings go to errw, its summary line to outw. It returns the bytes written.
-func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.Writer) (int64, error) {
+func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw io.Writer) (int64, error) {
 	start := time.Now()
 	if err := inputFile(model); err != nil {
 		return 0, err
@@ -270,7 +279,7 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 	} else if kind != kindGLB && kind != kindGLTF {
 		return 0, fmt.Errorf("%s: %s, not a glTF model: bake reads skinned glTF 2.0 models (.gltf, .glb)", model, kind)
 	}
-	m, err := bake.LoadModel(model, set)
+	m, err := gltfbake.Load(model, set)
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		return 0, usagef("--%s", se)
 	}
@@ -293,7 +302,7 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 		return 0, fmt.Errorf("%s: the bake would write %s (%s of %s), more than the %s limit: lower --fps, shorten clips, or pass --force",
 			model, bytesText(o.Bytes), plural(o.Frames, "frame"), plural(o.Bones, "bone"), bytesText(largeOutput))
 	}
-	var snap *bake.ModelSnapshot
+	var snap *gltfbake.ModelSnapshot
 	snapPath := ""
 	if r.snapshot != nil {
 		if snap, err = m.Snapshot(*r.snapshot); err != nil {
@@ -345,7 +354,7 @@ func bakeModel(model, out string, set bake.Settings, r modelRun, outw, errw io.W
 	// line per model.
 	speeds := 0
 	for _, c := range gf.Clips {
-		fmt.Fprintln(errw, bake.GaitLine(c))
+		fmt.Fprintln(errw, gltfbake.GaitLine(c))
 		if c.GroundSpeed > 0 {
 			speeds++
 		}
@@ -408,13 +417,13 @@ func gameWarnings(version, speciesID uint32) []string {
 }
 
 // parseSocket reads NAME=BONE[@x,y,z].
-func parseSocket(s string) (bake.ManifestSocket, error) {
+func parseSocket(s string) (gltfbake.ManifestSocket, error) {
 	name, rest, ok := strings.Cut(s, "=")
 	if !ok || name == "" || rest == "" {
-		return bake.ManifestSocket{}, usagef("--socket %q: want NAME=BONE or NAME=BONE@x,y,z", s)
+		return gltfbake.ManifestSocket{}, usagef("--socket %q: want NAME=BONE or NAME=BONE@x,y,z", s)
 	}
 	bone, offset, hasOffset := strings.Cut(rest, "@")
-	ms := bake.ManifestSocket{Name: name, Bone: bone}
+	ms := gltfbake.ManifestSocket{Name: name, Bone: bone}
 	if hasOffset {
 		parts := strings.Split(offset, ",")
 		if len(parts) != 3 {

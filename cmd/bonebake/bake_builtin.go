@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/species"
 	"github.com/bonebake/bonebake/species/creatures"
 
@@ -24,7 +23,7 @@ func bakeBuiltins(cmd *cobra.Command, dir string, only []string, verbose bool) e
 	var files int
 	var size int64
 	for _, s := range chosen {
-		written, err := bake.WriteSpecies(dir, s, progress(cmd, "baking "+s.Name))
+		written, err := s.WriteFiles(dir, progress(cmd, "baking "+s.Name))
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 
 	"github.com/spf13/cobra"
 )
@@ -26,7 +26,7 @@ import (
 // and warnings prefixed with its path, its summary line, or its error; then a
 // total. A model that fails does not stop the others; the exit status is 1 when
 // any failed.
-func bakeModels(cmd *cobra.Command, models []string, dir string, set bake.Settings, base modelRun) error {
+func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Settings, base modelRun) error {
 	start := time.Now()
 	if dir == "" {
 		return usagef("%d models: -o DIR names the folder for their NAME.bpat files", len(models))
@@ -144,7 +144,7 @@ func modelName(path string) string {
 
 // besideManifest reads NAME.yaml beside the model NAME.glb (or .gltf), or returns
 // nil when there is none.
-func besideManifest(model string) (*bake.Manifest, error) {
+func besideManifest(model string) (*gltfbake.Manifest, error) {
 	p := filepath.Join(filepath.Dir(model), modelName(model)+".yaml")
 	if _, err := os.Stat(p); err != nil {
 		if os.IsNotExist(err) {
@@ -152,5 +152,5 @@ func besideManifest(model string) (*bake.Manifest, error) {
 		}
 		return nil, err
 	}
-	return bake.ReadManifest(p)
+	return gltfbake.ReadManifest(p)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"github.com/bonebake/bonebake/bat"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
@@ -70,8 +71,10 @@ when the worst error (metres) is larger.`,
 				return usagef("-o %s: is a file; give the folder to write into", out)
 			}
 			flags := cmd.Flags()
-			if flags.Changed("fps") && !(fps >= bake.MinFPS && fps <= bake.MaxFPS) {
-				return usagef("--fps %v is outside [%v, %v]", fps, bake.MinFPS, bake.MaxFPS)
+			if flags.Changed("fps") {
+				if err := bake.CheckFPS(fps); err != nil {
+					return usagef("--fps %v", err)
+				}
 			}
 			if maxError < 0 {
 				return usagef("--max-error %v must not be negative", maxError)
@@ -101,15 +104,15 @@ when the worst error (metres) is larger.`,
 			if err := opt.Resolve(); err != nil {
 				return usageError{err}
 			}
-			set := bake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force}
+			set := gltfbake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force}
 			opt.NoLimit = force
 			opt.Progress = progress(cmd, "verifying")
 			if flags.Changed("fps") {
 				set.FPS = fps
 			}
 			if flags.Changed("scale") {
-				if !(scale > 0) || math.IsInf(scale, 0) {
-					return usagef("--scale %v must be a positive number", scale)
+				if err := gltf.CheckScale(scale); err != nil {
+					return usagef("--scale %v", err)
 				}
 				set.Scale = scale
 			}
@@ -154,7 +157,7 @@ when the worst error (metres) is larger.`,
 	fl.StringVarP(&out, "out", "o", "", "folder to write into (created when missing)")
 	fl.StringVar(&preset, "preset", "raw", "raw, gametools or ue")
 	fl.StringVar(&form, "format", "", "exr, exr16, png16 or png8 (default exr; png16 for ue)")
-	fl.Float64Var(&fps, "fps", bake.DefaultFPS, "frames per second of a model's clips (built-in creatures carry their own)")
+	fl.Float64Var(&fps, "fps", 0, fmt.Sprintf("frames per second of a model's clips (default %d; built-in creatures carry their own)", gltfbake.DefaultFPS))
 	fl.StringSliceVar(&clips, "clips", nil, "clips to bake, comma-separated (default all)")
 	fl.Float64Var(&maxError, "max-error", 0, "fail when a rebuilt vertex or bone is further than this from the source, in metres")
 	fl.IntVar(&padding, "padding", 0, "frames added before and after each clip (wrap-around, or held ends)")
@@ -211,7 +214,7 @@ func stackedText(r *bat.Report) string {
 
 // batInput resolves the argument of bat: a glTF model, a BPAT file with its
 // model, or a built-in creature's name. changed says which flags were given.
-func batInput(arg, model string, set bake.Settings, changed func(flag string) bool) (*bat.Input, error) {
+func batInput(arg, model string, set gltfbake.Settings, changed func(flag string) bool) (*bat.Input, error) {
 	if _, err := os.Stat(arg); err != nil && !strings.ContainsAny(arg, `/\.`) {
 		s := creatures.ByName(arg)
 		if s == nil {
@@ -270,8 +273,8 @@ func batInput(arg, model string, set bake.Settings, changed func(flag string) bo
 	return nil, fmt.Errorf("%s: %s: bat reads skinned glTF models, BPAT files (with --model) and built-in creatures", arg, kind)
 }
 
-func loadModel(path string, set bake.Settings) (*bake.Model, error) {
-	m, err := bake.LoadModel(path, set)
+func loadModel(path string, set gltfbake.Settings) (*gltfbake.Model, error) {
+	m, err := gltfbake.Load(path, set)
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		return nil, usagef("--%s", se)
 	}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/species/creatures"
 
@@ -40,7 +39,7 @@ buffer; anything else binary glTF.`,
 			if ext := strings.ToLower(filepath.Ext(out)); ext != ".glb" && ext != ".gltf" {
 				return usagef("-o %s: export-gltf writes .glb (binary) or .gltf (JSON with an embedded buffer) files; name the output so", out)
 			}
-			if err := gltf.WriteFile(out, bake.ExportSpecies(s)); err != nil {
+			if err := gltf.WriteFile(out, s.ExportGLTF()); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s, %s, %s, %s, %s\n",

@@ -9,6 +9,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/source/gltf"
+	motsrc "github.com/bonebake/bonebake/source/mot"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -59,7 +60,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 		}
 	}
 	force, _ := fl.GetBool("force")
-	set := bake.MotSettings{RotationOrder: strings.ToLower(m.rotationOrder), NoLimits: force}
+	set := motsrc.Settings{RotationOrder: strings.ToLower(m.rotationOrder), NoLimits: force}
 	if fl.Changed("fps") {
 		set.FPS = fps
 	}
@@ -71,7 +72,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 		set.Skin, _ = fl.GetInt("skin")
 	}
 	if m.boneMap != "" {
-		bm, err := bake.ReadBoneMap(m.boneMap)
+		bm, err := motsrc.ReadBoneMap(m.boneMap)
 		if err != nil {
 			return err
 		}
@@ -80,7 +81,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 	if err := outputFile("-o", out); err != nil {
 		return err
 	}
-	model, err := bake.LoadMot(m.rig, m.mots, set)
+	model, err := motsrc.Load(m.rig, m.mots, set)
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		return usagef("--%s", se)
 	}
@@ -103,7 +104,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 		if err := outputFile("--gltf", m.gltfOut); err != nil {
 			return err
 		}
-		if err := gltf.WriteFile(m.gltfOut, bake.ExportMot(model)); err != nil {
+		if err := gltf.WriteFile(m.gltfOut, motsrc.Export(model)); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "wrote %s: %s as glTF animations\n", m.gltfOut, plural(len(model.Job.Clips), "motion"))

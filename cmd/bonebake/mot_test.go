@@ -134,6 +134,10 @@ func TestBakeMot(t *testing.T) {
 	if code, _, _ := bonebake(t, "bake", "--mot", in, "-o", out); code != 2 {
 		t.Errorf("--mot without --rig: exit %d", code)
 	}
+	// The rate the engine would refuse is refused up front, as for a model.
+	if code, _, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--fps", "1e9"); code != 2 || !strings.Contains(stderr, "--fps 1e+09 is outside [0.001, 1e+06]") {
+		t.Errorf("--mot --fps 1e9: exit %d: %q", code, stderr)
+	}
 }
 
 // Bayonetta 1 output holds only types 0, 1, 4, 6 and 7 unless --bayo1-all-types

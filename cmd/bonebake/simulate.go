@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
 	"github.com/bonebake/bonebake/formats"
@@ -235,7 +234,7 @@ func loadBuiltins(reg *crowd.Registry, missingOnly, snapshots bool) ([]string, e
 		if missingOnly && reg.Species(crowd.SpeciesID(s.ID)) != nil {
 			continue
 		}
-		b, err := bake.SpeciesBytes(s)
+		b, err := s.Bytes()
 		if err == nil {
 			err = reg.LoadBytes(s.Name+".bpat", b)
 		}
@@ -254,7 +253,7 @@ func loadBuiltins(reg *crowd.Registry, missingOnly, snapshots bool) ([]string, e
 // gives it to reg.
 func loadSnapshot(reg *crowd.Registry, s *species.Creature) error {
 	id := crowd.SpeciesID(s.ID)
-	b, err := bake.SnapshotBytes(s, reg.Species(id).File)
+	b, err := s.SnapshotBytes(reg.Species(id).File)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -14,7 +13,7 @@ func builtins(t testing.TB) *crowd.Registry {
 	reg := crowd.NewRegistry()
 	t.Cleanup(func() { reg.Close() })
 	for _, s := range creatures.All() {
-		b, err := bake.SpeciesBytes(s)
+		b, err := s.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -18,7 +17,7 @@ func humanoidPath() (string, func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	b, err := bake.SpeciesBytes(creatures.ByName("humanoid"))
+	b, err := creatures.ByName("humanoid").Bytes()
 	if err != nil {
 		log.Fatal(err)
 	}

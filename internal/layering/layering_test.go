@@ -13,30 +13,35 @@ import (
 
 // allowed lists, per package (a path, or a prefix ending in "/"), the module's
 // packages it may import (same forms). Floors, bottom up: formats, roster and
-// internal mechanics; rig; anim and mesh; the sources and built-in creatures; the
-// offline tools (bake, bat, pack); the runtime (crowd); the viewer and the CLI.
+// internal mechanics; rig; anim and mesh; the sources' readers (source/gltf);
+// the engine (bake), which imports no source and no species; the adapters that
+// turn each source into a bake.Job (source/gltf/gltfbake, source/mot, species
+// and the built-in creatures above it); the offline tools (bat, pack); the
+// runtime (crowd); the viewer and the CLI.
 var allowed = map[string][]string{
-	"formats":            {"formats/internal/", "internal/atomicfile"},
-	"formats/":           {"formats", "formats/", "internal/atomicfile"},
-	"roster":             {},
-	"internal/":          {},
-	"rig":                {},
-	"anim":               {"rig"},
-	"mesh":               {"rig"},
-	"mesh/simplify":      {"mesh", "rig"},
-	"stride":             {"rig"},
-	"source/":            {"source/", "rig", "anim", "mesh", "internal/atomicfile"},
-	"species":            {"rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
-	"species/":           {"species", "species/", "rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
-	"bake":               {"formats", "formats/", "roster", "internal/atomicfile", "rig", "anim", "mesh", "mesh/simplify", "stride", "source/", "species"},
-	"bat":                {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
-	"pack":               {"bake", "formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
-	"crowd":              {"formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
-	"crowd/":             {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
-	"viewer":             {"bake", "bat", "crowd", "crowd/", "formats", "formats/bpat", "mesh", "source/", "species"},
-	"cmd/":               {""}, // the command line uses everything
-	"internal/layering":  {},
-	"internal/testfiles": {},
+	"formats":              {"formats/internal/", "internal/atomicfile"},
+	"formats/":             {"formats", "formats/", "internal/atomicfile"},
+	"roster":               {},
+	"internal/":            {},
+	"rig":                  {},
+	"anim":                 {"rig"},
+	"mesh":                 {"rig"},
+	"mesh/simplify":        {"mesh", "rig"},
+	"stride":               {"rig"},
+	"source/":              {"source/", "rig", "anim", "mesh", "internal/atomicfile"},
+	"source/gltf/gltfbake": {"bake", "anim", "formats/bpat", "formats/bpsm", "formats/gait", "internal/yamlread", "mesh", "mesh/simplify", "rig", "roster", "source/gltf", "stride"},
+	"source/mot":           {"bake", "formats", "formats/bpat", "formats/mot", "internal/yamlread", "rig", "roster", "source/gltf", "source/gltf/gltfbake"},
+	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},
+	"species/":             {"species", "species/", "rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
+	"bake":                 {"formats", "formats/", "internal/atomicfile", "rig", "anim", "mesh"}, // the engine: no source, no species
+	"bat":                  {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
+	"pack":                 {"formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
+	"crowd":                {"formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
+	"crowd/":               {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
+	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "mesh", "source/", "species"},
+	"cmd/":                 {""}, // the command line uses everything
+	"internal/layering":    {},
+	"internal/testfiles":   {},
 }
 
 // rule returns the entry of allowed that governs pkg: its own, else the longest
@@ -85,6 +90,28 @@ func TestLayering(t *testing.T) {
 			if imp = strings.TrimPrefix(imp, mod); !permits(r, imp) {
 				t.Errorf("%s imports %s, which its floor does not allow (docs/ARCHITECTURE.md)", pkg, imp)
 			}
+		}
+	}
+}
+
+// TestEngineKnowsNoSource: bake, the engine, depends on no source and no
+// species, not even through another package (docs/ARCHITECTURE.md): each
+// source's adapter imports bake, never the reverse.
+func TestEngineKnowsNoSource(t *testing.T) {
+	r, _ := rule("bake")
+	for _, imp := range []string{"source/gltf", "source/gltf/gltfbake", "source/mot", "species", "species/creatures"} {
+		if permits(r, imp) {
+			t.Errorf("the rule for bake allows %s", imp)
+		}
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/bonebake/bonebake/bake").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	const mod = "github.com/bonebake/bonebake/"
+	for _, dep := range strings.Fields(string(out)) {
+		if p := strings.TrimPrefix(dep, mod); p != dep && (strings.HasPrefix(p, "source/") || p == "species" || strings.HasPrefix(p, "species/")) {
+			t.Errorf("bake depends on %s", p)
 		}
 	}
 }

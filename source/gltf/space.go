@@ -49,6 +49,16 @@ func (m *Model) placeMesh(b rig.Mat4) {
 	}
 }
 
+// CheckScale says whether a model may be scaled uniformly by s: a positive,
+// finite number. Scale applies it, and the command line applies it to --scale
+// before any model is read.
+func CheckScale(s float64) error {
+	if !(s > 0) || !finite(s) {
+		return fmt.Errorf("%v must be a positive number", s)
+	}
+	return nil
+}
+
 // Scale makes the model s times its size: every node's translation (at rest and in
 // every translation key, tangents included), the inverse bind matrices'
 // translations and the mesh's positions. That is the model conjugated by a uniform
@@ -56,8 +66,8 @@ func (m *Model) placeMesh(b rig.Mat4) {
 // s) and every skinned vertex lands at s times where it did. s must be positive
 // and finite.
 func (m *Model) Scale(s float64) error {
-	if !(s > 0) || !finite(s) {
-		return fmt.Errorf("scale %v must be a positive number", s)
+	if err := CheckScale(s); err != nil {
+		return fmt.Errorf("scale %w", err)
 	}
 	if s == 1 {
 		return nil

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/species"
@@ -131,7 +130,7 @@ func TestClipTables(t *testing.T) {
 				t.Errorf("%s clip %d: %+v, want %+v", c.s.Name, i, cl, r)
 			}
 		}
-		if _, err := bake.FromSpecies(c.s); err != nil {
+		if _, err := c.s.Job(); err != nil {
 			t.Errorf("%s: the baker refuses it: %v", c.s.Name, err)
 		}
 	}
@@ -256,7 +255,7 @@ func BenchmarkPose(b *testing.B) {
 // pass at the frame times of docs/formats/bpat.md (sampling).
 func TestBakes(t *testing.T) {
 	for _, c := range creatures() {
-		got, err := bake.Species(c.s)
+		got, err := c.s.Bake()
 		if err != nil {
 			t.Fatalf("%s: %v", c.s.Name, err)
 		}

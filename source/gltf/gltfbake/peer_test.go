@@ -1,4 +1,4 @@
-package bake
+package gltfbake
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/testfiles"
@@ -54,7 +55,7 @@ func TestGamePeer(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
 	for _, c := range creatures.All() {
-		written, err := WriteSpecies(dir, c, nil)
+		written, err := c.WriteFiles(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,12 +68,12 @@ func TestGamePeer(t *testing.T) {
 	builtins := len(files)
 	fox := testfiles.Path(t, "gltf", "Fox.glb")
 	for id := uint32(0); id <= 5; id++ {
-		m, err := LoadModel(fox, Settings{SpeciesID: &id, Version: 2})
+		m, err := Load(fox, Settings{SpeciesID: &id, Version: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(t.TempDir(), fmt.Sprintf("fox_%d.bpat", id))
-		if err := BakeFile(out, m.Job); err != nil {
+		if err := bake.BakeFile(out, m.Job); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, out)

@@ -1,4 +1,8 @@
-package bake
+// Package yamlread decodes YAML into Go values by their yaml tags, from the parsed
+// document's nodes, so that every error says in a manifest author's words what was
+// expected, where (line), and what was there, without depending on the YAML
+// library's own message text. Bake manifests and motion bone maps are read with it.
+package yamlread
 
 import (
 	"fmt"
@@ -10,11 +14,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 )
-
-// The manifest and bone-map readers decode YAML themselves, from the parsed
-// document's nodes into Go values by their yaml tags, so that every error says in
-// the manifest author's words what was expected, where (line), and what was
-// there, without depending on the YAML library's own message text.
 
 // yamlError is a value that does not fit: the line, the key path and what was
 // wanted.
@@ -31,9 +30,9 @@ func (e *yamlError) Error() string {
 	return fmt.Sprintf("line %d: %s: %s", e.line, e.path, e.msg)
 }
 
-// decodeYAML parses b and fills v (a pointer) from it. An empty document leaves v
-// as it is.
-func decodeYAML(b []byte, v any) error {
+// Decode parses b and fills v (a pointer) from it. An empty document leaves v
+// as it is. Unknown keys of a struct are errors, so that typos surface.
+func Decode(b []byte, v any) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return fmt.Errorf("not valid YAML: %w", err)

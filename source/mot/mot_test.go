@@ -1,10 +1,13 @@
-package bake
+package mot
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/mot"
 	"github.com/bonebake/bonebake/rig"
 )
@@ -36,11 +39,11 @@ func TestBakeMotOntoSkeletonByHand(t *testing.T) {
 		{Bone: 1, Track: 7, Type: 0, Value: 3},
 		{Bone: 0x7000, Track: 14, Type: 0, Value: 5}, // a camera: ignored
 	}}
-	job, err := FromMot(Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"turn"}, MotSettings{})
+	job, err := Job(bake.Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"turn"}, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Bake(job)
+	out, err := bake.Bake(job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,18 +90,18 @@ func TestEulerOrder(t *testing.T) {
 func TestMotionIDsFromNames(t *testing.T) {
 	id := rig.IdentityTransform()
 	sk, _ := rig.New([]string{"Armature", "pl0010_12", "7", "hand"}, []int{-1, 0, 1, 2}, []rig.Transform{id, id, id, id})
-	ids, err := motionIDs(Rig{Skeleton: sk, Bones: []int{1, 2, 3}}, nil)
+	ids, err := motionIDs(bake.Rig{Skeleton: sk, Bones: []int{1, 2, 3}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ids) != 2 || ids[1] != 12 || ids[2] != 7 {
 		t.Fatalf("ids %v", ids)
 	}
-	ids, _ = motionIDs(Rig{Skeleton: sk, Bones: []int{1, 2, 3}}, map[string]int{"hand": 3, "Armature": -1})
+	ids, _ = motionIDs(bake.Rig{Skeleton: sk, Bones: []int{1, 2, 3}}, map[string]int{"hand": 3, "Armature": -1})
 	if ids[3] != 3 || ids[0] != -1 || len(ids) != 2 {
 		t.Fatalf("mapped ids %v", ids)
 	}
-	if _, err := motionIDs(Rig{Skeleton: sk}, map[string]int{"nope": 1}); err == nil {
+	if _, err := motionIDs(bake.Rig{Skeleton: sk}, map[string]int{"nope": 1}); err == nil {
 		t.Error("a map naming a missing bone was accepted")
 	}
 }
@@ -117,11 +120,11 @@ func TestMotDurations(t *testing.T) {
 	}{{0, 96}, {mot.FlagLoop, 96}, {0, 2}, {mot.FlagLoop, 7}} {
 		m := &mot.Motion{Family: mot.Bayo2, Order: binary.LittleEndian, Frames: c.frames, Flags: c.flags,
 			Records: []mot.Record{{Bone: 0, Track: 0, Type: 0, Value: 1}}}
-		job, err := FromMot(Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"m"}, MotSettings{})
+		job, err := Job(bake.Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"m"}, Settings{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Bake(job)
+		out, err := bake.Bake(job)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,6 +135,30 @@ func TestMotDurations(t *testing.T) {
 		}
 		if got := job.Motions[0].Duration; math.Abs(got-want) > 1e-12 || out.Clips[0].FrameCount != c.frames || out.Clips[0].Loops != loops || out.Clips[0].FPS != 60 {
 			t.Errorf("%d frames, loops %v: duration %v (want %v), baked %+v", c.frames, loops, got, want, out.Clips[0])
+		}
+	}
+}
+
+// TestJobFPS: the bake rate is the motions' own (60) unless asked, and a rate
+// the engine would refuse is a setting error naming fps, before anything is
+// evaluated.
+func TestJobFPS(t *testing.T) {
+	sk, err := rig.New([]string{"bone0"}, []int{-1}, []rig.Transform{rig.IdentityTransform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &mot.Motion{Family: mot.Bayo2, Order: binary.LittleEndian, Frames: 4, Records: []mot.Record{{Bone: 0, Track: 0, Type: 0, Value: 1}}}
+	for _, c := range []struct{ fps, want float64 }{{0, 60}, {24, 24}} {
+		job, err := Job(bake.Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"m"}, Settings{FPS: c.fps})
+		if err != nil || job.Clips[0].FPS != c.want {
+			t.Fatalf("FPS %v: %v, %v", c.fps, job, err)
+		}
+	}
+	for _, fps := range []float64{-1, 1e7, math.NaN()} {
+		_, err := Job(bake.Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"m"}, Settings{FPS: fps})
+		var se *bake.SettingError
+		if !errors.As(err, &se) || se.Setting != "fps" || !strings.Contains(err.Error(), "is outside") {
+			t.Errorf("FPS %v: %v", fps, err)
 		}
 	}
 }

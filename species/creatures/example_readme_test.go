@@ -1,4 +1,4 @@
-package bake_test
+package creatures_test
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/species/creatures"
 )
 
@@ -19,7 +18,7 @@ func Example_readme() {
 	}
 	defer os.RemoveAll(dir)
 	for _, s := range creatures.All() { // humanoid, horse, elephant, ...: procedural, no asset files
-		b, err := bake.SpeciesBytes(s) // a BPAT file in memory
+		b, err := s.Bytes() // a BPAT file in memory
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package bake
+package gltfbake
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/testfiles"
@@ -121,11 +122,11 @@ func near3(t *testing.T, what string, got, want rig.Vec3, tol float64) {
 
 func bakeModel(t *testing.T, path string, s Settings) (*Model, *bpat.File) {
 	t.Helper()
-	m, err := LoadModel(path, s)
+	m, err := Load(path, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Bytes(m.Job)
+	b, err := bake.Bytes(m.Job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,15 +234,15 @@ func TestBlenderExportOptions(t *testing.T) {
 // Bytes and Bake) is refused before sampling, unless the limit is lifted.
 func TestBakeSizeLimit(t *testing.T) {
 	path := blenderModelAttack(t, 86400)
-	m, err := LoadModel(path, Settings{})
+	m, err := Load(path, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var n uint64
 	for _, run := range []func() error{
-		func() error { _, err := Bytes(m.Job); return err },
-		func() error { _, err := Bake(m.Job); return err },
-		func() error { return BakeFile(filepath.Join(t.TempDir(), "x.bpat"), m.Job) },
+		func() error { _, err := bake.Bytes(m.Job); return err },
+		func() error { _, err := bake.Bake(m.Job); return err },
+		func() error { return bake.BakeFile(filepath.Join(t.TempDir(), "x.bpat"), m.Job) },
 	} {
 		var a, b runtime.MemStats
 		runtime.ReadMemStats(&a)
@@ -255,9 +256,14 @@ func TestBakeSizeLimit(t *testing.T) {
 	if n > 50<<20 {
 		t.Errorf("allocated %d MiB before refusing", n>>20)
 	}
-	m.Job.MaxBytes = 1 << 40 // lifted: the job plans (nothing is sampled here)
-	if _, _, err := m.Job.planSized(); err != nil {
-		t.Errorf("with the limit lifted: %v", err)
+	// The limit lifted (Settings.NoLimits): the job says what it would write
+	// without refusing (bake's TestMaxBytes checks that a lifted job plans).
+	m, err = Load(path, Settings{NoLimits: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := m.Job.Output(); err != nil || m.Job.MaxBytes >= 0 || o.Bytes <= bake.DefaultMaxBytes {
+		t.Errorf("with the limit lifted: MaxBytes %d, output %+v, %v", m.Job.MaxBytes, o, err)
 	}
 }
 
@@ -272,11 +278,11 @@ func TestSourceByIndex(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(string(b), `"name":"Attack"`, `"name":"Walk"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadModel(path, Settings{}); err != nil {
+	if _, err := Load(path, Settings{}); err != nil {
 		t.Fatal(err)
 	}
-	m, _ := LoadModel(path, Settings{})
-	if _, err := Bytes(m.Job); err == nil || !strings.Contains(err.Error(), `source: "#1"`) {
+	m, _ := Load(path, Settings{})
+	if _, err := bake.Bytes(m.Job); err == nil || !strings.Contains(err.Error(), `source: "#1"`) {
 		t.Fatalf("two Walks: %v; want a refusal suggesting source: \"#1\"", err)
 	}
 	mf := &Manifest{Clips: []ManifestClip{{Name: "walk", Source: "#0"}, {Name: "attack", Source: "#1", Loops: new(false)}}}
@@ -285,7 +291,7 @@ func TestSourceByIndex(t *testing.T) {
 		t.Errorf("clips %+v", c)
 	}
 	bad := &Manifest{Clips: []ManifestClip{{Name: "x", Source: "#2"}}}
-	if _, err := LoadModel(path, Settings{Manifest: bad}); err == nil || !strings.Contains(err.Error(), "#0 to #1") {
+	if _, err := Load(path, Settings{Manifest: bad}); err == nil || !strings.Contains(err.Error(), "#0 to #1") {
 		t.Errorf("source #2: %v", err)
 	}
 }
@@ -307,7 +313,7 @@ func TestManifestRefusesWhatItCannotMean(t *testing.T) {
 		}
 		mf, err := ReadManifest(mp)
 		if err == nil {
-			_, err = LoadModel(path, Settings{Manifest: mf})
+			_, err = Load(path, Settings{Manifest: mf})
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v; want %q", c.yaml, err, c.want)

@@ -1,4 +1,4 @@
-package bake
+package gltfbake
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/stride"
@@ -57,22 +58,11 @@ type Settings struct {
 	NoLimits bool
 }
 
-// SettingError is a Settings value that does not fit the model. Setting is the
-// name the command line gives it ("fps", "one-shot"), so a caller can point at
-// the flag.
-type SettingError struct {
-	Setting string
-	Err     error
-}
-
-func (e *SettingError) Error() string { return e.Setting + ": " + e.Err.Error() }
-func (e *SettingError) Unwrap() error { return e.Err }
-
 // Model is a skinned glTF model and the job that bakes it.
 type Model struct {
 	Path string
 	GLTF *gltf.Model
-	Job  *Job
+	Job  *bake.Job
 	// DefaultSpecies says no one chose the species id: it is the first id that
 	// is not built in (roster.FirstFreeID).
 	DefaultSpecies bool
@@ -94,37 +84,41 @@ type Model struct {
 	filesRoot         string
 }
 
-// LoadModel reads a skinned glTF model and resolves its bake job: the model's own
+// Bytes bakes the model into a BPAT file in memory (bake.Bytes of its job), as
+// species.Creature.Bytes does a built-in.
+func (m *Model) Bytes() ([]byte, error) { return bake.Bytes(m.Job) }
+
+// Load reads a skinned glTF model and resolves its bake job: the model's own
 // manifest (or s.Manifest), then the settings on top. Errors name the model.
-func LoadModel(path string, s Settings) (*Model, error) {
+func Load(path string, s Settings) (*Model, error) {
 	if s.Skin < 0 {
-		return nil, &SettingError{"skin", fmt.Errorf("%d: skins are numbered from 0", s.Skin)}
+		return nil, &bake.SettingError{Setting: "skin", Err: fmt.Errorf("%d: skins are numbered from 0", s.Skin)}
 	}
 	m, err := gltf.Load(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
 	if ge := (*gltf.Error)(nil); s.Skin > 0 && errors.As(err, &ge) && ge.Rule == gltf.RuleSkinIndex {
-		return nil, &SettingError{"skin", err} // the flag asked for a skin the file lacks
+		return nil, &bake.SettingError{Setting: "skin", Err: err} // the flag asked for a skin the file lacks
 	}
 	if err != nil {
 		return nil, err
 	}
-	mf := GLTFManifest(m)
+	mf := ManifestOf(m)
 	if s.Manifest != nil {
 		c := *s.Manifest
 		mf = &c
 	}
 	if s.FPS != 0 {
-		if !(s.FPS >= MinFPS && s.FPS <= MaxFPS) {
-			return nil, &SettingError{"fps", fmt.Errorf("%v is outside [%v, %v]", s.FPS, MinFPS, MaxFPS)}
+		if err := bake.CheckFPS(s.FPS); err != nil {
+			return nil, &bake.SettingError{Setting: "fps", Err: err}
 		}
 		mf.FPS = s.FPS
 	}
 	if s.SpeciesID != nil {
 		mf.SpeciesID = s.SpeciesID
 	}
-	if s.Version > 2 {
-		return nil, &SettingError{"bpat-version", fmt.Errorf("%d: only 1 and 2 exist", s.Version)}
-	}
 	if s.Version != 0 {
+		if err := bake.CheckVersion(s.Version); err != nil {
+			return nil, &bake.SettingError{Setting: "bpat-version", Err: err}
+		}
 		mf.BPATVersion = s.Version
 	}
 	defaulted := mf.SpeciesID == nil
@@ -152,7 +146,7 @@ func LoadModel(path string, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, names, motions := FromGLTF(m)
+	r, names, motions := Source(m)
 	job, err := mf.Job(r, names, motions)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -164,14 +158,14 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		job.MaxBytes = -1
 	}
 	for _, name := range s.OneShot {
-		i := slices.IndexFunc(job.Clips, func(c Clip) bool { return c.Name == name })
+		i := slices.IndexFunc(job.Clips, func(c bake.Clip) bool { return c.Name == name })
 		if old := LegacyClipName(name); i < 0 && old != name {
-			if i = slices.IndexFunc(job.Clips, func(c Clip) bool { return c.Name == old }); i >= 0 {
+			if i = slices.IndexFunc(job.Clips, func(c bake.Clip) bool { return c.Name == old }); i >= 0 {
 				notes = append(notes, fmt.Sprintf("one-shot %s: unnamed animations are now called %s", name, old))
 			}
 		}
 		if i < 0 {
-			return nil, &SettingError{"one-shot", fmt.Errorf("%s: no clip %q (clips: %s)", path, name, clipNames(job.Clips))}
+			return nil, &bake.SettingError{Setting: "one-shot", Err: fmt.Errorf("%s: no clip %q (clips: %s)", path, name, clipNames(job.Clips))}
 		}
 		job.Clips[i].Loops = false
 	}
@@ -188,7 +182,7 @@ func LoadModel(path string, s Settings) (*Model, error) {
 		if len(mf.Feet) == 0 || strings.HasPrefix(err.Error(), "root bone") {
 			setting = "root-bone"
 		}
-		return nil, &SettingError{setting, fmt.Errorf("%s: %w", path, err)}
+		return nil, &bake.SettingError{Setting: setting, Err: fmt.Errorf("%s: %w", path, err)}
 	}
 	if n := model.removeTravel(); n != "" {
 		model.Notes = append(model.Notes, n)
@@ -202,7 +196,7 @@ func LoadModel(path string, s Settings) (*Model, error) {
 func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 	if mf.Scale != 0 {
 		if err := m.Scale(mf.Scale); err != nil {
-			return nil, &SettingError{"scale", err}
+			return nil, &bake.SettingError{Setting: "scale", Err: err}
 		}
 		mf.Sockets = slices.Clone(mf.Sockets)
 		for i := range mf.Sockets { // offsets are in the model's own units
@@ -216,7 +210,7 @@ func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 		return nil, nil
 	}
 	if m.Mesh == nil {
-		return nil, &SettingError{"deforming-only", fmt.Errorf("%s: the model has no readable skinned mesh to tell deforming joints by", m.Path)}
+		return nil, &bake.SettingError{Setting: "deforming-only", Err: fmt.Errorf("%s: the model has no readable skinned mesh to tell deforming joints by", m.Path)}
 	}
 	keep := m.WeightedJoints()
 	for _, so := range mf.Sockets {
@@ -226,7 +220,7 @@ func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 	}
 	dropped, err := m.KeepJoints(keep)
 	if err != nil {
-		return nil, &SettingError{"deforming-only", fmt.Errorf("%s: %w", m.Path, err)}
+		return nil, &bake.SettingError{Setting: "deforming-only", Err: fmt.Errorf("%s: %w", m.Path, err)}
 	}
 	if len(dropped) > 0 {
 		notes = append(notes, fmt.Sprintf("deforming only: dropped %s that no vertex is weighted to and no socket names (%s); %s left",
@@ -237,7 +231,7 @@ func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 
 // leadIns says which clips start at their first key after a lead-in that was
 // dropped (docs/formats/gltf.md §3), or "".
-func leadIns(j *Job) string {
+func leadIns(j *bake.Job) string {
 	var which []string
 	for _, c := range j.Clips {
 		if mo := j.Motions[c.Motion]; c.Start > 0 && c.Start == mo.Start {
@@ -258,7 +252,7 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func clipNames(cs []Clip) string {
+func clipNames(cs []bake.Clip) string {
 	names := make([]string, len(cs))
 	for i, c := range cs {
 		names[i] = strconv.Quote(c.Name)

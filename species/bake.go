@@ -1,51 +1,60 @@
-package bake
+package species
+
+// The species source's adapter: a creature → a bake.Job, and the files of its
+// bake (BPAT, far-LOD snapshot, glTF export). It is this package's own, as
+// source/mot's is, rather than a package beside it: a Creature exists only to be
+// baked, and everything that makes or lists one (species/humanoid,
+// species/quadruped, species/creatures) sits above it, so the engine (bake)
+// needs to know of no species.
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
-	"github.com/bonebake/bonebake/species"
 )
 
-// FromSpecies returns the job that bakes a creature: every clip at its own frame
+// Job returns the job that bakes the creature: every clip at its own frame
 // count, fps, loop flag and markers, the sockets, every skeleton bone in order.
-func FromSpecies(s *species.Creature) (*Job, error) {
-	j := &Job{SpeciesID: s.ID, Rig: Rig{Skeleton: s.Skeleton}}
+func (s *Creature) Job() (*bake.Job, error) {
+	j := &bake.Job{SpeciesID: s.ID, Rig: bake.Rig{Skeleton: s.Skeleton}}
 	for i := range s.Clips {
 		c := &s.Clips[i]
 		d := c.Duration()
-		if c.Frames < 1 || !(c.FPS > 0) || FrameCount(d, c.FPS, c.Loops) != c.Frames {
+		if c.Frames < 1 || bake.CheckFPS(c.FPS) != nil || bake.FrameCount(d, c.FPS, c.Loops) != c.Frames {
 			return nil, fmt.Errorf("bake: species %s clip %q: %d frames at %v fps do not round-trip through docs/formats/bpat.md §5", s.Name, c.Name, c.Frames, c.FPS)
 		}
-		j.Motions = append(j.Motions, Motion{Name: c.Name, Duration: d, NewSampler: func() Sampler { return phaseSampler{c.Pose, d} }})
-		j.Clips = append(j.Clips, Clip{Name: c.Name, Motion: i, FPS: c.FPS, Loops: c.Loops, Markers: c.Markers})
+		j.Motions = append(j.Motions, bake.Motion{Name: c.Name, Duration: d, NewSampler: func() bake.Sampler { return phaseSampler{c.Pose, d} }})
+		j.Clips = append(j.Clips, bake.Clip{Name: c.Name, Motion: i, FPS: c.FPS, Loops: c.Loops, Markers: c.Markers})
 	}
 	j.Sockets = append(j.Sockets, s.Sockets...)
 	return j, nil
 }
 
-// Species bakes a creature into BPAT contents.
-func Species(s *species.Creature) (*bpat.Contents, error) {
-	j, err := FromSpecies(s)
+// Bake bakes the creature into BPAT contents, palettes in memory.
+func (s *Creature) Bake() (*bpat.Contents, error) {
+	j, err := s.Job()
 	if err != nil {
 		return nil, err
 	}
-	return Bake(j)
+	return bake.Bake(j)
 }
 
-// SpeciesBytes bakes a creature in memory into the bytes its BPAT file holds: what
+// Bytes bakes the creature in memory into the bytes its BPAT file holds: what
 // the viewer shows and what a simulation loads when no files are given.
-func SpeciesBytes(s *species.Creature) ([]byte, error) {
-	j, err := FromSpecies(s)
+func (s *Creature) Bytes() ([]byte, error) {
+	j, err := s.Job()
 	if err != nil {
 		return nil, err
 	}
-	b, err := Bytes(j)
+	b, err := bake.Bytes(j)
 	if err != nil {
 		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
 	}
@@ -59,20 +68,20 @@ type Written struct {
 	Holds string
 }
 
-// WriteSpecies bakes a creature into dir (created when missing): <name>.bpat, and
-// <name>_minimal.bpsm when it has a far-LOD mesh. Each file is written atomically
-// and checked by reading it back. progress may be nil.
-func WriteSpecies(dir string, s *species.Creature, progress func(done, total int)) ([]Written, error) {
+// WriteFiles bakes the creature into dir (created when missing): <name>.bpat,
+// and <name>_minimal.bpsm when it has a far-LOD mesh. Each file is written
+// atomically and checked by reading it back. progress may be nil.
+func (s *Creature) WriteFiles(dir string, progress func(done, total int)) ([]Written, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	j, err := FromSpecies(s)
+	j, err := s.Job()
 	if err != nil {
 		return nil, err
 	}
 	j.Progress = progress
 	path := filepath.Join(dir, s.Name+".bpat")
-	if err := BakeFile(path, j); err != nil {
+	if err := bake.BakeFile(path, j); err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	f, err := bpat.Open(path, formats.KnownSpecies(s.ID))
@@ -85,7 +94,7 @@ func WriteSpecies(dir string, s *species.Creature, progress func(done, total int
 		h.Version, h.SpeciesID, h.BoneCount, h.ClipCount, h.FrameTotal, h.SocketCount)}}
 	if s.Minimal != nil {
 		snap := filepath.Join(dir, s.Name+"_minimal.bpsm")
-		n, err := SnapshotFile(snap, s, f)
+		n, err := s.SnapshotFile(snap, f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
@@ -109,13 +118,13 @@ func (p phaseSampler) Sample(t float64, pose []rig.Transform) {
 	p.pose(phase, pose)
 }
 
-// ExportSpecies samples every clip of a creature at its baked frame times (plus the
+// ExportGLTF samples every clip of the creature at its baked frame times (plus the
 // end of a looping clip, equal to its start, so the animation lasts the clip's full
 // duration) for a glTF export that bakes back into the same palettes: the clips'
 // fps, loop flags, markers and game cycles (not their ground speeds: baking the file
 // back measures those, docs/formats/gait.md) and the creature's species id and
 // sockets travel in the file's extras.
-func ExportSpecies(s *species.Creature) *gltf.Export {
+func (s *Creature) ExportGLTF() *gltf.Export {
 	e := &gltf.Export{Name: s.Name, Skeleton: s.Skeleton, Mesh: s.Mesh, InverseBind: s.InverseBind()}
 	id := s.ID
 	e.Meta.SpeciesID = &id
@@ -134,7 +143,7 @@ func ExportSpecies(s *species.Creature) *gltf.Export {
 		for f := 0; f < keys; f++ {
 			t := d
 			if f < c.Frames {
-				t = FrameTime(f, c.Frames, d, c.Loops)
+				t = bake.FrameTime(f, c.Frames, d, c.Loops)
 			}
 			pose := s.Skeleton.RestPose()
 			phaseSampler{c.Pose, d}.Sample(t, pose)
@@ -157,4 +166,44 @@ func markerMap(m bpat.Markers) map[string]float32 {
 		}
 	}
 	return out
+}
+
+// Snapshot skins the creature's minimal mesh on the CPU at every frame of its
+// baked palette file f (docs/formats/bpsm.md): the far-LOD snapshot, where a
+// creature costs no skinning at all at run time.
+func (s *Creature) Snapshot(f *bpat.File) (*bpsm.Contents, error) {
+	if s.Minimal == nil {
+		return nil, fmt.Errorf("bake: species %s has no minimal mesh", s.Name)
+	}
+	if f.BoneCount() != s.Skeleton.Len() {
+		return nil, fmt.Errorf("bake: %s has %d bones, species %s has %d", f.Name(), f.BoneCount(), s.Name, s.Skeleton.Len())
+	}
+	c, err := bake.SnapshotFromFile(s.ID, s.Minimal, s.InverseBind(), f)
+	if err != nil {
+		return nil, fmt.Errorf("bake: %s minimal mesh: %w", s.Name, err)
+	}
+	return c, nil
+}
+
+// SnapshotBytes is Snapshot encoded: the bytes of the creature's
+// NAME_minimal.bpsm, made in memory (as Bytes makes its BPAT file's).
+func (s *Creature) SnapshotBytes(f *bpat.File) ([]byte, error) {
+	c, err := s.Snapshot(f)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := bpsm.Write(&buf, c); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// SnapshotFile writes Snapshot's result to path atomically and returns its size.
+func (s *Creature) SnapshotFile(path string, f *bpat.File) (int64, error) {
+	c, err := s.Snapshot(f)
+	if err != nil {
+		return 0, err
+	}
+	return bake.WriteSnapshot(path, c)
 }

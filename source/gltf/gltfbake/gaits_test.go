@@ -1,4 +1,4 @@
-package bake
+package gltfbake
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
@@ -30,10 +31,10 @@ func TestBuiltinGaitsMeasured(t *testing.T) {
 	for _, name := range names {
 		s := creatures.ByName(name)
 		path := filepath.Join(dir, name+".glb")
-		if err := gltf.WriteFile(path, ExportSpecies(s)); err != nil {
+		if err := gltf.WriteFile(path, s.ExportGLTF()); err != nil {
 			t.Fatal(err)
 		}
-		m, err := LoadModel(path, Settings{})
+		m, err := Load(path, Settings{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +67,7 @@ func TestSyntheticWalkerGLTF(t *testing.T) {
 		method              string
 	}{{false, false, "feet"}, {true, false, "root_motion"}, {true, true, "root_motion"}} {
 		path := testfiles.WalkerGLTF(t, c.rootMotion)
-		m, err := LoadModel(path, Settings{InPlace: c.inPlace})
+		m, err := Load(path, Settings{InPlace: c.inPlace})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestSyntheticWalkerGLTF(t *testing.T) {
 		if strings.Join(f.Feet, ",") != "FootL,FootR" || f.RootBone != "Pelvis" {
 			t.Errorf("feet %v root %s", f.Feet, f.RootBone)
 		}
-		b, err := Bytes(m.Job)
+		b, err := bake.Bytes(m.Job)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ func TestGaitManifestKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadModel(path, Settings{Manifest: mf})
+	m, err := Load(path, Settings{Manifest: mf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,12 +132,12 @@ func TestGaitManifestKeys(t *testing.T) {
 		t.Errorf("feet %v from %s, root %s", f.Feet, f.FeetFrom, f.RootBone)
 	}
 	if mf, err := read("clips:\n  - name: walk\n    source: Walk\n    cycle: -1\n"); err == nil {
-		if _, err = LoadModel(path, Settings{Manifest: mf}); err == nil || !strings.Contains(err.Error(), "cycle") {
+		if _, err = Load(path, Settings{Manifest: mf}); err == nil || !strings.Contains(err.Error(), "cycle") {
 			t.Errorf("negative cycle: %v", err)
 		}
 	}
-	var se *SettingError
-	if _, err := LoadModel(path, Settings{Feet: []string{"Paw"}}); !errors.As(err, &se) || se.Setting != "feet" {
+	var se *bake.SettingError
+	if _, err := Load(path, Settings{Feet: []string{"Paw"}}); !errors.As(err, &se) || se.Setting != "feet" {
 		t.Errorf("unknown foot: %v", err)
 	}
 }

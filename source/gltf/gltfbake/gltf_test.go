@@ -1,9 +1,10 @@
-package bake
+package gltfbake
 
 import (
 	"math"
 	"testing"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/internal/gltfref"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/source/gltf"
@@ -34,13 +35,13 @@ func TestGLTFPalettesMatchReference(t *testing.T) {
 		size := skeletonSize(ref.Palette(0, -1, 0))
 		for _, fps := range []float64{30, 60} {
 			for _, loops := range []bool{true, false} {
-				r, names, motions := FromGLTF(m)
+				r, names, motions := Source(m)
 				mf := Manifest{FPS: fps, Loops: &loops}
 				job, err := mf.Job(r, names, motions)
 				if err != nil {
 					t.Fatal(err)
 				}
-				out, err := Bake(job)
+				out, err := bake.Bake(job)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,19 +1,20 @@
-package bake
+package species
 
 import (
 	"math"
 	"path/filepath"
 	"testing"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/gltfref"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
-	"github.com/bonebake/bonebake/species"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // swinger is a two-bone test creature whose arm turns about z by 90°·phase.
-func swinger(t *testing.T) *species.Creature {
+func swinger(t *testing.T) *Creature {
 	sk, err := rig.New([]string{"root", "arm"}, []int{-1, 0}, []rig.Transform{
 		rig.IdentityTransform(),
 		{Translation: [3]float64{0, 1, 0}, Rotation: rig.Quat{0, 0, 0, 1}, Scale: [3]float64{1, 1, 1}},
@@ -25,9 +26,9 @@ func swinger(t *testing.T) *species.Creature {
 		p[0] = rig.IdentityTransform()
 		p[1] = rig.Transform{Translation: [3]float64{0, 1, 0}, Rotation: rig.QuatFromAxisAngle([3]float64{0, 0, 1}, phase*math.Pi/2), Scale: [3]float64{1, 1, 1}}
 	}
-	return &species.Creature{ID: 9, Name: "swinger", Skeleton: sk,
-		Sockets: []species.Socket{{Name: "tip", Anchor: 1, Offset: [3]float32{1, 0, 0}}},
-		Clips: []species.Clip{
+	return &Creature{ID: 9, Name: "swinger", Skeleton: sk,
+		Sockets: []Socket{{Name: "tip", Anchor: 1, Offset: [3]float32{1, 0, 0}}},
+		Clips: []Clip{
 			{Name: "swing", Frames: 5, FPS: 4, Loops: false, Markers: bpat.Markers{-1, -1, 0.5, -1, -1}, Pose: pose},
 			{Name: "spin", Frames: 4, FPS: 8, Loops: true, Markers: bpat.NoMarkers(), Pose: pose},
 			{Name: "still", Frames: 1, FPS: 1, Loops: true, Markers: bpat.NoMarkers(), Pose: pose},
@@ -35,7 +36,7 @@ func swinger(t *testing.T) *species.Creature {
 }
 
 func TestBakeSpecies(t *testing.T) {
-	out, err := Species(swinger(t))
+	out, err := swinger(t).Bake()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestBakeSpecies(t *testing.T) {
 func TestBakeSpeciesRejectsBadFrames(t *testing.T) {
 	s := swinger(t)
 	s.Clips[0].Frames = 0
-	if _, err := Species(s); err == nil {
+	if _, err := s.Bake(); err == nil {
 		t.Fatal("a clip without frames was baked")
 	}
 }
@@ -75,25 +76,25 @@ func TestBakeSpeciesRejectsBadFrames(t *testing.T) {
 // clips, frame counts, fps, loop flags, markers, sockets and palettes (1e-5).
 func TestExportRoundTrip(t *testing.T) {
 	s := swinger(t)
-	direct, err := Species(s)
+	direct, err := s.Bake()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"swinger.glb", "swinger.gltf"} {
 		path := filepath.Join(t.TempDir(), name)
-		if err := gltf.WriteFile(path, ExportSpecies(s)); err != nil {
+		if err := gltf.WriteFile(path, s.ExportGLTF()); err != nil {
 			t.Fatal(err)
 		}
 		m, err := gltf.Load(path, gltf.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, names, motions := FromGLTF(m)
-		job, err := GLTFManifest(m).Job(r, names, motions)
+		r, names, motions := gltfbake.Source(m)
+		job, err := gltfbake.ManifestOf(m).Job(r, names, motions)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := Bake(job)
+		back, err := bake.Bake(job)
 		if err != nil {
 			t.Fatal(err)
 		}

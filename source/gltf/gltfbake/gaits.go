@@ -1,4 +1,4 @@
-package bake
+package gltfbake
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/stride"
 )
@@ -14,7 +15,7 @@ import (
 func (m *Model) measure(i int) stride.Result {
 	j := m.Job
 	c := &j.Clips[i]
-	start, dur := j.span(c)
+	start, dur := j.Span(c)
 	return m.gaitRig.Measure(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops)
 }
 
@@ -41,7 +42,7 @@ func (m *Model) removeTravel() string {
 		// A motion of its own: another clip may bake the same animation as it is.
 		mo := j.Motions[c.Motion]
 		inner, r, start := mo.NewSampler, m.gaitRig, c.Start
-		mo.NewSampler = func() Sampler { return r.RemoveTravel(inner(), res, start) }
+		mo.NewSampler = func() bake.Sampler { return r.RemoveTravel(inner(), res, start) }
 		j.Motions = append(j.Motions, mo)
 		c.Motion = len(j.Motions) - 1
 	}

@@ -1,9 +1,11 @@
-package bake
+package gltfbake
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bonebake/bonebake/bake"
 )
 
 // TestManifestErrorsNameTheLine: a manifest read from a file names the file and
@@ -31,7 +33,7 @@ func TestManifestErrorsNameTheLine(t *testing.T) {
 		writeFile(t, path, c.yaml)
 		mf, err := ReadManifest(path)
 		if err == nil && !c.loadError {
-			_, err = LoadModel(m, Settings{Manifest: mf})
+			_, err = Load(m, Settings{Manifest: mf})
 		}
 		if err == nil {
 			t.Errorf("case %d: no error", i)
@@ -67,16 +69,16 @@ func TestDuplicateNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := LoadModel(fox, Settings{Manifest: mf})
+	m, err := Load(fox, Settings{Manifest: mf})
 	if err == nil {
 		_, err = m.Job.Output()
 	}
 	if err == nil || !strings.Contains(err.Error(), `clip 2 "walk" (from "Survey") has the same name as clip 0 (from "Walk")`) {
 		t.Errorf("duplicate clips: %v", err)
 	}
-	m, err = LoadModel(fox, Settings{Sockets: []ManifestSocket{{Name: "head", Bone: "b_Head_05"}, {Name: "head", Bone: "b_Neck_04"}}})
+	m, err = Load(fox, Settings{Sockets: []ManifestSocket{{Name: "head", Bone: "b_Head_05"}, {Name: "head", Bone: "b_Neck_04"}}})
 	if err == nil {
-		_, err = Bytes(m.Job)
+		_, err = bake.Bytes(m.Job)
 	}
 	if err == nil || !strings.Contains(err.Error(), `socket 1 "head" has the same name as socket 0`) {
 		t.Errorf("duplicate sockets: %v", err)
@@ -90,7 +92,7 @@ func TestSize(t *testing.T) {
 		{},
 		{FPS: 60, OneShot: []string{"Survey"}, Sockets: []ManifestSocket{{Name: "head", Bone: "b_Head_05"}, {Name: "tail", Bone: "b_Tail03_014"}}},
 	} {
-		m, err := LoadModel(fox, s)
+		m, err := Load(fox, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +101,7 @@ func TestSize(t *testing.T) {
 			t.Fatal(err)
 		}
 		size := o.Bytes
-		b, err := Bytes(m.Job)
+		b, err := bake.Bytes(m.Job)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +115,7 @@ func TestSize(t *testing.T) {
 // not built in, never the humanoid's 0; an explicit 0 stays 0.
 func TestDefaultSpecies(t *testing.T) {
 	fox := loadFox(t)
-	m, err := LoadModel(fox, Settings{})
+	m, err := Load(fox, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestDefaultSpecies(t *testing.T) {
 		t.Errorf("default species %d (defaulted %v), want 6", m.Job.SpeciesID, m.DefaultSpecies)
 	}
 	zero := uint32(0)
-	if m, err = LoadModel(fox, Settings{SpeciesID: &zero}); err != nil || m.Job.SpeciesID != 0 || m.DefaultSpecies {
+	if m, err = Load(fox, Settings{SpeciesID: &zero}); err != nil || m.Job.SpeciesID != 0 || m.DefaultSpecies {
 		t.Errorf("explicit 0: %v %+v", err, m)
 	}
 }

@@ -1,4 +1,4 @@
-package bake
+package gltfbake
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/testfiles"
@@ -67,7 +68,7 @@ func TestThreejsPeerAgrees(t *testing.T) {
 		for _, oneShot := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/one-shot=%v", name, oneShot), func(t *testing.T) {
 				path := sharedModel(t, name)
-				m, err := LoadModel(path, Settings{FPS: 30})
+				m, err := Load(path, Settings{FPS: 30})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -93,7 +94,7 @@ func TestThreejsPeerAgrees(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer want.Close()
-				b, err := Bytes(m.Job)
+				b, err := bake.Bytes(m.Job)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,8 @@
-package bake
+// Package mot is the motion-file source: PlatinumGames motions (read by
+// formats/mot, which stays the format alone) bound to a skeleton's bones and
+// turned into a bake.Job, and the result written back as glTF animations. The
+// section numbers in this package are docs/formats/mot.md's.
+package mot
 
 import (
 	"fmt"
@@ -9,20 +13,22 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/mot"
+	"github.com/bonebake/bonebake/internal/yamlread"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
-// MotFPS is the rate PlatinumGames motions play at (docs/formats/mot.md §11; the
-// section numbers in this file are that page's).
-const MotFPS = 60
+// FPS is the rate PlatinumGames motions play at (§11).
+const FPS = 60
 
-// MotSettings is what a caller says about baking motion files onto a skeleton.
-type MotSettings struct {
+// Settings is what a caller says about baking motion files onto a skeleton.
+type Settings struct {
 	// BoneMap gives skeleton bone names their motion bone ids (§13); nil reads the
 	// ids from the names.
 	BoneMap map[string]int
@@ -45,16 +51,16 @@ func ReadBoneMap(path string) (map[string]int, error) {
 		return nil, err
 	}
 	var m map[string]int
-	if err := decodeYAML(b, &m); err != nil {
+	if err := yamlread.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: want a map of bone name: motion bone id: %w", path, err)
 	}
 	return m, nil
 }
 
-// LoadMot reads a skinned glTF model and motion files and returns the job that
+// Load reads a skinned glTF model and motion files and returns the job that
 // bakes one clip per motion onto the model's joints: named after the motion (its
 // header name, or the file name), looping as its header flag says.
-func LoadMot(rigPath string, motPaths []string, s MotSettings) (*Model, error) {
+func Load(rigPath string, motPaths []string, s Settings) (*gltfbake.Model, error) {
 	m, err := gltf.Load(rigPath, gltf.Options{Skin: s.Skin, NoMemoryLimit: s.NoLimits})
 	if err != nil {
 		return nil, err
@@ -70,41 +76,41 @@ func LoadMot(rigPath string, motPaths []string, s MotSettings) (*Model, error) {
 			names[i] = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
 		}
 	}
-	r, _, _ := FromGLTF(m)
-	job, err := FromMot(r, motions, names, s)
+	r, _, _ := gltfbake.Source(m)
+	job, err := Job(r, motions, names, s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rigPath, err)
 	}
 	defaulted := s.SpeciesID == nil
-	return &Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted}, nil
+	return &gltfbake.Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted}, nil
 }
 
-// FromMot returns the job that bakes each motion (clip names[i]) onto rig r's
+// Job returns the job that bakes each motion (clip names[i]) onto rig r's
 // skeleton, whose bones get motion bone ids from s.BoneMap or their names (§13).
 // A bone with no id keeps its rest pose; a bone with an id takes §12's defaults
 // for the tracks the motion lacks. Clips last (frames−1)/60 s one-shot and
 // frames/60 s looping, so that a bake at 60 fps samples exactly the motion's
 // frames; between frames each track is interpolated linearly.
-func FromMot(r Rig, motions []*mot.Motion, names []string, s MotSettings) (*Job, error) {
+func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.Job, error) {
 	order := s.RotationOrder
 	if order == "" {
 		order = "xyz"
 	}
 	if !validOrder(order) {
-		return nil, &SettingError{"rotation-order", fmt.Errorf("%q is not an order of x, y and z (xyz, zyx, …)", order)}
+		return nil, &bake.SettingError{Setting: "rotation-order", Err: fmt.Errorf("%q is not an order of x, y and z (xyz, zyx, …)", order)}
 	}
 	fps := s.FPS
 	if fps == 0 {
-		fps = MotFPS
+		fps = FPS
 	}
-	if !(fps > 0) {
-		return nil, &SettingError{"fps", fmt.Errorf("%v must be positive", fps)}
+	if err := bake.CheckFPS(fps); err != nil {
+		return nil, &bake.SettingError{Setting: "fps", Err: err}
 	}
 	ids, err := motionIDs(r, s.BoneMap)
 	if err != nil {
-		return nil, &SettingError{"bone-map", err}
+		return nil, &bake.SettingError{Setting: "bone-map", Err: err}
 	}
-	j := &Job{Rig: r}
+	j := &bake.Job{Rig: r}
 	if s.NoLimits {
 		j.MaxBytes = -1
 	}
@@ -129,12 +135,12 @@ func FromMot(r Rig, motions []*mot.Motion, names []string, s MotSettings) (*Job,
 		if err != nil {
 			return nil, fmt.Errorf("motion %s: %w", names[i], err)
 		}
-		d := float64(m.Frames-1) / MotFPS
+		d := float64(m.Frames-1) / FPS
 		if m.Loops() {
-			d = float64(m.Frames) / MotFPS
+			d = float64(m.Frames) / FPS
 		}
-		j.Motions = append(j.Motions, Motion{Name: names[i], Duration: max(0, d), NewSampler: func() Sampler { return ms }})
-		j.Clips = append(j.Clips, Clip{Name: names[i], Motion: i, FPS: fps, Loops: m.Loops(), Markers: bpat.NoMarkers()}) // a motion has no combat markers
+		j.Motions = append(j.Motions, bake.Motion{Name: names[i], Duration: max(0, d), NewSampler: func() bake.Sampler { return ms }})
+		j.Clips = append(j.Clips, bake.Clip{Name: names[i], Motion: i, FPS: fps, Loops: m.Loops(), Markers: bpat.NoMarkers()}) // a motion has no combat markers
 	}
 	return j, nil
 }
@@ -146,7 +152,7 @@ func validOrder(o string) bool {
 var trailingNumber = regexp.MustCompile(`(?:^|[^0-9])([0-9]+)$`)
 
 // motionIDs gives each skeleton bone its motion bone id (§13), or none.
-func motionIDs(r Rig, boneMap map[string]int) (map[int]int16, error) {
+func motionIDs(r bake.Rig, boneMap map[string]int) (map[int]int16, error) {
 	sk := r.Skeleton
 	ids := map[int]int16{}
 	if boneMap != nil {
@@ -177,10 +183,10 @@ func motionIDs(r Rig, boneMap map[string]int) (map[int]int16, error) {
 		}
 	}
 	inPalette := map[int]bool{}
-	for _, b := range r.paletteBones() {
+	for _, b := range r.PaletteBones() {
 		inPalette[b] = true
 	}
-	for _, b := range r.paletteBones() {
+	for _, b := range r.PaletteBones() {
 		if p := sk.Parents[b]; p < 0 || !inPalette[p] {
 			if _, taken := ids[b]; !taken {
 				ids[b] = mot.RootBone
@@ -239,7 +245,7 @@ func newMotSource(sk *rig.Skeleton, ids map[int]int16, m *mot.Motion, order stri
 
 // Sample writes the pose at t seconds (frame t·60) of every animated bone.
 func (s *motSource) Sample(t float64, pose []rig.Transform) {
-	x := t * MotFPS
+	x := t * FPS
 	lo := int(math.Floor(x))
 	w := x - float64(lo)
 	hi := lo + 1
@@ -292,11 +298,11 @@ func EulerQuat(order string, rx, ry, rz float64) rig.Quat {
 	return q
 }
 
-// ExportMot returns a model's skeleton, skin and mesh with the job's clips as glTF
+// Export returns a model's skeleton, skin and mesh with the job's clips as glTF
 // animations keyed at every baked frame, so the motions open in any glTF viewer.
 // The skin keeps the model's joints in their order, and everything stands in the
 // scene's space the palettes are baked in (the mesh node at the scene root).
-func ExportMot(m *Model) *gltf.Export {
+func Export(m *gltfbake.Model) *gltf.Export {
 	g := m.GLTF
 	sk := g.Skeleton
 	e := &gltf.Export{Name: strings.TrimSuffix(filepath.Base(m.Path), filepath.Ext(m.Path)), Skeleton: sk,
@@ -304,7 +310,7 @@ func ExportMot(m *Model) *gltf.Export {
 	for _, c := range m.Job.Clips {
 		mo := m.Job.Motions[c.Motion]
 		d := mo.Duration
-		n := FrameCount(d, c.FPS, c.Loops)
+		n := bake.FrameCount(d, c.FPS, c.Loops)
 		loops := c.Loops
 		ec := gltf.ExportAnimation{Name: c.Name, Meta: gltf.ClipMeta{FPS: c.FPS, Loops: &loops}}
 		keys := n
@@ -315,7 +321,7 @@ func ExportMot(m *Model) *gltf.Export {
 		for f := range keys {
 			t := d
 			if f < n {
-				t = FrameTime(f, n, d, loops)
+				t = bake.FrameTime(f, n, d, loops)
 			}
 			pose := sk.RestPose()
 			smp.Sample(t, pose)

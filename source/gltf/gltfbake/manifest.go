@@ -1,4 +1,4 @@
-package bake
+package gltfbake
 
 import (
 	"fmt"
@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/yamlread"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -17,7 +19,7 @@ import (
 // `bonebake bake --manifest FILE` reads (YAML); flags fill in what it leaves out.
 type Manifest struct {
 	// SpeciesID is the file's species id; nil leaves the choice to the caller
-	// (LoadModel takes the first id that is not built in).
+	// (Load takes the first id that is not built in).
 	SpeciesID *uint32 `yaml:"species_id"`
 	Name      string  `yaml:"name"`
 	// FPS is the default frame rate of clips that do not set their own (default DefaultFPS).
@@ -95,7 +97,7 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, err
 	}
 	m := Manifest{path: path}
-	if err := decodeYAML(b, &m); err != nil {
+	if err := yamlread.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest %s %w", path, err)
 	}
 	var doc yaml.Node
@@ -111,15 +113,19 @@ func ReadManifest(path string) (*Manifest, error) {
 		} `yaml:"clips"`
 	}
 	yaml.Unmarshal(b, &given)
-	if f := given.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {
-		return nil, fmt.Errorf("manifest %s: fps %v is outside [%v, %v]", path, *f, MinFPS, MaxFPS)
+	if f := given.FPS; f != nil {
+		if err := bake.CheckFPS(*f); err != nil {
+			return nil, fmt.Errorf("manifest %s: fps %w", path, err)
+		}
 	}
 	if m.SnapshotTriangles < 0 {
 		return nil, fmt.Errorf("manifest %s: snapshot_triangles %d: the far mesh needs at least 1 triangle (0: the default, %d)", path, m.SnapshotTriangles, DefaultSnapshotTriangles)
 	}
 	for i, c := range given.Clips {
-		if f := c.FPS; f != nil && !(*f >= MinFPS && *f <= MaxFPS) {
-			return nil, fmt.Errorf("%s: fps %v is outside [%v, %v]", m.where("clip", i, m.clipLines), *f, MinFPS, MaxFPS)
+		if f := c.FPS; f != nil {
+			if err := bake.CheckFPS(*f); err != nil {
+				return nil, fmt.Errorf("%s: fps %w", m.where("clip", i, m.clipLines), err)
+			}
 		}
 	}
 	return &m, nil
@@ -161,16 +167,18 @@ func (m *Manifest) whereTop() string {
 
 // Job resolves the manifest's names against a source: the rig (with the names of
 // its palette bones, in palette order) and the source's motions.
-func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error) {
+func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*bake.Job, error) {
 	fps := m.FPS
 	if fps == 0 {
 		fps = DefaultFPS
 	}
 	loops := m.Loops == nil || *m.Loops
-	if m.BPATVersion > 2 {
-		return nil, fmt.Errorf("%s: bpat_version %d: only 1 and 2 exist", m.whereTop(), m.BPATVersion)
+	if m.BPATVersion != 0 {
+		if err := bake.CheckVersion(m.BPATVersion); err != nil {
+			return nil, fmt.Errorf("%s: bpat_version %w", m.whereTop(), err)
+		}
 	}
-	j := &Job{Rig: r, Motions: motions, Version: m.BPATVersion}
+	j := &bake.Job{Rig: r, Motions: motions, Version: m.BPATVersion}
 	if m.SpeciesID != nil {
 		j.SpeciesID = *m.SpeciesID
 	}
@@ -187,7 +195,7 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		}
 		mi := mc.motion - 1
 		if mi < 0 {
-			mi = slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == src })
+			mi = slices.IndexFunc(motions, func(mo bake.Motion) bool { return mo.Name == src })
 		}
 		if k, err := strconv.Atoi(strings.TrimPrefix(src, "#")); mi < 0 && strings.HasPrefix(src, "#") && err == nil {
 			if k < 0 || k >= len(motions) {
@@ -196,12 +204,12 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 			mi = k // by index: two animations may share a name
 		}
 		if mi < 0 {
-			mi = slices.IndexFunc(motions, func(mo Motion) bool { return mo.Name == LegacyClipName(src) })
+			mi = slices.IndexFunc(motions, func(mo bake.Motion) bool { return mo.Name == LegacyClipName(src) })
 		}
 		if mi < 0 {
 			return nil, fmt.Errorf("%s %q: no source animation %q (the source has: %s)", m.where("clip", i, m.clipLines), mc.Name, src, motionNames(motions))
 		}
-		c := Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: motions[mi].Start, End: mc.End, Markers: bpat.NoMarkers(),
+		c := bake.Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: motions[mi].Start, End: mc.End, Markers: bpat.NoMarkers(),
 			InPlace: m.InPlace, Cycle: mc.Cycle, GroundSpeed: mc.GroundSpeed}
 		if mc.InPlace != nil {
 			c.InPlace = *mc.InPlace
@@ -253,7 +261,7 @@ func (m *Manifest) Job(r Rig, boneNames []string, motions []Motion) (*Job, error
 		if b < 0 {
 			return nil, fmt.Errorf("%s %q: no bone %q", m.where("socket", i, m.socketLines), s.Name, s.Bone)
 		}
-		j.Sockets = append(j.Sockets, Socket{Name: s.Name, Anchor: b, Offset: s.Offset})
+		j.Sockets = append(j.Sockets, bake.Socket{Name: s.Name, Anchor: b, Offset: s.Offset})
 	}
 	return j, nil
 }
@@ -269,7 +277,7 @@ func LegacyClipName(name string) string {
 	return "animation_" + digits
 }
 
-func motionNames(ms []Motion) string {
+func motionNames(ms []bake.Motion) string {
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = fmt.Sprintf("%q", m.Name)

@@ -1,6 +1,6 @@
 //go:build amd64 && !amd64.v3
 
-package bake
+package creatures
 
 import (
 	"crypto/sha256"
@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/bonebake/bonebake/species/creatures"
 )
 
 // TestBuiltinBytes pins the bytes of every file the built-in bake writes. The
@@ -53,8 +51,8 @@ func TestBuiltinBytes(t *testing.T) {
 	}
 	dir := t.TempDir()
 	n := 0
-	for _, c := range creatures.All() {
-		files, err := WriteSpecies(dir, c, nil)
+	for _, c := range All() {
+		files, err := c.WriteFiles(dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
