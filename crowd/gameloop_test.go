@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"unsafe"
 )
 
 // gameLoop is the first-hour program of issue 29 as a game writes it with the
@@ -21,11 +22,19 @@ type gameLoop struct {
 	upload bytes.Buffer
 	props  []Mat34
 	landed int
+	// lowLevel plays the same game through the calls a game had before the
+	// API of issue 29: swings wired by hand (Select, Contact, Melee.Start and
+	// Step), the instances' bytes through unsafe, sockets put in the world by
+	// hand. BenchmarkGameLoop measures the one against the other.
+	lowLevel bool
+	hits     []Hit
+	raw      []byte
 }
 
 func newGameLoop(reg *Registry, n int) *gameLoop {
 	g := &gameLoop{reg: reg, c: New(n), home: make([]float32, n), dead: make([]float32, n), props: make([]Mat34, 16)}
 	g.upload.Grow(n * InstanceSize)
+	g.raw, g.hits = make([]byte, n*InstanceSize), make([]Hit, 0, n)
 	g.f = NewCombat(reg, g.c)
 	m, w := g.f.Melee, &g.f.World
 	for i := range n {
@@ -72,13 +81,43 @@ func (g *gameLoop) frame(dt float32) {
 			c.Speed[i] = sp
 			continue
 		}
-		if !m.Swinging(i) {
-			g.f.Attack(i, int(tg))
+		if m.Swinging(i) {
+			continue
 		}
+		if !g.lowLevel {
+			g.f.Attack(i, int(tg))
+			continue
+		}
+		if !m.Ready(i) {
+			continue
+		}
+		c.Flags[i] |= Attacking // as Combat.Attack: InMelee is the game's to set
+		_, clip := c.Select(g.reg, i)
+		contact := float32(DefaultContact)
+		if s := g.reg.Species(c.Species[i]); s != nil {
+			contact = s.Contact(clip)
+		}
+		m.Start(w, i, tg, contact)
 	}
-	for _, e := range g.f.Step(dt) {
-		if e.Kind == EventHit {
+	if g.lowLevel {
+		g.hits = m.Step(w, dt, g.hits[:0])
+		for _, h := range g.hits {
 			g.landed++
+			if h.Killed {
+				c.Flags[h.Target] = Dying
+			}
+		}
+		// Swings that ended: without Combat's events, a pass over the units.
+		for i, f := range c.Flags {
+			if f&Attacking != 0 && !m.Swinging(i) {
+				c.Flags[i] = f &^ Attacking
+			}
+		}
+	} else {
+		for _, e := range g.f.Step(dt) {
+			if e.Kind == EventHit {
+				g.landed++
+			}
 		}
 	}
 	for i, f := range c.Flags {
@@ -93,6 +132,11 @@ func (g *gameLoop) frame(dt float32) {
 	}
 	if err := c.Animate(g.reg, dt); err != nil {
 		panic(err)
+	}
+	if g.lowLevel {
+		copy(g.raw, unsafe.Slice((*byte)(unsafe.Pointer(&c.Out[0])), len(c.Out)*InstanceSize))
+		g.socketsByHand()
+		return
 	}
 	g.upload.Reset()
 	c.WriteTo(&g.upload)
@@ -109,39 +153,82 @@ func (g *gameLoop) frame(dt float32) {
 	}
 }
 
+// socketsByHand is the low-level game's prop: the model-space socket rotated by
+// the unit's heading (facing ±x) and moved to its place, written out.
+func (g *gameLoop) socketsByHand() {
+	c, w := g.c, &g.f.World
+	for i := range g.props {
+		s := g.reg.Species(c.Species[i])
+		hand := s.SocketIndex("hand_r")
+		if hand < 0 {
+			continue
+		}
+		m, _ := s.Socket(c.Clip[i], c.Phase[i], hand)
+		h := float64(0)
+		if w.Team[i] == 1 {
+			h = math.Pi
+		}
+		sn, cs := float32(math.Sin(h)), float32(math.Cos(h))
+		p := &g.props[i]
+		for col := range 4 {
+			x, y, z := m[col], m[4+col], m[8+col]
+			p[col], p[4+col], p[8+col] = cs*x+sn*z, y, -sn*x+cs*z
+		}
+		p[3] += w.X[i]
+		p[11] += w.Z[i]
+	}
+}
+
 // BenchmarkGameLoop is one frame of the first-hour game loop (see gameLoop): the
-// cost of everything the game asks of the runtime, per unit.
+// cost of everything the game asks of the runtime, per unit, written with the
+// crowd API (api=crowd) and with the low-level calls a game had before it
+// (api=low-level), so that the two can be compared in one binary.
 func BenchmarkGameLoop(b *testing.B) {
 	r := testRegistry(b)
 	for _, n := range []int{1000, 100_000} {
-		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
-			g := newGameLoop(r, n)
-			for range 300 { // 5 s at 60 Hz: the fight is on
-				g.frame(1.0 / 60)
+		for _, low := range []bool{false, true} {
+			api := "crowd"
+			if low {
+				api = "low-level"
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				g.frame(1.0 / 60)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
-		})
+			b.Run(fmt.Sprintf("units=%d/api=%s", n, api), func(b *testing.B) {
+				g := newGameLoop(r, n)
+				g.lowLevel = low
+				for range 300 { // 5 s at 60 Hz: the fight is on
+					g.frame(1.0 / 60)
+				}
+				defer lockThread()()
+				b.ReportAllocs()
+				b.ResetTimer()
+				cpu0, cpuOK := threadCPU()
+				for b.Loop() {
+					g.frame(1.0 / 60)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+				reportCPU(b, cpu0, cpuOK, float64(n), "cpu-ns/unit")
+			})
+		}
 	}
 }
 
 // The game loop fights: hits land, units die and stand up again.
 func TestGameLoop(t *testing.T) {
-	g := newGameLoop(testRegistry(t), 1000)
-	died := 0
-	for range 600 {
-		g.frame(1.0 / 60)
-		for _, f := range g.c.Flags {
-			if f&Dying != 0 {
-				died++
+	r := testRegistry(t)
+	for _, low := range []bool{false, true} {
+		g := newGameLoop(r, 1000)
+		g.lowLevel = low
+		died := 0
+		for range 600 {
+			g.frame(1.0 / 60)
+			for _, f := range g.c.Flags {
+				if f&Dying != 0 {
+					died++
+				}
 			}
 		}
-	}
-	if g.landed == 0 || died == 0 {
-		t.Fatalf("%d hits landed, %d unit-frames dying", g.landed, died)
+		if g.landed == 0 || died == 0 {
+			t.Fatalf("low-level %v: %d hits landed, %d unit-frames dying", low, g.landed, died)
+		}
+		t.Logf("low-level %v: %d hits landed, %d unit-frames dying, %d clip changes", low, g.landed, died, g.c.Transitions)
 	}
 }
