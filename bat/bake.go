@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/exr"
 )
 
@@ -46,24 +47,24 @@ func stack(in *Input, padding int) (src []int, first []int) {
 			src = append(src, f0+wrap(-p, c))
 		}
 		first = append(first, len(src))
-		for f := range c.Frames {
+		for f := range c.FrameCount {
 			src = append(src, f0+f)
 		}
 		for p := range padding { // after: the wrap-around, or the last frame held
-			src = append(src, f0+wrap(c.Frames+p, c))
+			src = append(src, f0+wrap(c.FrameCount+p, c))
 		}
-		f0 += c.Frames
+		f0 += c.FrameCount
 	}
 	return src, first
 }
 
 // wrap maps a frame index outside [0, frames) into the clip: around for a looping
 // clip, clamped for a one-shot.
-func wrap(f int, c Clip) int {
+func wrap(f int, c bpat.Clip) int {
 	if c.Loops {
-		return ((f % c.Frames) + c.Frames) % c.Frames
+		return ((f % c.FrameCount) + c.FrameCount) % c.FrameCount
 	}
-	return min(max(f, 0), c.Frames-1)
+	return min(max(f, 0), c.FrameCount-1)
 }
 
 // Bake makes the textures, mesh and report of in, in memory. It does not verify
@@ -176,7 +177,7 @@ func Bake(in *Input, opt Options) (*Output, error) {
 			RefPadding: gt.RefPadding, PaddingMode: gt.PaddingMode, Remap: gt.Remap}
 	}
 	for i, c := range in.Clips {
-		rep.Clips = append(rep.Clips, ReportClip{Name: c.Name, FirstRow: first[i], Frames: c.Frames, FPS: c.FPS, Loops: c.Loops})
+		rep.Clips = append(rep.Clips, ReportClip{Name: c.Name, FirstRow: first[i], Frames: c.FrameCount, FPS: float64(c.FPS), Loops: c.Loops})
 	}
 	ext := ".exr"
 	if opt.Format == PNG16 || opt.Format == PNG8 {

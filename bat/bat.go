@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
 
@@ -26,20 +27,12 @@ import (
 type Input struct {
 	Name  string
 	Bones int
-	Clips []Clip
+	Clips []bpat.Clip // their rows stacked in this order (FrameOffset is not read)
 	// Palettes holds every clip's frames, clip after clip, Bones·16 floats per
 	// frame: each bone's model-space matrix, row-major (docs/formats/bpat.md §1).
 	Palettes    []float32
 	InverseBind []rig.Mat4 // per bone, row-major
 	Mesh        *mesh.Skinned
-}
-
-// Clip is one clip of the stack.
-type Clip struct {
-	Name   string
-	Frames int
-	FPS    float64
-	Loops  bool
 }
 
 // Preset picks the texture layout and encoding (docs/formats/bat.md §7).
@@ -240,10 +233,10 @@ func (in *Input) check() error {
 	}
 	frames := 0
 	for _, c := range in.Clips {
-		if c.Frames < 1 {
+		if c.FrameCount < 1 {
 			return fmt.Errorf("bat: %s: clip %q has no frames", in.Name, c.Name)
 		}
-		frames += c.Frames
+		frames += c.FrameCount
 	}
 	if frames == 0 {
 		return fmt.Errorf("bat: %s: no clips", in.Name)
@@ -285,7 +278,7 @@ func (in *Input) selectClips(names []string) (*Input, error) {
 	out.Clips, out.Palettes = nil, nil
 	frame := in.Bones * 16
 	for _, n := range names {
-		if !slices.ContainsFunc(in.Clips, func(c Clip) bool { return c.Name == n }) {
+		if !slices.ContainsFunc(in.Clips, func(c bpat.Clip) bool { return c.Name == n }) {
 			have := make([]string, len(in.Clips))
 			for i, c := range in.Clips {
 				have[i] = c.Name
@@ -297,9 +290,9 @@ func (in *Input) selectClips(names []string) (*Input, error) {
 	for _, c := range in.Clips {
 		if slices.Contains(names, c.Name) {
 			out.Clips = append(out.Clips, c)
-			out.Palettes = append(out.Palettes, in.Palettes[first*frame:(first+c.Frames)*frame]...)
+			out.Palettes = append(out.Palettes, in.Palettes[first*frame:(first+c.FrameCount)*frame]...)
 		}
-		first += c.Frames
+		first += c.FrameCount
 	}
 	return &out, nil
 }

@@ -46,7 +46,7 @@ func FromSpecies(s *species.Creature) (*Input, error) {
 func fromContents(name string, c *bpat.Contents, ibm []rig.Mat4, m *mesh.Skinned) *Input {
 	in := &Input{Name: name, Bones: c.BoneCount, InverseBind: ibm, Mesh: m}
 	for i, cl := range c.Clips {
-		in.Clips = append(in.Clips, Clip{Name: cl.Name, Frames: len(c.Palettes[i]) / (c.BoneCount * 16), FPS: float64(cl.FPS), Loops: cl.Loops})
+		in.Clips = append(in.Clips, bpat.Clip{Name: cl.Name, FrameCount: len(c.Palettes[i]) / (c.BoneCount * 16), FPS: cl.FPS, Loops: cl.Loops})
 		in.Palettes = append(in.Palettes, c.Palettes[i]...)
 	}
 	return in
@@ -60,7 +60,7 @@ func FromBPAT(name string, f *bpat.File, ibm []rig.Mat4, m *mesh.Skinned) (*Inpu
 	}
 	in := &Input{Name: name, Bones: f.BoneCount(), InverseBind: ibm, Mesh: m}
 	for ci, c := range f.Clips() {
-		in.Clips = append(in.Clips, Clip{Name: c.Name, Frames: c.FrameCount, FPS: float64(c.FPS), Loops: c.Loops})
+		in.Clips = append(in.Clips, bpat.Clip{Name: c.Name, FrameCount: c.FrameCount, FPS: c.FPS, Loops: c.Loops})
 		for fr := range c.FrameCount {
 			in.Palettes = append(in.Palettes, f.Palette(ci, fr)...)
 		}

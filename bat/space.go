@@ -129,7 +129,7 @@ func columns(in *Input, addon bool) (cols, colOf []int) {
 func addonStack(in *Input, g *AddonSettings, padding int) (src, first []int, ref int) {
 	total := 0
 	for _, c := range in.Clips {
-		total += c.Frames
+		total += c.FrameCount
 	}
 	switch g.Reference {
 	case RefStart:
@@ -147,11 +147,11 @@ func addonStack(in *Input, g *AddonSettings, padding int) (src, first []int, ref
 	for _, c := range in.Clips {
 		if g.PaddingMode != PadSuffix {
 			for range padding {
-				src = append(src, f0+c.Frames-1)
+				src = append(src, f0+c.FrameCount-1)
 			}
 		}
 		first = append(first, len(src))
-		for f := range c.Frames {
+		for f := range c.FrameCount {
 			src = append(src, f0+f)
 		}
 		if g.PaddingMode != PadPrefix {
@@ -159,7 +159,7 @@ func addonStack(in *Input, g *AddonSettings, padding int) (src, first []int, ref
 				src = append(src, f0)
 			}
 		}
-		f0 += c.Frames
+		f0 += c.FrameCount
 	}
 	if g.RefPadding {
 		src = append(src, 0)

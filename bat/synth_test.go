@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
 )
@@ -30,7 +31,7 @@ func synthetic(t testing.TB, bones, frames, vertices int) *Input {
 		t.Fatal(err)
 	}
 	restModel := sk.RestModelSpace()
-	in := &Input{Name: "synthetic", Bones: bones, Clips: []Clip{{Name: "swing", Frames: frames, FPS: 30, Loops: true}}}
+	in := &Input{Name: "synthetic", Bones: bones, Clips: []bpat.Clip{{Name: "swing", FrameCount: frames, FPS: 30, Loops: true}}}
 	for _, m := range restModel {
 		inv, _ := m.Inverse()
 		in.InverseBind = append(in.InverseBind, inv)
@@ -147,7 +148,7 @@ func TestVerifyCatchesDamage(t *testing.T) {
 // TestPadding: a looping clip is padded with its wrap-around, a one-shot with its
 // ends held (§9), and first_row skips the padding.
 func TestPadding(t *testing.T) {
-	in := &Input{Clips: []Clip{{Name: "loop", Frames: 5, Loops: true}, {Name: "once", Frames: 3}}}
+	in := &Input{Clips: []bpat.Clip{{Name: "loop", FrameCount: 5, Loops: true}, {Name: "once", FrameCount: 3}}}
 	src, first := stack(in, 2)
 	want := []int{-1, 3, 4, 0, 1, 2, 3, 4, 0, 1, 5, 5, 5, 6, 7, 7, 7}
 	if fmt.Sprint(src) != fmt.Sprint(want) || fmt.Sprint(first) != "[3 12]" {

@@ -306,7 +306,7 @@ func verify(in *Input, r *Report, src verifySource, progress func(done, total in
 	f0 := 0
 	for _, c := range in.Clips {
 		first[c.Name] = f0
-		f0 += c.Frames
+		f0 += c.FrameCount
 	}
 	type job struct{ frame, row int }
 	var jobs []job

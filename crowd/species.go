@@ -13,7 +13,8 @@ import (
 // the start of the Impact window (docs/runtime.md §9).
 const DefaultContact = 0.52
 
-// Clip is one clip of a loaded species with how it plays.
+// Clip is one clip of a loaded species with how it plays: the file's table entry
+// (bpat.Clip) and what the runtime works out for it, its duration and gait.
 type Clip struct {
 	bpat.Clip
 	Duration float64     // seconds (docs/formats/bpat.md §5)

@@ -39,6 +39,7 @@ type Socket = bpat.Socket
 // normalized phase in [0,1] (for a looping clip phase 1 is phase 0 again): the
 // baker calls it at the frame times of docs/formats/bpat.md §5, so Frames, FPS and Loops fix
 // the duration: Frames/FPS seconds when looping, (Frames−1)/FPS for a one-shot.
+// Creature.Job turns each into a bake.Clip over a motion that calls Pose.
 type Clip struct {
 	Name    string
 	Frames  int

@@ -140,7 +140,12 @@ func (h *Header) SocketDataSize() uint64 {
 // SocketDataOffset is where the socket data starts: right after the palette.
 func (h *Header) SocketDataOffset() uint64 { return h.PaletteOffset + h.PaletteSize() }
 
-// Clip describes one clip of a file.
+// Clip describes one clip of a file: its entry in the clip table. The other clip
+// types say more or less for their own jobs: crowd.Clip adds how the runtime
+// plays it (duration, gait), bpsm.Clip is a snapshot file's table (frames only:
+// fps, looping and markers are its BPAT's), gait.Clip is the sidecar's record of
+// its ground speed, and bake.Clip and species.Clip are clips to bake (a motion
+// and time range; a pose function).
 type Clip struct {
 	Name        string
 	FrameCount  int // number of baked frames, ≥ 1

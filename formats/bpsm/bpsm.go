@@ -109,7 +109,9 @@ func (h *Header) FrameSize() uint64 { return uint64(h.VertexCount) * VertexSize 
 func (h *Header) VertexDataSize() uint64 { return uint64(h.FrameTotal) * h.FrameSize() }
 
 // Clip describes one clip of a file: a run of frames in the vertex data. Clips share
-// names with the creature's BPAT clips, and their frames are the same poses.
+// names with the creature's BPAT clips, and their frames are the same poses; it
+// is not a bpat.Clip because the format stores no fps, loop flag or markers (a
+// snapshot plays by its BPAT clip's).
 type Clip struct {
 	Name        string
 	FrameCount  int // number of frames, ≥ 1

@@ -52,7 +52,8 @@ type File struct {
 	Clips    []Clip   `json:"clips"`
 }
 
-// Clip is one clip's gait, in the BPAT file's clip order.
+// Clip is one clip's gait, in the BPAT file's clip order: the sidecar's JSON
+// record, which names the clip but holds none of the BPAT's table (bpat.Clip).
 type Clip struct {
 	Name string `json:"name"`
 	// Cycle is how long one pass of the clip lasts when it plays at GroundSpeed,
