@@ -96,7 +96,7 @@ func TestBrowserLOD(t *testing.T) {
 		}
 		byName[a.Name] = a
 	}
-	p := openViewer(t, assets, "?n=10000&paused=1&skeleton=0&sockets=0&aa=0", 900, 560)
+	p := openViewer(t, assets, "?n=10000&paused=1&skeleton=0&sockets=0&aa=0", 900, 417)
 	p.eval("bonebake.settled()")
 	p.frames(1)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
@@ -324,7 +324,7 @@ func TestBrowserLODFrameTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, assets, "?n=10000&skeleton=0&sockets=0&aa=0", 900, 560)
+	p := openViewer(t, assets, "?n=10000&skeleton=0&sockets=0&aa=0", 900, 417)
 	p.eval("bonebake.snapshotsLoaded()")
 	p.frames(2)
 	measure := func(on bool) float64 {

@@ -59,14 +59,13 @@ func openViewer(t *testing.T, assets []*Asset, query string, width, height int) 
 	return p
 }
 
-// openPage opens the viewer like openViewer, with extra chromium flags, and
-// returns the page with what it said when it started ("ready", or its error).
+// openPage opens the viewer like openViewer, and returns the page with what it
+// said when it started ("ready", or its error). The page is a new tab of the
+// package's shared browser with a viewport of width × height; with extra
+// chromium flags it is the first tab of a browser of its own.
 func openPage(t *testing.T, assets []*Asset, query string, width, height int, extraFlags ...string) (*page, any) {
 	t.Helper()
-	exe := findChromium()
-	if exe == "" {
-		t.Skip("no chromium to run the browser tests with (apt-get install chromium, or set BONEBAKE_CHROMIUM)")
-	}
+	parent := sharedBrowser(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -75,18 +74,15 @@ func openPage(t *testing.T, assets []*Asset, query string, width, height int, ex
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 
-	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(width, height)}
-	for _, f := range append(append([]string(nil), chromiumFlags...), extraFlags...) {
-		name, value, ok := strings.Cut(f, "=")
-		if ok {
-			opts = append(opts, chromedp.Flag(name, value))
-		} else {
-			opts = append(opts, chromedp.Flag(name, true))
-		}
+	cancelAlloc := func() {}
+	if len(extraFlags) > 0 {
+		parent, cancelAlloc = chromedp.NewExecAllocator(context.Background(), allocatorOptions(findChromium(), t.TempDir(), extraFlags)...)
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTab := chromedp.NewContext(parent)
 	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("viewport: %v", err)
+	}
 
 	p := &page{t: t, ctx: ctx, url: "http://" + ln.Addr().String() + "/" + query}
 	messages := chromedp.Console(ctx)
