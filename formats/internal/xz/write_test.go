@@ -133,8 +133,11 @@ func TestBoundaries(t *testing.T) {
 			checkDecodes(t, compress(t, d, WriterConfig{BlockSize: bs}, 0), d)
 		}
 	}
+	// Around the default block size: zeros (quick to compress) up to the
+	// last mebibyte before the boundary, mixed data from there on.
 	for _, n := range []int{DefaultBlockSize - 1, DefaultBlockSize, DefaultBlockSize + 1} {
-		d := append(src[:0:0], src[:n]...)
+		d := make([]byte, n)
+		copy(d[DefaultBlockSize-1<<20:], src)
 		checkDecodes(t, compress(t, d, WriterConfig{}, 0), d)
 	}
 }
