@@ -77,7 +77,7 @@ func TestBrowserBattle(t *testing.T) {
 		t.Fatal(err)
 	}
 	assets := append(append([]*Asset(nil), builtins(t)...), fox)
-	p := openViewer(t, assets, "?n=300&layout=battle&skeleton=0&sockets=0", 1000, 497)
+	p := openViewer(t, assets, "?n=300&layout=battle&skeleton=0&sockets=0&aa=0", 1000, 497)
 	p.frames(3)
 	p.checkClean()
 	if l := p.eval("bonebake.state.crowd.layout"); l != "battle" {
