@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -65,6 +67,28 @@ func openViewer(t *testing.T, assets []*Asset, query string, width, height int) 
 // chromium flags it is the first tab of a browser of its own.
 func openPage(t *testing.T, assets []*Asset, query string, width, height int, extraFlags ...string) (*page, any) {
 	t.Helper()
+	return openPageWith(t, assets, query, width, height, "", extraFlags...)
+}
+
+// openCrowdHidden opens the viewer like openViewer with the crowd hidden from
+// the page's first frame on (as bonebake.setCrowdVisible(false) hides it), for
+// crowds that take SwiftShader seconds a frame to draw.
+func openCrowdHidden(t *testing.T, assets []*Asset, query string, width, height int) *page {
+	t.Helper()
+	// The page's state.js sets window.bonebake to its hook, whose state it
+	// shares; the first assignment sets showCrowd and then stores the hook.
+	const hide = `Object.defineProperty(window, 'bonebake', { configurable: true, get() { return undefined; },
+		set(h) { h.state.showCrowd = false; Object.defineProperty(window, 'bonebake', { value: h, writable: true, configurable: true }); } });`
+	p, ready := openPageWith(t, assets, query, width, height, hide)
+	if ready != "ready" {
+		t.Fatalf("the page did not start: %v; console: %v", ready, p.messages())
+	}
+	return p
+}
+
+// openPageWith is openPage with a script run in the page before its own.
+func openPageWith(t *testing.T, assets []*Asset, query string, width, height int, initJS string, extraFlags ...string) (*page, any) {
+	t.Helper()
 	parent := sharedBrowser(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -82,6 +106,15 @@ func openPage(t *testing.T, assets []*Asset, query string, width, height int, ex
 	t.Cleanup(func() { cancelTab(); cancelAlloc() })
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatalf("viewport: %v", err)
+	}
+	if initJS != "" {
+		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: initJS})
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("init script: %v", err)
+		}
 	}
 
 	p := &page{t: t, ctx: ctx, url: "http://" + ln.Addr().String() + "/" + query}
