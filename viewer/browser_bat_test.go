@@ -23,7 +23,7 @@ func TestBrowserBAT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, []*Asset{a}, "?n=1&only=1&clip=walk&paused=1&skeleton=0&sockets=0&props=0&focus=1&aa=0&bat=side&preset=raw&format=exr", 1000, 560)
+	p := openViewer(t, []*Asset{a}, "?n=1&only=1&clip=walk&paused=1&skeleton=0&sockets=0&props=0&focus=1&aa=0&bat=side&preset=raw&format=exr", 1000, 417)
 	if got := p.eval("bonebake.focusInstance().clip"); got != "walk" {
 		t.Fatalf("focus clip %v, want walk", got)
 	}

@@ -140,7 +140,7 @@ func TestBrowserClockResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, []*Asset{a}, "?n=1&paused=1&aa=0", 400, 300)
+	p := openViewer(t, []*Asset{a}, "?n=1&paused=1&aa=0", 400, 157)
 	got := p.eval(fmt.Sprintf("bonebake.clockResolve(%s, %s)", js, tj)).([]any)
 	bad := 0
 	for ti, tm := range times {
@@ -201,7 +201,7 @@ func TestBrowserClockPicture(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	start := time.Now()
-	p := openViewer(t, builtins(t), "?n=40&paused=1&aa=0&clock=0&lod=0&zoom=0.4", 560, 380)
+	p := openViewer(t, builtins(t), "?n=40&paused=1&aa=0&clock=0&lod=0&zoom=0.4", 560, 237)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 	run := func() {
 		defer func(t0 time.Time) { t.Logf("steps in %v", time.Since(t0).Round(time.Millisecond)) }(time.Now())
@@ -253,7 +253,7 @@ func TestBrowserClockSends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, []*Asset{a}, "?n=5000&paused=1&aa=0&lod=0&skeleton=0&sockets=0", 320, 240)
+	p := openViewer(t, []*Asset{a}, "?n=5000&paused=1&aa=0&lod=0&skeleton=0&sockets=0", 320, 97)
 	if m := p.eval("[bonebake.state.crowd.playback, bonebake.stats.playback, bonebake.stats.recordsSent]"); fmt.Sprint(m) != "[clock clock 5000]" {
 		t.Fatalf("mode, last mode and records sent: %v, want the clock mode with all 5000 first", m)
 	}

@@ -47,7 +47,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	assets = append(assets, fox, bare, small, long)
-	p := openViewer(t, assets, "?n=80", 1000, 640)
+	p := openViewer(t, assets, "?n=80", 1000, 497)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 
 	t.Run("loads clean", func(t *testing.T) {

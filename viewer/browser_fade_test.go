@@ -56,7 +56,7 @@ func TestBrowserFades(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, []*Asset{a, hum}, "?n=1&only=1&asset=fader&clip=up&paused=1&skeleton=0&aa=0", 900, 600)
+	p := openViewer(t, []*Asset{a, hum}, "?n=1&only=1&asset=fader&clip=up&paused=1&skeleton=0&aa=0", 900, 457)
 	p.eval(`Object.assign(bonebake.camera, { yaw: 0, pitch: 0, dist: 4 }); bonebake.camera.target = [0.4, 1.3, 0];`)
 	p.frames(2)
 

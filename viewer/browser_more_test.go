@@ -36,7 +36,7 @@ func TestBrowserTexture(t *testing.T) {
 	broken := plain
 	broken.Name, broken.parts = "FoxBroken", fox.parts
 	broken.textures = []*gltf.Texture{{MIME: "image/png", Data: []byte("\x89PNG\r\n\x1a\nnot really")}}
-	p := openViewer(t, []*Asset{fox, &plain, &broken}, "?n=1&only=1&paused=1&t=0.5&skeleton=0&sockets=0&focus=1", 900, 600)
+	p := openViewer(t, []*Asset{fox, &plain, &broken}, "?n=1&only=1&paused=1&t=0.5&skeleton=0&sockets=0&focus=1", 900, 457)
 	orange := func(name string) int {
 		p.eval(fmt.Sprintf("bonebake.selectAsset(%q).then(() => bonebake.focusSelected())", name))
 		p.frames(3)
@@ -77,7 +77,7 @@ func TestBrowserBattle(t *testing.T) {
 		t.Fatal(err)
 	}
 	assets := append(append([]*Asset(nil), builtins(t)...), fox)
-	p := openViewer(t, assets, "?n=300&layout=battle&skeleton=0&sockets=0", 1000, 640)
+	p := openViewer(t, assets, "?n=300&layout=battle&skeleton=0&sockets=0&aa=0", 1000, 497)
 	p.frames(3)
 	p.checkClean()
 	if l := p.eval("bonebake.state.crowd.layout"); l != "battle" {
@@ -152,7 +152,7 @@ func TestBrowserLongPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, []*Asset{fox}, "?n=1&paused=1", 1000, 600)
+	p := openViewer(t, []*Asset{fox}, "?n=1&paused=1", 1000, 457)
 	got := p.eval(`(() => {
 		const panel = document.getElementById('panel').getBoundingClientRect();
 		const out = [];
@@ -179,11 +179,11 @@ func TestBrowserNoWebGL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, ready := openPage(t, []*Asset{fox}, "", 800, 500, "disable-3d-apis")
+	p, ready := openPage(t, []*Asset{fox}, "", 800, 357, "disable-3d-apis")
 	msg := p.eval(`(() => { const m = document.getElementById('message'); return m.hidden ? '' : m.textContent; })()`)
 	t.Logf("started: %v; message: %v", ready, msg)
 	// A context lost later says so too.
-	q := openViewer(t, []*Asset{fox}, "?n=1", 800, 500)
+	q := openViewer(t, []*Asset{fox}, "?n=1", 800, 357)
 	q.eval(`(() => { document.querySelector('canvas').getContext('webgl2').getExtension('WEBGL_lose_context').loseContext(); return 1; })()`)
 	lost := q.eval(`new Promise((res) => setTimeout(() => { const m = document.getElementById('message'); res(m.hidden ? '' : m.textContent); }, 300))`)
 	if s, _ := lost.(string); !strings.Contains(s, "context was lost") {

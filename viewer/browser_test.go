@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -59,14 +61,35 @@ func openViewer(t *testing.T, assets []*Asset, query string, width, height int) 
 	return p
 }
 
-// openPage opens the viewer like openViewer, with extra chromium flags, and
-// returns the page with what it said when it started ("ready", or its error).
+// openPage opens the viewer like openViewer, and returns the page with what it
+// said when it started ("ready", or its error). The page is a new tab of the
+// package's shared browser with a viewport of width × height; with extra
+// chromium flags it is the first tab of a browser of its own.
 func openPage(t *testing.T, assets []*Asset, query string, width, height int, extraFlags ...string) (*page, any) {
 	t.Helper()
-	exe := findChromium()
-	if exe == "" {
-		t.Skip("no chromium to run the browser tests with (apt-get install chromium, or set BONEBAKE_CHROMIUM)")
+	return openPageWith(t, assets, query, width, height, "", extraFlags...)
+}
+
+// openCrowdHidden opens the viewer like openViewer with the crowd hidden from
+// the page's first frame on (as bonebake.setCrowdVisible(false) hides it), for
+// crowds that take SwiftShader seconds a frame to draw.
+func openCrowdHidden(t *testing.T, assets []*Asset, query string, width, height int) *page {
+	t.Helper()
+	// The page's state.js sets window.bonebake to its hook, whose state it
+	// shares; the first assignment sets showCrowd and then stores the hook.
+	const hide = `Object.defineProperty(window, 'bonebake', { configurable: true, get() { return undefined; },
+		set(h) { h.state.showCrowd = false; Object.defineProperty(window, 'bonebake', { value: h, writable: true, configurable: true }); } });`
+	p, ready := openPageWith(t, assets, query, width, height, hide)
+	if ready != "ready" {
+		t.Fatalf("the page did not start: %v; console: %v", ready, p.messages())
 	}
+	return p
+}
+
+// openPageWith is openPage with a script run in the page before its own.
+func openPageWith(t *testing.T, assets []*Asset, query string, width, height int, initJS string, extraFlags ...string) (*page, any) {
+	t.Helper()
+	parent := sharedBrowser(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -75,18 +98,24 @@ func openPage(t *testing.T, assets []*Asset, query string, width, height int, ex
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 
-	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(width, height)}
-	for _, f := range append(append([]string(nil), chromiumFlags...), extraFlags...) {
-		name, value, ok := strings.Cut(f, "=")
-		if ok {
-			opts = append(opts, chromedp.Flag(name, value))
-		} else {
-			opts = append(opts, chromedp.Flag(name, true))
+	cancelAlloc := func() {}
+	if len(extraFlags) > 0 {
+		parent, cancelAlloc = chromedp.NewExecAllocator(context.Background(), allocatorOptions(findChromium(), t.TempDir(), extraFlags)...)
+	}
+	ctx, cancelTab := chromedp.NewContext(parent)
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("viewport: %v", err)
+	}
+	if initJS != "" {
+		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: initJS})
+			return err
+		}))
+		if err != nil {
+			t.Fatalf("init script: %v", err)
 		}
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
 
 	p := &page{t: t, ctx: ctx, url: "http://" + ln.Addr().String() + "/" + query}
 	messages := chromedp.Console(ctx)

@@ -121,10 +121,18 @@ func pointTriangle(p vec, t [3]vec) float64 {
 
 // oneSided is the largest distance from points sampled on from's triangles (a
 // barycentric grid of 15 points each, corners and edges included) to the
-// surface of to.
+// surface of to. A point matters only when it lies farther from to than the
+// largest distance so far: its search stops at the first triangle within that,
+// starting from the triangle nearest the previous point (usually near it too).
+// The result is the brute-force maximum of minima, only found sooner.
 func oneSided(from, to *mesh.Skinned) float64 {
 	worst := 0.0
 	const k = 4
+	tris := make([][3]vec, to.TriangleCount())
+	for u := range tris {
+		tris[u] = tri(to, u)
+	}
+	last := 0
 	for t := range from.TriangleCount() {
 		v := tri(from, t)
 		for i := 0; i <= k; i++ {
@@ -132,9 +140,11 @@ func oneSided(from, to *mesh.Skinned) float64 {
 				a, b := float64(i)/k, float64(j)/k
 				c := 1 - a - b
 				p := vec{a*v[0][0] + b*v[1][0] + c*v[2][0], a*v[0][1] + b*v[1][1] + c*v[2][1], a*v[0][2] + b*v[1][2] + c*v[2][2]}
-				d := math.Inf(1)
-				for u := range to.TriangleCount() {
-					d = math.Min(d, pointTriangle(p, tri(to, u)))
+				d := pointTriangle(p, tris[last])
+				for u := 0; u < len(tris) && d > worst; u++ {
+					if e := pointTriangle(p, tris[u]); e < d {
+						d, last = e, u
+					}
 				}
 				worst = math.Max(worst, d)
 			}

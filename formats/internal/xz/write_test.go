@@ -111,7 +111,7 @@ func TestRoundTrip(t *testing.T) {
 		{"all bytes", all},
 		{"zeros 10MiB", make([]byte, 10<<20)},
 		{"random 3MiB", randomBytes(3<<20, 1)},
-		{"mixed 16MiB", mixedData(16<<20, 2)},
+		{"mixed 9MiB", mixedData(9<<20, 2)}, // two default blocks and a short one
 		{"long repeats", []byte(text.String())},
 	}
 	for _, c := range cases {
@@ -133,8 +133,11 @@ func TestBoundaries(t *testing.T) {
 			checkDecodes(t, compress(t, d, WriterConfig{BlockSize: bs}, 0), d)
 		}
 	}
+	// Around the default block size: zeros (quick to compress) up to the
+	// last mebibyte before the boundary, mixed data from there on.
 	for _, n := range []int{DefaultBlockSize - 1, DefaultBlockSize, DefaultBlockSize + 1} {
-		d := append(src[:0:0], src[:n]...)
+		d := make([]byte, n)
+		copy(d[DefaultBlockSize-1<<20:], src)
 		checkDecodes(t, compress(t, d, WriterConfig{}, 0), d)
 	}
 }
@@ -175,13 +178,13 @@ func TestChecks(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	slow(t)
 	// The short last block gets a small match finder with 8 workers and the
-	// first block's full-size one with 1.
-	data := mixedData(3<<20+12345, 6)
-	cfg := WriterConfig{BlockSize: 512 << 10, Check: CheckCRC64}
+	// first block's full-size one with 1. Seven blocks (six full, one short).
+	data := mixedData(3<<19+12345, 6)
+	cfg := WriterConfig{BlockSize: 256 << 10, Check: CheckCRC64}
 	want := compress(t, data, cfg, 0)
 	checkDecodes(t, want, data)
 	for _, workers := range []int{1, 2, 3, 8} {
-		for _, piece := range []int{0, 1000, 512 << 10, 777777} {
+		for _, piece := range []int{0, 1000, 256 << 10, 777777} {
 			cfg.Workers = workers
 			if got := compress(t, data, cfg, piece); !bytes.Equal(got, want) {
 				t.Fatalf("workers %d, writes of %d: output differs", workers, piece)
