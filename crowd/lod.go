@@ -102,6 +102,17 @@ type lodBands struct {
 	up, down [2]float32
 }
 
+// next is the band of a unit in band cur at distance d. The band a unit goes out
+// to is the level of the widened boundaries, the one it comes back to that of the
+// narrowed ones (never nearer): it stays in its band unless the distance leaves
+// both. The sign bit of t − d is d > t, without a branch (distances are in no
+// order). stepUnitsLOD's assembly (step4lod) computes the same.
+func (bb *lodBands) next(cur Level, d float32) Level {
+	up := Level(math.Float32bits(bb.up[0]-d)>>31 + math.Float32bits(bb.up[1]-d)>>31)
+	down := Level(math.Float32bits(bb.down[0]-d)>>31 + math.Float32bits(bb.down[1]-d)>>31)
+	return min(max(cur, up), down)
+}
+
 // LoadSnapshot gives a loaded species its snapshot mesh (a .bpsm file in memory,
 // name saying where it came from), so that its far units are drawn from it
 // (LevelSnapshot). The file must carry the species' id and its clips, by name and
@@ -262,14 +273,7 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 	for i := range n {
 		d := dist[i]
 		s := species[i]
-		bb := &bands[s]
-		// The band a unit goes out to is the level of the widened boundaries, the
-		// one it comes back to that of the narrowed ones (never nearer): it stays
-		// in its band unless the distance leaves both. The sign bit of t − d is
-		// d > t, without a branch (distances are in no order).
-		up := Level(math.Float32bits(bb.up[0]-d)>>31 + math.Float32bits(bb.up[1]-d)>>31)
-		down := Level(math.Float32bits(bb.down[0]-d)>>31 + math.Float32bits(bb.down[1]-d)>>31)
-		bd := min(max(band[i], up), down)
+		bd := bands[s].next(band[i], d)
 		if bd != band[i] {
 			switches++
 		}
@@ -325,10 +329,7 @@ func stepUnitsLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID +
 	var switches uint64
 	for i, s := range species {
 		d := dist[i]
-		bb := &bands[s]
-		up := Level(math.Float32bits(bb.up[0]-d)>>31 + math.Float32bits(bb.up[1]-d)>>31)
-		down := Level(math.Float32bits(bb.down[0]-d)>>31 + math.Float32bits(bb.down[1]-d)>>31)
-		bd := min(max(band[i], up), down)
+		bd := bands[s].next(band[i], d)
 		if bd != band[i] {
 			switches++
 		}
