@@ -4,27 +4,40 @@
 // A creature at run time is only "(species, clip, phase)". The package turns game
 // state into that and that into the per-instance data a GPU skinning shader reads:
 //
-//	Registry   maps a directory of BPAT files read-only, one slot per species id,
-//	           and resolves every archetype's clip names to indices once, at load.
-//	Inputs     per-unit booleans, weapon family and speed → PoseIntent (strict
-//	           priority) → StateID → clip index through a per-archetype table with
+//	Registry   maps a folder of BPAT files read-only (Open; OpenFS for an embed.FS),
+//	           one slot per species id, and resolves every archetype's clip names to
+//	           indices once, at load.
+//	Kind       the built-in kinds of unit (swordsman, spearman, bowman, horse,
+//	           elephant, ...): the species, archetype and weapon that fit together;
+//	           Crowd.Spawn sets a unit to one, Crowd.Check reports what cannot play.
+//	Inputs     per-unit flags, weapon family and speed → PoseIntent (strict
+//	           priority) → StateID → clip through a per-archetype table with
 //	           variants: O(1), no strings.
 //	Crowd      N units as a structure of arrays: each Animate call resolves intents
-//	           to clips, advances phases (locomotion from speed and the clip's cycle,
-//	           attacks from the combat timeline, death progress, ambient idles) and
-//	           writes one Instance per unit: species, clip, frame, next frame, lerp.
-//	Batch      the playback kernel alone: phase += rate·dt, then phase → frames by
-//	           the rules of docs/formats/bpat.md §5, over plain slices with no allocation.
-//	Melee      the combat timeline of docs/runtime.md §8 and the deferred melee strike that
-//	           lands when the attack clip's contact marker is crossed; its Phase
-//	           slice is the attack phase a Crowd plays (Crowd.Swing = Melee.Phase).
+//	           to clips, advances phases (locomotion from speed and the clip's gait,
+//	           attacks from the combat timeline, death progress, ambient idles),
+//	           cross-fades every clip change (FadeTable), blends walk and run by
+//	           speed, and writes one 16-byte Instance per unit (InstanceBytes), with
+//	           a 32-byte Blend beside it while the unit fades or blends.
+//	Combat     swings in one call each (Attack), timed on the clips' contact and
+//	           weapon_release markers; Step returns the frame's hits, misses,
+//	           releases and swing ends as Events.
 //	Sockets    any unit's socket transforms at its clip and phase, interpolated
-//	           like the palette.
+//	           like the palette, in model space or placed in the world (WorldSocket).
+//	Batch      the playback kernel alone: phase += rate·dt, then phase → frames by
+//	           the rules of docs/formats/bpat.md §5, over plain slices with no
+//	           allocation; with level of detail on (EnableLOD), far units drop to
+//	           fewer influences or their species' snapshot mesh.
+//	GPUClock   the event-driven mode: a unit's 64-byte TimeRecord is rewritten only
+//	           when it changes, and a shader computes frames from a time uniform.
+//	Player     units on clips picked by number (a viewer, a cutscene), per frame or
+//	           in the GPU clock mode.
 //
-// A frame of a game is then: decide (targets, movement, Melee.Start), Melee.Step,
-// set each unit's Flags, Crowd.Animate, upload Crowd.Out. The rider archetype (see
-// RiderArchetype) plays a mounted humanoid from the humanoid file's riding clips;
-// its horse is a unit of its own.
+// A frame of a game is then: decide (targets, movement, Combat.Attack for the
+// units that swing), Combat.Step and its events, Crowd.Animate, upload
+// InstanceBytes (and BlendBytes). The rider archetype (see RiderArchetype) plays a
+// mounted humanoid from the humanoid file's riding clips; its horse is a unit of
+// its own. The README's "Using it from Go" is such a loop, run as Example_readme.
 //
 // Nothing here evaluates a skeleton or imports an offline package: the registry
 // reads the files the baker wrote, and the hot loops read only arrays built at load.
@@ -32,8 +45,10 @@
 // # Clip cycles and ground speeds
 //
 // A BPAT file stores frames, fps and the loop flag, not how fast a locomotion clip
-// plays in the game. The registry takes each clip's cycle (seconds per pass at its
-// ground speed) and ground speed from a small built-in table keyed by species and
-// clip name (see Gait and BuiltinGaits); a clip the table does not know plays once
-// per its own duration and is not speed-driven. WithGait overrides an entry.
+// plays in the game. Each clip's cycle (seconds per pass at its ground speed) and
+// ground speed come, first found first, from the game (WithGait), from the gait
+// sidecar NAME.gait.json that bake writes beside the file (its measured speeds),
+// or from a small built-in table keyed by species and clip name (roster's Gaits); a
+// clip none of them knows plays once per its own duration and is not speed-driven
+// (ResolveGait, docs/formats/gait.md).
 package crowd
