@@ -90,6 +90,37 @@ func (s *Skeleton) ModelSpace(local []Transform, out []Mat4) {
 	}
 }
 
+// Chain returns bones and all their ancestors in skeleton order (parents before
+// children): what ModelSpaceOf needs to place them.
+func (s *Skeleton) Chain(bones []int) []int {
+	need := make([]bool, len(s.Parents))
+	for _, b := range bones {
+		for ; b >= 0 && !need[b]; b = s.Parents[b] {
+			need[b] = true
+		}
+	}
+	var out []int
+	for i, n := range need {
+		if n {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// ModelSpaceOf is ModelSpace for the bones of chain alone (a Chain: every bone's
+// parent before it): out[b] for b in chain, bit for bit what ModelSpace gives.
+// A measurement that follows a few bones skips the rest of the skeleton.
+func (s *Skeleton) ModelSpaceOf(local []Transform, out []Mat4, chain []int) {
+	for _, i := range chain {
+		if p := s.Parents[i]; p >= 0 {
+			childMatrix(&out[i], &out[p], &local[i])
+		} else {
+			localMatrix(&out[i], &local[i])
+		}
+	}
+}
+
 // RestModelSpace returns the model-space matrices of the rest pose in a new slice.
 func (s *Skeleton) RestModelSpace() []Mat4 {
 	out := make([]Mat4, s.Len())

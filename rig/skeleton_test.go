@@ -193,3 +193,46 @@ func BenchmarkModelSpace20(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(s.Len()), "ns/bone")
 }
+
+// ModelSpaceOf places exactly the chain of the bones asked for (each bone with
+// all its ancestors, parents first), each bit for bit as ModelSpace does, and
+// leaves the others alone.
+func TestModelSpaceOfChain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	s := randomSkeleton(rng, 40)
+	pose := make([]Transform, s.Len())
+	for i := range pose {
+		pose[i] = randTransform(rng)
+	}
+	all := make([]Mat4, s.Len())
+	s.ModelSpace(pose, all)
+	asked := []int{39, 17, 5}
+	chain := s.Chain(asked)
+	inChain := map[int]bool{}
+	for k, b := range chain {
+		if k > 0 && chain[k-1] >= b {
+			t.Fatalf("chain %v is not in skeleton order", chain)
+		}
+		inChain[b] = true
+	}
+	for _, b := range asked {
+		for ; b >= 0; b = s.Parents[b] {
+			if !inChain[b] {
+				t.Fatalf("chain %v lacks bone %d, an ancestor of a bone asked for", chain, b)
+			}
+		}
+	}
+	some := make([]Mat4, s.Len())
+	s.ModelSpaceOf(pose, some, chain)
+	for i := range some {
+		switch {
+		case inChain[i] && some[i] != all[i]:
+			t.Errorf("bone %d: %v, ModelSpace gives %v", i, some[i], all[i])
+		case !inChain[i] && some[i] != (Mat4{}):
+			t.Errorf("bone %d outside the chain was written", i)
+		}
+	}
+	if len(chain) >= s.Len() {
+		t.Errorf("the chain of 3 bones holds all %d", len(chain))
+	}
+}

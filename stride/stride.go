@@ -299,9 +299,10 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 		}
 	}
 	pos := make([][]rig.Vec3, n+1)
+	placed := sk.Chain(track) // the tracked bones and their ancestors only
 	for k := 0; k <= n; k++ {
 		s.Sample(start+float64(k)*dt, local)
-		sk.ModelSpace(local, global)
+		sk.ModelSpaceOf(local, global, placed)
 		pos[k] = make([]rig.Vec3, len(track))
 		for i, b := range track {
 			pos[k][i] = global[b].Translation()
