@@ -21,12 +21,7 @@ import (
 // SnapshotFromFile skins m, bound by ibm, at every frame of the BPAT file f, for
 // species id.
 func SnapshotFromFile(id uint32, m *mesh.Skinned, ibm []rig.Mat4, f *bpat.File) (*bpsm.Contents, error) {
-	var names []string
-	var counts []int
-	for _, cl := range f.Clips() {
-		names, counts = append(names, cl.Name), append(counts, cl.FrameCount)
-	}
-	return snapshot(id, m, ibm, names, counts, f.Palette)
+	return snapshot(id, m, ibm, f.Clips(), f.Palette)
 }
 
 // SnapshotFromJob bakes j in memory and skins m, bound by ibm, at every frame: a
@@ -40,12 +35,7 @@ func SnapshotFromJob(j *Job, m *mesh.Skinned, ibm []rig.Mat4) (*bpsm.Contents, e
 		return nil, fmt.Errorf("bake: %d palette bones, %d inverse bind matrices", c.BoneCount, len(ibm))
 	}
 	frame := c.BoneCount * bpat.FloatsPerBone
-	var names []string
-	var counts []int
-	for i, cl := range c.Clips {
-		names, counts = append(names, cl.Name), append(counts, len(c.Palettes[i])/frame)
-	}
-	sc, err := snapshot(j.SpeciesID, m, ibm, names, counts, func(ci, f int) []float32 {
+	sc, err := snapshot(j.SpeciesID, m, ibm, c.Clips, func(ci, f int) []float32 {
 		return c.Palettes[ci][f*frame : (f+1)*frame]
 	})
 	if err != nil {
@@ -55,8 +45,8 @@ func SnapshotFromJob(j *Job, m *mesh.Skinned, ibm []rig.Mat4) (*bpsm.Contents, e
 }
 
 // snapshot skins m, bound by ibm (one matrix per palette bone), at every frame
-// of the clips named names, counts[c] frames each, whose palettes pal returns.
-func snapshot(id uint32, m *mesh.Skinned, ibm []rig.Mat4, names []string, counts []int, pal func(c, f int) []float32) (*bpsm.Contents, error) {
+// of clips (their names and frame counts), whose palettes pal returns.
+func snapshot(id uint32, m *mesh.Skinned, ibm []rig.Mat4, clips []bpat.Clip, pal func(c, f int) []float32) (*bpsm.Contents, error) {
 	for v, js := range m.Joints {
 		for k, j := range js {
 			if m.Weights[v][k] != 0 && (int(j) >= len(ibm) || j > math.MaxUint8) {
@@ -68,10 +58,10 @@ func snapshot(id uint32, m *mesh.Skinned, ibm []rig.Mat4, names []string, counts
 	skin := make([]float32, len(ibm)*16)
 	pos, nrm := make([][3]float32, nv), make([][3]float32, nv)
 	out := &bpsm.Contents{SpeciesID: id, LOD: bpsm.LODMinimal, VertexCount: nv, Indices: m.Indices}
-	for c, name := range names {
-		out.Clips = append(out.Clips, bpsm.Clip{Name: name})
-		frames := make([]bpsm.Vertex, 0, counts[c]*nv)
-		for fr := range counts[c] {
+	for c, cl := range clips {
+		out.Clips = append(out.Clips, bpsm.Clip{Name: cl.Name})
+		frames := make([]bpsm.Vertex, 0, cl.FrameCount*nv)
+		for fr := range cl.FrameCount {
 			if err := mesh.SkinMatrices(skin, pal(c, fr), ibm); err != nil {
 				return nil, err
 			}

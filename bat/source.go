@@ -3,6 +3,7 @@ package bat
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bonebake/bonebake/bake"
@@ -32,11 +33,7 @@ func FromModel(m *gltfbake.Model) (*Input, error) {
 
 // FromSpecies bakes a built-in creature's clips into an input.
 func FromSpecies(s *species.Creature) (*Input, error) {
-	j, err := s.Job()
-	if err != nil {
-		return nil, err
-	}
-	c, err := bake.Bake(j)
+	c, err := s.Bake()
 	if err != nil {
 		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
 	}
@@ -45,9 +42,9 @@ func FromSpecies(s *species.Creature) (*Input, error) {
 
 func fromContents(name string, c *bpat.Contents, ibm []rig.Mat4, m *mesh.Skinned) *Input {
 	in := &Input{Name: name, Bones: c.BoneCount, InverseBind: ibm, Mesh: m}
-	for i, cl := range c.Clips {
-		in.Clips = append(in.Clips, bpat.Clip{Name: cl.Name, FrameCount: len(c.Palettes[i]) / (c.BoneCount * 16), FPS: cl.FPS, Loops: cl.Loops})
-		in.Palettes = append(in.Palettes, c.Palettes[i]...)
+	in.Clips = slices.Clone(c.Clips)
+	for _, p := range c.Palettes {
+		in.Palettes = append(in.Palettes, p...)
 	}
 	return in
 }
@@ -59,8 +56,8 @@ func FromBPAT(name string, f *bpat.File, ibm []rig.Mat4, m *mesh.Skinned) (*Inpu
 		return nil, fmt.Errorf("%s: %d bones but %d inverse bind matrices", name, f.BoneCount(), len(ibm))
 	}
 	in := &Input{Name: name, Bones: f.BoneCount(), InverseBind: ibm, Mesh: m}
-	for ci, c := range f.Clips() {
-		in.Clips = append(in.Clips, bpat.Clip{Name: c.Name, FrameCount: c.FrameCount, FPS: c.FPS, Loops: c.Loops})
+	in.Clips = slices.Clone(f.Clips())
+	for ci, c := range in.Clips {
 		for fr := range c.FrameCount {
 			in.Palettes = append(in.Palettes, f.Palette(ci, fr)...)
 		}

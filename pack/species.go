@@ -9,7 +9,6 @@ import (
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
-	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/formats/bpx"
 	"github.com/bonebake/bonebake/species"
 )
@@ -54,15 +53,11 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 		}
 		add(s.Name+".bpat", b)
 		if s.Minimal != nil {
-			c, err := s.Snapshot(f)
+			b, err := s.SnapshotBytes(f)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Name, err)
 			}
-			var snap bytes.Buffer
-			if err := bpsm.Write(&snap, c); err != nil {
-				return nil, fmt.Errorf("%s: %w", s.Name, err)
-			}
-			add(s.Name+"_minimal.bpsm", snap.Bytes())
+			add(s.Name+"_minimal.bpsm", b)
 		}
 		tex, err := bpx.EncodeTexture(PaletteTexture(f), bpx.XZ)
 		if err != nil {
