@@ -199,17 +199,17 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			}
 		}
 		rt := e.base + e.perSpeed*sp
-		if pi != 0 { // Walk or Run, with its archetype's speed blend (cat.pair)
-			var other ClipID
-			var w float32
+		var other ClipID
+		var w float32 // the other gait's weight: 0 without a speed blend
+		if pi != 0 {  // Walk or Run, with its archetype's speed blend
 			rt, other, w = cat.pairs[pi-1].blend(cl, sp)
-			if blends && w > 0 && w < 1 {
+		}
+		if blends {
+			if w > 0 && w < 1 {
 				c.fades.gait(lo+i, other, w)
-			} else if blends {
+			} else {
 				gaitW[i] = 0
 			}
-		} else if blends {
-			gaitW[i] = 0
 		}
 		// A swinging unit in an attack state plays at its swing's attack phase. The
 		// choice is arithmetic, not a branch: attackers and others are mixed at

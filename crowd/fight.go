@@ -75,14 +75,19 @@ type Combat struct {
 // sets every unit's HP before it fights (a unit at 0 HP is dead).
 func NewCombat(r *Registry, c *Crowd) *Combat {
 	n := c.Len()
-	f := &Combat{Crowd: c, Melee: NewMelee(n), reg: r, units: c}
-	f.World = World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
-	for i := range f.World.Target {
-		f.World.Target[i] = -1
-	}
+	f := &Combat{Crowd: c, Melee: NewMelee(n), World: newWorld(n), reg: r, units: c}
 	f.Melee.record = true
 	c.Swing = f.Melee.Phase
 	return f
+}
+
+// newWorld returns the World of n units: HP 0, no team, at the origin, no target.
+func newWorld(n int) World {
+	w := World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
+	for i := range w.Target {
+		w.Target[i] = -1
+	}
+	return w
 }
 
 // NewScheduledCombat returns the combat of g's units in scheduled timing: each
@@ -95,11 +100,7 @@ func NewCombat(r *Registry, c *Crowd) *Combat {
 // and Melee.Wait are not kept current. Crowd is nil.
 func NewScheduledCombat(r *Registry, g *GPUClock) *Combat {
 	n := g.Len()
-	f := &Combat{Melee: NewMelee(n), reg: r, units: g}
-	f.World = World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
-	for i := range f.World.Target {
-		f.World.Target[i] = -1
-	}
+	f := &Combat{Melee: NewMelee(n), World: newWorld(n), reg: r, units: g}
 	f.Melee.record = true
 	f.sched = &scheduled{readyAt: make([]float64, n), swungAt: make([]float64, n), swing: make([]uint32, n), over: make([]float32, n)}
 	g.combat = f

@@ -335,9 +335,8 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, i int) bool
 	own.Phase, own.Rate = p*res.keep, res.own.Rate+res.perSpeed*x.speed
 	var gait Playhead
 	var gaitW float32
-	if res.flags&resGait != 0 {
-		g := &cat.pairs[(int(x.species)*MaxArchetypes+int(x.arch&(MaxArchetypes-1)))*MaxVariants+int(min(x.variant, MaxVariants-1))]
-		rate, other, w := g.blend(cl, x.speed)
+	if res.pair != 0 {
+		rate, other, w := cat.pairs[res.pair-1].blend(cl, x.speed)
 		own.Rate = rate
 		if w > 0 && w < 1 {
 			oe := &cat.entries[int(x.species)<<clipShift|int(other)]
@@ -517,15 +516,16 @@ type resolved struct {
 	perSpeed float32  // rate per m/s of ground speed
 	keep     float32  // 0 for a one-frame clip (its phase is 0), else 1
 	clip     ClipID
-	flags    uint8 // resOK, resLoops, resGait, resSwing
-	_        [5]byte
+	flags    uint8 // resOK, resLoops, resSwing
+	// pair is 1 + the index in catalog.pairs of the speed blend the state plays
+	// (Walk or Run), 0 for none: catalog.pairAt's entry.
+	pair uint32
 }
 
 // resolved.flags.
 const (
 	resOK    = 1 << iota // the species is loaded and has the archetype
 	resLoops             // the clip loops (a looping clip keeps the unit's phase)
-	resGait              // the state is Walk or Run and the clip one of a speed blend's pair
 	resSwing             // an attack state, whose phase a scheduled swing drives
 )
 
@@ -563,8 +563,8 @@ func (cat *catalog) clockTable() []resolved {
 					if loops {
 						res.flags |= resLoops
 					}
-					if (st == StateWalk || st == StateRun) && sp <= cat.maxID && cat.pair(SpeciesID(sp), a, v, cl) != nil {
-						res.flags |= resGait
+					if sp <= cat.maxID {
+						res.pair = cat.pairAt[((sp*MaxArchetypes+int(a))*int(NumStates)+int(st))*MaxVariants+int(v)]
 					}
 					if swingDriven[st] != 0 {
 						res.flags |= resSwing

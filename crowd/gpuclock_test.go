@@ -216,8 +216,12 @@ func TestClockTableMatchesChoose(t *testing.T) {
 					if loops || st != StateDie {
 						wantShape |= ShapeWraps
 					}
-					gait := (st == StateWalk || st == StateRun) && cat.pair(SpeciesID(s), a, v, cl) != nil
-					got := [...]bool{res.flags&resOK != 0 && a < MaxArchetypes, res.flags&resLoops != 0, res.flags&resGait != 0, res.flags&resSwing != 0}
+					g := pairOf(cat, s, a, v, cl)
+					gait := (st == StateWalk || st == StateRun) && g != nil
+					got := [...]bool{res.flags&resOK != 0 && a < MaxArchetypes, res.flags&resLoops != 0, res.pair != 0, res.flags&resSwing != 0}
+					if gait && &cat.pairs[res.pair-1] != g {
+						t.Fatalf("species %d archetype %d state %v variant %d: pair %d, want the one of its walk and run", s, a, st, v, res.pair)
+					}
 					want := [...]bool{ok, loops, gait, swingDriven[st] != 0}
 					if res.clip != cl || res.own.Row != e.offset || res.own.Shape != wantShape || res.own.Rate != e.base || res.own.Phase != 0 ||
 						res.perSpeed != e.perSpeed || res.keep != e.keep || got != want {
@@ -227,6 +231,20 @@ func TestClockTableMatchesChoose(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pairOf is the speed blend of a unit of species s, archetype a and variant v
+// that plays clip cl, found from the pairs table alone, or nil when it has none
+// (cl is neither of a pair's clips).
+func pairOf(cat *catalog, s int, a roster.Archetype, v uint8, cl ClipID) *gaitPair {
+	if s > cat.maxID {
+		return nil
+	}
+	g := &cat.pairs[(s*MaxArchetypes+int(a&(MaxArchetypes-1)))*MaxVariants+int(min(v, MaxVariants-1))]
+	if g.walk == g.run || (cl != g.walk && cl != g.run) {
+		return nil
+	}
+	return g
 }
 
 // A record rebased and then given rebasedAgain holds the bits that rebasing it

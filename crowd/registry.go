@@ -532,7 +532,7 @@ type clipEntry struct {
 	keep     float32 // 0 when N = 1 (its phase is always 0), else 1: scale ≠ 0
 	base     float32 // phase per second at rest: 1/cycle unless speed-driven
 	perSpeed float32 // phase per second per m/s: 1/(cycle·speed) for locomotion
-	ground   float32 // ground speed in m/s for locomotion, else 0
+	_        float32
 }
 
 // loops reports whether the clip's phase wraps (a single-frame clip: no matter).
@@ -551,7 +551,6 @@ func makeEntry(c *Clip) clipEntry {
 	}
 	if c.Gait.Speed > 0 {
 		e.perSpeed = float32(1 / (c.Gait.Cycle * c.Gait.Speed))
-		e.ground = float32(c.Gait.Speed)
 	} else if c.Gait.Cycle > 0 {
 		e.base = float32(1 / c.Gait.Cycle)
 	}
@@ -588,26 +587,12 @@ type catalog struct {
 // of §6.
 type gaitPair struct {
 	walk, run          ClipID
-	walkSpeed, runDiff float32 // m/s: walk's ground speed, run's minus walk's
+	walkSpeed          float32 // m/s: walk's ground speed
+	perRunDiff         float32 // 1/(run's ground speed − walk's)
 	stride, strideDiff float32 // m: walk's stride, run's minus walk's
-	perRunDiff         float32 // 1/runDiff
 	// Phase per second per m/s of each gait alone: its clip's perSpeed, so that
 	// a unit at one gait's speed plays at exactly the rate of §6.
 	walkPer, runPer float32
-}
-
-// pair returns the speed blend of a unit of species s, archetype a and variant
-// v that plays clip cl in the Walk or Run state, or nil when it has none (cl
-// is neither of a pair's clips).
-func (cat *catalog) pair(s SpeciesID, a roster.Archetype, v uint8, cl ClipID) *gaitPair {
-	if int(s) > cat.maxID {
-		return nil
-	}
-	g := &cat.pairs[(int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*MaxVariants+int(min(v, MaxVariants-1))]
-	if g.walk == g.run || (cl != g.walk && cl != g.run) {
-		return nil
-	}
-	return g
 }
 
 // gaitSnap is how close to a gait's own speed, as a share of the walk-to-run
@@ -682,8 +667,8 @@ func (r *Registry) buildCatalog(list []*Species) *catalog {
 					c.pairAt[base+int(StateWalk)*MaxVariants+v] = uint32(pi + 1)
 					c.pairAt[base+int(StateRun)*MaxVariants+v] = uint32(pi + 1)
 					c.pairs[pi] = gaitPair{walk: wc, run: rc,
-						walkSpeed: float32(w.Speed), runDiff: float32(r.Speed - w.Speed),
-						stride: float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed),
+						walkSpeed: float32(w.Speed),
+						stride:    float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed),
 						perRunDiff: float32(1 / (r.Speed - w.Speed)),
 						walkPer:    c.entries[int(s.ID)<<clipShift|int(wc)].perSpeed, runPer: c.entries[int(s.ID)<<clipShift|int(rc)].perSpeed}
 				}
