@@ -18,10 +18,6 @@ const (
 	clockEntry  = 4 + clockFloats*4
 )
 
-// ClockUnits is the crowd size from which the page plays the GPU clock mode
-// unless told otherwise.
-const ClockUnits = 5000
-
 // clock is what the server keeps of a parade in the GPU clock mode
 // (docs/runtime.md §6.2) besides its crowd.Player, which keeps each playback
 // unit's crowd.TimeRecord and rewrites it only when the unit's clip, rate or

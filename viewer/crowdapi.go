@@ -153,7 +153,7 @@ func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
 		j.Playback = "clock"
 	}
 	for a := range s.assets {
-		j.Assets = append(j.Assets, crowdAssetJSON{Units: c.Count[a], First: c.First[a], Rider: c.Rider[a], Fades: fadeRules(c.fadeTable[a])})
+		j.Assets = append(j.Assets, crowdAssetJSON{Units: c.Count[a], First: c.First[a], Rider: c.Rider[a], Fades: fadeRules(c.regs.fades(a))})
 	}
 	b, _ := json.Marshal(j)
 	s.send(w, r, "application/json", b)

@@ -46,7 +46,7 @@
 // swings' eased timeline included) resolves them at that time into the same
 // 32-float records, written by transform feedback into the instance buffers,
 // so every draw (palette or BAT skinning, riders, the sword, socket gizmos)
-// reads what it reads per frame. The page asks for it from ClockUnits units
+// reads what it reads per frame. The page asks for it from 5,000 units
 // when level of detail is off (levels are chosen per step, and clock records do
 // not carry them), or as the panel or clock=0|1 says. A battle plays per frame: its units move
 // every step and its swings run on the frame-stepped combat.

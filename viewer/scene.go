@@ -91,11 +91,6 @@ type Crowd struct {
 	battleOf   []int32 // per unit: its battle unit
 	overridden bool    // some asset plays a chosen clip
 	cur        []int   // per asset: the clip chosen in the last step, or −1
-
-	// Per asset, the fade table its playback units' clip changes take
-	// (crowd.Registry.ClipFade), for the page; nil for an asset that is no
-	// built-in species, whose changes all take crowd.FadeLocomotion.
-	fadeTable []*crowd.FadeTable
 }
 
 // StepInput is what one step of a crowd takes besides time.
@@ -147,10 +142,6 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 		}
 	}
 	c := &Crowd{Layout: p.Layout, assets: s.assets, regs: s.runtime()}
-	c.fadeTable = make([]*crowd.FadeTable, len(s.assets))
-	for k := range s.assets {
-		c.fadeTable[k] = c.regs.fades(k)
-	}
 	c.Rider = make([]int, len(s.assets))
 	c.riderMap = make([][]crowd.ClipID, len(s.assets))
 	for k := range c.Rider {

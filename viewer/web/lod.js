@@ -20,7 +20,7 @@
 //
 // The panel shows the units at each level, the skinning work (vertices ×
 // influences skinned per frame, counted at the draws) and the distances in use.
-import { $, params, state, stats, hook, RECORD, RECORD_BYTES } from './state.js';
+import { $, params, state, stats, hook, RECORD, RECORD_BYTES, kvRows } from './state.js';
 import { gl, prog, fetchOK, floatTexture, meshVAO } from './gl.js';
 import { eye } from './camera.js';
 import { setDraw, setMaterial } from './draw.js';
@@ -391,15 +391,8 @@ export function showLOD(now = performance.now()) {
     const [r, sn] = A.info.lod_distances;
     rows.push([A.name, `reduced > ${r} m · snapshot > ${sn} m` + (A.info.snapshot ? '' : ' (no snapshot mesh: reduced)')]);
   }
-  const table = $('lod-info');
-  table.replaceChildren(...rows.map(([k, v]) => {
-    const tr = document.createElement('tr');
-    const a = document.createElement('td'), b = document.createElement('td');
-    a.textContent = k; b.textContent = v;
-    tr.append(a, b);
-    return tr;
-  }));
-  table.classList.toggle('off', !state.lod.on);
+  kvRows($('lod-info'), rows);
+  $('lod-info').classList.toggle('off', !state.lod.on);
 }
 
 // setLOD turns level of detail on or off; it resolves once a step with the

@@ -1,6 +1,6 @@
 // The side panel: the species' info and clip table, the crowd controls and
 // keyboard shortcuts, and the frame statistics.
-import { $, state, stats, fail, clampInt, MAX_INSTANCES, wantsClock } from './state.js';
+import { $, state, stats, fail, clampInt, MAX_INSTANCES, wantsClock, kvRows } from './state.js';
 import { rebuildCrowd, focus } from './scene.js';
 import { frameSeconds, tick, note, settled } from './crowd.js';
 import { frameCrowd, focusSelected } from './camera.js';
@@ -10,26 +10,6 @@ function fmtBytes(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(2)} MiB`;
-}
-
-// kvRows fills a two-column table; a value may be {text, path: true}: a file path,
-// shown by its end (where the name is) with the whole on hover, so that a long
-// one never pushes the other values out of the panel.
-function kvRows(table, rows) {
-  table.replaceChildren(...rows.map(([k, v]) => {
-    const tr = document.createElement('tr');
-    const a = document.createElement('td'), b = document.createElement('td');
-    a.textContent = k;
-    if (v && v.path) {
-      b.className = 'path';
-      b.textContent = `\u200e${v.text}\u200e`; // kept left to right inside the right-to-left cell
-      b.title = v.text;
-    } else {
-      b.textContent = v;
-    }
-    tr.append(a, b);
-    return tr;
-  }));
 }
 
 export function showInfo() {

@@ -46,7 +46,7 @@ export const state = {
 // many unit records it carried; steps and records count the answers applied
 // and the records they carried.
 export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastGLError: 0, frameMs: 0, cpuMs: 0, alive: [0, 0],
-  playback: '', recordsSent: 0, clockNow: 0, steps: 0, records: 0 };
+  playback: '', recordsSent: 0, steps: 0, records: 0 };
 
 // wantsClock says whether a new crowd should be asked for in the clock mode: by
 // default a large parade, unless level of detail is on (the server chooses
@@ -78,4 +78,24 @@ export function fail(err) {
 export function focusAsset() {
   const A = state.assets[state.selected];
   return A && A.count > 0 ? A : null;
+}
+
+// kvRows fills a two-column table; a value may be {text, path: true}: a file path,
+// shown by its end (where the name is) with the whole on hover, so that a long
+// one never pushes the other values out of the panel.
+export function kvRows(table, rows) {
+  table.replaceChildren(...rows.map(([k, v]) => {
+    const tr = document.createElement('tr');
+    const a = document.createElement('td'), b = document.createElement('td');
+    a.textContent = k;
+    if (v && v.path) {
+      b.className = 'path';
+      b.textContent = `\u200e${v.text}\u200e`; // kept left to right inside the right-to-left cell
+      b.title = v.text;
+    } else {
+      b.textContent = v;
+    }
+    tr.append(a, b);
+    return tr;
+  }));
 }
