@@ -175,7 +175,8 @@ func (p *Player) change(u int, cl ClipID, rate, fade float32) {
 			if from == NoClip {
 				fade = 0
 			}
-			r.Switch(p.Now, p.playhead(p.Species[u], cl, r.Own.Phase, rate), fade)
+			r.rebasedAgain() // r.Switch without rebasing r a second time
+			r.switchRebased(p.Now, p.playhead(p.Species[u], cl, r.Own.Phase, rate), fade)
 			p.Clip[u] = cl
 			p.touch(u)
 		case p.Rate[u] != rate:
