@@ -181,18 +181,18 @@ func snapshotBeside(bpatPath string) string {
 	return strings.TrimSuffix(bpatPath, ".bpat") + "_minimal.bpsm"
 }
 
-// loadSnapshotsBeside loads the snapshot mesh beside each of the given species
-// files, where there is one.
-func (r *Registry) loadSnapshotsBeside(paths []string, read func(string) ([]byte, error)) error {
+// loadSnapshotsBeside loads the snapshot mesh beside each of the species files
+// just loaded, where there is one.
+func (r *Registry) loadSnapshotsBeside(loaded []*Species, read func(string) ([]byte, error)) error {
 	var errs []error
-	for _, p := range paths {
-		sp := snapshotBeside(p)
+	for _, s := range loaded {
+		sp := snapshotBeside(s.Path)
 		var err error
 		if read == nil {
 			if _, e := os.Stat(sp); e != nil {
 				continue
 			}
-			err = r.LoadSnapshotFile(r.idOf(p), sp)
+			err = r.LoadSnapshotFile(s.ID, sp)
 		} else {
 			b, e := read(sp)
 			if errors.Is(e, fs.ErrNotExist) {
@@ -201,22 +201,12 @@ func (r *Registry) loadSnapshotsBeside(paths []string, read func(string) ([]byte
 			if e != nil {
 				err = e
 			} else {
-				err = r.LoadSnapshot(r.idOf(p), sp, b)
+				err = r.LoadSnapshot(s.ID, sp, b)
 			}
 		}
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
-}
-
-// idOf is the species slot the file at path was loaded into.
-func (r *Registry) idOf(path string) SpeciesID {
-	for _, s := range r.cat.Load().list {
-		if s.Path == path {
-			return s.ID
-		}
-	}
-	return SpeciesID(MaxSpeciesID)
 }
 
 // snapEntries builds the snapshot entries of species s (nil without a snapshot);

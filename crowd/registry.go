@@ -162,10 +162,11 @@ func (r *Registry) LoadDir(dir string) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	if _, err := r.load(paths, nil, nil, -1); err != nil {
+	added, err := r.load(paths, nil, nil, -1)
+	if err != nil {
 		return err
 	}
-	return r.loadSnapshotsBeside(paths, nil)
+	return r.loadSnapshotsBeside(added, nil)
 }
 
 // OpenFS returns a registry holding every species file of directory dir of fsys
@@ -220,19 +221,21 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	if _, err := r.load(names, data, sides, -1); err != nil {
+	added, err := r.load(names, data, sides, -1)
+	if err != nil {
 		return err
 	}
-	return r.loadSnapshotsBeside(names, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
+	return r.loadSnapshotsBeside(added, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
 }
 
 // LoadFile loads one species file, into the slot its name or species_id gives it
 // (see LoadDir).
 func (r *Registry) LoadFile(path string) error {
-	if _, err := r.load([]string{path}, nil, nil, -1); err != nil {
+	added, err := r.load([]string{path}, nil, nil, -1)
+	if err != nil {
 		return err
 	}
-	return r.loadSnapshotsBeside([]string{path}, nil)
+	return r.loadSnapshotsBeside(added, nil)
 }
 
 // LoadBytes loads a species file held in memory (for example one baked a moment
