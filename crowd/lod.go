@@ -274,19 +274,12 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 		case every:
 			lv = b.far(cat, lo+i, bd, dt)
 		default:
-			o := &out[i]
-			lv = LevelReduced
-			if bd == LevelSnapshot && (blend == nil || !blended(&blend[i])) {
-				k := min(uint(s)<<clipShift|uint(clips[i]), uint(len(rows))-1)
-				if se := &rows[k]; se.ok != 0 {
-					o.Frame = se.frame(phase[i])
-					lv = LevelSnapshot
-				}
-			}
-			o.Next, o.Lerp = o.Frame, 0
+			alone := true
 			if blend != nil {
+				alone = !blended(&blend[i])
 				floorBlend(&blend[i])
 			}
+			lv = farRows(&out[i], alone, &rows[snapKey(rows, s, clips[i])], bd, phase[i])
 		}
 		level[i] = lv
 	}
@@ -397,15 +390,10 @@ func floorBlend(bl *Blend) {
 }
 
 // far gives unit i, in distance band bd (reduced or snapshot), the rows of its
-// level when LODEvery > 1 and returns the level: LevelSnapshot where its species
-// has a snapshot mesh that may show its clip, else LevelReduced.
+// level when LODEvery > 1 and returns the level (farRows).
 func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
 	o := &b.Out[i]
-	cl := b.Clip[i]
-	k := uint(b.Species[i])<<clipShift | uint(cl)
-	if cl >= MaxClips || k >= uint(len(cat.snapRows)) {
-		k = uint(len(cat.entries)) - 1
-	}
+	k := snapKey(cat.snapRows, b.Species[i], b.Clip[i])
 	ph := b.Phase[i]
 	if back := (b.LODFrame + uint32(i)) % uint32(b.LODEvery); back != 0 {
 		// The frame this unit was last given, every k-th: its phase then.
@@ -415,16 +403,37 @@ func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
 		}
 		cat.entries[k].put(o, ph)
 	}
+	alone := true
+	if b.Blend != nil {
+		alone = !blended(&b.Blend[i])
+		floorBlend(&b.Blend[i])
+	}
+	return farRows(o, alone, &cat.snapRows[k], bd, ph)
+}
+
+// snapKey is the index of species s's clip cl in the catalog's entries and
+// snapRows (laid out alike); the empty entry, the last, for a clip out of range.
+func snapKey(rows []snapEntry, s SpeciesID, cl ClipID) uint {
+	k := uint(s)<<clipShift | uint(cl)
+	if cl >= MaxClips || k >= uint(len(rows)) {
+		k = uint(len(rows)) - 1
+	}
+	return k
+}
+
+// farRows gives a unit in far band bd (reduced or snapshot) whose clip has
+// snapshot entry se, at phase ph, the rows of its level, and returns the level:
+// at LevelSnapshot its snapshot mesh's floor frame, where the band is the
+// snapshot's, its clip has frames there and it shows that clip alone (no fade
+// or speed blend, whose Blend the caller floors); else LevelReduced, its own
+// rows floored.
+func farRows(o *Instance, alone bool, se *snapEntry, bd Level, ph float32) Level {
 	lv := LevelReduced
-	if bd == LevelSnapshot && k < uint(len(cat.snapRows)) && cat.snapRows[k].ok != 0 && (b.Blend == nil || !blended(&b.Blend[i])) {
-		se := &cat.snapRows[k]
+	if bd == LevelSnapshot && se.ok != 0 && alone {
 		o.Frame = se.frame(ph)
 		lv = LevelSnapshot
 	}
 	o.Next, o.Lerp = o.Frame, 0
-	if b.Blend != nil {
-		floorBlend(&b.Blend[i])
-	}
 	return lv
 }
 
