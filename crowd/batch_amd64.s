@@ -51,6 +51,89 @@
 	PUNPCKLQDQ t2, t1 \
 	PUNPCKHQDQ t2, d
 
+// ROWS4 is the arithmetic of stepUnits on a group of four units, after their
+// entries are transposed into X0 scale, X1 offset, X4 last and X3 wrapTo: the
+// phases advanced and settled (stored back, and left in X8), and in X9 frame,
+// X7 next and X5 lerp, the rows offset. step4 and step4lod share it.
+#define ROWS4 \
+	/* q = phase + rate·dt */ \
+	MOVUPS (R10), X5 \
+	MULPS X14, X5 \
+	MOVUPS (R9), X2 \
+	ADDPS X5, X2 \
+	/* settle(q, true) in X6: q − floor(q), 0 unless in [0,1). floor(q) is trunc(q), */ \
+	/* less one where that is above q; out of int32 range the result fails the test. */ \
+	CVTTPS2PL X2, X5 \
+	CVTPL2PS X5, X5 \
+	MOVAPS X2, X6 \
+	CMPPS X5, X6, $1 /* q < t */ \
+	ANDPS X13, X6 \
+	SUBPS X6, X5 \
+	MOVAPS X2, X6 \
+	SUBPS X5, X6 /* w = q − t */ \
+	MOVAPS X6, X7 \
+	CMPPS X13, X7, $1 /* w < 1 */ \
+	MOVAPS X12, X8 \
+	CMPPS X6, X8, $2 /* 0 ≤ w */ \
+	ANDPS X8, X7 \
+	ANDPS X7, X6 \
+	/* settle(q, false) in X7: min(q, 1), 0 unless q ≥ 0. */ \
+	MOVAPS X2, X7 \
+	MINPS X13, X7 \
+	MOVAPS X12, X8 \
+	CMPPS X2, X8, $2 /* 0 ≤ q */ \
+	ANDPS X8, X7 \
+	/* Looping clips (wrapTo ≠ last) take the first. For q in [0,1) both are q. */ \
+	MOVO X3, X8 \
+	PCMPEQL X4, X8 /* one-shot */ \
+	ANDPS X8, X7 \
+	ANDNPS X6, X8 \
+	ORPS X7, X8 \
+	/* ph *= keep, keep = 1 where scale ≠ 0. */ \
+	MOVAPS X0, X9 \
+	CMPPS X12, X9, $4 /* scale ≠ 0 */ \
+	ANDPS X13, X9 \
+	MULPS X9, X8 \
+	MOVUPS X8, (R9) \
+	/* pos = float64(ph)·float64(scale), lanes 0–1 in X5 and 2–3 in X7. */ \
+	CVTPS2PD X8, X5 \
+	CVTPS2PD X0, X6 \
+	MULPD X6, X5 \
+	MOVHLPS X8, X7 \
+	CVTPS2PD X7, X7 \
+	MOVHLPS X0, X6 \
+	CVTPS2PD X6, X6 \
+	MULPD X6, X7 \
+	/* f = min(int32(pos), last) in X9. */ \
+	CVTTPD2PL X5, X6 \
+	CVTTPD2PL X7, X9 \
+	PUNPCKLQDQ X9, X6 \
+	MOVO X6, X9 \
+	PCMPGTL X4, X9 /* f > last */ \
+	MOVO X4, X10 \
+	PAND X9, X10 \
+	PANDN X6, X9 \
+	POR X10, X9 \
+	/* lerp = float32(pos − float64(f)) in X5. */ \
+	CVTPL2PD X9, X6 \
+	SUBPD X6, X5 \
+	CVTPD2PS X5, X5 \
+	PSHUFL $0x0e, X9, X6 \
+	CVTPL2PD X6, X6 \
+	SUBPD X6, X7 \
+	CVTPD2PS X7, X7 \
+	MOVLHPS X7, X5 \
+	/* next = f+1, or wrapTo past last, in X7; both rows offset. */ \
+	MOVO X9, X6 \
+	PSUBL X11, X6 \
+	MOVO X6, X7 \
+	PCMPGTL X4, X7 /* f+1 > last */ \
+	PAND X7, X3 \
+	PANDN X6, X7 \
+	POR X3, X7 \
+	PADDL X1, X9 \
+	PADDL X1, X7
+
 // func step4(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
 TEXT ·step4(SB), NOSPLIT, $0-68
 	MOVQ entries+0(FP), DI
@@ -77,92 +160,7 @@ loop:
 
 	// Rows → fields: X0 scale, X1 offset, X4 last, X3 wrapTo.
 	TRANSPOSE4(X0, X1, X2, X3, X4, X5)
-
-	// q = phase + rate·dt
-	MOVUPS (R10), X5
-	MULPS X14, X5
-	MOVUPS (R9), X2
-	ADDPS X5, X2
-
-	// settle(q, true) in X6: q − floor(q), 0 unless in [0,1). floor(q) is trunc(q),
-	// less one where that is above q; out of int32 range the result fails the test.
-	CVTTPS2PL X2, X5
-	CVTPL2PS X5, X5
-	MOVAPS X2, X6
-	CMPPS X5, X6, $1           // q < t
-	ANDPS X13, X6
-	SUBPS X6, X5
-	MOVAPS X2, X6
-	SUBPS X5, X6               // w = q − t
-	MOVAPS X6, X7
-	CMPPS X13, X7, $1          // w < 1
-	MOVAPS X12, X8
-	CMPPS X6, X8, $2           // 0 ≤ w
-	ANDPS X8, X7
-	ANDPS X7, X6
-
-	// settle(q, false) in X7: min(q, 1), 0 unless q ≥ 0.
-	MOVAPS X2, X7
-	MINPS X13, X7
-	MOVAPS X12, X8
-	CMPPS X2, X8, $2           // 0 ≤ q
-	ANDPS X8, X7
-
-	// Looping clips (wrapTo ≠ last) take the first. For q in [0,1) both are q.
-	MOVO X3, X8
-	PCMPEQL X4, X8             // one-shot
-	ANDPS X8, X7
-	ANDNPS X6, X8
-	ORPS X7, X8
-
-	// ph *= keep, keep = 1 where scale ≠ 0.
-	MOVAPS X0, X9
-	CMPPS X12, X9, $4          // scale ≠ 0
-	ANDPS X13, X9
-	MULPS X9, X8
-	MOVUPS X8, (R9)
-
-	// pos = float64(ph)·float64(scale), lanes 0–1 in X5 and 2–3 in X7.
-	CVTPS2PD X8, X5
-	CVTPS2PD X0, X6
-	MULPD X6, X5
-	MOVHLPS X8, X7
-	CVTPS2PD X7, X7
-	MOVHLPS X0, X6
-	CVTPS2PD X6, X6
-	MULPD X6, X7
-
-	// f = min(int32(pos), last) in X9.
-	CVTTPD2PL X5, X6
-	CVTTPD2PL X7, X9
-	PUNPCKLQDQ X9, X6
-	MOVO X6, X9
-	PCMPGTL X4, X9             // f > last
-	MOVO X4, X10
-	PAND X9, X10
-	PANDN X6, X9
-	POR X10, X9
-
-	// lerp = float32(pos − float64(f)) in X5.
-	CVTPL2PD X9, X6
-	SUBPD X6, X5
-	CVTPD2PS X5, X5
-	PSHUFL $0x0e, X9, X6
-	CVTPL2PD X6, X6
-	SUBPD X6, X7
-	CVTPD2PS X7, X7
-	MOVLHPS X7, X5
-
-	// next = f+1, or wrapTo past last, in X7; both rows offset.
-	MOVO X9, X6
-	PSUBL X11, X6
-	MOVO X6, X7
-	PCMPGTL X4, X7             // f+1 > last
-	PAND X7, X3
-	PANDN X6, X7
-	POR X3, X7
-	PADDL X1, X9
-	PADDL X1, X7
+	ROWS4
 
 	// clip | species<<16 in X6.
 	MOVQ (DX), X6
@@ -224,92 +222,7 @@ lodloop:
 
 	// Rows → fields: X0 scale, X1 offset, X4 last, X3 wrapTo.
 	TRANSPOSE4(X0, X1, X2, X3, X4, X5)
-
-	// q = phase + rate·dt
-	MOVUPS (R10), X5
-	MULPS X14, X5
-	MOVUPS (R9), X2
-	ADDPS X5, X2
-
-	// settle(q, true) in X6: q − floor(q), 0 unless in [0,1). floor(q) is trunc(q),
-	// less one where that is above q; out of int32 range the result fails the test.
-	CVTTPS2PL X2, X5
-	CVTPL2PS X5, X5
-	MOVAPS X2, X6
-	CMPPS X5, X6, $1           // q < t
-	ANDPS X13, X6
-	SUBPS X6, X5
-	MOVAPS X2, X6
-	SUBPS X5, X6               // w = q − t
-	MOVAPS X6, X7
-	CMPPS X13, X7, $1          // w < 1
-	MOVAPS X12, X8
-	CMPPS X6, X8, $2           // 0 ≤ w
-	ANDPS X8, X7
-	ANDPS X7, X6
-
-	// settle(q, false) in X7: min(q, 1), 0 unless q ≥ 0.
-	MOVAPS X2, X7
-	MINPS X13, X7
-	MOVAPS X12, X8
-	CMPPS X2, X8, $2           // 0 ≤ q
-	ANDPS X8, X7
-
-	// Looping clips (wrapTo ≠ last) take the first. For q in [0,1) both are q.
-	MOVO X3, X8
-	PCMPEQL X4, X8             // one-shot
-	ANDPS X8, X7
-	ANDNPS X6, X8
-	ORPS X7, X8
-
-	// ph *= keep, keep = 1 where scale ≠ 0.
-	MOVAPS X0, X9
-	CMPPS X12, X9, $4          // scale ≠ 0
-	ANDPS X13, X9
-	MULPS X9, X8
-	MOVUPS X8, (R9)
-
-	// pos = float64(ph)·float64(scale), lanes 0–1 in X5 and 2–3 in X7.
-	CVTPS2PD X8, X5
-	CVTPS2PD X0, X6
-	MULPD X6, X5
-	MOVHLPS X8, X7
-	CVTPS2PD X7, X7
-	MOVHLPS X0, X6
-	CVTPS2PD X6, X6
-	MULPD X6, X7
-
-	// f = min(int32(pos), last) in X9.
-	CVTTPD2PL X5, X6
-	CVTTPD2PL X7, X9
-	PUNPCKLQDQ X9, X6
-	MOVO X6, X9
-	PCMPGTL X4, X9             // f > last
-	MOVO X4, X10
-	PAND X9, X10
-	PANDN X6, X9
-	POR X10, X9
-
-	// lerp = float32(pos − float64(f)) in X5.
-	CVTPL2PD X9, X6
-	SUBPD X6, X5
-	CVTPD2PS X5, X5
-	PSHUFL $0x0e, X9, X6
-	CVTPL2PD X6, X6
-	SUBPD X6, X7
-	CVTPD2PS X7, X7
-	MOVLHPS X7, X5
-
-	// next = f+1, or wrapTo past last, in X7; both rows offset.
-	MOVO X9, X6
-	PSUBL X11, X6
-	MOVO X6, X7
-	PCMPGTL X4, X7             // f+1 > last
-	PAND X7, X3
-	PANDN X6, X7
-	POR X3, X7
-	PADDL X1, X9
-	PADDL X1, X7
+	ROWS4
 
 	// Level of detail. The snapshot entries, by the clip entries' index: X0
 	// scale, X1 offset, X4 last, X3 ok (all ones where the clip has a snapshot).
