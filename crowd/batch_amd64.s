@@ -134,6 +134,26 @@
 	PADDL X1, X9 \
 	PADDL X1, X7
 
+// STORE4 writes a group's four Instances from X9 frame, X7 next and X5 lerp
+// (with each unit's clip and species) and moves the unit pointers on.
+#define STORE4 \
+	/* clip | species<<16 in X6. */ \
+	MOVQ (DX), X6 \
+	MOVL (SI), X10 \
+	PUNPCKLBW X12, X10 \
+	PUNPCKLWL X10, X6 \
+	/* Fields (frame X9, next X7, lerp X5, clip/species X6) → Instances X9 X7 X8 X6. */ \
+	TRANSPOSE4(X9, X7, X5, X6, X8, X10) \
+	MOVOU X9, (R11) \
+	MOVOU X7, 16(R11) \
+	MOVOU X8, 32(R11) \
+	MOVOU X6, 48(R11) \
+	ADDQ $4, SI \
+	ADDQ $8, DX \
+	ADDQ $16, R9 \
+	ADDQ $16, R10 \
+	ADDQ $64, R11
+
 // func step4(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
 TEXT ·step4(SB), NOSPLIT, $0-68
 	MOVQ entries+0(FP), DI
@@ -162,24 +182,7 @@ loop:
 	TRANSPOSE4(X0, X1, X2, X3, X4, X5)
 	ROWS4
 
-	// clip | species<<16 in X6.
-	MOVQ (DX), X6
-	MOVL (SI), X10
-	PUNPCKLBW X12, X10
-	PUNPCKLWL X10, X6
-
-	// Fields (frame X9, next X7, lerp X5, clip/species X6) → Instances X9 X7 X8 X6.
-	TRANSPOSE4(X9, X7, X5, X6, X8, X10)
-	MOVOU X9, (R11)
-	MOVOU X7, 16(R11)
-	MOVOU X8, 32(R11)
-	MOVOU X6, 48(R11)
-
-	ADDQ $4, SI
-	ADDQ $8, DX
-	ADDQ $16, R9
-	ADDQ $16, R10
-	ADDQ $64, R11
+	STORE4
 	DECQ CX
 	JNZ loop
 	RET
@@ -328,24 +331,7 @@ lodloop:
 	POR X1, X2
 	MOVO X2, X7
 
-	// clip | species<<16 in X6.
-	MOVQ (DX), X6
-	MOVL (SI), X10
-	PUNPCKLBW X12, X10
-	PUNPCKLWL X10, X6
-
-	// Fields (frame X9, next X7, lerp X5, clip/species X6) → Instances X9 X7 X8 X6.
-	TRANSPOSE4(X9, X7, X5, X6, X8, X10)
-	MOVOU X9, (R11)
-	MOVOU X7, 16(R11)
-	MOVOU X8, 32(R11)
-	MOVOU X6, 48(R11)
-
-	ADDQ $4, SI
-	ADDQ $8, DX
-	ADDQ $16, R9
-	ADDQ $16, R10
-	ADDQ $64, R11
+	STORE4
 	ADDQ $16, R12
 	ADDQ $4, R13
 	ADDQ $4, R14
