@@ -96,6 +96,34 @@ func (se *snapEntry) frame(ph float32) uint32 {
 	return se.offset + uint32(min(int32(float64(ph)*float64(se.scale)), se.last))
 }
 
+// SnapshotMap maps a clip's phase to the frames of its species' snapshot mesh
+// (docs/runtime.md §6.4): Frame(ph) is the frame a unit at LevelSnapshot shows,
+// for a shader that computes it from the phase (the GPU clock mode).
+type SnapshotMap struct {
+	Offset uint32  // the clip's first frame in the snapshot file
+	Scale  float32 // the clip's snapshot frames per phase: N, or N − 1 for a clip that does not loop
+	Last   int32   // N − 1
+}
+
+// Frame is the snapshot frame phase ph falls on, its floor frame:
+// Offset + min(int32(ph·Scale), Last), the product in float64.
+func (m SnapshotMap) Frame(ph float32) uint32 {
+	se := snapEntry{scale: m.Scale, offset: m.Offset, last: m.Last}
+	return se.frame(ph)
+}
+
+// SnapshotMap returns how clip cl of species s maps to its snapshot mesh's
+// frames; ok is false where the clip may not be drawn from one (no snapshot
+// mesh, or a clip some archetype plays as Die): such a unit shows LevelReduced.
+func (r *Registry) SnapshotMap(s SpeciesID, cl ClipID) (m SnapshotMap, ok bool) {
+	rows := r.cat.Load().snapRows
+	se := &rows[snapKey(rows, s, cl)]
+	if se.ok == 0 {
+		return SnapshotMap{}, false
+	}
+	return SnapshotMap{Offset: se.offset, Scale: se.scale, Last: se.last}, true
+}
+
 // lodBands holds each species' boundaries, widened and narrowed by the
 // hysteresis: a unit goes farther past up[l] and nearer below down[l].
 type lodBands struct {

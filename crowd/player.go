@@ -233,13 +233,45 @@ func (p *Player) Replay(dt float32) {
 }
 
 // Advance plays dt seconds: the Batch steps (per frame), or the clock moves on
-// (the records hold; a shader resolves them at the new Now).
+// (the records hold; a shader resolves them at the new Now). With level of
+// detail on (EnableLOD), the clock mode chooses each unit's Level at the new Now
+// by Step's rules (docs/runtime.md §6.4): its distance band with hysteresis, and
+// LevelReduced instead of LevelSnapshot where its clip may not be drawn from its
+// species' snapshot mesh or its record blends two clips then. Out is not
+// written: a shader resolves the rows (at LevelSnapshot, Registry.SnapshotMap's).
 func (p *Player) Advance(dt float32) error {
-	if p.Records != nil {
-		p.Now += dt
+	if p.Records == nil {
+		return p.Step(p.reg, dt)
+	}
+	p.Now += dt
+	if !p.lodOn() {
 		return nil
 	}
-	return p.Step(p.reg, dt)
+	cat := p.reg.cat.Load()
+	if cat.closed {
+		return ErrClosed
+	}
+	if err := p.checkLOD(); err != nil {
+		return err
+	}
+	var switches uint64
+	for u, s := range p.Species {
+		bd := cat.lod[s].next(p.lodBand[u], p.Distance[u])
+		if bd != p.lodBand[u] {
+			switches++
+		}
+		p.lodBand[u] = bd
+		lv := bd
+		if bd == LevelSnapshot {
+			if _, b := p.Records[u].At(p.Now); cat.snapRows[snapKey(cat.snapRows, s, p.Clip[u])].ok == 0 || blended(&b) {
+				lv = LevelReduced
+			}
+		}
+		p.Level[u] = lv
+	}
+	p.countSwitches(switches)
+	p.LODFrame++
+	return nil
 }
 
 func (p *Player) touch(u int) {

@@ -2,6 +2,7 @@ package crowd
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -203,5 +204,91 @@ func TestPlayerRide(t *testing.T) {
 		if p.Clip[2] != clipID(horse, "walk") {
 			t.Error("a horse with no rider changed")
 		}
+	}
+}
+
+// With level of detail on, a Player in the GPU clock mode chooses every unit's
+// level as one playing per frame does, frame after frame: distance bands with
+// hysteresis as units come and go, LevelReduced for a clip the snapshot may not
+// show (a death) and for a unit fading in the snapshot band; and where a unit
+// shows its snapshot, SnapshotMap gives the frame Step writes.
+func TestPlayerClockLevels(t *testing.T) {
+	r := playerRegistry(t)
+	for _, s := range builtinSpecs[:2] {
+		if err := r.LoadSnapshot(SpeciesID(s.id), s.name+"_minimal.bpsm", halfSnapshot(t, s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	const n = 40
+	frame, clock := NewPlayer(r, n, false), NewPlayer(r, n, true)
+	clips := [][]ClipID{
+		{clipID(h, "walk"), clipID(h, "run"), clipID(h, "idle"), clipID(h, "die_infantry")},
+		{clipID(horse, "walk"), clipID(horse, "gallop"), clipID(horse, "fight")},
+	}
+	for _, p := range []*Player{frame, clock} {
+		p.EnableLOD()
+		for u := range n {
+			s := SpeciesID(u % 2)
+			p.Start(u, s, clips[s][u%len(clips[s])], float32(u)/n)
+			p.Change(u, p.Clip[u], 1, 0)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	seen := [NumLevels]int{}
+	fadingReduced, snapshots := 0, 0
+	for k := range 600 {
+		dt := float32(1) / 60
+		for u := range n {
+			// Each unit walks out to 250 m and back on its own period, so that
+			// every boundary is crossed both ways, some units lingering near one.
+			d := 125 - 125*float32(math.Cos(float64(k)*(0.01+0.0007*float64(u))))
+			frame.Distance[u], clock.Distance[u] = d, d
+		}
+		if k%7 == 0 { // a change of clip, faded, for a unit at random
+			u := rng.IntN(n)
+			s := frame.Species[u]
+			cl := clips[s][rng.IntN(len(clips[s]))]
+			for _, p := range []*Player{frame, clock} {
+				p.Change(u, cl, 1, 0.4)
+			}
+		}
+		for _, p := range []*Player{frame, clock} {
+			if err := p.Advance(dt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for u := range n {
+			if frame.Level[u] != clock.Level[u] {
+				t.Fatalf("step %d unit %d at %.2f m: level %v per frame, %v clocked", k, u, frame.Distance[u], frame.Level[u], clock.Level[u])
+			}
+			seen[clock.Level[u]]++
+			_, b := clock.Records[u].At(clock.Now)
+			if clock.Level[u] == LevelReduced && blended(&b) && clock.Distance[u] > 130 {
+				fadingReduced++
+			}
+			if clock.Level[u] != LevelSnapshot {
+				continue
+			}
+			m, ok := r.SnapshotMap(clock.Species[u], clock.Clip[u])
+			if !ok {
+				t.Fatalf("step %d unit %d: at its snapshot with a clip that has none", k, u)
+			}
+			// The phase a rounding apart may fall on the next frame (or wrap).
+			want, got := frame.Out[u].Frame, m.Frame(clock.PhaseNow(u))
+			if got != want && got != want+1 && got+1 != want && !(got == m.Offset || want == m.Offset) {
+				t.Fatalf("step %d unit %d: snapshot frame %d clocked, %d per frame", k, u, got, want)
+			}
+			snapshots++
+		}
+	}
+	if seen[LevelFull] == 0 || seen[LevelReduced] == 0 || snapshots == 0 || fadingReduced == 0 {
+		t.Errorf("levels seen %v, %d snapshot frames compared, %d fading units shown reduced in the snapshot band: the test does not reach every rule", seen, snapshots, fadingReduced)
+	}
+	if frame.LODSwitches != clock.LODSwitches || clock.LODSwitches == 0 {
+		t.Errorf("band switches: %d per frame, %d clocked", frame.LODSwitches, clock.LODSwitches)
+	}
+	if _, ok := r.SnapshotMap(SpeciesHumanoid, clipID(h, "die_infantry")); ok {
+		t.Error("SnapshotMap offers the death clip, which Step never shows from the snapshot")
 	}
 }
