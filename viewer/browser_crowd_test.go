@@ -11,7 +11,6 @@ import (
 
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/species"
-	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -34,10 +33,6 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assets, _, err := Default(t.TempDir(), creatures.All())
-	if err != nil {
-		t.Fatal(err)
-	}
 	small, err := FromSpecies(swinger(t))
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +41,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assets = append(assets, fox, bare, small, long)
+	assets := append(append([]*Asset(nil), builtins(t)...), fox, bare, small, long)
 	p := openViewer(t, assets, "?n=80", 1000, 497)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 
@@ -150,6 +145,7 @@ func TestBrowser(t *testing.T) {
 		f0 := p.number("bonebake.stats.frames")
 		time.Sleep(300 * time.Millisecond)
 		p.eval(fmt.Sprintf("new Promise((res) => { (function w() { if (bonebake.stats.frames >= %v) res(); else setTimeout(w, 10); })(); })", f0+2))
+		p.eval("bonebake.pause()") // a paused page draws only what the checks ask for
 		b := p.screenshot()
 		if n, _ := differing(a, b, p.crowdRect()); n < 50 {
 			t.Errorf("two screenshots 300 ms apart differ in %d pixels", n)
@@ -219,8 +215,29 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the info panel lacks %q", want)
 			}
 		}
-		p.eval("bonebake.setSpeed(1); bonebake.play(); bonebake.setLayout('parade').then(() => bonebake.setInstances(80))")
+		p.eval("bonebake.setSpeed(1); bonebake.setLayout('parade').then(() => bonebake.setInstances(80))")
 		p.checkClean()
+	})
+
+	t.Run("paused, frames are drawn only for a change", func(t *testing.T) {
+		p.t = t
+		p.eval("bonebake.pause()")
+		p.frames(1)
+		f0 := p.number("bonebake.stats.frames")
+		p.eval("new Promise((res) => setTimeout(res, 300))")
+		if f := p.number("bonebake.stats.frames"); f != f0 {
+			t.Errorf("paused with nothing changed, %v frames were drawn in 300 ms", f-f0)
+		}
+		// A change made through the panel (an input event) draws a frame.
+		p.eval("{ const s = document.getElementById('speed'); s.value = 1; s.dispatchEvent(new Event('input')); }")
+		p.waitFor(fmt.Sprintf("bonebake.stats.frames > %v", f0))
+		// So does a step's answer: the stepped crowd is shown.
+		f1 := p.number("bonebake.stats.frames")
+		t1 := p.number("bonebake.state.time")
+		p.eval("bonebake.step()")
+		if f := p.number("bonebake.stats.frames"); !(f > f1) || !(p.number("bonebake.state.time") > t1) {
+			t.Errorf("a step while paused: frames %v → %v", f1, f)
+		}
 	})
 
 	t.Run("orbit, pan and zoom", func(t *testing.T) {
@@ -349,7 +366,7 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the tip is still drawn where it rests at phase 0")
 		}
 		p.eval(`bonebake.setOverlays(true); bonebake.selectClip(null).then(() => bonebake.setCrowdSpecies('all'))
-			.then(() => bonebake.selectAsset('humanoid')).then(() => bonebake.setInstances(80)).then(() => bonebake.play())`)
+			.then(() => bonebake.selectAsset('humanoid')).then(() => bonebake.setInstances(80))`)
 		p.checkClean()
 	})
 
@@ -373,6 +390,9 @@ func TestBrowser(t *testing.T) {
 		if f := p.number("bonebake.stats.frames"); f < f0+2 {
 			t.Errorf("frames went from %v to %v", f0, f)
 		}
+		// Paused, the page draws only the frame the picture below is read from
+		// (each frame of this crowd takes SwiftShader seconds).
+		p.eval("bonebake.pause()")
 		p.eval("bonebake.sync()")
 		p.frames(1)
 		// The boxes are lit: far brighter than the background and the grid.
@@ -391,7 +411,9 @@ func TestBrowser(t *testing.T) {
 		}
 		p.checkClean()
 		t.Logf("2 frames of 10,000 instances in %v", time.Since(start).Round(time.Millisecond))
-		p.eval("bonebake.setCrowdSpecies('all').then(() => bonebake.setInstances(80))")
+		// Back to 80 units first: 10,000 of every species would take SwiftShader
+		// many seconds to draw.
+		p.eval("bonebake.setInstances(80).then(() => bonebake.setCrowdSpecies('all'))")
 	})
 
 	if shot := os.Getenv("BONEBAKE_VIEWER_SCREENSHOT"); shot != "" {

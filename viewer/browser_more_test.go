@@ -77,7 +77,11 @@ func TestBrowserBattle(t *testing.T) {
 		t.Fatal(err)
 	}
 	assets := append(append([]*Asset(nil), builtins(t)...), fox)
+	// Paused but while units must move: the page draws only the frames read.
+	// (Opened playing: a battle opened with paused=1 fails to draw its
+	// timeline, a bug of its own.)
 	p := openViewer(t, assets, "?n=300&layout=battle&skeleton=0&sockets=0&aa=0", 1000, 497)
+	p.eval("bonebake.pause()")
 	p.frames(3)
 	p.checkClean()
 	if l := p.eval("bonebake.state.crowd.layout"); l != "battle" {
@@ -113,8 +117,9 @@ func TestBrowserBattle(t *testing.T) {
 	// The battle goes on: units move (the sum of every unit's x and z changes).
 	const places = `bonebake.state.assets.reduce((s, A) => { for (let o = 0; o < A.count * 32; o += 32) s += A.instData[o + 8] + A.instData[o + 9]; return s; }, 0)`
 	s0 := p.number(places)
+	p.eval("bonebake.play()")
 	p.eval("new Promise((res) => setTimeout(res, 600))")
-	p.eval("bonebake.settled()")
+	p.eval("bonebake.pause(); bonebake.settled()")
 	if s1 := p.number(places); s1 == s0 {
 		t.Errorf("no unit moved in 600 ms: %v", s0)
 	}
