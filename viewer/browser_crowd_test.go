@@ -42,15 +42,20 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	assets := append(append([]*Asset(nil), builtins(t)...), fox, bare, small, long)
-	p := openViewer(t, assets, "?n=80", 1000, 497)
+	const units = 30
+	// Opened paused: the page draws the frames the checks ask for, and plays
+	// where they need it (TestBrowserNoWebGL opens a page playing). 30 units:
+	// three of each species (SwiftShader skins about a hundred thousand
+	// vertices a frame; a frame of 80 took a third of a second).
+	p := openViewer(t, assets, fmt.Sprintf("?n=%d&paused=1", units), 1000, 497)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 
 	t.Run("loads clean", func(t *testing.T) {
 		p.t = t
 		p.frames(3)
 		p.checkClean()
-		if n := p.number("bonebake.stats.instances"); n != 80 {
-			t.Errorf("instances drawn: %v, want 80", n)
+		if n := p.number("bonebake.stats.instances"); n != units {
+			t.Errorf("instances drawn: %v, want %d", n, units)
 		}
 		if n := p.number("bonebake.state.assets.length"); n != 10 {
 			t.Errorf("%v assets on the page", n)
@@ -154,7 +159,9 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("switching the clip changes the pose", func(t *testing.T) {
 		p.t = t
-		p.eval("bonebake.pause(); bonebake.selectAsset('Fox')")
+		// Close to the first Fox (the crowd has three), so that its pose fills
+		// pixels.
+		p.eval("bonebake.pause(); bonebake.selectAsset('Fox').then(() => bonebake.focusSelected())")
 		if ok := p.eval("bonebake.selectClip('Survey')"); ok != true {
 			t.Fatal("no clip Survey")
 		}
@@ -171,10 +178,12 @@ func TestBrowser(t *testing.T) {
 		}
 		p.frames(2)
 		b := p.screenshot()
-		if n, _ := differing(a, b, p.crowdRect()); n < 200 {
+		n, _ := differing(a, b, p.crowdRect())
+		t.Logf("Survey and Run differ in %d pixels", n)
+		if n < 200 {
 			t.Errorf("Survey and Run differ in %d pixels", n)
 		}
-		p.eval("bonebake.selectClip(null)")
+		p.eval("bonebake.selectClip(null); bonebake.frameCrowd()")
 		p.checkClean()
 	})
 
@@ -215,7 +224,7 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the info panel lacks %q", want)
 			}
 		}
-		p.eval("bonebake.setSpeed(1); bonebake.setLayout('parade').then(() => bonebake.setInstances(80))")
+		p.eval(fmt.Sprintf("bonebake.setSpeed(1); bonebake.setLayout('parade').then(() => bonebake.setInstances(%d))", units))
 		p.checkClean()
 	})
 
@@ -365,8 +374,8 @@ func TestBrowser(t *testing.T) {
 		if lit(rest) {
 			t.Errorf("the tip is still drawn where it rests at phase 0")
 		}
-		p.eval(`bonebake.setOverlays(true); bonebake.selectClip(null).then(() => bonebake.setCrowdSpecies('all'))
-			.then(() => bonebake.selectAsset('humanoid')).then(() => bonebake.setInstances(80))`)
+		p.eval(fmt.Sprintf(`bonebake.setOverlays(true); bonebake.selectClip(null).then(() => bonebake.setCrowdSpecies('all'))
+			.then(() => bonebake.selectAsset('humanoid')).then(() => bonebake.setInstances(%d))`, units))
 		p.checkClean()
 	})
 
@@ -411,9 +420,9 @@ func TestBrowser(t *testing.T) {
 		}
 		p.checkClean()
 		t.Logf("2 frames of 10,000 instances in %v", time.Since(start).Round(time.Millisecond))
-		// Back to 80 units first: 10,000 of every species would take SwiftShader
-		// many seconds to draw.
-		p.eval("bonebake.setInstances(80).then(() => bonebake.setCrowdSpecies('all'))")
+		// Back to a few units first: 10,000 of every species would take
+		// SwiftShader many seconds to draw.
+		p.eval(fmt.Sprintf("bonebake.setInstances(%d).then(() => bonebake.setCrowdSpecies('all'))", units))
 	})
 
 	if shot := os.Getenv("BONEBAKE_VIEWER_SCREENSHOT"); shot != "" {
