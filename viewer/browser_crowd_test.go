@@ -11,7 +11,6 @@ import (
 
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/species"
-	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -34,10 +33,6 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assets, _, err := Default(t.TempDir(), creatures.All())
-	if err != nil {
-		t.Fatal(err)
-	}
 	small, err := FromSpecies(swinger(t))
 	if err != nil {
 		t.Fatal(err)
@@ -46,16 +41,21 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assets = append(assets, fox, bare, small, long)
-	p := openViewer(t, assets, "?n=80", 1000, 497)
+	assets := append(append([]*Asset(nil), builtins(t)...), fox, bare, small, long)
+	const units = 30
+	// Opened paused: the page draws the frames the checks ask for, and plays
+	// where they need it (TestBrowserNoWebGL opens a page playing). 30 units:
+	// three of each species (SwiftShader skins about a hundred thousand
+	// vertices a frame; a frame of 80 took a third of a second).
+	p := openViewer(t, assets, fmt.Sprintf("?n=%d&paused=1", units), 1000, 497)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 
 	t.Run("loads clean", func(t *testing.T) {
 		p.t = t
 		p.frames(3)
 		p.checkClean()
-		if n := p.number("bonebake.stats.instances"); n != 80 {
-			t.Errorf("instances drawn: %v, want 80", n)
+		if n := p.number("bonebake.stats.instances"); n != units {
+			t.Errorf("instances drawn: %v, want %d", n, units)
 		}
 		if n := p.number("bonebake.state.assets.length"); n != 10 {
 			t.Errorf("%v assets on the page", n)
@@ -150,6 +150,7 @@ func TestBrowser(t *testing.T) {
 		f0 := p.number("bonebake.stats.frames")
 		time.Sleep(300 * time.Millisecond)
 		p.eval(fmt.Sprintf("new Promise((res) => { (function w() { if (bonebake.stats.frames >= %v) res(); else setTimeout(w, 10); })(); })", f0+2))
+		p.eval("bonebake.pause()") // a paused page draws only what the checks ask for
 		b := p.screenshot()
 		if n, _ := differing(a, b, p.crowdRect()); n < 50 {
 			t.Errorf("two screenshots 300 ms apart differ in %d pixels", n)
@@ -158,7 +159,9 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("switching the clip changes the pose", func(t *testing.T) {
 		p.t = t
-		p.eval("bonebake.pause(); bonebake.selectAsset('Fox')")
+		// Close to the first Fox (the crowd has three), so that its pose fills
+		// pixels.
+		p.eval("bonebake.pause(); bonebake.selectAsset('Fox').then(() => bonebake.focusSelected())")
 		if ok := p.eval("bonebake.selectClip('Survey')"); ok != true {
 			t.Fatal("no clip Survey")
 		}
@@ -175,10 +178,12 @@ func TestBrowser(t *testing.T) {
 		}
 		p.frames(2)
 		b := p.screenshot()
-		if n, _ := differing(a, b, p.crowdRect()); n < 200 {
+		n, _ := differing(a, b, p.crowdRect())
+		t.Logf("Survey and Run differ in %d pixels", n)
+		if n < 200 {
 			t.Errorf("Survey and Run differ in %d pixels", n)
 		}
-		p.eval("bonebake.selectClip(null)")
+		p.eval("bonebake.selectClip(null); bonebake.frameCrowd()")
 		p.checkClean()
 	})
 
@@ -219,8 +224,29 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("the info panel lacks %q", want)
 			}
 		}
-		p.eval("bonebake.setSpeed(1); bonebake.play(); bonebake.setLayout('parade').then(() => bonebake.setInstances(80))")
+		p.eval(fmt.Sprintf("bonebake.setSpeed(1); bonebake.setLayout('parade').then(() => bonebake.setInstances(%d))", units))
 		p.checkClean()
+	})
+
+	t.Run("paused, frames are drawn only for a change", func(t *testing.T) {
+		p.t = t
+		p.eval("bonebake.pause()")
+		p.frames(1)
+		f0 := p.number("bonebake.stats.frames")
+		p.eval("new Promise((res) => setTimeout(res, 300))")
+		if f := p.number("bonebake.stats.frames"); f != f0 {
+			t.Errorf("paused with nothing changed, %v frames were drawn in 300 ms", f-f0)
+		}
+		// A change made through the panel (an input event) draws a frame.
+		p.eval("{ const s = document.getElementById('speed'); s.value = 1; s.dispatchEvent(new Event('input')); }")
+		p.waitFor(fmt.Sprintf("bonebake.stats.frames > %v", f0))
+		// So does a step's answer: the stepped crowd is shown.
+		f1 := p.number("bonebake.stats.frames")
+		t1 := p.number("bonebake.state.time")
+		p.eval("bonebake.step()")
+		if f := p.number("bonebake.stats.frames"); !(f > f1) || !(p.number("bonebake.state.time") > t1) {
+			t.Errorf("a step while paused: frames %v → %v", f1, f)
+		}
 	})
 
 	t.Run("orbit, pan and zoom", func(t *testing.T) {
@@ -348,8 +374,8 @@ func TestBrowser(t *testing.T) {
 		if lit(rest) {
 			t.Errorf("the tip is still drawn where it rests at phase 0")
 		}
-		p.eval(`bonebake.setOverlays(true); bonebake.selectClip(null).then(() => bonebake.setCrowdSpecies('all'))
-			.then(() => bonebake.selectAsset('humanoid')).then(() => bonebake.setInstances(80)).then(() => bonebake.play())`)
+		p.eval(fmt.Sprintf(`bonebake.setOverlays(true); bonebake.selectClip(null).then(() => bonebake.setCrowdSpecies('all'))
+			.then(() => bonebake.selectAsset('humanoid')).then(() => bonebake.setInstances(%d))`, units))
 		p.checkClean()
 	})
 
@@ -373,6 +399,9 @@ func TestBrowser(t *testing.T) {
 		if f := p.number("bonebake.stats.frames"); f < f0+2 {
 			t.Errorf("frames went from %v to %v", f0, f)
 		}
+		// Paused, the page draws only the frame the picture below is read from
+		// (each frame of this crowd takes SwiftShader seconds).
+		p.eval("bonebake.pause()")
 		p.eval("bonebake.sync()")
 		p.frames(1)
 		// The boxes are lit: far brighter than the background and the grid.
@@ -391,7 +420,9 @@ func TestBrowser(t *testing.T) {
 		}
 		p.checkClean()
 		t.Logf("2 frames of 10,000 instances in %v", time.Since(start).Round(time.Millisecond))
-		p.eval("bonebake.setCrowdSpecies('all').then(() => bonebake.setInstances(80))")
+		// Back to a few units first: 10,000 of every species would take
+		// SwiftShader many seconds to draw.
+		p.eval(fmt.Sprintf("bonebake.setInstances(%d).then(() => bonebake.setCrowdSpecies('all'))", units))
 	})
 
 	if shot := os.Getenv("BONEBAKE_VIEWER_SCREENSHOT"); shot != "" {

@@ -114,6 +114,11 @@
 // It listens on loopback by default and, while it does, refuses requests whose
 // Host header names anything but a loopback host (a guard against DNS rebinding).
 //
+// The page draws a frame every animation frame while playing; paused, only when
+// what it shows may have changed (a step's answer, input, a hook call, a load
+// that finished) or a frame is waited for (nextFrames), so stats.frames counts
+// the frames drawn.
+//
 // The page takes URL parameters for reproducible views: n (units, 1-20000),
 // layout (parade or battle), only=1 (a crowd of the selected species alone), asset
 // and clip (select a species and play one clip on all of it), paused=1, t (seconds

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bonebake/bonebake/formats"
@@ -25,6 +26,41 @@ func bonebake(t *testing.T, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	code := run(args, &out, &errOut)
 	return code, out.String(), errOut.String()
+}
+
+// TestMain removes the command built for the tests (builtBinary) after them.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// built is the command built once for the tests that run it as a user would
+// (a go build costs seconds on two cores): a file named bonebake in a folder of
+// its own.
+var built struct {
+	once      sync.Once
+	dir, path string
+	out       []byte
+	err       error
+}
+
+// builtBinary returns the path of the built command, building it on first use.
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "bonebake-bin-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "bonebake")
+		built.out, built.err = exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
 }
 
 func TestHelpEverywhere(t *testing.T) {
@@ -161,10 +197,7 @@ func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "bonebake")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtBinary(t)
 	out := filepath.Join(t.TempDir(), "fox.bpat")
 	cmd := exec.Command(bin, "bake", sharedModel(t, "Fox.glb"), "-o", out)
 	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "24 bones") {

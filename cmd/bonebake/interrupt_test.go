@@ -21,10 +21,7 @@ func TestInterruptedBake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and starts an 800 MB bake")
 	}
-	bin := filepath.Join(t.TempDir(), "bonebake")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := builtBinary(t)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int

@@ -127,9 +127,25 @@ func TestMotFilesOpenInBayonettaTools(t *testing.T) {
 		}
 	}
 
+	// The peer reads each distinct file once (a Ruby process a file, a
+	// fraction of a second each): many written files are the same bytes (a
+	// motion and its other byte order's twin, written in one family and order;
+	// convert and encode agreeing), and the same bytes read the same. Each
+	// file's result is then checked against what that file promises.
 	outDir := filepath.Join(dir, "peer")
 	cmdArgs := []string{outDir}
+	first := map[string]string{}  // content → the first file with it
+	sameAs := map[string]string{} // a later file with that content → the first
 	for _, f := range files {
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := first[string(b)]; ok {
+			sameAs[f.path] = p
+			continue
+		}
+		first[string(b)] = f.path
 		cmdArgs = append(cmdArgs, f.path)
 	}
 	cmd := exec.Command(filepath.Join(peer, "run.sh"), cmdArgs...)
@@ -138,6 +154,19 @@ func TestMotFilesOpenInBayonettaTools(t *testing.T) {
 		// nothing to compare with (.ci/run installs ruby ruby-dev ruby-nokogiri).
 		t.Skipf("bayonetta_tools could not be set up or run (%v): %.2000s", err, out)
 	}
+	result := func(path string) string {
+		return filepath.Join(outDir, strings.TrimSuffix(filepath.Base(path), ".mot")+".json")
+	}
+	for path, p := range sameAs {
+		b, err := os.ReadFile(result(p))
+		if err != nil {
+			t.Fatalf("the peer wrote no result for %s: %v", p, err)
+		}
+		if err := os.WriteFile(result(path), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d files written, %d distinct ones read by the peer", len(files), len(cmdArgs)-1)
 
 	opened, refused := 0, 0
 	for _, f := range files {

@@ -15,7 +15,7 @@
 //   panel.js     the side panel; timeline.js the timeline
 //   lod.js       level of detail: each unit drawn at the level the server chose
 import { resolve } from './playback.js';
-import { $, params, state, stats, hook, fail, Notice, RECORD } from './state.js';
+import { $, params, state, stats, hook, fail, Notice, RECORD, requestDraw, takeDraw } from './state.js';
 import { gl, setupGL, checkGL, fragSource } from './gl.js';
 import { setupBAT } from './bat.js';
 import { setupClock, evaluate } from './clock.js';
@@ -31,26 +31,38 @@ import { setupLOD, showLOD, preloadSnapshots } from './lod.js';
 
 const frameWaiters = [];
 let last = 0;
+let drewLast = false;
 
+// frame runs once per animation frame. It draws while playing; paused, only
+// when something it shows may have changed (a step answer applied, an input
+// event, a hook call, a load that finished: requestDraw) or a frame is waited
+// for (nextFrames). Otherwise the canvas keeps its last picture, so a paused
+// crowd costs no drawing however large it is.
 function frame(now) {
   try {
-    const dt = last ? Math.min((now - last) / 1000, 0.25) : 0;
-    if (last) stats.frameMs = stats.frameMs ? stats.frameMs * 0.9 + (now - last) * 0.1 : now - last;
+    const gap = last ? now - last : 0;
+    const dt = Math.min(gap / 1000, 0.25);
     last = now;
     const t0 = performance.now();
     const d = state.playing ? dt * state.speed : 0;
     state.time += d;
-    applyStep(state.assets);
+    const stepped = applyStep(state.assets);
     tick(d); // the next step is computed while this one is drawn
-    if (state.extent) {
-      render();
-      drawTimeline();
-    } else {
-      gl.clear(gl.COLOR_BUFFER_BIT); // the background until the crowd comes
+    const wanted = takeDraw();
+    const draw = state.playing || stepped || wanted || frameWaiters.length > 0;
+    if (draw) {
+      if (drewLast && gap) stats.frameMs = stats.frameMs ? stats.frameMs * 0.9 + gap * 0.1 : gap;
+      if (state.extent) {
+        render();
+        drawTimeline();
+      } else {
+        gl.clear(gl.COLOR_BUFFER_BIT); // the background until the crowd comes
+      }
+      stats.frames++;
+      if (stats.frames % 30 === 1) checkGL();
+      stats.cpuMs = performance.now() - t0;
     }
-    stats.frames++;
-    if (stats.frames % 30 === 1) checkGL();
-    stats.cpuMs = performance.now() - t0;
+    drewLast = draw;
     showStats(now);
     showLOD(now);
     while (frameWaiters.length && frameWaiters[0].until <= stats.frames) frameWaiters.shift().resolve(stats.frames);
@@ -137,6 +149,23 @@ Object.assign(hook, {
   crowdRect,
 });
 
+// drawAfterHookCalls makes every hook function (this module's and those the
+// others add) but those that only read ask for a frame when called and again
+// when what it returns resolves: each may change what the page shows.
+const hookReaders = new Set(['resolve', 'glError', 'sync', 'nextFrames', 'focusInstance', 'project', 'crowdRect',
+  'batReport', 'clockResolve', 'lodStats', 'lodLevels', 'snapshotsLoaded', 'eye']);
+function drawAfterHookCalls() {
+  for (const [k, f] of Object.entries(hook)) {
+    if (typeof f !== 'function' || hookReaders.has(k)) continue;
+    hook[k] = (...args) => {
+      requestDraw();
+      const r = f(...args);
+      if (r && typeof r.then === 'function') r.then(requestDraw, () => {});
+      return r;
+    };
+  }
+}
+
 async function main() {
   if (!gl) {
     throw new Notice('This browser cannot give the page WebGL2, which the viewer draws with. ' +
@@ -163,9 +192,16 @@ async function main() {
   if (clip) { const A = state.assets[state.selected]; state.override[A.id] = A.clips.findIndex((c) => c.name === clip); }
   setupPanel();
   setupLOD();
+  drawAfterHookCalls();
   if (state.bat.mode !== 'off') await switchBAT();
   setupPointer();
   setupTimeline();
+  // Input (the panel, the pointer, keys) and a resized window may change the
+  // picture: a paused page draws the next frame.
+  for (const ev of ['pointerdown', 'pointermove', 'pointerup', 'wheel', 'touchstart', 'touchmove', 'touchend', 'keydown', 'input', 'change', 'click']) {
+    window.addEventListener(ev, requestDraw, { capture: true, passive: true });
+  }
+  window.addEventListener('resize', requestDraw);
   const start = state.time; // the clock the URL asks for
   requestAnimationFrame(frame); // the loop fetches the crowd's steps from now on
   await rebuild();

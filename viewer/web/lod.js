@@ -20,7 +20,7 @@
 //
 // The panel shows the units at each level, the skinning work (vertices ×
 // influences skinned per frame, counted at the draws) and the distances in use.
-import { $, params, state, stats, hook, RECORD, RECORD_BYTES, kvRows } from './state.js';
+import { $, params, state, stats, hook, RECORD, RECORD_BYTES, kvRows, requestDraw } from './state.js';
 import { gl, prog, fetchOK, floatTexture, meshVAO } from './gl.js';
 import { eye } from './camera.js';
 import { setDraw, setMaterial } from './draw.js';
@@ -199,6 +199,7 @@ function loadSnapshot(A) {
   A.snapshot = null;
   A.snapshotLoading = fetchOK(`api/assets/${A.id}/snapshot`).then((r) => r.arrayBuffer()).then((buf) => {
     A.snapshot = parseSnapshot(A, buf);
+    requestDraw(); // far units are drawn from it from now on
   }).catch((err) => { console.error(`bonebake viewer: ${A.name}'s snapshot mesh:`, err); });
   return A.snapshotLoading;
 }

@@ -1,6 +1,6 @@
 // The side panel: the species' info and clip table, the crowd controls and
 // keyboard shortcuts, and the frame statistics.
-import { $, state, stats, fail, clampInt, MAX_INSTANCES, wantsClock, kvRows } from './state.js';
+import { $, state, stats, fail, clampInt, MAX_INSTANCES, wantsClock, kvRows, requestDraw } from './state.js';
 import { rebuildCrowd, focus } from './scene.js';
 import { frameSeconds, tick, note, settled } from './crowd.js';
 import { frameCrowd, focusSelected } from './camera.js';
@@ -104,7 +104,7 @@ export function showBAT() {
 export function switchBAT(mode = state.bat.mode, preset = state.bat.preset, format = state.bat.format) {
   const p = setBAT(mode, preset, format);
   showBAT();
-  return p.then(showBAT, (err) => { fail(err); throw err; });
+  return p.then(() => { showBAT(); requestDraw(); }, (err) => { fail(err); throw err; });
 }
 
 let statsShown = 0;
@@ -161,6 +161,7 @@ export function stepFrame(s = frameSeconds(focus())) {
 export function rebuild(frame = false) {
   return rebuildCrowd().then(() => {
     if (frame) frameCrowd();
+    requestDraw();
     showFades();
     const n = note();
     $('note').textContent = n;

@@ -55,6 +55,13 @@ export function wantsClock() {
   return state.clock === 'clock' || (state.clock === 'auto' && state.count >= CLOCK_UNITS && !(state.lod && state.lod.on));
 }
 
+// A paused page draws a frame only when something it shows may have changed
+// (app.js): requestDraw asks for the next one; takeDraw says whether one was
+// asked for since the last call.
+let drawWanted = true;
+export function requestDraw() { drawWanted = true; }
+export function takeDraw() { const w = drawWanted; drawWanted = false; return w; }
+
 // The test hook; app.js adds its functions.
 export const hook = { ready: false, error: null, state, stats };
 window.bonebake = hook;

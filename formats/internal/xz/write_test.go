@@ -126,8 +126,10 @@ func TestBoundaries(t *testing.T) {
 	slow(t)
 	src := mixedData(5<<20, 4)
 	rnd := randomBytes(5<<20, 4)
-	const bs = 1 << 20
-	sizes := []int{1<<16 - 1, 1 << 16, 1<<16 + 1, bs - 1, bs, bs + 1, 2*bs + 1, 2<<20 - 1, 2 << 20, 2<<20 + 1}
+	// Around a chunk's 64 KiB of packed data, one block and two: the block
+	// size is small (its window 128 KiB) to make the sizes small.
+	const bs = 1 << 19
+	sizes := []int{1<<16 - 1, 1 << 16, 1<<16 + 1, bs - 1, bs, bs + 1, 2*bs - 1, 2 * bs, 2*bs + 1}
 	for _, n := range sizes {
 		for _, d := range [][]byte{src[:n], rnd[:n]} {
 			checkDecodes(t, compress(t, d, WriterConfig{BlockSize: bs}, 0), d)
@@ -178,13 +180,14 @@ func TestChecks(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	slow(t)
 	// The short last block gets a small match finder with 8 workers and the
-	// first block's full-size one with 1. Seven blocks (six full, one short).
-	data := mixedData(3<<19+12345, 6)
-	cfg := WriterConfig{BlockSize: 256 << 10, Check: CheckCRC64}
+	// first block's full-size one with 1. Seven blocks (six full, one short)
+	// of 128 KiB, whose window is the smallest (minWindow) as 256 KiB's is.
+	data := mixedData(3<<18+12345, 6)
+	cfg := WriterConfig{BlockSize: 128 << 10, Check: CheckCRC64}
 	want := compress(t, data, cfg, 0)
 	checkDecodes(t, want, data)
 	for _, workers := range []int{1, 2, 3, 8} {
-		for _, piece := range []int{0, 1000, 256 << 10, 777777} {
+		for _, piece := range []int{0, 1000, 128 << 10, 277777} {
 			cfg.Workers = workers
 			if got := compress(t, data, cfg, piece); !bytes.Equal(got, want) {
 				t.Fatalf("workers %d, writes of %d: output differs", workers, piece)
