@@ -3,6 +3,7 @@ package viewer
 import (
 	"encoding/json"
 	"fmt"
+	"image"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -242,9 +243,9 @@ func TestBrowserClockPicture(t *testing.T) {
 }
 
 // TestBrowserClockSends: a crowd of 5,000 plays in the GPU clock mode by
-// default when level of detail is off (with it on, levels are chosen per step); its first step sends every record, later steps with nothing chosen
-// almost none, a clip chosen for the species all its units'; played per frame
-// every step sends all.
+// default, level of detail on; its first step sends every record, later steps
+// with nothing chosen almost none, a clip chosen for the species all its
+// units'; played per frame every step sends all.
 func TestBrowserClockSends(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
@@ -253,7 +254,7 @@ func TestBrowserClockSends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, []*Asset{a}, "?n=5000&paused=1&aa=0&lod=0&skeleton=0&sockets=0", 320, 97)
+	p := openViewer(t, []*Asset{a}, "?n=5000&paused=1&aa=0&skeleton=0&sockets=0", 320, 97)
 	if m := p.eval("[bonebake.state.crowd.playback, bonebake.stats.playback, bonebake.stats.recordsSent]"); fmt.Sprint(m) != "[clock clock 5000]" {
 		t.Fatalf("mode, last mode and records sent: %v, want the clock mode with all 5000 first", m)
 	}
@@ -290,5 +291,140 @@ func TestBrowserClockSends(t *testing.T) {
 		t.Errorf("per frame: %v, want every record every step", m)
 	}
 	t.Logf("clock mode: %v of 5000 records a step with no change", quiet)
+	p.checkClean()
+}
+
+// TestBrowserClockLOD: with level of detail on, the GPU clock mode shows every
+// unit at the level the per-frame mode does, and the same picture: a sparse
+// crowd seen from just outside its front row, where all three levels show, each
+// unit tinted by its level, a clip chosen on the way so that units fade (a
+// fading unit in the snapshot band shows reduced). The levels come from the
+// server's runtime in both modes; the clock mode's only when they change.
+func TestBrowserClockLOD(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	start := time.Now()
+	p := openCrowdHidden(t, builtins(t), "?n=300&paused=1&aa=0&clock=0&lodcolor=1&skeleton=0&sockets=0", 480, 237)
+	// 300 units three times as far apart as usual span the distances 2,000
+	// would: few to draw in software, every level among them.
+	p.eval("bonebake.state.assets.forEach((A) => { A.spacing *= 3; }), bonebake.setClock('frame')")
+	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
+	// The camera just outside the front row, looking in and down (TestBrowserLOD's close view).
+	const camera = `(() => { let front = -Infinity;
+		for (const A of bonebake.state.assets) for (let i = 0; i < A.count; i++) front = Math.max(front, A.instData[i * 32 + 9]);
+		const c = bonebake.camera;
+		c.target = [bonebake.state.extent.cx, 1, front - 18]; c.yaw = 0; c.pitch = 0.3; c.dist = 24; })()`
+	type shown struct {
+		levels  map[string]any // per asset: its units' levels (lodLevels)
+		records map[string]any // per asset: the records drawn at each level (lodRecords)
+		tally   lodTally
+		shot    image.Image
+	}
+	grab := func() shown {
+		var s shown
+		s.levels, s.records = map[string]any{}, map[string]any{}
+		for _, name := range p.eval("bonebake.state.assets.map((A) => A.name)").([]any) {
+			if m, ok := p.eval(fmt.Sprintf("bonebake.lodLevels(%q)", name)).(map[string]any); ok {
+				s.levels[name.(string)] = m["level"]
+			}
+			s.records[name.(string)] = p.eval(fmt.Sprintf("bonebake.lodRecords(%q)", name))
+		}
+		p.eval("bonebake.setCrowdVisible(true)")
+		p.frames(1)
+		s.tally = parseTally(p.eval("bonebake.lodStats()").(map[string]any))
+		s.shot = p.screenshot()
+		p.eval("bonebake.setCrowdVisible(false)")
+		return s
+	}
+	run := func() shown {
+		// Levels keep a history (hysteresis): a camera kilometres away first puts
+		// every unit of either crowd in the farthest band, then the close view.
+		p.eval("bonebake.camera.target = [0, 1, 5000]; bonebake.settled()")
+		p.eval(camera)
+		p.eval("bonebake.step(0.77)")
+		p.eval("bonebake.selectClip(bonebake.state.assets[bonebake.state.selected].clips[1].name, 1 / 30)")
+		p.eval("bonebake.step(0.05)")
+		p.eval("bonebake.settled()")
+		return grab()
+	}
+	frame := run()
+	if m := p.eval("bonebake.stats.playback"); m != "frame" {
+		t.Fatalf("playback %v with clock=0", m)
+	}
+	p.eval("bonebake.selectClip(null).then(() => bonebake.setClock('clock'))")
+	clocked := run()
+	if m := p.eval("bonebake.stats.playback"); m != "clock" {
+		t.Fatalf("playback %v after setClock('clock')", m)
+	}
+	if clocked.tally.Units[0] == 0 || clocked.tally.Units[1] == 0 || clocked.tally.Units[2] == 0 {
+		t.Errorf("units per level %v: want all three", clocked.tally.Units)
+	}
+	if fmt.Sprint(frame.tally.Units, frame.tally.Riders) != fmt.Sprint(clocked.tally.Units, clocked.tally.Riders) {
+		t.Errorf("units and riders per level: %v %v per frame, %v %v clocked", frame.tally.Units, frame.tally.Riders, clocked.tally.Units, clocked.tally.Riders)
+	}
+	for name, lv := range frame.levels {
+		a, b := lv.([]any), clocked.levels[name].([]any)
+		bad := 0
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				bad++
+			}
+		}
+		if len(a) != len(b) || bad > 0 {
+			t.Errorf("%s: %d of %d units at another level in the clock mode (%d units there)", name, bad, len(a), len(b))
+		}
+	}
+	// The records drawn at each level: the same rows, weights and places (sameRecord),
+	// and the same levels and snapshot frames (floats 3 and 15), but for a unit
+	// whose phase a rounding puts on the other side of a frame boundary.
+	compared, snapshots, bad := 0, 0, 0
+	for name, fr := range frame.records {
+		cr, ok := clocked.records[name].(map[string]any)
+		if !ok || fr == nil {
+			continue
+		}
+		for _, side := range []string{"body", "rider"} {
+			for lv := range 3 {
+				a := fr.(map[string]any)[side].([]any)[lv].([]any)
+				b := cr[side].([]any)[lv].([]any)
+				if len(a) != len(b) {
+					t.Errorf("%s %s level %d: %d records per frame, %d clocked", name, side, lv, len(a)/RecordFloats, len(b)/RecordFloats)
+					continue
+				}
+				for o := 0; o < len(a); o += RecordFloats {
+					var x, y [RecordFloats]float32
+					for k := range RecordFloats {
+						x[k], y[k] = float32(a[o+k].(float64)), float32(b[o+k].(float64))
+					}
+					compared++
+					if lv == 2 {
+						snapshots++
+					}
+					if !sameRecord(x[:], y[:]) || x[recLevel] != y[recLevel] || x[recRiderLevel] != y[recRiderLevel] {
+						if bad++; bad <= 5 {
+							t.Logf("%s %s level %d record %d:\nper frame %v\nclocked   %v", name, side, lv, o/RecordFloats, x, y)
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d records compared (%d at the snapshot level), %d differ", compared, snapshots, bad)
+	if snapshots == 0 || bad > compared/100 {
+		t.Errorf("%d of %d records drawn differ between the modes (%d at the snapshot level)", bad, compared, snapshots)
+	}
+	p.eval("bonebake.step(0.1)")
+	later := grab()
+	r := rect{0, 0, 480, 237}
+	n, total := differing(frame.shot, clocked.shot, r)
+	moved, _ := differing(clocked.shot, later.shot, r)
+	t.Logf("levels %v (riders %v); %d of %d pixels differ between the modes, %d a tenth of a second later", clocked.tally.Units, clocked.tally.Riders, n, total, moved)
+	if moved < 300 || moved < 20*n {
+		t.Errorf("the comparison cannot tell: %d pixels differ a step apart, %d between the modes", moved, n)
+	}
+	if n > total/500 {
+		t.Errorf("%d of %d pixels differ between the per-frame and clock pictures", n, total)
+	}
 	p.checkClean()
 }

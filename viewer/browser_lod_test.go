@@ -329,7 +329,8 @@ func sq(x float64) float64 { return x * x }
 // TestBrowserLODFrameTime measures the page's frame time and the skinning work
 // it counts at its draws for the default crowd of 10,000 units playing, LOD on
 // and off in the same run (BENCHMARKS.md, "Viewer"; the README's figure). Set
-// BONEBAKE_LOD_BENCH=1 to run it.
+// BONEBAKE_LOD_BENCH=1 to run it; BONEBAKE_LOD_QUERY is added to the page's query
+// (&clock=0 or &clock=1 to measure either playback mode).
 func TestBrowserLODFrameTime(t *testing.T) {
 	if os.Getenv("BONEBAKE_LOD_BENCH") == "" {
 		t.Skip("set BONEBAKE_LOD_BENCH=1 to measure")
@@ -338,7 +339,7 @@ func TestBrowserLODFrameTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, assets, "?n=10000&skeleton=0&sockets=0&aa=0", 900, 417)
+	p := openViewer(t, assets, "?n=10000&skeleton=0&sockets=0&aa=0"+os.Getenv("BONEBAKE_LOD_QUERY"), 900, 417)
 	p.eval("bonebake.snapshotsLoaded()")
 	p.frames(2)
 	measure := func(on bool) (ms, skinned float64) {

@@ -29,6 +29,21 @@ type clock struct {
 	owner []int32 // per playback unit: the crowd unit whose entry carries it
 	dirty []bool  // per crowd unit: its entry changed since the last answer
 	sent  []int32 // the crowd units whose entries changed, in order
+	// levels is what the page was last told of each crowd unit's levels of
+	// detail (levelPair); none while lod is false.
+	levels []uint16
+	lod    bool
+}
+
+// levelPair is a crowd unit's level and its rider's (LevelFull without one),
+// as a clock answer's level entry carries them: the level in the low byte.
+func (c *Crowd) levelPair(i int) uint16 {
+	p := c.play
+	l := uint16(p.Level[i])
+	if r := c.riderUnit[i]; r >= 0 {
+		l |= uint16(p.Level[r]) << 8
+	}
+	return l
 }
 
 func newClock(c *Crowd, units int) *clock {
@@ -79,6 +94,10 @@ func (c *Crowd) focusRecord(i int, rec []float32) {
 // records changed since the last answer: the unit's index in asset order
 // (uint32), its tint and place (8 floats), its crowd.TimeRecord and its
 // rider's (16 words each, laid out as the Go struct; zero without a rider).
+// Then the number L of level entries (uint32) and L entries of the units whose
+// levels of detail changed since the last answer (every unit in the first
+// answer with level of detail on; none with it off): the unit's index
+// (uint32), its crowd.Level and its rider's (a byte each), two zero bytes.
 func (c *Crowd) appendClock(b []byte, f Focus) []byte {
 	k, p := c.clock, c.play
 	k.collect(p.Changed())
@@ -112,6 +131,35 @@ func (c *Crowd) appendClock(b []byte, f Focus) []byte {
 		k.dirty[i] = false
 	}
 	k.sent = k.sent[:0]
+	return c.appendLevels(b)
+}
+
+// appendLevels appends the level entries of a clock answer (see appendClock):
+// the player chose the levels at its new time (crowd.Player.Advance).
+func (c *Crowd) appendLevels(b []byte) []byte {
+	k := c.clock
+	at := len(b)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	if c.play.Level == nil {
+		k.lod = false
+		return b
+	}
+	if k.levels == nil {
+		k.levels = make([]uint16, len(k.dirty))
+	}
+	n := 0
+	for i := range k.levels {
+		l := c.levelPair(i)
+		if k.lod && l == k.levels[i] {
+			continue
+		}
+		k.levels[i] = l
+		b = binary.LittleEndian.AppendUint32(b, uint32(i))
+		b = append(b, byte(l), byte(l>>8), 0, 0)
+		n++
+	}
+	k.lod = true
+	binary.LittleEndian.PutUint32(b[at:], uint32(n))
 	return b
 }
 

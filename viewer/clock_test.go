@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"testing"
 
@@ -134,8 +135,9 @@ func TestClockSendsChanges(t *testing.T) {
 		now := math.Float32frombits(binary.LittleEndian.Uint32(b[o:]))
 		o += 4 + RecordFloats*4
 		k := int(binary.LittleEndian.Uint32(b[o:]))
-		if len(b) != o+4+k*clockEntry {
-			t.Fatalf("%d bytes for %d entries", len(b), k)
+		o += 4 + k*clockEntry
+		if len(b) != o+4 || binary.LittleEndian.Uint32(b[o:]) != 0 {
+			t.Fatalf("%d bytes for %d entries and no levels of detail", len(b), k)
 		}
 		return k, now
 	}
@@ -159,4 +161,85 @@ func TestClockSendsChanges(t *testing.T) {
 		t.Errorf("a battle plays %q, want frame", jb.Playback)
 	}
 	_ = crowd.TimeRecordSize
+}
+
+// TestClockSendsLevels: with the camera's position in the query, a clock answer
+// carries the units' levels of detail (and their riders'): every unit's at
+// first, then only those that changed, as the player chose them; moving the
+// camera far away sends the units it takes past a boundary, and a step without
+// it turns level of detail off.
+func TestClockSendsLevels(t *testing.T) {
+	s := New(builtins(t))
+	_, j := post(t, s, `{"layout":"parade","count":400,"seed":1,"clock":true}`)
+	if j.Playback != "clock" {
+		t.Fatalf("playback %q, want clock", j.Playback)
+	}
+	c := s.crowds.get(1).c
+	type level struct{ body, rider crowd.Level }
+	seen := map[int]level{}
+	step := func(query string) (n int) {
+		t.Helper()
+		b := get(t, s, "/api/crowd/1/step?"+query).Body.Bytes()
+		le := binary.LittleEndian
+		o := stepHeader + 4*int(le.Uint32(b[8:])) + 4 + RecordFloats*4
+		o += 4 + int(le.Uint32(b[o:]))*clockEntry
+		n = int(le.Uint32(b[o:]))
+		o += 4
+		if len(b) != o+8*n {
+			t.Fatalf("%s: %d bytes for %d level entries", query, len(b)-o, n)
+		}
+		for e := range n {
+			i := int(le.Uint32(b[o+8*e:]))
+			if i >= c.Len() || b[o+8*e+6] != 0 || b[o+8*e+7] != 0 {
+				t.Fatalf("%s: level entry %d: unit %d of %d, bytes %v", query, e, i, c.Len(), b[o+8*e:o+8*e+8])
+			}
+			seen[i] = level{crowd.Level(b[o+8*e+4]), crowd.Level(b[o+8*e+5])}
+		}
+		riders := 0
+		for i := range c.Len() {
+			want := level{body: c.play.Level[i]}
+			if r := c.riderUnit[i]; r >= 0 {
+				want.rider = c.play.Level[r]
+				riders++
+			}
+			if seen[i] != want {
+				t.Fatalf("%s: unit %d: the page was told %v, the player chose %v", query, i, seen[i], want)
+			}
+		}
+		if riders == 0 {
+			t.Fatal("the parade has no riders")
+		}
+		return n
+	}
+	e := c.Extent() // the camera at a corner of the parade, then 60 m farther out
+	near := fmt.Sprintf("eye=%g,2,%g", e[0], e[1])
+	away := fmt.Sprintf("eye=%g,2,%g", e[0]-60, e[1]-60)
+	if n := step("dt=0&" + near); n != c.Len() {
+		t.Errorf("the first answer sends %d units' levels, want all %d", n, c.Len())
+	}
+	if n := step("dt=0.033&" + near); n > c.Len()/50 {
+		t.Errorf("a step with the camera still sends %d units' levels", n)
+	}
+	var levels [crowd.NumLevels]int
+	for _, l := range seen {
+		levels[l.body]++
+	}
+	far := step("dt=0.033&" + away)
+	if far == 0 || far == c.Len() {
+		t.Errorf("moving the camera away sends %d units' levels of %d", far, c.Len())
+	}
+	t.Logf("extent %v; near: %v units per level; moving away changed %d units", e, levels, far)
+	if levels[crowd.LevelFull] == 0 || levels[crowd.LevelFull] == c.Len() {
+		t.Errorf("from a corner of the parade, %v units per level: want some near and some far", levels)
+	}
+	if n := step("dt=0.033&" + away); n > c.Len()/50 {
+		t.Errorf("the camera still again: %d units' levels sent", n)
+	}
+	b := get(t, s, "/api/crowd/1/step?dt=0.033&lod=0").Body.Bytes()
+	if n := binary.LittleEndian.Uint32(b[len(b)-4:]); n != 0 {
+		t.Errorf("lod=0: %d level entries", n)
+	}
+	if n := step("dt=0.033&" + away); n != c.Len() {
+		t.Errorf("level of detail back on: %d units' levels sent, want all %d", n, c.Len())
+	}
 }

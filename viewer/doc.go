@@ -46,10 +46,13 @@
 // swings' eased timeline included) resolves them at that time into the same
 // 32-float records, written by transform feedback into the instance buffers,
 // so every draw (palette or BAT skinning, riders, the sword, socket gizmos)
-// reads what it reads per frame. The page asks for it from 5,000 units
-// when level of detail is off (levels are chosen per step, and clock records do
-// not carry them), or as the panel or clock=0|1 says. A battle plays per frame: its units move
-// every step and its swings run on the frame-stepped combat.
+// reads what it reads per frame. With level of detail on, the player chooses
+// the levels at each step's time (crowd.Player.Advance), the answer carries the
+// units whose levels changed (appendLevels), and the page resolves each level's
+// units into that level's instance buffer with their level's rows. The page
+// asks for the clock mode from 5,000 units, or as the panel or clock=0|1 says.
+// A battle plays per frame: its units move every step and its swings run on
+// the frame-stepped combat.
 //
 // The page (plain HTML, JavaScript and GLSL under web/, embedded with go:embed;
 // nothing from a CDN, no build step) fetches each asset's palette block as the

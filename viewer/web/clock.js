@@ -8,16 +8,25 @@
 // A unit's clock entry is CLOCK words: tint and place (8 floats), then its
 // crowd.TimeRecord and its rider's (16 words each: Own, From and Prior as phase,
 // rate, row, shape; Start, FadeStart, FadeInv, PriorShare), as the server sends it.
+// The entries live in an integer texture, so that a pass can resolve any list of
+// units: all of them into the asset's instance buffer, and with level of detail
+// on (lod.js) the units at each level into that level's buffer, each unit's
+// rows as its level shows them (clock.vert.glsl).
 import { gl, fetchOK, compileShader } from './gl.js';
 import { RECORD, RECORD_BYTES } from './state.js';
 
 export const CLOCK = 40;
 const CLOCK_BYTES = CLOCK * 4;
+const TEXELS = CLOCK / 4; // an entry's texels in the entries texture
+const PER_ROW = 200; // entries per row of the entries texture (2,000 texels: within every WebGL 2's limit)
 // Outputs in the record's order (gl.js).
 const VARYINGS = ['o_play', 'o_tint', 'o_place', 'o_riderPlay', 'o_fade', 'o_prior', 'o_riderFade', 'o_riderPrior'];
 const FRAG = '#version 300 es\nprecision mediump float;\nout vec4 c;\nvoid main() { c = vec4(0.0); }\n';
+// Texture units of the resolve pass: the entries, then the snapshot maps of the
+// unit's species and of its rider's (lookup, below).
+const ENTRIES_UNIT = 8, SNAP_UNIT = 9;
 
-let prog = null, uNow = null;
+let prog = null, U = null, itemsVao = null, empty = null;
 
 export async function setupClock() {
   const vs = await fetchOK('clock.vert.glsl').then((r) => r.text());
@@ -27,36 +36,44 @@ export async function setupClock() {
   gl.transformFeedbackVaryings(prog, VARYINGS, gl.INTERLEAVED_ATTRIBS);
   gl.linkProgram(prog);
   if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('link clock.vert.glsl: ' + gl.getProgramInfoLog(prog));
-  uNow = gl.getUniformLocation(prog, 'u_now');
+  U = {};
+  for (const n of ['u_now', 'u_entries', 'u_snapMap', 'u_snapPalette', 'u_riderSnapMap', 'u_riderSnapPalette', 'u_tintLevel', 'u_levelTint']) U[n] = gl.getUniformLocation(prog, n);
+  gl.useProgram(prog);
+  gl.uniform1i(U.u_entries, ENTRIES_UNIT);
+  ['u_snapMap', 'u_snapPalette', 'u_riderSnapMap', 'u_riderSnapPalette'].forEach((n, k) => gl.uniform1i(U[n], SNAP_UNIT + k));
+  itemsVao = gl.createVertexArray();
+  empty = uintTexture(new Uint32Array(4), 1, 1);
 }
 
-// clockVAO reads one clock entry per vertex from buf: tint and place as floats,
-// the time records as unsigned integers (their float fields are decoded from
-// the bits: rows and shapes do not fit a float).
-function clockVAO(buf) {
-  const vao = gl.createVertexArray();
-  gl.bindVertexArray(vao);
-  gl.bindBuffer(gl.ARRAY_BUFFER, buf);
-  for (let loc = 0; loc < 10; loc++) {
-    gl.enableVertexAttribArray(loc);
-    if (loc < 2) gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, CLOCK_BYTES, loc * 16);
-    else gl.vertexAttribIPointer(loc, 4, gl.UNSIGNED_INT, CLOCK_BYTES, loc * 16);
-  }
-  gl.bindVertexArray(null);
-  gl.bindBuffer(gl.ARRAY_BUFFER, null);
-  return vao;
+// bindEntries binds tex to the resolve pass's own texture unit (ENTRIES_UNIT),
+// so that no other program's texture is displaced.
+function bindEntries(tex) {
+  gl.activeTexture(gl.TEXTURE0 + ENTRIES_UNIT);
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+}
+
+// uintTexture makes an RGBA32UI texture of w×h texels from words.
+function uintTexture(words, w, h) {
+  const tex = gl.createTexture();
+  bindEntries(tex);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+  gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32UI, w, h);
+  if (words) gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, w, h, gl.RGBA_INTEGER, gl.UNSIGNED_INT, words);
+  gl.activeTexture(gl.TEXTURE0);
+  return tex;
 }
 
 // reserveClock readies A for a clocked crowd of n units: its clock entries (a
-// CPU copy and a buffer) and A.instData, the CPU copy of its records (tint and
-// place of every unit; the frames of the focus unit only).
+// CPU copy and a texture, PER_ROW entries a row) and A.instData, the CPU copy of
+// its records (tint and place of every unit; the frames of the focus unit only).
 export function reserveClock(A, n) {
-  if (!A.clockBuf) { A.clockBuf = gl.createBuffer(); A.clockVao = clockVAO(A.clockBuf); A.clockCap = 0; }
-  if (A.clockCap < n) {
-    A.clockCap = Math.max(n, 16);
-    gl.bindBuffer(gl.ARRAY_BUFFER, A.clockBuf);
-    gl.bufferData(gl.ARRAY_BUFFER, A.clockCap * CLOCK_BYTES, gl.DYNAMIC_DRAW);
-    A.clockData = new Uint8Array(A.clockCap * CLOCK_BYTES);
+  const cap = Math.max(PER_ROW, Math.ceil(n / PER_ROW) * PER_ROW);
+  if ((A.clockCap || 0) < cap) {
+    if (A.clockTex) gl.deleteTexture(A.clockTex);
+    A.clockCap = cap;
+    A.clockData = new Uint8Array(cap * CLOCK_BYTES);
+    A.clockTex = uintTexture(null, PER_ROW * TEXELS, cap / PER_ROW);
   }
   A.instData = new Float32Array(n * RECORD);
   A.clockChanged = [];
@@ -69,28 +86,73 @@ export function putClock(A, k, bytes, o) {
   A.clockChanged.push(k);
 }
 
-// uploadClock sends A's changed entries to its buffer: one by one when few,
-// else the span they cover at once.
+// uploadClock sends A's changed entries to its texture: one by one when few,
+// else the rows they cover at once.
 export function uploadClock(A) {
   const ch = A.clockChanged;
   if (ch.length === 0) return;
-  gl.bindBuffer(gl.ARRAY_BUFFER, A.clockBuf);
+  bindEntries(A.clockTex);
+  const words = new Uint32Array(A.clockData.buffer);
   if (ch.length <= 64) {
-    for (const k of ch) gl.bufferSubData(gl.ARRAY_BUFFER, k * CLOCK_BYTES, A.clockData, k * CLOCK_BYTES, CLOCK_BYTES);
+    for (const k of ch) {
+      gl.texSubImage2D(gl.TEXTURE_2D, 0, (k % PER_ROW) * TEXELS, Math.floor(k / PER_ROW), TEXELS, 1, gl.RGBA_INTEGER, gl.UNSIGNED_INT, words, k * CLOCK);
+    }
   } else {
-    const lo = Math.min(...ch), hi = Math.max(...ch) + 1;
-    gl.bufferSubData(gl.ARRAY_BUFFER, lo * CLOCK_BYTES, A.clockData, lo * CLOCK_BYTES, (hi - lo) * CLOCK_BYTES);
+    const lo = Math.floor(Math.min(...ch) / PER_ROW), hi = Math.floor(Math.max(...ch) / PER_ROW) + 1;
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, lo, PER_ROW * TEXELS, hi - lo, gl.RGBA_INTEGER, gl.UNSIGNED_INT, words, lo * PER_ROW * CLOCK);
   }
-  gl.bindBuffer(gl.ARRAY_BUFFER, null);
+  gl.activeTexture(gl.TEXTURE0);
   A.clockChanged = [];
 }
 
-// resolve runs the resolve pass over n entries of vao at time now, writing n
-// records to out.
-function resolve(vao, n, out, now) {
+// snapshotMaps gives the resolve pass A's snapshot frames (docs/runtime.md
+// §6.4), two textures made once: by palette row, the snapshot frames of the
+// clip that starts there (crowd.SnapshotMap's offset, scale as float bits, last);
+// by snapshot frame, the palette frame at the same time (toPalette, as
+// splitLevels puts it beside a snapshot frame). Without a snapshot mesh, none.
+function snapshotMaps(A, toPalette) {
+  if (A.snapMaps !== undefined) return A.snapMaps;
+  const s = A.info.snapshot;
+  if (!s) return (A.snapMaps = null);
+  const rows = A.clips.reduce((m, c) => Math.max(m, c.frame_offset + c.frame_count), 1);
+  const map = new Uint32Array(rows * 4), f32 = new Float32Array(1), bits = new Uint32Array(f32.buffer);
+  let offset = 0;
+  A.clips.forEach((c, k) => {
+    const n = s.clip_frames[k];
+    f32[0] = c.loops ? n : n - 1;
+    for (let r = c.frame_offset; r < c.frame_offset + c.frame_count; r++) map.set([offset, bits[0], n - 1, 0], r * 4);
+    offset += n;
+  });
+  const pal = toPalette(A), palWords = new Uint32Array(pal.length * 4);
+  pal.forEach((f, k) => { palWords[k * 4] = f; });
+  const wrap = (words, texels) => {
+    const w = Math.min(texels, 1024), h = Math.ceil(texels / w), padded = new Uint32Array(w * h * 4);
+    padded.set(words);
+    return uintTexture(padded, w, h);
+  };
+  return (A.snapMaps = { map: wrap(map, rows), palette: wrap(palWords, pal.length) });
+}
+
+// resolve runs the resolve pass over n items of buffer items (each a unit's
+// index in A's entries, its level at bit 24 and its rider's at bit 26), at time
+// now, writing n records to out; tintLevel ≥ 0 tints them as that level's.
+function resolve(A, items, n, out, now, tintLevel, toPalette) {
   gl.useProgram(prog);
-  gl.uniform1f(uNow, now);
-  gl.bindVertexArray(vao);
+  gl.uniform1f(U.u_now, now);
+  gl.uniform1i(U.u_tintLevel, tintLevel);
+  bindEntries(A.clockTex);
+  const maps = [toPalette ? snapshotMaps(A, toPalette) : null, toPalette && A.rider ? snapshotMaps(A.rider.asset, toPalette) : null];
+  maps.forEach((m, k) => {
+    gl.activeTexture(gl.TEXTURE0 + SNAP_UNIT + 2 * k);
+    gl.bindTexture(gl.TEXTURE_2D, m ? m.map : empty);
+    gl.activeTexture(gl.TEXTURE0 + SNAP_UNIT + 2 * k + 1);
+    gl.bindTexture(gl.TEXTURE_2D, m ? m.palette : empty);
+  });
+  gl.activeTexture(gl.TEXTURE0);
+  gl.bindVertexArray(itemsVao);
+  gl.bindBuffer(gl.ARRAY_BUFFER, items);
+  gl.enableVertexAttribArray(0);
+  gl.vertexAttribIPointer(0, 1, gl.UNSIGNED_INT, 0, 0);
   gl.bindBuffer(gl.ARRAY_BUFFER, null); // a buffer written by transform feedback may be bound nowhere else
   gl.bindBufferBase(gl.TRANSFORM_FEEDBACK_BUFFER, 0, out);
   gl.enable(gl.RASTERIZER_DISCARD);
@@ -102,9 +164,11 @@ function resolve(vao, n, out, now) {
   gl.bindVertexArray(null);
 }
 
-// resolveClock writes A's A.count instance records for the crowd's time now.
-export function resolveClock(A, now) {
-  if (A.count > 0) resolve(A.clockVao, A.count, A.instBuf, now);
+// resolveItems writes the records of a list of A's units (items: a buffer of
+// n items, see resolve) at the crowd's time now into out; toPalette (lod.js)
+// is given when levels of detail apply.
+export function resolveItems(A, items, n, out, now, tintLevel = -1, toPalette = null) {
+  if (n > 0) resolve(A, items, n, out, now, tintLevel, toPalette);
 }
 
 // evaluate is the test hook's window on the resolve pass: each record (16
@@ -113,18 +177,21 @@ export function resolveClock(A, now) {
 // read back.
 export async function evaluate(records, times) {
   const n = records.length;
-  const data = new Uint32Array(n * CLOCK);
-  records.forEach((r, k) => { data.set(r, k * CLOCK + 8); data.set(r, k * CLOCK + 24); });
-  const src = gl.createBuffer(), out = gl.createBuffer();
-  gl.bindBuffer(gl.ARRAY_BUFFER, src);
-  gl.bufferData(gl.ARRAY_BUFFER, data, gl.STATIC_DRAW);
+  const A = { info: {} };
+  reserveClock(A, n);
+  const words = new Uint32Array(A.clockData.buffer);
+  records.forEach((r, k) => { words.set(r, k * CLOCK + 8); words.set(r, k * CLOCK + 24); A.clockChanged.push(k); });
+  uploadClock(A);
+  const items = gl.createBuffer(), out = gl.createBuffer();
+  gl.bindBuffer(gl.ARRAY_BUFFER, items);
+  gl.bufferData(gl.ARRAY_BUFFER, Uint32Array.from(records, (_, k) => k), gl.STATIC_DRAW);
   gl.bindBuffer(gl.ARRAY_BUFFER, out);
   gl.bufferData(gl.ARRAY_BUFFER, n * RECORD_BYTES, gl.STREAM_READ);
-  const vao = clockVAO(src);
+  gl.bindBuffer(gl.ARRAY_BUFFER, null);
   const results = [];
   try {
     for (const t of times) {
-      resolve(vao, n, out, t);
+      resolveItems(A, items, n, out, t);
       const sync = gl.fenceSync(gl.SYNC_GPU_COMMANDS_COMPLETE, 0);
       gl.flush();
       while (gl.clientWaitSync(sync, 0, 0) === gl.TIMEOUT_EXPIRED) await new Promise((r) => setTimeout(r, 2));
@@ -136,8 +203,8 @@ export async function evaluate(records, times) {
       results.push(Array.from(f));
     }
   } finally {
-    gl.deleteVertexArray(vao);
-    gl.deleteBuffer(src);
+    gl.deleteTexture(A.clockTex);
+    gl.deleteBuffer(items);
     gl.deleteBuffer(out);
   }
   return results;

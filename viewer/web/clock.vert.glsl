@@ -5,24 +5,32 @@
 // then read as in the per-frame mode. Resolving once per unit rather than per
 // skinned vertex keeps those shaders, and what they draw, the same in both modes.
 //
-// Each unit brings its tint and place and two crowd.TimeRecords (its own, and its
-// rider's: all zero without one), each as four uvec4s: the playheads Own, From
-// and Prior (phase and rate as float bits, palette row, shape), then Start,
-// FadeStart, FadeInv and PriorShare as float bits. At time u_now a record shows
-// what crowd.TimeRecord.At computes, in float32 as it does.
+// Each vertex is an item: a unit's index in its asset's entries texture (bits
+// 0–23), its level of detail (bits 24–25) and its rider's (26–27). An entry is
+// ten texels: tint and place as float bits, then two crowd.TimeRecords (its
+// own, and its rider's: all zero without one), each four texels: the playheads
+// Own, From and Prior (phase and rate as float bits, palette row, shape), then
+// Start, FadeStart, FadeInv and PriorShare as float bits. At time u_now a record
+// shows what crowd.TimeRecord.At computes, in float32 as it does; then the
+// unit's level (docs/runtime.md §6.4) floors its rows (reduced) or shows its
+// snapshot frame (snapshot), as the server's runtime does per frame and the
+// page's splitLevels lays it out (lod.js).
 precision highp float;
 precision highp int;
+precision highp usampler2D;
 
-layout(location = 0) in vec4 a_tint;
-layout(location = 1) in vec4 a_place;
-layout(location = 2) in uvec4 a_own;
-layout(location = 3) in uvec4 a_from;
-layout(location = 4) in uvec4 a_prior;
-layout(location = 5) in uvec4 a_times;
-layout(location = 6) in uvec4 a_riderOwn;
-layout(location = 7) in uvec4 a_riderFrom;
-layout(location = 8) in uvec4 a_riderPrior;
-layout(location = 9) in uvec4 a_riderTimes;
+layout(location = 0) in uint a_item;
+
+uniform usampler2D u_entries;
+// The snapshot maps of the unit's species and of its rider's (clock.js): by
+// palette row, the snapshot frames of the clip starting there (offset, scale as
+// float bits, last); by snapshot frame, the palette frame at the same time.
+uniform usampler2D u_snapMap, u_snapPalette, u_riderSnapMap, u_riderSnapPalette;
+// u_tintLevel ≥ 0: every unit drawn in that level's colour (the panel's option).
+uniform int u_tintLevel;
+const vec3 LEVEL_TINT[3] = vec3[3](vec3(0.3, 0.9, 0.35), vec3(1.0, 0.75, 0.2), vec3(0.95, 0.3, 0.85));
+
+const uint PER_ROW = 200u; // entries per texture row (clock.js)
 
 uniform float u_now;
 
@@ -120,10 +128,47 @@ void resolve(uvec4 own, uvec4 from, uvec4 prior, uvec4 times, out vec4 play, out
   }
 }
 
+// texel k of entry e.
+uvec4 entry(uint e, uint k) {
+  return texelFetch(u_entries, ivec2(int((e % PER_ROW) * 10u + k), int(e / PER_ROW)), 0);
+}
+
+// lookup is texel k of a map laid out 1,024 texels a row (clock.js).
+uvec4 lookup(usampler2D map, uint k) {
+  return texelFetch(map, ivec2(int(k % 1024u), int(k / 1024u)), 0);
+}
+
+// atLevel shows a resolved side at level lv: reduced and snapshot floor the rows
+// (next = frame, lerp 0, its fade's too); a snapshot shows its snapshot frame in
+// w (crowd.SnapshotMap's floor frame of the phase) and in x and y the palette
+// frame at the same time; otherwise w is the level.
+void atLevel(uint lv, uvec4 own, float dt, usampler2D map, usampler2D palette, inout vec4 play, inout vec4 fade, inout vec4 pri) {
+  play.w = float(lv);
+  if (lv == 0u) return;
+  play.y = play.x;
+  play.z = 0.0;
+  fade.yz = vec2(fade.x, 0.0);
+  pri.yz = vec2(pri.x, 0.0);
+  if (lv != 2u) return;
+  uvec4 m = lookup(map, own.z);
+  int f = min(int(phaseAt(own, dt) * uintBitsToFloat(m.y)), int(m.z));
+  uint frame = m.x + uint(f);
+  play.w = float(frame);
+  play.xy = vec2(float(lookup(palette, frame).x));
+  fade = vec4(0.0);
+  pri = vec4(0.0);
+}
+
 void main() {
-  o_tint = a_tint;
-  o_place = a_place;
-  resolve(a_own, a_from, a_prior, a_times, o_play, o_fade, o_prior);
-  resolve(a_riderOwn, a_riderFrom, a_riderPrior, a_riderTimes, o_riderPlay, o_riderFade, o_riderPrior);
+  uint e = a_item & 0xFFFFFFu, lv = (a_item >> 24) & 3u, rl = (a_item >> 26) & 3u;
+  o_tint = uintBitsToFloat(entry(e, 0u));
+  o_place = uintBitsToFloat(entry(e, 1u));
+  uvec4 own = entry(e, 2u), riderOwn = entry(e, 6u);
+  uvec4 times = entry(e, 5u), riderTimes = entry(e, 9u);
+  resolve(own, entry(e, 3u), entry(e, 4u), times, o_play, o_fade, o_prior);
+  resolve(riderOwn, entry(e, 7u), entry(e, 8u), riderTimes, o_riderPlay, o_riderFade, o_riderPrior);
+  atLevel(lv, own, u_now - uintBitsToFloat(times.x), u_snapMap, u_snapPalette, o_play, o_fade, o_prior);
+  atLevel(rl, riderOwn, u_now - uintBitsToFloat(riderTimes.x), u_riderSnapMap, u_riderSnapPalette, o_riderPlay, o_riderFade, o_riderPrior);
+  if (u_tintLevel >= 0) o_tint = vec4(LEVEL_TINT[u_tintLevel], 1.0);
   gl_Position = vec4(0.0);
 }

@@ -26,8 +26,8 @@
 // cross-fade (state.fades).
 import { state, stats, RECORD } from './state.js';
 import { fetchOK, reserveRecords, uploadRecords } from './gl.js';
-import { CLOCK, reserveClock, putClock, uploadClock, resolveClock } from './clock.js';
-import { lodQuery, cameraMoved, splitLevels } from './lod.js';
+import { CLOCK, reserveClock, putClock, uploadClock } from './clock.js';
+import { lodQuery, cameraMoved, splitLevels, putClockLevel, resolveClockLevels } from './lod.js';
 
 const MAGIC = 0x53434242; // "BBCS", little-endian
 const CLOCK_MAGIC = 0x4b434242; // "BBCK": a clock mode answer
@@ -107,7 +107,7 @@ export function applyStep(all) {
   let now = 0;
   for (const { buf, focusAsset } of todo) now = applyAnswer(all, buf, focusAsset);
   if (clocked) {
-    for (const A of all) { uploadClock(A); resolveClock(A, now); }
+    for (const A of all) { uploadClock(A); resolveClockLevels(A, now); }
   }
   applied = answers[answers.length - 1].seq;
   answers = [];
@@ -157,6 +157,12 @@ function applyAnswer(all, buf, focusAsset) {
   for (let e = 0; e < k; e++, o += 4 + CLOCK * 4) {
     const i = dv.getUint32(o, true), A = all[unitAsset[i]];
     putClock(A, i - crowd.assets[A.index].first, bytes, o + 4);
+  }
+  const levels = dv.getUint32(o, true); // the units whose levels of detail changed (lod.js)
+  o += 4;
+  for (let e = 0; e < levels; e++, o += 8) {
+    const i = dv.getUint32(o, true), A = all[unitAsset[i]];
+    putClockLevel(A, i - crowd.assets[A.index].first, bytes[o + 4], bytes[o + 5]);
   }
   stats.playback = 'clock';
   stats.recordsSent = k;

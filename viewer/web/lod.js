@@ -25,6 +25,7 @@ import { gl, prog, fetchOK, floatTexture, meshVAO } from './gl.js';
 import { eye } from './camera.js';
 import { setDraw, setMaterial } from './draw.js';
 import { settled } from './crowd.js';
+import { resolveItems } from './clock.js';
 
 export const FULL = 0, REDUCED = 1, SNAPSHOT = 2;
 const REC_LEVEL = 3, REC_RIDER_LEVEL = 15, REC_RIDER = 12;
@@ -111,8 +112,16 @@ function reserve(b, n) {
   if (b.cap >= n) return;
   b.cap = Math.max(16, n);
   b.data = new Float32Array(b.cap * RECORD);
+  reserveGPU(b, b.cap);
+}
+
+// reserveGPU makes b's buffer hold n records (its CPU copy is not needed when
+// the records are resolved on the GPU).
+function reserveGPU(b, n) {
+  if ((b.gpu || 0) >= n) return;
+  b.gpu = Math.max(16, n);
   gl.bindBuffer(gl.ARRAY_BUFFER, b.buf);
-  gl.bufferData(gl.ARRAY_BUFFER, b.cap * RECORD_BYTES, gl.DYNAMIC_DRAW);
+  gl.bufferData(gl.ARRAY_BUFFER, b.gpu * RECORD_BYTES, gl.DYNAMIC_DRAW);
 }
 
 function upload(b) {
@@ -257,10 +266,91 @@ function snapshotVAO(S, buf, frameAt) {
 }
 
 // levelsDrawn says whether A's units are drawn by level (drawBody, drawProps).
-// Not in the GPU clock mode: its records are resolved on the GPU, where the
-// server's levels do not reach (docs/runtime.md §6.4).
 export function levelsDrawn(A, bat) {
-  return state.lod.on && !bat && stats.playback !== 'clock' && A.lod && A.lod.level.length === A.count;
+  return state.lod.on && !bat && A.lod && A.lod.level.length === A.count;
+}
+
+// The GPU clock mode (clock.js): the server sends a unit's level and its
+// rider's only when they change (putClockLevel); the page keeps them, lists the
+// units of each level (again when one changes), and resolves each list into
+// that level's instance buffer on the GPU, each unit's rows as its level shows
+// them (clock.vert.glsl): what splitLevels does with a per-frame answer. The
+// list of all units fills the asset's own instance buffer, as uploadRecords does.
+
+// clockArrays readies A's per-unit levels for its A.count units.
+function clockArrays(A) {
+  const L = levels(A), n = A.count;
+  if (L.level.length !== n || !L.riderLevel || L.riderLevel.length !== n) {
+    L.level = new Uint8Array(n);
+    L.riderLevel = new Uint8Array(n);
+    L.switches = new Uint16Array(n);
+    L.fresh = true;
+    L.listsDirty = true;
+  }
+  return L;
+}
+
+// putClockLevel takes a clock answer's levels for A's unit k: its own and its
+// rider's.
+export function putClockLevel(A, k, level, riderLevel) {
+  const L = clockArrays(A);
+  if (k >= A.count) return;
+  if (level !== L.level[k] && !L.fresh) { L.switches[k]++; stats.lod.switches++; }
+  L.level[k] = level;
+  L.riderLevel[k] = riderLevel;
+  L.listsDirty = true;
+}
+
+// clockItems lists A's units for the resolve pass (clock.js's items): all of
+// them, then those at each level and those whose riders are at each level.
+function clockItems(A) {
+  const L = clockArrays(A), n = A.count, on = state.lod.on;
+  if (!L.items) L.items = Array.from({ length: 7 }, () => ({ buf: gl.createBuffer(), n: 0 }));
+  if (!L.listsDirty && L.itemsOn === on) return L.items;
+  const lists = Array.from({ length: 7 }, () => new Uint32Array(n)), counts = new Array(7).fill(0);
+  for (let k = 0; k < n; k++) {
+    const lv = on ? Math.min(L.level[k], SNAPSHOT) : FULL, rl = on ? Math.min(L.riderLevel[k], SNAPSHOT) : FULL;
+    const item = k | (lv << 24) | (rl << 26);
+    lists[0][counts[0]++] = item;
+    lists[1 + lv][counts[1 + lv]++] = item;
+    lists[4 + rl][counts[4 + rl]++] = item;
+  }
+  L.items.forEach((it, j) => {
+    it.n = counts[j];
+    gl.bindBuffer(gl.ARRAY_BUFFER, it.buf);
+    gl.bufferData(gl.ARRAY_BUFFER, lists[j].subarray(0, Math.max(1, counts[j])), gl.DYNAMIC_DRAW);
+  });
+  gl.bindBuffer(gl.ARRAY_BUFFER, null);
+  L.listsDirty = false;
+  L.itemsOn = on;
+  return L.items;
+}
+
+// resolveClockLevels writes A's records at the crowd's time now: all units into
+// its instance buffer, and with level of detail on each level's into that
+// level's buffer (its riders' likewise).
+export function resolveClockLevels(A, now) {
+  if (A.count === 0) return;
+  const items = clockItems(A), L = A.lod, on = state.lod.on;
+  resolveItems(A, items[0].buf, items[0].n, A.instBuf, now, -1, on ? toPalette : null);
+  L.fresh = false;
+  for (const b of [...L.body, ...L.rider]) b.n = 0;
+  if (!on) return;
+  const R = A.rider;
+  for (const lv of [FULL, REDUCED, SNAPSHOT]) {
+    const tint = state.lod.colour ? lv : -1;
+    const body = items[1 + lv];
+    reserveGPU(L.body[lv], body.n);
+    resolveItems(A, body.buf, body.n, L.body[lv].buf, now, tint, toPalette);
+    L.body[lv].n = body.n;
+    if (!R) continue;
+    const rider = items[4 + lv];
+    reserveGPU(L.rider[lv], rider.n);
+    resolveItems(A, rider.buf, rider.n, L.rider[lv].buf, now, tint, toPalette);
+    L.rider[lv].n = rider.n;
+  }
+  if (L.body[SNAPSHOT].n > 0) loadSnapshot(A);
+  if (R && L.rider[SNAPSHOT].n > 0) loadSnapshot(R.asset);
 }
 
 function drawMesh(A, n) {
@@ -432,6 +522,20 @@ export function setupLOD() {
       const xz = [];
       for (let i = 0; i < A.count; i++) xz.push([A.instData[i * RECORD + 8], A.instData[i * RECORD + 9]]);
       return { level: Array.from(A.lod.level), switches: Array.from(A.lod.switches), xz };
+    },
+    // lodRecords(name): the asset's records drawn at each level, its units' and
+    // their riders', read back from the instance buffers.
+    lodRecords: (name) => {
+      const A = state.assets.find((X) => X.name === name);
+      if (!A || !A.lod) return null;
+      const read = (b) => {
+        const f = new Float32Array(b.n * RECORD);
+        gl.bindBuffer(gl.COPY_READ_BUFFER, b.buf);
+        gl.getBufferSubData(gl.COPY_READ_BUFFER, 0, f);
+        gl.bindBuffer(gl.COPY_READ_BUFFER, null);
+        return Array.from(f);
+      };
+      return { body: A.lod.body.map(read), rider: A.lod.rider.map(read) };
     },
     resetLODSwitches: () => { for (const A of state.assets) if (A.lod) A.lod.switches.fill(0); stats.lod.switches = 0; },
     // snapshotsLoaded resolves once no snapshot mesh is loading.

@@ -49,10 +49,9 @@ export const stats = { frames: 0, drawCalls: 0, instances: 0, glErrors: 0, lastG
   playback: '', recordsSent: 0, steps: 0, records: 0 };
 
 // wantsClock says whether a new crowd should be asked for in the clock mode: by
-// default a large parade, unless level of detail is on (the server chooses
-// levels every step, which the clock mode's records do not carry).
+// default a large parade (its levels of detail come with the changed records).
 export function wantsClock() {
-  return state.clock === 'clock' || (state.clock === 'auto' && state.count >= CLOCK_UNITS && !(state.lod && state.lod.on));
+  return state.clock === 'clock' || (state.clock === 'auto' && state.count >= CLOCK_UNITS);
 }
 
 // A paused page draws a frame only when something it shows may have changed
