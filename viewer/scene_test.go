@@ -387,3 +387,24 @@ func builtinRegistry(t testing.TB) *crowd.Registry {
 	}
 	return reg
 }
+
+// A battle's units play nothing before its first step (a paused page asks for
+// steps of no time): the answer names no focus clip then (−1), not the
+// runtime's NoClip, which the page would take for a clip number; after a step
+// it names the focus unit's clip, one of its asset's.
+func TestBattleFocusBeforeFirstStep(t *testing.T) {
+	s := New(builtins(t))
+	_, j := post(t, s, `{"layout":"battle","count":100,"seed":3}`)
+	clip := func(query string) int32 {
+		t.Helper()
+		b := get(t, s, fmt.Sprintf("/api/crowd/%d/step?%s", j.ID, query)).Body.Bytes()
+		return int32(binary.LittleEndian.Uint32(b[12:]))
+	}
+	if c := clip("dt=0&focus=0"); c != -1 {
+		t.Errorf("before the first step: focus clip %d, want -1", c)
+	}
+	c := clip("dt=0.033&focus=0")
+	if n := len(s.assets[0].file.Clips()); c < 0 || int(c) >= n {
+		t.Errorf("after a step: focus clip %d, want one of the asset's %d", c, n)
+	}
+}

@@ -28,9 +28,7 @@ func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 	if focus >= 0 {
 		if c.playsBack(focus) {
 			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.play.PhaseNow(focus), Rate: c.play.Rate[focus]}
-		} else {
-			u := c.battleOf[focus]
-			bc := c.battle.Crowd
+		} else if u, bc := c.battleOf[focus], c.battle.Crowd; bc.Clip[u] != crowd.NoClip { // none before the battle's first step
 			f = Focus{Clip: int(bc.Clip[u]), Phase: bc.Phase[u], Rate: bc.Rate[u]}
 		}
 	}
