@@ -183,6 +183,12 @@ const one = 0x3f800000
 // put resolves phase ph into frames by docs/formats/bpat.md §5 and writes them to o as palette
 // rows: exactly bpat.Resolve(float64(ph), N, loops), offset by the clip's first row.
 func (e *clipEntry) put(o *Instance, ph float32) {
+	o.Frame, o.Next, o.Lerp = e.rows(ph)
+}
+
+// rows is what put writes: the palette rows phase ph falls between and the
+// weight of the second.
+func (e *clipEntry) rows(ph float32) (frame, next uint32, lerp float32) {
 	pos := float64(ph) * float64(e.scale)
 	last, wrapTo := e.last, e.wrapTo // loaded up front, the choice below is a conditional move
 	f := min(int32(pos), last)
@@ -190,9 +196,7 @@ func (e *clipEntry) put(o *Instance, ph float32) {
 	if nx > last {
 		nx = wrapTo
 	}
-	o.Frame = e.offset + uint32(f)
-	o.Next = e.offset + uint32(nx)
-	o.Lerp = float32(pos - float64(f))
+	return e.offset + uint32(f), e.offset + uint32(nx), float32(pos - float64(f))
 }
 
 // InstanceSize is the size of an Instance in bytes: the stride of an instance

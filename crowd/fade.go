@@ -229,15 +229,15 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 			i := w<<6 | k
 			word &= word - 1
 			gw := gaitW[i]
-			var o Instance
+			bl := &blend[i]
 			if live&(1<<k) == 0 { // a speed blend alone: the fade state is not touched
 				if gw == 0 {
 					f.clear(i)
-					blend[i] = Blend{}
+					*bl = Blend{}
 					continue
 				}
-				entry(species[i], gaitClip[i]).put(&o, phase[i])
-				blend[i] = Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: gw}
+				bl.Frame, bl.Next, bl.Lerp = entry(species[i], gaitClip[i]).rows(phase[i])
+				bl.Weight, bl.PriorFrame, bl.PriorNext, bl.PriorLerp, bl.PriorWeight = gw, 0, 0, 0, 0
 				continue
 			}
 			u := &units[i]
@@ -254,27 +254,30 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 				blend[i] = Blend{}
 				continue
 			}
-			var b Blend
+			// The Blend is written in place, field by field, rather than built
+			// and copied.
 			if u.inv != 0 {
 				out := 1 - own
 				e := entry(species[i], u.from.clip)
 				u.from.phase = e.advance(u.from.phase, u.from.rate, dt, u.from.repeat)
-				e.put(&o, u.from.phase)
-				b = Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: out * (1 - u.priorShare)}
-				if u.priorShare > 0 {
+				bl.Frame, bl.Next, bl.Lerp = e.rows(u.from.phase)
+				bl.Weight = out * (1 - u.priorShare)
+				switch {
+				case u.priorShare > 0:
 					e = entry(species[i], u.prior.clip)
 					u.prior.phase = e.advance(u.prior.phase, u.prior.rate, dt, u.prior.repeat)
-					e.put(&o, u.prior.phase)
-					b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, out*u.priorShare
-				} else if gw > 0 { // fading into a speed blend: the other gait takes the prior's rows
-					entry(species[i], gaitClip[i]).put(&o, phase[i])
-					b.PriorFrame, b.PriorNext, b.PriorLerp, b.PriorWeight = o.Frame, o.Next, o.Lerp, own*gw
+					bl.PriorFrame, bl.PriorNext, bl.PriorLerp = e.rows(u.prior.phase)
+					bl.PriorWeight = out * u.priorShare
+				case gw > 0: // fading into a speed blend: the other gait takes the prior's rows
+					bl.PriorFrame, bl.PriorNext, bl.PriorLerp = entry(species[i], gaitClip[i]).rows(phase[i])
+					bl.PriorWeight = own * gw
+				default:
+					bl.PriorFrame, bl.PriorNext, bl.PriorLerp, bl.PriorWeight = 0, 0, 0, 0
 				}
 			} else { // a speed blend alone
-				entry(species[i], gaitClip[i]).put(&o, phase[i])
-				b = Blend{Frame: o.Frame, Next: o.Next, Lerp: o.Lerp, Weight: gw}
+				bl.Frame, bl.Next, bl.Lerp = entry(species[i], gaitClip[i]).rows(phase[i])
+				bl.Weight, bl.PriorFrame, bl.PriorNext, bl.PriorLerp, bl.PriorWeight = gw, 0, 0, 0, 0
 			}
-			blend[i] = b
 		}
 	}
 }
