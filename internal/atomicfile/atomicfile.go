@@ -165,16 +165,13 @@ func do(path string, follow bool, write func(*os.File) error) (err error) {
 		return err
 	}
 	dir := filepath.Dir(target)
-	watch()
-	tmp, err := createTemp(dir, filepath.Base(target))
+	tmp, err := create(dir, filepath.Base(target), path)
 	if err != nil {
-		end(nil) // nothing to watch over
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("folder %s does not exist: %w", dir, fs.ErrNotExist)
 		}
 		return err
 	}
-	begin(tmp, path)
 	defer func() {
 		if err != nil {
 			tmp.discard()

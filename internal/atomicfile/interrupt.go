@@ -64,33 +64,42 @@ func wait() {
 	os.Exit(code)
 }
 
-// watch catches SIGINT and SIGTERM from before a temporary file exists, so that a
-// signal arriving as it is created finds the handler (and not the default action,
-// which would leave a named temporary file behind).
-func watch() {
+// create makes the temporary file for a write of path in dir and registers the
+// write, both under the lock: a SIGINT or SIGTERM that arrives meanwhile is
+// caught (the signals are watched from before the file exists, so the default
+// action cannot leave a named temporary file behind) and its handler, which
+// waits for the lock, finds the write registered, removes its file and names
+// its path.
+func create(dir, base, path string) (*tempFile, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if report != nil && !watching {
 		signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 		watching = true
 	}
-}
-
-// begin and end register a write in progress.
-func begin(t *tempFile, path string) {
-	mu.Lock()
-	defer mu.Unlock()
+	t, err := makeTemp(dir, base)
+	if err != nil {
+		stopWatching()
+		return nil, err
+	}
 	active[t] = path
-	if report != nil && !watching {
-		signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-		watching = true
-	}
+	return t, nil
 }
 
+// makeTemp is createTemp; a test makes a signal arrive inside it.
+var makeTemp = createTemp
+
+// end unregisters a write that has finished or failed.
 func end(t *tempFile) {
 	mu.Lock()
 	defer mu.Unlock()
 	delete(active, t)
+	stopWatching()
+}
+
+// stopWatching gives SIGINT and SIGTERM their usual effect again when no write
+// is in progress; mu is held.
+func stopWatching() {
 	if len(active) == 0 && watching {
 		signal.Stop(signals)
 		watching = false

@@ -175,6 +175,16 @@ func helper(path string) {
 	if os.Getenv("ATOMICFILE_NAMED") != "" {
 		unnamedOK.Store(false)
 	}
+	if os.Getenv("ATOMICFILE_SIGNAL_AT_CREATE") != "" {
+		// SIGTERM as the temporary file comes into being, and time for the
+		// handler to act before the write is registered, were it not held off.
+		makeTemp = func(dir, base string) (*tempFile, error) {
+			t, err := createTemp(dir, base)
+			syscall.Kill(os.Getpid(), syscall.SIGTERM)
+			time.Sleep(200 * time.Millisecond)
+			return t, err
+		}
+	}
 	HandleInterrupts(func(sig os.Signal, paths []string) {
 		os.Stderr.WriteString("interrupted by " + sig.String() + " while writing " + strings.Join(paths, ", ") + "\n")
 	})
@@ -251,6 +261,38 @@ func TestInterrupted(t *testing.T) {
 		}
 		if b, _ := os.ReadFile(path); string(b) != "old" {
 			t.Errorf("%v: the old file changed", c.sig)
+		}
+	}
+}
+
+// TestInterruptedAtCreate: a SIGTERM that arrives while the temporary file is
+// being made still names the write it interrupted and leaves the folder as it
+// was (named temporary file or not): the file is made and the write registered
+// under the lock its handler waits for.
+func TestInterruptedAtCreate(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "out.bpat")
+		os.WriteFile(path, []byte("old"), 0o644)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "ATOMICFILE_HELPER="+path, "ATOMICFILE_SIGNAL_AT_CREATE=1")
+		if named {
+			cmd.Env = append(cmd.Env, "ATOMICFILE_NAMED=1")
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 143 {
+			t.Errorf("named %v: exit %d, want 143; stderr %q", named, code, stderr.String())
+		}
+		if want := "interrupted by terminated while writing " + path + "\n"; stderr.String() != want {
+			t.Errorf("named %v: stderr %q, want %q", named, stderr.String(), want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("named %v: left in the folder: %v", named, entries)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "old" {
+			t.Errorf("named %v: the old file changed", named)
 		}
 	}
 }
