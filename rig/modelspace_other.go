@@ -1,0 +1,14 @@
+//go:build !amd64 || amd64.v3 || purego
+
+package rig
+
+// useAVX is false: the assembly pass is built on amd64 below v3 only (and not
+// with the purego tag). Where the compiler fuses multiply-adds (GOAMD64=v3 and
+// up, arm64) the Go pass gives other bits than the assembly would, and
+// ModelSpaceOf and the IK, which run Go, must agree with ModelSpace bit for bit.
+const useAVX = false
+
+// modelSpace is ModelSpace's pass over equal-length slices; see modelSpaceGo.
+func modelSpace(parents []int, local []Transform, out []Mat4) int {
+	return modelSpaceGo(parents, local, out)
+}
