@@ -16,6 +16,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -297,26 +298,32 @@ func CheckVersion(v uint32) error {
 // clips at 60 fps is 14 MB) and well below what exhausts a machine.
 const DefaultMaxBytes = 256_000_000
 
-// planSized checks the job, refuses a bake past its MaxBytes, and lists every
+// planSized checks the job, refuses a bake past its MaxBytes, and plans every
 // output frame in file order with the contents without palettes.
-func (j *Job) planSized() ([]frameRef, *bpat.Contents, error) {
-	o, err := j.Output()
+func (j *Job) planSized() (*framePlan, *bpat.Contents, error) {
+	out, err := j.sized()
 	if err != nil {
 		return nil, nil, err
+	}
+	return j.plan(out), out, nil
+}
+
+// sized checks the job and refuses a bake past its MaxBytes, and returns the
+// contents without palettes.
+func (j *Job) sized() (*bpat.Contents, error) {
+	o, err := j.Output()
+	if err != nil {
+		return nil, err
 	}
 	limit := j.MaxBytes
 	if limit == 0 {
 		limit = DefaultMaxBytes
 	}
 	if limit > 0 && o.Bytes > limit {
-		return nil, nil, fmt.Errorf("bake: the bake would make %d bytes (%d frames of %d bones), more than the %d-byte limit: lower the fps, shorten the clips, or lift the limit (bake --force)",
+		return nil, fmt.Errorf("bake: the bake would make %d bytes (%d frames of %d bones), more than the %d-byte limit: lower the fps, shorten the clips, or lift the limit (bake --force)",
 			o.Bytes, o.Frames, o.Bones, limit)
 	}
-	out, err := j.contents()
-	if err != nil {
-		return nil, nil, err
-	}
-	return j.frames(out), out, nil
+	return j.contents()
 }
 
 // MaxFrames bounds a bake's frame count (about 4 million: 6 GB of palettes at 24
@@ -353,22 +360,39 @@ func (j *Job) contents() (*bpat.Contents, error) {
 	return out, nil
 }
 
-// frames lists every output frame of out's clips in file order.
-func (j *Job) frames(out *bpat.Contents) []frameRef {
-	total := 0
-	for _, c := range out.Clips {
-		total += c.FrameCount
-	}
-	frames := make([]frameRef, 0, total)
+// framePlan locates every output frame of a job's clips in file order, without
+// listing them (a list is 24 bytes a frame, allocated and filled before the
+// first frame is sampled).
+type framePlan struct {
+	first  []int // first[c]: the file index of clip c's first frame; first[len(clips)]: all frames
+	starts []float64
+	durs   []float64
+	loops  []bool
+}
+
+// plan plans the frames of out's clips (frame counts set).
+func (j *Job) plan(out *bpat.Contents) *framePlan {
+	p := &framePlan{first: make([]int, len(j.Clips)+1), starts: make([]float64, len(j.Clips)),
+		durs: make([]float64, len(j.Clips)), loops: make([]bool, len(j.Clips))}
 	for ci := range j.Clips {
 		c := &j.Clips[ci]
-		start, dur := j.Span(c)
-		n := out.Clips[ci].FrameCount
-		for f := 0; f < n; f++ {
-			frames = append(frames, frameRef{ci, f, start + FrameTime(f, n, dur, c.Loops)})
-		}
+		p.starts[ci], p.durs[ci] = j.Span(c)
+		p.loops[ci] = c.Loops
+		p.first[ci+1] = p.first[ci] + out.Clips[ci].FrameCount
 	}
-	return frames
+	return p
+}
+
+// len is the number of frames.
+func (p *framePlan) len() int { return p.first[len(p.first)-1] }
+
+// at is output frame i (0 ≤ i < len()): its clip, its frame in the clip, and the
+// time it samples, the clip's start + FrameTime.
+func (p *framePlan) at(i int) frameRef {
+	ci := sort.SearchInts(p.first, i+1) - 1 // the last clip starting at or before i
+	f := i - p.first[ci]
+	n := p.first[ci+1] - p.first[ci]
+	return frameRef{ci, f, p.starts[ci] + FrameTime(f, n, p.durs[ci], p.loops[ci])}
 }
 
 // Bake samples every clip and returns the BPAT contents, palettes in memory.
@@ -378,7 +402,7 @@ func Bake(j *Job) (*bpat.Contents, error) {
 		return nil, err
 	}
 	frameFloats := out.BoneCount * bpat.FloatsPerBone
-	block := make([]float32, len(frames)*frameFloats)
+	block := make([]float32, frames.len()*frameFloats)
 	for _, c := range out.Clips {
 		n := c.FrameCount * frameFloats
 		out.Palettes, block = append(out.Palettes, block[:n:n]), block[n:]
@@ -428,7 +452,7 @@ func bakeTo(w io.Writer, j *Job) (bpat.Header, error) {
 	buf := getBuffer(ring * run * frameFloats)
 	defer putBuffer(buf)
 	slot := func(r int) []float32 { return buf[(r%ring)*run*frameFloats : (r%ring+1)*run*frameFloats] }
-	runs := (len(frames) + run - 1) / run
+	runs := (frames.len() + run - 1) / run
 
 	var (
 		mu       sync.Mutex
@@ -462,7 +486,7 @@ func bakeTo(w io.Writer, j *Job) (bpat.Header, error) {
 		}
 		writing = true
 		for written < runs && finished[written] && werr == nil {
-			n := min(run, len(frames)-written*run)
+			n := min(run, frames.len()-written*run)
 			mu.Unlock()
 			err := sw.WriteFrames(slot(written)[:n*frameFloats])
 			mu.Lock()
@@ -506,7 +530,7 @@ func BakeFile(path string, j *Job) error {
 // about the file's contents (a *formats.ValidationError) names path, as opening the
 // file would.
 func BakeFileHeader(path string, j *Job) (bpat.Header, error) {
-	if _, _, err := j.planSized(); err != nil {
+	if _, err := j.sized(); err != nil {
 		return bpat.Header{}, err
 	}
 	var (
@@ -557,7 +581,7 @@ const run = 32
 // on which worker posed it.
 type sampling struct {
 	job    *Job
-	frames []frameRef
+	frames *framePlan
 	next   atomic.Int64 // the next run to claim
 	done   func(r int)  // optional: called when run r is sampled
 	claim  func(r int) bool
@@ -567,7 +591,7 @@ type sampling struct {
 	bad    nonFinite
 }
 
-func (j *Job) newSampling(frames []frameRef) *sampling {
+func (j *Job) newSampling(frames *framePlan) *sampling {
 	return &sampling{job: j, frames: frames}
 }
 
@@ -590,12 +614,12 @@ func (s *sampling) work() {
 	for {
 		r := int(s.next.Add(1)) - 1
 		lo := r * run
-		if lo >= len(s.frames) || (s.claim != nil && !s.claim(r)) {
+		if lo >= s.frames.len() || (s.claim != nil && !s.claim(r)) {
 			return
 		}
-		hi := min(lo+run, len(s.frames))
+		hi := min(lo+run, s.frames.len())
 		for i := lo; i < hi; i++ {
-			fr := s.frames[i]
+			fr := s.frames.at(i)
 			d := s.dst(i, fr)
 			p.pose(s.job.Clips[fr.clip].Motion, fr.t, d)
 			if !skipFiniteCheck && anyNonFinite(d) {
@@ -607,7 +631,7 @@ func (s *sampling) work() {
 		}
 		d := s.count.Add(int64(hi - lo))
 		if s.job.Progress != nil {
-			s.job.Progress(int(d), len(s.frames))
+			s.job.Progress(int(d), s.frames.len())
 		}
 	}
 }

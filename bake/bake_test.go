@@ -177,12 +177,62 @@ func TestMaxBytes(t *testing.T) {
 		t.Fatalf("a 498 MB job planned: %v", err)
 	}
 	job.MaxBytes = -1
-	if frames, out, err := job.planSized(); err != nil || len(frames) != 2_592_000 || out.BoneCount != 3 {
-		t.Fatalf("with the limit lifted: %d frames, %v", len(frames), err)
+	if frames, out, err := job.planSized(); err != nil || frames.len() != 2_592_000 || out.BoneCount != 3 {
+		t.Fatalf("with the limit lifted: %v, %v", frames, err)
 	}
 	job.MaxBytes = 1 << 40
 	if _, _, err := job.planSized(); err != nil {
 		t.Fatalf("with a limit of 1 TB: %v", err)
+	}
+}
+
+// The frame plan gives every output frame of every clip, in file order, with
+// the time a listing from the definitions gives it: looping and one-shot clips,
+// one-frame clips, time ranges and clips sharing a motion.
+func TestFramePlan(t *testing.T) {
+	sk, err := rig.New([]string{"a"}, []int{-1}, []rig.Transform{rig.IdentityTransform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	still := func(name string, d float64) Motion {
+		return Motion{Name: name, Start: 0.25, Duration: d, NewSampler: func() Sampler { return stillSampler{} }}
+	}
+	job := &Job{Rig: Rig{Skeleton: sk}, Motions: []Motion{still("m0", 1.7), still("m1", 0.01), still("m2", 3)},
+		Clips: []Clip{
+			{Name: "loop", Motion: 0, FPS: 30, Loops: true},
+			{Name: "once", Motion: 0, FPS: 24},
+			{Name: "tiny", Motion: 1, FPS: 30, Loops: true},
+			{Name: "tinyOnce", Motion: 1, FPS: 30},
+			{Name: "range", Motion: 2, FPS: 60, Start: 0.5, End: 2.25},
+			{Name: "rangeLoop", Motion: 2, FPS: 7, Loops: true, Start: 1},
+		}}
+	for i := range job.Clips {
+		job.Clips[i].Markers = bpat.NoMarkers()
+	}
+	p, out, err := job.planSized()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for ci, c := range job.Clips {
+		start, end := c.Start, c.End
+		if end == 0 {
+			end = job.Motions[c.Motion].Duration
+		}
+		n := FrameCount(end-start, c.FPS, c.Loops)
+		if out.Clips[ci].FrameCount != n {
+			t.Fatalf("clip %s: %d frames, want %d", c.Name, out.Clips[ci].FrameCount, n)
+		}
+		for f := range n {
+			want := frameRef{ci, f, start + FrameTime(f, n, end-start, c.Loops)}
+			if got := p.at(i); got != want {
+				t.Fatalf("frame %d: %+v, want %+v", i, got, want)
+			}
+			i++
+		}
+	}
+	if p.len() != i {
+		t.Fatalf("the plan has %d frames, the clips %d", p.len(), i)
 	}
 }
 
