@@ -19,7 +19,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/bonebake/bonebake/anim"
 	"github.com/bonebake/bonebake/formats"
@@ -621,8 +620,7 @@ func (s *sampling) work() {
 		for i := lo; i < hi; i++ {
 			fr := s.frames.at(i)
 			d := s.dst(i, fr)
-			p.pose(s.job.Clips[fr.clip].Motion, fr.t, d)
-			if !skipFiniteCheck && anyNonFinite(d) {
+			if finite := p.pose(s.job.Clips[fr.clip].Motion, fr.t, d); !finite && !skipFiniteCheck {
 				s.bad.add(i, d)
 			}
 		}
@@ -653,8 +651,9 @@ func newPoser(j *Job, bones []int) *poser {
 }
 
 // pose samples motion m at time t and writes the palette into dst: G(bone), the
-// global transform of each palette bone (docs/formats/gltf.md §1).
-func (p *poser) pose(m int, t float64, dst []float32) {
+// global transform of each palette bone (docs/formats/gltf.md §1). It reports
+// whether every float of the palette is finite.
+func (p *poser) pose(m int, t float64, dst []float32) (finite bool) {
 	s := p.samplers[m]
 	if s == nil {
 		s = p.job.Motions[m].NewSampler()
@@ -669,45 +668,12 @@ func (p *poser) pose(m int, t float64, dst []float32) {
 	}
 	s.Sample(t, p.local)
 	sk.ModelSpace(p.local, p.global)
-	for i, b := range p.bones {
-		p.global[b].PutFloat32(dst[i*16 : i*16+16])
-	}
+	return rig.PutPalette(dst, p.global, p.bones)
 }
 
 // skipFiniteCheck turns the workers' check off: tests write the file a bake
 // without it would write, to compare the error strict validation gives.
 var skipFiniteCheck = false
-
-// anyNonFinite reports whether p holds a NaN or an infinity, without converting a
-// float and without a branch per float: a float32 is not finite exactly when its
-// eight exponent bits are all ones, and adding one exponent unit to the masked
-// exponent carries into the sign bit exactly then. Two floats are tested per
-// 64-bit word (a lane's sum never carries into the next: at most 0x80000000).
-func anyNonFinite(p []float32) bool {
-	const (
-		exp  = 0x7f800000_7f800000
-		unit = 0x00800000_00800000
-		sign = 0x80000000_80000000
-	)
-	var acc uint64
-	if len(p) >= 2 && uintptr(unsafe.Pointer(&p[0]))%8 == 0 {
-		w := unsafe.Slice((*uint64)(unsafe.Pointer(&p[0])), len(p)/2)
-		for len(w) >= 8 { // a bone's 16 floats a step
-			b := (*[8]uint64)(w)
-			acc |= (b[0]&exp + unit) | (b[1]&exp + unit) | (b[2]&exp + unit) | (b[3]&exp + unit) |
-				(b[4]&exp + unit) | (b[5]&exp + unit) | (b[6]&exp + unit) | (b[7]&exp + unit)
-			w = w[8:]
-		}
-		for _, x := range w {
-			acc |= x&exp + unit
-		}
-		p = p[len(p)&^1:] // the odd float left, if any
-	}
-	for _, v := range p {
-		acc |= uint64(math.Float32bits(v)&0x7f800000 + 0x00800000)
-	}
-	return acc&sign != 0
-}
 
 // nonFinite collects the palette floats the workers found NaN or infinite: the
 // first in file order and how many.

@@ -298,31 +298,3 @@ func TestNonFiniteFails(t *testing.T) {
 		}
 	}
 }
-
-// TestAnyNonFinite checks the branch-free test against math.IsNaN/IsInf on every
-// exponent and the values around the edges.
-func TestAnyNonFinite(t *testing.T) {
-	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32,
-		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.Float32frombits(0x7fffffff), math.Float32frombits(0xff800001)}
-	for e := range uint32(256) {
-		vals = append(vals, math.Float32frombits(e<<23|0x12345), math.Float32frombits(1<<31|e<<23))
-	}
-	// Every position in slices of 1 to 40 floats, aligned and not (the word path,
-	// its unrolled steps, the tail and the odd float).
-	buf := make([]float32, 48)
-	for _, v := range vals {
-		want := math.IsNaN(float64(v)) || math.IsInf(float64(v), 0)
-		for _, off := range []int{0, 1} {
-			for n := 1; n <= 40; n++ {
-				p := buf[off : off+n]
-				for k := range p {
-					clear(buf)
-					p[k] = v
-					if got := anyNonFinite(p); got != want {
-						t.Fatalf("%v (%#08x) at %d of %d (offset %d): anyNonFinite %v, want %v", v, math.Float32bits(v), k, n, off, got, want)
-					}
-				}
-			}
-		}
-	}
-}

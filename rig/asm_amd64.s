@@ -201,3 +201,72 @@ done:
 	VZEROUPPER
 	MOVQ $-1, bad+32(FP)
 	RET
+
+// func hasAVX() bool
+TEXT ·hasAVX(SB), NOSPLIT, $0-1
+	MOVL  $1, AX
+	XORL  CX, CX
+	CPUID
+	ANDL  $0x18000000, CX // OSXSAVE (bit 27) and AVX (bit 28)
+	CMPL  CX, $0x18000000
+	JNE   no
+	XORL  CX, CX
+	XGETBV                // XCR0: the OS saves SSE (bit 1) and AVX (bit 2) state
+	ANDL  $6, AX
+	CMPL  AX, $6
+	JNE   no
+	MOVB  $1, ret+0(FP)
+	RET
+
+no:
+	MOVB $0, ret+0(FP)
+	RET
+
+DATA msExpMask<>+0(SB)/4, $0x7f800000
+GLOBL msExpMask<>(SB), RODATA|NOPTR, $4
+
+// func putPaletteAVX(dst *float32, global *Mat4, bones *int, n int) (nonFinite bool)
+//
+// A float32 is not finite exactly when its exponent bits are all ones: each lane
+// masked to its exponent and compared with the mask, the results or-ed together.
+TEXT ·putPaletteAVX(SB), NOSPLIT, $0-33
+	MOVQ         dst+0(FP), DI
+	MOVQ         global+8(FP), SI
+	MOVQ         bones+16(FP), BX
+	MOVQ         n+24(FP), CX
+	VBROADCASTSS msExpMask<>(SB), X8
+	VPXOR        X9, X9, X9
+
+putLoop:
+	MOVQ       (BX), AX
+	SHLQ       $7, AX
+	LEAQ       (SI)(AX*1), DX // global[bones[i]]
+	VCVTPD2PSY 0(DX), X0
+	VCVTPD2PSY 32(DX), X1
+	VCVTPD2PSY 64(DX), X2
+	VCVTPD2PSY 96(DX), X3
+	VMOVUPS    X0, 0(DI)
+	VMOVUPS    X1, 16(DI)
+	VMOVUPS    X2, 32(DI)
+	VMOVUPS    X3, 48(DI)
+	VANDPS     X8, X0, X0
+	VANDPS     X8, X1, X1
+	VANDPS     X8, X2, X2
+	VANDPS     X8, X3, X3
+	VPCMPEQD   X8, X0, X0
+	VPCMPEQD   X8, X1, X1
+	VPCMPEQD   X8, X2, X2
+	VPCMPEQD   X8, X3, X3
+	VPOR       X0, X1, X1
+	VPOR       X2, X3, X3
+	VPOR       X1, X9, X9
+	VPOR       X3, X9, X9
+	ADDQ       $8, BX
+	ADDQ       $64, DI
+	DECQ       CX
+	JNZ        putLoop
+
+	VPTEST     X9, X9
+	SETNE      nonFinite+32(FP)
+	VZEROUPPER
+	RET
