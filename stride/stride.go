@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/bonebake/bonebake/rig"
 )
@@ -102,7 +103,8 @@ type Options struct {
 }
 
 // footName matches the names of foot bones.
-var footName = regexp.MustCompile(`(?i)foot|feet|toe|hoof|paw|ankle|heel`)
+// It is compiled on first use, not when a program that links the package starts.
+var footName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)foot|feet|toe|hoof|paw|ankle|heel`) })
 
 // NewRig finds a skeleton's feet and root among bones (skeleton indices: a skin's
 // joints; nil means every bone).
@@ -159,7 +161,8 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 		slices.Sort(r.Feet)
 		r.FeetFrom = "given"
 	default:
-		named := func(b int) bool { return in[b] && footName.MatchString(sk.Names[b]) }
+		foot := footName()
+		named := func(b int) bool { return in[b] && foot.MatchString(sk.Names[b]) }
 		desc := below(named)
 		for _, b := range bones {
 			if named(b) && !desc[b] && low(b) {

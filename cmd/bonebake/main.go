@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/bonebake/bonebake/internal/atomicfile"
@@ -148,11 +149,12 @@ func version() string {
 }
 
 // flagValue matches pflag's message for a value it cannot parse.
-var flagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+// It is compiled on first use: only a bad flag value needs it.
+var flagValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`) })
 
 // plainFlagError says what a flag wanted instead of showing strconv's message.
 func plainFlagError(err error) error {
-	m := flagValue.FindStringSubmatch(err.Error())
+	m := flagValue().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}
