@@ -419,14 +419,29 @@ func Bake(j *Job) (*bpat.Contents, error) {
 	return out, nil
 }
 
-// ring is how many runs of frames BakeTo keeps in memory: those being sampled and
-// those waiting to be written.
-const ring = 8
+// BakeTo writes finished runs of frames in batches of about batchBytes, and
+// keeps ringBatches batches of runs in memory (at least minRing runs): those
+// being sampled and those waiting to be written. A batch written in one call
+// costs the kernel less than its runs one at a time: ext4 takes a 16 MB file
+// in 240 KiB writes in two thirds of the time it takes it in 48 KiB ones (the
+// page cache's folios grow with the write).
+const (
+	batchBytes  = 256 << 10
+	ringBatches = 3
+	minRing     = 8
+)
+
+// ringOf says how many runs of runBytes bytes a batch holds and the ring keeps.
+func ringOf(runBytes int) (batch, ring int) {
+	batch = max(1, batchBytes/runBytes)
+	return batch, max(minRing, ringBatches*batch)
+}
 
 // BakeTo bakes j and streams the BPAT file to w. Workers sample runs of frames into
-// a small ring of buffers; whichever worker finishes the run that is next in file
-// order writes it, and any finished runs after it. Writing overlaps sampling, no
-// goroutine sits waiting to write, and memory stays bounded whatever the bake's size.
+// a small ring of buffers; whichever worker finishes a run that completes a batch
+// of runs next in file order writes the batch, and any finished after it. Writing
+// overlaps sampling, no goroutine sits waiting to write, and memory stays bounded
+// whatever the bake's size.
 //
 // A palette float that is NaN or infinite fails the bake with the error strict
 // validation of the file would give (a *formats.ValidationError, rule
@@ -448,10 +463,12 @@ func bakeTo(w io.Writer, j *Job) (bpat.Header, error) {
 	}
 	h := sw.Header()
 	frameFloats := out.BoneCount * bpat.FloatsPerBone
+	batch, ring := ringOf(run * frameFloats * 4)
 	buf := getBuffer(ring * run * frameFloats)
 	defer putBuffer(buf)
-	slot := func(r int) []float32 { return buf[(r%ring)*run*frameFloats : (r%ring+1)*run*frameFloats] }
 	runs := (frames.len() + run - 1) / run
+	// slots is the ring's memory of runs r to r+k−1, which must not wrap.
+	slots := func(r, k int) []float32 { return buf[(r%ring)*run*frameFloats : (r%ring+k)*run*frameFloats] }
 
 	var (
 		mu       sync.Mutex
@@ -474,8 +491,9 @@ func bakeTo(w io.Writer, j *Job) (bpat.Header, error) {
 		return werr == nil
 	}
 	s.dst = func(i int, _ frameRef) []float32 {
-		return slot(i / run)[(i%run)*frameFloats : (i%run+1)*frameFloats]
+		return slots(i/run, 1)[(i%run)*frameFloats : (i%run+1)*frameFloats]
 	}
+	ready := written // the runs before ready are finished
 	s.done = func(r int) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -484,13 +502,22 @@ func bakeTo(w io.Writer, j *Job) (bpat.Header, error) {
 			return // the writer will find this run when it gets to it
 		}
 		writing = true
-		for written < runs && finished[written] && werr == nil {
-			n := min(run, frames.len()-written*run)
+		for werr == nil {
+			for ready < runs && finished[ready] {
+				ready++
+			}
+			// A whole batch, or the last runs; at most up to the ring's end.
+			k := ready - written
+			if k == 0 || k < batch && ready < runs {
+				break
+			}
+			k = min(k, ring-written%ring)
+			n := min(k*run, frames.len()-written*run)
 			mu.Unlock()
-			err := sw.WriteFrames(slot(written)[:n*frameFloats])
+			err := sw.WriteFrames(slots(written, k)[:n*frameFloats])
 			mu.Lock()
 			werr = err
-			written++
+			written += k
 			if waiting > 0 {
 				moved.Broadcast()
 			}

@@ -3,6 +3,7 @@ package bake
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -147,6 +148,53 @@ func TestBakeToMatchesBake(t *testing.T) {
 		}
 		if !bytes.Equal(buf.Bytes(), want) {
 			t.Fatalf("%d workers: streamed bake differs from Bake + Write", workers)
+		}
+	}
+}
+
+// rampSampler poses bone 0 at a translation and scale that change with t, so
+// that every frame's palette differs.
+type rampSampler struct{}
+
+func (rampSampler) Sample(t float64, pose []rig.Transform) {
+	pose[0].Translation = rig.Vec3{t, 2 * t, -t}
+	pose[0].Scale = rig.Vec3{1 + t, 1, 1}
+}
+
+// TestBakeToBatches: streaming writes batches of runs that wrap around the ring
+// at every point, clips of any length and a last run that is not whole; the bytes
+// are those of Bake + Write for any number of workers. One bone makes runs of 2
+// KiB: batches of 128 runs, a ring of 384.
+func TestBakeToBatches(t *testing.T) {
+	sk, err := rig.New([]string{"a"}, []int{-1}, []rig.Transform{rig.IdentityTransform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch, ring := ringOf(run * bpat.FloatsPerBone * 4); batch != 128 || ring != 384 {
+		t.Fatalf("one bone: batches of %d runs, a ring of %d", batch, ring)
+	}
+	motion := Motion{Name: "ramp", Duration: 40, NewSampler: func() Sampler { return rampSampler{} }}
+	job := &Job{Rig: Rig{Skeleton: sk}, Motions: []Motion{motion}}
+	for i, fps := range []float64{2999.9, 7, 1000, 33.3} { // 119,996 + 281 + 40,000 + 1,332 frames
+		job.Clips = append(job.Clips, Clip{Name: fmt.Sprint("c", i), FPS: fps, Loops: i%2 == 0, Markers: bpat.NoMarkers()})
+	}
+	job.MaxBytes = -1
+	mem, err := Bake(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := bpat.Write(&want, mem); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2, 3, 7} {
+		job.Workers = workers
+		var got bytes.Buffer
+		if err := BakeTo(&got, job); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("%d workers: the streamed bake differs from Bake + Write", workers)
 		}
 	}
 }
