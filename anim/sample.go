@@ -19,7 +19,15 @@ import (
 // prepares rotation keys from it.
 type Sampler struct {
 	*Prepared
-	cursor []int // per track: the index k of the last interval [t_k, t_k+1) used
+	cursor []int   // per time group: the index k of the last interval [t_k, t_k+1) used
+	at     []keyAt // per time group: where the time being sampled falls
+}
+
+// keyAt is what find says of a time among a track's keys.
+type keyAt struct {
+	k      int
+	u      float64
+	inside bool
 }
 
 // Prepared is a clip made ready for sampling. It is read-only once made, so one
@@ -29,6 +37,12 @@ type Prepared struct {
 	rot  []rotTrack // per track: prepared rotation keys (empty unless STEP/LINEAR rotation)
 	// Track indices by the code path Sample takes for them; see groupTracks.
 	lin3, linRot, other []int
+	// Tracks keyed at the same times (the same slice: a glTF file usually
+	// points every sampler of an animation at one input accessor) share a time
+	// group, and Sample finds where t falls once per group: timeGroup[i] is
+	// track i's group (-1 for a track without keys), groupTimes[g] its times.
+	timeGroup  []int
+	groupTimes [][]float32
 }
 
 // rotTrack is a STEP or LINEAR rotation track prepared for sampling: its keys
@@ -57,7 +71,7 @@ func NewSampler(c *Animation) *Sampler { return Prepare(c).NewSampler() }
 
 // NewSampler returns a new sampler (its own key cursors) over the prepared clip.
 func (p *Prepared) NewSampler() *Sampler {
-	return &Sampler{Prepared: p, cursor: make([]int, len(p.clip.Tracks))}
+	return &Sampler{Prepared: p, cursor: make([]int, len(p.groupTimes)), at: make([]keyAt, len(p.groupTimes))}
 }
 
 // Prepare readies c for sampling: rotation tracks get normalized keys and
@@ -145,7 +159,33 @@ func PrepareShared(c *Animation, kc *KeyCache) *Prepared {
 		}
 	}
 	s.groupTracks()
+	s.groupTimesOf()
 	return s
+}
+
+// groupTimesOf puts the tracks keyed at the same times slice in one time group.
+func (s *Prepared) groupTimesOf() {
+	type timesKey struct {
+		first *float32
+		n     int
+	}
+	ids := map[timesKey]int{}
+	s.timeGroup = make([]int, len(s.clip.Tracks))
+	for i := range s.clip.Tracks {
+		times := s.clip.Tracks[i].Times
+		if len(times) == 0 {
+			s.timeGroup[i] = -1
+			continue
+		}
+		key := timesKey{&times[0], len(times)}
+		g, ok := ids[key]
+		if !ok {
+			g = len(s.groupTimes)
+			ids[key] = g
+			s.groupTimes = append(s.groupTimes, times)
+		}
+		s.timeGroup[i] = g
+	}
 }
 
 // groupTracks sorts the track indices by the code path Sample takes: well-formed
@@ -264,11 +304,17 @@ func (p *Prepared) Clip() *Animation { return p.clip }
 // before the first key. Arithmetic is float64. Sample does not allocate.
 func (s *Sampler) Sample(t float64, pose []rig.Transform) {
 	tracks := s.clip.Tracks
-	cursor := s.cursor[:len(tracks)]
 	rot := s.rot[:len(tracks)]
+	group := s.timeGroup[:len(tracks)]
+	at := s.at[:len(s.groupTimes)]
+	for g, times := range s.groupTimes {
+		a := &at[g]
+		a.k, a.u, a.inside = find(times, t, &s.cursor[g])
+	}
 	for _, i := range s.lin3 {
 		tr := &tracks[i]
-		k, u, inside := find(tr.Times, t, &cursor[i])
+		a := &at[group[i]]
+		k, u, inside := a.k, a.u, a.inside
 		var p [3]float64
 		if inside {
 			v := tr.Values[3*k : 3*k+6]
@@ -290,7 +336,8 @@ func (s *Sampler) Sample(t float64, pose []rig.Transform) {
 	for _, i := range s.linRot {
 		tr := &tracks[i]
 		r := &rot[i]
-		k, u, inside := find(tr.Times, t, &cursor[i])
+		a := &at[group[i]]
+		k, u, inside := a.k, a.u, a.inside
 		if inside {
 			r.span[k].slerp(&pose[tr.Bone].Rotation, &r.keys[k], &r.keys[k+1], u)
 		} else {
@@ -304,7 +351,8 @@ func (s *Sampler) Sample(t float64, pose []rig.Transform) {
 		}
 		dst := &pose[tr.Bone]
 		r := &rot[i]
-		k, u, inside := find(tr.Times, t, &cursor[i])
+		a := &at[group[i]]
+		k, u, inside := a.k, a.u, a.inside
 		switch {
 		case r.span != nil && inside:
 			r.span[k].slerp(&dst.Rotation, &r.keys[k], &r.keys[k+1], u)

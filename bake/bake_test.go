@@ -3,6 +3,7 @@ package bake
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -151,6 +152,53 @@ func TestBakeToMatchesBake(t *testing.T) {
 	}
 }
 
+// rampSampler poses bone 0 at a translation and scale that change with t, so
+// that every frame's palette differs.
+type rampSampler struct{}
+
+func (rampSampler) Sample(t float64, pose []rig.Transform) {
+	pose[0].Translation = rig.Vec3{t, 2 * t, -t}
+	pose[0].Scale = rig.Vec3{1 + t, 1, 1}
+}
+
+// TestBakeToBatches: streaming writes batches of runs that wrap around the ring
+// at every point, clips of any length and a last run that is not whole; the bytes
+// are those of Bake + Write for any number of workers. One bone makes runs of 2
+// KiB: batches of 128 runs, a ring of 384.
+func TestBakeToBatches(t *testing.T) {
+	sk, err := rig.New([]string{"a"}, []int{-1}, []rig.Transform{rig.IdentityTransform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if batch, ring := ringOf(run * bpat.FloatsPerBone * 4); batch != 128 || ring != 384 {
+		t.Fatalf("one bone: batches of %d runs, a ring of %d", batch, ring)
+	}
+	motion := Motion{Name: "ramp", Duration: 40, NewSampler: func() Sampler { return rampSampler{} }}
+	job := &Job{Rig: Rig{Skeleton: sk}, Motions: []Motion{motion}}
+	for i, fps := range []float64{2999.9, 7, 1000, 33.3} { // 119,996 + 281 + 40,000 + 1,332 frames
+		job.Clips = append(job.Clips, Clip{Name: fmt.Sprint("c", i), FPS: fps, Loops: i%2 == 0, Markers: bpat.NoMarkers()})
+	}
+	job.MaxBytes = -1
+	mem, err := Bake(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := bpat.Write(&want, mem); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2, 3, 7} {
+		job.Workers = workers
+		var got bytes.Buffer
+		if err := BakeTo(&got, job); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("%d workers: the streamed bake differs from Bake + Write", workers)
+		}
+	}
+}
+
 // TestAbsurdFPS: a bake that would need millions of frames is refused before any
 // memory is spent on it.
 func TestAbsurdFPS(t *testing.T) {
@@ -177,12 +225,62 @@ func TestMaxBytes(t *testing.T) {
 		t.Fatalf("a 498 MB job planned: %v", err)
 	}
 	job.MaxBytes = -1
-	if frames, out, err := job.planSized(); err != nil || len(frames) != 2_592_000 || out.BoneCount != 3 {
-		t.Fatalf("with the limit lifted: %d frames, %v", len(frames), err)
+	if frames, out, err := job.planSized(); err != nil || frames.len() != 2_592_000 || out.BoneCount != 3 {
+		t.Fatalf("with the limit lifted: %v, %v", frames, err)
 	}
 	job.MaxBytes = 1 << 40
 	if _, _, err := job.planSized(); err != nil {
 		t.Fatalf("with a limit of 1 TB: %v", err)
+	}
+}
+
+// The frame plan gives every output frame of every clip, in file order, with
+// the time a listing from the definitions gives it: looping and one-shot clips,
+// one-frame clips, time ranges and clips sharing a motion.
+func TestFramePlan(t *testing.T) {
+	sk, err := rig.New([]string{"a"}, []int{-1}, []rig.Transform{rig.IdentityTransform()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	still := func(name string, d float64) Motion {
+		return Motion{Name: name, Start: 0.25, Duration: d, NewSampler: func() Sampler { return stillSampler{} }}
+	}
+	job := &Job{Rig: Rig{Skeleton: sk}, Motions: []Motion{still("m0", 1.7), still("m1", 0.01), still("m2", 3)},
+		Clips: []Clip{
+			{Name: "loop", Motion: 0, FPS: 30, Loops: true},
+			{Name: "once", Motion: 0, FPS: 24},
+			{Name: "tiny", Motion: 1, FPS: 30, Loops: true},
+			{Name: "tinyOnce", Motion: 1, FPS: 30},
+			{Name: "range", Motion: 2, FPS: 60, Start: 0.5, End: 2.25},
+			{Name: "rangeLoop", Motion: 2, FPS: 7, Loops: true, Start: 1},
+		}}
+	for i := range job.Clips {
+		job.Clips[i].Markers = bpat.NoMarkers()
+	}
+	p, out, err := job.planSized()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for ci, c := range job.Clips {
+		start, end := c.Start, c.End
+		if end == 0 {
+			end = job.Motions[c.Motion].Duration
+		}
+		n := FrameCount(end-start, c.FPS, c.Loops)
+		if out.Clips[ci].FrameCount != n {
+			t.Fatalf("clip %s: %d frames, want %d", c.Name, out.Clips[ci].FrameCount, n)
+		}
+		for f := range n {
+			want := frameRef{ci, f, start + FrameTime(f, n, end-start, c.Loops)}
+			if got := p.at(i); got != want {
+				t.Fatalf("frame %d: %+v, want %+v", i, got, want)
+			}
+			i++
+		}
+	}
+	if p.len() != i {
+		t.Fatalf("the plan has %d frames, the clips %d", p.len(), i)
 	}
 }
 
@@ -245,34 +343,6 @@ func TestNonFiniteFails(t *testing.T) {
 		}
 		if _, err := Bake(job); err == nil || !strings.Contains(err.Error(), "NaN or infinite") {
 			t.Fatalf("%d workers: Bake: %v", workers, err)
-		}
-	}
-}
-
-// TestAnyNonFinite checks the branch-free test against math.IsNaN/IsInf on every
-// exponent and the values around the edges.
-func TestAnyNonFinite(t *testing.T) {
-	vals := []float32{0, float32(math.Copysign(0, -1)), 1, -1, math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32,
-		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.Float32frombits(0x7fffffff), math.Float32frombits(0xff800001)}
-	for e := range uint32(256) {
-		vals = append(vals, math.Float32frombits(e<<23|0x12345), math.Float32frombits(1<<31|e<<23))
-	}
-	// Every position in slices of 1 to 40 floats, aligned and not (the word path,
-	// its unrolled steps, the tail and the odd float).
-	buf := make([]float32, 48)
-	for _, v := range vals {
-		want := math.IsNaN(float64(v)) || math.IsInf(float64(v), 0)
-		for _, off := range []int{0, 1} {
-			for n := 1; n <= 40; n++ {
-				p := buf[off : off+n]
-				for k := range p {
-					clear(buf)
-					p[k] = v
-					if got := anyNonFinite(p); got != want {
-						t.Fatalf("%v (%#08x) at %d of %d (offset %d): anyNonFinite %v, want %v", v, math.Float32bits(v), k, n, off, got, want)
-					}
-				}
-			}
 		}
 	}
 }

@@ -29,7 +29,7 @@ func BenchmarkBakeFox(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					b.ReportMetric(float64(len(frames)*24)*float64(b.N)/b.Elapsed().Seconds(), "bone-frames/s")
+					b.ReportMetric(float64(frames.len()*24)*float64(b.N)/b.Elapsed().Seconds(), "bone-frames/s")
 				})
 			}
 		}

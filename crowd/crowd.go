@@ -150,7 +150,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
 	entries, sel, pairAt := cat.entries, cat.sel, cat.pairAt
 	maxID := cat.maxID
-	states := stateTable
+	states := stateTable()
 	var empty clipEntry
 	blends := c.fades.unit != nil
 	var gaitW []float32

@@ -277,6 +277,7 @@ func (g *GPUClock) Commit(r *Registry) error {
 	}
 	bad := 0
 	tab := cat.clockTable()
+	states := stateTable()
 	// Units come in any order, so nearly every record misses the cache: the
 	// records (and inputs) of the next chunk of units are prefetched before the
 	// units of this one are worked on, so that their misses overlap that work
@@ -289,7 +290,7 @@ func (g *GPUClock) Commit(r *Registry) error {
 		units = units[len(part):]
 		g.prefetch(units[:min(len(units), chunk)])
 		for _, u := range part {
-			if !g.commit(r, cat, tab, int(u)) {
+			if !g.commit(r, cat, tab, states, int(u)) {
 				bad++
 			}
 		}
@@ -311,10 +312,11 @@ func (g *GPUClock) prefetch(units []int32) {
 }
 
 // commit resolves unit i at time Now and rewrites its record in place; it
-// reports whether the unit can be played as asked.
-func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, i int) bool {
+// reports whether the unit can be played as asked. states is stateTable(),
+// loaded once per Commit.
+func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[intentKeys]StateID, i int) bool {
 	x, now := &g.units[i], g.Now
-	st := stateTable[intentKey(x.flags, x.speed > MoveThreshold, x.weapon)&(intentKeys-1)]
+	st := states[intentKey(x.flags, x.speed > MoveThreshold, x.weapon)&(intentKeys-1)]
 	// All that the unit's species, archetype, state and variant decide, in one load.
 	res := &tab[resolveKey(cat, x.species, x.arch, st, x.variant)]
 	cl := res.clip

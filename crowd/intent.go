@@ -1,6 +1,9 @@
 package crowd
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Flags are the per-unit booleans the intent is resolved from.
 type Flags uint16
@@ -221,7 +224,9 @@ func intentKey(f Flags, moving bool, w Weapon) uint32 {
 const intentKeys = 1 << (numFlagBits + 3)
 
 // stateTable maps intentKey → StateID: the hot path's whole intent resolution.
-var stateTable = func() *[intentKeys]StateID {
+// Its 32,768 entries are resolved on first use (the first AnimateRange or
+// Commit), not when a program that links the package starts.
+var stateTable = sync.OnceValue(func() *[intentKeys]StateID {
 	var t [intentKeys]StateID
 	for k := range t {
 		in := Inputs{Flags: Flags(k & (1<<numFlagBits - 1)), Weapon: Weapon(k >> (numFlagBits + 1) & 3)}
@@ -231,4 +236,4 @@ var stateTable = func() *[intentKeys]StateID {
 		t[k] = in.Resolve().State()
 	}
 	return &t
-}()
+})

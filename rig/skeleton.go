@@ -75,19 +75,29 @@ func (s *Skeleton) Index(name string) int {
 // It panics if a parent index is not that of an earlier bone, which New rules out.
 func (s *Skeleton) ModelSpace(local []Transform, out []Mat4) {
 	n := len(s.Parents)
-	parents := s.Parents[:n]
-	local = local[:n]
-	out = out[:n]
+	if i := modelSpace(s.Parents[:n], local[:n], out[:n]); i >= 0 {
+		panic(fmt.Sprintf("rig: bone %d has parent %d, which is not an earlier bone", i, s.Parents[i]))
+	}
+}
+
+// modelSpaceGo is ModelSpace's pass in Go, over slices of equal length: it
+// places bones in order and stops at the first whose parent is not an earlier
+// bone, returning its index (-1 when there is none). On amd64 with AVX,
+// modelSpaceAVX does the same float64 operations in the same order.
+func modelSpaceGo(parents []int, local []Transform, out []Mat4) int {
+	local = local[:len(parents)]
+	out = out[:len(parents)]
 	for i, p := range parents {
 		if p < 0 {
 			localMatrix(&out[i], &local[i])
 			continue
 		}
 		if p >= i {
-			panic(fmt.Sprintf("rig: bone %d has parent %d, which is not an earlier bone", i, p))
+			return i
 		}
 		childMatrix(&out[i], &out[p], &local[i])
 	}
+	return -1
 }
 
 // Chain returns bones and all their ancestors in skeleton order (parents before

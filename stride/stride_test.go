@@ -2,6 +2,7 @@ package stride
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -300,5 +301,27 @@ func TestFeetByHierarchyAndByName(t *testing.T) {
 	}
 	if res := r.Measure(w, 0, 1, 0, true); res.Status != StatusNoTravel || !strings.Contains(res.Reason, "--feet") {
 		t.Errorf("%+v: want no travel, pointing at --feet", res)
+	}
+}
+
+// footName says what the regular expression it stands for matches: on bone
+// names from rigs of every kind, in every case, with the words inside longer
+// names and broken across them, with Unicode folding (the KELVIN SIGN folds to
+// k, the long s to s) and with bytes that are not UTF-8.
+func TestFootName(t *testing.T) {
+	re := regexp.MustCompile(`(?i)foot|feet|toe|hoof|paw|ankle|heel`)
+	names := []string{"", "foot", "FOOT", "LeftFoot", "b_LeftFoot02_018", "mixamorig:RightToeBase", "toe_end", "Toes",
+		"hoof_L", "HOOF", "paw.R", "PAW", "ankle", "AN\u212aLE", "an\u212ale_l", "Heel", "heelR", "feet", "FeEt",
+		"fo ot", "fot", "foo", "to", "an", "ankl", "hee", "pa w", "shin", "thigh", "Hips", "root", "node6", "Spine1",
+		"fo\xffot", "\xff", "f\u00f6ot", "foöt", "ﬀoot", "ſoot", "heeL\u0301", "toe\u0000", "\u212a", "Tоe" /* Cyrillic о */}
+	for _, w := range []string{"foot", "feet", "toe", "hoof", "paw", "ankle", "heel"} {
+		for k := range w {
+			names = append(names, w[:k]+strings.ToUpper(w[k:k+1])+w[k+1:], "x"+w[:k], w[k:]+"y", "pre_"+w+"_post")
+		}
+	}
+	for _, n := range names {
+		if got, want := footName(n), re.MatchString(n); got != want {
+			t.Errorf("footName(%q) = %v, the regexp says %v", n, got, want)
+		}
 	}
 }

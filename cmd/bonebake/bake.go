@@ -321,16 +321,29 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	if o.Bytes > announceOutput {
 		fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(o.Bytes), out)
 	}
-	job.Progress, job.Workers = r.progress, r.workers
 	// The gait sidecar (measured ground speeds and cycles, docs/formats/gait.md)
-	// is measured from the motions while they bake: it reads the job, which
-	// baking does not change, and fills the cores in the bake's serial parts.
+	// is measured from the motions once the last frame is sampled, while the
+	// file is finished and takes its name (the old file's removal frees its
+	// page cache, milliseconds for a large one): it reads the job, which baking
+	// does not change, and so fills a core the bake leaves idle instead of
+	// taking one from the samplers.
 	gaits := make(chan *gait.File, 1)
-	go func() { gaits <- m.Gaits(out) }()
+	var measuring sync.Once
+	measure := func() { measuring.Do(func() { go func() { gaits <- m.Gaits(out) }() }) }
+	job.Workers = r.workers
+	job.Progress = func(done, total int) {
+		if r.progress != nil {
+			r.progress(done, total)
+		}
+		if done == total {
+			measure()
+		}
+	}
 	// The workers check every palette float as they pose it (a non-finite one
 	// fails the bake with strict validation's error and writes no file): the file
 	// is not read back.
 	h, err := bake.BakeFileHeader(out, job)
+	measure() // if the bake stopped before its last frame
 	if ve := (*formats.ValidationError)(nil); errors.As(err, &ve) {
 		return 0, fmt.Errorf("baked file does not validate: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/gltfref"
 	"github.com/bonebake/bonebake/internal/testfiles"
+
+	"github.com/spf13/cobra"
 )
 
 func sharedModel(t *testing.T, name string) string { return testfiles.Path(t, "gltf", name) }
@@ -68,6 +71,64 @@ func TestHelpEverywhere(t *testing.T) {
 		code, out, _ := bonebake(t, c...)
 		if code != 0 || !strings.Contains(out, "Usage:") {
 			t.Errorf("%v: exit %d, output %q", c, code, out)
+		}
+	}
+}
+
+// A command run alone under the root (newRoot of its name) is the command the
+// whole tree holds: the same name, aliases, help and usage, with subcommands
+// and flags alike, and "bonebake NAME --help" prints what the whole tree
+// prints; the root's own help lists every command.
+func TestRootForOneCommand(t *testing.T) {
+	full := newRoot(nil)
+	if got := len(full.Commands()); got != len(subcommandMakers) {
+		t.Fatalf("the whole tree has %d commands, subcommandMakers %d", got, len(subcommandMakers))
+	}
+	help := func(c *cobra.Command) string {
+		var b bytes.Buffer
+		c.SetOut(&b)
+		c.SetErr(&b)
+		if err := c.Help(); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, s := range subcommandMakers {
+		root := newRoot([]string{s.name, "--flag"})
+		if n := len(root.Commands()); n != 1 || root.Commands()[0].Name() != s.name {
+			t.Fatalf("newRoot for %s: %d commands, the first %q", s.name, n, root.Commands()[0].Name())
+		}
+		alone, _, err := root.Find([]string{s.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inTree, _, err := full.Find([]string{s.name})
+		if err != nil || inTree.Name() != s.name {
+			t.Fatalf("the whole tree has no command %q: %v", s.name, err)
+		}
+		if !slices.Equal(alone.Aliases, inTree.Aliases) || help(alone) != help(inTree) || alone.UsageString() != inTree.UsageString() {
+			t.Errorf("%s alone differs from %s in the whole tree:\n%s\n---\n%s", s.name, s.name, help(alone), help(inTree))
+		}
+		for i, sub := range inTree.Commands() {
+			if help(sub) != help(alone.Commands()[i]) {
+				t.Errorf("%s %s alone differs from the whole tree's", s.name, sub.Name())
+			}
+		}
+		var want bytes.Buffer
+		whole := newRoot(nil)
+		whole.SetArgs([]string{s.name, "--help"})
+		whole.SetOut(&want)
+		if err := whole.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, _ := bonebake(t, s.name, "--help"); code != 0 || out != want.String() {
+			t.Errorf("bonebake %s --help: exit %d, output %q, the whole tree's %q", s.name, code, out, want.String())
+		}
+	}
+	_, out, _ := bonebake(t, "--help")
+	for _, s := range subcommandMakers {
+		if !strings.Contains(out, "\n  "+s.name+" ") {
+			t.Errorf("bonebake --help does not list %s:\n%s", s.name, out)
 		}
 	}
 }

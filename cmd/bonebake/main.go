@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/bonebake/bonebake/internal/atomicfile"
@@ -38,7 +39,29 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-func newRoot() *cobra.Command {
+// subcommandMakers are the commands and how each is made, in the order help
+// lists them.
+var subcommandMakers = []struct {
+	name string
+	make func() *cobra.Command
+}{
+	{"bake", newBakeCmd},
+	{"bat", newBatCmd},
+	{"export-gltf", newExportGLTFCmd},
+	{"inspect", newInspectCmd},
+	{"validate", newValidateCmd},
+	{"sample", newSampleCmd},
+	{"simulate", newSimulateCmd},
+	{"view", newViewCmd},
+	{"mot", newMotCmd},
+	{"bpx", newBPXCmd},
+}
+
+// newRoot makes the command tree for argv: when its first word names a
+// command, only that command under the root (making every command and its
+// flags costs a tenth of a millisecond or more at start-up; running one needs
+// no other), else all of them (help, an unknown command's suggestions).
+func newRoot(argv []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "bonebake",
 		Short: "Bake skeletal animation into GPU-ready bone palettes",
@@ -51,18 +74,15 @@ and reads, validates and samples them the way a game does at run time.`,
 	root.SetVersionTemplate("bonebake {{.Version}}{{\"\\n\"}}")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(
-		newBakeCmd(),
-		newBatCmd(),
-		newExportGLTFCmd(),
-		newInspectCmd(),
-		newValidateCmd(),
-		newSampleCmd(),
-		newSimulateCmd(),
-		newViewCmd(),
-		newMotCmd(),
-		newBPXCmd(),
-	)
+	for _, s := range subcommandMakers {
+		if len(argv) > 0 && argv[0] == s.name {
+			root.AddCommand(s.make())
+			return root
+		}
+	}
+	for _, s := range subcommandMakers {
+		root.AddCommand(s.make())
+	}
 	return root
 }
 
@@ -93,7 +113,7 @@ func subcommands(cmd *cobra.Command, a []string) error {
 }
 
 func run(argv []string, stdout, stderr io.Writer) int {
-	root := newRoot()
+	root := newRoot(argv)
 	root.SetArgs(argv)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -148,11 +168,12 @@ func version() string {
 }
 
 // flagValue matches pflag's message for a value it cannot parse.
-var flagValue = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+// It is compiled on first use: only a bad flag value needs it.
+var flagValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`) })
 
 // plainFlagError says what a flag wanted instead of showing strconv's message.
 func plainFlagError(err error) error {
-	m := flagValue.FindStringSubmatch(err.Error())
+	m := flagValue().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}

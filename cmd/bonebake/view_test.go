@@ -41,8 +41,9 @@ func startView(t *testing.T, args ...string) (string, *lockedBuffer, func() erro
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut lockedBuffer
-	root := newRoot()
-	root.SetArgs(append([]string{"view"}, args...))
+	argv := append([]string{"view"}, args...)
+	root := newRoot(argv)
+	root.SetArgs(argv)
 	root.SetOut(&out)
 	root.SetErr(&errOut)
 	done := make(chan error, 1)

@@ -1,6 +1,9 @@
 package bpx
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // Weak is the weak section checksum (docs/formats/bpx.md §4): the wrapping sum of
 // the bytes. Feed it with Write; Sum32 is the checksum so far.
@@ -27,7 +30,10 @@ type BPXCRC struct{ crc uint32 }
 // bpxCRCTables[0] is the byte table; like any CRC table it is linear over
 // GF(2) (T[a^b] = T[a]^T[b]), so the update can take eight bytes a step
 // ("slicing by eight"): bpxCRCTables[k][v] is byte v's effect k bytes later.
-var bpxCRCTables = func() (t [8][256]uint32) {
+// They are built on first use (the first Write), not when a program that links the
+// package starts.
+var bpxCRCTables = sync.OnceValue(func() *[8][256]uint32 {
+	t := new([8][256]uint32)
 	for i := range t[0] {
 		v := uint32(i) >> 1
 		if i&1 != 0 {
@@ -42,7 +48,7 @@ var bpxCRCTables = func() (t [8][256]uint32) {
 		}
 	}
 	return t
-}()
+})
 
 // NewBPXCRC returns a BPX CRC over no bytes yet.
 func NewBPXCRC() *BPXCRC { return &BPXCRC{crc: 0xFFFFFFFF} }
@@ -50,7 +56,7 @@ func NewBPXCRC() *BPXCRC { return &BPXCRC{crc: 0xFFFFFFFF} }
 func (c *BPXCRC) Write(p []byte) (int, error) {
 	n := len(p)
 	crc := c.crc
-	t := &bpxCRCTables
+	t := bpxCRCTables()
 	for ; len(p) >= 8; p = p[8:] {
 		lo := crc ^ binary.LittleEndian.Uint32(p)
 		hi := binary.LittleEndian.Uint32(p[4:])

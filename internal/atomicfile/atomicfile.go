@@ -45,12 +45,38 @@ var ErrNotRegular = errors.New("not a regular file")
 // link at path is followed (see the package documentation).
 func Write(path string, write func(io.Writer) error) error {
 	return do(path, true, func(f *os.File) error {
-		bw := bufio.NewWriterSize(f, 1<<16)
+		bw := newWriter(f)
 		if err := write(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
 	})
+}
+
+// writer is the buffered writer Write and WriteReplacingLink hand out: small
+// writes gather in a 64 KiB buffer; a piece of half that or more (a bake's run
+// of palette frames) goes straight to the file after what is buffered, instead
+// of being copied through the buffer first.
+type writer struct {
+	*bufio.Writer
+	f *os.File
+}
+
+// direct is the size from which a write skips the buffer.
+const direct = 1 << 15
+
+func newWriter(f *os.File) *writer {
+	return &writer{Writer: bufio.NewWriterSize(f, 2*direct), f: f}
+}
+
+func (w *writer) Write(p []byte) (int, error) {
+	if len(p) < direct {
+		return w.Writer.Write(p)
+	}
+	if err := w.Flush(); err != nil {
+		return 0, err
+	}
+	return w.f.Write(p)
 }
 
 // WriteFile is Write handing write the temporary file itself, unbuffered, for
@@ -64,7 +90,7 @@ func WriteFile(path string, write func(f *os.File) error) error {
 // where a link must never lead a write out of the folder.
 func WriteReplacingLink(path string, write func(io.Writer) error) error {
 	return do(path, false, func(f *os.File) error {
-		bw := bufio.NewWriterSize(f, 1<<16)
+		bw := newWriter(f)
 		if err := write(bw); err != nil {
 			return err
 		}

@@ -1,9 +1,11 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,62 @@ func TestWriteReplaces(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "new" {
 		t.Fatalf("content %q, want new", b)
+	}
+}
+
+// Pieces of every size, some past the size that skips the buffer, and each way
+// of writing (Write, WriteString, WriteByte, io.Copy) land in the file in the
+// order written.
+func TestWriteKeepsOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, replace := range []bool{false, true} {
+		var want bytes.Buffer
+		path := filepath.Join(t.TempDir(), "out.bin")
+		write := func(w io.Writer) error {
+			for k := range 200 {
+				n := rng.IntN(3 * direct)
+				if k%3 == 0 {
+					n = rng.IntN(100)
+				}
+				p := make([]byte, n)
+				for i := range p {
+					p[i] = byte(rng.Uint32())
+				}
+				want.Write(p)
+				var err error
+				switch k % 4 {
+				case 0:
+					_, err = w.Write(p)
+				case 1:
+					_, err = w.(io.StringWriter).WriteString(string(p))
+				case 2:
+					if len(p) > 0 {
+						err = w.(io.ByteWriter).WriteByte(p[0])
+						if err == nil {
+							_, err = w.Write(p[1:])
+						}
+					}
+				case 3:
+					_, err = io.Copy(w, bytes.NewReader(p))
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		var err error
+		if replace {
+			err = WriteReplacingLink(path, write)
+		} else {
+			err = Write(path, write)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); !bytes.Equal(b, want.Bytes()) {
+			t.Fatalf("the file (%d bytes) is not the %d bytes written, in order", len(b), want.Len())
+		}
 	}
 }
 

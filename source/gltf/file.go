@@ -79,8 +79,8 @@ func decodeDocument(path string, data []byte, dir, root string) (*document, erro
 	}
 	// The JSON is parsed once; only a document that fails to decode is looked at
 	// again, for a more precise reason than the decoder's.
-	doc := new(qgltf.Document)
-	if err := json.Unmarshal(jsonBytes, doc); err != nil {
+	doc, err := unmarshalDocument(jsonBytes)
+	if err != nil {
 		if err := d.checkVersion(jsonBytes); err != nil {
 			return nil, err
 		}
@@ -103,6 +103,26 @@ func decodeDocument(path string, data []byte, dir, root string) (*document, erro
 		return nil, err
 	}
 	return d, nil
+}
+
+// unmarshalDocument is json.Unmarshal of a glTF document, done in fewer passes
+// over the text. qgltf.Document's UnmarshalJSON decodes the text twice (once
+// for the required asset, once into an alias of the type), and json.Unmarshal
+// scans it twice more before calling it; here it is decoded once, into the
+// alias. That gives the same document whenever the original succeeds: the
+// alias pass is the original's second, and the first fails only for a
+// missing or null asset, which the alias pass fails on (a null asset has no
+// version) or leaves without a version (a present one has one, or fails). In
+// every other case, the original runs and says what it says.
+func unmarshalDocument(jsonBytes []byte) (*qgltf.Document, error) {
+	type alias qgltf.Document
+	var a alias
+	if err := json.Unmarshal(jsonBytes, &a); err == nil && a.Asset.Version != "" {
+		doc := qgltf.Document(a)
+		return &doc, nil
+	}
+	doc := new(qgltf.Document)
+	return doc, json.Unmarshal(jsonBytes, doc)
 }
 
 // splitContainer returns the JSON text and, for a GLB file, its BIN chunk.

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
@@ -149,7 +150,7 @@ func validOrder(o string) bool {
 	return len(o) == 3 && strings.Count(o, "x") == 1 && strings.Count(o, "y") == 1 && strings.Count(o, "z") == 1
 }
 
-var trailingNumber = regexp.MustCompile(`(?:^|[^0-9])([0-9]+)$`)
+var trailingNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[^0-9])([0-9]+)$`) })
 
 // motionIDs gives each skeleton bone its motion bone id (§13), or none.
 func motionIDs(r bake.Rig, boneMap map[string]int) (map[int]int16, error) {
@@ -168,7 +169,7 @@ func motionIDs(r bake.Rig, boneMap map[string]int) (map[int]int16, error) {
 		}
 	} else {
 		for b, name := range sk.Names {
-			if m := trailingNumber.FindStringSubmatch(name); m != nil {
+			if m := trailingNumber().FindStringSubmatch(name); m != nil {
 				if id, err := strconv.ParseInt(m[1], 10, 16); err == nil {
 					ids[b] = int16(id)
 				}

@@ -117,7 +117,7 @@ func checkOf(id byte, data []byte) []byte {
 	case CheckCRC32:
 		return binary.LittleEndian.AppendUint32(nil, crc32.ChecksumIEEE(data))
 	case CheckCRC64:
-		return binary.LittleEndian.AppendUint64(nil, crc64.Checksum(data, crc64Table))
+		return binary.LittleEndian.AppendUint64(nil, crc64.Checksum(data, crc64Table()))
 	case CheckSHA256:
 		s := sha256.Sum256(data)
 		return s[:]

@@ -57,6 +57,7 @@ type lzmaEnc struct {
 }
 
 func newLZMAEnc(window, hashWindow, nice, depth int) *lzmaEnc {
+	fillPrices()
 	e := &lzmaEnc{
 		mf:       newBT4(window, hashWindow, nice, depth),
 		nice:     nice,

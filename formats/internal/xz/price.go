@@ -1,5 +1,7 @@
 package xz
 
+import "sync"
+
 // Prices are the cost of coding, in 1/16 bit (the LZMA SDK's units): the
 // optimal parser compares paths by their summed prices.
 
@@ -11,7 +13,12 @@ const (
 )
 
 // probPrices[p>>moveReduceBits] is the price of a bit whose probability is p.
-var probPrices = func() (t [numPriceEntries]uint32) {
+// It is filled when the first encoder is made (fillPrices), not when a program
+// that links the package starts: only encoding reads it.
+var probPrices [numPriceEntries]uint32
+
+var fillPrices = sync.OnceFunc(func() {
+	t := &probPrices
 	for i := range t {
 		w := uint32(i<<moveReduceBits + 1<<(moveReduceBits-1))
 		bits := uint32(0)
@@ -25,8 +32,7 @@ var probPrices = func() (t [numPriceEntries]uint32) {
 		}
 		t[i] = probBits<<priceShiftBits - 15 - bits
 	}
-	return t
-}()
+})
 
 func price0(p prob) uint32 { return probPrices[p>>moveReduceBits] }
 func price1(p prob) uint32 { return probPrices[(1<<probBits-p)>>moveReduceBits] }

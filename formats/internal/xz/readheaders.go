@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"hash/crc64"
 	"io"
+	"sync"
 )
 
 // The container as the reader meets it: stream header, block headers,
@@ -190,7 +191,9 @@ func (r *Reader) readBlockHeader() (*blockHeader, error) {
 	return h, nil
 }
 
-var crc64Table = crc64.MakeTable(crc64.ECMA)
+// crc64Table is built on first use: hash/crc64 builds its tables then, and
+// every command links this package.
+var crc64Table = sync.OnceValue(func() *crc64.Table { return crc64.MakeTable(crc64.ECMA) })
 
 // newCheck is the hash of check id, nil for None and the IDs xz does not
 // define (their bytes are skipped, as xz does).
@@ -199,7 +202,7 @@ func newCheck(id byte) hash.Hash {
 	case CheckCRC32:
 		return crc32.NewIEEE()
 	case CheckCRC64:
-		return crc64.New(crc64Table)
+		return crc64.New(crc64Table())
 	case CheckSHA256:
 		return sha256.New()
 	}
