@@ -51,6 +51,22 @@ export function setDraw({ skinned = null, attach = null, unlit = false, local = 
 
 // setMaterial makes the next draws take their colour from a glTF material: the
 // base colour times the texture, if any. setMaterial(null) goes back to roles.
+// drawMesh draws n instances of A's mesh from the bound vertex array, part by
+// part with its materials where it has them (with the uniforms u of the bound
+// program); it returns the draw calls.
+export function drawMesh(A, n, u = U) {
+  if (!A.mesh.materials) {
+    gl.drawElementsInstanced(gl.TRIANGLES, A.gpu.count, gl.UNSIGNED_INT, 0, n);
+    return 1;
+  }
+  for (const p of A.mesh.parts) {
+    setMaterial(p.color, A.textures[p.texture] || null, u);
+    gl.drawElementsInstanced(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, p.first * 4, n);
+  }
+  setMaterial(null, null, u);
+  return A.mesh.parts.length;
+}
+
 export function setMaterial(color, tex = null, u = U) {
   gl.uniform1i(u.u_material, color ? 1 : 0);
   if (color) gl.uniform4fv(u.u_baseColor, color);
@@ -121,17 +137,7 @@ function drawView(bat) {
         u = U;
       }
       gl.bindVertexArray(u === U ? A.vao : A.batVao);
-      if (A.mesh.materials) {
-        for (const p of A.mesh.parts) {
-          setMaterial(p.color, A.textures[p.texture] || null, u);
-          gl.drawElementsInstanced(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, p.first * 4, A.count);
-          calls++;
-        }
-        setMaterial(null, null, u);
-      } else {
-        gl.drawElementsInstanced(gl.TRIANGLES, A.gpu.count, gl.UNSIGNED_INT, 0, A.count);
-        calls++;
-      }
+      calls += drawMesh(A, A.count, u);
       drawn += A.count;
     }
     gl.useProgram(prog);

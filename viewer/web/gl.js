@@ -23,6 +23,10 @@ export const gl = canvas.getContext('webgl2', { antialias: params.get('aa') !== 
 
 // Set by setupGL.
 export let prog, U, dummyTex;
+// Texture units: 0–3 the skinning program's (palette, inverse bind, attach,
+// base colour), 4–6 BAT's, SNAPSHOT_UNIT the snapshot meshes' (lod.js), 8–12
+// the GPU clock's resolve pass (clock.js).
+export const SNAPSHOT_UNIT = 7;
 export let fragSource; // skin.frag.glsl, which the BAT program shares
 export let unitBuf; // a one-record instance buffer: the unit transform (the grid)
 export let focusBuf, focusData; // a one-record instance buffer: the focus instance (overlays)
@@ -56,7 +60,8 @@ export async function setupGL() {
   U = {};
   for (const n of ['u_palette', 'u_paletteStride', 'u_paletteFramesPerRow', 'u_inverseBind', 'u_skinned',
     'u_attached', 'u_attachTex', 'u_attachStride', 'u_attachFramesPerRow', 'u_attachBase',
-    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex']) {
+    'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex',
+    'u_reduced', 'u_snapshot', 'u_snapshotTex', 'u_snapshotStride', 'u_snapshotFramesPerRow']) {
     U[n] = gl.getUniformLocation(prog, n);
   }
   gl.useProgram(prog);
@@ -64,6 +69,7 @@ export async function setupGL() {
   gl.uniform1i(U.u_inverseBind, 1);
   gl.uniform1i(U.u_attachTex, 2);
   gl.uniform1i(U.u_baseTex, 3);
+  gl.uniform1i(U.u_snapshotTex, SNAPSHOT_UNIT);
   const sun = [0.45, 0.8, 0.4], l = Math.hypot(...sun);
   gl.uniform3f(U.u_sun, sun[0] / l, sun[1] / l, sun[2] / l);
   // Draws without joint data read the attribute's constant: make it an integer one.

@@ -21,33 +21,21 @@
 // The panel shows the units at each level, the skinning work (vertices ×
 // influences skinned per frame, counted at the draws) and the distances in use.
 import { $, params, state, stats, hook, RECORD, RECORD_BYTES, kvRows, requestDraw } from './state.js';
-import { gl, prog, fetchOK, floatTexture, meshVAO } from './gl.js';
+import { gl, U, SNAPSHOT_UNIT, fetchOK, floatTexture, meshVAO } from './gl.js';
 import { eye } from './camera.js';
-import { setDraw, setMaterial } from './draw.js';
+import { setDraw, drawMesh } from './draw.js';
 import { settled } from './crowd.js';
 import { resolveItems } from './clock.js';
 
 export const FULL = 0, REDUCED = 1, SNAPSHOT = 2;
 const REC_LEVEL = 3, REC_RIDER_LEVEL = 15, REC_RIDER = 12;
 const LEVEL_TINT = [[0.3, 0.9, 0.35], [1, 0.75, 0.2], [0.95, 0.3, 0.85]];
-const SNAPSHOT_UNIT = 7; // texture unit (0-3: the skinning program's, 4-6: BAT's)
 
 // state.lod: on (URL lod=0 turns it off), colour (URL lodcolor=1: tint each unit
 // by its level). stats.lod: units per level (riders apart) and the skinning work
 // of the last frame, with what it would be with every unit at full detail.
 state.lod = { on: params.get('lod') !== '0', colour: params.get('lodcolor') === '1' };
 stats.lod = { units: [0, 0, 0], riders: [0, 0, 0], skinned: 0, skinnedFull: 0, switches: 0 };
-
-let U = null;
-function uniforms() {
-  if (!U) {
-    U = {};
-    for (const n of ['u_reduced', 'u_snapshot', 'u_snapshotTex', 'u_snapshotStride', 'u_snapshotFramesPerRow']) U[n] = gl.getUniformLocation(prog, n);
-    gl.useProgram(prog);
-    gl.uniform1i(U.u_snapshotTex, SNAPSHOT_UNIT);
-  }
-  return U;
-}
 
 let lastEye = null;
 
@@ -353,39 +341,24 @@ export function resolveClockLevels(A, now) {
   if (R && L.rider[SNAPSHOT].n > 0) loadSnapshot(R.asset);
 }
 
-function drawMesh(A, n) {
-  if (A.mesh.materials) {
-    for (const p of A.mesh.parts) {
-      setMaterial(p.color, A.textures[p.texture] || null);
-      gl.drawElementsInstanced(gl.TRIANGLES, p.count, gl.UNSIGNED_INT, p.first * 4, n);
-    }
-    setMaterial(null, null);
-    return A.mesh.parts.length;
-  }
-  gl.drawElementsInstanced(gl.TRIANGLES, A.gpu.count, gl.UNSIGNED_INT, 0, n);
-  return 1;
-}
-
 function drawSnapshot(S, vao, n) {
-  const u = uniforms();
   bindSnapshot(S);
-  gl.uniform1i(u.u_snapshot, 1);
+  gl.uniform1i(U.u_snapshot, 1);
   gl.bindVertexArray(vao);
   gl.drawElementsInstanced(gl.TRIANGLES, S.count, gl.UNSIGNED_INT, 0, n);
-  gl.uniform1i(u.u_snapshot, 0);
+  gl.uniform1i(U.u_snapshot, 0);
 }
 
 function bindSnapshot(S) {
-  const u = uniforms();
   gl.activeTexture(gl.TEXTURE0 + SNAPSHOT_UNIT);
   gl.bindTexture(gl.TEXTURE_2D, S.tex.tex);
-  gl.uniform1i(u.u_snapshotStride, S.tex.stride);
-  gl.uniform1i(u.u_snapshotFramesPerRow, S.tex.perRow);
+  gl.uniform1i(U.u_snapshotStride, S.tex.stride);
+  gl.uniform1i(U.u_snapshotFramesPerRow, S.tex.perRow);
 }
 
 // drawBody draws A's units level by level; it returns the draw calls.
 export function drawBody(A) {
-  const L = A.lod, u = uniforms();
+  const L = A.lod;
   let calls = 0;
   for (const lv of [FULL, REDUCED, SNAPSHOT]) {
     const n = L.body[lv].n;
@@ -398,11 +371,11 @@ export function drawBody(A) {
       continue;
     }
     setDraw({ skinned: A, colors: A.roleColors });
-    gl.uniform1i(u.u_reduced, lv === FULL ? 0 : 1);
+    gl.uniform1i(U.u_reduced, lv === FULL ? 0 : 1);
     gl.bindVertexArray(L.vao[lv]);
     calls += drawMesh(A, n);
     countSkinned(A, n, lv === FULL ? FULL : REDUCED);
-    gl.uniform1i(u.u_reduced, 0);
+    gl.uniform1i(U.u_reduced, 0);
   }
   return calls;
 }
@@ -411,7 +384,7 @@ export function drawBody(A) {
 // hand socket at each unit's palette frame; a rider is drawn at its own level
 // on its horse's saddle. It returns the draw calls.
 export function drawProps(A) {
-  const L = A.lod, u = uniforms();
+  const L = A.lod;
   let calls = 0;
   if (A.sword) {
     L.swordVao ||= L.body.map((b) => meshVAO(A.sword.mesh, b.buf, 0, 0));
@@ -438,10 +411,10 @@ export function drawProps(A) {
         drawSnapshot(S, snapshotVAO(S, L.rider[lv].buf, REC_RIDER_LEVEL), n);
         countSkinned(R.asset, n, SNAPSHOT);
       } else {
-        gl.uniform1i(u.u_reduced, lv === FULL ? 0 : 1);
+        gl.uniform1i(U.u_reduced, lv === FULL ? 0 : 1);
         gl.bindVertexArray(L.riderVao[lv]);
         gl.drawElementsInstanced(gl.TRIANGLES, R.asset.gpu.count, gl.UNSIGNED_INT, 0, n);
-        gl.uniform1i(u.u_reduced, 0);
+        gl.uniform1i(U.u_reduced, 0);
         countSkinned(R.asset, n, lv === FULL ? FULL : REDUCED);
       }
       calls++;
