@@ -6,9 +6,9 @@
 // vector per field; the arithmetic then runs on four lanes with no branch, and the
 // four 16-byte Instances are transposed back and stored whole.
 
-// ENTRY loads unit j's entry row into reg: entries[species<<8 | clip], or the empty
-// entry when the clip is ≥ 256 or the index is past it.
-#define ENTRY(j, reg) \
+// INDEX puts unit j's entry index in AX: species<<8 | clip, or the empty entry's
+// when the clip is ≥ 256 or the index is past it.
+#define INDEX(j) \
 	MOVBLZX j(SI), AX \
 	MOVWLZX (2*j)(DX), BX \
 	SHLL $8, AX \
@@ -16,21 +16,18 @@
 	CMPL BX, $256 \
 	CMOVLCC R8, AX \
 	CMPL AX, R8 \
-	CMOVLHI R8, AX \
+	CMOVLHI R8, AX
+
+// ENTRY loads unit j's entry row into reg: entries[INDEX(j)].
+#define ENTRY(j, reg) \
+	INDEX(j) \
 	SHLQ $5, AX \
 	MOVOU (DI)(AX*1), reg
 
 // ENTRYK is ENTRY that also keeps the entry's index ×16 at 4*j(SP), where the
 // snapshot entry (16 bytes) of the same index is.
 #define ENTRYK(j, reg) \
-	MOVBLZX j(SI), AX \
-	MOVWLZX (2*j)(DX), BX \
-	SHLL $8, AX \
-	ORL BX, AX \
-	CMPL BX, $256 \
-	CMOVLCC R8, AX \
-	CMPL AX, R8 \
-	CMOVLHI R8, AX \
+	INDEX(j) \
 	SHLQ $4, AX \
 	MOVL AX, (4*j)(SP) \
 	MOVOU (DI)(AX*2), reg
@@ -154,23 +151,28 @@
 	ADDQ $16, R10 \
 	ADDQ $64, R11
 
+// ARGS4 loads the arguments step4 and step4lod share, and the constants:
+// X14 dt, X13 1.0, X12 0 and X11 −1 (int), each ×4.
+#define ARGS4 \
+	MOVQ entries+0(FP), DI \
+	MOVQ empty+8(FP), R8 \
+	MOVQ species+16(FP), SI \
+	MOVQ clips+24(FP), DX \
+	MOVQ phase+32(FP), R9 \
+	MOVQ rate+40(FP), R10 \
+	MOVQ out+48(FP), R11 \
+	MOVQ groups+56(FP), CX \
+	MOVSS dt+64(FP), X14 \
+	SHUFPS $0, X14, X14 \
+	MOVL $0x3f800000, AX \
+	MOVL AX, X13 \
+	SHUFPS $0, X13, X13 \
+	PXOR X12, X12 \
+	PCMPEQL X11, X11
+
 // func step4(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
 TEXT ·step4(SB), NOSPLIT, $0-68
-	MOVQ entries+0(FP), DI
-	MOVQ empty+8(FP), R8
-	MOVQ species+16(FP), SI
-	MOVQ clips+24(FP), DX
-	MOVQ phase+32(FP), R9
-	MOVQ rate+40(FP), R10
-	MOVQ out+48(FP), R11
-	MOVQ groups+56(FP), CX
-	MOVSS dt+64(FP), X14
-	SHUFPS $0, X14, X14        // dt ×4
-	MOVL $0x3f800000, AX
-	MOVL AX, X13
-	SHUFPS $0, X13, X13        // 1.0 ×4
-	PXOR X12, X12              // 0
-	PCMPEQL X11, X11           // −1 ×4 (int)
+	ARGS4
 
 loop:
 	ENTRY(0, X0)
@@ -197,21 +199,7 @@ loop:
 // floored or replaced by snapshot frames, all on four lanes with no branch. X15
 // counts the units whose band stayed; the result is the rest.
 TEXT ·step4lod(SB), NOSPLIT, $16-120
-	MOVQ entries+0(FP), DI
-	MOVQ empty+8(FP), R8
-	MOVQ species+16(FP), SI
-	MOVQ clips+24(FP), DX
-	MOVQ phase+32(FP), R9
-	MOVQ rate+40(FP), R10
-	MOVQ out+48(FP), R11
-	MOVQ groups+56(FP), CX
-	MOVSS dt+64(FP), X14
-	SHUFPS $0, X14, X14        // dt ×4
-	MOVL $0x3f800000, AX
-	MOVL AX, X13
-	SHUFPS $0, X13, X13        // 1.0 ×4
-	PXOR X12, X12              // 0
-	PCMPEQL X11, X11           // −1 ×4 (int)
+	ARGS4
 	PXOR X15, X15              // units whose band stayed, per lane
 	MOVQ dist+88(FP), R12
 	MOVQ band+96(FP), R13
