@@ -336,31 +336,16 @@ func stepUnitsLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID +
 	n := len(species)
 	clips, phase, out, dist, band, level = clips[:n], phase[:n], out[:n], dist[:n], band[:n], level[:n]
 	snaps = snaps[:len(entries)]
-	empty := uint(len(entries)) - 1
 	var switches uint64
 	for i, s := range species {
-		d := dist[i]
-		bd := bands[s].next(band[i], d)
+		bd := bands[s].next(band[i], dist[i])
 		if bd != band[i] {
 			switches++
 		}
 		band[i] = bd
 		lv := bd
 		if bd != LevelFull {
-			o := &out[i]
-			if bd == LevelSnapshot {
-				cl := clips[i]
-				k := uint(s)<<clipShift | uint(cl)
-				if cl >= MaxClips || k > empty {
-					k = empty
-				}
-				if se := &snaps[k]; se.ok != 0 {
-					o.Frame = se.frame(phase[i])
-				} else {
-					lv = LevelReduced
-				}
-			}
-			o.Next, o.Lerp = o.Frame, 0
+			lv = farRows(&out[i], true, &snaps[snapKey(snaps, s, clips[i])], bd, phase[i])
 		}
 		level[i] = lv
 	}
