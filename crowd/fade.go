@@ -230,33 +230,25 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 			word &= word - 1
 			gw := gaitW[i]
 			bl := &blend[i]
-			if live&(1<<k) == 0 { // a speed blend alone: the fade state is not touched
-				if gw == 0 {
-					f.clear(i)
-					*bl = Blend{}
-					continue
-				}
-				bl.Frame, bl.Next, bl.Lerp = entry(species[i], gaitClip[i]).rows(phase[i])
-				bl.Weight, bl.PriorFrame, bl.PriorNext, bl.PriorLerp, bl.PriorWeight = gw, 0, 0, 0, 0
-				continue
-			}
-			u := &units[i]
+			// A unit whose fade bit is not live blends speeds alone: its fade
+			// state is not touched.
+			var u *fading
 			own := float32(1) // the share of the unit's own clip and its speed blend
-			u.t += dt
-			if x := u.t * u.inv; x < 1 {
-				own = smoothstep(x)
-			} else {
-				u.inv = 0
-				f.clearFading(i)
-			}
-			if u.inv == 0 && gw == 0 {
-				f.clear(i)
-				blend[i] = Blend{}
-				continue
+			if live&(1<<k) != 0 {
+				u = &units[i]
+				u.t += dt
+				if x := u.t * u.inv; x < 1 {
+					own = smoothstep(x)
+				} else {
+					u.inv = 0
+					f.clearFading(i)
+					u = nil
+				}
 			}
 			// The Blend is written in place, field by field, rather than built
 			// and copied.
-			if u.inv != 0 {
+			switch {
+			case u != nil:
 				out := 1 - own
 				e := entry(species[i], u.from.clip)
 				u.from.phase = e.advance(u.from.phase, u.from.rate, dt, u.from.repeat)
@@ -274,7 +266,10 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 				default:
 					bl.PriorFrame, bl.PriorNext, bl.PriorLerp, bl.PriorWeight = 0, 0, 0, 0
 				}
-			} else { // a speed blend alone
+			case gw == 0: // neither fades nor blends any more
+				f.clear(i)
+				*bl = Blend{}
+			default: // a speed blend alone
 				bl.Frame, bl.Next, bl.Lerp = entry(species[i], gaitClip[i]).rows(phase[i])
 				bl.Weight, bl.PriorFrame, bl.PriorNext, bl.PriorLerp, bl.PriorWeight = gw, 0, 0, 0, 0
 			}
