@@ -310,11 +310,6 @@ func TestBrowserClockLOD(t *testing.T) {
 	// would: few to draw in software, every level among them.
 	p.eval("bonebake.state.assets.forEach((A) => { A.spacing *= 3; }), bonebake.setClock('frame')")
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
-	// The camera just outside the front row, looking in and down (TestBrowserLOD's close view).
-	const camera = `(() => { let front = -Infinity;
-		for (const A of bonebake.state.assets) for (let i = 0; i < A.count; i++) front = Math.max(front, A.instData[i * 32 + 9]);
-		const c = bonebake.camera;
-		c.target = [bonebake.state.extent.cx, 1, front - 18]; c.yaw = 0; c.pitch = 0.3; c.dist = 24; })()`
 	type shown struct {
 		levels  map[string]any // per asset: its units' levels (lodLevels)
 		records map[string]any // per asset: the records drawn at each level (lodRecords)
@@ -341,7 +336,7 @@ func TestBrowserClockLOD(t *testing.T) {
 		// Levels keep a history (hysteresis): a camera kilometres away first puts
 		// every unit of either crowd in the farthest band, then the close view.
 		p.eval("bonebake.camera.target = [0, 1, 5000]; bonebake.settled()")
-		p.eval(camera)
+		p.eval(closeView)
 		p.eval("bonebake.step(0.77)")
 		p.eval("bonebake.selectClip(bonebake.state.assets[bonebake.state.selected].clips[1].name, 1 / 30)")
 		p.eval("bonebake.step(0.05)")

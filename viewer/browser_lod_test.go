@@ -212,10 +212,7 @@ func TestBrowserLOD(t *testing.T) {
 	})
 
 	// A camera just outside the front row, looking in and down: every level.
-	p.eval(`(() => { let front = -Infinity;
-		for (const A of bonebake.state.assets) for (let i = 0; i < A.count; i++) front = Math.max(front, A.instData[i * 32 + 9]);
-		const c = bonebake.camera;
-		c.target = [bonebake.state.extent.cx, 1, front - 18]; c.yaw = 0; c.pitch = 0.3; c.dist = 24; })()`)
+	p.eval(closeView)
 	p.eval("bonebake.settled()")
 	empty, _, _ := grab(false)
 	nearOn, width, tlClose := show()
@@ -325,6 +322,13 @@ func TestBrowserLOD(t *testing.T) {
 }
 
 func sq(x float64) float64 { return x * x }
+
+// closeView puts the page's camera just outside the parade's front row, looking
+// in and down: units at every level of detail in view.
+const closeView = `(() => { let front = -Infinity;
+	for (const A of bonebake.state.assets) for (let i = 0; i < A.count; i++) front = Math.max(front, A.instData[i * 32 + 9]);
+	const c = bonebake.camera;
+	c.target = [bonebake.state.extent.cx, 1, front - 18]; c.yaw = 0; c.pitch = 0.3; c.dist = 24; })()`
 
 // TestBrowserLODFrameTime measures the page's frame time and the skinning work
 // it counts at its draws for the default crowd of 10,000 units playing, LOD on

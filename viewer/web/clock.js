@@ -133,10 +133,12 @@ function snapshotMaps(A, toPalette) {
   return (A.snapMaps = { map: wrap(map, rows), palette: wrap(palWords, pal.length) });
 }
 
-// resolve runs the resolve pass over n items of buffer items (each a unit's
-// index in A's entries, its level at bit 24 and its rider's at bit 26), at time
-// now, writing n records to out; tintLevel ≥ 0 tints them as that level's.
-function resolve(A, items, n, out, now, tintLevel, toPalette) {
+// resolveItems runs the resolve pass over n items of buffer items (each a unit's
+// index in A's entries, its level at bit 24 and its rider's at bit 26), at the
+// crowd's time now, writing n records to out; tintLevel ≥ 0 tints them as that
+// level's; toPalette (lod.js) is given when levels of detail apply.
+export function resolveItems(A, items, n, out, now, tintLevel = -1, toPalette = null) {
+  if (n === 0) return;
   gl.useProgram(prog);
   gl.uniform1f(U.u_now, now);
   gl.uniform1i(U.u_tintLevel, tintLevel);
@@ -162,13 +164,6 @@ function resolve(A, items, n, out, now, tintLevel, toPalette) {
   gl.disable(gl.RASTERIZER_DISCARD);
   gl.bindBufferBase(gl.TRANSFORM_FEEDBACK_BUFFER, 0, null);
   gl.bindVertexArray(null);
-}
-
-// resolveItems writes the records of a list of A's units (items: a buffer of
-// n items, see resolve) at the crowd's time now into out; toPalette (lod.js)
-// is given when levels of detail apply.
-export function resolveItems(A, items, n, out, now, tintLevel = -1, toPalette = null) {
-  if (n > 0) resolve(A, items, n, out, now, tintLevel, toPalette);
 }
 
 // evaluate is the test hook's window on the resolve pass: each record (16
