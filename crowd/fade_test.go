@@ -1,6 +1,7 @@
 package crowd
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -311,12 +312,13 @@ func TestSpeedBlend(t *testing.T) {
 
 // Ranges animated in parallel, with fades, speed blends and levels of detail in
 // play, give what one Animate gives: the bits that mark blending units are shared
-// at the ranges' edges (run with -race to see that they are safe).
+// at the ranges' edges (run with -race to see that they are safe). So does
+// AnimateParallel, which counts the units no range can play.
 func TestParallelRangesBlend(t *testing.T) {
 	r := testRegistry(t)
-	const n = 1000
-	one, two := benchCrowd(n), benchCrowd(n)
-	for _, c := range []*Crowd{one, two} {
+	const n = 3 * ParallelUnits
+	one, two, three := benchCrowd(n), benchCrowd(n), benchCrowd(n)
+	for _, c := range []*Crowd{one, two, three} {
 		c.EnableLOD()
 		for i := range n {
 			c.Distance[i] = float32(i % 150)
@@ -324,33 +326,43 @@ func TestParallelRangesBlend(t *testing.T) {
 				c.Speed[i] = 2.6 // between walk and run
 			}
 		}
+		for _, i := range []int{5, 4500, n - 100} {
+			c.Species[i] = 40 // not loaded: one unit in each of AnimateParallel's ranges
+		}
 	}
 	for step := range 60 {
-		for _, c := range []*Crowd{one, two} {
+		for _, c := range []*Crowd{one, two, three} {
 			for i := step % 7; i < n; i += 7 { // some units change what they do
 				c.Flags[i] ^= Running
 			}
 		}
-		if err := one.Animate(r, 1.0/60); err != nil {
-			t.Fatal(err)
+		var u *UnplayableError
+		if err := one.Animate(r, 1.0/60); !errors.As(err, &u) || u.Units != 3 {
+			t.Fatalf("Animate: %v", err)
 		}
 		done := make(chan error, 3)
-		for _, rg := range [][2]int{{0, 333}, {333, 700}, {700, n}} {
+		for _, rg := range [][2]int{{0, 4000}, {4000, 8500}, {8500, n}} {
 			go func() { done <- two.AnimateRange(r, 1.0/60, rg[0], rg[1]) }()
 		}
 		for range 3 {
-			if err := <-done; err != nil {
-				t.Fatal(err)
+			if err := <-done; !errors.As(err, &u) || u.Units != 1 {
+				t.Fatalf("AnimateRange: %v", err)
 			}
 		}
 		two.LODFrame++
+		if err := three.AnimateParallel(r, 1.0/60, 3); !errors.As(err, &u) || u.Units != 3 {
+			t.Fatalf("AnimateParallel: %v", err)
+		}
 		for i := range n {
-			if one.Out[i] != two.Out[i] || one.Blend[i] != two.Blend[i] || one.Level[i] != two.Level[i] {
-				t.Fatalf("step %d unit %d: %+v %+v %v whole, %+v %+v %v in ranges", step, i, one.Out[i], one.Blend[i], one.Level[i], two.Out[i], two.Blend[i], two.Level[i])
+			for _, c := range []*Crowd{two, three} {
+				if one.Out[i] != c.Out[i] || one.Blend[i] != c.Blend[i] || one.Level[i] != c.Level[i] || one.Phase[i] != c.Phase[i] {
+					t.Fatalf("step %d unit %d: %+v %+v %v whole, %+v %+v %v in ranges", step, i, one.Out[i], one.Blend[i], one.Level[i], c.Out[i], c.Blend[i], c.Level[i])
+				}
 			}
 		}
 	}
-	if one.Fades == 0 || one.Fades != two.Fades {
-		t.Errorf("fades %d whole, %d in ranges", one.Fades, two.Fades)
+	if one.Fades == 0 || one.Fades != two.Fades || one.Fades != three.Fades || one.Transitions != three.Transitions || one.LODFrame != three.LODFrame {
+		t.Errorf("fades %d whole, %d in ranges, %d in parallel; transitions %d and %d; LOD frames %d and %d",
+			one.Fades, two.Fades, three.Fades, one.Transitions, three.Transitions, one.LODFrame, three.LODFrame)
 	}
 }

@@ -37,7 +37,8 @@ fight and die, and animate every unit every step with the runtime: intent → st
 clip, phase, combat timeline, playback.
 
 It prints the animation step's cost per unit in nanoseconds (median and p99 over the
-steps, on one core), the frame-time percentiles of the whole simulation step, and
+steps; wall time, the units shared among --workers goroutines as a game shares them
+among its cores), the frame-time percentiles of the whole simulation step, and
 the combat counts: swings started, hits landed on the attack clip's contact marker,
 and hits cancelled (target dead, friendly or out of reach at contact, attacker dead).
 
@@ -50,6 +51,7 @@ draw: with fades it is well below the --no-fade figure on the same seed.
 Without --assets the built-in species are baked in memory first.`,
 		Example: `  bonebake simulate
   bonebake simulate --units 100000 --seconds 10 --json
+  bonebake simulate --units 100000 --workers 1      # the animation on one core
   bonebake simulate --assets assets/creatures --units 2000 --dt 1/30`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -58,6 +60,9 @@ Without --assets the built-in species are baked in memory first.`,
 			}
 			if !(cfg.seconds > 0) || math.IsInf(cfg.seconds, 0) {
 				return usagef("--seconds must be a positive number")
+			}
+			if cfg.workers < 1 {
+				return usagef("--workers must be at least 1")
 			}
 			if !(cfg.dt > 0) || cfg.dt > 1 {
 				return usagef("--dt must be in (0, 1] seconds")
@@ -97,6 +102,8 @@ Without --assets the built-in species are baked in memory first.`,
 	f.StringVar(&cfg.assets, "assets", "", "directory of species .bpat files (default: bake the built-in species in memory)")
 	f.Uint64Var(&cfg.seed, "seed", 1, "random seed of the armies")
 	f.BoolVar(&asJSON, "json", false, "print JSON instead of text")
+	f.IntVar(&cfg.workers, "workers", goruntime.GOMAXPROCS(0), "goroutines the animation step shares the units among (default: one per core)")
+	f.Lookup("workers").DefValue = "cores"
 	f.BoolVar(&cfg.noFade, "no-fade", false, "switch cross-fades off: every clip change shows the new clip at once")
 	f.Var(cameraFlag{&cfg.camera}, "camera", "choose each unit's level of detail by its distance from a camera at X,Y,Z (metres; the armies meet near 0,0,0)")
 	species.add(cmd)
@@ -115,6 +122,7 @@ type simConfig struct {
 	assets      string
 	seed        uint64
 	noFade      bool
+	workers     int         // goroutines Animate shares the units among
 	camera      *[3]float32 // nil: no level of detail
 	maxSteps    int         // tests: stop early
 	// progress, when set, hears (steps done, steps) about ten times a second once
@@ -127,6 +135,7 @@ type simConfig struct {
 type simResult struct {
 	Units               int            `json:"units"`
 	Steps               int            `json:"steps"`
+	Workers             int            `json:"workers"`
 	Seconds             float64        `json:"seconds"`
 	DT                  float64        `json:"dt"`
 	Assets              string         `json:"assets"`
@@ -166,7 +175,11 @@ func (r *simResult) print(w io.Writer) {
 		fmt.Fprintf(w, " %s %d", n, r.Species[n])
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "animation step: %.2f ns/unit median, %.2f ns/unit p99 (intent, clip, phase, combat timeline, playback; one core)\n", r.StepNsPerUnitMedian, r.StepNsPerUnitP99)
+	cores := "one goroutine"
+	if r.Workers > 1 {
+		cores = fmt.Sprintf("%d goroutines", r.Workers)
+	}
+	fmt.Fprintf(w, "animation step: %.2f ns/unit median, %.2f ns/unit p99 (intent, clip, phase, combat timeline, playback; %s)\n", r.StepNsPerUnitMedian, r.StepNsPerUnitP99, cores)
 	fmt.Fprintf(w, "frame time: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms\n", r.FrameMsP50, r.FrameMsP90, r.FrameMsP99, r.FrameMsMax)
 	fmt.Fprintf(w, "attacks started %d, hits landed on contact %d, hits cancelled %d, kills %d\n", r.AttacksStarted, r.HitsLanded, r.HitsCancelled, r.Kills)
 	fmt.Fprintf(w, "alive at the end: %d vs %d\n", r.Alive[0], r.Alive[1])
@@ -306,7 +319,9 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 				again.Crowd.Transitions, b.Crowd.Transitions)
 		}
 	}
-	res := &simResult{Units: cfg.units, Steps: steps, Seconds: float64(steps) * cfg.dt, DT: cfg.dt, Species: map[string]int{},
+	// The goroutines AnimateParallel runs: one per ParallelUnits units at most.
+	workers := max(1, min(cfg.workers, cfg.units/crowd.ParallelUnits))
+	res := &simResult{Units: cfg.units, Steps: steps, Workers: workers, Seconds: float64(steps) * cfg.dt, DT: cfg.dt, Species: map[string]int{},
 		AttacksStarted: b.Melee.Stats.Started, HitsLanded: b.Melee.Stats.Landed, HitsCancelled: b.Melee.Stats.Cancelled,
 		Kills: b.Melee.Stats.Kills, Alive: [2]int{b.Alive(0), b.Alive(1)},
 		Fading: !cfg.noFade, Transitions: b.Crowd.Transitions, Fades: b.Crowd.Fades, MaxBoneJumpNote: note}
@@ -357,7 +372,7 @@ func playBattle(cfg simConfig, reg *crowd.Registry, steps int, after func(step i
 			}
 		}
 		t1 := time.Now()
-		if err := b.Crowd.Animate(reg, dt); err != nil {
+		if err := b.Crowd.AnimateParallel(reg, dt, cfg.workers); err != nil {
 			return nil, err
 		}
 		after(step, b, t0, t1, time.Now())

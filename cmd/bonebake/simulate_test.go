@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bonebake/bonebake/crowd"
 )
 
 func TestSimulateJSON(t *testing.T) {
@@ -186,6 +189,29 @@ func TestSimulateFades(t *testing.T) {
 	}
 	if !(*on.MaxBoneJumpM > 0) || *on.MaxBoneJumpM > *off.MaxBoneJumpM/2 {
 		t.Errorf("largest bone move in a frame %.3f m with fades, %.3f m without: want at most half", *on.MaxBoneJumpM, *off.MaxBoneJumpM)
+	}
+}
+
+// --workers: the animation step shared among goroutines gives the battle and
+// the poses of one goroutine (the same counts and the same largest bone move,
+// measured from every unit's pose at every step), and says how many it used.
+func TestSimulateWorkers(t *testing.T) {
+	units := fmt.Sprint(2 * crowd.ParallelUnits)
+	one := simulateJSON(t, "--units", units, "--seconds", "1", "--workers", "1")
+	two := simulateJSON(t, "--units", units, "--seconds", "1", "--workers", "2")
+	if one.Workers != 1 || two.Workers != 2 {
+		t.Errorf("workers %d and %d, want 1 and 2", one.Workers, two.Workers)
+	}
+	if one.MaxBoneJumpM == nil || two.MaxBoneJumpM == nil || *one.MaxBoneJumpM != *two.MaxBoneJumpM ||
+		one.Transitions != two.Transitions || one.Fades != two.Fades || one.AttacksStarted != two.AttacksStarted ||
+		one.Alive != two.Alive || one.Transitions == 0 {
+		t.Errorf("one goroutine: %+v\ntwo: %+v", one, two)
+	}
+	if few := simulateJSON(t, "--units", "300", "--seconds", "1", "--workers", "8"); few.Workers != 1 {
+		t.Errorf("300 units on %d goroutines", few.Workers)
+	}
+	if code, _, _ := bonebake(t, "simulate", "--workers", "0"); code != 2 {
+		t.Errorf("--workers 0: exit %d, want 2", code)
 	}
 }
 
