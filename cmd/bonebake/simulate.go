@@ -37,8 +37,7 @@ fight and die, and animate every unit every step with the runtime: intent → st
 clip, phase, combat timeline, playback.
 
 It prints the animation step's cost per unit in nanoseconds (median and p99 over the
-steps; wall time, the units shared among --workers goroutines as a game shares them
-among its cores), the frame-time percentiles of the whole simulation step, and
+steps), the frame-time percentiles of the whole simulation step, and
 the combat counts: swings started, hits landed on the attack clip's contact marker,
 and hits cancelled (target dead, friendly or out of reach at contact, attacker dead).
 
@@ -48,10 +47,14 @@ fades, and measures the largest move of any bone's origin from one frame to the
 next over all units and steps (max_bone_jump_m), from the poses the GPU would
 draw: with fades it is well below the --no-fade figure on the same seed.
 
+Both the game side (targets, movement, deaths) and the animation step share the
+units among --workers goroutines, one per core by default, as a game shares them
+among its cores; the battle is the same on any number. Times are wall times.
+
 Without --assets the built-in species are baked in memory first.`,
 		Example: `  bonebake simulate
   bonebake simulate --units 100000 --seconds 10 --json
-  bonebake simulate --units 100000 --workers 1      # the animation on one core
+  bonebake simulate --units 100000 --workers 1      # the whole battle on one core
   bonebake simulate --assets assets/creatures --units 2000 --dt 1/30`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -102,7 +105,7 @@ Without --assets the built-in species are baked in memory first.`,
 	f.StringVar(&cfg.assets, "assets", "", "directory of species .bpat files (default: bake the built-in species in memory)")
 	f.Uint64Var(&cfg.seed, "seed", 1, "random seed of the armies")
 	f.BoolVar(&asJSON, "json", false, "print JSON instead of text")
-	f.IntVar(&cfg.workers, "workers", goruntime.GOMAXPROCS(0), "goroutines the animation step shares the units among (default: one per core)")
+	f.IntVar(&cfg.workers, "workers", goruntime.GOMAXPROCS(0), "goroutines the battle's game side and animation step share the units among (default: one per core)")
 	f.Lookup("workers").DefValue = "cores"
 	f.BoolVar(&cfg.noFade, "no-fade", false, "switch cross-fades off: every clip change shows the new clip at once")
 	f.Var(cameraFlag{&cfg.camera}, "camera", "choose each unit's level of detail by its distance from a camera at X,Y,Z (metres; the armies meet near 0,0,0)")
@@ -122,7 +125,7 @@ type simConfig struct {
 	assets      string
 	seed        uint64
 	noFade      bool
-	workers     int         // goroutines Animate shares the units among
+	workers     int         // goroutines the battle shares the units among
 	camera      *[3]float32 // nil: no level of detail
 	maxSteps    int         // tests: stop early
 	// progress, when set, hears (steps done, steps) about ten times a second once
@@ -358,6 +361,7 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 func playBattle(cfg simConfig, reg *crowd.Registry, steps int, after func(step int, b *battle.Battle, t0, t1, t2 time.Time)) (*battle.Battle, error) {
 	b := battle.New(reg, cfg.units, cfg.seed)
 	b.Crowd.NoFade = cfg.noFade
+	b.Workers = cfg.workers
 	if cfg.camera != nil {
 		b.Crowd.EnableLOD()
 	}
@@ -372,7 +376,7 @@ func playBattle(cfg simConfig, reg *crowd.Registry, steps int, after func(step i
 			}
 		}
 		t1 := time.Now()
-		if err := b.Crowd.AnimateParallel(reg, dt, cfg.workers); err != nil {
+		if err := b.Crowd.AnimateParallel(reg, dt, b.Workers); err != nil {
 			return nil, err
 		}
 		after(step, b, t0, t1, time.Now())

@@ -166,6 +166,10 @@ func TestViewOpenWithoutABrowser(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // neither xdg-open nor open
 	base, stderr, stop := startView(t, "--open", filepath.Join("..", "..", "testdata", "gltf", "Fox.glb"))
 	defer stop()
+	// The page's address comes out first, then the word that no browser opened.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "--open:") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if !strings.Contains(stderr.String(), "--open:") || !strings.Contains(stderr.String(), base) {
 		t.Errorf("stderr %q", stderr.String())
 	}

@@ -8,6 +8,7 @@ package battle
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/roster"
@@ -59,6 +60,9 @@ type Battle struct {
 	// headingSlack: it is computed again only when that direction has turned
 	// further (a new target, or the units' paths).
 	Heading []float32
+	// Workers is how many goroutines Decide and Step share the units among (0
+	// or 1: the caller's alone). The battle is the same on any number.
+	Workers int
 
 	reg   *crowd.Registry
 	kind  []uint8
@@ -71,6 +75,7 @@ type Battle struct {
 	hits  []crowd.Event // this step's
 	speed []float32     // per-kind scaled move speeds, by unit: skeletons are a little slower
 	aim   []aim         // the direction Heading was last computed for, by unit
+	later [][]int32     // per goroutine, the units think leaves to its serial pass
 }
 
 // aim is a unit's Heading as a unit vector (sin, cos): checking that the
@@ -179,7 +184,26 @@ func (b *Battle) Decide(dt float32) {
 // (species, clip, frame, next, lerp).
 func (b *Battle) Step(dt float32) error {
 	b.Decide(dt)
-	return b.Crowd.Animate(b.reg, dt)
+	return b.Crowd.AnimateParallel(b.reg, dt, b.Workers)
+}
+
+// maxParts bounds the goroutines a battle runs on.
+const maxParts = 64
+
+// parts splits n units among the goroutines Workers allows, at least
+// crowd.ParallelUnits each, and runs do on each part [lo, hi) at once; k is the
+// part's number. With one part it runs on the caller's goroutine.
+func (b *Battle) parts(n int, do func(k, lo, hi int)) {
+	w := max(1, min(b.Workers, maxParts, n/crowd.ParallelUnits))
+	if w == 1 {
+		do(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Go(func() { do(k, n*k/w, n*(k+1)/w) })
+	}
+	wg.Wait()
 }
 
 // Len is the number of units, horses included.
@@ -212,62 +236,124 @@ func (b *Battle) setKind(i int, k uint8) {
 	b.Melee.Wait[i] = float32(b.rng.Float64()) * s.cooldown * 0.5
 }
 
-// think picks targets, moves units and starts swings.
+// think decides each army's step in turn: targets, movement and swings. A
+// unit that marches on a live target, or stands, touches only its own data and
+// reads the enemy's, which stands still meanwhile: those are decided on all of
+// Workers' goroutines at once. The units that draw a new target (from the
+// battle's one random source) or begin a swing (Combat.Attack) are then decided
+// in army order, so that the battle is the same on any number of goroutines.
 func (b *Battle) think(dt float32) {
-	c, m, w := b.Crowd, b.Melee, b.World
+	if len(b.later) < maxParts {
+		b.later = make([][]int32, maxParts)
+	}
 	for team := range 2 {
-		for _, ii := range b.army[team] {
-			i := int(ii)
-			c.Speed[i] = 0
-			c.Flags[i] &^= crowd.Running
-			if w.HP[i] <= 0 {
-				continue
+		army := b.army[team]
+		if b.overdue(army) {
+			// A strike overdue lands when its attacker next swings, in the
+			// serial pass, and may kill a target that a unit decided at once
+			// would have turned from: the army is decided in order.
+			for _, i := range army {
+				b.thinkUnit(int(i), team, dt, true)
 			}
-			tg := w.Target[i]
-			if tg < 0 || w.HP[tg] <= 0 {
-				tg = b.pick(i, 1-team)
-				w.Target[i] = tg
-			}
-			if tg < 0 || m.Swinging(i) {
-				continue
-			}
-			k := &kinds[b.kind[i]]
-			dx, dz := w.X[tg]-w.X[i], w.Z[tg]-w.Z[i]
-			d2 := dx*dx + dz*dz
-			// The heading: an arctangent only when the direction to the target
-			// (a new one, or the same one moving) has turned past headingSlack.
-			if a := b.aim[i]; d2 > 0 {
-				if cross, dot := a.x*dz-a.z*dx, a.x*dx+a.z*dz; dot <= 0 || cross*cross > slackSin2*d2 {
-					b.face(i, dx, dz)
+			continue
+		}
+		b.parts(len(army), func(k, lo, hi int) {
+			later := b.later[k][:0]
+			for _, i := range army[lo:hi] {
+				if b.thinkUnit(int(i), team, dt, false) {
+					later = append(later, i)
 				}
 			}
-			reach := m.Reach[i]
-			// Squared distances: float64 holds the products exactly, so this is
-			// √d2 > reach without the root for a unit that stands and fights.
-			if float64(d2) > float64(reach)*float64(reach) {
-				d := float32(math.Sqrt(float64(d2)))
-				speed := k.walk * b.speed[i]
-				if d > k.runBeyond {
-					speed = k.run * b.speed[i]
-					c.Flags[i] |= crowd.Running
-				}
-				step := min(speed*dt, d-reach*0.8)
-				w.X[i] += dx / d * step
-				w.Z[i] += dz / d * step
-				c.Speed[i] = step / dt
-				continue
+			b.later[k] = later
+		})
+		for k := range b.later {
+			for _, i := range b.later[k] {
+				b.thinkUnit(int(i), team, dt, true)
 			}
-			if !m.Ready(i) {
-				continue
-			}
-			// An archer shoots: not InMelee. The swing is timed on the contact
-			// marker of the clip the unit plays once it attacks.
-			if k.melee {
-				c.Flags[i] |= crowd.InMelee
-			}
-			b.Combat.Attack(i, int(tg))
+			b.later[k] = b.later[k][:0]
 		}
 	}
+}
+
+// overdue reports whether a unit of army has a strike pending from a swing
+// that has ended: one whose contact lies at the very end of its swing, which
+// lands when the unit next swings (Melee.start).
+func (b *Battle) overdue(army []int32) bool {
+	m := b.Melee
+	var found [maxParts]bool
+	b.parts(len(army), func(k, lo, hi int) {
+		for _, i := range army[lo:hi] {
+			if m.Pending(int(i)) && !m.Swinging(int(i)) {
+				found[k] = true
+				return
+			}
+		}
+	})
+	return found != [maxParts]bool{}
+}
+
+// thinkUnit decides unit i's step. Without shared it leaves a unit that needs
+// a new target or may begin a swing as it is, but for its speed and Running
+// flag cleared, and reports that it does; with shared it decides every unit.
+func (b *Battle) thinkUnit(i, team int, dt float32, shared bool) (later bool) {
+	c, m, w := b.Crowd, b.Melee, b.World
+	c.Speed[i] = 0
+	c.Flags[i] &^= crowd.Running
+	if w.HP[i] <= 0 {
+		return false
+	}
+	tg := w.Target[i]
+	if tg < 0 || w.HP[tg] <= 0 {
+		if !shared {
+			return true
+		}
+		tg = b.pick(i, 1-team)
+		w.Target[i] = tg
+	}
+	if tg < 0 || m.Swinging(i) {
+		return false
+	}
+	k := &kinds[b.kind[i]]
+	dx, dz := w.X[tg]-w.X[i], w.Z[tg]-w.Z[i]
+	d2 := dx*dx + dz*dz
+	// The heading: an arctangent only when the direction to the target
+	// (a new one, or the same one moving) has turned past headingSlack.
+	if a := b.aim[i]; d2 > 0 {
+		if cross, dot := a.x*dz-a.z*dx, a.x*dx+a.z*dz; dot <= 0 || cross*cross > slackSin2*d2 {
+			b.face(i, dx, dz)
+		}
+	}
+	reach := m.Reach[i]
+	// Squared distances: float64 holds the products exactly, so this is
+	// √d2 > reach without the root for a unit that stands and fights.
+	if float64(d2) > float64(reach)*float64(reach) {
+		d := float32(math.Sqrt(float64(d2)))
+		speed := k.walk * b.speed[i]
+		if d > k.runBeyond {
+			speed = k.run * b.speed[i]
+			c.Flags[i] |= crowd.Running
+		}
+		step := min(speed*dt, d-reach*0.8)
+		w.X[i] += dx / d * step
+		w.Z[i] += dz / d * step
+		c.Speed[i] = step / dt
+		return false
+	}
+	if !m.Ready(i) {
+		return false
+	}
+	if !shared {
+		// Decided again in army order: the heading just set is kept (the
+		// direction has not turned), and the swing begins there.
+		return true
+	}
+	// An archer shoots: not InMelee. The swing is timed on the contact
+	// marker of the clip the unit plays once it attacks.
+	if k.melee {
+		c.Flags[i] |= crowd.InMelee
+	}
+	b.Combat.Attack(i, int(tg))
+	return false
 }
 
 // face turns unit i toward (dx, dz), not (0, 0).
@@ -332,7 +418,23 @@ func (b *Battle) settle(dt float32) {
 			}
 		}
 	}
-	for i := range c.Flags {
+	// Each unit's flags, on all of Workers' goroutines: a rider sets its horse's
+	// (the next unit), so a part never begins on a horse.
+	n := len(c.Flags)
+	horseFree := func(x int) int {
+		if x < n && b.rider[x] >= 0 {
+			return x + 1
+		}
+		return x
+	}
+	b.parts(n, func(_, lo, hi int) { b.settleRange(dt, horseFree(lo), horseFree(hi)) })
+}
+
+// settleRange sets the flags of units [lo, hi) for the animation step, and a
+// rider's horse's place, pace and flags from its rider's.
+func (b *Battle) settleRange(dt float32, lo, hi int) {
+	c, m, w := b.Crowd, b.Melee, b.World
+	for i := lo; i < hi; i++ {
 		f := c.Flags[i]
 		if f&(crowd.Dying|crowd.Dead) != 0 {
 			if f&crowd.Dying != 0 && c.State[i] == crowd.StateDie && c.Phase[i] >= 1 {

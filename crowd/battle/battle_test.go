@@ -94,3 +94,47 @@ func TestBattle(t *testing.T) {
 		}
 	}
 }
+
+// A battle shared among goroutines is the battle of one: two copies of a battle
+// large enough to be split, one with Workers 1 and one with 3, have the same
+// units in the same places, with the same flags, targets, hit points, headings,
+// poses and events, at every step through the march and the fighting.
+func TestBattleWorkers(t *testing.T) {
+	reg := builtins(t)
+	n, steps := 7*crowd.ParallelUnits, 600 // armies of three parts each (horses are not in an army)
+	if testing.Short() {
+		steps = 120
+	}
+	one, three := New(reg, n, 3), New(reg, n, 3)
+	one.Workers, three.Workers = 1, 3
+	for step := range steps {
+		for _, b := range []*Battle{one, three} {
+			if err := b.Step(1.0 / 60); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(one.hits) != len(three.hits) {
+			t.Fatalf("step %d: %d events on one goroutine, %d on three", step, len(one.hits), len(three.hits))
+		}
+		for k := range one.hits {
+			if one.hits[k] != three.hits[k] {
+				t.Fatalf("step %d: event %d is %+v on one goroutine, %+v on three", step, k, one.hits[k], three.hits[k])
+			}
+		}
+		c1, c3, w1, w3 := one.Crowd, three.Crowd, one.World, three.World
+		for i := range n {
+			if w1.X[i] != w3.X[i] || w1.Z[i] != w3.Z[i] || w1.HP[i] != w3.HP[i] || w1.Target[i] != w3.Target[i] ||
+				c1.Flags[i] != c3.Flags[i] || c1.Speed[i] != c3.Speed[i] || c1.Out[i] != c3.Out[i] || c1.Blend[i] != c3.Blend[i] ||
+				one.Heading[i] != three.Heading[i] {
+				t.Fatalf("step %d unit %d differs: at (%v,%v) hp %v target %d flags %v speed %v out %+v on one goroutine; (%v,%v) %v %d %v %v %+v on three",
+					step, i, w1.X[i], w1.Z[i], w1.HP[i], w1.Target[i], c1.Flags[i], c1.Speed[i], c1.Out[i],
+					w3.X[i], w3.Z[i], w3.HP[i], w3.Target[i], c3.Flags[i], c3.Speed[i], c3.Out[i])
+			}
+		}
+	}
+	st := one.Melee.Stats
+	if st != three.Melee.Stats || !testing.Short() && (st.Landed == 0 || st.Kills == 0) {
+		t.Errorf("combat %+v on one goroutine, %+v on three", st, three.Melee.Stats)
+	}
+	t.Logf("%d steps of %d units: combat %+v", steps, n, st)
+}
