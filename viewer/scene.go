@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 
 	"github.com/bonebake/bonebake/crowd"
@@ -325,6 +326,7 @@ func (c *Crowd) paradeRider() int {
 func (c *Crowd) buildBattle(p CrowdParams, ok []int, looks []AssetLook, rng *rand.Rand) {
 	r := c.regs
 	b := battle.New(r.battle, p.Count, p.Seed)
+	b.Workers = runtime.GOMAXPROCS(0) // a large battle's step on every core; the same battle
 	c.battle = b
 	want := map[int]bool{}
 	for _, a := range ok {
