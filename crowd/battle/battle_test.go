@@ -101,7 +101,7 @@ func TestBattle(t *testing.T) {
 // poses and events, at every step through the march and the fighting.
 func TestBattleWorkers(t *testing.T) {
 	reg := builtins(t)
-	n, steps := 7*crowd.ParallelUnits, 600 // armies of three parts each (horses are not in an army)
+	n, steps := 5*crowd.ParallelUnits, 720 // armies of two parts each (horses are not in an army)
 	if testing.Short() {
 		steps = 120
 	}
