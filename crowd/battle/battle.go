@@ -190,11 +190,14 @@ func (b *Battle) Step(dt float32) error {
 // maxParts bounds the goroutines a battle runs on.
 const maxParts = 64
 
+// split is how many parts of n units parts makes.
+func (b *Battle) split(n int) int { return max(1, min(b.Workers, maxParts, n/crowd.ParallelUnits)) }
+
 // parts splits n units among the goroutines Workers allows, at least
 // crowd.ParallelUnits each, and runs do on each part [lo, hi) at once; k is the
 // part's number. With one part it runs on the caller's goroutine.
 func (b *Battle) parts(n int, do func(k, lo, hi int)) {
-	w := max(1, min(b.Workers, maxParts, n/crowd.ParallelUnits))
+	w := b.split(n)
 	if w == 1 {
 		do(0, 0, n)
 		return
@@ -248,28 +251,19 @@ func (b *Battle) think(dt float32) {
 	}
 	for team := range 2 {
 		army := b.army[team]
-		if b.overdue(army) {
-			// A strike overdue lands when its attacker next swings, in the
-			// serial pass, and may kill a target that a unit decided at once
-			// would have turned from: the army is decided in order.
-			for _, i := range army {
-				b.thinkUnit(int(i), team, dt, true)
-			}
+		if b.split(len(army)) == 1 || b.overdue(army) {
+			// One goroutine's share; or a strike overdue, which lands when its
+			// attacker next swings, in the serial pass, and may kill a target
+			// that a unit decided at once would have turned from: the army is
+			// decided in order.
+			b.thinkUnits(army, team, dt, true, nil)
 			continue
 		}
 		b.parts(len(army), func(k, lo, hi int) {
-			later := b.later[k][:0]
-			for _, i := range army[lo:hi] {
-				if b.thinkUnit(int(i), team, dt, false) {
-					later = append(later, i)
-				}
-			}
-			b.later[k] = later
+			b.later[k] = b.thinkUnits(army[lo:hi], team, dt, false, b.later[k][:0])
 		})
 		for k := range b.later {
-			for _, i := range b.later[k] {
-				b.thinkUnit(int(i), team, dt, true)
-			}
+			b.thinkUnits(b.later[k], team, dt, true, nil)
 			b.later[k] = b.later[k][:0]
 		}
 	}
@@ -292,68 +286,78 @@ func (b *Battle) overdue(army []int32) bool {
 	return found != [maxParts]bool{}
 }
 
-// thinkUnit decides unit i's step. Without shared it leaves a unit that needs
-// a new target or may begin a swing as it is, but for its speed and Running
-// flag cleared, and reports that it does; with shared it decides every unit.
-func (b *Battle) thinkUnit(i, team int, dt float32, shared bool) (later bool) {
+// thinkUnits decides the step of units of army team. Without shared it leaves
+// a unit that needs a new target or may begin a swing as it is, but for its
+// speed and Running flag cleared, and appends it to later, which it returns;
+// with shared it decides every unit.
+func (b *Battle) thinkUnits(units []int32, team int, dt float32, shared bool, later []int32) []int32 {
+	// The slices in locals: the stores below would otherwise make the compiler
+	// load each from its struct again for every unit (none is reallocated here).
 	c, m, w := b.Crowd, b.Melee, b.World
-	c.Speed[i] = 0
-	c.Flags[i] &^= crowd.Running
-	if w.HP[i] <= 0 {
-		return false
-	}
-	tg := w.Target[i]
-	if tg < 0 || w.HP[tg] <= 0 {
+	speed, flags, hp, target, xs, zs := c.Speed, c.Flags, w.HP, w.Target, w.X, w.Z
+	aims, reach, kind, pace := b.aim, m.Reach, b.kind, b.speed
+	for _, u := range units {
+		i := int(u)
+		speed[i] = 0
+		flags[i] &^= crowd.Running
+		if hp[i] <= 0 {
+			continue
+		}
+		tg := target[i]
+		if tg < 0 || hp[tg] <= 0 {
+			if !shared {
+				later = append(later, u)
+				continue
+			}
+			tg = b.pick(i, 1-team)
+			target[i] = tg
+		}
+		if tg < 0 || m.Swinging(i) {
+			continue
+		}
+		k := &kinds[kind[i]]
+		dx, dz := xs[tg]-xs[i], zs[tg]-zs[i]
+		d2 := dx*dx + dz*dz
+		// The heading: an arctangent only when the direction to the target
+		// (a new one, or the same one moving) has turned past headingSlack.
+		if a := aims[i]; d2 > 0 {
+			if cross, dot := a.x*dz-a.z*dx, a.x*dx+a.z*dz; dot <= 0 || cross*cross > slackSin2*d2 {
+				b.face(i, dx, dz)
+			}
+		}
+		r := reach[i]
+		// Squared distances: float64 holds the products exactly, so this is
+		// √d2 > reach without the root for a unit that stands and fights.
+		if float64(d2) > float64(r)*float64(r) {
+			d := float32(math.Sqrt(float64(d2)))
+			v := k.walk * pace[i]
+			if d > k.runBeyond {
+				v = k.run * pace[i]
+				flags[i] |= crowd.Running
+			}
+			step := min(v*dt, d-r*0.8)
+			xs[i] += dx / d * step
+			zs[i] += dz / d * step
+			speed[i] = step / dt
+			continue
+		}
+		if !m.Ready(i) {
+			continue
+		}
 		if !shared {
-			return true
+			// Decided again in army order: the heading just set is kept (the
+			// direction has not turned), and the swing begins there.
+			later = append(later, u)
+			continue
 		}
-		tg = b.pick(i, 1-team)
-		w.Target[i] = tg
-	}
-	if tg < 0 || m.Swinging(i) {
-		return false
-	}
-	k := &kinds[b.kind[i]]
-	dx, dz := w.X[tg]-w.X[i], w.Z[tg]-w.Z[i]
-	d2 := dx*dx + dz*dz
-	// The heading: an arctangent only when the direction to the target
-	// (a new one, or the same one moving) has turned past headingSlack.
-	if a := b.aim[i]; d2 > 0 {
-		if cross, dot := a.x*dz-a.z*dx, a.x*dx+a.z*dz; dot <= 0 || cross*cross > slackSin2*d2 {
-			b.face(i, dx, dz)
+		// An archer shoots: not InMelee. The swing is timed on the contact
+		// marker of the clip the unit plays once it attacks.
+		if k.melee {
+			flags[i] |= crowd.InMelee
 		}
+		b.Combat.Attack(i, int(tg))
 	}
-	reach := m.Reach[i]
-	// Squared distances: float64 holds the products exactly, so this is
-	// √d2 > reach without the root for a unit that stands and fights.
-	if float64(d2) > float64(reach)*float64(reach) {
-		d := float32(math.Sqrt(float64(d2)))
-		speed := k.walk * b.speed[i]
-		if d > k.runBeyond {
-			speed = k.run * b.speed[i]
-			c.Flags[i] |= crowd.Running
-		}
-		step := min(speed*dt, d-reach*0.8)
-		w.X[i] += dx / d * step
-		w.Z[i] += dz / d * step
-		c.Speed[i] = step / dt
-		return false
-	}
-	if !m.Ready(i) {
-		return false
-	}
-	if !shared {
-		// Decided again in army order: the heading just set is kept (the
-		// direction has not turned), and the swing begins there.
-		return true
-	}
-	// An archer shoots: not InMelee. The swing is timed on the contact
-	// marker of the clip the unit plays once it attacks.
-	if k.melee {
-		c.Flags[i] |= crowd.InMelee
-	}
-	b.Combat.Attack(i, int(tg))
-	return false
+	return later
 }
 
 // face turns unit i toward (dx, dz), not (0, 0).
