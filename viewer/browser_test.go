@@ -98,27 +98,47 @@ func openPageWith(t *testing.T, assets []*Asset, query string, width, height int
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 
-	cancelAlloc := func() {}
+	var ctx context.Context
 	if len(extraFlags) > 0 {
-		parent, cancelAlloc = chromedp.NewExecAllocator(context.Background(), allocatorOptions(findChromium(), t.TempDir(), extraFlags)...)
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocatorOptions(findChromium(), t.TempDir(), extraFlags)...)
+		c, cancelTab := chromedp.NewContext(actx)
+		ctx = c
+		t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	} else {
+		c, release := pageTab(parent)
+		ctx = c
+		t.Cleanup(release)
 	}
-	ctx, cancelTab := chromedp.NewContext(parent)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatalf("viewport: %v", err)
 	}
 	if initJS != "" {
+		var id cdppage.ScriptIdentifier
 		err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: initJS})
+			res, err := cdp.Call(ctx, tg, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: initJS})
+			id = res.Identifier
 			return err
 		}))
 		if err != nil {
 			t.Fatalf("init script: %v", err)
 		}
+		// Registered before the tab's release (cleanups run last first), so
+		// the script is gone before the tab serves another test.
+		t.Cleanup(func() {
+			c, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			chromedp.Do(c, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := cdp.Call(ctx, tg, cdppage.RemoveScriptToEvaluateOnNewDocument, cdppage.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: id})
+				return err
+			}))
+		})
 	}
 
 	p := &page{t: t, ctx: ctx, url: "http://" + ln.Addr().String() + "/" + query}
-	messages := chromedp.Console(ctx)
+	// This page's console messages only: the listener ends with the test.
+	lctx, stopListening := context.WithCancel(ctx)
+	t.Cleanup(stopListening)
+	messages := chromedp.Console(lctx)
 	go func() {
 		for m, err := range messages {
 			if err != nil {
@@ -138,6 +158,46 @@ func openPageWith(t *testing.T, assets []*Asset, query string, width, height int
 		if (Date.now() - t0 > 45000) return res('timed out');
 		setTimeout(wait, 50); })(); })`)
 	return p, ready
+}
+
+// pageTab returns a tab of the shared browser for a page, and what gives it
+// back when the test ends. Pages take turns in one tab, each test's page
+// navigated there (a new tab costs the browser's processes about 2.5 s of CPU
+// more than a navigation: its own renderer, compositing, the browser's tab
+// bookkeeping); a page opened while that tab is in use gets a new tab, closed
+// when its test ends. Given back, the tab leaves the page for about:blank, so
+// its scripts stop and its WebGL context goes as when a tab closes.
+func pageTab(parent context.Context) (context.Context, func()) {
+	pageTabs.mu.Lock()
+	defer pageTabs.mu.Unlock()
+	if pageTabs.busy {
+		return chromedp.NewContext(parent)
+	}
+	if pageTabs.ctx == nil {
+		pageTabs.ctx, pageTabs.cancel = chromedp.NewContext(parent)
+	}
+	pageTabs.busy = true
+	ctx := pageTabs.ctx
+	return ctx, func() {
+		c, cancel := context.WithTimeout(ctx, 20*time.Second)
+		err := chromedp.Do(c, chromedp.Navigate("about:blank"))
+		cancel()
+		pageTabs.mu.Lock()
+		defer pageTabs.mu.Unlock()
+		if err != nil { // a tab that cannot leave its page is closed; the next page gets a new one
+			pageTabs.cancel()
+			pageTabs.ctx = nil
+		}
+		pageTabs.busy = false
+	}
+}
+
+// pageTabs is the shared browser's tab that pages take turns in (pageTab).
+var pageTabs struct {
+	mu     sync.Mutex
+	ctx    context.Context
+	cancel func()
+	busy   bool
 }
 
 // eval runs JavaScript in the page (awaiting a promise) and returns its value.

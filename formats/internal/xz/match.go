@@ -1,6 +1,10 @@
 package xz
 
-import "hash/crc32"
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"math/bits"
+)
 
 // bt4 is the binary-tree match finder of liblzma's normal mode and the LZMA
 // SDK (BT4): hash heads of 2, 3 and 4 bytes lead into a binary search tree
@@ -119,9 +123,7 @@ func (f *bt4) matches(dst []uint32) []uint32 {
 	}
 	if len(dst) > start {
 		prev := f.buf[f.i-int(d2):]
-		for maxLen < limit && prev[maxLen] == cur[maxLen] {
-			maxLen++
-		}
+		maxLen = extend(cur, prev, maxLen, limit)
 		dst[len(dst)-2] = uint32(maxLen)
 		if maxLen == limit {
 			f.searchTree(cur, pos, next, 0, nil, false)
@@ -158,10 +160,7 @@ func (f *bt4) searchTree(cur []byte, pos, next uint32, maxLen int, dst []uint32,
 		prev := f.buf[f.i-int(delta):]
 		n := min(len0, len1)
 		if prev[n] == cur[n] {
-			n++
-			for n < limit && prev[n] == cur[n] {
-				n++
-			}
+			n = extend(cur, prev, n+1, limit)
 			if collect && n > maxLen {
 				maxLen = n
 				dst = append(dst, uint32(n), delta-1)
@@ -207,4 +206,22 @@ func (f *bt4) skip(n int) {
 func (f *bt4) jump(n int) {
 	f.i += n
 	f.cyc = uint32((uint64(f.cyc) + uint64(n)) % uint64(f.window))
+}
+
+// extend returns the length of the common prefix of a[:limit] and b[:limit]
+// given that their first n bytes agree, comparing 8 bytes at a time: the
+// byte loops it replaces took most of the match finder's time on data with
+// long repeats.
+func extend(a, b []byte, n, limit int) int {
+	a, b = a[:limit], b[:limit]
+	for n+8 <= limit {
+		if x := binary.LittleEndian.Uint64(a[n:]) ^ binary.LittleEndian.Uint64(b[n:]); x != 0 {
+			return n + bits.TrailingZeros64(x)>>3
+		}
+		n += 8
+	}
+	for n < limit && a[n] == b[n] {
+		n++
+	}
+	return n
 }

@@ -36,9 +36,7 @@ func (e *lzmaEnc) readMatches() (longest, numPairs int) {
 			p := e.mf.i - 1
 			d := int(e.matchBuf[numPairs-1]) + 1
 			limit := min(e.avail, maxMatchLen)
-			for longest < limit && e.buf[p+longest] == e.buf[p+longest-d] {
-				longest++
-			}
+			longest = extend(e.buf[p:], e.buf[p-d:], longest, limit)
 		}
 	}
 	e.ahead++
@@ -125,9 +123,7 @@ func (e *lzmaEnc) optimum() (uint32, int) {
 			continue
 		}
 		n := 2
-		for n < numAvail && data[n] == buf[d+n] {
-			n++
-		}
+		n = extend(data, buf[d:], n, numAvail)
 		repLens[i] = n
 		if n > repLens[repMax] {
 			repMax = i
@@ -321,9 +317,7 @@ func (e *lzmaEnc) optimum() (uint32, int) {
 			d := pos - reps[0] - 1
 			limit := min(e.nice+1, numAvailFull)
 			t := 1
-			for t < limit && data[t] == buf[d+t] {
-				t++
-			}
+			t = extend(data, buf[d:], t, limit)
 			if n2 := t - 1; n2 >= 2 {
 				state2 := stateLiteral(state)
 				ps2 := (pos + 1) & pbMask
@@ -348,9 +342,7 @@ func (e *lzmaEnc) optimum() (uint32, int) {
 				continue
 			}
 			n := 2
-			for n < numAvail && data[n] == buf[d+n] {
-				n++
-			}
+			n = extend(data, buf[d:], n, numAvail)
 			for lenEnd < cur+n {
 				lenEnd++
 				opt[lenEnd].price = infinityPrice
@@ -368,9 +360,7 @@ func (e *lzmaEnc) optimum() (uint32, int) {
 			// Rep + literal + rep0.
 			t := n + 1
 			limit := min(t+e.nice, numAvailFull)
-			for t < limit && data[t] == buf[d+t] {
-				t++
-			}
+			t = extend(data, buf[d:], t, limit)
 			if n2 := t - (n + 1); n2 >= 2 {
 				p := price + e.repLenP.prices[posState][n-minMatchLen]
 				lenEnd = e.litRep0After(lenEnd, cur, n, n2, stateRep(state), p, d, uint32(ri))
@@ -412,9 +402,7 @@ func (e *lzmaEnc) optimum() (uint32, int) {
 			d := pos - int(back) - 1
 			t := n + 1
 			limit := min(t+e.nice, numAvailFull)
-			for t < limit && data[t] == buf[d+t] {
-				t++
-			}
+			t = extend(data, buf[d:], t, limit)
 			if n2 := t - (n + 1); n2 >= 2 {
 				lenEnd = e.litRep0After(lenEnd, cur, n, n2, stateMatch(state), p, d, back+numReps)
 			}
