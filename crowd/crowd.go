@@ -127,7 +127,8 @@ func (c *Crowd) Animate(r *Registry, dt float32) error {
 // that no two share a fade bit word); the units come out as Animate writes them.
 // With workers ≤ 1, or too few units to share, it is Animate; else, unlike
 // Animate, it allocates (a little, for its goroutines). It returns the first
-// range's error, or an *UnplayableError counting the units of every range.
+// error of a range other than an *UnplayableError, else one *UnplayableError
+// counting the units of every range.
 func (c *Crowd) AnimateParallel(r *Registry, dt float32, workers int) error {
 	n := len(c.Species)
 	workers = min(workers, n/ParallelUnits)
