@@ -105,8 +105,8 @@ Without --assets the built-in species are baked in memory first.`,
 	f.StringVar(&cfg.assets, "assets", "", "directory of species .bpat files (default: bake the built-in species in memory)")
 	f.Uint64Var(&cfg.seed, "seed", 1, "random seed of the armies")
 	f.BoolVar(&asJSON, "json", false, "print JSON instead of text")
-	f.IntVar(&cfg.workers, "workers", goruntime.GOMAXPROCS(0), "goroutines the battle's game side and animation step share the units among (default: one per core)")
-	f.Lookup("workers").DefValue = "cores"
+	f.IntVar(&cfg.workers, "workers", goruntime.GOMAXPROCS(0), "goroutines the battle's game side and animation step share the units among")
+	f.Lookup("workers").DefValue = "one per core"
 	f.BoolVar(&cfg.noFade, "no-fade", false, "switch cross-fades off: every clip change shows the new clip at once")
 	f.Var(cameraFlag{&cfg.camera}, "camera", "choose each unit's level of detail by its distance from a camera at X,Y,Z (metres; the armies meet near 0,0,0)")
 	species.add(cmd)
