@@ -131,8 +131,8 @@ func (c *Crowd) Animate(r *Registry, dt float32) error {
 // counting the units of every range.
 func (c *Crowd) AnimateParallel(r *Registry, dt float32, workers int) error {
 	n := len(c.Species)
-	workers = min(workers, n/ParallelUnits)
-	if workers <= 1 {
+	workers = ParallelParts(n, workers)
+	if workers == 1 {
 		return c.Animate(r, dt)
 	}
 	errs := make([]error, workers)
@@ -167,6 +167,10 @@ func (c *Crowd) AnimateParallel(r *Registry, dt float32, workers int) error {
 // ParallelUnits is the fewest units AnimateParallel gives a goroutine: about a
 // tenth of a millisecond of work, well above what starting one costs.
 const ParallelUnits = 4096
+
+// ParallelParts is how many goroutines n units are shared among when up to
+// workers may run: at least ParallelUnits units each, and at least one.
+func ParallelParts(n, workers int) int { return max(1, min(workers, n/ParallelUnits)) }
 
 // AnimateRange is Animate for units [lo, hi): ranges run in parallel on separate
 // goroutines when they do not overlap.

@@ -322,9 +322,7 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 				again.Crowd.Transitions, b.Crowd.Transitions)
 		}
 	}
-	// The goroutines AnimateParallel runs: one per ParallelUnits units at most.
-	workers := max(1, min(cfg.workers, cfg.units/crowd.ParallelUnits))
-	res := &simResult{Units: cfg.units, Steps: steps, Workers: workers, Seconds: float64(steps) * cfg.dt, DT: cfg.dt, Species: map[string]int{},
+	res := &simResult{Units: cfg.units, Steps: steps, Workers: crowd.ParallelParts(cfg.units, cfg.workers), Seconds: float64(steps) * cfg.dt, DT: cfg.dt, Species: map[string]int{},
 		AttacksStarted: b.Melee.Stats.Started, HitsLanded: b.Melee.Stats.Landed, HitsCancelled: b.Melee.Stats.Cancelled,
 		Kills: b.Melee.Stats.Kills, Alive: [2]int{b.Alive(0), b.Alive(1)},
 		Fading: !cfg.noFade, Transitions: b.Crowd.Transitions, Fades: b.Crowd.Fades, MaxBoneJumpNote: note}

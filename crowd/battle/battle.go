@@ -191,7 +191,7 @@ func (b *Battle) Step(dt float32) error {
 const maxParts = 64
 
 // split is how many parts of n units parts makes.
-func (b *Battle) split(n int) int { return max(1, min(b.Workers, maxParts, n/crowd.ParallelUnits)) }
+func (b *Battle) split(n int) int { return min(crowd.ParallelParts(n, b.Workers), maxParts) }
 
 // parts splits n units among the goroutines Workers allows, at least
 // crowd.ParallelUnits each, and runs do on each part [lo, hi) at once; k is the
