@@ -428,3 +428,43 @@ func TestBrowserClockLOD(t *testing.T) {
 	}
 	p.checkClean()
 }
+
+// TestBrowserClockResizePlaying: a playing crowd resized back and forth across
+// the size the GPU clock mode starts at keeps playing. A step asked for the
+// old crowd and answered after the new one came must be dropped: applied to
+// the new crowd, a per-frame answer replaced its records with the old crowd's
+// fewer ones, and the next clock answer failed ("offset is out of bounds").
+func TestBrowserClockResizePlaying(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	a, err := FromSpecies(fader(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openViewer(t, []*Asset{a}, "?n=1000&aa=0&skeleton=0&sockets=0", 320, 97)
+	// Hidden, the crowd costs no drawing: frames come fast and a step is
+	// nearly always in flight when the crowd changes, as on a fast GPU.
+	p.eval("bonebake.setCrowdVisible(false)")
+	for _, n := range []int{5000, 1000, 6000, 2000, 5000} {
+		got := p.eval(fmt.Sprintf(`Promise.race([bonebake.setInstances(%d).then(() => bonebake.nextFrames(10)).then(() => 'drawn'),
+			new Promise((res) => setTimeout(() => res('timed out'), 20000))])`, n))
+		if got != "drawn" {
+			t.Fatalf("resized to %d: %v; page error: %v", n, got, p.eval("bonebake.error || null"))
+		}
+		want := "frame"
+		if n >= 5000 {
+			want = "clock"
+		}
+		if m := p.eval("[bonebake.state.crowd.unit_count, bonebake.state.crowd.playback, bonebake.stats.playback]"); fmt.Sprint(m) != fmt.Sprintf("[%d %s %s]", n, want, want) {
+			t.Errorf("resized to %d: crowd size, mode and last answer's mode %v", n, m)
+		}
+	}
+	// Two sizes asked for at once (a slider dragged): the last one asked for
+	// is the crowd, whichever answer comes first.
+	p.eval("Promise.all([bonebake.setInstances(20000), bonebake.setInstances(1000)]).then(() => bonebake.nextFrames(10))")
+	if m := p.eval("[bonebake.state.count, bonebake.state.crowd.unit_count, bonebake.stats.playback]"); fmt.Sprint(m) != "[1000 1000 frame]" {
+		t.Errorf("20000 then 1000 asked for: count, crowd size and last answer's mode %v", m)
+	}
+	p.checkClean()
+}

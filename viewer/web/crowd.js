@@ -10,7 +10,8 @@
 //
 //   newCrowd(all, { layout, count, only, clock })  asks the server for a crowd;
 //       resolves to its description { id, layout, unit_count, assets, extent,
-//       note, playback ('clock' or 'frame') }.
+//       note, playback ('clock' or 'frame') }, or to null when a newer crowd
+//       was asked for before it came.
 //   tick(dt)  adds dt seconds of crowd time and sends the next step request when
 //       none is in flight.
 //   applyStep(all)  takes the answers that came: each species' records
@@ -34,8 +35,8 @@ const CLOCK_MAGIC = 0x4b434242; // "BBCK": a clock mode answer
 const HEADER = 32;
 const MAX_DT = 1; // the server's limit per step
 
-let crowd = null; // the server's description of the current crowd
-let generation = 0; // bumps with every new crowd: answers for older ones are dropped
+let crowd = null; // the server's description of the current crowd: answers for others are dropped
+let generation = 0; // bumps with every crowd asked for: only the newest is taken
 let owed = 0; // seconds of crowd time not yet sent
 let dirty = false; // the next step must be sent even with no time to add
 let seekTo = null;
@@ -54,7 +55,7 @@ export async function newCrowd(all, { layout, count, only, clock }) {
   const r = await fetch('api/crowd', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   if (!r.ok) throw new Error(`api/crowd: HTTP ${r.status}: ${await r.text()}`);
   const c = await r.json();
-  if (gen !== generation) return c; // a newer crowd was asked for meanwhile
+  if (gen !== generation) return null; // a newer crowd was asked for meanwhile: it is the one
   crowd = c;
   answers = [];
   dirty = true;
@@ -85,14 +86,16 @@ export function tick(dt) {
   if (!state.fades) q.set('fades', '0');
   if (seekTo !== null) { q.set('seek', String(seekTo)); seekTo = null; }
   lodQuery(q); // level of detail: the camera's position (lod.js)
-  const gen = generation, seq = ++sent, focusAsset = state.selected;
+  // The answer is for this crowd alone: one that comes after a new crowd
+  // replaced it (steps go on while the new one is asked for) is dropped.
+  const of = crowd, seq = ++sent, focusAsset = state.selected;
   inflight = true;
-  fetchOK(`api/crowd/${crowd.id}/step?${q}`).then((r) => r.arrayBuffer()).then((buf) => {
+  fetchOK(`api/crowd/${of.id}/step?${q}`).then((r) => r.arrayBuffer()).then((buf) => {
     inflight = false;
-    if (gen === generation) answers.push({ seq, buf, focusAsset });
+    if (of === crowd) answers.push({ seq, buf, focusAsset });
   }, (err) => {
     inflight = false;
-    if (gen === generation) throw err;
+    if (of === crowd) throw err;
   }).catch((err) => { console.error('bonebake viewer: step:', err); });
 }
 

@@ -13,6 +13,7 @@ export async function rebuildCrowd() {
   const all = state.assets;
   const only = state.only ? state.selected : null;
   const c = await newCrowd(all, { layout: state.layout, count: state.count, only, clock: wantsClock() });
+  if (!c) return; // superseded: the newer crowd's own rebuild sets the scene
   state.crowd = c;
   placeRiders(all, c);
   const shown = all.filter((A) => c.assets[A.index].unit_count > 0);
