@@ -132,6 +132,15 @@ Object.assign(hook, {
   glError: () => gl.getError(),
   // sync waits for the GPU to finish what it was given (a one-pixel read).
   sync: () => { const px = new Uint8Array(4); gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); return true; },
+  // drawTimed(n) draws the frame shown n times back to back and waits for the
+  // GPU to finish: the milliseconds one frame takes to draw, whatever rate the
+  // display paces frames at (the viewer on a GPU, BENCHMARKS.md).
+  drawTimed: (n = 30) => {
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) render();
+    hook.sync();
+    return (performance.now() - t0) / n;
+  },
   // nextFrames resolves after k more frames have been drawn.
   nextFrames: (k = 1) => new Promise((res) => frameWaiters.push({ until: stats.frames + k, resolve: res })),
   // focusInstance describes the unit the overlays follow (the selected species'
@@ -152,7 +161,7 @@ Object.assign(hook, {
 // drawAfterHookCalls makes every hook function (this module's and those the
 // others add) but those that only read ask for a frame when called and again
 // when what it returns resolves: each may change what the page shows.
-const hookReaders = new Set(['resolve', 'glError', 'sync', 'nextFrames', 'focusInstance', 'project', 'crowdRect',
+const hookReaders = new Set(['resolve', 'glError', 'sync', 'drawTimed', 'nextFrames', 'focusInstance', 'project', 'crowdRect',
   'batReport', 'clockResolve', 'lodStats', 'lodLevels', 'snapshotsLoaded', 'eye']);
 function drawAfterHookCalls() {
   for (const [k, f] of Object.entries(hook)) {
