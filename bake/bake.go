@@ -538,8 +538,16 @@ func bakeTo(w io.Writer, j *Job) (bpat.Header, error) {
 
 // Bytes bakes j into the bytes of a BPAT file, for use in memory (bpat.Parse).
 func Bytes(j *Job) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := BakeTo(&buf, j); err != nil {
+	c, err := j.sized()
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.Size()
+	if err != nil {
+		return nil, err
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, n)) // sized once, not grown by doubling
+	if err := BakeTo(buf, j); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

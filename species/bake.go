@@ -192,8 +192,14 @@ func (s *Creature) SnapshotBytes(f *bpat.File) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := bpsm.Write(&buf, c); err != nil {
+	n, err := c.Size()
+	if err != nil {
+		return nil, err
+	}
+	// Sized once: a growing buffer would copy and clear the whole file (tens of
+	// megabytes for a humanoid) several times over.
+	buf := bytes.NewBuffer(make([]byte, 0, n))
+	if err := bpsm.Write(buf, c); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -128,11 +128,15 @@ func TestRoundTrip(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := testContents(tc.vertices, tc.indices, tc.frames)
-			f, err := Parse(write(t, c))
+			b := write(t, c)
+			f, err := Parse(b)
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkRoundTrip(t, f, c)
+			if n, err := c.Size(); err != nil || n != int64(len(b)) || n != f.Size() {
+				t.Errorf("Size %d (%v); Write wrote %d bytes, the reader's file is %d", n, err, len(b), f.Size())
+			}
 			if len(tc.frames) == 5 {
 				// The fifth clip repeats the first one's name: stored once, first wins.
 				if f.Clips()[4].Name != "idle" || f.ClipIndex("idle") != 0 || f.ClipIndex("walk") != 1 || f.ClipIndex("nope") != -1 {

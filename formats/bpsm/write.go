@@ -91,6 +91,17 @@ func (c *Contents) plan() (*layout, error) {
 	return l, nil
 }
 
+// Size is the size in bytes of the file Write makes of c: the layout of
+// docs/formats/bpsm.md from its vertex, index, clip and frame counts and names.
+// Invalid contents are refused as Write refuses them.
+func (c *Contents) Size() (int64, error) {
+	l, err := c.plan()
+	if err != nil {
+		return 0, err
+	}
+	return int64(l.header.VertexDataOffset + l.header.VertexDataSize()), nil
+}
+
 // Write checks c and streams it to w in the layout described in the package
 // documentation. Invalid contents are refused before anything is written.
 func Write(w io.Writer, c *Contents) error {
