@@ -55,9 +55,19 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 			var (
 				assets []*viewer.Asset
 				what   string
-				err    error
 			)
 			start := time.Now()
+			// The address first: a port in use or a bad --addr is said at once,
+			// not after the assets are loaded (seconds for glTF models).
+			ln, err := net.Listen("tcp", addr)
+			if errors.Is(err, syscall.EADDRINUSE) {
+				host, port, _ := net.SplitHostPort(addr)
+				return fmt.Errorf("port %s on %s is already in use (another bonebake view?): choose another with --addr %s:PORT, or --addr %s:0 for any free port", port, host, host, host)
+			}
+			if err != nil {
+				return usagef("--addr %q: %v", addr, err)
+			}
+			defer ln.Close()
 			if len(paths) > 0 {
 				assets, err = viewer.Load(paths, creatures.All(), species.option())
 				what = plural(len(assets), "file")
@@ -71,14 +81,6 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 			}
 			if err != nil {
 				return err
-			}
-			ln, err := net.Listen("tcp", addr)
-			if errors.Is(err, syscall.EADDRINUSE) {
-				host, port, _ := net.SplitHostPort(addr)
-				return fmt.Errorf("port %s on %s is already in use (another bonebake view?): choose another with --addr %s:PORT, or --addr %s:0 for any free port", port, host, host, host)
-			}
-			if err != nil {
-				return usagef("--addr %q: %v", addr, err)
 			}
 			srv := viewer.New(assets)
 			srv.AllowAnyHost = !viewer.IsLoopback(ln.Addr())
