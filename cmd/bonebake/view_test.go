@@ -226,7 +226,7 @@ func TestViewSaysWhatAFileIs(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	pkg := filepath.Join(dir, "c.bpx")
-	if code, _, errOut := bonebake(t, "bpx", "pack", creatures, "-o", pkg); code != 0 {
+	if code, _, errOut := bonebake(t, "bpx", "pack", creatures, "-o", pkg, "--compress", "none"); code != 0 { // any package will do
 		t.Fatal(errOut)
 	}
 	batDir := filepath.Join(dir, "bat")

@@ -23,7 +23,10 @@ import (
 // multiple of the file, not 400 copies of the accessor.
 func TestReusedAccessorDecodedOnce(t *testing.T) {
 	d := simpleSkin(t)
-	const keys = 1 << 16
+	keys := 1 << 16
+	if testing.Short() {
+		keys = 1 << 13 // 128 KiB: 400 copies would still be 50 MiB
+	}
 	times, rots := make([]byte, 0, 4*keys), make([]byte, 0, 16*keys)
 	for k := range keys {
 		times = binary.LittleEndian.AppendUint32(times, mathFloat32bits(float32(k)/30))
@@ -91,7 +94,10 @@ func TestReusedPositionsRefused(t *testing.T) {
 	if n > 100<<20 {
 		t.Errorf("allocated %d MiB before refusing", n>>20)
 	}
-	// The limit can be lifted.
+	// The limit can be lifted (a gigabyte to load: not with -short).
+	if testing.Short() {
+		return
+	}
 	if _, err := Load(path, Options{NoMemoryLimit: true}); err != nil {
 		t.Errorf("NoMemoryLimit: %v", err)
 	}
