@@ -22,9 +22,18 @@ import (
 )
 
 // chromiumFlags are the flags DESIGN.md gives for browser tests: headless
-// Chromium with WebGL2 on SwiftShader.
-var chromiumFlags = []string{"headless", "no-sandbox", "use-angle=swiftshader", "enable-unsafe-swiftshader",
-	"disable-background-networking", "disable-component-update", "disable-sync", "no-first-run"}
+// Chromium with WebGL2 on SwiftShader, or on what BONEBAKE_CHROMIUM_GL names
+// instead (space-separated flags, e.g. "use-angle=vulkan ignore-gpu-blocklist"
+// to run the tests on a machine's GPU).
+var chromiumFlags = append(append([]string{"headless", "no-sandbox"}, glFlags()...),
+	"disable-background-networking", "disable-component-update", "disable-sync", "no-first-run")
+
+func glFlags() []string {
+	if f := os.Getenv("BONEBAKE_CHROMIUM_GL"); f != "" {
+		return strings.Fields(f)
+	}
+	return []string{"use-angle=swiftshader", "enable-unsafe-swiftshader"}
+}
 
 // findChromium returns the browser to test with: $BONEBAKE_CHROMIUM, or Debian's
 // chromium on the PATH.

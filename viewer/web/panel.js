@@ -112,7 +112,7 @@ export function showStats(now) {
   if (now - statsShown < 250) return;
   statsShown = now;
   kvRows($('stats'), [
-    ['frame time', `${stats.frameMs.toFixed(1)} ms (${(1000 / Math.max(stats.frameMs, 0.001)).toFixed(0)} fps)`],
+    ['frame time', stats.frameMs > 0 ? `${stats.frameMs.toFixed(1)} ms (${(1000 / stats.frameMs).toFixed(0)} fps)` : '—'],
     ['CPU per frame', `${stats.cpuMs.toFixed(2)} ms`],
     ['instances drawn', stats.instances],
     ['draw calls', stats.drawCalls],
@@ -161,6 +161,7 @@ export function stepFrame(s = frameSeconds(focus())) {
 export function rebuild(frame = false) {
   return rebuildCrowd().then(() => {
     if (frame) frameCrowd();
+    statsShown = -Infinity; // the stats show the new crowd at the next frame, not up to 250 ms later
     requestDraw();
     showFades();
     const n = note();
