@@ -1,18 +1,38 @@
 package crowd
 
-import "unsafe"
+import (
+	"unsafe"
 
-// step runs the SSE2 kernel over the units in whole groups of four and the Go
-// kernel over the rest.
+	"golang.org/x/sys/cpu"
+)
+
+// useAVX2 says whether step runs the AVX2 kernel (eight units at a time) before
+// the SSE2 one; tests turn it off to check both.
+var useAVX2 = cpu.X86.HasAVX2
+
+// step runs the AVX2 kernel over whole groups of eight units where the machine
+// has it, the SSE2 kernel over whole groups of four, and the Go kernel over the
+// rest: the same bits from each.
 func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
 	n := len(species)
 	clips, phase, rate, out = clips[:n], phase[:n], rate[:n], out[:n]
-	if g := n / 4; g > 0 {
-		step4(&entries[0], len(entries)-1, &species[0], &clips[0], &phase[0], &rate[0], &out[0], g, dt)
+	t := 0
+	if g := n / 8; g > 0 && useAVX2 {
+		step8(&entries[0], len(entries)-1, &species[0], &clips[0], &phase[0], &rate[0], &out[0], g, dt)
+		t = 8 * g
 	}
-	t := n &^ 3
+	if g := (n - t) / 4; g > 0 {
+		step4(&entries[0], len(entries)-1, &species[t], &clips[t], &phase[t], &rate[t], &out[t], g, dt)
+		t += 4 * g
+	}
 	stepUnits(entries, species[t:], clips[t:], phase[t:], rate[t:], out[t:], dt)
 }
+
+// step8 is step4 for groups×8 units, eight at a time, with AVX2
+// (batch_amd64.s).
+//
+//go:noescape
+func step8(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32)
 
 // step4 is stepUnits for groups×4 units, four at a time (batch_amd64.s). empty is
 // the index of the last entry.

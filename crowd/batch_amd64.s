@@ -380,3 +380,143 @@ bit:
 	JNZ bit
 none:
 	RET
+
+// The same kernel eight units at a time with AVX2 (step8), for machines that
+// have it: the entries still found with scalar loads (units 4–7 into the upper
+// halves), the arithmetic on eight lanes, the float64 part in two halves. Each
+// binary operation keeps SSE2's first operand first, so that NaNs propagate the
+// same and the bits stay the Go kernel's.
+
+// ENTRY8 loads unit j's entry row into the low half of reg and unit k's (j+4)
+// into its high half.
+#define ENTRY8(j, k, reg, xreg) \
+	INDEX(j) \
+	SHLQ $5, AX \
+	VMOVDQU (DI)(AX*1), xreg \
+	INDEX(k) \
+	SHLQ $5, AX \
+	VINSERTI128 $1, (DI)(AX*1), reg, reg
+
+// func step8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
+TEXT ·step8(SB), NOSPLIT, $0-68
+	MOVQ entries+0(FP), DI
+	MOVQ empty+8(FP), R8
+	MOVQ species+16(FP), SI
+	MOVQ clips+24(FP), DX
+	MOVQ phase+32(FP), R9
+	MOVQ rate+40(FP), R10
+	MOVQ out+48(FP), R11
+	MOVQ groups+56(FP), CX
+	VBROADCASTSS dt+64(FP), Y14
+	MOVL $0x3f800000, AX
+	MOVL AX, X13
+	VPBROADCASTD X13, Y13
+	VPXOR Y12, Y12, Y12
+	VPCMPEQD Y11, Y11, Y11
+
+loop8:
+	ENTRY8(0, 4, Y0, X0)
+	ENTRY8(1, 5, Y1, X1)
+	ENTRY8(2, 6, Y2, X2)
+	ENTRY8(3, 7, Y3, X3)
+	// Rows → fields, within each half: Y0 scale, Y1 offset, Y4 last, Y3 wrapTo.
+	VPUNPCKLDQ Y1, Y0, Y4
+	VPUNPCKHDQ Y1, Y0, Y5
+	VPUNPCKLDQ Y3, Y2, Y6
+	VPUNPCKHDQ Y3, Y2, Y7
+	VPUNPCKLQDQ Y6, Y4, Y0
+	VPUNPCKHQDQ Y6, Y4, Y1
+	VPUNPCKLQDQ Y7, Y5, Y4
+	VPUNPCKHQDQ Y7, Y5, Y3
+
+	// q = phase + rate·dt
+	VMOVUPS (R10), Y5
+	VMULPS Y14, Y5, Y5
+	VMOVUPS (R9), Y2
+	VADDPS Y5, Y2, Y2
+	// settle(q, true) in Y6
+	VCVTTPS2DQ Y2, Y5
+	VCVTDQ2PS Y5, Y5
+	VCMPPS $1, Y5, Y2, Y6 // q < t
+	VANDPS Y13, Y6, Y6
+	VSUBPS Y6, Y5, Y5
+	VSUBPS Y5, Y2, Y6 // w = q − floor(q)
+	VCMPPS $1, Y13, Y6, Y7 // w < 1
+	VCMPPS $2, Y6, Y12, Y8 // 0 ≤ w
+	VANDPS Y8, Y7, Y7
+	VANDPS Y7, Y6, Y6
+	// settle(q, false) in Y7: min(q, 1), 0 unless q ≥ 0
+	VMINPS Y13, Y2, Y7
+	VCMPPS $2, Y2, Y12, Y8 // 0 ≤ q
+	VANDPS Y8, Y7, Y7
+	// one-shot clips (wrapTo = last) take the second
+	VPCMPEQD Y4, Y3, Y8
+	VANDPS Y8, Y7, Y7
+	VANDNPS Y6, Y8, Y8
+	VORPS Y7, Y8, Y8
+	// ph *= keep (1 where scale ≠ 0)
+	VCMPPS $4, Y12, Y0, Y9
+	VANDPS Y13, Y9, Y9
+	VMULPS Y9, Y8, Y8
+	VMOVUPS Y8, (R9)
+	// pos = float64(ph)·float64(scale): units 0–3 in Y5, 4–7 in Y7
+	VCVTPS2PD X8, Y5
+	VCVTPS2PD X0, Y6
+	VMULPD Y6, Y5, Y5
+	VEXTRACTF128 $1, Y8, X7
+	VCVTPS2PD X7, Y7
+	VEXTRACTF128 $1, Y0, X6
+	VCVTPS2PD X6, Y6
+	VMULPD Y6, Y7, Y7
+	// f = min(int32(pos), last) in Y9
+	VCVTTPD2DQY Y5, X6
+	VCVTTPD2DQY Y7, X9
+	VINSERTI128 $1, X9, Y6, Y9
+	VPMINSD Y4, Y9, Y9
+	// lerp = float32(pos − float64(f)) in Y5
+	VCVTDQ2PD X9, Y6
+	VSUBPD Y6, Y5, Y5
+	VCVTPD2PSY Y5, X5
+	VEXTRACTI128 $1, Y9, X6
+	VCVTDQ2PD X6, Y6
+	VSUBPD Y6, Y7, Y7
+	VCVTPD2PSY Y7, X7
+	VINSERTF128 $1, X7, Y5, Y5
+	// next = f+1, or wrapTo past last, in Y7; both rows offset
+	VPSUBD Y11, Y9, Y6
+	VPCMPGTD Y4, Y6, Y7
+	VPBLENDVB Y7, Y3, Y6, Y7
+	VPADDD Y1, Y9, Y9
+	VPADDD Y1, Y7, Y7
+
+	// clip | species<<16 in Y6
+	VPMOVZXWD (DX), Y6
+	VPMOVZXBD (SI), Y10
+	VPSLLD $16, Y10, Y10
+	VPOR Y10, Y6, Y6
+	// Fields → Instances: Y0 units 0|4, Y1 1|5, Y3 2|6, Y4 3|7
+	VPUNPCKLDQ Y7, Y9, Y10
+	VPUNPCKHDQ Y7, Y9, Y15
+	VPUNPCKLDQ Y6, Y5, Y8
+	VPUNPCKHDQ Y6, Y5, Y2
+	VPUNPCKLQDQ Y8, Y10, Y0
+	VPUNPCKHQDQ Y8, Y10, Y1
+	VPUNPCKLQDQ Y2, Y15, Y3
+	VPUNPCKHQDQ Y2, Y15, Y4
+	VMOVDQU X0, (R11)
+	VMOVDQU X1, 16(R11)
+	VMOVDQU X3, 32(R11)
+	VMOVDQU X4, 48(R11)
+	VEXTRACTI128 $1, Y0, 64(R11)
+	VEXTRACTI128 $1, Y1, 80(R11)
+	VEXTRACTI128 $1, Y3, 96(R11)
+	VEXTRACTI128 $1, Y4, 112(R11)
+	ADDQ $8, SI
+	ADDQ $16, DX
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $128, R11
+	DECQ CX
+	JNZ loop8
+	VZEROUPPER
+	RET

@@ -66,6 +66,7 @@ func TestBatchMatchesResolve(t *testing.T) {
 // every unit: phases of every kind, rates that overflow, NaNs, signed zeros,
 // species and clips that are not loaded, lengths that are not whole groups.
 func TestKernelMatchesGo(t *testing.T) {
+	defer setWideKernel(true)
 	r := testRegistry(t)
 	entries := r.cat.Load().entries
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -92,6 +93,7 @@ func TestKernelMatchesGo(t *testing.T) {
 		copy(b.Phase, a.Phase)
 		copy(b.Rate, a.Rate)
 		for k, dt := range []float32{1.0 / 60, 0, -.5, 1e-3, 7} {
+			setWideKernel(k%2 == 0) // the widest kernel the machine has, and the next one down
 			step(entries, a.Species, a.Clip, a.Phase, a.Rate, a.Out, dt)
 			stepUnits(entries, b.Species, b.Clip, b.Phase, b.Rate, b.Out, dt)
 			for i := range n {

@@ -1,0 +1,6 @@
+//go:build !amd64
+
+package crowd
+
+// setWideKernel: this machine has one kernel, the Go one.
+func setWideKernel(bool) {}
