@@ -387,18 +387,16 @@ none:
 // binary operation keeps SSE2's first operand first, so that NaNs propagate the
 // same and the bits stay the Go kernel's.
 
-// ENTRY8 loads unit j's entry row into the low half of reg and unit k's (j+4)
-// into its high half.
-#define ENTRY8(j, k, reg, xreg) \
-	INDEX(j) \
-	SHLQ $5, AX \
+// ROW8 loads unit j's entry row into the low half of reg and unit j+4's into
+// its high half, from the byte offsets at 0(SP).
+#define ROW8(j, k, reg, xreg) \
+	MOVL (4*j)(SP), AX \
 	VMOVDQU (DI)(AX*1), xreg \
-	INDEX(k) \
-	SHLQ $5, AX \
+	MOVL (4*k)(SP), AX \
 	VINSERTI128 $1, (DI)(AX*1), reg, reg
 
 // func step8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
-TEXT ·step8(SB), NOSPLIT, $0-68
+TEXT ·step8(SB), NOSPLIT, $32-68
 	MOVQ entries+0(FP), DI
 	MOVQ empty+8(FP), R8
 	MOVQ species+16(FP), SI
@@ -413,12 +411,29 @@ TEXT ·step8(SB), NOSPLIT, $0-68
 	VPBROADCASTD X13, Y13
 	VPXOR Y12, Y12, Y12
 	VPCMPEQD Y11, Y11, Y11
+	MOVL R8, X15
+	VPBROADCASTD X15, Y15 // the empty entry's index
+	MOVL $255, AX
+	MOVL AX, X10
+	VPBROADCASTD X10, Y10
 
 loop8:
-	ENTRY8(0, 4, Y0, X0)
-	ENTRY8(1, 5, Y1, X1)
-	ENTRY8(2, 6, Y2, X2)
-	ENTRY8(3, 7, Y3, X3)
+	// The eight entries' byte offsets, as INDEX finds them: species<<8 | clip,
+	// the empty entry's when the clip is ≥ 256 or the index is past it.
+	VPMOVZXBD (SI), Y0
+	VPMOVZXWD (DX), Y1
+	VPSLLD $8, Y0, Y0
+	VPOR Y1, Y0, Y0
+	VPCMPGTD Y10, Y1, Y2
+	VPCMPGTD Y15, Y0, Y3
+	VPOR Y3, Y2, Y2
+	VPBLENDVB Y2, Y15, Y0, Y0
+	VPSLLD $5, Y0, Y0
+	VMOVDQU Y0, 0(SP)
+	ROW8(0, 4, Y0, X0)
+	ROW8(1, 5, Y1, X1)
+	ROW8(2, 6, Y2, X2)
+	ROW8(3, 7, Y3, X3)
 	// Rows → fields, within each half: Y0 scale, Y1 offset, Y4 last, Y3 wrapTo.
 	VPUNPCKLDQ Y1, Y0, Y4
 	VPUNPCKHDQ Y1, Y0, Y5
@@ -491,26 +506,26 @@ loop8:
 
 	// clip | species<<16 in Y6
 	VPMOVZXWD (DX), Y6
-	VPMOVZXBD (SI), Y10
-	VPSLLD $16, Y10, Y10
-	VPOR Y10, Y6, Y6
-	// Fields → Instances: Y0 units 0|4, Y1 1|5, Y3 2|6, Y4 3|7
-	VPUNPCKLDQ Y7, Y9, Y10
-	VPUNPCKHDQ Y7, Y9, Y15
+	VPMOVZXBD (SI), Y2
+	VPSLLD $16, Y2, Y2
+	VPOR Y2, Y6, Y6
+	// Fields → Instances: Y3 units 0|4, Y4 1|5, Y5 2|6, Y6 3|7
+	VPUNPCKLDQ Y7, Y9, Y0
+	VPUNPCKHDQ Y7, Y9, Y1
 	VPUNPCKLDQ Y6, Y5, Y8
 	VPUNPCKHDQ Y6, Y5, Y2
-	VPUNPCKLQDQ Y8, Y10, Y0
-	VPUNPCKHQDQ Y8, Y10, Y1
-	VPUNPCKLQDQ Y2, Y15, Y3
-	VPUNPCKHQDQ Y2, Y15, Y4
-	VMOVDQU X0, (R11)
-	VMOVDQU X1, 16(R11)
-	VMOVDQU X3, 32(R11)
-	VMOVDQU X4, 48(R11)
-	VEXTRACTI128 $1, Y0, 64(R11)
-	VEXTRACTI128 $1, Y1, 80(R11)
-	VEXTRACTI128 $1, Y3, 96(R11)
-	VEXTRACTI128 $1, Y4, 112(R11)
+	VPUNPCKLQDQ Y8, Y0, Y3
+	VPUNPCKHQDQ Y8, Y0, Y4
+	VPUNPCKLQDQ Y2, Y1, Y5
+	VPUNPCKHQDQ Y2, Y1, Y6
+	VMOVDQU X3, (R11)
+	VMOVDQU X4, 16(R11)
+	VMOVDQU X5, 32(R11)
+	VMOVDQU X6, 48(R11)
+	VEXTRACTI128 $1, Y3, 64(R11)
+	VEXTRACTI128 $1, Y4, 80(R11)
+	VEXTRACTI128 $1, Y5, 96(R11)
+	VEXTRACTI128 $1, Y6, 112(R11)
 	ADDQ $8, SI
 	ADDQ $16, DX
 	ADDQ $32, R9
