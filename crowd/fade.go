@@ -191,19 +191,19 @@ func (f *fades) cancel(i int, blend []Blend) {
 // nor blends any more gets a zero Blend. phase holds the units' phases, already
 // advanced.
 func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, blend []Blend, lo, hi int, dt float32) {
-	if hi <= lo {
+	if hi <= lo || len(entries) == 0 {
 		return
 	}
 	// The slices in locals: the stores below to units and Blends would otherwise
 	// make the compiler load f's fields again for every unit.
-	empty := uint(len(entries)) - 1
+	empty := len(entries) - 1
 	units, gaitW, gaitClip, fbits, flive := f.unit, f.gaitW, f.gaitClip, f.bits, f.live
 	_, _, _ = units[hi-1], gaitW[hi-1], gaitClip[hi-1]
 	_, _, _ = species[hi-1], phase[hi-1], blend[hi-1]
 	entry := func(s SpeciesID, cl ClipID) *clipEntry {
 		k := uint(s)<<clipShift | uint(cl)
-		if cl >= MaxClips || k > empty {
-			k = empty
+		if cl >= MaxClips || k >= uint(len(entries)) {
+			return &entries[empty]
 		}
 		return &entries[k]
 	}
@@ -228,6 +228,9 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 			k := bits.TrailingZeros64(word)
 			i := w<<6 | k
 			word &= word - 1
+			if uint(i) >= uint(hi) { // never (the word is masked to [lo, hi)); it lets the compiler drop the index checks below
+				break
+			}
 			gw := gaitW[i]
 			bl := &blend[i]
 			// A unit whose fade bit is not live blends speeds alone: its fade
