@@ -27,8 +27,9 @@ type Instance struct {
 // advances each unit's phase by Rate·dt and writes its Instance. Phases of looping
 // clips wrap into [0,1); one-shot phases clamp to [0,1]; a single-frame clip keeps
 // phase 0. Frames follow docs/formats/bpat.md §5 exactly, as bpat.Resolve computes them from the
-// stored phase. Every slice must hold Len() elements. On amd64 Step runs as SSE2
-// assembly, four units at a time, with the same results as the Go loop.
+// stored phase. Every slice must hold Len() elements. On amd64 Step runs as
+// assembly, eight units at a time with AVX2 (four with SSE2 on machines without
+// it), with the same results as the Go loop.
 type Batch struct {
 	Species []SpeciesID
 	Clip    []ClipID
