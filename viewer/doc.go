@@ -140,6 +140,7 @@
 // resolve once the change is drawn; selectClip(name, seconds) sends the change
 // with a step of that much time, so a paused crowd fades), batReport, play,
 // pause, setSpeed, frameCrowd, focusSelected, camera, glError, sync, nextFrames,
+// drawTimed (the milliseconds a frame takes to draw, the GPU finished),
 // crowdRect, focusInstance and project; for level of detail setLOD, setLODColour,
 // lodStats, lodLevels, resetLODSwitches, snapshotsLoaded and eye.
 package viewer
