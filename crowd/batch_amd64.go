@@ -40,8 +40,9 @@ func step8(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, pha
 //go:noescape
 func step4(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32)
 
-// stepLOD is stepUnitsLOD: the SSE2 kernel with the level pass folded in over
-// whole groups of four, the Go one over the rest. It returns how many units
+// stepLOD is stepUnitsLOD: the AVX2 kernel with the level pass folded in over
+// whole groups of eight where the machine has it, the SSE2 one over whole groups
+// of four, the Go one over the rest. It returns how many units
 // changed distance band.
 func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []SpeciesID, clips []ClipID,
 	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
@@ -49,13 +50,26 @@ func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lo
 	clips, phase, rate, out, dist, band, level = clips[:n], phase[:n], rate[:n], out[:n], dist[:n], band[:n], level[:n]
 	snaps = snaps[:len(entries)] // the same index: the kernel finds both with one
 	var switches uint64
-	if g := n / 4; g > 0 {
-		switches = uint64(step4lod(&entries[0], len(entries)-1, &species[0], &clips[0], &phase[0], &rate[0], &out[0], g, dt,
+	t := 0
+	if g := n / 8; g > 0 && useAVX2 {
+		switches = uint64(step8lod(&entries[0], len(entries)-1, &species[0], &clips[0], &phase[0], &rate[0], &out[0], g, dt,
 			&snaps[0], &bands[0], &dist[0], &band[0], &level[0]))
+		t = 8 * g
 	}
-	t := n &^ 3
+	if g := (n - t) / 4; g > 0 {
+		switches += uint64(step4lod(&entries[0], len(entries)-1, &species[t], &clips[t], &phase[t], &rate[t], &out[t], g, dt,
+			&snaps[0], &bands[0], &dist[t], &band[t], &level[t]))
+		t += 4 * g
+	}
 	return switches + stepUnitsLOD(entries, snaps, bands, species[t:], clips[t:], phase[t:], rate[t:], out[t:], dist[t:], band[t:], level[t:], dt)
 }
+
+// step8lod is step4lod for groups×8 units, eight at a time, with AVX2
+// (batch_amd64.s).
+//
+//go:noescape
+func step8lod(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32,
+	snaps *snapEntry, bands *lodBands, dist *float32, band, level *Level) int
 
 // step4lod is stepUnitsLOD for groups×4 units, four at a time (batch_amd64.s):
 // step4's pass, then the level of each unit chosen and its rows floored in the

@@ -170,6 +170,179 @@
 	PXOR X12, X12 \
 	PCMPEQL X11, X11
 
+// The same kernel eight units at a time with AVX2 (step8), for machines that
+// have it: the entries still found with scalar loads (units 4–7 into the upper
+// halves), the arithmetic on eight lanes, the float64 part in two halves. Each
+// binary operation keeps SSE2's first operand first, so that NaNs propagate the
+// same and the bits stay the Go kernel's.
+
+// ARGS8 loads the arguments step8 and step8lod share, and the constants: Y14 dt,
+// Y13 1.0, Y12 0 and Y11 −1 (int), each ×8.
+#define ARGS8 \
+	MOVQ entries+0(FP), DI \
+	MOVQ species+16(FP), SI \
+	MOVQ clips+24(FP), DX \
+	MOVQ phase+32(FP), R9 \
+	MOVQ rate+40(FP), R10 \
+	MOVQ out+48(FP), R11 \
+	MOVQ groups+56(FP), CX \
+	VBROADCASTSS dt+64(FP), Y14 \
+	MOVL $0x3f800000, AX \
+	MOVL AX, X13 \
+	VPBROADCASTD X13, Y13 \
+	VPXOR Y12, Y12, Y12 \
+	VPCMPEQD Y11, Y11, Y11
+
+// INDEX8 computes the eight units' entry indices ×16 as INDEX finds them
+// (species<<8 | clip, the empty entry's when the clip is ≥ 256 or the index is
+// past it) and spills them to 0(SP): an entry is at twice that, a snapshot
+// entry at it. Y10 and Y15 are set from empty and Y11 each time, so that the
+// level pass may use them.
+#define INDEX8 \
+	VPBROADCASTD empty+8(FP), Y15 \
+	VPSRLD $24, Y11, Y10 /* 255 */ \
+	VPMOVZXBD (SI), Y0 \
+	VPMOVZXWD (DX), Y1 \
+	VPSLLD $8, Y0, Y0 \
+	VPOR Y1, Y0, Y0 \
+	VPCMPGTD Y10, Y1, Y2 \
+	VPCMPGTD Y15, Y0, Y3 \
+	VPOR Y3, Y2, Y2 \
+	VPBLENDVB Y2, Y15, Y0, Y0 \
+	VPSLLD $4, Y0, Y0 \
+	VMOVDQU Y0, 0(SP)
+
+// ROW8 loads unit j's 16-byte row into the low half of reg and unit k's (j+4)
+// into its high half, at base + scale × the offset spilled at 4·j(SP).
+#define ROW8(j, k, base, scale, reg, xreg) \
+	MOVL (4*j)(SP), AX \
+	VMOVDQU (base)(AX*scale), xreg \
+	MOVL (4*k)(SP), AX \
+	VINSERTI128 $1, (base)(AX*scale), reg, reg
+
+// TRANSPOSE8 transposes, within each half, the 4×4 matrices whose rows are a,
+// b, c, d: afterwards c, d, t, a hold its columns (b and u are clobbered).
+#define TRANSPOSE8(a, b, c, d, t, u) \
+	VPUNPCKLDQ b, a, t \
+	VPUNPCKHDQ b, a, u \
+	VPUNPCKLDQ d, c, a \
+	VPUNPCKHDQ d, c, b \
+	VPUNPCKLQDQ a, t, c \
+	VPUNPCKHQDQ a, t, d \
+	VPUNPCKLQDQ b, u, t \
+	VPUNPCKHQDQ b, u, a
+
+// ROWS8 is ROWS4 on eight lanes, after the entries are transposed into Y0
+// scale, Y1 offset, Y4 last and Y3 wrapTo: the phases advanced, settled and
+// stored back (left in Y8), and in Y9 frame, Y7 next and Y5 lerp, the rows
+// offset. Each binary operation keeps SSE2's first operand first, so that NaNs
+// propagate the same and the bits stay the Go kernel's.
+#define ROWS8 \
+	/* q = phase + rate·dt */ \
+	VMOVUPS (R10), Y5 \
+	VMULPS Y14, Y5, Y5 \
+	VMOVUPS (R9), Y2 \
+	VADDPS Y5, Y2, Y2 \
+	/* settle(q, true) in Y6 */ \
+	VCVTTPS2DQ Y2, Y5 \
+	VCVTDQ2PS Y5, Y5 \
+	VCMPPS $1, Y5, Y2, Y6 /* q < t */ \
+	VANDPS Y13, Y6, Y6 \
+	VSUBPS Y6, Y5, Y5 \
+	VSUBPS Y5, Y2, Y6 /* w = q − floor(q) */ \
+	VCMPPS $1, Y13, Y6, Y7 /* w < 1 */ \
+	VCMPPS $2, Y6, Y12, Y8 /* 0 ≤ w */ \
+	VANDPS Y8, Y7, Y7 \
+	VANDPS Y7, Y6, Y6 \
+	/* settle(q, false) in Y7: min(q, 1), 0 unless q ≥ 0 */ \
+	VMINPS Y13, Y2, Y7 \
+	VCMPPS $2, Y2, Y12, Y8 /* 0 ≤ q */ \
+	VANDPS Y8, Y7, Y7 \
+	/* one-shot clips (wrapTo = last) take the second */ \
+	VPCMPEQD Y4, Y3, Y8 \
+	VANDPS Y8, Y7, Y7 \
+	VANDNPS Y6, Y8, Y8 \
+	VORPS Y7, Y8, Y8 \
+	/* ph *= keep (1 where scale ≠ 0) */ \
+	VCMPPS $4, Y12, Y0, Y9 \
+	VANDPS Y13, Y9, Y9 \
+	VMULPS Y9, Y8, Y8 \
+	VMOVUPS Y8, (R9) \
+	/* pos = float64(ph)·float64(scale): units 0–3 in Y5, 4–7 in Y7 */ \
+	VCVTPS2PD X8, Y5 \
+	VCVTPS2PD X0, Y6 \
+	VMULPD Y6, Y5, Y5 \
+	VEXTRACTF128 $1, Y8, X7 \
+	VCVTPS2PD X7, Y7 \
+	VEXTRACTF128 $1, Y0, X6 \
+	VCVTPS2PD X6, Y6 \
+	VMULPD Y6, Y7, Y7 \
+	/* f = min(int32(pos), last) in Y9 */ \
+	VCVTTPD2DQY Y5, X6 \
+	VCVTTPD2DQY Y7, X9 \
+	VINSERTI128 $1, X9, Y6, Y9 \
+	VPMINSD Y4, Y9, Y9 \
+	/* lerp = float32(pos − float64(f)) in Y5 */ \
+	VCVTDQ2PD X9, Y6 \
+	VSUBPD Y6, Y5, Y5 \
+	VCVTPD2PSY Y5, X5 \
+	VEXTRACTI128 $1, Y9, X6 \
+	VCVTDQ2PD X6, Y6 \
+	VSUBPD Y6, Y7, Y7 \
+	VCVTPD2PSY Y7, X7 \
+	VINSERTF128 $1, X7, Y5, Y5 \
+	/* next = f+1, or wrapTo past last, in Y7; both rows offset */ \
+	VPSUBD Y11, Y9, Y6 \
+	VPCMPGTD Y4, Y6, Y7 \
+	VPBLENDVB Y7, Y3, Y6, Y7 \
+	VPADDD Y1, Y9, Y9 \
+	VPADDD Y1, Y7, Y7
+
+// ENTRIES8 loads and transposes the eight units' entries (indices from INDEX8):
+// Y0 scale, Y1 offset, Y4 last, Y3 wrapTo.
+#define ENTRIES8 \
+	ROW8(0, 4, DI, 2, Y0, X0) \
+	ROW8(1, 5, DI, 2, Y1, X1) \
+	ROW8(2, 6, DI, 2, Y2, X2) \
+	ROW8(3, 7, DI, 2, Y3, X3) \
+	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y5) \
+	/* columns in Y2, Y3, Y4, Y0: scale, offset, last, wrapTo */ \
+	VMOVDQA Y0, Y6 \
+	VMOVDQA Y2, Y0 \
+	VMOVDQA Y3, Y1 \
+	VMOVDQA Y6, Y3
+
+// STORE8 writes a group's eight Instances from Y9 frame, Y7 next and Y5 lerp
+// (with each unit's clip and species) and moves the unit pointers on.
+#define STORE8 \
+	/* clip | species<<16 in Y6 */ \
+	VPMOVZXWD (DX), Y6 \
+	VPMOVZXBD (SI), Y2 \
+	VPSLLD $16, Y2, Y2 \
+	VPOR Y2, Y6, Y6 \
+	/* Fields → Instances: Y3 units 0|4, Y4 1|5, Y5 2|6, Y6 3|7 */ \
+	VPUNPCKLDQ Y7, Y9, Y0 \
+	VPUNPCKHDQ Y7, Y9, Y1 \
+	VPUNPCKLDQ Y6, Y5, Y8 \
+	VPUNPCKHDQ Y6, Y5, Y2 \
+	VPUNPCKLQDQ Y8, Y0, Y3 \
+	VPUNPCKHQDQ Y8, Y0, Y4 \
+	VPUNPCKLQDQ Y2, Y1, Y5 \
+	VPUNPCKHQDQ Y2, Y1, Y6 \
+	VMOVDQU X3, (R11) \
+	VMOVDQU X4, 16(R11) \
+	VMOVDQU X5, 32(R11) \
+	VMOVDQU X6, 48(R11) \
+	VEXTRACTI128 $1, Y3, 64(R11) \
+	VEXTRACTI128 $1, Y4, 80(R11) \
+	VEXTRACTI128 $1, Y5, 96(R11) \
+	VEXTRACTI128 $1, Y6, 112(R11) \
+	ADDQ $8, SI \
+	ADDQ $16, DX \
+	ADDQ $32, R9 \
+	ADDQ $32, R10 \
+	ADDQ $128, R11
+
 // func step4(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
 TEXT ·step4(SB), NOSPLIT, $0-68
 	ARGS4
@@ -381,157 +554,127 @@ bit:
 none:
 	RET
 
-// The same kernel eight units at a time with AVX2 (step8), for machines that
-// have it: the entries still found with scalar loads (units 4–7 into the upper
-// halves), the arithmetic on eight lanes, the float64 part in two halves. Each
-// binary operation keeps SSE2's first operand first, so that NaNs propagate the
-// same and the bits stay the Go kernel's.
-
-// ROW8 loads unit j's entry row into the low half of reg and unit j+4's into
-// its high half, from the byte offsets at 0(SP).
-#define ROW8(j, k, reg, xreg) \
-	MOVL (4*j)(SP), AX \
-	VMOVDQU (DI)(AX*1), xreg \
-	MOVL (4*k)(SP), AX \
-	VINSERTI128 $1, (DI)(AX*1), reg, reg
-
 // func step8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
 TEXT ·step8(SB), NOSPLIT, $32-68
-	MOVQ entries+0(FP), DI
-	MOVQ empty+8(FP), R8
-	MOVQ species+16(FP), SI
-	MOVQ clips+24(FP), DX
-	MOVQ phase+32(FP), R9
-	MOVQ rate+40(FP), R10
-	MOVQ out+48(FP), R11
-	MOVQ groups+56(FP), CX
-	VBROADCASTSS dt+64(FP), Y14
-	MOVL $0x3f800000, AX
-	MOVL AX, X13
-	VPBROADCASTD X13, Y13
-	VPXOR Y12, Y12, Y12
-	VPCMPEQD Y11, Y11, Y11
-	MOVL R8, X15
-	VPBROADCASTD X15, Y15 // the empty entry's index
-	MOVL $255, AX
-	MOVL AX, X10
-	VPBROADCASTD X10, Y10
+	ARGS8
 
 loop8:
-	// The eight entries' byte offsets, as INDEX finds them: species<<8 | clip,
-	// the empty entry's when the clip is ≥ 256 or the index is past it.
-	VPMOVZXBD (SI), Y0
-	VPMOVZXWD (DX), Y1
-	VPSLLD $8, Y0, Y0
-	VPOR Y1, Y0, Y0
-	VPCMPGTD Y10, Y1, Y2
-	VPCMPGTD Y15, Y0, Y3
-	VPOR Y3, Y2, Y2
-	VPBLENDVB Y2, Y15, Y0, Y0
-	VPSLLD $5, Y0, Y0
-	VMOVDQU Y0, 0(SP)
-	ROW8(0, 4, Y0, X0)
-	ROW8(1, 5, Y1, X1)
-	ROW8(2, 6, Y2, X2)
-	ROW8(3, 7, Y3, X3)
-	// Rows → fields, within each half: Y0 scale, Y1 offset, Y4 last, Y3 wrapTo.
-	VPUNPCKLDQ Y1, Y0, Y4
-	VPUNPCKHDQ Y1, Y0, Y5
-	VPUNPCKLDQ Y3, Y2, Y6
-	VPUNPCKHDQ Y3, Y2, Y7
-	VPUNPCKLQDQ Y6, Y4, Y0
-	VPUNPCKHQDQ Y6, Y4, Y1
-	VPUNPCKLQDQ Y7, Y5, Y4
-	VPUNPCKHQDQ Y7, Y5, Y3
-
-	// q = phase + rate·dt
-	VMOVUPS (R10), Y5
-	VMULPS Y14, Y5, Y5
-	VMOVUPS (R9), Y2
-	VADDPS Y5, Y2, Y2
-	// settle(q, true) in Y6
-	VCVTTPS2DQ Y2, Y5
-	VCVTDQ2PS Y5, Y5
-	VCMPPS $1, Y5, Y2, Y6 // q < t
-	VANDPS Y13, Y6, Y6
-	VSUBPS Y6, Y5, Y5
-	VSUBPS Y5, Y2, Y6 // w = q − floor(q)
-	VCMPPS $1, Y13, Y6, Y7 // w < 1
-	VCMPPS $2, Y6, Y12, Y8 // 0 ≤ w
-	VANDPS Y8, Y7, Y7
-	VANDPS Y7, Y6, Y6
-	// settle(q, false) in Y7: min(q, 1), 0 unless q ≥ 0
-	VMINPS Y13, Y2, Y7
-	VCMPPS $2, Y2, Y12, Y8 // 0 ≤ q
-	VANDPS Y8, Y7, Y7
-	// one-shot clips (wrapTo = last) take the second
-	VPCMPEQD Y4, Y3, Y8
-	VANDPS Y8, Y7, Y7
-	VANDNPS Y6, Y8, Y8
-	VORPS Y7, Y8, Y8
-	// ph *= keep (1 where scale ≠ 0)
-	VCMPPS $4, Y12, Y0, Y9
-	VANDPS Y13, Y9, Y9
-	VMULPS Y9, Y8, Y8
-	VMOVUPS Y8, (R9)
-	// pos = float64(ph)·float64(scale): units 0–3 in Y5, 4–7 in Y7
-	VCVTPS2PD X8, Y5
-	VCVTPS2PD X0, Y6
-	VMULPD Y6, Y5, Y5
-	VEXTRACTF128 $1, Y8, X7
-	VCVTPS2PD X7, Y7
-	VEXTRACTF128 $1, Y0, X6
-	VCVTPS2PD X6, Y6
-	VMULPD Y6, Y7, Y7
-	// f = min(int32(pos), last) in Y9
-	VCVTTPD2DQY Y5, X6
-	VCVTTPD2DQY Y7, X9
-	VINSERTI128 $1, X9, Y6, Y9
-	VPMINSD Y4, Y9, Y9
-	// lerp = float32(pos − float64(f)) in Y5
-	VCVTDQ2PD X9, Y6
-	VSUBPD Y6, Y5, Y5
-	VCVTPD2PSY Y5, X5
-	VEXTRACTI128 $1, Y9, X6
-	VCVTDQ2PD X6, Y6
-	VSUBPD Y6, Y7, Y7
-	VCVTPD2PSY Y7, X7
-	VINSERTF128 $1, X7, Y5, Y5
-	// next = f+1, or wrapTo past last, in Y7; both rows offset
-	VPSUBD Y11, Y9, Y6
-	VPCMPGTD Y4, Y6, Y7
-	VPBLENDVB Y7, Y3, Y6, Y7
-	VPADDD Y1, Y9, Y9
-	VPADDD Y1, Y7, Y7
-
-	// clip | species<<16 in Y6
-	VPMOVZXWD (DX), Y6
-	VPMOVZXBD (SI), Y2
-	VPSLLD $16, Y2, Y2
-	VPOR Y2, Y6, Y6
-	// Fields → Instances: Y3 units 0|4, Y4 1|5, Y5 2|6, Y6 3|7
-	VPUNPCKLDQ Y7, Y9, Y0
-	VPUNPCKHDQ Y7, Y9, Y1
-	VPUNPCKLDQ Y6, Y5, Y8
-	VPUNPCKHDQ Y6, Y5, Y2
-	VPUNPCKLQDQ Y8, Y0, Y3
-	VPUNPCKHQDQ Y8, Y0, Y4
-	VPUNPCKLQDQ Y2, Y1, Y5
-	VPUNPCKHQDQ Y2, Y1, Y6
-	VMOVDQU X3, (R11)
-	VMOVDQU X4, 16(R11)
-	VMOVDQU X5, 32(R11)
-	VMOVDQU X6, 48(R11)
-	VEXTRACTI128 $1, Y3, 64(R11)
-	VEXTRACTI128 $1, Y4, 80(R11)
-	VEXTRACTI128 $1, Y5, 96(R11)
-	VEXTRACTI128 $1, Y6, 112(R11)
-	ADDQ $8, SI
-	ADDQ $16, DX
-	ADDQ $32, R9
-	ADDQ $32, R10
-	ADDQ $128, R11
+	INDEX8
+	ENTRIES8
+	ROWS8
+	STORE8
 	DECQ CX
 	JNZ loop8
+	VZEROUPPER
+	RET
+
+// func step8lod(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32,
+//	snaps *snapEntry, bands *lodBands, dist *float32, band, level *Level) int
+TEXT ·step8lod(SB), NOSPLIT, $40-120
+	ARGS8
+	MOVQ dist+88(FP), R12
+	MOVQ band+96(FP), R13
+	MOVQ level+104(FP), R14
+	MOVQ $0, 32(SP) // units whose band stayed
+
+lod8:
+	INDEX8
+	ENTRIES8
+	ROWS8
+
+	// Level of detail. The snapshot entries, by the clip entries' index: Y2
+	// scale, Y3 offset, Y4 last, Y0 ok (all ones where the clip has a snapshot).
+	MOVQ snaps+72(FP), BX
+	ROW8(0, 4, BX, 1, Y0, X0)
+	ROW8(1, 5, BX, 1, Y1, X1)
+	ROW8(2, 6, BX, 1, Y2, X2)
+	ROW8(3, 7, BX, 1, Y3, X3)
+	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y6)
+
+	// The snapshot row offset + min(int32(float64(ph)·float64(scale)), last) in Y6.
+	VCVTPS2PD X8, Y1
+	VCVTPS2PD X2, Y6
+	VMULPD Y6, Y1, Y1
+	VCVTTPD2DQY Y1, X1
+	VEXTRACTF128 $1, Y8, X6
+	VCVTPS2PD X6, Y6
+	VEXTRACTF128 $1, Y2, X2
+	VCVTPS2PD X2, Y2
+	VMULPD Y2, Y6, Y6
+	VCVTTPD2DQY Y6, X6
+	VINSERTI128 $1, X6, Y1, Y6
+	VPMINSD Y4, Y6, Y6
+	VPADDD Y3, Y6, Y6
+
+	// The species' boundaries: Y3 up[0], Y4 up[1], Y8 down[0], Y1 down[1].
+	VPMOVZXBD (SI), Y1
+	VPSLLD $4, Y1, Y1
+	VMOVDQU Y1, 0(SP)
+	MOVQ bands+80(FP), BX
+	ROW8(0, 4, BX, 1, Y1, X1)
+	ROW8(1, 5, BX, 1, Y2, X2)
+	ROW8(2, 6, BX, 1, Y3, X3)
+	ROW8(3, 7, BX, 1, Y4, X4)
+	TRANSPOSE8(Y1, Y2, Y3, Y4, Y8, Y10)
+
+	// up and down: how many boundaries d is beyond, the sign bits of t − d.
+	VMOVUPS (R12), Y2
+	VSUBPS Y2, Y3, Y3
+	VPSRLD $31, Y3, Y3
+	VSUBPS Y2, Y4, Y4
+	VPSRLD $31, Y4, Y4
+	VPADDD Y4, Y3, Y3
+	VSUBPS Y2, Y8, Y8
+	VPSRLD $31, Y8, Y8
+	VSUBPS Y2, Y1, Y1
+	VPSRLD $31, Y1, Y1
+	VPADDD Y1, Y8, Y8
+
+	// band = min(max(old, up), down) in Y2, stored as bytes; count the units
+	// whose band stayed.
+	VPMOVZXBD (R13), Y4
+	VPMAXSD Y3, Y4, Y2
+	VPMINSD Y8, Y2, Y2
+	VPCMPEQD Y2, Y4, Y4
+	VMOVMSKPS Y4, AX
+	POPCNTL AX, AX
+	ADDQ AX, 32(SP)
+	VPACKSSDW Y2, Y2, Y1
+	VPACKUSWB Y1, Y1, Y1
+	VEXTRACTI128 $1, Y1, X3
+	VPUNPCKLDQ X3, X1, X1
+	VMOVQ X1, (R13)
+
+	// level = band, one nearer in the snapshot band without a snapshot of the
+	// clip: band>>1 is 1 in the snapshot band (bands are 0, 1, 2).
+	VPSRLD $1, Y2, Y1
+	VPANDN Y1, Y0, Y1
+	VPSUBD Y1, Y2, Y2
+	VPACKSSDW Y2, Y2, Y1
+	VPACKUSWB Y1, Y1, Y1
+	VEXTRACTI128 $1, Y1, X3
+	VPUNPCKLDQ X3, X1, X1
+	VMOVQ X1, (R14)
+	VPSLLD $30, Y2, Y0
+	VPSRAD $31, Y0, Y0 // level = snapshot: its bit 1 spread
+	VPCMPGTD Y12, Y2, Y2 // level > full
+
+	// frame: the snapshot row at LevelSnapshot; next = frame and lerp = 0 beyond full.
+	VPBLENDVB Y0, Y6, Y9, Y9
+	VPANDN Y5, Y2, Y5
+	VPBLENDVB Y2, Y9, Y7, Y7
+
+	STORE8
+	ADDQ $32, R12
+	ADDQ $8, R13
+	ADDQ $8, R14
+	DECQ CX
+	JNZ lod8
+
+	// switches = 8·groups − the units whose band stayed
+	MOVQ groups+56(FP), CX
+	SHLQ $3, CX
+	SUBQ 32(SP), CX
+	MOVQ CX, ret+112(FP)
 	VZEROUPPER
 	RET
