@@ -312,6 +312,15 @@
 	VMOVDQA Y3, Y1 \
 	VMOVDQA Y6, Y3
 
+// BYTES8 stores the eight small values (0–255) of src's lanes as eight bytes at
+// dst; t and xt, xu are scratch.
+#define BYTES8(src, t, xt, xu, dst) \
+	VPACKSSDW src, src, t \
+	VPACKUSWB t, t, t \
+	VEXTRACTI128 $1, t, xu \
+	VPUNPCKLDQ xu, xt, xt \
+	VMOVQ xt, dst
+
 // STORE8 writes a group's eight Instances from Y9 frame, Y7 next and Y5 lerp
 // (with each unit's clip and species) and moves the unit pointers on.
 #define STORE8 \
@@ -639,22 +648,14 @@ lod8:
 	VMOVMSKPS Y4, AX
 	POPCNTL AX, AX
 	ADDQ AX, 32(SP)
-	VPACKSSDW Y2, Y2, Y1
-	VPACKUSWB Y1, Y1, Y1
-	VEXTRACTI128 $1, Y1, X3
-	VPUNPCKLDQ X3, X1, X1
-	VMOVQ X1, (R13)
+	BYTES8(Y2, Y1, X1, X3, (R13))
 
 	// level = band, one nearer in the snapshot band without a snapshot of the
 	// clip: band>>1 is 1 in the snapshot band (bands are 0, 1, 2).
 	VPSRLD $1, Y2, Y1
 	VPANDN Y1, Y0, Y1
 	VPSUBD Y1, Y2, Y2
-	VPACKSSDW Y2, Y2, Y1
-	VPACKUSWB Y1, Y1, Y1
-	VEXTRACTI128 $1, Y1, X3
-	VPUNPCKLDQ X3, X1, X1
-	VMOVQ X1, (R14)
+	BYTES8(Y2, Y1, X1, X3, (R14))
 	VPSLLD $30, Y2, Y0
 	VPSRAD $31, Y0, Y0 // level = snapshot: its bit 1 spread
 	VPCMPGTD Y12, Y2, Y2 // level > full

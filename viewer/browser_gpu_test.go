@@ -114,9 +114,7 @@ func TestBrowserGPUFrameRate(t *testing.T) {
 	// and the test goes on to its next case.
 	within := func(what, js string) bool {
 		t.Helper()
-		got := p.eval(`Promise.race([Promise.resolve(` + js + `).then(() => 'done'),
-			new Promise((res) => setTimeout(() => res('timed out'), 30000))])`)
-		if got == "done" {
+		if p.settles(js, 30) {
 			return true
 		}
 		t.Errorf("%s: %s timed out; page: %v; console: %q", what, js, p.eval(`JSON.stringify({ error: bonebake.error || null,

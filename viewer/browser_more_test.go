@@ -94,10 +94,8 @@ func TestBrowserBattle(t *testing.T) {
 	}
 	// The panel refreshes at most every 250 ms, and at the first frame after a
 	// new crowd: on a fast machine the three frames above take less.
-	if s := p.eval(`new Promise((res) => { const t0 = Date.now(); (function w() {
-		const s = document.getElementById('stats').textContent;
-		if (s.includes('armies standing') || Date.now() - t0 > 5000) return res(s);
-		setTimeout(w, 20); })(); })`).(string); !strings.Contains(s, "armies standing") {
+	p.waitFor(`document.getElementById('stats').textContent.includes('armies standing')`)
+	if s := p.eval("document.getElementById('stats').textContent").(string); !strings.Contains(s, "armies standing") {
 		t.Errorf("the stats lack the armies: %q", s)
 	}
 	img, r := p.screenshot(), p.crowdRect()

@@ -315,6 +315,15 @@ func absDiff(a, b uint32) uint32 {
 	return b - a
 }
 
+// settles runs JavaScript that may return a promise and reports whether it
+// settled within the given seconds; a page that stops (an error, a step that
+// never comes) leaves it pending, and the caller says what the page shows.
+func (p *page) settles(js string, seconds int) bool {
+	p.t.Helper()
+	return p.eval(fmt.Sprintf(`Promise.race([Promise.resolve(%s).then(() => 'settled'),
+		new Promise((res) => setTimeout(() => res('timed out'), %d))])`, js, seconds*1000)) == "settled"
+}
+
 // waitFor polls a JavaScript condition until it holds, for up to 30 s.
 func (p *page) waitFor(cond string) {
 	p.t.Helper()
