@@ -28,6 +28,52 @@ func TestDefaultFades(t *testing.T) {
 	}
 }
 
+// A fade time that is not a finite positive number switches at once, in both
+// playback modes alike: the table keeps 0 there, a Crowd's unit does not fade,
+// and the clock's record holds no fade (an infinite time made the CPU mode hold
+// the old clip for ever and the clock switch at once).
+func TestFadeTimesThatSwitchAtOnce(t *testing.T) {
+	odd := []float32{float32(math.Inf(1)), float32(math.NaN()), -1, float32(math.Inf(-1))}
+	tab := DefaultFades()
+	for k, d := range odd {
+		tab[StateIdle][StateWalk+StateID(k)] = d
+	}
+	r := testRegistry(t, WithFades(SpeciesHumanoid, tab))
+	got := r.Fades(SpeciesHumanoid)
+	for k := range odd {
+		if d := got[StateIdle][StateWalk+StateID(k)]; d != 0 {
+			t.Errorf("%v in the table: %v, want 0", odd[k], d)
+		}
+	}
+	if got[StateWalk][StateIdle] != FadeLocomotion {
+		t.Errorf("walk → idle: %v, want the default %v", got[StateWalk][StateIdle], FadeLocomotion)
+	}
+	// Idle → walk, whose time is +Inf.
+	c, g := New(1), NewGPUClock(1)
+	c.Spawn(0, KindMilitia)
+	g.Spawn(0, KindMilitia)
+	if err := c.Animate(r, 1.0/60); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Commit(r); err != nil {
+		t.Fatal(err)
+	}
+	c.Speed[0] = 1.4
+	g.SetInputs(0, Inputs{Speed: 1.4})
+	if err := c.Animate(r, 1.0/60); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Commit(r); err != nil {
+		t.Fatal(err)
+	}
+	if c.State[0] != StateWalk || c.Fading(0) || c.Transitions != 1 || c.Fades != 0 {
+		t.Errorf("crowd: %v, fading %v, %d transitions, %d fades; want a walk at once", c.State[0], c.Fading(0), c.Transitions, c.Fades)
+	}
+	if st, _ := g.State(0); st != StateWalk || g.Records[0].FadeInv != 0 || g.Records[0].From != (Playhead{}) || g.Fades != 0 {
+		t.Errorf("clock: %v, record %+v, %d fades; want a walk at once", st, g.Records[0], g.Fades)
+	}
+}
+
 // A unit that turns from walk to a swing fades: the walk keeps advancing at the
 // rate it had, its weight falls as 1 − smoothstep(t/0.15), its rows are
 // bpat.Resolve's for its phase, and after the fade the Blend is zero again. The

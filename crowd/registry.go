@@ -92,8 +92,16 @@ func WithGait(species SpeciesID, clip string, g roster.Gait) Option {
 }
 
 // WithFades sets the cross-fade times of one species' state changes (DefaultFades
-// for the others).
+// for the others). A time that is not a finite positive number of seconds (0,
+// negative, NaN, infinite) switches at once.
 func WithFades(species SpeciesID, t FadeTable) Option {
+	for i := range t {
+		for j, d := range t[i] {
+			if !(d > 0) || math.IsInf(float64(d), 1) {
+				t[i][j] = 0
+			}
+		}
+	}
 	return func(c *config) { c.fades[species] = &t }
 }
 
