@@ -293,3 +293,138 @@ func TestRebasedAgain(t *testing.T) {
 		}
 	}
 }
+
+// commitQuick writes what commit's general path writes, bit for bit: two clocks
+// given the same random history, one committed with the quick path and one
+// without, hold the same records, states, counts and Dirty lists after every
+// Commit. The history has inputs of every kind (any flags, weapons, variants
+// past MaxVariants, species not loaded, archetypes out of range, respawns),
+// speeds at, between and past the gaits and not finite, frames of 0 to 2 s, fades
+// switched off and on, a fade time so short that its inverse is infinite, and,
+// in one of the two runs, a scheduled combat striking.
+func TestCommitQuickMatchesGeneral(t *testing.T) {
+	fades := DefaultFades()
+	fades[StateIdle][StateWalk] = 1e-39 // 1/d overflows: a fade that has ended when it starts
+	r := testRegistry(t, WithFades(SpeciesHumanoid, fades))
+	bits := func(rec *TimeRecord) [16]uint32 {
+		var b [16]uint32
+		for k, p := range []Playhead{rec.Own, rec.From, rec.Prior} {
+			b[4*k], b[4*k+1], b[4*k+2], b[4*k+3] = math.Float32bits(p.Phase), math.Float32bits(p.Rate), p.Row, p.Shape
+		}
+		b[12], b[13], b[14], b[15] = math.Float32bits(rec.Start), math.Float32bits(rec.FadeStart), math.Float32bits(rec.FadeInv), math.Float32bits(rec.PriorShare)
+		return b
+	}
+	speeds := []float32{0, 0, 1.4, 1.4, 1.7, 2.5, 3.8, 4, 12, 1e30, float32(math.Inf(1)), float32(math.NaN()), -1}
+	for _, fight := range []bool{false, true} {
+		const n = 256
+		quick, general := NewGPUClock(n), NewGPUClock(n)
+		clocks := []*GPUClock{quick, general}
+		var combats []*Combat
+		if fight {
+			for _, g := range clocks {
+				f := NewScheduledCombat(r, g)
+				for i := range n {
+					f.Melee.Damage[i], f.Melee.Cooldown[i], f.Melee.Reach[i] = 10, .7, 100
+					f.World.HP[i], f.World.Team[i] = 1e9, uint8(i%2)
+				}
+				combats = append(combats, f)
+			}
+		}
+		rng := rand.New(rand.NewPCG(21, 22))
+		eligible, total := 0, 0
+		for frame := range 3000 {
+			changes := rng.IntN(24)
+			if frame == 0 {
+				changes = 0 // every unit is listed for the first Commit
+			}
+			for range changes {
+				i := rng.IntN(n)
+				switch rng.IntN(20) {
+				case 0: // a respawn as anything, valid or not
+					u := Unit{Species: SpeciesID(rng.IntN(8)), Archetype: roster.Archetype(rng.IntN(MaxArchetypes + 2)), Weapon: Weapon(rng.IntN(4))}
+					if rng.IntN(4) == 0 {
+						u.Flags = Flags(rng.Uint32())
+					}
+					for _, g := range clocks {
+						g.Set(i, u)
+					}
+				case 1:
+					v := uint8(rng.IntN(MaxVariants + 3))
+					for _, g := range clocks {
+						g.SetVariant(i, v)
+					}
+				default:
+					in := quick.Inputs(i)
+					in.Speed = speeds[rng.IntN(len(speeds))]
+					switch rng.IntN(8) {
+					case 0:
+						in.Flags ^= Flags(1) << rng.IntN(numFlagBits)
+					case 1:
+						in.Flags = 0
+					}
+					if rng.IntN(10) == 0 {
+						in.Weapon = Weapon(rng.IntN(4))
+					}
+					for _, g := range clocks {
+						g.SetInputs(i, in)
+					}
+				}
+			}
+			if fight && frame%3 == 0 {
+				a := rng.IntN(n)
+				tg := (a + 1 + 2*rng.IntN(n/2-1)) % n
+				if combats[0].Attack(a, tg) != combats[1].Attack(a, tg) {
+					t.Fatalf("frame %d: the combats disagree on whether %d may strike %d", frame, a, tg)
+				}
+			}
+			dt := []float32{0, 1.0 / 60, 1.0 / 60, 1.0 / 60, .05, .1, .31, 2}[rng.IntN(8)]
+			if fight {
+				for _, f := range combats {
+					f.Step(dt)
+				}
+			}
+			noFade := frame%500 > 450
+			// The units the quick path may take: a record that shows one clip.
+			for _, u := range quick.pending {
+				o := &quick.Records[u]
+				total++
+				if quick.units[u].clip != NoClip && o.PriorShare == 0 && !(o.FadeInv > 0 && (quick.Now-o.FadeStart)*o.FadeInv < 1) {
+					eligible++
+				}
+			}
+			var errs [2]error
+			for k, g := range clocks {
+				g.NoFade = noFade
+				quickCommit = k == 0
+				errs[k] = g.Commit(r)
+			}
+			quickCommit = true
+			if fmt.Sprint(errs[0]) != fmt.Sprint(errs[1]) {
+				t.Fatalf("frame %d: Commit says %v quick, %v general", frame, errs[0], errs[1])
+			}
+			if !slices.Equal(quick.Dirty, general.Dirty) || quick.Transitions != general.Transitions || quick.Fades != general.Fades {
+				t.Fatalf("frame %d: dirty %v / %v, transitions %d / %d, fades %d / %d", frame, quick.Dirty, general.Dirty,
+					quick.Transitions, general.Transitions, quick.Fades, general.Fades)
+			}
+			for _, u := range quick.Dirty {
+				qs, qc := quick.State(int(u))
+				gs, gc := general.State(int(u))
+				if bits(&quick.Records[u]) != bits(&general.Records[u]) || qs != gs || qc != gc {
+					t.Fatalf("frame %d unit %d: quick %+v (%v, clip %d), general %+v (%v, clip %d)", frame, u,
+						quick.Records[u], qs, qc, general.Records[u], gs, gc)
+				}
+			}
+			for _, g := range clocks {
+				g.Dirty = g.Dirty[:0]
+				g.Advance(dt)
+			}
+		}
+		if eligible*4 < total || eligible == total {
+			t.Errorf("fight %v: %d of %d changes could take the quick path: the history does not test both paths", fight, eligible, total)
+		}
+		if fight && (combats[0].Melee.Stats != combats[1].Melee.Stats || combats[0].Melee.Stats.Landed == 0) {
+			t.Errorf("combat %+v quick, %+v general", combats[0].Melee.Stats, combats[1].Melee.Stats)
+		}
+		t.Logf("fight %v: %d changes, %d of them records that show one clip; %d transitions, %d fades", fight, total, eligible, quick.Transitions, quick.Fades)
+	}
+}
