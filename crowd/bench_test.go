@@ -246,17 +246,26 @@ func BenchmarkSocket(b *testing.B) {
 // changing units are spread at random (each change then misses the cache twice:
 // the unit's inputs and its record); in changes=1pct/squads they change in
 // squads of 50 neighbours, as a regiment does. A frame's units differ from the
-// last frame's, as a battle's do. Run with -cpu 1.
+// last frame's, as a battle's do. changes=1pct/floor is the random frame with
+// Commit replaced by touchRecords, which only reads and writes what Commit must
+// (each listed unit's inputs and record, prefetched as Commit prefetches them):
+// what the frame's memory traffic alone costs on the machine it runs on, the
+// floor under any Commit there. Run with -cpu 1.
 func BenchmarkEventDriven(b *testing.B) {
 	r := testRegistry(b)
 	const n = 1_000_000
 	c := benchCrowd(n)
-	for _, squad := range []int{1, 50} {
+	for _, squad := range []int{1, 50, 0} {
 		name := fmt.Sprintf("units=%d/changes=1pct", n)
-		if squad > 1 {
+		switch squad {
+		case 50:
 			name += "/squads"
+		case 0:
+			name += "/floor"
 		}
 		b.Run(name, func(b *testing.B) {
+			floor := squad == 0
+			squad := max(squad, 1)
 			clock := NewGPUClock(n)
 			for i := range n {
 				clock.Set(i, Unit{Species: c.Species[i], Archetype: c.Archetype[i], Weapon: c.Weapon[i], Flags: c.Flags[i]})
@@ -295,7 +304,11 @@ func BenchmarkEventDriven(b *testing.B) {
 					}
 					clock.SetInputs(int(u), in)
 				}
-				clock.Commit(r)
+				if floor {
+					clock.touchRecords()
+				} else {
+					clock.Commit(r)
+				}
 				clock.Dirty = clock.Dirty[:0]
 				clock.Advance(1.0 / 60)
 			}
@@ -303,4 +316,25 @@ func BenchmarkEventDriven(b *testing.B) {
 			reportCPU(b, cpu0, cpuOK, 1e6, "cpu-ms/frame")
 		})
 	}
+}
+
+// touchRecords is the memory traffic of a Commit without its work: each listed
+// unit, prefetched in chunks as Commit prefetches, has its pending mark cleared
+// (its inputs' line read and written) and its record's Start moved to Now (its
+// record's line read and written), and is listed in Dirty.
+func (g *GPUClock) touchRecords() {
+	const chunk = 8
+	units := g.pending
+	g.prefetch(units[:min(len(units), chunk)])
+	for len(units) > 0 {
+		part := units[:min(len(units), chunk)]
+		units = units[len(part):]
+		g.prefetch(units[:min(len(units), chunk)])
+		for _, u := range part {
+			g.units[u].pending = false
+			g.Records[u].Start = g.Now
+		}
+	}
+	g.Dirty = append(g.Dirty, g.pending...)
+	g.pending = g.pending[:0]
 }
