@@ -321,7 +321,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[in
 	res := &tab[resolveKey(cat, x.species, x.arch, st, x.variant)]
 	cl := res.clip
 	o := &g.Records[i]
-	if quickCommit && g.commitQuick(r, o, x, res, st, now) {
+	if quickCommit && g.commitQuick(r, cat, o, x, res, st, now) {
 		return res.flags&resOK != 0 && x.arch < MaxArchetypes
 	}
 	var p float32
@@ -391,7 +391,7 @@ var quickCommit = true
 // swing, a finite rate) going on to a clip that is neither a speed blend nor a
 // swing a scheduled Combat drives. It writes the record commit's general path
 // would, bit for bit; for any other unit it changes nothing and reports false.
-func (g *GPUClock) commitQuick(r *Registry, o *TimeRecord, x *clockUnit, res *resolved, st StateID, now float32) bool {
+func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *clockUnit, res *resolved, st StateID, now float32) bool {
 	cur := o.Own
 	if x.clip == NoClip || o.PriorShare != 0 || cur.Shape&ShapeSwing != 0 || (res.flags&resSwing != 0 && g.combat != nil) ||
 		cur.Rate*0 != 0 || (o.FadeInv > 0 && (now-o.FadeStart)*o.FadeInv < 1) {
@@ -400,7 +400,7 @@ func (g *GPUClock) commitQuick(r *Registry, o *TimeRecord, x *clockUnit, res *re
 	own := res.own
 	own.Rate += res.perSpeed * x.speed
 	if res.pair != 0 {
-		rate, _, w := r.cat.Load().pairs[res.pair-1].blend(res.clip, x.speed)
+		rate, _, w := cat.pairs[res.pair-1].blend(res.clip, x.speed)
 		if w > 0 && w < 1 {
 			return false
 		}
