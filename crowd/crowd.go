@@ -305,7 +305,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 // the unit is in. It reports whether the unit fades.
 func (c *Crowd) fadeFrom(r *Registry, i int, s SpeciesID, from, to StateID, prev ClipID) bool {
 	d := r.fadeTable(s)[from&(NumStates-1)][to&(NumStates-1)]
-	if !(d > 0) {
+	if !isFade(d) {
 		c.fades.cancel(i, c.Blend)
 		return false
 	}

@@ -131,6 +131,12 @@ func (f *fades) fading(i int) bool { return atomic.LoadUint64(&f.live[i>>6])&(1<
 func (f *fades) setFading(i int)   { atomic.OrUint64(&f.live[i>>6], 1<<(i&63)) }
 func (f *fades) clearFading(i int) { atomic.AndUint64(&f.live[i>>6], ^uint64(1<<(i&63))) }
 
+// isFade reports whether a fade time of d seconds fades: d is positive and
+// finite, and so is its inverse (a fade is timed by it). Any other time (0,
+// negative, NaN, infinite, or too short for its inverse) switches at once, in
+// every mode alike.
+func isFade(d float32) bool { return d > 0 && 1/d > 0 && 1/d <= math.MaxFloat32 }
+
 // smoothstep eases x in [0,1]: 3x² − 2x³.
 func smoothstep(x float32) float32 { return x * x * (3 - 2*x) }
 
@@ -313,12 +319,12 @@ func (b *Batch) blending(i int) bool {
 }
 
 // Play switches unit i to clip at phase, advancing at rate phases per second,
-// fading from what it shows over fade seconds (none when fade ≤ 0 or the batch has
-// no Blend). It is how a game that drives Batch itself changes a unit's clip; a
-// Crowd changes clips in Animate.
+// fading from what it shows over fade seconds (none when fade is no fade time, as
+// isFade says, or the batch has no Blend). It is how a game that drives Batch
+// itself changes a unit's clip; a Crowd changes clips in Animate.
 func (b *Batch) Play(i int, clip ClipID, phase, rate, fade float32) {
 	if b.fades.unit != nil {
-		if fade > 0 && b.Clip[i] != NoClip {
+		if isFade(fade) && b.Clip[i] != NoClip {
 			b.fades.begin(i, clipSide{b.Clip[i], b.Phase[i], b.Rate[i], false}, fade)
 		} else {
 			b.fades.cancel(i, b.Blend)

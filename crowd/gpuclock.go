@@ -357,7 +357,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[in
 	case changed && x.clip != NoClip:
 		g.Transitions++
 		d := r.fadeTable(x.species)[x.state&(NumStates-1)][st&(NumStates-1)]
-		if !(d > 0) || g.NoFade {
+		if !isFade(d) || g.NoFade {
 			d = 0
 		} else {
 			g.Fades++
@@ -428,7 +428,7 @@ func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *cloc
 	var fadeStart, fadeInv float32
 	if changed {
 		g.Transitions++
-		if d := r.fadeTable(x.species)[x.state&(NumStates-1)][st&(NumStates-1)]; d > 0 && !g.NoFade {
+		if d := r.fadeTable(x.species)[x.state&(NumStates-1)][st&(NumStates-1)]; isFade(d) && !g.NoFade {
 			g.Fades++
 			from, fadeStart, fadeInv = cur, now, 1/d
 		}
@@ -460,11 +460,11 @@ func (r *TimeRecord) Rebase(now float32) {
 }
 
 // Switch makes to the record's own playhead from now on (its Phase that at now),
-// fading over fade seconds from the pose shown, or switching at once when fade ≤
-// 0, by docs/runtime.md §6.1: a fade that interrupts another keeps the pose
-// shown (the clip that was fading in becomes the one faded from, the older one
-// with the larger share the prior), a speed blend fades out as both its gaits,
-// and a swing faded out holds its pose. It is what GPUClock.Commit does on a
+// fading over fade seconds from the pose shown, or switching at once when fade is
+// no fade time (0, negative, NaN, infinite), by docs/runtime.md §6.1: a fade that
+// interrupts another keeps the pose shown (the clip that was fading in becomes
+// the one faded from, the older one with the larger share the prior), a speed
+// blend fades out as both its gaits, and a swing faded out holds its pose. It is what GPUClock.Commit does on a
 // change of clip, for a game that plays clips itself.
 func (r *TimeRecord) Switch(now float32, to Playhead, fade float32) {
 	r.Rebase(now)
@@ -500,7 +500,7 @@ func (r *TimeRecord) switchRebased(now float32, to Playhead, fade float32) {
 		r.Prior, r.PriorShare = Playhead{}, 0
 	}
 	switch {
-	case !(fade > 0):
+	case !isFade(fade):
 		r.From, r.Prior, r.FadeStart, r.FadeInv, r.PriorShare = Playhead{}, Playhead{}, 0, 0, 0
 	case r.FadeInv > 0: // a fade into a speed blend loses the gait
 		w := smoothstep((now - r.FadeStart) * r.FadeInv)
@@ -510,7 +510,7 @@ func (r *TimeRecord) switchRebased(now float32, to Playhead, fade float32) {
 	default:
 		r.From, r.Prior, r.PriorShare = cur, Playhead{}, 0
 	}
-	if fade > 0 {
+	if isFade(fade) {
 		r.FadeStart, r.FadeInv = now, 1/fade
 	}
 	r.Own = to

@@ -300,11 +300,11 @@ func TestRebasedAgain(t *testing.T) {
 // Commit. The history has inputs of every kind (any flags, weapons, variants
 // past MaxVariants, species not loaded, archetypes out of range, respawns),
 // speeds at, between and past the gaits and not finite, frames of 0 to 2 s, fades
-// switched off and on, a fade time so short that its inverse is infinite, and,
+// switched off and on, a change that switches at once in the fade table, and,
 // in one of the two runs, a scheduled combat striking.
 func TestCommitQuickMatchesGeneral(t *testing.T) {
 	fades := DefaultFades()
-	fades[StateIdle][StateWalk] = 1e-39 // 1/d overflows: a fade that has ended when it starts
+	fades[StateIdle][StateWalk] = 1e-39 // too short to invert: the table keeps 0, a switch
 	r := testRegistry(t, WithFades(SpeciesHumanoid, fades))
 	bits := func(rec *TimeRecord) [16]uint32 {
 		var b [16]uint32

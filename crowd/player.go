@@ -121,6 +121,12 @@ func (p *Player) playhead(s SpeciesID, cl ClipID, phase, rate float32) Playhead 
 	if c.loops {
 		ph.Shape |= ShapeLoops | ShapeWraps
 	}
+	// Settled as a Batch step settles a unit's phase. A record keeps its phase
+	// and adds Rate·t to it, so one far outside [0,1) (or NaN) would stay there:
+	// the unit would stand on one frame for good.
+	if math.Float32bits(phase) >= one {
+		ph.Phase = settle(phase, c.loops)
+	}
 	return ph
 }
 
@@ -128,12 +134,13 @@ func (p *Player) playhead(s SpeciesID, cl ClipID, phase, rate float32) Playhead 
 // until Change sets one: at phase start, in clip lengths into its cycle; beyond
 // 1 a one-shot holds its end pose for start − 1 of them.
 func (p *Player) Start(u int, s SpeciesID, cl ClipID, start float32) {
-	p.Species[u], p.Clip[u], p.Phase[u], p.held[u] = s, cl, start, 0
+	own := p.playhead(s, cl, start, 0) // a one-shot's phase past 1 clamps to its end
+	p.Species[u], p.Clip[u], p.Phase[u], p.held[u] = s, cl, own.Phase, 0
 	if !p.clip(s, cl).loops && start > 1 {
-		p.Phase[u], p.held[u] = 1, start-1
+		p.held[u] = start - 1
 	}
 	if p.Records != nil {
-		p.Records[u] = TimeRecord{Own: p.playhead(s, cl, p.Phase[u], 0), Start: p.Now}
+		p.Records[u] = TimeRecord{Own: own, Start: p.Now}
 		p.touch(u)
 	}
 	if r := p.rider(u, cl); r != nil {
@@ -154,9 +161,10 @@ func (p *Player) rider(u int, cl ClipID) *riding {
 
 // Change puts unit u on clip cl at pace (1: one pass per the clip's Duration;
 // Rate holds the phase per second), keeping its phase; when cl is not the clip
-// it shows it fades from that one over fade seconds (none when fade ≤ 0 or it
-// shows NoClip). Registry.ClipFade gives the fade a game's state changes would
-// take. The rider it carries (Ride) changes with it.
+// it shows it fades from that one over fade seconds (none when fade is no fade
+// time, as Batch.Play says, or it shows NoClip). Registry.ClipFade gives the
+// fade a game's state changes would take. The rider it carries (Ride) changes
+// with it.
 func (p *Player) Change(u int, cl ClipID, pace, fade float32) {
 	p.change(u, cl, pace*p.clip(p.Species[u], cl).perSecond, fade)
 	if r := p.rider(u, cl); r != nil {
@@ -194,8 +202,10 @@ func (p *Player) change(u int, cl ClipID, rate, fade float32) {
 }
 
 // Seek sets unit u's phase now (a fade it is in goes on), and a one-shot's end
-// pose holds anew.
+// pose holds anew. A phase outside [0,1) wraps (a looping clip) or clamps, and
+// NaN is 0, as a step would make it.
 func (p *Player) Seek(u int, phase float32) {
+	phase = p.playhead(p.Species[u], p.Clip[u], phase, 0).Phase
 	p.Phase[u], p.held[u] = phase, 0
 	if p.Records != nil {
 		p.Records[u].Rebase(p.Now)

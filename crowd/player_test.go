@@ -292,3 +292,86 @@ func TestPlayerClockLevels(t *testing.T) {
 		t.Error("SnapshotMap offers the death clip, which Step never shows from the snapshot")
 	}
 }
+
+// Phases and fade times out of range play alike in both modes. A phase far
+// outside [0,1), or NaN, given to Start or Seek is settled as a step settles
+// one (the clock mode used to keep it, and add Rate·t to it for good: the unit
+// stood on one frame while the per-frame mode played on); a fade time that is
+// infinite, NaN or too short to invert switches at once in both (an infinite
+// one made the per-frame mode fade for ever and the clock switch at once).
+func TestPlayerOddTimes(t *testing.T) {
+	r := playerRegistry(t)
+	h := r.Species(SpeciesHumanoid)
+	walk, run, jump := clipID(h, "walk"), clipID(h, "run"), clipID(h, "idle_jump")
+	phases := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e30, -1e30, 3e7, -0.25, 1.25}
+	fades := []float32{float32(math.Inf(1)), float32(math.NaN()), 1e-40}
+	n := 2 * (len(phases) + len(fades))
+	frame, clock := NewPlayer(r, n, false), NewPlayer(r, n, true)
+	for _, p := range []*Player{frame, clock} {
+		for u := range n {
+			cl := walk
+			if u%2 == 1 {
+				cl = jump
+			}
+			if k := u / 2; k < len(phases) {
+				p.Start(u, SpeciesHumanoid, cl, phases[k])
+			} else {
+				p.Start(u, SpeciesHumanoid, cl, .3)
+			}
+			p.Change(u, cl, 1, 0)
+		}
+	}
+	dt := float32(1) / 30
+	rows := func(p *Player, u int) float64 {
+		if p.Clocked() {
+			o, _ := p.Records[u].At(p.Now)
+			return float64(o.Frame) + float64(o.Lerp)
+		}
+		return float64(p.Out[u].Frame) + float64(p.Out[u].Lerp)
+	}
+	check := func(when string) {
+		t.Helper()
+		for u := range n {
+			if f, c := rows(frame, u), rows(clock, u); math.Abs(f-c) > 1e-2 {
+				t.Errorf("%s, unit %d: row %.3f per frame, %.3f clocked", when, u, f, c)
+			}
+		}
+	}
+	for range 3 {
+		for _, p := range []*Player{frame, clock} {
+			if err := p.Advance(dt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check("after Start")
+	for _, p := range []*Player{frame, clock} {
+		for u := range n {
+			if k := u / 2; k < len(phases) {
+				p.Seek(u, phases[k])
+			} else {
+				p.Change(u, run, 1, fades[k-len(phases)])
+			}
+		}
+	}
+	for range 3 {
+		for _, p := range []*Player{frame, clock} {
+			if err := p.Advance(dt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check("after Seek and Change")
+	before := rows(clock, 0)
+	if err := clock.Advance(dt); err != nil {
+		t.Fatal(err)
+	}
+	if d := rows(clock, 0) - before; math.Abs(d-0.8) > 1e-3 { // 24 fps, 1/30 s
+		t.Errorf("after Seek(NaN) the clocked walk moved %v rows in a step, want 0.8", d)
+	}
+	for u := 2 * len(phases); u < n; u++ {
+		if rec := &clock.Records[u]; frame.Fading(u) || rec.FadeInv != 0 || rec.From != (Playhead{}) {
+			t.Errorf("unit %d, fade %v: fading %v per frame; clocked record %+v", u, fades[u/2-len(phases)], frame.Fading(u), *rec)
+		}
+	}
+}

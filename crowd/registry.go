@@ -92,12 +92,12 @@ func WithGait(species SpeciesID, clip string, g roster.Gait) Option {
 }
 
 // WithFades sets the cross-fade times of one species' state changes (DefaultFades
-// for the others). A time that is not a finite positive number of seconds (0,
-// negative, NaN, infinite) switches at once.
+// for the others). A time that does not fade (0, negative, NaN, infinite, or
+// too short to invert) switches at once, and the table keeps 0 for it.
 func WithFades(species SpeciesID, t FadeTable) Option {
 	for i := range t {
 		for j, d := range t[i] {
-			if !(d > 0) || math.IsInf(float64(d), 1) {
+			if !isFade(d) {
 				t[i][j] = 0
 			}
 		}
