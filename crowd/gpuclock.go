@@ -170,7 +170,8 @@ type clockUnit struct {
 	weapon  Weapon
 	state   StateID
 	pending bool // listed for the next Commit
-	_       [2]byte
+	fresh   bool // not committed since NewGPUClock: its first clip starts at AmbientPhase
+	_       [1]byte
 }
 
 // NewGPUClock returns n idle units of species 0 (SpeciesHumanoid), humanoid
@@ -183,7 +184,7 @@ func NewGPUClock(n int) *GPUClock {
 		hugePages(unsafe.Pointer(&g.units[0]), uintptr(n)*unsafe.Sizeof(clockUnit{}))
 	}
 	for i := range g.units {
-		g.units[i] = clockUnit{clip: NoClip, pending: true}
+		g.units[i] = clockUnit{clip: NoClip, pending: true, fresh: true}
 		g.pending[i] = int32(i)
 	}
 	return g
@@ -218,7 +219,8 @@ func (g *GPUClock) Spawn(i int, k Kind) {
 }
 
 // Set gives unit i the species, archetype, weapon and flags of u, standing still;
-// its next clip starts without a fade.
+// its next clip starts without a fade, a looping one at the phase the unit shows
+// (as a Crowd's Set keeps its Phase).
 func (g *GPUClock) Set(i int, u Unit) {
 	x := &g.units[i]
 	x.species, x.arch, x.weapon, x.flags, x.speed, x.clip = u.Species, u.Archetype, u.Weapon, u.Flags, 0, NoClip
@@ -326,8 +328,15 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[in
 	}
 	var p float32
 	if prev := x.clip; prev == NoClip {
-		*o = TimeRecord{}           // a new unit: nothing of what was shown before stays
-		p = AmbientPhase(uint32(i)) // where New starts a Crowd's
+		// A new unit: nothing of what was shown before stays but the phase, as
+		// a Crowd's unit keeps its Phase through Set; the clock's first units
+		// start where New starts a Crowd's.
+		if x.fresh {
+			p = AmbientPhase(uint32(i))
+		} else {
+			p = o.Own.phase(now - o.Start)
+		}
+		*o = TimeRecord{}
 	} else {
 		o.Rebase(now)
 		p = o.Own.phase(0) // the phase shown now (a swing's: its attack phase)
@@ -378,7 +387,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[in
 		}
 		o.Prior, o.PriorShare = gait, gaitW
 	}
-	x.clip, x.state, x.pending = cl, st, false
+	x.clip, x.state, x.pending, x.fresh = cl, st, false, false
 	return res.flags&resOK != 0 && x.arch < MaxArchetypes
 }
 

@@ -428,3 +428,58 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 		t.Logf("fight %v: %d changes, %d of them records that show one clip; %d transitions, %d fades", fight, total, eligible, quick.Transitions, quick.Fades)
 	}
 }
+
+// A unit respawned with Set or Spawn in the middle of a run starts its next
+// (looping) clip at the phase it showed, in both modes: a Crowd keeps the
+// unit's Phase through Set, and the clock now does too (it used to start the
+// unit at its AmbientPhase, where New starts it). Only the clock's first units
+// start at AmbientPhase.
+func TestGPUClockRespawnKeepsPhase(t *testing.T) {
+	r := testRegistry(t)
+	const n = 24
+	const dt = float32(1.0 / 61)
+	cpu, clock := New(n), NewGPUClock(n)
+	for i := range n {
+		cpu.Spawn(i, Kind(i%int(NumKinds)))
+		clock.Spawn(i, Kind(i%int(NumKinds)))
+	}
+	if err := clock.Commit(r); err != nil {
+		t.Fatal(err)
+	}
+	if err := cpu.Animate(r, 0); err != nil {
+		t.Fatal(err)
+	}
+	compare := func(frame int) {
+		t.Helper()
+		for i := range n {
+			o, _ := clock.Records[i].At(clock.Now)
+			w := cpu.Out[i]
+			if same, _ := agree(o.Frame, o.Next, o.Lerp, w.Frame, w.Next, w.Lerp); !same {
+				t.Fatalf("frame %d unit %d: rows %d %d %.4f on the clock, %d %d %.4f on the CPU", frame, i, o.Frame, o.Next, o.Lerp, w.Frame, w.Next, w.Lerp)
+			}
+		}
+	}
+	for frame := range 120 {
+		for i := range n {
+			switch {
+			case frame == 20 && i%3 == 0: // walk for a while, then respawn as another kind
+				cpu.Speed[i] = 1.4
+				clock.SetInputs(i, Inputs{Flags: clock.Inputs(i).Flags, Speed: 1.4})
+			case frame == 57 && i%3 == 0:
+				cpu.Spawn(i, Kind((i+1)%int(NumKinds)))
+				clock.Spawn(i, Kind((i+1)%int(NumKinds)))
+			case frame == 80 && i%3 == 1: // respawn as the same kind
+				cpu.Spawn(i, Kind(i%int(NumKinds)))
+				clock.Spawn(i, Kind(i%int(NumKinds)))
+			}
+		}
+		if err := cpu.Animate(r, dt); err != nil {
+			t.Fatal(err)
+		}
+		if err := clock.Commit(r); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(dt)
+		compare(frame)
+	}
+}
