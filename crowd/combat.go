@@ -167,7 +167,7 @@ type MeleeStats struct {
 type Melee struct {
 	// Per-attacker parameters.
 	Damage   []float32
-	Cooldown []float32 // seconds from one swing's start to the next
+	Cooldown []float32 // seconds from one swing's start to the next; not positive (or NaN): none
 	Reach    []float32 // metres
 	// Per-attacker state.
 	Wait    []float32 // seconds until the cooldown runs out (≤ 0: ready)
@@ -231,6 +231,12 @@ func (m *Melee) start(w *World, i int, target int32, contact, release float32) b
 		m.late = m.land(w, i, m.late)
 	}
 	cd := m.Cooldown[i]
+	if !(cd > 0) {
+		// No cooldown. A negative one would move each next swing's start
+		// before the last's, and a NaN one would hold the stepped cooldown
+		// for ever while a scheduled one ran out at once.
+		cd = 0
+	}
 	tempo := float32(1)
 	if cd > 0 && cd < SwingDuration {
 		tempo = SwingDuration / cd
