@@ -39,8 +39,11 @@ func TestBPXSDAllTypes(t *testing.T) {
 	if v, _ := o.Get("Str"); v.Str != "héllo" {
 		t.Errorf("Str = %q", v.Str)
 	}
-	if v, _ := o.Get("Bool"); v.Uint != 1 {
-		t.Errorf("Bool = %d", v.Uint)
+	if v, _ := o.Get("Bool"); v.Uint != 1 || !reflect.DeepEqual(v, BoolValue(true)) {
+		t.Errorf("Bool = %+v, want %+v", v, BoolValue(true))
+	}
+	if f := BoolValue(false); f.Kind != Bool || f.Uint != 0 {
+		t.Errorf("BoolValue(false) = %+v", f)
 	}
 	// Each scalar as read by hand from the file's bytes (little-endian, two's
 	// complement): U16 cd ab, U32 ef be ad de, I16 d4 fe, I32 90 ee fe ff, …

@@ -96,9 +96,6 @@ func TestBayo1OnlyTypesThroughConversion(t *testing.T) {
 	if err != nil || len(re) != 0 {
 		t.Fatal(err, re)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[int8]bool{}
 	for _, r := range c.Records {
 		seen[r.Type] = true

@@ -31,6 +31,10 @@ func checkEncoded(t *testing.T, enc *Motion, choices []Choice, in []Track, tol f
 	if err != nil {
 		t.Fatal(err)
 	}
+	var w bytes.Buffer // WriteTo writes what Marshal returns
+	if n, err := enc.WriteTo(&w); err != nil || n != int64(len(b)) || !bytes.Equal(w.Bytes(), b) {
+		t.Fatalf("WriteTo: %d bytes, %v; Marshal: %d bytes", n, err, len(b))
+	}
 	back, err := Parse(b)
 	if err != nil {
 		t.Fatal(err)
