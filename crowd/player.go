@@ -55,7 +55,8 @@ type riding struct {
 
 // Ride seats unit rider on unit horse: from now on Start and Change of the horse
 // put the rider on clip clips[c] of species s when the horse goes to its clip c
-// (RiderClips gives them), at the same phase, pace and fade.
+// (RiderClips gives them), at the same phase, pace and fade, and Seek of the
+// horse seeks the rider to the same phase.
 func (p *Player) Ride(rider, horse int, s SpeciesID, clips []ClipID) {
 	if p.rides == nil {
 		p.rides = make([]riding, p.Len())
@@ -202,15 +203,19 @@ func (p *Player) change(u int, cl ClipID, rate, fade float32) {
 }
 
 // Seek sets unit u's phase now (a fade it is in goes on), and a one-shot's end
-// pose holds anew. A phase outside [0,1) wraps (a looping clip) or clamps, and
-// NaN is 0, as a step would make it.
+// pose holds anew; the rider it carries (Ride) goes with it. A phase outside
+// [0,1) wraps (a looping clip) or clamps, and NaN is 0, as a step would make it.
 func (p *Player) Seek(u int, phase float32) {
+	given := phase
 	phase = p.playhead(p.Species[u], p.Clip[u], phase, 0).Phase
 	p.Phase[u], p.held[u] = phase, 0
 	if p.Records != nil {
 		p.Records[u].Rebase(p.Now)
 		p.Records[u].Own.Phase = phase
 		p.touch(u)
+	}
+	if r := p.rider(u, p.Clip[u]); r != nil {
+		p.Seek(int(r.unit), given)
 	}
 }
 

@@ -204,6 +204,11 @@ func TestPlayerRide(t *testing.T) {
 		if p.Clip[2] != clipID(horse, "walk") {
 			t.Error("a horse with no rider changed")
 		}
+		// Seeking the horse (the viewer's timeline does) seeks its rider.
+		p.Seek(0, 0.6)
+		if p.PhaseNow(0) != 0.6 || p.PhaseNow(1) != 0.6 || p.PhaseNow(2) != p.Phase[2] {
+			t.Errorf("clocked %v: after Seek(horse, 0.6) the horse is at %v, its rider at %v", clocked, p.PhaseNow(0), p.PhaseNow(1))
+		}
 	}
 }
 
