@@ -151,17 +151,22 @@
 	ADDQ $16, R10 \
 	ADDQ $64, R11
 
-// ARGS4 loads the arguments step4 and step4lod share, and the constants:
-// X14 dt, X13 1.0, X12 0 and X11 −1 (int), each ×4.
-#define ARGS4 \
+// SLICES loads the pointers and group count that all four kernels take: DI
+// entries, SI species, DX clips, R9 phase, R10 rate, R11 out, CX groups.
+#define SLICES \
 	MOVQ entries+0(FP), DI \
-	MOVQ empty+8(FP), R8 \
 	MOVQ species+16(FP), SI \
 	MOVQ clips+24(FP), DX \
 	MOVQ phase+32(FP), R9 \
 	MOVQ rate+40(FP), R10 \
 	MOVQ out+48(FP), R11 \
-	MOVQ groups+56(FP), CX \
+	MOVQ groups+56(FP), CX
+
+// ARGS4 loads the arguments step4 and step4lod share (SLICES, and R8 empty), and
+// the constants: X14 dt, X13 1.0, X12 0 and X11 −1 (int), each ×4.
+#define ARGS4 \
+	SLICES \
+	MOVQ empty+8(FP), R8 \
 	MOVSS dt+64(FP), X14 \
 	SHUFPS $0, X14, X14 \
 	MOVL $0x3f800000, AX \
@@ -176,16 +181,10 @@
 // binary operation keeps SSE2's first operand first, so that NaNs propagate the
 // same and the bits stay the Go kernel's.
 
-// ARGS8 loads the arguments step8 and step8lod share, and the constants: Y14 dt,
-// Y13 1.0, Y12 0 and Y11 −1 (int), each ×8.
+// ARGS8 loads the arguments step8 and step8lod share (SLICES), and the
+// constants: Y14 dt, Y13 1.0, Y12 0 and Y11 −1 (int), each ×8.
 #define ARGS8 \
-	MOVQ entries+0(FP), DI \
-	MOVQ species+16(FP), SI \
-	MOVQ clips+24(FP), DX \
-	MOVQ phase+32(FP), R9 \
-	MOVQ rate+40(FP), R10 \
-	MOVQ out+48(FP), R11 \
-	MOVQ groups+56(FP), CX \
+	SLICES \
 	VBROADCASTSS dt+64(FP), Y14 \
 	MOVL $0x3f800000, AX \
 	MOVL AX, X13 \

@@ -319,17 +319,11 @@ func BenchmarkEventDriven(b *testing.B) {
 }
 
 // touchRecords is the memory traffic of a Commit without its work: each listed
-// unit, prefetched in chunks as Commit prefetches, has its pending mark cleared
-// (its inputs' line read and written) and its record's Start moved to Now (its
+// unit, prefetched as Commit prefetches, has its pending mark cleared (its
+// inputs' line read and written) and its record's Start moved to Now (its
 // record's line read and written), and is listed in Dirty.
 func (g *GPUClock) touchRecords() {
-	const chunk = 8
-	units := g.pending
-	g.prefetch(units[:min(len(units), chunk)])
-	for len(units) > 0 {
-		part := units[:min(len(units), chunk)]
-		units = units[len(part):]
-		g.prefetch(units[:min(len(units), chunk)])
+	for part := range g.prefetched(g.pending) {
 		for _, u := range part {
 			g.units[u].pending = false
 			g.Records[u].Start = g.Now

@@ -2,6 +2,7 @@ package crowd
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"unsafe"
 
@@ -280,17 +281,7 @@ func (g *GPUClock) Commit(r *Registry) error {
 	bad := 0
 	tab := cat.clockTable()
 	states := stateTable()
-	// Units come in any order, so nearly every record misses the cache: the
-	// records (and inputs) of the next chunk of units are prefetched before the
-	// units of this one are worked on, so that their misses overlap that work
-	// rather than follow it.
-	const chunk = 8
-	units := g.pending
-	g.prefetch(units[:min(len(units), chunk)])
-	for len(units) > 0 {
-		part := units[:min(len(units), chunk)]
-		units = units[len(part):]
-		g.prefetch(units[:min(len(units), chunk)])
+	for part := range g.prefetched(g.pending) {
 		for _, u := range part {
 			if !g.commit(r, cat, tab, states, int(u)) {
 				bad++
@@ -303,6 +294,25 @@ func (g *GPUClock) Commit(r *Registry) error {
 		return &UnplayableError{Units: bad}
 	}
 	return nil
+}
+
+// prefetched yields units in chunks of 8, each once the records and inputs of
+// the next are asked for. Units come in any order, so nearly every record misses
+// the cache: asked for a chunk ahead, their misses overlap the work on this one
+// rather than follow it.
+func (g *GPUClock) prefetched(units []int32) iter.Seq[[]int32] {
+	const chunk = 8
+	return func(yield func([]int32) bool) {
+		g.prefetch(units[:min(len(units), chunk)])
+		for len(units) > 0 {
+			part := units[:min(len(units), chunk)]
+			units = units[len(part):]
+			g.prefetch(units[:min(len(units), chunk)])
+			if !yield(part) {
+				return
+			}
+		}
+	}
 }
 
 // prefetch starts loading the records and inputs of units.
@@ -364,13 +374,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[in
 	}
 	switch {
 	case changed && x.clip != NoClip:
-		g.Transitions++
-		d := r.fadeTable(x.species)[x.state&(NumStates-1)][st&(NumStates-1)]
-		if !isFade(d) || g.NoFade {
-			d = 0
-		} else {
-			g.Fades++
-		}
+		d := g.changeFade(r, x, st)
 		o.rebasedAgain() // o.Switch(now, own, d) without rebasing o a second time
 		o.switchRebased(now, own, d)
 	default:
@@ -415,7 +419,9 @@ func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *cloc
 		}
 		own.Rate = rate
 	}
-	// The phase shown now: Playhead.phase, less its swing case (excluded above).
+	// The phase shown now: Playhead.phase less its swing case (excluded
+	// above), written out because phase is too large to inline (a call here
+	// cost the squads benchmark about 10 %).
 	q := cur.Phase + float32(cur.Rate*(now-o.Start))
 	if math.Float32bits(q) >= one {
 		q = settle(q, cur.Shape&ShapeWraps != 0)
@@ -436,9 +442,7 @@ func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *cloc
 	var from Playhead
 	var fadeStart, fadeInv float32
 	if changed {
-		g.Transitions++
-		if d := r.fadeTable(x.species)[x.state&(NumStates-1)][st&(NumStates-1)]; isFade(d) && !g.NoFade {
-			g.Fades++
+		if d := g.changeFade(r, x, st); d > 0 {
 			from, fadeStart, fadeInv = cur, now, 1/d
 		}
 	}
@@ -446,6 +450,19 @@ func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *cloc
 	o.Start, o.FadeStart, o.FadeInv, o.PriorShare = now, fadeStart, fadeInv, 0
 	x.clip, x.state, x.pending = res.clip, st, false
 	return true
+}
+
+// changeFade counts unit x's change of clip into state st and returns how long
+// it fades: its species' FadeTable time, or 0 (at once) with NoFade or a time
+// that does not fade.
+func (g *GPUClock) changeFade(r *Registry, x *clockUnit, st StateID) float32 {
+	g.Transitions++
+	d := r.fadeTable(x.species)[x.state&(NumStates-1)][st&(NumStates-1)]
+	if !isFade(d) || g.NoFade {
+		return 0
+	}
+	g.Fades++
+	return d
 }
 
 // Rebase moves the record's Start to now without changing what it shows: each

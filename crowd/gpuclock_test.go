@@ -247,6 +247,17 @@ func pairOf(cat *catalog, s int, a roster.Archetype, v uint8, cl ClipID) *gaitPa
 	return g
 }
 
+// recordBits is a record's 16 words, so that records compare bit for bit (NaNs
+// and signed zeros included).
+func recordBits(r *TimeRecord) [16]uint32 {
+	var b [16]uint32
+	for k, p := range []Playhead{r.Own, r.From, r.Prior} {
+		b[4*k], b[4*k+1], b[4*k+2], b[4*k+3] = math.Float32bits(p.Phase), math.Float32bits(p.Rate), p.Row, p.Shape
+	}
+	b[12], b[13], b[14], b[15] = math.Float32bits(r.Start), math.Float32bits(r.FadeStart), math.Float32bits(r.FadeInv), math.Float32bits(r.PriorShare)
+	return b
+}
+
 // A record rebased and then given rebasedAgain holds the bits that rebasing it
 // twice at the same time gives, which Commit relies on to switch clips without
 // the second Rebase that Switch makes: for phases and rates of every kind
@@ -266,14 +277,6 @@ func TestRebasedAgain(t *testing.T) {
 		sh |= []uint32{0, ShapeLoops, ShapeWraps, ShapeLoops | ShapeWraps, ShapeSwing, ShapeGait | ShapeLoops | ShapeWraps}[rng.IntN(6)]
 		return Playhead{Phase: pick(), Rate: pick(), Row: uint32(rng.IntN(100)), Shape: sh}
 	}
-	bits := func(r *TimeRecord) [16]uint32 {
-		var b [16]uint32
-		for k, p := range []Playhead{r.Own, r.From, r.Prior} {
-			b[4*k], b[4*k+1], b[4*k+2], b[4*k+3] = math.Float32bits(p.Phase), math.Float32bits(p.Rate), p.Row, p.Shape
-		}
-		b[12], b[13], b[14], b[15] = math.Float32bits(r.Start), math.Float32bits(r.FadeStart), math.Float32bits(r.FadeInv), math.Float32bits(r.PriorShare)
-		return b
-	}
 	for range 200_000 {
 		r := TimeRecord{Own: head(), From: head(), Prior: head(), Start: float32(rng.IntN(4)), FadeStart: float32(rng.IntN(4))}
 		if rng.IntN(2) == 0 {
@@ -288,7 +291,7 @@ func TestRebasedAgain(t *testing.T) {
 		a.Rebase(now)
 		b.Rebase(now)
 		b.rebasedAgain()
-		if bits(&a) != bits(&b) {
+		if recordBits(&a) != recordBits(&b) {
 			t.Fatalf("%+v at %v: rebased twice %+v, rebasedAgain %+v", r, now, a, b)
 		}
 	}
@@ -306,14 +309,6 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 	fades := DefaultFades()
 	fades[StateIdle][StateWalk] = 1e-39 // too short to invert: the table keeps 0, a switch
 	r := testRegistry(t, WithFades(SpeciesHumanoid, fades))
-	bits := func(rec *TimeRecord) [16]uint32 {
-		var b [16]uint32
-		for k, p := range []Playhead{rec.Own, rec.From, rec.Prior} {
-			b[4*k], b[4*k+1], b[4*k+2], b[4*k+3] = math.Float32bits(p.Phase), math.Float32bits(p.Rate), p.Row, p.Shape
-		}
-		b[12], b[13], b[14], b[15] = math.Float32bits(rec.Start), math.Float32bits(rec.FadeStart), math.Float32bits(rec.FadeInv), math.Float32bits(rec.PriorShare)
-		return b
-	}
 	speeds := []float32{0, 0, 1.4, 1.4, 1.7, 2.5, 3.8, 4, 12, 1e30, float32(math.Inf(1)), float32(math.NaN()), -1}
 	for _, fight := range []bool{false, true} {
 		const n = 256
@@ -409,7 +404,7 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 			for _, u := range quick.Dirty {
 				qs, qc := quick.State(int(u))
 				gs, gc := general.State(int(u))
-				if bits(&quick.Records[u]) != bits(&general.Records[u]) || qs != gs || qc != gc {
+				if recordBits(&quick.Records[u]) != recordBits(&general.Records[u]) || qs != gs || qc != gc {
 					t.Fatalf("frame %d unit %d: quick %+v (%v, clip %d), general %+v (%v, clip %d)", frame, u,
 						quick.Records[u], qs, qc, general.Records[u], gs, gc)
 				}

@@ -137,10 +137,7 @@ func TestBrowserClockResolve(t *testing.T) {
 	}
 	js, _ := json.Marshal(ws)
 	tj, _ := json.Marshal(times)
-	a, err := FromSpecies(fader(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := fader(t)
 	p := openViewer(t, []*Asset{a}, "?n=1&paused=1&aa=0", 400, 157)
 	got := p.eval(fmt.Sprintf("bonebake.clockResolve(%s, %s)", js, tj)).([]any)
 	bad := 0
@@ -250,10 +247,7 @@ func TestBrowserClockSends(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	a, err := FromSpecies(fader(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := fader(t)
 	p := openViewer(t, []*Asset{a}, "?n=5000&paused=1&aa=0&skeleton=0&sockets=0", 320, 97)
 	// Every record once: the first step sends all 5000, a step with nothing
 	// changed none. On a loaded machine a second step's answer can be applied
@@ -438,10 +432,7 @@ func TestBrowserClockResizePlaying(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	a, err := FromSpecies(fader(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := fader(t)
 	p := openViewer(t, []*Asset{a}, "?n=1000&aa=0&skeleton=0&sockets=0", 320, 97)
 	// Hidden, the crowd costs no drawing: frames come fast and a step is
 	// nearly always in flight when the crowd changes, as on a fast GPU.

@@ -13,10 +13,10 @@ import (
 	"github.com/bonebake/bonebake/species/creatures"
 )
 
-// fader is a two-bone creature whose clips each hold one pose: "up" with the
-// arm along +x from (0, 1, 0), "side" with it turned 90° about z. A box sits at
-// the arm's tip, one unit along it, where the socket "tip" is.
-func fader(t *testing.T) *species.Creature {
+// fader is the asset of a two-bone creature whose clips each hold one pose: "up"
+// with the arm along +x from (0, 1, 0), "side" with it turned 90° about z. A box
+// sits at the arm's tip, one unit along it, where the socket "tip" is.
+func fader(t *testing.T) *Asset {
 	t.Helper()
 	sk := armSkeleton(t)
 	hold := func(angle float64) func(float64, []rig.Transform) {
@@ -32,12 +32,16 @@ func fader(t *testing.T) *species.Creature {
 			m.Positions[i][1]++
 		}
 	}
-	return &species.Creature{ID: 11, Name: "fader", Skeleton: sk, Mesh: m,
+	a, err := FromSpecies(&species.Creature{ID: 11, Name: "fader", Skeleton: sk, Mesh: m,
 		Sockets: []species.Socket{{Name: "tip", Anchor: 1, Offset: [3]float32{1, 0, 0}}},
 		Clips: []species.Clip{
 			{Name: "up", Frames: 4, FPS: 8, Loops: true, Markers: bpat.NoMarkers(), Pose: hold(0)},
 			{Name: "side", Frames: 4, FPS: 8, Loops: true, Markers: bpat.NoMarkers(), Pose: hold(math.Pi / 2)},
-		}}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 // TestBrowserFades: a unit mid-fade is drawn as docs/runtime.md §6.1's blend of
@@ -48,10 +52,7 @@ func TestBrowserFades(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	a, err := FromSpecies(fader(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := fader(t)
 	hum, err := FromSpecies(creatures.All()[0])
 	if err != nil {
 		t.Fatal(err)
