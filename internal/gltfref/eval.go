@@ -66,6 +66,27 @@ func (d *Doc) Palette(skin, anim int, t float64) [][16]float64 {
 	return out
 }
 
+// Node returns the index of the first node called name, or -1.
+func (d *Doc) Node(name string) int {
+	for i, n := range d.nodes {
+		if n.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Global returns node n's global (scene) transform, row-major, with every node
+// animated by animation anim at time t seconds (anim = -1: the rest pose). It
+// needs no skin: a file holding only an animation and its nodes evaluates too.
+// Panics on an out-of-range node or animation index.
+func (d *Doc) Global(n, anim int, t float64) [16]float64 {
+	if anim < -1 || anim >= len(d.anims) {
+		panic(fmt.Sprintf("gltfref: animation %d out of range (the file has %d)", anim, len(d.anims)))
+	}
+	return d.global(d.localMatrices(anim, t), n)
+}
+
 func (d *Doc) skin(i int) *skin {
 	if i < 0 || i >= len(d.skins) {
 		panic(fmt.Sprintf("gltfref: skin %d out of range (the file has %d)", i, len(d.skins)))

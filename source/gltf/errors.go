@@ -25,6 +25,8 @@ const (
 	RuleKeys          Rule = "keys"           // animation key times or values are not usable (NaN, Inf, order)
 	RuleSkeleton      Rule = "skeleton"       // the skeleton built from the nodes was refused
 	RuleMemory        Rule = "memory"         // decoding would allocate far more than the file holds (memory.go)
+	RuleClipFile      Rule = "clip-file"      // a file given for its clips has none
+	RuleClipFit       Rule = "clip-fit"       // a clip file's joints do not fit the character's (docs/formats/gltf.md §6)
 )
 
 // Error is a problem with a glTF file. Err, when set, is the underlying cause.

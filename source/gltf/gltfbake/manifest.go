@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,13 @@ type Manifest struct {
 	// that bake --snapshot simplifies the model's mesh to (0: the default,
 	// DefaultSnapshotTriangles); --snapshot-triangles overrides it.
 	SnapshotTriangles int `yaml:"snapshot_triangles"`
+	// ClipFiles are glTF files whose animations are put on the model's
+	// skeleton by joint name (docs/formats/gltf.md §7), as --clips does;
+	// relative paths are from the manifest's folder. Clips may name them as
+	// sources, after their file when their own names are generic. Retarget
+	// takes their rotations alone when their skeletons differ from the model's.
+	ClipFiles []string `yaml:"clip_files"`
+	Retarget  bool     `yaml:"retarget"`
 
 	// Where it was read from, so that errors can name the file and line.
 	path        string
@@ -129,6 +137,19 @@ func ReadManifest(path string) (*Manifest, error) {
 		}
 	}
 	return &m, nil
+}
+
+// clipFiles returns ClipFiles with relative paths taken from the manifest's
+// folder (the working folder for a manifest not read from a file).
+func (m *Manifest) clipFiles() []string {
+	out := make([]string, len(m.ClipFiles))
+	for i, f := range m.ClipFiles {
+		if m.path != "" && !filepath.IsAbs(f) {
+			f = filepath.Join(filepath.Dir(m.path), f)
+		}
+		out[i] = f
+	}
+	return out
 }
 
 // entryLines returns the line of each entry of the list under key.

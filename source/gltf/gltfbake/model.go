@@ -56,6 +56,11 @@ type Settings struct {
 	// (gltf.MemoryPerFileByte times its size) and on the bake's size
 	// (DefaultMaxBytes): the command line's --force.
 	NoLimits bool
+	// ClipFiles are glTF files whose animations are put on the model's
+	// skeleton by joint name, after the manifest's clip_files; Retarget takes
+	// their rotations alone when their skeletons differ (docs/formats/gltf.md §7).
+	ClipFiles []string
+	Retarget  bool
 }
 
 // Model is a skinned glTF model and the job that bakes it.
@@ -142,10 +147,24 @@ func Load(path string, s Settings) (*Model, error) {
 	}
 	mf.InPlace = mf.InPlace || s.InPlace
 	scale, snapTris := mf.Scale, mf.SnapshotTriangles
-	notes, err := shape(m, mf)
+	var notes []string
+	if files := append(mf.clipFiles(), s.ClipFiles...); len(files) > 0 {
+		had := len(m.Clips)
+		if notes, err = AddClipFiles(m, files, ClipFilesSettings{Retarget: mf.Retarget || s.Retarget, FilesRoot: s.FilesRoot, NoLimits: s.NoLimits}); err != nil {
+			return nil, err
+		}
+		if s.Manifest == nil && len(mf.Clips) > 0 {
+			// The model's own extras list its clips: the added ones bake too.
+			for _, c := range m.Clips[had:] {
+				mf.Clips = append(mf.Clips, ManifestClip{Name: c.Name})
+			}
+		}
+	}
+	more, err := shape(m, mf)
 	if err != nil {
 		return nil, err
 	}
+	notes = append(notes, more...)
 	r, names, motions := Source(m)
 	job, err := mf.Job(r, names, motions)
 	if err != nil {

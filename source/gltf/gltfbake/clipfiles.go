@@ -1,0 +1,434 @@
+package gltfbake
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
+)
+
+// FitTolerance is how far, as a fraction of the character's size, a joint's rest
+// offset in a clip file may lie from the character's before the file is refused
+// without --retarget (docs/formats/gltf.md §7). 1% of a 1.8 m character is 18 mm:
+// far above the rounding of two exports of one rig (micrometres), far below a
+// different body (Mixamo's X Bot and Y Bot differ by centimetres).
+const FitTolerance = 0.01
+
+// ClipFilesSettings is how clip files are put on a character.
+type ClipFilesSettings struct {
+	// Retarget takes rotations from the clips and translations from the
+	// character's rest pose, the root joints' travel scaled by the ratio of
+	// hip heights, instead of refusing a file whose skeleton differs.
+	Retarget bool
+	// FilesRoot and NoLimits are as in Settings.
+	FilesRoot string
+	NoLimits  bool
+}
+
+// AddClipFiles reads every animation of every file and appends it to m.Clips,
+// bound to m's skeleton by node name (docs/formats/gltf.md §7): exactly, then
+// ignoring a namespace prefix ("mixamorig:" and "mixamorig1:" name one joint).
+// Clips whose own names are generic are named after their file, and every
+// name added is unique among the model's clips. It returns what the user
+// should be told (channels ignored, retarget ratios).
+func AddClipFiles(m *gltf.Model, files []string, s ClipFilesSettings) (notes []string, err error) {
+	used := make(map[string]bool, len(m.Clips))
+	for _, c := range m.Clips {
+		used[c.Name] = true
+	}
+	for _, path := range files {
+		cf, err := gltf.LoadClips(path, gltf.Options{FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+		if err != nil {
+			return nil, err
+		}
+		b, err := bindClipFile(m, cf, s.Retarget)
+		if err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		for i, a := range b.clips {
+			name := a.Name
+			if cf.Unnamed[i] || genericClipName(name) {
+				name = base
+			}
+			for k := 2; used[name]; k++ {
+				name = fmt.Sprintf("%s_%d", base, k)
+				if !cf.Unnamed[i] && !genericClipName(a.Name) {
+					name = fmt.Sprintf("%s_%d", a.Name, k)
+				}
+			}
+			used[name] = true
+			a.Name = name
+			m.Clips = append(m.Clips, a)
+			m.ClipMeta = append(m.ClipMeta, gltf.ClipMeta{})
+		}
+		notes = append(notes, b.notes...)
+	}
+	return notes, nil
+}
+
+// genericNames are the names exporters give an animation nobody named: Mixamo's
+// "mixamo.com", FBX's "Take 001", Blender's "Armature|<action>" (the armature
+// object's name before the action's), and "animation_<N>" as Load names an
+// unnamed one.
+var genericNames = regexp.MustCompile(`^(?i:mixamo\.com|(default )?take ?\d*|armature\|.*|animation_?\d+)$`)
+
+// genericClipName reports whether an animation's name says nothing of it.
+func genericClipName(name string) bool {
+	return strings.TrimSpace(name) == "" || genericNames.MatchString(strings.TrimSpace(name))
+}
+
+// bound is a clip file put on a character: its animations on the character's
+// bones, and the notes to print.
+type bound struct {
+	clips []anim.Animation
+	notes []string
+}
+
+// bindClipFile matches cf's nodes to m's bones, checks that the matched joints'
+// rest offsets agree (unless retarget) and moves every track onto its bone.
+func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, error) {
+	skel := m.Skeleton
+	fail := func(format string, args ...any) error {
+		return &gltf.Error{File: cf.Path, Rule: gltf.RuleClipFit, Detail: fmt.Sprintf(format, args...)}
+	}
+	boneOf := matchNodes(skel.Names, cf.Nodes)
+	isJoint := make([]bool, skel.Len())
+	for _, b := range m.Joints {
+		isJoint[b] = true
+	}
+	// A root joint has no joint above it: its translation is where the body
+	// is (root motion), not a bone's length.
+	root := make([]bool, skel.Len())
+	for b := range root {
+		root[b] = isJoint[b]
+		for p := skel.Parents[b]; p >= 0 && root[b]; p = skel.Parents[p] {
+			root[b] = !isJoint[p]
+		}
+	}
+	matchedJoints := 0
+	for _, b := range boneOf {
+		if b >= 0 && isJoint[b] {
+			matchedJoints++
+		}
+	}
+	if matchedJoints == 0 {
+		return nil, fail("none of its %s is named as a joint of %s (%s …): it animates another skeleton",
+			plural(len(cf.Nodes), "node"), filepath.Base(m.Path), strings.Join(m.JointNames[:min(3, len(m.JointNames))], ", "))
+	}
+	charRest := skel.RestModelSpace()
+	size := jointsSize(m, charRest)
+	nodeOf := make([]int, skel.Len())
+	for b := range nodeOf {
+		nodeOf[b] = -1
+	}
+	for n, b := range boneOf {
+		if b >= 0 {
+			nodeOf[b] = n
+		}
+	}
+	// unitScale is the uniform scale a node's parent applies to its offset: the
+	// offsets compared are in the scene's units whatever the armature's scale.
+	charScale := func(b int) float64 {
+		if p := skel.Parents[b]; p >= 0 {
+			return uniformScale(charRest[p])
+		}
+		return 1
+	}
+	clipScale := func(n int) float64 {
+		if p := cf.Nodes[n].Parent; p >= 0 {
+			return uniformScale(cf.RestGlobal(p))
+		}
+		return 1
+	}
+	if !retarget {
+		tol := FitTolerance * size
+		var differ []string
+		worst := 0.0
+		for b := range skel.Len() {
+			n := nodeOf[b]
+			if n < 0 || !isJoint[b] {
+				continue
+			}
+			if p, q := skel.Parents[b], cf.Nodes[n].Parent; (p >= 0 && nodeOf[p] >= 0 || q >= 0 && boneOf[q] >= 0) && (p < 0 || nodeOf[p] != q) {
+				differ = append(differ, fmt.Sprintf("%s (its parent is %s here, %s in the character)", skel.Names[b], clipNodeName(cf, q), boneName(skel, p)))
+				worst = math.Inf(1)
+				continue
+			}
+			if root[b] {
+				continue
+			}
+			d := skel.Rest[b].Translation.Scale(charScale(b)).Sub(cf.Nodes[n].Rest.Translation.Scale(clipScale(n))).Len()
+			if d > tol {
+				differ = append(differ, fmt.Sprintf("%s by %.3g m", skel.Names[b], d))
+				worst = max(worst, d)
+			}
+		}
+		if len(differ) > 0 {
+			shown := differ[:min(4, len(differ))]
+			more := ""
+			if len(differ) > len(shown) {
+				more = fmt.Sprintf(" and %d more", len(differ)-len(shown))
+			}
+			return nil, fail("its skeleton is not %s's: %s differ from the character's at rest by more than %g%% of the character's size (%.3g m): %s%s; --retarget takes its rotations alone",
+				filepath.Base(m.Path), plural(len(differ), "joint"), FitTolerance*100, size, strings.Join(shown, ", "), more)
+		}
+	}
+	out := &bound{}
+	// A root joint's channels are carried over in the scene's space: the nodes
+	// above it (an armature) may be turned or scaled otherwise in the clip
+	// file, and under retarget its travel is scaled by the ratio of hip heights.
+	roots := map[int]rootMap{}
+	for b := range skel.Len() {
+		n := nodeOf[b]
+		if !root[b] || n < 0 {
+			continue
+		}
+		ratio := 1.0
+		if retarget {
+			charLen, clipLen, ok := hipHeights(m, cf, b, nodeOf, charRest)
+			if ok {
+				ratio = charLen / clipLen
+				out.notes = append(out.notes, fmt.Sprintf("%s: --retarget: rotations from the file, offsets from %s's rest; %s's travel ×%.4g (hip height %.3g m here, %.3g m in the file)",
+					filepath.Base(cf.Path), filepath.Base(m.Path), skel.Names[b], ratio, charLen, clipLen))
+			} else {
+				out.notes = append(out.notes, fmt.Sprintf("%s: --retarget: no joint below %s is in both skeletons to measure hip height by; its travel is taken unscaled", filepath.Base(cf.Path), skel.Names[b]))
+			}
+		}
+		pc, pk := rig.IdentityMat4(), rig.IdentityMat4()
+		if p := skel.Parents[b]; p >= 0 {
+			pc = charRest[p]
+		}
+		if q := cf.Nodes[n].Parent; q >= 0 {
+			pk = cf.RestGlobal(q)
+		}
+		roots[b] = newRootMap(pc, pk, ratio)
+	}
+	lacking := map[string]int{}
+	for _, a := range cf.Animations {
+		c := anim.Animation{Name: a.Name, Start: a.Start, Duration: a.Duration}
+		for _, tr := range a.Tracks {
+			b := boneOf[tr.Bone]
+			if b < 0 {
+				lacking[clipNodeName(cf, tr.Bone)]++
+				continue
+			}
+			tr.Bone = b
+			rm, isRoot := roots[b]
+			switch {
+			case isRoot && tr.Path != anim.Scale:
+				tr.Values = rm.apply(tr.Path, tr.Interpolation, tr.Values)
+			case retarget && tr.Path != anim.Rotation:
+				continue // the character's own offsets and scales
+			}
+			c.Tracks = append(c.Tracks, tr)
+		}
+		out.clips = append(out.clips, c)
+	}
+	if len(lacking) > 0 {
+		names := make([]string, 0, len(lacking))
+		channels := 0
+		for n, k := range lacking {
+			names = append(names, n)
+			channels += k
+		}
+		slices.Sort(names)
+		shown := names[:min(5, len(names))]
+		more := ""
+		if len(names) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(names)-len(shown))
+		}
+		out.notes = append(out.notes, fmt.Sprintf("%s: ignored %s on %s that %s lacks (%s%s)",
+			filepath.Base(cf.Path), plural(channels, "channel"), plural(len(names), "node"), filepath.Base(m.Path), strings.Join(shown, ", "), more))
+	}
+	return out, nil
+}
+
+// rootMap takes a root joint's local rotation and translation from under its
+// parent in the clip file (global rest Pk) to under its parent in the character
+// (Pc) so that it lands at the same place in the scene, its position there
+// scaled by ratio: t' = Pc⁻¹·(ratio·Pk·t), q' = Rc⁻¹·Rk·q.
+type rootMap struct {
+	identity bool
+	lin      rig.Mat4 // the linear part for translations (offset in [3], [7], [11])
+	q        rig.Quat
+}
+
+func newRootMap(pc, pk rig.Mat4, ratio float64) rootMap {
+	inv, ok := pc.Inverse()
+	if !ok {
+		inv = rig.IdentityMat4()
+	}
+	lin := inv.Mul(rig.Mat4{ratio, 0, 0, 0, 0, ratio, 0, 0, 0, 0, ratio, 0, 0, 0, 0, 1}.Mul(pk))
+	tc, _ := rig.Decompose(pc)
+	tk, _ := rig.Decompose(pk)
+	rm := rootMap{lin: lin, q: tc.Rotation.Conjugate().Mul(tk.Rotation).Normalize()}
+	rm.identity = sameMat(lin, rig.IdentityMat4(), 1e-9) && math.Abs(math.Abs(rm.q[3])-1) < 1e-12
+	return rm
+}
+
+// apply maps a root track's values, cubic-spline tangents by the linear part
+// alone (they are derivatives). The accessor's floats may be shared: it copies.
+func (rm rootMap) apply(path anim.Path, ip anim.Interpolation, vs []float32) []float32 {
+	if rm.identity {
+		return vs
+	}
+	width := 3
+	if path == anim.Rotation {
+		width = 4
+	}
+	out := make([]float32, len(vs))
+	for e := 0; e+width <= len(vs); e += width {
+		tangent := ip == anim.CubicSpline && (e/width)%3 != 1
+		if path == anim.Rotation {
+			q := rm.q.Mul(rig.Quat{float64(vs[e]), float64(vs[e+1]), float64(vs[e+2]), float64(vs[e+3])})
+			for k := range 4 {
+				out[e+k] = float32(q[k])
+			}
+			continue
+		}
+		v := rig.Vec3{float64(vs[e]), float64(vs[e+1]), float64(vs[e+2])}
+		if tangent {
+			v = rm.lin.TransformVector(v)
+		} else {
+			v = rm.lin.TransformPoint(v)
+		}
+		for k := range 3 {
+			out[e+k] = float32(v[k])
+		}
+	}
+	return out
+}
+
+func sameMat(a, b rig.Mat4, tol float64) bool {
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol {
+			return false
+		}
+	}
+	return true
+}
+
+// matchNodes returns, per clip node, the bone of the same name (-1: none):
+// exactly first, then, for the bones and nodes still unmatched, by the name
+// after its namespace prefix (the text up to the last ':'), when that name is
+// unique on both sides. Nodes without a name match nothing.
+func matchNodes(bones []string, nodes []gltf.ClipNode) []int {
+	boneOf := make([]int, len(nodes))
+	byName := make(map[string]int, len(bones))
+	for b, name := range bones {
+		byName[name] = b
+	}
+	taken := make([]bool, len(bones))
+	seen := map[string]int{}
+	for _, n := range nodes {
+		seen[n.Name]++
+	}
+	for n, node := range nodes {
+		boneOf[n] = -1
+		if b, ok := byName[node.Name]; ok && node.Name != "" && seen[node.Name] == 1 {
+			boneOf[n], taken[b] = b, true
+		}
+	}
+	local := func(name string) string { return name[strings.LastIndex(name, ":")+1:] }
+	bonesBy := map[string][]int{}
+	for b, name := range bones {
+		if !taken[b] {
+			bonesBy[local(name)] = append(bonesBy[local(name)], b)
+		}
+	}
+	nodesBy := map[string][]int{}
+	for n, node := range nodes {
+		if boneOf[n] < 0 && node.Name != "" {
+			nodesBy[local(node.Name)] = append(nodesBy[local(node.Name)], n)
+		}
+	}
+	for name, ns := range nodesBy {
+		if bs := bonesBy[name]; name != "" && len(ns) == 1 && len(bs) == 1 {
+			boneOf[ns[0]] = bs[0]
+		}
+	}
+	return boneOf
+}
+
+// hipHeights measures the leg under root joint b in both skeletons: the
+// lengths, bone by bone in scene units, of the chain from b down to the
+// lowest joint (at the character's rest) whose chain is in both files. Lengths
+// rather than heights, because a clip file's rest is often its first frame,
+// crouched or mid-stride.
+func hipHeights(m *gltf.Model, cf *gltf.ClipFile, b int, nodeOf []int, charRest []rig.Mat4) (charLen, clipLen float64, ok bool) {
+	skel := m.Skeleton
+	lowest, lowY := -1, math.Inf(1)
+	for _, j := range m.Joints {
+		if j == b || nodeOf[j] < 0 {
+			continue
+		}
+		below := false
+		for x := j; x >= 0; x = skel.Parents[x] {
+			if x == b {
+				below = true
+				break
+			}
+			if nodeOf[x] < 0 {
+				break
+			}
+		}
+		if y := charRest[j].Translation()[1]; below && y < lowY {
+			lowest, lowY = j, y
+		}
+	}
+	if lowest < 0 {
+		return 0, 0, false
+	}
+	for x := lowest; x != b; x = skel.Parents[x] {
+		p := skel.Parents[x]
+		charLen += charRest[x].Translation().Sub(charRest[p].Translation()).Len()
+		n, q := nodeOf[x], nodeOf[p]
+		clipLen += cf.RestGlobal(n).Translation().Sub(cf.RestGlobal(q).Translation()).Len()
+	}
+	return charLen, clipLen, charLen > 0 && clipLen > 0
+}
+
+// jointsSize is the largest side of the box around the joints at rest: the
+// character's size, which the fit tolerance is relative to.
+func jointsSize(m *gltf.Model, rest []rig.Mat4) float64 {
+	lo := rig.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := lo.Scale(-1)
+	for _, j := range m.Joints {
+		p := rest[j].Translation()
+		for k := range 3 {
+			lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
+		}
+	}
+	e := hi.Sub(lo)
+	return max(e[0], e[1], e[2])
+}
+
+// uniformScale is the scale a transform applies to lengths: the cube root of
+// its linear part's determinant (an armature is scaled alike on every axis).
+func uniformScale(g rig.Mat4) float64 {
+	return math.Cbrt(math.Abs(g.Determinant()))
+}
+
+func clipNodeName(cf *gltf.ClipFile, n int) string {
+	switch {
+	case n < 0:
+		return "none"
+	case cf.Nodes[n].Name == "":
+		return fmt.Sprintf("node%d", n)
+	}
+	return cf.Nodes[n].Name
+}
+
+func boneName(s *rig.Skeleton, b int) string {
+	if b < 0 {
+		return "none"
+	}
+	return s.Names[b]
+}

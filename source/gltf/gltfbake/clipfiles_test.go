@@ -1,0 +1,360 @@
+package gltfbake
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/source/gltf"
+)
+
+func mixamo(t *testing.T, name string) string { return sharedModel(t, "mixamo-clips/"+name) }
+
+// bakeAll bakes the job's clips with every palette bone, in slices of at most
+// bpat.MaxBones bones when the rig has more (the file format's limit, not the
+// comparison's): palettes[clip][frame][joint] row-major.
+func bakeAll(t *testing.T, job *bake.Job) [][][][16]float64 {
+	t.Helper()
+	bones := job.Rig.PaletteBones()
+	out := make([][][][16]float64, len(job.Clips))
+	for lo := 0; lo < len(bones); lo += bpat.MaxBones {
+		hi := min(lo+bpat.MaxBones, len(bones))
+		j := *job
+		j.Rig.Bones = bones[lo:hi]
+		j.Sockets = nil
+		c, err := bake.Bake(&j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ci := range c.Clips {
+			p := c.Palettes[ci]
+			frames := len(p) / ((hi - lo) * 16)
+			if out[ci] == nil {
+				out[ci] = make([][][16]float64, frames)
+			}
+			for f := range frames {
+				for b := range hi - lo {
+					var m [16]float64
+					for k := range 16 {
+						m[k] = float64(p[(f*(hi-lo)+b)*16+k])
+					}
+					out[ci][f] = append(out[ci][f], m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// clipTimes are the times (seconds into the animation) of a baked clip's
+// frames by docs/formats/bpat.md §5, counted from its first key.
+func clipTimes(c bake.Clip, mo bake.Motion) []float64 {
+	times := gltfref.FrameTimes(mo.Duration-mo.Start, c.FPS, c.Loops)
+	for i := range times {
+		times[i] += mo.Start
+	}
+	return times
+}
+
+// TestClipFilesMatchReference is issue 41's check: ybot.glb (the skin, no
+// animation of its own but a rest pose) with walking.glb and flair.glb (only
+// the mixamorig:* nodes and one animation each) bakes one job whose clips are
+// each file's animation on ybot's skeleton. The reference is the plain float64
+// evaluator run on each clip file by itself: the files are exports of one rig
+// whose every joint is keyed, so ybot's joint j must be where the clip file's
+// node of the same name is, at every frame.
+func TestClipFilesMatchReference(t *testing.T) {
+	walking, flair := mixamo(t, "walking.glb"), mixamo(t, "flair.glb")
+	for _, retarget := range []bool{false, true} {
+		m, err := Load(mixamo(t, "ybot.glb"), Settings{ClipFiles: []string{walking, flair}, Retarget: retarget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := make([]string, len(m.Job.Clips))
+		for i, c := range m.Job.Clips {
+			names[i] = c.Name
+		}
+		if want := []string{"Armature|mixamo.com|Layer0", "walking", "flair"}; !slices.Equal(names, want) {
+			t.Fatalf("retarget %v: clips %q, want %q", retarget, names, want)
+		}
+		palettes := bakeAll(t, m.Job)
+		worst := 0.0
+		for ci, file := range map[int]string{1: walking, 2: flair} {
+			ref, err := gltfref.Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes := make([]int, len(m.GLTF.JointNames))
+			for j, name := range m.GLTF.JointNames {
+				if nodes[j] = ref.Node(name); nodes[j] < 0 {
+					t.Fatalf("%s has no node %q", file, name)
+				}
+			}
+			c := m.Job.Clips[ci]
+			times := clipTimes(c, m.Job.Motions[c.Motion])
+			if len(times) != len(palettes[ci]) {
+				t.Fatalf("%s: %d frames, want %d", c.Name, len(palettes[ci]), len(times))
+			}
+			var rest [][16]float64
+			for _, n := range nodes {
+				rest = append(rest, ref.Global(n, -1, 0))
+			}
+			size := skeletonSize(rest)
+			for f, tm := range times {
+				for j, n := range nodes {
+					want, got := ref.Global(n, 0, tm), palettes[ci][f][j]
+					for k := range 16 {
+						d := math.Abs(got[k] - want[k])
+						if k == 3 || k == 7 || k == 11 {
+							d /= size
+						}
+						worst = max(worst, d)
+						if d > 1e-4 {
+							t.Fatalf("retarget %v: %s frame %d (t=%v) joint %s element %d: got %v, want %v", retarget, c.Name, f, tm, m.GLTF.JointNames[j], k, got[k], want[k])
+						}
+					}
+				}
+			}
+		}
+		t.Logf("retarget %v: worst difference %.2g (translations relative to the skeleton's size)", retarget, worst)
+	}
+}
+
+// TestClipFilesRetargetXbot puts ybot's walking.glb on three.js's X Bot, a
+// Mixamo rig of other proportions under an armature that is not turned (Y Bot's
+// is, by 90° about x). Taken as they are, the file's offsets would stretch X
+// Bot's bones: it is refused, naming joints. With --retarget every joint turns
+// as in the file, in the scene's space, and the hips travel as in the file
+// scaled by the ratio of leg lengths (measured here from the rest joints).
+func TestClipFilesRetargetXbot(t *testing.T) {
+	xbot, walking := sharedModel(t, "threejs/Xbot.glb"), mixamo(t, "walking.glb")
+	_, err := Load(xbot, Settings{ClipFiles: []string{walking}})
+	var ge *gltf.Error
+	if !errors.As(err, &ge) || ge.Rule != gltf.RuleClipFit || ge.File != walking || !strings.Contains(err.Error(), "mixamorig:") || !strings.Contains(err.Error(), "--retarget") {
+		t.Fatalf("walking.glb on Xbot: got %v, want a %s error naming the file, joints and --retarget", err, gltf.RuleClipFit)
+	}
+	m, err := Load(xbot, Settings{ClipFiles: []string{walking}, Retarget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := slices.IndexFunc(m.Job.Clips, func(c bake.Clip) bool { return c.Name == "walking" })
+	if ci < 0 {
+		t.Fatal("no clip walking")
+	}
+	ref, err := gltfref.Load(walking)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The leg ratio, measured independently: hips to left toe end, bone by bone.
+	xref, err := gltfref.Load(xbot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leg := func(d *gltfref.Doc) float64 {
+		chain := []string{"mixamorig:Hips", "mixamorig:LeftUpLeg", "mixamorig:LeftLeg", "mixamorig:LeftFoot", "mixamorig:LeftToeBase", "mixamorig:LeftToe_End"}
+		l := 0.0
+		for i := 1; i < len(chain); i++ {
+			a, b := d.Global(d.Node(chain[i-1]), -1, 0), d.Global(d.Node(chain[i]), -1, 0)
+			l += math.Sqrt(sq(a[3]-b[3]) + sq(a[7]-b[7]) + sq(a[11]-b[11]))
+		}
+		return l
+	}
+	ratio := leg(xref) / leg(ref)
+	if math.Abs(ratio-1) < 0.005 {
+		t.Fatalf("leg ratio %v: the rigs should differ", ratio)
+	}
+	palettes := bakeAll(t, m.Job)
+	c := m.Job.Clips[ci]
+	hips := slices.Index(m.GLTF.JointNames, "mixamorig:Hips")
+	worst := 0.0
+	for f, tm := range clipTimes(c, m.Job.Motions[c.Motion]) {
+		for j, name := range m.GLTF.JointNames {
+			want, got := ref.Global(ref.Node(name), 0, tm), palettes[ci][f][j]
+			rw, rg := rotationOf(want), rotationOf(got)
+			for k := range 9 {
+				worst = max(worst, math.Abs(rw[k]-rg[k]))
+				if math.Abs(rw[k]-rg[k]) > 2e-4 {
+					t.Fatalf("frame %d (t=%v) joint %s: rotation %v, want the file's %v", f, tm, name, rg, rw)
+				}
+			}
+			if j == hips {
+				for _, k := range []int{3, 7, 11} {
+					if math.Abs(got[k]-ratio*want[k]) > 1e-4 {
+						t.Fatalf("frame %d (t=%v) hips at %v, want %v × the file's %v", f, tm, got[k], ratio, want[k])
+					}
+				}
+			}
+		}
+	}
+	t.Logf("leg ratio %.4f, worst rotation difference %.2g", ratio, worst)
+}
+
+func sq(x float64) float64 { return x * x }
+
+// rotationOf is a row-major matrix's 3×3 part with its columns' scale removed.
+func rotationOf(m [16]float64) [9]float64 {
+	var r [9]float64
+	for c := range 3 {
+		l := math.Sqrt(sq(m[c]) + sq(m[4+c]) + sq(m[8+c]))
+		for row := range 3 {
+			r[row*3+c] = m[row*4+c] / l
+		}
+	}
+	return r
+}
+
+// TestClipFilesNames: a generic animation name (ybot's own, Blender's
+// "Armature|mixamo.com|Layer0") gives way to the file's name; a name taken
+// gets a number; a file's own name is kept.
+func TestClipFilesNames(t *testing.T) {
+	walking, ybot := mixamo(t, "walking.glb"), mixamo(t, "ybot.glb")
+	m, err := gltf.Load(ybot, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AddClipFiles(m, []string{walking, ybot, walking, ybot}, ClipFilesSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range m.Clips {
+		names = append(names, c.Name)
+	}
+	if want := []string{"Armature|mixamo.com|Layer0", "walking", "ybot", "walking_2", "ybot_2"}; !slices.Equal(names, want) {
+		t.Fatalf("clips %q, want %q", names, want)
+	}
+	for _, n := range []string{"", "mixamo.com", "Take 001", "Default Take", "Armature|Walk", "animation_3"} {
+		if !genericClipName(n) {
+			t.Errorf("%q is not taken for generic", n)
+		}
+	}
+	for _, n := range []string{"walk", "Take off", "mixamo.com walk", "Armature"} {
+		if genericClipName(n) {
+			t.Errorf("%q is taken for generic", n)
+		}
+	}
+}
+
+// rewriteGLB writes a copy of a GLB file into dir with its JSON passed through
+// edit.
+func rewriteGLB(t *testing.T, src, dir string, edit func(string) string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := binary.LittleEndian.Uint32(b[12:])
+	js := []byte(edit(string(b[20 : 20+n])))
+	for len(js)%4 != 0 {
+		js = append(js, ' ')
+	}
+	rest := b[20+n:]
+	var out bytes.Buffer
+	out.Write(b[:8])
+	binary.Write(&out, binary.LittleEndian, uint32(12+8+len(js)+len(rest)))
+	binary.Write(&out, binary.LittleEndian, uint32(len(js)))
+	out.Write(b[16:20])
+	out.Write(js)
+	out.Write(rest)
+	path := filepath.Join(dir, filepath.Base(src))
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestClipFilesNamespace: Mixamo names a second character's joints
+// "mixamorig1:Hips": the same joints, matched by the name after the prefix,
+// bake the same palettes as the file with ybot's own prefix. A node the
+// character lacks is counted in a note and its channels ignored.
+func TestClipFilesNamespace(t *testing.T) {
+	walking, ybot := mixamo(t, "walking.glb"), mixamo(t, "ybot.glb")
+	renamed := rewriteGLB(t, walking, t.TempDir(), func(js string) string {
+		js = strings.ReplaceAll(js, `"mixamorig:`, `"mixamorig1:`)
+		return strings.Replace(js, `"mixamorig1:LeftEye"`, `"Tail"`, 1)
+	})
+	plain, err := Load(ybot, Settings{ClipFiles: []string{walking}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(ybot, Settings{ClipFiles: []string{renamed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := strings.Join(m.Notes, "\n")
+	if !strings.Contains(note, "ignored 3 channels on 1 node") || !strings.Contains(note, "Tail") {
+		t.Errorf("notes %q do not count the 3 channels on Tail", m.Notes)
+	}
+	a, b := bakeAll(t, plain.Job), bakeAll(t, m.Job)
+	eye := slices.Index(m.GLTF.JointNames, "mixamorig:LeftEye")
+	for f := range a[1] {
+		for j := range a[1][f] {
+			if j != eye && a[1][f][j] != b[1][f][j] {
+				t.Fatalf("frame %d joint %s: %v with mixamorig1:, %v with mixamorig:", f, m.GLTF.JointNames[j], b[1][f][j], a[1][f][j])
+			}
+		}
+	}
+}
+
+// TestClipFilesRefused: a file animating another skeleton, and one without
+// animations, are refused with their file and rule.
+func TestClipFilesRefused(t *testing.T) {
+	ybot := mixamo(t, "ybot.glb")
+	for _, c := range []struct {
+		file string
+		rule gltf.Rule
+		says string
+	}{
+		{sharedModel(t, "Fox.glb"), gltf.RuleClipFit, "none of its"},
+		{sharedModel(t, "threejs/Xbot.glb"), gltf.RuleClipFit, "differ"},
+	} {
+		_, err := Load(ybot, Settings{ClipFiles: []string{c.file}})
+		var ge *gltf.Error
+		if !errors.As(err, &ge) || ge.Rule != c.rule || ge.File != c.file || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: got %v, want a %s error saying %q", c.file, err, c.rule, c.says)
+		}
+	}
+	noAnim := rewriteGLB(t, mixamo(t, "walking.glb"), t.TempDir(), func(js string) string {
+		return strings.Replace(js, `"animations"`, `"unused_animations"`, 1)
+	})
+	_, err := Load(ybot, Settings{ClipFiles: []string{noAnim}})
+	var ge *gltf.Error
+	if !errors.As(err, &ge) || ge.Rule != gltf.RuleClipFile || ge.File != noAnim {
+		t.Errorf("a file without animations: got %v, want a %s error", err, gltf.RuleClipFile)
+	}
+}
+
+// TestManifestClipFiles: a manifest's clip_files are read from its own folder
+// and its clips may take them as sources.
+func TestManifestClipFiles(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(mixamo(t, "walking.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "anims"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "anims", "walking.glb"), string(b))
+	path := filepath.Join(dir, "hero.yaml")
+	writeFile(t, path, "clip_files: [anims/walking.glb]\nclips:\n  - name: walk\n    source: walking\n    fps: 24\n")
+	mf, err := ReadManifest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(mixamo(t, "ybot.glb"), Settings{Manifest: mf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Job.Clips) != 1 || m.Job.Clips[0].Name != "walk" || m.Job.Clips[0].FPS != 24 || m.Job.Motions[m.Job.Clips[0].Motion].Name != "walking" {
+		t.Fatalf("clips %+v, want walk from walking at 24 fps", m.Job.Clips)
+	}
+}
