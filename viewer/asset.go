@@ -253,7 +253,14 @@ func (a *Asset) useSpecies(s *species.Creature) {
 // loop flags, markers and sockets its bonebake extras carry, else looping at
 // gltfbake.DefaultFPS). It is drawn with its own mesh and skin.
 func LoadGLTF(path string) (*Asset, error) {
-	model, err := gltfbake.Load(path, gltfbake.Settings{Textures: true})
+	return LoadGLTFWith(path, gltfbake.Settings{})
+}
+
+// LoadGLTFWith is LoadGLTF with bake settings, such as clip files put on the
+// model (view MODEL --clips …); the textures are always read.
+func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
+	s.Textures = true
+	model, err := gltfbake.Load(path, s)
 	if err != nil {
 		return nil, err
 	}

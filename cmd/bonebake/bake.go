@@ -49,6 +49,8 @@ func newBakeCmd() *cobra.Command {
 		snap      bool
 		snapSet   gltfbake.SnapshotSettings
 		snapBig   bool
+		clipFiles []string
+		retarget  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat | MODEL... -o DIR] [flags]",
@@ -72,6 +74,12 @@ error) in the order given, then a total. A model that fails does not stop the
 others; the exit status is 1 when any failed. Each file is byte-identical to the
 model's single bake.
 
+--clips bakes the animations of other glTF files onto the model's skeleton, by
+joint name (docs/formats/gltf.md §7): Mixamo's one file per animation. With
+--clips, the model is the first argument and every other argument is a clip
+file too, so 'bake hero.glb --clips anims/*.glb' takes them all. A clip file
+whose skeleton differs from the model's is refused unless --retarget.
+
 A model written by 'bonebake export-gltf' carries its clips' fps, loop flags and
 markers, its species id and its sockets, and bakes back into the same file.
 
@@ -94,6 +102,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
   bonebake bake hero.gltf -o hero.bpat --socket hand_r=RightHand@0,0.1,0
   bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml
   bonebake bake characters/*.glb -o baked/ --fps 60
+  bonebake bake ybot.glb --clips walking.glb flair.glb -o ybot.bpat
   bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -109,7 +118,20 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 					return usagef("--fps %v", err)
 				}
 			}
+			if cmd.Flags().Changed("clips") {
+				if len(a) == 0 {
+					return usagef("--clips puts clips on a model: give the model first (bake MODEL.glb --clips A.glb B.glb)")
+				}
+				// The model is the first argument; the shell's expansion of
+				// --clips anims/*.glb leaves the other files as arguments.
+				clipFiles, a = append(clipFiles, a[1:]...), a[:1]
+			}
 			if motFlags.active(cmd.Flags()) {
+				for _, f := range []string{"clips", "retarget"} {
+					if cmd.Flags().Changed(f) {
+						return usagef("--%s applies to a glTF model's bake, not to --mot", f)
+					}
+				}
 				if cmd.Flags().Changed("bpat-version") {
 					return usagef("--bpat-version applies to a glTF model or the built-in creatures")
 				}
@@ -128,7 +150,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if version == 1 {
 					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
-				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "feet", "root-bone", "in-place"} {
+				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "feet", "root-bone", "in-place", "clips", "retarget"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 					}
@@ -178,7 +200,15 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				snapRun = &snapSet
 			}
 			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
-				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace}
+				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace, ClipFiles: clipFiles, Retarget: retarget}
+			if retarget && len(clipFiles) == 0 && manifest == "" {
+				return usagef("--retarget applies to the clips of --clips (or a manifest's clip_files)")
+			}
+			for _, f := range clipFiles {
+				if err := inputFile(f); err != nil {
+					return err
+				}
+			}
 			if flags.Changed("scale") {
 				if err := gltf.CheckScale(scale); err != nil {
 					return usagef("--scale %v", err)
@@ -243,6 +273,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringSliceVar(&feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")
 	fl.StringVar(&rootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
 	fl.BoolVar(&inPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
+	fl.StringSliceVar(&clipFiles, "clips", nil, "glTF files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
+	fl.BoolVar(&retarget, "retarget", false, "take only rotations from --clips files whose skeleton differs: offsets stay the model's, hips travel scaled by hip height")
 	motFlags.add(fl)
 	fl.Uint32Var(&version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
 	fl.BoolVar(&snap, "snapshot", false, "also write NAME_minimal.bpsm next to the BPAT: a far-LOD mesh skinned at every frame (docs/formats/bpsm.md §7)")

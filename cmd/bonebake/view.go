@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 	"github.com/bonebake/bonebake/viewer"
 
@@ -26,9 +28,11 @@ func newViewCmd() *cobra.Command {
 		open    bool
 		dir     string
 		species speciesFlag
+		clips   []string
+		retarg  bool
 	)
 	cmd := &cobra.Command{
-		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open]",
+		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] | view MODEL.glb --clips A.glb B.glb...",
 		Short: "Show baked creatures in a local web viewer",
 		Long: `Start a local web server with a WebGL2 viewer and print its URL. The page draws
 crowds of up to 20,000 animated instances skinned on the GPU straight from the
@@ -46,17 +50,40 @@ creatures baked in memory. Given .bpat files or glTF models (.gltf, .glb; baked
 on the fly) it shows those; a .bpat without a known mesh is drawn as a box per
 bone.
 
+With --clips, the first PATH is a glTF model and the others are clip files: their
+animations are baked onto the model's skeleton by joint name, as 'bake --clips'
+does (--retarget as there).
+
 The server listens on loopback unless --addr says otherwise and serves nothing
 but the page and the assets it was given. Stop it with Ctrl-C.`,
 		Example: `  bonebake view
   bonebake view testdata/gltf/Fox.glb --open
-  bonebake view out/*.bpat --addr 127.0.0.1:8080`,
+  bonebake view out/*.bpat --addr 127.0.0.1:8080
+  bonebake view ybot.glb --clips walking.glb flair.glb`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			var (
 				assets []*viewer.Asset
 				what   string
 			)
 			start := time.Now()
+			if cmd.Flags().Changed("clips") {
+				if len(paths) == 0 {
+					return usagef("--clips puts clips on a model: give the model first (view MODEL.glb --clips A.glb B.glb)")
+				}
+				clips, paths = append(clips, paths[1:]...), paths[:1]
+				if k, err := formats.SniffFile(paths[0]); err != nil {
+					return err
+				} else if k != formats.GLB && k != formats.GLTF {
+					return usagef("--clips puts clips on a glTF model; %s is not one", paths[0])
+				}
+				for _, f := range clips {
+					if err := inputFile(f); err != nil {
+						return err
+					}
+				}
+			} else if retarg {
+				return usagef("--retarget applies to the clips of --clips")
+			}
 			// The address first: a port in use or a bad --addr is said at once,
 			// not after the assets are loaded (seconds for glTF models).
 			ln, err := net.Listen("tcp", addr)
@@ -68,7 +95,11 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 				return usagef("--addr %q: %v", addr, err)
 			}
 			defer ln.Close()
-			if len(paths) > 0 {
+			if len(clips) > 0 {
+				var a *viewer.Asset
+				a, err = viewer.LoadGLTFWith(paths[0], gltfbake.Settings{ClipFiles: clips, Retarget: retarg})
+				assets, what = []*viewer.Asset{a}, fmt.Sprintf("%s with %s", paths[0], plural(len(clips), "clip file"))
+			} else if len(paths) > 0 {
 				assets, err = viewer.Load(paths, creatures.All(), species.option())
 				what = plural(len(assets), "file")
 			} else {
@@ -104,6 +135,8 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 	fl.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	fl.BoolVar(&open, "open", false, "open the page in a browser (xdg-open or open)")
 	fl.StringVar(&dir, "dir", "assets/creatures", "where to look for .bpat files when no PATH is given")
+	fl.StringSliceVar(&clips, "clips", nil, "glTF files whose animations are baked onto the model's skeleton by joint name (the other PATHs are clip files too)")
+	fl.BoolVar(&retarg, "retarget", false, "take only rotations from --clips files whose skeleton differs (as bake --retarget)")
 	species.add(cmd)
 	return cmd
 }
