@@ -363,3 +363,95 @@ func FrameTimes(duration, fps float64, loops bool) []float64 {
 	}
 	return out
 }
+
+// MeshOf is the mesh node n draws, or -1.
+func (d *Doc) MeshOf(n int) int { return d.nodes[n].mesh }
+
+// SkinOf is the skin node n is skinned by, or -1.
+func (d *Doc) SkinOf(n int) int { return d.nodes[n].skin }
+
+// Parent is node n's parent, or -1.
+func (d *Doc) Parent(n int) int { return d.parent[n] }
+
+// Vertices returns where the glTF spec puts every vertex of node n's mesh (its
+// primitives one after another) with animation anim at time t (anim = -1: the
+// rest pose), in the scene's space. A node with a skin: Σ w · G(joint) · IBM · v,
+// the node's own transform ignored, with the weights divided by their sum as
+// glTF loaders do (a vertex with no weight is bound to joint 0). A node without
+// one: G(n) · v.
+func (d *Doc) Vertices(n, anim int, t float64) ([][3]float64, error) {
+	if mi := d.nodes[n].mesh; mi < 0 || mi >= len(d.meshes) {
+		return nil, fmt.Errorf("node %d has no mesh (%d of %d)", n, mi, len(d.meshes))
+	}
+	local := d.localMatrices(anim, t)
+	var out [][3]float64
+	for pi, p := range d.meshes[d.nodes[n].mesh].Primitives {
+		pos, err := d.attribute(p.Attributes, "POSITION", false)
+		if err != nil {
+			return nil, fmt.Errorf("primitive %d: %w", pi, err)
+		}
+		if d.nodes[n].skin < 0 {
+			g := d.global(local, n)
+			for _, v := range pos {
+				out = append(out, apply(g, v))
+			}
+			continue
+		}
+		sk := d.skin(d.nodes[n].skin)
+		joints, err := d.attribute(p.Attributes, "JOINTS_0", false)
+		if err != nil {
+			return nil, fmt.Errorf("primitive %d: %w", pi, err)
+		}
+		weights, err := d.attribute(p.Attributes, "WEIGHTS_0", true)
+		if err != nil {
+			return nil, fmt.Errorf("primitive %d: %w", pi, err)
+		}
+		if len(joints) != len(pos) || len(weights) != len(pos) {
+			return nil, fmt.Errorf("primitive %d: %d positions, %d joints, %d weights", pi, len(pos), len(joints), len(weights))
+		}
+		for v := range pos {
+			sum := 0.0
+			for _, w := range weights[v] {
+				sum += w
+			}
+			var x [3]float64
+			if sum == 0 {
+				out = append(out, apply(mul(d.global(local, sk.joints[0]), sk.ibm[0]), pos[v]))
+				continue
+			}
+			for k, w := range weights[v] {
+				if w == 0 {
+					continue
+				}
+				j := int(joints[v][k])
+				if j < 0 || j >= len(sk.joints) {
+					return nil, fmt.Errorf("primitive %d vertex %d: joint %d out of range", pi, v, j)
+				}
+				y := apply(mul(d.global(local, sk.joints[j]), sk.ibm[j]), pos[v])
+				for c := range 3 {
+					x[c] += w / sum * y[c]
+				}
+			}
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// attribute reads a primitive's attribute, or fails when it has none.
+func (d *Doc) attribute(attrs map[string]int, name string, normalize bool) ([][]float64, error) {
+	a, ok := attrs[name]
+	if !ok {
+		return nil, fmt.Errorf("no %s", name)
+	}
+	return d.rd.accessor(a, normalize)
+}
+
+// apply is m · (v, 1).
+func apply(m [16]float64, v []float64) [3]float64 {
+	var out [3]float64
+	for r := range 3 {
+		out[r] = m[r*4]*v[0] + m[r*4+1]*v[1] + m[r*4+2]*v[2] + m[r*4+3]
+	}
+	return out
+}

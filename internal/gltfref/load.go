@@ -38,6 +38,8 @@ type Doc struct {
 	parent []int // parent[n] = the node listing n among its children, or -1
 	skins  []skin
 	anims  []animation
+	meshes []jsonMesh
+	rd     *reader // mesh data is read when asked for
 }
 
 type node struct {
@@ -47,6 +49,7 @@ type node struct {
 	r      [4]float64 // x, y, z, w
 	s      [3]float64
 	skin   int // -1 if none
+	mesh   int // -1 if none
 }
 
 type skin struct {
@@ -92,6 +95,13 @@ type jsonDoc struct {
 	Nodes       []jsonNode       `json:"nodes"`
 	Skins       []jsonSkin       `json:"skins"`
 	Animations  []jsonAnimation  `json:"animations"`
+	Meshes      []jsonMesh       `json:"meshes"`
+}
+
+type jsonMesh struct {
+	Primitives []struct {
+		Attributes map[string]int `json:"attributes"`
+	} `json:"primitives"`
 }
 
 type jsonAccessor struct {
@@ -137,6 +147,7 @@ type jsonNode struct {
 	Rotation    *[4]float64  `json:"rotation"`
 	Scale       *[3]float64  `json:"scale"`
 	Skin        *int         `json:"skin"`
+	Mesh        *int         `json:"mesh"`
 }
 
 type jsonSkin struct {
@@ -280,7 +291,10 @@ func build(jd *jsonDoc, buffers [][]byte) (*Doc, error) {
 		d.parent[i] = -1
 	}
 	for i, jn := range jd.Nodes {
-		nd := node{name: jn.Name, r: [4]float64{0, 0, 0, 1}, s: [3]float64{1, 1, 1}, skin: -1}
+		nd := node{name: jn.Name, r: [4]float64{0, 0, 0, 1}, s: [3]float64{1, 1, 1}, skin: -1, mesh: -1}
+		if jn.Mesh != nil {
+			nd.mesh = *jn.Mesh // checked when its vertices are asked for
+		}
 		if jn.Matrix != nil {
 			m := transpose(*jn.Matrix)
 			nd.matrix = &m
@@ -321,6 +335,7 @@ func build(jd *jsonDoc, buffers [][]byte) (*Doc, error) {
 	}
 
 	rd := &reader{jd: jd, buffers: buffers}
+	d.rd, d.meshes = rd, jd.Meshes
 	for si, js := range jd.Skins {
 		sk := skin{joints: js.Joints}
 		for _, j := range js.Joints {

@@ -6,7 +6,10 @@
 // Palette semantics (docs/formats/gltf.md §1): with G(n) the global (scene) transform
 // of node n, the baked palette entry of joint j is G(Joints[j]), in the scene's space,
 // as the glTF spec positions a skinned mesh (the skinned mesh node's own transform is
-// ignored), and skinning a vertex multiplies that by InverseBind[j]. Because the
+// ignored), and skinning a vertex multiplies that by InverseBind[j]. A character is
+// its skin and every mesh that moves with it (§1.1): its mesh nodes, those of other
+// skins on its joints, and rigid parts hung on its joints, merged into one mesh at
+// the rest pose with normalized weights. Because the
 // skeleton also holds the joints' non-joint ancestors, animating any of them moves the
 // palette as glTF says it should.
 //
@@ -35,9 +38,10 @@ type Options struct {
 	// NoMemoryLimit lifts the limit on what the file may make Load allocate
 	// (MemoryPerFileByte times its size).
 	NoMemoryLimit bool
-	// LOD picks the mesh when the skinned mesh node carries MSFT_lod (lower levels
-	// of detail, each a node that replaces it): 0 the node's own mesh, k the k-th
-	// lower level, -1 the coarsest. Ignored when the node has no levels.
+	// LOD picks the meshes of members that carry MSFT_lod (lower levels of
+	// detail, each a node that replaces it): 0 the node's own mesh, k the k-th
+	// lower level (a member with fewer levels: its coarsest), -1 the coarsest.
+	// Ignored when no member has levels.
 	LOD int
 }
 
@@ -57,13 +61,17 @@ type Model struct {
 	Joints []int
 	// JointNames are the joints' bone names, in palette order.
 	JointNames []string
-	// MeshNode is the glTF index of the skinned mesh node (the first node that
-	// uses the skin and has a mesh), or -1 when there is none. Its transform does
-	// not move the palette (glTF ignores it for skinning); it only places Mesh.
+	// MeshNode is the glTF index of the character's first mesh node (the first
+	// that uses the skin, else Members[0]'s), or -1 when it has none. Node
+	// transforms do not move skinned vertices (glTF ignores them); MeshNode only
+	// says where the mesh came from.
 	MeshNode int
 	// InverseBind holds each joint's inverse bind matrix, row-major, taking Mesh's
-	// scene-space positions to the joint's space (the file's matrix times the
-	// inverse of MeshPlacement); identity when the skin has none.
+	// rest-pose positions to the joint's space: G_rest(joint)⁻¹ for every joint
+	// of a skin bound at its rest pose, and for every joint no skinned vertex
+	// uses (docs/formats/gltf.md §1.2). Skinning gives what the file says:
+	// palette · InverseBind · position. The file's own matrices (identity when
+	// the skin has none) when the character has no mesh.
 	InverseBind []rig.Mat4
 	// Clips holds every animation in file order, tracks retargeted to Skeleton
 	// indices. Channels on nodes outside the skeleton (they cannot move the palette)
@@ -72,23 +80,33 @@ type Model struct {
 	// (docs/formats/gltf.md §3: a clip runs from its first key to its last). An
 	// animation without a name is called "animation_<N>", as three.js names it.
 	Clips []anim.Animation
-	// Mesh is the skinned mesh: every primitive of the mesh on MeshNode, merged,
-	// with positions and normals placed in the scene by MeshPlacement, so that the
-	// mesh at rest stands where a glTF viewer shows the model. Skinning gives the
-	// same vertices as the file's own data: palette · InverseBind · position.
-	// Nil when MeshNode is -1, or when MeshError says why it cannot be read.
+	// Mesh is the character's mesh (docs/formats/gltf.md §1.1): every primitive
+	// of every member, merged in Members' order, joints renumbered to this
+	// skin's palette, weights normalized (§1.3), and positions and normals at
+	// the rest pose in the scene's space, so that the mesh at rest stands where
+	// a glTF viewer shows the model. Skinning gives the same vertices as the
+	// file's own data: palette · InverseBind · position. Nil when the character
+	// has no mesh node, or when MeshError says why it cannot be read.
 	Mesh *Mesh
-	// MeshPlacement is the mesh node's global transform at rest, row-major, that
-	// took the file's vertices into the scene (identity when it is singular).
+	// Members are the character's mesh nodes and how each moves with the skin,
+	// in the order their vertices lie in Mesh.
+	Members []Member
+	// MeshPlacement is the matrix that took the file's vertices of this skin's
+	// own meshes to the rest pose (identity when none was needed).
 	MeshPlacement rig.Mat4
+	// WeightsNormalized counts the vertices whose weights did not sum to 1 and
+	// were normalized (§1.3): a caller should say so.
+	WeightsNormalized int
 	// MeshError, when set, says why the skinned mesh was not read although the
 	// file has one (it is Draco-compressed): the skeleton and clips are complete,
 	// but commands that need the mesh must stop with this error.
 	MeshError error
-	// LODLevels is how many lower levels of detail the skinned mesh node lists
-	// in MSFT_lod (0: none); LOD is the one Mesh was read from (0: the node's own).
+	// LODLevels is how many lower levels of detail the first member lists in
+	// MSFT_lod (0: none); LOD is the one Mesh was read from (0: the node's own).
+	// Other members with levels give their level LOD, or their coarsest.
 	LODLevels, LOD int
-	// Parts splits Mesh's triangles by glTF primitive, each with its material.
+	// Parts splits Mesh's triangles by glTF primitive (member by member), each
+	// with its material.
 	Parts []Part
 	// Warnings says what of the file was not used and why (a texture that cannot
 	// be read, ...): nothing that changes the skeleton, clips or mesh.
@@ -150,14 +168,6 @@ func (d *document) model(opt Options) (*Model, error) {
 		return nil, d.fail(RuleSkin, "skin %d has skeleton root node %d, but there are %d nodes", opt.Skin, *skin.Skeleton, len(doc.Nodes))
 	}
 
-	meshNode := -1
-	for i, n := range doc.Nodes {
-		if n.Skin != nil && *n.Skin == opt.Skin && n.Mesh != nil {
-			meshNode = i
-			break
-		}
-	}
-
 	// The nodes the palette depends on.
 	in := make([]bool, len(doc.Nodes))
 	mark := func(x int) {
@@ -200,7 +210,7 @@ func (d *document) model(opt Options) (*Model, error) {
 		Path:          d.path,
 		Skeleton:      skel,
 		Nodes:         order,
-		MeshNode:      meshNode,
+		MeshNode:      -1,
 		MeshPlacement: rig.IdentityMat4(),
 	}
 	for _, n := range skin.Joints {
@@ -222,48 +232,14 @@ func (d *document) model(opt Options) (*Model, error) {
 			return nil, d.wrap(RuleSampler, err, "animation %d", i)
 		}
 	}
-	if meshNode >= 0 {
-		var lod struct {
-			IDs []int `json:"ids"`
+	if m.Members = d.members(opt.Skin); len(m.Members) > 0 {
+		m.MeshNode = m.Members[0].Node
+		jointOf := make(map[int]int, len(skin.Joints))
+		for j, n := range skin.Joints {
+			jointOf[n] = j
 		}
-		if _, err := extension(doc.Nodes[meshNode].Extensions, extLOD, &lod); err != nil {
-			return nil, d.wrap(RuleSkin, err, "node %d: %s", meshNode, extLOD)
-		}
-		m.LODLevels = len(lod.IDs)
-		if k := opt.LOD; k != 0 && m.LODLevels > 0 {
-			if k < 0 {
-				k = m.LODLevels
-			}
-			if k > m.LODLevels {
-				return nil, d.fail(RuleSkin, "level of detail %d was asked for, but node %d lists %d in %s", k, meshNode, m.LODLevels, extLOD)
-			}
-			n := lod.IDs[k-1]
-			if n < 0 || n >= len(doc.Nodes) || doc.Nodes[n].Mesh == nil {
-				return nil, d.fail(RuleSkin, "node %d's %s level %d is node %d, which has no mesh", meshNode, extLOD, k, n)
-			}
-			if sk := doc.Nodes[n].Skin; sk != nil && *sk != opt.Skin {
-				return nil, d.fail(RuleSkin, "node %d's %s level %d is node %d, skinned by skin %d rather than %d", meshNode, extLOD, k, n, *sk, opt.Skin)
-			}
-			meshNode, m.MeshNode, m.LOD = n, n, k
-		}
-		mi := *doc.Nodes[meshNode].Mesh
-		if m.MeshError = d.dracoMesh(mi); m.MeshError != nil {
-			m.Warnings = append(m.Warnings, m.MeshError.Error())
-			return m, nil
-		}
-		if m.Mesh, m.Parts, err = d.mesh(mi, len(skin.Joints)); err != nil {
+		if err := d.character(m, opt, jointOf); err != nil {
 			return nil, err
-		}
-		place, err := d.restGlobal(meshNode)
-		if err != nil {
-			return nil, err
-		}
-		m.placeMesh(place)
-		for k := range m.Parts {
-			warn := func(format string, args ...any) {
-				m.Warnings = append(m.Warnings, fmt.Sprintf("mesh %d primitive %d: ", mi, k)+fmt.Sprintf(format, args...))
-			}
-			m.Parts[k].Material = d.material(doc.Meshes[mi].Primitives[k].Material, opt.Textures, warn)
 		}
 	}
 	return m, nil

@@ -21,34 +21,6 @@ func (d *document) restGlobal(n int) (rig.Mat4, error) {
 	return g, nil
 }
 
-// placeMesh moves the mesh from the file's (bind) space into the scene by the
-// mesh node's rest transform b, and the inverse bind matrices with it
-// (IBM · b⁻¹), so that palette · InverseBind · position is unchanged while the mesh
-// at rest stands where a viewer shows it (docs/formats/gltf.md §1). A singular b
-// leaves the file's data as it is.
-func (m *Model) placeMesh(b rig.Mat4) {
-	inv, ok := b.Inverse()
-	if b == rig.IdentityMat4() || !ok {
-		return
-	}
-	m.MeshPlacement = b
-	for i, p := range m.Mesh.Positions {
-		q := b.TransformPoint(rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])})
-		m.Mesh.Positions[i] = [3]float32{float32(q[0]), float32(q[1]), float32(q[2])}
-	}
-	normalMatrix := inv.Transpose() // normals follow the inverse transpose
-	for i, n := range m.Mesh.Normals {
-		q := normalMatrix.TransformVector(rig.Vec3{float64(n[0]), float64(n[1]), float64(n[2])})
-		if q.Len() > 0 {
-			q = q.Normalize()
-		}
-		m.Mesh.Normals[i] = [3]float32{float32(q[0]), float32(q[1]), float32(q[2])}
-	}
-	for j := range m.InverseBind {
-		m.InverseBind[j] = m.InverseBind[j].Mul(inv)
-	}
-}
-
 // CheckScale says whether a model may be scaled uniformly by s: a positive,
 // finite number. Scale applies it, and the command line applies it to --scale
 // before any model is read.
@@ -169,4 +141,33 @@ func (m *Model) KeepJoints(keep []bool) (dropped []string, err error) {
 	}
 	m.Joints, m.JointNames, m.InverseBind = joints, names, ibm
 	return dropped, nil
+}
+
+// RestPositions returns the character's mesh skinned at the rest pose, in the
+// scene's space (Σ w · G_rest(joint) · InverseBind · position): where a glTF
+// viewer shows it before any animation. It is Mesh.Positions itself for a skin
+// bound at its rest pose (docs/formats/gltf.md §1.2); for one bound in another
+// pose it is what the size line and the viewer's framing measure. Nil without
+// a mesh.
+func (m *Model) RestPositions() [][3]float32 {
+	if m.Mesh == nil {
+		return nil
+	}
+	g := m.Skeleton.RestModelSpace()
+	skin := make([]rig.Mat4, len(m.Joints))
+	for j, b := range m.Joints {
+		skin[j] = g[b].Mul(m.InverseBind[j])
+	}
+	out := make([][3]float32, len(m.Mesh.Positions))
+	for v, p := range m.Mesh.Positions {
+		pos := rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
+		var x rig.Vec3
+		for k, w := range m.Mesh.Weights[v] {
+			if w != 0 {
+				x = x.Add(skin[m.Mesh.Joints[v][k]].TransformPoint(pos).Scale(float64(w)))
+			}
+		}
+		out[v] = [3]float32{float32(x[0]), float32(x[1]), float32(x[2])}
+	}
+	return out
 }

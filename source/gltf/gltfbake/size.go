@@ -7,8 +7,9 @@ import (
 	"github.com/bonebake/bonebake/rig"
 )
 
-// Size measures the model's mesh at rest, or its joints' positions when it has
-// no readable mesh.
+// Size measures the character's mesh at rest where the glTF spec puts it
+// (gltf.Model.RestPositions: every mesh of it, skinned at the rest pose), or its
+// joints' positions when it has no readable mesh.
 func (m *Model) Size() Size {
 	s := Size{Lo: rig.Vec3{math.Inf(1), math.Inf(1), math.Inf(1)}, Hi: rig.Vec3{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
 	add := func(p rig.Vec3) {
@@ -17,7 +18,7 @@ func (m *Model) Size() Size {
 		}
 	}
 	if g := m.GLTF; g.Mesh != nil && len(g.Mesh.Positions) > 0 {
-		for _, p := range g.Mesh.Positions {
+		for _, p := range g.RestPositions() {
 			add(rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])})
 		}
 	} else {

@@ -1,0 +1,163 @@
+package gltf
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/rig"
+)
+
+// characters are real characters whose every mesh must come through, with
+// their members as read from the files by a separate script (node names,
+// skins, the joints rigid parts hang on).
+var characters = []struct {
+	file     string
+	members  int // mesh nodes of the character
+	vertices int
+	height   [2]float64 // the rest mesh's height, metres, at least and at most
+	// bindPose: some skin is bound in a pose other than its rest pose
+	// (RobotExpressive's hands), so Mesh's own positions are not the rest mesh.
+	bindPose bool
+}{
+	{"threejs/Xbot.glb", 2, 28374, [2]float64{1.7, 1.85}, false},
+	{"threejs/RobotExpressive.glb", 14, 7214, [2]float64{4, 5}, true},
+	{"threejs/Soldier.glb", 2, 7434, [2]float64{1.6, 1.9}, false},
+	{"mixamo-clips/ybot.glb", 2, 35434, [2]float64{1.7, 1.85}, false},
+	{"CesiumMan.gltf", 1, 3273, [2]float64{1.4, 1.6}, false},
+	{"Fox.glb", 1, 1728, [2]float64{0, 1000}, false},
+	{"RiggedSimple.gltf", 1, 160, [2]float64{0, 100}, false},
+	{"SimpleSkin.gltf", 1, 10, [2]float64{0, 100}, false},
+}
+
+// TestCharacterMatchesReference checks every vertex of every mesh of the
+// character against internal/gltfref, which evaluates the file as the glTF
+// spec says with no shared code: at rest Mesh's own positions are where the
+// spec puts them (Σ w · G · IBM · v, rigid parts at G(node) · v), and skinned
+// with Load's palettes and binds they follow every clip as the spec's do.
+func TestCharacterMatchesReference(t *testing.T) {
+	for _, tc := range characters {
+		t.Run(tc.file, func(t *testing.T) {
+			path := modelPath(t, tc.file)
+			m, err := Load(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := gltfref.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, mb := range m.Members {
+				t.Logf("%+v", mb)
+			}
+			for _, w := range m.Warnings {
+				t.Log(w)
+			}
+			t.Logf("%d vertices, %d normalized", m.Mesh.VertexCount(), m.WeightsNormalized)
+			if len(m.Members) != tc.members || m.Mesh.VertexCount() != tc.vertices {
+				t.Errorf("%d members, %d vertices; want %d, %d", len(m.Members), m.Mesh.VertexCount(), tc.members, tc.vertices)
+			}
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, p := range m.RestPositions() {
+				lo, hi = min(lo, float64(p[1])), max(hi, float64(p[1]))
+			}
+			if h := hi - lo; h < tc.height[0] || h > tc.height[1] {
+				t.Errorf("the rest mesh is %.4g tall, want %g to %g", h, tc.height[0], tc.height[1])
+			}
+			size := max(hi-lo, 1e-3)
+			compare := func(what string, got []rig.Vec3, anim int, tm float64) {
+				t.Helper()
+				first, worst := 0, 0.0
+				for _, mb := range m.Members {
+					want, err := ref.Vertices(mb.Node, anim, tm)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(want) != mb.Vertices {
+						t.Fatalf("%s: node %d has %d vertices, the reference %d", what, mb.Node, mb.Vertices, len(want))
+					}
+					for v, w := range want {
+						d := got[first+v].Sub(rig.Vec3(w)).Len()
+						worst = max(worst, d)
+						if d > 1e-4*size {
+							t.Fatalf("%s: node %d (%s) vertex %d at %v, the reference at %v", what, mb.Node, mb.How, v, got[first+v], w)
+						}
+					}
+					first += mb.Vertices
+				}
+				t.Logf("%s: worst %.3g m of %.3g", what, worst, size)
+			}
+			own := make([]rig.Vec3, m.Mesh.VertexCount())
+			for v, p := range m.Mesh.Positions {
+				own[v] = rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
+			}
+			if !tc.bindPose {
+				compare("positions", own, -1, 0)
+			}
+			compare("skinned at rest", restSkinned(t, m), -1, 0)
+			rest := make([]rig.Vec3, m.Mesh.VertexCount())
+			for v, p := range m.RestPositions() {
+				rest[v] = rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
+			}
+			compare("RestPositions", rest, -1, 0)
+			for ci := range m.Clips {
+				c := &m.Clips[ci]
+				tm := c.Start + 0.37*(c.Duration-c.Start)
+				pose := m.Skeleton.RestPose()
+				anim.NewSampler(c).Sample(tm, pose)
+				compare(c.Name, skinned(m, palette(t, m, pose)), ci, tm)
+			}
+		})
+	}
+}
+
+// skinned is Σ w · palette · InverseBind · position for every vertex of m.
+func skinned(m *Model, pal []rig.Mat4) []rig.Vec3 {
+	out := make([]rig.Vec3, m.Mesh.VertexCount())
+	for v, p := range m.Mesh.Positions {
+		pos := rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
+		for k := range 4 {
+			if w := float64(m.Mesh.Weights[v][k]); w != 0 {
+				j := m.Mesh.Joints[v][k]
+				out[v] = out[v].Add(pal[j].Mul(m.InverseBind[j]).TransformPoint(pos).Scale(w))
+			}
+		}
+	}
+	return out
+}
+
+// TestWeightedJointsEveryMesh: WeightedJoints counts every mesh of the
+// character. Xbot's Beta_Joints alone weights 37 joints (not Head, Spine1,
+// Spine2, ...); with Beta_Surface 52 are weighted and exactly these 15 are not
+// (read from the file's JOINTS_0/WEIGHTS_0 by a separate script).
+func TestWeightedJointsEveryMesh(t *testing.T) {
+	m, err := Load(modelPath(t, "threejs/Xbot.glb"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unweighted := map[string]bool{}
+	for _, n := range []string{"HeadTop_End", "LeftEye", "RightEye", "LeftHandThumb4", "LeftHandIndex4", "LeftHandMiddle4",
+		"LeftHandRing4", "LeftHandPinky4", "RightHandPinky4", "RightHandRing4", "RightHandMiddle4", "RightHandIndex4",
+		"RightHandThumb4", "LeftToe_End", "RightToe_End"} {
+		unweighted["mixamorig:"+n] = true
+	}
+	for j, w := range m.WeightedJoints() {
+		if w == unweighted[m.JointNames[j]] {
+			t.Errorf("joint %s: weighted %v", m.JointNames[j], w)
+		}
+	}
+
+	// A rigid part weights its joint wholly.
+	r, err := Load(modelPath(t, "threejs/RobotExpressive.glb"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := r.WeightedJoints()
+	for _, mb := range r.Members {
+		if mb.Skin < 0 && !w[slices.Index(r.JointNames, mb.Joint)] {
+			t.Errorf("%s: joint %s is not counted as weighted", mb.How, mb.Joint)
+		}
+	}
+}
