@@ -39,6 +39,7 @@ func newBakeCmd() *cobra.Command {
 		leadIn    bool
 		scale     float64
 		deforming bool
+		maxBones  int
 		filesRoot string
 		motFlags  motBakeFlags
 		pkg       string
@@ -150,7 +151,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if version == 1 {
 					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
-				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "feet", "root-bone", "in-place", "clips", "retarget"} {
+				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "clips", "retarget"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 					}
@@ -218,6 +219,12 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if flags.Changed("fps") {
 				set.FPS = fps
 			}
+			if flags.Changed("max-bones") {
+				if err := gltfbake.CheckMaxBones(maxBones); err != nil {
+					return usagef("--max-bones %v", err)
+				}
+				set.MaxBones = maxBones
+			}
 			if flags.Changed("species-id") {
 				if s, ok := roster.ByID(speciesID); ok {
 					fmt.Fprintf(cmd.ErrOrStderr(), "note: species id %d is the built-in %s's: readers (the runtime, the viewer, the game) take this file for a %s; ids from %d are free\n",
@@ -270,6 +277,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
+	fl.IntVar(&maxBones, "max-bones", 0, "the most bones to keep, 1-64 (default 64, BPAT's limit): a skin with more joints drops those no vertex is weighted to, then merges its least important leaf joints into their parents and prints the worst vertex deviation")
 	fl.StringSliceVar(&feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")
 	fl.StringVar(&rootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
 	fl.BoolVar(&inPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
@@ -392,8 +400,12 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	if m.DefaultSpecies {
 		note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
 	}
+	bones := plural(int(h.BoneCount), "bone")
+	if rd := m.Reduction; rd != nil {
+		bones += fmt.Sprintf(" (of %d joints; worst vertex deviation %s)", rd.Joints, rd.DeviationText())
+	}
 	fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
-		out, bytesText(n), plural(int(h.BoneCount), "bone"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
+		out, bytesText(n), bones, plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
 		plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
 	// The measurements go to stderr with the notes: stdout keeps one summary
 	// line per model.

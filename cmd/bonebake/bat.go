@@ -24,7 +24,7 @@ func newBatCmd() *cobra.Command {
 		out, preset, form, model  string
 		fps, maxError, scale      float64
 		clips                     []string
-		padding, skin             int
+		padding, skin, maxBones   int
 		invertV, zUp, zip, asJSON bool
 		deforming, force          bool
 		addon                     = bat.AddonDefaults()
@@ -105,6 +105,12 @@ when the worst error (metres) is larger.`,
 				return usageError{err}
 			}
 			set := gltfbake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force}
+			if flags.Changed("max-bones") {
+				if err := gltfbake.CheckMaxBones(maxBones); err != nil {
+					return usagef("--max-bones %v", err)
+				}
+				set.MaxBones = maxBones
+			}
 			opt.NoLimit = force
 			opt.Progress = progress(cmd, "verifying")
 			if flags.Changed("fps") {
@@ -168,6 +174,7 @@ when the worst error (metres) is larger.`,
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to use")
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres), as bake --scale")
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints no vertex is weighted to, as bake --deforming-only")
+	fl.IntVar(&maxBones, "max-bones", 0, "the most bones to keep, 1-64 (default 64), as bake --max-bones")
 	fl.BoolVar(&force, "force", false, "bake and verify past the size limits (a bake over 256 MB, a verification over 2e9 vertex-rows)")
 	fl.BoolVar(&asJSON, "json", false, "print the report (<name>.bat.json) instead of a summary")
 	fl.Float64Var(&addon.UnitScale, "unit-scale", addon.UnitScale, "gametools: multiply positions by this (the add-on's unit_scale; 100: centimetres)")
@@ -220,7 +227,7 @@ func batInput(arg, model string, set gltfbake.Settings, changed func(flag string
 		if s == nil {
 			return nil, usagef("%s: no such file, and no built-in creature of that name (there are: %s)", arg, strings.Join(creatures.Names(), ", "))
 		}
-		for _, f := range []string{"fps", "skin", "model", "scale", "deforming-only"} {
+		for _, f := range []string{"fps", "skin", "model", "scale", "deforming-only", "max-bones"} {
 			if changed(f) {
 				return nil, usagef("--%s applies to files; the built-in creatures carry their own settings", f)
 			}

@@ -171,3 +171,47 @@ func (m *Model) RestPositions() [][3]float32 {
 	}
 	return out
 }
+
+// MergeJoints folds joints into others: into[j] is the joint whose palette entry
+// joint j's vertices take (j itself keeps it). Every vertex weighted to a merged
+// joint is re-weighted to its target, weights to one joint summed into one slot,
+// and the merged joints leave the palette as KeepJoints drops them. A target must
+// be kept itself (into[into[j]] = into[j]). It returns the merged joints' names.
+func (m *Model) MergeJoints(into []int) (merged []string, err error) {
+	if len(into) != len(m.Joints) {
+		return nil, fmt.Errorf("%d targets for %d joints", len(into), len(m.Joints))
+	}
+	for j, t := range into {
+		if t < 0 || t >= len(m.Joints) {
+			return nil, fmt.Errorf("joint %d %q merges into joint %d, but there are %d", j, m.JointNames[j], t, len(m.Joints))
+		}
+		if into[t] != t {
+			return nil, fmt.Errorf("joint %d %q merges into joint %d %q, which merges into joint %d itself", j, m.JointNames[j], t, m.JointNames[t], into[t])
+		}
+	}
+	if m.Mesh != nil {
+		for v := range m.Mesh.Joints {
+			js, ws := &m.Mesh.Joints[v], &m.Mesh.Weights[v]
+			for k := range js {
+				if ws[k] > 0 {
+					js[k] = uint16(into[js[k]])
+				}
+			}
+			// One slot per joint: a vertex of a finger and its hand keeps one
+			// weight on the hand.
+			for k := range js {
+				for l := k + 1; l < len(js); l++ {
+					if ws[k] > 0 && ws[l] > 0 && js[k] == js[l] {
+						ws[k] += ws[l]
+						ws[l] = 0
+					}
+				}
+			}
+		}
+	}
+	keep := make([]bool, len(into))
+	for j, t := range into {
+		keep[j] = t == j
+	}
+	return m.KeepJoints(keep)
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/stride"
@@ -43,6 +44,11 @@ type Settings struct {
 	KeepLeadIn    bool
 	Scale         float64
 	DeformingOnly bool
+	// MaxBones, when not 0, overrides the manifest's max_bones: the most bones
+	// the palette may keep (1 to 64; default 64, BPAT's limit). A skin with more
+	// joints drops those no vertex is weighted to, then merges leaf joints
+	// (docs/formats/gltf.md §1).
+	MaxBones int
 	// FilesRoot is the folder the model's external buffers and images must lie
 	// inside (default: the model's folder).
 	FilesRoot string
@@ -74,6 +80,9 @@ type Model struct {
 	// Notes are things the caller should tell the user (an old clip name that
 	// was understood, a lead-in dropped, joints dropped).
 	Notes []string
+	// Reduction, when set, says how a skin with more joints than the bone limit
+	// was brought under it, and how far that moves the mesh's vertices.
+	Reduction *Reduction
 
 	// gaitRig measures ground speeds; measured holds the clips measured before
 	// their travel was removed (in-place clips), by clip index.
@@ -170,6 +179,31 @@ func Load(path string, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	limit, flag := mf.MaxBones, "max_bones"
+	if s.MaxBones != 0 {
+		limit, flag = s.MaxBones, "--max-bones"
+	}
+	limitText := fmt.Sprintf("%s %d", flag, limit)
+	if limit == 0 {
+		limit = bpat.MaxBones // the default: what the file holds
+		limitText = fmt.Sprintf("the %d bones a BPAT file holds (--max-bones)", limit)
+	} else if err := CheckMaxBones(limit); err != nil {
+		return nil, &bake.SettingError{Setting: "max-bones", Err: fmt.Errorf("%s: %s %w", path, flag, err)}
+	}
+	var red *Reduction
+	if len(m.Joints) > limit {
+		if s.NoLimits {
+			job.MaxBytes = -1
+		}
+		if red, err = reduce(m, mf, job, limit, limitText); err != nil {
+			return nil, &bake.SettingError{Setting: "max-bones", Err: err}
+		}
+		notes = append(notes, red.notes()...)
+		r, names, motions = Source(m)
+		if job, err = mf.Job(r, names, motions); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	if n := leadIns(job); n != "" {
 		notes = append(notes, n)
 	}
@@ -193,7 +227,7 @@ func Load(path string, s Settings) (*Model, error) {
 			job.Clips[i].InPlace = true
 		}
 	}
-	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes,
+	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes, Reduction: red,
 		Skin: s.Skin, Scale: scale, SnapshotTriangles: snapTris, filesRoot: s.FilesRoot}
 	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone})
 	if err != nil {
@@ -231,13 +265,7 @@ func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 	if m.Mesh == nil {
 		return nil, &bake.SettingError{Setting: "deforming-only", Err: fmt.Errorf("%s: the model has no readable skinned mesh to tell deforming joints by", m.Path)}
 	}
-	keep := m.WeightedJoints()
-	for _, so := range mf.Sockets {
-		if j := slices.Index(m.JointNames, so.Bone); j >= 0 {
-			keep[j] = true
-		}
-	}
-	dropped, err := m.KeepJoints(keep)
+	dropped, err := dropUnweighted(m, mf)
 	if err != nil {
 		return nil, &bake.SettingError{Setting: "deforming-only", Err: fmt.Errorf("%s: %w", m.Path, err)}
 	}

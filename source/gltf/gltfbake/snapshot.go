@@ -88,7 +88,7 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 				return nil, err
 			}
 		}
-		if out.Mesh, out.InverseBind, err = bindByName(low, g); err != nil {
+		if out.Mesh, out.InverseBind, err = bindByName(low, g, m.Reduction); err != nil {
 			return nil, fmt.Errorf("%s: --snapshot-mesh: %w", s.Mesh, err)
 		}
 		out.From = fmt.Sprintf("%s's mesh", s.Mesh)
@@ -102,7 +102,7 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 				return nil, err
 			}
 		}
-		if out.Mesh, out.InverseBind, err = bindByName(lod, g); err != nil {
+		if out.Mesh, out.InverseBind, err = bindByName(lod, g, m.Reduction); err != nil {
 			return nil, fmt.Errorf("%s: MSFT_lod level %d: %w", m.Path, lod.LOD, err)
 		}
 		out.From = fmt.Sprintf("MSFT_lod level %d of %d", lod.LOD, lod.LODLevels)
@@ -122,14 +122,25 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 
 // bindByName returns low's mesh with its joints renumbered to model's palette by
 // joint name, and the inverse bind matrices that bind it (low's own, per
-// palette bone; the identity for bones it does not use).
-func bindByName(low, model *gltf.Model) (*mesh.Skinned, []rig.Mat4, error) {
+// palette bone; the identity for bones it does not use). A joint red merged
+// binds to the joint it was merged into, as the model's own vertices do.
+func bindByName(low, model *gltf.Model, red *Reduction) (*mesh.Skinned, []rig.Mat4, error) {
 	ibm := make([]rig.Mat4, len(model.JointNames))
+	own := make([]bool, len(ibm)) // ibm[p] is low's own joint p's
 	for i := range ibm {
 		ibm[i] = rig.IdentityMat4()
 	}
+	merged := map[string]string{}
+	if red != nil {
+		for _, mg := range red.Merged {
+			merged[mg.Joint] = mg.Into
+		}
+	}
 	to := make([]int, len(low.JointNames))
 	for j, name := range low.JointNames {
+		for merged[name] != "" { // merges are made leaf first: a chain ends
+			name = merged[name]
+		}
 		to[j] = slices.Index(model.JointNames, name)
 	}
 	m := *low.Mesh
@@ -144,7 +155,13 @@ func bindByName(low, model *gltf.Model) (*mesh.Skinned, []rig.Mat4, error) {
 				return nil, nil, fmt.Errorf("joint %q is not one of the model's joints", low.JointNames[j])
 			}
 			m.Joints[v][k] = uint16(p)
-			ibm[p] = low.InverseBind[j]
+			if low.JointNames[j] == model.JointNames[p] {
+				ibm[p], own[p] = low.InverseBind[j], true
+			} else if !own[p] {
+				// Merged: the vertex follows p as the model's own do, bound
+				// by p's matrix; low's own, when it has joint p, replaces it.
+				ibm[p] = model.InverseBind[p]
+			}
 		}
 	}
 	return &m, ibm, nil
