@@ -80,6 +80,7 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	in, renormalized := in.normalizedWeights()
 	posEnc, rotEnc, skinEnc := opt.encodings()
 	if skinEnc == Unorm8 && in.Bones > 256 {
 		return nil, fmt.Errorf("bat: %s: %d bones: an 8-bit skin texture indexes at most 256; use png16", in.Name, in.Bones)
@@ -158,7 +159,7 @@ func Bake(in *Input, opt Options) (*Output, error) {
 			rotMap.store(rotTex.Data[t*4:t*4+4], rot[i*4:i*4+4])
 		}
 	}
-	skinTex, indexScale, renormalized, err := skinTexture(in, colOf, skinEnc, opt.InvertV)
+	skinTex, indexScale, err := skinTexture(in, colOf, skinEnc, opt.InvertV)
 	if err != nil {
 		return nil, err
 	}
@@ -271,12 +272,12 @@ func (m channelMap) store(dst []float32, values []float64) {
 // skinTexture lays out each vertex's four bones and weights (§5): indices most
 // influential first, weights renormalized (for unorm, rounded so that the codes
 // sum to the full scale exactly).
-func skinTexture(in *Input, colOf []int, encoding string, invertV bool) (t *Texture, scale float64, renormalized int, err error) {
+func skinTexture(in *Input, colOf []int, encoding string, invertV bool) (t *Texture, scale float64, err error) {
 	nv := in.Mesh.VertexCount()
 	w := min(nv, maxSide)
 	h := 2 * ((nv + w - 1) / w)
 	if h > maxSide {
-		return nil, 0, 0, fmt.Errorf("bat: %s: %d vertices need a %d × %d skin texture: more than %d rows", in.Name, nv, w, h, maxSide)
+		return nil, 0, fmt.Errorf("bat: %s: %d vertices need a %d × %d skin texture: more than %d rows", in.Name, nv, w, h, maxSide)
 	}
 	t = newTexture(w, h, 4)
 	full := unormMax(encoding)
@@ -296,10 +297,7 @@ func skinTexture(in *Input, colOf []int, encoding string, invertV bool) (t *Text
 			}
 		}
 		if sum <= 0 {
-			return nil, 0, 0, fmt.Errorf("bat: %s: vertex %d has no weight", in.Name, k)
-		}
-		if math.Abs(sum-1) > 1e-3 {
-			renormalized++
+			return nil, 0, fmt.Errorf("bat: %s: vertex %d has no weight", in.Name, k)
 		}
 		for i := range wt {
 			wt[i] /= sum
@@ -318,7 +316,7 @@ func skinTexture(in *Input, colOf []int, encoding string, invertV bool) (t *Text
 			t.Data[(yw*w+x)*4+c] = float32(wt[c])
 		}
 	}
-	return t, scale, renormalized, nil
+	return t, scale, nil
 }
 
 // roundWeights rounds weights summing to 1 onto codes of 1/full that sum to full

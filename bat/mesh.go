@@ -65,7 +65,8 @@ func meshGLB(in *Input, ref, w, h int, opt Options) ([]byte, error) {
 	var pos, nrm [][3]float32
 	if ref >= 0 { // posed at the reference frame (gametools), in glTF's axes
 		var err error
-		pos, nrm, err = normalized(m).SkinPalette(in.Palettes[ref*in.Bones*16:(ref+1)*in.Bones*16], in.InverseBind)
+		nm, _ := normalized(m)
+		pos, nrm, err = nm.SkinPalette(in.Palettes[ref*in.Bones*16:(ref+1)*in.Bones*16], in.InverseBind)
 		if err != nil {
 			return nil, err
 		}

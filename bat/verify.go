@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -301,7 +302,7 @@ func verify(in *Input, r *Report, src verifySource, progress func(done, total in
 			mpos[k] = sp.point(mpos[k])
 		}
 	}
-	ref := normalized(in.Mesh)
+	ref, _ := normalized(in.Mesh)
 	first := map[string]int{}
 	f0 := 0
 	for _, c := range in.Clips {
@@ -389,21 +390,28 @@ func verify(in *Input, r *Report, src verifySource, progress func(done, total in
 	return e, nil
 }
 
-// normalized returns m with every vertex's weights scaled to sum to 1, as glTF
-// requires and as the skin texture stores them (§5): the reference skinning for
-// a source whose weights do not (CesiumMan has some).
-func normalized(m *mesh.Skinned) *mesh.Skinned {
+// normalized returns a copy of m with its weights normalized by the one rule
+// every source's are (mesh.NormalizeWeights, glTF's: docs/formats/gltf.md
+// §1.3), as the skin texture stores them (§5): the reference skinning, and how
+// many vertices the rule changed.
+func normalized(m *mesh.Skinned) (*mesh.Skinned, int) {
 	c := *m
-	c.Weights = make([][4]float32, len(m.Weights))
-	for v, w := range m.Weights {
-		s := float64(w[0]) + float64(w[1]) + float64(w[2]) + float64(w[3])
-		for k := range w {
-			if s > 0 {
-				c.Weights[v][k] = float32(float64(w[k]) / s)
-			}
-		}
+	c.Joints, c.Weights = slices.Clone(m.Joints), slices.Clone(m.Weights)
+	n := mesh.NormalizeWeights(c.Joints, c.Weights, 0)
+	return &c, n
+}
+
+// normalizedWeights returns in with its mesh's weights normalized (normalized)
+// and how many vertices that changed; in itself when none. Sources normalize
+// at load (gltf.Load), so only a mesh handed in otherwise is changed here.
+func (in *Input) normalizedWeights() (*Input, int) {
+	m, n := normalized(in.Mesh)
+	if n == 0 {
+		return in, 0
 	}
-	return &c
+	c := *in
+	c.Mesh = m
+	return &c, n
 }
 
 // decodeRotation turns a decoded rotation texel into a quaternion.

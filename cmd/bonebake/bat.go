@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,7 +123,7 @@ when the worst error (metres) is larger.`,
 				}
 				set.Scale = scale
 			}
-			in, err := batInput(a[0], model, set, flags.Changed)
+			in, err := batInput(a[0], model, set, flags.Changed, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -221,7 +222,7 @@ func stackedText(r *bat.Report) string {
 
 // batInput resolves the argument of bat: a glTF model, a BPAT file with its
 // model, or a built-in creature's name. changed says which flags were given.
-func batInput(arg, model string, set gltfbake.Settings, changed func(flag string) bool) (*bat.Input, error) {
+func batInput(arg, model string, set gltfbake.Settings, changed func(flag string) bool, notes io.Writer) (*bat.Input, error) {
 	if _, err := os.Stat(arg); err != nil && !strings.ContainsAny(arg, `/\.`) {
 		s := creatures.ByName(arg)
 		if s == nil {
@@ -246,7 +247,7 @@ func batInput(arg, model string, set gltfbake.Settings, changed func(flag string
 		if model != "" {
 			return nil, usagef("--model goes with a BPAT file; %s is a model already", arg)
 		}
-		m, err := loadModel(arg, set)
+		m, err := loadModel(arg, set, notes)
 		if err != nil {
 			return nil, err
 		}
@@ -261,7 +262,7 @@ func batInput(arg, model string, set gltfbake.Settings, changed func(flag string
 		if err := inputFile(model); err != nil {
 			return nil, err
 		}
-		m, err := loadModel(model, set)
+		m, err := loadModel(model, set, notes)
 		if err != nil {
 			return nil, err
 		}
@@ -280,10 +281,17 @@ func batInput(arg, model string, set gltfbake.Settings, changed func(flag string
 	return nil, fmt.Errorf("%s: %s: bat reads skinned glTF models, BPAT files (with --model) and built-in creatures", arg, kind)
 }
 
-func loadModel(path string, set gltfbake.Settings) (*gltfbake.Model, error) {
+// loadModel loads a model for bat and tells notes what bake would say of it
+// (weights normalized, meshes left out).
+func loadModel(path string, set gltfbake.Settings, notes io.Writer) (*gltfbake.Model, error) {
 	m, err := gltfbake.Load(path, set)
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		return nil, usagef("--%s", se)
+	}
+	if err == nil {
+		for _, n := range m.Notes {
+			fmt.Fprintln(notes, "note:", n)
+		}
 	}
 	return m, err
 }

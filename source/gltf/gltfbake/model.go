@@ -156,12 +156,24 @@ func Load(path string, s Settings) (*Model, error) {
 	}
 	mf.InPlace = mf.InPlace || s.InPlace
 	scale, snapTris := mf.Scale, mf.SnapshotTriangles
+	// What the loader changed or left out of the character comes first.
 	var notes []string
+	if n := m.WeightsNormalized; n > 0 {
+		what := fmt.Sprintf("%d vertices", n)
+		if n == 1 {
+			what = "1 vertex"
+		}
+		notes = append(notes, fmt.Sprintf("normalized the weights of %s of %d that did not sum to 1, as glTF loaders do (docs/formats/gltf.md §1.3)",
+			what, m.Mesh.VertexCount()))
+	}
+	notes = append(notes, m.Warnings...)
 	if files := append(mf.clipFiles(), s.ClipFiles...); len(files) > 0 {
 		had := len(m.Clips)
-		if notes, err = AddClipFiles(m, files, ClipFilesSettings{Retarget: mf.Retarget || s.Retarget, FilesRoot: s.FilesRoot, NoLimits: s.NoLimits}); err != nil {
+		var added []string
+		if added, err = AddClipFiles(m, files, ClipFilesSettings{Retarget: mf.Retarget || s.Retarget, FilesRoot: s.FilesRoot, NoLimits: s.NoLimits}); err != nil {
 			return nil, err
 		}
+		notes = append(notes, added...)
 		if s.Manifest == nil && len(mf.Clips) > 0 {
 			// The model's own extras list its clips: the added ones bake too.
 			for _, c := range m.Clips[had:] {
