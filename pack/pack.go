@@ -33,7 +33,8 @@ func (s Skipped) String() string { return fmt.Sprintf("%q: %s", s.Path, s.Why) }
 // to dir with '/' separators, sorted by name. Symbolic links and other special
 // files are left out and listed in skipped (a package holds files, and a link's
 // target may lie outside the folder), as is any file that is one of exclude
-// (the package being written, when it is written inside dir).
+// (the package being written, when it is written inside dir), and the stage
+// folder (StageName) of an interrupted unpack.
 func Dir(dir string, exclude ...string) (objs []bpx.PackInput, skipped []Skipped, err error) {
 	var excl []fs.FileInfo
 	for _, e := range exclude {
@@ -46,6 +47,12 @@ func Dir(dir string, exclude ...string) (objs []bpx.PackInput, skipped []Skipped
 			return err
 		}
 		if d.IsDir() {
+			if strings.EqualFold(d.Name(), StageName) && path != dir {
+				// An interrupted unpack's stage: its files are not the
+				// folder's, and unpack refuses the name.
+				skipped = append(skipped, Skipped{path, "the name bpx unpack keeps its stage under, which packages cannot hold (an interrupted unpack's files: the next bpx unpack into its folder finishes or undoes it)"})
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		rel, err := filepath.Rel(dir, path)

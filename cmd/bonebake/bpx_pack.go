@@ -74,10 +74,15 @@ func newBPXUnpackCmd() *cobra.Command {
 		Use:   "unpack FILE -o DIR",
 		Short: "Write a package's objects as files under DIR",
 		Long: `Write every object of a BPX package as a file under DIR (created when
-missing). Names that would leave DIR ('..', absolute paths, drive letters, NUL)
-are refused before anything is written, symbolic links are not followed, and
-an unpack that fails (a bad checksum) restores what was there: files it replaced
-are put back, files and folders it created are removed.`,
+missing), all or nothing. Names that would leave DIR ('..', absolute paths,
+drive letters, NUL) or use the stage's name (.bonebake-unpack) are refused
+before anything is written, and symbolic links are not followed. The objects
+are written into DIR/.bonebake-unpack first and take their names only when all
+are complete and verified; an unpack that fails (a bad checksum) or is stopped
+by Ctrl-C or SIGTERM (exit 130, 143) restores what was there: files it replaced
+are put back, files and folders it created are removed, no stage is left. After
+kill -9 or a power cut, the stage's journal lets the next unpack into the
+folder finish or undo the interrupted one first, and say so.`,
 		Example: "  bonebake bpx unpack creatures.bpx -o out/",
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -91,7 +96,9 @@ are put back, files and folders it created are removed.`,
 			defer f.Close()
 			lowMemory()
 			start := time.Now()
-			files, err := pack.Unpack(p, out)
+			files, err := pack.UnpackWith(p, out, pack.UnpackOptions{Recovered: func(r pack.Recovered) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note:", r)
+			}})
 			if err != nil {
 				return err
 			}

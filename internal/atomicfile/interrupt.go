@@ -18,6 +18,7 @@ func newBool(v bool) *atomic.Bool {
 var (
 	mu       sync.Mutex
 	active   = map[*tempFile]string{} // → the path the caller asked for
+	guards   = map[*guard]string{}    // → what the operation writes
 	report   func(sig os.Signal, paths []string)
 	signals  chan os.Signal
 	watching bool
@@ -38,7 +39,7 @@ func HandleInterrupts(r func(sig os.Signal, paths []string)) {
 		go wait()
 	}
 	report = r
-	if len(active) > 0 && !watching {
+	if len(active)+len(guards) > 0 && !watching {
 		signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 		watching = true
 	}
@@ -53,6 +54,10 @@ func wait() {
 			os.Remove(t.name)
 		}
 		paths = append(paths, p)
+	}
+	for g, what := range guards {
+		g.undo()
+		paths = append(paths, what)
 	}
 	if report != nil {
 		report(sig, paths)
@@ -100,7 +105,7 @@ func end(t *tempFile) {
 // stopWatching gives SIGINT and SIGTERM their usual effect again when no write
 // is in progress; mu is held.
 func stopWatching() {
-	if len(active) == 0 && watching {
+	if len(active)+len(guards) == 0 && watching {
 		signal.Stop(signals)
 		watching = false
 	}
@@ -124,4 +129,29 @@ func setName(t *tempFile, name string) {
 	mu.Lock()
 	t.name = name
 	mu.Unlock()
+}
+
+type guard struct{ undo func() }
+
+// Guard registers an operation in progress that writes more than one file
+// (unpacking a package): a SIGINT or SIGTERM that arrives before done is called
+// runs undo, names what in the report and exits as for a write. undo runs while
+// the handler holds the lock every write takes, so it must not start a write
+// itself; the operation keeps its own lock around each step so that undo sees
+// every step either done or not begun.
+func Guard(what string, undo func()) (done func()) {
+	g := &guard{undo}
+	mu.Lock()
+	defer mu.Unlock()
+	if report != nil && !watching {
+		signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+		watching = true
+	}
+	guards[g] = what
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		delete(guards, g)
+		stopWatching()
+	}
 }
