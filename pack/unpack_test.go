@@ -209,3 +209,30 @@ func TestUnpackRecoversJournal(t *testing.T) {
 	}
 	sameTree(t, "after recovery", tree(t, dir), before)
 }
+
+// TestDirSkipsStage: packing a folder leaves out stage folders (an interrupted
+// unpack's files, or anything of that name, which unpack refuses), saying so.
+func TestDirSkipsStage(t *testing.T) {
+	src := t.TempDir()
+	for _, p := range []string{"a.txt", StageName + "/journal", "x/.BONEBAKE-UNPACK/old0", "x/b.txt"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(src, p)), 0o755)
+		os.WriteFile(filepath.Join(src, p), []byte(p), 0o644)
+	}
+	objs, skipped, err := Dir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.Name)
+	}
+	if strings.Join(names, " ") != "a.txt x/b.txt" {
+		t.Errorf("packed %v", names)
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped[0].Why, "bpx unpack") {
+		t.Errorf("skipped %v", skipped)
+	}
+	if _, err := Unpack(packageOf(t, objs...), t.TempDir()); err != nil {
+		t.Errorf("what Dir packed does not unpack: %v", err)
+	}
+}
