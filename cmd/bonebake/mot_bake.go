@@ -88,6 +88,9 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 	if err != nil {
 		return err
 	}
+	for _, n := range model.Notes {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
+	}
 	if err := bake.BakeFile(out, model.Job); err != nil {
 		return fmt.Errorf("%s: %w", m.rig, err)
 	}

@@ -107,10 +107,15 @@ func TestBakeMot(t *testing.T) {
 	model := sharedModel(t, "RiggedSimple.gltf")
 	dir := t.TempDir()
 	out, glb := filepath.Join(dir, "m.bpat"), filepath.Join(dir, "m.glb")
-	// "Bone" is the root (motion bone −1), "Bone.001" is motion bone 1.
+	// "Bone" is the root (motion bone −1), "Bone.001" is motion bone 1: 2 of
+	// the motion's 91 bones, which only --force bakes (docs/formats/mot.md §13).
 	code, stdout, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--gltf", glb)
-	if code != 0 || !strings.Contains(stdout, "2 bones, 1 clip, 96 frames") || !strings.Contains(stdout, "wrote "+glb) {
-		t.Fatalf("bake --mot: %d %q %q", code, stdout, stderr)
+	if code != 1 || !strings.Contains(stderr, "bone-fit: pl000f_0a25: 2 of 91 bones found") || !strings.Contains(stderr, in) || !strings.Contains(stderr, "--force") {
+		t.Fatalf("bake --mot onto a rig with 2 of its bones: %d %q %q, want exit 1 and the bone-fit rule", code, stdout, stderr)
+	}
+	code, stdout, stderr = bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--gltf", glb, "--force")
+	if code != 0 || !strings.Contains(stdout, "2 bones, 1 clip, 96 frames") || !strings.Contains(stdout, "wrote "+glb) || !strings.Contains(stderr, "note: motion pl000f_0a25: 2 of 91 bones found") {
+		t.Fatalf("bake --mot --force: %d %q %q", code, stdout, stderr)
 	}
 	code, stdout, _ = bonebake(t, "inspect", glb)
 	if code != 0 || !strings.Contains(stdout, "pl000f_0a25") {
@@ -125,7 +130,7 @@ func TestBakeMot(t *testing.T) {
 	samePalettes(t, out, back, 1e-5)
 	bm := filepath.Join(dir, "map.yaml")
 	os.WriteFile(bm, []byte("Bone: -1\nBone.001: 3\n"), 0o644)
-	if code, _, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--bone-map", bm, "--rotation-order", "zyx"); code != 0 {
+	if code, _, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--bone-map", bm, "--rotation-order", "zyx", "--force"); code != 0 {
 		t.Fatalf("--bone-map: %d %q", code, stderr)
 	}
 	if code, _, _ := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--rotation-order", "xxy"); code != 2 {
@@ -133,6 +138,11 @@ func TestBakeMot(t *testing.T) {
 	}
 	if code, _, _ := bonebake(t, "bake", "--mot", in, "-o", out); code != 2 {
 		t.Errorf("--mot without --rig: exit %d", code)
+	}
+	// Issue 41: Fox's joints end in numbers (b_Hip_01) that pick 22 of the
+	// Bayonetta motion's 91 bones by chance; it was baked into a ball, exit 0.
+	if code, _, stderr := bonebake(t, "bake", "--mot", in, "--rig", sharedModel(t, "Fox.glb"), "-o", out); code != 1 || !strings.Contains(stderr, "22 of 91 bones") || !strings.Contains(stderr, "fewer than 50%") {
+		t.Errorf("a Bayonetta motion on Fox: exit %d, %q; want 1 and the bone-fit rule", code, stderr)
 	}
 	// The rate the engine would refuse is refused up front, as for a model.
 	if code, _, stderr := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--fps", "1e9"); code != 2 || !strings.Contains(stderr, "--fps 1e+09 is outside [0.001, 1e+06]") {

@@ -5,11 +5,13 @@
 package mot
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,8 +43,112 @@ type Settings struct {
 	SpeciesID *uint32
 	Skin      int
 	// NoLimits lifts the limits on the motions' evaluated values and on the
-	// bake's size (the command line's --force).
+	// bake's size, and bakes a motion whose bones the skeleton mostly lacks
+	// (MinFit): the command line's --force.
 	NoLimits bool
+}
+
+// MinFit is the share of a motion's bones a skeleton must carry for the motion
+// to bake onto it (§13): a motion of another skeleton finds few of its bones,
+// and those it finds by chance (the numbers ending unrelated joint names) take
+// other bones' angles. Half leaves room for a model exported without some of
+// its character's bones (a face, an accessory).
+const MinFit = 0.5
+
+// Fit is how many of a motion's bones a skeleton carries.
+type Fit struct {
+	Motion string // the clip's name
+	// Bones are the motion's bones: the ids its records give a bone transform
+	// (tracks 0–5, 7–9), cameras left out. Matched counts those a skeleton bone
+	// has; Missing lists the others, ascending.
+	Bones, Matched int
+	Missing        []int16
+	// ByMap says the ids came from a bone map, not from the joints' names.
+	ByMap bool
+}
+
+// String says the fit in a line: "pl0010_0000: 91 of 93 bones found in the
+// skeleton (ids from the numbers ending joint names)".
+func (f Fit) String() string {
+	how := "ids from the numbers ending joint names"
+	if f.ByMap {
+		how = "ids from the bone map"
+	}
+	return fmt.Sprintf("%s: %d of %d bones found in the skeleton (%s)", f.Motion, f.Matched, f.Bones, how)
+}
+
+// RuleBoneFit is the rule a FitError breaks.
+const RuleBoneFit = "bone-fit"
+
+// FitError refuses a motion put on a skeleton that carries none, or fewer than
+// MinFit, of its bones.
+type FitError struct {
+	File  string // the motion file, when known
+	Fit   Fit
+	index int // the motion's, among those given
+}
+
+func (e *FitError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File + ": ")
+	}
+	f := e.Fit
+	fmt.Fprintf(&b, "%s: %s: ", RuleBoneFit, f)
+	if f.Matched == 0 {
+		b.WriteString("the motion would bake a still rest pose")
+	} else {
+		fmt.Fprintf(&b, "fewer than %.0f%% (docs/formats/mot.md §13): the motion belongs to another skeleton, and the bones found by chance would take other bones' angles", MinFit*100)
+	}
+	if len(f.Missing) > 0 {
+		ids := make([]string, 0, 8)
+		for _, id := range f.Missing[:min(8, len(f.Missing))] {
+			ids = append(ids, strconv.Itoa(int(id)))
+		}
+		more := ""
+		if len(f.Missing) > 8 {
+			more = ", …"
+		}
+		fmt.Fprintf(&b, "; missing bone ids %s%s", strings.Join(ids, ", "), more)
+	}
+	b.WriteString("; bake it onto its own model, give a --bone-map")
+	if f.Matched > 0 {
+		b.WriteString(", or pass --force to bake it anyway")
+	}
+	return b.String()
+}
+
+// Fits says how many of each motion's bones rig r's skeleton carries, with
+// the ids s.BoneMap or the bones' names give them (§13).
+func Fits(r bake.Rig, motions []*mot.Motion, names []string, s Settings) ([]Fit, error) {
+	ids, err := motionIDs(r, s.BoneMap)
+	if err != nil {
+		return nil, &bake.SettingError{Setting: "bone-map", Err: err}
+	}
+	has := map[int16]bool{}
+	for _, id := range ids {
+		has[id] = true
+	}
+	fits := make([]Fit, len(motions))
+	for i, m := range motions {
+		f := Fit{Motion: names[i], ByMap: s.BoneMap != nil}
+		seen := map[int16]bool{}
+		for _, r := range m.Records {
+			if seen[r.Bone] || mot.IsCamera(m.Family, r.Bone) || r.Track == 6 || r.Track > 9 {
+				continue
+			}
+			seen[r.Bone] = true
+			f.Bones++
+			if has[r.Bone] {
+				f.Matched++
+			} else {
+				f.Missing = append(f.Missing, r.Bone)
+			}
+		}
+		slices.Sort(f.Missing)
+		fits[i] = f
+	}
+	return fits, nil
 }
 
 // ReadBoneMap reads a YAML map of skeleton bone name → motion bone id.
@@ -79,11 +185,23 @@ func Load(rigPath string, motPaths []string, s Settings) (*gltfbake.Model, error
 	}
 	r, _, _ := gltfbake.Source(m)
 	job, err := Job(r, motions, names, s)
+	if fe := (*FitError)(nil); errors.As(err, &fe) {
+		fe.File = motPaths[fe.index]
+		return nil, fmt.Errorf("%s: %w", rigPath, fe)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rigPath, err)
 	}
+	fits, err := Fits(r, motions, names, s)
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for _, f := range fits {
+		notes = append(notes, "motion "+f.String())
+	}
 	defaulted := s.SpeciesID == nil
-	return &gltfbake.Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted}, nil
+	return &gltfbake.Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes}, nil
 }
 
 // Job returns the job that bakes each motion (clip names[i]) onto rig r's
@@ -110,6 +228,16 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 	ids, err := motionIDs(r, s.BoneMap)
 	if err != nil {
 		return nil, &bake.SettingError{Setting: "bone-map", Err: err}
+	}
+	fits, err := Fits(r, motions, names, s)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range fits {
+		// A motion with no bone track has nothing to misplace.
+		if f.Bones > 0 && (f.Matched == 0 || float64(f.Matched) < MinFit*float64(f.Bones) && !s.NoLimits) {
+			return nil, &FitError{Fit: f, index: i}
+		}
 	}
 	j := &bake.Job{Rig: r}
 	if s.NoLimits {

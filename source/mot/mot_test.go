@@ -162,3 +162,59 @@ func TestJobFPS(t *testing.T) {
 		}
 	}
 }
+
+// TestFit: a motion whose bones the skeleton mostly lacks is refused with the
+// counts and the ids it misses (issue 41: a Bayonetta motion on Fox took 22 of
+// its 91 bones by the numbers ending Fox's joint names and baked a ball);
+// NoLimits (--force) bakes it all the same, but never one that finds none.
+func TestFit(t *testing.T) {
+	id := rig.IdentityTransform()
+	sk, err := rig.New([]string{"root", "bone1", "bone2"}, []int{-1, 0, 1}, []rig.Transform{id, id, id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	motion := func(bones ...int16) *mot.Motion {
+		m := &mot.Motion{Family: mot.Bayo2, Order: binary.LittleEndian, Frames: 2}
+		for _, b := range bones {
+			m.Records = append(m.Records, mot.Record{Bone: b, Track: 3, Type: 0, Value: 0.5})
+		}
+		// A camera and a track that is no bone transform count for nothing.
+		m.Records = append(m.Records, mot.Record{Bone: 0x7000, Track: 3}, mot.Record{Bone: 9, Track: 6})
+		return m
+	}
+	r := bake.Rig{Skeleton: sk}
+	// "root" is bone −1 (§13), bone1 and bone2 ids 1 and 2.
+	for _, c := range []struct {
+		bones   []int16
+		matched int
+		ok      bool // bakes without NoLimits
+		forced  bool // bakes with it
+	}{
+		{[]int16{-1, 1, 2}, 3, true, true},
+		{[]int16{-1, 1, 7, 8}, 2, true, true}, // half: enough
+		{[]int16{1, 7, 8, 9}, 1, false, true},
+		{[]int16{7, 8}, 0, false, false},
+	} {
+		m := motion(c.bones...)
+		fits, err := Fits(r, []*mot.Motion{m}, []string{"m"}, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := fits[0]; f.Bones != len(c.bones) || f.Matched != c.matched || len(f.Missing) != len(c.bones)-c.matched {
+			t.Errorf("bones %v: fit %+v, want %d of %d", c.bones, f, c.matched, len(c.bones))
+		}
+		for _, force := range []bool{false, true} {
+			_, err := Job(r, []*mot.Motion{m}, []string{"m"}, Settings{NoLimits: force})
+			var fe *FitError
+			want := c.ok || force && c.forced
+			switch {
+			case want && err != nil:
+				t.Errorf("bones %v force %v: %v", c.bones, force, err)
+			case !want && (!errors.As(err, &fe) || !strings.Contains(err.Error(), RuleBoneFit)):
+				t.Errorf("bones %v force %v: got %v, want a %s error", c.bones, force, err, RuleBoneFit)
+			case !want && c.matched > 0 && !strings.Contains(err.Error(), "missing bone ids 7, 8"):
+				t.Errorf("bones %v: %v does not list the missing ids", c.bones, err)
+			}
+		}
+	}
+}
