@@ -40,8 +40,9 @@ const (
 	oneShotHold = 0.35
 )
 
-// AssetLook is how the page shows an asset: its display scale and the ground
-// spacing one of its units needs (from its measured size).
+// AssetLook is how the page shows an asset: its scale (the page sends 1: models
+// are drawn at the size their rest mesh has) and the ground spacing one of its
+// units needs (from its measured size).
 type AssetLook struct {
 	Scale   float32 `json:"scale"`
 	Spacing float32 `json:"spacing"`

@@ -104,8 +104,10 @@ async function loadAsset(info) {
   return A;
 }
 
-// measure finds the creature's size at its bind pose (or, for bones drawn as
-// boxes, from the first frame) and a display scale for models not in metres.
+// measure finds the creature's size at rest (or, for bones drawn as boxes, from
+// the first frame). A model's mesh comes at rest where the glTF spec puts it
+// (docs/formats/gltf.md §1.2), in the scene's units: it is drawn as it is, with
+// no display correction, as three.js draws it.
 function measure(A) {
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   const add = (...p) => {
@@ -120,9 +122,8 @@ function measure(A) {
   let h = hi[1] - lo[1], w = Math.max(hi[0] - lo[0], hi[2] - lo[2]);
   if (!(h > 0)) h = 0; if (!(w > 0)) w = 0;
   const size = Math.max(h, w);
-  A.scale = size > 0.2 && size < 8 ? 1 : size > 0 ? 1.7 / size : 1;
-  A.height = Math.max(h, 0.25 * size, 0.05) * A.scale || 1;
-  A.radius = Math.max(w * 0.5 * A.scale, 0.25 * A.height, 0.15);
+  A.height = Math.max(h, 0.25 * size, 0.05) || 1;
+  A.radius = Math.max(w * 0.5, 0.25 * A.height, 0.15);
   A.spacing = A.radius * 2.3;
 }
 

@@ -50,7 +50,7 @@ const waiters = [];
 // species or of one (only: an index), each measured as the page shows it.
 export async function newCrowd(all, { layout, count, only, clock }) {
   const gen = ++generation;
-  const body = { layout, count, seed: 1, clock: !!clock, assets: all.map((A) => ({ scale: A.scale, spacing: A.spacing })) };
+  const body = { layout, count, seed: 1, clock: !!clock, assets: all.map((A) => ({ scale: 1, spacing: A.spacing })) };
   if (only != null) body.only = only;
   const r = await fetch('api/crowd', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   if (!r.ok) throw new Error(`api/crowd: HTTP ${r.status}: ${await r.text()}`);

@@ -181,7 +181,7 @@ function drawView(bat) {
       calls++;
     }
     if (state.showSockets && F.sockets.length > 0) {
-      const len = (F.height * 0.09) / F.scale;
+      const len = F.height * 0.09;
       const local = M.identity();
       local[0] = local[5] = local[10] = len;
       for (let s = 0; s < F.sockets.length; s++) {
@@ -225,7 +225,7 @@ function skeletonVertices(A) {
     }
   }
   if (!parents || v === 0) {
-    const len = (A.height * 0.05) / A.scale;
+    const len = A.height * 0.05;
     for (let b = 0; b < bones; b++) {
       const o = origin(b);
       for (let axis = 0; axis < 3; axis++) {

@@ -23,7 +23,6 @@ export function showInfo() {
       (A.paletteTex.perRow > 1 ? ` (laid ${A.paletteTex.perRow} frames a row)` : '')],
     ['mesh', `${i.mesh} · ${i.vertex_count} verts · ${i.triangle_count} tris`],
   ];
-  if (A.scale !== 1) rows.push(['display scale', `×${A.scale.toPrecision(3)}`]);
   if (i.warning) rows.push(['warning', i.warning]);
   kvRows($('info'), rows);
   showBAT();

@@ -79,7 +79,7 @@ function seat(horse, rider) {
     if (pelvis < 0) pelvis = Math.min(1, rider.info.bone_count - 1);
     const idle = Math.max(0, rider.clips.findIndex((c) => c.name === 'riding_idle'));
     const o = (rider.clips[idle].frame_offset * rider.info.bone_count + pelvis) * 16;
-    local = M.translation(-rider.palette[o + 3], -rider.palette[o + 7] + 0.2 * horse.height / horse.scale, -rider.palette[o + 11]);
+    local = M.translation(-rider.palette[o + 3], -rider.palette[o + 7] + 0.2 * horse.height, -rider.palette[o + 11]);
   }
   return { asset: rider, source, local, vao: meshVAO(rider.gpu, horse.instBuf, 48, 0) };
 }

@@ -1,0 +1,74 @@
+package viewer
+
+import (
+	"io/fs"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/bonebake/bonebake/internal/testfiles"
+)
+
+// TestCharactersWhole: the viewer draws every mesh of a character (Xbot's two
+// skinned meshes; RobotExpressive's two skinned hands and twelve rigid parts on
+// joints, vertex counts read from the files by a separate script) at its true
+// size, standing on the ground at rest and in its first frame, as three.js
+// shows them.
+func TestCharactersWhole(t *testing.T) {
+	for _, c := range []struct {
+		file     string
+		vertices int
+		height   [2]float64
+	}{
+		{"threejs/RobotExpressive.glb", 7214, [2]float64{4, 5}},
+		{"CesiumMan.gltf", 3273, [2]float64{1.4, 1.6}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			a, err := LoadGLTF(testfiles.Path(t, "gltf", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := a.Mesh().VertexCount(); n != c.vertices {
+				t.Fatalf("%d vertices drawn, want %d", n, c.vertices)
+			}
+			in, err := a.batInput() // the inverse binds as baked
+			if err != nil {
+				t.Fatal(err)
+			}
+			skinned, _, err := a.Mesh().SkinPalette(a.File().Palette(0, 0), in.InverseBind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, ps := range map[string][][3]float32{"at rest": a.Mesh().Positions, "in frame 0": skinned} {
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for _, p := range ps {
+					lo, hi = min(lo, float64(p[1])), max(hi, float64(p[1]))
+				}
+				if h := hi - lo; h < c.height[0] || h > c.height[1] || math.Abs(lo) > 0.1*h {
+					t.Errorf("%s: y from %.3g to %.3g; want %g to %g tall from y≈0", what, lo, hi, c.height[0], c.height[1])
+				}
+			}
+		})
+	}
+}
+
+// TestNoDisplayScale: the page draws models at the size the rest mesh has; it
+// computes no display scale of its own.
+func TestNoDisplayScale(t *testing.T) {
+	err := fs.WalkDir(webFS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(webFS, p)
+		if err != nil {
+			return err
+		}
+		if s := string(b); strings.Contains(s, "display scale") || strings.Contains(s, "A.scale") {
+			t.Errorf("%s still applies a display scale", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
