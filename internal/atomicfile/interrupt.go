@@ -45,8 +45,13 @@ func HandleInterrupts(r func(sig os.Signal, paths []string)) {
 	}
 }
 
+// caught is set once a signal is being handled: a commit that held the handler
+// off stops there instead of going on.
+var caught atomic.Bool
+
 func wait() {
 	sig := <-signals
+	caught.Store(true)
 	mu.Lock() // held until exit: no write completes after the signal
 	var paths []string
 	for t, p := range active {

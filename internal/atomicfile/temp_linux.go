@@ -40,14 +40,9 @@ var unnamedOK = newBool(true)
 // cannot replace an existing file.
 func (t *tempFile) commit(target string) error {
 	if t.name == "" {
-		name, err := t.link()
+		name, err := t.nameUnnamed()
 		if err != nil {
-			// A file system that makes unnamed files but cannot link them:
-			// copy into a named one, and use named ones from now on.
-			unnamedOK.Store(false)
-			if name, err = t.copyToNamed(); err != nil {
-				return err
-			}
+			return err
 		}
 		setName(t, name)
 	}
@@ -55,6 +50,18 @@ func (t *tempFile) commit(target string) error {
 		return err
 	}
 	return rename(t, target)
+}
+
+// nameUnnamed gives an unnamed file a hidden name in its folder and returns it.
+func (t *tempFile) nameUnnamed() (string, error) {
+	name, err := t.link()
+	if err != nil {
+		// A file system that makes unnamed files but cannot link them: copy
+		// into a named one, and use named ones from now on.
+		unnamedOK.Store(false)
+		return t.copyToNamed()
+	}
+	return name, nil
 }
 
 // link names the unnamed file: through /proc/self/fd, or, without /proc, with
@@ -141,5 +148,15 @@ func replace(name, target string) error {
 	// The new file is in place: the write succeeded even if the old one could
 	// not be removed (it cannot fail in a folder we just renamed in).
 	os.Remove(name)
+	return nil
+}
+
+// exchange swaps the files named a and b in one step (renameat2
+// RENAME_EXCHANGE): a set's commit puts a new file in place and keeps the old
+// one under the new file's temporary name, to put back if the set fails.
+func exchange(a, b string) error {
+	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
+		return &os.LinkError{Op: "exchange", Old: a, New: b, Err: err}
+	}
 	return nil
 }

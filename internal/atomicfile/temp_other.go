@@ -2,7 +2,10 @@
 
 package atomicfile
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // createTemp creates a hidden temporary file for base in dir, mode 0666 less the
 // umask.
@@ -26,3 +29,13 @@ func (t *tempFile) commit(target string) error {
 
 // replace renames name to target.
 func replace(name, target string) error { return os.Rename(name, target) }
+
+// nameUnnamed is never needed here: every temporary file is named.
+func (t *tempFile) nameUnnamed() (string, error) { return t.name, nil }
+
+// exchange is not available here: a set's commit keeps the old file as a hard
+// link instead.
+func exchange(a, b string) error { return errNoExchange }
+
+// errNoExchange says the system cannot exchange two names in one step.
+var errNoExchange = errors.New("no rename exchange")

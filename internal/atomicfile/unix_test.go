@@ -168,6 +168,10 @@ func TestMain(m *testing.M) {
 		helper(path)
 		return
 	}
+	if dir := os.Getenv("ATOMICFILE_SET_HELPER"); dir != "" {
+		setHelper(dir)
+		return
+	}
 	os.Exit(m.Run())
 }
 
