@@ -1,12 +1,21 @@
 package bat
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
+
+func writeFile(path string, b []byte) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
 
 // benchWrite measures Write (bake, write to disk and verify from memory) and,
 // as "files", the same job verifying by reading the files back from disk and

@@ -28,10 +28,11 @@ import (
 // (storedValues; TestStoredValuesAreTheFiles proves it for every encoding), while
 // the files are written: nothing is read back.
 //
-// The files are a set: they are staged in a hidden folder inside dir while the
-// verification runs and only then moved into place, the report last, so a failed
-// verification, an error or an interruption leaves the previous set as it was
-// (a folder a kill left behind is removed by the next Write to dir).
+// The files are a set (atomicfile.Set): each is written beside its target while
+// the verification runs and none takes its name until all are written and the
+// verification passed, the report last; then they take their names together. A
+// failed verification, an error or an interruption leaves the previous set as
+// it was and nothing else.
 func Write(dir string, in *Input, opt Options) (*Output, error) {
 	out, err := Bake(in, opt)
 	if err != nil {
@@ -44,13 +45,10 @@ func Write(dir string, in *Input, opt Options) (*Output, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	st, err := newStage(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer st.discard()
+	set := atomicfile.NewSet()
+	defer set.Discard()
 	written := make(chan error, 1)
-	go func() { written <- st.write(out.Files) }()
+	go func() { written <- writeSet(set, dir, out.Files) }()
 	src, verr := out.storedValues()
 	var e MaxError
 	if verr == nil {
@@ -65,70 +63,28 @@ func Write(dir string, in *Input, opt Options) (*Output, error) {
 	out.Report.MaxError = e
 	js := out.Report.JSON()
 	report := File{in.Name + ".bat.json", js}
-	if err := st.write([]File{report}); err != nil {
+	if err := writeSet(set, dir, []File{report}); err != nil {
 		return nil, err
 	}
 	out.Files = append([]File{report}, out.Files...)
-	return out, st.commit(append(out.Files[1:], report))
+	return out, set.Commit()
 }
 
 // maxVerifyWork is MaxVerifyWork; tests lower it.
 var maxVerifyWork int64 = MaxVerifyWork
 
-// stage is a hidden folder in a bake's output folder holding the files before
-// they are moved into place together.
-type stage struct{ dir, tmp string }
-
-const stagePrefix = ".bat-stage-"
-
-func newStage(dir string) (*stage, error) {
-	old, _ := filepath.Glob(filepath.Join(dir, stagePrefix+"*"))
-	for _, o := range old { // left by an interrupted bake
-		os.RemoveAll(o)
-	}
-	tmp, err := os.MkdirTemp(dir, stagePrefix)
-	if err != nil {
-		return nil, err
-	}
-	return &stage{dir, tmp}, nil
-}
-
-func (s *stage) write(files []File) error {
+// writeSet writes files into dir as part of set.
+func writeSet(set *atomicfile.Set, dir string, files []File) error {
 	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(s.tmp, f.Name), f.Data, 0o666); err != nil {
-			return fmt.Errorf("writing %s: %w", filepath.Join(s.dir, f.Name), err)
-		}
-	}
-	return nil
-}
-
-// commit moves the staged files into place in order: a rename each, keeping the
-// mode of a file it replaces; a target that is a symbolic link has its target
-// written (atomically) and keeps the link, as every bonebake output does.
-func (s *stage) commit(files []File) error {
-	for _, f := range files {
-		target, staged := filepath.Join(s.dir, f.Name), filepath.Join(s.tmp, f.Name)
-		st, err := os.Lstat(target)
-		switch {
-		case err == nil && st.Mode()&os.ModeSymlink != 0:
-			err = writeFile(target, f.Data)
-		case err == nil && !st.Mode().IsRegular():
-			err = fmt.Errorf("writing %s: it is not a regular file", target)
-		case err == nil:
-			if err = os.Chmod(staged, st.Mode().Perm()); err == nil {
-				err = os.Rename(staged, target)
-			}
-		default:
-			err = os.Rename(staged, target)
-		}
-		if err != nil {
+		if err := set.Write(filepath.Join(dir, f.Name), func(w io.Writer) error {
+			_, err := w.Write(f.Data)
+			return err
+		}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-func (s *stage) discard() { os.RemoveAll(s.tmp) }
 
 // verifySource is what verification reads: the three textures as their files
 // decode, and the mesh's positions and TEXCOORD_1.
@@ -179,13 +135,6 @@ func storedTexture(t *Texture, encoding string) *Texture {
 		}
 	}
 	return s
-}
-
-func writeFile(path string, b []byte) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := w.Write(b)
-		return err
-	})
 }
 
 // decodeTexture reads a texture file of the given encoding into stored values c.
