@@ -564,6 +564,12 @@ func BakeFile(path string, j *Job) error {
 // about the file's contents (a *formats.ValidationError) names path, as opening the
 // file would.
 func BakeFileHeader(path string, j *Job) (bpat.Header, error) {
+	return BakeFileHeaderWith(atomicfile.Write, path, j)
+}
+
+// BakeFileHeaderWith is BakeFileHeader writing path with write: an
+// atomicfile.Set's Write, for a BPAT that is one of a set of files.
+func BakeFileHeaderWith(write atomicfile.WriteFunc, path string, j *Job) (bpat.Header, error) {
 	if _, err := j.sized(); err != nil {
 		return bpat.Header{}, err
 	}
@@ -571,7 +577,7 @@ func BakeFileHeader(path string, j *Job) (bpat.Header, error) {
 		h   bpat.Header
 		bad *formats.ValidationError
 	)
-	err := atomicfile.Write(path, func(w io.Writer) (err error) {
+	err := write(path, func(w io.Writer) (err error) {
 		h, err = bakeTo(w, j)
 		errors.As(err, &bad)
 		return err

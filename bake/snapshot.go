@@ -2,11 +2,12 @@ package bake
 
 import (
 	"fmt"
+	"io"
 	"math"
-	"os"
 
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
 )
@@ -91,12 +92,18 @@ func snapshot(id uint32, m *mesh.Skinned, ibm []rig.Mat4, clips []bpat.Clip, pal
 
 // WriteSnapshot writes c to path atomically and returns the file's size.
 func WriteSnapshot(path string, c *bpsm.Contents) (int64, error) {
-	if err := bpsm.WriteFile(path, c); err != nil {
-		return 0, err
-	}
-	st, err := os.Stat(path)
+	return WriteSnapshotWith(atomicfile.Write, path, c)
+}
+
+// WriteSnapshotWith is WriteSnapshot writing path with write: an
+// atomicfile.Set's Write, for a snapshot that is one of a set of files.
+func WriteSnapshotWith(write atomicfile.WriteFunc, path string, c *bpsm.Contents) (int64, error) {
+	n, err := c.Size()
 	if err != nil {
+		return 0, fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := write(path, func(w io.Writer) error { return bpsm.Write(w, c) }); err != nil {
 		return 0, err
 	}
-	return st.Size(), nil
+	return n, nil
 }

@@ -115,21 +115,33 @@ func Parse(b []byte) (*File, error) {
 	if f.Version != Version {
 		return nil, fmt.Errorf("gait: version %d: only version %d exists", f.Version, Version)
 	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// check applies the rules of docs/formats/gait.md §1 to the clips, for Parse and
+// for Marshal (a sidecar that breaks them is never written).
+func (f *File) check() error {
 	seen := map[string]bool{}
+	finite := func(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
 	for i, c := range f.Clips {
 		switch {
 		case seen[c.Name]:
-			return nil, fmt.Errorf("gait: clip %d %q: a second clip of that name", i, c.Name)
-		case !(c.Cycle > 0) || math.IsInf(c.Cycle, 0):
-			return nil, fmt.Errorf("gait: clip %q: cycle %v must be a positive number of seconds", c.Name, c.Cycle)
-		case c.GroundSpeed < 0 || math.IsInf(c.GroundSpeed, 0) || math.IsNaN(c.GroundSpeed):
-			return nil, fmt.Errorf("gait: clip %q: ground_speed %v must be a positive number of m/s, or absent", c.Name, c.GroundSpeed)
+			return fmt.Errorf("gait: clip %d %q: a second clip of that name (§1: names are unique)", i, c.Name)
+		case !(c.Cycle > 0) || !finite(c.Cycle):
+			return fmt.Errorf("gait: clip %q: cycle %v must be a positive number of seconds (§1)", c.Name, c.Cycle)
+		case !(c.GroundSpeed >= 0) || !finite(c.GroundSpeed):
+			return fmt.Errorf("gait: clip %q: ground_speed %v must be a positive number of m/s, or absent (§1)", c.Name, c.GroundSpeed)
 		case c.GroundSpeed > 0 && c.GroundSpeedSource != SourceMeasured && c.GroundSpeedSource != SourceManifest:
-			return nil, fmt.Errorf("gait: clip %q: ground_speed_source %q: want %q or %q", c.Name, c.GroundSpeedSource, SourceMeasured, SourceManifest)
+			return fmt.Errorf("gait: clip %q: ground_speed_source %q: want %q or %q (§1)", c.Name, c.GroundSpeedSource, SourceMeasured, SourceManifest)
+		case !finite(c.Stride) || !finite(c.Confidence):
+			return fmt.Errorf("gait: clip %q: stride %v and confidence %v must be finite numbers (§1)", c.Name, c.Stride, c.Confidence)
 		}
 		seen[c.Name] = true
 	}
-	return &f, nil
+	return nil
 }
 
 // Open reads and checks the sidecar at path.
@@ -163,8 +175,13 @@ func OpenFor(bpatPath string) (*File, error) {
 	return f, err
 }
 
-// Marshal returns the sidecar's bytes: indented JSON with a final newline.
+// Marshal returns the sidecar's bytes: indented JSON with a final newline. A
+// sidecar that breaks a rule of docs/formats/gait.md §1 (a cycle that is not a
+// positive finite number, say) is refused, saying which.
 func (f *File) Marshal() ([]byte, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	g := *f
 	g.Format, g.Version = Format, Version
 	if g.Units == "" {
@@ -183,13 +200,20 @@ func (f *File) Marshal() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteFile writes the sidecar at path atomically (the old file stays on an error).
+// WriteFile writes the sidecar at path atomically (the old file stays on an
+// error, which names path).
 func WriteFile(path string, f *File) error {
+	return WriteFileWith(atomicfile.Write, path, f)
+}
+
+// WriteFileWith is WriteFile writing path with write: an atomicfile.Set's
+// Write, for the sidecar of a BPAT file written in the same set.
+func WriteFileWith(write atomicfile.WriteFunc, path string, f *File) error {
 	b, err := f.Marshal()
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
+	return write(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

@@ -1,6 +1,7 @@
 package gait
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,39 @@ func TestParseRefuses(t *testing.T) {
 	} {
 		if _, err := Parse([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error about %s", c.json, err, c.want)
+		}
+	}
+}
+
+// TestWriteRefusesBreakingRules: a sidecar that breaks a rule of §1 (a cycle
+// or a stride that is not finite: what a manifest's cycle: 1e308 once gave,
+// refused by encoding/json with only "json: unsupported value: +Inf") is not
+// written, and the error names the file, the clip, the key and the rule; the
+// old sidecar stays.
+func TestWriteRefusesBreakingRules(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fox.gait.json")
+	os.WriteFile(path, []byte("old"), 0o644)
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		clip Clip
+		key  string
+	}{
+		{Clip{Name: "Walk", Cycle: inf, Status: "measured"}, "cycle"},
+		{Clip{Name: "Walk", Cycle: 1, GroundSpeed: 1e308, GroundSpeedSource: SourceManifest, Stride: inf}, "stride"},
+		{Clip{Name: "Walk", Cycle: 1, GroundSpeed: -inf, GroundSpeedSource: SourceManifest}, "ground_speed"},
+	} {
+		err := WriteFile(path, &File{Clips: []Clip{c.clip}})
+		if err == nil {
+			t.Errorf("%s: written", c.key)
+			continue
+		}
+		for _, want := range []string{path, `"Walk"`, c.key, "§1"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %q does not name %s", c.key, err, want)
+			}
+		}
+		if b, _ := os.ReadFile(path); string(b) != "old" {
+			t.Errorf("%s: the old sidecar changed", c.key)
 		}
 	}
 }

@@ -53,6 +53,10 @@ func Write(path string, write func(io.Writer) error) error {
 	})
 }
 
+// WriteFunc is Write, or a Set's Write: what a package's WriteFileWith takes so
+// that its file can be one of a set.
+type WriteFunc = func(path string, write func(io.Writer) error) error
+
 // writer is the buffered writer Write and WriteReplacingLink hand out: small
 // writes gather in a 64 KiB buffer; a piece of half that or more (a bake's run
 // of palette frames) goes straight to the file after what is buffered, instead

@@ -43,6 +43,12 @@ type ExportAnimation struct {
 // WriteFile writes e to path, as binary glTF when path ends in .glb and as a
 // .gltf with an embedded buffer otherwise. The write is atomic.
 func WriteFile(path string, e *Export) error {
+	return WriteFileWith(atomicfile.Write, path, e)
+}
+
+// WriteFileWith is WriteFile writing path with write: an atomicfile.Set's
+// Write, for a model that is one of a set of files.
+func WriteFileWith(write atomicfile.WriteFunc, path string, e *Export) error {
 	doc, err := e.document()
 	if err != nil {
 		return fmt.Errorf("gltf: %s: %w", path, err)
@@ -51,7 +57,7 @@ func WriteFile(path string, e *Export) error {
 	if !binary {
 		doc.Buffers[0].EmbeddedResource()
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
+	return write(path, func(w io.Writer) error {
 		enc := qgltf.NewEncoder(w)
 		enc.AsBinary = binary
 		if !binary {

@@ -141,3 +141,40 @@ func TestGaitManifestKeys(t *testing.T) {
 		t.Errorf("unknown foot: %v", err)
 	}
 }
+
+// TestGaitManifestBounds: a cycle or ground speed outside its physical bounds
+// (a cycle: 1e308 once failed after the BPAT was written, with only "json:
+// unsupported value: +Inf"; a ground_speed: 1e39 was taken as 1e39 m/s) is
+// refused when the manifest is read, naming the file, the key's line, the key
+// and the bound; a manifest made in code (a model's extras) meets the same
+// bounds when the job is made.
+func TestGaitManifestBounds(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "m.yaml")
+	for _, c := range []struct{ key, value, bound string }{
+		{"cycle", "1e308", "3600"}, {"cycle", "0", "0.001"}, {"cycle", "1e-9", "0.001"},
+		{"ground_speed", "1e39", "10000"}, {"ground_speed", "-1", "0.001"}, {"ground_speed", "3e8", "10000"},
+	} {
+		yaml := "clips:\n  - name: idle\n    source: Idle\n  - name: walk\n    source: Walk\n    fps: 30\n    " + c.key + ": " + c.value + "\n"
+		os.WriteFile(p, []byte(yaml), 0o644)
+		_, err := ReadManifest(p)
+		if err == nil {
+			t.Errorf("%s: %s accepted", c.key, c.value)
+			continue
+		}
+		for _, want := range []string{p, "line 7", c.key, c.bound} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %s: %q does not say %s", c.key, c.value, err, want)
+			}
+		}
+	}
+	os.WriteFile(p, []byte("clips:\n  - name: walk\n    source: Walk\n    cycle: 3600\n    ground_speed: 0.001\n"), 0o644)
+	if _, err := ReadManifest(p); err != nil {
+		t.Errorf("the bounds themselves: %v", err)
+	}
+	path := testfiles.WalkerGLTF(t, true)
+	mf := &Manifest{Clips: []ManifestClip{{Name: "walk", Source: "Walk", Cycle: 1e308}}}
+	if _, err := Load(path, Settings{Manifest: mf}); err == nil || !strings.Contains(err.Error(), "cycle 1e+308 is outside") {
+		t.Errorf("a manifest made in code: %v", err)
+	}
+}

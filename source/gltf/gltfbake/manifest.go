@@ -2,7 +2,6 @@ package gltfbake
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,7 +121,9 @@ func ReadManifest(path string) (*Manifest, error) {
 	var given struct {
 		FPS   *float64 `yaml:"fps"`
 		Clips []struct {
-			FPS *float64 `yaml:"fps"`
+			FPS         *float64 `yaml:"fps"`
+			Cycle       *float64 `yaml:"cycle"`
+			GroundSpeed *float64 `yaml:"ground_speed"`
 		} `yaml:"clips"`
 	}
 	yaml.Unmarshal(b, &given)
@@ -140,6 +141,24 @@ func ReadManifest(path string) (*Manifest, error) {
 				return nil, fmt.Errorf("%s: fps %w", m.where("clip", i, m.clipLines), err)
 			}
 		}
+		for _, v := range []struct {
+			key string
+			v   *float64
+		}{{"cycle", c.Cycle}, {"ground_speed", c.GroundSpeed}} {
+			if v.v == nil {
+				continue
+			}
+			if err := checkGait(v.key, *v.v); err != nil {
+				line := 0
+				if i < len(m.clipLines) {
+					line = m.clipLines[i]
+				}
+				if doc.Kind != 0 {
+					line = keyLine(doc.Content[0], "clips", i, v.key, line)
+				}
+				return nil, fmt.Errorf("manifest %s line %d: clip %d: %w", path, line, i, err)
+			}
+		}
 	}
 	return &m, nil
 }
@@ -155,6 +174,51 @@ func (m *Manifest) clipFiles() []string {
 		out[i] = f
 	}
 	return out
+}
+
+// The physical bounds of a clip's cycle and ground speed (docs/formats/gait.md
+// §5): a pass shorter than a millisecond or longer than an hour, or a speed
+// under a millimetre or over ten kilometres a second (in the model's units
+// after --scale: 100 m/s for a model in centimetres), is a typo, and would
+// overflow the sidecar's stride (ground speed × cycle) or a runtime's phase
+// rate (speed / ground speed).
+const (
+	MinCycle       float64 = 0.001
+	MaxCycle       float64 = 3600
+	MinGroundSpeed float64 = 0.001
+	MaxGroundSpeed float64 = 10000
+)
+
+// checkGait checks a clip's cycle or ground speed against its bounds.
+func checkGait(key string, v float64) error {
+	lo, hi, unit := MinCycle, MaxCycle, "s"
+	if key == "ground_speed" {
+		lo, hi, unit = MinGroundSpeed, MaxGroundSpeed, "m/s"
+	}
+	if !(v >= lo && v <= hi) {
+		return fmt.Errorf("%s %v is outside [%v, %v] %s (docs/formats/gait.md §5)", key, v, lo, hi, unit)
+	}
+	return nil
+}
+
+// keyLine returns the line of key in the i-th entry of the list under list,
+// or def when there is none.
+func keyLine(root *yaml.Node, list string, i int, key string, def int) int {
+	if root.Kind != yaml.MappingNode {
+		return def
+	}
+	for k := 0; k+1 < len(root.Content); k += 2 {
+		if root.Content[k].Value != list || root.Content[k+1].Kind != yaml.SequenceNode || i >= len(root.Content[k+1].Content) {
+			continue
+		}
+		e := root.Content[k+1].Content[i]
+		for j := 0; e.Kind == yaml.MappingNode && j+1 < len(e.Content); j += 2 {
+			if e.Content[j].Value == key {
+				return e.Content[j+1].Line
+			}
+		}
+	}
+	return def
 }
 
 // entryLines returns the line of each entry of the list under key.
@@ -244,8 +308,11 @@ func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*
 			key string
 			v   float64
 		}{{"cycle", mc.Cycle}, {"ground_speed", mc.GroundSpeed}} {
-			if !(v.v >= 0) || math.IsInf(v.v, 0) {
-				return nil, fmt.Errorf("%s %q: %s %v must be a positive number (or absent)", m.where("clip", i, m.clipLines), c.Name, v.key, v.v)
+			if v.v == 0 { // absent: the clip's duration; measured
+				continue
+			}
+			if err := checkGait(v.key, v.v); err != nil {
+				return nil, fmt.Errorf("%s %q: %w", m.where("clip", i, m.clipLines), c.Name, err)
 			}
 		}
 		switch {

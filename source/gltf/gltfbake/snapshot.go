@@ -2,6 +2,7 @@ package gltfbake
 
 import (
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/bonebake/bonebake/bake"
@@ -191,6 +192,12 @@ func (s *ModelSnapshot) Size(clipNames []string) int64 {
 // path and returns its size. The palettes are baked anew at the snapshot's
 // frame times, so a frame is exactly the pose of its time.
 func (s *ModelSnapshot) Write(path string, j *bake.Job) (int64, error) {
+	return s.WriteWith(nil, path, j)
+}
+
+// WriteWith is Write writing path with write (an atomicfile.Set's Write, for a
+// snapshot that is one of a set of files; nil: on its own, atomically).
+func (s *ModelSnapshot) WriteWith(write func(path string, w func(io.Writer) error) error, path string, j *bake.Job) (int64, error) {
 	jj := *j
 	jj.Clips = slices.Clone(j.Clips)
 	jj.Progress = nil
@@ -208,5 +215,8 @@ func (s *ModelSnapshot) Write(path string, j *bake.Job) (int64, error) {
 			return 0, fmt.Errorf("bake: snapshot clip %q: %d frames baked, %d planned", cl.Name, n, s.Frames[i])
 		}
 	}
-	return bake.WriteSnapshot(path, sc)
+	if write == nil {
+		return bake.WriteSnapshot(path, sc)
+	}
+	return bake.WriteSnapshotWith(write, path, sc)
 }
