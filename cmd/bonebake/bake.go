@@ -14,6 +14,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -342,6 +343,15 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 		return 0, fmt.Errorf("%s: the bake would write %s (%s of %s), more than the %s limit: lower --fps, shorten clips, or pass --force",
 			model, bytesText(o.Bytes), plural(o.Frames, "frame"), plural(o.Bones, "bone"), bytesText(largeOutput))
 	}
+	// The BPAT, its sidecar and its snapshot are one result: written as a set,
+	// they take their names together or not at all (atomicfile.Set). A name
+	// that cannot take a file fails here, before the bake.
+	side := gait.SidecarPath(out)
+	if err := atomicfile.Check(side); err != nil {
+		return 0, err
+	}
+	files := atomicfile.NewSet()
+	defer files.Discard()
 	var snap *gltfbake.ModelSnapshot
 	snapPath := ""
 	if r.snapshot != nil {
@@ -349,6 +359,9 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 			return 0, err
 		}
 		snapPath = strings.TrimSuffix(out, filepath.Ext(out)) + "_minimal.bpsm"
+		if err := atomicfile.Check(snapPath); err != nil {
+			return 0, err
+		}
 		var names []string
 		for _, c := range job.Clips {
 			names = append(names, c.Name)
@@ -382,7 +395,7 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	// The workers check every palette float as they pose it (a non-finite one
 	// fails the bake with strict validation's error and writes no file): the file
 	// is not read back.
-	h, err := bake.BakeFileHeader(out, job)
+	h, err := bake.BakeFileHeaderWith(files.Write, out, job)
 	measure() // if the bake stopped before its last frame
 	if ve := (*formats.ValidationError)(nil); errors.As(err, &ve) {
 		return 0, fmt.Errorf("baked file does not validate: %w", err)
@@ -392,8 +405,16 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	}
 	n := int64(h.SocketDataOffset() + h.SocketDataSize())
 	gf := <-gaits
-	side := gait.SidecarPath(out)
-	if err := gait.WriteFile(side, gf); err != nil {
+	if err := gait.WriteFileWith(files.Write, side, gf); err != nil {
+		return 0, fmt.Errorf("%s: %w", model, err)
+	}
+	var sn int64
+	if snap != nil {
+		if sn, err = snap.WriteWith(files.Write, snapPath, job); err != nil {
+			return 0, fmt.Errorf("%s: %w", model, err)
+		}
+	}
+	if err := files.Commit(); err != nil {
 		return 0, fmt.Errorf("%s: %w", model, err)
 	}
 	note := ""
@@ -422,10 +443,6 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	}
 	fmt.Fprintf(errw, "gait: wrote %s: %d of %s with a ground speed%s\n", side, speeds, plural(len(gf.Clips), "clip"), units)
 	if snap != nil {
-		sn, err := snap.Write(snapPath, job)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", model, err)
-		}
 		fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s (%s per frame), from %s\n", snapPath, bytesText(sn),
 			plural(snap.Mesh.TriangleCount(), "triangle"), fmt.Sprintf("%d vertices", snap.Mesh.VertexCount()), plural(sum(snap.Frames), "frame"),
 			bytesText(int64(snap.Mesh.VertexCount())*56), snap.From)

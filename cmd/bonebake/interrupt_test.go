@@ -30,6 +30,8 @@ func TestInterruptedBake(t *testing.T) {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "fox.bpat")
 		os.WriteFile(out, []byte("old"), 0o644)
+		side := filepath.Join(dir, "fox.gait.json")
+		os.WriteFile(side, []byte("old"), 0o644)
 		cmd := exec.Command(bin, "bake", sharedModel(t, "Fox.glb"), "-o", out, "--fps", "100000", "--force")
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
@@ -64,11 +66,66 @@ func TestInterruptedBake(t *testing.T) {
 			}
 		}
 		entries, _ := os.ReadDir(dir)
-		if len(entries) != 1 {
+		if len(entries) != 2 {
 			t.Errorf("%v: left in the folder: %v", c.sig, entries)
 		}
 		if b, _ := os.ReadFile(out); string(b) != "old" {
 			t.Errorf("%v: the old output changed (%d bytes)", c.sig, len(b))
+		}
+		if b, _ := os.ReadFile(side); string(b) != "old" {
+			t.Errorf("%v: the old sidecar changed (%d bytes)", c.sig, len(b))
+		}
+	}
+}
+
+// TestInterruptedBat: SIGINT and SIGTERM while bat writes and verifies its set
+// exit 130 and 143 with one line naming the set's files, and leave the old set
+// whole and nothing else (it once left a hidden .bat-stage-NNN/ folder of 5-6
+// MB and said nothing).
+func TestInterruptedBat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and verifies a large bat bake")
+	}
+	bin := builtBinary(t)
+	names := []string{"Fox.bat.json", "Fox.glb", "Fox.position.exr", "Fox.rotation.exr", "Fox.skin.exr"}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		name string
+	}{{syscall.SIGINT, 130, "SIGINT"}, {syscall.SIGTERM, 143, "SIGTERM"}} {
+		dir := t.TempDir()
+		for _, n := range names {
+			os.WriteFile(filepath.Join(dir, n), []byte("old"), 0o644)
+		}
+		// At 1000 fps the verification rebuilds about 1.8 million vertex-rows:
+		// seconds, while the set's files are open.
+		cmd := exec.Command(bin, "bat", sharedModel(t, "Fox.glb"), "-o", dir, "--fps", "1000")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if !writing(cmd.Process.Pid, dir) {
+			t.Fatalf("%v: bat never opened a file in %s", c.sig, dir)
+		}
+		cmd.Process.Signal(c.sig)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != c.code {
+			t.Errorf("%v: exit %d, want %d (was bat over before the signal?); stderr %q", c.sig, code, c.code, stderr.String())
+		}
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		last := lines[len(lines)-1]
+		if !strings.HasPrefix(last, "bonebake: interrupted by "+c.name+" while writing ") || !strings.Contains(last, filepath.Join(dir, "Fox.position.exr")) {
+			t.Errorf("%v: stderr ends %q, want one line naming the files", c.sig, last)
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != len(names) {
+			t.Errorf("%v: left in the folder: %v", c.sig, entries)
+		}
+		for _, n := range names {
+			if b, _ := os.ReadFile(filepath.Join(dir, n)); string(b) != "old" {
+				t.Errorf("%v: %s changed", c.sig, n)
+			}
 		}
 	}
 }

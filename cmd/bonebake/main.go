@@ -204,14 +204,16 @@ func main() {
 }
 
 // interruptLine says what a SIGINT or SIGTERM interrupted: the one line printed
-// before exiting 130 or 143.
+// before exiting 130 or 143. The handler runs only while files are being
+// written; with no paths left, the writes it waited for (a set's renames) were
+// finished.
 func interruptLine(sig os.Signal, paths []string) string {
 	name := "SIGINT"
 	if sig == syscall.SIGTERM {
 		name = "SIGTERM"
 	}
 	if len(paths) == 0 {
-		return "bonebake: interrupted by " + name
+		return "bonebake: interrupted by " + name + " as files took their names; they were finished first (each set whole)"
 	}
 	slices.Sort(paths)
 	return fmt.Sprintf("bonebake: interrupted by %s while writing %s; nothing was written (an existing file is as it was)", name, strings.Join(paths, ", "))

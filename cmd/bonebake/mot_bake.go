@@ -8,6 +8,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/source/gltf"
 	motsrc "github.com/bonebake/bonebake/source/mot"
 
@@ -81,6 +82,11 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 	if err := outputFile("-o", out); err != nil {
 		return err
 	}
+	if m.gltfOut != "" {
+		if err := outputFile("--gltf", m.gltfOut); err != nil {
+			return err
+		}
+	}
 	model, err := motsrc.Load(m.rig, m.mots, set)
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		return usagef("--%s", se)
@@ -91,8 +97,20 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 	for _, n := range model.Notes {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
 	}
-	if err := bake.BakeFile(out, model.Job); err != nil {
+	// The BPAT and the glTF are one result: written as a set, they take their
+	// names together or not at all (atomicfile.Set).
+	files := atomicfile.NewSet()
+	defer files.Discard()
+	if _, err := bake.BakeFileHeaderWith(files.Write, out, model.Job); err != nil {
 		return fmt.Errorf("%s: %w", m.rig, err)
+	}
+	if m.gltfOut != "" {
+		if err := gltf.WriteFileWith(files.Write, m.gltfOut, motsrc.Export(model)); err != nil {
+			return err
+		}
+	}
+	if err := files.Commit(); err != nil {
+		return err
 	}
 	f, err := bpat.Open(out, formats.KnownSpecies(model.Job.SpeciesID))
 	if err != nil {
@@ -104,12 +122,6 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 	fmt.Fprintf(w, "wrote %s: %s, %s, %s, %s, species %d\n", out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"),
 		plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), h.SpeciesID)
 	if m.gltfOut != "" {
-		if err := outputFile("--gltf", m.gltfOut); err != nil {
-			return err
-		}
-		if err := gltf.WriteFile(m.gltfOut, motsrc.Export(model)); err != nil {
-			return err
-		}
 		fmt.Fprintf(w, "wrote %s: %s as glTF animations\n", m.gltfOut, plural(len(model.Job.Clips), "motion"))
 	}
 	return nil

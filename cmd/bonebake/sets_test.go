@@ -1,0 +1,150 @@
+//go:build unix
+
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
+)
+
+// folderNames lists dir's entries.
+func folderNames(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// readAllFiles maps each regular file in dir to its content.
+func readAllFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, n := range folderNames(dir) {
+		if st, err := os.Stat(filepath.Join(dir, n)); err == nil && st.Mode().IsRegular() {
+			b, _ := os.ReadFile(filepath.Join(dir, n))
+			m[n] = string(b)
+		}
+	}
+	return m
+}
+
+// TestBakeSetFolderAtAnOutput: a folder where the sidecar or the snapshot goes
+// fails a bake before anything is replaced: the previous BPAT, sidecar and
+// snapshot are as they were, and nothing else is left (the BPAT was once
+// replaced before the sidecar failed). The same for bake --mot's --gltf.
+func TestBakeSetFolderAtAnOutput(t *testing.T) {
+	model := sharedModel(t, "Fox.glb")
+	for _, blocked := range []string{"man.gait.json", "man_minimal.bpsm"} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "man.bpat")
+		if code, _, e := bonebake(t, "bake", model, "-o", out, "--snapshot", "--snapshot-any-size", "--fps", "10"); code != 0 {
+			t.Fatal(e)
+		}
+		before := readAllFiles(t, dir)
+		if len(before) != 3 {
+			t.Fatalf("the first bake wrote %v", folderNames(dir))
+		}
+		p := filepath.Join(dir, blocked)
+		os.Remove(p)
+		os.Mkdir(p, 0o755)
+		delete(before, blocked)
+		code, _, e := bonebake(t, "bake", model, "-o", out, "--snapshot", "--snapshot-any-size", "--fps", "20")
+		if code == 0 || !strings.Contains(e, p) || !strings.Contains(e, "directory") {
+			t.Errorf("a folder at %s: exit %d, %q", blocked, code, e)
+		}
+		if after := readAllFiles(t, dir); len(after) != len(before) || after["man.bpat"] != before["man.bpat"] || after["man.gait.json"] != before["man.gait.json"] || after["man_minimal.bpsm"] != before["man_minimal.bpsm"] {
+			t.Errorf("a folder at %s: the folder now holds %v; a file of the old set changed or one was added", blocked, folderNames(dir))
+		}
+		if len(folderNames(dir)) != 3 {
+			t.Errorf("a folder at %s: left %v", blocked, folderNames(dir))
+		}
+	}
+}
+
+// TestBakeSetManifestBound: a manifest cycle: 1e308 is refused before the bake,
+// naming the file, the key's line and the bound, and leaves the old BPAT (it
+// once failed after the BPAT was written, with only "json: unsupported value:
+// +Inf").
+func TestBakeSetManifestBound(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "w.bpat")
+	os.WriteFile(out, []byte("old"), 0o644)
+	man := filepath.Join(dir, "w.yaml")
+	os.WriteFile(man, []byte("clips:\n  - name: walk\n    source: Walk\n    cycle: 1e308\n"), 0o644)
+	code, _, e := bonebake(t, "bake", testfiles.WalkerGLTF(t, true), "-o", out, "--manifest", man)
+	if code == 0 || !strings.Contains(e, man+" line 4") || !strings.Contains(e, "cycle 1e+308 is outside [0.001, 3600] s") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old" || len(folderNames(dir)) != 2 {
+		t.Errorf("the BPAT changed, or the folder holds %v", folderNames(dir))
+	}
+}
+
+// TestBakeSetsConcurrent: two bakes of one model into the same -o at once, with
+// manifests that differ in both the BPAT (fps) and the sidecar (cycle), leave
+// the BPAT and the sidecar of one of them, never one of each (2 in 60 tries
+// did once).
+func TestBakeSetsConcurrent(t *testing.T) {
+	model := testfiles.WalkerGLTF(t, true)
+	dir := t.TempDir()
+	manifest := func(name string, fps int, cycle string) *gltfbake.Manifest {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte("fps: "+strconv.Itoa(fps)+"\nclips:\n  - name: walk\n    source: Walk\n    cycle: "+cycle+"\n"), 0o644)
+		m, err := gltfbake.ReadManifest(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := manifest("a.yaml", 30, "1"), manifest("b.yaml", 50, "2")
+	out := filepath.Join(dir, "out", "w.bpat")
+	os.MkdirAll(filepath.Dir(out), 0o755)
+	rounds := 40
+	if testing.Short() {
+		rounds = 15
+	}
+	for r := range rounds {
+		var wg sync.WaitGroup
+		for _, m := range []*gltfbake.Manifest{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := bakeModel(model, out, gltfbake.Settings{Manifest: m}, modelRun{workers: 1}, io.Discard, io.Discard); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		f, err := bpat.Open(out, formats.Lenient())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fps := f.Clips()[0].FPS
+		f.Close()
+		g, err := gait.OpenFor(out)
+		if err != nil || g == nil {
+			t.Fatalf("sidecar: %v", err)
+		}
+		cycle := g.Clips[0].Cycle
+		if (fps < 40) != (cycle == 1) {
+			t.Fatalf("round %d: a BPAT at %v fps beside a sidecar with cycle %v: a mixed set", r, fps, cycle)
+		}
+		if names := folderNames(filepath.Dir(out)); !slices.Equal(names, []string{"w.bpat", "w.gait.json"}) {
+			t.Fatalf("round %d: the folder holds %v", r, names)
+		}
+	}
+}
