@@ -264,6 +264,9 @@ func encodeTexels(out *bat.Output) ([]byte, error) {
 // /api/bat/{id}/texels?… (decoded for the page) and /api/bat/{id}/{file}?… (a
 // file of the bake, byte for byte).
 func (s *Server) serveBAT(w http.ResponseWriter, r *http.Request, rest string) {
+	if !s.checkToken(w, r) { // a GET that starts a bake: not for an <img> on another site
+		return
+	}
 	idText, what, _ := strings.Cut(rest, "/")
 	id, err := strconv.Atoi(idText)
 	if err != nil || id < 0 || id >= len(s.assets) || strconv.Itoa(id) != idText {

@@ -91,6 +91,9 @@ func (s *Server) serveCrowd(w http.ResponseWriter, r *http.Request, rest string)
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
+		if !s.checkToken(w, r) || !checkJSON(w, r) {
+			return
+		}
 		s.createCrowd(w, r)
 		return
 	}
@@ -103,6 +106,9 @@ func (s *Server) serveCrowd(w http.ResponseWriter, r *http.Request, rest string)
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", "GET")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if !s.checkToken(w, r) { // a step advances the crowd
 		return
 	}
 	lc := s.crowds.get(id)
@@ -139,6 +145,14 @@ func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
 	if err := dec.Decode(&p); err != nil {
 		http.Error(w, "crowd parameters: "+err.Error(), http.StatusBadRequest)
 		return
+	}
+	done, ok := s.startBuild(w) // crowds being built are bounded as built ones are
+	if !ok {
+		return
+	}
+	defer done()
+	if s.buildHook != nil {
+		s.buildHook()
 	}
 	c, err := s.NewCrowd(p)
 	if err != nil {

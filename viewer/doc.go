@@ -95,7 +95,8 @@
 // c·range + offset itself, so what it draws carries the files' precision (a
 // fading unit: each clip's vertex, weighted as the palette path weighs rows).
 //
-// The server answers only these routes, on GET or HEAD unless marked:
+// The server answers only these routes, on GET or HEAD unless marked; those
+// marked * change state or start work and take the run's token (below):
 //
 //	/                              the page (index.html)
 //	/<file>                        one of the embedded page files, by exact name
@@ -105,17 +106,40 @@
 //	/api/assets/{id}/mesh          the mesh, inverse binds and parts (see EncodeMesh)
 //	/api/assets/{id}/texture/{k}   a glTF model's base colour image, as the file holds it
 //	/api/assets/{id}/snapshot      its snapshot mesh (.bpsm), byte for byte, where it has one
-//	/api/bat/{id}?preset=…&format=…          the asset's BAT bake (docs/formats/bat.md): the report, max_error verified
-//	/api/bat/{id}/texels?preset=…&format=…   its textures' stored values and TEXCOORD_1, for the page (see encodeTexels)
-//	/api/bat/{id}/{file}?preset=…&format=…   a file of that bake, byte for byte (textures, mesh, XML report)
-//	POST /api/crowd                a new crowd (CrowdParams as JSON) → its id, units per asset, riders, fade tables (rules), extent, playback
-//	/api/crowd/{id}/step?dt=…      advance it (also focus, clips, seek, fades, eye, lod) → the records, or the changed time records (see Crowd.AppendStep)
+//	/api/bat/{id}?preset=…&format=…        * the asset's BAT bake (docs/formats/bat.md): the report, max_error verified
+//	/api/bat/{id}/texels?preset=…&format=… * its textures' stored values and TEXCOORD_1, for the page (see encodeTexels)
+//	/api/bat/{id}/{file}?preset=…&format=… * a file of that bake, byte for byte (textures, mesh, XML report)
+//	POST /api/crowd              * a new crowd (CrowdParams as JSON) → its id, units per asset, riders, fade tables (rules), extent, playback
+//	/api/crowd/{id}/step?dt=…    * advance it (also focus, clips, seek, fades, eye, lod) → the records, or the changed time records (see Crowd.AppendStep)
 //
 // Anything else is 404: the server never reads a file by a name a request gives,
 // and lists no directory. Bad crowd parameters are 400 with the reason. At most
 // MaxUnits units a crowd and MaxCrowds crowds live (a new one evicts the oldest).
 // It listens on loopback by default and, while it does, refuses requests whose
 // Host header names anything but a loopback host (a guard against DNS rebinding).
+//
+// A page on another site can make the browser send requests to the viewer, so
+// the server answers those that change state or start work (*) only from its
+// own page (guard.go): each must carry the server's token, 32 random bytes new
+// each run that the served index.html holds in <meta name="bonebake-token"> and
+// the page sends in the X-Bonebake-Token header (TokenHeader), which another
+// site can neither read nor send (a custom header needs a CORS preflight, which
+// the server never grants; an <img> or a form sets no header); any request whose
+// Origin header is present and is not the viewer's own (http or https, the
+// request's Host) is refused; and POST /api/crowd takes application/json only
+// (415 otherwise), never a cross-site "simple" request. A missing or wrong token
+// or a foreign Origin is 403 with the reason. Reading the page, its files and
+// /api/assets needs no token: they start no work, and another site cannot read
+// the answers. With a non-loopback address (AllowAnyHost) the Host check is off:
+// the page works from any machine that reaches it (its Origin is then that
+// address), and a site whose host name is made to resolve to this address can
+// read the page and its token, which `bonebake view` warns of.
+//
+// At most MaxBuilding crowds are built at once; a POST /api/crowd beyond that
+// is 503 with Retry-After, not queued (the page sends one at a time and retries).
+// A crowd of MaxUnits allocates at most about 12 MiB while built and keeps about
+// 14 MiB once built and stepped (TestCrowdBuildMemory), so crowds being built
+// hold at most 24 MiB and built ones 56 MiB.
 //
 // The page draws a frame every animation frame while playing; paused, only when
 // what it shows may have changed (a step's answer, input, a hook call, a load

@@ -25,6 +25,8 @@ func TestCrowdBodyBounded(t *testing.T) {
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodPost, "/api/crowd", strings.NewReader(body))
 	req.Host = "127.0.0.1"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(TokenHeader, s.Token())
 	s.ServeHTTP(rec, req)
 	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "too large") {
 		t.Errorf("a 2 MiB body: %d %q", rec.Code, rec.Body.String())

@@ -37,6 +37,8 @@ func builtins(t testing.TB) []*Asset {
 func post(t testing.TB, s *Server, body string) (*httptest.ResponseRecorder, crowdJSON) {
 	t.Helper()
 	req := httptest.NewRequest("POST", "http://127.0.0.1:1234/api/crowd", bytes.NewReader([]byte(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(TokenHeader, s.Token())
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
 	var j crowdJSON
@@ -360,6 +362,7 @@ func BenchmarkCrowdStep(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			req := httptest.NewRequest("GET", url, nil)
+			req.Header.Set(TokenHeader, s.Token())
 			for range b.N {
 				// The answer goes nowhere, as to a socket: a recorder would
 				// add a copy of its megabytes into a growing buffer each step.

@@ -29,8 +29,15 @@ type Server struct {
 	regs   registries        // the runtime's view of the assets (built on first use)
 	crowds crowdStore
 	bats   batCache
+	token  string // what requests that change state or start work carry (guard.go)
+	// building holds a slot per crowd being built (MaxBuilding).
+	building chan struct{}
+	// buildHook, when set, runs while a crowd build holds its slot (tests).
+	buildHook func()
 	// AllowAnyHost turns off the Host header check. Set it when the server
-	// listens on a non-loopback address on purpose.
+	// listens on a non-loopback address on purpose: any host name then reaches
+	// it, so a site whose name is made to resolve to this address (DNS
+	// rebinding) is the page's own origin and passes the Origin and token checks.
 	AllowAnyHost bool
 }
 
@@ -50,7 +57,7 @@ func HTTPServer(h http.Handler) *http.Server {
 
 // New returns a server for assets, in the order given (an asset's id is its index).
 func New(assets []*Asset) *Server {
-	s := &Server{assets: assets, files: map[string][]byte{}}
+	s := &Server{assets: assets, files: map[string][]byte{}, token: newToken(), building: make(chan struct{}, MaxBuilding)}
 	entries, _ := fs.ReadDir(webFS, "web")
 	for _, e := range entries {
 		if e.Type().IsRegular() {
@@ -58,6 +65,7 @@ func New(assets []*Asset) *Server {
 			s.files[e.Name()] = b
 		}
 	}
+	s.files["index.html"] = withToken(s.files["index.html"], s.token)
 	list := make([]assetJSON, len(assets))
 	builtins := crowd.NewRegistry() // the built-in species' definitions; it loads nothing
 	for i, a := range assets {
@@ -211,6 +219,10 @@ var contentTypes = map[string]string{
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.AllowAnyHost && !loopbackHost(r.Host) {
 		http.Error(w, "forbidden host", http.StatusForbidden)
+		return
+	}
+	if why := foreignOrigin(r); why != "" { // a page on another site (guard.go)
+		http.Error(w, "cross-origin request refused: "+why+": the viewer answers only its own page", http.StatusForbidden)
 		return
 	}
 	// The raw path, not a cleaned one: "/../x" or "//x" match no route.

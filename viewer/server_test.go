@@ -76,6 +76,9 @@ func foxBPAT(t testing.TB, dir string) string {
 func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest("GET", "http://127.0.0.1:1234"+path, nil)
+	if s, ok := h.(*Server); ok {
+		req.Header.Set(TokenHeader, s.Token()) // as the page sends it
+	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec

@@ -55,7 +55,12 @@ animations are baked onto the model's skeleton by joint name, as 'bake --clips'
 does (--retarget as there).
 
 The server listens on loopback unless --addr says otherwise and serves nothing
-but the page and the assets it was given. Stop it with Ctrl-C.`,
+but the page and the assets it was given. It builds crowds, steps them and bakes
+bone animation textures only for its own page: requests that do must carry the
+token written into the page (header X-Bonebake-Token), and a request from a page
+on another site (its Origin) is refused. On loopback it also refuses any Host
+but a loopback one (DNS rebinding); a non-loopback --addr turns that check off,
+and says so. Stop it with Ctrl-C.`,
 		Example: `  bonebake view
   bonebake view testdata/gltf/Fox.glb --open
   bonebake view out/*.bpat --addr 127.0.0.1:8080
@@ -117,7 +122,10 @@ but the page and the assets it was given. Stop it with Ctrl-C.`,
 			srv.AllowAnyHost = !viewer.IsLoopback(ln.Addr())
 			url := pageURL(ln.Addr())
 			if srv.AllowAnyHost {
-				fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: warning: listening on %s, which is not loopback: anyone who can reach it sees the assets\n", ln.Addr())
+				fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: warning: listening on %s, which is not loopback, so the Host check is off: "+
+					"anyone who can reach this address can open the page, see the assets, build crowds and start BAT bakes, "+
+					"and a site whose host name is made to resolve to this address (DNS rebinding) can do the same from a browser that reaches it; "+
+					"pages on other sites still cannot (the Origin and token checks hold)\n", ln.Addr())
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: %s ready in %.0f ms; Ctrl-C stops\n", what, float64(time.Since(start).Microseconds())/1000)
 			fmt.Fprintln(cmd.OutOrStdout(), url)

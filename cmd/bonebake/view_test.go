@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -85,6 +86,63 @@ func fetch(t *testing.T, u string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
+// pageToken reads the token from the page at base, as a script driving the
+// viewer does.
+func pageToken(t *testing.T, base string) string {
+	t.Helper()
+	code, page := fetch(t, base)
+	m := regexp.MustCompile(`<meta name="bonebake-token" content="([0-9a-f]+)">`).FindSubmatch(page)
+	if code != 200 || m == nil {
+		t.Fatalf("the page (%d) carries no token", code)
+	}
+	return string(m[1])
+}
+
+// send makes a request with headers; a "Host" entry sets the Host header.
+func send(t *testing.T, method, u, body string, headers map[string]string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// `view --addr` on every interface says that the Host check is off and what
+// that allows, and the page served to another machine, which names this one by
+// its own address, still works: its requests carry that Origin and the token.
+func TestViewNonLoopback(t *testing.T) {
+	base, stderr, stop := startView(t, "--addr", "0.0.0.0:0", "--dir", t.TempDir())
+	defer stop()
+	for _, want := range []string{"not loopback", "Host check is off", "build crowds and start BAT bakes", "DNS rebinding"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the warning does not say %q: %s", want, stderr.String())
+		}
+	}
+	u, _ := url.Parse(base)
+	remote := "192.0.2.7:" + u.Port() // what the other machine calls this one
+	token := pageToken(t, base)
+	for origin, want := range map[string]int{"http://" + remote: 200, "http://evil.example": 403} {
+		resp := send(t, "POST", base+"api/crowd", `{"layout":"parade","count":5}`, map[string]string{
+			"Host": remote, "Origin": origin, "Content-Type": "application/json", "X-Bonebake-Token": token})
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("POST api/crowd from a page at %s: %d, want %d", origin, resp.StatusCode, want)
+		}
+	}
+}
+
 func TestViewServesModelsOnLoopback(t *testing.T) {
 	base, _, stop := startView(t, filepath.Join("..", "..", "testdata", "gltf", "Fox.glb"))
 	u, err := url.Parse(base)
@@ -139,23 +197,29 @@ func TestViewBuiltins(t *testing.T) {
 	if got := strings.Join(names, " "); got != "humanoid horse elephant humanoid_sword humanoid_spear humanoid_skeleton" {
 		t.Errorf("assets %q", got)
 	}
-	// The crowd the page draws: a battle the server runs with the runtime.
-	resp, err := http.Post(base+"api/crowd", "application/json", strings.NewReader(`{"layout":"battle","count":40}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The crowd the page draws: a battle the server runs with the runtime,
+	// asked for with the token the page carries.
+	token := pageToken(t, base)
+	resp := send(t, "POST", base+"api/crowd", `{"layout":"battle","count":40}`, map[string]string{"Content-Type": "application/json", "X-Bonebake-Token": token})
 	var crowd struct {
 		ID     int    `json:"id"`
 		Layout string `json:"layout"`
 		Units  int    `json:"unit_count"`
 	}
-	err = json.NewDecoder(resp.Body).Decode(&crowd)
+	err := json.NewDecoder(resp.Body).Decode(&crowd)
 	resp.Body.Close()
 	if err != nil || resp.StatusCode != 200 || crowd.Layout != "battle" || crowd.Units == 0 {
 		t.Fatalf("POST api/crowd: %d %+v %v", resp.StatusCode, crowd, err)
 	}
-	if code, body := fetch(t, fmt.Sprintf("%sapi/crowd/%d/step?dt=0.02", base, crowd.ID)); code != 200 || !strings.HasPrefix(string(body), "BBCS") {
-		t.Errorf("a step: %d, %d bytes", code, len(body))
+	step := send(t, "GET", fmt.Sprintf("%sapi/crowd/%d/step?dt=0.02", base, crowd.ID), "", map[string]string{"X-Bonebake-Token": token})
+	body, _ = io.ReadAll(step.Body)
+	step.Body.Close()
+	if step.StatusCode != 200 || !strings.HasPrefix(string(body), "BBCS") {
+		t.Errorf("a step: %d, %d bytes", step.StatusCode, len(body))
+	}
+	// Without it (a page on another site cannot read it), nothing is built.
+	if code, _ := fetch(t, fmt.Sprintf("%sapi/crowd/%d/step?dt=0.02", base, crowd.ID)); code != 403 {
+		t.Errorf("a step without the token: %d, want 403", code)
 	}
 	if !strings.Contains(stderr.String(), "6 built-in creatures baked in memory") {
 		t.Errorf("stderr %q", stderr.String())

@@ -7,7 +7,7 @@
 // textures' stored channel values as RGBA floats, then TEXCOORD_1), uploads the
 // textures unchanged as RGBA32F with nearest filtering, and draws with
 // bat.vert.glsl, which decodes c·range + offset itself.
-import { gl, fetchOK, floatTexture, compileShader, meshVAO } from './gl.js';
+import { gl, api, fetchOK, floatTexture, compileShader, meshVAO } from './gl.js';
 import { state } from './state.js';
 
 // The formats each preset takes (§7), its default first.
@@ -42,7 +42,7 @@ export async function setupBAT(fragSource) {
 // skin texture for more than 256 bones, say).
 async function loadBAT(A, preset, format) {
   const q = `?preset=${encodeURIComponent(preset)}&format=${encodeURIComponent(format)}`;
-  const res = await fetch(`api/bat/${A.id}${q}`);
+  const res = await api(`api/bat/${A.id}${q}`);
   if (!res.ok) return { error: `${res.status}: ${(await res.text()).trim()}` };
   const report = await res.json();
   const buf = await fetchOK(`api/bat/${A.id}/texels${q}`).then((r) => r.arrayBuffer());

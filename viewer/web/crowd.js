@@ -26,7 +26,7 @@
 // focus), every species' chosen clip (state.override) and whether clip changes
 // cross-fade (state.fades).
 import { state, stats, RECORD } from './state.js';
-import { fetchOK, reserveRecords, uploadRecords } from './gl.js';
+import { api, fetchOK, reserveRecords, uploadRecords } from './gl.js';
 import { CLOCK, reserveClock, putClock, uploadClock } from './clock.js';
 import { lodQuery, cameraMoved, splitLevels, putClockLevel, resolveClockLevels } from './lod.js';
 
@@ -46,16 +46,35 @@ let unitAsset = null; // per unit index: its asset (the clock mode's entries nam
 let focus = { clip: -1, phase: 0, rate: 0 };
 const waiters = [];
 
+// postCrowd sends one crowd request at a time: the server builds at most a
+// few crowds at once (MaxBuilding) and refuses more with 503, so a request waits
+// for the one in flight, and one superseded meanwhile is not sent (null). A 503
+// (another tab building) is retried after the Retry-After it gives, a few times.
+let posting = null;
+async function postCrowd(body, gen) {
+  for (let tries = 0; ; tries++) {
+    while (posting) await posting.catch(() => {});
+    if (gen !== generation) return null;
+    posting = api('api/crowd', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    let r;
+    try { r = await posting; } finally { posting = null; }
+    if (r.status === 503 && tries < 20) {
+      await new Promise((ok) => setTimeout(ok, 1000 * (Number(r.headers.get('Retry-After')) || 1)));
+      continue;
+    }
+    if (!r.ok) throw new Error(`api/crowd: HTTP ${r.status}: ${await r.text()}`);
+    return r.json();
+  }
+}
+
 // newCrowd asks the server for a crowd of count units in a layout, of every
 // species or of one (only: an index), each measured as the page shows it.
 export async function newCrowd(all, { layout, count, only, clock }) {
   const gen = ++generation;
   const body = { layout, count, seed: 1, clock: !!clock, assets: all.map((A) => ({ scale: 1, spacing: A.spacing })) };
   if (only != null) body.only = only;
-  const r = await fetch('api/crowd', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  if (!r.ok) throw new Error(`api/crowd: HTTP ${r.status}: ${await r.text()}`);
-  const c = await r.json();
-  if (gen !== generation) return null; // a newer crowd was asked for meanwhile: it is the one
+  const c = await postCrowd(body, gen);
+  if (c === null || gen !== generation) return null; // a newer crowd was asked for meanwhile: it is the one
   crowd = c;
   answers = [];
   dirty = true;

@@ -40,9 +40,19 @@ export function compileShader(type, src, name) {
   return s;
 }
 
+// The server's per-run token (the page's <meta name="bonebake-token">): it
+// changes state or starts work (a crowd, a step, a BAT bake) only for requests
+// that carry it, so no page on another site can (viewer/guard.go).
+const TOKEN = document.querySelector('meta[name="bonebake-token"]')?.content ?? '';
+
+// api fetches url from the viewer with the token and any options given.
+export function api(url, opts = {}) {
+  return fetch(url, { ...opts, headers: { ...opts.headers, 'X-Bonebake-Token': TOKEN } });
+}
+
 export async function fetchOK(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+  const r = await api(url);
+  if (!r.ok) throw new Error(`${url}: HTTP ${r.status}: ${(await r.text()).trim()}`);
   return r;
 }
 
