@@ -16,6 +16,8 @@
 //     behind; where the file system cannot, a hidden ".NAME.tmpNNN" file is used.
 //   - With HandleInterrupts, SIGINT or SIGTERM during a write removes the
 //     temporary file and exits 130 or 143.
+//   - Files that belong together (a BPAT and its sidecar) are written as a Set:
+//     they take their names together or not at all (see Set).
 //
 // It does not fsync: the guarantee is against failed or interrupted writes, not
 // against power loss reordering the file system's writes, which keeps baking
