@@ -14,8 +14,6 @@ func TestLoadGLTFWithClips(t *testing.T) {
 	dir := "mixamo-clips/"
 	a, err := LoadGLTFWith(testfiles.Path(t, "gltf", dir+"ybot.glb"), gltfbake.Settings{
 		ClipFiles: []string{testfiles.Path(t, "gltf", dir+"walking.glb"), testfiles.Path(t, "gltf", dir+"flair.glb")},
-		// ybot has 67 joints; BPAT holds 64.
-		DeformingOnly: true,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -20,8 +20,7 @@ import (
 func TestBakeClips(t *testing.T) {
 	ybot, walking, flair := sharedModel(t, "mixamo-clips/ybot.glb"), sharedModel(t, "mixamo-clips/walking.glb"), sharedModel(t, "mixamo-clips/flair.glb")
 	out := filepath.Join(t.TempDir(), "ybot.bpat")
-	// --deforming-only brings ybot's 67 joints under BPAT's 64.
-	code, stdout, stderr := bonebake(t, "bake", ybot, "--clips", walking, flair, "--deforming-only", "-o", out)
+	code, stdout, stderr := bonebake(t, "bake", ybot, "--clips", walking, flair, "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
@@ -57,7 +56,7 @@ func TestBakeClips(t *testing.T) {
 		}
 	}
 
-	code, _, stderr = bonebake(t, "bake", ybot, "--clips", sharedModel(t, "threejs/Xbot.glb"), "--deforming-only", "-o", out)
+	code, _, stderr = bonebake(t, "bake", ybot, "--clips", sharedModel(t, "threejs/Xbot.glb"), "-o", out)
 	if code != 1 || !strings.Contains(stderr, "clip-fit") || !strings.Contains(stderr, "--retarget") || !strings.Contains(stderr, "Xbot.glb") {
 		t.Errorf("Xbot.glb's clips on ybot: exit %d, %s; want 1 and the clip-fit rule, the file and --retarget", code, stderr)
 	}

@@ -147,8 +147,44 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 		}
 		return 1
 	}
+	tol := FitTolerance * size
+	// The offset a clip file gives a joint is its translation channel's value
+	// where that holds still (Mixamo keys every joint's offset), its rest
+	// translation where it has none; a joint whose translation moves (a pelvis
+	// under a root joint at the floor) is exempt as a root is: its rest is
+	// only where the motion starts.
+	offset := make([]rig.Vec3, len(cf.Nodes))
+	moves := make([]bool, len(cf.Nodes))
+	for n := range cf.Nodes {
+		offset[n] = cf.Nodes[n].Rest.Translation
+	}
+	held := make([]bool, len(cf.Nodes))
+	for _, a := range cf.Animations {
+		for _, tr := range a.Tracks {
+			if tr.Path != anim.Translation {
+				continue
+			}
+			n, step := tr.Bone, 3
+			if tr.Interpolation == anim.CubicSpline {
+				step = 9
+			}
+			first := 0 // the first key's value: its element 1 of 3 in a cubic spline
+			if step == 9 {
+				first = 3
+			}
+			v0 := rig.Vec3{float64(tr.Values[first]), float64(tr.Values[first+1]), float64(tr.Values[first+2])}
+			for k := first; k+2 < len(tr.Values); k += step {
+				v := rig.Vec3{float64(tr.Values[k]), float64(tr.Values[k+1]), float64(tr.Values[k+2])}
+				if v.Sub(v0).Len()*clipScale(n) > tol {
+					moves[n] = true
+				}
+			}
+			if !held[n] {
+				offset[n], held[n] = v0, true
+			}
+		}
+	}
 	if !retarget {
-		tol := FitTolerance * size
 		var differ []string
 		worst := 0.0
 		for b := range skel.Len() {
@@ -161,10 +197,10 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 				worst = math.Inf(1)
 				continue
 			}
-			if root[b] {
+			if root[b] || moves[n] {
 				continue
 			}
-			d := skel.Rest[b].Translation.Scale(charScale(b)).Sub(cf.Nodes[n].Rest.Translation.Scale(clipScale(n))).Len()
+			d := skel.Rest[b].Translation.Scale(charScale(b)).Sub(offset[n].Scale(clipScale(n))).Len()
 			if d > tol {
 				differ = append(differ, fmt.Sprintf("%s by %.3g m", skel.Names[b], d))
 				worst = max(worst, d)
@@ -176,8 +212,12 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			if len(differ) > len(shown) {
 				more = fmt.Sprintf(" and %d more", len(differ)-len(shown))
 			}
-			return nil, fail("its skeleton is not %s's: %s differ from the character's at rest by more than %g%% of the character's size (%.3g m): %s%s; --retarget takes its rotations alone",
-				filepath.Base(m.Path), plural(len(differ), "joint"), FitTolerance*100, size, strings.Join(shown, ", "), more)
+			verb := "differ"
+			if len(differ) == 1 {
+				verb = "differs"
+			}
+			return nil, fail("its skeleton is not %s's: %s %s from the character's at rest by more than %g%% of the character's size (%.3g m): %s%s; --retarget takes its rotations alone",
+				filepath.Base(m.Path), plural(len(differ), "joint"), verb, FitTolerance*100, size, strings.Join(shown, ", "), more)
 		}
 	}
 	out := &bound{}
@@ -185,6 +225,7 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 	// above it (an armature) may be turned or scaled otherwise in the clip
 	// file, and under retarget its travel is scaled by the ratio of hip heights.
 	roots := map[int]rootMap{}
+	body := 0.0 // the first root joint's ratio of hip heights (0: none measured)
 	for b := range skel.Len() {
 		n := nodeOf[b]
 		if !root[b] || n < 0 {
@@ -195,6 +236,9 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			charLen, clipLen, ok := hipHeights(m, cf, b, nodeOf, charRest)
 			if ok {
 				ratio = charLen / clipLen
+				if body == 0 {
+					body = ratio
+				}
 				out.notes = append(out.notes, fmt.Sprintf("%s: --retarget: rotations from the file, offsets from %s's rest; %s's travel ×%.4g (hip height %.3g m here, %.3g m in the file)",
 					filepath.Base(cf.Path), filepath.Base(m.Path), skel.Names[b], ratio, charLen, clipLen))
 			} else {
@@ -214,9 +258,9 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 	for _, a := range cf.Animations {
 		c := anim.Animation{Name: a.Name, Start: a.Start, Duration: a.Duration}
 		for _, tr := range a.Tracks {
-			b := boneOf[tr.Bone]
+			n, b := tr.Bone, boneOf[tr.Bone]
 			if b < 0 {
-				lacking[clipNodeName(cf, tr.Bone)]++
+				lacking[clipNodeName(cf, n)]++
 				continue
 			}
 			tr.Bone = b
@@ -224,6 +268,14 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			switch {
 			case isRoot && tr.Path != anim.Scale:
 				tr.Values = rm.apply(tr.Path, tr.Interpolation, tr.Values)
+			case retarget && tr.Path == anim.Translation && moves[n]:
+				// A joint that moves below the root (a pelvis) keeps its
+				// motion, scaled as the root's travel is.
+				k := clipScale(n) / charScale(b)
+				if body > 0 {
+					k *= body
+				}
+				tr.Values = scaled(tr.Values, k)
 			case retarget && tr.Path != anim.Rotation:
 				continue // the character's own offsets and scales
 			}
@@ -302,6 +354,15 @@ func (rm rootMap) apply(path anim.Path, ip anim.Interpolation, vs []float32) []f
 		for k := range 3 {
 			out[e+k] = float32(v[k])
 		}
+	}
+	return out
+}
+
+// scaled returns vs times k, in a new slice: the accessor's floats may be shared.
+func scaled(vs []float32, k float64) []float32 {
+	out := make([]float32, len(vs))
+	for i, v := range vs {
+		out[i] = float32(float64(v) * k)
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/anim"
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/gltfref"
@@ -356,5 +357,55 @@ func TestManifestClipFiles(t *testing.T) {
 	}
 	if len(m.Job.Clips) != 1 || m.Job.Clips[0].Name != "walk" || m.Job.Clips[0].FPS != 24 || m.Job.Motions[m.Job.Clips[0].Motion].Name != "walking" {
 		t.Fatalf("clips %+v, want walk from walking at 24 fps", m.Job.Clips)
+	}
+}
+
+// TestClipFilesOffsets: the offset a clip file gives a joint is its
+// translation channel's where that holds still (not the node's rest, which
+// an exporter may leave elsewhere), and a joint whose translation moves (a
+// pelvis under a root at the floor) is not compared, as a root is not; under
+// --retarget it keeps its motion. walking.glb is changed in memory: its Spine's
+// rest moved 5 cm, then its translation made to rise 10 cm over the clip.
+func TestClipFilesOffsets(t *testing.T) {
+	m, err := gltf.Load(mixamo(t, "ybot.glb"), gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf, err := gltf.LoadClips(mixamo(t, "walking.glb"), gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spine := slices.IndexFunc(cf.Nodes, func(n gltf.ClipNode) bool { return n.Name == "mixamorig:Spine" })
+	ti := slices.IndexFunc(cf.Animations[0].Tracks, func(tr anim.Track) bool { return tr.Bone == spine && tr.Path == anim.Translation })
+	if spine < 0 || ti < 0 || cf.Animations[0].Tracks[ti].Interpolation != anim.Linear {
+		t.Fatal("walking.glb has no linear translation channel on mixamorig:Spine")
+	}
+	cf.Nodes[spine].Rest.Translation[1] += 5 // the armature scales by 0.01: 5 cm
+	if _, err := bindClipFile(m, cf, false); err != nil {
+		t.Fatalf("a rest off by 5 cm under a channel that holds the right offset: %v", err)
+	}
+	tr := &cf.Animations[0].Tracks[ti]
+	tr.Values = slices.Clone(tr.Values)
+	keys := len(tr.Times)
+	for k := range keys {
+		tr.Values[3*k+1] += float32(10 * k / max(1, keys-1))
+	}
+	for _, retarget := range []bool{false, true} {
+		b, err := bindClipFile(m, cf, retarget)
+		if err != nil {
+			t.Fatalf("retarget %v: a moving spine: %v", retarget, err)
+		}
+		bone := m.Skeleton.Index("mixamorig:Spine")
+		k := slices.IndexFunc(b.clips[0].Tracks, func(tr anim.Track) bool { return tr.Bone == bone && tr.Path == anim.Translation })
+		if k < 0 {
+			t.Fatalf("retarget %v: the spine's moving translation was dropped", retarget)
+		}
+		got := b.clips[0].Tracks[k].Values
+		for i := range got {
+			// ybot's legs and walking.glb's agree to far below 1e-4.
+			if math.Abs(float64(got[i])-float64(tr.Values[i])) > 1e-4*max(1, math.Abs(float64(tr.Values[i]))) {
+				t.Fatalf("retarget %v: value %d is %v, want the file's %v", retarget, i, got[i], tr.Values[i])
+			}
+		}
 	}
 }
