@@ -38,6 +38,10 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		for i, j := range s.Joints {
 			fmt.Fprintf(w, "  %3d  %s\n", i, shown(j))
 		}
+		fmt.Fprintf(w, "  the character of skin %d: %s\n", s.Index, plural(len(s.Character), "mesh node"))
+		for _, m := range s.Character {
+			fmt.Fprintf(w, "    node %d %s (mesh %d): %s\n", m.Node, shown(m.Name), m.Mesh, m.How)
+		}
 	}
 	for _, m := range info.Meshes {
 		skinned := ""

@@ -161,3 +161,28 @@ func TestWeightedJointsEveryMesh(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectCharacter: inspect lists RobotExpressive's character as a separate
+// script reads the file: the hand skinned by skin 0, the twelve unskinned mesh
+// nodes by the nearest of skin 0's joints above them, and the other hand's
+// skin 1, whose 43 joints are skin 0's.
+func TestInspectCharacter(t *testing.T) {
+	info, err := Inspect(modelPath(t, "threejs/RobotExpressive.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, mb := range info.Skins[0].Character {
+		got = append(got, mb.Name+": "+mb.How)
+	}
+	want := []string{"Hand.R: skinned by skin 0"}
+	for _, p := range [][2]string{{"Foot.L", "Foot.L"}, {"Torso", "Body"}, {"Head", "Head"}, {"Shoulder.L", "Shoulder.L"},
+		{"Arm.L", "UpperArm.L"}, {"Shoulder.R", "Shoulder.R"}, {"Arm.R", "UpperArm.R"}, {"Leg.L", "UpperLeg.L"},
+		{"LowerLeg.L", "LowerLeg.L"}, {"Leg.R", "UpperLeg.R"}, {"LowerLeg.R", "LowerLeg.R"}, {"Foot.R", "Foot.R"}} {
+		want = append(want, p[0]+": rigid on joint "+p[1])
+	}
+	want = append(want, "Hand.L: skin 1, on joints of skin 0")
+	if !slices.Equal(got, want) {
+		t.Errorf("skin 0's character:\n%q\nwant\n%q", got, want)
+	}
+}

@@ -34,6 +34,9 @@ type SkinInfo struct {
 	JointCount int      `json:"joint_count"`
 	Joints     []string `json:"joints"`     // joint node names, palette order ("node<N>" when unnamed)
 	MeshNodes  []int    `json:"mesh_nodes"` // nodes that draw a mesh with this skin
+	// Character lists the mesh nodes that Load gathers into this skin's mesh
+	// and how each moves with it (docs/formats/gltf.md §1.1).
+	Character []Member `json:"character"`
 }
 
 // MeshInfo describes one mesh.
@@ -129,6 +132,9 @@ func (d *document) info() (*Info, error) {
 			}
 		}
 		info.Skins = append(info.Skins, sk)
+	}
+	for si := range info.Skins { // every skin's joints are checked: members may look at them all
+		info.Skins[si].Character = append([]Member{}, d.members(si)...)
 	}
 	for mi, m := range doc.Meshes {
 		mInfo := MeshInfo{Index: mi, Name: m.Name, Primitives: []PrimitiveInfo{}}
