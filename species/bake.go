@@ -10,6 +10,7 @@ package species
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 )
@@ -69,8 +71,10 @@ type Written struct {
 }
 
 // WriteFiles bakes the creature into dir (created when missing): <name>.bpat,
-// and <name>_minimal.bpsm when it has a far-LOD mesh. Each file is written
-// atomically and checked by reading it back. progress may be nil.
+// and <name>_minimal.bpsm when it has a far-LOD mesh. The BPAT is checked as
+// a reader would check it before anything is written, and the two files are
+// one set (atomicfile.Set): they take their names together or not at all.
+// progress may be nil.
 func (s *Creature) WriteFiles(dir string, progress func(done, total int)) ([]Written, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -81,25 +85,43 @@ func (s *Creature) WriteFiles(dir string, progress func(done, total int)) ([]Wri
 	}
 	j.Progress = progress
 	path := filepath.Join(dir, s.Name+".bpat")
-	if err := bake.BakeFile(path, j); err != nil {
+	if err := atomicfile.Check(path); err != nil {
+		return nil, err
+	}
+	// Baked in memory: the snapshot is skinned from the file's palettes before
+	// the file has its name.
+	b, err := bake.Bytes(j)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
-	f, err := bpat.Open(path, formats.KnownSpecies(s.ID))
+	f, err := bpat.Parse(b, formats.KnownSpecies(s.ID), formats.Name(path))
 	if err != nil {
 		return nil, fmt.Errorf("baked file does not validate: %w", err)
 	}
 	defer f.Close()
+	files := atomicfile.NewSet()
+	defer files.Discard()
+	if err := files.Write(path, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+		return nil, err
+	}
 	h := f.Header()
 	out := []Written{{path, f.Size(), fmt.Sprintf("BPAT v%d, species %d, %d bones, %d clips, %d frames, %d sockets",
 		h.Version, h.SpeciesID, h.BoneCount, h.ClipCount, h.FrameTotal, h.SocketCount)}}
 	if s.Minimal != nil {
 		snap := filepath.Join(dir, s.Name+"_minimal.bpsm")
-		n, err := s.SnapshotFile(snap, f)
+		c, err := s.Snapshot(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		n, err := bake.WriteSnapshotWith(files.Write, snap, c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
 		out = append(out, Written{snap, n, fmt.Sprintf("BPSM minimal LOD, %d vertices, %d triangles, %d frames",
 			s.Minimal.VertexCount(), s.Minimal.TriangleCount(), h.FrameTotal)})
+	}
+	if err := files.Commit(); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	return out, nil
 }

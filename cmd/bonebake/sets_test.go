@@ -148,3 +148,24 @@ func TestBakeSetsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestBakeBuiltinSet: a built-in creature's BPAT and snapshot are one set: a
+// folder at the snapshot's name fails the bake and leaves the old BPAT (it was
+// once replaced before the snapshot failed).
+func TestBakeBuiltinSet(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "horse.bpat"), []byte("old"), 0o644)
+	snap := filepath.Join(dir, "horse_minimal.bpsm")
+	os.Mkdir(snap, 0o755)
+	code, _, e := bonebake(t, "bake", "--species", "horse", "-o", dir)
+	if code == 0 || !strings.Contains(e, snap) || !strings.Contains(e, "directory") {
+		t.Errorf("exit %d, %q", code, e)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "horse.bpat")); string(b) != "old" || len(folderNames(dir)) != 2 {
+		t.Errorf("the old BPAT was replaced, or the folder holds %v", folderNames(dir))
+	}
+	os.Remove(snap)
+	if code, _, e := bonebake(t, "bake", "--species", "horse", "-o", dir); code != 0 || len(folderNames(dir)) != 2 {
+		t.Errorf("exit %d, %q; the folder holds %v", code, e, folderNames(dir))
+	}
+}

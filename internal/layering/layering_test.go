@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"source/":              {"source/", "rig", "anim", "mesh", "internal/atomicfile"},
 	"source/gltf/gltfbake": {"bake", "anim", "formats/bpat", "formats/bpsm", "formats/gait", "internal/yamlread", "mesh", "mesh/simplify", "rig", "roster", "source/gltf", "stride"},
 	"source/mot":           {"bake", "formats", "formats/bpat", "formats/mot", "internal/yamlread", "rig", "roster", "source/gltf", "source/gltf/gltfbake"},
-	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},
+	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "internal/atomicfile", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},
 	"species/":             {"species", "species/", "rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
 	"bake":                 {"formats", "formats/", "internal/atomicfile", "rig", "anim", "mesh"}, // the engine: no source, no species
 	"bat":                  {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
