@@ -186,24 +186,23 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 	}
 	if !retarget {
 		var differ []string
-		worst := 0.0
+		var charLen, clipLen float64 // the compared offsets' lengths, for a hint of other units
 		for b := range skel.Len() {
 			n := nodeOf[b]
 			if n < 0 || !isJoint[b] {
 				continue
 			}
 			if p, q := skel.Parents[b], cf.Nodes[n].Parent; (p >= 0 && nodeOf[p] >= 0 || q >= 0 && boneOf[q] >= 0) && (p < 0 || nodeOf[p] != q) {
-				differ = append(differ, fmt.Sprintf("%s (its parent is %s here, %s in the character)", skel.Names[b], clipNodeName(cf, q), boneName(skel, p)))
-				worst = math.Inf(1)
+				differ = append(differ, fmt.Sprintf("%s (its parent is %s in the clip file, %s in the character)", skel.Names[b], clipNodeName(cf, q), boneName(skel, p)))
 				continue
 			}
 			if root[b] || moves[n] {
 				continue
 			}
-			d := skel.Rest[b].Translation.Scale(charScale(b)).Sub(offset[n].Scale(clipScale(n))).Len()
-			if d > tol {
+			c, k := skel.Rest[b].Translation.Scale(charScale(b)), offset[n].Scale(clipScale(n))
+			charLen, clipLen = charLen+c.Len(), clipLen+k.Len()
+			if d := c.Sub(k).Len(); d > tol {
 				differ = append(differ, fmt.Sprintf("%s by %.3g m", skel.Names[b], d))
-				worst = max(worst, d)
 			}
 		}
 		if len(differ) > 0 {
@@ -211,6 +210,9 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			more := ""
 			if len(differ) > len(shown) {
 				more = fmt.Sprintf(" and %d more", len(differ)-len(shown))
+			}
+			if r := clipLen / charLen; charLen > 0 && (r > 1.5 || r < 1/1.5) {
+				more += fmt.Sprintf(" (its bones are %.3g× the character's: another unit, or another body)", r)
 			}
 			verb := "differ"
 			if len(differ) == 1 {

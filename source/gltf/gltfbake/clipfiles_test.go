@@ -409,3 +409,37 @@ func TestClipFilesOffsets(t *testing.T) {
 		}
 	}
 }
+
+// TestClipFilesOtherUnits: walking.glb with its armature unscaled is the same
+// walk in centimetres, a body 100 m tall by glTF's metres. Taken as it is it
+// would stretch ybot a hundredfold: refused, saying the bones are 100× the
+// character's. --retarget scales its travel by the ratio of leg lengths, 0.01,
+// and so bakes the walk of the file in metres.
+func TestClipFilesOtherUnits(t *testing.T) {
+	walking, ybot := mixamo(t, "walking.glb"), mixamo(t, "ybot.glb")
+	cm := rewriteGLB(t, walking, t.TempDir(), func(js string) string {
+		return strings.Replace(js, `"scale":[0.009999999776482582,0.009999999776482582,0.009999999776482582]}],"animations"`, `"scale":[1,1,1]}],"animations"`, 1)
+	})
+	_, err := Load(ybot, Settings{ClipFiles: []string{cm}})
+	if err == nil || !strings.Contains(err.Error(), "100× the character's") {
+		t.Fatalf("walking.glb in centimetres: %v, want a refusal saying its bones are 100× the character's", err)
+	}
+	plain, err := Load(ybot, Settings{ClipFiles: []string{walking}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(ybot, Settings{ClipFiles: []string{cm}, Retarget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := bakeAll(t, plain.Job), bakeAll(t, m.Job)
+	for f := range a[1] {
+		for j := range a[1][f] {
+			for k := range 16 {
+				if math.Abs(a[1][f][j][k]-b[1][f][j][k]) > 1e-4 {
+					t.Fatalf("frame %d joint %s element %d: %v retargeted from centimetres, %v from metres", f, m.GLTF.JointNames[j], k, b[1][f][j][k], a[1][f][j][k])
+				}
+			}
+		}
+	}
+}
