@@ -49,6 +49,20 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 			skinned = ", skinned"
 		}
 		fmt.Fprintf(w, "\nmesh %d %q: %d vertices, %d primitives%s\n", m.Index, m.Name, m.Vertices, len(m.Primitives), skinned)
+		if len(m.MorphTargets) > 0 {
+			shownTargets := make([]string, len(m.MorphTargets))
+			for i, t := range m.MorphTargets {
+				shownTargets[i] = shown(t)
+			}
+			fmt.Fprintf(w, "  %s (not baked): %s\n", plural(len(m.MorphTargets), "morph target"), strings.Join(shownTargets, ", "))
+			if len(m.MorphClips) > 0 {
+				clips := make([]string, len(m.MorphClips))
+				for i, c := range m.MorphClips {
+					clips[i] = shown(c)
+				}
+				fmt.Fprintf(w, "  weights animated by: %s\n", strings.Join(clips, ", "))
+			}
+		}
 		for i, p := range m.Primitives {
 			fmt.Fprintf(w, "  primitive %d: %s, %d vertices, %d indices, %s\n", i, p.Mode, p.Vertices, p.Indices, strings.Join(p.Attributes, " "))
 			if mt := p.Material; mt.Index >= 0 {

@@ -2,6 +2,7 @@ package gltf
 
 import (
 	"fmt"
+	"slices"
 
 	qgltf "github.com/qmuntal/gltf"
 )
@@ -46,6 +47,11 @@ type MeshInfo struct {
 	Vertices   int             `json:"vertices"` // over all primitives
 	Skinned    bool            `json:"skinned"`  // some primitive has JOINTS_0 and WEIGHTS_0
 	Primitives []PrimitiveInfo `json:"primitives"`
+	// MorphTargets names the mesh's morph targets (extras.targetNames, else
+	// "target<N>"), and MorphClips the animations that animate the weights of
+	// a node drawing it; neither is baked (docs/formats/gltf.md §3).
+	MorphTargets []string `json:"morph_targets"`
+	MorphClips   []string `json:"morph_clips"`
 }
 
 // PrimitiveInfo describes one primitive of a mesh.
@@ -172,6 +178,19 @@ func (d *document) info() (*Info, error) {
 			}
 			mInfo.Vertices += pInfo.Vertices
 			mInfo.Primitives = append(mInfo.Primitives, pInfo)
+		}
+		mInfo.MorphTargets, mInfo.MorphClips = []string{}, []string{}
+		if t := d.morphTargets(mi); t != nil {
+			mInfo.MorphTargets = t
+			for ni, n := range doc.Nodes {
+				if n.Mesh != nil && *n.Mesh == mi {
+					for _, c := range d.weightClips(ni) {
+						if !slices.Contains(mInfo.MorphClips, c) {
+							mInfo.MorphClips = append(mInfo.MorphClips, c)
+						}
+					}
+				}
+			}
 		}
 		info.Meshes = append(info.Meshes, mInfo)
 	}

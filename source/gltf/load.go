@@ -111,6 +111,12 @@ type Model struct {
 	// Warnings says what of the file was not used and why (a texture that cannot
 	// be read, ...): nothing that changes the skeleton, clips or mesh.
 	Warnings []string
+	// Morphs lists the members whose meshes have morph targets, which are not
+	// baked (a BPAT file holds bone palettes), and MorphOnly the clips that
+	// animate morph target weights and move no bone: they bake as a still pose
+	// (docs/formats/gltf.md §3).
+	Morphs    []Morph
+	MorphOnly []string
 	// Meta and ClipMeta (one per clip) are bonebake's own data from the file's
 	// extras, written by export-gltf; zero when the file has none.
 	Meta     ModelMeta
@@ -142,7 +148,7 @@ func (d *document) model(opt Options) (*Model, error) {
 		return nil, err
 	}
 	if len(doc.Skins) == 0 {
-		return nil, d.fail(RuleSkinIndex, "the file has no skins")
+		return nil, d.noSkins()
 	}
 	if opt.Skin < 0 || opt.Skin >= len(doc.Skins) {
 		return nil, d.fail(RuleSkinIndex, "skin %d was asked for, but the file has %s (numbered from 0)", opt.Skin, count(len(doc.Skins), "skin"))
@@ -242,6 +248,7 @@ func (d *document) model(opt Options) (*Model, error) {
 			return nil, err
 		}
 	}
+	m.Morphs, m.MorphOnly = d.morphs(m.Members, bone)
 	return m, nil
 }
 

@@ -186,6 +186,7 @@ func Load(path string, s Settings) (*Model, error) {
 		return nil, err
 	}
 	notes = append(notes, more...)
+	notes = append(notes, morphNotes(m)...)
 	r, names, motions := Source(m)
 	job, err := mf.Job(r, names, motions)
 	if err != nil {
