@@ -51,7 +51,14 @@ type batCache struct {
 	m     map[batKey]*batEntry
 	clock uint64
 	limit int64
+	// slots holds one entry per bake running (MaxBaking; nil: no bound): the
+	// page asks for every asset's bake at once, and they wait their turn.
+	slots chan struct{}
+	bake  func(*Asset, bat.Options) (*batBake, error) // nil: bakeBAT
 }
+
+// MaxBaking is how many BAT bakes the server runs at once; more wait.
+const MaxBaking = 2
 
 // maxBATCache is what the viewer keeps of baked bone animation textures.
 const maxBATCache = 512 << 20
@@ -106,7 +113,15 @@ func (c *batCache) get(a *Asset, k batKey) (*batBake, error) {
 	e.used = c.clock
 	c.mu.Unlock()
 	e.once.Do(func() {
-		e.bake, e.err = bakeBAT(a, bat.Options{Preset: k.preset, Format: k.format})
+		if c.slots != nil {
+			c.slots <- struct{}{}
+			defer func() { <-c.slots }()
+		}
+		bake := c.bake
+		if bake == nil {
+			bake = bakeBAT
+		}
+		e.bake, e.err = bake(a, bat.Options{Preset: k.preset, Format: k.format})
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if e.err == nil {

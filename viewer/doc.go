@@ -139,7 +139,9 @@
 // is 503 with Retry-After, not queued (the page sends one at a time and retries).
 // A crowd of MaxUnits allocates at most about 12 MiB while built and keeps about
 // 14 MiB once built and stepped (TestCrowdBuildMemory), so crowds being built
-// hold at most 24 MiB and built ones 56 MiB.
+// hold at most 24 MiB and built ones 56 MiB. At most MaxBaking BAT bakes run at
+// once (the page asks for every asset's together; the rest wait their turn), and
+// the finished ones are kept within 512 MiB (maxBATCache).
 //
 // The page draws a frame every animation frame while playing; paused, only when
 // what it shows may have changed (a step's answer, input, a hook call, a load

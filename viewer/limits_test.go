@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/bonebake/bonebake/bat"
 )
@@ -49,5 +51,36 @@ func TestBATCacheEvicts(t *testing.T) {
 	}
 	if len(c.m) != 2 || c.m[batKey{id: 0}] == nil || c.m[batKey{id: 3}] == nil {
 		t.Errorf("kept %v; want 0 (asked for last) and 3 (just made)", kept)
+	}
+}
+
+// BAT bakes are bounded as crowd builds are: of 8 bakes asked for at once (the
+// page asks for every asset's), MaxBaking run at a time and the rest wait.
+func TestBATBakesBounded(t *testing.T) {
+	s := New(nil)
+	var mu sync.Mutex
+	running, most := 0, 0
+	s.bats.bake = func(*Asset, bat.Options) (*batBake, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		time.Sleep(30 * time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return &batBake{out: &bat.Output{}}, nil
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if _, err := s.bats.get(nil, batKey{id: i}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if most > MaxBaking || most == 0 {
+		t.Errorf("%d bakes ran at once; want at most %d", most, MaxBaking)
 	}
 }

@@ -66,6 +66,7 @@ func New(assets []*Asset) *Server {
 		}
 	}
 	s.files["index.html"] = withToken(s.files["index.html"], s.token)
+	s.bats.slots = make(chan struct{}, MaxBaking)
 	list := make([]assetJSON, len(assets))
 	builtins := crowd.NewRegistry() // the built-in species' definitions; it loads nothing
 	for i, a := range assets {
