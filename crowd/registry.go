@@ -16,6 +16,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -206,12 +207,12 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 			continue
 		}
 		name := path.Join(dir, e.Name())
-		b, err := fs.ReadFile(fsys, name)
+		b, err := readFS(fsys, name)
 		if err != nil {
 			return fmt.Errorf("crowd: %w", err)
 		}
 		side := sidecar{path: gait.SidecarPath(name)}
-		sb, err := fs.ReadFile(fsys, side.path)
+		sb, err := readFS(fsys, side.path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			side.path = ""
@@ -233,7 +234,20 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 	if err != nil {
 		return err
 	}
-	return r.loadSnapshotsBeside(added, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
+	return r.loadSnapshotsBeside(added, func(name string) ([]byte, error) { return readFS(fsys, name) })
+}
+
+// readFS reads name from fsys if it is a regular file: a named pipe (os.DirFS
+// over a folder holding one) would block the read for ever, a device never end.
+func readFS(fsys fs.FS, name string) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &regfile.Error{Path: name, Mode: st.Mode().Type()}
+	}
+	return fs.ReadFile(fsys, name)
 }
 
 // LoadFile loads one species file, into the slot its name or species_id gives it

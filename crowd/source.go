@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -99,7 +99,7 @@ func (src *Source) ReadBeside(path string, f *bpat.File) (gaitErr, snapErr error
 		src.Gaits = nil
 	}
 	p := snapshotBeside(path)
-	b, err := os.ReadFile(p)
+	b, err := regfile.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return gaitErr, nil
 	}

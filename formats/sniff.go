@@ -2,12 +2,12 @@ package formats
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // Kind is a file format that Sniff recognizes.
@@ -49,23 +49,26 @@ func Sniff(b []byte) Kind {
 	return Unknown
 }
 
-// ErrIsDirectory is what SniffFile returns for a directory.
-var ErrIsDirectory = errors.New("is a directory, not a file")
+// ErrIsDirectory is what SniffFile and every reader's Open return for a
+// directory, wrapped in an error naming it.
+var ErrIsDirectory = regfile.ErrIsDirectory
+
+// ErrNotRegular is what SniffFile and every reader's Open return, wrapped in an
+// error naming the path and its type, for a named pipe, a device or a socket:
+// readers read regular files only, at once, rather than wait on a pipe or read
+// a device's endless or foreign bytes.
+var ErrNotRegular = regfile.ErrNotRegular
 
 // SniffFile reads the start of the file at path and names its format. A file too
 // short or unlike any format is Unknown with a nil error; a path that cannot be
-// read is an error, and a directory is one wrapping ErrIsDirectory.
+// read is an error, a directory is one wrapping ErrIsDirectory, and a named
+// pipe, device or socket one wrapping ErrNotRegular.
 func SniffFile(path string) (Kind, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return Unknown, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return Unknown, err
-	} else if st.IsDir() {
-		return Unknown, fmt.Errorf("%s: %w", path, ErrIsDirectory)
-	}
 	b := make([]byte, sniffLen)
 	n, err := io.ReadFull(f, b)
 	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bonebake/bonebake/formats/bpx"
 	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // Skipped is a file Dir left out, and why.
@@ -79,7 +80,15 @@ func Dir(dir string, exclude ...string) (objs []bpx.PackInput, skipped []Skipped
 		}
 		objs = append(objs, bpx.PackInput{
 			Name: filepath.ToSlash(rel), Size: uint64(info.Size()),
-			Open: func() (io.ReadCloser, error) { return os.Open(path) },
+			Open: func() (io.ReadCloser, error) {
+				// The walk saw a regular file; one swapped for a pipe since is
+				// refused rather than waited on.
+				f, _, err := regfile.Open(path)
+				if err != nil {
+					return nil, err
+				}
+				return f, nil
+			},
 		})
 		return nil
 	})

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -175,7 +175,7 @@ func parseBPAT(name string, b []byte, read []formats.Option) (*bpat.File, string
 // is the file's base name, or else whose id is the file's species id, when the
 // bone counts agree; otherwise a box per bone.
 func LoadBPAT(path string, known []*species.Creature, read ...formats.Option) (*Asset, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

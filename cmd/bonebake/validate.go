@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/regfile"
 
 	"github.com/spf13/cobra"
 )
@@ -131,7 +131,7 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 
 // headerSpecies reads the species_id of a BPAT or BPSM header (offset 8 in both).
 func headerSpecies(path string) (uint32, bool) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return 0, false
 	}

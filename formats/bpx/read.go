@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/internal/binfmt"
 	"github.com/bonebake/bonebake/formats/internal/xz"
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // Rules of this format, besides those of package format.
@@ -142,18 +142,9 @@ func (f *File) checkOverlap(c *binfmt.Checker) {
 
 // Open opens the container at path; Close closes the file.
 func Open(path string, opts ...formats.Option) (*File, error) {
-	fh, err := os.Open(path)
+	fh, st, err := regfile.Open(path) // a pipe or device is refused (formats.ErrNotRegular)
 	if err != nil {
 		return nil, err
-	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	if st.IsDir() {
-		fh.Close()
-		return nil, fmt.Errorf("%s: %w", path, formats.ErrIsDirectory)
 	}
 	f, err := NewReader(fh, st.Size(), append(opts[:len(opts):len(opts)], formats.Name(path))...)
 	if err != nil {

@@ -12,11 +12,11 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // Format is the value of a sidecar's "format" key, and Version its version.
@@ -146,7 +146,7 @@ func (f *File) check() error {
 
 // Open reads and checks the sidecar at path.
 func Open(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

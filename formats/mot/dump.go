@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // The dump format: a motion's values at every frame as JSON (docs/formats/mot.md
@@ -98,7 +99,7 @@ func WriteDump(w io.Writer, m *Motion) error {
 
 // OpenDump reads a dump from a file; errors name it.
 func OpenDump(path string) (*Dump, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/internal/binfmt"
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // Rules of this format beyond format's shared ones; FormatError.Rule is one of
@@ -26,7 +26,7 @@ const (
 
 // Open reads the file at path and parses it; errors name the path.
 func Open(path string, opts ...formats.Option) (*Motion, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path) // a pipe or device is refused (formats.ErrNotRegular)
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,8 @@ import (
 // and the built-in creatures above it); the offline tools (bat, pack); the
 // runtime (crowd); the viewer and the CLI.
 var allowed = map[string][]string{
-	"formats":              {"formats/internal/", "internal/atomicfile"},
-	"formats/":             {"formats", "formats/", "internal/atomicfile"},
+	"formats":              {"formats/internal/", "internal/atomicfile", "internal/regfile"},
+	"formats/":             {"formats", "formats/", "internal/atomicfile", "internal/regfile"},
 	"roster":               {},
 	"internal/":            {},
 	"rig":                  {},
@@ -28,17 +28,17 @@ var allowed = map[string][]string{
 	"mesh":                 {"rig"},
 	"mesh/simplify":        {"mesh", "rig"},
 	"stride":               {"rig"},
-	"source/":              {"source/", "rig", "anim", "mesh", "internal/atomicfile"},
-	"source/gltf/gltfbake": {"bake", "anim", "formats/bpat", "formats/bpsm", "formats/gait", "internal/yamlread", "mesh", "mesh/simplify", "rig", "roster", "source/gltf", "stride"},
-	"source/mot":           {"bake", "formats", "formats/bpat", "formats/mot", "internal/yamlread", "rig", "roster", "source/gltf", "source/gltf/gltfbake"},
+	"source/":              {"source/", "rig", "anim", "mesh", "internal/atomicfile", "internal/regfile"},
+	"source/gltf/gltfbake": {"bake", "anim", "formats/bpat", "formats/bpsm", "formats/gait", "internal/yamlread", "mesh", "mesh/simplify", "rig", "roster", "source/gltf", "stride", "internal/regfile"},
+	"source/mot":           {"bake", "formats", "formats/bpat", "formats/mot", "internal/yamlread", "rig", "roster", "source/gltf", "source/gltf/gltfbake", "internal/regfile"},
 	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "internal/atomicfile", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},
 	"species/":             {"species", "species/", "rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
 	"bake":                 {"formats", "formats/", "internal/atomicfile", "rig", "anim", "mesh"}, // the engine: no source, no species
 	"bat":                  {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
-	"pack":                 {"formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster"},
-	"crowd":                {"formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
+	"pack":                 {"formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster", "internal/regfile"},
+	"crowd":                {"formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
 	"crowd/":               {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
-	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "mesh", "source/", "species"},
+	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "mesh", "source/", "species", "internal/regfile"},
 	"cmd/":                 {""}, // the command line uses everything
 	"internal/layering":    {},
 	"internal/testfiles":   {},

@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	qgltf "github.com/qmuntal/gltf"
+
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // document is a decoded glTF file: its JSON, its buffers' bytes and the node
@@ -52,7 +53,7 @@ func (d *document) wrap(rule Rule, err error, format string, args ...any) error 
 // readDocument reads a .gltf or .glb file and the buffers it refers to; external
 // files must lie inside root ("" = the model's own folder).
 func readDocument(path, root string) (*document, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path) // a pipe or device is refused, not waited on
 	if err != nil {
 		return nil, &Error{File: path, Rule: RuleFile, Detail: "cannot read the file", Err: err}
 	}
@@ -298,7 +299,8 @@ func decodeDataURI(uri string) ([]byte, error) {
 // readExternal reads the first n bytes of the file a relative URI names (n < 0:
 // the whole file, at most −n bytes). The file must lie inside d.root, symbolic
 // links included: it is opened through os.Root, so neither "../" nor a link can
-// leave the folder (docs/formats/gltf.md §6).
+// leave the folder, and it must be a regular file: a named pipe, a device or a
+// socket is refused before it is opened (docs/formats/gltf.md §6).
 func (d *document) readExternal(uri string, n int) ([]byte, error) {
 	if u, err := url.Parse(uri); err == nil && u.Scheme != "" {
 		return nil, fmt.Errorf("URI scheme %q is not supported", u.Scheme)
@@ -307,11 +309,16 @@ func (d *document) readExternal(uri string, n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A URI is a relative reference: "/dev/zero" would otherwise be read as
+	// dev/zero in the model's folder and fail as a file not found.
+	if strings.HasPrefix(name, "/") || filepath.IsAbs(filepath.FromSlash(name)) {
+		return nil, fmt.Errorf("%q is an absolute path; external files are named relative to the model and read from %s only (a pipeline that keeps them elsewhere can name that folder with --files-root)", uri, d.root)
+	}
 	rel, err := filepath.Rel(d.root, filepath.Join(d.dir, filepath.FromSlash(name)))
 	if err != nil || !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("%q leaves %s, the folder external files are read from (a pipeline that keeps them elsewhere can name that folder with --files-root)", uri, d.root)
 	}
-	f, err := os.OpenInRoot(d.root, rel)
+	f, st, err := regfile.OpenInRoot(d.root, rel)
 	if err != nil {
 		if strings.Contains(err.Error(), "escapes") {
 			return nil, fmt.Errorf("%q is a symbolic link out of %s, the folder external files are read from (--files-root names another): %w", uri, d.root, err)
@@ -319,13 +326,6 @@ func (d *document) readExternal(uri string, n int) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
-	}
 	switch {
 	case n < 0 && st.Size() > int64(-n):
 		return nil, fmt.Errorf("the file has %d bytes, more than the %d allowed", st.Size(), -n)

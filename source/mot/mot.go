@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/mot"
+	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/internal/yamlread"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/roster"
@@ -153,7 +153,7 @@ func Fits(r bake.Rig, motions []*mot.Motion, names []string, s Settings) ([]Fit,
 
 // ReadBoneMap reads a YAML map of skeleton bone name → motion bone id.
 func ReadBoneMap(path string) (map[string]int, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/regfile"
 
 	"github.com/edsrzf/mmap-go"
 )
@@ -69,18 +69,13 @@ func (p *Parsed) parsed() *Parsed { return p }
 func Open[T Mapped](path string, minSize int64, opts []formats.Option, parse func([]byte, ...formats.Option) (T, error)) (T, error) {
 	opts = append(opts[:len(opts):len(opts)], formats.Name(path))
 	var zero T
-	f, err := os.Open(path)
+	// Only a regular file: a pipe or device would give bytes that are not the
+	// file's, or none (formats.ErrNotRegular).
+	f, st, err := regfile.Open(path)
 	if err != nil {
 		return zero, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return zero, err
-	}
-	if st.IsDir() {
-		return zero, fmt.Errorf("%s: %w", path, formats.ErrIsDirectory)
-	}
 	if st.Size() < minSize {
 		b, err := io.ReadAll(f)
 		if err != nil {

@@ -194,9 +194,11 @@ func KnownSpecies(t *testing.T, base []byte, parse Parser) {
 	}
 }
 
-// OpenErrors checks what open makes of a missing file, a directory and an empty
-// file: errors that name the path (the empty file's breaking the truncation rule).
+// OpenErrors checks what open makes of a missing file, a directory, an empty
+// file, a named pipe and a device: errors that name the path (the empty file's
+// breaking the truncation rule; see NotRegular for the others).
 func OpenErrors[F any](t *testing.T, open func(string, ...formats.Option) (F, error)) {
+	NotRegular(t, func(path string) error { _, err := open(path); return err })
 	dir := t.TempDir()
 	if _, err := open(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)

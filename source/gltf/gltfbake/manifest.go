@@ -2,7 +2,6 @@ package gltfbake
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/internal/yamlread"
 
 	"go.yaml.in/yaml/v3"
@@ -104,7 +104,7 @@ type ManifestSocket struct {
 // ReadManifest parses a YAML manifest; unknown keys are errors, so typos surface.
 // Errors name the file and line and say what was expected in plain words.
 func ReadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

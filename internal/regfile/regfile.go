@@ -1,0 +1,154 @@
+// Package regfile opens the files readers are named, refusing at once anything
+// that is not a regular file: a named pipe would block the open (or the read)
+// until a writer comes, a device never ends (/dev/zero) or hands over bytes
+// that are not a file's (/dev/stdin), and a socket cannot be opened at all.
+// Readers read regular files only, so each says so, naming the path and what it
+// is, instead of waiting or reporting a wrong magic.
+//
+// The path is looked at first (Stat, following links) so that nothing but a
+// regular file is ever opened; the open itself does not block (O_NONBLOCK), and
+// what was opened is checked again, so that a file swapped for a pipe between
+// the two is refused too.
+package regfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is what opening something other than a regular file returns,
+// wrapped in an *Error.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrIsDirectory is what opening a directory returns, wrapped in an *Error.
+var ErrIsDirectory = errors.New("is a directory, not a file")
+
+// Error is a path that is not a regular file.
+type Error struct {
+	Path string
+	Mode fs.FileMode // the file's type bits
+}
+
+func (e *Error) Error() string {
+	if e.Mode.IsDir() {
+		return e.Path + ": " + ErrIsDirectory.Error()
+	}
+	return fmt.Sprintf("%s: it is %s, not a regular file; only regular files are read", e.Path, Kind(e.Mode))
+}
+
+// Is makes errors.Is see ErrNotRegular (and ErrIsDirectory for a directory).
+func (e *Error) Is(target error) bool {
+	return target == ErrNotRegular || (target == ErrIsDirectory && e.Mode.IsDir())
+}
+
+// Kind names a file type in words: "a named pipe (FIFO)", "a character device", ….
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeIrregular != 0:
+		return "a file of an unknown type"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "not a regular file"
+}
+
+// check returns an *Error unless st is a regular file.
+func check(path string, st fs.FileInfo) error {
+	if st.Mode().IsRegular() {
+		return nil
+	}
+	return &Error{Path: path, Mode: st.Mode().Type()}
+}
+
+// Open opens path for reading if it is a regular file (links followed), and
+// returns it with its FileInfo. Anything else is an *Error, without waiting.
+func Open(path string) (*os.File, fs.FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(path, st); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return verify(f, path, st)
+}
+
+// OpenInRoot is Open for a name inside root, opened through os.Root so that
+// neither "../" nor a symbolic link leaves it.
+func OpenInRoot(root, name string) (*os.File, fs.FileInfo, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	st, err := r.Stat(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(name, st); err != nil {
+		return nil, nil, err
+	}
+	f, err := r.OpenFile(name, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return verify(f, name, st)
+}
+
+// verify checks that f, just opened, is the regular file st described.
+func verify(f *os.File, path string, st fs.FileInfo) (*os.File, fs.FileInfo, error) {
+	got, err := f.Stat()
+	if err == nil {
+		err = check(path, got)
+	}
+	if err == nil && !os.SameFile(st, got) {
+		err = fmt.Errorf("%s: the file changed while it was opened", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, got, nil
+}
+
+// ReadFile reads the whole of the regular file at path (os.ReadFile, but
+// refusing what Open refuses).
+func ReadFile(path string) ([]byte, error) {
+	f, st, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The size is a hint: a file that grows while it is read is read to its end.
+	b := make([]byte, 0, st.Size()+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
