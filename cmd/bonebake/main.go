@@ -200,6 +200,9 @@ func main() {
 	atomicfile.HandleInterrupts(func(sig os.Signal, paths []string) {
 		fmt.Fprintln(os.Stderr, interruptLine(sig, paths))
 	})
+	atomicfile.OnRecover = func(targets []string, finished bool) {
+		fmt.Fprintln(os.Stderr, recoverLine(targets, finished))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -217,6 +220,16 @@ func interruptLine(sig os.Signal, paths []string) string {
 	}
 	slices.Sort(paths)
 	return fmt.Sprintf("bonebake: interrupted by %s while writing %s; nothing was written (an existing file is as it was)", name, strings.Join(paths, ", "))
+}
+
+// recoverLine says what became of a set of files whose commit was killed (kill
+// -9, a power cut) during its renames, which the next command writing into
+// that folder found (atomicfile.Set).
+func recoverLine(targets []string, finished bool) string {
+	if finished {
+		return fmt.Sprintf("bonebake: finished writing %s, left by a command killed as they took their names", strings.Join(targets, ", "))
+	}
+	return fmt.Sprintf("bonebake: put back the previous %s: a command killed as it replaced them had left a mix", strings.Join(targets, ", "))
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -71,3 +71,27 @@ func lockDirs(dirs []string) (func(), error) {
 	}
 	return release, nil
 }
+
+// tryLockDir takes an exclusive flock on dir if no one holds it, for undoing a
+// killed commit that also touched a folder this commit does not lock.
+func tryLockDir(dir string) (func(), bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil && !errors.Is(err, unix.ENOLCK) && !errors.Is(err, unix.EOPNOTSUPP) && !errors.Is(err, unix.EBADF) && !errors.Is(err, unix.EINVAL) {
+		f.Close()
+		return nil, false
+	}
+	return func() { f.Close() }, true
+}
+
+// fileID is a file's device and inode numbers: what tells, after a kill, whether
+// a target already holds the set's new file.
+func fileID(st os.FileInfo) (dev, ino uint64, ok bool) {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, false
+	}
+	return uint64(sys.Dev), uint64(sys.Ino), true
+}

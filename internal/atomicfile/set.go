@@ -33,9 +33,12 @@ import (
 //
 // Readers do not lock: one that opens a set's files while a commit runs may
 // see a file of each; one that wants a consistent set takes a shared flock on
-// the folder while it opens them. kill -9 or a power cut during the renames
-// (not before them) can leave a mix and the old files' hidden ".NAME.tmpNNN"
-// copies.
+// the folder while it opens them. kill -9 before the renames leaves nothing
+// (the files are unnamed); during them (microseconds) it leaves a journal
+// (JournalName) beside the first file, and the next commit into that folder
+// puts the old files back, or finishes the set when every file was renamed.
+// Without O_TMPFILE, kill -9 before the renames leaves the hidden
+// ".NAME.tmpNNN" files, as Write does.
 type Set struct {
 	mu    sync.Mutex
 	files []*member
@@ -156,8 +159,9 @@ func (s *Set) Discard() {
 	}
 }
 
-// commitHook, when set (by tests), runs before the set's i-th rename, with the
-// interrupt handler held off; an error it returns fails that rename.
+// commitHook, when set (by tests), runs before the set's i-th rename and, as
+// i = len(files), before the old files are removed, with the interrupt handler
+// held off; an error it returns fails the commit there.
 var commitHook func(i int) error
 
 // exchangeOff makes commits keep old files as hard links, as where there is no
@@ -196,12 +200,16 @@ func (s *Set) Commit() error {
 	// is in place or every rename is undone, and finds none of the set's
 	// writes in progress.
 	mu.Lock()
-	err = commitLocked(files)
+	recoverJournals(dirs)
+	jpath, err := commitLocked(files)
 	for _, m := range files {
 		if err != nil {
 			m.tmp.discard()
 		}
 		delete(active, m.tmp)
+	}
+	if jpath != "" {
+		os.Remove(jpath) // last: every file is new, or old again
 	}
 	stopWatching()
 	mu.Unlock()
@@ -213,29 +221,36 @@ func (s *Set) Commit() error {
 	return err
 }
 
-func commitLocked(files []*member) (err error) {
+// commitLocked renames files into place, all or none, and returns the path of
+// its journal for the caller to remove once the temporary files are gone
+// ("" when there is none, or when an undo failed: the journal then lets a
+// later commit finish the undo).
+func commitLocked(files []*member) (jpath string, err error) {
 	// Every target is checked again before anything is renamed: something may
 	// have taken a name since its file was written.
 	for _, m := range files {
 		target, _, err := resolve(m.path, true)
 		if err != nil {
-			return fmt.Errorf("writing %s: %w", m.path, err)
+			return "", fmt.Errorf("writing %s: %w", m.path, err)
 		}
 		if target != m.target {
-			return fmt.Errorf("writing %s: it now leads to %s, not %s as when it was written", m.path, target, m.target)
+			return "", fmt.Errorf("writing %s: it now leads to %s, not %s as when it was written", m.path, target, m.target)
 		}
 	}
 	for _, m := range files {
 		if m.tmp.name == "" {
 			name, err := m.tmp.nameUnnamed()
 			if err != nil {
-				return fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+				return "", fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
 			}
 			m.tmp.name = name
 		}
 		if err := m.tmp.f.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+			return "", fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
 		}
+	}
+	if jpath, err = writeJournal(files); err != nil {
+		return "", fmt.Errorf("writing %s: the commit's journal: %w", files[0].path, err)
 	}
 	var put []*member
 	defer func() {
@@ -245,26 +260,32 @@ func commitLocked(files []*member) (err error) {
 		for i := len(put) - 1; i >= 0; i-- {
 			if uerr := put[i].undo(); uerr != nil {
 				err = fmt.Errorf("%w; and putting back %s failed: %v (its old content is in %s)", err, put[i].path, withoutPath(uerr), put[i].old)
+				jpath = ""
 			}
 		}
 	}()
 	for i, m := range files {
 		if commitHook != nil {
 			if err := commitHook(i); err != nil {
-				return fmt.Errorf("writing %s: %w", m.path, err)
+				return jpath, fmt.Errorf("writing %s: %w", m.path, err)
 			}
 		}
 		if err := m.rename(); err != nil {
-			return fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+			return jpath, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
 		}
 		put = append(put, m)
+	}
+	if commitHook != nil {
+		if err := commitHook(len(files)); err != nil {
+			return jpath, fmt.Errorf("writing %s: %w", files[0].path, err)
+		}
 	}
 	for _, m := range files {
 		if m.old != "" {
 			os.Remove(m.old)
 		}
 	}
-	return nil
+	return jpath, nil
 }
 
 // rename puts m's file in place, keeping what it replaces for undo.

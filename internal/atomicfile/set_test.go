@@ -257,6 +257,11 @@ func setHelper(dir string) {
 	if os.Getenv("ATOMICFILE_NAMED") != "" {
 		unnamedOK.Store(false)
 	}
+	exchangeOff = os.Getenv("ATOMICFILE_LINKS") != ""
+	pauseAt, pause := 1, 300*time.Millisecond
+	if k := os.Getenv("ATOMICFILE_PAUSE_AT"); k != "" {
+		pauseAt, pause = int(k[0]-'0'), time.Minute
+	}
 	HandleInterrupts(func(sig os.Signal, paths []string) {
 		slices.Sort(paths)
 		os.Stderr.WriteString("interrupted by " + sig.String() + " while writing " + strings.Join(paths, ", ") + "\n")
@@ -271,9 +276,9 @@ func setHelper(dir string) {
 	os.Stdout.WriteString("written\n")
 	time.Sleep(300 * time.Millisecond)
 	commitHook = func(i int) error {
-		if i == 1 {
+		if i == pauseAt {
 			os.Stdout.WriteString("committing\n")
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(pause)
 		}
 		return nil
 	}
@@ -342,4 +347,88 @@ func TestSetInterrupted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSetKilled: kill -9 during a commit's renames leaves its journal; the next
+// commit into the folder undoes it (the old files back, a file that was new
+// removed, no hidden file left), or finishes it when every file was renamed,
+// and says so through OnRecover.
+func TestSetKilled(t *testing.T) {
+	defer func(f func([]string, bool)) { OnRecover = f }(OnRecover)
+	for _, named := range []bool{false, true} {
+		for _, links := range []bool{false, true} {
+			for at := 1; at <= len(setNames); at++ {
+				name := fmt.Sprintf("named %v, links %v, killed before step %d", named, links, at)
+				dir := t.TempDir()
+				oldSet(t, dir)
+				os.Remove(filepath.Join(dir, setNames[2])) // new in this set
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), "ATOMICFILE_SET_HELPER="+dir, fmt.Sprintf("ATOMICFILE_PAUSE_AT=%d", at))
+				if named {
+					cmd.Env = append(cmd.Env, "ATOMICFILE_NAMED=1")
+				}
+				if links {
+					cmd.Env = append(cmd.Env, "ATOMICFILE_LINKS=1")
+				}
+				out, _ := cmd.StdoutPipe()
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				r := bufio.NewReader(out)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						t.Fatalf("%s: the helper ended first", name)
+					}
+					if line == "committing\n" {
+						break
+					}
+				}
+				cmd.Process.Kill()
+				cmd.Wait()
+				if _, err := os.Stat(filepath.Join(dir, JournalName)); err != nil {
+					t.Errorf("%s: no journal: %v", name, err)
+				}
+				var got []string
+				finished := false
+				OnRecover = func(targets []string, f bool) { got, finished = targets, f }
+				s := NewSet()
+				if err := s.Write(filepath.Join(dir, "other.txt"), writeString("other")); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(setNames) || finished != (at == len(setNames)) {
+					t.Errorf("%s: OnRecover told %v, finished %v", name, got, finished)
+				}
+				want := map[string]string{"other.txt": "other"}
+				for i, n := range setNames {
+					switch {
+					case at == len(setNames):
+						want[n] = "new " + n
+					case i < 2:
+						want[n] = "old " + n
+					}
+				}
+				have := map[string]string{}
+				for _, n := range folderNames(dir) {
+					b, _ := os.ReadFile(filepath.Join(dir, n))
+					have[n] = string(b)
+				}
+				if fmt.Sprint(have) != fmt.Sprint(want) {
+					t.Errorf("%s: the folder holds %v, want %v", name, have, want)
+				}
+			}
+		}
+	}
+}
+
+func folderNames(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
