@@ -216,7 +216,6 @@ func TestCrowdBuildMemory(t *testing.T) {
 		if rec := get(t, s, fmt.Sprintf("/api/crowd/%d/step?dt=0.1", j.ID)); rec.Code != 200 {
 			t.Fatal(rec.Body)
 		}
-		rec = nil
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		alloc := float64(built.TotalAlloc-before.TotalAlloc) / (1 << 20)
