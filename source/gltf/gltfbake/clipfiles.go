@@ -20,6 +20,15 @@ import (
 // different body (Mixamo's X Bot and Y Bot differ by centimetres).
 const FitTolerance = 0.01
 
+// MinBound is the share of the nodes a clip file animates that must bind to
+// the character's (docs/formats/gltf.md §7); the rest are noted and ignored.
+const MinBound = 0.5
+
+// MaxFrameAngle is how far, in degrees, a bone may point otherwise in its
+// joint's frame in a clip file than in the character before --retarget refuses
+// to copy the joint's rotations (docs/formats/gltf.md §7).
+const MaxFrameAngle = 60
+
 // ClipFilesSettings is how clip files are put on a character.
 type ClipFilesSettings struct {
 	// Retarget takes rotations from the clips and translations from the
@@ -122,6 +131,24 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 		return nil, fail("none of its %s is named as a joint of %s (%s …): it animates another skeleton",
 			plural(len(cf.Nodes), "node"), filepath.Base(m.Path), strings.Join(m.JointNames[:min(3, len(m.JointNames))], ", "))
 	}
+	// Most of what a clip file animates must be the character's: a few names
+	// in common ("Head" past a prefix) bind another skeleton's motion to
+	// joints it was not made for.
+	animated, binds := map[int]bool{}, 0
+	for _, a := range cf.Animations {
+		for _, tr := range a.Tracks {
+			if !animated[tr.Bone] {
+				animated[tr.Bone] = true
+				if boneOf[tr.Bone] >= 0 {
+					binds++
+				}
+			}
+		}
+	}
+	if float64(binds) < MinBound*float64(len(animated)) {
+		return nil, fail("only %d of the %s it animates are nodes of %s, fewer than %.0f%%: it animates another skeleton",
+			binds, plural(len(animated), "node"), filepath.Base(m.Path), MinBound*100)
+	}
 	charRest := skel.RestModelSpace()
 	size := jointsSize(m, charRest)
 	nodeOf := make([]int, skel.Len())
@@ -220,6 +247,35 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			}
 			return nil, fail("its skeleton is not %s's: %s %s from the character's at rest by more than %g%% of the character's size (%.3g m): %s%s; --retarget takes its rotations alone",
 				filepath.Base(m.Path), plural(len(differ), "joint"), verb, FitTolerance*100, size, strings.Join(shown, ", "), more)
+		}
+	}
+	if retarget {
+		// Rotations are copied as they are, which is right only where the
+		// joints' frames agree: a joint's bones (its children's offsets) must
+		// point alike in both files, within MaxFrameAngle. Bodies of other
+		// proportions differ by a few degrees (X Bot's hips are 10° off
+		// Y Bot's); an exporter that orients joints otherwise, by 90° or 180°.
+		var differ []string
+		for c := range skel.Len() {
+			p, n := skel.Parents[c], nodeOf[c]
+			if p < 0 || n < 0 || !isJoint[c] || !isJoint[p] || nodeOf[p] < 0 || cf.Nodes[n].Parent != nodeOf[p] || moves[n] {
+				continue
+			}
+			a, b := skel.Rest[c].Translation, offset[n]
+			if a.Len()*charScale(c) < 1e-3*size || b.Len()*clipScale(n) < 1e-3*size {
+				continue // too short to point anywhere
+			}
+			if ang := math.Acos(max(-1, min(1, a.Normalize().Dot(b.Normalize())))) * 180 / math.Pi; ang > MaxFrameAngle {
+				differ = append(differ, fmt.Sprintf("%s's bone to %s by %.0f°", skel.Names[p], skel.Names[c], ang))
+			}
+		}
+		if len(differ) > 0 {
+			more := ""
+			if len(differ) > 3 {
+				more = fmt.Sprintf(" and %d more", len(differ)-3)
+			}
+			return nil, fail("its joints are oriented otherwise than %s's, so their rotations cannot be copied: %s point elsewhere in their joint's frame (more than %d°): %s%s; export the clips from a rig with the character's joint orientations",
+				filepath.Base(m.Path), plural(len(differ), "bone"), MaxFrameAngle, strings.Join(differ[:min(3, len(differ))], ", "), more)
 		}
 	}
 	out := &bound{}
