@@ -158,7 +158,7 @@ func ReadPackage(f *File) (*Package, error) {
 					return nil, err
 				}
 				if p.Metadata, _, err = DecodeBPXSDPrefix(b); err != nil {
-					return nil, f.fail(i, RuleType, s.Pointer, "metadata: %v", err)
+					return nil, f.sdFail(i, "metadata", err)
 				}
 			}
 		}

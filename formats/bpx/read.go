@@ -170,6 +170,18 @@ func (f *File) fail(i int, rule string, at uint64, detail string, args ...any) e
 	return &formats.FormatError{File: f.Name, Rule: rule, Offset: int64(at), Index: i, Detail: fmt.Sprintf("section %d: ", i) + fmt.Sprintf(detail, args...)}
 }
 
+// sdFail is the error for section i's BPXSD object that does not decode: it
+// breaks the rule the decoder names (depth, truncated, type, name, …), not
+// "type" for all; the offset is the section's, the byte within its decoded
+// bytes is said in words (a compressed section's has no place in the file).
+func (f *File) sdFail(i int, what string, err error) error {
+	var sd *SDError
+	if !errors.As(err, &sd) {
+		return f.fail(i, RuleType, f.Sections[i].Pointer, "%s: %v", what, err)
+	}
+	return f.fail(i, sd.Rule, f.Sections[i].Pointer, "%s (BPXSD), byte %d of the section: %s", what, sd.Offset, sd.Detail)
+}
+
 // Raw returns a reader of section i's bytes as stored (compressed or not).
 func (f *File) Raw(i int) *io.SectionReader {
 	s := f.Sections[i]

@@ -125,7 +125,7 @@ func ReadTexture(f *File) (*Texture, error) {
 			}
 			o, err := DecodeBPXSD(b)
 			if err != nil {
-				return nil, f.fail(i, RuleType, s.Pointer, "%v", err)
+				return nil, f.sdFail(i, "texture metadata", err)
 			}
 			if w, ok := o.Get("width"); ok && w.Uint >= 1 && w.Uint <= uint64(pw) {
 				t.Width = int(w.Uint)

@@ -12,6 +12,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/bonebake/bonebake/formats"
@@ -138,6 +140,18 @@ type Span struct {
 	OK         bool
 }
 
+// product writes sizes as a product people read: "2147483648 × 2147483648 × 56".
+func product(sizes []uint64) string {
+	var b strings.Builder
+	for i, k := range sizes {
+		if i > 0 {
+			b.WriteString(" × ")
+		}
+		b.WriteString(strconv.FormatUint(k, 10))
+	}
+	return b.String()
+}
+
 // Section checks that a section at offset (read from the header field at field) of
 // the product of sizes bytes lies inside the file. Products are taken with
 // overflow detection, so hostile counts cannot wrap around.
@@ -147,13 +161,17 @@ func (c *Checker) Section(name string, field, offset uint64, sizes ...uint64) Sp
 	for _, k := range sizes {
 		hi, lo := bits.Mul64(n, k)
 		if hi != 0 {
-			c.Fail(formats.RuleBounds, field, -1, "%s at %d would be %v bytes long, more than 2^64", name, offset, sizes)
+			c.Fail(formats.RuleBounds, field, -1, "%s at %d would be %s bytes long, more than 2^64", name, offset, product(sizes))
 			return s
 		}
 		n = lo
 	}
 	if offset > c.Size || n > c.Size-offset {
-		c.Fail(formats.RuleBounds, field, -1, "%s at %d, %d bytes long, runs past the end of the %d-byte file", name, offset, n, c.Size)
+		size := strconv.FormatUint(n, 10)
+		if len(sizes) > 1 {
+			size = product(sizes) + " = " + size
+		}
+		c.Fail(formats.RuleBounds, field, -1, "%s at %d, %s bytes long, runs past the end of the %d-byte file", name, offset, size, c.Size)
 		return s
 	}
 	s.End, s.OK = offset+n, true
