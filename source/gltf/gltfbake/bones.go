@@ -10,10 +10,11 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/stride"
 )
 
 // Reduction says how a rig with more joints than the bone limit was brought
-// under it (docs/formats/gltf.md §1): the joints no vertex is weighted to
+// under it (docs/formats/gltf.md §1.4): the joints no vertex is weighted to
 // dropped, then the least important deforming leaf joints merged into their
 // parents.
 type Reduction struct {
@@ -123,9 +124,18 @@ func reduce(m *gltf.Model, mf *Manifest, job *bake.Job, limit int, limitText str
 			}
 		}
 	}
-	// The joints no merge can remove: the roots, the named joints and every
-	// joint above a named one (it never becomes a leaf).
+	// The joints no merge can remove: the roots, the named joints, the feet
+	// and root that measure ground speed (found as the gait sidecar finds
+	// them, docs/formats/gait.md §2: a merged foot would stop measuring), and
+	// every joint above one of those (it never becomes a leaf).
 	fixed := namedJoints(m, mf)
+	if gr, err := stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone}); err == nil {
+		for _, b := range append(slices.Clone(gr.Feet), gr.Root) {
+			if j := jointOf[b]; j >= 0 {
+				fixed[j] = true
+			}
+		}
+	} // else Load reports the setting at fault
 	for j := range fixed {
 		if fixed[j] {
 			for p := parent[j]; p >= 0 && !fixed[p]; p = parent[p] {
@@ -147,7 +157,7 @@ func reduce(m *gltf.Model, mf *Manifest, job *bake.Job, limit int, limitText str
 		if least > bpat.MaxBones {
 			fix = fmt.Sprintf("a BPAT file holds at most %d: name fewer bones in sockets, feet and root_bone", bpat.MaxBones)
 		}
-		return nil, fmt.Errorf("%s (%d after dropping the joints no vertex is weighted to): merging leaf joints into their parents leaves at least %d (the root joints, those sockets, feet or root_bone name and the joints above them); %s",
+		return nil, fmt.Errorf("%s (%d after dropping the joints no vertex is weighted to): merging leaf joints into their parents leaves at least %d (the root joints, the joints sockets name, the feet and root that measure ground speed, and the joints above them); %s",
 			over(), n, least, fix)
 	}
 

@@ -293,27 +293,16 @@ func TestMaxBonesRefused(t *testing.T) {
 }
 
 // TestXbotFitsWithNoFlag: Xbot's 67 joints bake with no flag into at most 64
-// bones, and every vertex skinned with the baked palettes lies within the
-// reported deviation of the full rig (the independent evaluator's palettes of
-// all 67 joints on the mesh as the loader reads it, unreduced).
+// bones, and with --max-bones 20 into 20 (merging moves vertices, and its feet,
+// which measure ground speed, stay); every vertex skinned with the baked
+// palettes lies within the reported deviation of the full rig (the independent
+// evaluator's palettes of all 67 joints on the mesh as the loader reads it,
+// unreduced).
 func TestXbotFitsWithNoFlag(t *testing.T) {
 	path := testfiles.Path(t, "gltf", "threejs/Xbot.glb")
-	m, err := Load(path, Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(m.Job.Rig.Bones); n > 64 || m.Reduction == nil || m.Reduction.Joints != 67 {
-		t.Fatalf("%d bones, reduction %+v; want at most 64 of 67 joints", n, m.Reduction)
-	}
-	if _, err := m.Bytes(); err != nil {
-		t.Fatal(err)
-	}
 	whole, err := gltf.Load(path, gltf.Options{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(whole.Mesh.Positions) != len(m.GLTF.Mesh.Positions) {
-		t.Fatalf("%d vertices reduced, %d whole", len(m.GLTF.Mesh.Positions), len(whole.Mesh.Positions))
 	}
 	ref, err := gltfref.Load(path)
 	if err != nil {
@@ -347,7 +336,29 @@ func TestXbotFitsWithNoFlag(t *testing.T) {
 	if testing.Short() {
 		every = 5
 	}
-	if got := reducedDeviation(t, m, full, every); got > m.Reduction.Deviation+1e-5 {
-		t.Errorf("vertices lie up to %.6g m from the full rig's, beyond the reported %.6g m", got, m.Reduction.Deviation)
+	for _, limit := range []int{0, 20} {
+		m, err := Load(path, Settings{MaxBones: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(m.Job.Rig.Bones); n > max(limit, 64) || limit > 0 && n != limit || m.Reduction == nil || m.Reduction.Joints != 67 {
+			t.Fatalf("max %d: %d bones, reduction %+v; want at most 64 of 67 joints", limit, n, m.Reduction)
+		}
+		if limit > 0 && (len(m.Reduction.Merged) == 0 || !slices.Contains(m.GLTF.JointNames, "mixamorig:LeftToeBase") || !slices.Contains(m.GLTF.JointNames, "mixamorig:RightToeBase")) {
+			t.Errorf("max %d: merged %v, joints %v: want merges, and the feet kept", limit, m.Reduction.Merged, m.GLTF.JointNames)
+		}
+		if _, err := m.Bytes(); err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.Mesh.Positions) != len(m.GLTF.Mesh.Positions) {
+			t.Fatalf("%d vertices reduced, %d whole", len(m.GLTF.Mesh.Positions), len(whole.Mesh.Positions))
+		}
+		got := reducedDeviation(t, m, full, every)
+		if got > m.Reduction.Deviation+1e-5 {
+			t.Errorf("max %d: vertices lie up to %.6g m from the full rig's, beyond the reported %.6g m", limit, got, m.Reduction.Deviation)
+		}
+		if limit > 0 && !(got > 0.5*m.Reduction.Deviation) {
+			t.Errorf("max %d: vertices lie up to %.6g m from the full rig's, far below the reported %.6g m", limit, got, m.Reduction.Deviation)
+		}
 	}
 }

@@ -40,7 +40,7 @@ type Manifest struct {
 	// MaxBones is the most bones the palette may keep (1 to 64; 0: 64, BPAT's
 	// limit): a skin with more joints drops those no vertex is weighted to,
 	// then merges its least important leaf joints into their parents
-	// (docs/formats/gltf.md §1).
+	// (docs/formats/gltf.md §1.4).
 	MaxBones int `yaml:"max_bones"`
 	// BPATVersion is the BPAT version to write: 1, 2, or 0 (the default) for v1
 	// when no clip has a marker and v2 otherwise (docs/formats/bpat.md §2). A file

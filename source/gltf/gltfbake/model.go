@@ -47,7 +47,7 @@ type Settings struct {
 	// MaxBones, when not 0, overrides the manifest's max_bones: the most bones
 	// the palette may keep (1 to 64; default 64, BPAT's limit). A skin with more
 	// joints drops those no vertex is weighted to, then merges leaf joints
-	// (docs/formats/gltf.md §1).
+	// (docs/formats/gltf.md §1.4).
 	MaxBones int
 	// FilesRoot is the folder the model's external buffers and images must lie
 	// inside (default: the model's folder).
