@@ -186,12 +186,13 @@ func TestUnpackKilled(t *testing.T) {
 
 // TestUnpackKilledIntoNewFolder: a killed unpack into a folder it created is
 // undone by the next unpack into that folder, which removes the folder too
-// when it fails in turn; an unpack into the folder above finds it as well.
+// when it fails in turn; an unpack into the folder above (which enters it) or
+// into one below finds it as well.
 func TestUnpackKilledIntoNewFolder(t *testing.T) {
 	pkg, dir, _, _ := interruptFixture(t)
 	root := filepath.Dir(dir)
 	target := filepath.Join(root, "made", "here")
-	for _, next := range []string{target, root} {
+	for _, next := range []string{target, root, filepath.Join(target, "deeper")} {
 		if code, stderr := runHelper(t, fmt.Sprintf("SIGKILL placed 3 %s %s", pkg, target)); code != -1 {
 			t.Fatalf("exit %d, want killed; stderr %q", code, stderr)
 		}
