@@ -403,11 +403,18 @@ func isStageFile(name string) bool {
 }
 
 // removeDirs removes the folders recs created, deepest first, when empty:
-// what anyone else put there since stays, and the folder with it.
+// what anyone else put there since stays, and the folder with it. A folder
+// inside dir is reached through no symbolic link.
 func removeDirs(dir string, recs []record) {
 	for i := len(recs) - 1; i >= 0; i-- {
-		if recs[i].op == opDir {
-			os.Remove(filepath.Join(dir, filepath.FromSlash(recs[i].rel)))
+		r := recs[i]
+		if r.op != opDir {
+			continue
+		}
+		if aboveOrAt(r.rel) {
+			os.Remove(filepath.Join(dir, filepath.FromSlash(r.rel)))
+		} else if path, err := inside(dir, r.rel); err == nil {
+			os.Remove(path)
 		}
 	}
 }

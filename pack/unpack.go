@@ -106,6 +106,11 @@ func UnpackWith(p *bpx.Package, dir string, o UnpackOptions) (out []Unpacked, er
 	if err := folderConflicts(p, parts); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	for _, part := range strings.Split(filepath.ToSlash(filepath.Clean(dir)), "/") {
+		if strings.EqualFold(part, StageName) {
+			return nil, fmt.Errorf("%s: not unpacking into a folder named %s, the name unpacking keeps its stage under: %w", dir, StageName, ErrUnsafeName)
+		}
+	}
 	u := &unpacker{dir: dir, note: o.Recovered, entered: map[string]bool{}, staged: map[string]int{}}
 	if u.note == nil {
 		u.note = func(Recovered) {}

@@ -101,6 +101,20 @@ func TestUnpackRefusesStageName(t *testing.T) {
 	}
 }
 
+// TestUnpackRefusesStageAsTarget: the target folder cannot be a stage or lie
+// in one (an unpack there would take the stage for its own).
+func TestUnpackRefusesStageAsTarget(t *testing.T) {
+	root := t.TempDir()
+	for _, dir := range []string{filepath.Join(root, StageName), filepath.Join(root, ".Bonebake-Unpack", "x")} {
+		if _, err := Unpack(packageOf(t, Bytes("a", nil)), dir); !errors.Is(err, ErrUnsafeName) || !strings.Contains(err.Error(), dir) {
+			t.Errorf("%s: %v", dir, err)
+		}
+	}
+	if e, _ := os.ReadDir(root); len(e) != 0 {
+		t.Errorf("wrote %v", e)
+	}
+}
+
 // TestUnpackFolderConflict: an object that is also another's folder is refused
 // before anything is written.
 func TestUnpackFolderConflict(t *testing.T) {
