@@ -17,7 +17,9 @@ import (
 // power cut) during its renames, since its writer held the folder's flock all
 // along. The next commit that locks that folder undoes it: a target that holds
 // the new file (its inode says so) gets its old file back or, new, is removed;
-// every hidden file is removed. One name per folder is enough: one commit at a
+// every hidden file is removed. The journal is complete before the first
+// rename: one cut short (killed while written, so unreadable) is from before
+// any rename, and is removed. One name per folder is enough: one commit at a
 // time holds a folder's lock.
 const JournalName = ".bonebake-set.journal"
 
@@ -65,14 +67,17 @@ func writeJournal(files []*member) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Written under another name and renamed: a journal that exists is whole.
 	path := filepath.Join(filepath.Dir(j.Files[0].Target), JournalName)
-	if err := os.WriteFile(path+".tmp", b, 0o600); err != nil {
-		os.Remove(path + ".tmp")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
 		return "", err
 	}
-	if err := os.Rename(path+".tmp", path); err != nil {
-		os.Remove(path + ".tmp")
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
 		return "", err
 	}
 	return path, nil
@@ -89,14 +94,15 @@ func recoverJournals(dirs []string) {
 	}
 	for _, d := range dirs {
 		path := filepath.Join(d, JournalName)
-		os.Remove(path + ".tmp") // a kill while writing it: no rename had begun
 		b, err := os.ReadFile(path)
 		if err != nil {
 			continue
 		}
 		var j journal
 		if json.Unmarshal(b, &j) != nil {
-			continue // not ours to judge: left as it is
+			// Cut short while it was written: no rename had begun.
+			os.Remove(path)
+			continue
 		}
 		if targets, finished, ok := undoJournal(&j, held); ok {
 			os.Remove(path)

@@ -432,3 +432,17 @@ func folderNames(dir string) []string {
 	}
 	return names
 }
+
+// TestSetJournalCutShort: a journal a kill cut short while it was written (no
+// rename had begun) is removed by the next commit, which goes ahead.
+func TestSetJournalCutShort(t *testing.T) {
+	dir := t.TempDir()
+	oldSet(t, dir)
+	os.WriteFile(filepath.Join(dir, JournalName), []byte(`{"files":[{"target":"`), 0o600)
+	s := NewSet()
+	writeSet(t, s, dir, "new")
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	checkSet(t, dir, "new")
+}
