@@ -7,20 +7,6 @@ import (
 	"github.com/bonebake/bonebake/rig"
 )
 
-// restGlobal returns node n's global transform at rest: the product of the local
-// transforms from its root down to it.
-func (d *document) restGlobal(n int) (rig.Mat4, error) {
-	g := rig.IdentityMat4()
-	for x := n; x >= 0; x = d.parents[x] {
-		t, err := d.restTransform(x)
-		if err != nil {
-			return rig.Mat4{}, err
-		}
-		g = t.Matrix().Mul(g)
-	}
-	return g, nil
-}
-
 // CheckScale says whether a model may be scaled uniformly by s: a positive,
 // finite number. Scale applies it, and the command line applies it to --scale
 // before any model is read.
