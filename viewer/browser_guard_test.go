@@ -140,3 +140,25 @@ func TestBrowserCrossSite(t *testing.T) {
 		t.Errorf("%d BAT bakes started for the other site", baked)
 	}
 }
+
+// TestBrowserSliderDrag: sizes asked for faster than the server builds them (a
+// slider dragged) are sent one at a time, the superseded ones not at all, so the
+// server's bound on builds at once (MaxBuilding) never refuses the page: the
+// last size asked for is the crowd, and the page shows no error.
+func TestBrowserSliderDrag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	p := openViewer(t, builtins(t), "?n=10&aa=0&skeleton=0&sockets=0", 320, 97)
+	p.eval("bonebake.setCrowdVisible(false)") // the big crowds cost no drawing
+	sizes := "[20000, 19000, 18000, 17000, 16000, 15000, 14000, 120]"
+	got := p.eval(`Promise.all(` + sizes + `.map((n) => bonebake.setInstances(n)))
+		.then(() => bonebake.nextFrames(3)).then(() => 'ok', (e) => String(e))`)
+	if got != "ok" {
+		t.Fatalf("dragging the slider: %v", got)
+	}
+	if m := p.eval("[bonebake.state.count, bonebake.state.crowd.unit_count, bonebake.error || null]"); fmt.Sprint(m) != "[120 120 <nil>]" {
+		t.Errorf("count, crowd size and error after the drag: %v", m)
+	}
+	p.checkClean()
+}
