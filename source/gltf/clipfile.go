@@ -1,6 +1,8 @@
 package gltf
 
 import (
+	qgltf "github.com/qmuntal/gltf"
+
 	"github.com/bonebake/bonebake/anim"
 	"github.com/bonebake/bonebake/rig"
 )
@@ -21,6 +23,9 @@ type ClipFile struct {
 	// Unnamed says, per animation, that the file gave it no name (so that the
 	// caller may name it after the file instead).
 	Unnamed []bool
+	// Weights counts, per animation, its channels on morph target weights,
+	// which are not baked (docs/formats/gltf.md §3).
+	Weights []int
 }
 
 // ClipNode is one node of a clip file: its name as the file writes it ("" when
@@ -65,6 +70,13 @@ func LoadClips(path string, opt Options) (*ClipFile, error) {
 	}
 	for _, a := range d.doc.Animations {
 		cf.Unnamed = append(cf.Unnamed, a.Name == "")
+		w := 0
+		for _, ch := range a.Channels {
+			if ch.Target.Node != nil && ch.Target.Path == qgltf.TRSWeights {
+				w++
+			}
+		}
+		cf.Weights = append(cf.Weights, w)
 	}
 	return cf, nil
 }

@@ -73,6 +73,14 @@ func AddClipFiles(m *gltf.Model, files []string, s ClipFilesSettings) (notes []s
 				}
 			}
 			used[name] = true
+			switch {
+			case len(a.Tracks) == 0 && cf.Weights[i] > 0:
+				notes = append(notes, fmt.Sprintf("%s: animation %q animates only morph target weights, which are not baked (a BPAT file holds bone palettes): clip %s bakes as a still pose", filepath.Base(path), a.Name, name))
+			case len(a.Tracks) == 0:
+				notes = append(notes, fmt.Sprintf("%s: animation %q moves none of %s's nodes: clip %s bakes as a still pose", filepath.Base(path), a.Name, filepath.Base(m.Path), name))
+			case cf.Weights[i] > 0:
+				notes = append(notes, fmt.Sprintf("%s: animation %q: %s on morph target weights not baked (a BPAT file holds bone palettes)", filepath.Base(path), a.Name, plural(cf.Weights[i], "channel")))
+			}
 			a.Name = name
 			m.Clips = append(m.Clips, a)
 			m.ClipMeta = append(m.ClipMeta, gltf.ClipMeta{})

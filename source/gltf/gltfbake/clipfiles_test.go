@@ -450,3 +450,21 @@ func TestClipFilesOtherUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestClipFilesMorphOnly: an animation of a clip file that animates only
+// morph target weights is said to bake as a still pose, not left silent.
+func TestClipFilesMorphOnly(t *testing.T) {
+	morph := rewriteGLB(t, mixamo(t, "walking.glb"), t.TempDir(), func(js string) string {
+		for _, p := range []string{"translation", "rotation", "scale"} {
+			js = strings.ReplaceAll(js, `"path":"`+p+`"`, `"path":"weights"`)
+		}
+		return js
+	})
+	m, err := Load(mixamo(t, "ybot.glb"), Settings{ClipFiles: []string{morph}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Join(m.Notes, "\n"); !strings.Contains(n, `animation "walking" animates only morph target weights`) || !strings.Contains(n, "still pose") {
+		t.Errorf("notes %q do not say walking bakes as a still pose", m.Notes)
+	}
+}
