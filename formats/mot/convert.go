@@ -44,6 +44,32 @@ type Reexpressed struct {
 	Diff float64
 }
 
+// Converting keeps what a file costs in proportion to it (docs/formats/mot.md
+// §15): records sharing data are converted once and share the result, and the
+// record data written may come to at most MaxConvertGrowth times the input's
+// bytes, or MaxConvertFloor, whichever is more.
+const (
+	MaxConvertGrowth = 64
+	MaxConvertFloor  = 16 << 20
+)
+
+// dataKey is a record's data as the records sharing it see it: the same bytes
+// (the reader gives records that point at one span one copy) read as the same
+// type and count.
+type dataKey struct {
+	data  *byte
+	size  int
+	typ   int8
+	count int
+}
+
+func keyOf(r Record) dataKey {
+	if len(r.Data) == 0 {
+		return dataKey{}
+	}
+	return dataKey{&r.Data[0], len(r.Data), r.Type, r.Count}
+}
+
 // Convert returns m in family f and byte order o (docs/formats/mot.md §10).
 // Record types change where the families number them differently, and widen
 // where the target family has no type of the same layout: every value m decodes
@@ -72,6 +98,27 @@ func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16, t
 	}
 	out.Records = make([]Record, 0, len(m.Records))
 	var re []Reexpressed
+	// What the input holds (its table and each distinct block of data once)
+	// bounds what the output may.
+	header := uint64(Bayo2Header)
+	if m.Family == Bayo1 {
+		header = Bayo1Header
+	}
+	in := header + RecordSize*uint64(len(m.Records)+1)
+	seen := map[dataKey]bool{}
+	for _, r := range m.Records {
+		if k := keyOf(r); k.data != nil && !seen[k] {
+			seen[k] = true
+			in += alignUp(uint64(len(r.Data)), 4)
+		}
+	}
+	limit := max(uint64(MaxConvertFloor), MaxConvertGrowth*in)
+	written := uint64(0)
+	type converted struct {
+		r Record
+		x *Reexpressed
+	}
+	done := map[dataKey]converted{}
 	for i, r := range m.Records {
 		if IsCamera(m.Family, r.Bone) {
 			to, ok := camera[r.Bone]
@@ -82,9 +129,30 @@ func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16, t
 				continue
 			}
 		}
-		nr, x, err := convertRecord(r, m.Family, m.Order, f, o, m.Frames, types)
-		if err != nil {
-			return nil, nil, fmt.Errorf("mot: record %d (bone %d, track %d, type %d): %w", i, r.Bone, r.Track, r.Type, err)
+		key := keyOf(r)
+		var nr Record
+		var x *Reexpressed
+		if c, ok := done[key]; ok && key.data != nil {
+			// Data another record shares, converted already: share the result.
+			nr = r
+			nr.Type, nr.Count, nr.Data = c.r.Type, c.r.Count, c.r.Data
+			if c.x != nil {
+				y := *c.x
+				y.Bone, y.Track = r.Bone, r.Track
+				x = &y
+			}
+		} else {
+			var err error
+			if nr, x, err = convertRecord(r, m.Family, m.Order, f, o, m.Frames, types); err != nil {
+				return nil, nil, fmt.Errorf("mot: record %d (bone %d, track %d, type %d): %w", i, r.Bone, r.Track, r.Type, err)
+			}
+			if key.data != nil {
+				done[key] = converted{nr, x}
+			}
+			if written += alignUp(uint64(len(nr.Data)), 4); written > limit {
+				return nil, nil, fmt.Errorf("mot: record %d (bone %d, track %d, type %d): the converted record data pass %d bytes, more than the %d allowed (%d times the input's %d bytes, at least %d MiB; docs/formats/mot.md §15)",
+					i, r.Bone, r.Track, r.Type, written, limit, MaxConvertGrowth, in, MaxConvertFloor>>20)
+			}
 		}
 		if x != nil {
 			x.Record = i

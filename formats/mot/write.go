@@ -9,7 +9,10 @@ import (
 // Marshal writes m in the canonical layout (every file seen is in it): header,
 // record table with its terminator, then each record's data in record order,
 // each block starting on a multiple of 4 with zero padding. A file that parses
-// strictly comes back byte for byte.
+// strictly comes back byte for byte. Records that share their data (the same
+// bytes, as the reader gives records pointing at one span) point at one copy,
+// written where the first of them puts it: the file stays the size of what it
+// holds (docs/formats/mot.md §15).
 func (m *Motion) Marshal() ([]byte, error) {
 	o := m.Order
 	if o == nil {
@@ -44,6 +47,11 @@ func (m *Motion) Marshal() ([]byte, error) {
 		return nil, fmt.Errorf("mot: %d records", len(m.Records))
 	}
 	size := header + RecordSize*n
+	type block struct {
+		data *byte
+		size int
+	}
+	placed := map[block]uint64{} // shared data: where its one copy goes
 	for i, r := range m.Records {
 		want, ok := Layout(m.Family, r.Type, r.Count)
 		switch {
@@ -58,7 +66,11 @@ func (m *Motion) Marshal() ([]byte, error) {
 		case r.Bone == TerminatorBone:
 			return nil, fmt.Errorf("mot: record %d: bone 0x7fff is the terminator", i)
 		}
-		size = alignUp(size, 4) + uint64(want)
+		if k := (block{&r.Data[0], len(r.Data)}); placed[k] == 0 {
+			size = alignUp(size, 4)
+			placed[k] = size
+			size += uint64(want)
+		}
 	}
 	if size > math.MaxUint32 {
 		return nil, fmt.Errorf("mot: %d bytes do not fit 32-bit offsets", size)
@@ -93,13 +105,15 @@ func (m *Motion) Marshal() ([]byte, error) {
 			continue
 		}
 		o.PutUint16(e[4:], uint16(r.Count))
-		next = alignUp(next, 4)
-		off := next
+		at := placed[block{&r.Data[0], len(r.Data)}]
+		if at >= next { // the first record of this data: write it
+			next = at + uint64(copy(b[at:], r.Data))
+		}
+		off := at
 		if m.Family == Bayo2 {
 			off -= header + RecordSize*uint64(i)
 		}
 		o.PutUint32(e[8:], uint32(off))
-		next += uint64(copy(b[next:], r.Data))
 	}
 	t := b[header+RecordSize*uint64(len(m.Records)):]
 	o.PutUint16(t, TerminatorBone)
