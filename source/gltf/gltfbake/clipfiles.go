@@ -344,6 +344,13 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 				tr.Values = scaled(tr.Values, k)
 			case retarget && tr.Path != anim.Rotation:
 				continue // the character's own offsets and scales
+			case tr.Path == anim.Translation:
+				// Offsets are compared in the scene's units; the channel is
+				// in its parent's, which may be scaled otherwise (an armature
+				// at 0.01 over centimetres, or none over metres).
+				if k := clipScale(n) / charScale(b); math.Abs(k-1) > 1e-6 {
+					tr.Values = scaled(tr.Values, k)
+				}
 			}
 			c.Tracks = append(c.Tracks, tr)
 		}

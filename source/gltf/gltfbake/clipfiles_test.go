@@ -468,3 +468,52 @@ func TestClipFilesMorphOnly(t *testing.T) {
 		t.Errorf("notes %q do not say walking bakes as a still pose", m.Notes)
 	}
 }
+
+// TestClipFilesLocalUnits: walking.glb made metres below an unscaled
+// armature (its Armature's 0.01 scale taken into every offset and
+// translation key) is the same walk in the scene, and binds to the same
+// tracks as the file itself: the joints' translation channels are taken into
+// the character's units (ybot's armature still scales by 0.01).
+func TestClipFilesLocalUnits(t *testing.T) {
+	m, err := gltf.Load(mixamo(t, "ybot.glb"), gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func() *gltf.ClipFile {
+		cf, err := gltf.LoadClips(mixamo(t, "walking.glb"), gltf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cf
+	}
+	plain, metres := load(), load()
+	arm := slices.IndexFunc(metres.Nodes, func(n gltf.ClipNode) bool { return n.Name == "Armature" })
+	s := metres.Nodes[arm].Rest.Scale[0]
+	metres.Nodes[arm].Rest.Scale = [3]float64{1, 1, 1}
+	for n := range metres.Nodes {
+		if n != arm {
+			metres.Nodes[n].Rest.Translation = metres.Nodes[n].Rest.Translation.Scale(s)
+		}
+	}
+	for i := range metres.Animations[0].Tracks {
+		if tr := &metres.Animations[0].Tracks[i]; tr.Path == anim.Translation {
+			tr.Values = scaled(tr.Values, s)
+		}
+	}
+	a, err := bindClipFile(m, plain, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bindClipFile(m, metres, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ta := range a.clips[0].Tracks {
+		tb := b.clips[0].Tracks[i]
+		for k := range ta.Values {
+			if d := math.Abs(float64(ta.Values[k] - tb.Values[k])); d > 1e-4*max(1, math.Abs(float64(ta.Values[k]))) {
+				t.Fatalf("%s path %d value %d: %v from metres, %v from the file", m.Skeleton.Names[ta.Bone], ta.Path, k, tb.Values[k], ta.Values[k])
+			}
+		}
+	}
+}
