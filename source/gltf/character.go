@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+
+	qgltf "github.com/qmuntal/gltf"
 
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
@@ -270,6 +273,7 @@ func (d *document) character(m *Model, opt Options, jointOf map[int]int) error {
 		transformMesh(pc.mesh, place)
 		keep = append(keep, i)
 	}
+	m.Warnings = append(m.Warnings, d.unbakedMotion(m, jointOf)...)
 	merged, parts, err := d.merge(pieces, keep)
 	if err != nil {
 		return err
@@ -554,4 +558,43 @@ func (d *document) merge(pieces []piece, keep []int) (*Mesh, []Part, error) {
 		}
 	}
 	return out, parts, nil
+}
+
+// unbakedMotion says which rigid parts hang on their joint through nodes (their
+// own included) that clips animate: those nodes are not joints, so their motion
+// is not in the palette and the part follows its joint as at rest.
+func (d *document) unbakedMotion(m *Model, jointOf map[int]int) []string {
+	animated := map[int][]string{}
+	for ai, a := range d.doc.Animations {
+		for _, ch := range a.Channels {
+			if ch.Target.Node == nil || ch.Target.Path == qgltf.TRSWeights {
+				continue
+			}
+			n := *ch.Target.Node
+			if name := m.Clips[ai].Name; !slices.Contains(animated[n], name) {
+				animated[n] = append(animated[n], name)
+			}
+		}
+	}
+	var out []string
+	for _, mb := range m.Members {
+		if mb.Skin >= 0 {
+			continue
+		}
+		for x := mb.Node; x >= 0; x = d.parents[x] {
+			if _, ok := jointOf[x]; ok {
+				break
+			}
+			if clips := animated[x]; len(clips) > 0 {
+				which := "clip " + clips[0] + " animates"
+				if len(clips) > 1 {
+					which = "clips " + strings.Join(clips, ", ") + " animate"
+				}
+				out = append(out, fmt.Sprintf("%s hangs on joint %q through %s, which %s: only joints are baked, so it follows %q as at rest",
+					label("node", mb.Node, d.doc.Nodes[mb.Node].Name), mb.Joint, label("node", x, d.doc.Nodes[x].Name), which, mb.Joint))
+				break
+			}
+		}
+	}
+	return out
 }

@@ -235,3 +235,35 @@ func TestXbotSize(t *testing.T) {
 		t.Errorf("size %v, hint %q; want about 1.8 m tall and no hint", s, s.Hint())
 	}
 }
+
+// TestRigidPartOnAnimatedNode: a clip that animates the plain node a rigid part
+// hangs through (capeModel's Socket, under Head) moves nothing in the palette
+// (only joints are baked): the load says so, naming the part, the node and the
+// clip.
+func TestRigidPartOnAnimatedNode(t *testing.T) {
+	path := capeModel(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	turn := doc["animations"].([]any)[0].(map[string]any)
+	turn["channels"] = append(turn["channels"].([]any), map[string]any{"sampler": 0, "target": map[string]any{"node": 8, "path": "rotation"}})
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `node 10 (Helmet) hangs on joint "Head" through node 8 (Socket), which clip Turn animates: only joints are baked`
+	if !strings.Contains(strings.Join(m.Notes, "\n"), want) {
+		t.Errorf("notes %q do not say %q", m.Notes, want)
+	}
+}
