@@ -168,8 +168,9 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			nodeOf[b] = n
 		}
 	}
-	// unitScale is the uniform scale a node's parent applies to its offset: the
-	// offsets compared are in the scene's units whatever the armature's scale.
+	// charScale and clipScale are the uniform scale a node's parent applies to
+	// its offset at rest: offsets are compared in the scene's units, whatever
+	// the armature's scale.
 	charScale := func(b int) float64 {
 		if p := skel.Parents[b]; p >= 0 {
 			return uniformScale(charRest[p])
@@ -208,9 +209,10 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 				first = 3
 			}
 			v0 := rig.Vec3{float64(tr.Values[first]), float64(tr.Values[first+1]), float64(tr.Values[first+2])}
+			cs := clipScale(n)
 			for k := first; k+2 < len(tr.Values); k += step {
 				v := rig.Vec3{float64(tr.Values[k]), float64(tr.Values[k+1]), float64(tr.Values[k+2])}
-				if v.Sub(v0).Len()*clipScale(n) > tol {
+				if v.Sub(v0).Len()*cs > tol {
 					moves[n] = true
 				}
 			}
@@ -305,7 +307,7 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 				if body == 0 {
 					body = ratio
 				}
-				out.notes = append(out.notes, fmt.Sprintf("%s: --retarget: rotations from the file, offsets from %s's rest; %s's travel ×%.4g (hip height %.3g m here, %.3g m in the file)",
+				out.notes = append(out.notes, fmt.Sprintf("%s: --retarget: rotations from the file, offsets from %s's rest; %s's travel ×%.4g, the ratio of hip heights (the bones from the hips down: %.3g m in the character, %.3g m in the file)",
 					filepath.Base(cf.Path), filepath.Base(m.Path), skel.Names[b], ratio, charLen, clipLen))
 			} else {
 				out.notes = append(out.notes, fmt.Sprintf("%s: --retarget: no joint below %s is in both skeletons to measure hip height by; its travel is taken unscaled", filepath.Base(cf.Path), skel.Names[b]))
