@@ -210,3 +210,35 @@ func TestUnpackKilledIntoNewFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestRecover: Recover undoes the killed unpacks into a folder and under it
+// without unpacking anything, and says what it found; a second call finds
+// none.
+func TestRecover(t *testing.T) {
+	pkg, dir, before, _ := interruptFixture(t)
+	root := filepath.Dir(dir)
+	if code, stderr := runHelper(t, fmt.Sprintf("SIGKILL placed 2 %s %s", pkg, dir)); code != -1 {
+		t.Fatalf("exit %d, want killed; stderr %q", code, stderr)
+	}
+	made := filepath.Join(root, "made", "here")
+	if code, stderr := runHelper(t, fmt.Sprintf("SIGKILL placed 3 %s %s", pkg, made)); code != -1 {
+		t.Fatalf("exit %d, want killed; stderr %q", code, stderr)
+	}
+	found, err := Recover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 2 || found[0].Dir != made || found[0].Removed != 4 || found[1].Dir != dir || found[1].Restored != 2 || found[1].Removed != 1 {
+		t.Errorf("found %+v", found)
+	}
+	sameTree(t, "after", tree(t, dir), before)
+	if _, err := os.Lstat(filepath.Join(root, "made")); err == nil {
+		t.Error("the folders the killed unpack made are left")
+	}
+	if found, err := Recover(dir); err != nil || len(found) != 0 {
+		t.Errorf("again: %v %v", found, err)
+	}
+	if _, err := Recover(filepath.Join(root, "none")); err == nil || !strings.Contains(err.Error(), "none: no such file") {
+		t.Errorf("a missing folder: %v", err)
+	}
+}

@@ -431,3 +431,72 @@ func kindOf(m fs.FileMode) string {
 	}
 	return "not a regular file (a pipe, a socket or a device)"
 }
+
+// Recover finishes or undoes the interrupted unpacks (processes killed) into
+// dir, into the folders above it and into the folders under it, as the next
+// unpack there would, without unpacking anything: what `bonebake bpx recover`
+// runs. It returns what it found, in the order it dealt with them.
+func Recover(dir string) ([]Recovered, error) {
+	var found []Recovered
+	note := func(r *Recovered, err error) error {
+		if r != nil {
+			found = append(found, *r)
+		}
+		return err
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a folder", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		if err := note(recoverAt(d, false, nil)); err != nil {
+			return found, err
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	l, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	err = note(recoverAt(dir, true, nil))
+	l.Close()
+	if err != nil {
+		return found, err
+	}
+	if _, err := os.Lstat(dir); err != nil {
+		return found, nil // the unpack undone had made it
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case !d.IsDir():
+			return nil
+		case strings.EqualFold(d.Name(), StageName):
+			return filepath.SkipDir
+		case path == dir:
+			return nil
+		}
+		if err := note(recoverAt(path, false, nil)); err != nil {
+			return err
+		}
+		if _, err := os.Lstat(path); err != nil {
+			return filepath.SkipDir // undone with the unpack that made it
+		}
+		return nil
+	})
+	return found, err
+}

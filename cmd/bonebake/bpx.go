@@ -41,7 +41,7 @@ package as a palette texture (T) and a model (M).`,
 		bpx.MaxObjects, bpx.MaxTableBytes = maxObjects, maxTable<<20
 		return nil
 	}
-	cmd.AddCommand(newBPXInspectCmd(), newBPXDumpCmd(), newBPXListCmd(), newBPXPackCmd(), newBPXUnpackCmd())
+	cmd.AddCommand(newBPXInspectCmd(), newBPXDumpCmd(), newBPXListCmd(), newBPXPackCmd(), newBPXUnpackCmd(), newBPXRecoverCmd())
 	return cmd
 }
 

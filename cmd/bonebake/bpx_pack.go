@@ -115,6 +115,33 @@ folder finish or undo the interrupted one first, and say so.`,
 	return cmd
 }
 
+func newBPXRecoverCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "recover DIR",
+		Short: "Finish or undo an interrupted unpack into DIR without unpacking again",
+		Long: `Find the stages (.bonebake-unpack folders) that killed unpacks left in DIR,
+in the folders above it and in those under it, and finish each (when every
+file was in place) or undo it (files it replaced put back, files and folders it
+created removed), as the next 'bpx unpack' there would. One line for each, or
+one saying there was none.`,
+		Example: "  bonebake bpx recover out/",
+		Args:    args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			found, err := pack.Recover(a[0])
+			for _, r := range found {
+				fmt.Fprintln(cmd.OutOrStdout(), r)
+			}
+			if err != nil {
+				return err
+			}
+			if len(found) == 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: no interrupted unpack found\n", a[0])
+			}
+			return nil
+		},
+	}
+}
+
 func newBPXPackCmd() *cobra.Command {
 	var (
 		out, compress, checksum, arch, platform, generator string

@@ -73,14 +73,7 @@ func TestBPXUnpackRecoveryNote(t *testing.T) {
 	if code, _, errOut := bonebake(t, "bpx", "pack", src, "-o", pkg); code != 0 {
 		t.Fatal(errOut)
 	}
-	// An unpack of old.bpx was killed after it put x.txt in place.
-	os.MkdirAll(filepath.Join(dir, pack.StageName), 0o700)
-	x := filepath.Join(dir, "x.txt")
-	os.WriteFile(x, []byte("x"), 0o644)
-	st, _ := os.Lstat(x)
-	s := st.Sys().(*syscall.Stat_t)
-	os.WriteFile(filepath.Join(dir, pack.StageName, "journal"),
-		fmt.Appendf(nil, "bonebake unpack journal 1\npackage \"old.bpx\"\npid 42\np \"x.txt\" %d %d\n", s.Dev, s.Ino), 0o600)
+	killedUnpack(t, dir)
 	code, out, errOut := bonebake(t, "bpx", "unpack", pkg, "-o", dir)
 	if code != 0 || !strings.Contains(out, "unpacked 1 file") {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
@@ -92,6 +85,39 @@ func TestBPXUnpackRecoveryNote(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 || entries[0].Name() != "a.txt" {
 		t.Errorf("left %v, want a.txt alone", entries)
+	}
+}
+
+// killedUnpack leaves in dir what an unpack of old.bpx killed after it put
+// x.txt in place leaves.
+func killedUnpack(t *testing.T, dir string) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(dir, pack.StageName), 0o700)
+	x := filepath.Join(dir, "x.txt")
+	os.WriteFile(x, []byte("x"), 0o644)
+	st, _ := os.Lstat(x)
+	s := st.Sys().(*syscall.Stat_t)
+	os.WriteFile(filepath.Join(dir, pack.StageName, "journal"),
+		fmt.Appendf(nil, "bonebake unpack journal 1\npackage \"old.bpx\"\npid 42\np \"x.txt\" %d %d\n", s.Dev, s.Ino), 0o600)
+}
+
+// TestBPXRecover: bpx recover undoes a killed unpack without unpacking, and
+// says so; run again, it says there is none.
+func TestBPXRecover(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "mine"), []byte("mine"), 0o644)
+	killedUnpack(t, dir)
+	code, out, errOut := bonebake(t, "bpx", "recover", dir)
+	want := dir + ": an unpack of old.bpx (process 42) was interrupted: undid it (0 replaced files put back, 1 new file removed); the folder is as it was before it\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, stdout %q, want %q; stderr %q", code, out, want, errOut)
+	}
+	if e, _ := os.ReadDir(dir); len(e) != 1 || e[0].Name() != "mine" {
+		t.Errorf("left %v", e)
+	}
+	code, out, _ = bonebake(t, "bpx", "recover", dir)
+	if code != 0 || out != dir+": no interrupted unpack found\n" {
+		t.Errorf("again: exit %d, %q", code, out)
 	}
 }
 
