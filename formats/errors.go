@@ -32,6 +32,7 @@ type FormatError struct {
 	File   string // the file's path, or the name given to Parse
 	Rule   string // one of the Rule constants
 	Offset int64  // byte offset of the offending field or region
+	Line   int    // for a text format, the 1-based line the offset is on; 0 for a binary one
 	Index  int    // the clip, socket or other entry the problem is in, or -1
 	Detail string // what is wrong, in words
 }
@@ -42,7 +43,11 @@ func (e *FormatError) Error() string {
 		b.WriteString(e.File)
 		b.WriteString(": ")
 	}
-	fmt.Fprintf(&b, "offset %d (0x%x): %s: %s", e.Offset, e.Offset, e.Rule, e.Detail)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d (offset %d): %s: %s", e.Line, e.Offset, e.Rule, e.Detail)
+	} else {
+		fmt.Fprintf(&b, "offset %d (0x%x): %s: %s", e.Offset, e.Offset, e.Rule, e.Detail)
+	}
 	return b.String()
 }
 

@@ -22,6 +22,7 @@ const (
 	GLTF    Kind = "gltf" // JSON glTF
 	BPX     Kind = "bpx"  // BPX container
 	Mot     Kind = "mot"  // PlatinumGames motion
+	BVH     Kind = "bvh"  // Biovision Hierarchy motion capture (text)
 )
 
 // sniffLen is how many bytes Sniff looks at.
@@ -43,8 +44,12 @@ func Sniff(b []byte) Kind {
 	case bytes.HasPrefix(b, []byte("mot\x00")):
 		return Mot
 	}
-	if j := bytes.TrimLeft(b[:min(len(b), sniffLen)], " \t\r\n\ufeff"); len(j) > 0 && j[0] == '{' && bytes.Contains(j, []byte(`"asset"`)) {
+	j := bytes.TrimLeft(b[:min(len(b), sniffLen)], " \t\r\n\ufeff")
+	if len(j) > 0 && j[0] == '{' && bytes.Contains(j, []byte(`"asset"`)) {
 		return GLTF
+	}
+	if h, ok := bytes.CutPrefix(j, []byte("HIERARCHY")); ok && (len(h) == 0 || h[0] == '\n' || h[0] == '\r' || h[0] == ' ' || h[0] == '\t') {
+		return BVH
 	}
 	return Unknown
 }

@@ -23,6 +23,10 @@ func TestSniff(t *testing.T) {
 		{"mot\x00\x05\x04\x12\x20", Mot},
 		{"  \n{\"asset\":{\"version\":\"2.0\"}}", GLTF},
 		{"{\"frames\": []}", Unknown}, // JSON, but no glTF asset
+		{"HIERARCHY\nROOT Hips", BVH},
+		{"\ufeff\r\nHIERARCHY\r\n", BVH},
+		{"HIERARCHY", BVH},
+		{"HIERARCHYX", Unknown},
 		{"", Unknown},
 		{"BPA", Unknown},
 		{"\x00\x00\x00\x00", Unknown},
