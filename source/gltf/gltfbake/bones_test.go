@@ -362,3 +362,47 @@ func TestXbotFitsWithNoFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotMeshOfMergedRig: a far mesh bound by joint names (--snapshot-mesh,
+// MSFT_lod) to a rig whose joints were merged binds a merged joint's vertices
+// to the joint it was merged into, as the model's own: skinned with the baked
+// palettes, the full rig's file read as the far mesh lands where the model's
+// own mesh does.
+func TestSnapshotMeshOfMergedRig(t *testing.T) {
+	path, _, _, _ := chainRig(t)
+	m, err := Load(path, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	low, err := gltf.Load(path, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	far, ibm, err := bindByName(low, m.GLTF, m.Reduction)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := bake.Bake(m.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := len(m.GLTF.Joints)
+	for _, f := range []int{0, c.Clips[0].FrameCount / 2} {
+		pal := c.Palettes[0][f*nb*16 : (f+1)*nb*16]
+		want, _, err := m.GLTF.Mesh.SkinPalette(pal, m.GLTF.InverseBind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := far.SkinPalette(pal, ibm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for v := range want {
+			for k := range 3 {
+				if d := math.Abs(float64(got[v][k] - want[v][k])); d > 1e-5 {
+					t.Fatalf("frame %d vertex %d: far mesh at %v, the model's at %v", f, v, got[v], want[v])
+				}
+			}
+		}
+	}
+}
