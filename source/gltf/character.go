@@ -34,8 +34,8 @@ type Member struct {
 // joints are joints of s, and the mesh nodes without a skin whose nearest
 // ancestor-or-self among s's joints is reached through plain nodes (they move
 // rigidly with it). A node that is a lower level of detail of another
-// (MSFT_lod) stands in for it rather than adding to it and is left out, as is a
-// node no scene shows when the file has scenes.
+// (MSFT_lod) stands in for it rather than adding to it and is left out, as is,
+// when the file has scenes, a node of the other two kinds no scene shows.
 func (d *document) members(s int) []Member {
 	doc := d.doc
 	jointOf := make(map[int]int, len(doc.Skins[s].Joints))
@@ -67,7 +67,11 @@ func (d *document) members(s int) []Member {
 	}
 	var own, others []Member
 	for i, n := range doc.Nodes {
-		if n.Mesh == nil || levels[i] || (shown != nil && !shown[i]) {
+		// A node of the chosen skin counts wherever it is (as it always
+		// did); the others must be shown, so that nothing beside the
+		// character that no scene draws joins it.
+		chosen := n.Skin != nil && *n.Skin == s
+		if n.Mesh == nil || levels[i] || (!chosen && shown != nil && !shown[i]) {
 			continue
 		}
 		mb := Member{Node: i, Name: d.nodeName(i), Mesh: *n.Mesh, Skin: -1}
@@ -399,15 +403,35 @@ func (d *document) bindSkin(m *Model, chosen, sk int, pieces []piece, rest, ibm 
 		}
 		return inv.Mul(file[local[j]]), nil
 	}
-	ref := used[0]
-	for _, j := range used {
-		if fixed[j] {
-			ref = j
+	// The reference: a joint whose bind is settled (the later skin must agree
+	// with it), else the heaviest; the first of them whose bind can be inverted.
+	cands := slices.Clone(used)
+	slices.SortStableFunc(cands, func(a, b int) int {
+		switch {
+		case fixed[a] == fixed[b]:
+			return 0
+		case fixed[a]:
+			return -1
+		}
+		return 1
+	})
+	ref, inv, found := cands[0], rig.IdentityMat4(), false
+	for _, j := range cands {
+		b, err := bindOf(j)
+		if err != nil {
+			return p, false, err
+		}
+		if i, ok := b.Inverse(); ok {
+			ref, p, inv, found = j, b, i, true
 			break
 		}
 	}
-	if p, err = bindOf(ref); err != nil {
-		return p, false, err
+	if !found {
+		if fixed[ref] {
+			return p, false, d.fail(RuleSkin, "skin %d: no joint's bind (its rest transform times its inverse bind matrix) can be inverted", sk)
+		}
+		keepBinds(used, file, local, ibm, fixed) // degenerate: the file's own data
+		return rig.IdentityMat4(), true, nil
 	}
 	for _, j := range used {
 		b, err := bindOf(j)
@@ -426,16 +450,23 @@ func (d *document) bindSkin(m *Model, chosen, sk int, pieces []piece, rest, ibm 
 			break
 		}
 	}
-	inv, ok := p.Inverse()
-	if !ok {
-		return p, false, d.fail(RuleSkin, "skin %d: joint %q's bind (its rest transform times its inverse bind matrix) cannot be inverted", sk, m.JointNames[ref])
-	}
 	for _, j := range used {
 		if !fixed[j] {
 			ibm[j], fixed[j] = file[local[j]].Mul(inv), true
 		}
 	}
 	return p, true, nil
+}
+
+// keepBinds settles the binds of the joints a skin uses to its file's own
+// matrices, for a skin no placement can be found for (every bind is singular):
+// its vertices are left as the file has them.
+func keepBinds(used []int, file []rig.Mat4, local map[int]int, ibm []rig.Mat4, fixed []bool) {
+	for _, j := range used {
+		if !fixed[j] {
+			ibm[j], fixed[j] = file[local[j]], true
+		}
+	}
 }
 
 // agree reports whether a and b place the box lo–hi alike: its corners within
