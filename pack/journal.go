@@ -239,6 +239,10 @@ func recoverAt(dir string, held bool, adopt func([]record)) (*Recovered, error) 
 		defer l.Close()
 	}
 	j, err := readJournal(filepath.Join(stage, journalName))
+	var fe *formats.FormatError
+	if !held && errors.As(err, &fe) && fe.Offset == 0 {
+		return nil, nil // not an unpack's journal: not this unpack's business
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// An unpack ended before it wrote its journal or after it removed
 		// it: the folder is empty then, and goes; anything else in it stays.
@@ -308,8 +312,11 @@ func undo(dir, stage string, recs []record) (restored, removed int, err error) {
 		st, serr := os.Lstat(path)
 		ours := false
 		if p, ok := put[r.rel]; ok && serr == nil {
-			dev, ino := fileID(st)
-			ours = dev == p.dev && ino == p.ino
+			// The inode alone: a device's number may change across the
+			// reboot that follows a power cut, and the name is in dir's file
+			// system either way.
+			_, ino := fileID(st)
+			ours = ino == p.ino
 		}
 		switch r.op {
 		case opPut:

@@ -250,3 +250,36 @@ func TestDirSkipsStage(t *testing.T) {
 		t.Errorf("what Dir packed does not unpack: %v", err)
 	}
 }
+
+// TestUnpackLeavesUsersStageName: a file, or a folder holding no journal, of
+// the stage's name is the user's: an unpack into its folder refuses to start,
+// naming it, and leaves it whole; one in a folder above is none of the
+// unpack's business.
+func TestUnpackLeavesUsersStageName(t *testing.T) {
+	for _, make := range []func(path string){
+		func(path string) { os.WriteFile(path, []byte("mine"), 0o644) },
+		func(path string) {
+			os.Mkdir(path, 0o755)
+			os.WriteFile(filepath.Join(path, "notes"), []byte("mine"), 0o644)
+		},
+		func(path string) {
+			os.Mkdir(path, 0o755)
+			os.WriteFile(filepath.Join(path, journalName), []byte("my journal\n"), 0o644)
+		},
+	} {
+		root := t.TempDir()
+		make(filepath.Join(root, StageName))
+		before := tree(t, root)
+		_, err := Unpack(packageOf(t, Bytes("a", []byte("x"))), root)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(root, StageName)) {
+			t.Errorf("unpacked beside the user's %s: %v", StageName, err)
+		}
+		sameTree(t, "after", tree(t, root), before)
+		sub := filepath.Join(root, "sub")
+		if _, err := Unpack(packageOf(t, Bytes("a", []byte("x"))), sub); err != nil {
+			t.Errorf("into a folder below it: %v", err)
+		}
+		os.RemoveAll(sub)
+		sameTree(t, "after unpacking below", tree(t, root), before)
+	}
+}
