@@ -287,8 +287,30 @@ func TestMaxBonesRefused(t *testing.T) {
 		}
 	}
 	mf := &Manifest{MaxBones: 66}
-	if _, err := Load(path, Settings{Manifest: mf}); err == nil || !strings.Contains(err.Error(), "max_bones 66") {
-		t.Errorf("manifest max_bones 66: error %v", err)
+	if _, err := Load(path, Settings{Manifest: mf}); err == nil || !strings.Contains(err.Error(), "max_bones 66") || errors.As(err, &se) {
+		t.Errorf("manifest max_bones 66: error %v, want one naming the manifest's key, not a flag", err)
+	}
+	yml := filepath.Join(t.TempDir(), "m.yaml")
+	if err := os.WriteFile(yml, []byte("max_bones: 0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadManifest(yml); err == nil || !strings.Contains(err.Error(), yml) {
+		t.Errorf("max_bones 0.5: error %v, want one naming %s", err, yml)
+	}
+	if err := os.WriteFile(yml, []byte("max_bones: 65\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadManifest(yml); err == nil || !strings.Contains(err.Error(), "manifest "+yml+": max_bones 65: a BPAT file holds 1 to 64 bones") {
+		t.Errorf("max_bones 65: error %v", err)
+	}
+	if err := os.WriteFile(yml, []byte("max_bones: 3\nsockets: [{name: hand, bone: "+tip+"}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if mf, err = ReadManifest(yml); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path, Settings{Manifest: mf}); err == nil || errors.As(err, &se) || !strings.Contains(err.Error(), "more than max_bones 3") || !strings.Contains(err.Error(), yml) {
+		t.Errorf("manifest max_bones 3: error %v, want one naming the manifest and its key", err)
 	}
 }
 

@@ -132,6 +132,11 @@ func ReadManifest(path string) (*Manifest, error) {
 			return nil, fmt.Errorf("manifest %s: fps %w", path, err)
 		}
 	}
+	if m.MaxBones != 0 {
+		if err := CheckMaxBones(m.MaxBones); err != nil {
+			return nil, fmt.Errorf("manifest %s: max_bones %w", path, err)
+		}
+	}
 	if m.SnapshotTriangles < 0 {
 		return nil, fmt.Errorf("manifest %s: snapshot_triangles %d: the far mesh needs at least 1 triangle (0: the default, %d)", path, m.SnapshotTriangles, DefaultSnapshotTriangles)
 	}

@@ -201,6 +201,9 @@ func Load(path string, s Settings) (*Model, error) {
 		limit = bpat.MaxBones // the default: what the file holds
 		limitText = fmt.Sprintf("the %d bones a BPAT file holds (--max-bones)", limit)
 	} else if err := CheckMaxBones(limit); err != nil {
+		if s.MaxBones == 0 {
+			return nil, fmt.Errorf("%s: %s: max_bones %w", path, mf.whereTop(), err)
+		}
 		return nil, &bake.SettingError{Setting: "max-bones", Err: fmt.Errorf("%s: %s %w", path, flag, err)}
 	}
 	var red *Reduction
@@ -209,6 +212,9 @@ func Load(path string, s Settings) (*Model, error) {
 			job.MaxBytes = -1
 		}
 		if red, err = reduce(m, mf, job, limit, limitText); err != nil {
+			if s.MaxBones == 0 && mf.MaxBones != 0 {
+				return nil, fmt.Errorf("%s: %w", mf.whereTop(), err) // the manifest's limit, not a flag's
+			}
 			return nil, &bake.SettingError{Setting: "max-bones", Err: err}
 		}
 		notes = append(notes, red.notes()...)
