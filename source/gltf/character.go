@@ -140,6 +140,8 @@ type piece struct {
 	mesh  *Mesh
 	parts []Part
 	joint int // a rigid part's joint (palette index)
+	// normalized counts its vertices whose weights were normalized.
+	normalized int
 }
 
 // character reads the meshes of m.Members into one mesh (docs/formats/gltf.md
@@ -210,7 +212,7 @@ func (d *document) character(m *Model, opt Options, jointOf map[int]int) error {
 					me.Joints[v][k] = remap[j]
 				}
 			}
-			m.WeightsNormalized += mesh.NormalizeWeights(me.Joints, me.Weights, remap[0])
+			pc.normalized = mesh.NormalizeWeights(me.Joints, me.Weights, remap[0])
 		}
 		pieces[i] = pc
 	}
@@ -282,11 +284,11 @@ func (d *document) character(m *Model, opt Options, jointOf map[int]int) error {
 	if err != nil {
 		return err
 	}
-	m.Mesh = merged
 	m.Mesh, m.Parts = merged, parts
 	members := make([]Member, 0, len(keep))
 	for _, i := range keep {
 		members = append(members, m.Members[i])
+		m.WeightsNormalized += pieces[i].normalized
 	}
 	m.Members = members
 	m.InverseBind = ibm
