@@ -155,7 +155,7 @@ func reduce(m *gltf.Model, mf *Manifest, job *bake.Job, limit int, limitText str
 		}
 	}
 	if least > limit {
-		fix := fmt.Sprintf("--max-bones %d or more reaches it", least)
+		fix := fmt.Sprintf("a limit of %d or more (--max-bones, max_bones) reaches it", least)
 		if least > bpat.MaxBones {
 			fix = fmt.Sprintf("a BPAT file holds at most %d: name fewer bones in sockets, feet and root_bone", bpat.MaxBones)
 		}
