@@ -110,20 +110,28 @@ func PrepareShared(c *Animation, kc *KeyCache) *Prepared {
 	source := func(tr *Track) keySource {
 		return keySource{&tr.Times[0], &tr.Values[0], len(tr.Times), tr.Interpolation}
 	}
-	todo := make([]bool, len(c.Tracks))
+	// first[src]: the track of this clip that prepares the keys src names;
+	// the others share its result. Counting each source once keeps what a
+	// clip of many tracks on one sampler reserves to that sampler's keys, not
+	// tracks × keys.
+	first := map[keySource]int{}
 	nkeys, nspans := 0, 0
 	for i := range c.Tracks {
 		tr := &c.Tracks[i]
 		if !preparable(tr) {
 			continue
 		}
+		src := source(tr)
 		if kc != nil {
-			if r, ok := kc.m[source(tr)]; ok {
+			if r, ok := kc.m[src]; ok {
 				s.rot[i] = r
 				continue
 			}
 		}
-		todo[i] = true
+		if _, ok := first[src]; ok {
+			continue
+		}
+		first[src] = i
 		nkeys += len(tr.Times)
 		if tr.Interpolation == Linear {
 			nspans += len(tr.Times) - 1
@@ -133,17 +141,20 @@ func PrepareShared(c *Animation, kc *KeyCache) *Prepared {
 	spans := make([]slerpSpan, nspans)
 	for i := range c.Tracks {
 		tr := &c.Tracks[i]
-		if !todo[i] {
+		if !preparable(tr) {
 			continue
 		}
-		if kc != nil { // a later track of this clip may share these keys
-			if r, ok := kc.m[source(tr)]; ok {
-				s.rot[i] = r
-				continue
-			}
+		src := source(tr)
+		f, ok := first[src]
+		if !ok {
+			continue // taken from kc above
+		}
+		r := &s.rot[i]
+		if f != i {
+			*r = s.rot[f]
+			continue
 		}
 		n := len(tr.Times)
-		r := &s.rot[i]
 		r.keys, keys = keys[:n:n], keys[n:]
 		for k := range r.keys {
 			r.keys[k] = quat(tr.Values[4*k:]).Normalize()
@@ -155,7 +166,7 @@ func PrepareShared(c *Animation, kc *KeyCache) *Prepared {
 			}
 		}
 		if kc != nil {
-			kc.m[source(tr)] = *r
+			kc.m[src] = *r
 		}
 	}
 	s.groupTracks()

@@ -88,6 +88,16 @@ func (c *Animation) Validate(boneCount int) error {
 	if !finite(c.Start) || c.Start < 0 || c.Start > c.Duration {
 		return clipErr(-1, -1, "start %v is not a time in [0, duration %v]", c.Start, c.Duration)
 	}
+	// Tracks may share their times and values (a glTF file can point many
+	// channels at one sampler): each shared slice is scanned once, so that
+	// validating costs the keys once, not tracks × keys.
+	type valuesKey struct {
+		values   *float32
+		n, per   int
+		rotation bool
+	}
+	timesOK := map[*float32]int{}
+	valuesOK := map[valuesKey]bool{}
 	for ti := range c.Tracks {
 		tr := &c.Tracks[ti]
 		if tr.Bone < 0 || tr.Bone >= boneCount {
@@ -109,16 +119,15 @@ func (c *Animation) Validate(boneCount int) error {
 			return clipErr(ti, -1, "%d values, want %d (%d keys × %d floats per %s %s key)",
 				len(tr.Values), want, keys, per, tr.Interpolation, tr.Path)
 		}
-		for k, tk := range tr.Times {
-			t := float64(tk)
-			switch {
-			case !finite(t):
-				return clipErr(ti, k, "time %v is not finite", t)
-			case t < 0:
-				return clipErr(ti, k, "time %v is negative", t)
-			case k > 0 && !(tk > tr.Times[k-1]):
-				return clipErr(ti, k, "time %v is not after the previous key's %v (times must strictly increase)", t, float64(tr.Times[k-1]))
+		if n, ok := timesOK[&tr.Times[0]]; !ok || n != keys {
+			if err := checkTimes(tr.Times, func(k int, format string, args ...any) error { return clipErr(ti, k, format, args...) }); err != nil {
+				return err
 			}
+			timesOK[&tr.Times[0]] = keys
+		}
+		vk := valuesKey{&tr.Values[0], len(tr.Values), per, tr.Path == Rotation}
+		if valuesOK[vk] {
+			continue
 		}
 		for j, v := range tr.Values {
 			if !finite(float64(v)) {
@@ -136,6 +145,23 @@ func (c *Animation) Validate(boneCount int) error {
 					return clipErr(ti, k, "the rotation is the zero quaternion, which is no rotation")
 				}
 			}
+		}
+		valuesOK[vk] = true
+	}
+	return nil
+}
+
+// checkTimes checks key times: finite, ≥ 0, strictly increasing.
+func checkTimes(times []float32, fail func(k int, format string, args ...any) error) error {
+	for k, tk := range times {
+		t := float64(tk)
+		switch {
+		case !finite(t):
+			return fail(k, "time %v is not finite", t)
+		case t < 0:
+			return fail(k, "time %v is negative", t)
+		case k > 0 && !(tk > times[k-1]):
+			return fail(k, "time %v is not after the previous key's %v (times must strictly increase)", t, float64(times[k-1]))
 		}
 	}
 	return nil

@@ -12,8 +12,26 @@ import (
 // clips converts every animation, keeping channels on nodes that have a bone.
 func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
 	var clips []anim.Animation
+	// Channels on one sampler, or samplers on one accessor, share its decoded
+	// keys (cachedDecode); each accessor's times and values are also scanned
+	// once, so that what many channels on one sampler cost is that sampler's
+	// keys once, not channels × keys (docs/formats/gltf.md §6).
+	type keyTimes struct {
+		times      []float32
+		start, end float64
+	}
+	inputs := map[int]keyTimes{} // by accessor
+	finiteValues := map[int]bool{}
 	for ai, a := range d.doc.Animations {
 		c := anim.Animation{Name: a.Name, Start: math.Inf(1)}
+		// glTF allows one channel per node and path in an animation; of
+		// several, the last is kept, in the first's place, so that sampling
+		// costs a track per bone and path however many channels repeat one.
+		type target struct {
+			bone int
+			path anim.Path
+		}
+		tracks := map[target]int{}
 		if c.Name == "" {
 			c.Name = fmt.Sprintf("animation_%d", ai)
 		}
@@ -43,13 +61,19 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
 			if err != nil {
 				return nil, err
 			}
-			times, err := d.times(s.Input, what)
-			if err != nil {
-				return nil, err
+			in, ok := inputs[s.Input]
+			if !ok {
+				if in.times, err = d.times(s.Input, what); err != nil {
+					return nil, err
+				}
+				in.start = math.Inf(1)
+				for _, t := range in.times {
+					in.start, in.end = min(in.start, float64(t)), max(in.end, float64(t))
+				}
+				inputs[s.Input] = in
 			}
-			for _, t := range times {
-				c.Start, c.Duration = min(c.Start, float64(t)), max(c.Duration, float64(t))
-			}
+			times := in.times
+			c.Start, c.Duration = min(c.Start, in.start), max(c.Duration, in.end)
 			if path == 255 || bone[node] < 0 {
 				continue
 			}
@@ -76,11 +100,19 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
 			if len(tr.Values) != per*len(times) {
 				return nil, d.fail(RuleSampler, "%s: output accessor %d has %d values for %d keys (want %d per key)", what, s.Output, len(tr.Values), len(times), per)
 			}
-			for k, v := range tr.Values {
-				if !finite(float64(v)) {
-					return nil, d.fail(RuleKeys, "%s: value %d of key %d is %v", what, k%per, k/per, v)
+			if !finiteValues[s.Output] {
+				for k, v := range tr.Values {
+					if !finite(float64(v)) {
+						return nil, d.fail(RuleKeys, "%s: value %d of key %d is %v", what, k%per, k/per, v)
+					}
 				}
+				finiteValues[s.Output] = true
 			}
+			if k, ok := tracks[target{tr.Bone, tr.Path}]; ok {
+				c.Tracks[k] = tr
+				continue
+			}
+			tracks[target{tr.Bone, tr.Path}] = len(c.Tracks)
 			c.Tracks = append(c.Tracks, tr)
 		}
 		if math.IsInf(c.Start, 1) {

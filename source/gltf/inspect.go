@@ -194,6 +194,12 @@ func (d *document) info() (*Info, error) {
 		}
 		info.Meshes = append(info.Meshes, mInfo)
 	}
+	// Each input accessor is read and scanned once, however many channels share it.
+	type keyTimes struct {
+		n   int
+		end float64
+	}
+	inputs := map[int]keyTimes{}
 	for ai, a := range doc.Animations {
 		aInfo := AnimationInfo{Index: ai, Name: a.Name, Channels: []ChannelInfo{}}
 		for ci, ch := range a.Channels {
@@ -211,14 +217,20 @@ func (d *document) info() (*Info, error) {
 				return nil, err
 			}
 			c.Interpolation = s.Interpolation.String()
-			times, err := d.times(s.Input, what)
-			if err != nil {
-				return nil, err
+			in, ok := inputs[s.Input]
+			if !ok {
+				times, err := d.times(s.Input, what)
+				if err != nil {
+					return nil, err
+				}
+				in.n = len(times)
+				for _, t := range times {
+					in.end = max(in.end, float64(t))
+				}
+				inputs[s.Input] = in
 			}
-			c.Keys = len(times)
-			for _, t := range times {
-				aInfo.Duration = max(aInfo.Duration, float64(t))
-			}
+			c.Keys = in.n
+			aInfo.Duration = max(aInfo.Duration, in.end)
 			aInfo.Keys += c.Keys
 			aInfo.Channels = append(aInfo.Channels, c)
 		}
