@@ -60,6 +60,10 @@ func Dir(dir string, exclude ...string) (objs []bpx.PackInput, skipped []Skipped
 		if err != nil {
 			return err
 		}
+		if strings.EqualFold(d.Name(), atomicfile.JournalName) {
+			skipped = append(skipped, Skipped{path, "the journal of an interrupted write of several files, which packages cannot hold"})
+			return nil
+		}
 		if !d.Type().IsRegular() {
 			why := "not a regular file (a device, a pipe or a socket); packages hold files only"
 			if d.Type()&fs.ModeSymlink != 0 {

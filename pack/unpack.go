@@ -18,8 +18,10 @@ import (
 // SafeName checks an object name for unpacking and returns its parts: it must
 // be relative ('/' or '\' separated), with no empty, "." or ".." part, no NUL,
 // no drive letter or colon, so that it names a file inside the target folder on
-// every system, and no part named StageName (in any case), so that no object
-// is ever written where an unpack keeps its journal and backups.
+// every system, and no part named StageName or atomicfile.JournalName (in any
+// case), so that no object is ever written where an unpack keeps its journal
+// and backups, nor planted as the journal a later write of several files into
+// the folder would act on.
 func SafeName(name string) ([]string, error) {
 	bad := func(why string) ([]string, error) {
 		return nil, fmt.Errorf("object %q: %s: %w", name, why, ErrUnsafeName)
@@ -47,6 +49,11 @@ func SafeName(name string) ([]string, error) {
 		}
 		if strings.EqualFold(p, StageName) {
 			return bad("a part named " + StageName + ", the folder unpacking keeps its journal in")
+		}
+		if strings.EqualFold(p, atomicfile.JournalName) {
+			// The journal the next write of several files into the folder
+			// would read and act on: a package must not plant one.
+			return bad("named " + atomicfile.JournalName + ", the journal bonebake's writes of several files keep")
 		}
 	}
 	return parts, nil

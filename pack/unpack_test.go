@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bonebake/bonebake/internal/atomicfile"
 )
 
 // tree is what a folder holds, for comparing before and after: each path with
@@ -87,13 +89,15 @@ func TestUnpackBackupNamesNeverCollide(t *testing.T) {
 }
 
 // TestUnpackRefusesStageName: no object may be named, or lie under a folder
-// named, like the stage folder, in any case: nothing is written.
+// named, like the stage folder, or be named like the journal of a write of
+// several files (atomicfile.JournalName, which the next such write into the
+// folder would act on), in any case: nothing is written.
 func TestUnpackRefusesStageName(t *testing.T) {
-	for _, name := range []string{StageName, StageName + "/journal", "x/.BONEBAKE-Unpack/old0"} {
+	for _, name := range []string{StageName, StageName + "/journal", "x/.BONEBAKE-Unpack/old0", atomicfile.JournalName, "x/.BoneBake-Set.Journal"} {
 		dir := t.TempDir()
 		_, err := Unpack(packageOf(t, Bytes("ok.txt", nil), Bytes(name, []byte("x"))), dir)
-		if !errors.Is(err, ErrUnsafeName) || !strings.Contains(err.Error(), StageName) {
-			t.Errorf("%q: %v, want it refused naming %s", name, err, StageName)
+		if !errors.Is(err, ErrUnsafeName) || !strings.Contains(err.Error(), "named .bonebake-") {
+			t.Errorf("%q: %v, want it refused naming the reserved name", name, err)
 		}
 		if e, _ := os.ReadDir(dir); len(e) != 0 {
 			t.Errorf("%q: wrote %v", name, e)
@@ -225,10 +229,11 @@ func TestUnpackRecoversJournal(t *testing.T) {
 }
 
 // TestDirSkipsStage: packing a folder leaves out stage folders (an interrupted
-// unpack's files, or anything of that name, which unpack refuses), saying so.
+// unpack's files, or anything of that name, which unpack refuses) and the
+// journals of writes of several files, saying so.
 func TestDirSkipsStage(t *testing.T) {
 	src := t.TempDir()
-	for _, p := range []string{"a.txt", StageName + "/journal", "x/.BONEBAKE-UNPACK/old0", "x/b.txt"} {
+	for _, p := range []string{"a.txt", StageName + "/journal", "x/.BONEBAKE-UNPACK/old0", "x/b.txt", "x/" + atomicfile.JournalName} {
 		os.MkdirAll(filepath.Dir(filepath.Join(src, p)), 0o755)
 		os.WriteFile(filepath.Join(src, p), []byte(p), 0o644)
 	}
@@ -243,7 +248,7 @@ func TestDirSkipsStage(t *testing.T) {
 	if strings.Join(names, " ") != "a.txt x/b.txt" {
 		t.Errorf("packed %v", names)
 	}
-	if len(skipped) != 2 || !strings.Contains(skipped[0].Why, "bpx unpack") {
+	if len(skipped) != 3 || !strings.Contains(skipped[0].Why, "bpx unpack") || !strings.Contains(skipped[2].Why, "journal") {
 		t.Errorf("skipped %v", skipped)
 	}
 	if _, err := Unpack(packageOf(t, objs...), t.TempDir()); err != nil {

@@ -75,7 +75,8 @@ func newBPXUnpackCmd() *cobra.Command {
 		Short: "Write a package's objects as files under DIR",
 		Long: `Write every object of a BPX package as a file under DIR (created when
 missing), all or nothing. Names that would leave DIR ('..', absolute paths,
-drive letters, NUL) or use the stage's name (.bonebake-unpack) are refused
+drive letters, NUL) or use the names bonebake keeps journals under
+(.bonebake-unpack, .bonebake-set.journal) are refused
 before anything is written, and symbolic links are not followed. The objects
 are written into DIR/.bonebake-unpack first and take their names only when all
 are complete and verified; an unpack that fails (a bad checksum) or is stopped
