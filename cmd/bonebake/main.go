@@ -229,7 +229,7 @@ func recoverLine(targets []string, finished bool) string {
 	if finished {
 		return fmt.Sprintf("bonebake: finished writing %s, left by a command killed as they took their names", strings.Join(targets, ", "))
 	}
-	return fmt.Sprintf("bonebake: put back the previous %s: a command killed as it replaced them had left a mix", strings.Join(targets, ", "))
+	return fmt.Sprintf("bonebake: %s: undid what a command killed while replacing them had begun; the previous files are whole", strings.Join(targets, ", "))
 }
 
 func writeJSON(w io.Writer, v any) error {

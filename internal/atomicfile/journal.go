@@ -39,13 +39,14 @@ type journalFile struct {
 // line; tests look).
 var OnRecover func(targets []string, finished bool)
 
-// writeJournal writes the journal of files (named, not yet renamed) into the
-// folder of the first, and returns its path; "" when the system gives no
-// inode numbers (no journal: the documented limit there).
-func writeJournal(files []*member) (string, error) {
+// writeJournal writes the journal of files, whose temporary files have or will
+// have the hidden names named and are still open, into the folder of the
+// first, and returns its path; "" when the system gives no inode numbers (no
+// journal: the documented limit there).
+func writeJournal(files []*member, named []string) (string, error) {
 	var j journal
-	for _, m := range files {
-		st, err := os.Lstat(m.tmp.name)
+	for i, m := range files {
+		st, err := m.tmp.f.Stat()
 		if err != nil {
 			return "", err
 		}
@@ -57,7 +58,7 @@ func writeJournal(files []*member) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		tmp, err := filepath.Abs(m.tmp.name)
+		tmp, err := filepath.Abs(named[i])
 		if err != nil {
 			return "", err
 		}

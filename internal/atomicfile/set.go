@@ -237,20 +237,40 @@ func commitLocked(files []*member) (jpath string, err error) {
 			return "", fmt.Errorf("writing %s: it now leads to %s, not %s as when it was written", m.path, target, m.target)
 		}
 	}
-	for _, m := range files {
-		if m.tmp.name == "" {
-			name, err := m.tmp.nameUnnamed()
-			if err != nil {
-				return "", fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
-			}
-			m.tmp.name = name
-		}
-		if err := m.tmp.f.Close(); err != nil {
-			return "", fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+	// The journal names each file's hidden name before the file has it: a kill
+	// between the two leaves unnamed files, which vanish, and a journal that
+	// names nothing yet.
+	named := make([]string, len(files))
+	for i, m := range files {
+		named[i] = m.tmp.name
+		if named[i] == "" {
+			named[i] = m.tmp.f.Name() + nextSuffix()
 		}
 	}
-	if jpath, err = writeJournal(files); err != nil {
+	if jpath, err = writeJournal(files, named); err != nil {
 		return "", fmt.Errorf("writing %s: the commit's journal: %w", files[0].path, err)
+	}
+	rewrite := false
+	for i, m := range files {
+		if m.tmp.name == "" {
+			name, changed, err := m.tmp.nameAs(named[i])
+			if err != nil {
+				return jpath, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+			}
+			m.tmp.name, named[i] = name, name
+			rewrite = rewrite || changed
+		}
+	}
+	if rewrite { // copied into other files: other names and inodes
+		os.Remove(jpath)
+		if jpath, err = writeJournal(files, named); err != nil {
+			return "", fmt.Errorf("writing %s: the commit's journal: %w", files[0].path, err)
+		}
+	}
+	for _, m := range files {
+		if err := m.tmp.f.Close(); err != nil {
+			return jpath, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+		}
 	}
 	var put []*member
 	defer func() {

@@ -64,6 +64,26 @@ func (t *tempFile) nameUnnamed() (string, error) {
 	return name, nil
 }
 
+// nameAs names the unnamed file name, chosen beforehand for a set's journal,
+// and returns the name it has: another one (changed) where the file system
+// cannot link an unnamed file and it was copied into a named one.
+func (t *tempFile) nameAs(name string) (string, bool, error) {
+	fd := int(t.f.Fd())
+	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
+	if errors.Is(err, unix.ENOENT) {
+		err = unix.Linkat(fd, "", unix.AT_FDCWD, name, unix.AT_EMPTY_PATH)
+	}
+	switch {
+	case err == nil:
+		return name, false, nil
+	case errors.Is(err, unix.EEXIST):
+		return "", false, &os.LinkError{Op: "link", Old: t.f.Name(), New: name, Err: err}
+	}
+	unnamedOK.Store(false)
+	n, err := t.copyToNamed()
+	return n, true, err
+}
+
 // link names the unnamed file: through /proc/self/fd, or, without /proc, with
 // AT_EMPTY_PATH (which needs CAP_DAC_READ_SEARCH).
 func (t *tempFile) link() (string, error) {

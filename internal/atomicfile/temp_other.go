@@ -30,8 +30,8 @@ func (t *tempFile) commit(target string) error {
 // replace renames name to target.
 func replace(name, target string) error { return os.Rename(name, target) }
 
-// nameUnnamed is never needed here: every temporary file is named.
-func (t *tempFile) nameUnnamed() (string, error) { return t.name, nil }
+// nameAs is never needed here: every temporary file is named.
+func (t *tempFile) nameAs(name string) (string, bool, error) { return t.name, false, nil }
 
 // exchange is not available here: a set's commit keeps the old file as a hard
 // link instead.
