@@ -1,0 +1,101 @@
+package crowd
+
+import (
+	"math"
+	"testing"
+
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/testfiles"
+)
+
+// The shared golden cases of the playback rule (testdata/playback/golden.json,
+// which formats/bpat and the JavaScript package run too), through the
+// runtime's own copies of the rule.
+
+// TestGoldenBatchRows: the Batch's rows (clipEntry.rows) for every settled
+// phase of the golden cases (the Batch wraps or clamps a phase before it
+// resolves it: a phase in [0, 1) here).
+func TestGoldenBatchRows(t *testing.T) {
+	g := testfiles.LoadPlayback(t)
+	n := 0
+	for _, c := range g.Resolve {
+		ph := float64(c.Phase)
+		if !(ph >= 0 && ph < 1) {
+			continue
+		}
+		n++
+		e := makeEntry(&Clip{Clip: bpat.Clip{FrameCount: c.Frames, FrameOffset: 100, Loops: c.Loops}})
+		f, nx, l := e.rows(float32(ph))
+		if f != 100+uint32(c.Want[0]) || nx != 100+uint32(c.Want[1]) || math.Abs(float64(l)-c.Want[2]) > g.Tolerance {
+			t.Errorf("rows(%v) of %d frames (loops %v) from row 100 = %d, %d, %v; want 100 + %v (%s)", ph, c.Frames, c.Loops, f, nx, l, c.Want, c.Why)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d golden phases in [0, 1)", n)
+	}
+}
+
+// TestGoldenTimeRecord: the GPU clock's record (Switch, At) shows the golden
+// fades' rows and weights.
+func TestGoldenTimeRecord(t *testing.T) {
+	g := testfiles.LoadPlayback(t)
+	for _, c := range g.Fades {
+		var r TimeRecord
+		k := 0
+		for _, p := range c.Probes {
+			for k < len(c.Switches) && c.Switches[k].T <= p.T {
+				s := c.Switches[k]
+				h, ok := g.Clips[s.To]
+				if !ok {
+					t.Fatalf("%s: no clip %q", c.Name, s.To)
+				}
+				shape := h.Frames - 1
+				if h.Loops {
+					shape |= ShapeLoops
+				}
+				if h.Wraps {
+					shape |= ShapeWraps
+				}
+				r.Switch(float32(s.T), Playhead{Phase: float32(h.Phase), Rate: float32(h.Rate), Row: h.Row, Shape: shape}, float32(s.Fade))
+				k++
+			}
+			o, b := r.At(float32(p.T))
+			got := [3][4]float64{
+				{float64(o.Frame), float64(o.Next), float64(o.Lerp), float64(1 - b.Weight - b.PriorWeight)},
+				{float64(b.Frame), float64(b.Next), float64(b.Lerp), float64(b.Weight)},
+				{float64(b.PriorFrame), float64(b.PriorNext), float64(b.PriorLerp), float64(b.PriorWeight)},
+			}
+			want := [3][4]float64{p.Own, p.From, p.Prior}
+			for i := range got {
+				for j := range got[i] {
+					if math.Abs(got[i][j]-want[i][j]) > g.Tolerance {
+						t.Errorf("%s at t=%v: own, from, prior = %v; want %v (%s)", c.Name, p.T, got, want, p.Why)
+						i = len(got)
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGoldenSpeedBlend: the gait pair's blend (docs/runtime.md §6.3) gives
+// the golden run weights and phase rates.
+func TestGoldenSpeedBlend(t *testing.T) {
+	g := testfiles.LoadPlayback(t)
+	w, r := g.SpeedBlend.Walk, g.SpeedBlend.Run
+	p := gaitPair{walk: 0, run: 1, walkSpeed: float32(w.Speed),
+		stride: float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed),
+		perRunDiff: float32(1 / (r.Speed - w.Speed)),
+		walkPer:    float32(1 / (w.Cycle * w.Speed)), runPer: float32(1 / (r.Cycle * r.Speed))}
+	for _, c := range g.SpeedBlend.Cases {
+		rate, other, b := p.blend(0, float32(c.V))
+		if other != 1 || math.Abs(float64(b)-c.Run) > g.Tolerance || math.Abs(float64(rate)-c.Rate) > g.Tolerance*c.Rate {
+			t.Errorf("walking at %v m/s: rate %v, run weight %v; want %v, %v (%s)", c.V, rate, b, c.Rate, c.Run, c.Why)
+		}
+		rate, other, b = p.blend(1, float32(c.V)) // running: the other gait is walk, weighing 1 − b
+		if other != 0 || math.Abs(float64(1-b)-c.Run) > g.Tolerance || math.Abs(float64(rate)-c.Rate) > g.Tolerance*c.Rate {
+			t.Errorf("running at %v m/s: rate %v, walk weight %v; want %v, %v (%s)", c.V, rate, b, c.Rate, 1-c.Run, c.Why)
+		}
+	}
+}

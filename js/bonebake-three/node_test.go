@@ -1,0 +1,221 @@
+// Package bonebakethree holds the Go tests that drive the npm package beside
+// them (js/bonebake-three): its node tests (which also run the shared golden
+// playback cases and check the JavaScript readers against formats/bpat on the
+// same bytes) and its three.js binding in headless Chromium. It has no Go code
+// of its own.
+package bonebakethree
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+)
+
+// TestNode runs the package's node tests (node --test) with fixtures written
+// here by formats/bpat: a BPAT file, Go's samples of it, and corrupted copies
+// with the rules Go's reader finds broken in each, which the JavaScript
+// reader must find too. It skips when node is not installed.
+func TestNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the JavaScript package's tests cannot run")
+	}
+	dir := t.TempDir()
+	writeFixtures(t, dir)
+	files, _ := filepath.Glob("test/*.test.mjs")
+	if len(files) == 0 {
+		t.Fatal("no test/*.test.mjs")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{"--test", "--test-reporter=tap"}, files...)...)
+	cmd.Env = append(os.Environ(), "BONEBAKE_FIXTURES="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
+	}
+	if testing.Verbose() {
+		t.Logf("%s", out)
+	}
+}
+
+// fixture is what the node tests compare the JavaScript reader with.
+type fixture struct {
+	File    string      `json:"file"`
+	Bones   int         `json:"bones"`
+	Clips   []bpat.Clip `json:"clips"`
+	Samples []struct {
+		Clip    int       `json:"clip"`
+		Phase   float64   `json:"phase"`
+		Palette []float32 `json:"palette"`
+	} `json:"samples"`
+	Broken []broken `json:"broken"`
+}
+
+// broken is a corrupted copy of the fixture file: the bytes patched, and the
+// problems formats/bpat reports for it, strict and lenient.
+type broken struct {
+	Name     string    `json:"name"`
+	Patch    []patch   `json:"patch"`
+	Truncate int       `json:"truncate,omitempty"` // keep only this many bytes (0: all)
+	Append   int       `json:"append,omitempty"`   // add this many bytes of 0xAA
+	Strict   []problem `json:"strict"`
+	Lenient  []problem `json:"lenient"`
+}
+
+type patch struct {
+	Offset int    `json:"offset"`
+	Bytes  []byte `json:"bytes"` // base64 in JSON
+}
+
+type problem struct {
+	Rule   string `json:"rule"`
+	Offset int64  `json:"offset"`
+	Index  int    `json:"index"`
+}
+
+func writeFixtures(t *testing.T, dir string) {
+	t.Helper()
+	const bones = 3
+	mat := func(seed float64) []float32 { // an affine matrix, row-major
+		m := make([]float32, 16)
+		for i := range 12 {
+			m[i] = float32(math.Sin(seed*1.7 + float64(i)*0.37))
+		}
+		m[15] = 1
+		return m
+	}
+	frames := func(n int, seed float64) []float32 {
+		var p []float32
+		for f := range n {
+			for b := range bones {
+				p = append(p, mat(seed+float64(f*bones+b))...)
+			}
+		}
+		return p
+	}
+	markers := bpat.NoMarkers()
+	markers[bpat.Contact] = 0.5
+	c := &bpat.Contents{
+		SpeciesID: 9, BoneCount: bones,
+		Clips: []bpat.Clip{
+			{Name: "walk", FPS: 30, Loops: true, Markers: bpat.NoMarkers()},
+			{Name: "strike", FPS: 24, Markers: markers},
+		},
+		Palettes: [][]float32{frames(4, 0), frames(3, 100)},
+		Sockets:  []bpat.Socket{{Name: "hand", Anchor: 2, Offset: [3]float32{0.1, 0.2, -0.3}}},
+	}
+	path := filepath.Join(dir, "fixture.bpat")
+	if err := bpat.WriteFile(path, c); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := bpat.Parse(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := fixture{File: path, Bones: bones, Clips: f.Clips()}
+	for clip := range f.Clips() {
+		for _, ph := range []float64{0, 0.1, 0.37, 0.5, 0.99, 1, 1.25, -0.4} {
+			pal := make([]float32, bones*16)
+			f.Sample(clip, ph, pal, nil)
+			fx.Samples = append(fx.Samples, struct {
+				Clip    int       `json:"clip"`
+				Phase   float64   `json:"phase"`
+				Palette []float32 `json:"palette"`
+			}{clip, ph, pal})
+		}
+	}
+	h := f.Header()
+	clip1 := int(h.ClipTableOffset) + 44
+	sock := int(h.SocketTableOffset)
+	le := func(v uint32) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)} }
+	nan := le(math.Float32bits(float32(math.NaN())))
+	cases := []broken{
+		{Name: "truncated", Truncate: 40},
+		{Name: "magic", Patch: []patch{{0, []byte("BPAX")}}},
+		{Name: "version", Patch: []patch{{4, le(3)}}},
+		{Name: "bone-count", Patch: []patch{{12, le(65)}}},
+		{Name: "no clips", Patch: []patch{{20, le(0)}}},
+		{Name: "socket table without sockets", Patch: []patch{{16, le(0)}}},
+		{Name: "frame offset", Patch: []patch{{clip1 + 12, le(3)}}},
+		{Name: "frame total", Patch: []patch{{24, le(8)}}},
+		{Name: "loops", Patch: []patch{{clip1 + 20, []byte{2}}}},
+		{Name: "fps NaN", Patch: []patch{{clip1 + 16, nan}}},
+		{Name: "marker", Patch: []patch{{clip1 + 24, le(math.Float32bits(1.5))}}},
+		{Name: "pad byte", Patch: []patch{{clip1 + 22, []byte{7}}}},
+		{Name: "anchor bone", Patch: []patch{{sock + 8, le(3)}}},
+		{Name: "socket offset NaN", Patch: []patch{{sock + 16, nan}}},
+		{Name: "palette NaN", Patch: []patch{{int(h.PaletteOffset) + 4*21, nan}}},
+		{Name: "palette out of bounds", Patch: []patch{{56, le(1 << 30)}}},
+		{Name: "palette misaligned", Patch: []patch{{56, le(uint32(h.PaletteOffset) + 4)}}},
+		{Name: "name without NUL", Patch: []patch{{clip1 + 4, le(5)}}},
+		{Name: "name not UTF-8", Patch: []patch{{int(h.StringTableOffset), []byte{0xff}}}},
+		{Name: "trailing bytes", Append: 16},
+	}
+	for i := range cases {
+		b := append([]byte(nil), good...)
+		k := &cases[i]
+		for _, p := range k.Patch {
+			copy(b[p.Offset:], p.Bytes)
+		}
+		if k.Truncate > 0 {
+			b = b[:k.Truncate]
+		}
+		for range k.Append {
+			b = append(b, 0xAA)
+		}
+		k.Strict = problems(t, k.Name, b)
+		k.Lenient = problems(t, k.Name, b, formats.Lenient())
+		if len(k.Strict) == 0 {
+			t.Fatalf("%s: formats/bpat accepts the corrupted file: the fixture is wrong", k.Name)
+		}
+	}
+	fx.Broken = cases
+	js, err := json.Marshal(fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fixture.json"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// problems lists what formats/bpat finds broken in b (nil when it accepts it).
+func problems(t *testing.T, name string, b []byte, opts ...bpat.Option) []problem {
+	_, err := bpat.Parse(b, opts...)
+	if err == nil {
+		return []problem{}
+	}
+	var ve *formats.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("%s: %v is not a ValidationError", name, err)
+	}
+	var out []problem
+	for _, p := range ve.Problems {
+		out = append(out, problem{p.Rule, p.Offset, p.Index})
+	}
+	return out
+}
+
+// TestWriteFixtures writes the fixtures into $BONEBAKE_WRITE_FIXTURES, for
+// running the node tests by hand (npm test in the package folder).
+func TestWriteFixtures(t *testing.T) {
+	dir := os.Getenv("BONEBAKE_WRITE_FIXTURES")
+	if dir == "" {
+		t.Skip("set BONEBAKE_WRITE_FIXTURES to a folder to write the node tests' fixtures there")
+	}
+	writeFixtures(t, dir)
+}

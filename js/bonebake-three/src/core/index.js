@@ -1,0 +1,10 @@
+// bonebake's core for the web: readers of its files, the playback rule and the
+// runtime's fades, the skinning pass and its GLSL chunks. It imports nothing:
+// a renderer (src/three for three.js) wires it in.
+export { FormatError, ValidationError } from './errors.js';
+export { parseBPAT, BPAT, MAX_BONES, MARKERS } from './bpat.js';
+export { parseBPSM, BPSM } from './bpsm.js';
+export { parseGait, GaitError } from './gait.js';
+export { resolve, smoothstep, isFade, playhead, Clock, speedBlend, clipRate, GAIT_SNAP } from './playback.js';
+export { SkinPalette, FLOATS_PER_POSED } from './pose.js';
+export { SKIN_PARS, SKIN_BASE, SKIN_NORMAL, SKIN_VERTEX } from './glsl.js';
