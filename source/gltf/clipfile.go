@@ -26,6 +26,14 @@ type ClipFile struct {
 	// Weights counts, per animation, its channels on morph target weights,
 	// which are not baked (docs/formats/gltf.md §3).
 	Weights []int
+	// Unoriented says that the file's joints have no orientation of their own
+	// at rest (a BVH file, docs/formats/bvh.md §6): a rotation turns a joint from
+	// the rest pose in the file's axes, and is re-expressed in the character's
+	// joint frames when bound.
+	Unoriented bool
+	// Notes are what the reader decided that the user should be told (a BVH
+	// file's up axis or units that no skeleton made clear).
+	Notes []string
 }
 
 // ClipNode is one node of a clip file: its name as the file writes it ("" when

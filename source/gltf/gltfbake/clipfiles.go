@@ -38,6 +38,8 @@ type ClipFilesSettings struct {
 	// FilesRoot and NoLimits are as in Settings.
 	FilesRoot string
 	NoLimits  bool
+	// Up is a BVH clip file's up axis ("" finds it, docs/formats/bvh.md §4).
+	Up string
 }
 
 // AddClipFiles reads every animation of every file and appends it to m.Clips,
@@ -52,10 +54,11 @@ func AddClipFiles(m *gltf.Model, files []string, s ClipFilesSettings) (notes []s
 		used[c.Name] = true
 	}
 	for _, path := range files {
-		cf, err := gltf.LoadClips(path, gltf.Options{FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+		cf, err := loadClipFile(m, path, s)
 		if err != nil {
 			return nil, err
 		}
+		notes = append(notes, cf.Notes...)
 		b, err := bindClipFile(m, cf, s.Retarget)
 		if err != nil {
 			return nil, err

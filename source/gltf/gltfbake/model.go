@@ -67,6 +67,9 @@ type Settings struct {
 	// their rotations alone when their skeletons differ (docs/formats/gltf.md §7).
 	ClipFiles []string
 	Retarget  bool
+	// Up is a BVH file's up axis, the model's or a clip file's ("+Z", …; ""
+	// finds it from the skeleton, docs/formats/bvh.md §4).
+	Up string
 }
 
 // Model is a skinned glTF model and the job that bakes it.
@@ -108,7 +111,11 @@ func Load(path string, s Settings) (*Model, error) {
 	if s.Skin < 0 {
 		return nil, &bake.SettingError{Setting: "skin", Err: fmt.Errorf("%d: skins are numbered from 0", s.Skin)}
 	}
-	m, err := gltf.Load(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+	explicitScale := s.Scale // a BVH file's reader takes it as its unit (docs/formats/bvh.md §4)
+	if explicitScale == 0 && s.Manifest != nil {
+		explicitScale = s.Manifest.Scale
+	}
+	m, bvhScaled, err := loadModel(path, s, explicitScale)
 	if ge := (*gltf.Error)(nil); s.Skin > 0 && errors.As(err, &ge) && ge.Rule == gltf.RuleSkinIndex {
 		return nil, &bake.SettingError{Setting: "skin", Err: err} // the flag asked for a skin the file lacks
 	}
@@ -155,6 +162,9 @@ func Load(path string, s Settings) (*Model, error) {
 		mf.RootBone = s.RootBone
 	}
 	mf.InPlace = mf.InPlace || s.InPlace
+	if bvhScaled {
+		mf.Scale = 0 // applied by the BVH reader
+	}
 	scale, snapTris := mf.Scale, mf.SnapshotTriangles
 	// What the loader changed or left out of the character comes first.
 	var notes []string
@@ -170,7 +180,7 @@ func Load(path string, s Settings) (*Model, error) {
 	if files := append(mf.clipFiles(), s.ClipFiles...); len(files) > 0 {
 		had := len(m.Clips)
 		var added []string
-		if added, err = AddClipFiles(m, files, ClipFilesSettings{Retarget: mf.Retarget || s.Retarget, FilesRoot: s.FilesRoot, NoLimits: s.NoLimits}); err != nil {
+		if added, err = AddClipFiles(m, files, ClipFilesSettings{Retarget: mf.Retarget || s.Retarget, FilesRoot: s.FilesRoot, NoLimits: s.NoLimits, Up: s.Up}); err != nil {
 			return nil, err
 		}
 		notes = append(notes, added...)

@@ -1,0 +1,140 @@
+package gltfbake
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/rig"
+	bvhsrc "github.com/bonebake/bonebake/source/bvh"
+	"github.com/bonebake/bonebake/source/gltf"
+)
+
+// loadModel reads the model at path: a glTF file, or a BVH file as a model
+// without a mesh (docs/formats/bvh.md §5), its lengths scaled by scale when
+// that is > 0 (else by the units its height suggests). applied says the BVH
+// reader took the scale, so that the caller does not apply it again.
+func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied bool, err error) {
+	if s.Up != "" {
+		if err := bvhsrc.CheckUp(s.Up); err != nil {
+			return nil, false, &bake.SettingError{Setting: "up", Err: err}
+		}
+	}
+	isBVH, err := bvhsrc.IsBVH(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !isBVH {
+		m, err = gltf.Load(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+		return m, false, err
+	}
+	if s.Skin > 0 {
+		return nil, false, &bake.SettingError{Setting: "skin", Err: fmt.Errorf("%d: %s is a BVH file, which has no skins", s.Skin, path)}
+	}
+	m, sp, err := bvhsrc.Load(path, bvhsrc.Options{Up: s.Up, Scale: scale})
+	if err != nil {
+		return nil, false, err
+	}
+	how := "given"
+	if sp.UpFound {
+		how = "found from its skeleton"
+	}
+	note := fmt.Sprintf("%s: BVH, %s up (%s), %.3g units tall, taken for %s (×%g to metres; --up and --scale say otherwise)",
+		filepath.Base(path), sp.Up, how, sp.Height, sp.Units, sp.Scale)
+	if sp.Units == "given" {
+		note = fmt.Sprintf("%s: BVH, %s up (%s), %.3g units tall, ×%g to metres (--scale)", filepath.Base(path), sp.Up, how, sp.Height, sp.Scale)
+	}
+	m.Warnings = append([]string{note}, m.Warnings...)
+	if fps := m.ClipMeta[0].FPS; bake.CheckFPS(fps) != nil {
+		m.ClipMeta[0].FPS = 0
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: its frame rate %.4g (Frame Time %g s) is outside what a bake takes; its clip bakes at the default rate", filepath.Base(path), fps, sp.File.FrameTime))
+	}
+	return m, true, nil
+}
+
+// loadClipFile reads a clip file: a glTF file's animations, or a BVH file's
+// motion with its joints oriented as m's (orientLike), so that one binding
+// serves both.
+func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFile, error) {
+	isBVH, err := bvhsrc.IsBVH(path)
+	if err != nil {
+		return nil, err
+	}
+	if !isBVH {
+		return gltf.LoadClips(path, gltf.Options{FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+	}
+	cf, err := bvhsrc.LoadClips(path, bvhsrc.Options{Up: s.Up})
+	if err != nil {
+		return nil, err
+	}
+	cf.Weights = make([]int, len(cf.Animations))
+	orientLike(m, cf)
+	return cf, nil
+}
+
+// orientLike re-expresses an unoriented clip file's joints (docs/formats/bvh.md
+// §6) in the frames of the character's joints they bind to: node n, bound to
+// bone b, is given a frame change F(n) = Rk(n)⁻¹·Rc(b) (the global rest
+// rotations in the file and in the character), so that its global rest
+// rotation becomes the character's; its rest, and every key of its channels,
+// become L′ = F(parent)⁻¹·L·F(n), t′ = F(parent)⁻¹·t. The file's poses in the
+// scene are unchanged: only the frames its local values are written in turn.
+// Afterwards its local rotations are the character's, to be copied as a glTF
+// clip file's are.
+func orientLike(m *gltf.Model, cf *gltf.ClipFile) {
+	boneOf := matchNodes(m.Skeleton.Names, cf.Nodes)
+	charRest := m.Skeleton.RestModelSpace()
+	n := len(cf.Nodes)
+	gk := make([]rig.Quat, n)
+	frame := make([]rig.Quat, n)
+	for i, nd := range cf.Nodes {
+		gk[i] = nd.Rest.Rotation
+		if nd.Parent >= 0 {
+			gk[i] = gk[nd.Parent].Mul(nd.Rest.Rotation).Normalize()
+		}
+		frame[i] = rig.IdentityQuat()
+		if b := boneOf[i]; b >= 0 {
+			rc, _ := rig.Decompose(charRest[b])
+			frame[i] = gk[i].Conjugate().Mul(rc.Rotation).Normalize()
+		}
+	}
+	parentFrame := func(i int) rig.Quat {
+		if p := cf.Nodes[i].Parent; p >= 0 {
+			return frame[p].Conjugate()
+		}
+		return rig.IdentityQuat()
+	}
+	for i := range cf.Nodes {
+		r := &cf.Nodes[i].Rest
+		fp := parentFrame(i)
+		r.Rotation = fp.Mul(r.Rotation).Mul(frame[i]).Normalize()
+		r.Translation = fp.Rotate(r.Translation)
+	}
+	for a := range cf.Animations {
+		for t := range cf.Animations[a].Tracks {
+			tr := &cf.Animations[a].Tracks[t]
+			fp, fn := parentFrame(tr.Bone), frame[tr.Bone]
+			vs := make([]float32, len(tr.Values))
+			switch tr.Path {
+			case anim.Rotation:
+				for e := 0; e+4 <= len(vs); e += 4 {
+					q := fp.Mul(rig.Quat{float64(tr.Values[e]), float64(tr.Values[e+1]), float64(tr.Values[e+2]), float64(tr.Values[e+3])}).Mul(fn)
+					for k := range 4 {
+						vs[e+k] = float32(q[k])
+					}
+				}
+			case anim.Translation:
+				for e := 0; e+3 <= len(vs); e += 3 {
+					v := fp.Rotate(rig.Vec3{float64(tr.Values[e]), float64(tr.Values[e+1]), float64(tr.Values[e+2])})
+					for k := range 3 {
+						vs[e+k] = float32(v[k])
+					}
+				}
+			default:
+				copy(vs, tr.Values)
+			}
+			tr.Values = vs
+		}
+	}
+}

@@ -1,0 +1,304 @@
+package gltfbake
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	bvhfile "github.com/bonebake/bonebake/formats/bvh"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
+)
+
+// jointsAt samples clip c of m at time t and returns its joints' model-space
+// matrices.
+func jointsAt(m *gltf.Model, c int, t float64) []rig.Mat4 {
+	s := bake.FromClip(&m.Clips[c], nil).NewSampler()
+	pose := m.Skeleton.RestPose()
+	s.Sample(t, pose)
+	g := make([]rig.Mat4, m.Skeleton.Len())
+	m.Skeleton.ModelSpace(pose, g)
+	out := make([]rig.Mat4, len(m.Joints))
+	for j, b := range m.Joints {
+		out[j] = g[b]
+	}
+	return out
+}
+
+func clipIndex(t *testing.T, m *gltf.Model, name string) int {
+	t.Helper()
+	for i, c := range m.Clips {
+		if c.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no clip %q", name)
+	return -1
+}
+
+// worstDiff is the largest difference of two poses' matrices: translations
+// divided by size, the other elements as they are.
+func worstDiff(a, b []rig.Mat4, size float64) (worst float64, joint, elem int) {
+	for j := range a {
+		for i := range 12 {
+			d := math.Abs(a[j][i] - b[j][i])
+			if i == 3 || i == 7 || i == 11 {
+				d /= size
+			}
+			if d > worst {
+				worst, joint, elem = d, j, i
+			}
+		}
+	}
+	return worst, joint, elem
+}
+
+// TestBVHOnSoldierIsItsWalk puts soldier_walk.bvh, which Blender wrote from
+// Soldier.glb's Walk (resampled at its 24 fps), on Soldier.glb by joint name:
+// a reference tool's own export, so the clip must be the Walk again. At each
+// of the file's frame times within the Walk, every joint's model-space matrix
+// agrees with the Walk's within 1e-4 (translations relative to the height).
+// Without the re-expression of docs/formats/bvh.md §6 (the BVH's rotations
+// copied as local ones) the fit or the poses are far off.
+func TestBVHOnSoldierIsItsWalk(t *testing.T) {
+	soldier := testfiles.Path(t, "gltf", "threejs/Soldier.glb")
+	walkBVH := testfiles.Path(t, "bvh", "soldier_walk.bvh")
+	m, err := Load(soldier, Settings{ClipFiles: []string{walkBVH}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.GLTF
+	walk, bvh := clipIndex(t, g, "Walk"), clipIndex(t, g, "soldier_walk")
+	const frameTime = 0.041667 // the file's Frame Time
+	size := jointsSize(g, g.Skeleton.RestModelSpace())
+	worst := 0.0
+	frames := 0
+	for f := 0; float64(f)*frameTime <= g.Clips[walk].Duration; f++ {
+		tm := float64(f) * frameTime
+		w, j, e := worstDiff(jointsAt(g, bvh, tm), jointsAt(g, walk, g.Clips[walk].Start+tm), size)
+		if w > 1e-4 {
+			t.Fatalf("frame %d (%.4f s): joint %s element %d differs by %.3g", f, tm, g.JointNames[j], e, w)
+		}
+		worst = max(worst, w)
+		frames++
+	}
+	if frames < 20 {
+		t.Fatalf("compared only %d frames", frames)
+	}
+	t.Logf("%d frames, worst difference %.2g (translations relative to %.3g m)", frames, worst, size)
+}
+
+// TestBVHThreejsPeerAgrees bakes both shared BVH files on their own skeletons
+// in the file's own space (--up +Y --scale 1) and plays them with three.js's
+// BVHLoader and AnimationMixer at the baked frames' times: every palette
+// matrix agrees within 1e-4 (translations relative to the skeleton's size).
+// three.js adds each joint's OFFSET to its position channels, where Blender,
+// which wrote these files, writes the channels with the offset included
+// (docs/formats/bvh.md §3): three.js is given the file with those joints'
+// OFFSETs set to 0, which means the same file under bonebake's reading. And
+// three.js binds a track by a path in which ':' is reserved, so that
+// Mixamo's "mixamorig:Hips" would not move at all: it is given the names with
+// '_' for ':'.
+func TestBVHThreejsPeerAgrees(t *testing.T) {
+	peer := threejsPeer(t)
+	script, err := os.ReadFile(filepath.Join("testdata", "bvh_peer.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(peer, "bvh_peer.mjs"), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a_biped_walk.bvh", "soldier_walk.bvh"} {
+		t.Run(name, func(t *testing.T) {
+			path := testfiles.Path(t, "bvh", name)
+			m, err := Load(path, Settings{Up: "+Y", Scale: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := bake.Bytes(m.Job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := bpat.Parse(b, formats.KnownSpecies(m.Job.SpeciesID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			clip := got.Clips()[0]
+			mo := m.Job.Motions[m.Job.Clips[0].Motion]
+			args := []string{"bvh_peer.mjs", threejsOffsets(t, path)}
+			for f := range int(clip.FrameCount) {
+				args = append(args, strconv.FormatFloat(mo.Start+bake.FrameTime(f, int(clip.FrameCount), mo.Duration-mo.Start, clip.Loops), 'g', -1, 64))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "node", args...)
+			cmd.Dir = peer
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("the three.js peer failed: %v", err)
+			}
+			var res struct {
+				Names  []string
+				Frames [][][16]float64
+			}
+			if err := json.Unmarshal(out, &res); err != nil {
+				t.Fatal(err)
+			}
+			for i, n := range res.Names {
+				res.Names[i] = strings.ReplaceAll(n, "_", ":")
+			}
+			if !slices.Equal(res.Names, m.GLTF.JointNames) || len(res.Frames) != int(clip.FrameCount) {
+				t.Fatalf("three.js has joints %v and %d frames; bonebake %v and %d", res.Names, len(res.Frames), m.GLTF.JointNames, clip.FrameCount)
+			}
+			size := jointsSize(m.GLTF, m.GLTF.Skeleton.RestModelSpace())
+			worst := 0.0
+			for f, joints := range res.Frames {
+				p := got.Palette(0, f)
+				for j, w := range joints {
+					for i := range 12 {
+						d := math.Abs(float64(p[j*16+i]) - w[i])
+						if i == 3 || i == 7 || i == 11 {
+							d /= size
+						}
+						worst = max(worst, d)
+						if d > 1e-4 {
+							t.Fatalf("frame %d joint %s element %d: %v; three.js has %v", f, res.Names[j], i, p[j*16+i], w[i])
+						}
+					}
+				}
+			}
+			t.Logf("%d frames, worst difference %.2g (translations relative to %.3g)", len(res.Frames), worst, size)
+		})
+	}
+}
+
+// threejsOffsets writes a copy of the BVH file at path whose joints with
+// position channels have OFFSET 0 0 0 and whose names have '_' for ':', and
+// returns its path.
+func threejsOffsets(t *testing.T, path string) string {
+	t.Helper()
+	f, err := bvhfile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for _, j := range f.Joints {
+		lines[j.Line-1] = strings.ReplaceAll(lines[j.Line-1], ":", "_")
+		if !slices.ContainsFunc(j.Channels, func(c bvhfile.Channel) bool { return !c.Rotation() }) {
+			continue
+		}
+		for i := j.Line; i < len(lines); i++ { // the line after the joint's (Line is 1-based)
+			if strings.HasPrefix(strings.TrimSpace(lines[i]), "OFFSET") {
+				lines[i] = "OFFSET 0 0 0"
+				break
+			}
+		}
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(out, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestBVHBakesOnItsOwn bakes both shared files on their own skeletons in
+// bonebake's space: up found from the skeleton (+Z for Blender's a_biped_walk,
+// -Y for soldier_walk), units from the height, the hips at frame 0 where the
+// file's position channels put them, turned and scaled by hand here.
+func TestBVHBakesOnItsOwn(t *testing.T) {
+	for _, c := range []struct {
+		name, hips, up string
+		// the hips' frame-0 position channels, turned to +Y up and scaled
+		// to metres: (x, z, -y) for +Z up; (x, -y, -z) × 0.01 for -Y up in
+		// centimetres.
+		want   rig.Vec3
+		frames int // the file's frames less the last, which a loop does not store
+	}{
+		{"a_biped_walk.bvh", "hips", "+Z", rig.Vec3{0, 1, 0}, 24},
+		{"soldier_walk.bvh", "mixamorig:Hips", "-Y", rig.Vec3{-0.00423645, 1.03415009, -0.022519}, 25},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Load(testfiles.Path(t, "bvh", c.name), Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Notes) == 0 || !strings.Contains(m.Notes[0], c.up+" up (found from its skeleton)") {
+				t.Fatalf("notes %q: want %s up found", m.Notes, c.up)
+			}
+			b, err := bake.Bytes(m.Job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := bpat.Parse(b, formats.KnownSpecies(m.Job.SpeciesID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cl := f.Clips(); len(cl) != 1 || cl[0].Name != strings.TrimSuffix(c.name, ".bvh") || int(cl[0].FrameCount) != c.frames || math.Abs(float64(cl[0].FPS)-1/0.041667) > 1e-3 {
+				t.Fatalf("clips %+v", cl)
+			}
+			j := slices.Index(m.GLTF.JointNames, c.hips)
+			p := f.Palette(0, 0)
+			got := rig.Vec3{float64(p[j*16+3]), float64(p[j*16+7]), float64(p[j*16+11])}
+			if got.Sub(c.want).Len() > 1e-6 {
+				t.Fatalf("hips at %v, want %v", got, c.want)
+			}
+			// Upright: every joint above the floor, the highest well above
+			// the hips.
+			top := 0.0
+			for k := range f.BoneCount() {
+				y := float64(p[k*16+7])
+				if y < -0.01 {
+					t.Fatalf("joint %s at height %.3f", m.GLTF.JointNames[k], y)
+				}
+				top = max(top, y)
+			}
+			if top < got[1]+0.3 {
+				t.Fatalf("highest joint at %.3f, hips at %.3f", top, got[1])
+			}
+		})
+	}
+}
+
+// TestBVHRefusals: a BVH of another skeleton is refused as a clip file, a bad
+// --up is a setting error, a hostile file names its line.
+func TestBVHRefusals(t *testing.T) {
+	soldier := testfiles.Path(t, "gltf", "threejs/Soldier.glb")
+	biped := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
+	_, err := Load(soldier, Settings{ClipFiles: []string{biped}})
+	var ge *gltf.Error
+	if !errors.As(err, &ge) || ge.Rule != gltf.RuleClipFit {
+		t.Fatalf("a_biped_walk on Soldier: %v", err)
+	}
+	_, err = Load(biped, Settings{Up: "up"})
+	if se := (*bake.SettingError)(nil); !errors.As(err, &se) || se.Setting != "up" {
+		t.Fatalf("--up up: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.bvh")
+	os.WriteFile(bad, []byte("HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1\n2 3\n"), 0o644)
+	for _, load := range []func() error{
+		func() error { _, err := Load(bad, Settings{}); return err },
+		func() error { _, err := Load(soldier, Settings{ClipFiles: []string{bad}}); return err },
+	} {
+		var fe *formats.FormatError
+		if err := load(); !errors.As(err, &fe) || fe.Rule != bvhfile.RuleFrameValues || fe.Line != 11 {
+			t.Fatalf("%v: want frame-values on line 11", err)
+		}
+	}
+}
