@@ -30,7 +30,7 @@ func lockDir(dir string) (*os.File, error) {
 	switch {
 	case errors.Is(err, unix.EWOULDBLOCK):
 		f.Close()
-		return nil, fmt.Errorf("%s: another bpx unpack into this folder is running; wait for it to end: %w", dir, ErrBusy)
+		return nil, fmt.Errorf("%s: another bonebake command is writing into this folder (an unpack, or files written together); wait for it to end: %w", dir, ErrBusy)
 	case errors.Is(err, unix.ENOLCK), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.ENOSYS):
 		// A file system without locks (some network ones): unpack unlocked,
 		// as on a system without flock.
