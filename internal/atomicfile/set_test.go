@@ -250,17 +250,19 @@ func TestSetConcurrent(t *testing.T) {
 	checkSet(t, dir, tag)
 }
 
-// setHelper is the subprocess of TestSetInterrupted: it writes the set into dir,
-// says "written", waits, commits (saying "committing" before the second rename
-// and pausing there), and says "committed".
+// setHelper is the subprocess of TestSetInterrupted and TestSetKilled: it
+// writes the set into dir, says "written" (and, with ATOMICFILE_HOLD, waits
+// there for its signal), commits, saying "committing" before the rename
+// ATOMICFILE_PAUSE_AT gives (the second by default) and pausing there until a
+// signal is caught (or for a minute, for kill -9), and says "committed".
 func setHelper(dir string) {
 	if os.Getenv("ATOMICFILE_NAMED") != "" {
 		unnamedOK.Store(false)
 	}
 	exchangeOff = os.Getenv("ATOMICFILE_LINKS") != ""
-	pauseAt, pause := 1, 300*time.Millisecond
+	pauseAt := 1
 	if k := os.Getenv("ATOMICFILE_PAUSE_AT"); k != "" {
-		pauseAt, pause = int(k[0]-'0'), time.Minute
+		pauseAt = int(k[0] - '0')
 	}
 	HandleInterrupts(func(sig os.Signal, paths []string) {
 		slices.Sort(paths)
@@ -274,11 +276,15 @@ func setHelper(dir string) {
 		}
 	}
 	os.Stdout.WriteString("written\n")
-	time.Sleep(300 * time.Millisecond)
+	if os.Getenv("ATOMICFILE_HOLD") != "" {
+		time.Sleep(time.Minute)
+	}
 	commitHook = func(i int) error {
 		if i == pauseAt {
 			os.Stdout.WriteString("committing\n")
-			time.Sleep(pause)
+			for deadline := time.Now().Add(time.Minute); !caught.Load() && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 		}
 		return nil
 	}
@@ -302,6 +308,9 @@ func TestSetInterrupted(t *testing.T) {
 				oldSet(t, dir)
 				cmd := exec.Command(os.Args[0], "-test.run=^$")
 				cmd.Env = append(os.Environ(), "ATOMICFILE_SET_HELPER="+dir)
+				if at == "written" {
+					cmd.Env = append(cmd.Env, "ATOMICFILE_HOLD=1")
+				}
 				if named {
 					cmd.Env = append(cmd.Env, "ATOMICFILE_NAMED=1")
 				}
