@@ -145,14 +145,16 @@ func TestConvertCamera(t *testing.T) {
 // largest difference being the one reported.
 func TestConvertReadable(t *testing.T) {
 	orders := []binary.ByteOrder{binary.LittleEndian, binary.BigEndian}
-	lossy := 0
+	lossy, ran := 0, 0
 	for _, name := range goldenFiles {
 		t.Run(name, func(t *testing.T) {
-			m, err := Open(shared(t, name))
+			path := shared(t, name) // skips when the file is not there
+			ran++
+			m, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := readGolden(t, shared(t, name))
+			g := readGolden(t, path)
 			for _, f := range []Family{Bayo1, Bayo2} {
 				for _, o := range orders {
 					p, re := roundTrip(t, m, f, o, Readable)
@@ -172,6 +174,11 @@ func TestConvertReadable(t *testing.T) {
 				}
 			}
 		})
+	}
+	// The check over all files means something only when they were there
+	// (../shared/testdata absent: every subtest skipped, and so does this).
+	if ran == 0 {
+		t.Skip("none of the golden motion files is here")
 	}
 	if lossy == 0 {
 		t.Error("no float Hermite track was re-expressed: the test data should hold some (Bayonetta 2 type 4)")

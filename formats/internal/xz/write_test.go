@@ -203,20 +203,49 @@ func TestDeterministic(t *testing.T) {
 }
 
 // TestNoLeakWithoutClose: workers end on their own when Close never comes.
+// It waits for the block goroutines themselves, found by their stacks, rather
+// than for the process's goroutine count to come back: other tests' goroutines
+// make that count move, and under -race encoding a block takes many times
+// longer than the fixed wait that count was given (it failed once so).
 func TestNoLeakWithoutClose(t *testing.T) {
-	before := runtime.NumGoroutine()
-	w, err := NewWriter(io.Discard, WriterConfig{BlockSize: 256 << 10, Workers: 4})
+	w, err := NewWriter(io.Discard, WriterConfig{BlockSize: 64 << 10, Workers: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(mixedData(1<<20, 7))
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
+	w.Write(mixedData(256<<10, 7)) // four blocks, one a worker
+	if len(w.pending) == 0 {
+		t.Fatal("no block started: the test writes too little")
+	}
+	// Every block ends (its done channel closes) without Close; the wait is
+	// long because a block may encode slowly, never because one may not end.
+	for i, j := range w.pending {
+		select {
+		case <-j.done:
+		case <-time.After(5 * time.Minute):
+			t.Fatalf("block %d of %d not done after 5 minutes", i, len(w.pending))
+		}
+	}
+	// And its goroutine returns: none of this package's block goroutines is left
+	// (another test's unclosed writer may still be encoding: it ends too).
+	for range 12000 {
+		if blockGoroutines() == 0 {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("%d goroutines still running, %d before", runtime.NumGoroutine(), before)
+	t.Fatalf("%d block goroutines still running 2 minutes after every block was done", blockGoroutines())
+}
+
+// blockGoroutines counts the goroutines running a blockJob.
+func blockGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Count(string(buf[:n]), ".(*blockJob).run(")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
 
 type failWriter struct{ n int }
