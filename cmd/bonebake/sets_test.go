@@ -169,3 +169,30 @@ func TestBakeBuiltinSet(t *testing.T) {
 		t.Errorf("exit %d, %q; the folder holds %v", code, e, folderNames(dir))
 	}
 }
+
+// TestBakeManySets: with several models, each model's BPAT and sidecar are one
+// set: a folder at one model's sidecar fails that model, whose old BPAT
+// stays, while the other model is baked whole.
+func TestBakeManySets(t *testing.T) {
+	src := t.TempDir()
+	walker, _ := os.ReadFile(testfiles.WalkerGLTF(t, true))
+	for _, n := range []string{"a.gltf", "b.gltf"} {
+		os.WriteFile(filepath.Join(src, n), walker, 0o644)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.bpat"), []byte("old"), 0o644)
+	os.Mkdir(filepath.Join(dir, "a.gait.json"), 0o755)
+	code, _, e := bonebake(t, "bake", filepath.Join(src, "a.gltf"), filepath.Join(src, "b.gltf"), "-o", dir)
+	if code != exitFailure || !strings.Contains(e, filepath.Join(dir, "a.gait.json")) {
+		t.Errorf("exit %d, %q", code, e)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.bpat")); string(b) != "old" {
+		t.Error("a's old BPAT was replaced")
+	}
+	if names := folderNames(dir); !slices.Equal(names, []string{"a.bpat", "a.gait.json", "b.bpat", "b.gait.json"}) {
+		t.Errorf("the folder holds %v", names)
+	}
+	if g, err := gait.OpenFor(filepath.Join(dir, "b.bpat")); err != nil || g == nil {
+		t.Errorf("b's sidecar: %v", err)
+	}
+}
