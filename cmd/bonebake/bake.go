@@ -16,6 +16,7 @@ import (
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/roster"
+	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	motsrc "github.com/bonebake/bonebake/source/mot"
@@ -53,9 +54,10 @@ func newBakeCmd() *cobra.Command {
 		snapBig   bool
 		clipFiles []string
 		retarget  bool
+		up        string
 	)
 	cmd := &cobra.Command{
-		Use:   "bake [MODEL.gltf|MODEL.glb -o OUT.bpat | MODEL... -o DIR] [flags]",
+		Use:   "bake [MODEL.gltf|MODEL.glb|MOTION.bvh -o OUT.bpat | MODEL... -o DIR] [flags]",
 		Short: "Bake the built-in creatures, or a glTF model's animations, into BPAT files",
 		Long: `With no model, bake the built-in creatures (humanoid, horse, elephant,
 humanoid_sword, humanoid_spear, humanoid_skeleton) into --out DIR (default
@@ -95,6 +97,11 @@ A file is BPAT v1 when no clip has a marker and v2 otherwise, unless --bpat-vers
 from, reads v2 only and species ids 0-5 only: bake with --bpat-version 2 and
 --species-id 0-5 for a file meant for it (bake warns otherwise).
 
+A BVH motion capture file bakes as a model too (docs/formats/bvh.md): on its
+own skeleton, without a mesh, at its own frame rate, its up axis and units
+found from the skeleton (--up and --scale give them); or as a --clips file onto
+a character, by joint name.
+
 With --mot and --rig, bake PlatinumGames motion files onto a skinned glTF model's
 joints (docs/formats/mot.md §12–13): one clip per motion, named after it, at 60 fps
 unless --fps, looping as its header says; --gltf writes the result as glTF too.`,
@@ -105,6 +112,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
   bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml
   bonebake bake characters/*.glb -o baked/ --fps 60
   bonebake bake ybot.glb --clips walking.glb flair.glb -o ybot.bpat
+  bonebake bake walk.bvh -o walk.bpat
+  bonebake bake Soldier.glb --clips walk.bvh -o soldier.bpat
   bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -129,7 +138,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				clipFiles, a = append(clipFiles, a[1:]...), a[:1]
 			}
 			if motFlags.active(cmd.Flags()) {
-				for _, f := range []string{"clips", "retarget"} {
+				for _, f := range []string{"clips", "retarget", "up"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s applies to a glTF model's bake, not to --mot", f)
 					}
@@ -152,7 +161,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if version == 1 {
 					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
-				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "clips", "retarget"} {
+				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "clips", "retarget", "up"} {
 					if cmd.Flags().Changed(f) {
 						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 					}
@@ -203,6 +212,12 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			}
 			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
 				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace, ClipFiles: clipFiles, Retarget: retarget}
+			if flags.Changed("up") {
+				if err := bvhsrc.CheckUp(up); err != nil {
+					return usagef("--up %v", err)
+				}
+				set.Up = up
+			}
 			if retarget && len(clipFiles) == 0 && manifest == "" {
 				return usagef("--retarget applies to the clips of --clips (or a manifest's clip_files)")
 			}
@@ -282,7 +297,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringSliceVar(&feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")
 	fl.StringVar(&rootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
 	fl.BoolVar(&inPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
-	fl.StringSliceVar(&clipFiles, "clips", nil, "glTF files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
+	fl.StringSliceVar(&clipFiles, "clips", nil, "glTF or BVH files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
+	fl.StringVar(&up, "up", "", "a BVH file's up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from its skeleton, docs/formats/bvh.md §4)")
 	fl.BoolVar(&retarget, "retarget", false, "take only rotations from --clips files whose skeleton differs: offsets stay the model's, hips travel scaled by hip height")
 	motFlags.add(fl)
 	fl.Uint32Var(&version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
@@ -317,8 +333,8 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	}
 	if kind, err := sniff(model); err != nil {
 		return 0, err
-	} else if kind != kindGLB && kind != kindGLTF {
-		return 0, fmt.Errorf("%s: %s, not a glTF model: bake reads skinned glTF 2.0 models (.gltf, .glb)", model, kind)
+	} else if kind != kindGLB && kind != kindGLTF && kind != kindBVH {
+		return 0, fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb) and BVH motion capture (.bvh)", model, kind)
 	}
 	m, err := gltfbake.Load(model, set)
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {

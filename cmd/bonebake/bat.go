@@ -278,6 +278,9 @@ func batInput(arg, model string, set gltfbake.Settings, changed func(flag string
 		name := strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
 		return bat.FromBPAT(name, f, m.GLTF.InverseBind, m.GLTF.Mesh)
 	}
+	if kind == kindBVH {
+		return nil, fmt.Errorf("%s: %s holds motion and no mesh, and bat bakes a mesh's textures: bake it onto a character (bonebake bake CHARACTER.glb --clips %s -o OUT.bpat) and give bat that BPAT with --model CHARACTER.glb", arg, kind, filepath.Base(arg))
+	}
 	return nil, fmt.Errorf("%s: %s: bat reads skinned glTF models, BPAT files (with --model) and built-in creatures", arg, kind)
 }
 

@@ -88,12 +88,13 @@ const (
 	kindGLTF    = "a glTF model (.gltf)"
 	kindBPX     = "a BPX container"
 	kindMot     = "a PlatinumGames motion file (.mot)"
+	kindBVH     = "a BVH motion capture file (.bvh)"
 	kindUnknown = "not a file bonebake knows"
 )
 
 var kindWords = map[formats.Kind]string{
 	formats.BPAT: kindBPAT, formats.BPSM: kindBPSM, formats.GLB: kindGLB, formats.GLTF: kindGLTF,
-	formats.BPX: kindBPX, formats.Mot: kindMot, formats.Unknown: kindUnknown,
+	formats.BPX: kindBPX, formats.Mot: kindMot, formats.BVH: kindBVH, formats.Unknown: kindUnknown,
 }
 
 // sniff says what the file at path is, in words, by its first bytes.

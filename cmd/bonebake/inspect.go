@@ -34,10 +34,13 @@ beside the file, measured or from the manifest, else the built-in table) is
 shown as the crowd runtime takes it (docs/runtime.md §6). For a BPSM
 snapshot mesh: the header, sections and clips. For a glTF model (.gltf or .glb):
 its skins and joints, meshes with their materials, and animations with durations
-and key counts.`,
+and key counts. For a BVH motion capture file (.bvh): its hierarchy with offsets,
+channels and end sites, its frames, frame time and duration, and the up axis,
+height and units bake would take (docs/formats/bvh.md §4).`,
 		Example: `  bonebake inspect assets/creatures/humanoid.bpat
   bonebake inspect assets/creatures/horse_minimal.bpsm --json
-  bonebake inspect testdata/gltf/Fox.glb`,
+  bonebake inspect testdata/gltf/Fox.glb
+  bonebake inspect walk.bvh`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			path := a[0]
@@ -52,6 +55,8 @@ and key counts.`,
 			switch kind {
 			case kindGLB, kindGLTF:
 				return inspectGLTF(cmd, path, asJSON)
+			case kindBVH:
+				return inspectBVH(cmd, path, asJSON)
 			case kindBPAT, kindBPSM:
 				f, _, err := openBaked(path, kind, []formats.Option{formats.Lenient(), species.option()})
 				if err != nil {
@@ -71,7 +76,7 @@ and key counts.`,
 				r.print(w)
 				return nil
 			}
-			return fmt.Errorf("%s: %s; inspect reads BPAT, BPSM and glTF files", path, kind)
+			return fmt.Errorf("%s: %s; inspect reads BPAT, BPSM, glTF and BVH files", path, kind)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")

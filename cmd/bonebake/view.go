@@ -46,9 +46,9 @@ kernel.
 
 With no PATH it shows the .bpat files in assets/creatures (drawn with the meshes
 of the built-in species of the same names) or, when there are none, the built-in
-creatures baked in memory. Given .bpat files or glTF models (.gltf, .glb; baked
-on the fly) it shows those; a .bpat without a known mesh is drawn as a box per
-bone.
+creatures baked in memory. Given .bpat files, glTF models (.gltf, .glb) or BVH
+motion capture (.bvh; both baked on the fly) it shows those; a .bpat without a
+known mesh, and a BVH file, are drawn as a box per bone.
 
 With --clips, the first PATH is a glTF model and the others are clip files: their
 animations are baked onto the model's skeleton by joint name, as 'bake --clips'
@@ -143,7 +143,7 @@ and says so. Stop it with Ctrl-C.`,
 	fl.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	fl.BoolVar(&open, "open", false, "open the page in a browser (xdg-open or open)")
 	fl.StringVar(&dir, "dir", "assets/creatures", "where to look for .bpat files when no PATH is given")
-	fl.StringSliceVar(&clips, "clips", nil, "glTF files whose animations are baked onto the model's skeleton by joint name (the other PATHs are clip files too)")
+	fl.StringSliceVar(&clips, "clips", nil, "glTF or BVH files whose animations are baked onto the model's skeleton by joint name (the other PATHs are clip files too)")
 	fl.BoolVar(&retarg, "retarget", false, "take only rotations from --clips files whose skeleton differs (as bake --retarget)")
 	species.add(cmd)
 	return cmd
