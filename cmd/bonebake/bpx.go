@@ -24,6 +24,7 @@ package as a palette texture (T) and a model (M).`,
 		Example: `  bonebake bpx inspect creatures.bpx
   bonebake bpx list creatures.bpx
   bonebake bpx unpack creatures.bpx -o out/
+  bonebake bpx recover out/
   bonebake bpx pack assets/creatures -o creatures.bpx --meta title=demo
   bonebake bpx dump creatures.bpx --section 2 --bpxsd`,
 		Args: subcommands,
