@@ -18,7 +18,8 @@ import (
 // what releases them. A folder reached by two spellings is locked once: two
 // descriptors of one folder would conflict with each other. A file system
 // that has no flock (some network file systems) is committed to without the
-// lock (the documented limit: concurrent commits there can interleave).
+// lock, and so is a folder that can be written but not read (the documented
+// limit: concurrent commits there can interleave).
 func lockDirs(dirs []string) (func(), error) {
 	type held struct {
 		f        *os.File
@@ -32,6 +33,9 @@ func lockDirs(dirs []string) (func(), error) {
 	}
 	for _, d := range dirs {
 		f, err := os.Open(d)
+		if errors.Is(err, os.ErrPermission) {
+			continue // a folder one may write but not read: committed to unlocked
+		}
 		if err != nil {
 			release()
 			return nil, err

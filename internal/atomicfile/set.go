@@ -15,11 +15,11 @@ import (
 // report). Each file is written like Write writes one, into a temporary file
 // beside its target (unnamed on Linux), and none takes its name until Commit:
 //
-//   - Commit first checks every target again (a folder, a named pipe or a
-//     device at any of the names fails the set before anything is renamed).
-//   - It then holds an exclusive flock(2) on each target's folder, so that two
+//   - Commit holds an exclusive flock(2) on each target's folder, so that two
 //     commands committing sets into the same folder take turns: the folder ends
 //     holding one set or the other, never a mix.
+//   - It checks every target again (a folder, a named pipe or a device at any
+//     of the names fails the set before anything is renamed).
 //   - It renames the files into place in the order they were written. On Linux
 //     each rename is an exchange (renameat2 RENAME_EXCHANGE) that keeps the
 //     old file under the new one's temporary name; elsewhere the old file is

@@ -455,3 +455,23 @@ func TestSetJournalCutShort(t *testing.T) {
 	}
 	checkSet(t, dir, "new")
 }
+
+// TestSetWriteOnlyFolder: a folder one may write but not list takes a set,
+// committed without its lock (it cannot be opened to be locked).
+func TestSetWriteOnlyFolder(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any folder")
+	}
+	dir := filepath.Join(t.TempDir(), "wo")
+	os.Mkdir(dir, 0o755)
+	oldSet(t, dir)
+	os.Chmod(dir, 0o300)
+	defer os.Chmod(dir, 0o755)
+	s := NewSet()
+	writeSet(t, s, dir, "new")
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	checkSet(t, dir, "new")
+}
