@@ -223,7 +223,7 @@ func interruptLine(sig os.Signal, paths []string) string {
 }
 
 // recoverLine says what became of a set of files whose commit was killed (kill
-// -9, a power cut) during its renames, which the next command writing into
+// -9) during its renames, which the next command writing into
 // that folder found (atomicfile.Set).
 func recoverLine(targets []string, finished bool) string {
 	if finished {

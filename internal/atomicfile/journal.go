@@ -13,8 +13,8 @@ import (
 // renames: JournalName, listing each target, the hidden name its new file has
 // before the rename (which holds the old file after an exchange) and the new
 // file's device and inode numbers. The commit removes it when it is done or
-// undone; a journal found later is from a commit that was killed (kill -9, a
-// power cut) during its renames, since its writer held the folder's flock all
+// undone; a journal found later is from a commit that was killed (kill -9)
+// during its renames, since its writer held the folder's flock all
 // along. The next commit that locks that folder undoes it: a target that holds
 // the new file (its inode says so) gets its old file back or, new, is removed;
 // every hidden file is removed. The journal is complete before the first
