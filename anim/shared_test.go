@@ -1,6 +1,7 @@
 package anim
 
 import (
+	"math"
 	"testing"
 
 	"github.com/bonebake/bonebake/rig"
@@ -44,5 +45,31 @@ func TestSharedTracksPreparedOnce(t *testing.T) {
 		if got[0] != want[0] || got[1] != want[1] {
 			t.Errorf("at %v: %v, want %v", at, got, want)
 		}
+	}
+}
+
+// Clips validated with one ValidCache scan the times and values they share
+// once: the second clip's shared keys are not scanned again (seen here by
+// breaking them after the first check, which only a new scan would notice),
+// while keys of its own still are.
+func TestValidCacheAcrossClips(t *testing.T) {
+	times, values := []float32{0, 1, 2}, []float32{0, 0, 0, 1, 0, 0, 0.5, 1, 0, 0, 1, 1}
+	clip := func(name string, v []float32) *Animation {
+		return &Animation{Name: name, Duration: 2, Tracks: []Track{{Bone: 0, Path: Rotation, Interpolation: Linear, Times: times, Values: v}}}
+	}
+	var vc ValidCache
+	if err := clip("a", values).ValidateShared(1, &vc); err != nil {
+		t.Fatal(err)
+	}
+	values[4] = float32(math.NaN())
+	if err := clip("b", values).ValidateShared(1, &vc); err != nil {
+		t.Errorf("keys validated for clip a scanned again for clip b: %v", err)
+	}
+	own := append([]float32(nil), values...)
+	if err := clip("c", own).ValidateShared(1, &vc); err == nil {
+		t.Error("clip c's own NaN value passed")
+	}
+	if err := clip("b", values).Validate(1); err == nil {
+		t.Error("Validate without a cache passed a NaN value")
 	}
 }

@@ -78,7 +78,26 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // exactly keys × width × (3 for CubicSpline, else 1) finite values (width 3, or 4
 // for rotations), and no rotation key of zero length. The first problem found is
 // returned as a *TrackError.
-func (c *Animation) Validate(boneCount int) error {
+func (c *Animation) Validate(boneCount int) error { return c.ValidateShared(boneCount, nil) }
+
+// ValidCache remembers the key times and values found valid, by the slices
+// that hold them, so that clips sharing them (a glTF file may point the
+// channels of many animations at one accessor) scan them once. The zero value
+// is ready; not safe for concurrent use.
+type ValidCache struct {
+	times  map[*float32]int
+	values map[valuesKey]bool
+}
+
+type valuesKey struct {
+	values   *float32
+	n, per   int
+	rotation bool
+}
+
+// ValidateShared is Validate, skipping the times and values vc holds as valid
+// and adding those it checks (nil: a cache for this clip alone).
+func (c *Animation) ValidateShared(boneCount int, vc *ValidCache) error {
 	clipErr := func(track, key int, format string, args ...any) error {
 		return &TrackError{Clip: c.Name, Track: track, Key: key, Rule: fmt.Sprintf(format, args...)}
 	}
@@ -91,13 +110,13 @@ func (c *Animation) Validate(boneCount int) error {
 	// Tracks may share their times and values (a glTF file can point many
 	// channels at one sampler): each shared slice is scanned once, so that
 	// validating costs the keys once, not tracks × keys.
-	type valuesKey struct {
-		values   *float32
-		n, per   int
-		rotation bool
+	if vc == nil {
+		vc = new(ValidCache)
 	}
-	timesOK := map[*float32]int{}
-	valuesOK := map[valuesKey]bool{}
+	if vc.times == nil {
+		vc.times, vc.values = map[*float32]int{}, map[valuesKey]bool{}
+	}
+	timesOK, valuesOK := vc.times, vc.values
 	for ti := range c.Tracks {
 		tr := &c.Tracks[ti]
 		if tr.Bone < 0 || tr.Bone >= boneCount {

@@ -22,6 +22,7 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
 	}
 	inputs := map[int]keyTimes{} // by accessor
 	finiteValues := map[int]bool{}
+	valid := new(anim.ValidCache)
 	for ai, a := range d.doc.Animations {
 		c := anim.Animation{Name: a.Name, Start: math.Inf(1)}
 		// glTF allows one channel per node and path in an animation; of
@@ -118,7 +119,7 @@ func (d *document) clips(bone []int, boneCount int) ([]anim.Animation, error) {
 		if math.IsInf(c.Start, 1) {
 			c.Start = 0 // no channels
 		}
-		if err := c.Validate(boneCount); err != nil {
+		if err := c.ValidateShared(boneCount, valid); err != nil {
 			return nil, d.wrap(RuleKeys, err, "%s is not a valid clip", label("animation", ai, a.Name))
 		}
 		clips = append(clips, c)
