@@ -23,6 +23,7 @@ const (
 	BPX     Kind = "bpx"  // BPX container
 	Mot     Kind = "mot"  // PlatinumGames motion
 	BVH     Kind = "bvh"  // Biovision Hierarchy motion capture (text)
+	FBX     Kind = "fbx"  // Autodesk FBX, binary or ASCII
 )
 
 // sniffLen is how many bytes Sniff looks at.
@@ -43,6 +44,8 @@ func Sniff(b []byte) Kind {
 		return BPX
 	case bytes.HasPrefix(b, []byte("mot\x00")):
 		return Mot
+	case bytes.HasPrefix(b, []byte("Kaydara FBX Binary  \x00")):
+		return FBX
 	}
 	j := bytes.TrimLeft(b[:min(len(b), sniffLen)], " \t\r\n\ufeff")
 	if len(j) > 0 && j[0] == '{' && bytes.Contains(j, []byte(`"asset"`)) {
@@ -50,6 +53,9 @@ func Sniff(b []byte) Kind {
 	}
 	if h, ok := bytes.CutPrefix(j, []byte("HIERARCHY")); ok && (len(h) == 0 || h[0] == '\n' || h[0] == '\r' || h[0] == ' ' || h[0] == '\t') {
 		return BVH
+	}
+	if bytes.HasPrefix(j, []byte("; FBX ")) { // an ASCII FBX's first comment
+		return FBX
 	}
 	return Unknown
 }

@@ -95,8 +95,8 @@ func Load(paths []string, known []*species.Creature, read ...formats.Option) ([]
 		switch k {
 		case formats.BPAT:
 			a, err = LoadBPAT(p, known, read...)
-		case formats.GLB, formats.GLTF, formats.BVH:
-			a, err = LoadGLTF(p) // a BVH bakes on its own skeleton, drawn as boxes (docs/formats/bvh.md §5)
+		case formats.GLB, formats.GLTF, formats.BVH, formats.FBX:
+			a, err = LoadGLTF(p) // gltfbake.Load reads all four; a BVH bakes on its own skeleton, drawn as boxes (docs/formats/bvh.md §5)
 		case formats.BPSM:
 			err = fmt.Errorf("%s is a BPSM snapshot mesh: the viewer shows BPAT files and glTF models (bonebake inspect and validate read snapshot meshes)", p)
 		case formats.BPX:

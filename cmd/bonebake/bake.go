@@ -333,8 +333,8 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	}
 	if kind, err := sniff(model); err != nil {
 		return 0, err
-	} else if kind != kindGLB && kind != kindGLTF && kind != kindBVH {
-		return 0, fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb) and BVH motion capture (.bvh)", model, kind)
+	} else if !isModel(kind) {
+		return 0, fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
 	}
 	m, err := gltfbake.Load(model, set)
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {

@@ -243,7 +243,7 @@ func batInput(arg, model string, set gltfbake.Settings, changed func(flag string
 		return nil, err
 	}
 	switch kind {
-	case kindGLB, kindGLTF:
+	case kindGLB, kindGLTF, kindFBX:
 		if model != "" {
 			return nil, usagef("--model goes with a BPAT file; %s is a model already", arg)
 		}

@@ -86,6 +86,7 @@ const (
 	kindBPSM    = "a BPSM snapshot mesh"
 	kindGLB     = "a binary glTF model (.glb)"
 	kindGLTF    = "a glTF model (.gltf)"
+	kindFBX     = "an FBX model (.fbx)"
 	kindBPX     = "a BPX container"
 	kindMot     = "a PlatinumGames motion file (.mot)"
 	kindBVH     = "a BVH motion capture file (.bvh)"
@@ -93,8 +94,14 @@ const (
 )
 
 var kindWords = map[formats.Kind]string{
-	formats.BPAT: kindBPAT, formats.BPSM: kindBPSM, formats.GLB: kindGLB, formats.GLTF: kindGLTF,
+	formats.BPAT: kindBPAT, formats.BPSM: kindBPSM, formats.GLB: kindGLB, formats.GLTF: kindGLTF, formats.FBX: kindFBX,
 	formats.BPX: kindBPX, formats.Mot: kindMot, formats.BVH: kindBVH, formats.Unknown: kindUnknown,
+}
+
+// isModel reports whether a kind is a model that gltfbake.Load reads (it
+// tells glTF, FBX and BVH apart itself).
+func isModel(kind string) bool {
+	return kind == kindGLB || kind == kindGLTF || kind == kindFBX || kind == kindBVH
 }
 
 // sniff says what the file at path is, in words, by its first bytes.

@@ -57,6 +57,8 @@ height and units bake would take (docs/formats/bvh.md §4).`,
 				return inspectGLTF(cmd, path, asJSON)
 			case kindBVH:
 				return inspectBVH(cmd, path, asJSON)
+			case kindFBX:
+				return inspectFBX(cmd, path, asJSON)
 			case kindBPAT, kindBPSM:
 				f, _, err := openBaked(path, kind, []formats.Option{formats.Lenient(), species.option()})
 				if err != nil {
@@ -76,7 +78,7 @@ height and units bake would take (docs/formats/bvh.md §4).`,
 				r.print(w)
 				return nil
 			}
-			return fmt.Errorf("%s: %s; inspect reads BPAT, BPSM, glTF and BVH files", path, kind)
+			return fmt.Errorf("%s: %s; inspect reads BPAT, BPSM, glTF, FBX and BVH files", path, kind)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")

@@ -28,7 +28,7 @@ func TestDirectoriesAndWrongFiles(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	code, _, errOut := bonebake(t, "bake", filepath.Join(creatures, "horse.bpat"), "-o", filepath.Join(dir, "x.bpat"))
-	if code != 1 || !strings.Contains(errOut, "a BPAT bone palette file, not a glTF model") {
+	if code != 1 || !strings.Contains(errOut, "a BPAT bone palette file, not a model") {
 		t.Errorf("bake of a .bpat: exit %d: %s", code, errOut)
 	}
 	// inspect and validate read snapshot meshes too.

@@ -78,8 +78,8 @@ and says so. Stop it with Ctrl-C.`,
 				clips, paths = append(clips, paths[1:]...), paths[:1]
 				if k, err := formats.SniffFile(paths[0]); err != nil {
 					return err
-				} else if k != formats.GLB && k != formats.GLTF {
-					return usagef("--clips puts clips on a glTF model; %s is not one", paths[0])
+				} else if k != formats.GLB && k != formats.GLTF && k != formats.FBX {
+					return usagef("--clips puts clips on a glTF or FBX model; %s is not one", paths[0])
 				}
 				for _, f := range clips {
 					if err := inputFile(f); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/bonebake/bonebake/source/gltf"
 )
 
-// loadModel reads the model at path: a glTF file, or a BVH file as a model
+// loadModel reads the model at path: a glTF or FBX file, or a BVH file as a model
 // without a mesh (docs/formats/bvh.md §5), its lengths scaled by scale when
 // that is > 0 (else by the units its height suggests). applied says the BVH
 // reader took the scale, so that the caller does not apply it again.
@@ -26,7 +26,7 @@ func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied b
 		return nil, false, err
 	}
 	if !isBVH {
-		m, err = gltf.Load(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+		m, err = readModel(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
 		return m, false, err
 	}
 	if s.Skin > 0 {
@@ -53,7 +53,7 @@ func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied b
 	return m, true, nil
 }
 
-// loadClipFile reads a clip file: a glTF file's animations, or a BVH file's
+// loadClipFile reads a clip file: a glTF or FBX file's animations, or a BVH file's
 // motion with its joints oriented as m's (orientLike), so that one binding
 // serves both.
 func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFile, error) {
@@ -62,7 +62,7 @@ func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFi
 		return nil, err
 	}
 	if !isBVH {
-		return gltf.LoadClips(path, gltf.Options{FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+		return readClipFile(path, gltf.Options{FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
 	}
 	cf, err := bvhsrc.LoadClips(path, bvhsrc.Options{Up: s.Up})
 	if err != nil {

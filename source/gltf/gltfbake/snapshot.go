@@ -77,7 +77,7 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 	}
 	switch {
 	case s.Mesh != "":
-		low, err := gltf.Load(s.Mesh, gltf.Options{LOD: s.LOD})
+		low, err := readModel(s.Mesh, gltf.Options{LOD: s.LOD})
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/testfiles"
+)
+
+// The README's Mixamo example: a character FBX and an animation FBX baked
+// into one BPAT in one command; inspect describes an FBX file.
+func TestBakeFBXWithClips(t *testing.T) {
+	char := testfiles.Path(t, "fbx", "mixamo.fbx")
+	dance := testfiles.Path(t, "fbx", "Samba_Dancing.fbx")
+	out := filepath.Join(t.TempDir(), "ybot.bpat")
+	code, _, errOut := bonebake(t, "bake", char, "--clips", dance, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	f, err := bpat.Open(out, formats.Lenient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Clips()) != 2 || f.ClipIndex("Samba_Dancing") != 1 || f.Clips()[1].FrameCount != 594 {
+		t.Errorf("clips %+v", f.Clips())
+	}
+	code, text, errOut := bonebake(t, "inspect", char)
+	if code != 0 || !strings.Contains(text, "FBX 7700 (binary)") || !strings.Contains(text, "65 bones") || !strings.Contains(text, "mixamo.com") {
+		t.Errorf("inspect: exit %d: %s%s", code, text, errOut)
+	}
+}

@@ -1,0 +1,283 @@
+package fbx
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/rig"
+)
+
+// curve is one AnimationCurve: key times in ticks, values, and which keys hold
+// their value until the next (constant interpolation).
+type curve struct {
+	times    []int64
+	values   []float64
+	constant []bool
+}
+
+// at evaluates the curve at tick t (§11): constant keys hold, every other key
+// is interpolated linearly (cubic keys too: exact at the keys).
+func (c *curve) at(t float64) float64 {
+	n := len(c.times)
+	if t <= float64(c.times[0]) {
+		return c.values[0]
+	}
+	if t >= float64(c.times[n-1]) {
+		return c.values[n-1]
+	}
+	i, _ := slices.BinarySearchFunc(c.times, t, func(a int64, t float64) int {
+		switch {
+		case float64(a) < t:
+			return -1
+		case float64(a) > t:
+			return 1
+		}
+		return 0
+	})
+	if float64(c.times[i]) == t {
+		return c.values[i]
+	}
+	k := i - 1
+	if c.constant != nil && c.constant[k] {
+		return c.values[k]
+	}
+	t0, t1 := float64(c.times[k]), float64(c.times[k+1])
+	u := (t - t0) / (t1 - t0)
+	return c.values[k] + (c.values[k+1]-c.values[k])*u
+}
+
+// Key flag bits (FbxAnimCurveDef::EInterpolationType).
+const keyConstant = 0x2
+
+func (s *scene) readCurve(id int64) (*curve, error) {
+	o := s.sc.ByID[id]
+	if o == nil || o.Class != "AnimationCurve" {
+		return nil, nil
+	}
+	c := &curve{}
+	if n := o.Node.Child("KeyTime"); n != nil && len(n.Props) > 0 {
+		c.times = n.Props[0].IntArray()
+	}
+	if n := o.Node.Child("KeyValueFloat"); n != nil && len(n.Props) > 0 {
+		c.values = n.Props[0].FloatArray()
+	}
+	if len(c.times) != len(c.values) {
+		return nil, s.fail(RuleCurve, "animation curve %d has %d key times but %d values", id, len(c.times), len(c.values))
+	}
+	for i := 1; i < len(c.times); i++ {
+		if c.times[i] < c.times[i-1] {
+			return nil, s.fail(RuleCurve, "animation curve %d: key %d's time %d comes before key %d's %d", id, i, c.times[i], i-1, c.times[i-1])
+		}
+	}
+	for i, v := range c.values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, s.fail(RuleCurve, "animation curve %d: key %d's value is %v", id, i, v)
+		}
+	}
+	if len(c.times) == 0 {
+		return nil, nil
+	}
+	// KeyAttrFlags[i] applies to KeyAttrRefCount[i] keys in turn.
+	fl, rc := o.Node.Child("KeyAttrFlags"), o.Node.Child("KeyAttrRefCount")
+	if fl != nil && rc != nil && len(fl.Props) > 0 && len(rc.Props) > 0 {
+		flags, refs := fl.Props[0].IntArray(), rc.Props[0].IntArray()
+		if len(flags) == len(refs) {
+			c.constant = make([]bool, len(c.times))
+			k := 0
+			for i, f := range flags {
+				for r := int64(0); r < refs[i] && k < len(c.constant); r++ {
+					c.constant[k] = f&keyConstant != 0
+					k++
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+// frameRates are FBX's TimeMode values (FbxTime::EMode) as frames per second.
+var frameRates = map[int64]float64{1: 120, 2: 100, 3: 60, 4: 50, 5: 48, 6: 30, 7: 30, 8: 29.97, 9: 29.97, 10: 25, 11: 24, 12: 1000, 13: 23.976, 15: 96, 16: 72, 17: 59.94, 18: 119.88}
+
+// FrameRate is the rate clips are sampled at (§11): the file's TimeMode, its
+// CustomFrameRate for mode 14, else 30.
+func (s *scene) frameRate() float64 {
+	mode := s.sc.GlobalSettings.Int("TimeMode", 0)
+	if r, ok := frameRates[mode]; ok {
+		return r
+	}
+	if r := s.sc.GlobalSettings.Float("CustomFrameRate", -1); mode == 14 && r > 0 && r <= 1000 {
+		return r
+	}
+	return 30
+}
+
+var lclProps = map[string]int{"Lcl Translation": 0, "Lcl Rotation": 1, "Lcl Scaling": 2}
+
+// channels are one model's curves: [T, R, S][X, Y, Z], with the curve node's
+// own values for axes without a curve.
+type channels struct {
+	c   [3][3]*curve
+	def [3][3]float64
+	set [3]bool
+}
+
+// maxSampleFactor bounds sampling: the values sampled for one stack may be
+// at most this many times the keys of the whole file, plus a fixed allowance.
+const (
+	maxSampleFactor = 16
+	sampleAllowance = 1 << 22
+)
+
+// clips samples every animation stack (§11) onto the models boneOf numbers.
+// Stacks without keys on them are left out, with a warning.
+func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, []string, error) {
+	var out []anim.Animation
+	var warn []string
+	fps := s.frameRate()
+	totalKeys := 0
+	for _, o := range s.sc.Objects {
+		if o.Class == "AnimationCurve" {
+			if n := o.Node.Child("KeyTime"); n != nil && len(n.Props) > 0 {
+				totalKeys += len(n.Props[0].Ints)
+			}
+		}
+	}
+	for _, st := range s.sc.Objects {
+		if st.Class != "AnimationStack" {
+			continue
+		}
+		chans := map[*model]*channels{}
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		layers := s.objectsOf(s.children[st.ID], "AnimationLayer")
+		for li, l := range layers {
+			for _, cn := range s.objectsOf(s.children[l.ID], "AnimationCurveNode") {
+				for _, op := range s.opOf[cn.ID] {
+					mo := s.models[op.Parent]
+					prop, ok := lclProps[op.Property]
+					if mo == nil || !ok || boneOf(mo) < 0 {
+						continue
+					}
+					ch := chans[mo]
+					if ch == nil {
+						ch = &channels{}
+						chans[mo] = ch
+					}
+					if ch.set[prop] {
+						if li > 0 {
+							warn = append(warn, fmt.Sprintf("take %q: layer %q animates %s of %q again: layers are not blended, the first one's curves are used", st.Name, l.Name, op.Property, mo.obj.Name))
+						}
+						continue
+					}
+					ch.set[prop] = true
+					static := mo.static()
+					ch.def[prop] = [3][3]float64{static.t, static.r, static.s}[prop]
+					for ax, nm := range []string{"d|X", "d|Y", "d|Z"} {
+						if v, ok := cn.Props[nm].Number(0); ok {
+							ch.def[prop][ax] = v
+						}
+					}
+					for _, cc := range s.opKids[cn.ID] {
+						ax := map[string]int{"d|X": 0, "d|Y": 1, "d|Z": 2}
+						a, ok := ax[cc.Property]
+						if !ok {
+							continue
+						}
+						c, err := s.readCurve(cc.Child)
+						if err != nil {
+							return nil, nil, err
+						}
+						if c == nil {
+							continue
+						}
+						ch.c[prop][a] = c
+						lo, hi = min(lo, c.times[0]), max(hi, c.times[len(c.times)-1])
+					}
+				}
+			}
+		}
+		if lo > hi {
+			warn = append(warn, fmt.Sprintf("take %q has no keys on the skeleton: it is not a clip", st.Name))
+			continue
+		}
+		start, end := float64(lo)/TicksPerSecond, float64(hi)/TicksPerSecond
+		span := (end - start) * fps
+		n := int(math.Round(span)) + 1
+		extra := math.Abs(span-math.Round(span)) > 1e-3 // key times are rounded to ticks
+		if extra {
+			n = int(math.Floor(span)) + 2
+		}
+		if span > 1e9 || n*len(chans)*10 > maxSampleFactor*totalKeys+sampleAllowance {
+			return nil, nil, s.fail(RuleMemory, "take %q runs %.0f s: %d samples of %d bones are far more than the file's %d keys justify", st.Name, end-start, n, len(chans), totalKeys)
+		}
+		times := make([]float32, n)
+		ticks := make([]float64, n)
+		for k := range n {
+			t := start + float64(k)/fps
+			if k == n-1 {
+				t = end
+			}
+			times[k] = float32(t)
+			ticks[k] = t * TicksPerSecond
+		}
+		if n == 1 {
+			ticks[0] = float64(lo)
+		}
+		a := anim.Animation{Name: st.Name, Start: start, Duration: end}
+		// Bones in skeleton order, so that a parent's sampled scale is known
+		// before its child's Rrs folding needs it.
+		var animated []*model
+		for m := range chans {
+			animated = append(animated, m)
+		}
+		slices.SortFunc(animated, func(x, y *model) int { return boneOf(x) - boneOf(y) })
+		sampled := make([]map[*model]trs, n)
+		for k := range n {
+			sampled[k] = map[*model]trs{}
+			for _, m := range animated {
+				ch := chans[m]
+				v := m.static()
+				dst := [3]*[3]float64{&v.t, &v.r, &v.s}
+				for p := range 3 {
+					if !ch.set[p] {
+						continue
+					}
+					for ax := range 3 {
+						if c := ch.c[p][ax]; c != nil {
+							dst[p][ax] = c.at(ticks[k])
+						} else {
+							dst[p][ax] = ch.def[p][ax]
+						}
+					}
+				}
+				sampled[k][m] = v
+			}
+		}
+		for _, m := range animated {
+			b := boneOf(m)
+			tt := anim.Track{Bone: b, Path: anim.Translation, Interpolation: anim.Linear, Times: times, Values: make([]float32, 0, 3*n)}
+			rt := anim.Track{Bone: b, Path: anim.Rotation, Interpolation: anim.Linear, Times: times, Values: make([]float32, 0, 4*n)}
+			scl := anim.Track{Bone: b, Path: anim.Scale, Interpolation: anim.Linear, Times: times, Values: make([]float32, 0, 3*n)}
+			prev := rig.IdentityQuat()
+			for k := range n {
+				l, err := s.localAt(m, sampled[k][m], parentScale(m, sampled[k]))
+				if err != nil {
+					return nil, nil, err
+				}
+				l = s.convert(l, m.parent == nil || boneOf(m.parent) < 0)
+				q := l.Rotation
+				if k > 0 && q.Dot(prev) < 0 { // the short way, as slerp takes it
+					q = rig.Quat{-q[0], -q[1], -q[2], -q[3]}
+				}
+				prev = q
+				tt.Values = append(tt.Values, float32(l.Translation[0]), float32(l.Translation[1]), float32(l.Translation[2]))
+				rt.Values = append(rt.Values, float32(q[0]), float32(q[1]), float32(q[2]), float32(q[3]))
+				scl.Values = append(scl.Values, float32(l.Scale[0]), float32(l.Scale[1]), float32(l.Scale[2]))
+			}
+			a.Tracks = append(a.Tracks, tt, rt, scl)
+		}
+		out = append(out, a)
+	}
+	return out, warn, nil
+}
