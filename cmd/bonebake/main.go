@@ -113,6 +113,11 @@ func subcommands(cmd *cobra.Command, a []string) error {
 }
 
 func run(argv []string, stdout, stderr io.Writer) int {
+	// A set of files a killed command left half replaced, found by this one's
+	// commit into the same folder, gets its line on this command's stderr.
+	atomicfile.OnRecover = func(targets []string, finished bool) {
+		fmt.Fprintln(stderr, recoverLine(targets, finished))
+	}
 	root := newRoot(argv)
 	root.SetArgs(argv)
 	root.SetOut(stdout)
@@ -200,9 +205,6 @@ func main() {
 	atomicfile.HandleInterrupts(func(sig os.Signal, paths []string) {
 		fmt.Fprintln(os.Stderr, interruptLine(sig, paths))
 	})
-	atomicfile.OnRecover = func(targets []string, finished bool) {
-		fmt.Fprintln(os.Stderr, recoverLine(targets, finished))
-	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
