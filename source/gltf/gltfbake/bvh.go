@@ -2,6 +2,7 @@ package gltfbake
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"github.com/bonebake/bonebake/anim"
@@ -69,7 +70,9 @@ func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFi
 		return nil, err
 	}
 	cf.Weights = make([]int, len(cf.Animations))
-	orientLike(m, cf)
+	if note := orientLike(m, cf); note != "" {
+		cf.Notes = append(cf.Notes, note)
+	}
 	return cf, nil
 }
 
@@ -82,10 +85,23 @@ func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFi
 // scene are unchanged: only the frames its local values are written in turn.
 // Afterwards its local rotations are the character's, to be copied as a glTF
 // clip file's are.
-func orientLike(m *gltf.Model, cf *gltf.ClipFile) {
+func orientLike(m *gltf.Model, cf *gltf.ClipFile) (note string) {
 	boneOf := matchNodes(m.Skeleton.Names, cf.Nodes)
 	charRest := m.Skeleton.RestModelSpace()
 	n := len(cf.Nodes)
+	if k := facing(cf, boneOf, charRest); k != 0 {
+		// The file faces otherwise than the character: its space is turned
+		// about the vertical by k quarter turns, so that the body at rest
+		// faces as the character does and its travel goes forward for it.
+		yaw := rig.QuatFromAxisAngle(rig.Vec3{0, 1, 0}, float64(k)*math.Pi/2)
+		for i := range cf.Nodes {
+			if r := &cf.Nodes[i].Rest; cf.Nodes[i].Parent < 0 {
+				r.Rotation, r.Translation = yaw.Mul(r.Rotation).Normalize(), yaw.Rotate(r.Translation)
+			}
+		}
+		note = fmt.Sprintf("%s: faces otherwise than %s at rest: turned by %d° about the vertical to face as it does (docs/formats/bvh.md §6)",
+			filepath.Base(cf.Path), filepath.Base(m.Path), k*90)
+	}
 	gk := make([]rig.Quat, n)
 	frame := make([]rig.Quat, n)
 	for i, nd := range cf.Nodes {
@@ -137,4 +153,36 @@ func orientLike(m *gltf.Model, cf *gltf.ClipFile) {
 			tr.Values = vs
 		}
 	}
+	return note
+}
+
+// facing returns by how many quarter turns about +Y (0 to 3) the clip file's
+// space should turn for its bound bones at rest to point as the character's
+// do: the turn that best aligns their horizontal directions (2-D Procrustes),
+// to the nearest quarter turn (files face along an axis), and 0 unless that
+// aligns them clearly better than no turn.
+func facing(cf *gltf.ClipFile, boneOf []int, charRest []rig.Mat4) int {
+	var a, b, scale float64
+	for i, nd := range cf.Nodes {
+		q := nd.Parent
+		if q < 0 || boneOf[i] < 0 || boneOf[q] < 0 {
+			continue
+		}
+		dk := cf.RestGlobal(i).Translation().Sub(cf.RestGlobal(q).Translation())
+		dc := charRest[boneOf[i]].Translation().Sub(charRest[boneOf[q]].Translation())
+		a += dc[0]*dk[0] + dc[2]*dk[2]
+		b += dc[0]*dk[2] - dc[2]*dk[0]
+		scale += math.Hypot(dk[0], dk[2]) * math.Hypot(dc[0], dc[2])
+	}
+	if scale == 0 {
+		return 0
+	}
+	k := int(math.Round(math.Atan2(b, a)/(math.Pi/2))) & 3
+	score := func(k int) float64 { // Σ dc · R_y(k·90°) dk
+		return [4]float64{a, b, -a, -b}[k]
+	}
+	if k == 0 || score(k)-score(0) < 0.1*scale {
+		return 0
+	}
+	return k
 }

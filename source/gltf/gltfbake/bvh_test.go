@@ -302,3 +302,49 @@ func TestBVHRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestBVHFacesAsTheCharacter puts soldier_walk.bvh (the Soldier faces -Z) on
+// Y Bot (which faces +Z) with --retarget: the file is turned 180° about the
+// vertical, so that at every frame Y Bot's feet point forward for it (+Z, as
+// at its rest), and the planted foot slides back (-Z) as a walk forward's does.
+// Unturned, every bone points elsewhere and --retarget refuses the file.
+func TestBVHFacesAsTheCharacter(t *testing.T) {
+	ybot := sharedModel(t, "mixamo-clips/ybot.glb")
+	m, err := Load(ybot, Settings{ClipFiles: []string{testfiles.Path(t, "bvh", "soldier_walk.bvh")}, Retarget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "turned by 180°") }) {
+		t.Fatalf("notes %q", m.Notes)
+	}
+	g := m.GLTF
+	c := clipIndex(t, g, "soldier_walk")
+	foot, toe := slices.Index(g.JointNames, "mixamorig:LeftFoot"), slices.Index(g.JointNames, "mixamorig:LeftToeBase")
+	var ys, zs []float64
+	forward := 0
+	for f := range 25 {
+		js := jointsAt(g, c, float64(f)*0.041667)
+		d := js[toe].Translation().Sub(js[foot].Translation())
+		if d[2] > 0 {
+			forward++
+		}
+		ys, zs = append(ys, js[foot].Translation()[1]), append(zs, js[foot].Translation()[2])
+	}
+	if forward < 20 {
+		t.Fatalf("the left foot points forward (+z) at %d of 25 frames", forward)
+	}
+	// Planted: within 1 cm of its lowest. While planted it slides back.
+	low := slices.Min(ys)
+	planted := 0
+	for f := 1; f < len(ys); f++ {
+		if ys[f] < low+0.01 && ys[f-1] < low+0.01 {
+			planted++
+			if zs[f] >= zs[f-1] {
+				t.Fatalf("frame %d: the planted foot moves from z %.3f to %.3f, not back", f, zs[f-1], zs[f])
+			}
+		}
+	}
+	if planted < 5 {
+		t.Fatalf("the foot is planted for %d frames: heights %.3f", planted, ys)
+	}
+}
