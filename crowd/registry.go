@@ -21,8 +21,8 @@ import (
 )
 
 // MaxSpeciesID is the largest species id a registry holds: units name their species
-// with one byte.
-const MaxSpeciesID = 255
+// with one byte. It is roster.MaxID, the one limit bake and validate apply too.
+const MaxSpeciesID = roster.MaxID
 
 // MaxClips is the most clips a species file may have for the registry to load it:
 // the hot loops find a clip at a fixed stride (the built-in species have 6 to 25).
@@ -403,7 +403,7 @@ func (r *Registry) species(path string, f *bpat.File, as int, side sidecar) (*Sp
 		return nil, fmt.Errorf("species_id %d is %w", id, ErrUnregistered)
 	}
 	if id > MaxSpeciesID {
-		return nil, fmt.Errorf("species_id %d is above %d, the largest a unit can name", id, MaxSpeciesID)
+		return nil, roster.CheckID(id)
 	}
 	if n := len(f.Clips()); n > MaxClips {
 		return nil, fmt.Errorf("%d clips; the runtime plays at most %d per species", n, MaxClips)

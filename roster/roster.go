@@ -155,6 +155,20 @@ func Names() []string {
 	return names
 }
 
+// MaxID is the largest species id bonebake bakes, validates and runs: the
+// runtime's units name their species with one byte (crowd.MaxSpeciesID is this
+// constant), so a file with a larger id could be baked but never played. The
+// file formats store a uint32; this is the one rule narrower than the formats.
+const MaxID = 255
+
+// CheckID refuses a species id above MaxID.
+func CheckID(id uint32) error {
+	if id > MaxID {
+		return fmt.Errorf("species id %d is above %d, the largest the runtime holds (units name their species with one byte)", id, MaxID)
+	}
+	return nil
+}
+
 // FirstFreeID returns the smallest species id that is neither built in nor in
 // taken: the safe id for a newly baked creature.
 func FirstFreeID(taken ...uint32) uint32 {

@@ -2,6 +2,7 @@ package roster
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +85,15 @@ func TestFirstFreeID(t *testing.T) {
 func TestArchetypeString(t *testing.T) {
 	if Rider.String() != "rider" || Archetype(9).String() != "archetype 9" {
 		t.Fatal(Rider.String(), Archetype(9).String())
+	}
+}
+
+func TestCheckID(t *testing.T) {
+	// The runtime's units name their species with one byte: 255 is the last id.
+	if err := CheckID(255); err != nil {
+		t.Errorf("255: %v", err)
+	}
+	if err := CheckID(256); err == nil || !strings.Contains(err.Error(), "256") || !strings.Contains(err.Error(), "255") {
+		t.Errorf("256: %v", err)
 	}
 }

@@ -242,6 +242,12 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				set.MaxBones = maxBones
 			}
 			if flags.Changed("species-id") {
+				if err := roster.CheckID(speciesID); err != nil {
+					return usagef("--species-id %v", err)
+				}
+				if len(a) > 1 {
+					return usagef("--species-id %d would give all %d models one id, and a folder of files with one id cannot be loaded together: leave it out (each model then takes its own free id) or give each model species_id in its NAME.yaml manifest", speciesID, len(a))
+				}
 				if s, ok := roster.ByID(speciesID); ok {
 					fmt.Fprintf(cmd.ErrOrStderr(), "note: species id %d is the built-in %s's: readers (the runtime, the viewer, the game) take this file for a %s; ids from %d are free\n",
 						speciesID, s.Name, s.Name, roster.FirstFreeID())
@@ -434,7 +440,9 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 		return 0, fmt.Errorf("%s: %w", model, err)
 	}
 	note := ""
-	if m.DefaultSpecies {
+	if m.DefaultSpecies && set.FreeSpeciesID != nil {
+		note = fmt.Sprintf(" (the first id free in %s, built in or taken by no other file there: give species_id in a NAME.yaml manifest to choose one; readers accept it with --species %d)", filepath.Dir(out), h.SpeciesID)
+	} else if m.DefaultSpecies {
 		note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
 	}
 	bones := plural(int(h.BoneCount), "bone")

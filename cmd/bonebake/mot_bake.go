@@ -9,6 +9,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	motsrc "github.com/bonebake/bonebake/source/mot"
 
@@ -67,6 +68,9 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 	}
 	if fl.Changed("species-id") {
 		id, _ := fl.GetUint32("species-id")
+		if err := roster.CheckID(id); err != nil {
+			return usagef("--species-id %v", err)
+		}
 		set.SpeciesID = &id
 	}
 	if fl.Changed("skin") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/internal/regfile"
+	"github.com/bonebake/bonebake/roster"
 
 	"github.com/spf13/cobra"
 )
@@ -29,7 +30,9 @@ Exit status 0 when all are valid, 1 when any is not, 2 on a usage error.
 --lenient accepts what the game's own reader accepts (it skips the zero-byte,
 layout, overlap, trailing-byte, non-finite float, fps and marker checks, and
 accepts species ids it was not told of, with a warning). Species ids beyond the
-built-in ones are valid when given with --species.`,
+built-in ones are valid when given with --species, up to 255: the runtime (crowd,
+the viewer, simulate) holds no larger id, so bake refuses one and validate
+reports it (a warning with --lenient).`,
 		Example: `  bonebake validate assets/creatures/*.bpat assets/creatures/*.bpsm
   bonebake validate out/fox.bpat --species 6
   bonebake validate --json out/*.bpat`,
@@ -125,6 +128,18 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 	defer f.Close()
 	v.Format, v.Summary = formatKey[kind], summary
 	v.warn(f.Warnings())
+	// The formats store a uint32, but bake, crowd and the viewer hold ids up to
+	// roster.MaxID only: a file beyond it is valid bytes no runtime can play.
+	if id, ok := headerSpecies(path); ok {
+		if err := roster.CheckID(id); err != nil {
+			p := problem{formats.RuleSpecies, 8, -1, err.Error()}
+			if !lenient {
+				v.Problems = append(v.Problems, p)
+				return v
+			}
+			v.Warnings = append(v.Warnings, p)
+		}
+	}
 	v.Valid = true
 	return v
 }

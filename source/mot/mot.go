@@ -255,6 +255,9 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 		}
 	}
 	if s.SpeciesID != nil {
+		if err := roster.CheckID(*s.SpeciesID); err != nil {
+			return nil, &bake.SettingError{Setting: "species-id", Err: err}
+		}
 		j.SpeciesID = *s.SpeciesID
 	} else {
 		j.SpeciesID = roster.FirstFreeID()

@@ -11,6 +11,7 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/internal/yamlread"
+	"github.com/bonebake/bonebake/roster"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -275,6 +276,9 @@ func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*
 	}
 	j := &bake.Job{Rig: r, Motions: motions, Version: m.BPATVersion}
 	if m.SpeciesID != nil {
+		if err := roster.CheckID(*m.SpeciesID); err != nil {
+			return nil, fmt.Errorf("%s: species_id: %w", m.whereTop(), err)
+		}
 		j.SpeciesID = *m.SpeciesID
 	}
 	clips := m.Clips

@@ -29,6 +29,11 @@ type Settings struct {
 	FPS float64
 	// SpeciesID, when set, overrides the manifest's species id.
 	SpeciesID *uint32
+	// FreeSpeciesID, when set, is the id a model takes when neither SpeciesID
+	// nor its manifest (or bonebake extras) gives one, instead of
+	// roster.FirstFreeID(): several models baked into one folder each take
+	// their own.
+	FreeSpeciesID *uint32
 	// Sockets are added to the manifest's.
 	Sockets []ManifestSocket
 	// OneShot names clips that play once instead of looping.
@@ -78,7 +83,7 @@ type Model struct {
 	GLTF *gltf.Model
 	Job  *bake.Job
 	// DefaultSpecies says no one chose the species id: it is the first id that
-	// is not built in (roster.FirstFreeID).
+	// is not built in (roster.FirstFreeID), or Settings.FreeSpeciesID.
 	DefaultSpecies bool
 	// Notes are things the caller should tell the user (an old clip name that
 	// was understood, a lead-in dropped, joints dropped).
@@ -134,6 +139,9 @@ func Load(path string, s Settings) (*Model, error) {
 		mf.FPS = s.FPS
 	}
 	if s.SpeciesID != nil {
+		if err := roster.CheckID(*s.SpeciesID); err != nil {
+			return nil, &bake.SettingError{Setting: "species-id", Err: err}
+		}
 		mf.SpeciesID = s.SpeciesID
 	}
 	if s.Version != 0 {
@@ -147,6 +155,12 @@ func Load(path string, s Settings) (*Model, error) {
 		// Id 0 is the humanoid's: a model baked beside the built-ins must not
 		// take its slot.
 		id := roster.FirstFreeID()
+		if s.FreeSpeciesID != nil {
+			if err := roster.CheckID(*s.FreeSpeciesID); err != nil {
+				return nil, &bake.SettingError{Setting: "species-id", Err: err}
+			}
+			id = *s.FreeSpeciesID
+		}
 		mf.SpeciesID = &id
 	}
 	mf.Sockets = append(slices.Clip(mf.Sockets), s.Sockets...)
