@@ -479,17 +479,19 @@ func (u *unpacker) finish() error {
 }
 
 // interrupt is the SIGINT/SIGTERM handler's undo: it takes the lock for good
-// (the process exits after it) and finishes a committed unpack or undoes it.
-func (u *unpacker) interrupt() {
+// (the process exits after it) and finishes a committed unpack (saying so) or
+// undoes it.
+func (u *unpacker) interrupt() (finished bool) {
 	u.mu.Lock()
 	if u.over {
-		return
+		return u.committed
 	}
 	if u.committed {
 		u.finish()
-		return
+		return true
 	}
 	u.undoAll()
+	return false
 }
 
 // abort undoes a failed unpack, unless a signal's handler has.

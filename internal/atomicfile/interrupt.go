@@ -61,8 +61,9 @@ func wait() {
 		paths = append(paths, p)
 	}
 	for g, what := range guards {
-		g.undo()
-		paths = append(paths, what)
+		if !g.undo() {
+			paths = append(paths, what)
+		}
 	}
 	if report != nil {
 		report(sig, paths)
@@ -136,15 +137,17 @@ func setName(t *tempFile, name string) {
 	mu.Unlock()
 }
 
-type guard struct{ undo func() }
+type guard struct{ undo func() (finished bool) }
 
 // Guard registers an operation in progress that writes more than one file
 // (unpacking a package): a SIGINT or SIGTERM that arrives before done is called
-// runs undo, names what in the report and exits as for a write. undo runs while
+// runs undo, names what in the report (unless undo says it finished the
+// operation instead, as it does once every file is in place) and exits as for
+// a write. undo runs while
 // the handler holds the lock every write takes, so it must not start a write
 // itself; the operation keeps its own lock around each step so that undo sees
 // every step either done or not begun.
-func Guard(what string, undo func()) (done func()) {
+func Guard(what string, undo func() (finished bool)) (done func()) {
 	g := &guard{undo}
 	mu.Lock()
 	defer mu.Unlock()
