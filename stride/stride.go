@@ -56,19 +56,27 @@ const (
 // of the body's height H (the rest pose's extent along y), so that a model in
 // centimetres is measured like one in metres.
 const (
-	// A foot is planted while its height is within PlantedHeight of its own
-	// vertical range (and at least PlantedHeightMin·H) above its lowest point, and
-	// its vertical speed is within PlantedVSpeed of its own peak vertical speed
-	// (and at least PlantedVSpeedMin·H per second).
+	// A foot is low while its height is within PlantedHeight of its own
+	// vertical range (and at least PlantedHeightMin·H) above its lowest point.
 	PlantedHeight    = 0.10
 	PlantedHeightMin = 0.005
-	PlantedVSpeed    = 0.10
-	PlantedVSpeedMin = 0.01
-	// MinPlanted is the least fraction of a clip that planted samples (of all
-	// feet together) must cover for a feet measurement. A gallop's foot stands
-	// for a fifth of the cycle, and a gallop baked at 12 frames per cycle holds a
-	// foot fully planted between two frames only: 8 % of the clip.
+	// MinPlanted is the least fraction of a clip in which some foot must stand
+	// for a feet measurement. A gallop's foot stands for a fifth of the cycle,
+	// and a gallop baked at 12 frames per cycle holds a foot fully planted
+	// between two frames only: 8 % of the clip.
 	MinPlanted = 0.05
+	// StanceSlack: a low foot stands while its speed in the world is under
+	// StanceSlack times the unit's speed (a fifth: a stride's slip of 20 % at
+	// most before the refinement cancels it).
+	StanceSlack = 0.2
+	// MinStance is the shortest stance, as a fraction of the clip: shorter runs
+	// of standing samples are a foot brushing the ground.
+	MinStance = 0.03
+	// SlipPerConfidence is the slip (a foot's drift in the world while it
+	// stands, against the distance the unit travels meanwhile) that costs a
+	// confidence of 1: a confidence of Trusted (0.8) means the worst stance
+	// slips 5 %.
+	SlipPerConfidence = 0.25
 	// Unsteady is the largest departure of the root from a straight line at
 	// constant speed, as a fraction of its travel, that still counts as
 	// locomotion (a fall or a lunge departs further).
@@ -368,12 +376,15 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 		}
 		conf := clamp01(1 - 2*dev/d.Len())
 		why := fmt.Sprintf("the root strays up to %.0f%% of its travel from a steady line", 100*dev/d.Len())
-		if feet.ok && feet.planted >= MinPlanted {
+		if feet.ok && feet.low >= MinPlanted {
 			// The planted feet should stand still in the world: relative to the
 			// root they move back at the root's speed.
 			if dis := math.Abs(feet.speed-travel.Len()) / travel.Len(); 1-2*dis < conf {
 				conf = clamp01(1 - 2*dis)
 				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed (%.4g against %.4g per s of clip)", 100*dis, feet.speed, travel.Len())
+			}
+			if feet.speed > 0 && feet.conf < conf {
+				conf, why = feet.conf, feet.why
 			}
 		}
 		res.Confidence = conf
@@ -394,15 +405,15 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 	case len(r.Feet) == 0:
 		res.Reason = "the root does not travel, and no feet were found to measure (name them with --feet)"
 		return res
-	case feet.planted < MinPlanted:
-		res.Status, res.Method = StatusUntrusted, MethodFeet
-		res.Reason = fmt.Sprintf("the feet are planted in only %.0f%% of the clip", 100*feet.planted)
-		if feet.planted == 0 {
-			res.Reason = "no foot is ever planted"
-		}
-		return res
 	case feet.speed < minSpeed:
 		res.Reason = fmt.Sprintf("the planted feet move at %.3g per s of clip, below %v·H = %.3g: no steady travel", feet.speed, MinSpeed, minSpeed)
+		return res
+	case feet.planted < MinPlanted:
+		res.Status, res.Method = StatusUntrusted, MethodFeet
+		res.Reason = fmt.Sprintf("the feet stand still in the world in only %.0f%% of the clip (at %.4g per s of clip, the speed at which they stand longest)", 100*feet.planted, feet.speed)
+		if feet.planted == 0 {
+			res.Reason = "no foot ever stands still on the ground: " + feet.why
+		}
 		return res
 	}
 	res.Method, res.Confidence = MethodFeet, feet.conf
@@ -428,32 +439,51 @@ func (r *Rig) chain() []int {
 
 type feetResult struct {
 	ok      bool
-	speed   float64 // median planted speed along the travel direction
-	planted float64 // fraction of samples of all feet that are planted
+	speed   float64 // the speed at which the planted feet stand still
+	planted float64 // fraction of the clip in which some foot stands
+	low     float64 // fraction of the clip in which some foot is low
 	conf    float64
 	why     string
 }
 
-// measureFeet measures the planted feet: pos[k][1+i] is foot i at sample k.
+// measureFeet measures the planted feet: pos[k][1+i] is foot i at sample k, in
+// the frame moving with the root's mean velocity (docs/formats/gait.md §2).
+//
+// A foot is low while its height is within PlantedHeight of its own vertical
+// range (at least PlantedHeightMin·H) above its lowest point. The speed is the
+// one at which the low feet stand still in the world longest: the densest
+// backward speed of the low samples (a foot rolling from heel to toe, or
+// touching down and lifting, moves faster or slower than the ground for a few
+// samples only), refined to the stance phases it finds (StanceSlack). The
+// confidence is read from those stances as a game would play them: the worst
+// stance's drift in the world, against the distance travelled meanwhile, is
+// what 1 − confidence counts in quarters (SlipPerConfidence).
 func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) feetResult {
 	n := len(pos) - 1
 	H := r.Height
-	var (
-		vel     []rig.Vec3 // planted velocities, all feet
-		perFoot [][]rig.Vec3
-		count   int
-	)
+	nf := len(r.Feet)
+	var f feetResult
+	if nf == 0 || n < 2 {
+		return f
+	}
 	at := func(k, i int) rig.Vec3 { // the foot in the frame moving with the root
 		return pos[k][1+i].Sub(travel.Scale(float64(k) * dt))
 	}
+	// vel[i][k]: foot i's horizontal velocity at sample k (central differences,
+	// wrapping around a loop); low[i][k]: it is in its lowest band there.
+	vel := make([][]rig.Vec3, nf)
+	low := make([][]bool, nf)
+	wide := make([][]bool, nf) // a band half as high again: the confidence is read with both
+	var sum rig.Vec3
 	for i := range r.Feet {
 		ymin, ymax := math.Inf(1), math.Inf(-1)
 		for k := 0; k <= n; k++ {
 			y := pos[k][1+i][1]
 			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
 		}
-		v := make([]rig.Vec3, n) // samples 0..n-1 (n is the start again when looping)
-		peak := 0.0
+		band := ymin + math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
+		vel[i], low[i], wide[i] = make([]rig.Vec3, n), make([]bool, n), make([]bool, n)
+		wband := ymin + 1.5*math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
 		for k := 0; k < n; k++ {
 			var pa rig.Vec3
 			span := 2 * dt
@@ -465,68 +495,196 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 			default:
 				pa, span = at(0, i), dt
 			}
-			v[k] = at(k+1, i).Sub(pa).Scale(1 / span)
-			peak = math.Max(peak, math.Abs(v[k][1]))
-		}
-		hTol := math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
-		vTol := math.Max(PlantedVSpeed*peak, PlantedVSpeedMin*H)
-		var mine []rig.Vec3
-		for k := 0; k < n; k++ {
-			if pos[k][1+i][1] <= ymin+hTol && math.Abs(v[k][1]) <= vTol {
-				h := rig.Vec3{v[k][0], 0, v[k][2]}
-				mine = append(mine, h)
-				vel = append(vel, h)
+			v := at(k+1, i).Sub(pa).Scale(1 / span)
+			vel[i][k] = rig.Vec3{v[0], 0, v[2]}
+			wide[i][k] = pos[k][1+i][1] <= wband
+			if low[i][k] = pos[k][1+i][1] <= band; low[i][k] {
+				sum = sum.Add(vel[i][k])
 			}
 		}
-		count += len(mine)
-		perFoot = append(perFoot, mine)
 	}
-	f := feetResult{planted: float64(count) / float64(n*max(1, len(r.Feet)))}
-	if len(vel) == 0 {
-		return f
-	}
-	var sum rig.Vec3
-	for _, v := range vel {
-		sum = sum.Add(v)
-	}
-	if sum.Len() == 0 {
-		f.ok = true
-		return f
-	}
-	u := sum.Normalize()
-	along := func(vs []rig.Vec3) []float64 {
-		s := make([]float64, len(vs))
-		for k, v := range vs {
-			s[k] = v.Dot(u) // a planted foot moving the other way counts against
+	for k := 0; k < n; k++ {
+		for i := range r.Feet {
+			if low[i][k] {
+				f.low++
+				break
+			}
 		}
-		return s
 	}
-	all := along(vel)
-	f.speed = median(all)
+	f.low /= float64(n)
 	f.ok = true
-	if f.speed == 0 {
+	if sum.Len() == 0 {
+		return f // the low feet do not move: no speed
+	}
+	u := sum.Normalize() // backwards: a planted foot moves this way, at the unit's speed
+	all := make([]int, nf)
+	for i := range all {
+		all[i] = i
+	}
+	v, st := r.standSpeed(vel, low, u, all, dt, loops)
+	if v == 0 {
 		return f
 	}
-	// Confidence: the spread of the planted speeds (median absolute deviation)
-	// and the disagreement between feet, against the speed.
-	mad := make([]float64, len(all))
-	for k, s := range all {
-		mad[k] = math.Abs(s - f.speed)
-	}
-	spread := median(mad) / f.speed
-	f.conf = clamp01(1 - 2*spread)
-	f.why = fmt.Sprintf("the planted feet's speed varies by %.0f%% (median absolute deviation)", 100*spread)
-	for i, mine := range perFoot {
-		if len(mine) == 0 {
-			continue
-		}
-		m := median(along(mine))
-		if dis := math.Abs(m-f.speed) / f.speed; 1-2*dis < f.conf {
-			f.conf = clamp01(1 - 2*dis)
-			f.why = fmt.Sprintf("foot %s moves %.0f%% off the others' planted speed (%.4g against %.4g per s of clip)", r.Skeleton.Names[r.Feet[i]], 100*dis, m, f.speed)
+	f.speed = v
+	covered := make([]bool, n)
+	for _, s := range st {
+		for q := 0; q < s.len; q++ {
+			covered[(s.first+q)%n] = true
 		}
 	}
+	for _, c := range covered {
+		if c {
+			f.planted++
+		}
+	}
+	f.planted /= float64(n)
+	if len(st) == 0 {
+		f.why = "no foot stands still at any one speed"
+		return f
+	}
+	// The worst stance, found as stances are here and, so that the confidence
+	// does not hang on where a stance is said to begin and end, with a band
+	// and a slack a half and a quarter larger.
+	worst := st[0]
+	for _, s := range append(st, r.stances(vel, wide, u, v, 1.25*StanceSlack, all, dt, loops)...) {
+		if s.drift/s.dur > worst.drift/worst.dur {
+			worst = s
+		}
+	}
+	slip := worst.drift / (v * worst.dur)
+	f.why = fmt.Sprintf("foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip",
+		r.Skeleton.Names[r.Feet[worst.foot]], 100*slip, float64(worst.first)*dt)
+	// A foot that stands still at a speed of its own slides at v by the
+	// difference, over its whole stance: the feet's mean slip, weighted by how
+	// long each stands, counts too.
+	var slid, total float64
+	odd, oddV, oddD := -1, 0.0, 0.0
+	for i := range r.Feet {
+		vi, sti := r.standSpeed(vel, low, u, []int{i}, dt, loops)
+		T := 0.0
+		for _, s := range sti {
+			T += s.dur
+		}
+		if T < MinStance*float64(n)*dt {
+			continue // it never stands long: it does not bear the body
+		}
+		d := math.Abs(vi-v) / v
+		slid, total = slid+d*T, total+T
+		if d > oddD {
+			odd, oddV, oddD = i, vi, d
+		}
+	}
+	if total > 0 && slid/total > slip {
+		slip = slid / total
+		f.why = fmt.Sprintf("foot %s stands still at %.4g per s of clip, the others at %.4g: at one speed the feet slide %.0f%% of the distance travelled",
+			r.Skeleton.Names[r.Feet[odd]], oddV, v, 100*slip)
+	}
+	f.conf = clamp01(1 - slip/SlipPerConfidence)
 	return f
+}
+
+// standSpeed returns the speed at which the low samples of the feet (indices
+// into r.Feet) stand still longest, and their stances at it: the densest
+// backward speed of the low samples (a histogram of log speed whose windows are
+// StanceSlack wide), then the speed that carries the standing feet exactly as
+// far as the unit goes while they stand (their drifts cancel), found again
+// from the stances at each new speed.
+func (r *Rig) standSpeed(vel [][]rig.Vec3, low [][]bool, u rig.Vec3, feet []int, dt float64, loops bool) (float64, []stance) {
+	var speeds []float64
+	still := 0 // low samples that stand still relative to the root
+	for _, i := range feet {
+		for k := range vel[i] {
+			switch s := vel[i][k].Dot(u); {
+			case !low[i][k]:
+			case vel[i][k].Len() < MinSpeed*r.Height:
+				still++
+			case s > 0:
+				speeds = append(speeds, math.Log(s))
+			}
+		}
+	}
+	if len(speeds) == 0 {
+		return 0, nil
+	}
+	sort.Float64s(speeds)
+	best, v := 0, 0.0
+	width := math.Log1p(StanceSlack)
+	for j, lo := 0, 0; j < len(speeds); j++ {
+		for speeds[j]-speeds[lo] > width {
+			lo++
+		}
+		if j-lo+1 > best { // the window (speeds[lo], speeds[j]) holds the most
+			best, v = j-lo+1, math.Exp((speeds[lo]+speeds[j])/2)
+		}
+	}
+	if still >= best {
+		return 0, nil // the feet mostly stand where they are: an idle, an attack
+	}
+	var st []stance
+	for range 4 {
+		st = r.stances(vel, low, u, v, StanceSlack, feet, dt, loops)
+		var d, T float64
+		for _, s := range st {
+			d += s.along
+			T += s.dur
+		}
+		if !(T > 0) || !(d > 0) {
+			break
+		}
+		v = d / T
+	}
+	return v, st
+}
+
+// stance is a run of samples in which a foot stands still in the world.
+type stance struct {
+	foot, first, len int
+	dur              float64 // seconds of the clip
+	along            float64 // how far the foot moves backwards meanwhile, relative to the root
+	drift            float64 // how far it moves in the world (horizontally)
+}
+
+// stances finds the feet's stances when the unit travels at v along −u: runs
+// of low samples whose world speed is under slack·v, lasting MinStance of
+// the clip or more (shorter ones are touches), wrapping around a loop.
+func (r *Rig) stances(vel [][]rig.Vec3, low [][]bool, u rig.Vec3, v, slack float64, feet []int, dt float64, loops bool) []stance {
+	var out []stance
+	for _, i := range feet {
+		n := len(vel[i])
+		stand := make([]bool, n)
+		for k := range n {
+			stand[k] = low[i][k] && vel[i][k].Sub(u.Scale(v)).Len() < slack*v
+		}
+		off := 0
+		if loops {
+			if off = slices.Index(stand, false); off < 0 {
+				off = 0 // stands throughout: one stance, from the start
+			}
+		}
+		for q := 0; q < n; {
+			if !stand[(off+q)%n] {
+				q++
+				continue
+			}
+			e := q
+			for e < n && stand[(off+e)%n] {
+				e++
+			}
+			if float64(e-q) >= MinStance*float64(n) {
+				s := stance{foot: i, first: (off + q) % n, len: e - q, dur: float64(e-q) * dt}
+				var w rig.Vec3 // the world displacement: the model's plus the unit's
+				for k := q; k < e; k++ {
+					h := vel[i][(off+k)%n]
+					s.along += h.Dot(u) * dt
+					w = w.Add(h.Sub(u.Scale(v)).Scale(dt))
+				}
+				s.drift = w.Len()
+				out = append(out, s)
+			}
+			q = e
+		}
+	}
+	return out
 }
 
 func median(s []float64) float64 {

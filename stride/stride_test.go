@@ -325,3 +325,58 @@ func TestFootName(t *testing.T) {
 		}
 	}
 }
+
+// TestConfidenceIsSlip: the confidence says how far the planted feet slip at
+// the measured speed (docs/formats/gait.md §2): feet that stand still at
+// speeds 15 % apart slip about 7 % each at any one speed, over the 5 % a
+// measured speed allows, so the clip is untrusted; 4 % apart, they slip 2 %
+// and the speed is given, between the two.
+func TestConfidenceIsSlip(t *testing.T) {
+	_, res := measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6, rightSpeed: 1.4 * 0.85}, 0, true, Options{})
+	if res.Status != StatusUntrusted || res.Speed != 0 || !strings.Contains(res.Reason, "Foot") {
+		t.Errorf("15%% apart: %+v: want untrusted, naming a foot", res)
+	}
+	if want := 1 - 0.075/SlipPerConfidence; math.Abs(res.Confidence-want) > 0.05 {
+		t.Errorf("15%% apart: confidence %.3f, want about %.2f (a slip of 7.5%%)", res.Confidence, want)
+	}
+	_, res = measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6, rightSpeed: 1.4 * 0.96}, 0, true, Options{})
+	if res.Status != StatusMeasured || res.Speed < 1.4*0.96 || res.Speed > 1.4 {
+		t.Errorf("4%% apart: %+v: want measured between the feet's speeds", res)
+	}
+}
+
+// TestDensestSpeed: a foot that rolls off its toe, moving back twice as fast
+// as the ground for the last quarter of each stance, still measures the
+// ground's speed: the speed at which the feet stand longest.
+func TestDensestSpeed(t *testing.T) {
+	w := &rollWalker{walker{speed: 1.4, dur: 1, stance: 0.6}}
+	sk := w.skeleton(t, nil)
+	w.Sample(0, sk.Rest)
+	r, err := NewRig(sk, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Measure(w, 0, 1, 0, true)
+	if res.Status != StatusMeasured {
+		t.Fatalf("%+v: want measured", res)
+	}
+	within(t, "speed", res.Speed, 1.4, 0.02)
+}
+
+// rollWalker is walker whose feet speed up to twice the ground's speed for the
+// last quarter of each stance (the foot rolling off its toe), still low.
+type rollWalker struct{ walker }
+
+func (w *rollWalker) Sample(t float64, pose []rig.Transform) {
+	w.walker.Sample(t, pose)
+	for s, b := range []int{5, 7} {
+		q := t/w.dur + 0.5*float64(s)
+		q -= math.Floor(q)
+		if on := q / w.stance; on > 0.75 && on < 1 {
+			// 1.4 m/s more for the time past three quarters of the stance,
+			// back along z (the walker travels +z), through the thigh's
+			// frame, which is the identity.
+			pose[b].Translation[2] -= w.speed * (on - 0.75) * w.stance * w.dur
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,7 +22,9 @@ import (
 // TestBuiltinGaitsMeasured exports each built-in creature to glTF (which carries
 // no speeds), bakes it back and checks the measured ground speeds against the
 // roster's table (docs/species.md §1), the external reference: within 5 % for
-// every locomotion clip, and no speed for every clip the table plays in place.
+// every locomotion clip (or none, when its feet slip over 5 % at the table's
+// speed too: the gallop's hind foot), and no speed for every clip the table
+// plays in place.
 func TestBuiltinGaitsMeasured(t *testing.T) {
 	names := []string{"humanoid", "horse", "elephant"}
 	if !testing.Short() {
@@ -47,10 +50,20 @@ func TestBuiltinGaitsMeasured(t *testing.T) {
 			}
 			switch {
 			case want.Speed > 0:
-				if c.GroundSpeedSource != gait.SourceMeasured || math.Abs(c.GroundSpeed-want.Speed) > 0.05*want.Speed {
+				// At the table's speed, how far do the clip's feet slip? (slip,
+				// which shares no code with the estimator.)
+				cc := c
+				cc.GroundSpeed, cc.Stride, cc.Method = want.Speed, want.Speed*c.Cycle, "feet"
+				r := slip(m, slices.IndexFunc(f.Clips, func(x gait.Clip) bool { return x.Name == c.Name }), cc)
+				t.Logf("%s %s: measured %.4g m/s (table %v) from %s, confidence %.2f; at the table's speed a stance slips %.1f%% (%s)",
+					name, c.Name, c.GroundSpeed, want.Speed, c.Method, c.Confidence, 100*r.worst, r.where)
+				switch {
+				case c.GroundSpeed == 0 && c.Status == "untrusted" && r.worst > 0.05:
+					// The procedural clip's own feet slide at the game's
+					// speed (the gallop's hind foot): no speed is honest.
+				case c.GroundSpeedSource != gait.SourceMeasured || math.Abs(c.GroundSpeed-want.Speed) > 0.05*want.Speed:
 					t.Errorf("%s %s: %+v, want %v m/s measured within 5%%", name, c.Name, c, want.Speed)
 				}
-				t.Logf("%s %s: measured %.4g m/s (table %v) from %s, confidence %.2f", name, c.Name, c.GroundSpeed, want.Speed, c.Method, c.Confidence)
 			case c.GroundSpeed != 0:
 				t.Errorf("%s %s: %+v: the table plays it in place, want no speed", name, c.Name, c)
 			}

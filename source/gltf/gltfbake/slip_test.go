@@ -1,0 +1,227 @@
+package gltfbake
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/rig"
+)
+
+// slipReport is what playing a clip at a ground speed shows: for each stance
+// of each contact bone, how far the bone drifts in the world against how far
+// the unit travels meanwhile.
+type slipReport struct {
+	stances int     // stance phases found, all bones
+	worst   float64 // the largest drift / travel of a stance
+	where   string  // the bone and time of the worst
+	covered float64 // the fraction of the clip some bone stands
+}
+
+// slip plays clip i of m as a game would, independently of package stride: the
+// unit moves along the model's facing at the clip's ground speed when the clip
+// plays in place, and stands still when the clip
+// carries its own root motion (method root_motion, travel kept). It samples
+// every palette bone at 240 poses per second of the clip and takes as contact
+// bones the palette's leaves that come within 0.04·H of the lowest such leaf
+// (H: the rest pose's height), so it finds the Fox's front paws (called hands)
+// as well as its hind ones, and never asks the estimator which the feet are. A
+// stance is a run of samples (wrapping when the clip loops) where the bone is
+// in the lowest band of its own height (within max(15% of its vertical range,
+// 0.01·H) of its lowest point) and moves slower than a quarter of the unit's
+// speed horizontally in the world; runs shorter than 4% of the clip are
+// touches, not stances. Drift is the distance between where a stance begins
+// and where it ends, in the world, horizontally.
+func slip(m *Model, i int, c gait.Clip) slipReport {
+	// A model faces along one of its horizontal axes (the Soldier faces -z), and
+	// a game turns it once to face its heading: the heading kept is the one in
+	// which the feet stand longest.
+	var best slipReport
+	for _, dir := range [][2]float64{{0, 1}, {0, -1}, {1, 0}, {-1, 0}} {
+		if r := slipAlong(m, i, c, dir); r.covered > best.covered || best.stances == 0 {
+			best = r
+		}
+	}
+	return best
+}
+
+func slipAlong(m *Model, i int, c gait.Clip, dir [2]float64) slipReport {
+	j := m.Job
+	cl := &j.Clips[i]
+	start, dur := j.Span(cl)
+	sk := j.Rig.Skeleton
+	bones := j.Rig.PaletteBones()
+	s := j.Motions[cl.Motion].NewSampler()
+	// The speed per second of the clip's own time: the stride over its duration.
+	v := c.Stride / dur
+	moves := c.Method != "root_motion" || c.InPlace
+	n := int(math.Ceil(dur * 240))
+	dt := dur / float64(n)
+
+	leaf := make([]bool, sk.Len())
+	for _, b := range bones {
+		leaf[b] = true
+	}
+	for _, b := range bones {
+		for p := sk.Parents[b]; p >= 0; p = sk.Parents[p] {
+			leaf[p] = false
+		}
+	}
+	rest := sk.RestModelSpace()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range bones {
+		lo, hi = math.Min(lo, rest[b][7]), math.Max(hi, rest[b][7])
+	}
+	H := hi - lo
+	pose := sk.RestPose()
+	g := make([]rig.Mat4, sk.Len())
+	pos := make([][]rig.Vec3, n+1) // world positions of every bone
+	for k := 0; k <= n; k++ {
+		s.Sample(start+float64(k)*dt, pose)
+		sk.ModelSpace(pose, g)
+		pos[k] = make([]rig.Vec3, sk.Len())
+		for _, b := range bones {
+			p := g[b].Translation()
+			if moves {
+				p[0] += dir[0] * v * float64(k) * dt
+				p[2] += dir[1] * v * float64(k) * dt
+			}
+			pos[k][b] = p
+		}
+	}
+	ymin := map[int]float64{}
+	ymax := map[int]float64{}
+	ground := math.Inf(1)
+	for _, b := range bones {
+		if !leaf[b] {
+			continue
+		}
+		ymin[b], ymax[b] = math.Inf(1), math.Inf(-1)
+		for k := range pos {
+			ymin[b], ymax[b] = math.Min(ymin[b], pos[k][b][1]), math.Max(ymax[b], pos[k][b][1])
+		}
+		ground = math.Min(ground, ymin[b])
+	}
+	var r slipReport
+	standing := make([]bool, n)
+	for _, b := range bones {
+		if !leaf[b] || ymin[b] > ground+0.04*H {
+			continue
+		}
+		band := ymin[b] + math.Max(0.15*(ymax[b]-ymin[b]), 0.01*H)
+		stand := make([]bool, n)
+		for k := 0; k < n; k++ {
+			d := pos[k+1][b].Sub(pos[k][b])
+			stand[k] = pos[k][b][1] <= band && math.Hypot(d[0], d[2])/dt < 0.25*v
+		}
+		// Runs of standing samples. A looping clip's are read from a sample
+		// where the bone is lifted, so that a run may wrap past the end; past
+		// it, a bone stands where it stood a pass earlier, moved by the pass.
+		off := 0
+		if cl.Loops {
+			if off = slices.Index(stand, false); off < 0 {
+				continue // never lifts: no stance to speak of
+			}
+		}
+		at := func(q int) rig.Vec3 {
+			if k := off + q; k > n {
+				return pos[k-n][b].Add(pos[n][b].Sub(pos[0][b]))
+			}
+			return pos[off+q][b]
+		}
+		for q := 0; q < n; {
+			if !stand[(off+q)%n] {
+				q++
+				continue
+			}
+			e := q
+			for e < n && stand[(off+e)%n] {
+				e++
+			}
+			if float64(e-q) >= 0.04*float64(n) {
+				pa, pe := at(q), at(e)
+				T := float64(e-q) * dt
+				drift := math.Hypot(pe[0]-pa[0], pe[2]-pa[2]) / (v * T)
+				r.stances++
+				for k := q; k < e; k++ {
+					standing[(off+k)%n] = true
+				}
+				if drift > r.worst {
+					r.worst = drift
+					r.where = fmt.Sprintf("%s from %.3f s for %.3f s", sk.Names[b], float64((off+q)%n)*dt, T)
+				}
+			}
+			q = e
+		}
+	}
+	for _, s := range standing {
+		if s {
+			r.covered++
+		}
+	}
+	r.covered /= float64(n)
+	return r
+}
+
+// realGaits are the walks and runs of the real characters in the shared test
+// data: each must get a measured ground speed that keeps its feet planted.
+var realGaits = []struct {
+	model   string
+	clips   []string // clip files (--clips)
+	scale   float64
+	walking []string
+	// refused: the clips' feet slide at any one speed (docs/formats/gait.md
+	// §6): they get no speed, and a reason naming the foot and its slip.
+	refused bool
+}{
+	{model: "threejs/Soldier.glb", walking: []string{"Walk", "Run"}},
+	{model: "threejs/Xbot.glb", walking: []string{"walk", "run"}},
+	{model: "mixamo-clips/ybot.glb", clips: []string{"mixamo-clips/walking.glb"}, walking: []string{"walking"}},
+	{model: "Fox.glb", scale: 0.01, walking: []string{"Walk", "Run"}, refused: true},
+	{model: "CesiumMan.gltf", walking: []string{"animation_0"}, refused: true},
+	{model: "threejs/RobotExpressive.glb", walking: []string{"Walking", "Running"}, refused: true},
+}
+
+// TestRealGaitsKeepFeetPlanted: the real walks and runs get a measured ground
+// speed at which their feet, played by slip (which shares no code with the
+// estimator), drift at most 5 % of the distance travelled in any stance; those
+// whose feet slide at any one speed get none, and say which foot slides how far.
+func TestRealGaitsKeepFeetPlanted(t *testing.T) {
+	for _, g := range realGaits {
+		t.Run(strings.ReplaceAll(g.model, "/", "_"), func(t *testing.T) {
+			s := Settings{Scale: g.scale}
+			for _, c := range g.clips {
+				s.ClipFiles = append(s.ClipFiles, sharedModel(t, c))
+			}
+			m, err := Load(sharedModel(t, g.model), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := m.Gaits("x.bpat")
+			for i, c := range f.Clips {
+				if !slices.Contains(g.walking, c.Name) {
+					continue
+				}
+				if c.GroundSpeed == 0 {
+					t.Logf("%s: no ground speed: %s (confidence %.2f)", c.Name, c.Reason, c.Confidence)
+					if !g.refused || c.Status != "untrusted" || !strings.Contains(c.Reason, "foot ") || !strings.Contains(c.Reason, "%") {
+						t.Errorf("%s: %+v: want a speed, or untrusted naming the foot that slides and how far", c.Name, c)
+					}
+					continue
+				}
+				r := slip(m, i, c)
+				t.Logf("%s: %.4g m/s from %s, confidence %.2f: %d stances, worst drift %.1f%% (%s), feet standing %.0f%% of the clip",
+					c.Name, c.GroundSpeed, c.Method, c.Confidence, r.stances, 100*r.worst, r.where, 100*r.covered)
+				if r.stances == 0 {
+					t.Errorf("%s: at %.4g m/s no foot stands in the world", c.Name, c.GroundSpeed)
+				}
+				if r.worst > 0.05 {
+					t.Errorf("%s: at %.4g m/s a foot drifts %.1f%% of the travel in its stance (%s)", c.Name, c.GroundSpeed, 100*r.worst, r.where)
+				}
+			}
+		})
+	}
+}
