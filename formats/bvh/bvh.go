@@ -219,12 +219,17 @@ func (p *parser) expect(want, after string) error {
 }
 
 func (p *parser) number(tok, what string) (float64, error) {
+	return p.numberOf(tok, func() string { return what })
+}
+
+// numberOf parses tok; what, called only for an error, names the value.
+func (p *parser) numberOf(tok string, what func() string) (float64, error) {
 	v, err := strconv.ParseFloat(tok, 64)
 	if err != nil && !isRange(err) {
-		return 0, p.fail(RuleNumber, p.lineStart, p.lineNo, "%s: %q is not a number", what, clip(tok))
+		return 0, p.fail(RuleNumber, p.lineStart, p.lineNo, "%s: %q is not a number", what(), clip(tok))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, p.fail(formats.RuleFloat, p.lineStart, p.lineNo, "%s: %q is not finite", what, clip(tok))
+		return 0, p.fail(formats.RuleFloat, p.lineStart, p.lineNo, "%s: %q is not finite", what(), clip(tok))
 	}
 	return v, nil
 }
@@ -446,7 +451,7 @@ func (p *parser) file() (*File, error) {
 			if k == f.Channels {
 				return nil, p.fail(RuleFrameValues, p.lineStart, p.lineNo, "frame %d has more than its %d values", fr, f.Channels)
 			}
-			v, err := p.number(tok, fmt.Sprintf("frame %d value %d (%s)", fr, k, f.channelName(k)))
+			v, err := p.numberOf(tok, func() string { return fmt.Sprintf("frame %d value %d (%s)", fr, k, f.channelName(k)) })
 			if err != nil {
 				return nil, err
 			}
