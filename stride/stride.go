@@ -90,6 +90,10 @@ const (
 	// FootZone is the height, as a fraction of H above the lowest rest joint, a
 	// foot found by name or hierarchy must lie within at rest.
 	FootZone = 0.25
+	// SameLevel: a leaf found by hierarchy beside feet found by name (a
+	// quadruped's front feet called hands) must stand at rest no higher than
+	// SameLevel·H above the highest of them.
+	SameLevel = 0.1
 )
 
 // Rig is a skeleton prepared for measuring: its feet and root found.
@@ -199,6 +203,28 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 			}
 		}
 		r.FeetFrom = "name"
+		if len(r.Feet) > 0 {
+			// A quadruped's front feet may go by another name (the Fox's
+			// are hands): a leaf on a limb that holds no named foot, standing
+			// as low at rest as the named feet do, is a foot too.
+			top := math.Inf(-1)
+			for _, f := range r.Feet {
+				top = math.Max(top, rest[f][7])
+			}
+			all := below(func(int) bool { return true })
+			for _, b := range bones {
+				if all[b] || named(b) || desc[b] || !low(b) || rest[b][7] > top+SameLevel*r.Height {
+					continue
+				}
+				limb := false // an ancestor named a foot: b is a toe's stub
+				for p := sk.Parents[b]; p >= 0; p = sk.Parents[p] {
+					limb = limb || named(p)
+				}
+				if !limb {
+					r.Feet = append(r.Feet, b)
+				}
+			}
+		}
 		if len(r.Feet) == 0 {
 			desc := below(func(int) bool { return true })
 			for _, b := range bones {

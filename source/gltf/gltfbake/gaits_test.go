@@ -191,3 +191,18 @@ func TestGaitManifestBounds(t *testing.T) {
 		t.Errorf("a manifest made in code: %v", err)
 	}
 }
+
+// TestFoxFourFeet: a quadruped whose front feet are named hands (the Fox) is
+// measured on all four: the hind paws by name, the front ones as the low
+// leaves of limbs that name no foot.
+func TestFoxFourFeet(t *testing.T) {
+	m, err := Load(sharedModel(t, "Fox.glb"), Settings{Scale: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Gaits("fox.bpat")
+	want := "b_RightHand_08,b_LeftHand_011,b_LeftFoot02_018,b_RightFoot02_022"
+	if got := strings.Join(f.Feet, ","); got != want || f.FeetFrom != "name" {
+		t.Errorf("feet %s from %s, want %s", got, f.FeetFrom, want)
+	}
+}
