@@ -219,3 +219,11 @@ func TestWriteFixtures(t *testing.T) {
 	}
 	writeFixtures(t, dir)
 }
+
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -39,7 +39,11 @@ mat4 bonebakeSkinMatrix(int unit) {
 }
 `;
 
-/** The unit's skin matrix, once per vertex (gl_InstanceID is the unit). */
+/**
+ * The unit's skin matrix, once per vertex (gl_InstanceID is the unit): put at
+ * the start of main(), so that every later chunk sees it whichever of them a
+ * shader compiles.
+ */
 export const SKIN_BASE = /* glsl */ `
 mat4 bonebakeSkin4 = bonebakeSkinMatrix(gl_InstanceID);
 `;

@@ -1,0 +1,364 @@
+package bonebakethree
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
+)
+
+// npmPackage installs the package's pinned dev dependencies (three.js, from
+// package-lock.json) with npm ci into a cache folder of its own, once per lock
+// file, and returns that folder. It skips the test when npm cannot run here.
+func npmPackage(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed: the package's three.js cannot be installed")
+	}
+	dir := filepath.Join(os.TempDir(), "bonebake-three-npm")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old, _ := os.ReadFile(filepath.Join(dir, f)); string(old) != string(b) {
+			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.RemoveAll(filepath.Join(dir, "node_modules")) // a new lock: install again
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "three", "package.json")); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("npm ci for the package failed (%v): %s", err, out)
+		}
+	}
+	return dir
+}
+
+func findChromium() string {
+	if p := os.Getenv("BONEBAKE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// glFlags are the viewer's: WebGL2 on SwiftShader, or what BONEBAKE_CHROMIUM_GL
+// names (e.g. "use-angle=vulkan ignore-gpu-blocklist" for a machine's GPU).
+func glFlags() []string {
+	if f := os.Getenv("BONEBAKE_CHROMIUM_GL"); f != "" {
+		return strings.Fields(f)
+	}
+	return []string{"use-angle=swiftshader", "enable-unsafe-swiftshader"}
+}
+
+// soldier is Soldier.glb baked by gltfbake, once for the package's tests.
+var soldier struct {
+	once      sync.Once
+	dir, glb  string
+	model     *gltfbake.Model
+	file      *bpat.File
+	err       error
+	skipWhy   string
+	bpatBytes []byte
+}
+
+func bakedSoldier(t *testing.T) {
+	t.Helper()
+	glb, ok := testfiles.Find("gltf", "threejs/Soldier.glb")
+	if !ok {
+		t.Skip("threejs/Soldier.glb is neither in testdata nor in ../shared/testdata")
+	}
+	soldier.once.Do(func() {
+		soldier.glb = glb
+		soldier.dir, soldier.err = os.MkdirTemp("", "bonebake-three-model-")
+		if soldier.err != nil {
+			return
+		}
+		m, err := gltfbake.Load(glb, gltfbake.Settings{})
+		if err != nil {
+			soldier.err = err
+			return
+		}
+		b, err := m.Bytes()
+		if err != nil {
+			soldier.err = err
+			return
+		}
+		path := filepath.Join(soldier.dir, "soldier.bpat")
+		if soldier.err = os.WriteFile(path, b, 0o644); soldier.err != nil {
+			return
+		}
+		if soldier.err = gait.WriteFile(gait.SidecarPath(path), m.Gaits(path)); soldier.err != nil {
+			return
+		}
+		soldier.model, soldier.bpatBytes = m, b
+		soldier.file, soldier.err = bpat.Parse(b, formats.KnownSpecies(m.Job.SpeciesID))
+	})
+	if soldier.err != nil {
+		t.Fatalf("baking Soldier.glb: %v", soldier.err)
+	}
+}
+
+// openPage serves the package, its installed three.js and the baked Soldier,
+// opens test/browser/index.html in headless Chromium and waits for it to load
+// the model. Full suite only; it skips without node, npm or Chromium.
+func openPage(t *testing.T) context.Context {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the browser tests run in the full suite")
+	}
+	exe := findChromium()
+	if exe == "" {
+		t.Skip("no chromium to run the browser tests with (apt-get install chromium, or set BONEBAKE_CHROMIUM)")
+	}
+	modules := npmPackage(t)
+	bakedSoldier(t)
+	mux := http.NewServeMux()
+	mux.Handle("/node_modules/", http.StripPrefix("/node_modules/", http.FileServer(http.Dir(filepath.Join(modules, "node_modules")))))
+	mux.HandleFunc("/model/Soldier.glb", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, soldier.glb) })
+	mux.Handle("/model/", http.StripPrefix("/model/", http.FileServer(http.Dir(soldier.dir))))
+	mux.Handle("/", http.FileServer(http.Dir(".")))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: mux}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(400, 400)}
+	for _, f := range append([]string{"headless", "no-sandbox", "disable-background-networking", "disable-component-update", "no-first-run"}, glFlags()...) {
+		name, value, ok := strings.Cut(f, "=")
+		if ok {
+			opts = append(opts, chromedp.Flag(name, value))
+		} else {
+			opts = append(opts, chromedp.Flag(name, true))
+		}
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	ctx, cancelTime := context.WithTimeout(ctx, 4*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // starts the browser before anything listens to it
+		t.Fatalf("starting chromium: %v", err)
+	}
+	var console []string
+	var mu sync.Mutex
+	lctx, stopListening := context.WithCancel(ctx)
+	t.Cleanup(stopListening)
+	go func() {
+		for m, err := range chromedp.Console(lctx) {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			console = append(console, fmt.Sprintf("%+v", m))
+			mu.Unlock()
+		}
+	}()
+	url := fmt.Sprintf("http://%s/test/browser/index.html?model=/model/Soldier.glb&bpat=/model/soldier.bpat", ln.Addr())
+	err = chromedp.Do(ctx, chromedp.Navigate(url))
+	var ready string
+	if err == nil {
+		ready, err = chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise((res) => { const t0 = Date.now(); (function wait() {
+			if (window.bonebakeReady) return res('ready');
+			if (window.bonebakeError || Date.now() - t0 > 120000) return res(window.bonebakeError || 'timed out');
+			setTimeout(wait, 50); })(); })`, chromedp.EvalAwaitPromise))
+	}
+	if err != nil || ready != "ready" {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("the page did not load the model (%v, %s); console:\n%s", err, ready, strings.Join(tail(console, 20), "\n"))
+	}
+	return ctx
+}
+
+// eval runs js in the page and decodes its value (a promise's, awaited).
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+func tail(s []string, n int) []string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// TestBrowserPoses: the matrices the crowd writes for the GPU are the Go
+// reference's: bpat's sample of each unit's clip and phase (a fading unit's
+// two poses blended by smoothstep) times the joint's inverse bind.
+func TestBrowserPoses(t *testing.T) {
+	ctx := openPage(t)
+	f := soldier.file
+	units := [][2]any{{"Idle", 0.3}, {"Run", 0.55}, {"Walk", 0.9}, {"Walk", 0.25}}
+	// Unit 3 fades from Walk at 0.25 to Run at 0.75 over 2 s from t = 1; at
+	// t = 2 the fade is half done: smoothstep(0.5) = 0.5.
+	fade := map[string]any{"unit": 3, "clip": "Run", "phase": 0.75, "time": 2, "at": 2}
+	res := eval[struct{ Posed, InverseBinds [][]float64 }](t, ctx, fmt.Sprintf("window.bonebakeTest.poses(%s, %s)", jsonOf(units), jsonOf(fade)))
+	got := res.Posed
+	n := f.BoneCount()
+	if len(got) != len(units) {
+		t.Fatalf("%d units' poses; want %d", len(got), len(units))
+	}
+	sample := func(clip string, phase float64) []float32 {
+		c := f.ClipIndex(clip)
+		if c < 0 {
+			t.Fatalf("no clip %s", clip)
+		}
+		p := make([]float32, n*16)
+		f.Sample(c, phase, p, nil)
+		return p
+	}
+	// three.js's inverse binds (GLTFLoader's, column-major) are the file's;
+	// the Go reader's take the mesh's vertices as it placed them at rest
+	// (gltf.Model.MeshPlacement), so the file's are InverseBind · MeshPlacement.
+	g := soldier.model.GLTF
+	ib := make([]rig.Mat4, len(g.InverseBind))
+	for b := range ib {
+		ib[b] = g.InverseBind[b].Mul(g.MeshPlacement)
+	}
+	if len(res.InverseBinds) != len(ib) {
+		t.Fatalf("%d inverse binds in three.js; the Go reader has %d", len(res.InverseBinds), len(ib))
+	}
+	for b, m := range res.InverseBinds {
+		for r := range 4 {
+			for c := range 4 {
+				if d := math.Abs(m[c*4+r] - ib[b][r*4+c]); d > 1e-5*max(1, math.Abs(ib[b][r*4+c])) {
+					t.Fatalf("joint %d: three.js's inverse bind (%d,%d) is %v; the Go reader's %v", b, r, c, m[c*4+r], ib[b][r*4+c])
+				}
+			}
+		}
+	}
+	for u, spec := range units {
+		pal := sample(spec[0].(string), spec[1].(float64))
+		if u == 3 {
+			other := sample("Run", 0.75)
+			for i := range pal {
+				pal[i] = 0.5*pal[i] + 0.5*other[i]
+			}
+		}
+		worst := 0.0
+		for b := range n {
+			var p rig.Mat4
+			for i := range 16 {
+				p[i] = float64(pal[b*16+i])
+			}
+			want := p.Mul(ib[b])
+			for k := range 12 {
+				worst = max(worst, math.Abs(got[u][b*12+k]-want[k]))
+			}
+		}
+		if worst > 2e-4 {
+			t.Errorf("unit %d (%v): the posed matrices differ from palette · inverse bind by up to %g", u, spec, worst)
+		}
+	}
+}
+
+// TestBrowserSilhouette: one unit drawn with each material kind (the model's
+// own, textured, and MeshBasic, Lambert, Standard, Physical) covers the
+// pixels the Go reference's skinned vertices project to, within 2 pixels.
+func TestBrowserSilhouette(t *testing.T) {
+	ctx := openPage(t)
+	for _, pose := range []struct {
+		clip  string
+		phase float64
+	}{{"Run", 0.3}, {"Walk", 0.8}} {
+		want := referenceBox(t, pose.clip, pose.phase)
+		for _, kind := range []string{"own", "basic", "lambert", "standard", "physical"} {
+			got := eval[struct{ X0, Y0, X1, Y1, N float64 }](t, ctx, fmt.Sprintf("window.bonebakeTest.silhouette(%q, %q, %v)", kind, pose.clip, pose.phase))
+			if got.N < 500 {
+				t.Errorf("%s at %s %v: %v pixels drawn", kind, pose.clip, pose.phase, got.N)
+				continue
+			}
+			g := [4]float64{got.X0, got.Y0, got.X1, got.Y1}
+			t.Logf("%s at %s %v: pixel box %v, %v pixels; reference %.1f", kind, pose.clip, pose.phase, g, got.N, want)
+			for i := range g {
+				if math.Abs(g[i]-want[i]) > 2 {
+					t.Errorf("%s at %s %v: pixel box %v; the Go reference's vertices span %.1f", kind, pose.clip, pose.phase, g, want)
+					break
+				}
+			}
+		}
+	}
+}
+
+// referenceBox projects the character's vertices, skinned on the CPU by the
+// Go reference (Σ w · palette · inverse bind · position, docs/formats/gltf.md
+// §1) at clip and phase, as the page's camera does, and returns their pixel
+// box (x0, y0, x1, y1; y down).
+func referenceBox(t *testing.T, clip string, phase float64) [4]float64 {
+	const w, h, x0, x1, y0, y1 = 240.0, 240.0, -1.2, 1.2, -0.3, 2.1
+	f, m := soldier.file, soldier.model.GLTF
+	pal := make([]float32, f.BoneCount()*16)
+	f.Sample(f.ClipIndex(clip), phase, pal, nil)
+	skin := make([]rig.Mat4, f.BoneCount())
+	for b := range skin {
+		var p rig.Mat4
+		for i := range 16 {
+			p[i] = float64(pal[b*16+i])
+		}
+		skin[b] = p.Mul(m.InverseBind[b])
+	}
+	box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for v, pos := range m.Mesh.Positions {
+		var q rig.Vec3
+		for k, j := range m.Mesh.Joints[v] {
+			if wt := float64(m.Mesh.Weights[v][k]); wt > 0 {
+				q = q.Add(skin[j].TransformPoint(rig.Vec3{float64(pos[0]), float64(pos[1]), float64(pos[2])}).Scale(wt))
+			}
+		}
+		px, py := (q[0]-x0)/(x1-x0)*w, (y1-q[1])/(y1-y0)*h
+		box = [4]float64{min(box[0], px), min(box[1], py), max(box[2], px), max(box[3], py)}
+	}
+	if m.Mesh.VertexCount() == 0 {
+		t.Fatal("the model has no mesh")
+	}
+	return box
+}
+
+// TestBrowserShadow: the unit casts a shadow through its skinned depth
+// material: the plane it stands on has many more dark pixels when it does.
+func TestBrowserShadow(t *testing.T) {
+	ctx := openPage(t)
+	got := eval[struct{ WithShadow, WithoutShadow float64 }](t, ctx, `window.bonebakeTest.shadow("Walk", 0.3)`)
+	t.Logf("dark pixels: %v with the shadow, %v without", got.WithShadow, got.WithoutShadow)
+	if got.WithShadow < got.WithoutShadow+300 || got.WithShadow > got.WithoutShadow+3000 {
+		t.Errorf("dark pixels on the plane: %v with the unit's shadow, %v without; want 300 to 3000 more with it (a 1.8 m figure lit from 37° above the ground casts about 1 m² of shadow, 900 pixels)", got.WithShadow, got.WithoutShadow)
+	}
+}

@@ -1,0 +1,136 @@
+// Hooks for browser_test.go: each builds a scene with the package's
+// BonebakeCrowd on the model the test serves under /model/, renders it and
+// returns what the test compares with the Go reference.
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { BonebakeCrowd, loadBPAT, loadGait, gaitURL } from '/src/three/index.js';
+
+const W = 240, H = 240;
+const renderer = new THREE.WebGLRenderer({ antialias: false });
+renderer.setPixelRatio(1);
+renderer.setSize(W, H);
+renderer.shadowMap.enabled = true;
+document.body.appendChild(renderer.domElement);
+
+const model = new URLSearchParams(location.search).get('model');
+const bpatURL = new URLSearchParams(location.search).get('bpat');
+let gltf, bpat, gait;
+
+// An orthographic camera looking down −z onto a W×H window of [x0,x1]×[y0,y1] metres.
+const frame = { x0: -1.2, x1: 1.2, y0: -0.3, y1: 2.1 };
+function frontCamera() {
+  const cam = new THREE.OrthographicCamera(frame.x0, frame.x1, frame.y1, frame.y0, 0.1, 100);
+  cam.position.set(0, 0, 10);
+  return cam;
+}
+
+// pixels renders and returns the RGBA bytes, top row first.
+function pixels(scene, cam) {
+  renderer.render(scene, cam);
+  const gl = renderer.getContext();
+  const px = new Uint8Array(W * H * 4);
+  gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, px);
+  const out = new Uint8Array(W * H * 4);
+  for (let y = 0; y < H; y++) out.set(px.subarray((H - 1 - y) * W * 4, (H - y) * W * 4), y * W * 4);
+  return out;
+}
+
+// box is the bounding box of the pixels brighter than the background.
+function box(px) {
+  let x0 = W, y0 = H, x1 = -1, y1 = -1, n = 0;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const i = (y * W + x) * 4;
+      if (px[i] + px[i + 1] + px[i + 2] > 24) { n++; x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); }
+    }
+  }
+  return { x0, y0, x1, y1, n };
+}
+
+const materials = {
+  basic: () => new THREE.MeshBasicMaterial({ color: 0xffffff }),
+  lambert: () => new THREE.MeshLambertMaterial({ color: 0xffffff }),
+  standard: () => new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 1, metalness: 0 }),
+  physical: () => new THREE.MeshPhysicalMaterial({ color: 0xffffff, roughness: 1, clearcoat: 0.5 }),
+  own: null, // the model's own materials, textures and normal maps included
+};
+
+window.bonebakeTest = {
+
+  // poses plays each unit's [clip, phase] (rate 0: held) and then fades
+  // fade.unit from its clip to fade.clip at fade.phase over fade.time seconds,
+  // and returns, at fade.at, every unit's posed skinning matrices as the
+  // crowd wrote them for the GPU.
+  poses(units, fade) {
+    const crowd = new BonebakeCrowd(gltf.scene, bpat, { count: units.length, gait });
+    units.forEach(([clip, phase], i) => crowd.play(i, clip, { phase, rate: 0, time: 0 }));
+    crowd.play(fade.unit, fade.clip, { phase: fade.phase, rate: 0, time: 1, fade: fade.time });
+    crowd.update(fade.at);
+    const fs = bpat.boneCount * 12;
+    const posed = units.map((_, i) => Array.from(crowd.posed.subarray(i * fs, (i + 1) * fs)));
+    let ref;
+    gltf.scene.traverse((o) => { if (!ref && o.isSkinnedMesh && o.skeleton.bones.length === bpat.boneCount) ref = o; });
+    const inverseBinds = ref.skeleton.boneInverses.map((m) => Array.from(m.elements));
+    crowd.dispose();
+    return { posed, inverseBinds };
+  },
+
+  // silhouette draws one unit at [clip, phase] with a material kind, lit
+  // from the front, and returns the bounding box of its pixels.
+  silhouette(kind, clip, phase) {
+    const scene = new THREE.Scene();
+    scene.add(new THREE.AmbientLight(0xffffff, 1.5));
+    const light = new THREE.DirectionalLight(0xffffff, 1.5);
+    light.position.set(0, 1, 3);
+    scene.add(light);
+    const crowd = new BonebakeCrowd(gltf.scene, bpat, { count: 1, material: materials[kind] ?? undefined });
+    crowd.play(0, clip, { phase, rate: 0 });
+    crowd.update(0);
+    scene.add(crowd);
+    const b = box(pixels(scene, frontCamera()));
+    crowd.dispose();
+    return { ...b, frame, W, H };
+  },
+
+  // shadow draws a unit standing on a plane lit from the side, seen from
+  // above, with and without the unit casting shadows, and counts the plane's
+  // dark pixels in each picture.
+  shadow(clip, phase) {
+    const scene = new THREE.Scene();
+    scene.add(new THREE.AmbientLight(0xffffff, 0.3));
+    const light = new THREE.DirectionalLight(0xffffff, 2.5);
+    light.position.set(4, 3, 0);
+    light.castShadow = true;
+    Object.assign(light.shadow.camera, { left: -4, right: 4, top: 4, bottom: -4, near: 0.1, far: 20 });
+    light.shadow.mapSize.set(512, 512);
+    scene.add(light);
+    const plane = new THREE.Mesh(new THREE.PlaneGeometry(8, 8), new THREE.MeshStandardMaterial({ color: 0xffffff }));
+    plane.rotation.x = -Math.PI / 2;
+    plane.receiveShadow = true;
+    scene.add(plane);
+    const crowd = new BonebakeCrowd(gltf.scene, bpat, { count: 1, material: materials.standard });
+    crowd.play(0, clip, { phase, rate: 0 });
+    crowd.update(0);
+    scene.add(crowd);
+    const cam = new THREE.OrthographicCamera(-4, 4, 4, -4, 0.1, 100);
+    cam.position.set(0, 10, 0);
+    cam.lookAt(0, 0, 0);
+    const dark = (px) => {
+      let n = 0;
+      for (let i = 0; i < px.length; i += 4) if (px[i] < 90) n++;
+      return n;
+    };
+    const count = () => { crowd.meshes.forEach((m) => { m.castShadow = true; }); return dark(pixels(scene, cam)); };
+    const lit = count();
+    crowd.meshes.forEach((m) => { m.castShadow = false; });
+    const unlit = dark(pixels(scene, cam));
+    crowd.dispose();
+    return { withShadow: lit, withoutShadow: unlit };
+  },
+};
+// Loaded without a top-level await, so that the page's load event does not wait for the model.
+(async () => {
+  [gltf, bpat] = await Promise.all([new GLTFLoader().loadAsync(model), loadBPAT(bpatURL)]);
+  gait = await loadGait(gaitURL(bpatURL), { bpat, optional: true });
+  window.bonebakeReady = true;
+})().catch((e) => { window.bonebakeError = String(e.stack || e); console.error(e); });
