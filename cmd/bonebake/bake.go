@@ -57,14 +57,15 @@ func newBakeCmd() *cobra.Command {
 		up        string
 	)
 	cmd := &cobra.Command{
-		Use:   "bake [MODEL.gltf|MODEL.glb|MOTION.bvh -o OUT.bpat | MODEL... -o DIR] [flags]",
-		Short: "Bake the built-in creatures, or a glTF model's animations, into BPAT files",
+		Use:   "bake [MODEL.gltf|MODEL.glb|MODEL.fbx|MOTION.bvh -o OUT.bpat | MODEL... -o DIR] [flags]",
+		Short: "Bake the built-in creatures, or a glTF or FBX model's animations, into BPAT files",
 		Long: `With no model, bake the built-in creatures (humanoid, horse, elephant,
 humanoid_sword, humanoid_spear, humanoid_skeleton) into --out DIR (default
 assets/creatures): <name>.bpat and <name>_minimal.bpsm (its far-LOD snapshot
 mesh) for each. --species picks some of them.
 
-With a model, bake every animation of a skinned glTF 2.0 model (.gltf or .glb) into a BPAT file
+With a model, bake every animation of a skinned glTF 2.0 model (.gltf or .glb), or
+of an FBX 7 model (.fbx; docs/formats/fbx.md), into a BPAT file
 of model-space bone palettes: one clip per animation, all looping, at 30 fps unless
 told otherwise. Bones are the skin's joints in joint order, so a vertex's JOINTS_0
 index is its palette index.

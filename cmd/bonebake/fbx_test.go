@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,5 +32,17 @@ func TestBakeFBXWithClips(t *testing.T) {
 	code, text, errOut := bonebake(t, "inspect", char)
 	if code != 0 || !strings.Contains(text, "FBX 7700 (binary)") || !strings.Contains(text, "65 bones") || !strings.Contains(text, "mixamo.com") {
 		t.Errorf("inspect: exit %d: %s%s", code, text, errOut)
+	}
+	code, text, errOut = bonebake(t, "inspect", "--json", dance)
+	var info struct {
+		Format string
+		Scale  float64
+		Clips  []struct {
+			Name     string
+			Duration float64 `json:"duration_s"`
+		}
+	}
+	if err := json.Unmarshal([]byte(text), &info); code != 0 || err != nil || info.Format != "fbx" || info.Scale != 0.01 || len(info.Clips) != 1 || info.Clips[0].Duration < 19.79 {
+		t.Errorf("inspect --json: exit %d, %v: %+v %s", code, err, info, errOut)
 	}
 }

@@ -25,7 +25,7 @@ func newInspectCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "inspect FILE [--json]",
-		Short: "Describe a BPAT file, a BPSM snapshot mesh or a glTF model",
+		Short: "Describe a BPAT file, a BPSM snapshot mesh, a glTF or FBX model, or a BVH file",
 		Long: `Describe a file. For a BPAT file: the header, every section's offset and size,
 the clip table (frames, offset, fps, loops, markers) and the sockets; the file is
 read leniently and the result of strict validation is reported. Each clip's gait
@@ -36,11 +36,14 @@ snapshot mesh: the header, sections and clips. For a glTF model (.gltf or .glb):
 its skins and joints, meshes with their materials, and animations with durations
 and key counts. For a BVH motion capture file (.bvh): its hierarchy with offsets,
 channels and end sites, its frames, frame time and duration, and the up axis,
-height and units bake would take (docs/formats/bvh.md §4).`,
+height and units bake would take (docs/formats/bvh.md §4). For an FBX file
+(.fbx): its version, axes and unit, its bones, meshes and clips (a file without a
+skin is animation only, for --clips; docs/formats/fbx.md).`,
 		Example: `  bonebake inspect assets/creatures/humanoid.bpat
   bonebake inspect assets/creatures/horse_minimal.bpsm --json
   bonebake inspect testdata/gltf/Fox.glb
-  bonebake inspect walk.bvh`,
+  bonebake inspect walk.bvh
+  bonebake inspect character.fbx --json`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			path := a[0]

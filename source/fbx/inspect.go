@@ -11,16 +11,18 @@ import (
 // Info is what inspect says of an FBX file: the file, its character (when it
 // has a skin) and its clips.
 type Info struct {
+	File      string     `json:"file"`
+	Format    string     `json:"format"` // "fbx"
 	Version   int        `json:"version"`
 	Binary    bool       `json:"binary"`
-	UpAxis    string     `json:"up_axis"`
-	UnitScale float64    `json:"unit_metres"` // metres per file unit
+	UpAxis    string     `json:"up"`
+	UnitScale float64    `json:"scale"` // metres per file unit
 	Models    int        `json:"models"`
 	Skinned   bool       `json:"skinned"` // false: an animation-only file, a clip file
 	Bones     []string   `json:"bones"`
 	Meshes    []MeshInfo `json:"meshes,omitempty"`
 	Clips     []ClipInfo `json:"clips"`
-	Warnings  []string   `json:"warnings,omitempty"`
+	Warnings  []string   `json:"notes"`
 }
 
 // MeshInfo is one mesh of the character.
@@ -32,10 +34,11 @@ type MeshInfo struct {
 
 // ClipInfo is one animation stack with keys.
 type ClipInfo struct {
-	Name  string  `json:"name"`
-	Start float64 `json:"start_s"`
-	End   float64 `json:"end_s"`
-	Bones int     `json:"bones"` // bones it moves
+	Name     string  `json:"name"`
+	Start    float64 `json:"start_s"`
+	End      float64 `json:"end_s"`
+	Duration float64 `json:"duration_s"` // End − Start
+	Bones    int     `json:"bones"`      // bones it moves
 }
 
 // Inspect reads the file at path as Load does, or as LoadClips does when it
@@ -45,7 +48,7 @@ func Inspect(path string) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := &Info{Version: s.sc.File.Version, Binary: s.sc.File.Binary, Models: len(s.order), UnitScale: s.scale}
+	info := &Info{File: path, Format: "fbx", Version: s.sc.File.Version, Binary: s.sc.File.Binary, Models: len(s.order), UnitScale: s.scale}
 	info.UpAxis = [...]string{"X", "Y", "Z"}[s.sc.GlobalSettings.Int("UpAxis", 1)]
 	if s.sc.GlobalSettings.Int("UpAxisSign", 1) < 0 {
 		info.UpAxis = "-" + info.UpAxis
@@ -80,6 +83,9 @@ func Inspect(path string) (*Info, error) {
 	if info.Bones == nil {
 		info.Bones = []string{}
 	}
+	if info.Warnings == nil {
+		info.Warnings = []string{}
+	}
 	if info.Clips == nil {
 		info.Clips = []ClipInfo{}
 	}
@@ -91,5 +97,5 @@ func clipInfo(name string, start, end float64, tracks []anim.Track) ClipInfo {
 	for _, t := range tracks {
 		bones[t.Bone] = true
 	}
-	return ClipInfo{Name: name, Start: start, End: end, Bones: len(bones)}
+	return ClipInfo{Name: name, Start: start, End: end, Duration: end - start, Bones: len(bones)}
 }
