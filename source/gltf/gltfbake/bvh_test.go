@@ -253,6 +253,14 @@ func TestBVHBakesOnItsOwn(t *testing.T) {
 			if cl := f.Clips(); len(cl) != 1 || cl[0].Name != strings.TrimSuffix(c.name, ".bvh") || int(cl[0].FrameCount) != c.frames || math.Abs(float64(cl[0].FPS)-1/0.041667) > 1e-3 {
 				t.Fatalf("clips %+v", cl)
 			}
+			// --fps replaces the file's rate.
+			m60, err := Load(testfiles.Path(t, "bvh", c.name), Settings{FPS: 60})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fps := m60.Job.Clips[0].FPS; fps != 60 {
+				t.Fatalf("--fps 60: the clip bakes at %g fps", fps)
+			}
 			j := slices.Index(m.GLTF.JointNames, c.hips)
 			p := f.Palette(0, 0)
 			got := rig.Vec3{float64(p[j*16+3]), float64(p[j*16+7]), float64(p[j*16+11])}

@@ -127,6 +127,10 @@ func Load(path string, s Settings) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	var bvhFPS float64 // a BVH file's frame rate: its clips' default, not a per-clip fps that --fps could not override
+	if bvhScaled {
+		bvhFPS, m.ClipMeta[0].FPS = m.ClipMeta[0].FPS, 0
+	}
 	mf := ManifestOf(m)
 	if s.Manifest != nil {
 		c := *s.Manifest
@@ -137,6 +141,9 @@ func Load(path string, s Settings) (*Model, error) {
 			return nil, &bake.SettingError{Setting: "fps", Err: err}
 		}
 		mf.FPS = s.FPS
+	}
+	if mf.FPS == 0 {
+		mf.FPS = bvhFPS
 	}
 	if s.SpeciesID != nil {
 		if err := roster.CheckID(*s.SpeciesID); err != nil {
