@@ -59,6 +59,9 @@ type Asset struct {
 	boneNames []string        // nil when unknown (a bare .bpat)
 	parents   []int           // palette index of each bone's parent, -1 for a root; nil when unknown
 	warning   string
+	// notes are what bake would print beside the bake: joints dropped or
+	// merged to fit the bone limit (and how far that moves the vertices).
+	notes []string
 }
 
 // File returns the asset's BPAT file.
@@ -302,6 +305,7 @@ func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 		a.useBoxes() // a Draco mesh, or none: its warning says which
 	}
 	a.warning = strings.Join(m.Warnings, "; ")
+	a.notes = model.Reduction.Notes()
 	return a, nil
 }
 

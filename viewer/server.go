@@ -108,6 +108,9 @@ type assetJSON struct {
 	// the horse at rest on the rider's ground.
 	MountSeat *[3]float64 `json:"mount_seat,omitempty"`
 	Warning   string      `json:"warning,omitempty"`
+	// Notes say how a rig over the bone limit was brought under it (joints
+	// dropped or merged, the worst vertex deviation), as bake prints them.
+	Notes []string `json:"notes,omitempty"`
 	// Level of detail (lod.go): the distances in metres beyond which its units
 	// drop to the reduced and the snapshot level, and its snapshot mesh
 	// (fetched from /api/assets/{id}/snapshot), absent when it has none.
@@ -157,7 +160,7 @@ func (a *Asset) describe(id int, builtins *crowd.Registry) assetJSON {
 		Clips: []clipJSON{}, Sockets: []socketJSON{},
 		FileSize: a.size, PaletteBytes: h.PaletteSize(), SocketDataBytes: h.SocketDataSize(),
 		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(),
-		Textures: []textureJSON{}, Warning: a.warning,
+		Textures: []textureJSON{}, Warning: a.warning, Notes: a.notes,
 	}
 	sp, builtin := builtins.Registered(h.SpeciesID)
 	builtin = builtin && a.Kind != KindGLTF

@@ -192,16 +192,29 @@ func Load(rigPath string, motPaths []string, s Settings) (*gltfbake.Model, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rigPath, err)
 	}
+	// A rig over the bone limit is brought under it as a glTF model's own
+	// bake is (gltfbake.Reduce), its merges measured with these motions.
+	var notes []string
+	red, err := gltfbake.Reduce(m, job)
+	if err != nil {
+		return nil, err
+	}
+	if red != nil {
+		notes = append(notes, red.Notes()...)
+		r, _, _ = gltfbake.Source(m)
+		if job, err = Job(r, motions, names, s); err != nil {
+			return nil, fmt.Errorf("%s: %w", rigPath, err)
+		}
+	}
 	fits, err := Fits(r, motions, names, s)
 	if err != nil {
 		return nil, err
 	}
-	var notes []string
 	for _, f := range fits {
 		notes = append(notes, "motion "+f.String())
 	}
 	defaulted := s.SpeciesID == nil
-	return &gltfbake.Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes}, nil
+	return &gltfbake.Model{Path: rigPath, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes, Reduction: red}, nil
 }
 
 // Job returns the job that bakes each motion (clip names[i]) onto rig r's

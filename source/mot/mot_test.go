@@ -4,11 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/mot"
+	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/rig"
 )
 
@@ -216,5 +219,37 @@ func TestFit(t *testing.T) {
 				t.Errorf("bones %v: %v does not list the missing ids", c.bones, err)
 			}
 		}
+	}
+}
+
+// TestRigOverBoneLimit: motions baked onto a rig of more joints than a BPAT
+// file holds (Xbot: 67) go through the joint reduction a glTF model's own bake
+// does, with its notes, instead of stopping at the bone count.
+func TestRigOverBoneLimit(t *testing.T) {
+	path := testfiles.Path(t, "gltf", "threejs/Xbot.glb")
+	m := &mot.Motion{Family: mot.Bayo2, Order: binary.LittleEndian, Frames: 3, Name: "nod", Records: []mot.Record{
+		{Bone: 0, Track: 3, Type: 1, Count: 3, Data: f32s(0, 0.3, 0)},
+		{Bone: 1, Track: 4, Type: 0, Value: 0.2},
+	}}
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	motPath := filepath.Join(t.TempDir(), "nod.mot")
+	if err := os.WriteFile(motPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model, err := Load(path, []string{motPath}, Settings{BoneMap: map[string]int{"mixamorig:Hips": 0, "mixamorig:Spine": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(model.Job.Rig.PaletteBones()); n != 52 || model.Reduction == nil || len(model.Reduction.Dropped) != 15 {
+		t.Fatalf("%d bones, reduction %+v: want the 15 unweighted joints dropped, 52 left", n, model.Reduction)
+	}
+	if !strings.Contains(strings.Join(model.Notes, "\n"), "dropped 15 joints") {
+		t.Errorf("notes %q do not say what was dropped", model.Notes)
+	}
+	if _, err := bake.Bytes(model.Job); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -24,6 +24,7 @@ export function showInfo() {
     ['mesh', `${i.mesh} · ${i.vertex_count} verts · ${i.triangle_count} tris`],
   ];
   if (i.warning) rows.push(['warning', i.warning]);
+  for (const n of i.notes ?? []) rows.push(['note', n]);
   kvRows($('info'), rows);
   showBAT();
   showFades();

@@ -440,6 +440,29 @@ func (e *mergeError) deviationOf(verts []int, target func(j int) int, frames []i
 	return worst
 }
 
+// Reduce brings a rig over the 64 bones a BPAT file holds under it by the
+// one rule glTF models bake by (docs/formats/gltf.md §1.4): joints no vertex
+// is weighted to dropped, then deforming leaf joints merged, least vertex
+// error first, the error measured with job's clips (job is m's job as it
+// stands: another source's motions on m's joints, as source/mot makes). It
+// changes m's joints; the caller makes its job again from them. It returns
+// nil, nil when m fits.
+func Reduce(m *gltf.Model, job *bake.Job) (*Reduction, error) {
+	if len(m.Joints) <= bpat.MaxBones {
+		return nil, nil
+	}
+	return reduce(m, &Manifest{}, job, bpat.MaxBones, fmt.Sprintf("the %d bones a BPAT file holds", bpat.MaxBones))
+}
+
+// Notes says what the reduction did, for the user: the lines bake prints and
+// the viewer shows.
+func (r *Reduction) Notes() []string {
+	if r == nil {
+		return nil
+	}
+	return r.notes()
+}
+
 // notes says what the reduction did, for the user.
 func (r *Reduction) notes() []string {
 	var out []string
