@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve, Clock, playhead, speedBlend } from '../src/core/index.js';
 
-const golden = JSON.parse(readFileSync(new URL('../../../testdata/playback/golden.json', import.meta.url), 'utf8'));
+const golden = JSON.parse(readFileSync(process.env.BONEBAKE_GOLDEN ?? new URL('../../../testdata/playback/golden.json', import.meta.url), 'utf8'));
 const num = (v) => (v === 'NaN' ? NaN : v === 'Inf' ? Infinity : v === '-Inf' ? -Infinity : v);
 const tol = golden.tolerance;
 

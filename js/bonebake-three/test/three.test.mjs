@@ -1,0 +1,103 @@
+// The three.js binding without a GPU: the shaders it builds, the materials it
+// copies, the meshes and joints it takes, the matrices it writes. It skips
+// when three is not installed (npm ci in the package, or go test's cache).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { bpatFile, T } from './bpatfile.mjs';
+
+let THREE, bb;
+try {
+  THREE = await import('three');
+  bb = await import('../src/three/index.js');
+} catch (e) {
+  THREE = null;
+}
+const skip = !THREE && 'three is not installed';
+
+test('injectSkinning replaces three.js\'s skinning chunks in every material kind', { skip }, () => {
+  for (const kind of ['basic', 'lambert', 'phong', 'standard', 'physical', 'toon', 'depth', 'distance', 'normal']) {
+    const vs = bb.injectSkinning(THREE.ShaderLib[kind].vertexShader);
+    assert.ok(vs.includes('mat4 bonebakeSkin4 = bonebakeSkinMatrix(gl_InstanceID);'), kind);
+    assert.ok(!vs.includes('#include <skinning_vertex>') && !vs.includes('#include <skinbase_vertex>'), kind);
+    assert.ok(vs.indexOf('bonebakeSkinMatrix(int unit)') < vs.indexOf('void main()'), kind);
+  }
+  assert.throws(() => bb.injectSkinning('void main() {}'), /cannot be skinned/);
+});
+
+test('skinMaterial keeps the user\'s onBeforeCompile and its own program key', { skip }, () => {
+  const m = new THREE.MeshStandardMaterial({ color: 0xff0000 });
+  let called = 0;
+  m.onBeforeCompile = (shader) => { called++; shader.vertexShader = '// mine\n' + shader.vertexShader; };
+  const uniforms = { bonebakeSkin: { value: null } };
+  const s = bb.skinMaterial(m, uniforms);
+  assert.notEqual(s, m);
+  assert.equal(s.color.getHex(), 0xff0000);
+  const shader = { vertexShader: THREE.ShaderLib.standard.vertexShader, fragmentShader: '', uniforms: {} };
+  s.onBeforeCompile(shader, null);
+  assert.equal(called, 1);
+  assert.ok(shader.vertexShader.startsWith('// mine\n'));
+  assert.ok(shader.vertexShader.includes('bonebakeSkinMatrix'));
+  assert.equal(shader.uniforms.bonebakeSkin, uniforms.bonebakeSkin);
+  assert.match(s.customProgramCacheKey(), /^bonebake:/);
+});
+
+// character builds a two-joint character: a mesh on both joints, a second
+// mesh on joint 1 alone (another skin on the same joints), and a mesh on a
+// joint of another skeleton.
+function character() {
+  const root = new THREE.Group();
+  const j0 = new THREE.Bone(), j1 = new THREE.Bone(), other = new THREE.Bone();
+  j0.add(j1);
+  root.add(j0, other);
+  const ib0 = new THREE.Matrix4(), ib1 = new THREE.Matrix4().makeTranslation(0, -1, 0);
+  const geo = (joints) => {
+    const g = new THREE.BufferGeometry();
+    g.setAttribute('position', new THREE.Float32BufferAttribute([0, 0, 0, 0, 1, 0, 1, 1, 0], 3));
+    g.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(joints, 4));
+    g.setAttribute('skinWeight', new THREE.Float32BufferAttribute([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], 4));
+    return g;
+  };
+  const body = new THREE.SkinnedMesh(geo([0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]), new THREE.MeshStandardMaterial());
+  body.bind(new THREE.Skeleton([j0, j1], [ib0, ib1]), new THREE.Matrix4()); // a bind matrix given: the inverses are kept
+  const hat = new THREE.SkinnedMesh(geo([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), new THREE.MeshLambertMaterial());
+  hat.bind(new THREE.Skeleton([j1], [ib1.clone()]), new THREE.Matrix4());
+  const prop = new THREE.SkinnedMesh(geo([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), new THREE.MeshBasicMaterial());
+  prop.bind(new THREE.Skeleton([other], [new THREE.Matrix4()]), new THREE.Matrix4());
+  root.add(body, hat, prop);
+  return root;
+}
+
+const file = async () => (await import('../src/core/index.js')).parseBPAT(bpatFile(2, [
+  { name: 'walk', loops: true, frames: [[T(0, 0, 0), T(0, 1, 0)], [T(2, 0, 0), T(2, 1, 0)]] },
+  { name: 'die', loops: false, frames: [[T(0, 0, 5), T(0, 1, 5)]] },
+]), { name: 'two.bpat' });
+
+test('a crowd takes the character\'s meshes, renumbers another skin\'s joints, and writes each unit\'s matrices', { skip }, async () => {
+  const f = await file();
+  const crowd = new bb.BonebakeCrowd(character(), f, { count: 3 });
+  assert.equal(crowd.meshes.length, 2); // the prop on another skeleton is left out
+  assert.equal(crowd.meshes[1].geometry.getAttribute('skinIndex').getX(0), 1); // the hat's joint 0 is the palette's 1
+  assert.ok(crowd.meshes.every((m) => m.customDepthMaterial && m.customDistanceMaterial));
+  crowd.play(0, 'walk', { phase: 0.25, rate: 0 }); // pos 0.5: x = 1
+  crowd.play(1, 'die', { rate: 0 });
+  crowd.play(2, 'walk', { phase: 0, rate: 0.5 });
+  crowd.play(2, 'die', { time: 1, fade: 1 }); // at t = 1.5: half faded
+  crowd.update(1.5);
+  const fs = 2 * 12;
+  const u = (i, b) => Array.from(crowd.posed.subarray(i * fs + b * 12, i * fs + b * 12 + 12));
+  assert.deepEqual(u(0, 1), [1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0]); // T(1, 1, 0) · T(0, −1, 0)
+  assert.deepEqual(u(1, 0), [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 5]);
+  // Unit 2: walk at phase 0.5·1.5 = 0.75 (pos 1.5: x = 2 + (0 − 2)·0.5 = 1), half of it, and half of die (z = 5).
+  assert.deepEqual(u(2, 0), [1, 0, 0, 0.5, 0, 1, 0, 0, 0, 0, 1, 2.5]);
+  crowd.setTransform(1, 3, 0, -2, Math.PI / 2, 2);
+  const m = new THREE.Matrix4().fromArray(crowd.instanceMatrix.array, 16);
+  const p = new THREE.Vector3(0, 0, 1).applyMatrix4(m); // +z turns toward +x, scaled 2
+  assert.ok(p.distanceTo(new THREE.Vector3(5, 0, -2)) < 1e-6, `${p.toArray()}`);
+  assert.throws(() => crowd.play(0, 'fly'), /no clip "fly" in two\.bpat \(it has walk, die\)/);
+});
+
+test('a model whose skins do not have the file\'s joints is refused, naming both', { skip }, async () => {
+  const f = await file();
+  const g = new THREE.Group();
+  assert.throws(() => new bb.BonebakeCrowd(g, f), /no skinned mesh .* has the 2 joints of two\.bpat \(its meshes have none\)/);
+});
