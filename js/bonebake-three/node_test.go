@@ -70,7 +70,7 @@ func TestNode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)
 	}
-	if testing.Verbose() || !strings.Contains(string(out), "# skip 0") {
+	if testing.Verbose() || !strings.Contains(string(out), "# skipped 0") {
 		t.Logf("%s", out)
 	}
 }
