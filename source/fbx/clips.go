@@ -203,26 +203,47 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 		}
 		start, end := float64(lo)/TicksPerSecond, float64(hi)/TicksPerSecond
 		span := (end - start) * fps
-		n := int(math.Round(span)) + 1
-		extra := math.Abs(span-math.Round(span)) > 1e-3 // key times are rounded to ticks
-		if extra {
-			n = int(math.Floor(span)) + 2
+		// The grid alone first (the keys are the file's own, in proportion).
+		if est := span + 2; est*float64(len(chans))*10 > float64(maxSampleFactor*totalKeys+sampleAllowance) {
+			return nil, nil, s.fail(RuleMemory, "take %q runs %.0f s: %.0f samples of %d bones are far more than the file's %d keys justify", st.Name, end-start, est, len(chans), totalKeys)
 		}
-		if span > 1e9 || n*len(chans)*10 > maxSampleFactor*totalKeys+sampleAllowance {
-			return nil, nil, s.fail(RuleMemory, "take %q runs %.0f s: %d samples of %d bones are far more than the file's %d keys justify", st.Name, end-start, n, len(chans), totalKeys)
+		// Samples: the frame-rate grid from the first key, and every key, so
+		// that the clip is exact at each key whatever the file's rate.
+		ticks := make([]float64, 0, int(span)+2+keysOf(chans))
+		for k := 0; float64(k) <= span+1e-3; k++ {
+			ticks = append(ticks, float64(lo)+float64(k)*TicksPerSecond/fps)
 		}
-		times := make([]float32, n)
-		ticks := make([]float64, n)
-		for k := range n {
-			t := start + float64(k)/fps
-			if k == n-1 {
-				t = end
+		for _, ch := range chans {
+			for p := range 3 {
+				for _, c := range ch.c[p] {
+					if c != nil {
+						for _, kt := range c.times {
+							ticks = append(ticks, float64(kt))
+						}
+					}
+				}
 			}
-			times[k] = float32(t)
-			ticks[k] = t * TicksPerSecond
 		}
-		if n == 1 {
-			ticks[0] = float64(lo)
+		ticks = append(ticks, float64(hi))
+		slices.Sort(ticks)
+		times := make([]float32, 0, len(ticks))
+		kept := ticks[:0]
+		for _, tk := range ticks {
+			if tk > float64(hi) {
+				tk = float64(hi)
+			}
+			ts := float32(tk / TicksPerSecond)
+			// A grid point within a microsecond of a key is that key.
+			if n := len(kept); n > 0 && (tk-kept[n-1] < 1e-6*TicksPerSecond || ts <= times[n-1]) {
+				continue
+			}
+			kept = append(kept, tk)
+			times = append(times, ts)
+		}
+		ticks = kept
+		n := len(ticks)
+		if n*len(chans)*10 > maxSampleFactor*totalKeys+sampleAllowance {
+			return nil, nil, s.fail(RuleMemory, "take %q runs %.0f s: %d samples of %d bones are far more than the file's %d keys justify", st.Name, end-start, n, len(chans), totalKeys)
 		}
 		a := anim.Animation{Name: st.Name, Start: start, Duration: end}
 		// Bones in skeleton order, so that a parent's sampled scale is known
@@ -280,4 +301,19 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 		out = append(out, a)
 	}
 	return out, warn, nil
+}
+
+// keysOf counts the keys of a stack's curves.
+func keysOf(chans map[*model]*channels) int {
+	n := 0
+	for _, ch := range chans {
+		for p := range 3 {
+			for _, c := range ch.c[p] {
+				if c != nil {
+					n += len(c.times)
+				}
+			}
+		}
+	}
+	return n
 }

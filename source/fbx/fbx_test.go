@@ -310,3 +310,36 @@ func TestMixamo(t *testing.T) {
 		}
 	}
 }
+
+// A key off the frame-rate grid is a sample too: the clip is exact at every
+// key (here 45° at 0.55 s, between 30 fps frames 16 and 17, where the grid
+// alone would give 45.2°).
+func TestKeysOffTheGrid(t *testing.T) {
+	src := writeASCIIText(t)
+	for old, new := range map[string]string{
+		"KeyTime: *2":       "KeyTime: *3",
+		"a: 0,46186158000":  "a: 0,25402386900,46186158000",
+		"KeyValueFloat: *2": "KeyValueFloat: *3",
+		"a: 0,90":           "a: 0,45,90",
+	} {
+		if !strings.Contains(src, old) {
+			t.Fatalf("no %q", old)
+		}
+		src = strings.Replace(src, old, new, 1)
+	}
+	p := filepath.Join(t.TempDir(), "offgrid.fbx")
+	os.WriteFile(p, []byte(src), 0o644)
+	cf, err := LoadClips(p, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pose := make([]rig.Transform, len(cf.Nodes))
+	for i, n := range cf.Nodes {
+		pose[i] = n.Rest
+	}
+	cf.Animations[0].SampleAt(0.55, pose)
+	q := pose[1].Rotation
+	if angle := 2 * math.Atan2(q[2], q[3]) * 180 / math.Pi; !near(angle, 45, 1e-3) {
+		t.Errorf("at 0.55 s the arm has turned %v°, want 45", angle)
+	}
+}
