@@ -438,7 +438,7 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 		res.Status, res.Method = StatusUntrusted, MethodFeet
 		res.Reason = fmt.Sprintf("the feet stand still in the world in only %.0f%% of the clip (at %.4g per s of clip, the speed at which they stand longest)", 100*feet.planted, feet.speed)
 		if feet.planted == 0 {
-			res.Reason = "no foot ever stands still on the ground: " + feet.why
+			res.Reason = "the feet never plant: " + feet.why
 		}
 		return res
 	}
@@ -551,6 +551,31 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	if v == 0 {
 		return f
 	}
+	// Each foot alone: the speed it stands still at and how long it stands
+	// (a foot that stands for less than MinStance does not bear the body).
+	own := make([]float64, nf)
+	long := make([]float64, nf)
+	var lo, hi, weighed, total float64 = math.Inf(1), math.Inf(-1), 0, 0
+	for i := range r.Feet {
+		vi, sti := r.standSpeed(vel, low, u, []int{i}, dt, loops)
+		for _, s := range sti {
+			long[i] += s.dur
+		}
+		if long[i] < MinStance*float64(n)*dt {
+			long[i] = 0
+			continue
+		}
+		own[i] = vi
+		lo, hi = math.Min(lo, vi), math.Max(hi, vi)
+		weighed, total = weighed+vi*long[i], total+long[i]
+	}
+	if total > 0 && (v < lo || v > hi) {
+		// The densest speed of all the feet is none of theirs (samples of
+		// different feet at different phases fell together): the feet's own
+		// speeds, weighted by how long each stands, are the better guess.
+		v = weighed / total
+		st = r.stances(vel, low, u, v, StanceSlack, all, dt, loops)
+	}
 	f.speed = v
 	covered := make([]bool, n)
 	for _, s := range st {
@@ -565,7 +590,7 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	}
 	f.planted /= float64(n)
 	if len(st) == 0 {
-		f.why = "no foot stands still at any one speed"
+		f.why = "no foot stands still on the ground at any one speed"
 		return f
 	}
 	// The worst stance, found as stances are here and, so that the confidence
@@ -583,27 +608,22 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	// A foot that stands still at a speed of its own slides at v by the
 	// difference, over its whole stance: the feet's mean slip, weighted by how
 	// long each stands, counts too.
-	var slid, total float64
-	odd, oddV, oddD := -1, 0.0, 0.0
+	var slid float64
+	odd, oddD := -1, 0.0
 	for i := range r.Feet {
-		vi, sti := r.standSpeed(vel, low, u, []int{i}, dt, loops)
-		T := 0.0
-		for _, s := range sti {
-			T += s.dur
+		if long[i] == 0 {
+			continue
 		}
-		if T < MinStance*float64(n)*dt {
-			continue // it never stands long: it does not bear the body
-		}
-		d := math.Abs(vi-v) / v
-		slid, total = slid+d*T, total+T
+		d := math.Abs(own[i]-v) / v
+		slid += d * long[i]
 		if d > oddD {
-			odd, oddV, oddD = i, vi, d
+			odd, oddD = i, d
 		}
 	}
 	if total > 0 && slid/total > slip {
 		slip = slid / total
-		f.why = fmt.Sprintf("foot %s stands still at %.4g per s of clip, the others at %.4g: at one speed the feet slide %.0f%% of the distance travelled",
-			r.Skeleton.Names[r.Feet[odd]], oddV, v, 100*slip)
+		f.why = fmt.Sprintf("foot %s stands still at %.4g per s of clip, the feet together at %.4g: at one speed they slide %.0f%% of the distance travelled",
+			r.Skeleton.Names[r.Feet[odd]], own[odd], v, 100*slip)
 	}
 	f.conf = clamp01(1 - slip/SlipPerConfidence)
 	return f
