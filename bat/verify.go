@@ -252,6 +252,7 @@ func verify(in *Input, r *Report, src verifySource, progress func(done, total in
 		}
 	}
 	ref, _ := normalized(in.Mesh)
+	verts := verifyVertices(ref, mpos, infl)
 	first := map[string]int{}
 	f0 := 0
 	for _, c := range in.Clips {
@@ -280,12 +281,19 @@ func verify(in *Input, r *Report, src verifySource, progress func(done, total in
 		go func() {
 			defer wg.Done()
 			skin := make([]float32, in.Bones*16)
-			want := make([][3]float32, nv)
-			affine := make([]rig.Mat4, nb)
+			skin64 := make([][12]float64, in.Bones)
+			affine := make([][12]float64, nb)
 			// The worst errors stay in this goroutine's locals until the end:
 			// updating worst[w] per vertex made the workers write one cache line.
+			// Vertices keep the largest squared distance: the square root and
+			// the division by the scale are monotonic, so taking them once at
+			// the end gives the largest distance bit for bit.
 			var e MaxError
-			defer func() { worst[w] = e }()
+			var d2 float64
+			defer func() {
+				e.Vertex = max(e.Vertex, math.Sqrt(d2)/sp.s)
+				worst[w] = e
+			}()
 			for i := w; i < len(jobs); i += workers {
 				palette := in.Palettes[jobs[i].frame*in.Bones*16 : (jobs[i].frame+1)*in.Bones*16]
 				row := jobs[i].row
@@ -299,27 +307,16 @@ func verify(in *Input, r *Report, src verifySource, progress func(done, total in
 					m := q.Matrix()
 					t := p.Sub(q.Rotate(pref[b]))
 					m[3], m[7], m[11] = t[0], t[1], t[2]
-					affine[b] = m
+					affine[b] = [12]float64(m[:12])
 				}
-				// The inputs were checked by Bake: these cannot fail.
+				// The inputs were checked by Bake: this cannot fail.
 				mesh.SkinMatrices(skin, palette, in.InverseBind)
-				ref.Skin(skin, want, nil)
-				for k := range nv {
-					var got rig.Vec3
-					v := mpos[k]
-					for i := range 4 {
-						if w := infl[k].w[i]; w != 0 {
-							// affine·v, weighted: Mat4.TransformPoint's arithmetic,
-							// without copying the matrix.
-							a := &affine[infl[k].b[i]]
-							got[0] += (a[0]*v[0] + a[1]*v[1] + a[2]*v[2] + a[3]) * w
-							got[1] += (a[4]*v[0] + a[5]*v[1] + a[6]*v[2] + a[7]) * w
-							got[2] += (a[8]*v[0] + a[9]*v[1] + a[10]*v[2] + a[11]) * w
-						}
+				for j := range skin64 {
+					for k := range 12 {
+						skin64[j][k] = float64(skin[j*16+k])
 					}
-					wv := sp.point(rig.Vec3{float64(want[k][0]), float64(want[k][1]), float64(want[k][2])})
-					e.Vertex = max(e.Vertex, got.Sub(wv).Len()/sp.s)
 				}
+				d2 = max(d2, verifyFrame(verts, skin64, affine, sp))
 				if progress != nil {
 					progress(int(done.Add(1)), len(jobs))
 				}
@@ -337,6 +334,98 @@ func verify(in *Input, r *Report, src verifySource, progress func(done, total in
 		return e, fmt.Errorf("the rebuild produced NaN")
 	}
 	return e, nil
+}
+
+// verifyVertex is one vertex as verification reads it: its bind position and
+// weighted influences in the reference mesh, and its position in the written
+// mesh (in the texture space) with the influences its skin texel holds. Both
+// skinnings skip influences of weight 0, so they are dropped here, the others
+// kept in their order: the sums run as before, bit for bit.
+type verifyVertex struct {
+	bind, at   [3]float64
+	nRef, nGot int
+	refJ, gotB [4]int
+	refW, gotW [4]float64
+}
+
+// verifyVertices returns the vertices verification rebuilds, each distinct one
+// once: a vertex equal bit for bit to another (a glTF vertex split at a seam
+// for its UVs or normals) has the same errors in every frame.
+func verifyVertices(ref *mesh.Skinned, mpos []rig.Vec3, infl []influences) []verifyVertex {
+	out := make([]verifyVertex, 0, len(mpos))
+	seen := make(map[[24]uint64]bool, len(mpos))
+	for k := range mpos {
+		var v verifyVertex
+		for i := range 3 {
+			v.bind[i] = float64(ref.Positions[k][i])
+			v.at[i] = mpos[k][i]
+		}
+		for i := range 4 {
+			if w := float64(ref.Weights[k][i]); w != 0 {
+				v.refJ[v.nRef], v.refW[v.nRef] = int(ref.Joints[k][i]), w
+				v.nRef++
+			}
+			if w := infl[k].w[i]; w != 0 {
+				v.gotB[v.nGot], v.gotW[v.nGot] = infl[k].b[i], w
+				v.nGot++
+			}
+		}
+		var key [24]uint64
+		for i := range 3 {
+			key[i], key[3+i] = math.Float64bits(v.bind[i]), math.Float64bits(v.at[i])
+		}
+		for i := range 4 {
+			key[6+i], key[10+i] = uint64(v.refJ[i]), uint64(v.gotB[i])
+			key[14+i], key[18+i] = math.Float64bits(v.refW[i]), math.Float64bits(v.gotW[i])
+		}
+		key[22], key[23] = uint64(v.nRef), uint64(v.nGot)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, v)
+	}
+	return out
+}
+
+// verifyFrame returns the largest squared distance between each vertex rebuilt
+// from its texels (affine, per column: Mat4.TransformPoint's arithmetic) and the
+// reference: linear blend skinning by the skinning matrices skin64 (mesh.Skin's
+// arithmetic, rounded to float32 as it stores positions) mapped into the
+// texture space.
+func verifyFrame(vs []verifyVertex, skin64, affine [][12]float64, sp space) float64 {
+	identity := !sp.gt && !sp.zUp && sp.s == 1
+	var worst float64
+	for i := range vs {
+		v := &vs[i]
+		var b [12]float64
+		for k := range v.nRef {
+			w, s := v.refW[k], &skin64[v.refJ[k]]
+			for i := range b {
+				b[i] += w * s[i]
+			}
+		}
+		x, y, z := v.bind[0], v.bind[1], v.bind[2]
+		want := rig.Vec3{
+			float64(float32(b[0]*x + b[1]*y + b[2]*z + b[3])),
+			float64(float32(b[4]*x + b[5]*y + b[6]*z + b[7])),
+			float64(float32(b[8]*x + b[9]*y + b[10]*z + b[11])),
+		}
+		if !identity {
+			want = sp.point(want)
+		}
+		var g0, g1, g2 float64
+		u0, u1, u2 := v.at[0], v.at[1], v.at[2]
+		for k := range v.nGot {
+			a, w := &affine[v.gotB[k]], v.gotW[k]
+			g0 += (a[0]*u0 + a[1]*u1 + a[2]*u2 + a[3]) * w
+			g1 += (a[4]*u0 + a[5]*u1 + a[6]*u2 + a[7]) * w
+			g2 += (a[8]*u0 + a[9]*u1 + a[10]*u2 + a[11]) * w
+		}
+		d0, d1, d2 := g0-want[0], g1-want[1], g2-want[2]
+		worst = max(worst, d0*d0+d1*d1+d2*d2)
+	}
+	return worst
 }
 
 // normalized returns a copy of m with its weights normalized by the one rule
