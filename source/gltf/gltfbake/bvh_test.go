@@ -298,6 +298,38 @@ func TestBVHRefusals(t *testing.T) {
 	if se := (*bake.SettingError)(nil); !errors.As(err, &se) || se.Setting != "up" {
 		t.Fatalf("--up up: %v", err)
 	}
+	// The Soldier's walk with its left arm hanging down at rest: the forearm's
+	// and hand's offsets, and their position channels at every frame, turned
+	// from -x to +y, the file's down. Under --retarget, a rest pose that is not
+	// the character's is refused.
+	walkPath := testfiles.Path(t, "bvh", "soldier_walk.bvh")
+	walk, err := os.ReadFile(walkPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err := bvhfile.Open(walkPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(walk), "\n")
+	motion := slices.Index(lines, "MOTION") + 3 // the first frame's line
+	for _, name := range []string{"mixamorig:LeftForeArm", "mixamorig:LeftHand"} {
+		j := wf.Joints[slices.IndexFunc(wf.Joints, func(j bvhfile.Joint) bool { return j.Name == name })]
+		down := strconv.FormatFloat(math.Abs(j.Offset[0]), 'f', 6, 64)
+		lines[j.Line+1] = "OFFSET 0 " + down + " 0" // JOINT, "{", OFFSET
+		for fr := range wf.Frames {
+			v := strings.Fields(lines[motion+fr])
+			v[j.First], v[j.First+1], v[j.First+2] = "0", down, "0"
+			lines[motion+fr] = strings.Join(v, " ")
+		}
+	}
+	hanging := strings.Join(lines, "\n")
+	hangs := filepath.Join(t.TempDir(), "hanging.bvh")
+	os.WriteFile(hangs, []byte(hanging), 0o644)
+	_, err = Load(soldier, Settings{ClipFiles: []string{hangs}, Retarget: true})
+	if !errors.As(err, &ge) || ge.Rule != gltf.RuleClipFit || !strings.Contains(err.Error(), "rest pose is not Soldier.glb's") || !strings.Contains(err.Error(), "mixamorig:LeftArm's bone to mixamorig:LeftForeArm by 90°") {
+		t.Fatalf("a rest pose with the arm down: %v", err)
+	}
 	bad := filepath.Join(t.TempDir(), "bad.bvh")
 	os.WriteFile(bad, []byte("HIERARCHY\nROOT a\n{\nOFFSET 0 0 0\nCHANNELS 1 Xrotation\n}\nMOTION\nFrames: 2\nFrame Time: 0.1\n1\n2 3\n"), 0o644)
 	for _, load := range []func() error{

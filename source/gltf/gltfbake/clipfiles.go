@@ -287,6 +287,12 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			if len(differ) > 3 {
 				more = fmt.Sprintf(" and %d more", len(differ)-3)
 			}
+			if cf.Unoriented {
+				// Its joints were put in the character's frames (orientLike):
+				// what still differs is the pose at rest.
+				return nil, fail("its rest pose is not %s's, and its rotations are turns from its rest pose: %s point elsewhere at rest (more than %d°): %s%s; export it from a rig in the character's rest pose (docs/formats/bvh.md §6)",
+					filepath.Base(m.Path), plural(len(differ), "bone"), MaxFrameAngle, strings.Join(differ[:min(3, len(differ))], ", "), more)
+			}
 			return nil, fail("its joints are oriented otherwise than %s's, so their rotations cannot be copied: %s point elsewhere in their joint's frame (more than %d°): %s%s; export the clips from a rig with the character's joint orientations",
 				filepath.Base(m.Path), plural(len(differ), "bone"), MaxFrameAngle, strings.Join(differ[:min(3, len(differ))], ", "), more)
 		}
