@@ -17,6 +17,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -215,7 +216,7 @@ func (j *Job) check() error {
 		total += dur * c.FPS
 	}
 	if total > MaxFrames {
-		return fmt.Errorf("bake: %.0f frames in all is more than %d: lower the fps or shorten the clips", total, MaxFrames)
+		return fmt.Errorf("bake: %.0f frames in all is more than the %d a bake may have (a bound --force does not lift): lower the fps or shorten the clips", total, MaxFrames)
 	}
 	// A reader finds clips and sockets by name, and the first of two equal names
 	// wins: the second could never be found.
@@ -319,16 +320,28 @@ func (j *Job) sized() (*bpat.Contents, error) {
 		limit = DefaultMaxBytes
 	}
 	if limit > 0 && o.Bytes > limit {
-		return nil, fmt.Errorf("bake: the bake would make %d bytes (%d frames of %d bones), more than the %d-byte limit: lower the fps, shorten the clips, or lift the limit (bake --force)",
-			o.Bytes, o.Frames, o.Bones, limit)
+		return nil, fmt.Errorf("bake: the bake would make %s (%d frames of %d bones), more than the %s limit: lower the fps, shorten the clips, or lift the limit (bake --force)",
+			MB(o.Bytes), o.Frames, o.Bones, MB(limit))
 	}
 	return j.contents()
 }
 
-// MaxFrames bounds a bake's frame count (about 4 million: 6 GB of palettes at 24
+// MaxFrames bounds a bake's frame count (4,194,304: 6 GB of palettes at 24
 // bones), so that an absurd fps is refused up front instead of exhausting memory
-// or disk; a GPU texture could not hold a tenth of it anyway.
+// or disk; a GPU texture could not hold a tenth of it anyway. Unlike MaxBytes it
+// is not lifted (bake --force): past it no reader, runtime or texture can use
+// the file, whatever the machine could write.
 const MaxFrames = 1 << 22
+
+// MB writes a size in decimal megabytes, the one unit of sizes in limit
+// messages and summaries ("256 MB", "162.3 MB"; bytes below 1 MB as KB).
+func MB(n int64) string {
+	tenth := func(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+	if n < 1_000_000 {
+		return tenth(float64(n)/1e3) + " KB"
+	}
+	return tenth(float64(n)/1e6) + " MB"
+}
 
 // frameRef locates one output frame.
 type frameRef struct {

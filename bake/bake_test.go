@@ -221,7 +221,7 @@ func TestMaxBytes(t *testing.T) {
 	}
 	still := Motion{Name: "day", Duration: 86400, NewSampler: func() Sampler { return stillSampler{} }}
 	job := &Job{Rig: Rig{Skeleton: sk}, Motions: []Motion{still}, Clips: []Clip{{Name: "day", FPS: 30, Loops: true, Markers: bpat.NoMarkers()}}}
-	if _, _, err := job.planSized(); err == nil || !strings.Contains(err.Error(), "256000000-byte limit") {
+	if _, _, err := job.planSized(); err == nil || !strings.Contains(err.Error(), "256 MB limit") {
 		t.Fatalf("a 498 MB job planned: %v", err)
 	}
 	job.MaxBytes = -1
@@ -231,6 +231,20 @@ func TestMaxBytes(t *testing.T) {
 	job.MaxBytes = 1 << 40
 	if _, _, err := job.planSized(); err != nil {
 		t.Fatalf("with a limit of 1 TB: %v", err)
+	}
+	// Two days at 30 fps are 5,184,000 frames, past MaxFrames (4,194,304): the
+	// frame bound is not lifted with the byte limit, and its message says so.
+	job.Motions[0].Duration = 2 * 86400
+	if _, _, err := job.planSized(); err == nil || !strings.Contains(err.Error(), "4194304") || !strings.Contains(err.Error(), "--force does not lift") {
+		t.Fatalf("5,184,000 frames with no byte limit: %v", err)
+	}
+}
+
+func TestMB(t *testing.T) {
+	for n, want := range map[int64]string{256_000_000: "256 MB", 162_304_688: "162.3 MB", 2_500: "2.5 KB"} {
+		if got := MB(n); got != want {
+			t.Errorf("MB(%d) = %q, want %q", n, got, want)
+		}
 	}
 }
 

@@ -294,7 +294,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")
 	fl.StringVar(&manifest, "manifest", "", "YAML manifest with per-clip settings")
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to bake")
-	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s, and read a model that decodes to more than %d× its size", bytesText(largeOutput), gltf.MemoryPerFileByte))
+	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s, and read a model that decodes to more than %d× its size (a bake's %d frames in all stay its bound)", bytesText(largeOutput), gltf.MemoryPerFileByte, bake.MaxFrames))
 	fl.StringVar(&filesRoot, "files-root", "", "the folder a model's external buffers and images may come from (default: the model's own folder)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
 	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")

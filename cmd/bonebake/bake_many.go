@@ -53,7 +53,7 @@ func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Se
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := makeDirs(dir); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
 

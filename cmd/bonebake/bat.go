@@ -127,6 +127,9 @@ when the worst error (metres) is larger.`,
 			if err != nil {
 				return err
 			}
+			if err := makeDirs(out); err != nil { // recorded, so a failed bat removes it
+				return fmt.Errorf("-o %s: %w", out, err)
+			}
 			res, err := bat.Write(out, in, opt)
 			if ce := (*bat.ClipError)(nil); errors.As(err, &ce) {
 				return usagef("--clips %s: %s has no clip %q (its clips: %s)", strings.Join(clips, ","), ce.Name, ce.Clip, strings.Join(ce.Have, ", "))

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -43,11 +45,55 @@ func outputFile(flag, path string) error {
 		return usagef("%s: %v", flag, err)
 	}
 	if dir := parentDir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := makeDirs(dir); err != nil {
 			return fmt.Errorf("%s %s: %w", flag, path, err)
 		}
 	}
 	return nil
+}
+
+// madeDirs are the folders this command created for its outputs, outermost
+// first: a command that fails removes those it left empty (run), so a failed
+// bake does not leave behind the -o folder it made.
+var madeDirs struct {
+	sync.Mutex
+	list []string
+}
+
+// makeDirs makes dir and any missing folder above it, as os.MkdirAll, and
+// records the ones it created.
+func makeDirs(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	err := os.MkdirAll(dir, 0o755)
+	madeDirs.Lock()
+	defer madeDirs.Unlock()
+	for i := len(missing) - 1; i >= 0; i-- {
+		if st, serr := os.Lstat(missing[i]); serr == nil && st.IsDir() {
+			madeDirs.list = append(madeDirs.list, missing[i])
+		}
+	}
+	return err
+}
+
+// removeMadeDirs removes the folders makeDirs created that are still empty,
+// innermost first (os.Remove leaves a folder that holds anything); forget only
+// forgets them, for a command that succeeded.
+func removeMadeDirs(forget bool) {
+	madeDirs.Lock()
+	defer madeDirs.Unlock()
+	for i := len(madeDirs.list) - 1; i >= 0 && !forget; i-- {
+		os.Remove(madeDirs.list[i])
+	}
+	madeDirs.list = nil
 }
 
 func parentDir(path string) string {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/bonebake/bonebake/crowd"
@@ -241,6 +242,10 @@ func (r *bpatReport) gaits(f *bpat.File) {
 	}
 }
 
+// plainFloat writes a float32 value in plain decimals, never in exponent form
+// (an fps of 20000 as "20000", not "2e+04"), with the digits that tell it apart.
+func plainFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 32) }
+
 func (r *bpatReport) print(w io.Writer) {
 	fmt.Fprintf(w, "%s: BPAT v%d, %d bytes\n", r.File, r.Version, r.Size)
 	fmt.Fprintf(w, "species %d, %s, %s, %s, %s\n", r.SpeciesID, plural(int(r.Bones), "bone"), plural(int(r.SocketCount), "socket"),
@@ -250,7 +255,7 @@ func (r *bpatReport) print(w io.Writer) {
 	for _, s := range r.Sections {
 		fmt.Fprintf(w, "%-14s %10d %10d\n", s.Name, s.Offset, s.Size)
 	}
-	fmt.Fprintf(w, "\n%3s  %-22s %6s %6s %6s %5s %8s  %s\n", "#", "clip", "frames", "offset", "fps", "loops", "seconds", "markers")
+	fmt.Fprintf(w, "\n%3s  %-22s %6s %6s %8s %5s %8s  %s\n", "#", "clip", "frames", "offset", "fps", "loops", "seconds", "markers")
 	for _, c := range r.Clips {
 		var ms []string
 		for _, name := range bpat.MarkerNames() {
@@ -262,7 +267,7 @@ func (r *bpatReport) print(w io.Writer) {
 		if c.Loops {
 			loops = "yes"
 		}
-		fmt.Fprintf(w, "%3d  %-22s %6d %6d %6.4g %5s %8.3f  %s\n", c.Index, shown(c.Name), c.Frames, c.FrameOffset, c.FPS, loops, c.Duration, strings.Join(ms, " "))
+		fmt.Fprintf(w, "%3d  %-22s %6d %6d %8s %5s %8.3f  %s\n", c.Index, shown(c.Name), c.Frames, c.FrameOffset, plainFloat(float64(c.FPS)), loops, c.Duration, strings.Join(ms, " "))
 	}
 	if r.hasGaits() {
 		from := "the built-in table"

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -123,6 +125,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteC()
+	removeMadeDirs(err == nil)
 	if err == nil {
 		return 0
 	}
@@ -155,11 +158,13 @@ func version() string {
 	if v == "" {
 		v = "(devel)"
 	}
-	var rev, modified string
+	var rev, when, modified string
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
 			rev = s.Value
+		case "vcs.time":
+			when = ", " + s.Value
 		case "vcs.modified":
 			if s.Value == "true" {
 				modified = ", modified"
@@ -167,9 +172,77 @@ func version() string {
 		}
 	}
 	if rev != "" {
-		v += fmt.Sprintf(" (revision %.12s%s)", rev, modified)
+		v += fmt.Sprintf(" (revision %.12s%s%s)", rev, when, modified)
+	} else if _, src, _, ok := runtime.Caller(0); ok {
+		// go run and go test stamp no VCS settings: the source tree the binary
+		// was compiled from (its path is in the binary unless -trimpath) still
+		// says which commit it holds, though not whether files were changed.
+		if rev, ok := gitHead(filepath.Dir(src)); ok {
+			v += fmt.Sprintf(" (revision %.12s of the source tree, not stamped by go run: changes since unknown)", rev)
+		}
 	}
 	return v + ", " + bi.GoVersion
+}
+
+// gitHead finds the git repository holding dir and returns the commit its HEAD
+// names, reading .git as git lays it out: a folder, or a worktree's file
+// "gitdir: PATH"; HEAD a hash or "ref: refs/…", the ref a file of its own or a
+// line of packed-refs, in the worktree's or the common folder.
+func gitHead(dir string) (string, bool) {
+	var gitDir string
+	for d := dir; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, ".git")
+		if st, err := os.Stat(p); err == nil {
+			gitDir = p
+			if !st.IsDir() {
+				b, err := os.ReadFile(p)
+				s, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+				if err != nil || !ok {
+					return "", false
+				}
+				if !filepath.IsAbs(s) {
+					s = filepath.Join(d, s)
+				}
+				gitDir = s
+			}
+			break
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+	read := func(p string) string {
+		b, _ := os.ReadFile(p)
+		return strings.TrimSpace(string(b))
+	}
+	isHash := func(s string) bool {
+		return len(s) >= 40 && strings.Trim(s, "0123456789abcdef") == ""
+	}
+	head := read(filepath.Join(gitDir, "HEAD"))
+	ref, isRef := strings.CutPrefix(head, "ref: ")
+	if !isRef {
+		return head, isHash(head)
+	}
+	dirs := []string{gitDir}
+	if c := read(filepath.Join(gitDir, "commondir")); c != "" {
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		dirs = append(dirs, c)
+	}
+	for _, g := range dirs {
+		if h := read(filepath.Join(g, filepath.FromSlash(ref))); isHash(h) {
+			return h, true
+		}
+	}
+	for _, g := range dirs {
+		for _, line := range strings.Split(read(filepath.Join(g, "packed-refs")), "\n") {
+			if h, r, ok := strings.Cut(line, " "); ok && r == ref && isHash(h) {
+				return h, true
+			}
+		}
+	}
+	return "", false
 }
 
 // flagValue matches pflag's message for a value it cannot parse.

@@ -124,7 +124,7 @@ and type.`,
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), info)
 			}
-			printMotInfo(cmd.OutOrStdout(), &info)
+			printMotInfo(cmd.OutOrStdout(), &info, m.Family)
 			return nil
 		},
 	}
@@ -132,7 +132,17 @@ and type.`,
 	return cmd
 }
 
-func printMotInfo(w io.Writer, in *motInfo) {
+// motBone writes a bone id as --camera takes it and docs/formats/mot.md §2 names
+// it: a camera "bone" in hex (0x7000, as --camera 0x7000=0xf60 is written), any
+// other in decimal, as the skeleton's bone ids are numbered.
+func motBone(f mot.Family, bone int16) string {
+	if mot.IsCamera(f, bone) {
+		return fmt.Sprintf("%#x (camera)", bone)
+	}
+	return strconv.Itoa(int(bone))
+}
+
+func printMotInfo(w io.Writer, in *motInfo, fam mot.Family) {
 	fmt.Fprintf(w, "%s: mot, %s, %s-endian, %d bytes\n", in.File, in.Family, in.ByteOrder, in.Size)
 	name := shown(in.Name)
 	if name == "" {
@@ -150,7 +160,7 @@ func printMotInfo(w io.Writer, in *motInfo) {
 		for ; j < len(in.Records) && in.Records[j].Bone == in.Records[i].Bone; j++ {
 			parts = append(parts, fmt.Sprintf("%d:%d", in.Records[j].Track, in.Records[j].Type))
 		}
-		fmt.Fprintf(w, "    bone %d: %s\n", in.Records[i].Bone, strings.Join(parts, " "))
+		fmt.Fprintf(w, "    bone %s: %s\n", motBone(fam, in.Records[i].Bone), strings.Join(parts, " "))
 		i = j
 	}
 }
@@ -291,8 +301,8 @@ of the output family each input camera bone becomes.`,
 					lossy++
 					worst = max(worst, x.Diff)
 				}
-				fmt.Fprintf(w, "  bone %d track %d: type %d → %d (not %d), %d → %d bytes, %s\n",
-					x.Bone, x.Track, x.From, x.To, x.Direct, x.DirectSize, x.Size, diff)
+				fmt.Fprintf(w, "  bone %s track %d: type %d → %d (not %d), %d → %d bytes, %s\n",
+					motBone(fam, x.Bone), x.Track, x.From, x.To, x.Direct, x.DirectSize, x.Size, diff)
 			}
 			fmt.Fprintf(w, "%s re-expressed in types Bayonetta 1 readers open (0, 1, 4, 6, 7): %+d bytes (%d with types 2, 3 and 5: --bayo1-all-types); ",
 				plural(len(re), "track"), len(b)-len(db), len(db))
@@ -306,7 +316,7 @@ of the output family each input camera bone becomes.`,
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output file")
 	fo.add(cmd)
-	cmd.Flags().StringSliceVar(&cameras, "camera", nil, "map a camera bone: FROM=TO (ids, 0x… allowed); repeatable")
+	cmd.Flags().StringSliceVar(&cameras, "camera", nil, "map a camera bone: FROM=TO, ids in hex as mot inspect prints camera bones (0x7000=0xf60; decimal also taken); repeatable")
 	cmd.Flags().BoolVar(&allTypes, "bayo1-all-types", false, "Bayonetta 1 output may use types 2, 3 and 5 (lossless; bayonetta_tools cannot open them)")
 	return cmd
 }

@@ -41,11 +41,13 @@ func (d *document) charge(n int64, what string) error {
 	return nil
 }
 
+// mib writes a size in decimal MB, as every limit message of bonebake does
+// (bake.MB; this floor cannot import it).
 func mib(n int64) string {
-	if n < 1<<20 {
-		return fmt.Sprintf("%d KiB", (n+1023)>>10)
+	if n < 1_000_000 {
+		return fmt.Sprintf("%.1f KB", float64(n)/1e3)
 	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
 // accessorKey names a decoded accessor: its index and how it was converted.

@@ -67,7 +67,10 @@ type Manifest struct {
 	Retarget  bool     `yaml:"retarget"`
 
 	// Where it was read from, so that errors can name the file and line.
-	path        string
+	path string
+	// flagSockets counts the sockets at the end of Sockets that a caller's
+	// settings added (--socket), so that errors blame the flag, not a manifest.
+	flagSockets int
 	clipLines   []int
 	socketLines []int
 }
@@ -360,12 +363,37 @@ func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*
 	}
 	for i, s := range m.Sockets {
 		b := slices.Index(boneNames, s.Bone)
+		if b < 0 && i >= len(m.Sockets)-m.flagSockets {
+			// A --socket flag's: the caller's setting, not the manifest's.
+			return nil, &bake.SettingError{Setting: "socket", Err: fmt.Errorf("%s=%s: no bone %q; %s", s.Name, s.Bone, s.Bone, BoneChoices(s.Bone, boneNames))}
+		}
 		if b < 0 {
-			return nil, fmt.Errorf("%s %q: no bone %q", m.where("socket", i, m.socketLines), s.Name, s.Bone)
+			return nil, fmt.Errorf("%s %q: no bone %q; %s", m.where("socket", i, m.socketLines), s.Name, s.Bone, BoneChoices(s.Bone, boneNames))
 		}
 		j.Sockets = append(j.Sockets, bake.Socket{Name: s.Name, Anchor: b, Offset: s.Offset})
 	}
 	return j, nil
+}
+
+// BoneChoices says which of names a user who wrote want may have meant: the names
+// that hold it or that it holds, case aside ("Head" → "b_Head_05"), else every
+// name when there are few, else how many there are and where they are listed.
+func BoneChoices(want string, names []string) string {
+	w := strings.ToLower(want)
+	var close []string
+	for _, n := range names {
+		l := strings.ToLower(n)
+		if l != "" && w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
+			close = append(close, n)
+		}
+	}
+	switch {
+	case len(close) > 0 && len(close) <= 8:
+		return "close matches: " + strings.Join(close, ", ")
+	case len(names) <= 80:
+		return fmt.Sprintf("the %d bones: %s", len(names), strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("%d bones (bonebake inspect MODEL lists them)", len(names))
 }
 
 // LegacyClipName maps the name bonebake once gave an unnamed glTF animation,

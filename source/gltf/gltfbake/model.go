@@ -171,6 +171,7 @@ func Load(path string, s Settings) (*Model, error) {
 		mf.SpeciesID = &id
 	}
 	mf.Sockets = append(slices.Clip(mf.Sockets), s.Sockets...)
+	mf.flagSockets = len(s.Sockets)
 	mf.KeepLeadIn = mf.KeepLeadIn || s.KeepLeadIn
 	mf.DeformingOnly = mf.DeformingOnly || s.DeformingOnly
 	if s.Scale != 0 {

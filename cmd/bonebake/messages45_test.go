@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bonebake/bonebake/internal/testfiles"
+)
+
+// --socket naming a bone the model lacks is the flag's usage error: exit 2,
+// blaming the flag (not a manifest the user never gave), with the bones that
+// come close (issue 45 item 7).
+func TestSocketFlagMissingBone(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fox.bpat")
+	code, so, se := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", out, "--socket", "head=Head")
+	if code != 2 || strings.Contains(se, "manifest") || !strings.Contains(se, "--socket") || !strings.Contains(se, "b_Head_05") {
+		t.Errorf("exit %d, want 2 naming --socket and b_Head_05: %s%s", code, so, se)
+	}
+	// Nothing close: every bone is listed (Fox has 24).
+	if _, _, se := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", out, "--socket", "x=Zzz"); !strings.Contains(se, "b_Tail03_014") {
+		t.Errorf("no bone list: %s", se)
+	}
+}
+
+// inspect prints a clip's fps in plain decimals, never "2e+04".
+func TestInspectFPSPlain(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.bpat")
+	if code, so, se := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", out, "--fps", "20000"); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	_, so, _ := bonebake(t, "inspect", out, "--species", "6")
+	if strings.Contains(so, "e+") || !strings.Contains(so, " 20000 ") {
+		t.Errorf("fps not plain:\n%s", so)
+	}
+}
+
+// mot inspect writes camera bones in hex, as --camera takes them.
+func TestMotInspectCameraHex(t *testing.T) {
+	f := testfiles.Path(t, "mot", "pl000f_0a25.wiiu-be.mot")
+	code, so, se := bonebake(t, "mot", "inspect", f)
+	if code != 0 || !strings.Contains(so, "bone 0x7000 (camera):") || strings.Contains(so, "bone 28672") {
+		t.Errorf("exit %d: %s%s", code, so, se)
+	}
+}
+
+// A failed bake removes the -o folders it made, and only those.
+func TestFailedBakeRemovesItsFolder(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "new", "deeper", "fox.bpat")
+	if code, so, se := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", out, "--socket", "x=Nope"); code == 0 {
+		t.Fatalf("bake succeeded: %s%s", so, se)
+	}
+	if _, err := os.Stat(filepath.Join(root, "new")); !os.IsNotExist(err) {
+		t.Errorf("the failed bake left the folder it made: %v", err)
+	}
+	// A folder that was there already stays, even empty.
+	had := filepath.Join(root, "had")
+	if err := os.Mkdir(had, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", filepath.Join(had, "sub", "f.bpat"), "--socket", "x=Nope")
+	if _, err := os.Stat(filepath.Join(had, "sub")); !os.IsNotExist(err) {
+		t.Errorf("sub left: %v", err)
+	}
+	if _, err := os.Stat(had); err != nil {
+		t.Errorf("the user's folder was removed: %v", err)
+	}
+	// A bake that succeeds keeps its folder.
+	ok := filepath.Join(root, "ok", "r.bpat")
+	if code, so, se := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", ok); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	if _, err := os.Stat(ok); err != nil {
+		t.Error(err)
+	}
+}
+
+// Unstamped (go run, go test), --version still names the commit the source tree
+// holds, as git itself reads it.
+func TestVersionUnstampedNamesRevision(t *testing.T) {
+	b, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skip("no git:", err)
+	}
+	rev := strings.TrimSpace(string(b))
+	_, so, _ := bonebake(t, "--version")
+	if !strings.Contains(so, "revision "+rev[:12]) {
+		t.Errorf("--version %q does not name HEAD %s", so, rev[:12])
+	}
+}
