@@ -14,6 +14,11 @@ func LoadClips(path string, opt gltf.Options) (*gltf.ClipFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.loadClips()
+}
+
+func (s *scene) loadClips() (*gltf.ClipFile, error) {
+	path := s.path
 	index := map[*model]int{}
 	for i, m := range s.order {
 		index[m] = i

@@ -80,6 +80,11 @@ func open(path string) (*scene, error) {
 	if err != nil {
 		return nil, err
 	}
+	return fromFile(f, path)
+}
+
+// fromFile links a parsed file's graph.
+func fromFile(f *fbxfile.File, path string) (*scene, error) {
 	sc, err := f.Scene()
 	if err != nil {
 		return nil, err

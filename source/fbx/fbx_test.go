@@ -77,7 +77,7 @@ func TestTransformRule(t *testing.T) {
 
 // writeASCII writes a small ASCII FBX character: two bones, a triangle skinned
 // to the second, a stack rotating it, in the axes and unit given.
-func writeASCII(t *testing.T, globals string, withSkin bool) string {
+func writeASCII(t testing.TB, globals string, withSkin bool) string {
 	t.Helper()
 	skin := ""
 	skinConn := ""
@@ -264,7 +264,7 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-func writeASCIIText(t *testing.T) string {
+func writeASCIIText(t testing.TB) string {
 	b, err := os.ReadFile(writeASCII(t, yUp, false))
 	if err != nil {
 		t.Fatal(err)

@@ -241,6 +241,11 @@ func Load(path string, opt gltf.Options) (*gltf.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.load(opt)
+}
+
+func (s *scene) load(opt gltf.Options) (*gltf.Model, error) {
+	path := s.path
 	skins, err := s.skins()
 	if err != nil {
 		return nil, err
