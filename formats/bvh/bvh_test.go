@@ -289,3 +289,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestLineEnds: CRLF line ends, a byte-order mark, spaces for tabs and a "{"
+// at the end of its JOINT line read as the plain file does.
+func TestLineEnds(t *testing.T) {
+	want, err := Parse([]byte(small))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "\ufeff" + strings.ReplaceAll(strings.ReplaceAll(strings.Replace(small, "JOINT knee\n\t{", "JOINT knee {", 1), "\t", "  "), "\n", "\r\n")
+	got, err := Parse([]byte(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+}
