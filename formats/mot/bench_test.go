@@ -3,6 +3,7 @@ package mot
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"testing"
@@ -52,6 +53,28 @@ func BenchmarkEncode(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, _, err := encode(Bayo2, binary.BigEndian, m.Frames, in, 1e-3, Readable, workers, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWriteDump writes the real motion's dump (830 records × 96 frames) into
+// io.Discard: "now" is WriteDump, "before" the MarshalIndent writer it replaced.
+func BenchmarkWriteDump(b *testing.B) {
+	m, err := Parse(realFile(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		write func(io.Writer, *Motion) error
+	}{{"now", WriteDump}, {"before", writeDumpBefore}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.write(io.Discard, m); err != nil {
 					b.Fatal(err)
 				}
 			}

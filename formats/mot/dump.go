@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/bonebake/bonebake/internal/regfile"
 )
@@ -56,9 +57,11 @@ func WriteDump(w io.Writer, m *Motion) error {
 		_, err = fmt.Fprintf(w, "%s,\n  \"records\": []\n}\n", head)
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "%s,\n  \"records\": [", head); err != nil {
-		return err
-	}
+	// Records are appended to buf by appendDumpRecord (json.MarshalIndent's
+	// bytes without reflection, which was most of the time) and written in
+	// pieces of about 64 KiB.
+	buf := make([]byte, 0, 80<<10)
+	buf = append(append(buf, head...), ",\n  \"records\": ["...)
 	type shared struct {
 		data        *byte
 		size, count int
@@ -81,20 +84,76 @@ func WriteDump(w io.Writer, m *Motion) error {
 			}
 		}
 		c.Eval(values)
-		rec, err := json.MarshalIndent(DumpRecord{r.Bone, r.Track, r.Type, values}, "    ", "  ")
-		if err != nil {
-			return err
+		if i > 0 {
+			buf = append(buf, ',')
 		}
-		sep := ","
-		if i == 0 {
-			sep = ""
+		buf = append(buf, "\n    "...)
+		if buf, err = appendDumpRecord(buf, DumpRecord{r.Bone, r.Track, r.Type, values}); err != nil {
+			return fmt.Errorf("record %d (bone %d, track %d): %w", i, r.Bone, r.Track, err)
 		}
-		if _, err := fmt.Fprintf(w, "%s\n    %s", sep, rec); err != nil {
-			return err
+		if len(buf) >= 64<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
 		}
 	}
-	_, err = io.WriteString(w, "\n  ]\n}\n")
+	buf = append(buf, "\n  ]\n}\n"...)
+	_, err = w.Write(buf)
 	return err
+}
+
+// appendDumpRecord appends r as json.MarshalIndent(r, "    ", "  ") writes it,
+// byte for byte (TestAppendDumpRecord): integers in decimal, each value as
+// encoding/json formats a float64 (the shortest form that reads back to the
+// same bits, in exponent form below 1e-6 and from 1e21, "e-07" written "e-7").
+// JSON has no NaN or infinity: such a value is an error, as it is for
+// encoding/json.
+func appendDumpRecord(b []byte, r DumpRecord) ([]byte, error) {
+	b = append(b, "{\n      \"bone\": "...)
+	b = strconv.AppendInt(b, int64(r.Bone), 10)
+	b = append(b, ",\n      \"track\": "...)
+	b = strconv.AppendUint(b, uint64(r.Track), 10)
+	b = append(b, ",\n      \"type\": "...)
+	b = strconv.AppendInt(b, int64(r.Type), 10)
+	b = append(b, ",\n      \"values\": "...)
+	switch {
+	case r.Values == nil:
+		b = append(b, "null"...)
+	case len(r.Values) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for f, v := range r.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return b, fmt.Errorf("frame %d: %v has no JSON form", f, v)
+			}
+			if f > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n        "...)
+			b = appendJSONFloat(b, v)
+		}
+		b = append(b, "\n      ]"...)
+	}
+	return append(b, "\n    }"...), nil
+}
+
+// appendJSONFloat appends a finite v as encoding/json writes a float64.
+func appendJSONFloat(b []byte, v float64) []byte {
+	format := byte('f')
+	if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, v, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json does
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // OpenDump reads a dump from a file; errors name it.
