@@ -21,6 +21,7 @@ type binReader struct {
 	wide    bool  // 64-bit record headers (version ≥ 7500)
 	budget  int64 // decoded bytes the file may still yield
 	scratch bytes.Reader
+	zr      io.ReadCloser
 }
 
 // parseBinary reads a binary FBX (docs/formats/fbx.md §2).
@@ -246,11 +247,17 @@ func (r *binReader) property(pr *Property, p, end uint64, node string) (uint64, 
 // that: a stream that would give more or fewer is refused.
 func (r *binReader) inflate(comp []byte, size uint64) ([]byte, error) {
 	r.scratch.Reset(comp)
-	zr, err := zlib.NewReader(&r.scratch)
-	if err != nil {
+	// One decompressor serves every array: its window is reset, not made again.
+	if r.zr == nil {
+		zr, err := zlib.NewReader(&r.scratch)
+		if err != nil {
+			return nil, err
+		}
+		r.zr = zr
+	} else if err := r.zr.(zlib.Resetter).Reset(&r.scratch, nil); err != nil {
 		return nil, err
 	}
-	defer zr.Close()
+	zr := r.zr
 	out := make([]byte, size)
 	if n, err := io.ReadFull(zr, out); err != nil {
 		if err == io.ErrUnexpectedEOF || err == io.EOF {
