@@ -733,16 +733,4 @@ func (r *Rig) stances(vel [][]rig.Vec3, low [][]bool, u rig.Vec3, v, slack float
 	return out
 }
 
-func median(s []float64) float64 {
-	if len(s) == 0 {
-		return 0
-	}
-	c := slices.Clone(s)
-	sort.Float64s(c)
-	if len(c)%2 == 1 {
-		return c[len(c)/2]
-	}
-	return (c[len(c)/2-1] + c[len(c)/2]) / 2
-}
-
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
