@@ -1,8 +1,10 @@
 package bonebakethree
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"math"
 	"net"
 	"net/http"
@@ -134,6 +136,14 @@ func bakedSoldier(t *testing.T) {
 // the model. Full suite only; it skips without node, npm or Chromium.
 func openPage(t *testing.T) context.Context {
 	t.Helper()
+	return openURL(t, "test/browser/index.html?model=/model/Soldier.glb&bpat=/model/soldier.bpat", "bonebakeReady", "bonebakeError")
+}
+
+// openURL opens path on the test server (the package's files, with the baked
+// Soldier also under /model/ and beside the example) and waits until the
+// page sets window[ready] (or window[failed], its error).
+func openURL(t *testing.T, path, ready, failed string) context.Context {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("the browser tests run in the full suite")
 	}
@@ -147,6 +157,10 @@ func openPage(t *testing.T) context.Context {
 	mux.Handle("/node_modules/", http.StripPrefix("/node_modules/", http.FileServer(http.Dir(filepath.Join(modules, "node_modules")))))
 	mux.HandleFunc("/model/Soldier.glb", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, soldier.glb) })
 	mux.Handle("/model/", http.StripPrefix("/model/", http.FileServer(http.Dir(soldier.dir))))
+	mux.HandleFunc("/examples/Soldier.glb", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, soldier.glb) })
+	for _, f := range []string{"soldier.bpat", "soldier.gait.json"} {
+		mux.HandleFunc("/examples/"+f, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join(soldier.dir, f)) })
+	}
 	mux.Handle("/", http.FileServer(http.Dir(".")))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -186,19 +200,19 @@ func openPage(t *testing.T) context.Context {
 			mu.Unlock()
 		}
 	}()
-	url := fmt.Sprintf("http://%s/test/browser/index.html?model=/model/Soldier.glb&bpat=/model/soldier.bpat", ln.Addr())
+	url := fmt.Sprintf("http://%s/%s", ln.Addr(), path)
 	err = chromedp.Do(ctx, chromedp.Navigate(url))
-	var ready string
+	var state string
 	if err == nil {
-		ready, err = chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise((res) => { const t0 = Date.now(); (function wait() {
-			if (window.bonebakeReady) return res('ready');
-			if (window.bonebakeError || Date.now() - t0 > 120000) return res(window.bonebakeError || 'timed out');
-			setTimeout(wait, 50); })(); })`, chromedp.EvalAwaitPromise))
+		state, err = chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`new Promise((res) => { const t0 = Date.now(); (function wait() {
+			if (window[%[1]q]) return res('ready');
+			if (window[%[2]q] || Date.now() - t0 > 120000) return res(String(window[%[2]q] || 'timed out'));
+			setTimeout(wait, 50); })(); })`, ready, failed), chromedp.EvalAwaitPromise))
 	}
-	if err != nil || ready != "ready" {
+	if err != nil || state != "ready" {
 		mu.Lock()
 		defer mu.Unlock()
-		t.Fatalf("the page did not load the model (%v, %s); console:\n%s", err, ready, strings.Join(tail(console, 20), "\n"))
+		t.Fatalf("%s did not load (%v, %s); console:\n%s", path, err, state, strings.Join(tail(console, 20), "\n"))
 	}
 	return ctx
 }
@@ -360,5 +374,38 @@ func TestBrowserShadow(t *testing.T) {
 	t.Logf("dark pixels: %v with the shadow, %v without", got.WithShadow, got.WithoutShadow)
 	if got.WithShadow < got.WithoutShadow+300 || got.WithShadow > got.WithoutShadow+3000 {
 		t.Errorf("dark pixels on the plane: %v with the unit's shadow, %v without; want 300 to 3000 more with it (a 1.8 m figure lit from 37° above the ground casts about 1 m² of shadow, 900 pixels)", got.WithShadow, got.WithoutShadow)
+	}
+}
+
+// TestBrowserExample: examples/index.html, the README's crowd, runs as
+// shipped on the baked Soldier and draws it: the soldiers' dark uniforms and
+// their shadows cover part of a picture that is otherwise sky and lit grass.
+func TestBrowserExample(t *testing.T) {
+	ctx := openURL(t, "examples/index.html?units=100", "exampleReady", "exampleError")
+	// Let a few frames draw, then take the browser's own picture of the page.
+	eval[bool](t, ctx, `new Promise((res) => { let n = 0; (function f() { if (++n > 5) res(true); else requestAnimationFrame(f); })(); })`)
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := os.Getenv("BONEBAKE_SHOTS"); d != "" {
+		os.WriteFile(filepath.Join(d, "example.png"), shot, 0o644)
+	}
+	dark := 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if (r+g+b)>>8 < 150 {
+				dark++
+			}
+		}
+	}
+	t.Logf("%v dark pixels", dark)
+	if dark < 200 {
+		t.Errorf("%v dark pixels: the example drew no crowd", dark)
 	}
 }
