@@ -143,7 +143,7 @@ func TestCombatEvents(t *testing.T) {
 	if want := "release hit hit end end"; strings.Join(got, " ") != want {
 		t.Errorf("events %q, want %q", got, want)
 	}
-	if c.Flags[2]&Dying == 0 || c.Flags[0]&Attacking != 0 || c.Flags[1]&Attacking != 0 {
+	if c.Flags[2]&(Dying|Dead) == 0 || c.Flags[0]&Attacking != 0 || c.Flags[1]&Attacking != 0 {
 		t.Errorf("flags %v", c.Flags)
 	}
 }

@@ -407,6 +407,9 @@ func (c *Crowd) flagsOf(i int) *Flags      { return &c.Flags[i] }
 func (c *Crowd) speciesOf(i int) SpeciesID { return c.Species[i] }
 func (c *Crowd) touch(int)                 {}
 
+// deathPlayed says unit i's death has played: Animate left it at the end of Die.
+func (c *Crowd) deathPlayed(i int) bool { return c.State[i] == StateDie && c.Phase[i] >= 1 }
+
 // Sockets writes unit i's socket transforms at its current clip and phase into dst
 // (SocketCount·12 floats of its species), interpolated like the palette.
 func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {

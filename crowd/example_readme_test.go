@@ -82,16 +82,11 @@ func Example_readme() {
 			switch e.Kind {
 			case crowd.EventRelease: // an arrow leaves the bow
 				arrows++
-			case crowd.EventHit: // damage taken off w.HP; a killed unit is now Dying
+			case crowd.EventHit: // damage taken off w.HP; a killed unit is Dying, then Dead
 				hits++
 				if e.Killed {
 					kills++
 				}
-			}
-		}
-		for i := range c.Len() { // a finished death lies dead
-			if c.State[i] == crowd.StateDie && c.Phase[i] >= 1 {
-				c.Flags[i] = crowd.Dead
 			}
 		}
 		if err := c.Animate(reg, dt); err != nil {

@@ -66,6 +66,8 @@ type Combat struct {
 	reg   *Registry
 	units fighters // Crowd, or the GPUClock of a scheduled combat
 	hits  []Hit
+	// dying are the units a hit killed whose death is still playing.
+	dying []int32
 	sched *scheduled // nil: stepped every frame
 }
 
@@ -156,7 +158,28 @@ type fighters interface {
 	flagsOf(i int) *Flags
 	speciesOf(i int) SpeciesID
 	Select(r *Registry, i int) (StateID, ClipID)
-	touch(i int) // the unit's flags changed
+	touch(i int)            // the unit's flags changed
+	deathPlayed(i int) bool // its Die clip has played to its end
+}
+
+// finishDeaths turns Dead the units a hit killed whose death has played: still
+// Dying, in State Die at Phase 1 (where a death's phase stays, docs/runtime.md
+// §5). A unit the game gave other flags meanwhile is left to it.
+func (f *Combat) finishDeaths() {
+	c := f.units
+	keep := f.dying[:0]
+	for _, i := range f.dying {
+		switch fl := c.flagsOf(int(i)); {
+		case *fl&Dying == 0:
+			// revived, or made Dead by the game: no longer ours
+		case c.deathPlayed(int(i)):
+			*fl = Dead | *fl&Mounted
+			c.touch(int(i))
+		default:
+			keep = append(keep, i)
+		}
+	}
+	f.dying = keep
 }
 
 // rangedState is true for the states whose swing shoots rather than strikes.
@@ -165,9 +188,10 @@ var rangedState = [NumStates]bool{StateAttackRanged: true, StateAttackBow: true,
 // Step advances every swing by dt seconds (Melee.Step) and returns what happened,
 // in order: the strikes that landed (their damage already taken off World.HP) or
 // were cancelled, the releases of ranged swings, and the swings that ended. A unit
-// a hit killed is set Dying (Mounted kept; the game turns it Dead when its death
-// has played: State Die at Phase 1). An attacker whose swing ended loses its
-// Attacking flag. The slice is reused by the next Step; with no more events than
+// a hit killed is set Dying (Mounted kept), and Dead by the first Step after its
+// death has played (State Die at Phase 1: as Animate left a Crowd's unit, as a
+// GPUClock's playhead stands at its Now), unless the game changed its flags
+// meanwhile. An attacker whose swing ended loses its Attacking flag. The slice is reused by the next Step; with no more events than
 // the one before, Step does not allocate.
 func (f *Combat) Step(dt float32) []Event {
 	m, c := f.Melee, f.units
@@ -178,11 +202,15 @@ func (f *Combat) Step(dt float32) []Event {
 		f.hits = m.Step(&f.World, dt, f.hits[:0])
 		f.Now += float64(dt)
 	}
+	f.finishDeaths()
 	for _, e := range m.events {
 		switch e.Kind {
 		case EventHit:
 			if e.Killed {
 				fl := c.flagsOf(int(e.Target))
+				if *fl&Dying == 0 {
+					f.dying = append(f.dying, e.Target)
+				}
 				*fl = Dying | *fl&Mounted
 				c.touch(int(e.Target))
 			}

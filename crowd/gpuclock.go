@@ -199,6 +199,13 @@ func (g *GPUClock) Len() int { return len(g.units) }
 func (g *GPUClock) flagsOf(i int) *Flags      { return &g.units[i].flags }
 func (g *GPUClock) speciesOf(i int) SpeciesID { return g.units[i].species }
 
+// deathPlayed says unit i's death has played by the clock's Now: its committed
+// state is Die and its own playhead's phase has reached 1, as the GPU computes it.
+func (g *GPUClock) deathPlayed(i int) bool {
+	o := &g.Records[i]
+	return g.units[i].state == StateDie && o.Own.phase(g.Now-o.Start) >= 1
+}
+
 // Advance moves the clock dt seconds on: all a frame costs when nothing changes.
 func (g *GPUClock) Advance(dt float32) { g.Now += dt }
 

@@ -131,3 +131,43 @@ func runView(t *testing.T, sh *exec.Cmd, line string) {
 		t.Errorf("README: %s\n  no URL after 30 s: %s", line, stderr.String())
 	}
 }
+
+// TestREADMEGoModuleSteps runs the README's steps for using bonebake from a new
+// Go module against a local checkout, as written, on a program importing crowd:
+// the module must build (issue 45 item 6: `replace` alone did not). Modules
+// come from the local cache only (GOPROXY=off), so the test needs no network.
+func TestREADMEGoModuleSteps(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(b), "<!-- go module steps -->\n```shell\n")
+	if !ok {
+		t.Fatal("the README has no Go module steps block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	dir := t.TempDir()
+	game := filepath.Join(dir, "game")
+	if err := os.Mkdir(game, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(root, filepath.Join(dir, "bonebake")); err != nil {
+		t.Fatal(err)
+	}
+	prog := "package main\n\nimport (\n\t\"fmt\"\n\n\t\"github.com/bonebake/bonebake/crowd\"\n)\n\nfunc main() { fmt.Println(crowd.New(3).Len()) }\n"
+	if err := os.WriteFile(filepath.Join(game, "main.go"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		sh := exec.Command("bash", "-c", line)
+		sh.Dir = game
+		sh.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOFLAGS=", "GOWORK=off")
+		if out, err := sh.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
+}
