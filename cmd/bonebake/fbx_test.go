@@ -33,6 +33,11 @@ func TestBakeFBXWithClips(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "FBX 7700 (binary)") || !strings.Contains(text, "65 bones") || !strings.Contains(text, "mixamo.com") {
 		t.Errorf("inspect: exit %d: %s%s", code, text, errOut)
 	}
+	// bat: the textures, verified by rebuilding every vertex from them.
+	code, text, errOut = bonebake(t, "bat", char, "-o", filepath.Join(t.TempDir(), "bat"))
+	if code != 0 || !strings.Contains(text+errOut, "verified from the files") {
+		t.Errorf("bat: exit %d: %s%s", code, text, errOut)
+	}
 	code, text, errOut = bonebake(t, "inspect", "--json", dance)
 	var info struct {
 		Format string

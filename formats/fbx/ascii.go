@@ -203,6 +203,12 @@ func (r *asciiReader) nodes(depth int) ([]*Node, error) {
 // values reads a node's properties: values separated by commas (a line may
 // break after a comma), or one array "*N { a: ... }".
 func (r *asciiReader) values(n *Node) error {
+	if r.look().kind == tComma {
+		// "Content: , "...", ..." (an embedded file's base64 chunks): the
+		// empty first value is no property.
+		r.next()
+		r.skipLines()
+	}
 	for {
 		t := r.look()
 		switch t.kind {

@@ -402,3 +402,16 @@ func TestRealFiles(t *testing.T) {
 		}
 	}
 }
+
+// An embedded file's Content in ASCII starts with an empty value, then its
+// base64 in strings over several lines.
+func TestASCIIContent(t *testing.T) {
+	f, err := Parse([]byte("; FBX 7.4.0 project file\nVideo: 1, \"Video::V\", \"Clip\" {\n\tContent: , \n\t\t\"QUJD\",\n\t\t\"REVG\"\n\tFileName: \"a.png\"\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.Nodes[0].Child("Content")
+	if c == nil || len(c.Props) != 2 || c.Props[0].String != "QUJD" || c.Props[1].String != "REVG" || f.Nodes[0].Child("FileName") == nil {
+		t.Errorf("Content %+v", c)
+	}
+}

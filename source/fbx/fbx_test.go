@@ -1,6 +1,7 @@
 package fbx
 
 import (
+	"encoding/base64"
 	"errors"
 	"math"
 	"os"
@@ -341,5 +342,50 @@ func TestKeysOffTheGrid(t *testing.T) {
 	q := pose[1].Rotation
 	if angle := 2 * math.Atan2(q[2], q[3]) * 180 / math.Pi; !near(angle, 45, 1e-3) {
 		t.Errorf("at 0.55 s the arm has turned %v°, want 45", angle)
+	}
+}
+
+// A material's diffuse colour and its embedded texture (an ASCII file's
+// base64 Content, in two strings after FBX's empty first value) make the
+// part's material.
+func TestMaterialTexture(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDRtest")
+	enc := base64.StdEncoding.EncodeToString(png)
+	skinned, err := os.ReadFile(writeASCII(t, yUp, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(skinned)
+	src = strings.Replace(src, "\t\tPolygonVertexIndex: *3 {", "\t\tLayerElementMaterial: 0 {\n\t\t\tMappingInformationType: \"AllSame\"\n\t\t\tReferenceInformationType: \"IndexToDirect\"\n\t\t\tMaterials: *1 {\n\t\t\t\ta: 0\n\t\t\t}\n\t\t}\n\t\tPolygonVertexIndex: *3 {", 1)
+	src = strings.Replace(src, "\tAnimationStack:", `	Material: 30, "Material::Skin", "" {
+		Properties70:  {
+			P: "DiffuseColor", "Color", "", "A",0.5,0.5,0.5
+		}
+	}
+	Texture: 31, "Texture::Skin", "" {
+	}
+	Video: 32, "Video::Skin", "Clip" {
+		Content: , 
+			"`+enc[:8]+`",
+			"`+enc[8:]+`"
+	}
+	AnimationStack:`, 1)
+	src = strings.Replace(src, "Connections:  {\n", "Connections:  {\n\tC: \"OO\",30,11\n\tC: \"OP\",31,30, \"DiffuseColor\"\n\tC: \"OO\",32,31\n", 1)
+	p := filepath.Join(t.TempDir(), "textured.fbx")
+	os.WriteFile(p, []byte(src), 0o644)
+	m, err := Load(p, gltf.Options{Textures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Parts) != 1 {
+		t.Fatalf("%d parts", len(m.Parts))
+	}
+	mat := m.Parts[0].Material
+	// sRGB 0.5 is linear ((0.5+0.055)/1.055)^2.4 = 0.2140.
+	if mat.Name != "Skin" || !near(float64(mat.BaseColor[0]), 0.2140, 1e-4) || mat.BaseColor[3] != 1 {
+		t.Errorf("material %+v", mat)
+	}
+	if mat.Texture == nil || mat.Texture.MIME != "image/png" || string(mat.Texture.Data) != string(png) {
+		t.Errorf("texture %+v", mat.Texture)
 	}
 }

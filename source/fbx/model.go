@@ -1,9 +1,11 @@
 package fbx
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	fbxfile "github.com/bonebake/bonebake/formats/fbx"
 	"github.com/bonebake/bonebake/mesh"
@@ -659,12 +661,11 @@ func (s *scene) material(o *fbxfile.Object, textures bool, warn *[]string) gltf.
 			continue
 		}
 		for _, v := range s.objectsOf(s.children[tex.ID], "Video") {
-			content := v.Node.Child("Content")
-			if content == nil || len(content.Props) == 0 || len(content.Props[0].Raw) == 0 {
+			data := embedded(v.Node.Child("Content"))
+			if len(data) == 0 {
 				*warn = append(*warn, fmt.Sprintf("material %q: texture %q is not embedded in the file: not used", o.Name, tex.Name))
 				continue
 			}
-			data := content.Props[0].Raw
 			mime := ""
 			switch {
 			case len(data) > 8 && string(data[1:4]) == "PNG":
@@ -680,4 +681,24 @@ func (s *scene) material(o *fbxfile.Object, textures bool, warn *[]string) gltf.
 		}
 	}
 	return mat
+}
+
+// embedded returns a Video's Content: raw bytes in a binary file, base64 text
+// (perhaps in several strings) in an ASCII one; nil when there is none.
+func embedded(n *fbxfile.Node) []byte {
+	if n == nil || len(n.Props) == 0 {
+		return nil
+	}
+	if n.Props[0].Type == 'R' {
+		return n.Props[0].Raw
+	}
+	var text strings.Builder
+	for _, p := range n.Props {
+		text.WriteString(p.String)
+	}
+	b, err := base64.StdEncoding.DecodeString(text.String())
+	if err != nil {
+		return nil
+	}
+	return b
 }
