@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,13 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
-	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
@@ -197,46 +194,5 @@ func TestBakeManySets(t *testing.T) {
 	}
 	if g, err := gait.OpenFor(filepath.Join(dir, "b.bpat")); err != nil || g == nil {
 		t.Errorf("b's sidecar: %v", err)
-	}
-}
-
-// TestBakeRecoversKilledSet: a bake into a folder where a killed bake left its
-// set half replaced (the BPAT exchanged for the new one, the sidecar not yet,
-// and the journal saying so) first puts the previous set back, saying so in
-// one line, then writes its own set, leaving nothing else.
-func TestBakeRecoversKilledSet(t *testing.T) {
-	dir := t.TempDir()
-	out, side := filepath.Join(dir, "w.bpat"), filepath.Join(dir, "w.gait.json")
-	oldB, newB := filepath.Join(dir, ".w.bpat.tmp1"), filepath.Join(dir, ".w.gait.json.tmp2")
-	os.WriteFile(out, []byte("new bpat"), 0o644) // in place: its old file under the hidden name
-	os.WriteFile(oldB, []byte("old bpat"), 0o644)
-	os.WriteFile(side, []byte("old side"), 0o644)
-	os.WriteFile(newB, []byte("new side"), 0o644) // not yet renamed
-	id := func(p string) (uint64, uint64) {
-		st, _ := os.Stat(p)
-		s := st.Sys().(*syscall.Stat_t)
-		return uint64(s.Dev), uint64(s.Ino)
-	}
-	d1, i1 := id(out)
-	d2, i2 := id(newB)
-	j := fmt.Sprintf(`{"files":[{"target":%q,"tmp":%q,"dev":%d,"ino":%d},{"target":%q,"tmp":%q,"dev":%d,"ino":%d}]}`, out, oldB, d1, i1, side, newB, d2, i2)
-	os.WriteFile(filepath.Join(dir, atomicfile.JournalName), []byte(j), 0o600)
-	code, _, e := bonebake(t, "bake", testfiles.WalkerGLTF(t, true), "-o", out)
-	if code != 0 {
-		t.Fatal(e)
-	}
-	if want := "bonebake: " + out + ", " + side + ": undid what a command killed while replacing them had begun; the previous files are whole"; !strings.Contains(e, want) {
-		t.Errorf("stderr %q, want the line %q", e, want)
-	}
-	if f, err := bpat.Open(out); err != nil {
-		t.Errorf("the bake's own BPAT: %v", err)
-	} else {
-		f.Close()
-	}
-	if g, err := gait.OpenFor(out); err != nil || g == nil {
-		t.Errorf("the bake's own sidecar: %v", err)
-	}
-	if names := folderNames(dir); !slices.Equal(names, []string{"w.bpat", "w.gait.json"}) {
-		t.Errorf("the folder holds %v", names)
 	}
 }

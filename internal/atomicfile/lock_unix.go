@@ -90,12 +90,8 @@ func tryLockDir(dir string) (func(), bool) {
 	return func() { f.Close() }, true
 }
 
-// fileID is a file's device and inode numbers: what tells, after a kill, whether
-// a target already holds the set's new file.
-func fileID(st os.FileInfo) (dev, ino uint64, ok bool) {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, 0, false
-	}
-	return uint64(sys.Dev), uint64(sys.Ino), true
+// openNoFollow opens the regular file at path for reading, refusing a link at
+// its name and never waiting on a named pipe (a journal found in a folder).
+func openNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }

@@ -35,8 +35,11 @@ import (
 // see a file of each; one that wants a consistent set takes a shared flock on
 // the folder while it opens them. kill -9 before the renames leaves nothing
 // (the files are unnamed); during them (microseconds) it leaves a journal
-// (JournalName) beside the first file, and the next commit into that folder
-// puts the old files back, or finishes the set when every file was renamed.
+// (JournalName) in each of the set's folders, and the next commit into any
+// of them puts the old files back, or finishes the set when every file was
+// renamed. A journal changes nothing outside its folder and touches only the
+// commit's own files there (see JournalName); one that breaks its rules fails
+// the commit that finds it, untouched.
 // Without O_TMPFILE, kill -9 before the renames leaves the hidden
 // ".NAME.tmpNNN" files, as Write does.
 type Set struct {
@@ -200,17 +203,20 @@ func (s *Set) Commit() error {
 	// is in place or every rename is undone, and finds none of the set's
 	// writes in progress.
 	mu.Lock()
-	recoverJournals(dirs)
-	jpath, err := commitLocked(files)
+	var jpaths []string
+	err = recoverJournals(dirs)
+	if err != nil {
+		err = fmt.Errorf("writing %s: %w", files[0].path, err)
+	} else {
+		jpaths, err = commitLocked(files)
+	}
 	for _, m := range files {
 		if err != nil {
 			m.tmp.discard()
 		}
 		delete(active, m.tmp)
 	}
-	if jpath != "" {
-		os.Remove(jpath) // last: every file is new, or old again
-	}
+	removeAll(jpaths) // last: every file is new, or old again
 	stopWatching()
 	mu.Unlock()
 	if caught.Load() {
@@ -221,20 +227,20 @@ func (s *Set) Commit() error {
 	return err
 }
 
-// commitLocked renames files into place, all or none, and returns the path of
-// its journal for the caller to remove once the temporary files are gone
-// ("" when there is none, or when an undo failed: the journal then lets a
+// commitLocked renames files into place, all or none, and returns the paths
+// of its journals for the caller to remove once the temporary files are gone
+// (none when there are none, or when an undo failed: the journals then let a
 // later commit finish the undo).
-func commitLocked(files []*member) (jpath string, err error) {
+func commitLocked(files []*member) (jpaths []string, err error) {
 	// Every target is checked again before anything is renamed: something may
 	// have taken a name since its file was written.
 	for _, m := range files {
 		target, _, err := resolve(m.path, true)
 		if err != nil {
-			return "", fmt.Errorf("writing %s: %w", m.path, err)
+			return nil, fmt.Errorf("writing %s: %w", m.path, err)
 		}
 		if target != m.target {
-			return "", fmt.Errorf("writing %s: it now leads to %s, not %s as when it was written", m.path, target, m.target)
+			return nil, fmt.Errorf("writing %s: it now leads to %s, not %s as when it was written", m.path, target, m.target)
 		}
 	}
 	// The journal names each file's hidden name before the file has it: a kill
@@ -247,29 +253,29 @@ func commitLocked(files []*member) (jpath string, err error) {
 			named[i] = m.tmp.f.Name() + nextSuffix()
 		}
 	}
-	if jpath, err = writeJournal(files, named); err != nil {
-		return "", fmt.Errorf("writing %s: the commit's journal: %w", files[0].path, err)
+	if jpaths, err = writeJournals(files, named); err != nil {
+		return nil, fmt.Errorf("writing %s: the commit's journal: %w", files[0].path, err)
 	}
 	rewrite := false
 	for i, m := range files {
 		if m.tmp.name == "" {
 			name, changed, err := m.tmp.nameAs(named[i])
 			if err != nil {
-				return jpath, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+				return jpaths, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
 			}
 			m.tmp.name, named[i] = name, name
 			rewrite = rewrite || changed
 		}
 	}
 	if rewrite { // copied into other files: other names and inodes
-		os.Remove(jpath)
-		if jpath, err = writeJournal(files, named); err != nil {
-			return "", fmt.Errorf("writing %s: the commit's journal: %w", files[0].path, err)
+		removeAll(jpaths)
+		if jpaths, err = writeJournals(files, named); err != nil {
+			return nil, fmt.Errorf("writing %s: the commit's journal: %w", files[0].path, err)
 		}
 	}
 	for _, m := range files {
 		if err := m.tmp.f.Close(); err != nil {
-			return jpath, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+			return jpaths, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
 		}
 	}
 	var put []*member
@@ -280,24 +286,24 @@ func commitLocked(files []*member) (jpath string, err error) {
 		for i := len(put) - 1; i >= 0; i-- {
 			if uerr := put[i].undo(); uerr != nil {
 				err = fmt.Errorf("%w; and putting back %s failed: %v (its old content is in %s)", err, put[i].path, withoutPath(uerr), put[i].old)
-				jpath = ""
+				jpaths = nil
 			}
 		}
 	}()
 	for i, m := range files {
 		if commitHook != nil {
 			if err := commitHook(i); err != nil {
-				return jpath, fmt.Errorf("writing %s: %w", m.path, err)
+				return jpaths, fmt.Errorf("writing %s: %w", m.path, err)
 			}
 		}
 		if err := m.rename(); err != nil {
-			return jpath, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
+			return jpaths, fmt.Errorf("writing %s: %w", m.path, withoutPath(err))
 		}
 		put = append(put, m)
 	}
 	if commitHook != nil {
 		if err := commitHook(len(files)); err != nil {
-			return jpath, fmt.Errorf("writing %s: %w", files[0].path, err)
+			return jpaths, fmt.Errorf("writing %s: %w", files[0].path, err)
 		}
 	}
 	for _, m := range files {
@@ -305,7 +311,7 @@ func commitLocked(files []*member) (jpath string, err error) {
 			os.Remove(m.old)
 		}
 	}
-	return jpath, nil
+	return jpaths, nil
 }
 
 // rename puts m's file in place, keeping what it replaces for undo.

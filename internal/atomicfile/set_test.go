@@ -269,8 +269,12 @@ func setHelper(dir string) {
 		os.Stderr.WriteString("interrupted by " + sig.String() + " while writing " + strings.Join(paths, ", ") + "\n")
 	})
 	s := NewSet()
-	for _, n := range setNames {
-		if err := s.Write(filepath.Join(dir, n), writeString("new "+n)); err != nil {
+	for i, n := range setNames {
+		d := dir
+		if d2 := os.Getenv("ATOMICFILE_DIR2"); d2 != "" && i == len(setNames)-1 {
+			d = d2 // the set's last file in another folder
+		}
+		if err := s.Write(filepath.Join(d, n), writeString("new "+n)); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(3)
 		}
