@@ -409,3 +409,54 @@ func TestBrowserExample(t *testing.T) {
 		t.Errorf("%v dark pixels: the example drew no crowd", dark)
 	}
 }
+
+// TestPackInstall: the package, packed as npm packs it, installs into a fresh
+// project beside three.js and its two entry points load there (its files
+// list, exports and peer dependency hold). Full suite only; three.js comes
+// from npm's cache (npmPackage put it there), so the test needs no network
+// once the browser tests have run; it skips when npm cannot install offline.
+func TestPackInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("npm pack and install run in the full suite")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	npmPackage(t) // npm is there, and three.js in its cache
+	dir := t.TempDir()
+	run := func(in string, skip bool, name string, args ...string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir = in
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			if skip {
+				t.Skipf("%s %v: %v: %s", name, args, err, out)
+			}
+			t.Fatalf("%s %v: %v: %s", name, args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tgz := run(here, false, "npm", "pack", "--pack-destination", dir, "--loglevel=error")
+	project := filepath.Join(dir, "game")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, "package.json"), []byte(`{"name":"game","version":"1.0.0","type":"module","private":true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(project, true, "npm", "install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", "three@0.187.0", filepath.Join(dir, filepath.Base(tgz)))
+	got := run(project, false, node, "--input-type=module", "-e", `
+		const core = await import('bonebake-three/core');
+		const three = await import('bonebake-three');
+		console.log(core.resolve(0.9375, 8, true).join(' '), typeof three.BonebakeCrowd, typeof core.BonebakeCrowd);`)
+	if got != "7 0 0.5 function undefined" {
+		t.Errorf("in a fresh project the package says %q; want the core's resolve, the binding's BonebakeCrowd, and no three.js in the core", got)
+	}
+}
