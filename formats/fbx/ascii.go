@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/bonebake/bonebake/formats"
 )
@@ -213,8 +214,8 @@ func (r *asciiReader) values(n *Node) error {
 		t := r.look()
 		switch t.kind {
 		case tString:
-			r.next()
-			n.Props = append(n.Props, Property{Type: 'S', String: string(t.text)})
+			r.next() // the FBX SDK writes '"' in a string as &quot;
+			n.Props = append(n.Props, Property{Type: 'S', String: strings.ReplaceAll(string(t.text), "&quot;", `"`)})
 		case tWord:
 			r.next()
 			n.Props = append(n.Props, Property{Type: 'S', String: string(t.text)})

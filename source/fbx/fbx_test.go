@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -387,5 +388,40 @@ func TestMaterialTexture(t *testing.T) {
 	}
 	if mat.Texture == nil || mat.Texture.MIME != "image/png" || string(mat.Texture.Data) != string(png) {
 		t.Errorf("texture %+v", mat.Texture)
+	}
+}
+
+// The Mixamo character written as ASCII FBX and as 32-bit binary 7.4 loads to
+// the same character as the original: the same vertices, bones and keys.
+func TestMixamoAsASCIIAndV74(t *testing.T) {
+	path := testfiles.Path(t, "fbx", "mixamo.fbx")
+	want, err := Load(path, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fbxfile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ascii := range []bool{true, false} {
+		g := *f
+		g.Version = 7400
+		out := filepath.Join(t.TempDir(), "copy.fbx")
+		if err := fbxfile.WriteFile(out, &g, ascii); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(out, gltf.Options{})
+		if err != nil {
+			t.Fatalf("ascii %v: %v", ascii, err)
+		}
+		if !slices.Equal(got.Skeleton.Names, want.Skeleton.Names) || !slices.Equal(got.Skeleton.Rest, want.Skeleton.Rest) {
+			t.Errorf("ascii %v: the skeleton differs", ascii)
+		}
+		if !slices.Equal(got.Mesh.Positions, want.Mesh.Positions) || !slices.Equal(got.Mesh.Indices, want.Mesh.Indices) || !slices.Equal(got.Mesh.UVs, want.Mesh.UVs) {
+			t.Errorf("ascii %v: the mesh differs", ascii)
+		}
+		if len(got.Clips) != 1 || !slices.Equal(got.Clips[0].Tracks[5].Values, want.Clips[0].Tracks[5].Values) {
+			t.Errorf("ascii %v: the clip differs", ascii)
+		}
 	}
 }
