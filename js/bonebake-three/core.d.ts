@@ -171,6 +171,9 @@ export class SkinPalette {
   write(out: Float32Array, offset: number, pose: ArrayLike<number>): void;
 }
 
+/** Socket s of a unit showing pose (Clock.at's numbers): the top three rows of its model-space matrix. */
+export function socketAt(bpat: BPAT, pose: ArrayLike<number>, socket: number, out?: Float64Array): Float64Array;
+
 export const SKIN_PARS: string;
 export const SKIN_BASE: string;
 export const SKIN_NORMAL: string;

@@ -1,5 +1,5 @@
 // Type declarations of bonebake-three (src/three), written by hand.
-import type { Color, DataTexture, Group, InstancedBufferAttribute, InstancedMesh, Material, Object3D, SkinnedMesh } from 'three';
+import type { Color, DataTexture, Matrix4, Group, InstancedBufferAttribute, InstancedMesh, Material, Object3D, SkinnedMesh } from 'three';
 import type { BPAT, Gait, Clock, SkinPalette } from './core.js';
 
 export * from './core.js';
@@ -51,6 +51,8 @@ export class BonebakeCrowd extends Group {
   move(i: number, speed: number, opts?: { time?: number; walk?: string | number; run?: string | number; fade?: number }): void;
   phaseOf(i: number, time: number): number;
   poseOf(i: number, time: number, out?: Float64Array): Float64Array;
+  /** The world matrix of a unit's socket at time (its placement times the socket's blended pose). */
+  socketMatrix(i: number, socket: string | number, time: number, target?: Matrix4): Matrix4;
   update(time: number): void;
   dispose(): void;
 }

@@ -84,6 +84,7 @@ type fixture struct {
 		Clip    int       `json:"clip"`
 		Phase   float64   `json:"phase"`
 		Palette []float32 `json:"palette"`
+		Sockets []float32 `json:"sockets"`
 	} `json:"samples"`
 	Broken []broken `json:"broken"`
 }
@@ -156,13 +157,14 @@ func writeFixtures(t *testing.T, dir string) {
 	fx := fixture{File: path, Bones: bones, Clips: f.Clips()}
 	for clip := range f.Clips() {
 		for _, ph := range []float64{0, 0.1, 0.37, 0.5, 0.99, 1, 1.25, -0.4} {
-			pal := make([]float32, bones*16)
-			f.Sample(clip, ph, pal, nil)
+			pal, sock := make([]float32, bones*16), make([]float32, 12)
+			f.Sample(clip, ph, pal, sock)
 			fx.Samples = append(fx.Samples, struct {
 				Clip    int       `json:"clip"`
 				Phase   float64   `json:"phase"`
 				Palette []float32 `json:"palette"`
-			}{clip, ph, pal})
+				Sockets []float32 `json:"sockets"`
+			}{clip, ph, pal, sock})
 		}
 	}
 	h := f.Header()

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseBPAT, ValidationError } from '../src/core/index.js';
+import { parseBPAT, ValidationError, socketAt } from '../src/core/index.js';
 
 const dir = process.env.BONEBAKE_FIXTURES;
 const fx = dir && JSON.parse(readFileSync(join(dir, 'fixture.json'), 'utf8'));
@@ -28,6 +28,17 @@ test('reads what formats/bpat wrote, and samples it as bpat.File.Sample', { skip
     // Bit for bit: both blend in float32 with the product rounded before the sum.
     assert.deepEqual(Array.from(got), s.palette.map(Math.fround), `clip ${s.clip} phase ${s.phase}`);
   }
+});
+
+test('a socket blends as bpat.File.Sample blends it', { skip }, () => {
+  const f = parseBPAT(readFileSync(fx.file));
+  for (const s of fx.samples) {
+    const [a, b, t] = f.resolve(s.clip, s.phase);
+    const row = f.clips[s.clip].frameOffset;
+    const got = socketAt(f, [row + a, row + b, t, 1, 0, 0, 0, 0, 0, 0, 0, 0], 0);
+    got.forEach((v, i) => assert.ok(Math.abs(v - s.sockets[i]) <= 1e-6 * Math.max(1, Math.abs(v)), `clip ${s.clip} phase ${s.phase} [${i}]: ${v} want ${s.sockets[i]}`));
+  }
+  assert.throws(() => socketAt(f, new Float64Array(12), 1), /socket 1 out of range \[0,1\)/);
 });
 
 test('refuses each corrupted file with the rules and offsets formats/bpat reports', { skip }, () => {

@@ -63,3 +63,23 @@ export class SkinPalette {
     if (first) out.fill(0, offset, offset + fs);
   }
 }
+
+/**
+ * socketAt writes into out (12 numbers: the top three rows of a row-major
+ * matrix, in the model's space) socket s of a unit showing `pose` (Clock.at's
+ * twelve numbers), the socket data blended as the palette is
+ * (docs/formats/bpat.md §1, §5.2; crowd's Batch.Socket).
+ */
+export function socketAt(bpat, pose, s, out = new Float64Array(12)) {
+  const n = bpat.sockets.length;
+  if (!(s >= 0 && s < n)) throw new RangeError(`bonebake: socket ${s} out of range [0,${n})${bpat.name ? ' of ' + bpat.name : ''}`);
+  const D = bpat.socketData;
+  out.fill(0);
+  for (let k = 0; k < 12; k += 4) {
+    const w = pose[k + 3];
+    if (!(w > 0)) continue;
+    const a = ((pose[k] * n + s) * 12) | 0, b = ((pose[k + 1] * n + s) * 12) | 0, t = pose[k + 2];
+    for (let i = 0; i < 12; i++) out[i] += w * (D[a + i] + (D[b + i] - D[a + i]) * t);
+  }
+  return out;
+}

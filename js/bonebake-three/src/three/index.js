@@ -11,7 +11,7 @@ import {
   Matrix4, Quaternion, Vector3, Color, Sphere, MeshDepthMaterial, MeshDistanceMaterial, RGBADepthPacking,
 } from 'three';
 import {
-  Clock, playhead, clipRate, speedBlend, SkinPalette,
+  Clock, playhead, clipRate, speedBlend, SkinPalette, socketAt,
   SKIN_PARS, SKIN_BASE, SKIN_NORMAL, SKIN_VERTEX,
 } from '../core/index.js';
 
@@ -137,6 +137,7 @@ export class BonebakeCrowd extends Group {
     this.clocks = Array.from({ length: this.count }, () => new Clock());
     this.clips = new Int32Array(this.count).fill(-1);
     this._pose = new Float64Array(12);
+    this._socket = new Float64Array(12);
     this._scale = new Float32Array(this.count).fill(1);
     this._pos = new Float32Array(this.count * 3);
     this._boundsDirty = true;
@@ -235,6 +236,19 @@ export class BonebakeCrowd extends Group {
 
   /** The twelve numbers unit i shows at time: rows, lerp and weight of its own clip, the clip faded from, the prior. */
   poseOf(i, time, out = new Float64Array(12)) { return this.clocks[i].at(time, out); }
+
+  /**
+   * socketMatrix sets target (a three.js Matrix4) to socket (a name or an
+   * index) of unit i at time, in the world: the unit's placement times the
+   * socket's pose, blended over its clips as its skin is.
+   */
+  socketMatrix(i, socket, time, target = new Matrix4()) {
+    const s = typeof socket === 'number' ? socket : this.bpat.socketIndex(socket);
+    if (s < 0) throw new Error(`bonebake: no socket ${JSON.stringify(socket)} in ${this.bpat.name || 'the BPAT file'} (it has ${this.bpat.sockets.map((x) => x.name).join(', ') || 'none'})`);
+    const r = socketAt(this.bpat, this.clocks[i].at(time, this._pose), s, this._socket);
+    target.set(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], 0, 0, 0, 1);
+    return target.premultiply(_m.fromArray(this.instanceMatrix.array, 16 * i));
+  }
 
   /** update poses every unit at time (seconds, the clock play() and move() were given) and uploads the texture. */
   update(time) {
