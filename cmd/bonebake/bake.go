@@ -351,13 +351,7 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 		return 0, err
 	}
 	job := m.Job
-	for _, n := range m.Notes {
-		fmt.Fprintln(errw, "note:", n)
-	}
-	size := m.Size()
-	if h := size.Hint(); h != "" {
-		fmt.Fprintln(errw, "hint:", h)
-	}
+	size := modelNotes(errw, m)
 	o, err := job.Output()
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", model, err)

@@ -51,13 +51,15 @@ reference with the mesh posed there, padding rows, the weighted bones as columns
 --unit-scale, --invert-axes, --reference, --ref-padding, --padding-mode, --remap,
 --angle-unit, --rotation and --all-joints change the add-on's settings), ue (Unreal
 AnimToTexture: bounding-box positions, axis-angle, 16-bit PNG; --format png8 for
-8-bit). Every bake is verified: from the values the files hold (bit for bit, kept
+8-bit; with --z-up, and without --invert-v, since glTF's UVs and Unreal's share
+their origin; positions in metres, which Unreal scales by 100). A model in
+centimetres gets the hint bake gives (--scale 0.01). Every bake is verified: from the values the files hold (bit for bit, kept
 in memory: nothing is read back), every vertex of every frame is rebuilt as a
 shader would, on every core, and compared with linear blend skinning of the
 source; --max-error fails the command
 when the worst error (metres) is larger.`,
-		Example: `  bonebake bat Fox.glb -o bat/fox
-  bonebake bat Fox.glb -o bat/fox --preset ue --z-up --invert-v
+		Example: `  bonebake bat Fox.glb -o bat/fox --scale 0.01
+  bonebake bat Fox.glb -o bat/fox --scale 0.01 --preset ue --z-up
   bonebake bat horse -o bat/horse --preset gametools --padding 1
   bonebake bat hero.glb -o bat/hero --preset gametools --reference bind
   bonebake bat humanoid -o bat/humanoid --clips walk,run --format exr16 --zip
@@ -295,9 +297,22 @@ func loadModel(path string, set gltfbake.Settings, notes io.Writer) (*gltfbake.M
 		return nil, usagef("--%s", se)
 	}
 	if err == nil {
-		for _, n := range m.Notes {
-			fmt.Fprintln(notes, "note:", n)
-		}
+		modelNotes(notes, m)
 	}
 	return m, err
+}
+
+// modelNotes writes a loaded model's notes and, when its size looks wrong (a
+// model in centimetres), the hint that says which --scale fixes it: the one
+// place bake and bat tell a user about a model before baking it. It returns the
+// model's size.
+func modelNotes(w io.Writer, m *gltfbake.Model) gltfbake.Size {
+	for _, n := range m.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	size := m.Size()
+	if h := size.Hint(); h != "" {
+		fmt.Fprintln(w, "hint:", h)
+	}
+	return size
 }

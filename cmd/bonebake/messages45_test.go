@@ -91,3 +91,44 @@ func TestVersionUnstampedNamesRevision(t *testing.T) {
 		t.Errorf("--version %q does not name HEAD %s", so, rev[:12])
 	}
 }
+
+// The README's examples bake the fox (a model in centimetres) in metres: no
+// bake or bat line of it draws the size hint; and bat gives the hint bake gives
+// when the scale is left out (issue 45 item 4).
+func TestREADMEFoxInMetres(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, line := range readmeCommands(t, filepath.Join(root, "README.md")) {
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != "bonebake" || (f[1] != "bake" && f[1] != "bat") || !strings.Contains(line, "Fox.glb") {
+			continue
+		}
+		out := t.TempDir()
+		for i := range f {
+			if strings.HasPrefix(f[i], "testdata/") {
+				f[i] = filepath.Join(root, f[i])
+			} else if i > 0 && f[i-1] == "-o" {
+				f[i] = filepath.Join(out, filepath.Base(f[i]))
+			}
+		}
+		code, so, se := bonebake(t, f[1:]...)
+		if code != 0 || strings.Contains(se, "hint:") {
+			t.Errorf("%s: exit %d: %s%s", line, code, so, se)
+		}
+		ran++
+	}
+	if ran < 3 {
+		t.Errorf("ran %d of the README's fox lines", ran)
+	}
+	dir := t.TempDir()
+	code, _, se := bonebake(t, "bat", filepath.Join(root, "testdata", "gltf", "Fox.glb"), "-o", dir, "--preset", "ue", "--z-up")
+	if code != 0 || !strings.Contains(se, "hint:") || !strings.Contains(se, "--scale 0.01") {
+		t.Errorf("bat of the unscaled fox: exit %d, no size hint: %s", code, se)
+	}
+}
