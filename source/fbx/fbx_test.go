@@ -425,3 +425,22 @@ func TestMixamoAsASCIIAndV74(t *testing.T) {
 		}
 	}
 }
+
+// A UV layer that cannot be read (a mapping FBX meshes do not use for UVs,
+// here "ByEdge") is left out with a warning; the skinned mesh still loads.
+func TestUnreadableLayerLeftOut(t *testing.T) {
+	b, err := os.ReadFile(writeASCII(t, yUp, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), "\t\tPolygonVertexIndex: *3 {", "\t\tLayerElementUV: 0 {\n\t\t\tMappingInformationType: \"ByEdge\"\n\t\t\tReferenceInformationType: \"Direct\"\n\t\t\tUV: *2 {\n\t\t\t\ta: 0.5,0.5\n\t\t\t}\n\t\t}\n\t\tPolygonVertexIndex: *3 {", 1)
+	p := filepath.Join(t.TempDir(), "byedge.fbx")
+	os.WriteFile(p, []byte(src), 0o644)
+	m, err := Load(p, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Mesh.VertexCount() != 3 || len(m.Warnings) == 0 || !strings.Contains(strings.Join(m.Warnings, "\n"), "ByEdge") {
+		t.Errorf("vertices %d, warnings %q", m.Mesh.VertexCount(), m.Warnings)
+	}
+}

@@ -385,6 +385,25 @@ func (l *layer) at(pv, cp, poly int) (int, error) {
 	return i, nil
 }
 
+// check reads the element of every polygon vertex, so that a layer that
+// cannot be read is known before the mesh is built.
+func (l *layer) check(pvi []int64) error {
+	poly := 0
+	for pv, ix := range pvi {
+		cp := ix
+		if cp < 0 {
+			cp = ^cp
+		}
+		if _, err := l.at(pv, int(cp), poly); err != nil {
+			return err
+		}
+		if ix < 0 {
+			poly++
+		}
+	}
+	return nil
+}
+
 // character reads every mesh that moves with the skeleton into m.Mesh, m.Parts
 // and m.Members (§8–§10).
 func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt gltf.Options) error {
@@ -475,6 +494,18 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 		normals := readLayer(geom.Node, "LayerElementNormal", "Normals", "NormalsIndex", 3)
 		uvs := readLayer(geom.Node, "LayerElementUV", "UV", "UVIndex", 2)
 		mats := readLayer(geom.Node, "LayerElementMaterial", "Materials", "", 1)
+		// A layer that cannot be read whole is left out, and said: normals,
+		// UVs and materials are not needed to skin the mesh.
+		for _, l := range []**layer{&normals, &uvs, &mats} {
+			if *l == nil || len((*l).data) == 0 {
+				*l = nil
+				continue
+			}
+			if err := (*l).check(pvi); err != nil {
+				m.Warnings = append(m.Warnings, fmt.Sprintf("mesh %q: %v: the layer is left out", mo.obj.Name, err))
+				*l = nil
+			}
+		}
 		materials := s.objectsOf(s.children[mo.obj.ID], "Material")
 		base := len(out.Positions)
 		seen := map[vertexKey]uint32{}
@@ -525,7 +556,7 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 				return nil // a point or a line draws nothing
 			}
 			mi := 0
-			if mats != nil && len(mats.data) > 0 {
+			if mats != nil {
 				k, err := mats.at(0, 0, npoly)
 				if err != nil {
 					return err
@@ -540,12 +571,12 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 				}
 				key := vertexKey{cp, -1, -1}
 				var err error
-				if normals != nil && len(normals.data) > 0 {
+				if normals != nil {
 					if key.n, err = normals.at(pv, cp, npoly); err != nil {
 						return err
 					}
 				}
-				if uvs != nil && len(uvs.data) > 0 {
+				if uvs != nil {
 					if key.uv, err = uvs.at(pv, cp, npoly); err != nil {
 						return err
 					}
