@@ -7,17 +7,6 @@ import (
 	"github.com/bonebake/bonebake/crowd"
 )
 
-// ClockMagic starts a step answer in the GPU clock mode.
-const ClockMagic = "BBCK"
-
-// Sizes in a clock answer: an entry is a unit's index (uint32) then clockFloats
-// words: its tint and place (8 floats), its crowd.TimeRecord (16 words) and its
-// rider's (16 words, zero without a rider).
-const (
-	clockFloats = 8 + 2*crowd.TimeRecordSize/4
-	clockEntry  = 4 + clockFloats*4
-)
-
 // clock is what the server keeps of a parade in the GPU clock mode
 // (docs/runtime.md §6.2) besides its crowd.Player, which keeps each playback
 // unit's crowd.TimeRecord and rewrites it only when the unit's clip, rate or

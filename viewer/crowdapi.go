@@ -15,13 +15,6 @@ import (
 // MaxCrowds is how many crowds the server keeps: a new one evicts the oldest.
 const MaxCrowds = 4
 
-// StepMagic starts every step answer.
-const StepMagic = "BBCS"
-
-// stepHeader is the size of a step answer's fixed header in bytes: magic, step,
-// asset count, focus clip, focus phase, focus rate, alive ×2.
-const stepHeader = 32
-
 type crowdStore struct {
 	mu    sync.Mutex
 	next  int
@@ -223,7 +216,7 @@ func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
 // AppendStep appends the step answer to b, little-endian: "BBCS", the step
 // number, the asset count A, the focus clip (int32, −1 for none), phase and rate
 // (float32), each army's living units (uint32 ×2), A unit counts (uint32), then
-// every unit's 32-float record in asset order (see gl.js for the fields). A
+// every unit's 32-float record in asset order (docs/viewer-wire.md). A
 // crowd played in the GPU clock mode answers with only the records that changed
 // instead (see appendClock).
 func (c *Crowd) AppendStep(b []byte, f Focus) []byte {

@@ -31,8 +31,9 @@
 // chosen clip from the battle's pose and back out of it. A step of no time (the
 // page paused) switches at once, and fades=0 turns fades off (Crowd.NoFade, fade
 // 0 for playback units). Each step answers every unit's 32-float GPU record
-// (frame row, next row, lerp, tint, x, z, yaw, scale, the rider's frames, then
-// the unit's and the rider's crowd.Blend), grouped by asset, so the page uploads
+// (frame row, next row, lerp, level, tint, x, z, yaw, scale, the rider's frames,
+// then the unit's and the rider's crowd.Blend: docs/viewer-wire.md, defined in
+// wire.go, which generates the page's web/wire.js), grouped by asset, so the page uploads
 // them as they come; it asks for step k+1 while it draws step k.
 //
 // A parade made with CrowdParams.Clock plays in the GPU clock mode

@@ -15,11 +15,7 @@ import (
 // camera's position with each step; the server writes every unit's distance
 // from it into the runtime's batches (crowd.Batch.EnableLOD), which choose the
 // levels, and puts each unit's level in its record (float 3, and float 15 for
-// a horse's rider) for the page to draw it with.
-const (
-	recLevel      = 3  // the unit's crowd.Level (putFrames leaves it 0)
-	recRiderLevel = 15 // the rider's
-)
+// a horse's rider: recLevel, recRiderLevel) for the page to draw it with.
 
 // bakeSnapshot gives an asset baked from a built-in species the snapshot mesh
 // `bonebake bake` writes beside its file (species.Creature.Snapshot), made in memory.

@@ -20,21 +20,8 @@ const (
 // MaxUnits is the most units a crowd may have.
 const MaxUnits = 20000
 
-// RecordFloats is the size of one unit's GPU record (see Crowd.Records).
-const RecordFloats = 32
-
-// Record fields (float offsets within a record). A fade is the unit's
-// crowd.Blend as floats: the clip faded from (frame row, next row, lerp,
-// weight), then the prior clip of an interrupted fade (the same); all zero
-// while the unit is not fading (docs/runtime.md §6.1).
 const (
-	recFrame     = 0  // frame row, next row, lerp, 0
-	recTint      = 4  // tint r, g, b, the share of the tint non-cloth parts take
-	recPlace     = 8  // x, z, yaw, scale
-	recRider     = 12 // the rider's frame row, next row, lerp, 0 (horses)
-	recFade      = 16 // the unit's fade: 8 floats
-	recRiderFade = 24 // the rider's fade: 8 floats (horses)
-	maxStepDt    = 0.05
+	maxStepDt = 0.05
 	// oneShotHold is how long (in clip lengths) a one-shot in the parade holds its
 	// end pose before it plays again.
 	oneShotHold = 0.35

@@ -14,8 +14,8 @@
 // rows as its level shows them (clock.vert.glsl).
 import { gl, fetchOK, compileShader } from './gl.js';
 import { RECORD, RECORD_BYTES } from './state.js';
+import { CLOCK, TIME_RECORD, REC_TINT } from './wire.js';
 
-export const CLOCK = 40;
 const CLOCK_BYTES = CLOCK * 4;
 const TEXELS = CLOCK / 4; // an entry's texels in the entries texture
 const PER_ROW = 200; // entries per row of the entries texture (2,000 texels: within every WebGL 2's limit)
@@ -82,7 +82,7 @@ export function reserveClock(A, n) {
 // putClock takes unit k's entry from the answer's bytes at o.
 export function putClock(A, k, bytes, o) {
   A.clockData.set(bytes.subarray(o, o + CLOCK_BYTES), k * CLOCK_BYTES);
-  A.instData.set(new Float32Array(A.clockData.buffer, k * CLOCK_BYTES, 8), k * RECORD + 4);
+  A.instData.set(new Float32Array(A.clockData.buffer, k * CLOCK_BYTES, 8), k * RECORD + REC_TINT);
   A.clockChanged.push(k);
 }
 
@@ -175,7 +175,7 @@ export async function evaluate(records, times) {
   const A = { info: {} };
   reserveClock(A, n);
   const words = new Uint32Array(A.clockData.buffer);
-  records.forEach((r, k) => { words.set(r, k * CLOCK + 8); words.set(r, k * CLOCK + 24); A.clockChanged.push(k); });
+  records.forEach((r, k) => { words.set(r, k * CLOCK + 8); words.set(r, k * CLOCK + 8 + TIME_RECORD); A.clockChanged.push(k); });
   uploadClock(A);
   const items = gl.createBuffer(), out = gl.createBuffer();
   gl.bindBuffer(gl.ARRAY_BUFFER, items);

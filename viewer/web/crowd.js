@@ -27,12 +27,10 @@
 // cross-fade (state.fades).
 import { state, stats, RECORD } from './state.js';
 import { api, fetchOK, reserveRecords, uploadRecords } from './gl.js';
-import { CLOCK, reserveClock, putClock, uploadClock } from './clock.js';
+import { reserveClock, putClock, uploadClock } from './clock.js';
 import { lodQuery, cameraMoved, splitLevels, putClockLevel, resolveClockLevels } from './lod.js';
+import { STEP_MAGIC, CLOCK_MAGIC, HEADER, HDR_ASSETS, HDR_FOCUS_CLIP, HDR_FOCUS_PHASE, HDR_FOCUS_RATE, HDR_ALIVE, CLOCK, LEVEL_ENTRY } from './wire.js';
 
-const MAGIC = 0x53434242; // "BBCS", little-endian
-const CLOCK_MAGIC = 0x4b434242; // "BBCK": a clock mode answer
-const HEADER = 32;
 const MAX_DT = 1; // the server's limit per step
 
 let crowd = null; // the server's description of the current crowd: answers for others are dropped
@@ -145,17 +143,17 @@ export function applyStep(all) {
 function applyAnswer(all, buf, focusAsset) {
   const dv = new DataView(buf);
   const magic = dv.getUint32(0, true);
-  if (magic !== MAGIC && magic !== CLOCK_MAGIC) throw new Error('step: not a step answer');
-  const n = dv.getUint32(8, true);
+  if (magic !== STEP_MAGIC && magic !== CLOCK_MAGIC) throw new Error('step: not a step answer');
+  const n = dv.getUint32(HDR_ASSETS, true);
   if (n !== all.length) throw new Error(`step: ${n} species, the page has ${all.length}`);
-  focus = { clip: dv.getInt32(12, true), phase: dv.getFloat32(16, true), rate: dv.getFloat32(20, true) };
-  stats.alive = [dv.getUint32(24, true), dv.getUint32(28, true)];
+  focus = { clip: dv.getInt32(HDR_FOCUS_CLIP, true), phase: dv.getFloat32(HDR_FOCUS_PHASE, true), rate: dv.getFloat32(HDR_FOCUS_RATE, true) };
+  stats.alive = [dv.getUint32(HDR_ALIVE, true), dv.getUint32(HDR_ALIVE + 4, true)];
   let o = HEADER + 4 * n, units = 0;
   for (const A of all) {
     A.count = dv.getUint32(HEADER + 4 * A.index, true);
     units += A.count;
   }
-  if (magic === MAGIC) {
+  if (magic === STEP_MAGIC) {
     for (const A of all) {
       A.instData = new Float32Array(buf, o, A.count * RECORD);
       splitLevels(A); // level of detail: per-level instance buffers (lod.js)
@@ -182,7 +180,7 @@ function applyAnswer(all, buf, focusAsset) {
   }
   const levels = dv.getUint32(o, true); // the units whose levels of detail changed (lod.js)
   o += 4;
-  for (let e = 0; e < levels; e++, o += 8) {
+  for (let e = 0; e < levels; e++, o += LEVEL_ENTRY) {
     const i = dv.getUint32(o, true), A = all[unitAsset[i]];
     putClockLevel(A, i - crowd.assets[A.index].first, bytes[o + 4], bytes[o + 5]);
   }

@@ -4,17 +4,10 @@
 // as docs/formats/bpat.md describes), the inverse bind matrices as a one-row
 // RGBA32F texture, the socket data block as another, the mesh in vertex buffers,
 // and one buffer of per-instance records drawn with one instanced call. The
-// server computes the records (viewer/step.go); a record is 32 floats:
-//   0 frame row, next row, lerp, 0     (the clip's frame_offset + its frames by
-//                                       docs/formats/bpat.md §5)
-//   4 tint r, g, b, share of the tint non-cloth parts take
-//   8 x, z, yaw, scale
-//  12 a rider's frame row, next row, lerp, 0 (horses only)
-//  16 the unit's fade (crowd.Blend): the clip faded from's frame row, next row,
-//     lerp, weight; 20 the prior clip's (an interrupted fade), the same; all 0
-//     while not fading (docs/runtime.md §6.1)
-//  24 the rider's fade, as at 16 (horses only)
+// server computes the records (viewer/step.go); a record is RECORD floats laid
+// out as wire.js says (docs/viewer-wire.md).
 import { $, params, stats, RECORD, RECORD_BYTES } from './state.js';
+import { REC_FRAME, REC_TINT, REC_PLACE, REC_RIDER, REC_FADE, REC_PRIOR, REC_RIDER_FADE } from './wire.js';
 
 const BACKGROUND = [0.149, 0.169, 0.2];
 
@@ -139,9 +132,9 @@ function arrayBuffer(target, data, usage = gl.STATIC_DRAW) {
   return b;
 }
 
-// The byte offset of a pose's fade in a record: the unit's (frames at 0) or its
-// rider's (frames at 48); the prior follows 16 bytes on.
-const FADE_AT = { 0: 64, 48: 96 };
+// The byte offset of a pose's fade in a record: the unit's (frames at REC_FRAME)
+// or its rider's (frames at REC_RIDER); the prior follows 16 bytes on.
+const FADE_AT = { [REC_FRAME * 4]: REC_FADE * 4, [REC_RIDER * 4]: REC_RIDER_FADE * 4 };
 
 // Instance attributes from a record buffer: 5 play, 6 tint, 7 xform, 10 and 11
 // the play's fade and prior; with attachOffset (null: none, as for the BAT
@@ -150,8 +143,8 @@ const FADE_AT = { 0: 64, 48: 96 };
 // its own and follows its horse's).
 function instanceAttribs(buf, playOffset, attachOffset) {
   gl.bindBuffer(gl.ARRAY_BUFFER, buf);
-  const attrs = [[5, playOffset], [6, 16], [7, 32], [10, FADE_AT[playOffset]], [11, FADE_AT[playOffset] + 16]];
-  if (attachOffset !== null) attrs.push([8, attachOffset], [12, FADE_AT[attachOffset]], [13, FADE_AT[attachOffset] + 16]);
+  const attrs = [[5, playOffset], [6, REC_TINT * 4], [7, REC_PLACE * 4], [10, FADE_AT[playOffset]], [11, FADE_AT[playOffset] + (REC_PRIOR - REC_FADE) * 4]];
+  if (attachOffset !== null) attrs.push([8, attachOffset], [12, FADE_AT[attachOffset]], [13, FADE_AT[attachOffset] + (REC_PRIOR - REC_FADE) * 4]);
   for (const [loc, off] of attrs) {
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, RECORD_BYTES, off);

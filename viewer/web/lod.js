@@ -26,9 +26,9 @@ import { eye } from './camera.js';
 import { setDraw, drawMesh } from './draw.js';
 import { settled } from './crowd.js';
 import { resolveItems } from './clock.js';
+import { REC_LEVEL, REC_RIDER_LEVEL, REC_RIDER, REC_TINT, REC_PLACE, REC_FADE, REC_PRIOR } from './wire.js';
 
 export const FULL = 0, REDUCED = 1, SNAPSHOT = 2;
-const REC_LEVEL = 3, REC_RIDER_LEVEL = 15, REC_RIDER = 12;
 const LEVEL_TINT = [[0.3, 0.9, 0.35], [1, 0.75, 0.2], [0.95, 0.3, 0.85]];
 
 // state.lod: on (URL lod=0 turns it off), colour (URL lodcolor=1: tint each unit
@@ -186,7 +186,7 @@ export function splitLevels(A) {
 function copy(b, d, o, lv) {
   const at = b.n++ * RECORD;
   b.data.set(d.subarray(o, o + RECORD), at);
-  if (state.lod.colour) { b.data.set(LEVEL_TINT[lv], at + 4); b.data[at + 7] = 1; }
+  if (state.lod.colour) { b.data.set(LEVEL_TINT[lv], at + REC_TINT); b.data[at + REC_TINT + 3] = 1; }
 }
 
 // loadSnapshot fetches and uploads A's snapshot mesh once (A.snapshot: null
@@ -242,7 +242,7 @@ function snapshotVAO(S, buf, frameAt) {
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
   gl.bindBuffer(gl.ARRAY_BUFFER, buf);
-  for (const [loc, off] of [[5, frameAt * 4], [6, 16], [7, 32], [8, 0], [10, 64], [11, 80], [12, 64], [13, 80]]) {
+  for (const [loc, off] of [[5, frameAt * 4], [6, REC_TINT * 4], [7, REC_PLACE * 4], [8, 0], [10, REC_FADE * 4], [11, REC_PRIOR * 4], [12, REC_FADE * 4], [13, REC_PRIOR * 4]]) {
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, RECORD_BYTES, off);
     gl.vertexAttribDivisor(loc, 1);
@@ -399,7 +399,7 @@ export function drawProps(A) {
   const R = A.rider;
   if (R) {
     if (L.riderOf !== R.asset) { // a new crowd may seat another species
-      L.riderVao = L.rider.map((b) => meshVAO(R.asset.gpu, b.buf, 48, 0));
+      L.riderVao = L.rider.map((b) => meshVAO(R.asset.gpu, b.buf, REC_RIDER * 4, 0));
       L.riderOf = R.asset;
     }
     for (const lv of [FULL, REDUCED, SNAPSHOT]) {
@@ -493,7 +493,7 @@ export function setupLOD() {
       const A = state.assets.find((X) => X.name === name);
       if (!A || !A.lod) return null;
       const xz = [];
-      for (let i = 0; i < A.count; i++) xz.push([A.instData[i * RECORD + 8], A.instData[i * RECORD + 9]]);
+      for (let i = 0; i < A.count; i++) xz.push([A.instData[i * RECORD + REC_PLACE], A.instData[i * RECORD + REC_PLACE + 1]]);
       return { level: Array.from(A.lod.level), switches: Array.from(A.lod.switches), xz };
     },
     // lodRecords(name): the asset's records drawn at each level, its units' and

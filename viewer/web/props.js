@@ -4,6 +4,7 @@
 // clips with the runtime's tables).
 import * as M from './mat.js';
 import { solidMesh, meshVAO } from './gl.js';
+import { REC_RIDER } from './wire.js';
 
 // A sword for the hand_r socket: the grip at the socket origin, the blade along +z.
 function sword() {
@@ -81,7 +82,7 @@ function seat(horse, rider) {
     const o = (rider.clips[idle].frame_offset * rider.info.bone_count + pelvis) * 16;
     local = M.translation(-rider.palette[o + 3], -rider.palette[o + 7] + 0.2 * horse.height, -rider.palette[o + 11]);
   }
-  return { asset: rider, source, local, vao: meshVAO(rider.gpu, horse.instBuf, 48, 0) };
+  return { asset: rider, source, local, vao: meshVAO(rider.gpu, horse.instBuf, REC_RIDER * 4, 0) };
 }
 
 // inverseAffine inverts the affine matrix whose top three rows r (12 floats,

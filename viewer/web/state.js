@@ -1,8 +1,9 @@
 // The viewer's shared state: the URL's settings, what the page shows, frame
 // statistics and the test hook (window.bonebake) that the browser tests drive.
 
-// A per-instance record is 32 floats (see gl.js for the fields).
-export const RECORD = 32;
+// A per-instance record is RECORD floats (wire.js, docs/viewer-wire.md).
+import { RECORD } from './wire.js';
+export { RECORD };
 export const RECORD_BYTES = RECORD * 4;
 export const MAX_INSTANCES = 20000;
 // From this many units a parade plays in the GPU clock mode unless the page is
