@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 )
 
 // The journal of an unpack in progress (docs/formats/bpx.md §12). It lives in
@@ -20,15 +21,17 @@ import (
 // unpack knows everything that may have happened; a last line without its
 // newline was cut short and its change never began.
 //
-//	bonebake unpack journal 1
+//	bonebake unpack journal 2
 //	package "creatures.bpx"
 //	pid 1234
 //	d "sub"             a folder created (relative to the target; ".", ".." for the target and above)
 //	k "sub/a.txt" 0     the file there kept as oldN, to put back
-//	p "sub/a.txt" D I   newN renamed there; D I: its device and inode
+//	p "sub/a.txt" D I S M B
+//	                    newN renamed there; its stamp (atomicfile.Stamp): device,
+//	                    inode, size, modification and creation times (ns; B 0: none)
 //	committed           every file is in place: what is left is to drop the stage
 const (
-	journalMagic = "bonebake unpack journal 1"
+	journalMagic = "bonebake unpack journal 2"
 	journalName  = "journal"
 
 	// RuleJournal is the rule a damaged journal breaks.
@@ -50,10 +53,10 @@ const (
 
 // record is one journal line.
 type record struct {
-	op       op
-	rel      string // '/'-separated, relative to the target folder
-	n        int    // opKeep: the backup's number
-	dev, ino uint64 // opPut: the placed file's identity
+	op  op
+	rel string           // '/'-separated, relative to the target folder
+	n   int              // opKeep: the backup's number
+	st  atomicfile.Stamp // opPut: the placed file's stamp
 }
 
 func (r record) line() string {
@@ -61,7 +64,7 @@ func (r record) line() string {
 	case opKeep:
 		return fmt.Sprintf("k %s %d\n", strconv.Quote(r.rel), r.n)
 	case opPut:
-		return fmt.Sprintf("p %s %d %d\n", strconv.Quote(r.rel), r.dev, r.ino)
+		return fmt.Sprintf("p %s %d %d %d %d %d\n", strconv.Quote(r.rel), r.st.Dev, r.st.Ino, r.st.Size, r.st.Mtime, r.st.Btime)
 	case opCommitted:
 		return "committed\n"
 	}
@@ -143,13 +146,22 @@ func parseRecord(o op, s string) (record, error) {
 	}
 	r.rel, _ = strconv.Unquote(q)
 	rest := strings.Fields(s[len(q):])
-	want := map[op]int{opDir: 0, opKeep: 1, opPut: 2}[o]
+	want := map[op]int{opDir: 0, opKeep: 1, opPut: 5}[o]
 	if len(rest) != want {
 		return r, fmt.Errorf("%d numbers after the name, want %d", len(rest), want)
 	}
-	var nums [2]uint64
+	var nums [5]uint64
 	for i, f := range rest {
-		if nums[i], err = strconv.ParseUint(f, 10, 64); err != nil {
+		// Device, inode and backup numbers are unsigned; sizes and times
+		// signed.
+		if i < 2 {
+			nums[i], err = strconv.ParseUint(f, 10, 64)
+		} else {
+			var v int64
+			v, err = strconv.ParseInt(f, 10, 64)
+			nums[i] = uint64(v)
+		}
+		if err != nil {
 			return r, fmt.Errorf("%q is not a number", f)
 		}
 	}
@@ -160,7 +172,12 @@ func parseRecord(o op, s string) (record, error) {
 		}
 		r.n = int(nums[0])
 	case opPut:
-		r.dev, r.ino = nums[0], nums[1]
+		r.st = atomicfile.Stamp{Dev: nums[0], Ino: nums[1], Size: int64(nums[2]), Mtime: int64(nums[3]), Btime: int64(nums[4])}
+		if haveIDs && r.st.Ino == 0 {
+			// Taken for "no inode numbers here", it would make any file at
+			// the name the unpack's own.
+			return r, errors.New("inode number 0")
+		}
 	}
 	if o == opDir && aboveOrAt(r.rel) {
 		return r, nil
@@ -309,14 +326,10 @@ func undo(dir, stage string, recs []record) (restored, removed int, err error) {
 			errs = append(errs, perr)
 			continue
 		}
-		st, serr := os.Lstat(path)
+		_, serr := os.Lstat(path)
 		ours := false
 		if p, ok := put[r.rel]; ok && serr == nil {
-			// The inode alone: a device's number may change across the
-			// reboot that follows a power cut, and the name is in dir's file
-			// system either way.
-			_, ino := fileID(st)
-			ours = ino == p.ino
+			ours = isOurs(path, p.st)
 		}
 		switch r.op {
 		case opPut:
@@ -347,6 +360,21 @@ func undo(dir, stage string, recs []record) (restored, removed int, err error) {
 		}
 	}
 	return restored, removed, errors.Join(errs...)
+}
+
+// isOurs says whether the file at path is the one an unpack put there: its
+// stamp is the one recorded, all but the device number, which may change
+// across the reboot that follows a power cut (the name is in dir's file
+// system either way). An inode number alone could be guessed by whoever
+// wrote the journal, and a file of the user's taken for the unpack's would
+// be removed or replaced. Where the system gives no inode numbers, a file at
+// the name is taken for the unpack's (docs/formats/bpx.md §12).
+func isOurs(path string, want atomicfile.Stamp) bool {
+	if !haveIDs {
+		return true
+	}
+	s, ok := atomicfile.StampAt(path)
+	return ok && s.Ino == want.Ino && s.Size == want.Size && s.Mtime == want.Mtime && s.Btime == want.Btime
 }
 
 // inside is rel under dir, refusing a symbolic link on the way: a journal

@@ -5,7 +5,6 @@ package pack
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"syscall"
 
@@ -42,14 +41,9 @@ func lockDir(dir string) (*os.File, error) {
 	return f, nil
 }
 
-// fileID is what tells a file apart from any other while it exists: its
-// device and inode numbers.
-func fileID(st fs.FileInfo) (dev, ino uint64) {
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return uint64(s.Dev), uint64(s.Ino)
-	}
-	return 0, 0
-}
+// haveIDs: the system gives inode numbers, so a journal tells the files an
+// unpack put in place from any other.
+const haveIDs = true
 
 // crossDevice says whether err is a rename or link across file systems.
 func crossDevice(err error) bool { return errors.Is(err, syscall.EXDEV) }

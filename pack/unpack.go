@@ -444,12 +444,11 @@ func (u *unpacker) place(rel string) error {
 			}
 		}
 	}
-	sst, err := os.Lstat(staged)
-	if err != nil {
-		return err
+	stamp, ok := atomicfile.StampAt(staged)
+	if !ok && haveIDs {
+		return fmt.Errorf("writing %s: its staged file %s cannot be told apart (no inode and times)", path, staged)
 	}
-	dev, ino := fileID(sst)
-	if err := u.log(record{op: opPut, rel: rel, dev: dev, ino: ino}); err != nil {
+	if err := u.log(record{op: opPut, rel: rel, st: stamp}); err != nil {
 		return err
 	}
 	if err := os.Rename(staged, path); err != nil {

@@ -191,6 +191,50 @@ func TestUnpackJournalRefusesEscape(t *testing.T) {
 	sameTree(t, "after", tree(t, root), before)
 }
 
+// TestUnpackJournalGuessedInode: a journal someone else wrote, naming a file
+// of the user's in the folder with its true device, inode and size (the best
+// guess they can make) but not its times, neither removes it nor puts a
+// planted "backup" over it: the file is not one the unpack put there. A
+// record with inode 0 (what a system without inode numbers records) is
+// refused where there are inode numbers.
+func TestUnpackJournalGuessedInode(t *testing.T) {
+	if !haveIDs {
+		t.Skip("no inode numbers here")
+	}
+	for _, replace := range []bool{false, true} {
+		dir := t.TempDir()
+		victim := filepath.Join(dir, "model.glb")
+		os.WriteFile(victim, []byte("mine"), 0o644)
+		st, ok := atomicfile.StampAt(victim)
+		if !ok {
+			t.Fatal("no stamp")
+		}
+		st.Mtime--
+		stage := filepath.Join(dir, StageName)
+		os.Mkdir(stage, 0o700)
+		j := header("x.bpx")
+		if replace {
+			os.WriteFile(backupPath(stage, 0), []byte("evil"), 0o644)
+			j += record{op: opKeep, rel: "model.glb", n: 0}.line()
+		}
+		j += record{op: opPut, rel: "model.glb", st: st}.line()
+		os.WriteFile(filepath.Join(stage, journalName), []byte(j), 0o600)
+		if _, err := Unpack(packageOf(t, Bytes("a", nil)), dir); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(victim); err != nil || string(b) != "mine" {
+			t.Errorf("replace %v: the user's file holds %q, %v", replace, b, err)
+		}
+	}
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, StageName), 0o700)
+	j := header("x.bpx") + "p \"model.glb\" 0 0 4 0 0\n"
+	os.WriteFile(filepath.Join(dir, StageName, journalName), []byte(j), 0o600)
+	if _, err := Unpack(packageOf(t, Bytes("a", nil)), dir); err == nil || !strings.Contains(err.Error(), "journal: line 4") || !strings.Contains(err.Error(), "inode number 0") {
+		t.Errorf("inode 0: %v", err)
+	}
+}
+
 // TestUnpackRecoversJournal: a stage left by an unpack that was killed is
 // undone before the next unpack into the folder, which says so: files it put
 // in place removed, files it replaced put back, its folders removed.
@@ -203,15 +247,13 @@ func TestUnpackRecoversJournal(t *testing.T) {
 	os.Mkdir(stage, 0o700)
 	os.Mkdir(filepath.Join(dir, "new"), 0o755)
 	os.WriteFile(filepath.Join(dir, "new", "x"), []byte("put"), 0o644)
-	st, _ := os.Lstat(filepath.Join(dir, "new", "x"))
-	dev, ino := fileID(st)
+	st, _ := atomicfile.StampAt(filepath.Join(dir, "new", "x"))
 	os.Link(filepath.Join(dir, "kept"), backupPath(stage, 0))
 	os.WriteFile(stagedPath(stage, 1), []byte("theirs"), 0o644)
-	st2, _ := os.Lstat(stagedPath(stage, 1))
-	dev2, ino2 := fileID(st2)
+	st2, _ := atomicfile.StampAt(stagedPath(stage, 1))
 	os.Rename(stagedPath(stage, 1), filepath.Join(dir, "kept"))
-	j := header("x.bpx") + record{op: opDir, rel: "new"}.line() + record{op: opPut, rel: "new/x", dev: dev, ino: ino}.line() +
-		record{op: opKeep, rel: "kept", n: 0}.line() + record{op: opPut, rel: "kept", dev: dev2, ino: ino2}.line() + "p \"cut"
+	j := header("x.bpx") + record{op: opDir, rel: "new"}.line() + record{op: opPut, rel: "new/x", st: st}.line() +
+		record{op: opKeep, rel: "kept", n: 0}.line() + record{op: opPut, rel: "kept", st: st2}.line() + "p \"cut"
 	os.WriteFile(filepath.Join(stage, journalName), []byte(j), 0o600)
 
 	var notes []Recovered

@@ -67,13 +67,14 @@ func (e *JournalError) Error() string {
 	return fmt.Sprintf("%s: %s: %s: %s; it was not acted on and is left in place: check the folder and remove it", e.File, where, RuleJournal, e.Detail)
 }
 
-// stamp is what tells the file a commit wrote from every other file: its
+// Stamp is what tells the file a commit wrote from every other file: its
 // device and inode numbers, size, modification time and creation time (0
 // where the file system keeps none), in nanoseconds. Renames keep them all;
 // no one can give them to an existing file of theirs, let alone of someone
 // else's (the two times cannot be set back to an unknown nanosecond by
-// writing it, and a creation time cannot be set at all).
-type stamp struct {
+// writing it, and a creation time cannot be set at all). Unpacking's journal
+// (package pack) records it too.
+type Stamp struct {
 	Dev   uint64 `json:"dev"`
 	Ino   uint64 `json:"ino"`
 	Size  int64  `json:"size"`
@@ -91,7 +92,7 @@ type journal struct {
 type journalFile struct {
 	Name  string `json:"name"`  // the target's base name
 	Tmp   string `json:"tmp"`   // ".NAME.tmpDIGITS": the new file before the rename, the old after an exchange
-	Stamp stamp  `json:"stamp"` // the new file's
+	Stamp Stamp  `json:"stamp"` // the new file's
 }
 
 // OnRecover, when set, is told the targets of each killed commit that a later
@@ -381,7 +382,7 @@ func undoSet(dir string, j *journal, held []fs.FileInfo) {
 		for _, f := range p.j.Files {
 			target := filepath.Join(p.dir, f.Name)
 			targets = append(targets, target)
-			s, ok := stampAt(target)
+			s, ok := StampAt(target)
 			renamed[target] = ok && s == f.Stamp
 			finished = finished && renamed[target]
 		}
@@ -422,10 +423,10 @@ func undoFile(dir string, f journalFile, renamed bool) {
 		// between the link and the rename), or the old file itself, moved
 		// aside where there are no hard links (killed between the two
 		// renames).
-		if s, ok := stampAt(tmp); ok && s == f.Stamp {
+		if s, ok := StampAt(tmp); ok && s == f.Stamp {
 			os.Remove(tmp)
 		}
-		if _, ok := stampAt(old); ok {
+		if _, ok := StampAt(old); ok {
 			if !exists(target) {
 				os.Rename(old, target)
 			} else if sameFile(old, target) {
@@ -436,8 +437,8 @@ func undoFile(dir string, f journalFile, renamed bool) {
 	}
 	// Old copies are removed only once every file is renamed: each renamed
 	// file's old copy is still there.
-	_, hasTmp := stampAt(tmp)
-	_, hasOld := stampAt(old)
+	_, hasTmp := StampAt(tmp)
+	_, hasOld := StampAt(old)
 	switch {
 	case hasTmp:
 		// Exchanged: the hidden name holds the old file.

@@ -117,9 +117,9 @@ func (h *hostile) check(t *testing.T) {
 
 // stampOfPath is the stamp a journal would need to take path's file for the
 // commit's own.
-func stampOfPath(t *testing.T, path string) stamp {
+func stampOfPath(t *testing.T, path string) Stamp {
 	t.Helper()
-	s, ok := stampAt(path)
+	s, ok := StampAt(path)
 	if !ok {
 		t.Fatal("no stamp of", path)
 	}
@@ -274,7 +274,7 @@ func TestJournalStampGuessed(t *testing.T) {
 		files := []journalFile{{"model.glb", ".model.glb.tmp1", s}}
 		if !finished {
 			// One more, never renamed: the set is undone rather than finished.
-			files = append(files, journalFile{"none", ".none.tmp2", stamp{Dev: s.Dev, Ino: 1}})
+			files = append(files, journalFile{"none", ".none.tmp2", Stamp{Dev: s.Dev, Ino: 1}})
 		}
 		plant(t, h.dir, journal{Version: 2, Set: setID, Files: files})
 		told := false
@@ -303,7 +303,7 @@ func TestJournalPeerOfAnotherSet(t *testing.T) {
 		if theirs {
 			other := journal{Version: 2, Set: strings.Repeat("f", 32), Files: []journalFile{
 				{"victim.txt", ".victim.txt.tmp1", victim},
-				{"none", ".none.tmp2", stamp{Dev: victim.Dev, Ino: 1}},
+				{"none", ".none.tmp2", Stamp{Dev: victim.Dev, Ino: 1}},
 			}}
 			plant(t, h.elsewhere, other)
 		}

@@ -6,30 +6,30 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stampFile is the stamp of an open file (see stamp).
-func stampFile(f *os.File) (stamp, bool) {
+// stampFile is the Stamp of an open file (see stamp).
+func stampFile(f *os.File) (Stamp, bool) {
 	var x unix.Statx_t
 	if err := unix.Statx(int(f.Fd()), "", unix.AT_EMPTY_PATH, unix.STATX_BASIC_STATS|unix.STATX_BTIME, &x); err != nil {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	return stampOf(&x), true
 }
 
-// stampAt is the stamp of the regular file at path, not following a link;
+// StampAt is the Stamp of the regular file at path, not following a link;
 // false for anything else or nothing.
-func stampAt(path string) (stamp, bool) {
+func StampAt(path string) (Stamp, bool) {
 	var x unix.Statx_t
 	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BASIC_STATS|unix.STATX_BTIME, &x); err != nil {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	if x.Mode&unix.S_IFMT != unix.S_IFREG {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	return stampOf(&x), true
 }
 
-func stampOf(x *unix.Statx_t) stamp {
-	s := stamp{
+func stampOf(x *unix.Statx_t) Stamp {
+	s := Stamp{
 		Dev:   unix.Mkdev(x.Dev_major, x.Dev_minor),
 		Ino:   x.Ino,
 		Size:  int64(x.Size),

@@ -7,30 +7,30 @@ import (
 	"os"
 )
 
-// stampFile is the stamp of an open file (see stamp); false where the system
+// stampFile is the Stamp of an open file (see stamp); false where the system
 // gives no inode numbers.
-func stampFile(f *os.File) (stamp, bool) {
+func stampFile(f *os.File) (Stamp, bool) {
 	st, err := f.Stat()
 	if err != nil {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	return stampInfo(st)
 }
 
-// stampAt is the stamp of the regular file at path, not following a link;
+// StampAt is the Stamp of the regular file at path, not following a link;
 // false for anything else or nothing.
-func stampAt(path string) (stamp, bool) {
+func StampAt(path string) (Stamp, bool) {
 	st, err := os.Lstat(path)
 	if err != nil || !st.Mode().IsRegular() {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	return stampInfo(st)
 }
 
-func stampInfo(st fs.FileInfo) (stamp, bool) {
+func stampInfo(st fs.FileInfo) (Stamp, bool) {
 	dev, ino, ok := fileID(st)
 	if !ok {
-		return stamp{}, false
+		return Stamp{}, false
 	}
-	return stamp{Dev: dev, Ino: ino, Size: st.Size(), Mtime: st.ModTime().UnixNano()}, true
+	return Stamp{Dev: dev, Ino: ino, Size: st.Size(), Mtime: st.ModTime().UnixNano()}, true
 }
