@@ -1,6 +1,7 @@
 // Package layering holds the test that pins docs/ARCHITECTURE.md's floors: a
 // package imports only from the floors below it, and nothing online (crowd)
-// imports anything offline.
+// imports anything offline; and that the table's "imports (in the module)" column
+// says what each package imports, within its floor (table_test.go).
 package layering
 
 import (
