@@ -455,3 +455,52 @@ func apply(m [16]float64, v []float64) [3]float64 {
 	}
 	return out
 }
+
+// NodeCount is how many nodes the file has.
+func (d *Doc) NodeCount() int { return len(d.nodes) }
+
+// Triangles returns the triangles of node n's mesh as indices into what
+// Vertices returns (its primitives one after another): each primitive's
+// indices, or 0, 1, 2, … without them. Primitives of other modes than
+// TRIANGLES (4, the default) are refused.
+func (d *Doc) Triangles(n int) ([][3]int, error) {
+	if mi := d.nodes[n].mesh; mi < 0 || mi >= len(d.meshes) {
+		return nil, fmt.Errorf("node %d has no mesh (%d of %d)", n, mi, len(d.meshes))
+	}
+	var out [][3]int
+	base := 0
+	for pi, p := range d.meshes[d.nodes[n].mesh].Primitives {
+		if p.Mode != nil && *p.Mode != 4 {
+			return nil, fmt.Errorf("primitive %d: mode %d, not TRIANGLES", pi, *p.Mode)
+		}
+		pos, err := d.attribute(p.Attributes, "POSITION", false)
+		if err != nil {
+			return nil, fmt.Errorf("primitive %d: %w", pi, err)
+		}
+		var idx []int
+		if p.Indices != nil {
+			rows, err := d.rd.accessor(*p.Indices, false)
+			if err != nil {
+				return nil, fmt.Errorf("primitive %d indices: %w", pi, err)
+			}
+			for _, r := range rows {
+				idx = append(idx, int(r[0]))
+			}
+		} else {
+			for i := range pos {
+				idx = append(idx, i)
+			}
+		}
+		for i := 0; i+2 < len(idx); i += 3 {
+			t := [3]int{base + idx[i], base + idx[i+1], base + idx[i+2]}
+			for _, v := range t {
+				if v < base || v >= base+len(pos) {
+					return nil, fmt.Errorf("primitive %d: index %d out of range (%d vertices)", pi, v-base, len(pos))
+				}
+			}
+			out = append(out, t)
+		}
+		base += len(pos)
+	}
+	return out, nil
+}

@@ -101,6 +101,8 @@ type jsonDoc struct {
 type jsonMesh struct {
 	Primitives []struct {
 		Attributes map[string]int `json:"attributes"`
+		Indices    *int           `json:"indices"`
+		Mode       *int           `json:"mode"`
 	} `json:"primitives"`
 }
 

@@ -23,7 +23,7 @@ import { loadAssets } from './assets.js';
 import { tick, applyStep, settled, seek } from './crowd.js';
 import { setupProps } from './props.js';
 import { focus } from './scene.js';
-import { cam, frameCrowd, focusSelected, setupPointer, project, crowdRect } from './camera.js';
+import { cam, frameCrowd, focusSelected, setupPointer, project, crowdRect, viewProj } from './camera.js';
 import { render } from './draw.js';
 import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT, setFades, setClock } from './panel.js';
 import { drawTimeline, setupTimeline } from './timeline.js';
@@ -152,8 +152,11 @@ Object.assign(hook, {
     return { index: f.i, asset: f.A.name, clip: f.c.name, phase: f.p, rate: f.rate, seconds: f.c.duration_s,
       record: Array.from(f.A.instData.subarray(0, RECORD)) };
   },
-  // project maps a world point to CSS pixels in the canvas.
+  // project maps a world point to CSS pixels in the canvas; viewProj is the
+  // matrix it uses (column-major, as last drawn), for tests that project
+  // many points themselves.
   project,
+  viewProj: () => Array.from(viewProj),
   // crowdRect is the screen rectangle (CSS pixels) the instances stand in.
   crowdRect,
 });
@@ -161,7 +164,7 @@ Object.assign(hook, {
 // drawAfterHookCalls makes every hook function (this module's and those the
 // others add) but those that only read ask for a frame when called and again
 // when what it returns resolves: each may change what the page shows.
-const hookReaders = new Set(['resolve', 'glError', 'sync', 'drawTimed', 'nextFrames', 'focusInstance', 'project', 'crowdRect',
+const hookReaders = new Set(['resolve', 'glError', 'sync', 'drawTimed', 'nextFrames', 'focusInstance', 'project', 'viewProj', 'crowdRect',
   'batReport', 'clockResolve', 'lodStats', 'lodLevels', 'snapshotsLoaded', 'eye']);
 function drawAfterHookCalls() {
   for (const [k, f] of Object.entries(hook)) {
