@@ -337,51 +337,52 @@ func (b *Batch) Play(i int, clip ClipID, phase, rate, fade float32) {
 // for its own clip: dst = w₀·dst + w₁·(from or gait) + w₂·prior, each side sampled
 // into tmp (of dst's length) by sample.
 func (b *Batch) blendSides(i int, dst, tmp []float32, sample func(clip ClipID, phase float32, tmp []float32) error) error {
-	sides := b.sides(i)
+	sides := b.Sides(i)
 	for k := range dst {
-		dst[k] *= sides[0].w
+		dst[k] *= sides[0].Weight
 	}
 	for _, sd := range sides[1:] {
-		if sd.w == 0 {
+		if sd.Weight == 0 {
 			continue
 		}
-		if err := sample(sd.clip, sd.phase, tmp); err != nil {
+		if err := sample(sd.Clip, sd.Phase, tmp); err != nil {
 			return err
 		}
 		for k := range dst {
-			dst[k] += sd.w * tmp[k]
+			dst[k] += sd.Weight * tmp[k]
 		}
 	}
 	return nil
 }
 
-// side is one clip of a unit's pose and its weight.
-type side struct {
-	clip  ClipID
-	phase float32
-	w     float32
+// Side is one clip of the pose a unit shows (Batch.Sides): the clip, its phase
+// and its weight in the blend.
+type Side struct {
+	Clip   ClipID
+	Phase  float32
+	Weight float32
 }
 
-// sides returns the clips unit i shows: its own, then, while it fades or blends
+// Sides returns the clips unit i shows: its own, then, while it fades or blends
 // two gaits, the others, with the weights its Blend gives them.
-func (b *Batch) sides(i int) [3]side {
-	s := [3]side{{b.Clip[i], b.Phase[i], 1}}
+func (b *Batch) Sides(i int) [3]Side {
+	s := [3]Side{{b.Clip[i], b.Phase[i], 1}}
 	if !b.blending(i) {
 		return s
 	}
 	bl, u := b.Blend[i], &b.fades.unit[i]
-	s[0].w = 1 - bl.Weight - bl.PriorWeight
-	gait := side{b.fades.gaitClip[i], b.Phase[i], 0}
+	s[0].Weight = 1 - bl.Weight - bl.PriorWeight
+	gait := Side{b.fades.gaitClip[i], b.Phase[i], 0}
 	switch {
 	case !b.fades.fading(i): // a speed blend alone
-		gait.w = bl.Weight
+		gait.Weight = bl.Weight
 		s[1] = gait
 	case u.priorShare > 0:
-		s[1] = side{u.from.clip, u.from.phase, bl.Weight}
-		s[2] = side{u.prior.clip, u.prior.phase, bl.PriorWeight}
+		s[1] = Side{u.from.clip, u.from.phase, bl.Weight}
+		s[2] = Side{u.prior.clip, u.prior.phase, bl.PriorWeight}
 	default:
-		gait.w = bl.PriorWeight
-		s[1] = side{u.from.clip, u.from.phase, bl.Weight}
+		gait.Weight = bl.PriorWeight
+		s[1] = Side{u.from.clip, u.from.phase, bl.Weight}
 		s[2] = gait
 	}
 	return s
@@ -397,6 +398,13 @@ func (b *Batch) Origins(r *Registry, i int, dst []float32) error {
 	if err != nil {
 		return err
 	}
+	return s.OriginsOf(b.Sides(i), dst)
+}
+
+// OriginsOf writes into dst (BoneCount·3 floats) the origin of every bone of the
+// pose sides make (Batch.Sides): what Origins writes for a unit of this species
+// showing them. Sides of weight 0 are left out.
+func (s *Species) OriginsOf(sides [3]Side, dst []float32) error {
 	n := s.File.BoneCount()
 	if len(dst) < 3*n {
 		return fmt.Errorf("crowd: origin buffer of %d floats; species %s needs %d", len(dst), s.Name, 3*n)
@@ -407,20 +415,20 @@ func (b *Batch) Origins(r *Registry, i int, dst []float32) error {
 	defer s.live.RUnlock()
 	dst = dst[:3*n]
 	clear(dst)
-	for _, sd := range b.sides(i) {
-		if sd.w == 0 {
+	for _, sd := range sides {
+		if sd.Weight == 0 {
 			continue
 		}
-		if int(sd.clip) >= len(s.Clips) {
-			return fmt.Errorf("crowd: unit %d: species %s has no clip %d", i, s.Name, sd.clip)
+		if int(sd.Clip) >= len(s.Clips) {
+			return fmt.Errorf("crowd: species %s has no clip %d", s.Name, sd.Clip)
 		}
-		c := &s.Clips[sd.clip]
-		p := bpat.Resolve(float64(sd.phase), c.FrameCount, c.Loops)
-		f0, f1 := s.File.Palette(int(sd.clip), p.Frame), s.File.Palette(int(sd.clip), p.Next)
+		c := &s.Clips[sd.Clip]
+		p := bpat.Resolve(float64(sd.Phase), c.FrameCount, c.Loops)
+		f0, f1 := s.File.Palette(int(sd.Clip), p.Frame), s.File.Palette(int(sd.Clip), p.Next)
 		for k := range n {
 			for a := range 3 {
 				e := k*bpat.FloatsPerBone + 4*a + 3 // the translation column
-				dst[3*k+a] += sd.w * (f0[e] + (f1[e]-f0[e])*p.Lerp)
+				dst[3*k+a] += sd.Weight * (f0[e] + (f1[e]-f0[e])*p.Lerp)
 			}
 		}
 	}

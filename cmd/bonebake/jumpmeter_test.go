@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	goruntime "runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/battle"
+)
+
+// TestJumpMeterAsBefore plays battles (with fades and without, two seeds) and
+// measures each step with the meter and with the one before issue 46, which
+// posed every unit every step and kept its origins: the largest moves are equal
+// bit for bit, and the meter posed at most a quarter of the unit-steps.
+func TestJumpMeterAsBefore(t *testing.T) {
+	reg, _, err := simRegistry("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	for _, c := range []struct {
+		seed   uint64
+		noFade bool
+	}{{1, false}, {1, true}, {7, false}} {
+		t.Run(fmt.Sprintf("seed=%d,no-fade=%v", c.seed, c.noFade), func(t *testing.T) {
+			const units, steps = 400, 900
+			cfg := simConfig{units: units, seconds: 15, dt: 1.0 / 60, seed: c.seed, noFade: c.noFade, workers: 2}
+			now := newJumpMeter(reg, units)
+			before, _ := newJumpMeterBefore(reg, units)
+			if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
+				now.measure(&b.Crowd.Batch)
+				before.measure(&b.Crowd.Batch)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			got, want := now.max(), before.max()
+			posed := 0
+			for _, p := range now.posed {
+				posed += p
+			}
+			t.Logf("largest move %.4f m; posed %d of %d unit-steps", got, posed, units*steps)
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("largest move %v, the meter before %v", got, want)
+			}
+			if !(want > 0) {
+				t.Errorf("no move measured")
+			}
+			if posed > units*steps/4 {
+				t.Errorf("posed %d of %d unit-steps: the bound skips too few", posed, units*steps)
+			}
+		})
+	}
+}
+
+// The meter before issue 46.
+// jumpMeterBefore finds the largest move of any bone's model-space origin from one
+// step to the next, over all units: it keeps every unit's origins of the last
+// step and compares the new ones, on all cores.
+type jumpMeterBefore struct {
+	reg     *crowd.Registry
+	stride  int       // floats per unit: 3 × the most bones of any species
+	prev    []float32 // per unit, its origins at the last step
+	has     []bool    // whether prev holds a pose yet
+	most    []float64 // per worker
+	workers int
+}
+
+// maxJumpFloatsBefore bounds the memory the meter keeps: 256 MB of origins.
+const maxJumpFloatsBefore = 64 << 20
+
+// newJumpMeterBefore returns a meter for n units, or nil and why not when their origins
+// would take more than maxJumpFloatsBefore.
+func newJumpMeterBefore(reg *crowd.Registry, n int) (*jumpMeterBefore, string) {
+	bones := 0
+	for _, s := range reg.All() {
+		bones = max(bones, s.File.BoneCount())
+	}
+	if n*bones*3 > maxJumpFloatsBefore {
+		return nil, fmt.Sprintf("%d units of up to %d bones: more origins than the %d MB the measurement may keep", n, bones, maxJumpFloatsBefore*4>>20)
+	}
+	w := goruntime.GOMAXPROCS(0)
+	return &jumpMeterBefore{reg: reg, stride: 3 * bones, prev: make([]float32, n*3*bones), has: make([]bool, n), most: make([]float64, w), workers: w}, ""
+}
+
+// measure compares every unit's pose now with its pose at the last call.
+func (m *jumpMeterBefore) measure(b *crowd.Batch) {
+	n := b.Len()
+	var wg sync.WaitGroup
+	for w := range m.workers {
+		lo, hi := n*w/m.workers, n*(w+1)/m.workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cur := make([]float32, m.stride)
+			most := m.most[w]
+			for i := lo; i < hi; i++ {
+				prev := m.prev[i*m.stride : (i+1)*m.stride]
+				if b.Origins(m.reg, i, cur) != nil { // a species not loaded: nothing drawn
+					m.has[i] = false
+					continue
+				}
+				if m.has[i] {
+					for k := 0; k < len(cur); k += 3 {
+						dx, dy, dz := float64(cur[k]-prev[k]), float64(cur[k+1]-prev[k+1]), float64(cur[k+2]-prev[k+2])
+						most = max(most, math.Sqrt(dx*dx+dy*dy+dz*dz))
+					}
+				}
+				copy(prev, cur)
+				m.has[i] = true
+			}
+			m.most[w] = most
+		}()
+	}
+	wg.Wait()
+}
+
+func (m *jumpMeterBefore) max() float64 { return slices.Max(m.most) }
