@@ -63,3 +63,42 @@ func TestBakeRecoversKilledSet(t *testing.T) {
 		t.Errorf("the folder holds %v", names)
 	}
 }
+
+// TestBakeRefusesHostileJournal: a journal planted in the output folder (a
+// clone, an archive), naming a file outside the folder and one in it with
+// their true device and inode numbers, is refused: the bake fails naming the
+// journal and the rule, and both files, and the folder, are as they were.
+func TestBakeRefusesHostileJournal(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	outside, inside := filepath.Join(elsewhere, "victim.txt"), filepath.Join(dir, "model.glb")
+	for _, p := range []string{outside, inside} {
+		os.WriteFile(p, []byte("mine"), 0o644)
+	}
+	id := func(p string) (uint64, uint64) {
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Dev, st.Ino
+	}
+	od, oi := id(outside)
+	id2, ii := id(inside)
+	j := fmt.Sprintf(`{"files":[{"target":%q,"tmp":%q,"dev":%d,"ino":%d},{"target":%q,"tmp":%q,"dev":%d,"ino":%d},{"target":%q,"tmp":%q,"dev":1,"ino":1}]}`,
+		inside, filepath.Join(dir, "planted"), id2, ii, outside, filepath.Join(elsewhere, "gone"), od, oi, filepath.Join(dir, "none"), filepath.Join(dir, ".none.tmp1"))
+	journal := filepath.Join(dir, atomicfile.JournalName)
+	os.WriteFile(journal, []byte(j), 0o600)
+	os.WriteFile(filepath.Join(dir, "planted"), []byte("theirs"), 0o644)
+	out := filepath.Join(dir, "w.bpat")
+	code, _, e := bonebake(t, "bake", testfiles.WalkerGLTF(t, true), "-o", out)
+	if code == 0 || !strings.Contains(e, journal+": offset 0: journal: version 0") {
+		t.Errorf("exit %d, stderr %q; want the journal refused", code, e)
+	}
+	for _, p := range []string{outside, inside} {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "mine" {
+			t.Errorf("%s: %q, %v", p, b, err)
+		}
+	}
+	if names := folderNames(dir); !slices.Equal(names, []string{atomicfile.JournalName, "model.glb", "planted"}) {
+		t.Errorf("the folder holds %v", names)
+	}
+}
