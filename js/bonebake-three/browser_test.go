@@ -239,12 +239,20 @@ func tail(s []string, n int) []string {
 // two poses blended by smoothstep) times the joint's inverse bind.
 func TestBrowserPoses(t *testing.T) {
 	ctx := openPage(t)
+	for _, gpu := range []bool{false, true} {
+		t.Run(map[bool]string{false: "cpu", true: "gpu"}[gpu], func(t *testing.T) { testPoses(t, ctx, gpu) })
+	}
+}
+
+// testPoses compares the posed matrices of the CPU pass, or of the GPU pass
+// read back from its render target, with the Go reference.
+func testPoses(t *testing.T, ctx context.Context, gpu bool) {
 	f := soldier.file
 	units := [][2]any{{"Idle", 0.3}, {"Run", 0.55}, {"Walk", 0.9}, {"Walk", 0.25}}
 	// Unit 3 fades from Walk at 0.25 to Run at 0.75 over 2 s from t = 1; at
 	// t = 2 the fade is half done: smoothstep(0.5) = 0.5.
 	fade := map[string]any{"unit": 3, "clip": "Run", "phase": 0.75, "time": 2, "at": 2}
-	res := eval[struct{ Posed, InverseBinds [][]float64 }](t, ctx, fmt.Sprintf("window.bonebakeTest.poses(%s, %s)", jsonOf(units), jsonOf(fade)))
+	res := eval[struct{ Posed, InverseBinds [][]float64 }](t, ctx, fmt.Sprintf("window.bonebakeTest.poses(%s, %s, %v)", jsonOf(units), jsonOf(fade), gpu))
 	got := res.Posed
 	n := f.BoneCount()
 	if len(got) != len(units) {
@@ -305,8 +313,9 @@ func TestBrowserPoses(t *testing.T) {
 }
 
 // TestBrowserSilhouette: one unit drawn with each material kind (the model's
-// own, textured, and MeshBasic, Lambert, Standard, Physical) covers the
-// pixels the Go reference's skinned vertices project to, within 2 pixels.
+// own, textured, and MeshBasic, Lambert, Standard, Physical; posed by the CPU
+// pass, and by the GPU pass for two of them) covers the pixels the Go
+// reference's skinned vertices project to, within 2 pixels.
 func TestBrowserSilhouette(t *testing.T) {
 	ctx := openPage(t)
 	for _, pose := range []struct {
@@ -314,17 +323,18 @@ func TestBrowserSilhouette(t *testing.T) {
 		phase float64
 	}{{"Run", 0.3}, {"Walk", 0.8}} {
 		want := referenceBox(t, pose.clip, pose.phase)
-		for _, kind := range []string{"own", "basic", "lambert", "standard", "physical"} {
-			got := eval[struct{ X0, Y0, X1, Y1, N float64 }](t, ctx, fmt.Sprintf("window.bonebakeTest.silhouette(%q, %q, %v)", kind, pose.clip, pose.phase))
+		for _, k := range []string{"own", "basic", "lambert", "standard", "physical", "own/gpu", "standard/gpu"} {
+			kind, pass, _ := strings.Cut(k, "/")
+			got := eval[struct{ X0, Y0, X1, Y1, N float64 }](t, ctx, fmt.Sprintf("window.bonebakeTest.silhouette(%q, %q, %v, %v)", kind, pose.clip, pose.phase, pass == "gpu"))
 			if got.N < 500 {
-				t.Errorf("%s at %s %v: %v pixels drawn", kind, pose.clip, pose.phase, got.N)
+				t.Errorf("%s at %s %v: %v pixels drawn", k, pose.clip, pose.phase, got.N)
 				continue
 			}
 			g := [4]float64{got.X0, got.Y0, got.X1, got.Y1}
-			t.Logf("%s at %s %v: pixel box %v, %v pixels; reference %.1f", kind, pose.clip, pose.phase, g, got.N, want)
+			t.Logf("%s at %s %v: pixel box %v, %v pixels; reference %.1f", k, pose.clip, pose.phase, g, got.N, want)
 			for i := range g {
 				if math.Abs(g[i]-want[i]) > 2 {
-					t.Errorf("%s at %s %v: pixel box %v; the Go reference's vertices span %.1f", kind, pose.clip, pose.phase, g, want)
+					t.Errorf("%s at %s %v: pixel box %v; the Go reference's vertices span %.1f", k, pose.clip, pose.phase, g, want)
 					break
 				}
 			}
@@ -458,5 +468,34 @@ func TestPackInstall(t *testing.T) {
 		console.log(core.resolve(0.9375, 8, true).join(' '), typeof three.BonebakeCrowd, typeof core.BonebakeCrowd);`)
 	if got != "7 0 0.5 function undefined" {
 		t.Errorf("in a fresh project the package says %q; want the core's resolve, the binding's BonebakeCrowd, and no three.js in the core", got)
+	}
+}
+
+// TestBrowserGoldenGPU: the GPU pass's copy of the playback rule and fades
+// (POSE_PASS_FRAGMENT) shows the golden cases' rows and weights
+// (testdata/playback/golden.json, which the Go runtime and the node tests run
+// too), read back from its render target as a sum the case determines.
+func TestBrowserGoldenGPU(t *testing.T) {
+	ctx := openPage(t)
+	path, ok := testfiles.Find("playback", "golden.json")
+	if !ok {
+		t.Fatal("testdata/playback/golden.json is missing")
+	}
+	golden, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := eval[[]struct {
+		Name      string
+		T         float64
+		Got, Want float64
+	}](t, ctx, "window.bonebakeTest.goldenGPU("+string(golden)+")")
+	if len(got) < 8 {
+		t.Fatalf("%d golden probes ran on the GPU", len(got))
+	}
+	for _, p := range got {
+		if math.Abs(p.Got-p.Want) > 1e-4*max(1, math.Abs(p.Want)) {
+			t.Errorf("%s at t=%v: the GPU pass shows Σ w·row %v; the golden case %v", p.Name, p.T, p.Got, p.Want)
+		}
 	}
 }

@@ -174,6 +174,12 @@ export class SkinPalette {
 /** Socket s of a unit showing pose (Clock.at's numbers): the top three rows of its model-space matrix. */
 export function socketAt(bpat: BPAT, pose: ArrayLike<number>, socket: number, out?: Float64Array): Float64Array;
 
+export const POSE_PASS_VERTEX: string;
+export const POSE_PASS_FRAGMENT: string;
+export const RECORD_FLOATS: 16;
+/** A unit's clock as the GPU pass reads it: 16 floats at out[offset]. */
+export function writeRecord(clock: Clock, out: Float32Array, offset: number): void;
+
 export const SKIN_PARS: string;
 export const SKIN_BASE: string;
 export const SKIN_NORMAL: string;

@@ -15,6 +15,8 @@ export interface CrowdOptions {
   material?: (material: Material, mesh: SkinnedMesh) => Material;
   /** Widest posed texture, in texels (default 2048). */
   maxTextureWidth?: number;
+  /** 'gpu' (default): update(time, renderer) poses units on the GPU; 'cpu': always on the CPU. */
+  pass?: 'gpu' | 'cpu';
 }
 
 export interface PlayOptions {
@@ -53,7 +55,8 @@ export class BonebakeCrowd extends Group {
   poseOf(i: number, time: number, out?: Float64Array): Float64Array;
   /** The world matrix of a unit's socket at time (its placement times the socket's blended pose). */
   socketMatrix(i: number, socket: string | number, time: number, target?: Matrix4): Matrix4;
-  update(time: number): void;
+  /** Poses every unit at time: on the GPU when given the renderer, else on the CPU. */
+  update(time: number, renderer?: import('three').WebGLRenderer): void;
   dispose(): void;
 }
 

@@ -60,3 +60,115 @@ objectTangent = (bonebakeSkin4 * vec4(objectTangent, 0.0)).xyz;
 export const SKIN_VERTEX = /* glsl */ `
 transformed = (bonebakeSkin4 * vec4(transformed, 1.0)).xyz;
 `;
+
+/**
+ * The skinning pass on the GPU (GLSL ES 3.00, a full-screen triangle drawn
+ * into the posed texture): each texel is row k of bone b's posed skinning
+ * matrix of one unit, computed from the unit's clock record (16 floats: the
+ * own clip's, the faded-from clip's and the prior's playheads as phase, rate,
+ * first palette row, (frames − 1)·8 + loops + 2·wraps; then start, fade start,
+ * 1/fade time, the prior's share, negative when the prior is a speed blend's
+ * other gait) by Clock.at's rules (core/playback.js, crowd.TimeRecord.At),
+ * and the skin palette (palette · inverse bind, three texels a bone and
+ * frame, framesPerRow frames to a texture row).
+ */
+export const POSE_PASS_VERTEX = /* glsl */ `
+precision highp float;
+in vec3 position;
+void main() { gl_Position = vec4(position.xy, 0.0, 1.0); }
+`;
+
+export const POSE_PASS_FRAGMENT = /* glsl */ `
+precision highp float;
+precision highp int;
+precision highp sampler2D;
+uniform sampler2D bonebakeRecords;   // 4 texels a unit, bonebakeRecordsPerRow units a row
+uniform int bonebakeRecordsPerRow;
+uniform sampler2D bonebakeSkinPalette;
+uniform int bonebakeFramesPerRow;
+uniform int bonebakeBones;
+uniform int bonebakePerRow;
+uniform int bonebakeCount;
+uniform float bonebakeTime;
+layout(location = 0) out highp vec4 bonebakePosed;
+
+float bonebakeSettle(float q, bool wraps) {
+  if (q >= 0.0 && q < 1.0) return q;
+  if (wraps) { float r = q - floor(q); return (r >= 0.0 && r < 1.0) ? r : 0.0; }
+  return q >= 0.0 ? min(q, 1.0) : 0.0; // NaN compares false: 0
+}
+
+// rows resolves a playhead dt seconds after its record's start to palette rows
+// and lerp by docs/formats/bpat.md §5.2.
+vec3 bonebakeRows(vec4 p, float dt) {
+  int code = int(p.w);
+  int last = code >> 3;
+  if (last == 0) return vec3(p.z, p.z, 0.0);
+  float ph = bonebakeSettle(p.x + p.y * dt, (code & 2) != 0);
+  bool loops = (code & 1) != 0;
+  float pos = ph * float(loops ? last + 1 : last);
+  int f = min(int(floor(pos)), last);
+  int nx = f + 1 > last ? (loops ? 0 : last) : f + 1;
+  return vec3(p.z + float(f), p.z + float(nx), pos - float(f));
+}
+
+vec4 bonebakeSkinRow(float frame, int col) {
+  int f = int(frame);
+  int row = f / bonebakeFramesPerRow;
+  int x = (f - row * bonebakeFramesPerRow) * bonebakeBones * 3 + col;
+  return texelFetch(bonebakeSkinPalette, ivec2(x, row), 0);
+}
+
+vec4 bonebakeLerped(vec3 r, int col) {
+  vec4 a = bonebakeSkinRow(r.x, col);
+  return a + (bonebakeSkinRow(r.y, col) - a) * r.z;
+}
+
+void main() {
+  ivec2 p = ivec2(gl_FragCoord.xy);
+  int unitTexels = bonebakeBones * 3;
+  int unit = p.y * bonebakePerRow + p.x / unitTexels;
+  if (unit >= bonebakeCount) { bonebakePosed = vec4(0.0); return; }
+  int col = p.x - (p.x / unitTexels) * unitTexels; // bone·3 + row
+  int rr = unit / bonebakeRecordsPerRow;
+  int rx = (unit - rr * bonebakeRecordsPerRow) * 4;
+  vec4 own = texelFetch(bonebakeRecords, ivec2(rx, rr), 0);
+  vec4 from = texelFetch(bonebakeRecords, ivec2(rx + 1, rr), 0);
+  vec4 prior = texelFetch(bonebakeRecords, ivec2(rx + 2, rr), 0);
+  vec4 clock = texelFetch(bonebakeRecords, ivec2(rx + 3, rr), 0);
+  float t = bonebakeTime, dt = t - clock.x;
+  float w = 1.0, wFrom = 0.0, wPrior = 0.0;
+  vec4 pose = vec4(0.0);
+  if (clock.z > 0.0) {
+    float x = (t - clock.y) * clock.z;
+    if (x < 1.0) {
+      x = max(x, 0.0);
+      w = x * x * (3.0 - 2.0 * x);
+      wFrom = 1.0 - w;
+    }
+  }
+  float share = abs(clock.w);
+  if (share != 0.0) {
+    if (clock.w < 0.0) { wPrior = w * share; }
+    else if (w < 1.0) { wPrior = (1.0 - w) * share; wFrom = (1.0 - w) * (1.0 - share); }
+  }
+  pose = (1.0 - wFrom - wPrior) * bonebakeLerped(bonebakeRows(own, dt), col);
+  if (wFrom > 0.0) pose += wFrom * bonebakeLerped(bonebakeRows(from, dt), col);
+  if (wPrior > 0.0) pose += wPrior * bonebakeLerped(bonebakeRows(prior, dt), col);
+  bonebakePosed = pose;
+}
+`;
+
+/** RECORD_FLOATS: a unit's clock record for the GPU pass. */
+export const RECORD_FLOATS = 16;
+
+/** writeRecord puts clock's state at out[offset…offset+16) as POSE_PASS_FRAGMENT reads it. */
+export function writeRecord(clock, out, offset) {
+  const ph = (p, o) => {
+    out[o] = p.phase; out[o + 1] = p.rate; out[o + 2] = p.row;
+    out[o + 3] = (p.frames - 1) * 8 + (p.loops ? 1 : 0) + (p.wraps ? 2 : 0);
+  };
+  ph(clock.own, offset); ph(clock.from, offset + 4); ph(clock.prior, offset + 8);
+  out[offset + 12] = clock.start; out[offset + 13] = clock.fadeStart; out[offset + 14] = clock.fadeInv;
+  out[offset + 15] = clock.priorIsGait ? -clock.priorShare : clock.priorShare;
+}

@@ -9,10 +9,11 @@
 import {
   BufferAttribute, Group, InstancedMesh, InstancedBufferAttribute, DataTexture, RGBAFormat, FloatType, NearestFilter,
   Matrix4, Quaternion, Vector3, Color, Sphere, MeshDepthMaterial, MeshDistanceMaterial, RGBADepthPacking,
+  Mesh, Scene, OrthographicCamera, BufferGeometry, Float32BufferAttribute, RawShaderMaterial, GLSL3, WebGLRenderTarget,
 } from 'three';
 import {
   Clock, playhead, clipRate, speedBlend, SkinPalette, socketAt,
-  SKIN_PARS, SKIN_BASE, SKIN_NORMAL, SKIN_VERTEX,
+  SKIN_PARS, SKIN_BASE, SKIN_NORMAL, SKIN_VERTEX, POSE_PASS_VERTEX, POSE_PASS_FRAGMENT, RECORD_FLOATS, writeRecord,
 } from '../core/index.js';
 
 export * from '../core/index.js';
@@ -142,6 +143,14 @@ export class BonebakeCrowd extends Group {
     this._pos = new Float32Array(this.count * 3);
     this._boundsDirty = true;
     for (let i = 0; i < this.count; i++) this.setTransform(i, 0, 0, 0, 0, 1);
+    this._gpu = opts.pass === 'cpu' ? null : gpuPass(this, maxWidth);
+  }
+
+  // _record copies unit i's clock into the records the GPU pass reads.
+  _record(i) {
+    if (!this._gpu) return;
+    writeRecord(this.clocks[i], this._gpu.records, i * RECORD_FLOATS);
+    this._gpu.recordTexture.needsUpdate = true;
   }
 
   /** Places unit i at (x, y, z), turned by heading radians about +y (from +z toward +x), scaled. */
@@ -198,6 +207,7 @@ export class BonebakeCrowd extends Group {
       clock.switchTo(time, to, first ? 0 : (fade ?? DEFAULT_FADE));
     }
     this.clips[i] = k;
+    this._record(i);
   }
 
   /**
@@ -221,6 +231,7 @@ export class BonebakeCrowd extends Group {
     const oc = this.bpat.clips[other];
     const w = own === rk ? 1 - b.run : b.run;
     clock.setGait(time, playhead({ phase: clock.own.phase, rate: b.rate, row: oc.frameOffset, frames: oc.frameCount, loops: oc.loops }), w);
+    this._record(i);
   }
 
   /** The phase unit i's own clip shows at time. */
@@ -250,11 +261,28 @@ export class BonebakeCrowd extends Group {
     return target.premultiply(_m.fromArray(this.instanceMatrix.array, 16 * i));
   }
 
-  /** update poses every unit at time (seconds, the clock play() and move() were given) and uploads the texture. */
-  update(time) {
-    const n = this.count, fs = this.skin.frameSize, pose = this._pose;
-    for (let i = 0; i < n; i++) this.skin.write(this.posed, i * fs, this.clocks[i].at(time, pose));
-    this.texture.needsUpdate = true;
+  /**
+   * update poses every unit at time (seconds, the clock play() and move()
+   * were given). Given the renderer, it runs the pass on the GPU: one draw
+   * into the posed texture from the units' clock records, which are uploaded
+   * only when a unit's clip changed; without it (or with { pass: 'cpu' }) the
+   * CPU writes the texture and uploads it whole.
+   */
+  update(time, renderer) {
+    if (renderer && this._gpu) {
+      const g = this._gpu;
+      g.uniforms.bonebakeTime.value = time;
+      const before = renderer.getRenderTarget();
+      renderer.setRenderTarget(g.target);
+      renderer.render(g.scene, g.camera);
+      renderer.setRenderTarget(before);
+      this.uniforms.bonebakeSkin.value = g.target.texture;
+    } else {
+      const n = this.count, fs = this.skin.frameSize, pose = this._pose;
+      for (let i = 0; i < n; i++) this.skin.write(this.posed, i * fs, this.clocks[i].at(time, pose));
+      this.texture.needsUpdate = true;
+      this.uniforms.bonebakeSkin.value = this.texture;
+    }
     if (this._boundsDirty) this._bounds();
   }
 
@@ -272,11 +300,57 @@ export class BonebakeCrowd extends Group {
 
   dispose() {
     this.texture.dispose();
+    if (this._gpu) {
+      for (const x of [this._gpu.target, this._gpu.recordTexture, this._gpu.skinTexture, this._gpu.material, this._gpu.mesh.geometry]) x.dispose();
+    }
     for (const m of this.meshes) {
       m.geometry.dispose();
       for (const mat of [m.material, m.customDepthMaterial, m.customDistanceMaterial].flat()) mat.dispose();
     }
   }
+}
+
+// gpuPass builds the GPU skinning pass of a crowd: its units' clock records
+// (4 texels a unit), the skin palette as a texture, and a full-screen
+// triangle drawn into a float render target shaped as the posed texture.
+function gpuPass(crowd, maxWidth) {
+  const n = crowd.count, B = crowd.bpat.boneCount;
+  const recPerRow = Math.max(1, Math.min(n, Math.floor(maxWidth / 4)));
+  const recRows = Math.ceil(n / recPerRow);
+  const records = new Float32Array(recPerRow * 4 * recRows * 4);
+  const recordTexture = floatTexture(records, recPerRow * 4, recRows);
+  // The skin palette, framesPerRow frames to a texture row.
+  const total = crowd.bpat.frameTotal, framesPerRow = Math.max(1, Math.ceil(total / maxWidth));
+  const skinRows = Math.ceil(total / framesPerRow);
+  const skin = new Float32Array(framesPerRow * skinRows * B * 12);
+  skin.set(crowd.skin.skin);
+  const skinTexture = floatTexture(skin, framesPerRow * B * 3, skinRows);
+  const uniforms = {
+    bonebakeRecords: { value: recordTexture }, bonebakeRecordsPerRow: { value: recPerRow }, bonebakeSkinPalette: { value: skinTexture },
+    bonebakeFramesPerRow: { value: framesPerRow }, bonebakeBones: { value: B },
+    bonebakePerRow: { value: crowd.perRow }, bonebakeCount: { value: n }, bonebakeTime: { value: 0 },
+  };
+  const material = new RawShaderMaterial({ glslVersion: GLSL3, vertexShader: POSE_PASS_VERTEX, fragmentShader: POSE_PASS_FRAGMENT, uniforms, depthTest: false, depthWrite: false });
+  const geometry = new BufferGeometry();
+  geometry.setAttribute('position', new Float32BufferAttribute([-1, -1, 0, 3, -1, 0, -1, 3, 0], 3));
+  const mesh = new Mesh(geometry, material);
+  mesh.frustumCulled = false;
+  const scene = new Scene();
+  scene.add(mesh);
+  const target = new WebGLRenderTarget(crowd.texture.image.width, crowd.texture.image.height, {
+    type: FloatType, format: RGBAFormat, minFilter: NearestFilter, magFilter: NearestFilter, depthBuffer: false, generateMipmaps: false,
+  });
+  const g = { records, recordTexture, skinTexture, uniforms, material, mesh, scene, camera: new OrthographicCamera(), target };
+  crowd.clocks.forEach((c, i) => writeRecord(c, records, i * RECORD_FLOATS));
+  return g;
+}
+
+function floatTexture(data, width, height) {
+  const t = new DataTexture(data, width, height, RGBAFormat, FloatType);
+  t.minFilter = t.magFilter = NearestFilter;
+  t.generateMipmaps = false;
+  t.needsUpdate = true;
+  return t;
 }
 
 function duration(c) {

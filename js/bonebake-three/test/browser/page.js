@@ -61,13 +61,22 @@ window.bonebakeTest = {
   // fade.unit from its clip to fade.clip at fade.phase over fade.time seconds,
   // and returns, at fade.at, every unit's posed skinning matrices as the
   // crowd wrote them for the GPU.
-  poses(units, fade) {
-    const crowd = new BonebakeCrowd(gltf.scene, bpat, { count: units.length, gait });
+  // With gpu, the pass runs on the GPU and the texture is read back.
+  poses(units, fade, gpu) {
+    const crowd = new BonebakeCrowd(gltf.scene, bpat, { count: units.length, gait, pass: gpu ? 'gpu' : 'cpu' });
     units.forEach(([clip, phase], i) => crowd.play(i, clip, { phase, rate: 0, time: 0 }));
     crowd.play(fade.unit, fade.clip, { phase: fade.phase, rate: 0, time: 1, fade: fade.time });
-    crowd.update(fade.at);
+    let data = crowd.posed;
+    if (gpu) {
+      crowd.update(fade.at, renderer);
+      const t = crowd._gpu.target;
+      data = new Float32Array(t.width * t.height * 4);
+      renderer.readRenderTargetPixels(t, 0, 0, t.width, t.height, data);
+    } else {
+      crowd.update(fade.at);
+    }
     const fs = bpat.boneCount * 12;
-    const posed = units.map((_, i) => Array.from(crowd.posed.subarray(i * fs, (i + 1) * fs)));
+    const posed = units.map((_, i) => Array.from(data.subarray(i * fs, (i + 1) * fs)));
     let ref;
     gltf.scene.traverse((o) => { if (!ref && o.isSkinnedMesh && o.skeleton.bones.length === bpat.boneCount) ref = o; });
     const inverseBinds = ref.skeleton.boneInverses.map((m) => Array.from(m.elements));
@@ -77,7 +86,7 @@ window.bonebakeTest = {
 
   // silhouette draws one unit at [clip, phase] with a material kind, lit
   // from the front, and returns the bounding box of its pixels.
-  silhouette(kind, clip, phase) {
+  silhouette(kind, clip, phase, gpu) {
     const scene = new THREE.Scene();
     scene.add(new THREE.AmbientLight(0xffffff, 1.5));
     const light = new THREE.DirectionalLight(0xffffff, 1.5);
@@ -85,7 +94,7 @@ window.bonebakeTest = {
     scene.add(light);
     const crowd = new BonebakeCrowd(gltf.scene, bpat, { count: 1, material: materials[kind] ?? undefined });
     crowd.play(0, clip, { phase, rate: 0 });
-    crowd.update(0);
+    crowd.update(0, gpu ? renderer : undefined);
     scene.add(crowd);
     const b = box(pixels(scene, frontCamera()));
     crowd.dispose();
@@ -110,7 +119,7 @@ window.bonebakeTest = {
     scene.add(plane);
     const crowd = new BonebakeCrowd(gltf.scene, bpat, { count: 1, material: materials.standard });
     crowd.play(0, clip, { phase, rate: 0 });
-    crowd.update(0);
+    crowd.update(0, renderer);
     scene.add(crowd);
     const cam = new THREE.OrthographicCamera(-4, 4, 4, -4, 0.1, 100);
     cam.position.set(0, 10, 0);
@@ -134,3 +143,45 @@ window.bonebakeTest = {
   gait = await loadGait(gaitURL(bpatURL), { bpat, optional: true });
   window.bonebakeReady = true;
 })().catch((e) => { window.bonebakeError = String(e.stack || e); console.error(e); });
+
+// goldenGPU runs the golden fades (testdata/playback/golden.json) through the
+// GPU pass: a one-bone character whose palette frame f is a translation by f
+// along x, bound at identity, so that a unit's posed x is
+// Σ weight · (frame + (next − frame) · lerp) over its clips: the rows and
+// weights the golden case expects, summed. One unit per probe, one pass per
+// probe time.
+import { bpatFile, T } from '/test/bpatfile.mjs';
+import { parseBPAT, playhead } from '/src/core/index.js';
+
+window.bonebakeTest.goldenGPU = (golden) => {
+  const clips = Object.entries(golden.clips).sort((a, b) => a[1].row - b[1].row);
+  let row = 0;
+  const file = parseBPAT(bpatFile(1, clips.map(([name, c]) => {
+    if (c.row !== row) throw new Error(`golden clip ${name} starts at row ${c.row}, not ${row}`);
+    const frames = Array.from({ length: c.frames }, (_, f) => [T(row + f, 0, 0)]);
+    row += c.frames;
+    return { name, loops: c.loops, frames };
+  })), { name: 'golden.bpat' });
+  const root = new THREE.Group(), bone = new THREE.Bone();
+  const geo = new THREE.BufferGeometry();
+  geo.setAttribute('position', new THREE.Float32BufferAttribute([0, 0, 0, 1, 0, 0, 0, 1, 0], 3));
+  geo.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(new Array(12).fill(0), 4));
+  geo.setAttribute('skinWeight', new THREE.Float32BufferAttribute([1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], 4));
+  const sm = new THREE.SkinnedMesh(geo, new THREE.MeshBasicMaterial());
+  sm.bind(new THREE.Skeleton([bone], [new THREE.Matrix4()]), new THREE.Matrix4());
+  root.add(bone, sm);
+  const probes = golden.fades.flatMap((c) => c.probes.map((p) => ({ c, p })));
+  const crowd = new BonebakeCrowd(root, file, { count: probes.length, pass: 'gpu' });
+  const num = (v) => (v === 'NaN' ? NaN : v === 'Inf' ? Infinity : v === '-Inf' ? -Infinity : v);
+  probes.forEach(({ c, p }, i) => {
+    for (const s of c.switches) if (s.t <= p.t) crowd.clocks[i].switchTo(s.t, playhead(golden.clips[s.to]), num(s.fade));
+    crowd._record(i);
+  });
+  const t = crowd._gpu.target, data = new Float32Array(t.width * t.height * 4);
+  return probes.map(({ c, p }, i) => {
+    crowd.update(p.t, renderer);
+    renderer.readRenderTargetPixels(t, 0, 0, t.width, t.height, data);
+    const want = [p.own, p.from, p.prior].reduce((x, [a, b, l, w]) => x + w * (a + (b - a) * l), 0);
+    return { name: c.name, t: p.t, got: data[i * 12 + 3], want };
+  });
+};
