@@ -132,3 +132,28 @@ func TestREADMEFoxInMetres(t *testing.T) {
 		t.Errorf("bat of the unscaled fox: exit %d, no size hint: %s", code, se)
 	}
 }
+
+// sample names the bones: a built-in creature's from its skeleton, a baked
+// model's with --model (BPAT stores no names); without either it says how.
+func TestSampleNamesBones(t *testing.T) {
+	dir := t.TempDir()
+	if code, so, se := bonebake(t, "bake", "-o", dir, "--species", "horse"); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	_, so, _ := bonebake(t, "sample", filepath.Join(dir, "horse.bpat"), "--clip", "gallop", "--phase", "0.5")
+	if !strings.Contains(so, "\nbone 0 Root\n") {
+		t.Errorf("horse: no bone names:\n%.300s", so)
+	}
+	fox := sharedModel(t, "Fox.glb")
+	out := filepath.Join(dir, "fox.bpat")
+	if code, so, se := bonebake(t, "bake", fox, "-o", out, "--scale", "0.01"); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	_, so, _ = bonebake(t, "sample", out, "--species", "6", "--clip", "Walk", "--model", fox)
+	if !strings.Contains(so, "\nbone 6 b_Head_05\n") {
+		t.Errorf("fox --model: no bone names:\n%.300s", so)
+	}
+	if _, so, _ = bonebake(t, "sample", out, "--species", "6", "--clip", "Walk"); !strings.Contains(so, "--model") {
+		t.Errorf("fox without --model does not say how to name bones:\n%.300s", so)
+	}
+}

@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
+	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )
@@ -18,6 +22,7 @@ func newSampleCmd() *cobra.Command {
 		to      string
 		toPhase string
 		weight  string
+		model   string
 		asJSON  bool
 		species speciesFlag
 	)
@@ -93,6 +98,9 @@ alike. Skinning is linear, so this is also the blend of the two skinned meshes.`
 				res.Weight = &w
 			}
 			res.Palette = chunks(pal, bpat.FloatsPerBone)
+			if res.Bones, err = sampleBoneNames(a[0], f, model, cmd.ErrOrStderr()); err != nil {
+				return err
+			}
 			for i, m := range chunks(soc, bpat.FloatsPerSocket) {
 				so := f.Sockets()[i]
 				res.Sockets = append(res.Sockets, socketSample{Index: i, Name: so.Name, Anchor: so.Anchor, Rows: m})
@@ -105,6 +113,7 @@ alike. Skinning is linear, so this is also the blend of the two skinned meshes.`
 		},
 	}
 	cmd.Flags().StringVar(&clip, "clip", "", "clip name (required)")
+	cmd.Flags().StringVar(&model, "model", "", "the glTF model the file was baked from, to name its bones (a built-in creature's are named without it)")
 	cmd.Flags().StringVar(&phase, "phase", "0", "clip phase: 0 is the start, 1 the end")
 	cmd.Flags().StringVar(&to, "to", "", "a second clip to cross-fade to (default none)")
 	cmd.Flags().StringVar(&toPhase, "to-phase", "0", "the --to clip's phase")
@@ -138,15 +147,18 @@ func blend(a, b []float32, w float64) {
 
 // sampleResult is what sample prints; keys follow docs/json.md.
 type sampleResult struct {
-	File    string         `json:"file"`
-	Clip    string         `json:"clip"`
-	Phase   float64        `json:"phase"`
-	Frame   int            `json:"frame"`
-	Next    int            `json:"next"`
-	Lerp    float32        `json:"lerp"`
-	To      *sampleSide    `json:"to,omitempty"`     // the clip faded to, with --to
-	Weight  *float64       `json:"weight,omitempty"` // its weight, with --to
-	Palette [][]float32    `json:"palette"`          // per bone, 16 floats row-major
+	File    string      `json:"file"`
+	Clip    string      `json:"clip"`
+	Phase   float64     `json:"phase"`
+	Frame   int         `json:"frame"`
+	Next    int         `json:"next"`
+	Lerp    float32     `json:"lerp"`
+	To      *sampleSide `json:"to,omitempty"`     // the clip faded to, with --to
+	Weight  *float64    `json:"weight,omitempty"` // its weight, with --to
+	Palette [][]float32 `json:"palette"`          // per bone, 16 floats row-major
+	// Bones names the palette's bones, when known: BPAT stores no names, so
+	// they come from --model, or from the built-in creature the file is.
+	Bones   []string       `json:"bones,omitempty"`
 	Sockets []socketSample `json:"sockets"`
 }
 
@@ -181,13 +193,49 @@ func (r *sampleResult) print(w io.Writer, f *bpat.File) {
 		fmt.Fprintf(w, "fading to clip %q at phase %g: frame %d, next %d, lerp %.6g; weight %g\n", r.To.Clip, r.To.Phase, r.To.Frame, r.To.Next, r.To.Lerp, *r.Weight)
 	}
 	for b, m := range r.Palette {
-		fmt.Fprintf(w, "\nbone %d\n", b)
+		if b < len(r.Bones) {
+			fmt.Fprintf(w, "\nbone %d %s\n", b, shown(r.Bones[b]))
+		} else {
+			fmt.Fprintf(w, "\nbone %d\n", b)
+		}
 		printRows(w, m, 4)
+	}
+	if len(r.Bones) == 0 && len(r.Palette) > 0 {
+		fmt.Fprintln(w, "\n(a BPAT file stores no bone names: --model MODEL.glb names them, as baked from it)")
 	}
 	for _, so := range r.Sockets {
 		fmt.Fprintf(w, "\nsocket %d %s (anchor bone %d)\n", so.Index, shown(so.Name), so.Anchor)
 		printRows(w, so.Rows, 3)
 	}
+}
+
+// sampleBoneNames names a file's palette bones: those of --model baked with its
+// default settings (refused when their count differs: the file was baked with
+// other ones), else those of the built-in creature whose file name and species
+// id the file has, else none.
+func sampleBoneNames(path string, f *bpat.File, model string, notes io.Writer) ([]string, error) {
+	if model != "" {
+		if err := inputFile(model); err != nil {
+			return nil, err
+		}
+		m, err := loadModel(model, gltfbake.Settings{}, io.Discard)
+		if err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, f.BoneCount())
+		for _, b := range m.Job.Rig.PaletteBones() {
+			names = append(names, m.Job.Rig.Skeleton.Names[b])
+		}
+		if len(names) != f.BoneCount() {
+			return nil, usagef("--model %s: its bake has %d bones, %s has %d: it was baked with other settings (--max-bones, --deforming-only, a manifest), so its bones cannot be named from the model alone", model, len(names), path, f.BoneCount())
+		}
+		return names, nil
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if s := creatures.ByName(name); s != nil && s.ID == f.Header().SpeciesID && s.Skeleton.Len() == f.BoneCount() {
+		return append([]string(nil), s.Skeleton.Names...), nil
+	}
+	return nil, nil
 }
 
 func printRows(w io.Writer, m []float32, rows int) {
