@@ -32,7 +32,8 @@ func CreatureOptions() bpx.PackOptions {
 // species.Creature.WriteFiles writes), and the same bake as BPX containers an
 // engine that reads BPX loads directly: <name>.palette.bpx, the palettes as a Float32
 // texture (type T), and <name>.model.bpx, the mesh, bones and frames as a model
-// (type M). progress, when not nil, is told of each creature as it is baked.
+// (type M). progress, when not nil, is told of each creature as it is baked, then
+// once with "" as the package is compressed and written.
 func Creatures(path string, creatures []*species.Creature, progress func(name string)) ([]Entry, error) {
 	var objs []bpx.PackInput
 	add := func(name string, b []byte) {
@@ -76,6 +77,9 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 		}
 	}
 	slices.SortFunc(objs, func(a, b bpx.PackInput) int { return strings.Compare(a.Name, b.Name) })
+	if progress != nil {
+		progress("")
+	}
 	o := CreatureOptions()
 	var err error
 	if o.Metadata, err = CreatureMetadata(creatures); err != nil {

@@ -295,7 +295,19 @@ func bakePackage(cmd *cobra.Command, path string, only []string) error {
 		return err
 	}
 	start := time.Now()
-	entries, err := pack.Creatures(path, chosen, nil)
+	// Baking and compressing take seconds to a minute: a line per stage on
+	// stderr, with the time so far, so that the wait is never silent.
+	i, errw := 0, cmd.ErrOrStderr()
+	stage := func(name string) {
+		at := float64(time.Since(start).Milliseconds()) / 1000
+		if name == "" {
+			fmt.Fprintf(errw, "bonebake: %.1f s: compressing and writing %s (xz)\n", at, path)
+			return
+		}
+		i++
+		fmt.Fprintf(errw, "bonebake: %.1f s: baking %s (%d of %d)\n", at, name, i, len(chosen))
+	}
+	entries, err := pack.Creatures(path, chosen, stage)
 	if err != nil {
 		return err
 	}

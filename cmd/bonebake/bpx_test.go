@@ -176,6 +176,11 @@ func TestBakePackage(t *testing.T) {
 	if !strings.Contains(stdout, said) {
 		t.Errorf("%s", stdout)
 	}
+	// Seconds to a minute of work are never silent: a line per stage on stderr
+	// (issue 45 item 7).
+	if !strings.Contains(errOut, "baking horse (1 of ") || !strings.Contains(errOut, "compressing and writing "+out) {
+		t.Errorf("no progress lines on stderr: %q", errOut)
+	}
 	code, list, _ := bonebake(t, "bpx", "list", out)
 	if code != 0 {
 		t.Errorf("bpx list: exit %d", code)
