@@ -301,8 +301,9 @@ func uniform(s rig.Vec3) bool {
 
 // inherit folds a model's InheritType into its local transform (§7), given
 // its parent's local scale: RSrs (1) is the rule every transform follows; Rrs
-// (2) does not take the parent's scale, which for a uniform parent scale is
-// dividing the local transform by it; RrSs (0) differs from RSrs only under
+// (2) does not take the parent's local scale into its own rotation and scale
+// (its position still follows it), which for a uniform parent scale is its
+// scale divided by the parent's; RrSs (0) differs from RSrs only under
 // non-uniform scale. What cannot be represented is refused.
 func (s *scene) inherit(m *model, l rig.Transform, parentScale rig.Vec3) (rig.Transform, error) {
 	switch m.num("InheritType", 1) {
@@ -313,9 +314,10 @@ func (s *scene) inherit(m *model, l rig.Transform, parentScale rig.Vec3) (rig.Tr
 		if !uniform(parentScale) || parentScale[0] == 0 {
 			return l, s.fail(RuleInherit, "model %q does not inherit its parent's scale (InheritType 2, Rrs), which is not uniform (%v): such a transform is no translation, rotation and scale", m.obj.Name, parentScale)
 		}
-		k := 1 / parentScale[0]
-		l.Translation = l.Translation.Scale(k)
-		l.Scale = l.Scale.Scale(k)
+		// Its position still moves with the parent's scale (the SDK's rule,
+		// and three.js's: global T = parent global · local T); only its
+		// rotation and scale leave the parent's local scale out.
+		l.Scale = l.Scale.Scale(1 / parentScale[0])
 	case 0:
 		if !uniform(parentScale) {
 			return l, s.fail(RuleInherit, "model %q inherits as RrSs (InheritType 0) from a parent of non-uniform scale %v: not supported", m.obj.Name, parentScale)

@@ -444,3 +444,37 @@ func TestUnreadableLayerLeftOut(t *testing.T) {
 		t.Errorf("vertices %d, warnings %q", m.Mesh.VertexCount(), m.Warnings)
 	}
 }
+
+// InheritType 2 (Rrs): a child of a parent scaled 2× stands where the
+// parent's scale puts it (its position follows the parent's whole transform)
+// but is not scaled itself.
+func TestInheritRrs(t *testing.T) {
+	b, err := os.ReadFile(writeASCII(t, yUp, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), `	Model: 1, "Model::Root", "LimbNode" {
+	}`, `	Model: 1, "Model::Root", "LimbNode" {
+		Properties70:  {
+			P: "Lcl Scaling", "Lcl Scaling", "", "A",2,2,2
+		}
+	}`, 1)
+	src = strings.Replace(src, `			P: "Lcl Translation", "Lcl Translation", "", "A",0,100,0
+		}`, `			P: "Lcl Translation", "Lcl Translation", "", "A",0,100,0
+			P: "InheritType", "enum", "", "",2
+		}`, 1)
+	p := filepath.Join(t.TempDir(), "rrs.fbx")
+	os.WriteFile(p, []byte(src), 0o644)
+	cf, err := LoadClips(p, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cf.RestGlobal(1)
+	// 1 m (100 cm) up, doubled by the root's scale; the arm itself at scale 1.
+	if pos := g.Translation(); !near(pos[1], 2, 1e-9) {
+		t.Errorf("arm at %v, want y 2", pos)
+	}
+	if sx := math.Sqrt(g[0]*g[0] + g[4]*g[4] + g[8]*g[8]); !near(sx, 1, 1e-9) {
+		t.Errorf("arm's global scale %v, want 1", sx)
+	}
+}
