@@ -59,6 +59,10 @@ type Asset struct {
 	boneNames []string        // nil when unknown (a bare .bpat)
 	parents   []int           // palette index of each bone's parent, -1 for a root; nil when unknown
 	warning   string
+	// restBounds is the box (low, high corner) of a glTF model's mesh at rest
+	// where the spec puts it (gltf.Model.RestPositions), which the page frames;
+	// nil where the mesh's own positions are at rest.
+	restBounds *[2][3]float32
 	// notes are what bake would print beside the bake: joints dropped or
 	// merged to fit the bone limit (and how far that moves the vertices).
 	notes []string
@@ -285,6 +289,7 @@ func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {
 		a.mesh, a.meshKind = m.Mesh, MeshGLTF
+		a.restBounds = boundsOf(m.RestPositions())
 		a.inverseBind = matrices32(m.InverseBind)
 		a.batIn = func() (*bat.Input, error) { return bat.FromBPAT(a.Name, a.file, m.InverseBind, a.mesh) }
 		index := map[*gltf.Texture]int{} // parts that share a texture share its upload
@@ -307,6 +312,33 @@ func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 	a.warning = strings.Join(m.Warnings, "; ")
 	a.notes = model.Reduction.Notes()
 	return a, nil
+}
+
+// boundsOf returns the box around the finite points of ps, or nil when there
+// are none.
+func boundsOf(ps [][3]float32) *[2][3]float32 {
+	var b *[2][3]float32
+	for _, p := range ps {
+		if !finite3(p) {
+			continue
+		}
+		if b == nil {
+			b = &[2][3]float32{p, p}
+		}
+		for k := range 3 {
+			b[0][k], b[1][k] = min(b[0][k], p[k]), max(b[1][k], p[k])
+		}
+	}
+	return b
+}
+
+func finite3(p [3]float32) bool {
+	for _, x := range p {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // jointParents gives each joint the palette index of its nearest ancestor that is

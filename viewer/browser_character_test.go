@@ -128,6 +128,23 @@ func TestBrowserCharacters(t *testing.T) {
 					want.fill(screen[tr[0]], screen[tr[1]], screen[tr[2]])
 				}
 			}
+			// The page sizes and frames the model by its box at rest, where
+			// the spec puts it (every mesh node at rest).
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for n := range ref.NodeCount() {
+				if ref.MeshOf(n) >= 0 {
+					vs, err := ref.Vertices(n, -1, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, v := range vs {
+						lo, hi = min(lo, v[1]), max(hi, v[1])
+					}
+				}
+			}
+			if h := p.number("bonebake.state.assets[0].height"); math.Abs(h-(hi-lo)) > 1e-4*(hi-lo) {
+				t.Errorf("the page measures the model %.5g tall; at rest it is %.5g", h, hi-lo)
+			}
 			if vertices != a.Mesh().VertexCount() {
 				t.Errorf("the file's mesh nodes have %d vertices; the viewer draws %d", vertices, a.Mesh().VertexCount())
 			}
@@ -287,4 +304,24 @@ func absInt(x int) int {
 		return -x
 	}
 	return x
+}
+
+// TestBrowserRestBounds: the page measures a glTF model by the box at rest the
+// server sends (rest_bounds), not by the mesh's stored positions, which for a
+// skin bound in another pose stand in that pose. Here the box is made up, 3 m
+// tall and 2 m wide, about CesiumMan's 1.5 m.
+func TestBrowserRestBounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	a, err := LoadGLTF(testfiles.Path(t, "gltf", "CesiumMan.gltf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.restBounds = &[2][3]float32{{-1, 0, -1}, {1, 3, 0.5}}
+	p := openViewer(t, []*Asset{a}, "?n=1&paused=1&skeleton=0&sockets=0&props=0", 400, 300)
+	if h, r := p.number("bonebake.state.assets[0].height"), p.number("bonebake.state.assets[0].radius"); h != 3 || r != 1 {
+		t.Errorf("the page measures height %v and radius %v; rest_bounds say 3 and 1", h, r)
+	}
+	p.checkClean()
 }

@@ -1,11 +1,13 @@
 package viewer
 
 import (
+	"encoding/json"
 	"io/fs"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/internal/gltfref"
 	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
@@ -71,5 +73,60 @@ func TestNoDisplayScale(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRestBounds: /api/assets gives a glTF model's box at rest where the glTF
+// spec puts its meshes (each mesh node posed at rest by internal/gltfref), which
+// the page frames it by. RobotExpressive's hands are skins bound in another
+// pose: their stored positions stand in that pose, 0.11 m further forward.
+func TestRestBounds(t *testing.T) {
+	for _, file := range []string{"threejs/RobotExpressive.glb", "threejs/Xbot.glb", "CesiumMan.gltf"} {
+		t.Run(file, func(t *testing.T) {
+			path := testfiles.Path(t, "gltf", file)
+			a, err := LoadGLTF(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := gltfref.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+			hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+			for n := range ref.NodeCount() {
+				if ref.MeshOf(n) < 0 {
+					continue
+				}
+				vs, err := ref.Vertices(n, -1, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range vs {
+					for k := range 3 {
+						lo[k], hi[k] = min(lo[k], v[k]), max(hi[k], v[k])
+					}
+				}
+			}
+			var list struct {
+				Assets []struct {
+					RestBounds *[2][3]float64 `json:"rest_bounds"`
+				} `json:"assets"`
+			}
+			if err := json.Unmarshal(get(t, New([]*Asset{a}), "/api/assets").Body.Bytes(), &list); err != nil {
+				t.Fatal(err)
+			}
+			b := list.Assets[0].RestBounds
+			if b == nil {
+				t.Fatal("no rest_bounds")
+			}
+			tol := 1e-4 * (hi[1] - lo[1])
+			for k := range 3 {
+				if math.Abs(b[0][k]-lo[k]) > tol || math.Abs(b[1][k]-hi[k]) > tol {
+					t.Errorf("rest_bounds %v, want %v %v within %.2g", *b, lo, hi, tol)
+					break
+				}
+			}
+		})
 	}
 }

@@ -116,6 +116,12 @@ type assetJSON struct {
 	// (fetched from /api/assets/{id}/snapshot), absent when it has none.
 	LOD      [2]float32    `json:"lod_distances"`
 	Snapshot *snapshotJSON `json:"snapshot,omitempty"`
+
+	// RestBounds is a glTF model's box at rest (low and high corner), from
+	// its mesh skinned at the rest pose: a skin bound in another pose keeps
+	// its vertices in that pose, and the page frames the model by this box.
+	// Absent: the mesh's positions are at rest.
+	RestBounds *[2][3]float32 `json:"rest_bounds,omitempty"`
 }
 
 type textureJSON struct {
@@ -159,7 +165,7 @@ func (a *Asset) describe(id int, builtins *crowd.Registry) assetJSON {
 		BoneNames: a.boneNames, Parents: a.parents,
 		Clips: []clipJSON{}, Sockets: []socketJSON{},
 		FileSize: a.size, PaletteBytes: h.PaletteSize(), SocketDataBytes: h.SocketDataSize(),
-		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(),
+		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(), RestBounds: a.restBounds,
 		Textures: []textureJSON{}, Warning: a.warning, Notes: a.notes,
 	}
 	sp, builtin := builtins.Registered(h.SpeciesID)

@@ -105,15 +105,19 @@ async function loadAsset(info) {
 }
 
 // measure finds the creature's size at rest (or, for bones drawn as boxes, from
-// the first frame). A model's mesh comes at rest where the glTF spec puts it
-// (docs/formats/gltf.md §1.2), in the scene's units: it is drawn as it is, with
+// the first frame). A model's box at rest comes from the server (rest_bounds:
+// its mesh skinned at the rest pose, where the glTF spec puts it,
+// docs/formats/gltf.md §1.2), in the scene's units: it is drawn as it is, with
 // no display correction, as three.js draws it.
 function measure(A) {
   const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
   const add = (...p) => {
     for (let k = 0; k < 3; k++) if (Number.isFinite(p[k])) { lo[k] = Math.min(lo[k], p[k]); hi[k] = Math.max(hi[k], p[k]); }
   };
-  if (A.info.mesh === 'boxes') {
+  if (A.info.rest_bounds) { // the mesh at rest, as the server skinned it: a skin bound in another pose stores that pose
+    add(...A.info.rest_bounds[0]);
+    add(...A.info.rest_bounds[1]);
+  } else if (A.info.mesh === 'boxes') {
     for (let b = 0; b < A.info.bone_count; b++) add(A.palette[b * 16 + 3], A.palette[b * 16 + 7], A.palette[b * 16 + 11]);
   } else {
     const p = A.mesh.positions;
