@@ -175,27 +175,27 @@ func PrepareShared(c *Animation, kc *KeyCache) *Prepared {
 }
 
 // groupTimesOf puts the tracks keyed at the same times slice in one time group.
-func (s *Prepared) groupTimesOf() {
+func (p *Prepared) groupTimesOf() {
 	type timesKey struct {
 		first *float32
 		n     int
 	}
 	ids := map[timesKey]int{}
-	s.timeGroup = make([]int, len(s.clip.Tracks))
-	for i := range s.clip.Tracks {
-		times := s.clip.Tracks[i].Times
+	p.timeGroup = make([]int, len(p.clip.Tracks))
+	for i := range p.clip.Tracks {
+		times := p.clip.Tracks[i].Times
 		if len(times) == 0 {
-			s.timeGroup[i] = -1
+			p.timeGroup[i] = -1
 			continue
 		}
 		key := timesKey{&times[0], len(times)}
 		g, ok := ids[key]
 		if !ok {
-			g = len(s.groupTimes)
+			g = len(p.groupTimes)
 			ids[key] = g
-			s.groupTimes = append(s.groupTimes, times)
+			p.groupTimes = append(p.groupTimes, times)
 		}
-		s.timeGroup[i] = g
+		p.timeGroup[i] = g
 	}
 }
 
@@ -206,8 +206,8 @@ func (s *Prepared) groupTimesOf() {
 // scale tracks through one general loop costs about a third more. When two tracks
 // animate the same property of the same bone (glTF forbids it), every track goes
 // to other, in clip order, so that the later track wins as it would in one loop.
-func (s *Prepared) groupTracks() {
-	tracks := s.clip.Tracks
+func (p *Prepared) groupTracks() {
+	tracks := p.clip.Tracks
 	type target struct {
 		bone int
 		path Path
@@ -223,14 +223,14 @@ func (s *Prepared) groupTracks() {
 		tr := &tracks[i]
 		switch {
 		case dup:
-			s.other = append(s.other, i)
+			p.other = append(p.other, i)
 		case tr.Interpolation == Linear && (tr.Path == Translation || tr.Path == Scale) &&
 			len(tr.Times) > 0 && len(tr.Values) == 3*len(tr.Times):
-			s.lin3 = append(s.lin3, i)
-		case s.rot[i].span != nil:
-			s.linRot = append(s.linRot, i)
+			p.lin3 = append(p.lin3, i)
+		case p.rot[i].span != nil:
+			p.linRot = append(p.linRot, i)
 		default:
-			s.other = append(s.other, i)
+			p.other = append(p.other, i)
 		}
 	}
 }

@@ -88,7 +88,7 @@ type Value struct {
 	Obj   *Object
 }
 
-// Convenience constructors.
+// NullValue and the constructors after it make a Value of one kind each.
 func NullValue() Value { return Value{Kind: Null} }
 func BoolValue(b bool) Value {
 	v := Value{Kind: Bool}

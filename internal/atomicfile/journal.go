@@ -15,6 +15,8 @@ import (
 	"strings"
 )
 
+// JournalName is the name of a set's journal.
+//
 // A set's commit leaves a journal, JournalName, in each folder it writes into
 // while it renames, and removes them when it is done or undone; a journal
 // found later is from a commit that was killed (kill -9) during its renames,
@@ -95,7 +97,7 @@ type journalFile struct {
 	Stamp Stamp  `json:"stamp"` // the new file's
 }
 
-// OnRecover, when set, is told the targets of each killed commit that a later
+// OnRecover is told, when set, the targets of each killed commit that a later
 // commit undid, or finished when it had renamed every file (a command prints a
 // line; tests look).
 var OnRecover func(targets []string, finished bool)
