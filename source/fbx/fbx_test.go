@@ -478,3 +478,42 @@ func TestInheritRrs(t *testing.T) {
 		t.Errorf("arm's global scale %v, want 1", sx)
 	}
 }
+
+// A child that does not inherit its parent's scale (Rrs) is sampled when the
+// parent's scale is animated, though it has no keys of its own: at 1 s, the
+// root scaled 2×, the arm stands 2 m up at scale 1.
+func TestInheritRrsAnimated(t *testing.T) {
+	b, err := os.ReadFile(writeASCII(t, yUp, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(b), `			P: "Lcl Translation", "Lcl Translation", "", "A",0,100,0
+		}`, `			P: "Lcl Translation", "Lcl Translation", "", "A",0,100,0
+			P: "InheritType", "enum", "", "",2
+		}`, 1)
+	// The curve node scales the root, all three axes by the one curve.
+	src = strings.Replace(src, `	C: "OP",22,2, "Lcl Rotation"
+	C: "OP",23,22, "d|Z"`, `	C: "OP",22,1, "Lcl Scaling"
+	C: "OP",23,22, "d|X"
+	C: "OP",23,22, "d|Y"
+	C: "OP",23,22, "d|Z"`, 1)
+	src = strings.Replace(src, "a: 0,90", "a: 1,2", 1)
+	p := filepath.Join(t.TempDir(), "rrs-anim.fbx")
+	os.WriteFile(p, []byte(src), 0o644)
+	cf, err := LoadClips(p, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pose := make([]rig.Transform, len(cf.Nodes))
+	for i, n := range cf.Nodes {
+		pose[i] = n.Rest
+	}
+	cf.Animations[0].SampleAt(1, pose)
+	g := pose[0].Matrix().Mul(pose[1].Matrix())
+	if pos := g.Translation(); !near(pos[1], 2, 1e-6) {
+		t.Errorf("arm at %v, want y 2", pos)
+	}
+	if sx := math.Sqrt(g[0]*g[0] + g[4]*g[4] + g[8]*g[8]); !near(sx, 1, 1e-6) {
+		t.Errorf("arm's global scale %v, want 1", sx)
+	}
+}
