@@ -22,6 +22,10 @@ type File struct {
 type Output struct {
 	Report *Report
 	Files  []File
+	// Removed are the files of the set baked before into the same folder under
+	// the same name (by another preset or format) that this one does not
+	// replace: Write removes them once its own set is in place.
+	Removed []string
 	// textures are the position, rotation and skin textures before encoding:
 	// Write verifies from them (storedValues) instead of reading the files back.
 	textures [3]*Texture

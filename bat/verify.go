@@ -1,6 +1,7 @@
 package bat
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -67,7 +69,53 @@ func Write(dir string, in *Input, opt Options) (*Output, error) {
 		return nil, err
 	}
 	out.Files = append([]File{report}, out.Files...)
-	return out, set.Commit()
+	stale := staleFiles(dir, in.Name, out.Files)
+	if err := set.Commit(); err != nil {
+		return nil, err
+	}
+	// After the commit: a failed bake leaves the old set whole; a removal that
+	// fails leaves a file the new report does not name, as before.
+	for _, p := range stale {
+		if err := os.Remove(p); err == nil {
+			out.Removed = append(out.Removed, p)
+		}
+	}
+	return out, nil
+}
+
+// staleFiles lists the files the set already in dir under name (its
+// <name>.bat.json report names them) holds that files does not replace: another
+// preset's or format's textures (<name>.position.exr beside the new .png), or
+// the gametools XML. Only files that report names, of this name, are listed.
+func staleFiles(dir, name string, files []File) []string {
+	b, err := os.ReadFile(filepath.Join(dir, name+".bat.json"))
+	if err != nil {
+		return nil
+	}
+	var old struct {
+		GameTools          *struct{} `json:"gametools"`
+		Position, Rotation struct{ File string }
+		Skin               struct{ File string }
+		Mesh               string
+	}
+	if json.Unmarshal(b, &old) != nil {
+		return nil
+	}
+	names := []string{old.Position.File, old.Rotation.File, old.Skin.File, old.Mesh}
+	if old.GameTools != nil {
+		names = append(names, name+".bat.xml")
+	}
+	var out []string
+	for _, n := range names {
+		if n == "" || filepath.Base(n) != n || !strings.HasPrefix(n, name+".") ||
+			slices.ContainsFunc(files, func(f File) bool { return f.Name == n }) {
+			continue
+		}
+		if st, err := os.Lstat(filepath.Join(dir, n)); err == nil && st.Mode().IsRegular() {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out
 }
 
 // maxVerifyWork is MaxVerifyWork; tests lower it.

@@ -140,6 +140,9 @@ when the worst error (metres) is larger.`,
 				return err
 			}
 			r := res.Report
+			if len(res.Removed) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: removed %s: the set baked before under this name (another preset or format), which this one replaces\n", strings.Join(res.Removed, ", "))
+			}
 			if asJSON {
 				if err := writeJSON(cmd.OutOrStdout(), r); err != nil {
 					return err

@@ -157,3 +157,32 @@ func TestSampleNamesBones(t *testing.T) {
 		t.Errorf("fox without --model does not say how to name bones:\n%.300s", so)
 	}
 }
+
+// bat into a folder holding another preset's set of the same name replaces that
+// set whole: the old preset's textures and XML go (issue 45 item 7); a file the
+// old report does not name stays.
+func TestBatReplacesOtherPresetsSet(t *testing.T) {
+	dir := t.TempDir()
+	fox := sharedModel(t, "Fox.glb")
+	if code, so, se := bonebake(t, "bat", fox, "--scale", "0.01", "-o", dir, "--preset", "gametools"); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	mine := filepath.Join(dir, "Fox.notes.txt")
+	writeTestFile(t, mine, "mine")
+	code, so, se := bonebake(t, "bat", fox, "--scale", "0.01", "-o", dir, "--preset", "ue", "--z-up")
+	if code != 0 || !strings.Contains(se, "note: removed") {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	want := "Fox.bat.json Fox.glb Fox.notes.txt Fox.position.png Fox.rotation.png Fox.skin.png"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("folder holds %s, want %s", got, want)
+	}
+}
