@@ -39,8 +39,11 @@ export class BonebakeCrowd extends Group {
   gait: Gait | null;
   count: number;
   meshes: InstancedMesh[];
-  texture: DataTexture;
-  posed: Float32Array;
+  /** The CPU pass's texture and its floats; null until update() runs it. */
+  texture: DataTexture | null;
+  posed: Float32Array | null;
+  textureWidth: number;
+  textureHeight: number;
   perRow: number;
   skin: SkinPalette;
   clocks: Clock[];

@@ -93,14 +93,14 @@ export class BonebakeCrowd extends Group {
     const maxWidth = opts.maxTextureWidth ?? 2048;
     this.perRow = Math.max(1, Math.min(this.count, Math.floor(maxWidth / unitTexels)));
     const rows = Math.ceil(this.count / this.perRow);
-    this.posed = new Float32Array(this.perRow * unitTexels * rows * 4);
-    const tex = new DataTexture(this.posed, this.perRow * unitTexels, rows, RGBAFormat, FloatType);
-    tex.minFilter = tex.magFilter = NearestFilter;
-    tex.generateMipmaps = false;
-    tex.needsUpdate = true;
-    this.texture = tex;
+    this.textureWidth = this.perRow * unitTexels;
+    this.textureHeight = rows;
+    // The CPU pass's texture and its floats (posed) are made on its first use:
+    // a crowd posed on the GPU never holds them.
+    this.posed = null;
+    this.texture = null;
     this.uniforms = {
-      bonebakeSkin: { value: tex },
+      bonebakeSkin: { value: null },
       bonebakeBones: { value: bpat.boneCount },
       bonebakePerRow: { value: this.perRow },
     };
@@ -278,6 +278,10 @@ export class BonebakeCrowd extends Group {
       renderer.setRenderTarget(before);
       this.uniforms.bonebakeSkin.value = g.target.texture;
     } else {
+      if (!this.texture) {
+        this.posed = new Float32Array(this.textureWidth * this.textureHeight * 4);
+        this.texture = floatTexture(this.posed, this.textureWidth, this.textureHeight);
+      }
       const n = this.count, fs = this.skin.frameSize, pose = this._pose;
       for (let i = 0; i < n; i++) this.skin.write(this.posed, i * fs, this.clocks[i].at(time, pose));
       this.texture.needsUpdate = true;
@@ -299,7 +303,7 @@ export class BonebakeCrowd extends Group {
   }
 
   dispose() {
-    this.texture.dispose();
+    this.texture?.dispose();
     if (this._gpu) {
       for (const x of [this._gpu.target, this._gpu.recordTexture, this._gpu.skinTexture, this._gpu.material, this._gpu.mesh.geometry]) x.dispose();
     }
@@ -337,7 +341,7 @@ function gpuPass(crowd, maxWidth) {
   mesh.frustumCulled = false;
   const scene = new Scene();
   scene.add(mesh);
-  const target = new WebGLRenderTarget(crowd.texture.image.width, crowd.texture.image.height, {
+  const target = new WebGLRenderTarget(crowd.textureWidth, crowd.textureHeight, {
     type: FloatType, format: RGBAFormat, minFilter: NearestFilter, magFilter: NearestFilter, depthBuffer: false, generateMipmaps: false,
   });
   const g = { records, recordTexture, skinTexture, uniforms, material, mesh, scene, camera: new OrthographicCamera(), target };

@@ -66,7 +66,7 @@ window.bonebakeTest = {
     const crowd = new BonebakeCrowd(gltf.scene, bpat, { count: units.length, gait, pass: gpu ? 'gpu' : 'cpu' });
     units.forEach(([clip, phase], i) => crowd.play(i, clip, { phase, rate: 0, time: 0 }));
     crowd.play(fade.unit, fade.clip, { phase: fade.phase, rate: 0, time: 1, fade: fade.time });
-    let data = crowd.posed;
+    let data;
     if (gpu) {
       crowd.update(fade.at, renderer);
       const t = crowd._gpu.target;
@@ -74,6 +74,7 @@ window.bonebakeTest = {
       renderer.readRenderTargetPixels(t, 0, 0, t.width, t.height, data);
     } else {
       crowd.update(fade.at);
+      data = crowd.posed;
     }
     const fs = bpat.boneCount * 12;
     const posed = units.map((_, i) => Array.from(data.subarray(i * fs, (i + 1) * fs)));
