@@ -65,7 +65,11 @@ func TestNode(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append(args, files...)...)
 	cmd.Dir = run
-	cmd.Env = append(os.Environ(), "BONEBAKE_FIXTURES="+dir, "BONEBAKE_GOLDEN="+golden)
+	viewer, err := filepath.Abs(filepath.Join("..", "..", "viewer", "web", "playback.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "BONEBAKE_FIXTURES="+dir, "BONEBAKE_GOLDEN="+golden, "BONEBAKE_VIEWER_PLAYBACK="+viewer)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)
