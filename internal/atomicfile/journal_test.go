@@ -214,6 +214,26 @@ func TestJournalRules(t *testing.T) {
 			return map[string]any{"version": 2, "set": setID, "files": []journalFile{good(h)}, "target": h.outside}
 		}},
 	}
+	raw := []struct{ name, where, text string }{
+		{"more after the object", "offset 65", `{"version":2,"set":"` + setID + `","files":[]} {}` + "\n"},
+		{"too long", "offset 1048576", `{"version":2,"set":"` + setID + `","files":[` + strings.Repeat(" ", 1<<20) + "]}\n"},
+		{"not an object", "offset 1", "[1,2]\n"},
+	}
+	for _, c := range raw {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHostile(t)
+			os.WriteFile(filepath.Join(h.dir, JournalName), []byte(c.text), 0o600)
+			err := commitInto(h.dir)
+			var je *JournalError
+			if want := filepath.Join(h.dir, JournalName) + ": " + c.where + ": journal: "; !errors.As(err, &je) || !strings.Contains(err.Error(), want) {
+				t.Errorf("commit: %v; want a journal error starting %q", err, want)
+			}
+			if _, err := os.Stat(filepath.Join(h.dir, JournalName)); err != nil {
+				t.Errorf("the journal is not left in place: %v", err)
+			}
+			h.check(t)
+		})
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHostile(t)
