@@ -13,6 +13,7 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/roster"
@@ -383,13 +384,13 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 		for _, c := range job.Clips {
 			names = append(names, c.Name)
 		}
-		// A snapshot stores vertices, not bones: vertices × 56 bytes a frame
+		// A snapshot stores vertices, not bones: vertices × bpsm.VertexSize (56) bytes a frame
 		// against bones × 48, so a useful far mesh is several times its BPAT
 		// (the built-in creatures' 10×, the fox's 300 triangles 25×). It is held
 		// to the limit every output file has, as the built-ins' are.
 		if n := snap.Size(names); n > largeOutput && !r.force && !r.snapshotAnySize {
-			return 0, fmt.Errorf("%s: the snapshot would be %s (%s × %s × 56 bytes), more than the %s limit: lower --snapshot-fps or --snapshot-triangles, or pass --force",
-				model, bytesText(n), fmt.Sprintf("%d vertices", snap.Mesh.VertexCount()), plural(sum(snap.Frames), "frame"), bytesText(largeOutput))
+			return 0, fmt.Errorf("%s: the snapshot would be %s (%s × %s × %d bytes), more than the %s limit: lower --snapshot-fps or --snapshot-triangles, or pass --force",
+				model, bytesText(n), fmt.Sprintf("%d vertices", snap.Mesh.VertexCount()), plural(sum(snap.Frames), "frame"), bpsm.VertexSize, bytesText(largeOutput))
 		}
 	}
 	if o.Bytes > announceOutput {
@@ -468,7 +469,7 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	if snap != nil {
 		fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s (%s per frame), from %s\n", snapPath, bytesText(sn),
 			plural(snap.Mesh.TriangleCount(), "triangle"), fmt.Sprintf("%d vertices", snap.Mesh.VertexCount()), plural(sum(snap.Frames), "frame"),
-			bytesText(int64(snap.Mesh.VertexCount())*56), snap.From)
+			bytesText(int64(snap.Mesh.VertexCount())*bpsm.VertexSize), snap.From)
 		n += sn
 	}
 	// A file looks meant for the game when it takes one of the game's creature
@@ -543,7 +544,7 @@ func parseSocket(s string) (gltfbake.ManifestSocket, error) {
 // Output sizes: a bake above largeOutput needs --force (an fps typo can ask for
 // gigabytes); one above announceOutput says its size before it starts.
 const (
-	largeOutput    = 256_000_000
+	largeOutput    = bake.DefaultMaxBytes // the engine's own limit, which --force lifts
 	announceOutput = 16_000_000
 )
 

@@ -21,7 +21,7 @@ func TestBakeSnapshot(t *testing.T) {
 	// The fox's whole mesh (1,700-odd vertices at 56 bytes) at 1000 fps: 5,300
 	// frames, about 500 MB.
 	code, _, stderr = bonebake(t, "bake", fox, "-o", out, "--scale", "0.01", "--fps", "1000", "--snapshot", "--snapshot-mesh", fox)
-	if code == 0 || !strings.Contains(stderr, "256 MB limit") || !strings.Contains(stderr, "--force") {
+	if code == 0 || !strings.Contains(stderr, "256 MB limit") || !strings.Contains(stderr, "frames × 56 bytes") || !strings.Contains(stderr, "--force") {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 	code, stdout, stderr = bonebake(t, "bake", fox, "-o", out, "--scale", "0.01", "--snapshot", "--snapshot-triangles", "100", "--snapshot-fps", "2", "--species-id", "7")
