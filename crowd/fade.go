@@ -312,6 +312,10 @@ func (b *Batch) Fading(i int) bool {
 	return b.fades.unit != nil && b.fades.fading(i)
 }
 
+// Blending reports whether unit i shows more than its own clip (Sides gives
+// more than one): it fades, or it blends walk and run.
+func (b *Batch) Blending(i int) bool { return b.blending(i) }
+
 // blending reports whether unit i shows more than its own clip: it fades, or it
 // blends walk and run.
 func (b *Batch) blending(i int) bool {

@@ -382,11 +382,11 @@ func playBattle(cfg simConfig, reg *crowd.Registry, steps int, after func(step i
 // (TestJumpMeterAsBefore).
 type jumpMeter struct {
 	reg     *crowd.Registry
-	paths   [][]clipPath // per species id, per clip
-	prev    []unitPose   // per unit, its pose at the last step
-	most    []float64    // per worker, the largest squared move
-	posed   []int        // per worker, units posed (tests)
-	buf     int          // floats of origin buffers: 3 × the most bones of any species
+	paths   []speciesPaths // per species id
+	prev    []unitPose     // per unit, its pose at the last step
+	most    []float64      // per worker, the largest squared move
+	posed   []int          // per worker, units posed (tests)
+	buf     int            // floats of origin buffers: 3 × the most bones of any species
 	workers int
 }
 
@@ -395,6 +395,16 @@ type unitPose struct {
 	species crowd.SpeciesID
 	sides   [3]crowd.Side
 	has     bool
+	single  bool // has, and shows one clip at full weight
+}
+
+// speciesPaths are a species' clips' paths; box[c][x] is the farthest any bone
+// of clip c is from the same bone of clip x (its boxes' farthest corners), big
+// the largest coordinate of any origin.
+type speciesPaths struct {
+	clips []clipPath
+	box   [][]float64
+	big   float64
 }
 
 // clipPath is how far a clip's bones travel: step[f] is the farthest any bone's
@@ -404,7 +414,11 @@ type clipPath struct {
 	frames      int
 	loops       bool
 	step, along []float64
-	slack       float64
+	fastest     float64      // the largest step
+	perPhase    float64      // fastest × the frames a phase of 1 spans
+	margin      float64      // what quick adds for rounding
+	lo, hi      [][3]float64 // per bone, the box its origin stays in
+	big         float64      // the largest coordinate of any origin
 }
 
 // newJumpMeter returns a meter for n units.
@@ -414,11 +428,27 @@ func newJumpMeter(reg *crowd.Registry, n int) *jumpMeter {
 	for _, s := range reg.All() {
 		id := int(s.ID)
 		for len(m.paths) <= id {
-			m.paths = append(m.paths, nil)
+			m.paths = append(m.paths, speciesPaths{})
 		}
 		m.buf = max(m.buf, 3*s.File.BoneCount())
+		sp := &m.paths[id]
 		for c := range s.Clips {
-			m.paths[id] = append(m.paths[id], newClipPath(s, c))
+			sp.clips = append(sp.clips, newClipPath(s, c))
+			sp.big = max(sp.big, sp.clips[c].big)
+		}
+		sp.box = make([][]float64, len(sp.clips))
+		for c, pc := range sp.clips {
+			sp.box[c] = make([]float64, len(sp.clips))
+			for x, px := range sp.clips {
+				for k := range pc.lo {
+					var d2 float64
+					for a := range 3 {
+						d := max(pc.hi[k][a]-px.lo[k][a], px.hi[k][a]-pc.lo[k][a])
+						d2 += d * d
+					}
+					sp.box[c][x] = max(sp.box[c][x], math.Sqrt(d2))
+				}
+			}
 		}
 	}
 	return m
@@ -430,7 +460,10 @@ func newClipPath(s *crowd.Species, c int) clipPath {
 	p := clipPath{frames: max(cl.FrameCount, 1), loops: cl.Loops}
 	p.step, p.along = make([]float64, p.frames), make([]float64, p.frames+1)
 	bones := s.File.BoneCount()
-	big := 0.0 // the largest coordinate of any origin
+	p.lo, p.hi = make([][3]float64, bones), make([][3]float64, bones)
+	for k := range bones {
+		p.lo[k], p.hi[k] = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	}
 	for f := range p.frames {
 		next := 0 // a clip of one frame: frame 0 with itself
 		if cl.FrameCount > 1 {
@@ -444,27 +477,61 @@ func newClipPath(s *crowd.Species, c int) clipPath {
 			var d2 float64
 			for a := range 3 {
 				e := k*bpat.FloatsPerBone + 4*a + 3
-				d := float64(f1[e]) - float64(f0[e])
+				v := float64(f0[e])
+				d := float64(f1[e]) - v
 				d2 += d * d
-				big = max(big, math.Abs(float64(f0[e])))
+				p.big = max(p.big, math.Abs(v))
+				p.lo[k][a], p.hi[k][a] = min(p.lo[k][a], v), max(p.hi[k][a], v)
 			}
 			p.step[f] = max(p.step[f], math.Sqrt(d2))
 		}
 		p.along[f+1] = p.along[f] + p.step[f]
+		p.fastest = max(p.fastest, p.step[f])
 	}
-	// A posed coordinate, f0 + (f1 − f0)·lerp in float32, is within 5 float32
-	// units in the last place of the biggest coordinate of the exact point on
-	// the path: 5·2⁻²⁴·√3·big for a point, twice that for a move, taken 4×.
-	p.slack = 4e-6 * big
+	p.perPhase = p.fastest * float64(p.frames)
+	p.margin = 1e-6*p.fastest + 8e-6*p.big
 	return p
 }
 
-// bound returns a length no bone's computed move from phase a to phase b exceeds.
-func (p *clipPath) bound(a, b float32) float64 {
-	pa, pb := bpat.Resolve(float64(a), p.frames, p.loops), bpat.Resolve(float64(b), p.frames, p.loops)
-	if p.frames <= 1 {
-		return p.slack
+// quick is reach with the pose's rounding (as farther's bound for one clip at
+// full weight: 8e-6·big) and the phases' distance taken without a floor while it
+// is under half a phase, as it is between steps.
+func (p *clipPath) quick(a, b float32) float64 {
+	d := float64(b) - float64(a)
+	if !p.loops || d > 0.5 || d < -0.5 {
+		return (p.reach(a, b) + p.margin) * (1 + 1e-6)
 	}
+	// A looping clip: frames apart (n·|b − a|, the shorter way round as it is
+	// under half), as reach gives them.
+	return (math.Abs(d)*p.perPhase + p.margin) * (1 + 1e-6)
+}
+
+// reach is path's quick form: the frames between the phases (the shorter way
+// round a looping clip, a millionth of a frame more for the rounding of
+// bpat.Resolve's lerp) times the fastest step.
+func (p *clipPath) reach(a, b float32) float64 {
+	if p.frames <= 1 {
+		return 0
+	}
+	pa, pb := float64(a), float64(b)
+	var d float64
+	if p.loops {
+		n := float64(p.frames)
+		d = math.Abs((pb-math.Floor(pb))*n - (pa-math.Floor(pa))*n)
+		d = min(d, n-d)
+	} else {
+		d = math.Abs(min(max(pb, 0), 1)-min(max(pa, 0), 1)) * float64(p.frames-1)
+	}
+	return (d + 1e-6) * p.fastest
+}
+
+// path returns a length no bone's path from phase a to phase b exceeds, in
+// exact arithmetic on the baked origins.
+func (p *clipPath) path(a, b float32) float64 {
+	if p.frames <= 1 {
+		return 0
+	}
+	pa, pb := bpat.Resolve(float64(a), p.frames, p.loops), bpat.Resolve(float64(b), p.frames, p.loops)
 	fa, la, fb, lb := pa.Frame, float64(pa.Lerp), pb.Frame, float64(pb.Lerp)
 	if fa > fb || (fa == fb && la > lb) {
 		fa, la, fb, lb = fb, lb, fa, la
@@ -481,7 +548,7 @@ func (p *clipPath) bound(a, b float32) float64 {
 		round := la*p.step[fa] + p.along[fa] + (p.along[p.frames] - p.along[fb+1]) + (1-lb)*p.step[fb]
 		path = min(path, round)
 	}
-	return (path + p.slack) * (1 + 1e-6)
+	return path
 }
 
 // measure compares every unit's pose now with its pose at the last call.
@@ -496,19 +563,30 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 			was, now := make([]float32, m.buf), make([]float32, m.buf)
 			most, posed := m.most[w], 0 // the largest squared move: max takes its root
 			for i := lo; i < hi; i++ {
+				p := &m.prev[i]
+				// The common case first, reading no more than the unit's clip
+				// and phase: one clip at full weight then and now.
+				if p.single && p.species == b.Species[i] && !b.Blending(i) && b.Clip[i] == p.sides[0].Clip {
+					if paths := m.paths[p.species].clips; int(p.sides[0].Clip) < len(paths) {
+						if d := paths[p.sides[0].Clip].quick(p.sides[0].Phase, b.Phase[i]); d*d <= most {
+							p.sides[0].Phase = b.Phase[i]
+							continue
+						}
+					}
+				}
 				cur := unitPose{species: b.Species[i], sides: b.Sides(i), has: true}
+				cur.single = cur.sides[0].Weight == 1 && cur.sides[1].Weight == 0 && cur.sides[2].Weight == 0
 				s := m.reg.Species(cur.species)
 				if s == nil { // a species not loaded: nothing drawn
-					m.prev[i].has = false
+					p.has, p.single = false, false
 					continue
 				}
-				p := &m.prev[i]
-				if p.has && p.species == cur.species && !m.farther(cur, p, most) {
+				if p.has && p.species == cur.species && (!m.farther(cur, p, most, false) || !m.farther(cur, p, most, true)) {
 					*p = cur
 					continue
 				}
 				if s.OriginsOf(cur.sides, now) != nil {
-					p.has = false
+					p.has, p.single = false, false
 					continue
 				}
 				if p.has && p.species == cur.species && s.OriginsOf(p.sides, was) == nil {
@@ -528,19 +606,94 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 }
 
 // farther reports whether a unit moving from pose p to cur might move a bone
-// farther than √most: unless it shows one clip at full weight both times, it
-// might.
-func (m *jumpMeter) farther(cur unitPose, p *unitPose, most float64) bool {
+// farther than √most. With X the origin of a bone in p's first clip, a pose's
+// origin is Σ w·O_c over its clips c, and
+//
+//	Σ w′·O′ − Σ w·O = Σ_both w′_c·(O′_c − O_c) + Σ_both (w′_c − w_c)·(O_c − X)
+//	                + Σ_new w′_c·(O′_c − X) − Σ_old w_c·(O_c − X) + (Σ w′ − Σ w)·X
+//
+// where O′_c − O_c is no longer than the clip's path between the phases and
+// O_c − X no farther than the clips' boxes. Rounding: a posed coordinate is
+// within 8 float32 units in the last place of the species' biggest per unit of
+// weight (a lerp, then the weighted sum), √3 that for a point, both poses'
+// together under 4e-6·big per unit of weight.
+//
+// Each clip's path is first taken as reach gives it, then, with tight, as path
+// does (slower, and shorter where the fastest step is not between the phases).
+func (m *jumpMeter) farther(cur unitPose, p *unitPose, most float64, tight bool) bool {
+	if int(cur.species) >= len(m.paths) {
+		return true
+	}
+	sp := &m.paths[cur.species]
+	n := crowd.ClipID(len(sp.clips))
+	// Most units show one clip at full weight both times: the quick bound.
 	a, b := &p.sides, &cur.sides
-	if a[0].Clip != b[0].Clip || a[0].Weight != 1 || b[0].Weight != 1 || a[1].Weight != 0 || a[2].Weight != 0 || b[1].Weight != 0 || b[2].Weight != 0 {
+	if a[0].Weight == 1 && b[0].Weight == 1 && a[1].Weight == 0 && a[2].Weight == 0 && b[1].Weight == 0 && b[2].Weight == 0 &&
+		a[0].Clip == b[0].Clip && a[0].Clip < n {
+		bound := (sp.clips[a[0].Clip].reach(a[0].Phase, b[0].Phase) + 8e-6*sp.big) * (1 + 1e-6)
+		if bound*bound <= most {
+			return false
+		}
+	}
+	x := p.sides[0].Clip
+	if p.sides[0].Weight == 0 || x >= n {
 		return true
 	}
-	paths := m.paths[cur.species]
-	if int(b[0].Clip) >= len(paths) {
-		return true
+	var bound, sumOld, sumNew float64
+	var matched [3]bool
+	for i, c := range cur.sides {
+		if c.Weight == 0 {
+			continue
+		}
+		if c.Clip >= n || (i > 0 && c.Clip == cur.sides[0].Clip) || (i == 2 && c.Clip == cur.sides[1].Clip && cur.sides[1].Weight != 0) {
+			return true // a clip twice in a pose: sides are not matched so simply
+		}
+		w := math.Abs(float64(c.Weight))
+		sumNew += float64(c.Weight)
+		j := -1
+		for k, o := range p.sides {
+			if o.Weight != 0 && o.Clip == c.Clip {
+				if j >= 0 {
+					return true
+				}
+				j = k
+			}
+		}
+		if j < 0 {
+			bound += w * sp.box[c.Clip][x]
+			continue
+		}
+		matched[j] = true
+		o := p.sides[j]
+		if tight {
+			bound += w * sp.clips[c.Clip].path(o.Phase, c.Phase)
+		} else {
+			bound += w * sp.clips[c.Clip].reach(o.Phase, c.Phase)
+		}
+		if c.Clip != x {
+			bound += math.Abs(float64(c.Weight)-float64(o.Weight)) * sp.box[c.Clip][x]
+		}
 	}
-	d := paths[b[0].Clip].bound(a[0].Phase, b[0].Phase)
-	return !(d*d <= most)
+	weights := 0.0
+	for k, o := range p.sides {
+		if o.Weight == 0 {
+			continue
+		}
+		if o.Clip >= n {
+			return true
+		}
+		sumOld += float64(o.Weight)
+		weights += math.Abs(float64(o.Weight))
+		if !matched[k] && o.Clip != x {
+			bound += math.Abs(float64(o.Weight)) * sp.box[o.Clip][x]
+		}
+	}
+	for _, c := range cur.sides {
+		weights += math.Abs(float64(c.Weight))
+	}
+	bound += math.Abs(sumNew-sumOld)*math.Sqrt(3)*sp.big + 4e-6*sp.big*weights
+	bound *= 1 + 1e-6
+	return !(bound*bound <= most)
 }
 
 // max is the largest move measured: the square root of the largest squared one
