@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/pack"
 )
 
@@ -95,10 +96,13 @@ func killedUnpack(t *testing.T, dir string) {
 	os.MkdirAll(filepath.Join(dir, pack.StageName), 0o700)
 	x := filepath.Join(dir, "x.txt")
 	os.WriteFile(x, []byte("x"), 0o644)
-	st, _ := os.Lstat(x)
-	s := st.Sys().(*syscall.Stat_t)
+	// The placed file's stamp (docs/formats/bpx.md §12).
+	s, ok := atomicfile.StampAt(x)
+	if !ok {
+		t.Fatal("no stamp of", x)
+	}
 	os.WriteFile(filepath.Join(dir, pack.StageName, "journal"),
-		fmt.Appendf(nil, "bonebake unpack journal 1\npackage \"old.bpx\"\npid 42\np \"x.txt\" %d %d\n", s.Dev, s.Ino), 0o600)
+		fmt.Appendf(nil, "bonebake unpack journal 2\npackage \"old.bpx\"\npid 42\np \"x.txt\" %d %d %d %d %d\n", s.Dev, s.Ino, s.Size, s.Mtime, s.Btime), 0o600)
 }
 
 // TestBPXRecover: bpx recover undoes a killed unpack without unpacking, and
