@@ -17,6 +17,7 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
 
 	"github.com/bonebake/bonebake/formats/exr"
 )
@@ -129,8 +130,8 @@ func AddonDefaults() AddonSettings {
 }
 
 func (g *AddonSettings) check(f Format) error {
-	if !(g.UnitScale > 0) || math.IsInf(g.UnitScale, 0) {
-		return fmt.Errorf("unit scale %v: want a positive number", g.UnitScale)
+	if err := gltf.CheckScale(g.UnitScale); err != nil { // the one rule for a scale factor
+		return fmt.Errorf("unit scale %w", err)
 	}
 	if !slices.Contains([]string{RefStart, RefEnd, RefBind}, g.Reference) {
 		return fmt.Errorf("reference %q: want start, end or bind", g.Reference)
