@@ -43,6 +43,9 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 			fmt.Fprintf(w, "    node %d %s (mesh %d): %s\n", m.Node, shown(m.Name), m.Mesh, m.How)
 		}
 	}
+	for _, n := range info.Notes {
+		fmt.Fprintln(w, "  note:", n)
+	}
 	for _, m := range info.Meshes {
 		skinned := ""
 		if m.Skinned {

@@ -448,7 +448,7 @@ func (d *document) bindSkin(m *Model, chosen, sk int, pieces []piece, rest, ibm 
 			return p, false, nil
 		}
 		if !fixed[ref] {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("skin %d is bound in a pose other than its rest pose (joint %q differs from %q): its meshes skin exactly, but stand in the bind pose, placed by joint %q", sk, m.JointNames[j], m.JointNames[ref], m.JointNames[ref]))
+			m.Notes = append(m.Notes, fmt.Sprintf("skin %d is bound in a pose other than its rest pose (joint %q differs from %q): its meshes skin exactly, but stand in the bind pose, placed by joint %q", sk, m.JointNames[j], m.JointNames[ref], m.JointNames[ref]))
 			break
 		}
 	}

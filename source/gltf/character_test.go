@@ -61,8 +61,11 @@ func TestCharacterMatchesReference(t *testing.T) {
 			if len(m.Members) != tc.members || m.Mesh.VertexCount() != tc.vertices {
 				t.Errorf("%d members, %d vertices; want %d, %d", len(m.Members), m.Mesh.VertexCount(), tc.members, tc.vertices)
 			}
-			if said := strings.Contains(strings.Join(m.Warnings, "\n"), "bound in a pose other than its rest pose"); said != tc.bindPose {
-				t.Errorf("warnings %q: say the bind pose is not the rest pose: %v, want %v", m.Warnings, said, tc.bindPose)
+			if said := strings.Contains(strings.Join(m.Notes, "\n"), "bound in a pose other than its rest pose"); said != tc.bindPose {
+				t.Errorf("notes %q: say the bind pose is not the rest pose: %v, want %v", m.Notes, said, tc.bindPose)
+			}
+			if strings.Contains(strings.Join(m.Warnings, "\n"), "bound in a pose other than its rest pose") {
+				t.Errorf("warnings %q: a bind pose that skins exactly is a note, not a warning", m.Warnings)
 			}
 			if h := matchReference(t, m, ref, tc.bindPose); h < tc.height[0] || h > tc.height[1] {
 				t.Errorf("the rest mesh is %.4g tall, want %g to %g", h, tc.height[0], tc.height[1])

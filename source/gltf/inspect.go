@@ -17,6 +17,9 @@ type Info struct {
 	Skins      []SkinInfo      `json:"skins"`
 	Meshes     []MeshInfo      `json:"meshes"`
 	Animations []AnimationInfo `json:"animations"`
+	// Notes are what Load notes of the character of skin 0 (Model.Notes: a
+	// skin bound in a pose other than its rest pose); [] when none.
+	Notes []string `json:"notes"`
 }
 
 // ExtensionInfo describes an extension the file uses or requires, and how
@@ -101,7 +104,17 @@ func Inspect(path string) (*Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.info()
+	info, err := d.info()
+	if err != nil {
+		return nil, err
+	}
+	info.Notes = []string{}
+	// What only loading the character finds. A file Load refuses is still
+	// described: bake names the refusal.
+	if m, err := Load(path, Options{}); err == nil {
+		info.Notes = append(info.Notes, m.Notes...)
+	}
+	return info, nil
 }
 
 func (d *document) info() (*Info, error) {

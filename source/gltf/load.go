@@ -111,6 +111,11 @@ type Model struct {
 	// Warnings says what of the file was not used and why (a texture that cannot
 	// be read, ...): nothing that changes the skeleton, clips or mesh.
 	Warnings []string
+	// Notes says what of the file is read differently from how it is stored,
+	// though every output is exact (a skin bound in a pose other than its
+	// rest pose: its vertices skin exactly but are kept in that pose). inspect
+	// shows them; bake and view do not, for the user has nothing to do.
+	Notes []string
 	// Morphs lists the members whose meshes have morph targets, which are not
 	// baked (a BPAT file holds bone palettes), and MorphOnly the clips that
 	// animate morph target weights and move no bone: they bake as a still pose
