@@ -199,7 +199,7 @@ func TestBrowserClockPicture(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	start := time.Now()
-	p := openViewer(t, builtins(t), "?n=40&paused=1&aa=0&clock=0&lod=0&zoom=0.4", 560, 237)
+	p := openViewer(t, builtins(t), "?frame=1&n=40&paused=1&aa=0&clock=0&lod=0&zoom=0.4", 560, 237)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 	run := func() {
 		defer func(t0 time.Time) { t.Logf("steps in %v", time.Since(t0).Round(time.Millisecond)) }(time.Now())
@@ -248,7 +248,7 @@ func TestBrowserClockSends(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	a := fader(t)
-	p := openViewer(t, []*Asset{a}, "?n=5000&paused=1&aa=0&skeleton=0&sockets=0", 320, 97)
+	p := openViewer(t, []*Asset{a}, "?frame=1&n=5000&paused=1&aa=0&skeleton=0&sockets=0", 320, 97)
 	// Every record once: the first step sends all 5000, a step with nothing
 	// changed none. On a loaded machine a second step's answer can be applied
 	// with the first (the last answer's count is then its 0), so the check is
@@ -304,7 +304,7 @@ func TestBrowserClockLOD(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	start := time.Now()
-	p := openCrowdHidden(t, builtins(t), "?n=300&paused=1&aa=0&clock=0&lodcolor=1&skeleton=0&sockets=0", 480, 237)
+	p := openCrowdHidden(t, builtins(t), "?frame=1&n=300&paused=1&aa=0&clock=0&lodcolor=1&skeleton=0&sockets=0", 480, 237)
 	// 300 units three times as far apart as usual span the distances 2,000
 	// would: few to draw in software, every level among them.
 	p.eval("bonebake.state.assets.forEach((A) => { A.spacing *= 3; }), bonebake.setClock('frame')")
@@ -433,7 +433,7 @@ func TestBrowserClockResizePlaying(t *testing.T) {
 		t.Skip("browser test skipped in -short mode")
 	}
 	a := fader(t)
-	p := openViewer(t, []*Asset{a}, "?n=1000&aa=0&skeleton=0&sockets=0", 320, 97)
+	p := openViewer(t, []*Asset{a}, "?frame=1&n=1000&aa=0&skeleton=0&sockets=0", 320, 97)
 	// Hidden, the crowd costs no drawing: frames come fast and a step is
 	// nearly always in flight when the crowd changes, as on a fast GPU.
 	p.eval("bonebake.setCrowdVisible(false)")

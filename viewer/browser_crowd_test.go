@@ -47,7 +47,7 @@ func TestBrowser(t *testing.T) {
 	// where they need it (TestBrowserNoWebGL opens a page playing). 30 units:
 	// three of each species (SwiftShader skins about a hundred thousand
 	// vertices a frame; a frame of 80 took a third of a second).
-	p := openViewer(t, assets, fmt.Sprintf("?n=%d&paused=1", units), 1000, 497)
+	p := openViewer(t, assets, fmt.Sprintf("?frame=1&n=%d&paused=1", units), 1000, 497)
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
 
 	t.Run("loads clean", func(t *testing.T) {

@@ -90,7 +90,7 @@ func TestBrowserGPUFrameRate(t *testing.T) {
 	var p *page
 	var renderer string
 	for _, set := range sets {
-		q, ready := openPage(t, assets, fmt.Sprintf("?n=%d", sizes[0]), w, h, strings.Fields(set)...)
+		q, ready := openPage(t, assets, fmt.Sprintf("?frame=1&n=%d", sizes[0]), w, h, strings.Fields(set)...)
 		if ready != "ready" {
 			t.Logf("flags %q: the page did not start: %v; console: %v", set, ready, q.messages())
 			continue

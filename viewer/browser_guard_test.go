@@ -149,7 +149,7 @@ func TestBrowserSliderDrag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped in -short mode")
 	}
-	p := openViewer(t, builtins(t), "?n=10&aa=0&skeleton=0&sockets=0", 320, 97)
+	p := openViewer(t, builtins(t), "?frame=1&n=10&aa=0&skeleton=0&sockets=0", 320, 97)
 	p.eval("bonebake.setCrowdVisible(false)") // the big crowds cost no drawing
 	sizes := "[20000, 19000, 18000, 17000, 16000, 15000, 14000, 120]"
 	got := p.eval(`Promise.all(` + sizes + `.map((n) => bonebake.setInstances(n)))

@@ -112,7 +112,7 @@ func TestBrowserLOD(t *testing.T) {
 	// so the crowd is hidden but for the frames grab draws. Spread out, the
 	// crowd is built anew (per frame, as it opened) and framed as a page framed
 	// it when it loads.
-	p := openCrowdHidden(t, assets, fmt.Sprintf("?n=%d&paused=1&skeleton=0&sockets=0&aa=0&clock=0", lodCrowd), 900, 417)
+	p := openCrowdHidden(t, assets, fmt.Sprintf("?frame=1&n=%d&paused=1&skeleton=0&sockets=0&aa=0&clock=0", lodCrowd), 900, 417)
 	p.eval(fmt.Sprintf("bonebake.state.assets.forEach((A) => { A.spacing *= %v; }), bonebake.setClock('frame').then(() => bonebake.frameCrowd())", lodSpread))
 	p.eval("bonebake.settled()")
 	t.Logf("page ready in %v", time.Since(start).Round(time.Millisecond))
@@ -351,7 +351,7 @@ func TestBrowserLODFrameTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := openViewer(t, assets, "?n=10000&skeleton=0&sockets=0&aa=0"+os.Getenv("BONEBAKE_LOD_QUERY"), 900, 417)
+	p := openViewer(t, assets, "?frame=1&n=10000&skeleton=0&sockets=0&aa=0"+os.Getenv("BONEBAKE_LOD_QUERY"), 900, 417)
 	p.eval("bonebake.snapshotsLoaded()")
 	p.frames(2)
 	measure := func(on bool) (ms, skinned float64) {

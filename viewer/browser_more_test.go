@@ -79,7 +79,7 @@ func TestBrowserBattle(t *testing.T) {
 	assets := append(append([]*Asset(nil), builtins(t)...), fox)
 	// Paused but while units must move: the page draws only the frames read.
 	// 120 units: 60 an army (a frame of 300 took SwiftShader half a second).
-	p := openViewer(t, assets, "?n=120&layout=battle&paused=1&skeleton=0&sockets=0&aa=0", 1000, 497)
+	p := openViewer(t, assets, "?frame=1&n=120&layout=battle&paused=1&skeleton=0&sockets=0&aa=0", 1000, 497)
 	p.frames(3)
 	p.checkClean()
 	if l := p.eval("bonebake.state.crowd.layout"); l != "battle" {

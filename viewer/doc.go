@@ -153,7 +153,9 @@
 // layout (parade or battle), only=1 (a crowd of the selected species alone), asset
 // and clip (select a species and play one clip on all of it), paused=1, t (seconds
 // of crowd time before the first frame), skeleton=0, sockets=0, props=0, focus=1
-// (a close-up), yaw, pitch and zoom (the camera), aa=0 (no multisampling, for
+// (a close-up), frame=1 (the whole crowd however far: by default the page opens on
+// the crowd framed, but no farther from the selected species' first unit than its
+// full-detail distance, so that it is drawn at full detail), yaw, pitch and zoom (the camera), aa=0 (no multisampling, for
 // software renderers), bat (bat: skin from the BAT textures; side: palette left,
 // BAT right), preset and format (the BAT bake's), fades=0 (clip changes pop),
 // clock=1 or clock=0 (the GPU clock mode for any parade, or never), lod=0 (every

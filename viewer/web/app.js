@@ -23,7 +23,7 @@ import { loadAssets } from './assets.js';
 import { tick, applyStep, settled, seek } from './crowd.js';
 import { setupProps } from './props.js';
 import { focus } from './scene.js';
-import { cam, frameCrowd, focusSelected, setupPointer, project, crowdRect, viewProj } from './camera.js';
+import { cam, frameCrowd, focusSelected, viewSelected, setupPointer, project, crowdRect, viewProj } from './camera.js';
 import { render } from './draw.js';
 import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT, setFades, setClock } from './panel.js';
 import { drawTimeline, setupTimeline } from './timeline.js';
@@ -129,6 +129,7 @@ Object.assign(hook, {
   setOverlays: (on) => { state.showSkeleton = state.showSockets = !!on; },
   frameCrowd,
   focusSelected,
+  viewSelected,
   glError: () => gl.getError(),
   // sync waits for the GPU to finish what it was given (a one-pixel read).
   sync: () => { const px = new Uint8Array(4); gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px); return true; },
@@ -219,8 +220,9 @@ async function main() {
   await rebuild();
   if (hook.error) return;
   $('status').textContent = `${state.assets.length} asset${state.assets.length === 1 ? '' : 's'}`;
-  frameCrowd();
   if (params.get('focus') === '1') focusSelected();
+  else if (params.get('frame') === '1') frameCrowd(); // the whole crowd, however far
+  else viewSelected();
   // Camera overrides for reproducible screenshots: yaw and pitch in radians, zoom
   // multiplying the distance.
   if (params.has('yaw')) cam.yaw = Number(params.get('yaw')) || 0;

@@ -18,6 +18,23 @@ export function frameCrowd() {
   cam.pitch = 0.42;
 }
 
+// viewSelected is the view a page opens on: the crowd as frameCrowd frames it,
+// unless that is farther than the selected species' full-detail distance (its
+// level-of-detail "reduced" distance, lod_distances[0]); then the camera looks at
+// the species' first unit, on the ground, from within that distance, so that a
+// user checking a bake sees it drawn at full detail first, the crowd behind it.
+export function viewSelected() {
+  frameCrowd();
+  const F = focusAsset();
+  const d = F && F.info.lod_distances;
+  if (!d || !(d[0] > 0)) return;
+  const near = d[0] * 0.7; // inside the boundary and its hysteresis, with room to sway
+  if (cam.dist <= near) return;
+  const r = F.instData; // its first record: x, z, yaw at 8, 9, 10
+  cam.target = [r[8], F.height * 0.4, r[9]];
+  cam.dist = Math.max(near, F.height * 3);
+}
+
 // focusSelected brings the camera close to the selected species' first instance,
 // the one the skeleton, sockets and timeline show.
 export function focusSelected() {
