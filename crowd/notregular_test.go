@@ -42,8 +42,8 @@ func TestBesideNotRegular(t *testing.T) {
 				if !errors.Is(err, formats.ErrNotRegular) || !strings.Contains(err.Error(), filepath.Base(beside)) || !strings.Contains(err.Error(), "named pipe") {
 					t.Errorf("%s with %s a named pipe: %v; want it refused, named", what, filepath.Base(beside), err)
 				}
-			case <-time.After(5 * time.Second):
-				t.Errorf("%s with %s a named pipe: still waiting after 5 s", what, filepath.Base(beside))
+			case <-time.After(20 * time.Second):
+				t.Errorf("%s with %s a named pipe: still waiting after 20 s", what, filepath.Base(beside))
 			}
 		}
 		os.Remove(beside)

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/internal/testfiles"
@@ -77,9 +76,10 @@ func TestConvertSharedData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What it allocates is the measure (wall time varies with the machine and
+	// -race): before, 5.2 GB.
 	var out []byte
 	var re []Reexpressed
-	start := time.Now()
 	a := testfiles.Allocated(func() {
 		var c *Motion
 		c, re, err = m.Convert(Bayo1, binary.BigEndian, nil, Readable)
@@ -87,7 +87,6 @@ func TestConvertSharedData(t *testing.T) {
 			out, err = c.Marshal()
 		}
 	})
-	took := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,8 +94,8 @@ func TestConvertSharedData(t *testing.T) {
 	if limit := uint64(4*frames + RecordSize*(n+1) + Bayo1Header + 64); uint64(len(out)) > limit {
 		t.Errorf("converting %d records sharing one block wrote %d bytes; want at most %d (the block once)", n, len(out), limit)
 	}
-	if a > 64<<20 || took > 5*time.Second {
-		t.Errorf("converting a %d-byte file allocated %d bytes in %v", len(b), a, took)
+	if a > 64<<20 {
+		t.Errorf("converting a %d-byte file allocated %d bytes", len(b), a)
 	}
 	if len(re) != n || re[n-1].Bone != int16(n-1) || re[n-1].To != 1 {
 		t.Errorf("%d records reported re-expressed, the last %+v; want all %d, bone %d to type 1", len(re), re[len(re)-1], n, n-1)
@@ -144,14 +143,12 @@ func TestConvertBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	a := testfiles.Allocated(func() { _, _, err = m.Convert(Bayo1, binary.BigEndian, nil, Readable) })
-	took := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "more than the 16777216 allowed") || !strings.Contains(err.Error(), "docs/formats/mot.md §15") || !strings.Contains(err.Error(), "record ") {
 		t.Fatalf("converting %d growing records of a %d-byte file: %v; want a refusal naming the record and the bound", n, len(b), err)
 	}
-	if a > 256<<20 || took > 10*time.Second {
-		t.Errorf("refusing took %d bytes and %v", a, took)
+	if a > 256<<20 {
+		t.Errorf("refusing allocated %d bytes", a)
 	}
 	// The same records, fewer: within the bound, converted.
 	m.Records = m.Records[:100]

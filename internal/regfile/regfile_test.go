@@ -22,8 +22,8 @@ func within(t *testing.T, f func() error) error {
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(5 * time.Second):
-		t.Fatal("still waiting after 5 s: the open blocked")
+	case <-time.After(20 * time.Second):
+		t.Fatal("still waiting after 20 s: the open blocked")
 		return nil
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// loadWithin runs Load and fails the test if it has not returned after 5 s
+// loadWithin runs Load and fails the test if it has not returned after 20 s (a hang, not a slow machine)
 // (before readers checked, a named pipe blocked the open for ever).
 func loadWithin(t *testing.T, path string, opt Options) (*Model, error) {
 	t.Helper()
@@ -27,8 +27,8 @@ func loadWithin(t *testing.T, path string, opt Options) (*Model, error) {
 	select {
 	case r := <-done:
 		return r.m, r.err
-	case <-time.After(5 * time.Second):
-		t.Fatalf("Load(%s) still waiting after 5 s", path)
+	case <-time.After(20 * time.Second):
+		t.Fatalf("Load(%s) still waiting after 20 s", path)
 		return nil, nil
 	}
 }

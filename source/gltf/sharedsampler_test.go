@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/bonebake/bonebake/anim"
 	"github.com/bonebake/bonebake/internal/testfiles"
@@ -48,8 +47,9 @@ func TestSharedSamplerCountedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	size := st.Size()
+	// What it allocates is the measure (wall time varies with the machine and
+	// -race): before, 2.1 GB and 46 s.
 	var m *Model
-	start := time.Now()
 	a := testfiles.Allocated(func() {
 		var err error
 		if m, err = Load(path, Options{}); err != nil {
@@ -61,9 +61,8 @@ func TestSharedSamplerCountedOnce(t *testing.T) {
 		}
 		anim.Prepare(&c)
 	})
-	took := time.Since(start)
-	if a > uint64(32*size) || took > 2*time.Second {
-		t.Errorf("a %d-byte file of %d channels on one sampler of %d keys: %d bytes allocated in %v", size, channels, keys, a, took)
+	if a > uint64(32*size) {
+		t.Errorf("a %d-byte file of %d channels on one sampler of %d keys: %d bytes allocated", size, channels, keys, a)
 	}
 	// Sampling costs a track per bone and path: the channels name two.
 	if n := len(m.Clips[0].Tracks); n != 2 {
