@@ -170,6 +170,6 @@
 // with a step of that much time, so a paused crowd fades), batReport, play,
 // pause, setSpeed, frameCrowd, focusSelected, camera, glError, sync, nextFrames,
 // drawTimed (the milliseconds a frame takes to draw, the GPU finished),
-// crowdRect, focusInstance and project; for level of detail setLOD, setLODColour,
+// crowdRect, focusInstance, project and viewProj (the matrix project uses); for level of detail setLOD, setLODColour,
 // lodStats, lodLevels, resetLODSwitches, snapshotsLoaded and eye.
 package viewer
