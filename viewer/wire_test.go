@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -122,5 +124,45 @@ func TestWireJSEvaluates(t *testing.T) {
 	}
 	if len(got) != len(wireConstants) {
 		t.Errorf("wire.js exports %d names, want %d", len(got), len(wireConstants))
+	}
+}
+
+// TestWireClockShader: the resolve pass (web/clock.vert.glsl) reads a clock
+// entry's texels where wire.go lays them out: the stride of CLOCK/4 texels,
+// tint and place in texels 0 and 1, the unit's crowd.TimeRecord from word 8
+// (its playheads Own, From, Prior, then its times) and the rider's after it;
+// and its entries a row agree with clock.js's.
+func TestWireClockShader(t *testing.T) {
+	src, err := webFS.ReadFile("web/clock.vert.glsl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	glsl := string(src)
+	if m := regexp.MustCompile(`\(e % PER_ROW\) \* (\d+)u \+ k`).FindStringSubmatch(glsl); m == nil || m[1] != strconv.Itoa(clockFloats/4) {
+		t.Errorf("clock.vert.glsl: an entry's stride %v, want %d texels", m, clockFloats/4)
+	}
+	own := 8 / 4 // texels: tint and place come first
+	rider := own + timeRecordWord/4
+	want := []string{
+		"o_tint = uintBitsToFloat(entry(e, 0u))",
+		"o_place = uintBitsToFloat(entry(e, 1u))",
+		"uvec4 own = entry(e, " + strconv.Itoa(own) + "u), riderOwn = entry(e, " + strconv.Itoa(rider) + "u)",
+		"uvec4 times = entry(e, " + strconv.Itoa(own+3) + "u), riderTimes = entry(e, " + strconv.Itoa(rider+3) + "u)",
+		"resolve(own, entry(e, " + strconv.Itoa(own+1) + "u), entry(e, " + strconv.Itoa(own+2) + "u), times",
+		"resolve(riderOwn, entry(e, " + strconv.Itoa(rider+1) + "u), entry(e, " + strconv.Itoa(rider+2) + "u), riderTimes",
+	}
+	for _, w := range want {
+		if !strings.Contains(glsl, w) {
+			t.Errorf("clock.vert.glsl does not read %q", w)
+		}
+	}
+	js, err := webFS.ReadFile("web/clock.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perRow := regexp.MustCompile(`const uint PER_ROW = (\d+)u;`).FindStringSubmatch(glsl)
+	jsRow := regexp.MustCompile(`const PER_ROW = (\d+);`).FindStringSubmatch(string(js))
+	if perRow == nil || jsRow == nil || perRow[1] != jsRow[1] {
+		t.Errorf("entries a row: clock.vert.glsl %v, clock.js %v", perRow, jsRow)
 	}
 }
