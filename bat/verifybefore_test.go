@@ -163,12 +163,17 @@ func verifyBefore(in *Input, r *Report, src verifySource, progress func(done, to
 	return e, nil
 }
 
-// TestVerifyAsBefore holds verify to verifyBefore bit for bit: every preset,
-// format and space (identity, z up, the gametools axes and scale, posed meshes),
-// a mesh with zero weights and vertices repeated bit for bit (which verify
-// rebuilds once), texels spoiled so the worst vertex is a real error, a NaN,
-// and Fox's own mesh when the test data is there.
-func TestVerifyAsBefore(t *testing.T) {
+// verifyFixtures are the inputs (small, sparse: zero weights and repeated
+// vertices, Fox when the test data is there) and the presets and formats
+// TestVerifyAsBefore and TestVerifyRefusesSpoiledTexels bake them with.
+func verifyFixtures(t *testing.T) (inputs []struct {
+	name string
+	in   *Input
+}, opts []struct {
+	name string
+	opt  Options
+}) {
+	t.Helper()
 	small := synthetic(t, 7, 30, 50)
 	// Zero weights and repeated vertices: half the vertices on one bone, and
 	// every third vertex a copy of the one before.
@@ -184,7 +189,7 @@ func TestVerifyAsBefore(t *testing.T) {
 		}
 	}
 	sparse.Mesh = &m
-	inputs := []struct {
+	inputs = []struct {
 		name string
 		in   *Input
 	}{{"small", small}, {"sparse", sparse}}
@@ -202,7 +207,7 @@ func TestVerifyAsBefore(t *testing.T) {
 			in   *Input
 		}{"fox", fox})
 	}
-	opts := []struct {
+	opts = []struct {
 		name string
 		opt  Options
 	}{
@@ -213,6 +218,17 @@ func TestVerifyAsBefore(t *testing.T) {
 		{"ue-png16-padding", Options{Preset: UE, Padding: 2}},
 		{"ue-png8-zup", Options{Preset: UE, Format: PNG8, ZUp: true}},
 	}
+	return inputs, opts
+}
+
+// TestVerifyAsBefore holds verify's rebuild to verifyBefore bit for bit: every preset,
+// format and space (identity, z up, the gametools axes and scale, posed meshes),
+// a mesh with zero weights and vertices repeated bit for bit (which verify
+// rebuilds once), texels spoiled so the worst vertex is a real error, a NaN
+// (which verify itself refuses: checkTexels) and Fox's own mesh when the test
+// data is there.
+func TestVerifyAsBefore(t *testing.T) {
+	inputs, opts := verifyFixtures(t)
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
 	for _, in := range inputs {
 		for _, o := range opts {
@@ -227,7 +243,7 @@ func TestVerifyAsBefore(t *testing.T) {
 				}
 				check := func(what string, src verifySource) MaxError {
 					t.Helper()
-					got, err1 := verify(in.in, out.Report, src, nil)
+					got, err1 := rebuild(in.in, out.Report, src, nil)
 					want, err2 := verifyBefore(in.in, out.Report, src, nil)
 					if (err1 == nil) != (err2 == nil) || !same(got.Vertex, want.Vertex) || !same(got.Position, want.Position) {
 						t.Fatalf("%s: verify gives %+v (%v), before %+v (%v)", what, got, err1, want, err2)
@@ -243,12 +259,18 @@ func TestVerifyAsBefore(t *testing.T) {
 				if e := check("rotation texels spoiled", spoiled); !(e.Vertex > clean.Vertex) {
 					t.Errorf("spoiled rotation texels give a worst vertex of %g, no more than the clean %g", e.Vertex, clean.Vertex)
 				}
+				if _, err := verify(in.in, out.Report, spoiled, nil); err == nil {
+					t.Error("verify passes rotation texels off unit length by 0.25")
+				}
 				spoiled.pos = &Texture{Width: src.pos.Width, Height: src.pos.Height, Channels: src.pos.Channels, Data: slices.Clone(src.pos.Data)}
 				for i := 0; i < len(spoiled.pos.Data); i += 5 {
 					spoiled.pos.Data[i] = float32(math.NaN())
 				}
 				if e := check("NaN position texels", spoiled); !math.IsNaN(e.Vertex) {
 					t.Errorf("NaN position texels give a worst vertex of %g", e.Vertex)
+				}
+				if _, err := verify(in.in, out.Report, spoiled, nil); err == nil {
+					t.Error("verify passes NaN position texels")
 				}
 			})
 		}
