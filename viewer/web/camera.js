@@ -66,14 +66,16 @@ export function project(p) {
   return [(c[0] / c[3] * 0.5 + 0.5) * canvas.clientWidth, (0.5 - c[1] / c[3] * 0.5) * canvas.clientHeight];
 }
 
-// crowdRect is the screen rectangle (CSS pixels) the instances stand in.
+// crowdRect is the screen rectangle (CSS pixels) the instances stand in: the
+// corners of each unit's box (its radius around it, from the ground to its
+// height), so a wide creature (a fox drawn at its true size) lies inside too.
 export function crowdRect() {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   for (const A of state.assets) {
     for (let o = 0; o < A.count * RECORD; o += RECORD) {
-      for (const y of [0.1, 0.5, 0.9]) {
-        const c = M.transform(viewProj, [A.instData[o + 8], A.height * y, A.instData[o + 9]]);
+      for (const [dx, y, dz] of boxCorners(A)) {
+        const c = M.transform(viewProj, [A.instData[o + 8] + dx, y, A.instData[o + 9] + dz]);
         if (c[3] <= 0) continue;
         const sx = (c[0] / c[3] * 0.5 + 0.5) * w, sy = (0.5 - c[1] / c[3] * 0.5) * h;
         x0 = Math.min(x0, sx); x1 = Math.max(x1, sx); y0 = Math.min(y0, sy); y1 = Math.max(y1, sy);
@@ -82,6 +84,13 @@ export function crowdRect() {
   }
   x0 = Math.max(0, x0); y0 = Math.max(0, y0); x1 = Math.min(w, x1); y1 = Math.min(h, y1);
   return { x: x0, y: y0, w: Math.max(0, x1 - x0), h: Math.max(0, y1 - y0) };
+}
+
+// boxCorners lists the corners of a unit's box relative to where it stands.
+function boxCorners(A) {
+  const r = A.radius, out = [];
+  for (const y of [0, A.height]) for (const dx of [-r, r]) for (const dz of [-r, r]) out.push([dx, y, dz]);
+  return out;
 }
 
 function pan(dx, dy) {
