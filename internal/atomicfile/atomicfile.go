@@ -35,6 +35,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // ErrNotRegular is what a write onto something other than a regular file (a
@@ -152,7 +154,7 @@ func resolve(path string, follow bool) (string, fs.FileInfo, error) {
 			}
 			return "", nil, fmt.Errorf("it is a directory")
 		case !m.IsRegular():
-			what := kind(m)
+			what := regfile.Kind(m)
 			if target != path {
 				what = "a link to " + what + " (" + target + ")"
 			}
@@ -170,21 +172,6 @@ func (e notRegular) Error() string {
 }
 
 func (e notRegular) Is(target error) bool { return target == ErrNotRegular }
-
-// kind names a non-regular file's type.
-func kind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "not a regular file"
-}
 
 func do(path string, follow bool, write func(*os.File) error) (err error) {
 	defer func() {
@@ -221,7 +208,7 @@ func do(path string, follow bool, write func(*os.File) error) (err error) {
 		return err
 	}
 	if st, serr := os.Lstat(target); serr == nil && (st.IsDir() || (!st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0)) {
-		return fmt.Errorf("it became %s while writing", kind(st.Mode()))
+		return fmt.Errorf("it became %s while writing", regfile.Kind(st.Mode()))
 	}
 	return tmp.commit(target)
 }

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/bonebake/bonebake/internal/regfile"
 )
 
 // JournalName is the name of a set's journal.
@@ -226,7 +228,7 @@ func readJournal(path string) (j *journal, cut bool, err error) {
 		return nil, false, err
 	}
 	if !st.Mode().IsRegular() {
-		what := kind(st.Mode())
+		what := regfile.Kind(st.Mode())
 		switch {
 		case st.Mode()&fs.ModeSymlink != 0:
 			what = "a symbolic link"
