@@ -173,22 +173,31 @@ func (e notRegular) Error() string {
 
 func (e notRegular) Is(target error) bool { return target == ErrNotRegular }
 
+// begin resolves path (following links when follow says so; a non-regular
+// target is refused) and creates the temporary file beside the file it names:
+// the first steps of every write, alone or in a Set.
+func begin(path string, follow bool) (target string, st fs.FileInfo, tmp *tempFile, err error) {
+	if target, st, err = resolve(path, follow); err != nil {
+		return "", nil, nil, err
+	}
+	dir := filepath.Dir(target)
+	if tmp, err = create(dir, filepath.Base(target), path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("folder %s does not exist: %w", dir, fs.ErrNotExist)
+		}
+		return "", nil, nil, err
+	}
+	return target, st, tmp, nil
+}
+
 func do(path string, follow bool, write func(*os.File) error) (err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("writing %s: %w", path, withoutPath(err))
 		}
 	}()
-	target, st, err := resolve(path, follow)
+	target, st, tmp, err := begin(path, follow)
 	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(target)
-	tmp, err := create(dir, filepath.Base(target), path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("folder %s does not exist: %w", dir, fs.ErrNotExist)
-		}
 		return err
 	}
 	defer func() {

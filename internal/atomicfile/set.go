@@ -104,16 +104,8 @@ func (s *Set) add(path string, write func(*os.File) error) (err error) {
 	if done {
 		return errDone
 	}
-	target, st, err := resolve(path, true)
+	target, st, tmp, err := begin(path, true)
 	if err != nil {
-		return err
-	}
-	dir := filepath.Dir(target)
-	tmp, err := create(dir, filepath.Base(target), path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("folder %s does not exist: %w", dir, fs.ErrNotExist)
-		}
 		return err
 	}
 	keep := false
