@@ -128,20 +128,8 @@ func TestBVHThreejsPeerAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := bake.Bytes(m.Job)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := bpat.Parse(b, formats.KnownSpecies(m.Job.SpeciesID))
-			if err != nil {
-				t.Fatal(err)
-			}
-			clip := got.Clips()[0]
-			mo := m.Job.Motions[m.Job.Clips[0].Motion]
-			args := []string{"bvh_peer.mjs", threejsOffsets(t, path)}
-			for f := range int(clip.FrameCount) {
-				args = append(args, strconv.FormatFloat(mo.Start+bake.FrameTime(f, int(clip.FrameCount), mo.Duration-mo.Start, clip.Loops), 'g', -1, 64))
-			}
+			got, clip, _, times := bakeFirstClip(t, m)
+			args := append([]string{"bvh_peer.mjs", threejsOffsets(t, path)}, times...)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "node", args...)

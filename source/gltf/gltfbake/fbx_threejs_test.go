@@ -54,20 +54,8 @@ func TestFBXThreejsPeerAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := bake.Bytes(m.Job)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := bpat.Parse(b, formats.KnownSpecies(m.Job.SpeciesID))
-			if err != nil {
-				t.Fatal(err)
-			}
-			clip := got.Clips()[0]
-			mo := m.Job.Motions[m.Job.Clips[0].Motion]
-			args := []string{"fbx_peer.mjs", path, m.Job.Clips[0].Name}
-			for f := range int(clip.FrameCount) {
-				args = append(args, strconv.FormatFloat(mo.Start+bake.FrameTime(f, int(clip.FrameCount), mo.Duration-mo.Start, clip.Loops), 'g', -1, 64))
-			}
+			got, _, mo, times := bakeFirstClip(t, m)
+			args := append([]string{"fbx_peer.mjs", path, m.Job.Clips[0].Name}, times...)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "node", args...)
@@ -189,4 +177,26 @@ func restSetsAgree(t *testing.T, ours [][3]float32, theirs []float64, k, height 
 	check(b, a, "three.js's")
 	check(a, b, "bonebake's")
 	return worst
+}
+
+// bakeFirstClip bakes m and returns the file, its first clip, that clip's
+// motion and the source times of the clip's frames, as the peers' scripts take
+// them (the bake's own frame times, formatted exactly).
+func bakeFirstClip(t *testing.T, m *Model) (*bpat.File, bpat.Clip, bake.Motion, []string) {
+	t.Helper()
+	b, err := bake.Bytes(m.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := bpat.Parse(b, formats.KnownSpecies(m.Job.SpeciesID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clip := got.Clips()[0]
+	mo := m.Job.Motions[m.Job.Clips[0].Motion]
+	var times []string
+	for f := range int(clip.FrameCount) {
+		times = append(times, strconv.FormatFloat(mo.Start+bake.FrameTime(f, int(clip.FrameCount), mo.Duration-mo.Start, clip.Loops), 'g', -1, 64))
+	}
+	return got, clip, mo, times
 }
