@@ -31,35 +31,7 @@ import (
 // file, and returns that folder. It skips the test when npm cannot run here.
 func npmPackage(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed: the package's three.js cannot be installed")
-	}
-	dir := filepath.Join(os.TempDir(), "bonebake-three-npm")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"package.json", "package-lock.json"} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if old, _ := os.ReadFile(filepath.Join(dir, f)); string(old) != string(b) {
-			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			os.RemoveAll(filepath.Join(dir, "node_modules")) // a new lock: install again
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "three", "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("npm ci for the package failed (%v): %s", err, out)
-		}
-	}
-	return dir
+	return testfiles.NpmCache(t, ".", "bonebake-three-npm", "package.json", "package-lock.json")
 }
 
 func findChromium() string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -29,32 +28,7 @@ func threejsPeer(t *testing.T) string {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the three.js peer cannot run")
 	}
-	dir := filepath.Join(os.TempDir(), "bonebake-threejs-peer")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"bake.mjs", "package.json", "package-lock.json"} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if old, _ := os.ReadFile(filepath.Join(dir, f)); string(old) != string(b) {
-			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			os.RemoveAll(filepath.Join(dir, "node_modules")) // a new lock: install again
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "three", "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("npm ci for the three.js peer failed (%v): %s", err, out)
-		}
-	}
-	return dir
+	return testfiles.NpmCache(t, src, "bonebake-threejs-peer", "bake.mjs", "package.json", "package-lock.json")
 }
 
 // TestThreejsPeerAgrees bakes the classic samples with bonebake and with three.js
