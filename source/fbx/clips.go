@@ -9,94 +9,6 @@ import (
 	"github.com/bonebake/bonebake/rig"
 )
 
-// curve is one AnimationCurve: key times in ticks, values, and which keys hold
-// their value until the next (constant interpolation).
-type curve struct {
-	times    []int64
-	values   []float64
-	constant []bool
-}
-
-// at evaluates the curve at tick t (§11): constant keys hold, every other key
-// is interpolated linearly (cubic keys too: exact at the keys).
-func (c *curve) at(t float64) float64 {
-	n := len(c.times)
-	if t <= float64(c.times[0]) {
-		return c.values[0]
-	}
-	if t >= float64(c.times[n-1]) {
-		return c.values[n-1]
-	}
-	i, _ := slices.BinarySearchFunc(c.times, t, func(a int64, t float64) int {
-		switch {
-		case float64(a) < t:
-			return -1
-		case float64(a) > t:
-			return 1
-		}
-		return 0
-	})
-	if float64(c.times[i]) == t {
-		return c.values[i]
-	}
-	k := i - 1
-	if c.constant != nil && c.constant[k] {
-		return c.values[k]
-	}
-	t0, t1 := float64(c.times[k]), float64(c.times[k+1])
-	u := (t - t0) / (t1 - t0)
-	return c.values[k] + (c.values[k+1]-c.values[k])*u
-}
-
-// Key flag bits (FbxAnimCurveDef::EInterpolationType).
-const keyConstant = 0x2
-
-func (s *scene) readCurve(id int64) (*curve, error) {
-	o := s.sc.ByID[id]
-	if o == nil || o.Class != "AnimationCurve" {
-		return nil, nil
-	}
-	c := &curve{}
-	if n := o.Node.Child("KeyTime"); n != nil && len(n.Props) > 0 {
-		c.times = n.Props[0].IntArray()
-	}
-	if n := o.Node.Child("KeyValueFloat"); n != nil && len(n.Props) > 0 {
-		c.values = n.Props[0].FloatArray()
-	}
-	if len(c.times) != len(c.values) {
-		return nil, s.fail(RuleCurve, "animation curve %d has %d key times but %d values", id, len(c.times), len(c.values))
-	}
-	for i := 1; i < len(c.times); i++ {
-		if c.times[i] < c.times[i-1] {
-			return nil, s.fail(RuleCurve, "animation curve %d: key %d's time %d comes before key %d's %d", id, i, c.times[i], i-1, c.times[i-1])
-		}
-	}
-	for i, v := range c.values {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, s.fail(RuleCurve, "animation curve %d: key %d's value is %v", id, i, v)
-		}
-	}
-	if len(c.times) == 0 {
-		return nil, nil
-	}
-	// KeyAttrFlags[i] applies to KeyAttrRefCount[i] keys in turn.
-	fl, rc := o.Node.Child("KeyAttrFlags"), o.Node.Child("KeyAttrRefCount")
-	if fl != nil && rc != nil && len(fl.Props) > 0 && len(rc.Props) > 0 {
-		flags, refs := fl.Props[0].IntArray(), rc.Props[0].IntArray()
-		if len(flags) == len(refs) {
-			c.constant = make([]bool, len(c.times))
-			k := 0
-			for i, f := range flags {
-				for r := int64(0); r < refs[i] && k < len(c.constant); r++ {
-					c.constant[k] = f&keyConstant != 0
-					k++
-				}
-			}
-		}
-	}
-	return c, nil
-}
-
 // frameRates are FBX's TimeMode values (FbxTime::EMode) as frames per second.
 var frameRates = map[int64]float64{1: 120, 2: 100, 3: 60, 4: 50, 5: 48, 6: 30, 7: 30, 8: 29.97, 9: 29.97, 10: 25, 11: 24, 12: 1000, 13: 23.976, 15: 96, 16: 72, 17: 59.94, 18: 119.88}
 
@@ -149,6 +61,7 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 			continue
 		}
 		chans := map[*model]*channels{}
+		velocityWarned := false
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		layers := s.objectsOf(s.children[st.ID], "AnimationLayer")
 		for li, l := range layers {
@@ -190,6 +103,10 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 						}
 						if c == nil {
 							continue
+						}
+						if c.velocity && !velocityWarned {
+							velocityWarned = true
+							warn = append(warn, fmt.Sprintf("take %q: curves of %q set tangent velocities, which are not applied (their keys' slopes and weights are)", st.Name, mo.obj.Name))
 						}
 						ch.c[prop][a] = c
 						lo, hi = min(lo, c.times[0]), max(hi, c.times[len(c.times)-1])

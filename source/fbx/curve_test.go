@@ -1,0 +1,96 @@
+package fbx
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
+)
+
+// curveFile is the small ASCII file with its one curve (the arm's Z rotation,
+// degrees) replaced: keys at whole seconds, and the key attributes given.
+func curveFile(t *testing.T, values []string, attrs string) string {
+	t.Helper()
+	src := writeASCIIText(t)
+	times := make([]string, len(values))
+	for i := range values {
+		times[i] = strconv.FormatInt(int64(i)*TicksPerSecond, 10)
+	}
+	n := len(values)
+	old := "\t\tKeyTime: *2 {\n\t\t\ta: 0,46186158000\n\t\t}\n\t\tKeyValueFloat: *2 {\n\t\t\ta: 0,90\n\t\t}\n"
+	if !strings.Contains(src, old) {
+		t.Fatal("the curve is not where it was")
+	}
+	src = strings.Replace(src, old, "\t\tKeyTime: *"+itoa(n)+" {\n\t\t\ta: "+strings.Join(times, ",")+"\n\t\t}\n\t\tKeyValueFloat: *"+itoa(n)+" {\n\t\t\ta: "+strings.Join(values, ",")+"\n\t\t}\n"+attrs, 1)
+	p := filepath.Join(t.TempDir(), "curve.fbx")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// attrs is one KeyAttr run: flags, four data values, covering count keys.
+func attrs(flags string, data string, count int) string {
+	return "\t\tKeyAttrFlags: *1 {\n\t\t\ta: " + flags + "\n\t\t}\n\t\tKeyAttrDataFloat: *4 {\n\t\t\ta: " + data + "\n\t\t}\n\t\tKeyAttrRefCount: *1 {\n\t\t\ta: " + itoa(count) + "\n\t\t}\n"
+}
+
+// armAngle is the arm's Z rotation (degrees) at time s of the file's clip.
+func armAngle(t *testing.T, path string, s float64) float64 {
+	t.Helper()
+	cf, err := LoadClips(path, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pose := make([]rig.Transform, len(cf.Nodes))
+	for i, n := range cf.Nodes {
+		pose[i] = n.Rest
+	}
+	cf.Animations[0].SampleAt(s, pose)
+	q := pose[1].Rotation
+	return 2 * math.Atan2(q[2], q[3]) * 180 / math.Pi
+}
+
+// Cubic keys follow their tangents (§11), not the chord between keys: each
+// expected value is the Hermite (or weighted Bézier) of the keys' values and
+// slopes, worked by hand. three.js's FBXLoader would give the chord's
+// values (45° at 0.5 s on the first curve).
+func TestCubicKeys(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		values []string
+		attrs  string
+		at     float64
+		want   float64
+		tol    float64
+	}{
+		// User tangents (cubic 0x8 | user 0x400), right slope 180°/s at key 0,
+		// next-left slope 0 at key 1, dt 1 s, unweighted:
+		// v(u) = h10·180 + h01·90. u = 0.5: 0.125·180 + 0.5·90 = 67.5.
+		{"user, middle", []string{"0", "90"}, attrs("1032", "180,0,0,0", 2), 0.5, 67.5, 1e-3},
+		// u = 0.2: h10 = 0.2·0.8² = 0.128, h01 = 0.2²·(3−0.4) = 0.104: 23.04 + 9.36.
+		{"user, 0.2 s", []string{"0", "90"}, attrs("1032", "180,0,0,0", 2), 0.2, 32.4, 1e-3},
+		// Weighted (0x1000000 | 0x2000000): both handles at 4999/9999 ≈ 0.5 of
+		// the segment, packed as 4999 | 4999<<16 = 327619463. The time Bézier
+		// 0, ½, ½, 1 is symmetric, so x = ½ is u = ½; the value Bézier 0, 90
+		// (0 + 180·½), 90, 90 gives (3/8 + 3/8 + 1/8)·90 = 78.75 (a weight off ½
+		// by 5e-5 moves it by 0.003°).
+		{"weighted", []string{"0", "90"}, attrs("50332680", "180,0,327619463,0", 2), 0.5, 78.75, 0.01},
+		// Auto (0x108) keys 0, 60, 180 at 0, 1, 2 s: key 1's slope is the
+		// cardinal spline's (180 − 0)/2 = 90°/s, key 0's the chord to key 1,
+		// 60°/s: at 0.5 s 0.125·60 + 0.5·60 − 0.125·90 = 26.25 (the chord: 30).
+		{"auto", []string{"0", "60", "180"}, attrs("264", "0,0,0,0", 3), 0.5, 26.25, 1e-3},
+		// Constant next (0x2 | 0x100): the next key's value at once.
+		{"constant next", []string{"0", "90"}, attrs("258", "0,0,0,0", 2), 0.5, 90, 1e-3},
+	} {
+		if got := armAngle(t, curveFile(t, c.values, c.attrs), c.at); !near(got, c.want, c.tol) {
+			t.Errorf("%s: %.4f° at %v s, want %v", c.name, got, c.at, c.want)
+		}
+	}
+}
