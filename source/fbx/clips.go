@@ -2,10 +2,12 @@ package fbx
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 
 	"github.com/bonebake/bonebake/anim"
+	fbxfile "github.com/bonebake/bonebake/formats/fbx"
 	"github.com/bonebake/bonebake/rig"
 )
 
@@ -27,12 +29,118 @@ func (s *scene) frameRate() float64 {
 
 var lclProps = map[string]int{"Lcl Translation": 0, "Lcl Rotation": 1, "Lcl Scaling": 2}
 
-// channels are one model's curves: [T, R, S][X, Y, Z], with the curve node's
-// own values for axes without a curve.
+// channels are one model's curves in a stack: each layer's that animates it,
+// in the stack's order, and which properties any of them animates.
 type channels struct {
-	c   [3][3]*curve
-	def [3][3]float64
-	set [3]bool
+	layers []*layerChannels
+	set    [3]bool
+}
+
+// layerChannels are one layer's curves of one model: [T, R, S][X, Y, Z], with
+// the curve node's own values for axes without a curve.
+type layerChannels struct {
+	layer *animLayer
+	c     [3][3]*curve
+	def   [3][3]float64
+	set   [3]bool
+}
+
+// Layer blend modes (FbxAnimLayer::EBlendMode) and accumulation modes.
+const (
+	blendAdditive            = 0
+	blendOverride            = 1
+	blendOverridePassthrough = 2
+	rotationByLayer          = 0 // quaternion accumulation
+	rotationByChannel        = 1 // Euler angles, axis by axis
+	scaleMultiply            = 0
+	scaleAdditive            = 1
+)
+
+// animLayer is an AnimationLayer's blending (§11): the stack's first layer is its
+// base, whose values are taken as they are; every later one blends into what
+// the layers before it made, by its BlendMode and Weight (percent).
+type animLayer struct {
+	name       string
+	base       bool
+	mode       int64
+	weight     float64 // 0 … 1
+	rotByLayer bool
+	scaleAdd   bool
+}
+
+// readLayer reads a layer's blending, with the Definitions' template for what
+// it does not write; ok is false for a muted layer. What bonebake does not
+// blend as FBX does is refused, or said in warn.
+func (s *scene) readLayer(st, l *fbxfile.Object, base bool, warn *[]string) (*animLayer, bool, error) {
+	t := s.tmpl["AnimationLayer"]
+	num := func(name string, def float64) float64 {
+		if p := l.Props[name]; p != nil {
+			if v, ok := p.Number(0); ok {
+				return v
+			}
+		}
+		if p := t[name]; p != nil {
+			if v, ok := p.Number(0); ok {
+				return v
+			}
+		}
+		return def
+	}
+	ly := &animLayer{name: l.Name, base: base, mode: int64(num("BlendMode", blendAdditive)), weight: num("Weight", 100) / 100}
+	if num("Mute", 0) != 0 {
+		return nil, false, nil
+	}
+	if base {
+		return ly, true, nil
+	}
+	if ly.mode < blendAdditive || ly.mode > blendOverridePassthrough {
+		return nil, false, s.fail(RuleLayer, "take %q: layer %q has BlendMode %d; FBX's are 0 (additive), 1 (override) and 2 (override-passthrough)", st.Name, l.Name, ly.mode)
+	}
+	if !(ly.weight >= 0 && ly.weight <= 1) {
+		return nil, false, s.fail(RuleLayer, "take %q: layer %q has Weight %v; a weight is 0 to 100 (percent)", st.Name, l.Name, ly.weight*100)
+	}
+	if ly.mode == blendOverride && ly.weight < 1 {
+		*warn = append(*warn, fmt.Sprintf("take %q: layer %q overrides (BlendMode 1) at weight %v%%: blended as override-passthrough (BlendMode 2), the layers below showing through", st.Name, l.Name, ly.weight*100))
+	}
+	ly.rotByLayer = int64(num("RotationAccumulationMode", rotationByLayer)) == rotationByLayer
+	ly.scaleAdd = int64(num("ScaleAccumulationMode", scaleMultiply)) == scaleAdditive
+	if num("Solo", 0) != 0 {
+		*warn = append(*warn, fmt.Sprintf("take %q: layer %q is soloed: solo is not applied, every unmuted layer is blended", st.Name, l.Name))
+	}
+	for _, c := range s.opKids[l.ID] {
+		if c.Property == "Weight" {
+			*warn = append(*warn, fmt.Sprintf("take %q: layer %q's Weight is animated: its written value %v%% is used throughout", st.Name, l.Name, ly.weight*100))
+			break
+		}
+	}
+	return ly, true, nil
+}
+
+// blend puts one layer's values x of property p (0 T, 1 R, 2 S) onto v, what
+// the layers below made (§11): the base layer's as they are; an additive
+// layer's added at its weight (scales multiplied by x^w, or added as w·(x−1)
+// under additive scale accumulation); an override layer's blended in,
+// v + w·(x − v). Rotations blend as Euler angles, axis by axis.
+func (l *animLayer) blend(p int, v *[3]float64, x [3]float64) {
+	w := l.weight
+	for ax := range 3 {
+		switch {
+		case l.base:
+			v[ax] = x[ax]
+		case l.mode != blendAdditive:
+			v[ax] += w * (x[ax] - v[ax])
+		case p == 2 && !l.scaleAdd:
+			if x[ax] > 0 {
+				v[ax] *= math.Pow(x[ax], w)
+			} else {
+				v[ax] *= 1 + w*(x[ax]-1)
+			}
+		case p == 2:
+			v[ax] += w * (x[ax] - 1)
+		default:
+			v[ax] += w * x[ax]
+		}
+	}
 }
 
 // maxSampleFactor bounds sampling: the values sampled for one stack may be
@@ -63,8 +171,15 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 		chans := map[*model]*channels{}
 		velocityWarned := false
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		layers := s.objectsOf(s.children[st.ID], "AnimationLayer")
-		for li, l := range layers {
+		rotWarned := false
+		for li, l := range s.objectsOf(s.children[st.ID], "AnimationLayer") {
+			ly, ok, err := s.readLayer(st, l, li == 0, &warn)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !ok {
+				continue
+			}
 			for _, cn := range s.objectsOf(s.children[l.ID], "AnimationCurveNode") {
 				for _, op := range s.opOf[cn.ID] {
 					mo := s.models[op.Parent]
@@ -77,18 +192,28 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 						ch = &channels{}
 						chans[mo] = ch
 					}
-					if ch.set[prop] {
-						if li > 0 {
-							warn = append(warn, fmt.Sprintf("take %q: layer %q animates %s of %q again: layers are not blended, the first one's curves are used", st.Name, l.Name, op.Property, mo.obj.Name))
-						}
-						continue
-					}
+					lc := &layerChannels{layer: ly}
+					lc.set[prop] = true
 					ch.set[prop] = true
+					ch.layers = append(ch.layers, lc)
+					// An axis without a curve takes the curve node's value, else
+					// the model's own (base and override layers) or no change
+					// (additive ones).
 					static := mo.static()
-					ch.def[prop] = [3][3]float64{static.t, static.r, static.s}[prop]
+					lc.def[prop] = [3][3]float64{static.t, static.r, static.s}[prop]
+					if !ly.base && ly.mode == blendAdditive {
+						lc.def[prop] = [3][3]float64{{}, {}, {1, 1, 1}}[prop]
+						if prop == 2 && ly.scaleAdd {
+							lc.def[prop] = [3]float64{1, 1, 1}
+						}
+						if prop == 1 && ly.rotByLayer && !rotWarned {
+							rotWarned = true
+							warn = append(warn, fmt.Sprintf("take %q: layer %q adds rotations by layer (RotationAccumulationMode 0, as quaternions): bonebake adds them as Euler angles, axis by axis (RotationAccumulationMode 1), which agrees only for rotations about one axis", st.Name, l.Name))
+						}
+					}
 					for ax, nm := range []string{"d|X", "d|Y", "d|Z"} {
 						if v, ok := cn.Props[nm].Number(0); ok {
-							ch.def[prop][ax] = v
+							lc.def[prop][ax] = v
 						}
 					}
 					for _, cc := range s.opKids[cn.ID] {
@@ -108,7 +233,7 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 							velocityWarned = true
 							warn = append(warn, fmt.Sprintf("take %q: curves of %q set tangent velocities, which are not applied (their keys' slopes and weights are)", st.Name, mo.obj.Name))
 						}
-						ch.c[prop][a] = c
+						lc.c[prop][a] = c
 						lo, hi = min(lo, c.times[0]), max(hi, c.times[len(c.times)-1])
 					}
 				}
@@ -137,15 +262,9 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 		for k := 0; float64(k) <= span+1e-3; k++ {
 			ticks = append(ticks, float64(lo)+float64(k)*TicksPerSecond/fps)
 		}
-		for _, ch := range chans {
-			for p := range 3 {
-				for _, c := range ch.c[p] {
-					if c != nil {
-						for _, kt := range c.times {
-							ticks = append(ticks, float64(kt))
-						}
-					}
-				}
+		for c := range curvesOf(chans) {
+			for _, kt := range c.times {
+				ticks = append(ticks, float64(kt))
 			}
 		}
 		ticks = append(ticks, float64(hi))
@@ -181,19 +300,20 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 		for k := range n {
 			sampled[k] = map[*model]trs{}
 			for _, m := range animated {
-				ch := chans[m]
 				v := m.static()
 				dst := [3]*[3]float64{&v.t, &v.r, &v.s}
-				for p := range 3 {
-					if !ch.set[p] {
-						continue
-					}
-					for ax := range 3 {
-						if c := ch.c[p][ax]; c != nil {
-							dst[p][ax] = c.at(ticks[k])
-						} else {
-							dst[p][ax] = ch.def[p][ax]
+				for _, lc := range chans[m].layers {
+					for p := range 3 {
+						if !lc.set[p] {
+							continue
 						}
+						x := lc.def[p]
+						for ax := range 3 {
+							if c := lc.c[p][ax]; c != nil {
+								x[ax] = c.at(ticks[k])
+							}
+						}
+						lc.layer.blend(p, dst[p], x)
 					}
 				}
 				sampled[k][m] = v
@@ -227,17 +347,28 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 	return out, warn, nil
 }
 
-// keysOf counts the keys of a stack's curves.
-func keysOf(chans map[*model]*channels) int {
-	n := 0
-	for _, ch := range chans {
-		for p := range 3 {
-			for _, c := range ch.c[p] {
-				if c != nil {
-					n += len(c.times)
+// curvesOf yields the curves of a stack's channels.
+func curvesOf(chans map[*model]*channels) iter.Seq[*curve] {
+	return func(yield func(*curve) bool) {
+		for _, ch := range chans {
+			for _, lc := range ch.layers {
+				for p := range 3 {
+					for _, c := range lc.c[p] {
+						if c != nil && !yield(c) {
+							return
+						}
+					}
 				}
 			}
 		}
+	}
+}
+
+// keysOf counts the keys of a stack's curves.
+func keysOf(chans map[*model]*channels) int {
+	n := 0
+	for c := range curvesOf(chans) {
+		n += len(c.times)
 	}
 	return n
 }

@@ -31,6 +31,7 @@ const (
 	RuleNotFBX    Rule = "not-fbx"   // the file is not an FBX file
 	RuleCurve     Rule = "curve"     // an animation curve whose keys disagree with its values
 	RuleSkeleton  Rule = "skeleton"  // the skeleton built from the models was refused
+	RuleLayer     Rule = "layer"     // an animation layer whose blending FBX does not define
 )
 
 // Error is a problem with an FBX file's meaning (the reader's own errors are
@@ -73,6 +74,8 @@ type scene struct {
 	// conv: the axis rotation to +Y up and the unit scale to metres (§6).
 	axis  rig.Quat
 	scale float64
+	// tmpl: the Definitions' property templates by object class.
+	tmpl map[string]fbxfile.Props
 }
 
 func open(path string) (*scene, error) {
@@ -104,6 +107,7 @@ func fromFile(f *fbxfile.File, path string) (*scene, error) {
 		}
 	}
 	tmpl := templates(f)
+	s.tmpl = tmpl
 	for _, o := range sc.Objects {
 		if o.Class != "Model" {
 			continue
