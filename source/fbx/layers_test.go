@@ -39,7 +39,9 @@ func curveNodeObj(id string, x, y, z string) string {
 	return "\tAnimationCurveNode: " + id + ", \"AnimCurveNode::N\", \"\" {\n\t\tProperties70:  {\n\t\t\tP: \"d|X\", \"Number\", \"\", \"A\"," + x + "\n\t\t\tP: \"d|Y\", \"Number\", \"\", \"A\"," + y + "\n\t\t\tP: \"d|Z\", \"Number\", \"\", \"A\"," + z + "\n\t\t}\n\t}\n"
 }
 
-func prop(name, v string) string { return "\t\t\tP: \"" + name + "\", \"enum\", \"\", \"\"," + v + "\n" }
+func prop(name, v string) string {
+	return "\t\t\tP: \"" + name + "\", \"enum\", \"\", \"\"," + v + "\n"
+}
 
 // The arm's pose at time s of the first clip: its Z angle in degrees and its
 // height above the root in metres.
