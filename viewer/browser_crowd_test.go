@@ -92,6 +92,11 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("playback math is docs/formats/bpat.md §5", func(t *testing.T) {
 		p.t = t
+		// The page's resolve is the npm package's core's (whose node tests run
+		// the golden cases), as the page loads it from /core/.
+		if same := p.eval(`import('./core/playback.js').then((m) => m.resolve === bonebake.resolve)`); same != true {
+			t.Errorf("the page's resolve is not the core's (/core/playback.js): %v", same)
+		}
 		// The page's resolve against bpat.Resolve on phases around every edge.
 		var cases []string
 		type c struct {

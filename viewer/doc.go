@@ -101,6 +101,7 @@
 //
 //	/                              the page (index.html)
 //	/<file>                        one of the embedded page files, by exact name
+//	/core/<file>                   a file of the npm package's core (js/bonebake-three/src/core), embedded
 //	/api/assets                    JSON: every asset with its clips, sockets, bones (docs/json.md)
 //	/api/assets/{id}/palette       the palette block, byte for byte as in the file
 //	/api/assets/{id}/socketdata    the socket data block, byte for byte

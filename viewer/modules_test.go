@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"bytes"
 	"io/fs"
 	"net/url"
 	"path"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	bonebakethree "github.com/bonebake/bonebake/js/bonebake-three"
 )
 
 // moduleScript finds the page's entry modules: <script type="module" src="...">.
@@ -44,6 +47,10 @@ const s = 'import';
 		t.Errorf("importsOf: %q, want %q", got, want)
 	}
 }
+
+// coreModules are the npm package's core modules the page must import: the
+// viewer keeps no copy of what they hold.
+var coreModules = []string{"playback.js"}
 
 // TestModulesServed follows the page's module graph from index.html through
 // every import, as the browser does, and checks that each module is served
@@ -116,6 +123,21 @@ func TestModulesServed(t *testing.T) {
 			if !seen["/"+e.Name()] {
 				t.Errorf("web/%s is embedded but no module imports it", e.Name())
 			}
+		}
+	}
+	// The page plays and skins with the npm package's core, the one copy of
+	// the playback rule and the skinning chunks (its golden cases run in the
+	// package's node tests), served from the files the package holds.
+	for _, m := range coreModules {
+		if !seen["/core/"+m] {
+			t.Errorf("the page does not import the core's %s (/core/%s)", m, m)
+		}
+		want, err := fs.ReadFile(bonebakethree.Core, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := get(t, h, "/core/"+m).Body.Bytes(); !bytes.Equal(got, want) {
+			t.Errorf("/core/%s is not js/bonebake-three/src/core/%s", m, m)
 		}
 	}
 	if len(seen) < 3 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/formats/bpat"
+	bonebakethree "github.com/bonebake/bonebake/js/bonebake-three"
 )
 
 //go:embed web
@@ -25,7 +26,7 @@ type Server struct {
 	assets []*Asset
 	meshes [][]byte
 	index  []byte            // the /api/assets JSON
-	files  map[string][]byte // embedded page files by name
+	files  map[string][]byte // embedded page files by name, the core's as core/NAME
 	regs   registries        // the runtime's view of the assets (built on first use)
 	crowds crowdStore
 	bats   batCache
@@ -63,6 +64,15 @@ func New(assets []*Asset) *Server {
 		if e.Type().IsRegular() {
 			b, _ := webFS.ReadFile("web/" + e.Name())
 			s.files[e.Name()] = b
+		}
+	}
+	// The npm package's core, which the page imports from /core/ (one skinning
+	// and playback implementation for the viewer and three.js pages).
+	core, _ := fs.ReadDir(bonebakethree.Core, ".")
+	for _, e := range core {
+		if e.Type().IsRegular() {
+			b, _ := fs.ReadFile(bonebakethree.Core, e.Name())
+			s.files["core/"+e.Name()] = b
 		}
 	}
 	s.files["index.html"] = withToken(s.files["index.html"], s.token)

@@ -351,7 +351,7 @@ func TestServesNothingElse(t *testing.T) {
 	srv := httptest.NewServer(New([]*Asset{sw}))
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	for _, p := range []string{"/", "/index.html", "/app.js", "/playback.js", "/skin.vert.glsl", "/style.css", "/api/assets", "/api/assets/0/palette", "/api/assets/0/mesh", "/api/assets/0/socketdata"} {
+	for _, p := range []string{"/", "/index.html", "/app.js", "/core/playback.js", "/core/glsl.js", "/skin.vert.glsl", "/style.css", "/api/assets", "/api/assets/0/palette", "/api/assets/0/mesh", "/api/assets/0/socketdata"} {
 		if code := rawGet(t, addr, p, addr); code != 200 {
 			t.Errorf("GET %s: %d, want 200", p, code)
 		}
@@ -362,6 +362,7 @@ func TestServesNothingElse(t *testing.T) {
 		"/api/assets/-1/palette", "/api/assets/00/palette", "/api/assets/0", "/api/assets/0/", "/api/assets/0/palette/x",
 		"/api/assets/0/../../go.mod", "/api/assets/0/file", "/./index.html", "/index.html/", "/app.js%00",
 		"/api/assets/0/texture/0", "/api/assets/0/texture/", "/api/assets/0/texture/-1", "/api/assets/0/texture",
+		"/playback.js", "/core", "/core/", "/core/index.d.ts", "/core/core.go", "/src/core/playback.js", "/core/../app.js", "/core//playback.js",
 	} {
 		if code := rawGet(t, addr, p, addr); code != 404 {
 			t.Errorf("GET %s: %d, want 404", p, code)

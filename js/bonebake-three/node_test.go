@@ -1,8 +1,3 @@
-// Package bonebakethree holds the Go tests that drive the npm package beside
-// them (js/bonebake-three): its node tests (which also run the shared golden
-// playback cases and check the JavaScript readers against formats/bpat on the
-// same bytes) and its three.js binding in headless Chromium. It has no Go code
-// of its own.
 package bonebakethree
 
 import (
@@ -65,11 +60,7 @@ func TestNode(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append(args, files...)...)
 	cmd.Dir = run
-	viewer, err := filepath.Abs(filepath.Join("..", "..", "viewer", "web", "playback.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Env = append(os.Environ(), "BONEBAKE_FIXTURES="+dir, "BONEBAKE_GOLDEN="+golden, "BONEBAKE_VIEWER_PLAYBACK="+viewer)
+	cmd.Env = append(os.Environ(), "BONEBAKE_FIXTURES="+dir, "BONEBAKE_GOLDEN="+golden)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)

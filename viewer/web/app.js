@@ -14,7 +14,7 @@
 //   draw.js      drawing a frame
 //   panel.js     the side panel; timeline.js the timeline
 //   lod.js       level of detail: each unit drawn at the level the server chose
-import { resolve } from './playback.js';
+import { resolve } from './core/playback.js';
 import { $, params, state, stats, hook, fail, Notice, RECORD, requestDraw, takeDraw } from './state.js';
 import { gl, setupGL, checkGL, fragSource } from './gl.js';
 import { setupBAT } from './bat.js';

@@ -1,6 +1,6 @@
 // The timeline under the view: the focus instance's clip with a tick per baked
 // frame, its markers and the playhead; click or drag to scrub.
-import { resolve } from './playback.js';
+import { resolve } from './core/playback.js';
 import { $, state } from './state.js';
 import { focus } from './scene.js';
 import { seek } from './crowd.js';

@@ -3,7 +3,7 @@
 // Clock (crowd.TimeRecord's rules) and the speed blend.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve, Clock, playhead, speedBlend } from '../src/core/index.js';
 
 const golden = JSON.parse(readFileSync(process.env.BONEBAKE_GOLDEN ?? new URL('../../../testdata/playback/golden.json', import.meta.url), 'utf8'));
@@ -18,19 +18,6 @@ test('golden: phase → frame, next, lerp', () => {
     assert.equal(f, c.want[0], msg);
     assert.equal(n, c.want[1], msg);
     assert.ok(Math.abs(l - c.want[2]) <= tol, msg);
-  }
-});
-
-// The viewer's copy of the rule (viewer/web/playback.js), until the viewer
-// draws with this package's core.
-import { pathToFileURL } from 'node:url';
-const viewerPlayback = process.env.BONEBAKE_VIEWER_PLAYBACK ? pathToFileURL(process.env.BONEBAKE_VIEWER_PLAYBACK) : new URL('../../../viewer/web/playback.js', import.meta.url);
-test('golden: the viewer\'s playback.js', { skip: !existsSync(viewerPlayback) && 'not in the repository' }, async () => {
-  const { resolve: viewerResolve } = await import(viewerPlayback);
-  for (const c of golden.resolve) {
-    const [f, n, l] = viewerResolve(num(c.phase), c.frames, c.loops);
-    const msg = `viewer resolve(${c.phase}, ${c.frames}, loops ${c.loops}) = ${f}, ${n}, ${l}; want ${c.want} (${c.why})`;
-    assert.ok(f === c.want[0] && n === c.want[1] && Math.abs(l - c.want[2]) <= tol, msg);
   }
 });
 
