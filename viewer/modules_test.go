@@ -50,7 +50,7 @@ const s = 'import';
 
 // coreModules are the npm package's core modules the page must import: the
 // viewer keeps no copy of what they hold.
-var coreModules = []string{"playback.js"}
+var coreModules = []string{"playback.js", "glsl.js"}
 
 // TestModulesServed follows the page's module graph from index.html through
 // every import, as the browser does, and checks that each module is served

@@ -174,6 +174,11 @@ export class SkinPalette {
 /** Socket s of a unit showing pose (Clock.at's numbers): the top three rows of its model-space matrix. */
 export function socketAt(bpat: BPAT, pose: ArrayLike<number>, socket: number, out?: Float64Array): Float64Array;
 
+/**
+ * The playback rule in GLSL ES 3.00 (bonebakeSettle, bonebakeResolve,
+ * bonebakeWeights), for shaders that play clips: the GPU pass includes it.
+ */
+export const PLAYBACK: string;
 export const POSE_PASS_VERTEX: string;
 export const POSE_PASS_FRAGMENT: string;
 export const RECORD_FLOATS: 16;

@@ -11,7 +11,8 @@
 // own, and its rider's: all zero without one), each four texels: the playheads
 // Own, From and Prior (phase and rate as float bits, palette row, shape), then
 // Start, FadeStart, FadeInv and PriorShare as float bits. At time u_now a record
-// shows what crowd.TimeRecord.At computes, in float32 as it does; then the
+// shows what crowd.TimeRecord.At computes, in float32 as it does, by the core's
+// playback rule (PLAYBACK, included below); then the
 // unit's level (docs/runtime.md §6.4) floors its rows (reduced) or shows its
 // snapshot frame (snapshot), as the server's runtime does per frame and the
 // page's splitLevels lays it out (lod.js).
@@ -66,33 +67,21 @@ float attackPhase(float t) {
   return LO[k] + (HI[k] - LO[k]) * e;
 }
 
+// The playback rule: bonebakeSettle, bonebakeResolve, bonebakeWeights (the npm
+// package's core, js/bonebake-three/src/core/glsl.js; clock.js puts it here).
+#include <bonebake_playback>
+
 // phaseAt is the playhead's phase dt seconds after its record's Start.
 float phaseAt(uvec4 p, float dt) {
   float q = uintBitsToFloat(p.x) + uintBitsToFloat(p.y) * dt;
   if ((p.w & SWING) != 0u) return attackPhase(q);
-  if (!(q >= 0.0 && q < 1.0)) {
-    if ((p.w & WRAPS) != 0u) {
-      float t = float(int(q)); // floor(q), as crowd's settle takes it
-      if (t > q) t -= 1.0;
-      q -= t;
-      if (!(q >= 0.0 && q < 1.0)) q = 0.0;
-    } else {
-      q = q >= 0.0 ? min(q, 1.0) : 0.0;
-    }
-  }
-  return (p.w & FRAMES) == 0u ? 0.0 : q;
+  return (p.w & FRAMES) == 0u ? 0.0 : bonebakeSettle(q, (p.w & WRAPS) != 0u);
 }
 
 // rows resolves phase ph to palette rows by docs/formats/bpat.md §5: frame row,
-// next row, lerp (w left 0).
-vec4 rows(uvec4 p, float ph) {
-  uint last = p.w & FRAMES, wrapTo = last;
-  float scale = float(last);
-  if ((p.w & LOOPS) != 0u) { scale = float(last + 1u); wrapTo = 0u; }
-  float pos = ph * scale;
-  uint f = min(uint(pos), last);
-  uint nx = f + 1u > last ? wrapTo : f + 1u;
-  return vec4(float(p.z + f), float(p.z + nx), pos - float(f), 0.0);
+// next row, lerp, and w.
+vec4 rows(uvec4 p, float ph, float w) {
+  return vec4(bonebakeResolve(float(p.z), int(p.w & FRAMES), (p.w & LOOPS) != 0u, ph), w);
 }
 
 // resolve is crowd.TimeRecord.At: the own clip's rows, and the fade's two sides
@@ -100,28 +89,10 @@ vec4 rows(uvec4 p, float ph) {
 void resolve(uvec4 own, uvec4 from, uvec4 prior, uvec4 times, out vec4 play, out vec4 fade, out vec4 pri) {
   vec4 tm = uintBitsToFloat(times); // Start, FadeStart, FadeInv, PriorShare
   float dt = u_now - tm.x;
-  play = rows(own, phaseAt(own, dt));
-  fade = vec4(0.0);
-  pri = vec4(0.0);
-  float w = 1.0;
-  if (tm.z > 0.0) {
-    float x = (u_now - tm.y) * tm.z;
-    if (x < 1.0) {
-      x = max(x, 0.0);
-      w = x * x * (3.0 - 2.0 * x);
-      fade = rows(from, phaseAt(from, dt));
-      fade.w = 1.0 - w;
-    }
-  }
-  if (tm.w == 0.0) {
-  } else if ((prior.w & GAIT) != 0u) {
-    pri = rows(prior, phaseAt(prior, dt));
-    pri.w = w * tm.w;
-  } else if (w < 1.0) {
-    pri = rows(prior, phaseAt(prior, dt));
-    pri.w = (1.0 - w) * tm.w;
-    fade.w = (1.0 - w) * (1.0 - tm.w);
-  }
+  vec3 w = bonebakeWeights(u_now, tm.y, tm.z, tm.w, (prior.w & GAIT) != 0u);
+  play = rows(own, phaseAt(own, dt), 0.0);
+  fade = w.y > 0.0 ? rows(from, phaseAt(from, dt), w.y) : vec4(0.0);
+  pri = w.z > 0.0 ? rows(prior, phaseAt(prior, dt), w.z) : vec4(0.0);
   if (fade.w == 0.0 && pri.w > 0.0) { // a speed blend alone: the other gait first, as At has it
     fade = pri;
     pri = vec4(0.0);

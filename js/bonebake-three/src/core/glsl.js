@@ -62,6 +62,56 @@ transformed = (bonebakeSkin4 * vec4(transformed, 1.0)).xyz;
 `;
 
 /**
+ * The playback rule in GLSL (ES 3.00), as core/playback.js states it for the
+ * CPU: a phase settled into a clip (wrapped or clamped, NaN as 0), resolved to
+ * palette rows and lerp (docs/formats/bpat.md §5.2), and a unit's weights of
+ * its own clip, the clip it fades from and the prior at a time (Clock.at,
+ * docs/runtime.md §6.1, §6.3). The skinning pass below and the viewer's GPU
+ * clock pass (viewer/web/clock.vert.glsl) include it: one copy for every
+ * shader that plays clips.
+ */
+export const PLAYBACK = /* glsl */ `
+// bonebakeSettle brings a phase outside [0, 1) back: wrapped, or clamped to
+// [0, 1]; NaN (and what cannot wrap) plays as 0.
+float bonebakeSettle(float q, bool wraps) {
+  if (q >= 0.0 && q < 1.0) return q;
+  if (wraps) { float r = q - floor(q); return (r >= 0.0 && r < 1.0) ? r : 0.0; }
+  return q >= 0.0 ? min(q, 1.0) : 0.0; // NaN compares false: 0
+}
+
+// bonebakeResolve is phase ph (settled) of a clip of last + 1 frames whose
+// first is palette row row: (frame row, next row, lerp).
+vec3 bonebakeResolve(float row, int last, bool loops, float ph) {
+  if (last <= 0) return vec3(row, row, 0.0);
+  float pos = ph * float(loops ? last + 1 : last);
+  int f = min(int(floor(pos)), last);
+  int nx = f + 1 > last ? (loops ? 0 : last) : f + 1;
+  return vec3(row + float(f), row + float(nx), pos - float(f));
+}
+
+// bonebakeWeights are the weights (own, faded from, prior) shown at time t of
+// a unit whose fade started at fadeStart and lasts 1/fadeInv seconds (none:
+// fadeInv 0), with a prior of share share that is a speed blend's other gait
+// when gait, else an interrupted fade's older side.
+vec3 bonebakeWeights(float t, float fadeStart, float fadeInv, float share, bool gait) {
+  float w = 1.0, wFrom = 0.0, wPrior = 0.0;
+  if (fadeInv > 0.0) {
+    float x = (t - fadeStart) * fadeInv;
+    if (x < 1.0) {
+      x = max(x, 0.0);
+      w = x * x * (3.0 - 2.0 * x);
+      wFrom = 1.0 - w;
+    }
+  }
+  if (share != 0.0) {
+    if (gait) { wPrior = w * share; }
+    else if (w < 1.0) { wPrior = (1.0 - w) * share; wFrom = (1.0 - w) * (1.0 - share); }
+  }
+  return vec3(1.0 - wFrom - wPrior, wFrom, wPrior);
+}
+`;
+
+/**
  * The skinning pass on the GPU (GLSL ES 3.00, a full-screen triangle drawn
  * into the posed texture): each texel is row k of bone b's posed skinning
  * matrix of one unit, computed from the unit's clock record (16 floats: the
@@ -91,25 +141,12 @@ uniform int bonebakePerRow;
 uniform int bonebakeCount;
 uniform float bonebakeTime;
 layout(location = 0) out highp vec4 bonebakePosed;
-
-float bonebakeSettle(float q, bool wraps) {
-  if (q >= 0.0 && q < 1.0) return q;
-  if (wraps) { float r = q - floor(q); return (r >= 0.0 && r < 1.0) ? r : 0.0; }
-  return q >= 0.0 ? min(q, 1.0) : 0.0; // NaN compares false: 0
-}
-
+${PLAYBACK}
 // rows resolves a playhead dt seconds after its record's start to palette rows
 // and lerp by docs/formats/bpat.md §5.2.
 vec3 bonebakeRows(vec4 p, float dt) {
   int code = int(p.w);
-  int last = code >> 3;
-  if (last == 0) return vec3(p.z, p.z, 0.0);
-  float ph = bonebakeSettle(p.x + p.y * dt, (code & 2) != 0);
-  bool loops = (code & 1) != 0;
-  float pos = ph * float(loops ? last + 1 : last);
-  int f = min(int(floor(pos)), last);
-  int nx = f + 1 > last ? (loops ? 0 : last) : f + 1;
-  return vec3(p.z + float(f), p.z + float(nx), pos - float(f));
+  return bonebakeResolve(p.z, code >> 3, (code & 1) != 0, bonebakeSettle(p.x + p.y * dt, (code & 2) != 0));
 }
 
 vec4 bonebakeSkinRow(float frame, int col) {
@@ -137,24 +174,10 @@ void main() {
   vec4 prior = texelFetch(bonebakeRecords, ivec2(rx + 2, rr), 0);
   vec4 clock = texelFetch(bonebakeRecords, ivec2(rx + 3, rr), 0);
   float t = bonebakeTime, dt = t - clock.x;
-  float w = 1.0, wFrom = 0.0, wPrior = 0.0;
-  vec4 pose = vec4(0.0);
-  if (clock.z > 0.0) {
-    float x = (t - clock.y) * clock.z;
-    if (x < 1.0) {
-      x = max(x, 0.0);
-      w = x * x * (3.0 - 2.0 * x);
-      wFrom = 1.0 - w;
-    }
-  }
-  float share = abs(clock.w);
-  if (share != 0.0) {
-    if (clock.w < 0.0) { wPrior = w * share; }
-    else if (w < 1.0) { wPrior = (1.0 - w) * share; wFrom = (1.0 - w) * (1.0 - share); }
-  }
-  pose = (1.0 - wFrom - wPrior) * bonebakeLerped(bonebakeRows(own, dt), col);
-  if (wFrom > 0.0) pose += wFrom * bonebakeLerped(bonebakeRows(from, dt), col);
-  if (wPrior > 0.0) pose += wPrior * bonebakeLerped(bonebakeRows(prior, dt), col);
+  vec3 w = bonebakeWeights(t, clock.y, clock.z, abs(clock.w), clock.w < 0.0);
+  vec4 pose = w.x * bonebakeLerped(bonebakeRows(own, dt), col);
+  if (w.y > 0.0) pose += w.y * bonebakeLerped(bonebakeRows(from, dt), col);
+  if (w.z > 0.0) pose += w.z * bonebakeLerped(bonebakeRows(prior, dt), col);
   bonebakePosed = pose;
 }
 `;
