@@ -642,7 +642,7 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 			part := gltf.Part{First: len(out.Indices), Count: len(byMat[k])}
 			part.Material = gltf.Material{BaseColor: [4]float32{1, 1, 1, 1}}
 			if k >= 0 && k < len(materials) {
-				part.Material = s.material(materials[k], opt.Textures, &m.Warnings)
+				part.Material = s.material(materials[k], opt.Textures, opt.FilesRoot, &m.Warnings)
 			}
 			out.Indices = append(out.Indices, byMat[k]...)
 			m.Parts = append(m.Parts, part)
@@ -666,9 +666,10 @@ func srgbToLinear(c float64) float64 {
 	return math.Pow((c+0.055)/1.055, 2.4)
 }
 
-// material reads a Material's diffuse colour (§10) and, when asked, the
-// embedded image of the texture on it.
-func (s *scene) material(o *fbxfile.Object, textures bool, warn *[]string) gltf.Material {
+// material reads a Material's diffuse colour (§10) and, when asked, the image
+// of the texture on it: embedded, else its file beside the FBX (inside
+// filesRoot when one is given).
+func (s *scene) material(o *fbxfile.Object, textures bool, filesRoot string, warn *[]string) gltf.Material {
 	mat := gltf.Material{Name: o.Name, BaseColor: [4]float32{1, 1, 1, 1}}
 	c := o.Props.Vec3("DiffuseColor", [3]float64{1, 1, 1})
 	if o.Props["DiffuseColor"] == nil {
@@ -691,25 +692,29 @@ func (s *scene) material(o *fbxfile.Object, textures bool, warn *[]string) gltf.
 		if tex == nil || tex.Class != "Texture" {
 			continue
 		}
-		for _, v := range s.objectsOf(s.children[tex.ID], "Video") {
-			data := embedded(v.Node.Child("Content"))
-			if len(data) == 0 {
-				*warn = append(*warn, fmt.Sprintf("material %q: texture %q is not embedded in the file: not used", o.Name, tex.Name))
-				continue
+		videos := s.objectsOf(s.children[tex.ID], "Video")
+		var data []byte
+		from := "embedded"
+		for _, v := range videos {
+			if data = embedded(v.Node.Child("Content")); len(data) > 0 {
+				break
 			}
-			mime := ""
-			switch {
-			case len(data) > 8 && string(data[1:4]) == "PNG":
-				mime = "image/png"
-			case len(data) > 3 && data[0] == 0xFF && data[1] == 0xD8:
-				mime = "image/jpeg"
-			default:
-				*warn = append(*warn, fmt.Sprintf("material %q: texture %q is neither PNG nor JPEG: not used", o.Name, tex.Name))
-				continue
-			}
-			mat.Texture = &gltf.Texture{MIME: mime, Data: data, WrapS: 10497, WrapT: 10497}
-			return mat
 		}
+		if len(data) == 0 {
+			var err error
+			data, from, err = s.externalTexture(s.textureNames(tex, videos), filesRoot)
+			if err != nil {
+				*warn = append(*warn, fmt.Sprintf("material %q: texture %q is not embedded and its file cannot be read: %v: not used", o.Name, tex.Name, err))
+				continue
+			}
+		}
+		mime := imageMIME(data)
+		if mime == "" {
+			*warn = append(*warn, fmt.Sprintf("material %q: texture %q (%s) is neither PNG nor JPEG: not used", o.Name, tex.Name, from))
+			continue
+		}
+		mat.Texture = &gltf.Texture{MIME: mime, Data: data, WrapS: 10497, WrapT: 10497}
+		return mat
 	}
 	return mat
 }
