@@ -84,6 +84,10 @@ const (
 	// MinSpeed is the slowest travel counted as travel: MinSpeed·H per second of
 	// the clip (9 cm/s for a 1.8 m body).
 	MinSpeed = 0.05
+	// MinDuration is the shortest clip, in seconds of its own time, that can
+	// hold a stride (a mouse's gallop takes a tenth of a second): a shorter
+	// one is a pose held (Mixamo's and three.js's poses last one frame, 1/30 s).
+	MinDuration = 0.1
 	// Trusted is the least confidence of a measured speed; below it the clip is
 	// StatusUntrusted.
 	Trusted = 0.8
@@ -343,6 +347,10 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 		res.Reason = "the clip has no duration"
 		return res
 	}
+	if dur < MinDuration {
+		res.Reason = fmt.Sprintf("the clip lasts %.3g s, too short for a stride: a pose, not locomotion", dur)
+		return res
+	}
 	sk := r.Skeleton
 	n := samples(dur)
 	dt := dur / float64(n)
@@ -547,7 +555,7 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	for i := range all {
 		all[i] = i
 	}
-	v, st := r.standSpeed(vel, low, u, all, dt, loops)
+	v, _ := r.standSpeed(vel, low, u, all, dt, loops)
 	if v == 0 {
 		return f
 	}
@@ -574,59 +582,105 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 		// different feet at different phases fell together): the feet's own
 		// speeds, weighted by how long each stands, are the better guess.
 		v = weighed / total
-		st = r.stances(vel, low, u, v, StanceSlack, all, dt, loops)
 	}
-	f.speed = v
+	// The speed given is the one that slides least: the feet's joint speed,
+	// each foot's own, and speeds between them, each judged by slipAt.
+	cands := []float64{v}
+	if total > 0 {
+		for i := range own {
+			if long[i] > 0 {
+				cands = append(cands, own[i])
+			}
+		}
+		for q := 0; lo < hi && q <= slipSteps; q++ {
+			cands = append(cands, lo*math.Pow(hi/lo, float64(q)/slipSteps))
+		}
+	}
+	best := slipJudge{slip: math.Inf(1)}
+	for _, c := range cands {
+		if j := r.slipAt(vel, low, wide, u, c, own, long, dt, loops); j.slip < best.slip {
+			best = j
+		}
+	}
+	if len(best.st) == 0 {
+		f.speed, f.why = v, "no foot stands still on the ground at any one speed"
+		return f
+	}
+	f.speed, f.planted, f.why = best.v, best.planted, best.why
+	f.conf = clamp01(1 - best.slip/SlipPerConfidence)
+	return f
+}
+
+// slipSteps is how many speeds between the slowest and the fastest foot's own
+// standing speed slipAt judges, besides those speeds themselves: steps of
+// under 1 % for feet up to 60 % apart.
+const slipSteps = 48
+
+// slipJudge is what playing the feet at one speed shows.
+type slipJudge struct {
+	v, slip float64
+	st      []stance
+	planted float64 // the fraction of the clip some foot stands
+	why     string  // the foot that slips most, and how far
+}
+
+// slipAt judges speed v: the feet's stances at it (StanceSlack) and the slip,
+// the worse of (a) the worst stance, found as stances are here and, so that
+// it does not hang on where a stance is said to begin and end, with a band
+// and a slack a half and a quarter larger, and (b) the feet's mean
+// disagreement: each foot that stands (long[i] > 0) still at its own speed
+// own[i] slides at v by the difference over its whole stance, weighted by
+// how long it stands.
+func (r *Rig) slipAt(vel [][]rig.Vec3, low, wide [][]bool, u rig.Vec3, v float64, own, long []float64, dt float64, loops bool) slipJudge {
+	all := make([]int, len(r.Feet))
+	for i := range all {
+		all[i] = i
+	}
+	j := slipJudge{v: v, st: r.stances(vel, low, u, v, StanceSlack, all, dt, loops)}
+	n := len(vel[0])
 	covered := make([]bool, n)
-	for _, s := range st {
+	for _, s := range j.st {
 		for q := 0; q < s.len; q++ {
 			covered[(s.first+q)%n] = true
 		}
 	}
 	for _, c := range covered {
 		if c {
-			f.planted++
+			j.planted++
 		}
 	}
-	f.planted /= float64(n)
-	if len(st) == 0 {
-		f.why = "no foot stands still on the ground at any one speed"
-		return f
+	j.planted /= float64(n)
+	if len(j.st) == 0 {
+		j.slip = math.Inf(1)
+		return j
 	}
-	// The worst stance, found as stances are here and, so that the confidence
-	// does not hang on where a stance is said to begin and end, with a band
-	// and a slack a half and a quarter larger.
-	worst := st[0]
-	for _, s := range append(st, r.stances(vel, wide, u, v, 1.25*StanceSlack, all, dt, loops)...) {
+	worst := j.st[0]
+	for _, s := range append(j.st, r.stances(vel, wide, u, v, 1.25*StanceSlack, all, dt, loops)...) {
 		if s.drift/s.dur > worst.drift/worst.dur {
 			worst = s
 		}
 	}
-	slip := worst.drift / (v * worst.dur)
-	f.why = fmt.Sprintf("foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip",
-		r.Skeleton.Names[r.Feet[worst.foot]], 100*slip, float64(worst.first)*dt)
-	// A foot that stands still at a speed of its own slides at v by the
-	// difference, over its whole stance: the feet's mean slip, weighted by how
-	// long each stands, counts too.
-	var slid float64
+	j.slip = worst.drift / (v * worst.dur)
+	j.why = fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip",
+		v, r.Skeleton.Names[r.Feet[worst.foot]], 100*j.slip, float64(worst.first)*dt)
+	var slid, total float64
 	odd, oddD := -1, 0.0
 	for i := range r.Feet {
 		if long[i] == 0 {
 			continue
 		}
 		d := math.Abs(own[i]-v) / v
-		slid += d * long[i]
+		slid, total = slid+d*long[i], total+long[i]
 		if d > oddD {
 			odd, oddD = i, d
 		}
 	}
-	if total > 0 && slid/total > slip {
-		slip = slid / total
-		f.why = fmt.Sprintf("foot %s stands still at %.4g per s of clip, the feet together at %.4g: at one speed they slide %.0f%% of the distance travelled",
-			r.Skeleton.Names[r.Feet[odd]], own[odd], v, 100*slip)
+	if total > 0 && slid/total > j.slip {
+		j.slip = slid / total
+		j.why = fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, they slide %.0f%% of the distance travelled: foot %s stands still at %.4g",
+			v, 100*j.slip, r.Skeleton.Names[r.Feet[odd]], own[odd])
 	}
-	f.conf = clamp01(1 - slip/SlipPerConfidence)
-	return f
+	return j
 }
 
 // standSpeed returns the speed at which the low samples of the feet (indices

@@ -380,3 +380,21 @@ func (w *rollWalker) Sample(t float64, pose []rig.Transform) {
 		}
 	}
 }
+
+// TestPose: a clip too short to hold a stride (a pose held for one frame, as
+// Mixamo's and three.js's poses are) has no travel and says it is a pose,
+// whatever its feet do in that instant.
+func TestPose(t *testing.T) {
+	for _, rootMotion := range []bool{false, true} {
+		w := &walker{speed: 1.4, dur: 1.0 / 30, stance: 0.6, rootMotion: rootMotion}
+		_, res := measure(t, w, 0, false, Options{})
+		if res.Status != StatusNoTravel || res.Speed != 0 || !strings.Contains(res.Reason, "a pose") {
+			t.Errorf("root motion %v: %+v: want no travel, saying it is a pose", rootMotion, res)
+		}
+	}
+	// A tenth of a second is enough for a stride.
+	_, res := measure(t, &walker{speed: 1.4, dur: MinDuration, stance: 0.6}, 0, true, Options{})
+	if res.Status != StatusMeasured {
+		t.Errorf("%v s: %+v: want measured", MinDuration, res)
+	}
+}

@@ -107,6 +107,8 @@ func GaitLine(c gait.Clip) string {
 		fmt.Fprintf(&b, "%.4g m/s, cycle %.4g s, stride %.4g m (measured from %s, confidence %.2f)", c.GroundSpeed, c.Cycle, c.Stride, how, c.Confidence)
 	case c.Status == string(stride.StatusUntrusted):
 		fmt.Fprintf(&b, "no ground speed: the measurement is not trusted (confidence %.2f): %s; cycle %.4g s", c.Confidence, c.Reason, c.Cycle)
+	case c.Reason != "":
+		fmt.Fprintf(&b, "in place (%s), cycle %.4g s", c.Reason, c.Cycle)
 	default:
 		fmt.Fprintf(&b, "in place (no steady travel), cycle %.4g s", c.Cycle)
 	}

@@ -3,7 +3,9 @@ package gltfbake
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,8 +30,8 @@ type slipReport struct {
 // carries its own root motion (method root_motion, travel kept). It samples
 // every palette bone at 240 poses per second of the clip and takes as contact
 // bones the palette's leaves that come within 0.04·H of the lowest such leaf
-// (H: the rest pose's height), so it finds the Fox's front paws (called hands)
-// as well as its hind ones, and never asks the estimator which the feet are. A
+// (H: the rest pose's height) at rest (a robot's fingers may swing lower than
+// its feet while it runs), and never asks the estimator which the feet are. A
 // stance is a run of samples (wrapping when the clip loops) where the bone is
 // in the lowest band of its own height (within max(15% of its vertical range,
 // 0.01·H) of its lowest point) and moves slower than a quarter of the unit's
@@ -95,7 +97,7 @@ func slipAlong(m *Model, i int, c gait.Clip, dir [2]float64) slipReport {
 	}
 	ymin := map[int]float64{}
 	ymax := map[int]float64{}
-	ground := math.Inf(1)
+	ground := math.Inf(1) // the lowest leaf at rest
 	for _, b := range bones {
 		if !leaf[b] {
 			continue
@@ -104,12 +106,12 @@ func slipAlong(m *Model, i int, c gait.Clip, dir [2]float64) slipReport {
 		for k := range pos {
 			ymin[b], ymax[b] = math.Min(ymin[b], pos[k][b][1]), math.Max(ymax[b], pos[k][b][1])
 		}
-		ground = math.Min(ground, ymin[b])
+		ground = math.Min(ground, rest[b][7])
 	}
 	var r slipReport
 	standing := make([]bool, n)
 	for _, b := range bones {
-		if !leaf[b] || ymin[b] > ground+0.04*H {
+		if !leaf[b] || rest[b][7] > ground+0.04*H {
 			continue
 		}
 		band := ymin[b] + math.Max(0.15*(ymax[b]-ymin[b]), 0.01*H)
@@ -175,12 +177,13 @@ var realGaits = []struct {
 	clips   []string // clip files (--clips)
 	scale   float64
 	walking []string
+	poses   []string // clips that hold a pose: no travel, and they say so
 	// refused: the clips' feet slide at any one speed (docs/formats/gait.md
 	// §6): they get no speed, and a reason naming the foot and its slip.
 	refused bool
 }{
-	{model: "threejs/Soldier.glb", walking: []string{"Walk", "Run"}},
-	{model: "threejs/Xbot.glb", walking: []string{"walk", "run"}},
+	{model: "threejs/Soldier.glb", walking: []string{"Walk", "Run"}, poses: []string{"TPose"}},
+	{model: "threejs/Xbot.glb", walking: []string{"walk", "run"}, poses: []string{"sad_pose", "sneak_pose"}},
 	{model: "mixamo-clips/ybot.glb", clips: []string{"mixamo-clips/walking.glb"}, walking: []string{"walking"}},
 	{model: "Fox.glb", scale: 0.01, walking: []string{"Walk", "Run"}, refused: true},
 	{model: "CesiumMan.gltf", walking: []string{"animation_0"}, refused: true},
@@ -189,6 +192,9 @@ var realGaits = []struct {
 	// Root motion whose feet never stand still at the root's speed.
 	{kind: "bvh", model: "a_biped_walk.bvh", walking: []string{"a_biped_walk"}, refused: true},
 }
+
+// leastSlip reads the speed an untrusted feet measurement names.
+var leastSlip = regexp.MustCompile(`at ([0-9.e+]+) per s of clip, the speed at which the feet slide least`)
 
 // TestRealGaitsKeepFeetPlanted: the real walks and runs get a measured ground
 // speed at which their feet, played by slip (which shares no code with the
@@ -211,6 +217,9 @@ func TestRealGaitsKeepFeetPlanted(t *testing.T) {
 			}
 			f := m.Gaits("x.bpat")
 			for i, c := range f.Clips {
+				if slices.Contains(g.poses, c.Name) && (c.Status != "no_travel" || !strings.Contains(c.Reason, "a pose")) {
+					t.Errorf("%s: %+v: want no travel, saying it is a pose", c.Name, c)
+				}
 				if !slices.Contains(g.walking, c.Name) {
 					continue
 				}
@@ -218,6 +227,22 @@ func TestRealGaitsKeepFeetPlanted(t *testing.T) {
 					t.Logf("%s: no ground speed: %s (confidence %.2f)", c.Name, c.Reason, c.Confidence)
 					if !g.refused || c.Status != "untrusted" || !strings.Contains(c.Reason, " slide") || !strings.Contains(c.Reason, "%") {
 						t.Errorf("%s: %+v: want a speed, or untrusted saying which feet slide and how far", c.Name, c)
+					}
+					// The speed a refusal names is where the feet slide least,
+					// so feet must stand there (played by slip, not the estimator).
+					least := leastSlip.FindStringSubmatch(c.Reason)
+					if least == nil {
+						if c.Method == "feet" {
+							t.Errorf("%s: %q names no speed at which the feet slide least", c.Name, c.Reason)
+						}
+						continue
+					}
+					v, _ := strconv.ParseFloat(least[1], 64)
+					_, dur := m.Job.Span(&m.Job.Clips[i])
+					if r := slip(m, i, gait.Clip{Stride: v * dur, Method: c.Method}); r.stances == 0 {
+						t.Errorf("%s: at %.4g per s of clip, the speed the refusal names, no foot stands in the world", c.Name, v)
+					} else {
+						t.Logf("%s: at %.4g per s of clip %d stances, worst drift %.1f%% (%s)", c.Name, v, r.stances, 100*r.worst, r.where)
 					}
 					continue
 				}
