@@ -32,6 +32,9 @@ type Reduction struct {
 	// full rig puts it, over every frame of every clip, in the model's units
 	// (metres for glTF, after any scale); 0 when no joint was merged.
 	Deviation float64
+	// ByJoints: the model has no mesh, and the points measured are its
+	// joints and its leaf joints' tips (jointPoints), not vertices.
+	ByJoints bool
 }
 
 // Merge is one joint folded into its parent: its vertices skin with Into's
@@ -92,12 +95,14 @@ func reduce(m *gltf.Model, mf *Manifest, job *bake.Job, limit int, limitText str
 	over := func() string {
 		return fmt.Sprintf("%s: the skin has %d joints, more than %s", m.Path, red.Joints, limitText)
 	}
+	if m.MeshError != nil {
+		return nil, fmt.Errorf("%s, and its joints cannot be told apart by their vertices: %s", over(), m.MeshError)
+	}
 	if m.Mesh == nil {
-		why := "the model has no skinned mesh"
-		if m.MeshError != nil {
-			why = m.MeshError.Error()
-		}
-		return nil, fmt.Errorf("%s, and its joints cannot be told apart by their vertices: %s", over(), why)
+		// A skeleton without a mesh (a BVH file on its own): its joints' own
+		// positions stand in for vertices, and go again once it is reduced.
+		m.Mesh, red.ByJoints = jointPoints(m), true
+		defer func() { m.Mesh = nil }()
 	}
 	dropped, err := dropUnweighted(m, mf)
 	if err != nil {
@@ -224,6 +229,39 @@ func reduce(m *gltf.Model, mf *Manifest, job *bake.Job, limit int, limitText str
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
 	return red, nil
+}
+
+// jointPoints stands in for the mesh of a skeleton that has none (a BVH file
+// baked on its own, docs/formats/bvh.md §5): a point at each joint, and one at
+// each leaf joint's tip (as far beyond it as its bone from its parent is long,
+// where an end site would be), each wholly weighted to its joint. A merge's
+// error is then the motion's positional error: how far the merged joints and
+// tips land from where the full skeleton puts them.
+func jointPoints(m *gltf.Model) *gltf.Mesh {
+	rest := m.Skeleton.RestModelSpace()
+	leaf := make([]bool, m.Skeleton.Len())
+	for b := range leaf {
+		leaf[b] = true
+	}
+	for _, p := range m.Skeleton.Parents {
+		if p >= 0 {
+			leaf[p] = false
+		}
+	}
+	out := &gltf.Mesh{}
+	add := func(p rig.Vec3, j int) {
+		out.Positions = append(out.Positions, [3]float32{float32(p[0]), float32(p[1]), float32(p[2])})
+		out.Joints = append(out.Joints, [4]uint16{uint16(j)})
+		out.Weights = append(out.Weights, [4]float32{1})
+	}
+	for j, b := range m.Joints {
+		o := rest[b].Translation()
+		add(o, j)
+		if p := m.Skeleton.Parents[b]; leaf[b] && p >= 0 {
+			add(o.Add(o.Sub(rest[p].Translation())), j)
+		}
+	}
+	return out
 }
 
 // frames holds the palettes of every frame of a job's clips, as the engine
@@ -475,8 +513,12 @@ func (r *Reduction) notes() []string {
 		for i, mg := range r.Merged {
 			ms[i] = mg.Joint + " → " + mg.Into
 		}
-		out = append(out, fmt.Sprintf("merged %s into their parents to fit %s, least vertex error first (%s): worst vertex deviation %s over every frame of every clip",
-			plural(len(r.Merged), "leaf joint"), r.limitText, strings.Join(ms, ", "), r.DeviationText()))
+		what := "vertex"
+		if r.ByJoints {
+			what = "joint" // no mesh: the joints and their tips (jointPoints)
+		}
+		out = append(out, fmt.Sprintf("merged %s into their parents to fit %s, least %s error first (%s): worst %s deviation %s over every frame of every clip",
+			plural(len(r.Merged), "leaf joint"), r.limitText, what, strings.Join(ms, ", "), what, r.DeviationText()))
 	}
 	return out
 }
