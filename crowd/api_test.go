@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -17,19 +18,19 @@ import (
 // The named species are the roster's, and every kind pairs a species with an
 // archetype it supports.
 func TestKindsFit(t *testing.T) {
-	for name, id := range map[string]SpeciesID{"humanoid": SpeciesHumanoid, "horse": SpeciesHorse, "elephant": SpeciesElephant,
-		"humanoid_sword": SpeciesHumanoidSword, "humanoid_spear": SpeciesHumanoidSpear, "humanoid_skeleton": SpeciesHumanoidSkeleton} {
-		if d, ok := roster.ByName(name); !ok || SpeciesID(d.ID) != id || id.String() != name {
+	for name, id := range map[string]unit.SpeciesID{"humanoid": unit.SpeciesHumanoid, "horse": unit.SpeciesHorse, "elephant": unit.SpeciesElephant,
+		"humanoid_sword": unit.SpeciesHumanoidSword, "humanoid_spear": unit.SpeciesHumanoidSpear, "humanoid_skeleton": unit.SpeciesHumanoidSkeleton} {
+		if d, ok := roster.ByName(name); !ok || unit.SpeciesID(d.ID) != id || id.String() != name {
 			t.Errorf("%s: roster id %d, constant %d (%s)", name, d.ID, id, id)
 		}
 	}
 	r := testRegistry(t)
-	c := New(int(NumKinds))
-	for k := range NumKinds {
+	c := New(int(unit.NumKinds))
+	for k := range unit.NumKinds {
 		c.Spawn(int(k), k)
-		u := k.Unit()
+		u := k.Loadout()
 		d, _ := roster.ByID(uint32(u.Species))
-		if !slices.Contains(d.Archetypes, u.Archetype) || (u.Archetype == ArchRider) != (u.Flags == Mounted) {
+		if !slices.Contains(d.Archetypes, u.Archetype) || (u.Archetype == unit.ArchRider) != (u.Flags == unit.Mounted) {
 			t.Errorf("%v: %+v does not fit %s", k, u, d.Name)
 		}
 	}
@@ -52,11 +53,11 @@ func TestUnplayableReported(t *testing.T) {
 	}
 	defer r.Close()
 	c := New(6)
-	c.Spawn(0, KindSwordsman) // species 3: not loaded
-	c.Spawn(1, KindBowman)
-	c.Spawn(2, KindHorse)
-	c.Species[3] = SpeciesHorse // a horse left at the humanoid archetype
-	c.Spawn(4, KindHorseArcher)
+	c.Spawn(0, unit.KindSwordsman) // species 3: not loaded
+	c.Spawn(1, unit.KindBowman)
+	c.Spawn(2, unit.KindHorse)
+	c.Species[3] = unit.SpeciesHorse // a horse left at the humanoid archetype
+	c.Spawn(4, unit.KindHorseArcher)
 	c.Archetype[5] = 200 // no such archetype
 	err := c.Animate(r, .1)
 	var ue *UnplayableError
@@ -73,7 +74,7 @@ func TestUnplayableReported(t *testing.T) {
 		t.Error("a playable unit was not animated")
 	}
 	for _, i := range []int{1, 2, 4} {
-		c.Archetype[5], c.Species[0], c.Species[3] = ArchHumanoid, SpeciesHumanoid, SpeciesHumanoid
+		c.Archetype[5], c.Species[0], c.Species[3] = unit.ArchHumanoid, unit.SpeciesHumanoid, unit.SpeciesHumanoid
 		if err := c.Animate(r, .1); err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}
@@ -85,9 +86,9 @@ func TestUnplayableReported(t *testing.T) {
 func TestCombatEvents(t *testing.T) {
 	r := testRegistry(t)
 	c := New(3)
-	c.Spawn(0, KindSwordsman)
-	c.Spawn(1, KindBowman)
-	c.Spawn(2, KindElephant)
+	c.Spawn(0, unit.KindSwordsman)
+	c.Spawn(1, unit.KindBowman)
+	c.Spawn(2, unit.KindElephant)
 	f := NewCombat(r, c)
 	w := &f.World
 	if &c.Swing[0] != &f.Melee.Phase[0] {
@@ -102,7 +103,7 @@ func TestCombatEvents(t *testing.T) {
 	if !f.Attack(0, 2) || !f.Attack(1, 2) || f.Attack(0, 2) || f.Attack(2, 1) {
 		t.Fatal("Attack: a swing that should begin did not, or one began on a cooldown or without reach")
 	}
-	if c.Flags[0]&Attacking == 0 || w.Target[1] != 2 {
+	if c.Flags[0]&unit.Attacking == 0 || w.Target[1] != 2 {
 		t.Fatal("Attack did not set Attacking and the target")
 	}
 	// The reference: the same swings on a bare Melee.
@@ -111,9 +112,9 @@ func TestCombatEvents(t *testing.T) {
 	for i := range 2 {
 		m.Damage[i], m.Cooldown[i], m.Reach[i] = 10, 5, 20
 	}
-	h := r.Species(SpeciesHumanoidSword)
+	h := r.Species(unit.SpeciesHumanoidSword)
 	m.Start(rw, 0, 2, h.Contact(clipID(h, "attack_sword_a")))
-	m.Start(rw, 1, 2, r.Species(SpeciesHumanoid).Contact(clipID(h, "attack_bow")))
+	m.Start(rw, 1, 2, r.Species(unit.SpeciesHumanoid).Contact(clipID(h, "attack_bow")))
 	var got []string
 	var hits []Hit
 	for step := 0; step < 200; step++ {
@@ -143,7 +144,7 @@ func TestCombatEvents(t *testing.T) {
 	if want := "release hit hit end end"; strings.Join(got, " ") != want {
 		t.Errorf("events %q, want %q", got, want)
 	}
-	if c.Flags[2]&(Dying|Dead) == 0 || c.Flags[0]&Attacking != 0 || c.Flags[1]&Attacking != 0 {
+	if c.Flags[2]&(unit.Dying|unit.Dead) == 0 || c.Flags[0]&unit.Attacking != 0 || c.Flags[1]&unit.Attacking != 0 {
 		t.Errorf("flags %v", c.Flags)
 	}
 }
@@ -185,9 +186,9 @@ func TestPlaceAndWorldSocket(t *testing.T) {
 	}
 	r := testRegistry(t)
 	c := New(1)
-	c.Spawn(0, KindSwordsman)
+	c.Spawn(0, unit.KindSwordsman)
 	c.Animate(r, .3)
-	hand := r.Species(SpeciesHumanoidSword).SocketIndex("hand_r")
+	hand := r.Species(unit.SpeciesHumanoidSword).SocketIndex("hand_r")
 	m, err := c.Socket(r, 0, hand)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +213,7 @@ func TestLoadFS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if len(r.All()) != 2 || r.Species(SpeciesHorse).Path != "assets/creatures/horse.bpat" {
+	if len(r.All()) != 2 || r.Species(unit.SpeciesHorse).Path != "assets/creatures/horse.bpat" {
 		t.Fatalf("loaded %d species", len(r.All()))
 	}
 	if _, err := OpenFS(fsys, "assets"); err == nil {

@@ -3,6 +3,7 @@ package crowd
 import (
 	"fmt"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -19,22 +20,22 @@ const MaxVariants = 8
 // loaded; a name the file lacks refuses the file.
 type Archetype struct {
 	Name   string
-	States [NumStates][]string
+	States [unit.NumStates][]string
 }
 
-var humanoidArchetype = Archetype{Name: "humanoid", States: [NumStates][]string{
-	StateIdle:         {"idle", "idle_squat", "idle_jump", "idle_weapon", "idle_weave"},
-	StateWalk:         {"walk"},
-	StateRun:          {"run"},
-	StateHold:         {"hold"},
-	StateAttackMelee:  {"hold"},
-	StateAttackRanged: {"hold"},
-	StateDie:          {"die_infantry"},
-	StateDead:         {"dead_infantry"},
-	StateAttackSword:  {"attack_sword_a", "attack_sword_b", "attack_sword_c"},
-	StateAttackSpear:  {"attack_spear_a", "attack_spear_b", "attack_spear_c"},
-	StateAttackBow:    {"attack_bow"},
-	StateCast:         {"attack_bow"},
+var humanoidArchetype = Archetype{Name: "humanoid", States: [unit.NumStates][]string{
+	unit.StateIdle:         {"idle", "idle_squat", "idle_jump", "idle_weapon", "idle_weave"},
+	unit.StateWalk:         {"walk"},
+	unit.StateRun:          {"run"},
+	unit.StateHold:         {"hold"},
+	unit.StateAttackMelee:  {"hold"},
+	unit.StateAttackRanged: {"hold"},
+	unit.StateDie:          {"die_infantry"},
+	unit.StateDead:         {"dead_infantry"},
+	unit.StateAttackSword:  {"attack_sword_a", "attack_sword_b", "attack_sword_c"},
+	unit.StateAttackSpear:  {"attack_spear_a", "attack_spear_b", "attack_spear_c"},
+	unit.StateAttackBow:    {"attack_bow"},
+	unit.StateCast:         {"attack_bow"},
 }}
 
 var (
@@ -45,42 +46,42 @@ var (
 // quadrupedArchetype is the table of a creature with idle, walk, a run clip, one
 // fight clip for every attack, die and dead (docs/runtime.md §5's horse and elephant columns).
 func quadrupedArchetype(name, run string) Archetype {
-	return Archetype{Name: name, States: [NumStates][]string{
-		StateIdle:         {"idle"},
-		StateWalk:         {"walk"},
-		StateRun:          {run},
-		StateHold:         {"idle"},
-		StateAttackMelee:  {"fight"},
-		StateAttackRanged: {"fight"},
-		StateDie:          {"die"},
-		StateDead:         {"dead"},
-		StateAttackSword:  {"fight"},
-		StateAttackSpear:  {"fight"},
-		StateAttackBow:    {"fight"},
-		StateCast:         {"fight"},
+	return Archetype{Name: name, States: [unit.NumStates][]string{
+		unit.StateIdle:         {"idle"},
+		unit.StateWalk:         {"walk"},
+		unit.StateRun:          {run},
+		unit.StateHold:         {"idle"},
+		unit.StateAttackMelee:  {"fight"},
+		unit.StateAttackRanged: {"fight"},
+		unit.StateDie:          {"die"},
+		unit.StateDead:         {"dead"},
+		unit.StateAttackSword:  {"fight"},
+		unit.StateAttackSpear:  {"fight"},
+		unit.StateAttackBow:    {"fight"},
+		unit.StateCast:         {"fight"},
 	}}
 }
 
 // The rider: a humanoid in the saddle. Its horse is a separate unit (horse
 // archetype) that walks, gallops and dies under it; the rider only needs the
 // upper-body riding clips, so every state lands on one of them.
-var riderArchetype = Archetype{Name: "rider", States: [NumStates][]string{
-	StateIdle:          {"riding_idle"},
-	StateWalk:          {"riding_idle"},   // seated; the horse does the walking
-	StateRun:           {"riding_charge"}, // leaning into the gallop
-	StateHold:          {"riding_reining"},
-	StateAttackMelee:   {"riding_sword_strike"},
-	StateAttackRanged:  {"riding_bow_shot"},
-	StateDie:           {"die_mounted"},
-	StateDead:          {"dead_mounted"},
-	StateAttackSword:   {"riding_sword_strike"},
-	StateAttackSpear:   {"riding_sword_strike"}, // a lance thrust shares the strike
-	StateAttackBow:     {"riding_bow_shot"},
-	StateCast:          {"riding_bow_shot"}, // as on foot: casting uses the bow clip
-	StateRidingIdle:    {"riding_idle"},
-	StateRidingCharge:  {"riding_sword_strike"}, // the mounted melee attack: it carries the contact marker
-	StateRidingReining: {"riding_reining"},
-	StateRidingBowShot: {"riding_bow_shot"},
+var riderArchetype = Archetype{Name: "rider", States: [unit.NumStates][]string{
+	unit.StateIdle:          {"riding_idle"},
+	unit.StateWalk:          {"riding_idle"},   // seated; the horse does the walking
+	unit.StateRun:           {"riding_charge"}, // leaning into the gallop
+	unit.StateHold:          {"riding_reining"},
+	unit.StateAttackMelee:   {"riding_sword_strike"},
+	unit.StateAttackRanged:  {"riding_bow_shot"},
+	unit.StateDie:           {"die_mounted"},
+	unit.StateDead:          {"dead_mounted"},
+	unit.StateAttackSword:   {"riding_sword_strike"},
+	unit.StateAttackSpear:   {"riding_sword_strike"}, // a lance thrust shares the strike
+	unit.StateAttackBow:     {"riding_bow_shot"},
+	unit.StateCast:          {"riding_bow_shot"}, // as on foot: casting uses the bow clip
+	unit.StateRidingIdle:    {"riding_idle"},
+	unit.StateRidingCharge:  {"riding_sword_strike"}, // the mounted melee attack: it carries the contact marker
+	unit.StateRidingReining: {"riding_reining"},
+	unit.StateRidingBowShot: {"riding_bow_shot"},
 }}
 
 // HumanoidArchetype returns the humanoid table of docs/runtime.md §5: Idle 0 (5 variants),
@@ -143,39 +144,39 @@ func clone(a Archetype) Archetype {
 type ClipTable struct {
 	// clips[s][v] is the clip of state s for variant v, already clamped to the
 	// state's last variant, so Clip needs only min(v, MaxVariants−1).
-	clips  [NumStates][MaxVariants]ClipID
-	count  [NumStates]uint8
-	mapped [NumStates]bool
+	clips  [unit.NumStates][MaxVariants]unit.ClipID
+	count  [unit.NumStates]uint8
+	mapped [unit.NumStates]bool
 }
 
 // Resolve looks up the archetype's clip names in f. It fails, naming the state and
 // the clip, when a name is missing or a state has more than MaxVariants clips.
 func (a *Archetype) Resolve(f *bpat.File) (ClipTable, error) {
 	var t ClipTable
-	if len(a.States[StateIdle]) == 0 {
+	if len(a.States[unit.StateIdle]) == 0 {
 		return t, fmt.Errorf("archetype %s maps no clip to Idle", a.Name)
 	}
 	for s := range a.States {
 		names := a.States[s]
 		if len(names) > MaxVariants {
-			return t, fmt.Errorf("archetype %s: state %s has %d clips; at most %d", a.Name, StateID(s), len(names), MaxVariants)
+			return t, fmt.Errorf("archetype %s: state %s has %d clips; at most %d", a.Name, unit.StateID(s), len(names), MaxVariants)
 		}
 		for v, name := range names {
 			c := f.ClipIndex(name)
 			if c < 0 {
-				return t, fmt.Errorf("archetype %s: state %s needs clip %q, which the file lacks", a.Name, StateID(s), name)
+				return t, fmt.Errorf("archetype %s: state %s needs clip %q, which the file lacks", a.Name, unit.StateID(s), name)
 			}
 			if c > 0xffff {
 				return t, fmt.Errorf("archetype %s: clip %q has index %d; at most 65535", a.Name, name, c)
 			}
-			t.clips[s][v] = ClipID(c)
+			t.clips[s][v] = unit.ClipID(c)
 		}
 		t.count[s] = uint8(len(names))
 		t.mapped[s] = len(names) > 0
 	}
 	for s := range t.clips {
 		if !t.mapped[s] { // unmapped: play Idle
-			t.clips[s], t.count[s] = t.clips[StateIdle], t.count[StateIdle]
+			t.clips[s], t.count[s] = t.clips[unit.StateIdle], t.count[unit.StateIdle]
 		}
 		for v := t.count[s]; v < MaxVariants; v++ {
 			t.clips[s][v] = t.clips[s][t.count[s]-1]
@@ -186,12 +187,12 @@ func (a *Archetype) Resolve(f *bpat.File) (ClipTable, error) {
 
 // Clip returns the clip of state s for variant v: the state's first clip plus
 // min(v, count−1). An unmapped state plays Idle's clips.
-func (t *ClipTable) Clip(s StateID, v uint8) ClipID {
-	return t.clips[s%NumStates][min(v, MaxVariants-1)]
+func (t *ClipTable) Clip(s unit.StateID, v uint8) unit.ClipID {
+	return t.clips[s%unit.NumStates][min(v, MaxVariants-1)]
 }
 
 // Variants is the number of clips state s offers.
-func (t *ClipTable) Variants(s StateID) int { return int(t.count[s%NumStates]) }
+func (t *ClipTable) Variants(s unit.StateID) int { return int(t.count[s%unit.NumStates]) }
 
 // Mapped reports whether the archetype maps state s to clips of its own.
-func (t *ClipTable) Mapped(s StateID) bool { return t.mapped[s%NumStates] }
+func (t *ClipTable) Mapped(s unit.StateID) bool { return t.mapped[s%unit.NumStates] }

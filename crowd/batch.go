@@ -3,6 +3,7 @@ package crowd
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"io"
 	"math"
 	"unsafe"
@@ -15,11 +16,11 @@ import (
 // InstanceSize (16) bytes: Batch.InstanceBytes views Out as an instance buffer, and
 // Batch.WriteTo writes it.
 type Instance struct {
-	Frame   uint32    // palette row of the first frame
-	Next    uint32    // palette row of the second frame
-	Lerp    float32   // weight of Next: pose = lerp(Frame, Next, Lerp)
-	Clip    ClipID    // clip index within the species
-	Species SpeciesID // species id
+	Frame   uint32         // palette row of the first frame
+	Next    uint32         // palette row of the second frame
+	Lerp    float32        // weight of Next: pose = lerp(Frame, Next, Lerp)
+	Clip    unit.ClipID    // clip index within the species
+	Species unit.SpeciesID // species id
 	_       uint8
 }
 
@@ -31,8 +32,8 @@ type Instance struct {
 // assembly, eight units at a time with AVX2 (four with SSE2 on machines without
 // it), with the same results as the Go loop.
 type Batch struct {
-	Species []SpeciesID
-	Clip    []ClipID
+	Species []unit.SpeciesID
+	Clip    []unit.ClipID
 	Phase   []float32 // normalized clip phase
 	Rate    []float32 // phase per second (0 for a phase set from outside)
 	Out     []Instance
@@ -62,7 +63,7 @@ type Batch struct {
 
 // NewBatch returns a batch of n units, all at species 0, clip 0, phase 0.
 func NewBatch(n int) *Batch {
-	return &Batch{Species: make([]SpeciesID, n), Clip: make([]ClipID, n), Phase: make([]float32, n),
+	return &Batch{Species: make([]unit.SpeciesID, n), Clip: make([]unit.ClipID, n), Phase: make([]float32, n),
 		Rate: make([]float32, n), Out: make([]Instance, n), Blend: make([]Blend, n), fades: newFades(n)}
 }
 
@@ -132,7 +133,7 @@ func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
 // assembly one, and the reference that the assembly matches bit for bit. All slices
 // have len(species) elements; entries ends with the empty entry that units whose
 // species is not loaded or whose clip number is too large play.
-func stepUnits(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
+func stepUnits(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase, rate []float32, out []Instance, dt float32) {
 	n := len(species)
 	clips, phase, rate, out = clips[:n], phase[:n], rate[:n], out[:n]
 	empty := uint(len(entries)) - 1

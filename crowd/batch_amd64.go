@@ -3,6 +3,7 @@ package crowd
 import (
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"golang.org/x/sys/cpu"
 )
 
@@ -13,7 +14,7 @@ var useAVX2 = cpu.X86.HasAVX2
 // step runs the AVX2 kernel over whole groups of eight units where the machine
 // has it, the SSE2 kernel over whole groups of four, and the Go kernel over the
 // rest: the same bits from each.
-func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
+func step(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase, rate []float32, out []Instance, dt float32) {
 	n := len(species)
 	clips, phase, rate, out = clips[:n], phase[:n], rate[:n], out[:n]
 	t := 0
@@ -32,19 +33,19 @@ func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate 
 // (batch_amd64.s).
 //
 //go:noescape
-func step8(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32)
+func step8(entries *clipEntry, empty int, species *unit.SpeciesID, clips *unit.ClipID, phase, rate *float32, out *Instance, groups int, dt float32)
 
 // step4 is stepUnits for groups×4 units, four at a time (batch_amd64.s). empty is
 // the index of the last entry.
 //
 //go:noescape
-func step4(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32)
+func step4(entries *clipEntry, empty int, species *unit.SpeciesID, clips *unit.ClipID, phase, rate *float32, out *Instance, groups int, dt float32)
 
 // stepLOD is stepUnitsLOD: the AVX2 kernel with the level pass folded in over
 // whole groups of eight where the machine has it, the SSE2 one over whole groups
 // of four, the Go one over the rest. It returns how many units
 // changed distance band.
-func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []SpeciesID, clips []ClipID,
+func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []unit.SpeciesID, clips []unit.ClipID,
 	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
 	n := len(species)
 	clips, phase, rate, out, dist, band, level = clips[:n], phase[:n], rate[:n], out[:n], dist[:n], band[:n], level[:n]
@@ -68,7 +69,7 @@ func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lo
 // (batch_amd64.s).
 //
 //go:noescape
-func step8lod(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32,
+func step8lod(entries *clipEntry, empty int, species *unit.SpeciesID, clips *unit.ClipID, phase, rate *float32, out *Instance, groups int, dt float32,
 	snaps *snapEntry, bands *lodBands, dist *float32, band, level *Level) int
 
 // step4lod is stepUnitsLOD for groups×4 units, four at a time (batch_amd64.s):
@@ -76,7 +77,7 @@ func step8lod(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, 
 // same registers. It returns how many units changed distance band.
 //
 //go:noescape
-func step4lod(entries *clipEntry, empty int, species *SpeciesID, clips *ClipID, phase, rate *float32, out *Instance, groups int, dt float32,
+func step4lod(entries *clipEntry, empty int, species *unit.SpeciesID, clips *unit.ClipID, phase, rate *float32, out *Instance, groups int, dt float32,
 	snaps *snapEntry, bands *lodBands, dist *float32, band, level *Level) int
 
 // prefetch asks for the cache lines of the elements idx[k] (k < n) of an array

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -19,8 +20,8 @@ func TestBatchMatchesResolve(t *testing.T) {
 	const n = 4096
 	b := NewBatch(n)
 	for i := range n {
-		b.Species[i] = SpeciesID([]int{0, 1, 2, 5}[i%4])
-		b.Clip[i] = ClipID(rng.IntN(len(r.Species(b.Species[i]).Clips)))
+		b.Species[i] = unit.SpeciesID([]int{0, 1, 2, 5}[i%4])
+		b.Clip[i] = unit.ClipID(rng.IntN(len(r.Species(b.Species[i]).Clips)))
 		b.Phase[i] = []float32{0, 1, .5, -.25, 3.75, 1e-8, .99999994, float32(rng.Float64())}[rng.IntN(8)]
 		b.Rate[i] = []float32{0, 1, -2.5, 40, float32(rng.NormFloat64()), float32(math.NaN())}[rng.IntN(6)]
 	}
@@ -81,10 +82,10 @@ func TestKernelMatchesGo(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 4, 5, 8, 63, 1000} {
 		a, b := NewBatch(n), NewBatch(n)
 		for i := range n {
-			a.Species[i] = SpeciesID([]int{0, 1, 2, 3, 4, 5, 6, 200, 255}[rng.IntN(9)])
-			a.Clip[i] = ClipID([]int{0, 1, 5, 22, 24, 25, 255, 256, 300, 65535}[rng.IntN(10)])
+			a.Species[i] = unit.SpeciesID([]int{0, 1, 2, 3, 4, 5, 6, 200, 255}[rng.IntN(9)])
+			a.Clip[i] = unit.ClipID([]int{0, 1, 5, 22, 24, 25, 255, 256, 300, 65535}[rng.IntN(10)])
 			if rng.IntN(2) == 0 {
-				a.Clip[i] = ClipID(rng.IntN(25))
+				a.Clip[i] = unit.ClipID(rng.IntN(25))
 			}
 			a.Phase[i], a.Rate[i] = pick(), pick()
 		}
@@ -160,9 +161,9 @@ func TestBatchNoAllocation(t *testing.T) {
 	m := NewMelee(1000)
 	c.Swing = m.Phase
 	for i := range 1000 {
-		b.Species[i], b.Clip[i], b.Rate[i] = SpeciesID(i%6), ClipID(i%6), 1
-		c.Species[i], c.Speed[i], c.Flags[i] = SpeciesID(i%6), float32(i%5), Flags(i)&(Attacking|Running|Dying)
-		c.Archetype[i] = map[SpeciesID]roster.Archetype{SpeciesHorse: ArchHorse, SpeciesElephant: ArchElephant}[c.Species[i]]
+		b.Species[i], b.Clip[i], b.Rate[i] = unit.SpeciesID(i%6), unit.ClipID(i%6), 1
+		c.Species[i], c.Speed[i], c.Flags[i] = unit.SpeciesID(i%6), float32(i%5), unit.Flags(i)&(unit.Attacking|unit.Running|unit.Dying)
+		c.Archetype[i] = map[unit.SpeciesID]roster.Archetype{unit.SpeciesHorse: unit.ArchHorse, unit.SpeciesElephant: unit.ArchElephant}[c.Species[i]]
 	}
 	if err := c.Check(r); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -19,7 +20,7 @@ func benchCrowd(n int) *Crowd {
 	rng := rand.New(rand.NewPCG(7, 8))
 	c := New(n)
 	for i := range n {
-		s := SpeciesID(rng.IntN(6))
+		s := unit.SpeciesID(rng.IntN(6))
 		c.Species[i] = s
 		switch s {
 		case 1:
@@ -29,22 +30,22 @@ func benchCrowd(n int) *Crowd {
 		default:
 			if rng.IntN(5) == 0 {
 				c.Archetype[i] = roster.Rider
-				c.Flags[i] |= Mounted
+				c.Flags[i] |= unit.Mounted
 			}
 		}
 		c.Variant[i] = uint8(rng.IntN(8))
-		c.Weapon[i] = Weapon(rng.IntN(4))
+		c.Weapon[i] = unit.Weapon(rng.IntN(4))
 		switch k := rng.IntN(10); {
 		case k < 3:
 			c.Speed[i] = walkSpeed[s]
 		case k < 5:
-			c.Speed[i], c.Flags[i] = runSpeed[s], c.Flags[i]|Running
+			c.Speed[i], c.Flags[i] = runSpeed[s], c.Flags[i]|unit.Running
 		case k < 8:
-			c.Flags[i] |= Attacking | InMelee
+			c.Flags[i] |= unit.Attacking | unit.InMelee
 		case k < 9:
-			c.Flags[i] |= Dying
+			c.Flags[i] |= unit.Dying
 		default:
-			c.Flags[i] |= Dead
+			c.Flags[i] |= unit.Dead
 		}
 	}
 	c.Swing = make([]float32, n)
@@ -98,7 +99,7 @@ func BenchmarkBatchStep(b *testing.B) {
 	lodBench := func(b *testing.B, dist func(i int) float32) {
 		rl := testRegistry(b)
 		for _, sp := range builtinSpecs {
-			if err := rl.LoadSnapshot(SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(b, sp)); err != nil {
+			if err := rl.LoadSnapshot(unit.SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(b, sp)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -268,8 +269,8 @@ func BenchmarkEventDriven(b *testing.B) {
 			squad := max(squad, 1)
 			clock := NewGPUClock(n)
 			for i := range n {
-				clock.Set(i, Unit{Species: c.Species[i], Archetype: c.Archetype[i], Weapon: c.Weapon[i], Flags: c.Flags[i]})
-				clock.SetInputs(i, Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]})
+				clock.Set(i, unit.Loadout{Species: c.Species[i], Archetype: c.Archetype[i], Weapon: c.Weapon[i], Flags: c.Flags[i]})
+				clock.SetInputs(i, unit.Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]})
 				clock.SetVariant(i, c.Variant[i])
 			}
 			if err := clock.Commit(r); err != nil {

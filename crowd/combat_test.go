@@ -1,6 +1,7 @@
 package crowd
 
 import (
+	"github.com/bonebake/bonebake/crowd/unit"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -235,8 +236,8 @@ func TestCombatOddCooldowns(t *testing.T) {
 			f = NewCombat(r, cpu)
 		}
 		for i := range n {
-			cpu.Spawn(i, KindMilitia)
-			clock.Spawn(i, KindMilitia)
+			cpu.Spawn(i, unit.KindMilitia)
+			clock.Spawn(i, unit.KindMilitia)
 			f.Melee.Damage[i], f.Melee.Cooldown[i], f.Melee.Reach[i] = 1, cd, 100
 			f.World.HP[i], f.World.Team[i] = 1e6, uint8(i)
 		}

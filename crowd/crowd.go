@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -50,14 +51,14 @@ type Crowd struct {
 	Batch
 	Archetype []roster.Archetype
 	Variant   []uint8 // clip variant (seed, equipment); clamped per state
-	Flags     []Flags
-	Weapon    []Weapon
+	Flags     []unit.Flags
+	Weapon    []unit.Weapon
 	Speed     []float32 // ground speed in m/s
 	// Swing is each unit's attack phase while it swings, −1 without a swing:
 	// typically a Melee's Phase slice. Nil when nobody fights.
 	Swing []float32
 	// State is written by Animate: each unit's animation state.
-	State []StateID
+	State []unit.StateID
 	// NoFade makes every clip change show the new clip at once: the pop a fade
 	// hides, for comparison.
 	NoFade bool
@@ -71,10 +72,10 @@ type Crowd struct {
 // built-in kind.
 func New(n int) *Crowd {
 	c := &Crowd{Batch: *NewBatch(n), Archetype: make([]roster.Archetype, n), Variant: make([]uint8, n),
-		Flags: make([]Flags, n), Weapon: make([]Weapon, n), Speed: make([]float32, n), State: make([]StateID, n)}
+		Flags: make([]unit.Flags, n), Weapon: make([]unit.Weapon, n), Speed: make([]float32, n), State: make([]unit.StateID, n)}
 	for i := range c.Phase {
 		c.Phase[i] = AmbientPhase(uint32(i))
-		c.Clip[i] = NoClip
+		c.Clip[i] = unit.NoClip
 	}
 	return c
 }
@@ -102,9 +103,9 @@ func AmbientPhase(unit uint32) float32 {
 }
 
 // swingDriven is 1 for the states whose phase comes from the combat timeline.
-var swingDriven = [NumStates]float32{
-	StateAttackMelee: 1, StateAttackRanged: 1, StateAttackSword: 1, StateAttackSpear: 1,
-	StateAttackBow: 1, StateCast: 1, StateRidingCharge: 1, StateRidingBowShot: 1,
+var swingDriven = [unit.NumStates]float32{
+	unit.StateAttackMelee: 1, unit.StateAttackRanged: 1, unit.StateAttackSword: 1, unit.StateAttackSpear: 1,
+	unit.StateAttackBow: 1, unit.StateCast: 1, unit.StateRidingCharge: 1, unit.StateRidingBowShot: 1,
 }
 
 // Animate resolves every unit's inputs to a state and clip, advances its phase by
@@ -201,7 +202,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
 	entries, sel, pairAt := cat.entries, cat.sel, cat.pairAt
 	maxID := cat.maxID
-	states := stateTable()
+	states := unit.States()
 	var empty clipEntry
 	blends := c.fades.unit != nil
 	var gaitW []float32
@@ -219,14 +220,13 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 	for i := range n {
 		s := species[i]
 		sp := speed[i]
-		key := intentKey(flags[i], sp > MoveThreshold, weapon[i])
-		st := states[key&(intentKeys-1)]
-		cl := ClipID(0)
+		st := states.Of(flags[i], sp > unit.MoveThreshold, weapon[i])
+		cl := unit.ClipID(0)
 		e := &empty
 		pi := uint32(0)
 		if int(s) <= maxID {
 			a := arch[i]
-			k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
+			k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(unit.NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
 			cl, pi = sel[k], pairAt[k]
 			// An archetype id of MaxArchetypes or more is unplayable too; the
 			// unit shows the clip of archetype a mod 8.
@@ -242,7 +242,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			if !loops {
 				p = 0
 			}
-			if prev != NoClip {
+			if prev != unit.NoClip {
 				changes++
 				if fade && c.fadeFrom(r, lo+i, s, state[i], st, prev) {
 					faded++
@@ -250,7 +250,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			}
 		}
 		rt := e.base + e.perSpeed*sp
-		var other ClipID
+		var other unit.ClipID
 		var w float32 // the other gait's weight: 0 without a speed blend
 		if pi != 0 {  // Walk or Run, with its archetype's speed blend
 			rt, other, w = cat.pairs[pi-1].blend(cl, sp)
@@ -269,14 +269,14 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		if swing != nil {
 			sw = swing[i]
 		}
-		m := swingDriven[st&(NumStates-1)] * float32(1-math.Float32bits(sw)>>31)
+		m := swingDriven[st&(unit.NumStates-1)] * float32(1-math.Float32bits(sw)>>31)
 		p = p*(1-m) + sw*m
 		rt *= 1 - m
 		ph := p + rt*dt
 		if math.Float32bits(ph) >= one {
 			// A clip repeats, one-shots too (idle fidgets, a builder hammering),
 			// except a death, which ends on its last frame, and a swing's phase.
-			ph = settle(ph, (loops || st != StateDie) && m == 0)
+			ph = settle(ph, (loops || st != unit.StateDie) && m == 0)
 		}
 		ph *= e.keep
 		phase[i], rate[i], clips[i], state[i] = ph, rt, cl, st
@@ -303,13 +303,13 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 // fadeFrom starts unit i's fade out of clip prev, shown in state from, when its
 // species' table gives the change to state to a fade time; else it ends any fade
 // the unit is in. It reports whether the unit fades.
-func (c *Crowd) fadeFrom(r *Registry, i int, s SpeciesID, from, to StateID, prev ClipID) bool {
-	d := r.fadeTable(s)[from&(NumStates-1)][to&(NumStates-1)]
+func (c *Crowd) fadeFrom(r *Registry, i int, s unit.SpeciesID, from, to unit.StateID, prev unit.ClipID) bool {
+	d := r.fadeTable(s)[from&(unit.NumStates-1)][to&(unit.NumStates-1)]
 	if !isFade(d) {
 		c.fades.cancel(i, c.Blend)
 		return false
 	}
-	c.fades.begin(i, clipSide{prev, c.Phase[i], c.Rate[i], from != StateDie}, d)
+	c.fades.begin(i, clipSide{prev, c.Phase[i], c.Rate[i], from != unit.StateDie}, d)
 	return true
 }
 
@@ -327,7 +327,7 @@ func (c *Crowd) unplayable(r *Registry, lo, hi int) int {
 
 // unplayable marks a clip selection of a unit whose species is not loaded or does
 // not support its archetype: the high bit of the selection table's entries.
-const unplayable ClipID = 1 << 15
+const unplayable unit.ClipID = 1 << 15
 
 // UnplayableError is what Animate returns when some units cannot be played as
 // asked: their species is not loaded, or does not support their archetype. Every
@@ -382,14 +382,14 @@ func (c *Crowd) Check(r *Registry) error {
 // Select returns the state and clip unit i plays with its current inputs: what
 // Animate would choose. Use it off the hot path, for example to read the contact
 // marker of the attack clip a swing is about to play.
-func (c *Crowd) Select(r *Registry, i int) (StateID, ClipID) {
-	return selectClip(r, c.Species[i], c.Archetype[i], c.Variant[i], Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]})
+func (c *Crowd) Select(r *Registry, i int) (unit.StateID, unit.ClipID) {
+	return selectClip(r, c.Species[i], c.Archetype[i], c.Variant[i], unit.Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]})
 }
 
 // selectClip is the state and clip of a unit of species s and archetype a with
 // variant v and inputs in; clip 0 when the species is not loaded or lacks the
 // archetype.
-func selectClip(r *Registry, s SpeciesID, a roster.Archetype, v uint8, in Inputs) (StateID, ClipID) {
+func selectClip(r *Registry, s unit.SpeciesID, a roster.Archetype, v uint8, in unit.Inputs) (unit.StateID, unit.ClipID) {
 	st := in.Resolve().State()
 	sp := r.Species(s)
 	if sp == nil {
@@ -403,12 +403,12 @@ func selectClip(r *Registry, s SpeciesID, a roster.Archetype, v uint8, in Inputs
 }
 
 // Flags and species of unit i, as a Combat reads and writes them.
-func (c *Crowd) flagsOf(i int) *Flags      { return &c.Flags[i] }
-func (c *Crowd) speciesOf(i int) SpeciesID { return c.Species[i] }
-func (c *Crowd) touch(int)                 {}
+func (c *Crowd) flagsOf(i int) *unit.Flags      { return &c.Flags[i] }
+func (c *Crowd) speciesOf(i int) unit.SpeciesID { return c.Species[i] }
+func (c *Crowd) touch(int)                      {}
 
 // deathPlayed says unit i's death has played: Animate left it at the end of Die.
-func (c *Crowd) deathPlayed(i int) bool { return c.State[i] == StateDie && c.Phase[i] >= 1 }
+func (c *Crowd) deathPlayed(i int) bool { return c.State[i] == unit.StateDie && c.Phase[i] >= 1 }
 
 // Sockets writes unit i's socket transforms at its current clip and phase into dst
 // (SocketCount·12 floats of its species), interpolated like the palette.
@@ -426,7 +426,7 @@ func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
 	if len(dst) > len(tmp) {
 		tmp = make([]float32, len(dst))
 	}
-	return b.blendSides(i, dst, tmp[:len(dst)], func(clip ClipID, phase float32, tmp []float32) error {
+	return b.blendSides(i, dst, tmp[:len(dst)], func(clip unit.ClipID, phase float32, tmp []float32) error {
 		_, err := s.Sockets(clip, phase, tmp)
 		return err
 	})
@@ -446,7 +446,7 @@ func (b *Batch) Socket(r *Registry, i, socket int) (Mat34, error) {
 		return m, err
 	}
 	var tmp Mat34
-	err = b.blendSides(i, m[:], tmp[:], func(clip ClipID, phase float32, tmp []float32) error {
+	err = b.blendSides(i, m[:], tmp[:], func(clip unit.ClipID, phase float32, tmp []float32) error {
 		o, err := s.Socket(clip, phase, socket)
 		copy(tmp, o[:])
 		return err
@@ -497,4 +497,22 @@ func DeathProgress(elapsed, d float64) float64 {
 		return 1
 	}
 	return math.Min(math.Max(elapsed/d, 0), 1)
+}
+
+// Spawn makes unit i a fresh unit of kind k: its species, archetype, weapon and
+// flags (Mounted for a rider, nothing else) from k, standing still. Its variant is
+// kept, so that a game may choose it. Spawn panics on an unknown kind.
+func (c *Crowd) Spawn(i int, k unit.Kind) {
+	if k >= unit.NumKinds {
+		panic(fmt.Sprintf("crowd: Spawn of unknown %v", k))
+	}
+	c.Set(i, k.Loadout())
+}
+
+// Set gives unit i the species, archetype, weapon and flags of u, standing still:
+// Spawn for a unit that is not of a built-in kind. Check tells whether the
+// species is loaded and supports the archetype.
+func (c *Crowd) Set(i int, u unit.Loadout) {
+	c.Species[i], c.Archetype[i], c.Weapon[i], c.Flags[i], c.Speed[i] = u.Species, u.Archetype, u.Weapon, u.Flags, 0
+	c.Play(i, unit.NoClip, c.Phase[i], 0, 0) // a new unit: its first clip does not fade in
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -32,7 +33,7 @@ func TestLocomotionPhaseContinuity(t *testing.T) {
 		// Speed ramps 0.3 → 5 m/s over 5 s and back down; running above 2.5 m/s.
 		speed := 0.3 + 4.7*math.Min(tm/5, 2-tm/5)
 		if speed > 2.5 {
-			c.Flags[0] = Running
+			c.Flags[0] = unit.Running
 		} else {
 			c.Flags[0] = 0
 		}
@@ -48,7 +49,7 @@ func TestLocomotionPhaseContinuity(t *testing.T) {
 		if c.Clip[0] != clip {
 			t.Fatalf("t=%.3f speed %.2f: clip %d, want %d", tm, speed, c.Clip[0], clip)
 		}
-		if prevClip >= 0 && ClipID(prevClip) != clip {
+		if prevClip >= 0 && unit.ClipID(prevClip) != clip {
 			switches++
 		}
 		prevClip = int(clip)
@@ -69,11 +70,11 @@ func TestLocomotionPhaseContinuity(t *testing.T) {
 func TestLocomotionCycle(t *testing.T) {
 	r := testRegistry(t)
 	for _, c := range []struct {
-		flags         Flags
+		flags         unit.Flags
 		speed, cycle  float64
 		clip          string
 		stepsPerCycle int
-	}{{0, 1.4, .92, "walk", 92}, {Running, 3.8, .56, "run", 56}} {
+	}{{0, 1.4, .92, "walk", 92}, {unit.Running, 3.8, .56, "run", 56}} {
 		cr := New(1)
 		cr.Phase[0], cr.Flags[0], cr.Speed[0] = 0, c.flags, float32(c.speed)
 		dt := float32(c.cycle / float64(c.stepsPerCycle))
@@ -109,12 +110,12 @@ func TestDeathPhase(t *testing.T) {
 		cr.Archetype[0] = c.arch
 		cr.Speed[0] = 2 // a dying unit that was walking still dies
 		cr.Animate(r, .1)
-		cr.Flags[0] = Dying
+		cr.Flags[0] = unit.Dying
 		die := h.Clips[clipID(h, c.die)]
 		const dt = 1.0 / 48
 		for k := 1; ; k++ {
 			cr.Animate(r, dt)
-			if h.Clips[cr.Clip[0]].Name != c.die || cr.State[0] != StateDie {
+			if h.Clips[cr.Clip[0]].Name != c.die || cr.State[0] != unit.StateDie {
 				t.Fatalf("%v: playing %s", c.arch, h.Clips[cr.Clip[0]].Name)
 			}
 			want := DeathProgress(float64(k)*dt, die.Duration)
@@ -129,10 +130,10 @@ func TestDeathPhase(t *testing.T) {
 		if o := cr.Out[0]; cr.Phase[0] != 1 || o.Frame != uint32(die.FrameOffset+die.FrameCount-1) || o.Lerp != 0 {
 			t.Errorf("%v: end of death %+v phase %v", c.arch, o, cr.Phase[0])
 		}
-		cr.Flags[0] = Dead
+		cr.Flags[0] = unit.Dead
 		cr.Animate(r, .5)
 		dead := h.Clips[clipID(h, c.dead)]
-		if cr.Phase[0] != 0 || cr.Out[0].Frame != uint32(dead.FrameOffset) || cr.State[0] != StateDead {
+		if cr.Phase[0] != 0 || cr.Out[0].Frame != uint32(dead.FrameOffset) || cr.State[0] != unit.StateDead {
 			t.Errorf("%v: dead at phase %v, row %d", c.arch, cr.Phase[0], cr.Out[0].Frame)
 		}
 	}
@@ -178,13 +179,13 @@ func TestAttackPhaseFromSwing(t *testing.T) {
 	cr := New(2)
 	cr.Swing = []float32{0, -1}
 	for i := range 2 {
-		cr.Flags[i], cr.Weapon[i], cr.Variant[i] = Attacking|InMelee, WeaponSword, 1
+		cr.Flags[i], cr.Weapon[i], cr.Variant[i] = unit.Attacking|unit.InMelee, unit.WeaponSword, 1
 	}
 	h := r.Species(0)
 	for k := range 200 {
 		cr.Swing[0] = AttackPhase(float32(k) * .01)
 		cr.Animate(r, .01)
-		if h.Clips[cr.Clip[0]].Name != "attack_sword_b" || cr.State[0] != StateAttackSword {
+		if h.Clips[cr.Clip[0]].Name != "attack_sword_b" || cr.State[0] != unit.StateAttackSword {
 			t.Fatalf("playing %s", h.Clips[cr.Clip[0]].Name)
 		}
 		if cr.Phase[0] != cr.Swing[0] {
@@ -203,10 +204,10 @@ func TestSocketsMatchSample(t *testing.T) {
 	r := testRegistry(t)
 	cr := New(300)
 	for i := range cr.Species {
-		cr.Species[i] = SpeciesID(i % 6)
+		cr.Species[i] = unit.SpeciesID(i % 6)
 		cr.Archetype[i] = []roster.Archetype{roster.Humanoid, roster.Horse, roster.Elephant, roster.Rider, roster.Humanoid, roster.Humanoid}[i%6]
 		cr.Speed[i] = float32(i%7) * .6
-		cr.Flags[i] = []Flags{0, Running, Dying, Attacking | InMelee, HoldStance}[i%5]
+		cr.Flags[i] = []unit.Flags{0, unit.Running, unit.Dying, unit.Attacking | unit.InMelee, unit.HoldStance}[i%5]
 		cr.Variant[i] = uint8(i)
 	}
 	for range 7 {
@@ -283,10 +284,10 @@ func TestSelectMatchesAnimate(t *testing.T) {
 	r := testRegistry(t)
 	cr := New(500)
 	for i := range cr.Species {
-		cr.Species[i] = SpeciesID(i % 7) // 6 is not loaded
+		cr.Species[i] = unit.SpeciesID(i % 7) // 6 is not loaded
 		cr.Archetype[i] = roster.Archetype(i % 5)
-		cr.Flags[i] = Flags(i * 37 % 4096)
-		cr.Weapon[i] = Weapon(i % 4)
+		cr.Flags[i] = unit.Flags(i * 37 % 4096)
+		cr.Weapon[i] = unit.Weapon(i % 4)
 		cr.Speed[i] = float32(i%3) * .5
 		cr.Variant[i] = uint8(i % 11)
 	}

@@ -1,6 +1,9 @@
 package crowd
 
-import "testing"
+import (
+	"github.com/bonebake/bonebake/crowd/unit"
+	"testing"
+)
 
 // A unit a Combat killed becomes Dead by itself once its death has played
 // (issue 45 item 6: the game loop had to do it, though combat knows it): Dying
@@ -8,8 +11,8 @@ import "testing"
 func TestCombatKillTurnsDead(t *testing.T) {
 	reg := testRegistry(t)
 	c := New(2)
-	c.Spawn(0, KindSwordsman)
-	c.Spawn(1, KindSwordsman)
+	c.Spawn(0, unit.KindSwordsman)
+	c.Spawn(1, unit.KindSwordsman)
 	f := NewCombat(reg, c)
 	w, m := &f.World, f.Melee
 	w.HP[0], w.HP[1] = 100, 10
@@ -25,20 +28,20 @@ func TestCombatKillTurnsDead(t *testing.T) {
 				killedAt = step
 			}
 		}
-		if killedAt >= 0 && deadAt < 0 && c.Flags[1]&Dead != 0 {
+		if killedAt >= 0 && deadAt < 0 && c.Flags[1]&unit.Dead != 0 {
 			deadAt = step
 			// The death had played: Animate left it at the end of Die.
-			if c.State[1] != StateDie || c.Phase[1] < 1 {
+			if c.State[1] != unit.StateDie || c.Phase[1] < 1 {
 				t.Fatalf("Dead at step %d in state %v phase %v", step, c.State[1], c.Phase[1])
 			}
 		}
-		if killedAt >= 0 && deadAt < 0 && step > killedAt && c.Flags[1]&Dying == 0 {
+		if killedAt >= 0 && deadAt < 0 && step > killedAt && c.Flags[1]&unit.Dying == 0 {
 			t.Fatalf("step %d: flags %v, neither Dying nor Dead", step, c.Flags[1])
 		}
 		if err := c.Animate(reg, dt); err != nil {
 			t.Fatal(err)
 		}
-		if deadAt >= 0 && c.State[1] != StateDead && step > deadAt {
+		if deadAt >= 0 && c.State[1] != unit.StateDead && step > deadAt {
 			t.Fatalf("step %d: Dead unit in state %v", step, c.State[1])
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/species/creatures"
 )
 
@@ -48,7 +49,7 @@ func Example_readme() {
 	c := crowd.New(1000)              // 1,000 units as a structure of arrays
 	combat := crowd.NewCombat(reg, c) // swings timed on the clips' markers, played by c
 	w, m := &combat.World, combat.Melee
-	kinds := []crowd.Kind{crowd.KindSwordsman, crowd.KindSpearman, crowd.KindBowman, crowd.KindHorse, crowd.KindElephant}
+	kinds := []unit.Kind{unit.KindSwordsman, unit.KindSpearman, unit.KindBowman, unit.KindHorse, unit.KindElephant}
 	for i := range c.Len() {
 		c.Spawn(i, kinds[i/2%len(kinds)]) // species, archetype and weapon that fit together
 		w.HP[i], w.Team[i], w.X[i], w.Z[i] = 100, uint8(i%2), float32(i%2)*4, float32(i/2)*2
@@ -58,7 +59,7 @@ func Example_readme() {
 		log.Fatal(err)
 	}
 
-	hand := reg.Species(crowd.SpeciesHumanoidSword).SocketIndex("hand_r")
+	hand := reg.Species(unit.SpeciesHumanoidSword).SocketIndex("hand_r")
 	upload := make([]byte, 0, c.Len()*crowd.InstanceSize)
 	var sword crowd.Mat34
 	hits, kills, arrows := 0, 0, 0

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -48,7 +49,7 @@ func ExampleOpen() {
 	horse := reg.Species(1)
 	t := horse.Table(roster.Horse)
 	fmt.Println(horse.Name, len(horse.Clips), "clips")
-	fmt.Println("Run plays", horse.Clips[t.Clip(crowd.StateRun, 0)].Name)
+	fmt.Println("Run plays", horse.Clips[t.Clip(unit.StateRun, 0)].Name)
 	fmt.Println("gallop gait:", horse.Clips[4].Gait)
 	// Output:
 	// horse 8 clips
@@ -57,12 +58,12 @@ func ExampleOpen() {
 }
 
 func ExampleInputs_Resolve() {
-	for _, in := range []crowd.Inputs{
-		{Flags: crowd.Running, Speed: 3.5},
-		{Flags: crowd.Attacking | crowd.InMelee | crowd.Running, Weapon: crowd.WeaponSpear, Speed: 3.5},
-		{Flags: crowd.Mounted | crowd.Attacking | crowd.InMelee, Weapon: crowd.WeaponSword},
-		{Flags: crowd.Dying | crowd.HitReacting},
-		{Flags: crowd.Healing, Speed: 1},
+	for _, in := range []unit.Inputs{
+		{Flags: unit.Running, Speed: 3.5},
+		{Flags: unit.Attacking | unit.InMelee | unit.Running, Weapon: unit.WeaponSpear, Speed: 3.5},
+		{Flags: unit.Mounted | unit.Attacking | unit.InMelee, Weapon: unit.WeaponSword},
+		{Flags: unit.Dying | unit.HitReacting},
+		{Flags: unit.Healing, Speed: 1},
 	} {
 		p := in.Resolve()
 		fmt.Println(p, "→", p.State())
@@ -86,7 +87,7 @@ func ExampleCrowd_Animate() {
 		c.Species[i], c.Archetype[i], c.Phase[i] = 1, roster.Horse, 0
 	}
 	c.Speed[0] = 1.7 // walking at the walk's own ground speed: one stride per 1.1 s
-	c.Flags[1] = crowd.Dying
+	c.Flags[1] = unit.Dying
 	for range 33 { // 0.55 s
 		c.Animate(reg, 1.0/60)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 )
 
@@ -14,7 +15,7 @@ import (
 // [from][to]: a unit whose clip changes fades from its old clip to its new one over
 // that time (0: it switches at once). A game overrides a species' table with
 // WithFades. docs/runtime.md §6.1 lists the defaults and the rules.
-type FadeTable [NumStates][NumStates]float32
+type FadeTable [unit.NumStates][unit.NumStates]float32
 
 // Default fade times in seconds (docs/runtime.md §6.1).
 const (
@@ -33,13 +34,13 @@ const (
 // rises, say, is a new unit).
 func DefaultFades() FadeTable {
 	var t FadeTable
-	for from := range NumStates {
-		for to := range NumStates {
+	for from := range unit.NumStates {
+		for to := range unit.NumStates {
 			var d float32
 			switch {
-			case from == StateDead:
+			case from == unit.StateDead:
 				d = 0
-			case to == StateDie || to == StateDead:
+			case to == unit.StateDie || to == unit.StateDead:
 				d = FadeIntoDeath
 			case swingDriven[to] != 0: // the attack states: a swing, a shot, a cast
 				d = FadeIntoAttack
@@ -99,7 +100,7 @@ type fading struct {
 // clipSide is a clip faded from: where it stands, how fast it advances, and
 // whether a one-shot clip repeats (as a Crowd plays every one-shot but a death).
 type clipSide struct {
-	clip   ClipID
+	clip   unit.ClipID
 	phase  float32
 	rate   float32
 	repeat bool
@@ -116,12 +117,12 @@ type fades struct {
 	// The speed blend of each walking or running unit (docs/runtime.md §6.3): the
 	// other gait's clip, played at the unit's phase, and its weight (0: none).
 	// Compact, apart from unit, as Animate writes them for every blending unit.
-	gaitClip []ClipID
+	gaitClip []unit.ClipID
 	gaitW    []float32
 }
 
 func newFades(n int) fades {
-	return fades{unit: make([]fading, n), bits: make([]uint64, (n+63)/64), live: make([]uint64, (n+63)/64), gaitClip: make([]ClipID, n), gaitW: make([]float32, n)}
+	return fades{unit: make([]fading, n), bits: make([]uint64, (n+63)/64), live: make([]uint64, (n+63)/64), gaitClip: make([]unit.ClipID, n), gaitW: make([]float32, n)}
 }
 
 func (f *fades) on(i int) bool     { return atomic.LoadUint64(&f.bits[i>>6])&(1<<(i&63)) != 0 }
@@ -165,7 +166,7 @@ func (f *fades) begin(i int, cur clipSide, d float32) {
 }
 
 // gait sets unit i's speed blend: the other gait's clip and its weight w, 0 < w < 1.
-func (f *fades) gait(i int, other ClipID, w float32) {
+func (f *fades) gait(i int, other unit.ClipID, w float32) {
 	f.gaitClip[i], f.gaitW[i] = other, w
 	if !f.on(i) {
 		f.set(i)
@@ -196,7 +197,7 @@ func (f *fades) cancel(i int, blend []Blend) {
 // blends included (the other gait at the unit's phase); a unit that neither fades
 // nor blends any more gets a zero Blend. phase holds the units' phases, already
 // advanced.
-func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, blend []Blend, lo, hi int, dt float32) {
+func (f *fades) step(entries []clipEntry, species []unit.SpeciesID, phase []float32, blend []Blend, lo, hi int, dt float32) {
 	if hi <= lo || len(entries) == 0 {
 		return
 	}
@@ -206,7 +207,7 @@ func (f *fades) step(entries []clipEntry, species []SpeciesID, phase []float32, 
 	units, gaitW, gaitClip, fbits, flive := f.unit, f.gaitW, f.gaitClip, f.bits, f.live
 	_, _, _ = units[hi-1], gaitW[hi-1], gaitClip[hi-1]
 	_, _, _ = species[hi-1], phase[hi-1], blend[hi-1]
-	entry := func(s SpeciesID, cl ClipID) *clipEntry {
+	entry := func(s unit.SpeciesID, cl unit.ClipID) *clipEntry {
 		k := uint(s)<<clipShift | uint(cl)
 		if cl >= MaxClips || k >= uint(len(entries)) {
 			return &entries[empty]
@@ -326,9 +327,9 @@ func (b *Batch) blending(i int) bool {
 // fading from what it shows over fade seconds (none when fade is no fade time, as
 // isFade says, or the batch has no Blend). It is how a game that drives Batch
 // itself changes a unit's clip; a Crowd changes clips in Animate.
-func (b *Batch) Play(i int, clip ClipID, phase, rate, fade float32) {
+func (b *Batch) Play(i int, clip unit.ClipID, phase, rate, fade float32) {
 	if b.fades.unit != nil {
-		if isFade(fade) && b.Clip[i] != NoClip {
+		if isFade(fade) && b.Clip[i] != unit.NoClip {
 			b.fades.begin(i, clipSide{b.Clip[i], b.Phase[i], b.Rate[i], false}, fade)
 		} else {
 			b.fades.cancel(i, b.Blend)
@@ -340,7 +341,7 @@ func (b *Batch) Play(i int, clip ClipID, phase, rate, fade float32) {
 // blendSides blends unit i's other sides into dst, which holds what sample gave
 // for its own clip: dst = w₀·dst + w₁·(from or gait) + w₂·prior, each side sampled
 // into tmp (of dst's length) by sample.
-func (b *Batch) blendSides(i int, dst, tmp []float32, sample func(clip ClipID, phase float32, tmp []float32) error) error {
+func (b *Batch) blendSides(i int, dst, tmp []float32, sample func(clip unit.ClipID, phase float32, tmp []float32) error) error {
 	sides := b.Sides(i)
 	for k := range dst {
 		dst[k] *= sides[0].Weight
@@ -362,7 +363,7 @@ func (b *Batch) blendSides(i int, dst, tmp []float32, sample func(clip ClipID, p
 // Side is one clip of the pose a unit shows (Batch.Sides): the clip, its phase
 // and its weight in the blend.
 type Side struct {
-	Clip   ClipID
+	Clip   unit.ClipID
 	Phase  float32
 	Weight float32
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -13,14 +14,14 @@ import (
 func TestDefaultFades(t *testing.T) {
 	d := DefaultFades()
 	for _, c := range []struct {
-		from, to StateID
+		from, to unit.StateID
 		want     float32
 	}{
-		{StateIdle, StateWalk, .3}, {StateWalk, StateRun, .3}, {StateRun, StateIdle, .3}, {StateIdle, StateIdle, .3},
-		{StateWalk, StateAttackSword, .15}, {StateIdle, StateCast, .15}, {StateRidingIdle, StateRidingCharge, .15},
-		{StateAttackSword, StateIdle, .2}, {StateAttackBow, StateWalk, .2}, {StateAttackSword, StateAttackSpear, .15},
-		{StateWalk, StateDie, .15}, {StateAttackSword, StateDie, .15}, {StateDie, StateDead, .15},
-		{StateDead, StateIdle, 0}, {StateDead, StateDie, 0},
+		{unit.StateIdle, unit.StateWalk, .3}, {unit.StateWalk, unit.StateRun, .3}, {unit.StateRun, unit.StateIdle, .3}, {unit.StateIdle, unit.StateIdle, .3},
+		{unit.StateWalk, unit.StateAttackSword, .15}, {unit.StateIdle, unit.StateCast, .15}, {unit.StateRidingIdle, unit.StateRidingCharge, .15},
+		{unit.StateAttackSword, unit.StateIdle, .2}, {unit.StateAttackBow, unit.StateWalk, .2}, {unit.StateAttackSword, unit.StateAttackSpear, .15},
+		{unit.StateWalk, unit.StateDie, .15}, {unit.StateAttackSword, unit.StateDie, .15}, {unit.StateDie, unit.StateDead, .15},
+		{unit.StateDead, unit.StateIdle, 0}, {unit.StateDead, unit.StateDie, 0},
 	} {
 		if got := d[c.from][c.to]; got != c.want {
 			t.Errorf("%v → %v: %v s, want %v", c.from, c.to, got, c.want)
@@ -36,22 +37,22 @@ func TestFadeTimesThatSwitchAtOnce(t *testing.T) {
 	odd := []float32{float32(math.Inf(1)), float32(math.NaN()), -1, float32(math.Inf(-1))}
 	tab := DefaultFades()
 	for k, d := range odd {
-		tab[StateIdle][StateWalk+StateID(k)] = d
+		tab[unit.StateIdle][unit.StateWalk+unit.StateID(k)] = d
 	}
-	r := testRegistry(t, WithFades(SpeciesHumanoid, tab))
-	got := r.Fades(SpeciesHumanoid)
+	r := testRegistry(t, WithFades(unit.SpeciesHumanoid, tab))
+	got := r.Fades(unit.SpeciesHumanoid)
 	for k := range odd {
-		if d := got[StateIdle][StateWalk+StateID(k)]; d != 0 {
+		if d := got[unit.StateIdle][unit.StateWalk+unit.StateID(k)]; d != 0 {
 			t.Errorf("%v in the table: %v, want 0", odd[k], d)
 		}
 	}
-	if got[StateWalk][StateIdle] != FadeLocomotion {
-		t.Errorf("walk → idle: %v, want the default %v", got[StateWalk][StateIdle], FadeLocomotion)
+	if got[unit.StateWalk][unit.StateIdle] != FadeLocomotion {
+		t.Errorf("walk → idle: %v, want the default %v", got[unit.StateWalk][unit.StateIdle], FadeLocomotion)
 	}
 	// Idle → walk, whose time is +Inf.
 	c, g := New(1), NewGPUClock(1)
-	c.Spawn(0, KindMilitia)
-	g.Spawn(0, KindMilitia)
+	c.Spawn(0, unit.KindMilitia)
+	g.Spawn(0, unit.KindMilitia)
 	if err := c.Animate(r, 1.0/60); err != nil {
 		t.Fatal(err)
 	}
@@ -59,17 +60,17 @@ func TestFadeTimesThatSwitchAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Speed[0] = 1.4
-	g.SetInputs(0, Inputs{Speed: 1.4})
+	g.SetInputs(0, unit.Inputs{Speed: 1.4})
 	if err := c.Animate(r, 1.0/60); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Commit(r); err != nil {
 		t.Fatal(err)
 	}
-	if c.State[0] != StateWalk || c.Fading(0) || c.Transitions != 1 || c.Fades != 0 {
+	if c.State[0] != unit.StateWalk || c.Fading(0) || c.Transitions != 1 || c.Fades != 0 {
 		t.Errorf("crowd: %v, fading %v, %d transitions, %d fades; want a walk at once", c.State[0], c.Fading(0), c.Transitions, c.Fades)
 	}
-	if st, _ := g.State(0); st != StateWalk || g.Records[0].FadeInv != 0 || g.Records[0].From != (Playhead{}) || g.Fades != 0 {
+	if st, _ := g.State(0); st != unit.StateWalk || g.Records[0].FadeInv != 0 || g.Records[0].From != (Playhead{}) || g.Fades != 0 {
 		t.Errorf("clock: %v, record %+v, %d fades; want a walk at once", st, g.Records[0], g.Fades)
 	}
 }
@@ -83,7 +84,7 @@ func TestFadeWalkIntoSwing(t *testing.T) {
 	h := r.Species(0)
 	walk := h.Clips[clipID(h, "walk")]
 	c := New(1)
-	c.Weapon[0] = WeaponSword
+	c.Weapon[0] = unit.WeaponSword
 	c.Speed[0] = 1.4
 	const dt = float32(1.0 / 60)
 	for range 10 {
@@ -95,7 +96,7 @@ func TestFadeWalkIntoSwing(t *testing.T) {
 		t.Fatalf("walking from the start: blend %+v, %d transitions (the first clip does not fade in)", c.Blend[0], c.Transitions)
 	}
 	walkPhase, walkRate := float64(c.Phase[0]), float64(c.Rate[0])
-	c.Flags[0] |= Attacking | InMelee
+	c.Flags[0] |= unit.Attacking | unit.InMelee
 	c.Swing = []float32{0}
 	for k := 1; ; k++ {
 		c.Swing[0] = AttackPhase(float32(k-1) * dt)
@@ -121,7 +122,7 @@ func TestFadeWalkIntoSwing(t *testing.T) {
 			t.Fatalf("t=%.4f: walk rows %d %d %.4f, want %d %d %.4f at phase %.5f", tm, b.Frame, b.Next, b.Lerp,
 				walk.FrameOffset+want.Frame, walk.FrameOffset+want.Next, want.Lerp, p)
 		}
-		if c.State[0] != StateAttackSword || c.Phase[0] != c.Swing[0] {
+		if c.State[0] != unit.StateAttackSword || c.Phase[0] != c.Swing[0] {
 			t.Fatalf("t=%.4f: state %v phase %v, want the swing's phase %v", tm, c.State[0], c.Phase[0], c.Swing[0])
 		}
 	}
@@ -247,8 +248,8 @@ func TestFadesRemovePops(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := New(1)
-		c.Spawn(0, KindSwordsman)
-		c.Species[0] = SpeciesHumanoid
+		c.Spawn(0, unit.KindSwordsman)
+		c.Species[0] = unit.SpeciesHumanoid
 		c.NoFade = noFade
 		c.Swing = []float32{-1}
 		prev, cur := make([]float32, 60), make([]float32, 60)
@@ -261,12 +262,12 @@ func TestFadesRemovePops(t *testing.T) {
 			case tm < 1:
 				c.Speed[0] = 1.4
 			case tm < 2.5:
-				c.Flags[0] = Attacking | InMelee
+				c.Flags[0] = unit.Attacking | unit.InMelee
 				c.Swing[0] = AttackPhase(tm - 1)
 			case tm < 4:
 				c.Speed[0] = 1.4
 			default:
-				c.Flags[0] = Dying
+				c.Flags[0] = unit.Dying
 			}
 			if err := c.Animate(r, dt); err != nil {
 				t.Fatal(err)
@@ -288,7 +289,7 @@ func TestFadesRemovePops(t *testing.T) {
 	}
 	faded, popped := jump(false), jump(true)
 	var zero FadeTable
-	tabled := jump(false, WithFades(SpeciesHumanoid, zero))
+	tabled := jump(false, WithFades(unit.SpeciesHumanoid, zero))
 	t.Logf("largest bone move in one frame: %.3f m with fades, %.3f m without, %.3f m with a table of zeros", faded, popped, tabled)
 	if !(faded <= popped/2) || tabled != popped {
 		t.Errorf("largest bone move in one frame: %.3f m with fades, %.3f m without, %.3f m with a table of zeros: want fades at most half", faded, popped, tabled)
@@ -312,7 +313,7 @@ func TestSpeedBlend(t *testing.T) {
 		u := New(1)
 		u.Speed[0] = c.speed
 		if c.running {
-			u.Flags[0] = Running
+			u.Flags[0] = unit.Running
 		}
 		u.Phase[0] = .3
 		if err := u.Animate(r, .05); err != nil {
@@ -379,7 +380,7 @@ func TestParallelRangesBlend(t *testing.T) {
 	for step := range 60 {
 		for _, c := range []*Crowd{one, two, three} {
 			for i := step % 7; i < n; i += 7 { // some units change what they do
-				c.Flags[i] ^= Running
+				c.Flags[i] ^= unit.Running
 			}
 		}
 		var u *UnplayableError

@@ -1,6 +1,9 @@
 package crowd
 
-import "github.com/bonebake/bonebake/formats/bpat"
+import (
+	"github.com/bonebake/bonebake/crowd/unit"
+	"github.com/bonebake/bonebake/formats/bpat"
+)
 
 // EventKind says what a combat Event reports.
 type EventKind uint8
@@ -126,13 +129,13 @@ func (f *Combat) Attack(attacker, target int) bool {
 	}
 	flags := c.flagsOf(attacker)
 	old := *flags
-	*flags |= Attacking
+	*flags |= unit.Attacking
 	st, clip := c.Select(f.reg, attacker)
 	contact, release := float32(DefaultContact), float32(-1)
 	if s := f.reg.Species(c.speciesOf(attacker)); s != nil && int(clip) < len(s.Clips) {
 		cl := &s.Clips[clip]
 		contact = cl.Contact()
-		if rangedState[st&(NumStates-1)] {
+		if rangedState[st&(unit.NumStates-1)] {
 			release = contact
 			if cl.Markers.Set(bpat.WeaponRelease) {
 				release = cl.Markers[bpat.WeaponRelease]
@@ -155,9 +158,9 @@ func (f *Combat) Attack(attacker, target int) bool {
 // GPUClock's.
 type fighters interface {
 	Len() int
-	flagsOf(i int) *Flags
-	speciesOf(i int) SpeciesID
-	Select(r *Registry, i int) (StateID, ClipID)
+	flagsOf(i int) *unit.Flags
+	speciesOf(i int) unit.SpeciesID
+	Select(r *Registry, i int) (unit.StateID, unit.ClipID)
 	touch(i int)            // the unit's flags changed
 	deathPlayed(i int) bool // its Die clip has played to its end
 }
@@ -170,10 +173,10 @@ func (f *Combat) finishDeaths() {
 	keep := f.dying[:0]
 	for _, i := range f.dying {
 		switch fl := c.flagsOf(int(i)); {
-		case *fl&Dying == 0:
+		case *fl&unit.Dying == 0:
 			// revived, or made Dead by the game: no longer ours
 		case c.deathPlayed(int(i)):
-			*fl = Dead | *fl&Mounted
+			*fl = unit.Dead | *fl&unit.Mounted
 			c.touch(int(i))
 		default:
 			keep = append(keep, i)
@@ -183,7 +186,7 @@ func (f *Combat) finishDeaths() {
 }
 
 // rangedState is true for the states whose swing shoots rather than strikes.
-var rangedState = [NumStates]bool{StateAttackRanged: true, StateAttackBow: true, StateCast: true, StateRidingBowShot: true}
+var rangedState = [unit.NumStates]bool{unit.StateAttackRanged: true, unit.StateAttackBow: true, unit.StateCast: true, unit.StateRidingBowShot: true}
 
 // Step advances every swing by dt seconds (Melee.Step) and returns what happened,
 // in order: the strikes that landed (their damage already taken off World.HP) or
@@ -208,15 +211,15 @@ func (f *Combat) Step(dt float32) []Event {
 		case EventHit:
 			if e.Killed {
 				fl := c.flagsOf(int(e.Target))
-				if *fl&Dying == 0 {
+				if *fl&unit.Dying == 0 {
 					f.dying = append(f.dying, e.Target)
 				}
-				*fl = Dying | *fl&Mounted
+				*fl = unit.Dying | *fl&unit.Mounted
 				c.touch(int(e.Target))
 			}
 		case EventEnd:
 			if !m.Swinging(int(e.Attacker)) {
-				*c.flagsOf(int(e.Attacker)) &^= Attacking
+				*c.flagsOf(int(e.Attacker)) &^= unit.Attacking
 				c.touch(int(e.Attacker))
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
@@ -62,7 +63,7 @@ func rates(t *testing.T, r *Registry, id uint32) [2]float64 {
 	t.Helper()
 	c := New(2)
 	for i, v := range []float32{testfiles.WalkerSpeed, 2 * testfiles.WalkerSpeed} {
-		c.Species[i], c.Archetype[i], c.Speed[i] = SpeciesID(id), walkerArch, v
+		c.Species[i], c.Archetype[i], c.Speed[i] = unit.SpeciesID(id), walkerArch, v
 	}
 	if err := c.Animate(r, 1.0/60); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestSidecarMatchesStride(t *testing.T) {
 	if err := r.LoadFile(out); err != nil {
 		t.Fatal(err)
 	}
-	s := r.Species(SpeciesID(id))
+	s := r.Species(unit.SpeciesID(id))
 	c := s.Clips[0]
 	if c.GaitSource != GaitMeasured || s.GaitFile != gait.SidecarPath(out) {
 		t.Fatalf("gait from %q (sidecar %q), want %q from %s", c.GaitSource, s.GaitFile, GaitMeasured, gait.SidecarPath(out))
@@ -113,7 +114,7 @@ func TestSidecarMatchesStride(t *testing.T) {
 		t.Fatalf("bone %d at x = %v: not FootL (x = 0.1)", foot, x)
 	}
 	u := New(1)
-	u.Species[0], u.Archetype[0], u.Speed[0] = SpeciesID(id), walkerArch, speed
+	u.Species[0], u.Archetype[0], u.Speed[0] = unit.SpeciesID(id), walkerArch, speed
 	var (
 		z         float64
 		planted   []float64 // the foot's world z over the current stance
@@ -162,13 +163,13 @@ func TestGaitPrecedence(t *testing.T) {
 		if err := r.LoadFile(out); err != nil {
 			t.Fatal(err)
 		}
-		return r.Species(SpeciesID(id))
+		return r.Species(unit.SpeciesID(id))
 	}
 	if c := load().Clips[0]; c.GaitSource != GaitMeasured || math.Abs(c.Gait.Speed-1.4) > 0.03 {
 		t.Errorf("sidecar and table: %+v from %q, want the sidecar's 1.4 m/s", c.Gait, c.GaitSource)
 	}
 	game := roster.Gait{Cycle: 0.5, Speed: 3}
-	if c := load(WithGait(SpeciesID(id), clip, game)).Clips[0]; c.GaitSource != GaitGame || c.Gait != game {
+	if c := load(WithGait(unit.SpeciesID(id), clip, game)).Clips[0]; c.GaitSource != GaitGame || c.Gait != game {
 		t.Errorf("WithGait: %+v from %q, want %+v from the game", c.Gait, c.GaitSource, game)
 	}
 
@@ -206,7 +207,7 @@ func TestGaitPrecedence(t *testing.T) {
 	if err := r.LoadFile(out); err != nil {
 		t.Fatal(err)
 	}
-	if c := r.Species(SpeciesID(id)).Clips[0]; c.GaitSource != GaitNone || c.Gait.Speed != 0 {
+	if c := r.Species(unit.SpeciesID(id)).Clips[0]; c.GaitSource != GaitNone || c.Gait.Speed != 0 {
 		t.Errorf("no gait: %+v from %q", c.Gait, c.GaitSource)
 	}
 	if rt := rates(t, r, id); rt[0] != rt[1] || math.Abs(rt[0]-1) > 1e-6 {
@@ -226,7 +227,7 @@ func TestSidecarLoads(t *testing.T) {
 		if err := load(r); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if c := r.Species(SpeciesID(id)).Clips[0]; c.GaitSource != GaitMeasured || math.Abs(c.Gait.Speed-1.4) > 0.03 {
+		if c := r.Species(unit.SpeciesID(id)).Clips[0]; c.GaitSource != GaitMeasured || math.Abs(c.Gait.Speed-1.4) > 0.03 {
 			t.Errorf("%s: %+v from %q, want measured 1.4 m/s", what, c.Gait, c.GaitSource)
 		}
 	}

@@ -3,6 +3,7 @@ package crowd
 import (
 	"bytes"
 	"fmt"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"math"
 	"testing"
 	"unsafe"
@@ -38,7 +39,7 @@ func newGameLoop(reg *Registry, n int) *gameLoop {
 	g.f = NewCombat(reg, g.c)
 	m, w := g.f.Melee, &g.f.World
 	for i := range n {
-		g.c.Spawn(i, [...]Kind{KindSwordsman, KindSpearman, KindBowman, KindHorse, KindElephant}[i%5])
+		g.c.Spawn(i, [...]unit.Kind{unit.KindSwordsman, unit.KindSpearman, unit.KindBowman, unit.KindHorse, unit.KindElephant}[i%5])
 		g.c.Variant[i] = uint8(i % 7)
 		team := (i / 5) % 2
 		w.Team[i] = uint8(team)
@@ -67,7 +68,7 @@ func (g *gameLoop) frame(dt float32) {
 		dx := w.X[tg] - w.X[i]
 		d := float32(math.Abs(float64(dx)))
 		c.Speed[i] = 0
-		c.Flags[i] &^= Running
+		c.Flags[i] &^= unit.Running
 		if w.HP[tg] <= 0 {
 			continue
 		}
@@ -75,7 +76,7 @@ func (g *gameLoop) frame(dt float32) {
 			sp := float32(1.4)
 			if d > 5 {
 				sp = 3.8
-				c.Flags[i] |= Running
+				c.Flags[i] |= unit.Running
 			}
 			w.X[i] += float32(math.Copysign(float64(min(sp*dt, d-m.Reach[i]*.8)), float64(dx)))
 			c.Speed[i] = sp
@@ -91,7 +92,7 @@ func (g *gameLoop) frame(dt float32) {
 		if !m.Ready(i) {
 			continue
 		}
-		c.Flags[i] |= Attacking // as Combat.Attack: InMelee is the game's to set
+		c.Flags[i] |= unit.Attacking // as Combat.Attack: InMelee is the game's to set
 		_, clip := c.Select(g.reg, i)
 		contact := float32(DefaultContact)
 		if s := g.reg.Species(c.Species[i]); s != nil {
@@ -104,13 +105,13 @@ func (g *gameLoop) frame(dt float32) {
 		for _, h := range g.hits {
 			g.landed++
 			if h.Killed {
-				c.Flags[h.Target] = Dying
+				c.Flags[h.Target] = unit.Dying
 			}
 		}
 		// Swings that ended: without Combat's events, a pass over the units.
 		for i, f := range c.Flags {
-			if f&Attacking != 0 && !m.Swinging(i) {
-				c.Flags[i] = f &^ Attacking
+			if f&unit.Attacking != 0 && !m.Swinging(i) {
+				c.Flags[i] = f &^ unit.Attacking
 			}
 		}
 	} else {
@@ -122,9 +123,9 @@ func (g *gameLoop) frame(dt float32) {
 	}
 	for i, f := range c.Flags {
 		switch {
-		case f&Dying != 0 && c.State[i] == StateDie && c.Phase[i] >= 1:
-			c.Flags[i] = Dead
-		case f&Dead != 0:
+		case f&unit.Dying != 0 && c.State[i] == unit.StateDie && c.Phase[i] >= 1:
+			c.Flags[i] = unit.Dead
+		case f&unit.Dead != 0:
 			if g.dead[i] += dt; g.dead[i] > 1 { // stand up again at home
 				g.dead[i], c.Flags[i], w.HP[i], w.X[i] = 0, 0, 100, g.home[i]
 			}
@@ -221,7 +222,7 @@ func TestGameLoop(t *testing.T) {
 		for range 600 {
 			g.frame(1.0 / 60)
 			for _, f := range g.c.Flags {
-				if f&Dying != 0 {
+				if f&unit.Dying != 0 {
 					died++
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -163,13 +164,13 @@ type GPUClock struct {
 // clockUnit is a unit's inputs and what Commit last made of them.
 type clockUnit struct {
 	speed   float32
-	flags   Flags
-	clip    ClipID
-	species SpeciesID
+	flags   unit.Flags
+	clip    unit.ClipID
+	species unit.SpeciesID
 	arch    roster.Archetype
 	variant uint8
-	weapon  Weapon
-	state   StateID
+	weapon  unit.Weapon
+	state   unit.StateID
 	pending bool // listed for the next Commit
 	fresh   bool // not committed since NewGPUClock: its first clip starts at AmbientPhase
 	_       [1]byte
@@ -185,7 +186,7 @@ func NewGPUClock(n int) *GPUClock {
 		hugePages(unsafe.Pointer(&g.units[0]), uintptr(n)*unsafe.Sizeof(clockUnit{}))
 	}
 	for i := range g.units {
-		g.units[i] = clockUnit{clip: NoClip, pending: true, fresh: true}
+		g.units[i] = clockUnit{clip: unit.NoClip, pending: true, fresh: true}
 		g.pending[i] = int32(i)
 	}
 	return g
@@ -196,14 +197,14 @@ func (g *GPUClock) Len() int { return len(g.units) }
 
 // Flags and species of unit i, as a Combat reads and writes them (a Combat that
 // changes flags lists the unit through touch).
-func (g *GPUClock) flagsOf(i int) *Flags      { return &g.units[i].flags }
-func (g *GPUClock) speciesOf(i int) SpeciesID { return g.units[i].species }
+func (g *GPUClock) flagsOf(i int) *unit.Flags      { return &g.units[i].flags }
+func (g *GPUClock) speciesOf(i int) unit.SpeciesID { return g.units[i].species }
 
 // deathPlayed says unit i's death has played by the clock's Now: its committed
 // state is Die and its own playhead's phase has reached 1, as the GPU computes it.
 func (g *GPUClock) deathPlayed(i int) bool {
 	o := &g.Records[i]
-	return g.units[i].state == StateDie && o.Own.phase(g.Now-o.Start) >= 1
+	return g.units[i].state == unit.StateDie && o.Own.phase(g.Now-o.Start) >= 1
 }
 
 // Advance moves the clock dt seconds on: all a frame costs when nothing changes.
@@ -219,24 +220,24 @@ func (g *GPUClock) touch(i int) {
 
 // Spawn makes unit i a fresh unit of kind k, standing still, as Crowd.Spawn does.
 // It panics on an unknown kind.
-func (g *GPUClock) Spawn(i int, k Kind) {
-	if k >= NumKinds {
+func (g *GPUClock) Spawn(i int, k unit.Kind) {
+	if k >= unit.NumKinds {
 		panic(fmt.Sprintf("crowd: Spawn of unknown %v", k))
 	}
-	g.Set(i, k.Unit())
+	g.Set(i, k.Loadout())
 }
 
 // Set gives unit i the species, archetype, weapon and flags of u, standing still;
 // its next clip starts without a fade, a looping one at the phase the unit shows
 // (as a Crowd's Set keeps its Phase).
-func (g *GPUClock) Set(i int, u Unit) {
+func (g *GPUClock) Set(i int, u unit.Loadout) {
 	x := &g.units[i]
-	x.species, x.arch, x.weapon, x.flags, x.speed, x.clip = u.Species, u.Archetype, u.Weapon, u.Flags, 0, NoClip
+	x.species, x.arch, x.weapon, x.flags, x.speed, x.clip = u.Species, u.Archetype, u.Weapon, u.Flags, 0, unit.NoClip
 	g.touch(i)
 }
 
 // SetInputs sets what unit i does: its flags, weapon and ground speed.
-func (g *GPUClock) SetInputs(i int, in Inputs) {
+func (g *GPUClock) SetInputs(i int, in unit.Inputs) {
 	x := &g.units[i]
 	x.flags, x.weapon, x.speed = in.Flags, in.Weapon, in.Speed
 	g.touch(i)
@@ -249,27 +250,27 @@ func (g *GPUClock) SetVariant(i int, v uint8) {
 }
 
 // Inputs returns unit i's flags, weapon and speed.
-func (g *GPUClock) Inputs(i int) Inputs {
+func (g *GPUClock) Inputs(i int) unit.Inputs {
 	x := &g.units[i]
-	return Inputs{Flags: x.flags, Weapon: x.weapon, Speed: x.speed}
+	return unit.Inputs{Flags: x.flags, Weapon: x.weapon, Speed: x.speed}
 }
 
 // Unit returns unit i's species, archetype, weapon and flags.
-func (g *GPUClock) Unit(i int) Unit {
+func (g *GPUClock) Unit(i int) unit.Loadout {
 	x := &g.units[i]
-	return Unit{Species: x.species, Archetype: x.arch, Weapon: x.weapon, Flags: x.flags}
+	return unit.Loadout{Species: x.species, Archetype: x.arch, Weapon: x.weapon, Flags: x.flags}
 }
 
 // State returns unit i's state and clip as of the last Commit.
-func (g *GPUClock) State(i int) (StateID, ClipID) {
+func (g *GPUClock) State(i int) (unit.StateID, unit.ClipID) {
 	return g.units[i].state, g.units[i].clip
 }
 
 // Select returns the state and clip unit i would play with its current inputs:
 // what Commit would choose.
-func (g *GPUClock) Select(r *Registry, i int) (StateID, ClipID) {
+func (g *GPUClock) Select(r *Registry, i int) (unit.StateID, unit.ClipID) {
 	x := &g.units[i]
-	return selectClip(r, x.species, x.arch, x.variant, Inputs{Flags: x.flags, Weapon: x.weapon, Speed: x.speed})
+	return selectClip(r, x.species, x.arch, x.variant, unit.Inputs{Flags: x.flags, Weapon: x.weapon, Speed: x.speed})
 }
 
 // Commit resolves every unit listed since the last Commit at time Now and
@@ -287,7 +288,7 @@ func (g *GPUClock) Commit(r *Registry) error {
 	}
 	bad := 0
 	tab := cat.clockTable()
-	states := stateTable()
+	states := unit.States()
 	for part := range g.prefetched(g.pending) {
 		for _, u := range part {
 			if !g.commit(r, cat, tab, states, int(u)) {
@@ -331,11 +332,11 @@ func (g *GPUClock) prefetch(units []int32) {
 }
 
 // commit resolves unit i at time Now and rewrites its record in place; it
-// reports whether the unit can be played as asked. states is stateTable(),
+// reports whether the unit can be played as asked. states is States(),
 // loaded once per Commit.
-func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[intentKeys]StateID, i int) bool {
+func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *unit.StateTable, i int) bool {
 	x, now := &g.units[i], g.Now
-	st := states[intentKey(x.flags, x.speed > MoveThreshold, x.weapon)&(intentKeys-1)]
+	st := states.Of(x.flags, x.speed > unit.MoveThreshold, x.weapon)
 	// All that the unit's species, archetype, state and variant decide, in one load.
 	res := &tab[resolveKey(cat, x.species, x.arch, st, x.variant)]
 	cl := res.clip
@@ -344,7 +345,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[in
 		return res.flags&resOK != 0 && x.arch < MaxArchetypes
 	}
 	var p float32
-	if prev := x.clip; prev == NoClip {
+	if prev := x.clip; prev == unit.NoClip {
 		// A new unit: nothing of what was shown before stays but the phase, as
 		// a Crowd's unit keeps its Phase through Set; the clock's first units
 		// start where New starts a Crowd's.
@@ -380,7 +381,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *[in
 		}
 	}
 	switch {
-	case changed && x.clip != NoClip:
+	case changed && x.clip != unit.NoClip:
 		d := g.changeFade(r, x, st)
 		o.rebasedAgain() // o.Switch(now, own, d) without rebasing o a second time
 		o.switchRebased(now, own, d)
@@ -411,9 +412,9 @@ var quickCommit = true
 // swing, a finite rate) going on to a clip that is neither a speed blend nor a
 // swing a scheduled Combat drives. It writes the record commit's general path
 // would, bit for bit; for any other unit it changes nothing and reports false.
-func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *clockUnit, res *resolved, st StateID, now float32) bool {
+func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *clockUnit, res *resolved, st unit.StateID, now float32) bool {
 	cur := o.Own
-	if x.clip == NoClip || o.PriorShare != 0 || cur.Shape&ShapeSwing != 0 || (res.flags&resSwing != 0 && g.combat != nil) ||
+	if x.clip == unit.NoClip || o.PriorShare != 0 || cur.Shape&ShapeSwing != 0 || (res.flags&resSwing != 0 && g.combat != nil) ||
 		cur.Rate*0 != 0 || (o.FadeInv > 0 && (now-o.FadeStart)*o.FadeInv < 1) {
 		return false
 	}
@@ -462,9 +463,9 @@ func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *cloc
 // changeFade counts unit x's change of clip into state st and returns how long
 // it fades: its species' FadeTable time, or 0 (at once) with NoFade or a time
 // that does not fade.
-func (g *GPUClock) changeFade(r *Registry, x *clockUnit, st StateID) float32 {
+func (g *GPUClock) changeFade(r *Registry, x *clockUnit, st unit.StateID) float32 {
 	g.Transitions++
-	d := r.fadeTable(x.species)[x.state&(NumStates-1)][st&(NumStates-1)]
+	d := r.fadeTable(x.species)[x.state&(unit.NumStates-1)][st&(unit.NumStates-1)]
 	if !isFade(d) || g.NoFade {
 		return 0
 	}
@@ -591,11 +592,11 @@ func interrupted[S any](cur, from, prior S, w, share float32) (S, S, float32) {
 // chooseIn resolves a unit of species slot s in state st to its clip, as Animate
 // does; ok is false when its species is not loaded or does not support its
 // archetype (it then plays its species' clip 0, or the empty entry).
-func chooseIn(cat *catalog, empty *clipEntry, s int, a roster.Archetype, st StateID, variant uint8) (ClipID, *clipEntry, bool) {
+func chooseIn(cat *catalog, empty *clipEntry, s int, a roster.Archetype, st unit.StateID, variant uint8) (unit.ClipID, *clipEntry, bool) {
 	if s > cat.maxID {
 		return 0, empty, false
 	}
-	k := ((s*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(NumStates)+int(st))*MaxVariants + int(min(variant, MaxVariants-1))
+	k := ((s*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(unit.NumStates)+int(st))*MaxVariants + int(min(variant, MaxVariants-1))
 	cl := cat.sel[k]
 	ok := cl&unplayable == 0 && a < MaxArchetypes
 	cl &= unplayable - 1
@@ -610,7 +611,7 @@ type resolved struct {
 	own      Playhead // Phase 0, Rate the clip's rate at rest, Row, and Shape as the state plays it
 	perSpeed float32  // rate per m/s of ground speed
 	keep     float32  // 0 for a one-frame clip (its phase is 0), else 1
-	clip     ClipID
+	clip     unit.ClipID
 	flags    uint8 // resOK, resLoops, resSwing
 	// pair is 1 + the index in catalog.pairs of the speed blend the state plays
 	// (Walk or Run), 0 for none: catalog.pairAt's entry.
@@ -629,9 +630,9 @@ var _ [unsafe.Sizeof(resolved{}) - 32]byte
 
 // resolveKey is a unit's index in catalog.clockTable: sel's, with the species
 // that are not loaded sharing one slot after the loaded ones.
-func resolveKey(cat *catalog, s SpeciesID, a roster.Archetype, st StateID, v uint8) uint {
+func resolveKey(cat *catalog, s unit.SpeciesID, a roster.Archetype, st unit.StateID, v uint8) uint {
 	sp := min(uint(s), uint(cat.maxID+1))
-	return ((sp*MaxArchetypes+uint(a&(MaxArchetypes-1)))*uint(NumStates)+uint(st&(NumStates-1)))*MaxVariants + uint(min(v, MaxVariants-1))
+	return ((sp*MaxArchetypes+uint(a&(MaxArchetypes-1)))*uint(unit.NumStates)+uint(st&(unit.NumStates-1)))*MaxVariants + uint(min(v, MaxVariants-1))
 }
 
 // clockTable returns the catalog's resolved table for GPUClock.Commit, built on
@@ -641,16 +642,16 @@ func (cat *catalog) clockTable() []resolved {
 	if t := cat.resolved.Load(); t != nil {
 		return *t
 	}
-	t := make([]resolved, (cat.maxID+2)*MaxArchetypes*int(NumStates)*MaxVariants)
+	t := make([]resolved, (cat.maxID+2)*MaxArchetypes*int(unit.NumStates)*MaxVariants)
 	var empty clipEntry
 	for sp := range cat.maxID + 2 {
 		for a := range roster.Archetype(MaxArchetypes) {
-			for st := range NumStates {
+			for st := range unit.NumStates {
 				for v := range uint8(MaxVariants) {
 					cl, e, ok := chooseIn(cat, &empty, sp, a, st, v)
 					loops := e.loops()
 					// Idle fidgets and a hammering builder repeat; a death holds its end.
-					res := resolved{own: Playhead{Rate: e.base, Row: e.offset, Shape: e.shape(loops || st != StateDie)},
+					res := resolved{own: Playhead{Rate: e.base, Row: e.offset, Shape: e.shape(loops || st != unit.StateDie)},
 						perSpeed: e.perSpeed, keep: e.keep, clip: cl}
 					if ok {
 						res.flags |= resOK
@@ -659,12 +660,12 @@ func (cat *catalog) clockTable() []resolved {
 						res.flags |= resLoops
 					}
 					if sp <= cat.maxID {
-						res.pair = cat.pairAt[((sp*MaxArchetypes+int(a))*int(NumStates)+int(st))*MaxVariants+int(v)]
+						res.pair = cat.pairAt[((sp*MaxArchetypes+int(a))*int(unit.NumStates)+int(st))*MaxVariants+int(v)]
 					}
 					if swingDriven[st] != 0 {
 						res.flags |= resSwing
 					}
-					t[((sp*MaxArchetypes+int(a))*int(NumStates)+int(st))*MaxVariants+int(v)] = res
+					t[((sp*MaxArchetypes+int(a))*int(unit.NumStates)+int(st))*MaxVariants+int(v)] = res
 				}
 			}
 		}

@@ -3,10 +3,12 @@ package crowd
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -68,9 +70,9 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 	cpu, clock := New(n), NewGPUClock(n)
 	fc, fg := NewCombat(r, cpu), NewScheduledCombat(r, clock)
 	for i := range n {
-		cpu.Spawn(i, Kind(i%int(NumKinds)))
+		cpu.Spawn(i, unit.Kind(i%int(unit.NumKinds)))
 		cpu.Variant[i] = uint8(i % 5)
-		clock.Spawn(i, Kind(i%int(NumKinds)))
+		clock.Spawn(i, unit.Kind(i%int(unit.NumKinds)))
 		clock.SetVariant(i, uint8(i%5))
 	}
 	for _, f := range []*Combat{fc, fg} {
@@ -98,26 +100,26 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 		for range 4 {
 			i := rng.IntN(n)
 			var speed float32
-			var flags Flags
+			var flags unit.Flags
 			switch rng.IntN(7) {
 			case 0:
 				speed = 1.4
 			case 6:
 				speed = 2.5 // between walk and run: a speed blend
 			case 1:
-				speed, flags = 4, Running
+				speed, flags = 4, unit.Running
 			case 2:
-				flags = HoldStance
+				flags = unit.HoldStance
 			case 3:
 				if frame > 600 {
-					flags = Dying
+					flags = unit.Dying
 				}
 			}
 			v := uint8(rng.IntN(8))
 			cpu.Speed[i], cpu.Variant[i] = speed, v
-			cpu.Flags[i] = cpu.Flags[i]&(Mounted|Attacking|Dying) | flags
+			cpu.Flags[i] = cpu.Flags[i]&(unit.Mounted|unit.Attacking|unit.Dying) | flags
 			in := clock.Inputs(i)
-			in.Speed, in.Flags = speed, in.Flags&(Mounted|Attacking|Dying)|flags
+			in.Speed, in.Flags = speed, in.Flags&(unit.Mounted|unit.Attacking|unit.Dying)|flags
 			clock.SetInputs(i, in)
 			clock.SetVariant(i, v)
 		}
@@ -204,20 +206,20 @@ func TestClockTableMatchesChoose(t *testing.T) {
 	var empty clipEntry
 	for s := range 256 {
 		for a := range roster.Archetype(MaxArchetypes + 2) {
-			for st := range NumStates {
+			for st := range unit.NumStates {
 				for v := range uint8(MaxVariants + 2) {
 					cl, e, ok := chooseIn(cat, &empty, s, a, st, v)
-					res := tab[resolveKey(cat, SpeciesID(s), a, st, v)]
+					res := tab[resolveKey(cat, unit.SpeciesID(s), a, st, v)]
 					loops := e.wrapTo != e.last
 					wantShape := uint32(e.last)
 					if loops {
 						wantShape |= ShapeLoops
 					}
-					if loops || st != StateDie {
+					if loops || st != unit.StateDie {
 						wantShape |= ShapeWraps
 					}
 					g := pairOf(cat, s, a, v, cl)
-					gait := (st == StateWalk || st == StateRun) && g != nil
+					gait := (st == unit.StateWalk || st == unit.StateRun) && g != nil
 					got := [...]bool{res.flags&resOK != 0 && a < MaxArchetypes, res.flags&resLoops != 0, res.pair != 0, res.flags&resSwing != 0}
 					if gait && &cat.pairs[res.pair-1] != g {
 						t.Fatalf("species %d archetype %d state %v variant %d: pair %d, want the one of its walk and run", s, a, st, v, res.pair)
@@ -236,7 +238,7 @@ func TestClockTableMatchesChoose(t *testing.T) {
 // pairOf is the speed blend of a unit of species s, archetype a and variant v
 // that plays clip cl, found from the pairs table alone, or nil when it has none
 // (cl is neither of a pair's clips).
-func pairOf(cat *catalog, s int, a roster.Archetype, v uint8, cl ClipID) *gaitPair {
+func pairOf(cat *catalog, s int, a roster.Archetype, v uint8, cl unit.ClipID) *gaitPair {
 	if s > cat.maxID {
 		return nil
 	}
@@ -307,8 +309,8 @@ func TestRebasedAgain(t *testing.T) {
 // in one of the two runs, a scheduled combat striking.
 func TestCommitQuickMatchesGeneral(t *testing.T) {
 	fades := DefaultFades()
-	fades[StateIdle][StateWalk] = 1e-39 // too short to invert: the table keeps 0, a switch
-	r := testRegistry(t, WithFades(SpeciesHumanoid, fades))
+	fades[unit.StateIdle][unit.StateWalk] = 1e-39 // too short to invert: the table keeps 0, a switch
+	r := testRegistry(t, WithFades(unit.SpeciesHumanoid, fades))
 	speeds := []float32{0, 0, 1.4, 1.4, 1.7, 2.5, 3.8, 4, 12, 1e30, float32(math.Inf(1)), float32(math.NaN()), -1}
 	for _, fight := range []bool{false, true} {
 		const n = 256
@@ -336,9 +338,9 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 				i := rng.IntN(n)
 				switch rng.IntN(20) {
 				case 0: // a respawn as anything, valid or not
-					u := Unit{Species: SpeciesID(rng.IntN(8)), Archetype: roster.Archetype(rng.IntN(MaxArchetypes + 2)), Weapon: Weapon(rng.IntN(4))}
+					u := unit.Loadout{Species: unit.SpeciesID(rng.IntN(8)), Archetype: roster.Archetype(rng.IntN(MaxArchetypes + 2)), Weapon: unit.Weapon(rng.IntN(4))}
 					if rng.IntN(4) == 0 {
-						u.Flags = Flags(rng.Uint32())
+						u.Flags = unit.Flags(rng.Uint32())
 					}
 					for _, g := range clocks {
 						g.Set(i, u)
@@ -353,12 +355,12 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 					in.Speed = speeds[rng.IntN(len(speeds))]
 					switch rng.IntN(8) {
 					case 0:
-						in.Flags ^= Flags(1) << rng.IntN(numFlagBits)
+						in.Flags ^= unit.Flags(1) << rng.IntN(bits.Len16(uint16(unit.Running))) // Running is the last flag
 					case 1:
 						in.Flags = 0
 					}
 					if rng.IntN(10) == 0 {
-						in.Weapon = Weapon(rng.IntN(4))
+						in.Weapon = unit.Weapon(rng.IntN(4))
 					}
 					for _, g := range clocks {
 						g.SetInputs(i, in)
@@ -383,7 +385,7 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 			for _, u := range quick.pending {
 				o := &quick.Records[u]
 				total++
-				if quick.units[u].clip != NoClip && o.PriorShare == 0 && !(o.FadeInv > 0 && (quick.Now-o.FadeStart)*o.FadeInv < 1) {
+				if quick.units[u].clip != unit.NoClip && o.PriorShare == 0 && !(o.FadeInv > 0 && (quick.Now-o.FadeStart)*o.FadeInv < 1) {
 					eligible++
 				}
 			}
@@ -435,8 +437,8 @@ func TestGPUClockRespawnKeepsPhase(t *testing.T) {
 	const dt = float32(1.0 / 61)
 	cpu, clock := New(n), NewGPUClock(n)
 	for i := range n {
-		cpu.Spawn(i, Kind(i%int(NumKinds)))
-		clock.Spawn(i, Kind(i%int(NumKinds)))
+		cpu.Spawn(i, unit.Kind(i%int(unit.NumKinds)))
+		clock.Spawn(i, unit.Kind(i%int(unit.NumKinds)))
 	}
 	if err := clock.Commit(r); err != nil {
 		t.Fatal(err)
@@ -459,13 +461,13 @@ func TestGPUClockRespawnKeepsPhase(t *testing.T) {
 			switch {
 			case frame == 20 && i%3 == 0: // walk for a while, then respawn as another kind
 				cpu.Speed[i] = 1.4
-				clock.SetInputs(i, Inputs{Flags: clock.Inputs(i).Flags, Speed: 1.4})
+				clock.SetInputs(i, unit.Inputs{Flags: clock.Inputs(i).Flags, Speed: 1.4})
 			case frame == 57 && i%3 == 0:
-				cpu.Spawn(i, Kind((i+1)%int(NumKinds)))
-				clock.Spawn(i, Kind((i+1)%int(NumKinds)))
+				cpu.Spawn(i, unit.Kind((i+1)%int(unit.NumKinds)))
+				clock.Spawn(i, unit.Kind((i+1)%int(unit.NumKinds)))
 			case frame == 80 && i%3 == 1: // respawn as the same kind
-				cpu.Spawn(i, Kind(i%int(NumKinds)))
-				clock.Spawn(i, Kind(i%int(NumKinds)))
+				cpu.Spawn(i, unit.Kind(i%int(unit.NumKinds)))
+				clock.Spawn(i, unit.Kind(i%int(unit.NumKinds)))
 			}
 		}
 		if err := cpu.Animate(r, dt); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 )
@@ -55,23 +56,23 @@ const LODHysteresis = 0.1
 // otherwise: the humanoids drop to reduced at 30 m and to their snapshot at 90 m,
 // the horse at 40 and 120 m, the elephant at 55 and 160 m (the larger a creature,
 // the farther its detail shows), any other species as the humanoids.
-func DefaultLOD(s SpeciesID) LODDistances {
+func DefaultLOD(s unit.SpeciesID) LODDistances {
 	switch s {
-	case SpeciesHorse:
+	case unit.SpeciesHorse:
 		return LODDistances{40, 120}
-	case SpeciesElephant:
+	case unit.SpeciesElephant:
 		return LODDistances{55, 160}
 	}
 	return LODDistances{30, 90}
 }
 
 // WithLOD sets the level-of-detail distances of one species' units.
-func WithLOD(species SpeciesID, d LODDistances) Option {
+func WithLOD(species unit.SpeciesID, d LODDistances) Option {
 	return func(c *config) { c.lod[species] = &d }
 }
 
 // LOD returns the level-of-detail distances a species' units use.
-func (r *Registry) LOD(species SpeciesID) LODDistances {
+func (r *Registry) LOD(species unit.SpeciesID) LODDistances {
 	if d := r.cfg.lod[species]; d != nil {
 		return *d
 	}
@@ -115,7 +116,7 @@ func (m SnapshotMap) Frame(ph float32) uint32 {
 // SnapshotMap returns how clip cl of species s maps to its snapshot mesh's
 // frames; ok is false where the clip may not be drawn from one (no snapshot
 // mesh, or a clip some archetype plays as Die): such a unit shows LevelReduced.
-func (r *Registry) SnapshotMap(s SpeciesID, cl ClipID) (m SnapshotMap, ok bool) {
+func (r *Registry) SnapshotMap(s unit.SpeciesID, cl unit.ClipID) (m SnapshotMap, ok bool) {
 	rows := r.cat.Load().snapRows
 	se := &rows[snapKey(rows, s, cl)]
 	if se.ok == 0 {
@@ -146,16 +147,16 @@ func (bb *lodBands) next(cur Level, d float32) Level {
 // (LevelSnapshot). The file must carry the species' id and its clips, by name and
 // in order. LoadDir, LoadFS and LoadFile load NAME_minimal.bpsm beside NAME.bpat
 // by themselves.
-func (r *Registry) LoadSnapshot(species SpeciesID, name string, data []byte) error {
+func (r *Registry) LoadSnapshot(species unit.SpeciesID, name string, data []byte) error {
 	return r.attachSnapshot(species, name, func() (*bpsm.File, error) { return bpsm.Parse(data) })
 }
 
 // LoadSnapshotFile is LoadSnapshot for a file, mapped read-only.
-func (r *Registry) LoadSnapshotFile(species SpeciesID, path string) error {
+func (r *Registry) LoadSnapshotFile(species unit.SpeciesID, path string) error {
 	return r.attachSnapshot(species, path, func() (*bpsm.File, error) { return bpsm.Open(path) })
 }
 
-func (r *Registry) attachSnapshot(id SpeciesID, name string, open func() (*bpsm.File, error)) error {
+func (r *Registry) attachSnapshot(id unit.SpeciesID, name string, open func() (*bpsm.File, error)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -243,10 +244,10 @@ func snapEntries(s *Species) []snapEntry {
 	if s.Snapshot == nil {
 		return nil
 	}
-	noSnap := map[ClipID]bool{}
+	noSnap := map[unit.ClipID]bool{}
 	for _, t := range s.tables {
 		if t != nil {
-			for _, c := range t.clips[StateDie] {
+			for _, c := range t.clips[unit.StateDie] {
 				noSnap[c] = true
 			}
 		}
@@ -255,7 +256,7 @@ func snapEntries(s *Species) []snapEntry {
 	for k, c := range s.Snapshot.Clips() {
 		n := int32(c.FrameCount)
 		e := snapEntry{offset: uint32(c.FrameOffset), last: n - 1}
-		if !noSnap[ClipID(k)] {
+		if !noSnap[unit.ClipID(k)] {
 			e.ok = ^uint32(0)
 		}
 		if s.Clips[k].Loops {
@@ -330,7 +331,7 @@ func (b *Batch) levelsInKernel() bool { return b.lodOn() && b.LODEvery <= 1 }
 // LevelSnapshot to LevelReduced afterwards (Batch.unblendLevels), once the fade
 // pass has written its Blend. snaps is laid out as entries (catalog.snapRows).
 // It returns how many units changed distance band.
-func stepUnitsLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []SpeciesID, clips []ClipID,
+func stepUnitsLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []unit.SpeciesID, clips []unit.ClipID,
 	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
 	stepUnits(entries, species, clips, phase, rate, out, dt)
 	n := len(species)
@@ -426,7 +427,7 @@ func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
 
 // snapKey is the index of species s's clip cl in the catalog's entries and
 // snapRows (laid out alike); the empty entry, the last, for a clip out of range.
-func snapKey(rows []snapEntry, s SpeciesID, cl ClipID) uint {
+func snapKey(rows []snapEntry, s unit.SpeciesID, cl unit.ClipID) uint {
 	k := uint(s)<<clipShift | uint(cl)
 	if cl >= MaxClips || k >= uint(len(rows)) {
 		k = uint(len(rows)) - 1

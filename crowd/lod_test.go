@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpsm"
 )
 
@@ -44,7 +45,7 @@ func TestLODHysteresis(t *testing.T) {
 	b := NewBatch(1)
 	b.EnableLOD()
 	b.Play(0, 5, 0, 1, 0) // the humanoid's walk: no snapshot mesh loaded, so far is reduced
-	d := DefaultLOD(SpeciesHumanoid)
+	d := DefaultLOD(unit.SpeciesHumanoid)
 	level := func(dist float32) Level {
 		b.Distance[0] = dist
 		if err := b.Step(r, .01); err != nil {
@@ -80,10 +81,10 @@ func TestLODHysteresis(t *testing.T) {
 func TestLODRows(t *testing.T) {
 	r := testRegistry(t)
 	spec := builtinSpecs[0]
-	if err := r.LoadSnapshot(SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, spec)); err != nil {
+	if err := r.LoadSnapshot(unit.SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, spec)); err != nil {
 		t.Fatal(err)
 	}
-	h := r.Species(SpeciesHumanoid)
+	h := r.Species(unit.SpeciesHumanoid)
 	if h.Snapshot == nil {
 		t.Fatal("no snapshot after LoadSnapshot")
 	}
@@ -91,7 +92,7 @@ func TestLODRows(t *testing.T) {
 	walk, die := clipID(h, "walk"), clipID(h, "die_infantry")
 	near, far := NewBatch(4), NewBatch(4)
 	far.EnableLOD()
-	d := DefaultLOD(SpeciesHumanoid)
+	d := DefaultLOD(unit.SpeciesHumanoid)
 	for _, b := range []*Batch{near, far} {
 		b.Play(0, walk, .37, .9, 0)
 		b.Play(1, walk, .37, .9, 0)
@@ -138,7 +139,7 @@ func TestLODRows(t *testing.T) {
 // phase it had then), while its phase follows time.
 func TestLODEvery(t *testing.T) {
 	r := testRegistry(t)
-	h := r.Species(SpeciesHumanoid)
+	h := r.Species(unit.SpeciesHumanoid)
 	walk := clipID(h, "walk")
 	c := h.Clips[walk]
 	b := NewBatch(8)
@@ -180,13 +181,13 @@ func TestLoadSnapshotBeside(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if h := r.Species(SpeciesHumanoid); h.Snapshot == nil || filepath.Base(h.SnapshotPath) != "humanoid_minimal.bpsm" {
+	if h := r.Species(unit.SpeciesHumanoid); h.Snapshot == nil || filepath.Base(h.SnapshotPath) != "humanoid_minimal.bpsm" {
 		t.Fatalf("humanoid snapshot %v from %q", h.Snapshot, h.SnapshotPath)
 	}
-	if r.Species(SpeciesHorse).Snapshot != nil {
+	if r.Species(unit.SpeciesHorse).Snapshot != nil {
 		t.Fatal("the horse got a snapshot it has not")
 	}
-	err = r.LoadSnapshot(SpeciesHorse, "wrong.bpsm", halfSnapshot(t, builtinSpecs[0]))
+	err = r.LoadSnapshot(unit.SpeciesHorse, "wrong.bpsm", halfSnapshot(t, builtinSpecs[0]))
 	if err == nil || !strings.Contains(err.Error(), "wrong.bpsm") || !strings.Contains(err.Error(), "species_id 0") {
 		t.Fatalf("a humanoid snapshot for the horse: %v", err)
 	}
@@ -197,10 +198,10 @@ func TestLoadSnapshotBeside(t *testing.T) {
 // not change meanwhile, so it does not count as a switch.
 func TestLODFadingStaysReduced(t *testing.T) {
 	r := testRegistry(t)
-	if err := r.LoadSnapshot(SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, builtinSpecs[0])); err != nil {
+	if err := r.LoadSnapshot(unit.SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, builtinSpecs[0])); err != nil {
 		t.Fatal(err)
 	}
-	h := r.Species(SpeciesHumanoid)
+	h := r.Species(unit.SpeciesHumanoid)
 	b := NewBatch(1)
 	b.EnableLOD()
 	b.Distance[0] = 1000
@@ -231,7 +232,7 @@ func TestLODFadingStaysReduced(t *testing.T) {
 func lodTestRegistry(t testing.TB) *Registry {
 	r := testRegistry(t)
 	for _, sp := range builtinSpecs {
-		if err := r.LoadSnapshot(SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(t, sp)); err != nil {
+		if err := r.LoadSnapshot(unit.SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(t, sp)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -250,7 +251,7 @@ func lodDistance(rng *rand.Rand) float32 {
 		odd := []float32{0, float32(math.Copysign(0, -1)), -1, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e38, 1e-38}
 		return odd[rng.IntN(len(odd))]
 	}
-	d := DefaultLOD(SpeciesID(rng.IntN(3)))
+	d := DefaultLOD(unit.SpeciesID(rng.IntN(3)))
 	t := []float32{d.Reduced, d.Snapshot}[rng.IntN(2)] * []float32{1 + LODHysteresis, 1 - LODHysteresis, 1}[rng.IntN(3)]
 	return []float32{t, math.Nextafter32(t, 0), math.Nextafter32(t, 1e9)}[rng.IntN(3)]
 }
@@ -270,10 +271,10 @@ func TestLODKernelMatchesGo(t *testing.T) {
 		a.EnableLOD()
 		b.EnableLOD()
 		for i := range n {
-			a.Species[i] = SpeciesID([]int{0, 1, 2, 3, 4, 5, 6, 200, 255}[rng.IntN(9)])
-			a.Clip[i] = ClipID([]int{0, 1, 5, 22, 24, 25, 255, 256, 300, 65535}[rng.IntN(10)])
+			a.Species[i] = unit.SpeciesID([]int{0, 1, 2, 3, 4, 5, 6, 200, 255}[rng.IntN(9)])
+			a.Clip[i] = unit.ClipID([]int{0, 1, 5, 22, 24, 25, 255, 256, 300, 65535}[rng.IntN(10)])
 			if rng.IntN(2) == 0 {
-				a.Clip[i] = ClipID(rng.IntN(25))
+				a.Clip[i] = unit.ClipID(rng.IntN(25))
 			}
 			a.Phase[i] = float32(rng.Float64()*3 - 1)
 			a.Rate[i] = float32(rng.NormFloat64())
@@ -326,8 +327,8 @@ func TestLODInKernelMatchesPass(t *testing.T) {
 	a.EnableLOD()
 	b.EnableLOD()
 	for i := range n {
-		s := SpeciesID(rng.IntN(6))
-		cl, ph, rt := ClipID(rng.IntN(len(r.Species(s).Clips))), float32(rng.Float64()), float32(rng.Float64()*2)
+		s := unit.SpeciesID(rng.IntN(6))
+		cl, ph, rt := unit.ClipID(rng.IntN(len(r.Species(s).Clips))), float32(rng.Float64()), float32(rng.Float64()*2)
 		for _, x := range []*Batch{a, b} {
 			x.Species[i] = s
 			x.Play(i, cl, ph, rt, 0)
@@ -340,7 +341,7 @@ func TestLODInKernelMatchesPass(t *testing.T) {
 			d := lodDistance(rng)
 			a.Distance[i], b.Distance[i] = d, d
 			if rng.IntN(20) == 0 { // a new clip, faded in for 0.05 to 0.5 s
-				cl, ph, rt := ClipID(rng.IntN(len(r.Species(a.Species[i]).Clips))), float32(rng.Float64()), float32(rng.Float64()*2)
+				cl, ph, rt := unit.ClipID(rng.IntN(len(r.Species(a.Species[i]).Clips))), float32(rng.Float64()), float32(rng.Float64()*2)
 				fade := float32(rng.Float64()*.45 + .05)
 				a.Play(i, cl, ph, rt, fade)
 				b.Play(i, cl, ph, rt, fade)

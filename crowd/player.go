@@ -1,6 +1,9 @@
 package crowd
 
-import "math"
+import (
+	"github.com/bonebake/bonebake/crowd/unit"
+	"math"
+)
 
 // Player plays units on clips a program picks by number, not by intent: a
 // preview, a parade of every clip, a tool's timeline (docs/runtime.md §10). Its
@@ -37,7 +40,7 @@ type Player struct {
 func NewPlayer(r *Registry, n int, clocked bool) *Player {
 	p := &Player{Batch: NewBatch(n), Hold: -1, reg: r, held: make([]float32, n)}
 	for u := range n {
-		p.Clip[u] = NoClip
+		p.Clip[u] = unit.NoClip
 	}
 	if clocked {
 		p.Records, p.touched = make([]TimeRecord, n), make([]bool, n)
@@ -49,15 +52,15 @@ func NewPlayer(r *Registry, n int, clocked bool) *Player {
 // for each of the carrier's.
 type riding struct {
 	unit    int32
-	species SpeciesID
-	clips   []ClipID
+	species unit.SpeciesID
+	clips   []unit.ClipID
 }
 
 // Ride seats unit rider on unit horse: from now on Start and Change of the horse
 // put the rider on clip clips[c] of species s when the horse goes to its clip c
 // (RiderClips gives them), at the same phase, pace and fade, and Seek of the
 // horse seeks the rider to the same phase.
-func (p *Player) Ride(rider, horse int, s SpeciesID, clips []ClipID) {
+func (p *Player) Ride(rider, horse int, s unit.SpeciesID, clips []unit.ClipID) {
 	if p.rides == nil {
 		p.rides = make([]riding, p.Len())
 		for u := range p.rides {
@@ -74,7 +77,7 @@ func (p *Player) Clocked() bool { return p.Records != nil }
 // row, frame count, looping and rate at pace 1 (one pass per its duration; 0
 // for a clip of no duration). A clip the species lacks (or a species not
 // loaded) plays row 0, loops and stands still.
-func (p *Player) clip(s SpeciesID, cl ClipID) *playerClip {
+func (p *Player) clip(s unit.SpeciesID, cl unit.ClipID) *playerClip {
 	if cs := p.clips[s]; int(cl) < len(cs) {
 		return &cs[cl]
 	}
@@ -83,7 +86,7 @@ func (p *Player) clip(s SpeciesID, cl ClipID) *playerClip {
 
 var noClip = playerClip{loops: true}
 
-func (p *Player) clipSlow(s SpeciesID, cl ClipID) *playerClip {
+func (p *Player) clipSlow(s unit.SpeciesID, cl unit.ClipID) *playerClip {
 	cs := p.clips[s]
 	if cs == nil {
 		sp := p.reg.Species(s)
@@ -116,7 +119,7 @@ type playerClip struct {
 // playhead is clip cl of species s at phase and rate, in a TimeRecord: its first
 // palette row, and its frame count and looping (a looping clip's phase wraps, a
 // one-shot's clamps).
-func (p *Player) playhead(s SpeciesID, cl ClipID, phase, rate float32) Playhead {
+func (p *Player) playhead(s unit.SpeciesID, cl unit.ClipID, phase, rate float32) Playhead {
 	c := p.clip(s, cl)
 	ph := Playhead{Phase: phase, Rate: rate, Row: c.row, Shape: c.last}
 	if c.loops {
@@ -134,7 +137,7 @@ func (p *Player) playhead(s SpeciesID, cl ClipID, phase, rate float32) Playhead 
 // Start puts unit u on clip cl of species s at once, with no fade and rate 0
 // until Change sets one: at phase start, in clip lengths into its cycle; beyond
 // 1 a one-shot holds its end pose for start − 1 of them.
-func (p *Player) Start(u int, s SpeciesID, cl ClipID, start float32) {
+func (p *Player) Start(u int, s unit.SpeciesID, cl unit.ClipID, start float32) {
 	own := p.playhead(s, cl, start, 0) // a one-shot's phase past 1 clamps to its end
 	p.Species[u], p.Clip[u], p.Phase[u], p.held[u] = s, cl, own.Phase, 0
 	if !p.clip(s, cl).loops && start > 1 {
@@ -150,7 +153,7 @@ func (p *Player) Start(u int, s SpeciesID, cl ClipID, start float32) {
 }
 
 // rider is the rider unit u carries when it plays clip cl, or nil.
-func (p *Player) rider(u int, cl ClipID) *riding {
+func (p *Player) rider(u int, cl unit.ClipID) *riding {
 	if p.rides == nil {
 		return nil
 	}
@@ -166,7 +169,7 @@ func (p *Player) rider(u int, cl ClipID) *riding {
 // time, as Batch.Play says, or it shows NoClip). Registry.ClipFade gives the
 // fade a game's state changes would take. The rider it carries (Ride) changes
 // with it.
-func (p *Player) Change(u int, cl ClipID, pace, fade float32) {
+func (p *Player) Change(u int, cl unit.ClipID, pace, fade float32) {
 	p.change(u, cl, pace*p.clip(p.Species[u], cl).perSecond, fade)
 	if r := p.rider(u, cl); r != nil {
 		rc := r.clips[cl]
@@ -174,14 +177,14 @@ func (p *Player) Change(u int, cl ClipID, pace, fade float32) {
 	}
 }
 
-func (p *Player) change(u int, cl ClipID, rate, fade float32) {
+func (p *Player) change(u int, cl unit.ClipID, rate, fade float32) {
 	from := p.Clip[u]
 	if p.Records != nil {
 		r := &p.Records[u]
 		switch {
 		case from != cl:
 			r.Rebase(p.Now)
-			if from == NoClip {
+			if from == unit.NoClip {
 				fade = 0
 			}
 			r.rebasedAgain() // r.Switch without rebasing r a second time

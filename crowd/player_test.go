@@ -1,6 +1,7 @@
 package crowd
 
 import (
+	"github.com/bonebake/bonebake/crowd/unit"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -23,14 +24,14 @@ func playerRegistry(t *testing.T) *Registry {
 // Hold a one-shot stays at its end.
 func TestPlayerReplaysOneShots(t *testing.T) {
 	r := playerRegistry(t)
-	h := r.Species(SpeciesHumanoid)
+	h := r.Species(unit.SpeciesHumanoid)
 	squat, idle := clipID(h, "idle_squat"), clipID(h, "idle") // a one-shot and a loop
 	for _, clocked := range []bool{false, true} {
 		p := NewPlayer(r, 3, clocked)
 		p.Hold = 0.49 // rates within float32 rounding of 1: a hold of 0.5 is reached at 0.49 or 0.5
-		p.Start(0, SpeciesHumanoid, squat, 0.75)
-		p.Start(1, SpeciesHumanoid, idle, 0.75)
-		p.Start(2, SpeciesHumanoid, squat, 1.25) // a quarter of its hold done
+		p.Start(0, unit.SpeciesHumanoid, squat, 0.75)
+		p.Start(1, unit.SpeciesHumanoid, idle, 0.75)
+		p.Start(2, unit.SpeciesHumanoid, squat, 1.25) // a quarter of its hold done
 		for u := range 3 {
 			p.Change(u, p.Clip[u], float32(h.Clips[p.Clip[u]].Duration), 0) // one clip length per second
 			if math.Abs(float64(p.Rate[u]-1)) > 1e-6 {
@@ -87,7 +88,7 @@ func near3(a, b [3]float32) bool {
 // replayed one-shots. Changed names the units whose records changed.
 func TestPlayerClockMatchesFrames(t *testing.T) {
 	r := playerRegistry(t)
-	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	h, horse := r.Species(unit.SpeciesHumanoid), r.Species(unit.SpeciesHorse)
 	const n = 6
 	frame, clock := NewPlayer(r, n, false), NewPlayer(r, n, true)
 	if frame.Clocked() || !clock.Clocked() {
@@ -96,9 +97,9 @@ func TestPlayerClockMatchesFrames(t *testing.T) {
 	for _, p := range []*Player{frame, clock} {
 		p.Hold = 0.3
 		for u := range n {
-			s, cl := SpeciesHumanoid, clipID(h, "walk")
+			s, cl := unit.SpeciesHumanoid, clipID(h, "walk")
 			if u%2 == 1 {
-				s, cl = SpeciesHorse, clipID(horse, "gallop")
+				s, cl = unit.SpeciesHorse, clipID(horse, "gallop")
 			}
 			if u == 4 {
 				cl = clipID(h, "idle_jump") // a one-shot
@@ -172,14 +173,14 @@ func TestPlayerClockMatchesFrames(t *testing.T) {
 // RiderClips gives for the horse's, at the horse's start phase, pace and fade.
 func TestPlayerRide(t *testing.T) {
 	r := playerRegistry(t)
-	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	h, horse := r.Species(unit.SpeciesHumanoid), r.Species(unit.SpeciesHorse)
 	clips := RiderClips(horse, h)
 	for _, clocked := range []bool{false, true} {
 		p := NewPlayer(r, 3, clocked)
-		p.Ride(1, 0, SpeciesHumanoid, clips)
-		p.Start(0, SpeciesHorse, clipID(horse, "walk"), 0.25)
-		p.Start(2, SpeciesHorse, clipID(horse, "walk"), 0.5) // no rider
-		if p.Clip[1] != clipID(h, "riding_idle") || p.Species[1] != SpeciesHumanoid || p.PhaseNow(1) != 0.25 {
+		p.Ride(1, 0, unit.SpeciesHumanoid, clips)
+		p.Start(0, unit.SpeciesHorse, clipID(horse, "walk"), 0.25)
+		p.Start(2, unit.SpeciesHorse, clipID(horse, "walk"), 0.5) // no rider
+		if p.Clip[1] != clipID(h, "riding_idle") || p.Species[1] != unit.SpeciesHumanoid || p.PhaseNow(1) != 0.25 {
 			t.Errorf("clocked %v: the rider starts on %d of species %d at %v", clocked, p.Clip[1], p.Species[1], p.PhaseNow(1))
 		}
 		p.Changed()
@@ -220,21 +221,21 @@ func TestPlayerRide(t *testing.T) {
 func TestPlayerClockLevels(t *testing.T) {
 	r := playerRegistry(t)
 	for _, s := range builtinSpecs[:2] {
-		if err := r.LoadSnapshot(SpeciesID(s.id), s.name+"_minimal.bpsm", halfSnapshot(t, s)); err != nil {
+		if err := r.LoadSnapshot(unit.SpeciesID(s.id), s.name+"_minimal.bpsm", halfSnapshot(t, s)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	h, horse := r.Species(unit.SpeciesHumanoid), r.Species(unit.SpeciesHorse)
 	const n = 40
 	frame, clock := NewPlayer(r, n, false), NewPlayer(r, n, true)
-	clips := [][]ClipID{
+	clips := [][]unit.ClipID{
 		{clipID(h, "walk"), clipID(h, "run"), clipID(h, "idle"), clipID(h, "die_infantry")},
 		{clipID(horse, "walk"), clipID(horse, "gallop"), clipID(horse, "fight")},
 	}
 	for _, p := range []*Player{frame, clock} {
 		p.EnableLOD()
 		for u := range n {
-			s := SpeciesID(u % 2)
+			s := unit.SpeciesID(u % 2)
 			p.Start(u, s, clips[s][u%len(clips[s])], float32(u)/n)
 			p.Change(u, p.Clip[u], 1, 0)
 		}
@@ -293,7 +294,7 @@ func TestPlayerClockLevels(t *testing.T) {
 	if frame.LODSwitches != clock.LODSwitches || clock.LODSwitches == 0 {
 		t.Errorf("band switches: %d per frame, %d clocked", frame.LODSwitches, clock.LODSwitches)
 	}
-	if _, ok := r.SnapshotMap(SpeciesHumanoid, clipID(h, "die_infantry")); ok {
+	if _, ok := r.SnapshotMap(unit.SpeciesHumanoid, clipID(h, "die_infantry")); ok {
 		t.Error("SnapshotMap offers the death clip, which Step never shows from the snapshot")
 	}
 }
@@ -306,7 +307,7 @@ func TestPlayerClockLevels(t *testing.T) {
 // one made the per-frame mode fade for ever and the clock switch at once).
 func TestPlayerOddTimes(t *testing.T) {
 	r := playerRegistry(t)
-	h := r.Species(SpeciesHumanoid)
+	h := r.Species(unit.SpeciesHumanoid)
 	walk, run, jump := clipID(h, "walk"), clipID(h, "run"), clipID(h, "idle_jump")
 	phases := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e30, -1e30, 3e7, -0.25, 1.25}
 	fades := []float32{float32(math.Inf(1)), float32(math.NaN()), 1e-40}
@@ -319,9 +320,9 @@ func TestPlayerOddTimes(t *testing.T) {
 				cl = jump
 			}
 			if k := u / 2; k < len(phases) {
-				p.Start(u, SpeciesHumanoid, cl, phases[k])
+				p.Start(u, unit.SpeciesHumanoid, cl, phases[k])
 			} else {
-				p.Start(u, SpeciesHumanoid, cl, .3)
+				p.Start(u, unit.SpeciesHumanoid, cl, .3)
 			}
 			p.Change(u, cl, 1, 0)
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
@@ -82,7 +83,7 @@ func WithArchetype(id roster.Archetype, a Archetype) Option {
 
 // WithGait overrides the gait of one clip of one species: for example the cycle
 // and ground speed a built-in species' data gives (species.Clip.Cycle and .Speed).
-func WithGait(species SpeciesID, clip string, g roster.Gait) Option {
+func WithGait(species unit.SpeciesID, clip string, g roster.Gait) Option {
 	return func(c *config) {
 		id := uint32(species)
 		if c.gaits[id] == nil {
@@ -95,7 +96,7 @@ func WithGait(species SpeciesID, clip string, g roster.Gait) Option {
 // WithFades sets the cross-fade times of one species' state changes (DefaultFades
 // for the others). A time that does not fade (0, negative, NaN, infinite, or
 // too short to invert) switches at once, and the table keeps 0 for it.
-func WithFades(species SpeciesID, t FadeTable) Option {
+func WithFades(species unit.SpeciesID, t FadeTable) Option {
 	for i := range t {
 		for j, d := range t[i] {
 			if !isFade(d) {
@@ -107,9 +108,9 @@ func WithFades(species SpeciesID, t FadeTable) Option {
 }
 
 // Fades returns the cross-fade times a species' units use.
-func (r *Registry) Fades(species SpeciesID) FadeTable { return *r.fadeTable(species) }
+func (r *Registry) Fades(species unit.SpeciesID) FadeTable { return *r.fadeTable(species) }
 
-func (r *Registry) fadeTable(species SpeciesID) *FadeTable {
+func (r *Registry) fadeTable(species unit.SpeciesID) *FadeTable {
 	if t := r.cfg.fades[species]; t != nil {
 		return t
 	}
@@ -303,7 +304,7 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar, as int) 
 		added []*Species
 		errs  []error
 	)
-	taken := map[SpeciesID]string{}
+	taken := map[unit.SpeciesID]string{}
 	for _, s := range old.list {
 		taken[s.ID] = s.Path
 	}
@@ -420,7 +421,7 @@ func (r *Registry) species(path string, f *bpat.File, as int, side sidecar) (*Sp
 			}
 		}
 	}
-	s := &Species{ID: SpeciesID(id), Name: def.Name, Path: path, GaitFile: side.path, File: f, live: &r.live, closed: &r.closed}
+	s := &Species{ID: unit.SpeciesID(id), Name: def.Name, Path: path, GaitFile: side.path, File: f, live: &r.live, closed: &r.closed}
 	for _, a := range def.Archetypes {
 		if int(a) >= MaxArchetypes || r.cfg.archetypes[a] == nil {
 			return nil, fmt.Errorf("species %s uses %s, which is not registered", def.Name, a)
@@ -490,7 +491,7 @@ func ResolveGait(clip string, game map[string]roster.Gait, side *gait.File, tabl
 }
 
 // Species returns the species in slot id, or nil when the slot is empty.
-func (r *Registry) Species(id SpeciesID) *Species {
+func (r *Registry) Species(id unit.SpeciesID) *Species {
 	c := r.cat.Load()
 	if int(id) >= len(c.byID) {
 		return nil
@@ -589,7 +590,7 @@ type catalog struct {
 	byID   []*Species
 	// Hot tables. entries[id<<clipShift | clip]; sel[(((id·MaxArchetypes)+a)·NumStates+s)·MaxVariants+v].
 	entries []clipEntry
-	sel     []ClipID // unplayable where the species is not loaded or lacks the archetype
+	sel     []unit.ClipID // unplayable where the species is not loaded or lacks the archetype
 	// pairs[(id·MaxArchetypes+a)·MaxVariants+v]: the walk and run of a speed blend.
 	pairs []gaitPair
 	// pairAt[k], beside sel[k]: 1 + the index in pairs of the speed blend a unit
@@ -611,7 +612,7 @@ type catalog struct {
 // run) where there is no such pair: the unit then plays its clip alone by the rate
 // of §6.
 type gaitPair struct {
-	walk, run          ClipID
+	walk, run          unit.ClipID
 	walkSpeed          float32 // m/s: walk's ground speed
 	perRunDiff         float32 // 1/(run's ground speed − walk's)
 	stride, strideDiff float32 // m: walk's stride, run's minus walk's
@@ -626,7 +627,7 @@ const gaitSnap = 1e-3
 
 // blend returns, for a unit playing cl (walk or run) at ground speed sp, the phase
 // rate, the other gait's clip and its weight.
-func (g *gaitPair) blend(cl ClipID, sp float32) (rate float32, other ClipID, w float32) {
+func (g *gaitPair) blend(cl unit.ClipID, sp float32) (rate float32, other unit.ClipID, w float32) {
 	b := (sp - g.walkSpeed) * g.perRunDiff // run's share
 	// Within a thousandth of a gait it is that gait: a speed meant to be one
 	// (a walk at 1.4 m/s worked out as distance over time) should not blend in
@@ -652,7 +653,7 @@ func (g *gaitPair) blend(cl ClipID, sp float32) (rate float32, other ClipID, w f
 func (r *Registry) buildCatalog(list []*Species) *catalog {
 	c := &catalog{list: list, maxID: -1}
 	for id := range c.lod {
-		d := r.LOD(SpeciesID(id))
+		d := r.LOD(unit.SpeciesID(id))
 		c.lod[id] = lodBands{up: [2]float32{d.Reduced * (1 + LODHysteresis), d.Snapshot * (1 + LODHysteresis)},
 			down: [2]float32{d.Reduced * (1 - LODHysteresis), d.Snapshot * (1 - LODHysteresis)}}
 	}
@@ -663,7 +664,7 @@ func (r *Registry) buildCatalog(list []*Species) *catalog {
 	// An empty entry plays row 0 at phase 0; the last one is for units whose species
 	// is not loaded or whose clip number is too large.
 	c.entries = make([]clipEntry, (c.maxID+1)<<clipShift+1)
-	c.sel = make([]ClipID, (c.maxID+1)*MaxArchetypes*int(NumStates)*MaxVariants)
+	c.sel = make([]unit.ClipID, (c.maxID+1)*MaxArchetypes*int(unit.NumStates)*MaxVariants)
 	for k := range c.sel {
 		c.sel[k] = unplayable
 	}
@@ -680,17 +681,17 @@ func (r *Registry) buildCatalog(list []*Species) *catalog {
 			if t == nil {
 				continue
 			}
-			base := (int(s.ID)*MaxArchetypes + a) * int(NumStates) * MaxVariants
+			base := (int(s.ID)*MaxArchetypes + a) * int(unit.NumStates) * MaxVariants
 			for st := range t.clips {
 				copy(c.sel[base+st*MaxVariants:], t.clips[st][:])
 			}
 			for v := range MaxVariants {
-				wc, rc := t.clips[StateWalk][v], t.clips[StateRun][v]
+				wc, rc := t.clips[unit.StateWalk][v], t.clips[unit.StateRun][v]
 				w, r := s.Clips[wc].Gait, s.Clips[rc].Gait
 				if wc != rc && w.Speed > 0 && r.Speed > w.Speed {
 					pi := (int(s.ID)*MaxArchetypes+a)*MaxVariants + v
-					c.pairAt[base+int(StateWalk)*MaxVariants+v] = uint32(pi + 1)
-					c.pairAt[base+int(StateRun)*MaxVariants+v] = uint32(pi + 1)
+					c.pairAt[base+int(unit.StateWalk)*MaxVariants+v] = uint32(pi + 1)
+					c.pairAt[base+int(unit.StateRun)*MaxVariants+v] = uint32(pi + 1)
 					c.pairs[pi] = gaitPair{walk: wc, run: rc,
 						walkSpeed: float32(w.Speed),
 						stride:    float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed),

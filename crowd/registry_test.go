@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
@@ -24,7 +25,7 @@ func TestRegistryLoadsDirectory(t *testing.T) {
 		if uint32(s.ID) != want.id || s.Name != want.name || len(s.Clips) != len(want.clips) || s.File.BoneCount() != want.bones {
 			t.Errorf("slot %d: %d %s, %d clips, %d bones", i, s.ID, s.Name, len(s.Clips), s.File.BoneCount())
 		}
-		if r.Species(SpeciesID(want.id)) != s || r.Lookup(want.name) != s {
+		if r.Species(unit.SpeciesID(want.id)) != s || r.Lookup(want.name) != s {
 			t.Errorf("Species(%d)/Lookup(%s) do not find it", want.id, want.name)
 		}
 		if !strings.HasSuffix(s.Path, want.name+".bpat") {
@@ -155,7 +156,7 @@ func TestRegistryCustomSpecies(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := r.Species(9)
-	if s == nil || s.Table(roster.Horse).Clip(StateRun, 0) != 4 || s.Clips[1].Gait != (roster.Gait{Cycle: .7, Speed: 1.2}) {
+	if s == nil || s.Table(roster.Horse).Clip(unit.StateRun, 0) != 4 || s.Clips[1].Gait != (roster.Gait{Cycle: .7, Speed: 1.2}) {
 		t.Fatalf("wolf: %+v", s)
 	}
 	// A built-in name with the custom id is refused.
@@ -180,7 +181,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 			defer wg.Done()
 			c := New(64)
 			for i := range c.Species {
-				c.Species[i] = SpeciesID(i % 3)
+				c.Species[i] = unit.SpeciesID(i % 3)
 				c.Archetype[i] = roster.Archetype(i % 3)
 				c.Speed[i] = float32(i%4) * .8
 			}
@@ -199,7 +200,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if s := r.Species(SpeciesID(k % 6)); s != nil && s.ID != SpeciesID(k%6) {
+				if s := r.Species(unit.SpeciesID(k % 6)); s != nil && s.ID != unit.SpeciesID(k%6) {
 					t.Errorf("slot %d holds %d", k%6, s.ID)
 				}
 				_ = r.All()

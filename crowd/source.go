@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/formats/gait"
@@ -62,7 +63,7 @@ func (r *Registry) Match(file string, id uint32) (def roster.Species, named, ok 
 // WithSlot registers slot id for LoadAs: a species called name whose units may
 // play the tables of archetypes (none: a program plays its clips by number
 // only), with no gait table of its own (its files' sidecars give gaits).
-func WithSlot(id SpeciesID, name string, archetypes ...roster.Archetype) Option {
+func WithSlot(id unit.SpeciesID, name string, archetypes ...roster.Archetype) Option {
 	return WithSpecies(roster.Species{ID: uint32(id), Name: name, Archetypes: slices.Clone(archetypes)})
 }
 
@@ -132,7 +133,7 @@ func FitSnapshot(data []byte, f *bpat.File) (*bpsm.File, error) {
 // of its own. The slot must be registered (a built-in one, or WithSpecies), and
 // its species' archetypes and gaits apply (WithSlot registers one). The file's snapshot mesh, if any, is
 // attached; it must carry the file's species_id.
-func (r *Registry) LoadAs(id SpeciesID, src Source) error {
+func (r *Registry) LoadAs(id unit.SpeciesID, src Source) error {
 	if _, err := r.load([]string{src.Name}, [][]byte{src.Data}, []sidecar{sourceSidecar(src)}, int(id)); err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func sourceSidecar(src Source) sidecar {
 }
 
 // attachSource attaches src's snapshot mesh, if any, to slot id.
-func (r *Registry) attachSource(id SpeciesID, src Source) error {
+func (r *Registry) attachSource(id unit.SpeciesID, src Source) error {
 	if src.Snapshot == nil {
 		return nil
 	}
@@ -192,8 +193,8 @@ func (r *Registry) attachSource(id SpeciesID, src Source) error {
 // State returns the state clip c stands for in the table: the first state whose
 // own clips (its variants, not Idle's standing in for an unmapped state) include
 // c; Idle and false when none does.
-func (t *ClipTable) State(c ClipID) (StateID, bool) {
-	for s := StateID(0); s < NumStates; s++ {
+func (t *ClipTable) State(c unit.ClipID) (unit.StateID, bool) {
+	for s := unit.StateID(0); s < unit.NumStates; s++ {
 		if !t.mapped[s] {
 			continue
 		}
@@ -203,27 +204,27 @@ func (t *ClipTable) State(c ClipID) (StateID, bool) {
 			}
 		}
 	}
-	return StateIdle, false
+	return unit.StateIdle, false
 }
 
 // ClipState returns the state clip c of the species stands for: its State in the
 // first of the species' archetype tables (in the order of Archetypes) that maps
 // it; Idle and false when none does (no archetype plays it).
-func (s *Species) ClipState(c ClipID) (StateID, bool) {
+func (s *Species) ClipState(c unit.ClipID) (unit.StateID, bool) {
 	if int(c) < len(s.states) && s.states[c] != noState {
 		return s.states[c], true
 	}
-	return StateIdle, false
+	return unit.StateIdle, false
 }
 
-const noState = StateID(0xff)
+const noState = unit.StateID(0xff)
 
-func (s *Species) clipStates() []StateID {
-	st := make([]StateID, len(s.File.Clips()))
+func (s *Species) clipStates() []unit.StateID {
+	st := make([]unit.StateID, len(s.File.Clips()))
 	for c := range st {
 		st[c] = noState
 		for _, a := range s.Archetypes {
-			if x, ok := s.tables[a].State(ClipID(c)); ok {
+			if x, ok := s.tables[a].State(unit.ClipID(c)); ok {
 				st[c] = x
 				break
 			}
@@ -238,7 +239,7 @@ func (s *Species) clipStates() []StateID {
 // (Species.ClipState, Idle for a clip no archetype plays), or FadeLocomotion for
 // a species with no archetype table. 0 when either is not one of its clips (a
 // unit at NoClip shows nothing to fade from) or the species is not loaded.
-func (r *Registry) ClipFade(s SpeciesID, from, to ClipID) float32 {
+func (r *Registry) ClipFade(s unit.SpeciesID, from, to unit.ClipID) float32 {
 	sp := r.Species(s)
 	if sp == nil || int(from) >= len(sp.states) || int(to) >= len(sp.states) {
 		return 0
@@ -256,17 +257,17 @@ func (r *Registry) ClipFade(s SpeciesID, from, to ClipID) float32 {
 // horse's clip stands for in its ArchHorse table (Idle when none). A rider so
 // follows a horse played clip by clip, as a parade or a preview plays it. Nil
 // when the horse has no ArchHorse table or the rider no ArchRider table.
-func RiderClips(horse, rider *Species) []ClipID {
+func RiderClips(horse, rider *Species) []unit.ClipID {
 	if horse == nil || rider == nil {
 		return nil
 	}
-	ht, rt := horse.Table(ArchHorse), rider.Table(ArchRider)
+	ht, rt := horse.Table(unit.ArchHorse), rider.Table(unit.ArchRider)
 	if ht == nil || rt == nil {
 		return nil
 	}
-	out := make([]ClipID, len(horse.Clips))
+	out := make([]unit.ClipID, len(horse.Clips))
 	for c := range out {
-		st, _ := ht.State(ClipID(c))
+		st, _ := ht.State(unit.ClipID(c))
 		out[c] = rt.Clip(st, 0)
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -66,7 +67,7 @@ func TestLoadAs(t *testing.T) {
 		t.Errorf("a held slot: %v", err)
 	}
 	// A snapshot mesh of another species is refused, as LoadSnapshot refuses it.
-	err := r.LoadAs(SpeciesHumanoid, Source{Name: "h.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[1])})
+	err := r.LoadAs(unit.SpeciesHumanoid, Source{Name: "h.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[1])})
 	if err == nil || !strings.Contains(err.Error(), "species_id 1") {
 		t.Errorf("a horse's snapshot for a humanoid: %v", err)
 	}
@@ -101,7 +102,7 @@ func TestLoadEach(t *testing.T) {
 	if !errors.Is(errs[3], ErrUnregistered) {
 		t.Errorf("wolf.bpat: %v, want ErrUnregistered", errs[3])
 	}
-	if s := r.Species(SpeciesElephant); s == nil || s.Path != "big.bpat" || s.Snapshot == nil {
+	if s := r.Species(unit.SpeciesElephant); s == nil || s.Path != "big.bpat" || s.Snapshot == nil {
 		t.Errorf("elephant slot: %+v", s)
 	}
 }
@@ -118,21 +119,21 @@ func TestClipStateAndFade(t *testing.T) {
 	if err := r.LoadAs(11, Source{Name: "plain.bpat", Data: human}); err != nil {
 		t.Fatal(err)
 	}
-	h := r.Species(SpeciesHumanoid)
-	clip := func(name string) ClipID { return clipID(h, name) }
-	for name, want := range map[string]StateID{
-		"idle": StateIdle, "idle_squat": StateIdle, "walk": StateWalk, "run": StateRun,
-		"hold":           StateHold, // Hold comes before the attacks that also play it
-		"attack_sword_b": StateAttackSword, "attack_bow": StateAttackBow,
-		"die_infantry": StateDie, "dead_infantry": StateDead,
-		"riding_idle":   StateIdle, // the rider table (the humanoid's second) maps it first to Idle
-		"riding_charge": StateRun, "die_mounted": StateDie,
+	h := r.Species(unit.SpeciesHumanoid)
+	clip := func(name string) unit.ClipID { return clipID(h, name) }
+	for name, want := range map[string]unit.StateID{
+		"idle": unit.StateIdle, "idle_squat": unit.StateIdle, "walk": unit.StateWalk, "run": unit.StateRun,
+		"hold":           unit.StateHold, // Hold comes before the attacks that also play it
+		"attack_sword_b": unit.StateAttackSword, "attack_bow": unit.StateAttackBow,
+		"die_infantry": unit.StateDie, "dead_infantry": unit.StateDead,
+		"riding_idle":   unit.StateIdle, // the rider table (the humanoid's second) maps it first to Idle
+		"riding_charge": unit.StateRun, "die_mounted": unit.StateDie,
 	} {
 		if st, ok := h.ClipState(clip(name)); st != want || !ok {
 			t.Errorf("%s stands for %s (%v), want %s", name, st, ok, want)
 		}
 	}
-	if st, ok := h.ClipState(clip("hold_bow")); st != StateIdle || ok {
+	if st, ok := h.ClipState(clip("hold_bow")); st != unit.StateIdle || ok {
 		t.Errorf("hold_bow, which no table plays: %s, %v", st, ok)
 	}
 	for _, c := range []struct {
@@ -145,17 +146,17 @@ func TestClipStateAndFade(t *testing.T) {
 		{"run", "die_infantry", FadeIntoDeath},
 		{"dead_infantry", "idle", 0},
 	} {
-		if got := r.ClipFade(SpeciesHumanoid, clip(c.from), clip(c.to)); got != c.want {
+		if got := r.ClipFade(unit.SpeciesHumanoid, clip(c.from), clip(c.to)); got != c.want {
 			t.Errorf("fade %s → %s: %v, want %v", c.from, c.to, got, c.want)
 		}
 	}
-	if got := r.ClipFade(SpeciesHumanoid, NoClip, clip("walk")); got != 0 {
+	if got := r.ClipFade(unit.SpeciesHumanoid, unit.NoClip, clip("walk")); got != 0 {
 		t.Errorf("fade from NoClip: %v", got)
 	}
 	if got := r.ClipFade(11, clip("walk"), clip("die_infantry")); got != FadeLocomotion {
 		t.Errorf("a species without archetypes: %v, want FadeLocomotion on every change", got)
 	}
-	if got := r.ClipFade(SpeciesHorse, 0, 1); got != 0 {
+	if got := r.ClipFade(unit.SpeciesHorse, 0, 1); got != 0 {
 		t.Errorf("a species not loaded: %v", got)
 	}
 }
@@ -170,7 +171,7 @@ func TestRiderClips(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h, horse := r.Species(SpeciesHumanoid), r.Species(SpeciesHorse)
+	h, horse := r.Species(unit.SpeciesHumanoid), r.Species(unit.SpeciesHorse)
 	got := RiderClips(horse, h)
 	// Horse clips idle, walk, trot, canter, gallop, fight, die, dead.
 	want := []string{"riding_idle", "riding_idle", "riding_idle", "riding_idle", "riding_charge", "riding_sword_strike", "die_mounted", "dead_mounted"}
@@ -182,7 +183,7 @@ func TestRiderClips(t *testing.T) {
 			t.Errorf("horse clip %s: rider plays %s, want %s", horseClips[c].name, h.Clips[got[c]].Name, name)
 		}
 	}
-	if RiderClips(r.Species(SpeciesElephant), h) != nil || RiderClips(horse, horse) != nil {
+	if RiderClips(r.Species(unit.SpeciesElephant), h) != nil || RiderClips(horse, horse) != nil {
 		t.Error("want nil without a horse table or a rider table")
 	}
 }

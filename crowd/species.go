@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/roster"
@@ -35,7 +36,7 @@ func (c *Clip) Contact() float32 {
 // Species is one loaded species file. Its methods are safe for concurrent use until
 // the registry is closed.
 type Species struct {
-	ID   SpeciesID
+	ID   unit.SpeciesID
 	Name string
 	Path string // the file it was loaded from, or the name given to LoadBytes
 	// GaitFile is the gait sidecar its clips' gaits were read from (beside Path),
@@ -52,8 +53,8 @@ type Species struct {
 	SnapshotPath string
 
 	tables [MaxArchetypes]*ClipTable
-	states []StateID     // per clip: the state it stands for (ClipState), noState for none
-	live   *sync.RWMutex // the registry's: held for reading while the file is read
+	states []unit.StateID // per clip: the state it stands for (ClipState), noState for none
+	live   *sync.RWMutex  // the registry's: held for reading while the file is read
 	closed *bool
 }
 
@@ -68,12 +69,12 @@ func (s *Species) Table(a roster.Archetype) *ClipTable {
 
 // ClipIndex returns the id of the clip named name, and false when the species has
 // no such clip. It is for use off the hot path.
-func (s *Species) ClipIndex(name string) (ClipID, bool) {
+func (s *Species) ClipIndex(name string) (unit.ClipID, bool) {
 	i := s.File.ClipIndex(name)
 	if i < 0 {
 		return 0, false
 	}
-	return ClipID(i), true
+	return unit.ClipID(i), true
 }
 
 // SocketIndex returns the index of the socket named name, or -1.
@@ -83,7 +84,7 @@ func (s *Species) SocketIndex(name string) int { return s.File.SocketIndex(name)
 func (s *Species) SocketCount() int { return len(s.File.Sockets()) }
 
 // Contact returns the contact phase of clip clip (DefaultContact when unset).
-func (s *Species) Contact(clip ClipID) float32 {
+func (s *Species) Contact(clip unit.ClipID) float32 {
 	if int(clip) >= len(s.Clips) {
 		return DefaultContact
 	}
@@ -106,7 +107,7 @@ func (s *Species) read() error {
 // (SocketCount·12 floats, the top three rows of each socket matrix), blended
 // between the two baked frames the phase falls between exactly as the palette is
 // (docs/formats/bpat.md §5): per-element lerp. It returns the frames used.
-func (s *Species) Sockets(clip ClipID, phase float32, dst []float32) (bpat.Playback, error) {
+func (s *Species) Sockets(clip unit.ClipID, phase float32, dst []float32) (bpat.Playback, error) {
 	if int(clip) >= len(s.Clips) {
 		return bpat.Playback{}, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
@@ -115,7 +116,7 @@ func (s *Species) Sockets(clip ClipID, phase float32, dst []float32) (bpat.Playb
 }
 
 // SocketsAt is Sockets for frames already resolved.
-func (s *Species) SocketsAt(clip ClipID, p bpat.Playback, dst []float32) error {
+func (s *Species) SocketsAt(clip unit.ClipID, p bpat.Playback, dst []float32) error {
 	if int(clip) >= len(s.Clips) {
 		return fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
@@ -135,7 +136,7 @@ func (s *Species) SocketsAt(clip ClipID, p bpat.Playback, dst []float32) error {
 
 // Socket returns one socket's transform in model space (metres, y up, facing +z)
 // at clip clip and phase. Place(x, y, z, heading).Mul of it puts it in the world.
-func (s *Species) Socket(clip ClipID, phase float32, socket int) (Mat34, error) {
+func (s *Species) Socket(clip unit.ClipID, phase float32, socket int) (Mat34, error) {
 	var out Mat34
 	if uint(socket) >= uint(s.SocketCount()) {
 		return out, fmt.Errorf("crowd: species %s has no socket %d", s.Name, socket)
@@ -157,7 +158,7 @@ func (s *Species) Socket(clip ClipID, phase float32, socket int) (Mat34, error) 
 
 // Palette writes the bone palette at clip clip and phase into dst (BoneCount·16
 // floats), as bpat.File.Sample does.
-func (s *Species) Palette(clip ClipID, phase float32, dst []float32) (bpat.Playback, error) {
+func (s *Species) Palette(clip unit.ClipID, phase float32, dst []float32) (bpat.Playback, error) {
 	if int(clip) >= len(s.Clips) {
 		return bpat.Playback{}, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}

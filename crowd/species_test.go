@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -25,7 +26,7 @@ func TestBakedBuiltins(t *testing.T) {
 		if err := reg.LoadBytes(s.Name+".bpat", b); err != nil {
 			t.Fatal(err)
 		}
-		loaded := reg.Species(crowd.SpeciesID(s.ID))
+		loaded := reg.Species(unit.SpeciesID(s.ID))
 		for i, sc := range s.Clips {
 			lc := loaded.Clips[i]
 			want := roster.Gait{Cycle: sc.Cycle, Speed: sc.Speed}
@@ -38,20 +39,20 @@ func TestBakedBuiltins(t *testing.T) {
 		}
 	}
 	// docs/runtime.md §5's clip indices, and the rider's clips, in the real files.
-	for id := crowd.SpeciesID(0); id < 6; id++ {
+	for id := unit.SpeciesID(0); id < 6; id++ {
 		s := reg.Species(id)
 		for _, a := range s.Archetypes {
 			tb := s.Table(a)
-			var want map[crowd.StateID]string
+			var want map[unit.StateID]string
 			switch a {
 			case roster.Humanoid:
-				want = map[crowd.StateID]string{crowd.StateWalk: "walk", crowd.StateDie: "die_infantry", crowd.StateAttackSpear: "attack_spear_a"}
+				want = map[unit.StateID]string{unit.StateWalk: "walk", unit.StateDie: "die_infantry", unit.StateAttackSpear: "attack_spear_a"}
 			case roster.Rider:
-				want = map[crowd.StateID]string{crowd.StateRun: "riding_charge", crowd.StateRidingCharge: "riding_sword_strike", crowd.StateDie: "die_mounted"}
+				want = map[unit.StateID]string{unit.StateRun: "riding_charge", unit.StateRidingCharge: "riding_sword_strike", unit.StateDie: "die_mounted"}
 			case roster.Horse:
-				want = map[crowd.StateID]string{crowd.StateRun: "gallop", crowd.StateAttackSword: "fight", crowd.StateDead: "dead"}
+				want = map[unit.StateID]string{unit.StateRun: "gallop", unit.StateAttackSword: "fight", unit.StateDead: "dead"}
 			case roster.Elephant:
-				want = map[crowd.StateID]string{crowd.StateRun: "run", crowd.StateAttackBow: "fight", crowd.StateDie: "die"}
+				want = map[unit.StateID]string{unit.StateRun: "run", unit.StateAttackBow: "fight", unit.StateDie: "die"}
 			}
 			for st, name := range want {
 				if got := s.Clips[tb.Clip(st, 0)].Name; got != name {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 )
 
@@ -152,7 +153,7 @@ func specNamed(name string) speciesSpec {
 }
 
 // clipID is the id of the named clip of s; it panics when s lacks it.
-func clipID(s *Species, name string) ClipID {
+func clipID(s *Species, name string) unit.ClipID {
 	id, ok := s.ClipIndex(name)
 	if !ok {
 		panic(s.Name + " has no clip " + name)

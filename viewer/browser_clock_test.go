@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 )
 
 // clockRecords returns time records of every kind crowd.GPUClock writes, from a
@@ -25,7 +26,7 @@ func clockRecords(t *testing.T) []crowd.TimeRecord {
 	g := crowd.NewGPUClock(n)
 	fight := crowd.NewScheduledCombat(reg, g)
 	for i := range n {
-		g.Spawn(i, crowd.Kind(i%int(crowd.NumKinds)))
+		g.Spawn(i, unit.Kind(i%int(unit.NumKinds)))
 		fight.Melee.Damage[i], fight.Melee.Cooldown[i], fight.Melee.Reach[i] = 10, 1.3, 100
 		fight.World.HP[i], fight.World.Team[i] = 25, uint8(i%2)
 	}
@@ -54,17 +55,17 @@ func clockRecords(t *testing.T) []crowd.TimeRecord {
 		for range 3 {
 			i := rng.IntN(n)
 			in := g.Inputs(i)
-			in.Speed, in.Flags = 0, in.Flags&(crowd.Mounted|crowd.Attacking|crowd.Dying)
+			in.Speed, in.Flags = 0, in.Flags&(unit.Mounted|unit.Attacking|unit.Dying)
 			switch rng.IntN(6) {
 			case 0:
 				in.Speed = 1.4
 			case 1:
 				in.Speed = 2.5 // between walk and run
 			case 2:
-				in.Speed, in.Flags = 4, in.Flags|crowd.Running
+				in.Speed, in.Flags = 4, in.Flags|unit.Running
 			case 3:
 				if frame > 250 {
-					in.Flags |= crowd.Dying
+					in.Flags |= unit.Dying
 				}
 			}
 			g.SetInputs(i, in)

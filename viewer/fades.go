@@ -1,6 +1,9 @@
 package viewer
 
-import "github.com/bonebake/bonebake/crowd"
+import (
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
+)
 
 // fadeRuleJSON is one rule of an asset's fade table as the page lists it: a
 // change into one of the states To from one of the states From fades over
@@ -22,27 +25,27 @@ func fadeRules(t *crowd.FadeTable) []fadeRuleJSON {
 	if t == nil {
 		return []fadeRuleJSON{{Seconds: crowd.FadeLocomotion}}
 	}
-	column := func(to crowd.StateID) (c [crowd.NumStates]float32) {
-		for from := range crowd.NumStates {
+	column := func(to unit.StateID) (c [unit.NumStates]float32) {
+		for from := range unit.NumStates {
 			c[from] = t[from][to]
 		}
 		return c
 	}
 	var rules []fadeRuleJSON
-	done := [crowd.NumStates]bool{}
-	for to := range crowd.NumStates {
+	done := [unit.NumStates]bool{}
+	for to := range unit.NumStates {
 		if done[to] {
 			continue
 		}
 		col := column(to)
 		var into []string
-		for o := to; o < crowd.NumStates; o++ {
+		for o := to; o < unit.NumStates; o++ {
 			if !done[o] && column(o) == col {
 				done[o] = true
 				into = append(into, o.String())
 			}
 		}
-		if len(into) == int(crowd.NumStates) {
+		if len(into) == int(unit.NumStates) {
 			into = nil
 		}
 		common := col[to]
@@ -55,7 +58,7 @@ func fadeRules(t *crowd.FadeTable) []fadeRuleJSON {
 			if from[v] == nil {
 				times = append(times, v)
 			}
-			from[v] = append(from[v], crowd.StateID(s).String())
+			from[v] = append(from[v], unit.StateID(s).String())
 		}
 		for _, v := range times {
 			rules = append(rules, fadeRuleJSON{To: into, From: from[v], Seconds: v})

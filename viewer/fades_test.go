@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 )
 
@@ -159,8 +159,8 @@ func TestFadeRules(t *testing.T) {
 	if len(rules) > 6 {
 		t.Errorf("%d rules for the default table: %v", len(rules), rules)
 	}
-	for f := range crowd.NumStates {
-		for to := range crowd.NumStates {
+	for f := range unit.NumStates {
+		for to := range unit.NumStates {
 			from, into := f.String(), to.String()
 			got := float32(-1)
 			for _, r := range rules {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -51,7 +52,7 @@ func TestAssetsCarryGaits(t *testing.T) {
 		if c.GroundSpeedSource != crowd.GaitMeasured || math.Abs(c.GroundSpeed-1.4) > 0.028 || c.Cycle != 1 {
 			t.Errorf("asset %d: /api/assets gives %+v, want 1.4 m/s per 1 s cycle, measured", k, c)
 		}
-		sp := r.play.Species(crowd.SpeciesID(k))
+		sp := r.play.Species(unit.SpeciesID(k))
 		if sp == nil || sp.Clips[0].GaitSource != crowd.GaitMeasured || math.Abs(sp.Clips[0].Gait.Speed-1.4) > 0.028 {
 			t.Errorf("asset %d: the playback registry's clip: %+v", k, sp)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/species"
 )
 
@@ -40,9 +41,9 @@ func (a *Asset) bakeSnapshot(s *species.Creature) error {
 func lodDistances(a *Asset) crowd.LODDistances {
 	id := a.file.Header().SpeciesID
 	if id > crowd.MaxSpeciesID {
-		id = uint32(crowd.SpeciesHumanoid)
+		id = uint32(unit.SpeciesHumanoid)
 	}
-	return crowd.DefaultLOD(crowd.SpeciesID(id))
+	return crowd.DefaultLOD(unit.SpeciesID(id))
 }
 
 type snapshotJSON struct {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 )
 
 // registries are the crowd runtime's view of the server's assets, built once on
@@ -83,11 +84,11 @@ func (r *registries) build(assets []*Asset) {
 	for k := range min(len(assets), maxPlayable) {
 		name := fmt.Sprintf("asset%d", k)
 		if sp := r.battleSpecies(k); sp != nil {
-			opts = append(opts, crowd.WithSlot(crowd.SpeciesID(k), name, sp.Archetypes...))
+			opts = append(opts, crowd.WithSlot(unit.SpeciesID(k), name, sp.Archetypes...))
 		} else {
-			opts = append(opts, crowd.WithSlot(crowd.SpeciesID(k), name))
+			opts = append(opts, crowd.WithSlot(unit.SpeciesID(k), name))
 		}
-		opts = append(opts, crowd.WithLOD(crowd.SpeciesID(k), lodDistances(assets[k])))
+		opts = append(opts, crowd.WithLOD(unit.SpeciesID(k), lodDistances(assets[k])))
 	}
 	r.play = crowd.NewRegistry(append(opts, crowd.Lenient())...)
 	r.playable = make([]bool, len(assets))
@@ -97,8 +98,8 @@ func (r *registries) build(assets []*Asset) {
 		}
 		src := a.src
 		src.Name = fmt.Sprintf("asset%d.bpat", k)
-		err := r.play.LoadAs(crowd.SpeciesID(k), src)
-		r.playable[k] = r.play.Species(crowd.SpeciesID(k)) != nil
+		err := r.play.LoadAs(unit.SpeciesID(k), src)
+		r.playable[k] = r.play.Species(unit.SpeciesID(k)) != nil
 		if r.playable[k] {
 			logSnapshot(err)
 		}
@@ -127,7 +128,7 @@ func (r *registries) inBattle(k int) bool {
 func (r *registries) battleSpecies(k int) *crowd.Species {
 	for id, a := range r.battleAsset {
 		if a == k {
-			return r.battle.Species(crowd.SpeciesID(id))
+			return r.battle.Species(unit.SpeciesID(id))
 		}
 	}
 	return nil
@@ -140,7 +141,7 @@ func (r *registries) fades(k int) *crowd.FadeTable {
 	if k >= maxPlayable {
 		return nil
 	}
-	sp := r.play.Species(crowd.SpeciesID(k))
+	sp := r.play.Species(unit.SpeciesID(k))
 	if sp == nil || len(sp.Archetypes) == 0 {
 		return nil
 	}

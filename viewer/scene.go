@@ -9,6 +9,7 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/crowd/unit"
 )
 
 // Layouts of a crowd.
@@ -71,7 +72,7 @@ type Crowd struct {
 	vary      []float32 // per playback unit: its pace (crowd.Player.Change; a rider takes its horse's)
 	base      []uint16  // per unit: the layout's clip (parade)
 	riderUnit []int32   // per unit: the playback (parade) or battle unit on it, or −1
-	riderMap  [][]crowd.ClipID
+	riderMap  [][]unit.ClipID
 
 	clock *clock // the entries a parade in the GPU clock mode sends next, or nil
 	focus int    // the focus unit of the last step, or −1
@@ -132,7 +133,7 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 	}
 	c := &Crowd{Layout: p.Layout, assets: s.assets, regs: s.runtime()}
 	c.Rider = make([]int, len(s.assets))
-	c.riderMap = make([][]crowd.ClipID, len(s.assets))
+	c.riderMap = make([][]unit.ClipID, len(s.assets))
 	for k := range c.Rider {
 		c.Rider[k] = -1
 	}
@@ -267,10 +268,10 @@ func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 				if c.clock != nil {
 					c.clock.owner[nextRider] = int32(i)
 				}
-				c.play.Ride(nextRider, i, crowd.SpeciesID(rider), c.riderMap[a])
+				c.play.Ride(nextRider, i, unit.SpeciesID(rider), c.riderMap[a])
 				nextRider++
 			}
-			c.play.Start(i, crowd.SpeciesID(a), crowd.ClipID(cl), rng.Float32()*(1+oneShotHold))
+			c.play.Start(i, unit.SpeciesID(a), unit.ClipID(cl), rng.Float32()*(1+oneShotHold))
 			rec := c.Records[i*RecordFloats:]
 			rec[recPlace] = (float32(col) - float32(inRow-1)/2) * sp
 			rec[recPlace+1] = z - float32(r)*sp
@@ -292,7 +293,7 @@ func (c *Crowd) paradeRider() int {
 	r := c.regs
 	var rs *crowd.Species
 	for _, s := range r.battle.All() {
-		if s.Table(crowd.ArchRider) != nil && (rs == nil || s.Name == "humanoid") {
+		if s.Table(unit.ArchRider) != nil && (rs == nil || s.Name == "humanoid") {
 			rs = s
 		}
 	}
@@ -354,7 +355,7 @@ func (c *Crowd) buildBattle(p CrowdParams, ok []int, looks []AssetLook, rng *ran
 		if rd := c.riderUnit[i]; rd >= 0 && c.Rider[a] != int(r.battleAsset[b.Crowd.Species[rd]]) {
 			c.riderUnit[i] = -1 // a rider of another species than the one drawn
 		}
-		c.play.Start(i, crowd.SpeciesID(a), 0, rng.Float32())
+		c.play.Start(i, unit.SpeciesID(a), 0, rng.Float32())
 		tint := [4]float32{0.95, 0.3, 0.26, 0.2}
 		if b.World.Team[u] == 1 {
 			tint = [4]float32{0.28, 0.46, 0.98, 0.2}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -104,11 +105,11 @@ func TestBattleIsTheGame(t *testing.T) {
 		t.Fatalf("POST: %d %s", rec.Code, rec.Body)
 	}
 	reg := builtinRegistry(t)
-	assetOf := map[crowd.SpeciesID]int{}
+	assetOf := map[unit.SpeciesID]int{}
 	for _, sp := range creatures.All() {
 		for k, a := range assets {
 			if a.Name == sp.Name {
-				assetOf[crowd.SpeciesID(sp.ID)] = k
+				assetOf[unit.SpeciesID(sp.ID)] = k
 			}
 		}
 	}

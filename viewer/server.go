@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	bonebakethree "github.com/bonebake/bonebake/js/bonebake-three"
 )
@@ -180,7 +181,7 @@ func (a *Asset) describe(id int, builtins *crowd.Registry) assetJSON {
 	}
 	sp, builtin := builtins.Registered(h.SpeciesID)
 	builtin = builtin && a.Kind != KindGLTF
-	if builtin && sp.Name == a.Name && slices.Contains(sp.Archetypes, crowd.ArchRider) {
+	if builtin && sp.Name == a.Name && slices.Contains(sp.Archetypes, unit.ArchRider) {
 		seat := crowd.MountSeat
 		j.MountSeat = &seat
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 )
 
 // Step advances the crowd by dt seconds with the runtime and writes every unit's
@@ -28,7 +29,7 @@ func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 	if focus >= 0 {
 		if c.playsBack(focus) {
 			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.play.PhaseNow(focus), Rate: c.play.Rate[focus]}
-		} else if u, bc := c.battleOf[focus], c.battle.Crowd; bc.Clip[u] != crowd.NoClip { // none before the battle's first step
+		} else if u, bc := c.battleOf[focus], c.battle.Crowd; bc.Clip[u] != unit.NoClip { // none before the battle's first step
 			f = Focus{Clip: int(bc.Clip[u]), Phase: bc.Phase[u], Rate: bc.Rate[u]}
 		}
 	}
@@ -98,7 +99,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 		if fades && int(c.play.Clip[i]) != cl { // the same clip does not fade
 			fade = c.fadeTime(a, int(c.play.Clip[i]), cl)
 		}
-		c.play.Change(i, crowd.ClipID(cl), c.vary[i], fade) // a parade's rider changes (and fades) with its horse
+		c.play.Change(i, unit.ClipID(cl), c.vary[i], fade) // a parade's rider changes (and fades) with its horse
 	}
 	for a := range c.cur {
 		c.cur[a] = override(a)
@@ -116,7 +117,7 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 // to: crowd.Registry.ClipFade of its slot (0 from crowd.NoClip: a battle unit
 // shows no clip before its first step).
 func (c *Crowd) fadeTime(a, from, to int) float32 {
-	return c.regs.play.ClipFade(crowd.SpeciesID(a), crowd.ClipID(from), crowd.ClipID(to))
+	return c.regs.play.ClipFade(unit.SpeciesID(a), unit.ClipID(from), unit.ClipID(to))
 }
 
 // takeOver starts playing battle unit i's clip, phase and rate on its playback

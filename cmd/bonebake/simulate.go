@@ -14,6 +14,7 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
@@ -245,7 +246,7 @@ func simRegistry(dir string, snapshots bool, extra ...uint) (*crowd.Registry, st
 func loadBuiltins(reg *crowd.Registry, missingOnly, snapshots bool) ([]string, error) {
 	var names []string
 	for _, s := range creatures.All() {
-		if missingOnly && reg.Species(crowd.SpeciesID(s.ID)) != nil {
+		if missingOnly && reg.Species(unit.SpeciesID(s.ID)) != nil {
 			continue
 		}
 		b, err := s.Bytes()
@@ -266,7 +267,7 @@ func loadBuiltins(reg *crowd.Registry, missingOnly, snapshots bool) ([]string, e
 // loadSnapshot bakes a built-in species' snapshot mesh from its loaded file and
 // gives it to reg.
 func loadSnapshot(reg *crowd.Registry, s *species.Creature) error {
-	id := crowd.SpeciesID(s.ID)
+	id := unit.SpeciesID(s.ID)
 	b, err := s.SnapshotBytes(reg.Species(id).File)
 	if err != nil {
 		return err
@@ -392,7 +393,7 @@ type jumpMeter struct {
 
 // unitPose is what a unit showed at a step.
 type unitPose struct {
-	species crowd.SpeciesID
+	species unit.SpeciesID
 	sides   [3]crowd.Side
 	has     bool
 	single  bool // has, and shows one clip at full weight
@@ -625,7 +626,7 @@ func (m *jumpMeter) farther(cur unitPose, p *unitPose, most float64, tight bool)
 		return true
 	}
 	sp := &m.paths[cur.species]
-	n := crowd.ClipID(len(sp.clips))
+	n := unit.ClipID(len(sp.clips))
 	// Most units show one clip at full weight both times: the quick bound.
 	a, b := &p.sides, &cur.sides
 	if a[0].Weight == 1 && b[0].Weight == 1 && a[1].Weight == 0 && a[2].Weight == 0 && b[1].Weight == 0 && b[2].Weight == 0 &&

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -68,7 +69,7 @@ type Battle struct {
 	kind  []uint8
 	mount []int32 // a rider's horse, else −1
 	rider []int32 // a horse's rider, else −1
-	base  []crowd.Flags
+	base  []unit.Flags
 	hit   []float32 // seconds of hit reaction left
 	army  [2][]int32
 	rng   *rand.Rand
@@ -94,7 +95,7 @@ var slackSin2 = float32(math.Sin(headingSlack) * math.Sin(headingSlack))
 // New lines up two armies of n units in all facing each other 30 m apart.
 func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 	b := &Battle{reg: reg, Crowd: crowd.New(n), Melee: crowd.NewMelee(n), Heading: make([]float32, n), kind: make([]uint8, n),
-		mount: make([]int32, n), rider: make([]int32, n), base: make([]crowd.Flags, n), hit: make([]float32, n), speed: make([]float32, n), aim: make([]aim, n),
+		mount: make([]int32, n), rider: make([]int32, n), base: make([]unit.Flags, n), hit: make([]float32, n), speed: make([]float32, n), aim: make([]aim, n),
 		rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
 	b.Combat = crowd.NewCombat(reg, b.Crowd)
 	b.Melee, b.World = b.Combat.Melee, &b.Combat.World
@@ -129,11 +130,11 @@ func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 			switch {
 			case r < 10 && end-next >= 2: // a rider and its horse
 				b.setKind(i, kindRider)
-				c.Spawn(i, crowd.KindKnight)
-				b.base[i] = crowd.Mounted
+				c.Spawn(i, unit.KindKnight)
+				b.base[i] = unit.Mounted
 				h := i + 1
 				b.setKind(h, kindHorse)
-				c.Spawn(h, crowd.KindHorse)
+				c.Spawn(h, unit.KindHorse)
 				b.mount[i], b.rider[h] = int32(h), int32(i)
 				w.Team[h] = uint8(team)
 				place(i)
@@ -143,22 +144,22 @@ func New(reg *crowd.Registry, n int, seed uint64) *Battle {
 				continue
 			case r < 18:
 				b.setKind(i, kindElephant)
-				c.Spawn(i, crowd.KindElephant)
+				c.Spawn(i, unit.KindElephant)
 			case r < 33:
 				b.setKind(i, kindArcher)
-				c.Spawn(i, crowd.KindBowman)
+				c.Spawn(i, unit.KindBowman)
 			default:
 				b.setKind(i, kindInfantry)
 				switch b.rng.IntN(4) {
 				case 0:
-					c.Spawn(i, crowd.KindMilitia)
+					c.Spawn(i, unit.KindMilitia)
 				case 1:
-					c.Spawn(i, crowd.KindSwordsman)
+					c.Spawn(i, unit.KindSwordsman)
 				case 2:
-					c.Spawn(i, crowd.KindSpearman)
+					c.Spawn(i, unit.KindSpearman)
 					m.Reach[i] = 2.4
 				case 3:
-					c.Spawn(i, crowd.KindSkeleton) // a skeleton: shorter reach, slower
+					c.Spawn(i, unit.KindSkeleton) // a skeleton: shorter reach, slower
 					m.Reach[i], b.speed[i] = 1.3, 0.9
 				}
 			}
@@ -299,7 +300,7 @@ func (b *Battle) thinkUnits(units []int32, team int, dt float32, shared bool, la
 	for _, u := range units {
 		i := int(u)
 		speed[i] = 0
-		flags[i] &^= crowd.Running
+		flags[i] &^= unit.Running
 		if hp[i] <= 0 {
 			continue
 		}
@@ -333,7 +334,7 @@ func (b *Battle) thinkUnits(units []int32, team int, dt float32, shared bool, la
 			v := k.walk * pace[i]
 			if d > k.runBeyond {
 				v = k.run * pace[i]
-				flags[i] |= crowd.Running
+				flags[i] |= unit.Running
 			}
 			step := min(v*dt, d-r*0.8)
 			xs[i] += dx / d * step
@@ -353,7 +354,7 @@ func (b *Battle) thinkUnits(units []int32, team int, dt float32, shared bool, la
 		// An archer shoots: not InMelee. The swing is timed on the contact
 		// marker of the clip the unit plays once it attacks.
 		if k.melee {
-			flags[i] |= crowd.InMelee
+			flags[i] |= unit.InMelee
 		}
 		b.Combat.Attack(i, int(tg))
 	}
@@ -403,9 +404,9 @@ func (b *Battle) settle(dt float32) {
 			continue
 		}
 		if h.Killed {
-			c.Flags[h.Target] = crowd.Dying | b.base[h.Target]
+			c.Flags[h.Target] = unit.Dying | b.base[h.Target]
 			if mt := b.mount[h.Target]; mt >= 0 {
-				c.Flags[mt] = crowd.Dying
+				c.Flags[mt] = unit.Dying
 				w.HP[mt] = 0
 			}
 		} else {
@@ -440,32 +441,32 @@ func (b *Battle) settleRange(dt float32, lo, hi int) {
 	c, m, w := b.Crowd, b.Melee, b.World
 	for i := lo; i < hi; i++ {
 		f := c.Flags[i]
-		if f&(crowd.Dying|crowd.Dead) != 0 {
-			if f&crowd.Dying != 0 && c.State[i] == crowd.StateDie && c.Phase[i] >= 1 {
-				c.Flags[i] = crowd.Dead | b.base[i]
+		if f&(unit.Dying|unit.Dead) != 0 {
+			if f&unit.Dying != 0 && c.State[i] == unit.StateDie && c.Phase[i] >= 1 {
+				c.Flags[i] = unit.Dead | b.base[i]
 			}
 			continue
 		}
 		if b.kind[i] == kindHorse {
 			continue // below, from its rider
 		}
-		f = b.base[i] | f&crowd.Running
+		f = b.base[i] | f&unit.Running
 		if m.Swinging(i) {
-			f |= crowd.Attacking
+			f |= unit.Attacking
 			if kinds[b.kind[i]].melee {
-				f |= crowd.InMelee
+				f |= unit.InMelee
 			}
 		}
 		if b.hit[i] > 0 {
 			b.hit[i] -= dt
-			f |= crowd.HitReacting
+			f |= unit.HitReacting
 		}
 		c.Flags[i] = f
-		if h := b.mount[i]; h >= 0 && c.Flags[h]&(crowd.Dying|crowd.Dead) == 0 {
+		if h := b.mount[i]; h >= 0 && c.Flags[h]&(unit.Dying|unit.Dead) == 0 {
 			// The horse carries its rider: same place, same pace, fights when it does.
 			w.X[h], w.Z[h], b.Heading[h] = w.X[i], w.Z[i], b.Heading[i]
 			c.Speed[h] = c.Speed[i]
-			c.Flags[h] = f & (crowd.Running | crowd.Attacking | crowd.InMelee)
+			c.Flags[h] = f & (unit.Running | unit.Attacking | unit.InMelee)
 		}
 	}
 }

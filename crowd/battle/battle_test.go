@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/species/creatures"
 )
 
@@ -56,12 +57,12 @@ func TestBattle(t *testing.T) {
 		} else if r := b.Rider(i); r >= 0 && b.Mount(int(r)) != int32(i) {
 			t.Errorf("unit %d: Rider says %d, whose horse is %d", i, r, b.Mount(int(r)))
 			if b.World.X[h] != b.World.X[i] || b.World.Z[h] != b.World.Z[i] {
-				if b.Crowd.Flags[h]&(crowd.Dying|crowd.Dead) == 0 {
+				if b.Crowd.Flags[h]&(unit.Dying|unit.Dead) == 0 {
 					t.Errorf("rider %d at (%v,%v), its horse %d at (%v,%v)", i, b.World.X[i], b.World.Z[i], h, b.World.X[h], b.World.Z[h])
 				}
 			}
 		}
-		if b.World.HP[i] <= 0 && b.Crowd.Flags[i]&(crowd.Dying|crowd.Dead) == 0 {
+		if b.World.HP[i] <= 0 && b.Crowd.Flags[i]&(unit.Dying|unit.Dead) == 0 {
 			t.Errorf("unit %d has no hit points but is not dying or dead", i)
 		}
 		out := b.Crowd.Out[i]

@@ -1,4 +1,4 @@
-package crowd
+package unit
 
 import (
 	"fmt"
@@ -223,11 +223,20 @@ func intentKey(f Flags, moving bool, w Weapon) uint32 {
 
 const intentKeys = 1 << (numFlagBits + 3)
 
-// stateTable maps intentKey → StateID: the hot path's whole intent resolution.
-// Its 32,768 entries are resolved on first use (the first AnimateRange or
-// Commit), not when a program that links the package starts.
-var stateTable = sync.OnceValue(func() *[intentKeys]StateID {
-	var t [intentKeys]StateID
+// StateTable is Inputs.Resolve().State() for every input, resolved ahead: the
+// hot path's whole intent resolution, one load per unit.
+type StateTable [intentKeys]StateID
+
+// Of is the state of a unit with flags f and weapon w, moving (its speed above
+// MoveThreshold) or not: what Inputs.Resolve().State() gives.
+func (t *StateTable) Of(f Flags, moving bool, w Weapon) StateID {
+	return t[intentKey(f, moving, w)&(intentKeys-1)]
+}
+
+// States returns the StateTable. Its 32,768 entries are resolved on first use
+// (the first Animate or Commit), not when a program that links the package starts.
+var States = sync.OnceValue(func() *StateTable {
+	var t StateTable
 	for k := range t {
 		in := Inputs{Flags: Flags(k & (1<<numFlagBits - 1)), Weapon: Weapon(k >> (numFlagBits + 1) & 3)}
 		if k&(1<<numFlagBits) != 0 {

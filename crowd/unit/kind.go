@@ -1,4 +1,4 @@
-package crowd
+package unit
 
 import (
 	"fmt"
@@ -43,8 +43,9 @@ const (
 	NumKinds
 )
 
-// Unit is what a Kind sets on a unit: the inputs that must fit together.
-type Unit struct {
+// Loadout is what a Kind sets on a unit: the species, archetype, weapon and
+// flags that must fit together.
+type Loadout struct {
 	Species   SpeciesID
 	Archetype roster.Archetype
 	Weapon    Weapon
@@ -53,17 +54,17 @@ type Unit struct {
 
 var kinds = [NumKinds]struct {
 	name string
-	unit Unit
+	unit Loadout
 }{
-	KindMilitia:     {"militia", Unit{SpeciesHumanoid, ArchHumanoid, WeaponSword, 0}},
-	KindBowman:      {"bowman", Unit{SpeciesHumanoid, ArchHumanoid, WeaponBow, 0}},
-	KindSwordsman:   {"swordsman", Unit{SpeciesHumanoidSword, ArchHumanoid, WeaponSword, 0}},
-	KindSpearman:    {"spearman", Unit{SpeciesHumanoidSpear, ArchHumanoid, WeaponSpear, 0}},
-	KindSkeleton:    {"skeleton", Unit{SpeciesHumanoidSkeleton, ArchHumanoid, WeaponSword, 0}},
-	KindHorse:       {"horse", Unit{SpeciesHorse, ArchHorse, WeaponNone, 0}},
-	KindElephant:    {"elephant", Unit{SpeciesElephant, ArchElephant, WeaponNone, 0}},
-	KindKnight:      {"knight", Unit{SpeciesHumanoidSword, ArchRider, WeaponSword, Mounted}},
-	KindHorseArcher: {"horse archer", Unit{SpeciesHumanoid, ArchRider, WeaponBow, Mounted}},
+	KindMilitia:     {"militia", Loadout{SpeciesHumanoid, ArchHumanoid, WeaponSword, 0}},
+	KindBowman:      {"bowman", Loadout{SpeciesHumanoid, ArchHumanoid, WeaponBow, 0}},
+	KindSwordsman:   {"swordsman", Loadout{SpeciesHumanoidSword, ArchHumanoid, WeaponSword, 0}},
+	KindSpearman:    {"spearman", Loadout{SpeciesHumanoidSpear, ArchHumanoid, WeaponSpear, 0}},
+	KindSkeleton:    {"skeleton", Loadout{SpeciesHumanoidSkeleton, ArchHumanoid, WeaponSword, 0}},
+	KindHorse:       {"horse", Loadout{SpeciesHorse, ArchHorse, WeaponNone, 0}},
+	KindElephant:    {"elephant", Loadout{SpeciesElephant, ArchElephant, WeaponNone, 0}},
+	KindKnight:      {"knight", Loadout{SpeciesHumanoidSword, ArchRider, WeaponSword, Mounted}},
+	KindHorseArcher: {"horse archer", Loadout{SpeciesHumanoid, ArchRider, WeaponBow, Mounted}},
 }
 
 func (k Kind) String() string {
@@ -73,29 +74,11 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// Unit returns the species, archetype, weapon and flags of kind k (the zero Unit
+// Loadout returns the species, archetype, weapon and flags of kind k (the zero Loadout
 // for an unknown kind).
-func (k Kind) Unit() Unit {
+func (k Kind) Loadout() Loadout {
 	if k < NumKinds {
 		return kinds[k].unit
 	}
-	return Unit{}
-}
-
-// Spawn makes unit i a fresh unit of kind k: its species, archetype, weapon and
-// flags (Mounted for a rider, nothing else) from k, standing still. Its variant is
-// kept, so that a game may choose it. Spawn panics on an unknown kind.
-func (c *Crowd) Spawn(i int, k Kind) {
-	if k >= NumKinds {
-		panic(fmt.Sprintf("crowd: Spawn of unknown %v", k))
-	}
-	c.Set(i, k.Unit())
-}
-
-// Set gives unit i the species, archetype, weapon and flags of u, standing still:
-// Spawn for a unit that is not of a built-in kind. Check tells whether the
-// species is loaded and supports the archetype.
-func (c *Crowd) Set(i int, u Unit) {
-	c.Species[i], c.Archetype[i], c.Weapon[i], c.Flags[i], c.Speed[i] = u.Species, u.Archetype, u.Weapon, u.Flags, 0
-	c.Play(i, NoClip, c.Phase[i], 0, 0) // a new unit: its first clip does not fade in
+	return Loadout{}
 }

@@ -1,4 +1,4 @@
-package crowd
+package unit
 
 import (
 	"math/rand/v2"
@@ -59,7 +59,7 @@ func TestResolvePriority(t *testing.T) {
 		if got := in.Resolve(); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
-		if got, want := stateTable()[intentKey(c.flags, c.speed > MoveThreshold, c.weapon)], c.want.State(); got != want {
+		if got, want := States().Of(c.flags, c.speed > MoveThreshold, c.weapon), c.want.State(); got != want {
 			t.Errorf("%s: table gives %v, want %v", c.name, got, want)
 		}
 	}
@@ -99,7 +99,7 @@ func TestStateTableMatchesResolve(t *testing.T) {
 	for range 100000 {
 		in := Inputs{Flags: Flags(rng.Uint32()) & (1<<numFlagBits - 1), Weapon: Weapon(rng.IntN(int(numWeapons))),
 			Speed: []float32{0, .01, MoveThreshold, .06, 1, 5}[rng.IntN(6)]}
-		if got, want := stateTable()[intentKey(in.Flags, in.Speed > MoveThreshold, in.Weapon)], in.Resolve().State(); got != want {
+		if got, want := States().Of(in.Flags, in.Speed > MoveThreshold, in.Weapon), in.Resolve().State(); got != want {
 			t.Fatalf("%+v: table %v, Resolve %v", in, got, want)
 		}
 	}
