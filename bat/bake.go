@@ -176,6 +176,12 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	if opt.ZUp {
 		rep.Up = "z"
 	}
+	if opt.Preset != GameTools {
+		rep.Units = UnitsM
+		if opt.Centimetres {
+			rep.Units = UnitsCM
+		}
+	}
 	if opt.Preset == GameTools {
 		rep.Up, rep.Reference, rep.Columns = "z", gt.Reference, cols
 		rep.GameTools = &ReportGameTools{UnitScale: gt.UnitScale, Invert: [3]bool{gt.InvertX, gt.InvertY, gt.InvertZ},

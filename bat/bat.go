@@ -67,6 +67,11 @@ type Options struct {
 	Padding int
 	InvertV bool // store rows bottom up and write TEXCOORD_1 as 1 − v
 	ZUp     bool // rotate the output +90° about x: y up becomes z up (Blender, Unreal)
+	// Centimetres stores positions (and the report's offsets and ranges) in
+	// centimetres, Unreal's unit, for raw and ue; the mesh stays in metres,
+	// glTF's unit, which Unreal's glTF importer turns into centimetres.
+	// Gametools sets its unit with AddonSettings.UnitScale.
+	Centimetres bool
 	// Clips keeps only the clips named, in the stack's order; nil keeps all.
 	Clips []string
 	// GameTools holds the gametools preset's settings; Resolve fills in the
@@ -180,6 +185,9 @@ func (o *Options) Resolve() error {
 		}
 		if o.ZUp {
 			return fmt.Errorf("preset gametools stores Blender's axes (z up) already; its axes are set by the add-on's unit_invert_x/y/z (--invert-axes)")
+		}
+		if o.Centimetres {
+			return fmt.Errorf("preset gametools sets its unit with the add-on's unit_scale (--unit-scale; its default, 100, is centimetres)")
 		}
 		if err := o.GameTools.check(o.Format); err != nil {
 			return err

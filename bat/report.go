@@ -33,16 +33,26 @@ type Report struct {
 	Stacked   bool             `json:"stacked"`
 	InvertV   bool             `json:"invert_v"`
 	Up        string           `json:"up"` // "y", or "z" after the +90° turn about x
-	Clips     []ReportClip     `json:"clips"`
-	Position  TextureInfo      `json:"position"`
-	Rotation  TextureInfo      `json:"rotation"`
-	Skin      SkinInfo         `json:"skin"`
-	Mesh      string           `json:"mesh"`
+	// Units is the unit of raw and ue positions, offsets and ranges: UnitsM
+	// or UnitsCM (Options.Centimetres); the mesh is in metres either way.
+	// Empty for gametools, whose unit_scale says.
+	Units    string       `json:"units,omitempty"`
+	Clips    []ReportClip `json:"clips"`
+	Position TextureInfo  `json:"position"`
+	Rotation TextureInfo  `json:"rotation"`
+	Skin     SkinInfo     `json:"skin"`
+	Mesh     string       `json:"mesh"`
 	// RenormalizedVertices counts the source vertices whose weights did not sum
 	// to 1 (off by more than 0.001) before the skin texture renormalized them.
 	RenormalizedVertices int      `json:"renormalized_vertices"`
 	MaxError             MaxError `json:"max_error"`
 }
+
+// The units of Report.Units.
+const (
+	UnitsM  = "m"
+	UnitsCM = "cm"
+)
 
 // ReportClip is one clip of the stack: its first row (≥ 1) and frame count.
 type ReportClip struct {

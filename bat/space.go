@@ -21,7 +21,7 @@ type space struct {
 // newSpace returns the texture space of the resolved options.
 func newSpace(opt Options) space {
 	if opt.Preset != GameTools {
-		return space{zUp: opt.ZUp, s: 1}
+		return space{zUp: opt.ZUp, s: unitScale(opt.Centimetres)}
 	}
 	g := opt.GameTools
 	sign := func(neg bool) float64 {
@@ -33,6 +33,14 @@ func newSpace(opt Options) space {
 	// glTF (x, y, z) is Blender's (x, −z, y); then the add-on's unit_invert_x/y/z.
 	sx, sy, sz := sign(g.InvertX), sign(g.InvertY), sign(g.InvertZ)
 	return space{gt: true, s: g.UnitScale, o: [9]float64{sx, 0, 0, 0, 0, -sy, 0, sz, 0}}
+}
+
+// unitScale is what raw and ue multiply metres by: 100 in centimetres.
+func unitScale(cm bool) float64 {
+	if cm {
+		return 100
+	}
+	return 1
 }
 
 // dir maps a direction (no scale).
@@ -183,11 +191,17 @@ func (r *Report) ToScene() [9]float64 {
 			}
 		}
 		return m
-	case r.Up == "z":
-		m := upRotation.Conjugate().Matrix()
-		return [9]float64{m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]}
 	}
-	return [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	m := [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	if r.Up == "z" {
+		u := upRotation.Conjugate().Matrix()
+		m = [9]float64{u[0], u[1], u[2], u[4], u[5], u[6], u[8], u[9], u[10]}
+	}
+	s := unitScale(r.Units == UnitsCM)
+	for i := range m {
+		m[i] /= s
+	}
+	return m
 }
 
 // FromScene is ToScene's inverse: it takes a point of the scene (where the

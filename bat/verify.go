@@ -307,6 +307,8 @@ func rebuild(in *Input, r *Report, src verifySource, progress func(done, total i
 		mpos[k] = rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
 		if sp.gt {
 			mpos[k] = sp.point(mpos[k])
+		} else { // in the textures' axes, in metres
+			mpos[k] = mpos[k].Scale(sp.s)
 		}
 	}
 	ref, _ := normalized(in.Mesh)
@@ -635,7 +637,7 @@ func reportSpace(r *Report) space {
 		d := AddonSettings{UnitScale: g.UnitScale, InvertX: g.Invert[0], InvertY: g.Invert[1], InvertZ: g.Invert[2]}
 		return newSpace(Options{Preset: GameTools, GameTools: &d})
 	}
-	return space{zUp: r.Up == "z", s: 1}
+	return space{zUp: r.Up == "z", s: unitScale(r.Units == UnitsCM)}
 }
 
 // influences are one vertex's decoded bones and weights.

@@ -27,7 +27,7 @@ func newBatCmd() *cobra.Command {
 		clips                     []string
 		padding, skin, maxBones   int
 		invertV, zUp, zip, asJSON bool
-		deforming, force          bool
+		deforming, force, cm      bool
 		addon                     = bat.AddonDefaults()
 		invertAxes                string
 	)
@@ -51,15 +51,17 @@ reference with the mesh posed there, padding rows, the weighted bones as columns
 --unit-scale, --invert-axes, --reference, --ref-padding, --padding-mode, --remap,
 --angle-unit, --rotation and --all-joints change the add-on's settings), ue (Unreal
 AnimToTexture: bounding-box positions, axis-angle, 16-bit PNG; --format png8 for
-8-bit; with --z-up, and without --invert-v, since glTF's UVs and Unreal's share
-their origin; positions in metres, which Unreal scales by 100). A model in
+8-bit; for Unreal, with --z-up and --cm, and without --invert-v, since glTF's
+UVs and Unreal's share their origin). --cm writes raw and ue positions, and the
+report's offsets and ranges, in centimetres, Unreal's unit; the mesh stays in
+metres, glTF's unit, which Unreal's glTF importer turns into centimetres. A model in
 centimetres gets the hint bake gives (--scale 0.01). Every bake is verified: from the values the files hold (bit for bit, kept
 in memory: nothing is read back), every vertex of every frame is rebuilt as a
 shader would, on every core, and compared with linear blend skinning of the
 source; --max-error fails the command
 when the worst error (metres) is larger.`,
 		Example: `  bonebake bat Fox.glb -o bat/fox --scale 0.01
-  bonebake bat Fox.glb -o bat/fox --scale 0.01 --preset ue --z-up
+  bonebake bat Fox.glb -o bat/fox --scale 0.01 --preset ue --z-up --cm
   bonebake bat horse -o bat/horse --preset gametools --padding 1
   bonebake bat hero.glb -o bat/hero --preset gametools --reference bind
   bonebake bat humanoid -o bat/humanoid --clips walk,run --format exr16 --zip
@@ -83,7 +85,7 @@ when the worst error (metres) is larger.`,
 				return usagef("--max-error %v must not be negative", maxError)
 			}
 			opt := bat.Options{Preset: bat.Preset(preset), Format: bat.Format(form), Zip: zip, Padding: padding,
-				InvertV: invertV, ZUp: zUp, Clips: clips}
+				InvertV: invertV, ZUp: zUp, Centimetres: cm, Clips: clips}
 			if !flags.Changed("clips") {
 				opt.Clips = nil
 			}
@@ -149,9 +151,9 @@ when the worst error (metres) is larger.`,
 				}
 			} else {
 				w := cmd.OutOrStdout()
-				fmt.Fprintf(w, "wrote %s: %s, %s, %s, %d rows (%s), %s preset, in %.0f ms\n",
+				fmt.Fprintf(w, "wrote %s: %s, %s, %s, %d rows (%s), %s preset, positions in %s, in %.0f ms\n",
 					filepath.Join(out, in.Name+".bat.json"), plural(r.Bones, "bone"), plural(r.Vertices, "vertex"),
-					plural(len(r.Clips), "clip"), r.Rows, stackedText(r), r.Preset, float64(time.Since(start).Microseconds())/1000)
+					plural(len(r.Clips), "clip"), r.Rows, stackedText(r), r.Preset, unitsText(r), float64(time.Since(start).Microseconds())/1000)
 				for _, f := range res.Files[1:] {
 					fmt.Fprintf(w, "  %s  %s\n", filepath.Join(out, f.Name), bytesText(int64(len(f.Data))))
 				}
@@ -178,6 +180,7 @@ when the worst error (metres) is larger.`,
 	fl.IntVar(&padding, "padding", 0, "frames added before and after each clip (wrap-around, or held ends)")
 	fl.BoolVar(&invertV, "invert-v", false, "store rows bottom up and flip TEXCOORD_1's v (DirectX-style UVs, Unreal)")
 	fl.BoolVar(&zUp, "z-up", false, "turn the output so that z is up (Unreal, Blender): (x, y, z) → (x, −z, y)")
+	fl.BoolVar(&cm, "cm", false, "raw and ue: write positions in centimetres, Unreal's unit (the mesh stays in metres, glTF's, which Unreal's importer turns into centimetres)")
 	fl.BoolVar(&zip, "zip", false, "ZIP-compress EXR textures")
 	fl.StringVar(&model, "model", "", "with a BPAT file: the glTF model whose mesh and skin it was baked from")
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to use")
@@ -318,4 +321,18 @@ func modelNotes(w io.Writer, m *gltfbake.Model) gltfbake.Size {
 		fmt.Fprintln(w, "hint:", h)
 	}
 	return size
+}
+
+// unitsText says which unit the textures' positions are in: the report's
+// units, or for gametools its unit_scale (100: centimetres).
+func unitsText(r *bat.Report) string {
+	switch {
+	case r.Units == bat.UnitsCM:
+		return "centimetres"
+	case r.GameTools != nil && r.GameTools.UnitScale == 100:
+		return "centimetres (unit_scale 100)"
+	case r.GameTools != nil:
+		return fmt.Sprintf("metres × %g (unit_scale)", r.GameTools.UnitScale)
+	}
+	return "metres"
 }

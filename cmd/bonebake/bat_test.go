@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,5 +86,63 @@ func TestBatDraco(t *testing.T) {
 	code, _, errOut := bonebake(t, "bat", path, "-o", t.TempDir())
 	if code != exitFailure || !strings.Contains(errOut, "Draco") || !strings.Contains(errOut, "need the skinned mesh") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestBatCentimetres: --cm writes Unreal's centimetres: the report's position
+// offset and range are 100 times the metres bake's, its units say "cm", the
+// summary says which unit was written, and the mesh stays in metres; the
+// README's Unreal recipe is the one `bat --help` gives.
+func TestBatCentimetres(t *testing.T) {
+	type report struct {
+		Units    string `json:"units"`
+		Position struct {
+			Offset [3]float64 `json:"offset"`
+			Range  [3]float64 `json:"range"`
+		} `json:"position"`
+	}
+	bat := func(unit string, extra ...string) (report, []byte) {
+		dir := t.TempDir()
+		code, out, errOut := bonebake(t, append([]string{"bat", "horse", "-o", dir, "--preset", "ue", "--z-up", "--clips", "walk"}, extra...)...)
+		if code != 0 || !strings.Contains(out, "positions in "+unit) {
+			t.Fatalf("%v: exit %d, want the summary to say positions in %s\n%s%s", extra, code, unit, out, errOut)
+		}
+		var r report
+		b, _ := os.ReadFile(filepath.Join(dir, "horse.bat.json"))
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		glb, err := os.ReadFile(filepath.Join(dir, "horse.glb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, glb
+	}
+	m, mGLB := bat("metres")
+	cm, cmGLB := bat("centimetres", "--cm")
+	if m.Units != "m" || cm.Units != "cm" {
+		t.Errorf("units %q and %q, want m and cm", m.Units, cm.Units)
+	}
+	for k := range 3 {
+		if math.Abs(cm.Position.Offset[k]-100*m.Position.Offset[k]) > 1e-9*math.Abs(cm.Position.Offset[k])+1e-12 ||
+			math.Abs(cm.Position.Range[k]-100*m.Position.Range[k]) > 1e-9*cm.Position.Range[k] {
+			t.Errorf("axis %d: offset %g and range %g in cm, %g and %g in m: want 100 times", k,
+				cm.Position.Offset[k], cm.Position.Range[k], m.Position.Offset[k], m.Position.Range[k])
+		}
+	}
+	if !bytes.Equal(mGLB, cmGLB) {
+		t.Error("the mesh differs with --cm: want it in metres, glTF's unit")
+	}
+	if code, _, errOut := bonebake(t, "bat", "horse", "-o", t.TempDir(), "--preset", "gametools", "--cm"); code != exitUsage || !strings.Contains(errOut, "--unit-scale") {
+		t.Errorf("gametools --cm: exit %d, %s: want a usage error naming --unit-scale", code, errOut)
+	}
+	_, help, _ := bonebake(t, "bat", "--help")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const recipe = "--preset ue --z-up --cm"
+	if !strings.Contains(help, recipe) || !strings.Contains(string(readme), "**Unreal** (`"+recipe) || strings.Contains(string(readme), "by 100)") {
+		t.Errorf("bat --help and the README's Unreal steps should both give %q (and no scaling by hand)", recipe)
 	}
 }
