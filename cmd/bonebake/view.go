@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/formats"
+	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 	"github.com/bonebake/bonebake/viewer"
@@ -30,9 +31,10 @@ func newViewCmd() *cobra.Command {
 		species speciesFlag
 		clips   []string
 		retarg  bool
+		up      string
 	)
 	cmd := &cobra.Command{
-		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] | view MODEL.glb --clips A.glb B.glb...",
+		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] | view MODEL --clips A.glb B.bvh...",
 		Short: "Show baked creatures in a local web viewer",
 		Long: `Start a local web server with a WebGL2 viewer and print its URL. The page draws
 crowds of up to 20,000 animated instances skinned on the GPU straight from the
@@ -48,11 +50,12 @@ With no PATH it shows the .bpat files in assets/creatures (drawn with the meshes
 of the built-in species of the same names) or, when there are none, the built-in
 creatures baked in memory. Given .bpat files, glTF models (.gltf, .glb) or BVH
 motion capture (.bvh; both baked on the fly) it shows those; a .bpat without a
-known mesh, and a BVH file, are drawn as a box per bone.
+known mesh, and a BVH file, are drawn as a box per bone. --up gives BVH files'
+up axis as 'bake --up' does (default: found from each skeleton).
 
-With --clips, the first PATH is a glTF model and the others are clip files: their
-animations are baked onto the model's skeleton by joint name, as 'bake --clips'
-does (--retarget as there).
+With --clips, the first PATH is a glTF, FBX or BVH model and the others are clip
+files: their animations are baked onto the model's skeleton by joint name, as
+'bake --clips' does (--retarget and --up as there).
 
 The server listens on loopback unless --addr says otherwise and serves nothing
 but the page and the assets it was given. It builds crowds, steps them and bakes
@@ -64,13 +67,19 @@ and says so. Stop it with Ctrl-C.`,
 		Example: `  bonebake view
   bonebake view testdata/gltf/Fox.glb --open
   bonebake view out/*.bpat --addr 127.0.0.1:8080
-  bonebake view ybot.glb --clips walking.glb flair.glb`,
+  bonebake view ybot.glb --clips walking.glb flair.glb
+  bonebake view walk.bvh --up +Z --clips run.bvh`,
 		RunE: func(cmd *cobra.Command, paths []string) error {
 			var (
 				assets []*viewer.Asset
 				what   string
 			)
 			start := time.Now()
+			if cmd.Flags().Changed("up") {
+				if err := bvhsrc.CheckUp(up); err != nil {
+					return usagef("--up %v", err)
+				}
+			}
 			if cmd.Flags().Changed("clips") {
 				if len(paths) == 0 {
 					return usagef("--clips puts clips on a model: give the model first (view MODEL.glb --clips A.glb B.glb)")
@@ -78,8 +87,8 @@ and says so. Stop it with Ctrl-C.`,
 				clips, paths = append(clips, paths[1:]...), paths[:1]
 				if k, err := formats.SniffFile(paths[0]); err != nil {
 					return err
-				} else if k != formats.GLB && k != formats.GLTF && k != formats.FBX {
-					return usagef("--clips puts clips on a glTF or FBX model; %s is not one", paths[0])
+				} else if k != formats.GLB && k != formats.GLTF && k != formats.FBX && k != formats.BVH {
+					return usagef("--clips puts clips on a glTF, FBX or BVH model; %s is not one", paths[0])
 				}
 				for _, f := range clips {
 					if err := inputFile(f); err != nil {
@@ -102,12 +111,15 @@ and says so. Stop it with Ctrl-C.`,
 			defer ln.Close()
 			if len(clips) > 0 {
 				var a *viewer.Asset
-				a, err = viewer.LoadGLTFWith(paths[0], gltfbake.Settings{ClipFiles: clips, Retarget: retarg})
+				a, err = viewer.LoadGLTFWith(paths[0], gltfbake.Settings{ClipFiles: clips, Retarget: retarg, Up: up})
 				assets, what = []*viewer.Asset{a}, fmt.Sprintf("%s with %s", paths[0], plural(len(clips), "clip file"))
 			} else if len(paths) > 0 {
-				assets, err = viewer.Load(paths, creatures.All(), species.option())
+				assets, err = loadViewPaths(paths, up, species.option())
 				what = plural(len(assets), "file")
 			} else {
+				if up != "" {
+					return usagef("--up applies to BVH files: name them (view walk.bvh --up +Z)")
+				}
 				if cmd.Flags().Changed("dir") {
 					if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 						return usagef("--dir %s: no such folder", dir)
@@ -145,8 +157,34 @@ and says so. Stop it with Ctrl-C.`,
 	fl.StringVar(&dir, "dir", "assets/creatures", "where to look for .bpat files when no PATH is given")
 	fl.StringSliceVar(&clips, "clips", nil, "glTF or BVH files whose animations are baked onto the model's skeleton by joint name (the other PATHs are clip files too)")
 	fl.BoolVar(&retarg, "retarget", false, "take only rotations from --clips files whose skeleton differs (as bake --retarget)")
+	fl.StringVar(&up, "up", "", "BVH files' up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from each skeleton, docs/formats/bvh.md §4)")
 	species.add(cmd)
 	return cmd
+}
+
+// loadViewPaths loads the files view is given; a BVH file with --up is baked
+// with that axis (as bake --up), the rest as viewer.Load reads them.
+func loadViewPaths(paths []string, up string, read formats.Option) ([]*viewer.Asset, error) {
+	if up == "" {
+		return viewer.Load(paths, creatures.All(), read)
+	}
+	var out []*viewer.Asset
+	for _, p := range paths {
+		if k, err := formats.SniffFile(p); err == nil && k == formats.BVH {
+			a, err := viewer.LoadGLTFWith(p, gltfbake.Settings{Up: up})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
+			continue
+		}
+		as, err := viewer.Load([]string{p}, creatures.All(), read)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, as...)
+	}
+	return out, nil
 }
 
 // serve runs the server on ln until ctx is done, then shuts it down.

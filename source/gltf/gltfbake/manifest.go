@@ -12,6 +12,7 @@ import (
 	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/internal/yamlread"
 	"github.com/bonebake/bonebake/roster"
+	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -65,6 +66,10 @@ type Manifest struct {
 	// takes their rotations alone when their skeletons differ from the model's.
 	ClipFiles []string `yaml:"clip_files"`
 	Retarget  bool     `yaml:"retarget"`
+	// Up is the up axis of BVH files, the model's and its clip files' ("+Z",
+	// "-Y", …; empty: found from each skeleton, docs/formats/bvh.md §4), as
+	// --up gives it; the flag wins.
+	Up string `yaml:"up"`
 
 	// Where it was read from, so that errors can name the file and line.
 	path string
@@ -139,6 +144,11 @@ func ReadManifest(path string) (*Manifest, error) {
 	if m.MaxBones != 0 {
 		if err := CheckMaxBones(m.MaxBones); err != nil {
 			return nil, fmt.Errorf("manifest %s: max_bones %w", path, err)
+		}
+	}
+	if m.Up != "" {
+		if err := bvhsrc.CheckUp(m.Up); err != nil {
+			return nil, fmt.Errorf("manifest %s: up %w", path, err)
 		}
 	}
 	if m.SnapshotTriangles < 0 {

@@ -120,6 +120,9 @@ func Load(path string, s Settings) (*Model, error) {
 	if explicitScale == 0 && s.Manifest != nil {
 		explicitScale = s.Manifest.Scale
 	}
+	if s.Up == "" && s.Manifest != nil {
+		s.Up = s.Manifest.Up // the BVH files' up axis, the model's and its clip files'
+	}
 	m, bvhScaled, err := loadModel(path, s, explicitScale)
 	if ge := (*gltf.Error)(nil); s.Skin > 0 && errors.As(err, &ge) && ge.Rule == gltf.RuleSkinIndex {
 		return nil, &bake.SettingError{Setting: "skin", Err: err} // the flag asked for a skin the file lacks
