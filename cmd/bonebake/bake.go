@@ -12,10 +12,7 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/bake"
-	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpsm"
-	"github.com/bonebake/bonebake/formats/gait"
-	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/roster"
 	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf"
@@ -271,7 +268,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				set.Sockets = append(set.Sockets, ms)
 			}
 			if len(a) > 1 {
-				return bakeModels(cmd, a, out, set, modelRun{force: force, snapshot: snapRun, snapshotAnySize: snapBig})
+				return bakeModels(cmd, a, out, set, gltfbake.Output{Snapshot: snapRun, SnapshotAnySize: snapBig})
 			}
 			model := a[0]
 			if out == "" {
@@ -281,7 +278,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return err
 			}
 			defer collectLate()()
-			_, err := bakeModel(model, out, set, modelRun{force: force, progress: progress(cmd, "baking "+filepath.Base(model)), snapshot: snapRun, snapshotAnySize: snapBig},
+			_, err := bakeModel(model, out, set, gltfbake.Output{Progress: progress(cmd, "baking "+filepath.Base(model)), Snapshot: snapRun, SnapshotAnySize: snapBig},
 				cmd.OutOrStdout(), cmd.ErrOrStderr())
 			return err
 		},
@@ -320,21 +317,10 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	return cmd
 }
 
-// modelRun is how bakeModel runs: --force, the bake's workers (0: all cores) and
-// its progress callback (nil: none).
-type modelRun struct {
-	force    bool
-	workers  int
-	progress func(done, total int)
-	// snapshot, when set, also writes the model's far-LOD snapshot;
-	// snapshotAnySize lifts the output size limit for it alone.
-	snapshot        *gltfbake.SnapshotSettings
-	snapshotAnySize bool
-}
-
-// bakeModel bakes one glTF model into out with the settings set: its notes, hint
-// and warnings go to errw, its summary line to outw. It returns the bytes written.
-func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw io.Writer) (int64, error) {
+// bakeModel bakes one model into out (gltfbake.Model.WriteFiles: the BPAT, its
+// gait sidecar and its snapshot when o asks): its notes, hint and warnings go to
+// errw, its summary lines to outw. It returns the bytes written.
+func bakeModel(model, out string, set gltfbake.Settings, o gltfbake.Output, outw, errw io.Writer) (int64, error) {
 	start := time.Now()
 	if err := inputFile(model); err != nil {
 		return 0, err
@@ -345,100 +331,20 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 		return 0, fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
 	}
 	m, err := gltfbake.Load(model, set)
-	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
-		return 0, usagef("--%s", se)
-	}
 	if err != nil {
-		return 0, err
+		return 0, libError(err)
 	}
-	job := m.Job
 	size := modelNotes(errw, m)
-	o, err := job.Output()
+	o.Starting = func(n int64) {
+		if n > announceOutput {
+			fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(n), out)
+		}
+	}
+	w, err := m.WriteFiles(out, o)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", model, err)
+		return 0, libError(err)
 	}
-	if o.Bytes > largeOutput && !r.force {
-		return 0, fmt.Errorf("%s: the bake would write %s (%s of %s), more than the %s limit: lower --fps, shorten clips, or pass --force",
-			model, bytesText(o.Bytes), plural(o.Frames, "frame"), plural(o.Bones, "bone"), bytesText(largeOutput))
-	}
-	// The BPAT, its sidecar and its snapshot are one result: written as a set,
-	// they take their names together or not at all (atomicfile.Set). A name
-	// that cannot take a file fails here, before the bake.
-	side := gait.SidecarPath(out)
-	if err := atomicfile.Check(side); err != nil {
-		return 0, err
-	}
-	files := atomicfile.NewSet()
-	defer files.Discard()
-	var snap *gltfbake.ModelSnapshot
-	snapPath := ""
-	if r.snapshot != nil {
-		if snap, err = m.Snapshot(*r.snapshot); err != nil {
-			return 0, err
-		}
-		snapPath = strings.TrimSuffix(out, filepath.Ext(out)) + "_minimal.bpsm"
-		if err := atomicfile.Check(snapPath); err != nil {
-			return 0, err
-		}
-		var names []string
-		for _, c := range job.Clips {
-			names = append(names, c.Name)
-		}
-		// A snapshot stores vertices, not bones: vertices × bpsm.VertexSize (56) bytes a frame
-		// against bones × 48, so a useful far mesh is several times its BPAT
-		// (the built-in creatures' 10×, the fox's 300 triangles 25×). It is held
-		// to the limit every output file has, as the built-ins' are.
-		if n := snap.Size(names); n > largeOutput && !r.force && !r.snapshotAnySize {
-			return 0, fmt.Errorf("%s: the snapshot would be %s (%s × %s × %d bytes), more than the %s limit: lower --snapshot-fps or --snapshot-triangles, or pass --force",
-				model, bytesText(n), fmt.Sprintf("%d vertices", snap.Mesh.VertexCount()), plural(sum(snap.Frames), "frame"), bpsm.VertexSize, bytesText(largeOutput))
-		}
-	}
-	if o.Bytes > announceOutput {
-		fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(o.Bytes), out)
-	}
-	// The gait sidecar (measured ground speeds and cycles, docs/formats/gait.md)
-	// is measured from the motions once the last frame is sampled, while the
-	// file is finished and takes its name (the old file's removal frees its
-	// page cache, milliseconds for a large one): it reads the job, which baking
-	// does not change, and so fills a core the bake leaves idle instead of
-	// taking one from the samplers.
-	gaits := make(chan *gait.File, 1)
-	var measuring sync.Once
-	measure := func() { measuring.Do(func() { go func() { gaits <- m.Gaits(out) }() }) }
-	job.Workers = r.workers
-	job.Progress = func(done, total int) {
-		if r.progress != nil {
-			r.progress(done, total)
-		}
-		if done == total {
-			measure()
-		}
-	}
-	// The workers check every palette float as they pose it (a non-finite one
-	// fails the bake with strict validation's error and writes no file): the file
-	// is not read back.
-	h, err := bake.BakeFileHeaderWith(files.Write, out, job)
-	measure() // if the bake stopped before its last frame
-	if ve := (*formats.ValidationError)(nil); errors.As(err, &ve) {
-		return 0, fmt.Errorf("baked file does not validate: %w", err)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", model, err)
-	}
-	n := int64(h.SocketDataOffset() + h.SocketDataSize())
-	gf := <-gaits
-	if err := gait.WriteFileWith(files.Write, side, gf); err != nil {
-		return 0, fmt.Errorf("%s: %w", model, err)
-	}
-	var sn int64
-	if snap != nil {
-		if sn, err = snap.WriteWith(files.Write, snapPath, job); err != nil {
-			return 0, fmt.Errorf("%s: %w", model, err)
-		}
-	}
-	if err := files.Commit(); err != nil {
-		return 0, fmt.Errorf("%s: %w", model, err)
-	}
+	h, job := w.Header, m.Job
 	note := ""
 	if m.DefaultSpecies && set.FreeSpeciesID != nil {
 		note = fmt.Sprintf(" (the first id free in %s, built in or taken by no other file there: give species_id in a NAME.yaml manifest to choose one; readers accept it with --species %d)", filepath.Dir(out), h.SpeciesID)
@@ -450,12 +356,12 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 		bones += fmt.Sprintf(" (of %d joints; worst vertex deviation %s)", rd.Joints, rd.DeviationText())
 	}
 	fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
-		out, bytesText(n), bones, plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
+		out, bytesText(w.Bytes), bones, plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
 		plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
 	// The measurements go to stderr with the notes: stdout keeps one summary
 	// line per model.
 	speeds := 0
-	for _, c := range gf.Clips {
+	for _, c := range w.Gaits.Clips {
 		fmt.Fprintln(errw, gltfbake.GaitLine(c))
 		if c.GroundSpeed > 0 {
 			speeds++
@@ -465,12 +371,11 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 	if size.Hint() != "" {
 		units = "; speeds are in the model's units per second (see the hint)"
 	}
-	fmt.Fprintf(errw, "gait: wrote %s: %d of %s with a ground speed%s\n", side, speeds, plural(len(gf.Clips), "clip"), units)
-	if snap != nil {
-		fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s (%s per frame), from %s\n", snapPath, bytesText(sn),
-			plural(snap.Mesh.TriangleCount(), "triangle"), fmt.Sprintf("%d vertices", snap.Mesh.VertexCount()), plural(sum(snap.Frames), "frame"),
-			bytesText(int64(snap.Mesh.VertexCount())*bpsm.VertexSize), snap.From)
-		n += sn
+	fmt.Fprintf(errw, "gait: wrote %s: %d of %s with a ground speed%s\n", w.Gait, speeds, plural(len(w.Gaits.Clips), "clip"), units)
+	if sn := w.Snap; sn != nil {
+		fmt.Fprintf(outw, "wrote %s: %s, %s, %d vertices, %s (%s per frame), from %s\n", w.Snapshot, bytesText(w.SnapshotBytes),
+			plural(sn.Mesh.TriangleCount(), "triangle"), sn.Mesh.VertexCount(), plural(sum(sn.Frames), "frame"),
+			bytesText(int64(sn.Mesh.VertexCount())*bpsm.VertexSize), sn.From)
 	}
 	// A file looks meant for the game when it takes one of the game's creature
 	// ids or asks for v2 by name; then say what the game refuses.
@@ -479,7 +384,7 @@ func bakeModel(model, out string, set gltfbake.Settings, r modelRun, outw, errw 
 			fmt.Fprintln(errw, "warning:", w)
 		}
 	}
-	return n, nil
+	return w.Bytes + w.SnapshotBytes, nil
 }
 
 // versionText names the version a bake wrote and why (docs/formats/bpat.md §2).

@@ -27,7 +27,7 @@ import (
 // and warnings prefixed with its path, its summary line, or its error; then a
 // total. A model that fails does not stop the others; the exit status is 1 when
 // any failed.
-func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Settings, base modelRun) error {
+func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Settings, base gltfbake.Output) error {
 	start := time.Now()
 	if dir == "" {
 		return usagef("%d models: -o DIR names the folder for their NAME.bpat files", len(models))
@@ -76,7 +76,7 @@ func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Se
 	procs := runtime.GOMAXPROCS(0)
 	par := min(procs, len(models))
 	run := base
-	run.workers = max(1, procs/par)
+	run.Workers = max(1, procs/par)
 	next := make(chan int)
 	go func() {
 		for i := range models {

@@ -299,13 +299,11 @@ func batInput(arg, model string, set gltfbake.Settings, changed func(flag string
 // (weights normalized, meshes left out).
 func loadModel(path string, set gltfbake.Settings, notes io.Writer) (*gltfbake.Model, error) {
 	m, err := gltfbake.Load(path, set)
-	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
-		return nil, usagef("--%s", se)
+	if err != nil {
+		return nil, libError(err)
 	}
-	if err == nil {
-		modelNotes(notes, m)
-	}
-	return m, err
+	modelNotes(notes, m)
+	return m, nil
 }
 
 // modelNotes writes a loaded model's notes and, when its size looks wrong (a

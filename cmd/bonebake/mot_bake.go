@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -92,11 +91,8 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 		}
 	}
 	model, err := motsrc.Load(m.rig, m.mots, set)
-	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
-		return usagef("--%s", se)
-	}
 	if err != nil {
-		return err
+		return libError(err)
 	}
 	for _, n := range model.Notes {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)

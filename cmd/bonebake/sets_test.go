@@ -3,20 +3,14 @@
 package main
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/bonebake/bonebake/formats"
-	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
-	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // folderNames lists dir's entries.
@@ -91,61 +85,6 @@ func TestBakeSetManifestBound(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out); string(b) != "old" || len(folderNames(dir)) != 2 {
 		t.Errorf("the BPAT changed, or the folder holds %v", folderNames(dir))
-	}
-}
-
-// TestBakeSetsConcurrent: two bakes of one model into the same -o at once, with
-// manifests that differ in both the BPAT (fps) and the sidecar (cycle), leave
-// the BPAT and the sidecar of one of them, never one of each (2 in 60 tries
-// did once).
-func TestBakeSetsConcurrent(t *testing.T) {
-	model := testfiles.WalkerGLTF(t, true)
-	dir := t.TempDir()
-	manifest := func(name string, fps int, cycle string) *gltfbake.Manifest {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte("fps: "+strconv.Itoa(fps)+"\nclips:\n  - name: walk\n    source: Walk\n    cycle: "+cycle+"\n"), 0o644)
-		m, err := gltfbake.ReadManifest(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	a, b := manifest("a.yaml", 30, "1"), manifest("b.yaml", 50, "2")
-	out := filepath.Join(dir, "out", "w.bpat")
-	os.MkdirAll(filepath.Dir(out), 0o755)
-	rounds := 40
-	if testing.Short() {
-		rounds = 15
-	}
-	for r := range rounds {
-		var wg sync.WaitGroup
-		for _, m := range []*gltfbake.Manifest{a, b} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if _, err := bakeModel(model, out, gltfbake.Settings{Manifest: m}, modelRun{workers: 1}, io.Discard, io.Discard); err != nil {
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-		f, err := bpat.Open(out, formats.Lenient())
-		if err != nil {
-			t.Fatal(err)
-		}
-		fps := f.Clips()[0].FPS
-		f.Close()
-		g, err := gait.OpenFor(out)
-		if err != nil || g == nil {
-			t.Fatalf("sidecar: %v", err)
-		}
-		cycle := g.Clips[0].Cycle
-		if (fps < 40) != (cycle == 1) {
-			t.Fatalf("round %d: a BPAT at %v fps beside a sidecar with cycle %v: a mixed set", r, fps, cycle)
-		}
-		if names := folderNames(filepath.Dir(out)); !slices.Equal(names, []string{"w.bpat", "w.gait.json"}) {
-			t.Fatalf("round %d: the folder holds %v", r, names)
-		}
 	}
 }
 

@@ -123,7 +123,7 @@ func (e *FitError) Error() string {
 func Fits(r bake.Rig, motions []*mot.Motion, names []string, s Settings) ([]Fit, error) {
 	ids, err := motionIDs(r, s.BoneMap)
 	if err != nil {
-		return nil, &bake.SettingError{Setting: "bone-map", Err: err}
+		return nil, &bake.SettingError{Setting: "BoneMap", Err: err}
 	}
 	has := map[int16]bool{}
 	for _, id := range ids {
@@ -229,18 +229,18 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 		order = "xyz"
 	}
 	if !validOrder(order) {
-		return nil, &bake.SettingError{Setting: "rotation-order", Err: fmt.Errorf("%q is not an order of x, y and z (xyz, zyx, …)", order)}
+		return nil, &bake.SettingError{Setting: "RotationOrder", Err: fmt.Errorf("%q is not an order of x, y and z (xyz, zyx, …)", order)}
 	}
 	fps := s.FPS
 	if fps == 0 {
 		fps = FPS
 	}
 	if err := bake.CheckFPS(fps); err != nil {
-		return nil, &bake.SettingError{Setting: "fps", Err: err}
+		return nil, &bake.SettingError{Setting: "FPS", Err: err}
 	}
 	ids, err := motionIDs(r, s.BoneMap)
 	if err != nil {
-		return nil, &bake.SettingError{Setting: "bone-map", Err: err}
+		return nil, &bake.SettingError{Setting: "BoneMap", Err: err}
 	}
 	fits, err := Fits(r, motions, names, s)
 	if err != nil {
@@ -269,7 +269,7 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 	}
 	if s.SpeciesID != nil {
 		if err := roster.CheckID(*s.SpeciesID); err != nil {
-			return nil, &bake.SettingError{Setting: "species-id", Err: err}
+			return nil, &bake.SettingError{Setting: "SpeciesID", Err: err}
 		}
 		j.SpeciesID = *s.SpeciesID
 	} else {

@@ -160,7 +160,7 @@ func TestJobFPS(t *testing.T) {
 	for _, fps := range []float64{-1, 1e7, math.NaN()} {
 		_, err := Job(bake.Rig{Skeleton: sk}, []*mot.Motion{m}, []string{"m"}, Settings{FPS: fps})
 		var se *bake.SettingError
-		if !errors.As(err, &se) || se.Setting != "fps" || !strings.Contains(err.Error(), "is outside") {
+		if !errors.As(err, &se) || se.Setting != "FPS" || !strings.Contains(err.Error(), "is outside") {
 			t.Errorf("FPS %v: %v", fps, err)
 		}
 	}

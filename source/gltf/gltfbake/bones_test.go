@@ -265,7 +265,7 @@ func TestMaxBonesRefused(t *testing.T) {
 	tip := fmt.Sprintf("c2_%d", chainLength-1)
 	_, err := Load(path, Settings{MaxBones: 10, Sockets: []ManifestSocket{{Name: "hand", Bone: tip}}})
 	se := (*bake.SettingError)(nil)
-	if !errors.As(err, &se) || se.Setting != "max-bones" {
+	if !errors.As(err, &se) || se.Setting != "MaxBones" {
 		t.Fatalf("error %v, want a max-bones setting error", err)
 	}
 	for _, w := range []string{"70 joints", "--max-bones 10", "at least 24", path} {

@@ -19,7 +19,7 @@ import (
 func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied bool, err error) {
 	if s.Up != "" {
 		if err := bvhsrc.CheckUp(s.Up); err != nil {
-			return nil, false, &bake.SettingError{Setting: "up", Err: err}
+			return nil, false, &bake.SettingError{Setting: "Up", Err: err}
 		}
 	}
 	isBVH, err := bvhsrc.IsBVH(path)
@@ -31,7 +31,7 @@ func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied b
 		return m, false, err
 	}
 	if s.Skin > 0 {
-		return nil, false, &bake.SettingError{Setting: "skin", Err: fmt.Errorf("%d: %s is a BVH file, which has no skins", s.Skin, path)}
+		return nil, false, &bake.SettingError{Setting: "Skin", Err: fmt.Errorf("%d: %s is a BVH file, which has no skins", s.Skin, path)}
 	}
 	m, sp, err := bvhsrc.Load(path, bvhsrc.Options{Up: s.Up, Scale: scale})
 	if err != nil {

@@ -283,7 +283,7 @@ func TestBVHRefusals(t *testing.T) {
 		t.Fatalf("a_biped_walk on Soldier: %v", err)
 	}
 	_, err = Load(biped, Settings{Up: "up"})
-	if se := (*bake.SettingError)(nil); !errors.As(err, &se) || se.Setting != "up" {
+	if se := (*bake.SettingError)(nil); !errors.As(err, &se) || se.Setting != "Up" {
 		t.Fatalf("--up up: %v", err)
 	}
 	// The Soldier's walk with its left arm hanging down at rest: the forearm's

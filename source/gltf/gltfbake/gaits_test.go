@@ -150,7 +150,7 @@ func TestGaitManifestKeys(t *testing.T) {
 		}
 	}
 	var se *bake.SettingError
-	if _, err := Load(path, Settings{Feet: []string{"Paw"}}); !errors.As(err, &se) || se.Setting != "feet" {
+	if _, err := Load(path, Settings{Feet: []string{"Paw"}}); !errors.As(err, &se) || se.Setting != "Feet" {
 		t.Errorf("unknown foot: %v", err)
 	}
 }

@@ -375,7 +375,7 @@ func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*
 		b := slices.Index(boneNames, s.Bone)
 		if b < 0 && i >= len(m.Sockets)-m.flagSockets {
 			// A --socket flag's: the caller's setting, not the manifest's.
-			return nil, &bake.SettingError{Setting: "socket", Err: fmt.Errorf("%s=%s: no bone %q; %s", s.Name, s.Bone, s.Bone, BoneChoices(s.Bone, boneNames))}
+			return nil, &bake.SettingError{Setting: "Sockets", Err: fmt.Errorf("%s=%s: no bone %q; %s", s.Name, s.Bone, s.Bone, BoneChoices(s.Bone, boneNames))}
 		}
 		if b < 0 {
 			return nil, fmt.Errorf("%s %q: no bone %q; %s", m.where("socket", i, m.socketLines), s.Name, s.Bone, BoneChoices(s.Bone, boneNames))

@@ -114,7 +114,7 @@ func (m *Model) Bytes() ([]byte, error) { return bake.Bytes(m.Job) }
 // manifest (or s.Manifest), then the settings on top. Errors name the model.
 func Load(path string, s Settings) (*Model, error) {
 	if s.Skin < 0 {
-		return nil, &bake.SettingError{Setting: "skin", Err: fmt.Errorf("%d: skins are numbered from 0", s.Skin)}
+		return nil, &bake.SettingError{Setting: "Skin", Err: fmt.Errorf("%d: skins are numbered from 0", s.Skin)}
 	}
 	explicitScale := s.Scale // a BVH file's reader takes it as its unit (docs/formats/bvh.md §4)
 	if explicitScale == 0 && s.Manifest != nil {
@@ -125,7 +125,7 @@ func Load(path string, s Settings) (*Model, error) {
 	}
 	m, bvhScaled, err := loadModel(path, s, explicitScale)
 	if ge := (*gltf.Error)(nil); s.Skin > 0 && errors.As(err, &ge) && ge.Rule == gltf.RuleSkinIndex {
-		return nil, &bake.SettingError{Setting: "skin", Err: err} // the flag asked for a skin the file lacks
+		return nil, &bake.SettingError{Setting: "Skin", Err: err} // the flag asked for a skin the file lacks
 	}
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func Load(path string, s Settings) (*Model, error) {
 	}
 	if s.FPS != 0 {
 		if err := bake.CheckFPS(s.FPS); err != nil {
-			return nil, &bake.SettingError{Setting: "fps", Err: err}
+			return nil, &bake.SettingError{Setting: "FPS", Err: err}
 		}
 		mf.FPS = s.FPS
 	}
@@ -150,13 +150,13 @@ func Load(path string, s Settings) (*Model, error) {
 	}
 	if s.SpeciesID != nil {
 		if err := roster.CheckID(*s.SpeciesID); err != nil {
-			return nil, &bake.SettingError{Setting: "species-id", Err: err}
+			return nil, &bake.SettingError{Setting: "SpeciesID", Err: err}
 		}
 		mf.SpeciesID = s.SpeciesID
 	}
 	if s.Version != 0 {
 		if err := bake.CheckVersion(s.Version); err != nil {
-			return nil, &bake.SettingError{Setting: "bpat-version", Err: err}
+			return nil, &bake.SettingError{Setting: "Version", Err: err}
 		}
 		mf.BPATVersion = s.Version
 	}
@@ -167,7 +167,7 @@ func Load(path string, s Settings) (*Model, error) {
 		id := roster.FirstFreeID()
 		if s.FreeSpeciesID != nil {
 			if err := roster.CheckID(*s.FreeSpeciesID); err != nil {
-				return nil, &bake.SettingError{Setting: "species-id", Err: err}
+				return nil, &bake.SettingError{Setting: "FreeSpeciesID", Err: err}
 			}
 			id = *s.FreeSpeciesID
 		}
@@ -239,7 +239,7 @@ func Load(path string, s Settings) (*Model, error) {
 		if s.MaxBones == 0 {
 			return nil, fmt.Errorf("%s: %s: max_bones %w", path, mf.whereTop(), err)
 		}
-		return nil, &bake.SettingError{Setting: "max-bones", Err: fmt.Errorf("%s: %s %w", path, flag, err)}
+		return nil, &bake.SettingError{Setting: "MaxBones", Err: fmt.Errorf("%s: %s %w", path, flag, err)}
 	}
 	var red *Reduction
 	if len(m.Joints) > limit {
@@ -250,7 +250,7 @@ func Load(path string, s Settings) (*Model, error) {
 			if s.MaxBones == 0 && mf.MaxBones != 0 {
 				return nil, fmt.Errorf("%s: %w", mf.whereTop(), err) // the manifest's limit, not a flag's
 			}
-			return nil, &bake.SettingError{Setting: "max-bones", Err: err}
+			return nil, &bake.SettingError{Setting: "MaxBones", Err: err}
 		}
 		notes = append(notes, red.notes()...)
 		r, names, motions = Source(m)
@@ -272,7 +272,7 @@ func Load(path string, s Settings) (*Model, error) {
 			}
 		}
 		if i < 0 {
-			return nil, &bake.SettingError{Setting: "one-shot", Err: fmt.Errorf("%s: no clip %q (clips: %s)", path, name, clipNames(job.Clips))}
+			return nil, &bake.SettingError{Setting: "OneShot", Err: fmt.Errorf("%s: no clip %q (clips: %s)", path, name, clipNames(job.Clips))}
 		}
 		job.Clips[i].Loops = false
 	}
@@ -285,9 +285,9 @@ func Load(path string, s Settings) (*Model, error) {
 		Skin: s.Skin, Scale: scale, SnapshotTriangles: snapTris, filesRoot: s.FilesRoot}
 	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone})
 	if err != nil {
-		setting := "feet"
+		setting := "Feet"
 		if len(mf.Feet) == 0 || strings.HasPrefix(err.Error(), "root bone") {
-			setting = "root-bone"
+			setting = "RootBone"
 		}
 		return nil, &bake.SettingError{Setting: setting, Err: fmt.Errorf("%s: %w", path, err)}
 	}
@@ -303,7 +303,7 @@ func Load(path string, s Settings) (*Model, error) {
 func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 	if mf.Scale != 0 {
 		if err := m.Scale(mf.Scale); err != nil {
-			return nil, &bake.SettingError{Setting: "scale", Err: err}
+			return nil, &bake.SettingError{Setting: "Scale", Err: err}
 		}
 		mf.Sockets = slices.Clone(mf.Sockets)
 		for i := range mf.Sockets { // offsets are in the model's own units
@@ -317,11 +317,11 @@ func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 		return nil, nil
 	}
 	if m.Mesh == nil {
-		return nil, &bake.SettingError{Setting: "deforming-only", Err: fmt.Errorf("%s: the model has no readable skinned mesh to tell deforming joints by", m.Path)}
+		return nil, &bake.SettingError{Setting: "DeformingOnly", Err: fmt.Errorf("%s: the model has no readable skinned mesh to tell deforming joints by", m.Path)}
 	}
 	dropped, err := dropUnweighted(m, mf)
 	if err != nil {
-		return nil, &bake.SettingError{Setting: "deforming-only", Err: fmt.Errorf("%s: %w", m.Path, err)}
+		return nil, &bake.SettingError{Setting: "DeformingOnly", Err: fmt.Errorf("%s: %w", m.Path, err)}
 	}
 	if len(dropped) > 0 {
 		notes = append(notes, fmt.Sprintf("deforming only: dropped %s that no vertex is weighted to and no socket names (%s); %s left",
