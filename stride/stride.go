@@ -439,6 +439,9 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 	case len(r.Feet) == 0:
 		res.Reason = "the root does not travel, and no feet were found to measure (name them with --feet)"
 		return res
+	case feet.speed == 0:
+		res.Reason = "the planted feet stand where they are: no travel"
+		return res
 	case feet.speed < minSpeed:
 		res.Reason = fmt.Sprintf("the planted feet move at %.3g per s of clip, below %v·H = %.3g: no steady travel", feet.speed, MinSpeed, minSpeed)
 		return res
