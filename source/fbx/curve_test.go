@@ -1,6 +1,7 @@
 package fbx
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,5 +93,22 @@ func TestCubicKeys(t *testing.T) {
 		if got := armAngle(t, curveFile(t, c.values, c.attrs), c.at); !near(got, c.want, c.tol) {
 			t.Errorf("%s: %.4f° at %v s, want %v", c.name, got, c.at, c.want)
 		}
+	}
+}
+
+// A slope that carries a translation past what float32 holds (1e300 cm/s in
+// an ASCII file, whose numbers are doubles) is refused, naming the model,
+// instead of baking infinities.
+func TestCubicOverflowRefused(t *testing.T) {
+	p := curveFile(t, []string{"0", "90"}, attrs("1032", "1e300,0,0,0", 2))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte(strings.Replace(string(b), `C: "OP",22,2, "Lcl Rotation"`, `C: "OP",22,2, "Lcl Translation"`, 1)), 0o644)
+	_, err = LoadClips(p, gltf.Options{})
+	var fe *Error
+	if !errors.As(err, &fe) || fe.Rule != RuleTransform || !strings.Contains(err.Error(), `"Arm"`) {
+		t.Errorf("a slope of 1e300: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package fbx
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	fbxfile "github.com/bonebake/bonebake/formats/fbx"
@@ -14,6 +15,12 @@ func FuzzLoad(f *testing.F) {
 	for _, text := range []string{writeASCIIText(f), asciiZUp(f)} {
 		f.Add([]byte(text))
 	}
+	// Cubic keys with weights, and a second layer.
+	cubic := strings.Replace(writeASCIIText(f), "\t\tKeyValueFloat: *2 {\n\t\t\ta: 0,90\n\t\t}\n", "\t\tKeyValueFloat: *2 {\n\t\t\ta: 0,90\n\t\t}\n"+attrs("50332680", "180,0,327619463,0", 2), 1)
+	layered := strings.Replace(cubic, "\tC: \"OO\",21,20\n", "\tC: \"OO\",21,20\n\tC: \"OO\",40,20\n\tC: \"OO\",22,40\n", 1)
+	layered = strings.Replace(layered, "\tAnimationStack:", layerObj("40", "Add", prop("Weight", "50"))+"\tAnimationStack:", 1)
+	f.Add([]byte(cubic))
+	f.Add([]byte(layered))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := fbxfile.Parse(b)
 		if err != nil {

@@ -187,13 +187,26 @@ func parentScale(m *model, sampled map[*model]trs) rig.Vec3 {
 	return rig.Vec3(m.parent.static().s)
 }
 
+// fitsFloat32 says whether a transform's values stay finite as float32s
+// (a cubic curve's slopes can carry a value far past its keys).
+func fitsFloat32(l rig.Transform) bool {
+	for _, v := range [][]float64{l.Translation[:], l.Rotation[:], l.Scale[:]} {
+		for _, x := range v {
+			if math.Abs(x) > math.MaxFloat32 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func (s *scene) localAt(m *model, v trs, ps rig.Vec3) (rig.Transform, error) {
 	l, err := s.inherit(m, m.local(v), ps)
 	if err != nil {
 		return l, err
 	}
-	if !l.IsFinite() {
-		return l, s.fail(RuleTransform, "model %q's transform is not finite (%v)", m.obj.Name, l)
+	if !l.IsFinite() || !fitsFloat32(l) {
+		return l, s.fail(RuleTransform, "model %q's transform is not finite in float32, which clips store (%v)", m.obj.Name, l)
 	}
 	return l, nil
 }
