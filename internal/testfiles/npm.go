@@ -14,7 +14,7 @@ import (
 // lock's packages there with npm ci once per lock (a changed file installs
 // again), and returns the folder. It skips the test when npm is not installed
 // or the install fails.
-func NpmCache(t *testing.T, src, name string, files ...string) string {
+func NpmCache(t testing.TB, src, name string, files ...string) string {
 	t.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skipf("npm is not installed: %s cannot be installed", name)

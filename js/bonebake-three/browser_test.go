@@ -29,7 +29,7 @@ import (
 // npmPackage installs the package's pinned dev dependencies (three.js, from
 // package-lock.json) with npm ci into a cache folder of its own, once per lock
 // file, and returns that folder. It skips the test when npm cannot run here.
-func npmPackage(t *testing.T) string {
+func npmPackage(t testing.TB) string {
 	t.Helper()
 	return testfiles.NpmCache(t, ".", "bonebake-three-npm", "package.json", "package-lock.json")
 }
@@ -66,7 +66,7 @@ var soldier struct {
 	bpatBytes []byte
 }
 
-func bakedSoldier(t *testing.T) {
+func bakedSoldier(t testing.TB) {
 	t.Helper()
 	glb, ok := testfiles.Find("gltf", "threejs/Soldier.glb")
 	if !ok {
@@ -114,7 +114,19 @@ func openPage(t *testing.T) context.Context {
 // openURL opens path on the test server (the package's files, with the baked
 // Soldier also under /model/ and beside the example) and waits until the
 // page sets window[ready] (or window[failed], its error).
-func openURL(t *testing.T, path, ready, failed string) context.Context {
+func openURL(t testing.TB, path, ready, failed string) context.Context {
+	t.Helper()
+	return openWith(t, page{path: path, ready: ready, failed: failed})
+}
+
+// page is a page for openWith to open.
+type page struct {
+	path, ready, failed string                  // as openURL's
+	three               func(testing.TB) string // the folder whose node_modules/ the page's three.js comes from (npmPackage unless set)
+	timeout             time.Duration           // how long the browser may run (4 minutes unless set)
+}
+
+func openWith(t testing.TB, p page) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("the browser tests run in the full suite")
@@ -123,7 +135,13 @@ func openURL(t *testing.T, path, ready, failed string) context.Context {
 	if exe == "" {
 		t.Skip("no chromium to run the browser tests with (apt-get install chromium, or set BONEBAKE_CHROMIUM)")
 	}
-	modules := npmPackage(t)
+	if p.three == nil {
+		p.three = npmPackage
+	}
+	if p.timeout == 0 {
+		p.timeout = 4 * time.Minute
+	}
+	modules := p.three(t)
 	bakedSoldier(t)
 	mux := http.NewServeMux()
 	mux.Handle("/node_modules/", http.StripPrefix("/node_modules/", http.FileServer(http.Dir(filepath.Join(modules, "node_modules")))))
@@ -153,7 +171,7 @@ func openURL(t *testing.T, path, ready, failed string) context.Context {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
-	ctx, cancelTime := context.WithTimeout(ctx, 4*time.Minute)
+	ctx, cancelTime := context.WithTimeout(ctx, p.timeout)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
 	if err := chromedp.Do(ctx); err != nil { // starts the browser before anything listens to it
 		t.Fatalf("starting chromium: %v", err)
@@ -172,25 +190,25 @@ func openURL(t *testing.T, path, ready, failed string) context.Context {
 			mu.Unlock()
 		}
 	}()
-	url := fmt.Sprintf("http://%s/%s", ln.Addr(), path)
+	url := fmt.Sprintf("http://%s/%s", ln.Addr(), p.path)
 	err = chromedp.Do(ctx, chromedp.Navigate(url))
 	var state string
 	if err == nil {
 		state, err = chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`new Promise((res) => { const t0 = Date.now(); (function wait() {
 			if (window[%[1]q]) return res('ready');
 			if (window[%[2]q] || Date.now() - t0 > 120000) return res(String(window[%[2]q] || 'timed out'));
-			setTimeout(wait, 50); })(); })`, ready, failed), chromedp.EvalAwaitPromise))
+			setTimeout(wait, 50); })(); })`, p.ready, p.failed), chromedp.EvalAwaitPromise))
 	}
 	if err != nil || state != "ready" {
 		mu.Lock()
 		defer mu.Unlock()
-		t.Fatalf("%s did not load (%v, %s); console:\n%s", path, err, state, strings.Join(tail(console, 20), "\n"))
+		t.Fatalf("%s did not load (%v, %s); console:\n%s", p.path, err, state, strings.Join(tail(console, 20), "\n"))
 	}
 	return ctx
 }
 
 // eval runs js in the page and decodes its value (a promise's, awaited).
-func eval[T any](t *testing.T, ctx context.Context, js string) T {
+func eval[T any](t testing.TB, ctx context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
