@@ -108,8 +108,11 @@ func bakedSoldier(t testing.TB) {
 // the model. Full suite only; it skips without node, npm or Chromium.
 func openPage(t *testing.T) context.Context {
 	t.Helper()
-	return openURL(t, "test/browser/index.html?model=/model/Soldier.glb&bpat=/model/soldier.bpat", "bonebakeReady", "bonebakeError")
+	return openURL(t, testPage, "bonebakeReady", "bonebakeError")
 }
+
+// testPage is the page openPage opens, on the baked Soldier.
+const testPage = "test/browser/index.html?model=/model/Soldier.glb&bpat=/model/soldier.bpat"
 
 // openURL opens path on the test server (the package's files, with the baked
 // Soldier also under /model/ and beside the example) and waits until the
@@ -307,13 +310,18 @@ func testPoses(t *testing.T, ctx context.Context, gpu bool) {
 // pass, and by the GPU pass for two of them) covers the pixels the Go
 // reference's skinned vertices project to, within 2 pixels.
 func TestBrowserSilhouette(t *testing.T) {
-	ctx := openPage(t)
+	testSilhouette(t, openPage(t), []string{"own", "basic", "lambert", "standard", "physical", "own/gpu", "standard/gpu"})
+}
+
+// testSilhouette draws the unit with each of kinds (a material kind, "/gpu"
+// for the GPU pass) at two poses and compares the pixel boxes.
+func testSilhouette(t *testing.T, ctx context.Context, kinds []string) {
 	for _, pose := range []struct {
 		clip  string
 		phase float64
 	}{{"Run", 0.3}, {"Walk", 0.8}} {
 		want := referenceBox(t, pose.clip, pose.phase)
-		for _, k := range []string{"own", "basic", "lambert", "standard", "physical", "own/gpu", "standard/gpu"} {
+		for _, k := range kinds {
 			kind, pass, _ := strings.Cut(k, "/")
 			got := eval[struct{ X0, Y0, X1, Y1, N float64 }](t, ctx, fmt.Sprintf("window.bonebakeTest.silhouette(%q, %q, %v, %v)", kind, pose.clip, pose.phase, pass == "gpu"))
 			if got.N < 500 {
@@ -369,7 +377,10 @@ func referenceBox(t *testing.T, clip string, phase float64) [4]float64 {
 // TestBrowserShadow: the unit casts a shadow through its skinned depth
 // material: the plane it stands on has many more dark pixels when it does.
 func TestBrowserShadow(t *testing.T) {
-	ctx := openPage(t)
+	testShadow(t, openPage(t))
+}
+
+func testShadow(t *testing.T, ctx context.Context) {
 	got := eval[struct{ WithShadow, WithoutShadow float64 }](t, ctx, `window.bonebakeTest.shadow("Walk", 0.3)`)
 	t.Logf("dark pixels: %v with the shadow, %v without", got.WithShadow, got.WithoutShadow)
 	if got.WithShadow < got.WithoutShadow+300 || got.WithShadow > got.WithoutShadow+3000 {
@@ -466,7 +477,10 @@ func TestPackInstall(t *testing.T) {
 // (testdata/playback/golden.json, which the Go runtime and the node tests run
 // too), read back from its render target as a sum the case determines.
 func TestBrowserGoldenGPU(t *testing.T) {
-	ctx := openPage(t)
+	testGoldenGPU(t, openPage(t))
+}
+
+func testGoldenGPU(t *testing.T, ctx context.Context) {
 	path, ok := testfiles.Find("playback", "golden.json")
 	if !ok {
 		t.Fatal("testdata/playback/golden.json is missing")

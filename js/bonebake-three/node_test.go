@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +24,22 @@ import (
 // with the rules Go's reader finds broken in each, which the JavaScript
 // reader must find too. It skips when node is not installed.
 func TestNode(t *testing.T) {
+	// In the full suite the binding's tests get the pinned three.js; in
+	// -short they run in place, three.test.mjs skipping unless the package's
+	// own npm ci put three there.
+	var three func(testing.TB) string
+	if !testing.Short() {
+		three = npmPackage
+	}
+	nodeTests(t, three, nil)
+}
+
+// nodeTests runs the package's node tests (those of them that only keep
+// passes, when it is not nil), on the three.js that install (npmPackage,
+// oldestThree) put in its folder's node_modules when install is not nil:
+// the package's files are linked into a folder beside that node_modules
+// (node keeps the links' paths, so that 'three' resolves there).
+func nodeTests(t *testing.T, install func(testing.TB) string, only func(path string) bool) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed: the JavaScript package's tests cannot run")
@@ -29,17 +47,17 @@ func TestNode(t *testing.T) {
 	dir := t.TempDir()
 	writeFixtures(t, dir)
 	files, _ := filepath.Glob("test/*.test.mjs")
+	if only != nil {
+		files = slices.DeleteFunc(files, func(f string) bool { return !only(f) })
+	}
 	if len(files) == 0 {
 		t.Fatal("no test/*.test.mjs")
 	}
-	// In the full suite the binding's tests get the pinned three.js: the
-	// package's files are linked into a folder beside the npm cache's
-	// node_modules (node keeps the links' paths, so that 'three' resolves
-	// there). In -short they run in place, three.test.mjs skipping unless the
-	// package's own npm ci put three there.
 	run, args := ".", []string{"--test", "--test-reporter=tap"}
-	if !testing.Short() {
-		modules := npmPackage(t)
+	var version string
+	if install != nil {
+		modules := install(t)
+		version = threeVersion(t, filepath.Join(modules, "node_modules", "three", "package.json"))
 		run = t.TempDir()
 		here, err := filepath.Abs(".")
 		if err != nil {
@@ -60,7 +78,7 @@ func TestNode(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append(args, files...)...)
 	cmd.Dir = run
-	cmd.Env = append(os.Environ(), "BONEBAKE_FIXTURES="+dir, "BONEBAKE_GOLDEN="+golden)
+	cmd.Env = append(os.Environ(), "BONEBAKE_FIXTURES="+dir, "BONEBAKE_GOLDEN="+golden, "BONEBAKE_THREE_VERSION="+version)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)
@@ -68,7 +86,14 @@ func TestNode(t *testing.T) {
 	if testing.Verbose() || !strings.Contains(string(out), "# skipped 0") {
 		t.Logf("%s", out)
 	}
+	if install != nil && !threeChecked.Match(out) {
+		t.Errorf("node --test did not check that three.js is %s (three.test.mjs skipped?)", version)
+	}
 }
+
+// threeChecked is the TAP line of three.test.mjs's check that node
+// imported the three.js release go test installed.
+var threeChecked = regexp.MustCompile(`(?m)^\s*ok \d+ - three is the release go test installed\s*$`)
 
 // fixture is what the node tests compare the JavaScript reader with.
 type fixture struct {

@@ -14,9 +14,15 @@ try {
 }
 const skip = !THREE && 'three is not installed';
 
+test('three is the release go test installed', { skip: skip || (!process.env.BONEBAKE_THREE_VERSION && 'BONEBAKE_THREE_VERSION is not set') }, () => {
+  assert.equal(THREE.REVISION, process.env.BONEBAKE_THREE_VERSION.split('.')[1]);
+});
+
 test('injectSkinning replaces three.js\'s skinning chunks in every material kind', { skip }, () => {
   for (const kind of ['basic', 'lambert', 'phong', 'standard', 'physical', 'toon', 'depth', 'distance', 'normal']) {
-    const vs = bb.injectSkinning(THREE.ShaderLib[kind].vertexShader);
+    // three before r180 names the distance shader distanceRGBA.
+    const lib = THREE.ShaderLib[kind] ?? THREE.ShaderLib[`${kind}RGBA`];
+    const vs = bb.injectSkinning(lib.vertexShader);
     assert.ok(vs.includes('mat4 bonebakeSkin4 = bonebakeSkinMatrix(gl_InstanceID);'), kind);
     assert.ok(!vs.includes('#include <skinning_vertex>') && !vs.includes('#include <skinbase_vertex>'), kind);
     assert.ok(vs.indexOf('bonebakeSkinMatrix(int unit)') < vs.indexOf('void main()'), kind);
