@@ -2,7 +2,6 @@ package gltf
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -40,6 +39,9 @@ type document struct {
 	// accessors the decoded elements of accessors (shared, never modified).
 	decoded   map[int][]byte
 	accessors map[accessorKey]any
+	// lifted holds the payloads of the data URIs lifted out of the JSON text
+	// before it was decoded, by the placeholder uri they left (see datauri.go).
+	lifted map[string][]byte
 }
 
 func (d *document) fail(rule Rule, format string, args ...any) error {
@@ -80,7 +82,7 @@ func decodeDocument(path string, data []byte, dir, root string) (*document, erro
 	}
 	// The JSON is parsed once; only a document that fails to decode is looked at
 	// again, for a more precise reason than the decoder's.
-	doc, err := unmarshalDocument(jsonBytes)
+	doc, err := d.unmarshal(jsonBytes)
 	if err != nil {
 		if err := d.checkVersion(jsonBytes); err != nil {
 			return nil, err
@@ -257,7 +259,7 @@ func (d *document) loadBuffers(bin []byte, isGLB bool, dir string) error {
 			return d.fail(RuleBuffer, "buffer %d has no uri", i)
 		case strings.HasPrefix(b.URI, "data:"):
 			var err error
-			if data, err = decodeDataURI(b.URI); err != nil {
+			if data, err = d.dataURI(b.URI); err != nil {
 				return d.wrap(RuleBuffer, err, "buffer %d has a bad data URI", i)
 			}
 		default:
@@ -273,27 +275,6 @@ func (d *document) loadBuffers(bin []byte, isGLB bool, dir string) error {
 		d.budget += int64(b.ByteLength)
 	}
 	return nil
-}
-
-// decodeDataURI decodes a base64 data URI (RFC 2397) of any media type.
-func decodeDataURI(uri string) ([]byte, error) {
-	header, payload, ok := strings.Cut(strings.TrimPrefix(uri, "data:"), ",")
-	if !ok {
-		return nil, fmt.Errorf("no comma after the media type")
-	}
-	if !strings.HasSuffix(header, ";base64") {
-		return nil, fmt.Errorf("only base64 data URIs are supported, not %q", header)
-	}
-	out, err := base64.StdEncoding.DecodeString(payload)
-	if err != nil {
-		// some writers omit the padding
-		out2, err2 := base64.RawStdEncoding.DecodeString(payload)
-		if err2 != nil {
-			return nil, err
-		}
-		out = out2
-	}
-	return out, nil
 }
 
 // readExternal reads the first n bytes of the file a relative URI names (n < 0:

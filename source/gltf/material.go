@@ -194,7 +194,7 @@ func (d *document) image(im *qgltf.Image) ([]byte, error) {
 		b, _, err := d.bufferView(*im.BufferView, "image")
 		return b, err
 	case strings.HasPrefix(im.URI, "data:"):
-		return decodeDataURI(im.URI)
+		return d.dataURI(im.URI)
 	case im.URI != "":
 		return d.readExternal(im.URI, -maxImage)
 	}
