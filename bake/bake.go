@@ -123,12 +123,21 @@ type Job struct {
 
 // Bake samples every clip and returns the BPAT contents, palettes in memory.
 func Bake(j *Job) (*bpat.Contents, error) {
+	c, _, err := BakeBlock(j)
+	return c, err
+}
+
+// BakeBlock is Bake that also returns the palettes as the one block they are
+// parts of: every clip's frames, clip after clip (bone animation textures stack
+// them so, and take the block without copying it).
+func BakeBlock(j *Job) (*bpat.Contents, []float32, error) {
 	frames, out, err := j.planSized()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	frameFloats := out.BoneCount * bpat.FloatsPerBone
-	block := make([]float32, frames.len()*frameFloats)
+	all := make([]float32, frames.len()*frameFloats)
+	block := all
 	for _, c := range out.Clips {
 		n := c.FrameCount * frameFloats
 		out.Palettes, block = append(out.Palettes, block[:n:n]), block[n:]
@@ -141,9 +150,9 @@ func Bake(j *Job) (*bpat.Contents, error) {
 	s.work() // the calling goroutine samples too: its stack is already grown
 	s.wait()
 	if err := s.bad.err(0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, all, nil
 }
 
 // BakeTo writes finished runs of frames in batches of about batchBytes, and

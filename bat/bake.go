@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/exr"
@@ -109,26 +111,18 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	}
 
 	// The bones at every row, in float64 (§2): row 0 the reference pose, the
-	// bind pose or a frame of the stack.
-	bones := make([]bone, rows*nb)
+	// bind pose or a frame of the stack; each later row relative to it.
+	refBones := make([]bone, nb)
 	for b, j := range cols {
 		if ref >= 0 {
-			bones[b] = rigid(paletteMatrix(in.Palettes[ref*in.Bones*16:], j), sp)
+			refBones[b] = rigid(paletteMatrix(in.Palettes[ref*in.Bones*16:], j), sp)
 			continue
 		}
 		m, ok := in.InverseBind[j].Inverse()
 		if !ok {
 			return nil, fmt.Errorf("bat: %s: bone %d's inverse bind matrix cannot be inverted", in.Name, j)
 		}
-		bones[b] = rigid(m, sp)
-	}
-	for r := 1; r < rows; r++ {
-		frame := in.Palettes[src[r]*in.Bones*16 : (src[r]+1)*in.Bones*16]
-		for b, j := range cols {
-			ref := bones[b]
-			cur := rigid(paletteMatrix(frame, j), sp)
-			bones[r*nb+b] = bone{cur.p.Sub(ref.p), canonical(cur.q.Mul(ref.q.Conjugate()).Normalize())}
-		}
+		refBones[b] = rigid(m, sp)
 	}
 
 	mode, angle := Quaternion, 1.0
@@ -140,29 +134,44 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	}
 	pos := make([]float64, rows*nb*3)
 	rot := make([]float64, rows*nb*4)
-	for i, bo := range bones {
-		copy(pos[i*3:], bo.p[:])
+	put := func(i int, bo bone) {
+		pos[i*3], pos[i*3+1], pos[i*3+2] = bo.p[0], bo.p[1], bo.p[2]
 		if mode == Quaternion {
-			copy(rot[i*4:], bo.q[:])
+			rot[i*4], rot[i*4+1], rot[i*4+2], rot[i*4+3] = bo.q[0], bo.q[1], bo.q[2], bo.q[3]
 		} else {
 			axis, a := axisAngle(bo.q)
-			copy(rot[i*4:], axis[:])
-			rot[i*4+3] = a * angle
+			rot[i*4], rot[i*4+1], rot[i*4+2], rot[i*4+3] = axis[0], axis[1], axis[2], a*angle
 		}
 	}
+	for b, bo := range refBones {
+		put(b, bo)
+	}
+	// Rows are independent, so they are shared among the cores.
+	inParallel(rows-1, func(lo, hi int) {
+		for r := 1 + lo; r < 1+hi; r++ {
+			frame := in.Palettes[src[r]*in.Bones*16 : (src[r]+1)*in.Bones*16]
+			for b, j := range cols {
+				ref := refBones[b]
+				cur := rigid(paletteMatrix(frame, j), sp)
+				put(r*nb+b, bone{cur.p.Sub(ref.p), canonical(cur.q.Mul(ref.q.Conjugate()).Normalize())})
+			}
+		}
+	})
 	remapped := opt.Preset == UE || (opt.Preset == GameTools && gt.Remap)
 	posMap, rotMap := remap(remapped, 3, pos), remap(remapped, 4, rot)
 	if opt.Preset == UE {
 		rotMap = channelMap{offset: []float64{-1, -1, -1, 0}, rng: []float64{2, 2, 2, 2 * math.Pi}}
 	}
 	posTex, rotTex := newTexture(g.w, g.h, 3), newTexture(g.w, g.h, 4)
-	for r := range rows {
-		for b := range nb {
-			i, t := r*nb+b, g.texel(r, b)
-			posMap.store(posTex.Data[t*3:t*3+3], pos[i*3:i*3+3])
-			rotMap.store(rotTex.Data[t*4:t*4+4], rot[i*4:i*4+4])
+	inParallel(rows, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			for b := range nb {
+				i, t := r*nb+b, g.texel(r, b)
+				posMap.store(posTex.Data[t*3:t*3+3], pos[i*3:i*3+3])
+				rotMap.store(rotTex.Data[t*4:t*4+4], rot[i*4:i*4+4])
+			}
 		}
-	}
+	})
 	skinTex, indexScale, err := skinTexture(in, colOf, skinEnc, opt.InvertV)
 	if err != nil {
 		return nil, err
@@ -202,15 +211,23 @@ func Bake(in *Input, opt Options) (*Output, error) {
 	rep.Skin = SkinInfo{File: in.Name + ".skin" + ext, Width: skinTex.Width, Height: skinTex.Height, IndexScale: indexScale, Encoding: skinEnc}
 
 	out := &Output{Report: rep, textures: [3]*Texture{posTex, rotTex, skinTex}}
-	for _, f := range []struct {
+	// The textures are encoded side by side: the large two take about the same time.
+	texFiles := []struct {
 		t   *Texture
 		inf *TextureInfo
-	}{{posTex, &rep.Position}, {rotTex, &rep.Rotation}, {skinTex, &TextureInfo{File: rep.Skin.File, Encoding: skinEnc}}} {
-		b, err := encodeTexture(f.t, f.inf.Encoding, opt.Zip)
-		if err != nil {
-			return nil, fmt.Errorf("bat: %s: %w", f.inf.File, err)
+	}{{posTex, &rep.Position}, {rotTex, &rep.Rotation}, {skinTex, &TextureInfo{File: rep.Skin.File, Encoding: skinEnc}}}
+	encoded := make([][]byte, len(texFiles))
+	errs := make([]error, len(texFiles))
+	var wg sync.WaitGroup
+	for i, f := range texFiles {
+		wg.Go(func() { encoded[i], errs[i] = encodeTexture(f.t, f.inf.Encoding, opt.Zip) })
+	}
+	wg.Wait()
+	for i, f := range texFiles {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("bat: %s: %w", f.inf.File, errs[i])
 		}
-		out.Files = append(out.Files, File{f.inf.File, b})
+		out.Files = append(out.Files, File{f.inf.File, encoded[i]})
 	}
 	glb, err := meshGLB(in, ref, skinTex.Width, skinTex.Height, opt)
 	if err != nil {
@@ -221,6 +238,16 @@ func Bake(in *Input, opt Options) (*Output, error) {
 		out.Files = append(out.Files, File{in.Name + ".bat.xml", bakedDataXML(in, rep)})
 	}
 	return out, nil
+}
+
+// inParallel calls f on parts [lo, hi) of [0, n), one part a core, and waits.
+func inParallel(n int, f func(lo, hi int)) {
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/64))
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { f(p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
 }
 
 // encodeTexture writes t in the file format of its encoding.

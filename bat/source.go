@@ -23,30 +23,31 @@ func FromModel(m *gltfbake.Model) (*Input, error) {
 	if m.GLTF.Mesh == nil {
 		return nil, fmt.Errorf("%s: no node uses the skin, so there is no skinned mesh to bake textures for", m.Path)
 	}
-	c, err := bake.Bake(m.Job)
+	c, block, err := bake.BakeBlock(m.Job)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
 	name := strings.TrimSuffix(filepath.Base(m.Path), filepath.Ext(m.Path))
-	return fromContents(name, c, m.GLTF.InverseBind, m.GLTF.Mesh), nil
+	return fromContents(name, c, block, m.GLTF.InverseBind, m.GLTF.Mesh), nil
 }
 
 // FromSpecies bakes a built-in creature's clips into an input.
 func FromSpecies(s *species.Creature) (*Input, error) {
-	c, err := s.Bake()
+	j, err := s.Job()
 	if err != nil {
 		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
 	}
-	return fromContents(s.Name, c, s.InverseBind(), s.Mesh), nil
+	c, block, err := bake.BakeBlock(j)
+	if err != nil {
+		return nil, fmt.Errorf("baking %s: %w", s.Name, err)
+	}
+	return fromContents(s.Name, c, block, s.InverseBind(), s.Mesh), nil
 }
 
-func fromContents(name string, c *bpat.Contents, ibm []rig.Mat4, m *mesh.Skinned) *Input {
-	in := &Input{Name: name, Bones: c.BoneCount, InverseBind: ibm, Mesh: m}
-	in.Clips = slices.Clone(c.Clips)
-	for _, p := range c.Palettes {
-		in.Palettes = append(in.Palettes, p...)
-	}
-	return in
+// fromContents is an input of baked contents whose palettes are block, clip
+// after clip (bake.BakeBlock's): the block is taken, not copied.
+func fromContents(name string, c *bpat.Contents, block []float32, ibm []rig.Mat4, m *mesh.Skinned) *Input {
+	return &Input{Name: name, Bones: c.BoneCount, InverseBind: ibm, Mesh: m, Clips: slices.Clone(c.Clips), Palettes: block}
 }
 
 // FromBPAT reads a BPAT file's palettes with the mesh and inverse bind matrices
@@ -57,6 +58,11 @@ func FromBPAT(name string, f *bpat.File, ibm []rig.Mat4, m *mesh.Skinned) (*Inpu
 	}
 	in := &Input{Name: name, Bones: f.BoneCount(), InverseBind: ibm, Mesh: m}
 	in.Clips = slices.Clone(f.Clips())
+	frames := 0
+	for _, c := range in.Clips {
+		frames += c.FrameCount
+	}
+	in.Palettes = make([]float32, 0, frames*f.BoneCount()*16)
 	for ci, c := range in.Clips {
 		for fr := range c.FrameCount {
 			in.Palettes = append(in.Palettes, f.Palette(ci, fr)...)
