@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
@@ -45,7 +46,7 @@ func TestKindsFit(t *testing.T) {
 // A unit whose species is not loaded or whose archetype does not fit is counted by
 // Animate and named by Check; the others still play.
 func TestUnplayableReported(t *testing.T) {
-	r := NewRegistry()
+	r := registry.NewRegistry()
 	writeDir := t.TempDir()
 	writeSpecies(t, writeDir, specNamed("humanoid"), specNamed("horse"))
 	if err := r.LoadDir(writeDir); err != nil {
@@ -167,7 +168,7 @@ func TestInstanceBytes(t *testing.T) {
 
 func TestPlaceAndWorldSocket(t *testing.T) {
 	// Heading π/2 faces +x: the model's forward (+z) goes to +x, its left (+x) to −z.
-	p := Place(10, 0, 5, math.Pi/2)
+	p := registry.Place(10, 0, 5, math.Pi/2)
 	near := func(a, b [3]float32) bool {
 		return math.Abs(float64(a[0]-b[0]))+math.Abs(float64(a[1]-b[1]))+math.Abs(float64(a[2]-b[2])) < 1e-5
 	}
@@ -177,10 +178,10 @@ func TestPlaceAndWorldSocket(t *testing.T) {
 	if got := p.Point([3]float32{1, 0, 0}); !near(got, [3]float32{10, 0, 4}) {
 		t.Errorf("left: %v", got)
 	}
-	if Identity34.Mul(p) != p || p.Mul(Identity34) != p || p.Mat4()[15] != 1 {
+	if registry.Identity34.Mul(p) != p || p.Mul(registry.Identity34) != p || p.Mat4()[15] != 1 {
 		t.Error("identity")
 	}
-	q := Place(1, 2, 3, .7)
+	q := registry.Place(1, 2, 3, .7)
 	if pq := p.Mul(q); !near(pq.Point([3]float32{.5, .5, .5}), p.Point(q.Point([3]float32{.5, .5, .5}))) {
 		t.Error("Mul does not compose")
 	}
@@ -208,7 +209,7 @@ func TestLoadFS(t *testing.T) {
 		"assets/creatures/humanoid.bpat": {Data: encode(t, contents(specNamed("humanoid")))},
 		"assets/creatures/notes.txt":     {Data: []byte("not a species")},
 	}
-	r, err := OpenFS(fsys, "assets/creatures")
+	r, err := registry.OpenFS(fsys, "assets/creatures")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,11 +217,11 @@ func TestLoadFS(t *testing.T) {
 	if len(r.All()) != 2 || r.Species(unit.SpeciesHorse).Path != "assets/creatures/horse.bpat" {
 		t.Fatalf("loaded %d species", len(r.All()))
 	}
-	if _, err := OpenFS(fsys, "assets"); err == nil {
+	if _, err := registry.OpenFS(fsys, "assets"); err == nil {
 		t.Error("a directory with no .bpat files loaded")
 	}
 	fsys["bad/horse.bpat"] = &fstest.MapFile{Data: []byte("BPAT")}
-	if _, err := OpenFS(fsys, "bad"); err == nil || !strings.Contains(err.Error(), "bad/horse.bpat") {
+	if _, err := registry.OpenFS(fsys, "bad"); err == nil || !strings.Contains(err.Error(), "bad/horse.bpat") {
 		t.Errorf("a truncated file: %v", err)
 	}
 }

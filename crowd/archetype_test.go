@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -74,23 +75,23 @@ func TestArchetypeTables(t *testing.T) {
 func TestArchetypeResolveErrors(t *testing.T) {
 	r := testRegistry(t)
 	f := r.Species(1).File
-	a := HumanoidArchetype() // the horse file has no humanoid clips
+	a := registry.HumanoidArchetype() // the horse file has no humanoid clips
 	if _, err := a.Resolve(f); err == nil || !strings.Contains(err.Error(), `needs clip "idle_squat"`) {
 		t.Errorf("humanoid table on the horse: %v", err)
 	}
-	a = Archetype{Name: "empty"}
+	a = registry.Archetype{Name: "empty"}
 	if _, err := a.Resolve(f); err == nil {
 		t.Error("resolved a table without Idle")
 	}
-	a = Archetype{Name: "many"}
+	a = registry.Archetype{Name: "many"}
 	a.States[unit.StateIdle] = strings.Fields("idle walk trot canter gallop fight die dead idle")
 	if _, err := a.Resolve(f); err == nil {
 		t.Error("resolved 9 variants")
 	}
 	// BuiltinArchetype returns copies: changing one changes no registry.
-	h, _ := BuiltinArchetype(roster.Humanoid)
+	h, _ := registry.BuiltinArchetype(roster.Humanoid)
 	h.States[unit.StateWalk][0] = "nope"
-	if HumanoidArchetype().States[unit.StateWalk][0] != "walk" {
+	if registry.HumanoidArchetype().States[unit.StateWalk][0] != "walk" {
 		t.Error("built-in archetype modified through a copy")
 	}
 }

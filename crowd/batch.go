@@ -3,6 +3,7 @@ package crowd
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"io"
 	"math"
@@ -87,7 +88,7 @@ func (b *Batch) check() error {
 // Step advances every unit by dt seconds and writes its Instance. A unit whose
 // species is not loaded, or whose clip its species lacks, gets row 0. It does not
 // allocate.
-func (b *Batch) Step(r *Registry, dt float32) error {
+func (b *Batch) Step(r *registry.Registry, dt float32) error {
 	err := b.StepRange(r, dt, 0, len(b.Species))
 	if err == nil && b.lodOn() {
 		b.LODFrame++
@@ -97,10 +98,10 @@ func (b *Batch) Step(r *Registry, dt float32) error {
 
 // StepRange is Step for units [lo, hi): ranges run in parallel on separate
 // goroutines when they do not overlap.
-func (b *Batch) StepRange(r *Registry, dt float32, lo, hi int) error {
-	c := r.cat.Load()
+func (b *Batch) StepRange(r *registry.Registry, dt float32, lo, hi int) error {
+	c := tables(r)
 	if c.closed {
-		return ErrClosed
+		return registry.ErrClosed
 	}
 	if err := b.check(); err != nil {
 		return err
@@ -140,7 +141,7 @@ func stepUnits(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipI
 	for i := range species {
 		s, cl := species[i], clips[i]
 		k := uint(s)<<clipShift | uint(cl)
-		if cl >= MaxClips || k > empty {
+		if cl >= registry.MaxClips || k > empty {
 			k = empty
 		}
 		e := &entries[k]

@@ -3,6 +3,7 @@ package crowd
 import (
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"golang.org/x/sys/cpu"
 )
@@ -45,7 +46,7 @@ func step4(entries *clipEntry, empty int, species *unit.SpeciesID, clips *unit.C
 // whole groups of eight where the machine has it, the SSE2 one over whole groups
 // of four, the Go one over the rest. It returns how many units
 // changed distance band.
-func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []unit.SpeciesID, clips []unit.ClipID,
+func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[registry.MaxSpeciesID + 1]lodBands, species []unit.SpeciesID, clips []unit.ClipID,
 	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
 	n := len(species)
 	clips, phase, rate, out, dist, band, level = clips[:n], phase[:n], rate[:n], out[:n], dist[:n], band[:n], level[:n]

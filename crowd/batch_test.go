@@ -69,7 +69,7 @@ func TestBatchMatchesResolve(t *testing.T) {
 func TestKernelMatchesGo(t *testing.T) {
 	defer setWideKernel(true)
 	r := testRegistry(t)
-	entries := r.cat.Load().entries
+	entries := tables(r).entries
 	rng := rand.New(rand.NewPCG(5, 6))
 	odd := []float32{0, float32(math.Copysign(0, -1)), 1, -1, .5, .99999994, 1.0000001, 1e-30, -1e-30, 3e9, -3e9, 1e38,
 		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), 2147483520, -2147483648, 16777217}

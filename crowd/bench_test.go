@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -125,7 +126,7 @@ func BenchmarkBatchStep(b *testing.B) {
 
 // benchStep times Batch.Step of c's units, after one Animate (clips and rates as
 // a battle has them) and then set, when not nil.
-func benchStep(b *testing.B, r *Registry, c *Crowd, set func(*Crowd)) {
+func benchStep(b *testing.B, r *registry.Registry, c *Crowd, set func(*Crowd)) {
 	c.Animate(r, 1.0/60)
 	if set != nil {
 		set(c)
@@ -154,7 +155,7 @@ func reportCPU(b *testing.B, cpu0 time.Duration, ok bool, per float64, metric st
 // assembly one run it.
 func BenchmarkBatchStepGo(b *testing.B) {
 	r := testRegistry(b)
-	entries := r.cat.Load().entries
+	entries := tables(r).entries
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
 			c := benchCrowd(n)

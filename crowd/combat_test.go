@@ -1,6 +1,7 @@
 package crowd
 
 import (
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"math"
 	"math/rand/v2"
@@ -66,7 +67,7 @@ func duel(damage, cooldown float32) (*Melee, *World) {
 
 // The strike lands on the step where the attack phase crosses contact, once.
 func TestStrikeLandsOnContact(t *testing.T) {
-	for _, contact := range []float32{.58, .56, DefaultContact, .1, 0, .995, 1} {
+	for _, contact := range []float32{.58, .56, registry.DefaultContact, .1, 0, .995, 1} {
 		for _, dt := range []float32{1.0 / 60, 1.0 / 30, .07, .25} {
 			m, w := duel(10, 3)
 			if !m.Start(w, 0, 1, contact) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
@@ -102,11 +103,16 @@ func AmbientPhase(unit uint32) float32 {
 	return float32(h>>8) / (1 << 24)
 }
 
-// swingDriven is 1 for the states whose phase comes from the combat timeline.
-var swingDriven = [unit.NumStates]float32{
-	unit.StateAttackMelee: 1, unit.StateAttackRanged: 1, unit.StateAttackSword: 1, unit.StateAttackSpear: 1,
-	unit.StateAttackBow: 1, unit.StateCast: 1, unit.StateRidingCharge: 1, unit.StateRidingBowShot: 1,
-}
+// swingDriven is 1 for the states whose phase comes from the combat timeline
+// (StateID.Swung), as a factor for the hot loop.
+var swingDriven = func() (t [unit.NumStates]float32) {
+	for s := range unit.NumStates {
+		if s.Swung() {
+			t[s] = 1
+		}
+	}
+	return t
+}()
 
 // Animate resolves every unit's inputs to a state and clip, advances its phase by
 // dt seconds and writes its Instance. It does not allocate.
@@ -115,7 +121,7 @@ var swingDriven = [unit.NumStates]float32{
 // archetype, cannot be played as asked: it shows its species' clip 0 (row 0 when
 // the species is not loaded), and Animate, having written every unit, returns an
 // *UnplayableError with their count. Check names them.
-func (c *Crowd) Animate(r *Registry, dt float32) error {
+func (c *Crowd) Animate(r *registry.Registry, dt float32) error {
 	err := c.AnimateRange(r, dt, 0, len(c.Species))
 	if c.lodOn() {
 		c.LODFrame++
@@ -130,7 +136,7 @@ func (c *Crowd) Animate(r *Registry, dt float32) error {
 // Animate, it allocates (a little, for its goroutines). It returns the first
 // error of a range other than an *UnplayableError, else one *UnplayableError
 // counting the units of every range.
-func (c *Crowd) AnimateParallel(r *Registry, dt float32, workers int) error {
+func (c *Crowd) AnimateParallel(r *registry.Registry, dt float32, workers int) error {
 	n := len(c.Species)
 	workers = ParallelParts(n, workers)
 	if workers == 1 {
@@ -175,10 +181,10 @@ func ParallelParts(n, workers int) int { return max(1, min(workers, n/ParallelUn
 
 // AnimateRange is Animate for units [lo, hi): ranges run in parallel on separate
 // goroutines when they do not overlap.
-func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
-	cat := r.cat.Load()
+func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error {
+	cat := tables(r)
 	if cat.closed {
-		return ErrClosed
+		return registry.ErrClosed
 	}
 	if err := c.check(); err != nil {
 		return err
@@ -226,7 +232,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 		pi := uint32(0)
 		if int(s) <= maxID {
 			a := arch[i]
-			k := ((int(s)*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(unit.NumStates)+int(st))*MaxVariants + int(min(variant[i], MaxVariants-1))
+			k := ((int(s)*registry.MaxArchetypes+int(a&(registry.MaxArchetypes-1)))*int(unit.NumStates)+int(st))*registry.MaxVariants + int(min(variant[i], registry.MaxVariants-1))
 			cl, pi = sel[k], pairAt[k]
 			// An archetype id of MaxArchetypes or more is unplayable too; the
 			// unit shows the clip of archetype a mod 8.
@@ -244,7 +250,7 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 			}
 			if prev != unit.NoClip {
 				changes++
-				if fade && c.fadeFrom(r, lo+i, s, state[i], st, prev) {
+				if fade && c.fadeFrom(cat, lo+i, s, state[i], st, prev) {
 					faded++
 				}
 			}
@@ -303,9 +309,9 @@ func (c *Crowd) AnimateRange(r *Registry, dt float32, lo, hi int) error {
 // fadeFrom starts unit i's fade out of clip prev, shown in state from, when its
 // species' table gives the change to state to a fade time; else it ends any fade
 // the unit is in. It reports whether the unit fades.
-func (c *Crowd) fadeFrom(r *Registry, i int, s unit.SpeciesID, from, to unit.StateID, prev unit.ClipID) bool {
-	d := r.fadeTable(s)[from&(unit.NumStates-1)][to&(unit.NumStates-1)]
-	if !isFade(d) {
+func (c *Crowd) fadeFrom(cat *catalog, i int, s unit.SpeciesID, from, to unit.StateID, prev unit.ClipID) bool {
+	d := cat.fade(s)[from&(unit.NumStates-1)][to&(unit.NumStates-1)]
+	if !registry.IsFade(d) {
 		c.fades.cancel(i, c.Blend)
 		return false
 	}
@@ -315,7 +321,7 @@ func (c *Crowd) fadeFrom(r *Registry, i int, s unit.SpeciesID, from, to unit.Sta
 
 // unplayable counts the units of [lo, hi) whose species is not loaded or does not
 // support their archetype: the units Check names.
-func (c *Crowd) unplayable(r *Registry, lo, hi int) int {
+func (c *Crowd) unplayable(r *registry.Registry, lo, hi int) int {
 	n := 0
 	for i := lo; i < hi; i++ {
 		if sp := r.Species(c.Species[i]); sp == nil || sp.Table(c.Archetype[i]) == nil {
@@ -345,12 +351,12 @@ func (e *UnplayableError) Error() string {
 // does support). It also reports slices of the wrong length. It returns nil when
 // every unit can be played. It is for use off the hot path: after spawning units,
 // or when Animate returns an *UnplayableError.
-func (c *Crowd) Check(r *Registry) error {
+func (c *Crowd) Check(r *registry.Registry) error {
 	if err := c.check(); err != nil {
 		return err
 	}
-	if r.cat.Load().closed {
-		return ErrClosed
+	if tables(r).closed {
+		return registry.ErrClosed
 	}
 	var errs []error
 	n := 0
@@ -382,14 +388,14 @@ func (c *Crowd) Check(r *Registry) error {
 // Select returns the state and clip unit i plays with its current inputs: what
 // Animate would choose. Use it off the hot path, for example to read the contact
 // marker of the attack clip a swing is about to play.
-func (c *Crowd) Select(r *Registry, i int) (unit.StateID, unit.ClipID) {
+func (c *Crowd) Select(r *registry.Registry, i int) (unit.StateID, unit.ClipID) {
 	return selectClip(r, c.Species[i], c.Archetype[i], c.Variant[i], unit.Inputs{Flags: c.Flags[i], Weapon: c.Weapon[i], Speed: c.Speed[i]})
 }
 
 // selectClip is the state and clip of a unit of species s and archetype a with
 // variant v and inputs in; clip 0 when the species is not loaded or lacks the
 // archetype.
-func selectClip(r *Registry, s unit.SpeciesID, a roster.Archetype, v uint8, in unit.Inputs) (unit.StateID, unit.ClipID) {
+func selectClip(r *registry.Registry, s unit.SpeciesID, a roster.Archetype, v uint8, in unit.Inputs) (unit.StateID, unit.ClipID) {
 	st := in.Resolve().State()
 	sp := r.Species(s)
 	if sp == nil {
@@ -412,7 +418,7 @@ func (c *Crowd) deathPlayed(i int) bool { return c.State[i] == unit.StateDie && 
 
 // Sockets writes unit i's socket transforms at its current clip and phase into dst
 // (SocketCount·12 floats of its species), interpolated like the palette.
-func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
+func (b *Batch) Sockets(r *registry.Registry, i int, dst []float32) error {
 	s, err := b.species(r, i)
 	if err != nil {
 		return err
@@ -436,45 +442,45 @@ func (b *Batch) Sockets(r *Registry, i int, dst []float32) error {
 // unit's model space (metres, y up, facing +z), blended like the palette while the
 // unit fades. Place(x, y, z, heading).Mul of it is the socket in the world: where a
 // prop held in that socket is drawn.
-func (b *Batch) Socket(r *Registry, i, socket int) (Mat34, error) {
+func (b *Batch) Socket(r *registry.Registry, i, socket int) (registry.Mat34, error) {
 	s, err := b.species(r, i)
 	if err != nil {
-		return Mat34{}, err
+		return registry.Mat34{}, err
 	}
 	m, err := s.Socket(b.Clip[i], b.Phase[i], socket)
 	if err != nil || !b.blending(i) {
 		return m, err
 	}
-	var tmp Mat34
+	var tmp registry.Mat34
 	err = b.blendSides(i, m[:], tmp[:], func(clip unit.ClipID, phase float32, tmp []float32) error {
 		o, err := s.Socket(clip, phase, socket)
 		copy(tmp, o[:])
 		return err
 	})
 	if err != nil {
-		return Mat34{}, err
+		return registry.Mat34{}, err
 	}
 	return m, nil
 }
 
 // WorldSocket is Socket composed with the unit's place in the world: its position
 // (x, y, z) and heading (radians about +y; 0 faces +z). See Place.
-func (b *Batch) WorldSocket(r *Registry, i, socket int, x, y, z, heading float32) (Mat34, error) {
+func (b *Batch) WorldSocket(r *registry.Registry, i, socket int, x, y, z, heading float32) (registry.Mat34, error) {
 	m, err := b.Socket(r, i, socket)
 	if err != nil {
-		return Mat34{}, err
+		return registry.Mat34{}, err
 	}
-	return Place(x, y, z, heading).Mul(m), nil
+	return registry.Place(x, y, z, heading).Mul(m), nil
 }
 
-func (b *Batch) species(r *Registry, i int) (*Species, error) {
+func (b *Batch) species(r *registry.Registry, i int) (*registry.Species, error) {
 	if i < 0 || i >= len(b.Species) {
 		return nil, fmt.Errorf("crowd: no unit %d of %d", i, len(b.Species))
 	}
 	s := r.Species(b.Species[i])
 	if s == nil {
-		if r.cat.Load().closed {
-			return nil, ErrClosed
+		if tables(r).closed {
+			return nil, registry.ErrClosed
 		}
 		return nil, fmt.Errorf("crowd: unit %d: species %d (%s) is not loaded", i, b.Species[i], b.Species[i])
 	}

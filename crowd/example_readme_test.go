@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 // Example_readme is the README's game loop: 1,000 mixed units walk at each
 // other, fight and die for 5 s at 60 Hz.
 func Example_readme() {
-	reg, err := crowd.Open(assets) // the species files, validated, one slot per species id
+	reg, err := registry.Open(assets) // the species files, validated, one slot per species id
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func Example_readme() {
 
 	hand := reg.Species(unit.SpeciesHumanoidSword).SocketIndex("hand_r")
 	upload := make([]byte, 0, c.Len()*crowd.InstanceSize)
-	var sword crowd.Mat34
+	var sword registry.Mat34
 	hits, kills, arrows := 0, 0, 0
 	const dt = 1.0 / 60
 	for range 5 * 60 {

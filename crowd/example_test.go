@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
@@ -40,7 +41,7 @@ func horseFile(dir string) string {
 func ExampleOpen() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, err := crowd.Open(horseFile(dir))
+	reg, err := registry.Open(horseFile(dir))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -79,7 +80,7 @@ func ExampleInputs_Resolve() {
 func ExampleCrowd_Animate() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := crowd.Open(horseFile(dir))
+	reg, _ := registry.Open(horseFile(dir))
 	defer reg.Close()
 
 	c := crowd.New(2)
@@ -102,7 +103,7 @@ func ExampleCrowd_Animate() {
 func ExampleBatch_Step() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := crowd.Open(horseFile(dir))
+	reg, _ := registry.Open(horseFile(dir))
 	defer reg.Close()
 
 	b := crowd.NewBatch(1)
@@ -134,7 +135,7 @@ func ExampleMelee() {
 func ExampleSpecies_Socket() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := crowd.Open(horseFile(dir))
+	reg, _ := registry.Open(horseFile(dir))
 	defer reg.Close()
 	horse := reg.Species(1)
 	// Half way between walk frames 6 and 7: the bone is at y 6.5, the saddle .5 above.

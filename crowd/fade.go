@@ -1,61 +1,14 @@
 package crowd
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
-	"github.com/bonebake/bonebake/formats/bpat"
 )
-
-// FadeTable gives the cross-fade time in seconds of every state change, indexed
-// [from][to]: a unit whose clip changes fades from its old clip to its new one over
-// that time (0: it switches at once). A game overrides a species' table with
-// WithFades. docs/runtime.md §6.1 lists the defaults and the rules.
-type FadeTable [unit.NumStates][unit.NumStates]float32
-
-// Default fade times in seconds (docs/runtime.md §6.1).
-const (
-	FadeLocomotion = 0.3 // between idles, walk, run, hold and the riding loops; also within a state (a new variant)
-	FadeFromAttack = 0.2 // out of an attack or a cast into anything but a death
-	// Into an attack or a death a fade is short, but at least 0.15 s: a 0.1 s
-	// smoothstep spans three frames at 30 Hz and moves half the pose in the
-	// middle one (a swing's timing does not depend on it: its phase starts at 0).
-	FadeIntoAttack = 0.15 // into an attack or a cast
-	FadeIntoDeath  = 0.15 // into Die or Dead
-)
-
-// DefaultFades returns the table a game ships unless it says otherwise: FadeIntoDeath
-// into Die and Dead, FadeIntoAttack into an attack, FadeFromAttack out of one,
-// FadeLocomotion between everything else, and none out of Dead (a corpse that
-// rises, say, is a new unit).
-func DefaultFades() FadeTable {
-	var t FadeTable
-	for from := range unit.NumStates {
-		for to := range unit.NumStates {
-			var d float32
-			switch {
-			case from == unit.StateDead:
-				d = 0
-			case to == unit.StateDie || to == unit.StateDead:
-				d = FadeIntoDeath
-			case swingDriven[to] != 0: // the attack states: a swing, a shot, a cast
-				d = FadeIntoAttack
-			case swingDriven[from] != 0:
-				d = FadeFromAttack
-			default:
-				d = FadeLocomotion
-			}
-			t[from][to] = d
-		}
-	}
-	return t
-}
-
-var defaultFades = DefaultFades()
 
 // Blend is the rest of a unit's pose, for the GPU, while it fades or blends walk
 // and run: the clip it fades from, or the other gait of its speed blend (rows
@@ -132,12 +85,6 @@ func (f *fades) fading(i int) bool { return atomic.LoadUint64(&f.live[i>>6])&(1<
 func (f *fades) setFading(i int)   { atomic.OrUint64(&f.live[i>>6], 1<<(i&63)) }
 func (f *fades) clearFading(i int) { atomic.AndUint64(&f.live[i>>6], ^uint64(1<<(i&63))) }
 
-// isFade reports whether a fade time of d seconds fades: d is positive and
-// finite, and so is its inverse (a fade is timed by it). Any other time (0,
-// negative, NaN, infinite, or too short for its inverse) switches at once, in
-// every mode alike.
-func isFade(d float32) bool { return d > 0 && 1/d > 0 && 1/d <= math.MaxFloat32 }
-
 // smoothstep eases x in [0,1]: 3x² − 2x³.
 func smoothstep(x float32) float32 { return x * x * (3 - 2*x) }
 
@@ -209,7 +156,7 @@ func (f *fades) step(entries []clipEntry, species []unit.SpeciesID, phase []floa
 	_, _, _ = species[hi-1], phase[hi-1], blend[hi-1]
 	entry := func(s unit.SpeciesID, cl unit.ClipID) *clipEntry {
 		k := uint(s)<<clipShift | uint(cl)
-		if cl >= MaxClips || k >= uint(len(entries)) {
+		if cl >= registry.MaxClips || k >= uint(len(entries)) {
 			return &entries[empty]
 		}
 		return &entries[k]
@@ -329,7 +276,7 @@ func (b *Batch) blending(i int) bool {
 // itself changes a unit's clip; a Crowd changes clips in Animate.
 func (b *Batch) Play(i int, clip unit.ClipID, phase, rate, fade float32) {
 	if b.fades.unit != nil {
-		if isFade(fade) && b.Clip[i] != unit.NoClip {
+		if registry.IsFade(fade) && b.Clip[i] != unit.NoClip {
 			b.fades.begin(i, clipSide{b.Clip[i], b.Phase[i], b.Rate[i], false}, fade)
 		} else {
 			b.fades.cancel(i, b.Blend)
@@ -360,34 +307,26 @@ func (b *Batch) blendSides(i int, dst, tmp []float32, sample func(clip unit.Clip
 	return nil
 }
 
-// Side is one clip of the pose a unit shows (Batch.Sides): the clip, its phase
-// and its weight in the blend.
-type Side struct {
-	Clip   unit.ClipID
-	Phase  float32
-	Weight float32
-}
-
 // Sides returns the clips unit i shows: its own, then, while it fades or blends
 // two gaits, the others, with the weights its Blend gives them.
-func (b *Batch) Sides(i int) [3]Side {
-	s := [3]Side{{b.Clip[i], b.Phase[i], 1}}
+func (b *Batch) Sides(i int) [3]registry.Side {
+	s := [3]registry.Side{{Clip: b.Clip[i], Phase: b.Phase[i], Weight: 1}}
 	if !b.blending(i) {
 		return s
 	}
 	bl, u := b.Blend[i], &b.fades.unit[i]
 	s[0].Weight = 1 - bl.Weight - bl.PriorWeight
-	gait := Side{b.fades.gaitClip[i], b.Phase[i], 0}
+	gait := registry.Side{Clip: b.fades.gaitClip[i], Phase: b.Phase[i], Weight: 0}
 	switch {
 	case !b.fades.fading(i): // a speed blend alone
 		gait.Weight = bl.Weight
 		s[1] = gait
 	case u.priorShare > 0:
-		s[1] = Side{u.from.clip, u.from.phase, bl.Weight}
-		s[2] = Side{u.prior.clip, u.prior.phase, bl.PriorWeight}
+		s[1] = registry.Side{Clip: u.from.clip, Phase: u.from.phase, Weight: bl.Weight}
+		s[2] = registry.Side{Clip: u.prior.clip, Phase: u.prior.phase, Weight: bl.PriorWeight}
 	default:
 		gait.Weight = bl.PriorWeight
-		s[1] = Side{u.from.clip, u.from.phase, bl.Weight}
+		s[1] = registry.Side{Clip: u.from.clip, Phase: u.from.phase, Weight: bl.Weight}
 		s[2] = gait
 	}
 	return s
@@ -398,44 +337,10 @@ func (b *Batch) Sides(i int) [3]Side {
 // fades, the clips it fades from, weighted as its Blend weighs them. It is for
 // measuring how far bones move from one frame to the next (bonebake simulate's
 // max_bone_jump_m), not for drawing.
-func (b *Batch) Origins(r *Registry, i int, dst []float32) error {
+func (b *Batch) Origins(r *registry.Registry, i int, dst []float32) error {
 	s, err := b.species(r, i)
 	if err != nil {
 		return err
 	}
 	return s.OriginsOf(b.Sides(i), dst)
-}
-
-// OriginsOf writes into dst (BoneCount·3 floats) the origin of every bone of the
-// pose sides make (Batch.Sides): what Origins writes for a unit of this species
-// showing them. Sides of weight 0 are left out.
-func (s *Species) OriginsOf(sides [3]Side, dst []float32) error {
-	n := s.File.BoneCount()
-	if len(dst) < 3*n {
-		return fmt.Errorf("crowd: origin buffer of %d floats; species %s needs %d", len(dst), s.Name, 3*n)
-	}
-	if err := s.read(); err != nil {
-		return err
-	}
-	defer s.live.RUnlock()
-	dst = dst[:3*n]
-	clear(dst)
-	for _, sd := range sides {
-		if sd.Weight == 0 {
-			continue
-		}
-		if int(sd.Clip) >= len(s.Clips) {
-			return fmt.Errorf("crowd: species %s has no clip %d", s.Name, sd.Clip)
-		}
-		c := &s.Clips[sd.Clip]
-		p := bpat.Resolve(float64(sd.Phase), c.FrameCount, c.Loops)
-		f0, f1 := s.File.Palette(int(sd.Clip), p.Frame), s.File.Palette(int(sd.Clip), p.Next)
-		for k := range n {
-			for a := range 3 {
-				e := k*bpat.FloatsPerBone + 4*a + 3 // the translation column
-				dst[3*k+a] += sd.Weight * (f0[e] + (f1[e]-f0[e])*p.Lerp)
-			}
-		}
-	}
-	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -12,7 +13,7 @@ import (
 
 // The default table is the one docs/runtime.md §6.1 states.
 func TestDefaultFades(t *testing.T) {
-	d := DefaultFades()
+	d := registry.DefaultFades()
 	for _, c := range []struct {
 		from, to unit.StateID
 		want     float32
@@ -35,19 +36,19 @@ func TestDefaultFades(t *testing.T) {
 // the old clip for ever and the clock switch at once).
 func TestFadeTimesThatSwitchAtOnce(t *testing.T) {
 	odd := []float32{float32(math.Inf(1)), float32(math.NaN()), -1, float32(math.Inf(-1))}
-	tab := DefaultFades()
+	tab := registry.DefaultFades()
 	for k, d := range odd {
 		tab[unit.StateIdle][unit.StateWalk+unit.StateID(k)] = d
 	}
-	r := testRegistry(t, WithFades(unit.SpeciesHumanoid, tab))
+	r := testRegistry(t, registry.WithFades(unit.SpeciesHumanoid, tab))
 	got := r.Fades(unit.SpeciesHumanoid)
 	for k := range odd {
 		if d := got[unit.StateIdle][unit.StateWalk+unit.StateID(k)]; d != 0 {
 			t.Errorf("%v in the table: %v, want 0", odd[k], d)
 		}
 	}
-	if got[unit.StateWalk][unit.StateIdle] != FadeLocomotion {
-		t.Errorf("walk → idle: %v, want the default %v", got[unit.StateWalk][unit.StateIdle], FadeLocomotion)
+	if got[unit.StateWalk][unit.StateIdle] != registry.FadeLocomotion {
+		t.Errorf("walk → idle: %v, want the default %v", got[unit.StateWalk][unit.StateIdle], registry.FadeLocomotion)
 	}
 	// Idle → walk, whose time is +Inf.
 	c, g := New(1), NewGPUClock(1)
@@ -241,8 +242,8 @@ func TestFadesRemovePops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jump := func(noFade bool, opts ...Option) float64 {
-		r := NewRegistry(opts...)
+	jump := func(noFade bool, opts ...registry.Option) float64 {
+		r := registry.NewRegistry(opts...)
 		defer r.Close()
 		if err := r.LoadBytes(h.Name+".bpat", data); err != nil {
 			t.Fatal(err)
@@ -288,8 +289,8 @@ func TestFadesRemovePops(t *testing.T) {
 		return most
 	}
 	faded, popped := jump(false), jump(true)
-	var zero FadeTable
-	tabled := jump(false, WithFades(unit.SpeciesHumanoid, zero))
+	var zero registry.FadeTable
+	tabled := jump(false, registry.WithFades(unit.SpeciesHumanoid, zero))
 	t.Logf("largest bone move in one frame: %.3f m with fades, %.3f m without, %.3f m with a table of zeros", faded, popped, tabled)
 	if !(faded <= popped/2) || tabled != popped {
 		t.Errorf("largest bone move in one frame: %.3f m with fades, %.3f m without, %.3f m with a table of zeros: want fades at most half", faded, popped, tabled)

@@ -1,6 +1,7 @@
 package crowd
 
 import (
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 )
@@ -66,7 +67,7 @@ type Combat struct {
 	// Now is the combat clock: the sum of the dt of every Step, in seconds.
 	Now float64
 
-	reg   *Registry
+	reg   *registry.Registry
 	units fighters // Crowd, or the GPUClock of a scheduled combat
 	hits  []Hit
 	// dying are the units a hit killed whose death is still playing.
@@ -78,7 +79,7 @@ type Combat struct {
 // c.Len() attackers whose phase c plays (c.Swing = Melee.Phase), and a World with
 // HP, Team, X, Z and Target (all −1) of c.Len() units. HP starts at 0: the game
 // sets every unit's HP before it fights (a unit at 0 HP is dead).
-func NewCombat(r *Registry, c *Crowd) *Combat {
+func NewCombat(r *registry.Registry, c *Crowd) *Combat {
 	n := c.Len()
 	f := &Combat{Crowd: c, Melee: NewMelee(n), World: newWorld(n), reg: r, units: c}
 	f.Melee.record = true
@@ -103,7 +104,7 @@ func newWorld(n int) World {
 // the units they change are in g's next Commit, and g plays the swings. Melee.Time
 // holds the timeline seconds at which each swing started (−1 without one); Melee.Phase
 // and Melee.Wait are not kept current. Crowd is nil.
-func NewScheduledCombat(r *Registry, g *GPUClock) *Combat {
+func NewScheduledCombat(r *registry.Registry, g *GPUClock) *Combat {
 	n := g.Len()
 	f := &Combat{Melee: NewMelee(n), World: newWorld(n), reg: r, units: g}
 	f.Melee.record = true
@@ -131,7 +132,7 @@ func (f *Combat) Attack(attacker, target int) bool {
 	old := *flags
 	*flags |= unit.Attacking
 	st, clip := c.Select(f.reg, attacker)
-	contact, release := float32(DefaultContact), float32(-1)
+	contact, release := float32(registry.DefaultContact), float32(-1)
 	if s := f.reg.Species(c.speciesOf(attacker)); s != nil && int(clip) < len(s.Clips) {
 		cl := &s.Clips[clip]
 		contact = cl.Contact()
@@ -160,7 +161,7 @@ type fighters interface {
 	Len() int
 	flagsOf(i int) *unit.Flags
 	speciesOf(i int) unit.SpeciesID
-	Select(r *Registry, i int) (unit.StateID, unit.ClipID)
+	Select(r *registry.Registry, i int) (unit.StateID, unit.ClipID)
 	touch(i int)            // the unit's flags changed
 	deathPlayed(i int) bool // its Die clip has played to its end
 }

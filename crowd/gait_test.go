@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
@@ -45,21 +46,21 @@ func bakeWalker(t *testing.T, dir string) (string, uint32, string) {
 
 // walkerOpts registers the walker's species (with table as its built-in gaits)
 // and an archetype that plays its clip in every state.
-func walkerOpts(id uint32, clip string, table map[string]roster.Gait, more ...Option) []Option {
-	var a Archetype
+func walkerOpts(id uint32, clip string, table map[string]roster.Gait, more ...registry.Option) []registry.Option {
+	var a registry.Archetype
 	a.Name = "walker"
 	for s := range a.States {
 		a.States[s] = []string{clip}
 	}
-	return append([]Option{
-		WithSpecies(roster.Species{ID: id, Name: "walker", Archetypes: []roster.Archetype{walkerArch}, Gaits: table}),
-		WithArchetype(walkerArch, a),
+	return append([]registry.Option{
+		registry.WithSpecies(roster.Species{ID: id, Name: "walker", Archetypes: []roster.Archetype{walkerArch}, Gaits: table}),
+		registry.WithArchetype(walkerArch, a),
 	}, more...)
 }
 
 // rates animates one step of two walker units, at 1.4 and 2.8 m/s, and returns
 // their phase rates (passes per second).
-func rates(t *testing.T, r *Registry, id uint32) [2]float64 {
+func rates(t *testing.T, r *registry.Registry, id uint32) [2]float64 {
 	t.Helper()
 	c := New(2)
 	for i, v := range []float32{testfiles.WalkerSpeed, 2 * testfiles.WalkerSpeed} {
@@ -79,15 +80,15 @@ func rates(t *testing.T, r *Registry, id uint32) [2]float64 {
 func TestSidecarMatchesStride(t *testing.T) {
 	dir := t.TempDir()
 	out, id, clip := bakeWalker(t, dir)
-	r := NewRegistry(walkerOpts(id, clip, nil)...)
+	r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
 	defer r.Close()
 	if err := r.LoadFile(out); err != nil {
 		t.Fatal(err)
 	}
 	s := r.Species(unit.SpeciesID(id))
 	c := s.Clips[0]
-	if c.GaitSource != GaitMeasured || s.GaitFile != gait.SidecarPath(out) {
-		t.Fatalf("gait from %q (sidecar %q), want %q from %s", c.GaitSource, s.GaitFile, GaitMeasured, gait.SidecarPath(out))
+	if c.GaitSource != registry.GaitMeasured || s.GaitFile != gait.SidecarPath(out) {
+		t.Fatalf("gait from %q (sidecar %q), want %q from %s", c.GaitSource, s.GaitFile, registry.GaitMeasured, gait.SidecarPath(out))
 	}
 	if math.Abs(c.Gait.Cycle-1) > 1e-9 || math.Abs(c.Gait.Speed-testfiles.WalkerSpeed) > 0.02*testfiles.WalkerSpeed {
 		t.Fatalf("gait %+v, want cycle 1 s and 1.4 m/s within 2 %%", c.Gait)
@@ -156,20 +157,20 @@ func TestGaitPrecedence(t *testing.T) {
 	dir := t.TempDir()
 	out, id, clip := bakeWalker(t, dir)
 	table := map[string]roster.Gait{clip: {Cycle: 1, Speed: 0.7}}
-	load := func(opts ...Option) *Species {
+	load := func(opts ...registry.Option) *registry.Species {
 		t.Helper()
-		r := NewRegistry(walkerOpts(id, clip, table, opts...)...)
+		r := registry.NewRegistry(walkerOpts(id, clip, table, opts...)...)
 		t.Cleanup(func() { r.Close() })
 		if err := r.LoadFile(out); err != nil {
 			t.Fatal(err)
 		}
 		return r.Species(unit.SpeciesID(id))
 	}
-	if c := load().Clips[0]; c.GaitSource != GaitMeasured || math.Abs(c.Gait.Speed-1.4) > 0.03 {
+	if c := load().Clips[0]; c.GaitSource != registry.GaitMeasured || math.Abs(c.Gait.Speed-1.4) > 0.03 {
 		t.Errorf("sidecar and table: %+v from %q, want the sidecar's 1.4 m/s", c.Gait, c.GaitSource)
 	}
 	game := roster.Gait{Cycle: 0.5, Speed: 3}
-	if c := load(WithGait(unit.SpeciesID(id), clip, game)).Clips[0]; c.GaitSource != GaitGame || c.Gait != game {
+	if c := load(registry.WithGait(unit.SpeciesID(id), clip, game)).Clips[0]; c.GaitSource != registry.GaitGame || c.Gait != game {
 		t.Errorf("WithGait: %+v from %q, want %+v from the game", c.Gait, c.GaitSource, game)
 	}
 
@@ -185,12 +186,12 @@ func TestGaitPrecedence(t *testing.T) {
 		}
 	}
 	write()
-	if c := load().Clips[0]; c.GaitSource != GaitManifest || c.Gait.Speed != 2 {
+	if c := load().Clips[0]; c.GaitSource != registry.GaitManifest || c.Gait.Speed != 2 {
 		t.Errorf("manifest speed: %+v from %q", c.Gait, c.GaitSource)
 	}
 	side.Clips[0].GroundSpeed, side.Clips[0].GroundSpeedSource, side.Clips[0].Cycle = 0, "", 0.8
 	write()
-	if c := load().Clips[0]; c.GaitSource != GaitSidecar || c.Gait != (roster.Gait{Cycle: 0.8}) {
+	if c := load().Clips[0]; c.GaitSource != registry.GaitSidecar || c.Gait != (roster.Gait{Cycle: 0.8}) {
 		t.Errorf("sidecar without a speed: %+v from %q, want cycle 0.8, no speed", c.Gait, c.GaitSource)
 	}
 
@@ -198,16 +199,16 @@ func TestGaitPrecedence(t *testing.T) {
 	if err := os.Remove(gait.SidecarPath(out)); err != nil {
 		t.Fatal(err)
 	}
-	if s := load(); s.Clips[0].GaitSource != GaitTable || s.Clips[0].Gait != table[clip] || s.GaitFile != "" {
+	if s := load(); s.Clips[0].GaitSource != registry.GaitTable || s.Clips[0].Gait != table[clip] || s.GaitFile != "" {
 		t.Errorf("table: %+v from %q (sidecar %q)", s.Clips[0].Gait, s.Clips[0].GaitSource, s.GaitFile)
 	}
 	table = nil
-	r := NewRegistry(walkerOpts(id, clip, nil)...)
+	r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
 	defer r.Close()
 	if err := r.LoadFile(out); err != nil {
 		t.Fatal(err)
 	}
-	if c := r.Species(unit.SpeciesID(id)).Clips[0]; c.GaitSource != GaitNone || c.Gait.Speed != 0 {
+	if c := r.Species(unit.SpeciesID(id)).Clips[0]; c.GaitSource != registry.GaitNone || c.Gait.Speed != 0 {
 		t.Errorf("no gait: %+v from %q", c.Gait, c.GaitSource)
 	}
 	if rt := rates(t, r, id); rt[0] != rt[1] || math.Abs(rt[0]-1) > 1e-6 {
@@ -220,19 +221,19 @@ func TestGaitPrecedence(t *testing.T) {
 func TestSidecarLoads(t *testing.T) {
 	dir := t.TempDir()
 	out, id, clip := bakeWalker(t, dir)
-	check := func(what string, load func(r *Registry) error) {
+	check := func(what string, load func(r *registry.Registry) error) {
 		t.Helper()
-		r := NewRegistry(walkerOpts(id, clip, nil)...)
+		r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
 		defer r.Close()
 		if err := load(r); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if c := r.Species(unit.SpeciesID(id)).Clips[0]; c.GaitSource != GaitMeasured || math.Abs(c.Gait.Speed-1.4) > 0.03 {
+		if c := r.Species(unit.SpeciesID(id)).Clips[0]; c.GaitSource != registry.GaitMeasured || math.Abs(c.Gait.Speed-1.4) > 0.03 {
 			t.Errorf("%s: %+v from %q, want measured 1.4 m/s", what, c.Gait, c.GaitSource)
 		}
 	}
-	check("LoadDir", func(r *Registry) error { return r.LoadDir(dir) })
-	check("LoadFS", func(r *Registry) error { return r.LoadFS(os.DirFS(dir), ".") })
+	check("LoadDir", func(r *registry.Registry) error { return r.LoadDir(dir) })
+	check("LoadFS", func(r *registry.Registry) error { return r.LoadFS(os.DirFS(dir), ".") })
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -241,7 +242,7 @@ func TestSidecarLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("LoadBytesGaits", func(r *Registry) error { return r.LoadBytesGaits("walker.bpat", b, side) })
+	check("LoadBytesGaits", func(r *registry.Registry) error { return r.LoadBytesGaits("walker.bpat", b, side) })
 
 	for _, c := range []struct{ text, want string }{
 		{`{"format":"bonebake-gait","version":1,"clips":[{"name":"` + clip + `","cycle":-1,"status":"measured","confidence":1}]}`, "cycle"},
@@ -250,11 +251,11 @@ func TestSidecarLoads(t *testing.T) {
 		if err := os.WriteFile(gait.SidecarPath(out), []byte(c.text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for what, load := range map[string]func(r *Registry) error{
-			"LoadFile": func(r *Registry) error { return r.LoadFile(out) },
-			"LoadFS":   func(r *Registry) error { return r.LoadFS(os.DirFS(dir), ".") },
+		for what, load := range map[string]func(r *registry.Registry) error{
+			"LoadFile": func(r *registry.Registry) error { return r.LoadFile(out) },
+			"LoadFS":   func(r *registry.Registry) error { return r.LoadFS(os.DirFS(dir), ".") },
 		} {
-			r := NewRegistry(walkerOpts(id, clip, nil)...)
+			r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
 			err := load(r)
 			r.Close()
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "walker.gait.json") {

@@ -3,6 +3,7 @@ package crowd
 import (
 	"bytes"
 	"fmt"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"math"
 	"testing"
@@ -15,13 +16,13 @@ import (
 // per step: decide, combat, animate, upload the instances, and put a prop on the
 // hand of the first units.
 type gameLoop struct {
-	reg    *Registry
+	reg    *registry.Registry
 	c      *Crowd
 	f      *Combat
 	home   []float32
 	dead   []float32 // seconds lying dead
 	upload bytes.Buffer
-	props  []Mat34
+	props  []registry.Mat34
 	landed int
 	// lowLevel plays the same game through the calls a game had before the
 	// API of issue 29: swings wired by hand (Select, Contact, Melee.Start and
@@ -32,8 +33,8 @@ type gameLoop struct {
 	raw      []byte
 }
 
-func newGameLoop(reg *Registry, n int) *gameLoop {
-	g := &gameLoop{reg: reg, c: New(n), home: make([]float32, n), dead: make([]float32, n), props: make([]Mat34, 16)}
+func newGameLoop(reg *registry.Registry, n int) *gameLoop {
+	g := &gameLoop{reg: reg, c: New(n), home: make([]float32, n), dead: make([]float32, n), props: make([]registry.Mat34, 16)}
 	g.upload.Grow(n * InstanceSize)
 	g.raw, g.hits = make([]byte, n*InstanceSize), make([]Hit, 0, n)
 	g.f = NewCombat(reg, g.c)
@@ -94,7 +95,7 @@ func (g *gameLoop) frame(dt float32) {
 		}
 		c.Flags[i] |= unit.Attacking // as Combat.Attack: InMelee is the game's to set
 		_, clip := c.Select(g.reg, i)
-		contact := float32(DefaultContact)
+		contact := float32(registry.DefaultContact)
 		if s := g.reg.Species(c.Species[i]); s != nil {
 			contact = s.Contact(clip)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/testfiles"
 )
@@ -24,7 +25,7 @@ func TestGoldenBatchRows(t *testing.T) {
 			continue
 		}
 		n++
-		e := makeEntry(&Clip{Clip: bpat.Clip{FrameCount: c.Frames, FrameOffset: 100, Loops: c.Loops}})
+		e := makeEntry(&registry.Clip{Clip: bpat.Clip{FrameCount: c.Frames, FrameOffset: 100, Loops: c.Loops}})
 		f, nx, l := e.rows(float32(ph))
 		if f != 100+uint32(c.Want[0]) || nx != 100+uint32(c.Want[1]) || math.Abs(float64(l)-c.Want[2]) > g.Tolerance {
 			t.Errorf("rows(%v) of %d frames (loops %v) from row 100 = %d, %d, %v; want 100 + %v (%s)", ph, c.Frames, c.Loops, f, nx, l, c.Want, c.Why)

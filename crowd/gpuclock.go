@@ -6,6 +6,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -268,7 +269,7 @@ func (g *GPUClock) State(i int) (unit.StateID, unit.ClipID) {
 
 // Select returns the state and clip unit i would play with its current inputs:
 // what Commit would choose.
-func (g *GPUClock) Select(r *Registry, i int) (unit.StateID, unit.ClipID) {
+func (g *GPUClock) Select(r *registry.Registry, i int) (unit.StateID, unit.ClipID) {
 	x := &g.units[i]
 	return selectClip(r, x.species, x.arch, x.variant, unit.Inputs{Flags: x.flags, Weapon: x.weapon, Speed: x.speed})
 }
@@ -278,10 +279,10 @@ func (g *GPUClock) Select(r *Registry, i int) (unit.StateID, unit.ClipID) {
 // shows, a one-shot clip starts at 0, and a change of clip fades as the species'
 // FadeTable says (not with NoFade). Like Animate, it returns an *UnplayableError
 // when some units cannot be played as asked, after writing them all.
-func (g *GPUClock) Commit(r *Registry) error {
-	cat := r.cat.Load()
+func (g *GPUClock) Commit(r *registry.Registry) error {
+	cat := tables(r)
 	if cat.closed {
-		return ErrClosed
+		return registry.ErrClosed
 	}
 	if len(g.Records) != len(g.units) {
 		return fmt.Errorf("crowd: %d records for %d units", len(g.Records), len(g.units))
@@ -334,7 +335,7 @@ func (g *GPUClock) prefetch(units []int32) {
 // commit resolves unit i at time Now and rewrites its record in place; it
 // reports whether the unit can be played as asked. states is States(),
 // loaded once per Commit.
-func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *unit.StateTable, i int) bool {
+func (g *GPUClock) commit(r *registry.Registry, cat *catalog, tab []resolved, states *unit.StateTable, i int) bool {
 	x, now := &g.units[i], g.Now
 	st := states.Of(x.flags, x.speed > unit.MoveThreshold, x.weapon)
 	// All that the unit's species, archetype, state and variant decide, in one load.
@@ -342,7 +343,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *uni
 	cl := res.clip
 	o := &g.Records[i]
 	if quickCommit && g.commitQuick(r, cat, o, x, res, st, now) {
-		return res.flags&resOK != 0 && x.arch < MaxArchetypes
+		return res.flags&resOK != 0 && x.arch < registry.MaxArchetypes
 	}
 	var p float32
 	if prev := x.clip; prev == unit.NoClip {
@@ -382,7 +383,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *uni
 	}
 	switch {
 	case changed && x.clip != unit.NoClip:
-		d := g.changeFade(r, x, st)
+		d := g.changeFade(cat, x, st)
 		o.rebasedAgain() // o.Switch(now, own, d) without rebasing o a second time
 		o.switchRebased(now, own, d)
 	default:
@@ -400,7 +401,7 @@ func (g *GPUClock) commit(r *Registry, cat *catalog, tab []resolved, states *uni
 		o.Prior, o.PriorShare = gait, gaitW
 	}
 	x.clip, x.state, x.pending, x.fresh = cl, st, false, false
-	return res.flags&resOK != 0 && x.arch < MaxArchetypes
+	return res.flags&resOK != 0 && x.arch < registry.MaxArchetypes
 }
 
 // quickCommit lets commit take commitQuick's path; a test turns it off to hold
@@ -412,7 +413,7 @@ var quickCommit = true
 // swing, a finite rate) going on to a clip that is neither a speed blend nor a
 // swing a scheduled Combat drives. It writes the record commit's general path
 // would, bit for bit; for any other unit it changes nothing and reports false.
-func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *clockUnit, res *resolved, st unit.StateID, now float32) bool {
+func (g *GPUClock) commitQuick(r *registry.Registry, cat *catalog, o *TimeRecord, x *clockUnit, res *resolved, st unit.StateID, now float32) bool {
 	cur := o.Own
 	if x.clip == unit.NoClip || o.PriorShare != 0 || cur.Shape&ShapeSwing != 0 || (res.flags&resSwing != 0 && g.combat != nil) ||
 		cur.Rate*0 != 0 || (o.FadeInv > 0 && (now-o.FadeStart)*o.FadeInv < 1) {
@@ -450,7 +451,7 @@ func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *cloc
 	var from Playhead
 	var fadeStart, fadeInv float32
 	if changed {
-		if d := g.changeFade(r, x, st); d > 0 {
+		if d := g.changeFade(cat, x, st); d > 0 {
 			from, fadeStart, fadeInv = cur, now, 1/d
 		}
 	}
@@ -463,10 +464,10 @@ func (g *GPUClock) commitQuick(r *Registry, cat *catalog, o *TimeRecord, x *cloc
 // changeFade counts unit x's change of clip into state st and returns how long
 // it fades: its species' FadeTable time, or 0 (at once) with NoFade or a time
 // that does not fade.
-func (g *GPUClock) changeFade(r *Registry, x *clockUnit, st unit.StateID) float32 {
+func (g *GPUClock) changeFade(cat *catalog, x *clockUnit, st unit.StateID) float32 {
 	g.Transitions++
-	d := r.fadeTable(x.species)[x.state&(unit.NumStates-1)][st&(unit.NumStates-1)]
-	if !isFade(d) || g.NoFade {
+	d := cat.fade(x.species)[x.state&(unit.NumStates-1)][st&(unit.NumStates-1)]
+	if !registry.IsFade(d) || g.NoFade {
 		return 0
 	}
 	g.Fades++
@@ -534,7 +535,7 @@ func (r *TimeRecord) switchRebased(now float32, to Playhead, fade float32) {
 		r.Prior, r.PriorShare = Playhead{}, 0
 	}
 	switch {
-	case !isFade(fade):
+	case !registry.IsFade(fade):
 		r.From, r.Prior, r.FadeStart, r.FadeInv, r.PriorShare = Playhead{}, Playhead{}, 0, 0, 0
 	case r.FadeInv > 0: // a fade into a speed blend loses the gait
 		w := smoothstep((now - r.FadeStart) * r.FadeInv)
@@ -544,7 +545,7 @@ func (r *TimeRecord) switchRebased(now float32, to Playhead, fade float32) {
 	default:
 		r.From, r.Prior, r.PriorShare = cur, Playhead{}, 0
 	}
-	if isFade(fade) {
+	if registry.IsFade(fade) {
 		r.FadeStart, r.FadeInv = now, 1/fade
 	}
 	r.Own = to
@@ -596,9 +597,9 @@ func chooseIn(cat *catalog, empty *clipEntry, s int, a roster.Archetype, st unit
 	if s > cat.maxID {
 		return 0, empty, false
 	}
-	k := ((s*MaxArchetypes+int(a&(MaxArchetypes-1)))*int(unit.NumStates)+int(st))*MaxVariants + int(min(variant, MaxVariants-1))
+	k := ((s*registry.MaxArchetypes+int(a&(registry.MaxArchetypes-1)))*int(unit.NumStates)+int(st))*registry.MaxVariants + int(min(variant, registry.MaxVariants-1))
 	cl := cat.sel[k]
-	ok := cl&unplayable == 0 && a < MaxArchetypes
+	ok := cl&unplayable == 0 && a < registry.MaxArchetypes
 	cl &= unplayable - 1
 	return cl, &cat.entries[s<<clipShift|int(cl)], ok
 }
@@ -632,7 +633,7 @@ var _ [unsafe.Sizeof(resolved{}) - 32]byte
 // that are not loaded sharing one slot after the loaded ones.
 func resolveKey(cat *catalog, s unit.SpeciesID, a roster.Archetype, st unit.StateID, v uint8) uint {
 	sp := min(uint(s), uint(cat.maxID+1))
-	return ((sp*MaxArchetypes+uint(a&(MaxArchetypes-1)))*uint(unit.NumStates)+uint(st&(unit.NumStates-1)))*MaxVariants + uint(min(v, MaxVariants-1))
+	return ((sp*registry.MaxArchetypes+uint(a&(registry.MaxArchetypes-1)))*uint(unit.NumStates)+uint(st&(unit.NumStates-1)))*registry.MaxVariants + uint(min(v, registry.MaxVariants-1))
 }
 
 // clockTable returns the catalog's resolved table for GPUClock.Commit, built on
@@ -642,12 +643,12 @@ func (cat *catalog) clockTable() []resolved {
 	if t := cat.resolved.Load(); t != nil {
 		return *t
 	}
-	t := make([]resolved, (cat.maxID+2)*MaxArchetypes*int(unit.NumStates)*MaxVariants)
+	t := make([]resolved, (cat.maxID+2)*registry.MaxArchetypes*int(unit.NumStates)*registry.MaxVariants)
 	var empty clipEntry
 	for sp := range cat.maxID + 2 {
-		for a := range roster.Archetype(MaxArchetypes) {
+		for a := range roster.Archetype(registry.MaxArchetypes) {
 			for st := range unit.NumStates {
-				for v := range uint8(MaxVariants) {
+				for v := range uint8(registry.MaxVariants) {
 					cl, e, ok := chooseIn(cat, &empty, sp, a, st, v)
 					loops := e.loops()
 					// Idle fidgets and a hammering builder repeat; a death holds its end.
@@ -660,12 +661,12 @@ func (cat *catalog) clockTable() []resolved {
 						res.flags |= resLoops
 					}
 					if sp <= cat.maxID {
-						res.pair = cat.pairAt[((sp*MaxArchetypes+int(a))*int(unit.NumStates)+int(st))*MaxVariants+int(v)]
+						res.pair = cat.pairAt[((sp*registry.MaxArchetypes+int(a))*int(unit.NumStates)+int(st))*registry.MaxVariants+int(v)]
 					}
 					if swingDriven[st] != 0 {
 						res.flags |= resSwing
 					}
-					t[((sp*MaxArchetypes+int(a))*int(unit.NumStates)+int(st))*MaxVariants+int(v)] = res
+					t[((sp*registry.MaxArchetypes+int(a))*int(unit.NumStates)+int(st))*registry.MaxVariants+int(v)] = res
 				}
 			}
 		}

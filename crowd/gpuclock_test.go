@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -201,13 +202,13 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 // loops, has a speed blend, is swing-driven, and can be played as asked.
 func TestClockTableMatchesChoose(t *testing.T) {
 	r := testRegistry(t)
-	cat := r.cat.Load()
+	cat := tables(r)
 	tab := cat.clockTable()
 	var empty clipEntry
 	for s := range 256 {
-		for a := range roster.Archetype(MaxArchetypes + 2) {
+		for a := range roster.Archetype(registry.MaxArchetypes + 2) {
 			for st := range unit.NumStates {
-				for v := range uint8(MaxVariants + 2) {
+				for v := range uint8(registry.MaxVariants + 2) {
 					cl, e, ok := chooseIn(cat, &empty, s, a, st, v)
 					res := tab[resolveKey(cat, unit.SpeciesID(s), a, st, v)]
 					loops := e.wrapTo != e.last
@@ -220,7 +221,7 @@ func TestClockTableMatchesChoose(t *testing.T) {
 					}
 					g := pairOf(cat, s, a, v, cl)
 					gait := (st == unit.StateWalk || st == unit.StateRun) && g != nil
-					got := [...]bool{res.flags&resOK != 0 && a < MaxArchetypes, res.flags&resLoops != 0, res.pair != 0, res.flags&resSwing != 0}
+					got := [...]bool{res.flags&resOK != 0 && a < registry.MaxArchetypes, res.flags&resLoops != 0, res.pair != 0, res.flags&resSwing != 0}
 					if gait && &cat.pairs[res.pair-1] != g {
 						t.Fatalf("species %d archetype %d state %v variant %d: pair %d, want the one of its walk and run", s, a, st, v, res.pair)
 					}
@@ -242,7 +243,7 @@ func pairOf(cat *catalog, s int, a roster.Archetype, v uint8, cl unit.ClipID) *g
 	if s > cat.maxID {
 		return nil
 	}
-	g := &cat.pairs[(s*MaxArchetypes+int(a&(MaxArchetypes-1)))*MaxVariants+int(min(v, MaxVariants-1))]
+	g := &cat.pairs[(s*registry.MaxArchetypes+int(a&(registry.MaxArchetypes-1)))*registry.MaxVariants+int(min(v, registry.MaxVariants-1))]
 	if g.walk == g.run || (cl != g.walk && cl != g.run) {
 		return nil
 	}
@@ -308,9 +309,9 @@ func TestRebasedAgain(t *testing.T) {
 // switched off and on, a change that switches at once in the fade table, and,
 // in one of the two runs, a scheduled combat striking.
 func TestCommitQuickMatchesGeneral(t *testing.T) {
-	fades := DefaultFades()
+	fades := registry.DefaultFades()
 	fades[unit.StateIdle][unit.StateWalk] = 1e-39 // too short to invert: the table keeps 0, a switch
-	r := testRegistry(t, WithFades(unit.SpeciesHumanoid, fades))
+	r := testRegistry(t, registry.WithFades(unit.SpeciesHumanoid, fades))
 	speeds := []float32{0, 0, 1.4, 1.4, 1.7, 2.5, 3.8, 4, 12, 1e30, float32(math.Inf(1)), float32(math.NaN()), -1}
 	for _, fight := range []bool{false, true} {
 		const n = 256
@@ -338,7 +339,7 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 				i := rng.IntN(n)
 				switch rng.IntN(20) {
 				case 0: // a respawn as anything, valid or not
-					u := unit.Loadout{Species: unit.SpeciesID(rng.IntN(8)), Archetype: roster.Archetype(rng.IntN(MaxArchetypes + 2)), Weapon: unit.Weapon(rng.IntN(4))}
+					u := unit.Loadout{Species: unit.SpeciesID(rng.IntN(8)), Archetype: roster.Archetype(rng.IntN(registry.MaxArchetypes + 2)), Weapon: unit.Weapon(rng.IntN(4))}
 					if rng.IntN(4) == 0 {
 						u.Flags = unit.Flags(rng.Uint32())
 					}
@@ -346,7 +347,7 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 						g.Set(i, u)
 					}
 				case 1:
-					v := uint8(rng.IntN(MaxVariants + 3))
+					v := uint8(rng.IntN(registry.MaxVariants + 3))
 					for _, g := range clocks {
 						g.SetVariant(i, v)
 					}

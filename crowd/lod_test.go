@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpsm"
 )
@@ -45,7 +46,7 @@ func TestLODHysteresis(t *testing.T) {
 	b := NewBatch(1)
 	b.EnableLOD()
 	b.Play(0, 5, 0, 1, 0) // the humanoid's walk: no snapshot mesh loaded, so far is reduced
-	d := DefaultLOD(unit.SpeciesHumanoid)
+	d := registry.DefaultLOD(unit.SpeciesHumanoid)
 	level := func(dist float32) Level {
 		b.Distance[0] = dist
 		if err := b.Step(r, .01); err != nil {
@@ -92,7 +93,7 @@ func TestLODRows(t *testing.T) {
 	walk, die := clipID(h, "walk"), clipID(h, "die_infantry")
 	near, far := NewBatch(4), NewBatch(4)
 	far.EnableLOD()
-	d := DefaultLOD(unit.SpeciesHumanoid)
+	d := registry.DefaultLOD(unit.SpeciesHumanoid)
 	for _, b := range []*Batch{near, far} {
 		b.Play(0, walk, .37, .9, 0)
 		b.Play(1, walk, .37, .9, 0)
@@ -176,7 +177,7 @@ func TestLoadSnapshotBeside(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "humanoid_minimal.bpsm"), halfSnapshot(t, builtinSpecs[0]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(dir)
+	r, err := registry.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestLODFadingStaysReduced(t *testing.T) {
 // lodTestRegistry is the test registry with half-frame snapshot meshes for every
 // built-in species, so that the snapshot band shows snapshot frames (and deaths
 // reduced ones).
-func lodTestRegistry(t testing.TB) *Registry {
+func lodTestRegistry(t testing.TB) *registry.Registry {
 	r := testRegistry(t)
 	for _, sp := range builtinSpecs {
 		if err := r.LoadSnapshot(unit.SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(t, sp)); err != nil {
@@ -251,8 +252,8 @@ func lodDistance(rng *rand.Rand) float32 {
 		odd := []float32{0, float32(math.Copysign(0, -1)), -1, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e38, 1e-38}
 		return odd[rng.IntN(len(odd))]
 	}
-	d := DefaultLOD(unit.SpeciesID(rng.IntN(3)))
-	t := []float32{d.Reduced, d.Snapshot}[rng.IntN(2)] * []float32{1 + LODHysteresis, 1 - LODHysteresis, 1}[rng.IntN(3)]
+	d := registry.DefaultLOD(unit.SpeciesID(rng.IntN(3)))
+	t := []float32{d.Reduced, d.Snapshot}[rng.IntN(2)] * []float32{1 + registry.LODHysteresis, 1 - registry.LODHysteresis, 1}[rng.IntN(3)]
 	return []float32{t, math.Nextafter32(t, 0), math.Nextafter32(t, 1e9)}[rng.IntN(3)]
 }
 
@@ -264,7 +265,7 @@ func lodDistance(rng *rand.Rand) float32 {
 func TestLODKernelMatchesGo(t *testing.T) {
 	defer setWideKernel(true)
 	r := lodTestRegistry(t)
-	cat := r.cat.Load()
+	cat := tables(r)
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, n := range []int{0, 1, 3, 4, 5, 8, 63, 1000} {
 		a, b := NewBatch(n), NewBatch(n)
@@ -320,7 +321,7 @@ func TestLODKernelMatchesGo(t *testing.T) {
 // and out of far bands (a fading unit in the snapshot band shows reduced).
 func TestLODInKernelMatchesPass(t *testing.T) {
 	r := lodTestRegistry(t)
-	cat := r.cat.Load()
+	cat := tables(r)
 	rng := rand.New(rand.NewPCG(15, 16))
 	const n = 1001
 	a, b := NewBatch(n), NewBatch(n)

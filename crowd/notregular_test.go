@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/gait"
 )
@@ -21,19 +22,19 @@ import (
 func TestBesideNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	out, id, clip := bakeWalker(t, dir)
-	for _, beside := range []string{gait.SidecarPath(out), snapshotBeside(out)} {
+	for _, beside := range []string{gait.SidecarPath(out), strings.TrimSuffix(out, ".bpat") + "_minimal.bpsm"} { // the snapshot beside it
 		os.Remove(beside)
 		if err := syscall.Mkfifo(beside, 0o644); err != nil {
 			t.Skip("no named pipes here:", err)
 		}
-		for what, load := range map[string]func(r *Registry) error{
-			"LoadFile": func(r *Registry) error { return r.LoadFile(out) },
-			"LoadDir":  func(r *Registry) error { return r.LoadDir(dir) },
-			"LoadFS":   func(r *Registry) error { return r.LoadFS(os.DirFS(dir), ".") },
+		for what, load := range map[string]func(r *registry.Registry) error{
+			"LoadFile": func(r *registry.Registry) error { return r.LoadFile(out) },
+			"LoadDir":  func(r *registry.Registry) error { return r.LoadDir(dir) },
+			"LoadFS":   func(r *registry.Registry) error { return r.LoadFS(os.DirFS(dir), ".") },
 		} {
 			done := make(chan error, 1)
 			go func() {
-				r := NewRegistry(walkerOpts(id, clip, nil)...)
+				r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
 				defer r.Close()
 				done <- load(r)
 			}()

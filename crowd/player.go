@@ -1,6 +1,7 @@
 package crowd
 
 import (
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"math"
 )
@@ -25,10 +26,10 @@ type Player struct {
 	Now     float32
 	Records []TimeRecord
 
-	reg     *Registry
+	reg     *registry.Registry
 	held    []float32 // per unit: its end pose held so far, in phase
 	rides   []riding  // per unit: the rider it carries (Ride); nil: none does
-	clips   [MaxSpeciesID + 1][]playerClip
+	clips   [registry.MaxSpeciesID + 1][]playerClip
 	touched []bool
 	changed []int32
 	spare   []int32 // Changed's other buffer
@@ -37,7 +38,7 @@ type Player struct {
 // NewPlayer returns a Player of n units, all at species 0 and NoClip, for the
 // species of r, per frame or in the GPU clock mode. Hold is −1: one-shots stay
 // at their end.
-func NewPlayer(r *Registry, n int, clocked bool) *Player {
+func NewPlayer(r *registry.Registry, n int, clocked bool) *Player {
 	p := &Player{Batch: NewBatch(n), Hold: -1, reg: r, held: make([]float32, n)}
 	for u := range n {
 		p.Clip[u] = unit.NoClip
@@ -265,9 +266,9 @@ func (p *Player) Advance(dt float32) error {
 	if !p.lodOn() {
 		return nil
 	}
-	cat := p.reg.cat.Load()
+	cat := tables(p.reg)
 	if cat.closed {
-		return ErrClosed
+		return registry.ErrClosed
 	}
 	if err := p.checkLOD(); err != nil {
 		return err

@@ -1,15 +1,16 @@
 package crowd
 
 import (
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"math"
 	"math/rand/v2"
 	"testing"
 )
 
-func playerRegistry(t *testing.T) *Registry {
+func playerRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
-	r := NewRegistry()
+	r := registry.NewRegistry()
 	t.Cleanup(func() { r.Close() })
 	for _, s := range builtinSpecs[:2] {
 		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
@@ -174,7 +175,7 @@ func TestPlayerClockMatchesFrames(t *testing.T) {
 func TestPlayerRide(t *testing.T) {
 	r := playerRegistry(t)
 	h, horse := r.Species(unit.SpeciesHumanoid), r.Species(unit.SpeciesHorse)
-	clips := RiderClips(horse, h)
+	clips := registry.RiderClips(horse, h)
 	for _, clocked := range []bool{false, true} {
 		p := NewPlayer(r, 3, clocked)
 		p.Ride(1, 0, unit.SpeciesHumanoid, clips)
@@ -276,7 +277,7 @@ func TestPlayerClockLevels(t *testing.T) {
 			if clock.Level[u] != LevelSnapshot {
 				continue
 			}
-			m, ok := r.SnapshotMap(clock.Species[u], clock.Clip[u])
+			m, ok := r.Species(clock.Species[u]).SnapshotMap(clock.Clip[u])
 			if !ok {
 				t.Fatalf("step %d unit %d: at its snapshot with a clip that has none", k, u)
 			}
@@ -294,7 +295,7 @@ func TestPlayerClockLevels(t *testing.T) {
 	if frame.LODSwitches != clock.LODSwitches || clock.LODSwitches == 0 {
 		t.Errorf("band switches: %d per frame, %d clocked", frame.LODSwitches, clock.LODSwitches)
 	}
-	if _, ok := r.SnapshotMap(unit.SpeciesHumanoid, clipID(h, "die_infantry")); ok {
+	if _, ok := r.Species(unit.SpeciesHumanoid).SnapshotMap(clipID(h, "die_infantry")); ok {
 		t.Error("SnapshotMap offers the death clip, which Step never shows from the snapshot")
 	}
 }

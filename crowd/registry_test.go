@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -52,13 +53,13 @@ func TestRegistryLoadsDirectory(t *testing.T) {
 	if c := h.Contact(clipID(h, "attack_sword_a")); c != .58 {
 		t.Errorf("sword contact %v", c)
 	}
-	if c := h.Contact(clipID(h, "idle")); c != DefaultContact {
+	if c := h.Contact(clipID(h, "idle")); c != registry.DefaultContact {
 		t.Errorf("idle contact %v, want the default", c)
 	}
 }
 
 func TestRegistryGaitOverride(t *testing.T) {
-	r := testRegistry(t, WithGait(0, "walk", roster.Gait{Cycle: 1, Speed: 1.5}))
+	r := testRegistry(t, registry.WithGait(0, "walk", roster.Gait{Cycle: 1, Speed: 1.5}))
 	h := r.Species(0)
 	if g := h.Clips[clipID(h, "walk")].Gait; g != (roster.Gait{Cycle: 1, Speed: 1.5}) {
 		t.Errorf("overridden walk gait %+v", g)
@@ -76,7 +77,7 @@ func TestRegistryRefusesWrongSlot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "horse.bpat"), encode(t, el), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := NewRegistry()
+	r := registry.NewRegistry()
 	defer r.Close()
 	err := r.LoadDir(dir)
 	if err == nil {
@@ -98,7 +99,7 @@ func TestRegistryRefusesInvalidFile(t *testing.T) {
 	b[4] = 9 // version 9
 	path := filepath.Join(dir, "horse.bpat")
 	os.WriteFile(path, b, 0o644)
-	_, err := Open(dir)
+	_, err := registry.Open(dir)
 	var ve *bpat.ValidationError
 	if err == nil || !errors.As(err, &ve) || !ve.HasRule(formats.RuleVersion) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("want a version error naming %s, got %v", path, err)
@@ -109,13 +110,13 @@ func TestRegistryRefusesInvalidFile(t *testing.T) {
 	spec.clips = spec.clips[:4] // no die, dead
 	dir2 := t.TempDir()
 	writeSpecies(t, dir2, spec)
-	_, err = Open(dir2)
+	_, err = registry.Open(dir2)
 	if err == nil || !strings.Contains(err.Error(), `needs clip "die"`) || !strings.Contains(err.Error(), "elephant.bpat") {
 		t.Fatalf("missing clip: %v", err)
 	}
 
 	// An empty directory.
-	if _, err := Open(t.TempDir()); err == nil {
+	if _, err := registry.Open(t.TempDir()); err == nil {
 		t.Error("opened an empty directory")
 	}
 }
@@ -124,7 +125,7 @@ func TestRegistryBySpeciesID(t *testing.T) {
 	dir := t.TempDir()
 	// warhorse.bpat is no species' name: it loads by its species_id, 1.
 	os.WriteFile(filepath.Join(dir, "warhorse.bpat"), encode(t, contents(specNamed("horse"))), 0o644)
-	r, err := Open(dir)
+	r, err := registry.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,12 +145,12 @@ func TestRegistryCustomSpecies(t *testing.T) {
 	wolf := speciesSpec{"wolf", 9, 12, horseClips, nil}
 	c := contents(wolf)
 	// Without registration, id 9 fails validation.
-	r := NewRegistry()
+	r := registry.NewRegistry()
 	if err := r.LoadBytes("wolf.bpat", encode(t, c)); err == nil {
 		t.Fatal("loaded an unregistered species id")
 	}
 	r.Close()
-	r = NewRegistry(WithSpecies(roster.Species{ID: 9, Name: "wolf", Archetypes: []roster.Archetype{roster.Horse},
+	r = registry.NewRegistry(registry.WithSpecies(roster.Species{ID: 9, Name: "wolf", Archetypes: []roster.Archetype{roster.Horse},
 		Gaits: map[string]roster.Gait{"walk": {Cycle: .7, Speed: 1.2}}}))
 	defer r.Close()
 	if err := r.LoadBytes("wolf.bpat", encode(t, c)); err != nil {
@@ -166,7 +167,7 @@ func TestRegistryCustomSpecies(t *testing.T) {
 }
 
 func TestRegistryConcurrentReaders(t *testing.T) {
-	r := NewRegistry()
+	r := registry.NewRegistry()
 	defer r.Close()
 	for _, s := range builtinSpecs[:3] {
 		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
@@ -223,7 +224,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 func TestRegistryClose(t *testing.T) {
 	dir := t.TempDir()
 	writeSpecies(t, dir, builtinSpecs...)
-	r, err := Open(dir)
+	r, err := registry.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,19 +242,19 @@ func TestRegistryClose(t *testing.T) {
 	if r.Species(0) != nil || len(r.All()) != 0 {
 		t.Error("species still found after Close")
 	}
-	if err := c.Animate(r, .1); !errors.Is(err, ErrClosed) {
+	if err := c.Animate(r, .1); !errors.Is(err, registry.ErrClosed) {
 		t.Errorf("Animate after Close: %v", err)
 	}
-	if err := c.Batch.Step(r, .1); !errors.Is(err, ErrClosed) {
+	if err := c.Batch.Step(r, .1); !errors.Is(err, registry.ErrClosed) {
 		t.Errorf("Step after Close: %v", err)
 	}
-	if err := c.Sockets(r, 0, make([]float32, 120)); !errors.Is(err, ErrClosed) {
+	if err := c.Sockets(r, 0, make([]float32, 120)); !errors.Is(err, registry.ErrClosed) {
 		t.Errorf("Sockets after Close: %v", err)
 	}
-	if _, err := h.Sockets(0, .5, make([]float32, 120)); !errors.Is(err, ErrClosed) {
+	if _, err := h.Sockets(0, .5, make([]float32, 120)); !errors.Is(err, registry.ErrClosed) {
 		t.Errorf("Species.Sockets after Close: %v", err)
 	}
-	if err := r.LoadDir(dir); !errors.Is(err, ErrClosed) {
+	if err := r.LoadDir(dir); !errors.Is(err, registry.ErrClosed) {
 		t.Errorf("LoadDir after Close: %v", err)
 	}
 	// The files are unmapped: they can be removed (and, on every OS, replaced).

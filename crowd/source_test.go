@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
 
 func TestMatch(t *testing.T) {
-	r := NewRegistry()
+	r := registry.NewRegistry()
 	defer r.Close()
 	for _, c := range []struct {
 		file      string
@@ -36,18 +37,18 @@ func TestMatch(t *testing.T) {
 func TestLoadAs(t *testing.T) {
 	human := encode(t, contents(builtinSpecs[0]))
 	wolf := encode(t, contents(speciesSpec{"wolf", 9, 12, horseClips, nil}))
-	r := NewRegistry(
-		WithSpecies(roster.Species{ID: 10, Name: "a", Archetypes: []roster.Archetype{roster.Humanoid}}),
-		WithSpecies(roster.Species{ID: 11, Name: "b"}),
-		WithSpecies(roster.Species{ID: 12, Name: "c"}))
+	r := registry.NewRegistry(
+		registry.WithSpecies(roster.Species{ID: 10, Name: "a", Archetypes: []roster.Archetype{roster.Humanoid}}),
+		registry.WithSpecies(roster.Species{ID: 11, Name: "b"}),
+		registry.WithSpecies(roster.Species{ID: 12, Name: "c"}))
 	defer r.Close()
-	if err := r.LoadAs(10, Source{Name: "one.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[0])}); err != nil {
+	if err := r.LoadAs(10, registry.Source{Name: "one.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[0])}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.LoadAs(11, Source{Name: "two.bpat", Data: human}); err != nil {
+	if err := r.LoadAs(11, registry.Source{Name: "two.bpat", Data: human}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.LoadAs(12, Source{Name: "wolf.bpat", Data: wolf}); err != nil {
+	if err := r.LoadAs(12, registry.Source{Name: "wolf.bpat", Data: wolf}); err != nil {
 		t.Fatalf("a species id no one registered, in a slot given: %v", err)
 	}
 	a, b := r.Species(10), r.Species(11)
@@ -60,14 +61,14 @@ func TestLoadAs(t *testing.T) {
 	if a.Snapshot == nil || b.Snapshot != nil {
 		t.Error("snapshot: want slot 10's only")
 	}
-	if err := r.LoadAs(13, Source{Name: "three.bpat", Data: human}); !errors.Is(err, ErrUnregistered) {
+	if err := r.LoadAs(13, registry.Source{Name: "three.bpat", Data: human}); !errors.Is(err, registry.ErrUnregistered) {
 		t.Errorf("an unregistered slot: %v", err)
 	}
-	if err := r.LoadAs(11, Source{Name: "again.bpat", Data: human}); err == nil || !strings.Contains(err.Error(), "already held") {
+	if err := r.LoadAs(11, registry.Source{Name: "again.bpat", Data: human}); err == nil || !strings.Contains(err.Error(), "already held") {
 		t.Errorf("a held slot: %v", err)
 	}
 	// A snapshot mesh of another species is refused, as LoadSnapshot refuses it.
-	err := r.LoadAs(unit.SpeciesHumanoid, Source{Name: "h.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[1])})
+	err := r.LoadAs(unit.SpeciesHumanoid, registry.Source{Name: "h.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[1])})
 	if err == nil || !strings.Contains(err.Error(), "species_id 1") {
 		t.Errorf("a horse's snapshot for a humanoid: %v", err)
 	}
@@ -77,14 +78,14 @@ func TestLoadAs(t *testing.T) {
 // species first, and says why it left the others out.
 func TestLoadEach(t *testing.T) {
 	spec := func(name string) []byte { return encode(t, contents(specNamed(name))) }
-	srcs := []Source{
+	srcs := []registry.Source{
 		{Name: "mine.bpat", Data: spec("humanoid")},     // the humanoid's id, and a name of its own
 		{Name: "humanoid.bpat", Data: spec("humanoid")}, // named: goes first and keeps slot 0
 		{Name: "horse.bpat", Data: spec("elephant")},    // named for the horse, carrying the elephant's id
 		{Name: "wolf.bpat", Data: encode(t, contents(speciesSpec{"wolf", 9, 12, horseClips, nil}))},
 		{Name: "big.bpat", Data: spec("elephant"), Snapshot: halfSnapshot(t, specNamed("elephant"))},
 	}
-	r := NewRegistry(Lenient())
+	r := registry.NewRegistry(registry.Lenient())
 	defer r.Close()
 	slots, errs := r.LoadEach(srcs)
 	want := []int{-1, 0, -1, -1, 2}
@@ -99,7 +100,7 @@ func TestLoadEach(t *testing.T) {
 	if errs[2] == nil || !strings.Contains(errs[2].Error(), "named for slot 1") {
 		t.Errorf("horse.bpat: %v", errs[2])
 	}
-	if !errors.Is(errs[3], ErrUnregistered) {
+	if !errors.Is(errs[3], registry.ErrUnregistered) {
 		t.Errorf("wolf.bpat: %v, want ErrUnregistered", errs[3])
 	}
 	if s := r.Species(unit.SpeciesElephant); s == nil || s.Path != "big.bpat" || s.Snapshot == nil {
@@ -110,13 +111,13 @@ func TestLoadEach(t *testing.T) {
 // Clips played by number stand for the states the species' tables give them
 // (docs/runtime.md §5), and fade as the fade table says for those states.
 func TestClipStateAndFade(t *testing.T) {
-	r := NewRegistry(WithSpecies(roster.Species{ID: 11, Name: "plain"}))
+	r := registry.NewRegistry(registry.WithSpecies(roster.Species{ID: 11, Name: "plain"}))
 	defer r.Close()
 	human := encode(t, contents(builtinSpecs[0]))
 	if err := r.LoadBytes("humanoid.bpat", human); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.LoadAs(11, Source{Name: "plain.bpat", Data: human}); err != nil {
+	if err := r.LoadAs(11, registry.Source{Name: "plain.bpat", Data: human}); err != nil {
 		t.Fatal(err)
 	}
 	h := r.Species(unit.SpeciesHumanoid)
@@ -140,10 +141,10 @@ func TestClipStateAndFade(t *testing.T) {
 		from, to string
 		want     float32
 	}{
-		{"walk", "run", FadeLocomotion},
-		{"walk", "attack_sword_a", FadeIntoAttack},
-		{"attack_sword_a", "walk", FadeFromAttack},
-		{"run", "die_infantry", FadeIntoDeath},
+		{"walk", "run", registry.FadeLocomotion},
+		{"walk", "attack_sword_a", registry.FadeIntoAttack},
+		{"attack_sword_a", "walk", registry.FadeFromAttack},
+		{"run", "die_infantry", registry.FadeIntoDeath},
 		{"dead_infantry", "idle", 0},
 	} {
 		if got := r.ClipFade(unit.SpeciesHumanoid, clip(c.from), clip(c.to)); got != c.want {
@@ -153,7 +154,7 @@ func TestClipStateAndFade(t *testing.T) {
 	if got := r.ClipFade(unit.SpeciesHumanoid, unit.NoClip, clip("walk")); got != 0 {
 		t.Errorf("fade from NoClip: %v", got)
 	}
-	if got := r.ClipFade(11, clip("walk"), clip("die_infantry")); got != FadeLocomotion {
+	if got := r.ClipFade(11, clip("walk"), clip("die_infantry")); got != registry.FadeLocomotion {
 		t.Errorf("a species without archetypes: %v, want FadeLocomotion on every change", got)
 	}
 	if got := r.ClipFade(unit.SpeciesHorse, 0, 1); got != 0 {
@@ -164,7 +165,7 @@ func TestClipStateAndFade(t *testing.T) {
 // A rider on a horse played clip by clip plays the riding clip of the state the
 // horse's clip stands for (docs/runtime.md §5's horse and rider columns).
 func TestRiderClips(t *testing.T) {
-	r := NewRegistry()
+	r := registry.NewRegistry()
 	defer r.Close()
 	for _, s := range builtinSpecs[:3] {
 		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
@@ -172,7 +173,7 @@ func TestRiderClips(t *testing.T) {
 		}
 	}
 	h, horse := r.Species(unit.SpeciesHumanoid), r.Species(unit.SpeciesHorse)
-	got := RiderClips(horse, h)
+	got := registry.RiderClips(horse, h)
 	// Horse clips idle, walk, trot, canter, gallop, fight, die, dead.
 	want := []string{"riding_idle", "riding_idle", "riding_idle", "riding_idle", "riding_charge", "riding_sword_strike", "die_mounted", "dead_mounted"}
 	if len(got) != len(want) {
@@ -183,7 +184,7 @@ func TestRiderClips(t *testing.T) {
 			t.Errorf("horse clip %s: rider plays %s, want %s", horseClips[c].name, h.Clips[got[c]].Name, name)
 		}
 	}
-	if RiderClips(r.Species(unit.SpeciesElephant), h) != nil || RiderClips(horse, horse) != nil {
+	if registry.RiderClips(r.Species(unit.SpeciesElephant), h) != nil || registry.RiderClips(horse, horse) != nil {
 		t.Error("want nil without a horse table or a rider table")
 	}
 }

@@ -3,7 +3,7 @@ package crowd_test
 import (
 	"testing"
 
-	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -16,7 +16,7 @@ func TestBakedBuiltins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bakes the six built-in species")
 	}
-	reg := crowd.NewRegistry()
+	reg := registry.NewRegistry()
 	defer reg.Close()
 	for _, s := range creatures.All() {
 		b, err := s.Bytes()

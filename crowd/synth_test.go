@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 )
@@ -131,11 +132,11 @@ func writeSpecies(t testing.TB, dir string, specs ...speciesSpec) {
 
 // testRegistry returns a registry of the six built-in species, loaded from a
 // temporary directory.
-func testRegistry(t testing.TB, opts ...Option) *Registry {
+func testRegistry(t testing.TB, opts ...registry.Option) *registry.Registry {
 	t.Helper()
 	dir := t.TempDir()
 	writeSpecies(t, dir, builtinSpecs...)
-	r, err := Open(dir, opts...)
+	r, err := registry.Open(dir, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func specNamed(name string) speciesSpec {
 }
 
 // clipID is the id of the named clip of s; it panics when s lacks it.
-func clipID(s *Species, name string) unit.ClipID {
+func clipID(s *registry.Species, name string) unit.ClipID {
 	id, ok := s.ClipIndex(name)
 	if !ok {
 		panic(s.Name + " has no clip " + name)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/bat"
-	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/regfile"
@@ -45,7 +45,7 @@ type Asset struct {
 	// sidecar (beside a .bpat file, or a glTF model's as measured when it was
 	// baked; docs/formats/gait.md) and its far-LOD snapshot mesh (docs/formats/bpsm.md,
 	// lod.go), each nil when it has none.
-	src      crowd.Source
+	src      registry.Source
 	size     int64 // the BPAT file's size in bytes
 	mesh     *mesh.Skinned
 	meshKind string
@@ -191,7 +191,7 @@ func LoadBPAT(path string, known []*species.Creature, read ...formats.Option) (*
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, src: crowd.Source{Data: b}, size: int64(len(b)), warning: warning}
+	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, src: registry.Source{Data: b}, size: int64(len(b)), warning: warning}
 	if s := matchSpecies(name, f, known); s != nil {
 		a.useSpecies(s)
 	} else {
@@ -224,7 +224,7 @@ func matchSpecies(name string, f *bpat.File, known []*species.Creature) *species
 			fit = append(fit, s)
 		}
 	}
-	s, _, _ := crowd.MatchSpecies(name, f.Header().SpeciesID, fit, func(s *species.Creature) (string, uint32) { return s.Name, s.ID })
+	s, _, _ := registry.MatchSpecies(name, f.Header().SpeciesID, fit, func(s *species.Creature) (string, uint32) { return s.Name, s.ID })
 	return s
 }
 
@@ -239,7 +239,7 @@ func FromSpecies(s *species.Creature) (*Asset, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, src: crowd.Source{Data: b}, size: int64(len(b))}
+	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, src: registry.Source{Data: b}, size: int64(len(b))}
 	a.useSpecies(s)
 	if err := a.bakeSnapshot(s); err != nil {
 		return nil, err
@@ -284,7 +284,7 @@ func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, src: crowd.Source{Data: b}, size: int64(len(b)), boneNames: m.JointNames}
+	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, src: registry.Source{Data: b}, size: int64(len(b)), boneNames: m.JointNames}
 	a.src.Gaits = model.Gaits(name + ".bpat") // measured as bake measures them
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {

@@ -1,7 +1,7 @@
 package viewer
 
 import (
-	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 )
 
@@ -21,9 +21,9 @@ type fadeRuleJSON struct {
 // the time of a change within the first of them (a new variant, the usual
 // case), after the other times, each with the states it comes from. Nil stands
 // for crowd.FadeLocomotion on every change.
-func fadeRules(t *crowd.FadeTable) []fadeRuleJSON {
+func fadeRules(t *registry.FadeTable) []fadeRuleJSON {
 	if t == nil {
-		return []fadeRuleJSON{{Seconds: crowd.FadeLocomotion}}
+		return []fadeRuleJSON{{Seconds: registry.FadeLocomotion}}
 	}
 	column := func(to unit.StateID) (c [unit.NumStates]float32) {
 		for from := range unit.NumStates {

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/bake"
-	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
@@ -49,11 +49,11 @@ func TestAssetsCarryGaits(t *testing.T) {
 	r := s.runtime()
 	for k := range 2 {
 		c := list.Assets[k].Clips[0]
-		if c.GroundSpeedSource != crowd.GaitMeasured || math.Abs(c.GroundSpeed-1.4) > 0.028 || c.Cycle != 1 {
+		if c.GroundSpeedSource != registry.GaitMeasured || math.Abs(c.GroundSpeed-1.4) > 0.028 || c.Cycle != 1 {
 			t.Errorf("asset %d: /api/assets gives %+v, want 1.4 m/s per 1 s cycle, measured", k, c)
 		}
 		sp := r.play.Species(unit.SpeciesID(k))
-		if sp == nil || sp.Clips[0].GaitSource != crowd.GaitMeasured || math.Abs(sp.Clips[0].Gait.Speed-1.4) > 0.028 {
+		if sp == nil || sp.Clips[0].GaitSource != registry.GaitMeasured || math.Abs(sp.Clips[0].Gait.Speed-1.4) > 0.028 {
 			t.Errorf("asset %d: the playback registry's clip: %+v", k, sp)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/species"
 )
@@ -28,7 +29,7 @@ func (a *Asset) bakeSnapshot(s *species.Creature) error {
 	if err != nil {
 		return err
 	}
-	if _, err := crowd.FitSnapshot(b, a.file); err != nil {
+	if _, err := registry.FitSnapshot(b, a.file); err != nil {
 		return fmt.Errorf("%s_minimal.bpsm: %w", s.Name, err)
 	}
 	a.src.Snapshot = b
@@ -38,12 +39,12 @@ func (a *Asset) bakeSnapshot(s *species.Creature) error {
 // lodDistances are the level-of-detail distances of an asset's units: its
 // species' (crowd.DefaultLOD by the file's species id; any other id: the
 // humanoids').
-func lodDistances(a *Asset) crowd.LODDistances {
+func lodDistances(a *Asset) registry.LODDistances {
 	id := a.file.Header().SpeciesID
-	if id > crowd.MaxSpeciesID {
+	if id > registry.MaxSpeciesID {
 		id = uint32(unit.SpeciesHumanoid)
 	}
-	return crowd.DefaultLOD(unit.SpeciesID(id))
+	return registry.DefaultLOD(unit.SpeciesID(id))
 }
 
 type snapshotJSON struct {
@@ -64,7 +65,7 @@ func (a *Asset) describeLOD(j *assetJSON) {
 	if a.src.Snapshot == nil {
 		return
 	}
-	if f, err := crowd.FitSnapshot(a.src.Snapshot, a.file); err == nil { // it fitted when loaded
+	if f, err := registry.FitSnapshot(a.src.Snapshot, a.file); err == nil { // it fitted when loaded
 		h := f.Header()
 		j.Snapshot = &snapshotJSON{Vertices: int(h.VertexCount), Triangles: int(h.IndexCount / 3), FrameTotal: int(h.FrameTotal), Bytes: len(a.src.Snapshot)}
 		for _, c := range f.Clips() {

@@ -6,7 +6,7 @@ import (
 	"log"
 	"sync"
 
-	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 )
 
@@ -21,19 +21,19 @@ import (
 //     battle species' archetypes: the slots crowd.Batch plays clips from by number.
 type registries struct {
 	once   sync.Once
-	battle *crowd.Registry
+	battle *registry.Registry
 	// battleAsset[id] is the asset loaded in battle's slot id, or -1.
-	battleAsset [crowd.MaxSpeciesID + 1]int
+	battleAsset [registry.MaxSpeciesID + 1]int
 	// notInBattle says, per asset, why a battle cannot use it ("" when it can).
 	notInBattle []string
-	play        *crowd.Registry
+	play        *registry.Registry
 	// playable[k] says asset k is in play's slot k.
 	playable []bool
 }
 
 // maxPlayable is the number of assets the playback registry can hold: a unit
 // names its slot with one byte.
-const maxPlayable = crowd.MaxSpeciesID + 1
+const maxPlayable = registry.MaxSpeciesID + 1
 
 func (s *Server) runtime() *registries {
 	r := &s.regs
@@ -47,10 +47,10 @@ func (r *registries) build(assets []*Asset) {
 	}
 	// Battle: the assets that are not glTF models, each where the runtime's rule
 	// puts it, if anywhere.
-	r.battle = crowd.NewRegistry(crowd.Lenient())
+	r.battle = registry.NewRegistry(registry.Lenient())
 	why := make([]string, len(assets))
 	var (
-		srcs  []crowd.Source
+		srcs  []registry.Source
 		which []int
 	)
 	for k, a := range assets {
@@ -68,7 +68,7 @@ func (r *registries) build(assets []*Asset) {
 		case slots[j] >= 0:
 			r.battleAsset[slots[j]] = k
 			logSnapshot(errs[j]) // far units then stay reduced
-		case errors.Is(errs[j], crowd.ErrUnregistered):
+		case errors.Is(errs[j], registry.ErrUnregistered):
 			why[k] = "not a built-in species"
 		default:
 			why[k] = errs[j].Error()
@@ -80,17 +80,17 @@ func (r *registries) build(assets []*Asset) {
 	// distances; a built-in species' with its archetypes, so that the clips they
 	// play as Die stay off its snapshot mesh as in the battle (docs/runtime.md §6.4),
 	// and its clip changes fade by its states (crowd.Registry.ClipFade).
-	var opts []crowd.Option
+	var opts []registry.Option
 	for k := range min(len(assets), maxPlayable) {
 		name := fmt.Sprintf("asset%d", k)
 		if sp := r.battleSpecies(k); sp != nil {
-			opts = append(opts, crowd.WithSlot(unit.SpeciesID(k), name, sp.Archetypes...))
+			opts = append(opts, registry.WithSlot(unit.SpeciesID(k), name, sp.Archetypes...))
 		} else {
-			opts = append(opts, crowd.WithSlot(unit.SpeciesID(k), name))
+			opts = append(opts, registry.WithSlot(unit.SpeciesID(k), name))
 		}
-		opts = append(opts, crowd.WithLOD(unit.SpeciesID(k), lodDistances(assets[k])))
+		opts = append(opts, registry.WithLOD(unit.SpeciesID(k), lodDistances(assets[k])))
 	}
-	r.play = crowd.NewRegistry(append(opts, crowd.Lenient())...)
+	r.play = registry.NewRegistry(append(opts, registry.Lenient())...)
 	r.playable = make([]bool, len(assets))
 	for k, a := range assets {
 		if k >= maxPlayable {
@@ -125,7 +125,7 @@ func (r *registries) inBattle(k int) bool {
 }
 
 // battleSpecies returns the battle registry's species that asset k is, or nil.
-func (r *registries) battleSpecies(k int) *crowd.Species {
+func (r *registries) battleSpecies(k int) *registry.Species {
 	for id, a := range r.battleAsset {
 		if a == k {
 			return r.battle.Species(unit.SpeciesID(id))
@@ -137,7 +137,7 @@ func (r *registries) battleSpecies(k int) *crowd.Species {
 // fades returns the fade table of asset k's clip changes, or nil when they all
 // take crowd.FadeLocomotion: an asset that is no built-in species (see
 // crowd.Registry.ClipFade).
-func (r *registries) fades(k int) *crowd.FadeTable {
+func (r *registries) fades(k int) *registry.FadeTable {
 	if k >= maxPlayable {
 		return nil
 	}

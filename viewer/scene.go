@@ -9,6 +9,7 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 )
 
@@ -291,7 +292,7 @@ func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 // every horse asset and returns the rider's asset.
 func (c *Crowd) paradeRider() int {
 	r := c.regs
-	var rs *crowd.Species
+	var rs *registry.Species
 	for _, s := range r.battle.All() {
 		if s.Table(unit.ArchRider) != nil && (rs == nil || s.Name == "humanoid") {
 			rs = s
@@ -302,7 +303,7 @@ func (c *Crowd) paradeRider() int {
 	}
 	rider := r.battleAsset[rs.ID]
 	for a := range c.assets {
-		if m := crowd.RiderClips(r.battleSpecies(a), rs); m != nil && a != rider {
+		if m := registry.RiderClips(r.battleSpecies(a), rs); m != nil && a != rider {
 			c.riderMap[a], c.Rider[a] = m, rider
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -380,9 +381,9 @@ func BenchmarkCrowdStep(b *testing.B) {
 
 // builtinRegistry is a registry of the built-in creatures, baked in memory, as a
 // game would load them; it is closed when the test ends.
-func builtinRegistry(t testing.TB) *crowd.Registry {
+func builtinRegistry(t testing.TB) *registry.Registry {
 	t.Helper()
-	reg := crowd.NewRegistry()
+	reg := registry.NewRegistry()
 	t.Cleanup(func() { reg.Close() })
 	for _, sp := range creatures.All() {
 		b, err := sp.Bytes()

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	bonebakethree "github.com/bonebake/bonebake/js/bonebake-three"
@@ -79,7 +79,7 @@ func New(assets []*Asset) *Server {
 	s.files["index.html"] = withToken(s.files["index.html"], s.token)
 	s.bats.slots = make(chan struct{}, MaxBaking)
 	list := make([]assetJSON, len(assets))
-	builtins := crowd.NewRegistry() // the built-in species' definitions; it loads nothing
+	builtins := registry.NewRegistry() // the built-in species' definitions; it loads nothing
 	for i, a := range assets {
 		s.meshes = append(s.meshes, EncodeMesh(a.mesh, a.inverseBind, a.parts))
 		list[i] = a.describe(i, builtins)
@@ -167,7 +167,7 @@ type socketJSON struct {
 
 // describe says what the page needs of asset id; builtins knows the built-in
 // species (their gaits, which one rides).
-func (a *Asset) describe(id int, builtins *crowd.Registry) assetJSON {
+func (a *Asset) describe(id int, builtins *registry.Registry) assetJSON {
 	f := a.file
 	h := f.Header()
 	j := assetJSON{
@@ -182,7 +182,7 @@ func (a *Asset) describe(id int, builtins *crowd.Registry) assetJSON {
 	sp, builtin := builtins.Registered(h.SpeciesID)
 	builtin = builtin && a.Kind != KindGLTF
 	if builtin && sp.Name == a.Name && slices.Contains(sp.Archetypes, unit.ArchRider) {
-		seat := crowd.MountSeat
+		seat := registry.MountSeat
 		j.MountSeat = &seat
 	}
 	for _, t := range a.textures {
@@ -200,7 +200,7 @@ func (a *Asset) describe(id int, builtins *crowd.Registry) assetJSON {
 			cj.FPS = c.FPS
 			cj.Duration = c.Duration()
 		}
-		g, src := crowd.ResolveGait(c.Name, nil, a.src.Gaits, table)
+		g, src := registry.ResolveGait(c.Name, nil, a.src.Gaits, table)
 		cj.Cycle = g.Cycle
 		if !(g.Cycle > 0) {
 			cj.Cycle = cj.Duration

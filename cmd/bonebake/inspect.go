@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
@@ -205,7 +205,7 @@ func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
 // hasGaits reports whether any clip's gait comes from a sidecar or the table.
 func (r *bpatReport) hasGaits() bool {
 	for _, c := range r.Clips {
-		if c.gaitSource != crowd.GaitNone {
+		if c.gaitSource != registry.GaitNone {
 			return true
 		}
 	}
@@ -231,7 +231,7 @@ func (r *bpatReport) gaits(f *bpat.File) {
 	}
 	for i := range r.Clips {
 		c := &r.Clips[i]
-		g, src := crowd.ResolveGait(c.Name, nil, side, def.Gaits)
+		g, src := registry.ResolveGait(c.Name, nil, side, def.Gaits)
 		c.Cycle, c.gaitSource = c.Duration, src
 		if g.Cycle > 0 {
 			c.Cycle = number(g.Cycle)
@@ -277,13 +277,13 @@ func (r *bpatReport) print(w io.Writer) {
 		fmt.Fprintf(w, "\ngaits (from %s; docs/runtime.md §6):\n", from)
 		fmt.Fprintf(w, "%3s  %-22s %8s %9s  %s\n", "#", "clip", "cycle s", "speed m/s", "source")
 		for _, c := range r.Clips {
-			if c.gaitSource == crowd.GaitNone {
+			if c.gaitSource == registry.GaitNone {
 				continue
 			}
 			speed, src := "-", c.gaitSource
 			if c.GroundSpeed > 0 {
 				speed = fmt.Sprintf("%.4g", float64(c.GroundSpeed))
-			} else if src == crowd.GaitSidecar {
+			} else if src == registry.GaitSidecar {
 				src = "sidecar (no ground speed: plays in place)"
 			}
 			fmt.Fprintf(w, "%3d  %-22s %8.4g %9s  %s\n", c.Index, shown(c.Name), c.Cycle, speed, src)

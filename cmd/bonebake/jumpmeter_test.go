@@ -11,6 +11,7 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/crowd/registry"
 )
 
 // TestJumpMeterAsBefore plays battles (with fades and without, two seeds) and
@@ -62,7 +63,7 @@ func TestJumpMeterAsBefore(t *testing.T) {
 // step to the next, over all units: it keeps every unit's origins of the last
 // step and compares the new ones, on all cores.
 type jumpMeterBefore struct {
-	reg     *crowd.Registry
+	reg     *registry.Registry
 	stride  int       // floats per unit: 3 × the most bones of any species
 	prev    []float32 // per unit, its origins at the last step
 	has     []bool    // whether prev holds a pose yet
@@ -75,7 +76,7 @@ const maxJumpFloatsBefore = 64 << 20
 
 // newJumpMeterBefore returns a meter for n units, or nil and why not when their origins
 // would take more than maxJumpFloatsBefore.
-func newJumpMeterBefore(reg *crowd.Registry, n int) (*jumpMeterBefore, string) {
+func newJumpMeterBefore(reg *registry.Registry, n int) (*jumpMeterBefore, string) {
 	bones := 0
 	for _, s := range reg.All() {
 		bones = max(bones, s.File.BoneCount())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -203,15 +204,15 @@ func (r *simResult) print(w io.Writer) {
 
 // simRegistry loads the species files of dir, or bakes the built-in species in
 // memory when dir is empty (with their snapshot meshes, when snapshots is set).
-func simRegistry(dir string, snapshots bool, extra ...uint) (*crowd.Registry, string, error) {
+func simRegistry(dir string, snapshots bool, extra ...uint) (*registry.Registry, string, error) {
 	if dir != "" {
 		// Species beyond the built-in ones load into their own slots; no unit of
 		// the battle plays them.
-		var opts []crowd.Option
+		var opts []registry.Option
 		for _, id := range extra {
-			opts = append(opts, crowd.WithSpecies(roster.Species{ID: uint32(id)}))
+			opts = append(opts, registry.WithSpecies(roster.Species{ID: uint32(id)}))
 		}
-		reg, err := crowd.Open(dir, opts...)
+		reg, err := registry.Open(dir, opts...)
 		var fe *formats.FormatError
 		if errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
 			return nil, "", fmt.Errorf("%w\n(a file of a species that is not built in needs --species with its id)", err)
@@ -232,7 +233,7 @@ func simRegistry(dir string, snapshots bool, extra ...uint) (*crowd.Registry, st
 		return reg, dir, nil
 	}
 	// The built-in species, baked in memory; their gaits are the roster's.
-	reg := crowd.NewRegistry()
+	reg := registry.NewRegistry()
 	if _, err := loadBuiltins(reg, false, snapshots); err != nil {
 		reg.Close()
 		return nil, "", err
@@ -243,7 +244,7 @@ func simRegistry(dir string, snapshots bool, extra ...uint) (*crowd.Registry, st
 // loadBuiltins bakes the built-in species into reg in memory (with missingOnly,
 // those it has not loaded), with their snapshot meshes when snapshots is set, and
 // returns their names.
-func loadBuiltins(reg *crowd.Registry, missingOnly, snapshots bool) ([]string, error) {
+func loadBuiltins(reg *registry.Registry, missingOnly, snapshots bool) ([]string, error) {
 	var names []string
 	for _, s := range creatures.All() {
 		if missingOnly && reg.Species(unit.SpeciesID(s.ID)) != nil {
@@ -266,7 +267,7 @@ func loadBuiltins(reg *crowd.Registry, missingOnly, snapshots bool) ([]string, e
 
 // loadSnapshot bakes a built-in species' snapshot mesh from its loaded file and
 // gives it to reg.
-func loadSnapshot(reg *crowd.Registry, s *species.Creature) error {
+func loadSnapshot(reg *registry.Registry, s *species.Creature) error {
 	id := unit.SpeciesID(s.ID)
 	b, err := s.SnapshotBytes(reg.Species(id).File)
 	if err != nil {
@@ -275,7 +276,7 @@ func loadSnapshot(reg *crowd.Registry, s *species.Creature) error {
 	return reg.LoadSnapshot(id, s.Name+"_minimal.bpsm", b)
 }
 
-func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
+func simulate(cfg simConfig, reg *registry.Registry) (*simResult, error) {
 	steps := int(math.Round(cfg.seconds / cfg.dt))
 	if cfg.maxSteps > 0 {
 		steps = min(steps, cfg.maxSteps)
@@ -346,7 +347,7 @@ func simulate(cfg simConfig, reg *crowd.Registry) (*simResult, error) {
 
 // playBattle runs cfg's battle for steps, calling after with the step's times:
 // before Decide, before Animate and after it.
-func playBattle(cfg simConfig, reg *crowd.Registry, steps int, after func(step int, b *battle.Battle, t0, t1, t2 time.Time)) (*battle.Battle, error) {
+func playBattle(cfg simConfig, reg *registry.Registry, steps int, after func(step int, b *battle.Battle, t0, t1, t2 time.Time)) (*battle.Battle, error) {
 	b := battle.New(reg, cfg.units, cfg.seed)
 	b.Crowd.NoFade = cfg.noFade
 	b.Workers = cfg.workers
@@ -382,7 +383,7 @@ func playBattle(cfg simConfig, reg *crowd.Registry, steps int, after func(step i
 // largest move is the one the meter posing every unit finds, bit for bit
 // (TestJumpMeterAsBefore).
 type jumpMeter struct {
-	reg     *crowd.Registry
+	reg     *registry.Registry
 	paths   []speciesPaths // per species id
 	prev    []unitPose     // per unit, its pose at the last step
 	most    []float64      // per worker, the largest squared move
@@ -394,7 +395,7 @@ type jumpMeter struct {
 // unitPose is what a unit showed at a step.
 type unitPose struct {
 	species unit.SpeciesID
-	sides   [3]crowd.Side
+	sides   [3]registry.Side
 	has     bool
 	single  bool // has, and shows one clip at full weight
 }
@@ -423,7 +424,7 @@ type clipPath struct {
 }
 
 // newJumpMeter returns a meter for n units.
-func newJumpMeter(reg *crowd.Registry, n int) *jumpMeter {
+func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), workers: goruntime.GOMAXPROCS(0)}
 	m.most, m.posed = make([]float64, m.workers), make([]int, m.workers)
 	for _, s := range reg.All() {
@@ -456,7 +457,7 @@ func newJumpMeter(reg *crowd.Registry, n int) *jumpMeter {
 }
 
 // newClipPath measures clip c of species s.
-func newClipPath(s *crowd.Species, c int) clipPath {
+func newClipPath(s *registry.Species, c int) clipPath {
 	cl := &s.Clips[c]
 	p := clipPath{frames: max(cl.FrameCount, 1), loops: cl.Loops}
 	p.step, p.along = make([]float64, p.frames), make([]float64, p.frames+1)

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
@@ -65,7 +66,7 @@ type Battle struct {
 	// or 1: the caller's alone). The battle is the same on any number.
 	Workers int
 
-	reg   *crowd.Registry
+	reg   *registry.Registry
 	kind  []uint8
 	mount []int32 // a rider's horse, else −1
 	rider []int32 // a horse's rider, else −1
@@ -93,7 +94,7 @@ const headingSlack = 0.01
 var slackSin2 = float32(math.Sin(headingSlack) * math.Sin(headingSlack))
 
 // New lines up two armies of n units in all facing each other 30 m apart.
-func New(reg *crowd.Registry, n int, seed uint64) *Battle {
+func New(reg *registry.Registry, n int, seed uint64) *Battle {
 	b := &Battle{reg: reg, Crowd: crowd.New(n), Melee: crowd.NewMelee(n), Heading: make([]float32, n), kind: make([]uint8, n),
 		mount: make([]int32, n), rider: make([]int32, n), base: make([]unit.Flags, n), hit: make([]float32, n), speed: make([]float32, n), aim: make([]aim, n),
 		rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}

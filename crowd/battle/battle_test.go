@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/species/creatures"
 )
 
-func builtins(t testing.TB) *crowd.Registry {
+func builtins(t testing.TB) *registry.Registry {
 	t.Helper()
-	reg := crowd.NewRegistry()
+	reg := registry.NewRegistry()
 	t.Cleanup(func() { reg.Close() })
 	for _, s := range creatures.All() {
 		b, err := s.Bytes()

@@ -223,6 +223,17 @@ func intentKey(f Flags, moving bool, w Weapon) uint32 {
 
 const intentKeys = 1 << (numFlagBits + 3)
 
+// Swung reports whether state s is an attack: a swing, a shot or a cast, whose
+// phase comes from the combat timeline while the unit swings (docs/runtime.md §8).
+func (s StateID) Swung() bool {
+	switch s {
+	case StateAttackMelee, StateAttackRanged, StateAttackSword, StateAttackSpear,
+		StateAttackBow, StateCast, StateRidingCharge, StateRidingBowShot:
+		return true
+	}
+	return false
+}
+
 // StateTable is Inputs.Resolve().State() for every input, resolved ahead: the
 // hot path's whole intent resolution, one load per unit.
 type StateTable [intentKeys]StateID

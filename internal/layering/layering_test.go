@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"bat":                  {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
 	"pack":                 {"formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster", "internal/regfile"},
 	"crowd":                {"crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
-	"crowd/":               {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster"},
+	"crowd/":               {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
 	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "js/bonebake-three", "mesh", "source/", "species", "internal/regfile"},
 	"cmd/":                 {""}, // the command line uses everything
 	"internal/layering":    {},

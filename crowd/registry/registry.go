@@ -1,4 +1,4 @@
-package crowd
+package registry
 
 import (
 	"errors"
@@ -49,7 +49,7 @@ type Registry struct {
 	live   sync.RWMutex
 	closed bool
 	cfg    config
-	cat    atomic.Pointer[catalog]
+	view   atomic.Pointer[View]
 }
 
 // Option configures a registry.
@@ -99,7 +99,7 @@ func WithGait(species unit.SpeciesID, clip string, g roster.Gait) Option {
 func WithFades(species unit.SpeciesID, t FadeTable) Option {
 	for i := range t {
 		for j, d := range t[i] {
-			if !isFade(d) {
+			if !IsFade(d) {
 				t[i][j] = 0
 			}
 		}
@@ -134,7 +134,7 @@ func NewRegistry(opts ...Option) *Registry {
 	for _, o := range opts {
 		o(&r.cfg)
 	}
-	r.cat.Store(&catalog{})
+	r.view.Store(&View{})
 	return r
 }
 
@@ -299,7 +299,7 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar, as int) 
 	if r.closed {
 		return nil, ErrClosed
 	}
-	old := r.cat.Load()
+	old := r.view.Load()
 	var (
 		added []*Species
 		errs  []error
@@ -345,7 +345,7 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar, as int) 
 		return nil, errors.Join(errs...)
 	}
 	list := append(slices.Clone(old.list), added...)
-	r.cat.Store(r.buildCatalog(list))
+	r.view.Store(newView(list))
 	return added, nil
 }
 
@@ -492,16 +492,12 @@ func ResolveGait(clip string, game map[string]roster.Gait, side *gait.File, tabl
 
 // Species returns the species in slot id, or nil when the slot is empty.
 func (r *Registry) Species(id unit.SpeciesID) *Species {
-	c := r.cat.Load()
-	if int(id) >= len(c.byID) {
-		return nil
-	}
-	return c.byID[id]
+	return r.view.Load().Species(id)
 }
 
 // Lookup returns the loaded species called name, or nil.
 func (r *Registry) Lookup(name string) *Species {
-	for _, s := range r.cat.Load().list {
+	for _, s := range r.view.Load().list {
 		if s.Name == name {
 			return s
 		}
@@ -512,7 +508,7 @@ func (r *Registry) Lookup(name string) *Species {
 // All returns the loaded species in id order.
 func (r *Registry) All() []*Species {
 	var out []*Species
-	for _, s := range r.cat.Load().byID {
+	for _, s := range r.view.Load().byID {
 		if s != nil {
 			out = append(out, s)
 		}
@@ -530,8 +526,8 @@ func (r *Registry) Close() error {
 	}
 	r.live.Lock()
 	r.closed = true
-	list := r.cat.Load().list
-	r.cat.Store(&catalog{closed: true})
+	list := r.view.Load().list
+	r.view.Store(&View{closed: true})
 	var errs []error
 	for _, s := range list {
 		if err := s.File.Close(); err != nil {
@@ -547,159 +543,55 @@ func (r *Registry) Close() error {
 	return errors.Join(errs...)
 }
 
-// clipEntry is what the hot loops need of one clip: 32 bytes, so that the batch
-// kernel finds an entry by shifting. Its first 16 bytes are the kernel's: the
-// assembly (batch_amd64.s) loads them as one vector, in this order.
-type clipEntry struct {
-	scale    float32 // phase → frame position: N for a looping clip, N−1 for a one-shot, 0 when N = 1; exact, as N ≤ MaxClipFrames
-	offset   uint32  // palette row of the clip's first frame
-	last     int32   // N−1
-	wrapTo   int32   // the frame after the last: 0 looping, N−1 one-shot
-	keep     float32 // 0 when N = 1 (its phase is always 0), else 1: scale ≠ 0
-	base     float32 // phase per second at rest: 1/cycle unless speed-driven
-	perSpeed float32 // phase per second per m/s: 1/(cycle·speed) for locomotion
-	_        float32
-}
-
-// loops reports whether the clip's phase wraps (a single-frame clip: no matter).
-func (e *clipEntry) loops() bool { return e.wrapTo != e.last }
-
-func makeEntry(c *Clip) clipEntry {
-	n := c.FrameCount
-	e := clipEntry{offset: uint32(c.FrameOffset), last: int32(n - 1), keep: 1}
-	if c.Loops {
-		e.scale = float32(n)
-	} else {
-		e.scale, e.wrapTo = float32(n-1), int32(n-1)
-	}
-	if n <= 1 {
-		e.scale, e.keep = 0, 0
-	}
-	if c.Gait.Speed > 0 {
-		e.perSpeed = float32(1 / (c.Gait.Cycle * c.Gait.Speed))
-	} else if c.Gait.Cycle > 0 {
-		e.base = float32(1 / c.Gait.Cycle)
-	}
-	return e
-}
-
-// catalog is an immutable view of the loaded species: readers load it atomically.
-type catalog struct {
+// View is the species a registry holds at one moment: each load, snapshot and
+// Close publishes a new one, and a View never changes. Readers that need
+// several things of the registry at once (a crowd's step) take one View and
+// read them all from it.
+type View struct {
 	closed bool
 	list   []*Species // in load order
 	byID   []*Species
-	// Hot tables. entries[id<<clipShift | clip]; sel[(((id·MaxArchetypes)+a)·NumStates+s)·MaxVariants+v].
-	entries []clipEntry
-	sel     []unit.ClipID // unplayable where the species is not loaded or lacks the archetype
-	// pairs[(id·MaxArchetypes+a)·MaxVariants+v]: the walk and run of a speed blend.
-	pairs []gaitPair
-	// pairAt[k], beside sel[k]: 1 + the index in pairs of the speed blend a unit
-	// selected by k plays (its state Walk or Run and its archetype's pair there),
-	// 0 for none; Animate reads it instead of asking pair.
-	pairAt []uint32
-	// snapRows[id<<clipShift | clip]: the clip's frames in its species' snapshot
-	// mesh (not ok without one).
-	snapRows []snapEntry
-	lod      [MaxSpeciesID + 1]lodBands // by species id
-	maxID    int                        // −1 when empty
-	// resolved is GPUClock.Commit's table, built on its first use (clockTable).
-	resolved atomic.Pointer[[]resolved]
+	// compiled is what Compiled built of the view.
+	compiled atomic.Value
 }
 
-// gaitPair is what the speed blend of a unit in the Walk or Run state needs
-// (docs/runtime.md §6.3): its archetype's walk and run clips for its variant, their
-// ground speeds (walk's the lower) and strides (cycle × ground speed). Zero (walk ==
-// run) where there is no such pair: the unit then plays its clip alone by the rate
-// of §6.
-type gaitPair struct {
-	walk, run          unit.ClipID
-	walkSpeed          float32 // m/s: walk's ground speed
-	perRunDiff         float32 // 1/(run's ground speed − walk's)
-	stride, strideDiff float32 // m: walk's stride, run's minus walk's
-	// Phase per second per m/s of each gait alone: its clip's perSpeed, so that
-	// a unit at one gait's speed plays at exactly the rate of §6.
-	walkPer, runPer float32
-}
-
-// gaitSnap is how close to a gait's own speed, as a share of the walk-to-run
-// range, a unit plays that gait alone.
-const gaitSnap = 1e-3
-
-// blend returns, for a unit playing cl (walk or run) at ground speed sp, the phase
-// rate, the other gait's clip and its weight.
-func (g *gaitPair) blend(cl unit.ClipID, sp float32) (rate float32, other unit.ClipID, w float32) {
-	b := (sp - g.walkSpeed) * g.perRunDiff // run's share
-	// Within a thousandth of a gait it is that gait: a speed meant to be one
-	// (a walk at 1.4 m/s worked out as distance over time) should not blend in
-	// the other at a weight of 1e-7, which costs a blend and keeps a far unit
-	// off its snapshot. Such a unit (most of a crowd) plays at its gait's own
-	// rate, a multiplication; only one between the speeds divides.
-	switch {
-	case b < gaitSnap:
-		b, rate = 0, sp*g.walkPer
-	case b > 1-gaitSnap:
-		b, rate = 1, sp*g.runPer
-	default:
-		// One stride of the blend covers the blend of the two strides, so
-		// that planted feet stay planted.
-		rate = sp / (g.stride + g.strideDiff*b)
-	}
-	if cl == g.walk {
-		return rate, g.run, b
-	}
-	return rate, g.walk, 1 - b
-}
-
-func (r *Registry) buildCatalog(list []*Species) *catalog {
-	c := &catalog{list: list, maxID: -1}
-	for id := range c.lod {
-		d := r.LOD(unit.SpeciesID(id))
-		c.lod[id] = lodBands{up: [2]float32{d.Reduced * (1 + LODHysteresis), d.Snapshot * (1 + LODHysteresis)},
-			down: [2]float32{d.Reduced * (1 - LODHysteresis), d.Snapshot * (1 - LODHysteresis)}}
-	}
+func newView(list []*Species) *View {
+	v := &View{list: list}
 	for _, s := range list {
-		c.maxID = max(c.maxID, int(s.ID))
-	}
-	c.byID = make([]*Species, c.maxID+1)
-	// An empty entry plays row 0 at phase 0; the last one is for units whose species
-	// is not loaded or whose clip number is too large.
-	c.entries = make([]clipEntry, (c.maxID+1)<<clipShift+1)
-	c.sel = make([]unit.ClipID, (c.maxID+1)*MaxArchetypes*int(unit.NumStates)*MaxVariants)
-	for k := range c.sel {
-		c.sel[k] = unplayable
-	}
-	c.pairs = make([]gaitPair, (c.maxID+1)*MaxArchetypes*MaxVariants)
-	c.pairAt = make([]uint32, len(c.sel))
-	c.snapRows = make([]snapEntry, (c.maxID+1)<<clipShift+1) // + the empty entry, as entries
-	for _, s := range list {
-		c.byID[s.ID] = s
-		copy(c.snapRows[int(s.ID)<<clipShift:], snapEntries(s))
-		for k := range s.Clips {
-			c.entries[int(s.ID)<<clipShift|k] = makeEntry(&s.Clips[k])
+		if int(s.ID) >= len(v.byID) {
+			v.byID = append(v.byID, make([]*Species, int(s.ID)+1-len(v.byID))...)
 		}
-		for a, t := range s.tables {
-			if t == nil {
-				continue
-			}
-			base := (int(s.ID)*MaxArchetypes + a) * int(unit.NumStates) * MaxVariants
-			for st := range t.clips {
-				copy(c.sel[base+st*MaxVariants:], t.clips[st][:])
-			}
-			for v := range MaxVariants {
-				wc, rc := t.clips[unit.StateWalk][v], t.clips[unit.StateRun][v]
-				w, r := s.Clips[wc].Gait, s.Clips[rc].Gait
-				if wc != rc && w.Speed > 0 && r.Speed > w.Speed {
-					pi := (int(s.ID)*MaxArchetypes+a)*MaxVariants + v
-					c.pairAt[base+int(unit.StateWalk)*MaxVariants+v] = uint32(pi + 1)
-					c.pairAt[base+int(unit.StateRun)*MaxVariants+v] = uint32(pi + 1)
-					c.pairs[pi] = gaitPair{walk: wc, run: rc,
-						walkSpeed: float32(w.Speed),
-						stride:    float32(w.Cycle * w.Speed), strideDiff: float32(r.Cycle*r.Speed - w.Cycle*w.Speed),
-						perRunDiff: float32(1 / (r.Speed - w.Speed)),
-						walkPer:    c.entries[int(s.ID)<<clipShift|int(wc)].perSpeed, runPer: c.entries[int(s.ID)<<clipShift|int(rc)].perSpeed}
-				}
-			}
-		}
+		v.byID[s.ID] = s
 	}
-	return c
+	return v
+}
+
+// View returns the registry's species as they stand now.
+func (r *Registry) View() *View { return r.view.Load() }
+
+// Closed reports whether the view is of a closed registry: it holds nothing.
+func (v *View) Closed() bool { return v.closed }
+
+// Species returns the species in slot id, or nil when the slot is empty.
+func (v *View) Species(id unit.SpeciesID) *Species {
+	if int(id) >= len(v.byID) {
+		return nil
+	}
+	return v.byID[id]
+}
+
+// Loaded returns the view's species in load order. The slice is the view's:
+// it must not be changed.
+func (v *View) Loaded() []*Species { return v.list }
+
+// Compiled returns what build makes of the view, calling build on the view's
+// first use only: how the runtime keeps the tables its hot loops read beside
+// the species they were built from (package crowd's). build must depend on
+// nothing but the view and the registry's options, which do not change.
+func (v *View) Compiled(build func() any) any {
+	if c := v.compiled.Load(); c != nil {
+		return c
+	}
+	v.compiled.CompareAndSwap(nil, build())
+	return v.compiled.Load()
 }
