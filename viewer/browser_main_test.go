@@ -3,11 +3,12 @@ package viewer
 import (
 	"context"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/bonebake/bonebake/internal/chromiumtest"
 )
 
 // TestMain closes the package's one browser (see sharedBrowser) after the tests.
@@ -33,7 +34,7 @@ var browser struct {
 // browser on first use. It skips the test when no Chromium is installed.
 func sharedBrowser(t *testing.T) context.Context {
 	t.Helper()
-	exe := findChromium()
+	exe := chromiumtest.Chromium()
 	if exe == "" {
 		t.Skip("no chromium to run the browser tests with (apt-get install chromium, or set BONEBAKE_CHROMIUM)")
 	}
@@ -42,7 +43,7 @@ func sharedBrowser(t *testing.T) context.Context {
 		if browser.err != nil {
 			return
 		}
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocatorOptions(exe, browser.dir, nil)...)
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumtest.Options(exe, browser.dir, 1000, 640)...)
 		ctx, cancelTab := chromedp.NewContext(actx)
 		browser.ctx = ctx
 		browser.cancel = func() { cancelTab(); cancelAlloc() }
@@ -61,19 +62,4 @@ func closeBrowser() {
 	if browser.dir != "" {
 		os.RemoveAll(browser.dir)
 	}
-}
-
-// allocatorOptions are the options a browser is started with: chromiumFlags and
-// the extra flags given, its own profile in dir.
-func allocatorOptions(exe, dir string, extraFlags []string) []chromedp.ExecAllocatorOption {
-	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(exe), chromedp.UserDataDir(dir), chromedp.WindowSize(1000, 640)}
-	for _, f := range append(append([]string(nil), chromiumFlags...), extraFlags...) {
-		name, value, ok := strings.Cut(f, "=")
-		if ok {
-			opts = append(opts, chromedp.Flag(name, value))
-		} else {
-			opts = append(opts, chromedp.Flag(name, true))
-		}
-	}
-	return opts
 }

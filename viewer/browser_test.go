@@ -8,8 +8,6 @@ import (
 	"image/png"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -19,35 +17,9 @@ import (
 	"github.com/chromedp/cdproto/input"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/bonebake/bonebake/internal/chromiumtest"
 )
-
-// chromiumFlags are the flags DESIGN.md gives for browser tests: headless
-// Chromium with WebGL2 on SwiftShader, or on what BONEBAKE_CHROMIUM_GL names
-// instead (space-separated flags, e.g. "use-angle=vulkan ignore-gpu-blocklist"
-// to run the tests on a machine's GPU).
-var chromiumFlags = append(append([]string{"headless", "no-sandbox"}, glFlags()...),
-	"disable-background-networking", "disable-component-update", "disable-sync", "no-first-run")
-
-func glFlags() []string {
-	if f := os.Getenv("BONEBAKE_CHROMIUM_GL"); f != "" {
-		return strings.Fields(f)
-	}
-	return []string{"use-angle=swiftshader", "enable-unsafe-swiftshader"}
-}
-
-// findChromium returns the browser to test with: $BONEBAKE_CHROMIUM, or Debian's
-// chromium on the PATH.
-func findChromium() string {
-	if p := os.Getenv("BONEBAKE_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // page is one headless browser tab on a viewer server.
 type page struct {
@@ -109,7 +81,7 @@ func openPageWith(t *testing.T, assets []*Asset, query string, width, height int
 
 	var ctx context.Context
 	if len(extraFlags) > 0 {
-		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), allocatorOptions(findChromium(), t.TempDir(), extraFlags)...)
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumtest.Options(chromiumtest.Chromium(), t.TempDir(), 1000, 640, extraFlags...)...)
 		c, cancelTab := chromedp.NewContext(actx)
 		ctx = c
 		t.Cleanup(func() { cancelTab(); cancelAlloc() })

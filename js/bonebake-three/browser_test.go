@@ -21,6 +21,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/chromiumtest"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -32,27 +33,6 @@ import (
 func npmPackage(t testing.TB) string {
 	t.Helper()
 	return testfiles.NpmCache(t, ".", "bonebake-three-npm", "package.json", "package-lock.json")
-}
-
-func findChromium() string {
-	if p := os.Getenv("BONEBAKE_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-// glFlags are the viewer's: WebGL2 on SwiftShader, or what BONEBAKE_CHROMIUM_GL
-// names (e.g. "use-angle=vulkan ignore-gpu-blocklist" for a machine's GPU).
-func glFlags() []string {
-	if f := os.Getenv("BONEBAKE_CHROMIUM_GL"); f != "" {
-		return strings.Fields(f)
-	}
-	return []string{"use-angle=swiftshader", "enable-unsafe-swiftshader"}
 }
 
 // soldier is Soldier.glb baked by gltfbake, once for the package's tests.
@@ -134,7 +114,7 @@ func openWith(t testing.TB, p page) context.Context {
 	if testing.Short() {
 		t.Skip("the browser tests run in the full suite")
 	}
-	exe := findChromium()
+	exe := chromiumtest.Chromium()
 	if exe == "" {
 		t.Skip("no chromium to run the browser tests with (apt-get install chromium, or set BONEBAKE_CHROMIUM)")
 	}
@@ -163,16 +143,7 @@ func openWith(t testing.TB, p page) context.Context {
 	go hs.Serve(ln)
 	t.Cleanup(func() { hs.Close() })
 
-	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(400, 400)}
-	for _, f := range append([]string{"headless", "no-sandbox", "disable-background-networking", "disable-component-update", "no-first-run"}, glFlags()...) {
-		name, value, ok := strings.Cut(f, "=")
-		if ok {
-			opts = append(opts, chromedp.Flag(name, value))
-		} else {
-			opts = append(opts, chromedp.Flag(name, true))
-		}
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), chromiumtest.Options(exe, t.TempDir(), 400, 400)...)
 	ctx, cancelTab := chromedp.NewContext(actx)
 	ctx, cancelTime := context.WithTimeout(ctx, p.timeout)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
