@@ -50,6 +50,7 @@ func (s *scene) loadClips() (*gltf.ClipFile, error) {
 		return nil, s.fail(RuleClipFile, "%s", detail)
 	}
 	cf.Animations = anims
+	cf.Notes = warn // what sampling could not do as FBX says (layers, velocities), and stacks left out
 	cf.Unnamed = make([]bool, len(anims))
 	cf.Weights = make([]int, len(anims))
 	return cf, nil

@@ -113,6 +113,11 @@ func TestLayerModesNamed(t *testing.T) {
 	if a, _ := armPose(t, m, 0.5); !near(a, 85, 1e-3) {
 		t.Errorf("arm at %v°, want 45 + 40", a)
 	}
+	// Read as a clip file (Mixamo's animations without skin), it says so too.
+	cf, err := LoadClips(layeredFile(t, layerObj("40", "Add", prop("Weight", "100"))+curveNodeObj("41", "0", "0", "40"), conns), gltf.Options{})
+	if err != nil || !strings.Contains(strings.Join(cf.Notes, "\n"), "RotationAccumulationMode 0") {
+		t.Errorf("clip file: %v, notes %q", err, cf.Notes)
+	}
 	_, err = Load(layeredFile(t, layerObj("40", "Odd", prop("BlendMode", "7"))+curveNodeObj("41", "0", "0", "40"), conns), gltf.Options{})
 	var fe *Error
 	if !errors.As(err, &fe) || fe.Rule != RuleLayer || !strings.Contains(err.Error(), `"Odd"`) || !strings.Contains(err.Error(), "BlendMode 7") {
