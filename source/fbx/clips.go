@@ -169,7 +169,7 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 			continue
 		}
 		chans := map[*model]*channels{}
-		velocityWarned := false
+		velocityWarned, biasWarned := false, false
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		rotWarned := false
 		for li, l := range s.objectsOf(s.children[st.ID], "AnimationLayer") {
@@ -232,6 +232,10 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 						if c.velocity && !velocityWarned {
 							velocityWarned = true
 							warn = append(warn, fmt.Sprintf("take %q: curves of %q set tangent velocities, which are not applied (their keys' slopes and weights are)", st.Name, mo.obj.Name))
+						}
+						if c.bias && !biasWarned {
+							biasWarned = true
+							warn = append(warn, fmt.Sprintf("take %q: auto keys of %q set a tangent bias, which is not applied (their slopes are the unbiased ones)", st.Name, mo.obj.Name))
 						}
 						lc.c[prop][a] = c
 						lo, hi = min(lo, c.times[0]), max(hi, c.times[len(c.times)-1])

@@ -14,8 +14,9 @@ type curve struct {
 	values []float64
 	// seg[i] is segment i's interpolation; nil: every segment linear.
 	seg []segment
-	// velocity: some key sets a tangent velocity, which is not applied.
-	velocity bool
+	// velocity: some key sets a tangent velocity; bias: some time-dependent
+	// auto key a bias. Neither is applied.
+	velocity, bias bool
 }
 
 // segment is how a curve runs from one key to the next: its kind, and for a
@@ -120,13 +121,14 @@ const (
 	tangentUser       = 0x00000400
 	tangentBreak      = 0x00000800
 	tangentClamp      = 0x00001000
+	tangentTimeIndep  = 0x00002000
 	tangentClampProg  = 0x00004000
 	weightedRight     = 0x01000000
 	weightedNextLeft  = 0x02000000
 	velocityRight     = 0x10000000
 	velocityNextLeft  = 0x20000000
 	defaultWeight     = 1.0 / 3
-	weightScale       = 9999 // a weight is stored as a 16-bit integer over this
+	weightScale       = 10000 // a weight is stored as a 16-bit fixed-point number of four decimals
 	minWeight         = 1e-4
 	keyAttrDataStride = 4
 )
@@ -174,7 +176,9 @@ func (s *scene) readCurve(id int64) (*curve, error) {
 	c.seg = make([]segment, len(c.times)-1)
 	for i := range c.seg {
 		c.seg[i] = c.segmentAt(i, attrs)
-		c.velocity = c.velocity || attrs[i].flags&keyCubic != 0 && attrs[i].flags&(velocityRight|velocityNextLeft) != 0
+		a := attrs[i]
+		c.velocity = c.velocity || a.flags&keyCubic != 0 && a.flags&(velocityRight|velocityNextLeft) != 0
+		c.bias = c.bias || a.computed() && a.flags&(tangentTCB|tangentTimeIndep) == 0 && (a.data[0] != 0 || a.data[1] != 0)
 	}
 	return c, nil
 }
@@ -234,24 +238,13 @@ func (c *curve) segmentAt(i int, attrs []keyAttr) segment {
 	case a.flags&keyCubic == 0:
 		return segment{kind: segLinear}
 	}
-	s := segment{kind: segCubic, wOut: defaultWeight, wIn: defaultWeight}
-	s.out = c.slope(i, attrs[i], true)
-	if next := attrs[i+1]; next.flags&keyCubic != 0 && next.flags&(tangentAuto|tangentTCB) != 0 && next.flags&tangentUser == 0 {
-		s.in = c.slope(i+1, next, false)
+	s := segment{kind: segCubic}
+	s.wOut, s.wIn = a.weights()
+	s.out = c.slope(i, attrs, true)
+	if next := attrs[i+1]; next.computed() {
+		s.in = c.slope(i+1, attrs, false)
 	} else {
 		s.in = a.data[1]
-	}
-	// Weights: two 16-bit integers over 9999 in the bits of the third float
-	// (a binary file's float32; an ASCII file may print those bits as an integer).
-	bits := uint32(math.Float32bits(float32(a.data[2])))
-	if w := a.data[2]; w >= 1 && w == math.Trunc(w) && w <= math.MaxUint32 {
-		bits = uint32(w)
-	}
-	if a.flags&weightedRight != 0 {
-		s.wOut = clampWeight(float64(bits&0xffff) / weightScale)
-	}
-	if a.flags&weightedNextLeft != 0 {
-		s.wIn = clampWeight(float64(bits>>16) / weightScale)
 	}
 	if s.wOut+s.wIn > 1 { // handles that cross: scaled to meet
 		f := 1 / (s.wOut + s.wIn)
@@ -260,57 +253,104 @@ func (c *curve) segmentAt(i int, attrs []keyAttr) segment {
 	return s
 }
 
+// computed says a key's slopes are worked out from its neighbours (auto and
+// TCB cubic keys), not stored.
+func (a keyAttr) computed() bool {
+	return a.flags&keyCubic != 0 && a.flags&(tangentAuto|tangentTCB) != 0 && a.flags&tangentUser == 0
+}
+
+// weights are the key's right and next-left handle weights: 1/3 unless the
+// key is weighted, when data 2 holds them as two 16-bit fixed-point numbers of
+// four decimals (right in the low half) in the bits of a float32, which an
+// ASCII file may print as the integer of those bits (a whole number ≥ 1 is
+// read so: no float of two weights is one).
+func (a keyAttr) weights() (right, nextLeft float64) {
+	right, nextLeft = defaultWeight, defaultWeight
+	bits := math.Float32bits(float32(a.data[2]))
+	if w := a.data[2]; w >= 1 && w == math.Trunc(w) && w <= math.MaxUint32 {
+		bits = uint32(w)
+	}
+	if a.flags&weightedRight != 0 {
+		right = clampWeight(float64(bits&0xffff) / weightScale)
+	}
+	if a.flags&weightedNextLeft != 0 {
+		nextLeft = clampWeight(float64(bits>>16) / weightScale)
+	}
+	return right, nextLeft
+}
+
 func clampWeight(w float64) float64 { return min(max(w, minWeight), 1) }
 
+// clampEqual is how close a neighbour's value must be for a clamped auto key
+// to lie flat.
+const clampEqual = 1e-5
+
 // slope is key i's tangent (value per second), leaving it (out) or reaching
-// it: a user or break key's stored right slope; an auto key's the cardinal
-// spline's, the slope from the previous key's value to the next's (one-sided
-// at the curve's ends), flat where clamping says so; a TCB key's
-// Kochanek–Bartels tangent from its tension, continuity and bias.
-func (c *curve) slope(i int, a keyAttr, out bool) float64 {
-	if a.flags&tangentUser != 0 || a.flags&(tangentAuto|tangentTCB) == 0 {
+// it (§11): a user or break key's stored right slope; an auto key's from its
+// neighbours, with clamping; a TCB key's Kochanek–Bartels tangent.
+func (c *curve) slope(i int, attrs []keyAttr, out bool) float64 {
+	a := attrs[i]
+	if !a.computed() {
 		return a.data[0]
 	}
 	n := len(c.times)
 	sec := func(j int) float64 { return float64(c.times[j]) / TicksPerSecond }
-	// dPrev and dNext: the slopes of the chords to the neighbouring keys.
-	var dPrev, dNext float64
-	hasPrev, hasNext := i > 0, i < n-1
+	v := c.values[i]
+	// The chords to the neighbouring keys: their slopes and time spans.
+	var dPrev, dNext, tPrev, tNext float64
+	hasPrev := i > 0 && sec(i) > sec(i-1)
+	hasNext := i < n-1 && sec(i+1) > sec(i)
 	if hasPrev {
-		if dt := sec(i) - sec(i-1); dt > 0 {
-			dPrev = (c.values[i] - c.values[i-1]) / dt
-		}
+		tPrev = sec(i) - sec(i-1)
+		dPrev = (v - c.values[i-1]) / tPrev
 	}
 	if hasNext {
-		if dt := sec(i+1) - sec(i); dt > 0 {
-			dNext = (c.values[i+1] - c.values[i]) / dt
-		}
-	}
-	if !hasPrev {
-		dPrev = dNext
-	}
-	if !hasNext {
-		dNext = dPrev
+		tNext = sec(i+1) - sec(i)
+		dNext = (c.values[i+1] - v) / tNext
 	}
 	if a.flags&tangentTCB != 0 {
 		t, co, b := a.data[0], a.data[1], a.data[2]
-		if out {
-			return (1-t)*(1+co)*(1+b)/2*dPrev + (1-t)*(1-co)*(1-b)/2*dNext
+		f := 0.5 // the two chords' mean; at an end, the one chord
+		if !hasPrev || !hasNext {
+			f = 1
 		}
-		return (1-t)*(1-co)*(1+b)/2*dPrev + (1-t)*(1+co)*(1-b)/2*dNext
+		if out {
+			return f * ((1-t)*(1+co)*(1+b)*dPrev + (1-t)*(1-co)*(1-b)*dNext)
+		}
+		return f * ((1-t)*(1-co)*(1+b)*dPrev + (1-t)*(1+co)*(1-b)*dNext)
 	}
-	if hasPrev && hasNext {
-		vp, v, vn := c.values[i-1], c.values[i], c.values[i+1]
-		if a.flags&tangentClamp != 0 && (vp == v || vn == v) {
+	clamp := a.flags&tangentClamp != 0
+	progressive := a.flags&tangentClampProg != 0
+	if !hasPrev || !hasNext { // an end: the chord to its one neighbour
+		d, dv := dPrev+dNext, (dPrev+dNext)*(tPrev+tNext)
+		if progressive || clamp && math.Abs(dv) <= clampEqual {
 			return 0
 		}
-		if a.flags&tangentClampProg == tangentClampProg && (v-vp)*(vn-v) <= 0 {
-			return 0 // a peak or a valley: flat, not overshooting its neighbours
-		}
-		if dt := sec(i+1) - sec(i-1); dt > 0 {
-			return (vn - vp) / dt
-		}
+		return d
+	}
+	vp, vn := c.values[i-1], c.values[i+1]
+	if clamp && min(math.Abs(v-vp), math.Abs(vn-v)) <= clampEqual {
 		return 0
 	}
-	return dPrev // one neighbour: the chord to it
+	s := (vn - vp) / (tPrev + tNext) // the cardinal spline's
+	if a.flags&tangentTimeIndep == 0 {
+		// Time-dependent: averaged with the chords, each weighted by the
+		// other's share of the span (the same slope when keys are evenly spaced).
+		d := tPrev / (tPrev + tNext)
+		s = s/2 + (dPrev*(1-d)+dNext*d)/2
+	}
+	if progressive {
+		// No handle past a neighbour's value: a peak or valley lies flat, and
+		// a steep slope is cut to what reaches the nearer neighbour.
+		_, wLeft := attrs[i-1].weights()
+		wRight, _ := a.weights()
+		sign := 1.0
+		if s < 0 {
+			sign = -1
+		}
+		maxLeft := sign * (v - vp) / (wLeft * tPrev)
+		maxRight := sign * (vn - v) / (wRight * tNext)
+		s = sign * max(0, min(sign*s, maxLeft, maxRight))
+	}
+	return s
 }
