@@ -46,10 +46,10 @@ func TestKindsFit(t *testing.T) {
 // A unit whose species is not loaded or whose archetype does not fit is counted by
 // Animate and named by Check; the others still play.
 func TestUnplayableReported(t *testing.T) {
-	r := registry.NewRegistry()
+	r := registry.New()
 	writeDir := t.TempDir()
 	writeSpecies(t, writeDir, specNamed("humanoid"), specNamed("horse"))
-	if err := r.LoadDir(writeDir); err != nil {
+	if err := r.Load(registry.Dir(writeDir)); err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
@@ -209,7 +209,7 @@ func TestLoadFS(t *testing.T) {
 		"assets/creatures/humanoid.bpat": {Data: encode(t, contents(specNamed("humanoid")))},
 		"assets/creatures/notes.txt":     {Data: []byte("not a species")},
 	}
-	r, err := registry.OpenFS(fsys, "assets/creatures")
+	r, err := registry.Open(registry.FS(fsys, "assets/creatures"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,11 +217,11 @@ func TestLoadFS(t *testing.T) {
 	if len(r.All()) != 2 || r.Species(unit.SpeciesHorse).Path != "assets/creatures/horse.bpat" {
 		t.Fatalf("loaded %d species", len(r.All()))
 	}
-	if _, err := registry.OpenFS(fsys, "assets"); err == nil {
+	if _, err := registry.Open(registry.FS(fsys, "assets")); err == nil {
 		t.Error("a directory with no .bpat files loaded")
 	}
 	fsys["bad/horse.bpat"] = &fstest.MapFile{Data: []byte("BPAT")}
-	if _, err := registry.OpenFS(fsys, "bad"); err == nil || !strings.Contains(err.Error(), "bad/horse.bpat") {
+	if _, err := registry.Open(registry.FS(fsys, "bad")); err == nil || !strings.Contains(err.Error(), "bad/horse.bpat") {
 		t.Errorf("a truncated file: %v", err)
 	}
 }

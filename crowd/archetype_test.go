@@ -75,7 +75,7 @@ func TestArchetypeTables(t *testing.T) {
 func TestArchetypeResolveErrors(t *testing.T) {
 	r := testRegistry(t)
 	f := r.Species(1).File
-	a := registry.HumanoidArchetype() // the horse file has no humanoid clips
+	a, _ := registry.BuiltinArchetype(roster.Humanoid) // the horse file has no humanoid clips
 	if _, err := a.Resolve(f); err == nil || !strings.Contains(err.Error(), `needs clip "idle_squat"`) {
 		t.Errorf("humanoid table on the horse: %v", err)
 	}
@@ -91,7 +91,7 @@ func TestArchetypeResolveErrors(t *testing.T) {
 	// BuiltinArchetype returns copies: changing one changes no registry.
 	h, _ := registry.BuiltinArchetype(roster.Humanoid)
 	h.States[unit.StateWalk][0] = "nope"
-	if registry.HumanoidArchetype().States[unit.StateWalk][0] != "walk" {
+	if h2, _ := registry.BuiltinArchetype(roster.Humanoid); h2.States[unit.StateWalk][0] != "walk" {
 		t.Error("built-in archetype modified through a copy")
 	}
 }

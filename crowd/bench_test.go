@@ -100,7 +100,7 @@ func BenchmarkBatchStep(b *testing.B) {
 	lodBench := func(b *testing.B, dist func(i int) float32) {
 		rl := testRegistry(b)
 		for _, sp := range builtinSpecs {
-			if err := rl.LoadSnapshot(unit.SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(b, sp)); err != nil {
+			if err := rl.AttachSnapshot(unit.SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(b, sp)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -41,7 +41,7 @@ func horseFile(dir string) string {
 func ExampleOpen() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, err := registry.Open(horseFile(dir))
+	reg, err := registry.Open(registry.Dir(horseFile(dir)))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -80,7 +80,7 @@ func ExampleInputs_Resolve() {
 func ExampleCrowd_Animate() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := registry.Open(horseFile(dir))
+	reg, _ := registry.Open(registry.Dir(horseFile(dir)))
 	defer reg.Close()
 
 	c := crowd.New(2)
@@ -103,7 +103,7 @@ func ExampleCrowd_Animate() {
 func ExampleBatch_Step() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := registry.Open(horseFile(dir))
+	reg, _ := registry.Open(registry.Dir(horseFile(dir)))
 	defer reg.Close()
 
 	b := crowd.NewBatch(1)
@@ -135,7 +135,7 @@ func ExampleMelee() {
 func ExampleSpecies_Socket() {
 	dir, _ := os.MkdirTemp("", "species")
 	defer os.RemoveAll(dir)
-	reg, _ := registry.Open(horseFile(dir))
+	reg, _ := registry.Open(registry.Dir(horseFile(dir)))
 	defer reg.Close()
 	horse := reg.Species(1)
 	// Half way between walk frames 6 and 7: the bone is at y 6.5, the saddle .5 above.

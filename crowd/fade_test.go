@@ -243,9 +243,9 @@ func TestFadesRemovePops(t *testing.T) {
 		t.Fatal(err)
 	}
 	jump := func(noFade bool, opts ...registry.Option) float64 {
-		r := registry.NewRegistry(opts...)
+		r := registry.New(opts...)
 		defer r.Close()
-		if err := r.LoadBytes(h.Name+".bpat", data); err != nil {
+		if err := r.Load(registry.Memory(registry.File{Name: h.Name + ".bpat", Data: data})); err != nil {
 			t.Fatal(err)
 		}
 		c := New(1)

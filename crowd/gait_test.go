@@ -80,9 +80,9 @@ func rates(t *testing.T, r *registry.Registry, id uint32) [2]float64 {
 func TestSidecarMatchesStride(t *testing.T) {
 	dir := t.TempDir()
 	out, id, clip := bakeWalker(t, dir)
-	r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
+	r := registry.New(walkerOpts(id, clip, nil)...)
 	defer r.Close()
-	if err := r.LoadFile(out); err != nil {
+	if err := r.Load(registry.Files(out)); err != nil {
 		t.Fatal(err)
 	}
 	s := r.Species(unit.SpeciesID(id))
@@ -159,9 +159,9 @@ func TestGaitPrecedence(t *testing.T) {
 	table := map[string]roster.Gait{clip: {Cycle: 1, Speed: 0.7}}
 	load := func(opts ...registry.Option) *registry.Species {
 		t.Helper()
-		r := registry.NewRegistry(walkerOpts(id, clip, table, opts...)...)
+		r := registry.New(walkerOpts(id, clip, table, opts...)...)
 		t.Cleanup(func() { r.Close() })
-		if err := r.LoadFile(out); err != nil {
+		if err := r.Load(registry.Files(out)); err != nil {
 			t.Fatal(err)
 		}
 		return r.Species(unit.SpeciesID(id))
@@ -203,9 +203,9 @@ func TestGaitPrecedence(t *testing.T) {
 		t.Errorf("table: %+v from %q (sidecar %q)", s.Clips[0].Gait, s.Clips[0].GaitSource, s.GaitFile)
 	}
 	table = nil
-	r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
+	r := registry.New(walkerOpts(id, clip, nil)...)
 	defer r.Close()
-	if err := r.LoadFile(out); err != nil {
+	if err := r.Load(registry.Files(out)); err != nil {
 		t.Fatal(err)
 	}
 	if c := r.Species(unit.SpeciesID(id)).Clips[0]; c.GaitSource != registry.GaitNone || c.Gait.Speed != 0 {
@@ -223,7 +223,7 @@ func TestSidecarLoads(t *testing.T) {
 	out, id, clip := bakeWalker(t, dir)
 	check := func(what string, load func(r *registry.Registry) error) {
 		t.Helper()
-		r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
+		r := registry.New(walkerOpts(id, clip, nil)...)
 		defer r.Close()
 		if err := load(r); err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -232,8 +232,8 @@ func TestSidecarLoads(t *testing.T) {
 			t.Errorf("%s: %+v from %q, want measured 1.4 m/s", what, c.Gait, c.GaitSource)
 		}
 	}
-	check("LoadDir", func(r *registry.Registry) error { return r.LoadDir(dir) })
-	check("LoadFS", func(r *registry.Registry) error { return r.LoadFS(os.DirFS(dir), ".") })
+	check("LoadDir", func(r *registry.Registry) error { return r.Load(registry.Dir(dir)) })
+	check("LoadFS", func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) })
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +242,9 @@ func TestSidecarLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("LoadBytesGaits", func(r *registry.Registry) error { return r.LoadBytesGaits("walker.bpat", b, side) })
+	check("LoadBytesGaits", func(r *registry.Registry) error {
+		return r.Load(registry.Memory(registry.File{Name: "walker.bpat", Data: b, Gaits: side}))
+	})
 
 	for _, c := range []struct{ text, want string }{
 		{`{"format":"bonebake-gait","version":1,"clips":[{"name":"` + clip + `","cycle":-1,"status":"measured","confidence":1}]}`, "cycle"},
@@ -252,10 +254,10 @@ func TestSidecarLoads(t *testing.T) {
 			t.Fatal(err)
 		}
 		for what, load := range map[string]func(r *registry.Registry) error{
-			"LoadFile": func(r *registry.Registry) error { return r.LoadFile(out) },
-			"LoadFS":   func(r *registry.Registry) error { return r.LoadFS(os.DirFS(dir), ".") },
+			"LoadFile": func(r *registry.Registry) error { return r.Load(registry.Files(out)) },
+			"LoadFS":   func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) },
 		} {
-			r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
+			r := registry.New(walkerOpts(id, clip, nil)...)
 			err := load(r)
 			r.Close()
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "walker.gait.json") {

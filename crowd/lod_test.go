@@ -82,7 +82,7 @@ func TestLODHysteresis(t *testing.T) {
 func TestLODRows(t *testing.T) {
 	r := testRegistry(t)
 	spec := builtinSpecs[0]
-	if err := r.LoadSnapshot(unit.SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, spec)); err != nil {
+	if err := r.AttachSnapshot(unit.SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, spec)); err != nil {
 		t.Fatal(err)
 	}
 	h := r.Species(unit.SpeciesHumanoid)
@@ -177,7 +177,7 @@ func TestLoadSnapshotBeside(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "humanoid_minimal.bpsm"), halfSnapshot(t, builtinSpecs[0]), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := registry.Open(dir)
+	r, err := registry.Open(registry.Dir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestLoadSnapshotBeside(t *testing.T) {
 	if r.Species(unit.SpeciesHorse).Snapshot != nil {
 		t.Fatal("the horse got a snapshot it has not")
 	}
-	err = r.LoadSnapshot(unit.SpeciesHorse, "wrong.bpsm", halfSnapshot(t, builtinSpecs[0]))
+	err = r.AttachSnapshot(unit.SpeciesHorse, "wrong.bpsm", halfSnapshot(t, builtinSpecs[0]))
 	if err == nil || !strings.Contains(err.Error(), "wrong.bpsm") || !strings.Contains(err.Error(), "species_id 0") {
 		t.Fatalf("a humanoid snapshot for the horse: %v", err)
 	}
@@ -199,7 +199,7 @@ func TestLoadSnapshotBeside(t *testing.T) {
 // not change meanwhile, so it does not count as a switch.
 func TestLODFadingStaysReduced(t *testing.T) {
 	r := testRegistry(t)
-	if err := r.LoadSnapshot(unit.SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, builtinSpecs[0])); err != nil {
+	if err := r.AttachSnapshot(unit.SpeciesHumanoid, "humanoid_minimal.bpsm", halfSnapshot(t, builtinSpecs[0])); err != nil {
 		t.Fatal(err)
 	}
 	h := r.Species(unit.SpeciesHumanoid)
@@ -233,7 +233,7 @@ func TestLODFadingStaysReduced(t *testing.T) {
 func lodTestRegistry(t testing.TB) *registry.Registry {
 	r := testRegistry(t)
 	for _, sp := range builtinSpecs {
-		if err := r.LoadSnapshot(unit.SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(t, sp)); err != nil {
+		if err := r.AttachSnapshot(unit.SpeciesID(sp.id), sp.name+"_minimal.bpsm", halfSnapshot(t, sp)); err != nil {
 			t.Fatal(err)
 		}
 	}

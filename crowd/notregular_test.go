@@ -28,13 +28,13 @@ func TestBesideNotRegular(t *testing.T) {
 			t.Skip("no named pipes here:", err)
 		}
 		for what, load := range map[string]func(r *registry.Registry) error{
-			"LoadFile": func(r *registry.Registry) error { return r.LoadFile(out) },
-			"LoadDir":  func(r *registry.Registry) error { return r.LoadDir(dir) },
-			"LoadFS":   func(r *registry.Registry) error { return r.LoadFS(os.DirFS(dir), ".") },
+			"LoadFile": func(r *registry.Registry) error { return r.Load(registry.Files(out)) },
+			"LoadDir":  func(r *registry.Registry) error { return r.Load(registry.Dir(dir)) },
+			"LoadFS":   func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) },
 		} {
 			done := make(chan error, 1)
 			go func() {
-				r := registry.NewRegistry(walkerOpts(id, clip, nil)...)
+				r := registry.New(walkerOpts(id, clip, nil)...)
 				defer r.Close()
 				done <- load(r)
 			}()

@@ -10,10 +10,10 @@ import (
 
 func playerRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
-	r := registry.NewRegistry()
+	r := registry.New()
 	t.Cleanup(func() { r.Close() })
 	for _, s := range builtinSpecs[:2] {
-		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
+		if err := r.Load(registry.Memory(registry.File{Name: s.name + ".bpat", Data: encode(t, contents(s))})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,7 +222,7 @@ func TestPlayerRide(t *testing.T) {
 func TestPlayerClockLevels(t *testing.T) {
 	r := playerRegistry(t)
 	for _, s := range builtinSpecs[:2] {
-		if err := r.LoadSnapshot(unit.SpeciesID(s.id), s.name+"_minimal.bpsm", halfSnapshot(t, s)); err != nil {
+		if err := r.AttachSnapshot(unit.SpeciesID(s.id), s.name+"_minimal.bpsm", halfSnapshot(t, s)); err != nil {
 			t.Fatal(err)
 		}
 	}

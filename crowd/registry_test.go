@@ -77,9 +77,9 @@ func TestRegistryRefusesWrongSlot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "horse.bpat"), encode(t, el), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := registry.NewRegistry()
+	r := registry.New()
 	defer r.Close()
-	err := r.LoadDir(dir)
+	err := r.Load(registry.Dir(dir))
 	if err == nil {
 		t.Fatal("loaded a file in the wrong slot")
 	}
@@ -99,7 +99,7 @@ func TestRegistryRefusesInvalidFile(t *testing.T) {
 	b[4] = 9 // version 9
 	path := filepath.Join(dir, "horse.bpat")
 	os.WriteFile(path, b, 0o644)
-	_, err := registry.Open(dir)
+	_, err := registry.Open(registry.Dir(dir))
 	var ve *bpat.ValidationError
 	if err == nil || !errors.As(err, &ve) || !ve.HasRule(formats.RuleVersion) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("want a version error naming %s, got %v", path, err)
@@ -110,13 +110,13 @@ func TestRegistryRefusesInvalidFile(t *testing.T) {
 	spec.clips = spec.clips[:4] // no die, dead
 	dir2 := t.TempDir()
 	writeSpecies(t, dir2, spec)
-	_, err = registry.Open(dir2)
+	_, err = registry.Open(registry.Dir(dir2))
 	if err == nil || !strings.Contains(err.Error(), `needs clip "die"`) || !strings.Contains(err.Error(), "elephant.bpat") {
 		t.Fatalf("missing clip: %v", err)
 	}
 
 	// An empty directory.
-	if _, err := registry.Open(t.TempDir()); err == nil {
+	if _, err := registry.Open(registry.Dir(t.TempDir())); err == nil {
 		t.Error("opened an empty directory")
 	}
 }
@@ -125,7 +125,7 @@ func TestRegistryBySpeciesID(t *testing.T) {
 	dir := t.TempDir()
 	// warhorse.bpat is no species' name: it loads by its species_id, 1.
 	os.WriteFile(filepath.Join(dir, "warhorse.bpat"), encode(t, contents(specNamed("horse"))), 0o644)
-	r, err := registry.Open(dir)
+	r, err := registry.Open(registry.Dir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestRegistryBySpeciesID(t *testing.T) {
 	// A second file for slot 1 is refused and names both.
 	p := filepath.Join(t.TempDir(), "horse.bpat")
 	os.WriteFile(p, encode(t, contents(specNamed("horse"))), 0o644)
-	if err := r.LoadFile(p); err == nil || !strings.Contains(err.Error(), "warhorse.bpat") || !strings.Contains(err.Error(), p) {
+	if err := r.Load(registry.Files(p)); err == nil || !strings.Contains(err.Error(), "warhorse.bpat") || !strings.Contains(err.Error(), p) {
 		t.Errorf("duplicate slot: %v", err)
 	}
 }
@@ -145,15 +145,15 @@ func TestRegistryCustomSpecies(t *testing.T) {
 	wolf := speciesSpec{"wolf", 9, 12, horseClips, nil}
 	c := contents(wolf)
 	// Without registration, id 9 fails validation.
-	r := registry.NewRegistry()
-	if err := r.LoadBytes("wolf.bpat", encode(t, c)); err == nil {
+	r := registry.New()
+	if err := r.Load(registry.Memory(registry.File{Name: "wolf.bpat", Data: encode(t, c)})); err == nil {
 		t.Fatal("loaded an unregistered species id")
 	}
 	r.Close()
-	r = registry.NewRegistry(registry.WithSpecies(roster.Species{ID: 9, Name: "wolf", Archetypes: []roster.Archetype{roster.Horse},
+	r = registry.New(registry.WithSpecies(roster.Species{ID: 9, Name: "wolf", Archetypes: []roster.Archetype{roster.Horse},
 		Gaits: map[string]roster.Gait{"walk": {Cycle: .7, Speed: 1.2}}}))
 	defer r.Close()
-	if err := r.LoadBytes("wolf.bpat", encode(t, c)); err != nil {
+	if err := r.Load(registry.Memory(registry.File{Name: "wolf.bpat", Data: encode(t, c)})); err != nil {
 		t.Fatal(err)
 	}
 	s := r.Species(9)
@@ -161,16 +161,16 @@ func TestRegistryCustomSpecies(t *testing.T) {
 		t.Fatalf("wolf: %+v", s)
 	}
 	// A built-in name with the custom id is refused.
-	if err := r.LoadBytes("elephant.bpat", encode(t, c)); err == nil || !strings.Contains(err.Error(), "species_id is 9") {
+	if err := r.Load(registry.Memory(registry.File{Name: "elephant.bpat", Data: encode(t, c)})); err == nil || !strings.Contains(err.Error(), "species_id is 9") {
 		t.Errorf("custom id under a built-in name: %v", err)
 	}
 }
 
 func TestRegistryConcurrentReaders(t *testing.T) {
-	r := registry.NewRegistry()
+	r := registry.New()
 	defer r.Close()
 	for _, s := range builtinSpecs[:3] {
-		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
+		if err := r.Load(registry.Memory(registry.File{Name: s.name + ".bpat", Data: encode(t, contents(s))})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -210,7 +210,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 	}
 	// Meanwhile, load the other three species.
 	for _, s := range builtinSpecs[3:] {
-		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
+		if err := r.Load(registry.Memory(registry.File{Name: s.name + ".bpat", Data: encode(t, contents(s))})); err != nil {
 			t.Error(err)
 		}
 	}
@@ -224,7 +224,7 @@ func TestRegistryConcurrentReaders(t *testing.T) {
 func TestRegistryClose(t *testing.T) {
 	dir := t.TempDir()
 	writeSpecies(t, dir, builtinSpecs...)
-	r, err := registry.Open(dir)
+	r, err := registry.Open(registry.Dir(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestRegistryClose(t *testing.T) {
 	if _, err := h.Sockets(0, .5, make([]float32, 120)); !errors.Is(err, registry.ErrClosed) {
 		t.Errorf("Species.Sockets after Close: %v", err)
 	}
-	if err := r.LoadDir(dir); !errors.Is(err, registry.ErrClosed) {
+	if err := r.Load(registry.Dir(dir)); !errors.Is(err, registry.ErrClosed) {
 		t.Errorf("LoadDir after Close: %v", err)
 	}
 	// The files are unmapped: they can be removed (and, on every OS, replaced).

@@ -11,7 +11,7 @@ import (
 )
 
 func TestMatch(t *testing.T) {
-	r := registry.NewRegistry()
+	r := registry.New()
 	defer r.Close()
 	for _, c := range []struct {
 		file      string
@@ -37,18 +37,18 @@ func TestMatch(t *testing.T) {
 func TestLoadAs(t *testing.T) {
 	human := encode(t, contents(builtinSpecs[0]))
 	wolf := encode(t, contents(speciesSpec{"wolf", 9, 12, horseClips, nil}))
-	r := registry.NewRegistry(
+	r := registry.New(
 		registry.WithSpecies(roster.Species{ID: 10, Name: "a", Archetypes: []roster.Archetype{roster.Humanoid}}),
 		registry.WithSpecies(roster.Species{ID: 11, Name: "b"}),
 		registry.WithSpecies(roster.Species{ID: 12, Name: "c"}))
 	defer r.Close()
-	if err := r.LoadAs(10, registry.Source{Name: "one.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[0])}); err != nil {
+	if err := r.Load(registry.Memory(registry.File{Name: "one.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[0])}).Into(10)); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.LoadAs(11, registry.Source{Name: "two.bpat", Data: human}); err != nil {
+	if err := r.Load(registry.Memory(registry.File{Name: "two.bpat", Data: human}).Into(11)); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.LoadAs(12, registry.Source{Name: "wolf.bpat", Data: wolf}); err != nil {
+	if err := r.Load(registry.Memory(registry.File{Name: "wolf.bpat", Data: wolf}).Into(12)); err != nil {
 		t.Fatalf("a species id no one registered, in a slot given: %v", err)
 	}
 	a, b := r.Species(10), r.Species(11)
@@ -61,14 +61,14 @@ func TestLoadAs(t *testing.T) {
 	if a.Snapshot == nil || b.Snapshot != nil {
 		t.Error("snapshot: want slot 10's only")
 	}
-	if err := r.LoadAs(13, registry.Source{Name: "three.bpat", Data: human}); !errors.Is(err, registry.ErrUnregistered) {
+	if err := r.Load(registry.Memory(registry.File{Name: "three.bpat", Data: human}).Into(13)); !errors.Is(err, registry.ErrUnregistered) {
 		t.Errorf("an unregistered slot: %v", err)
 	}
-	if err := r.LoadAs(11, registry.Source{Name: "again.bpat", Data: human}); err == nil || !strings.Contains(err.Error(), "already held") {
+	if err := r.Load(registry.Memory(registry.File{Name: "again.bpat", Data: human}).Into(11)); err == nil || !strings.Contains(err.Error(), "already held") {
 		t.Errorf("a held slot: %v", err)
 	}
 	// A snapshot mesh of another species is refused, as LoadSnapshot refuses it.
-	err := r.LoadAs(unit.SpeciesHumanoid, registry.Source{Name: "h.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[1])})
+	err := r.Load(registry.Memory(registry.File{Name: "h.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[1])}).Into(unit.SpeciesHumanoid))
 	if err == nil || !strings.Contains(err.Error(), "species_id 1") {
 		t.Errorf("a horse's snapshot for a humanoid: %v", err)
 	}
@@ -78,14 +78,14 @@ func TestLoadAs(t *testing.T) {
 // species first, and says why it left the others out.
 func TestLoadEach(t *testing.T) {
 	spec := func(name string) []byte { return encode(t, contents(specNamed(name))) }
-	srcs := []registry.Source{
+	srcs := []registry.File{
 		{Name: "mine.bpat", Data: spec("humanoid")},     // the humanoid's id, and a name of its own
 		{Name: "humanoid.bpat", Data: spec("humanoid")}, // named: goes first and keeps slot 0
 		{Name: "horse.bpat", Data: spec("elephant")},    // named for the horse, carrying the elephant's id
 		{Name: "wolf.bpat", Data: encode(t, contents(speciesSpec{"wolf", 9, 12, horseClips, nil}))},
 		{Name: "big.bpat", Data: spec("elephant"), Snapshot: halfSnapshot(t, specNamed("elephant"))},
 	}
-	r := registry.NewRegistry(registry.Lenient())
+	r := registry.New(registry.Lenient())
 	defer r.Close()
 	slots, errs := r.LoadEach(srcs)
 	want := []int{-1, 0, -1, -1, 2}
@@ -111,13 +111,13 @@ func TestLoadEach(t *testing.T) {
 // Clips played by number stand for the states the species' tables give them
 // (docs/runtime.md §5), and fade as the fade table says for those states.
 func TestClipStateAndFade(t *testing.T) {
-	r := registry.NewRegistry(registry.WithSpecies(roster.Species{ID: 11, Name: "plain"}))
+	r := registry.New(registry.WithSpecies(roster.Species{ID: 11, Name: "plain"}))
 	defer r.Close()
 	human := encode(t, contents(builtinSpecs[0]))
-	if err := r.LoadBytes("humanoid.bpat", human); err != nil {
+	if err := r.Load(registry.Memory(registry.File{Name: "humanoid.bpat", Data: human})); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.LoadAs(11, registry.Source{Name: "plain.bpat", Data: human}); err != nil {
+	if err := r.Load(registry.Memory(registry.File{Name: "plain.bpat", Data: human}).Into(11)); err != nil {
 		t.Fatal(err)
 	}
 	h := r.Species(unit.SpeciesHumanoid)
@@ -165,10 +165,10 @@ func TestClipStateAndFade(t *testing.T) {
 // A rider on a horse played clip by clip plays the riding clip of the state the
 // horse's clip stands for (docs/runtime.md §5's horse and rider columns).
 func TestRiderClips(t *testing.T) {
-	r := registry.NewRegistry()
+	r := registry.New()
 	defer r.Close()
 	for _, s := range builtinSpecs[:3] {
-		if err := r.LoadBytes(s.name+".bpat", encode(t, contents(s))); err != nil {
+		if err := r.Load(registry.Memory(registry.File{Name: s.name + ".bpat", Data: encode(t, contents(s))})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,14 +16,14 @@ func TestBakedBuiltins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("bakes the six built-in species")
 	}
-	reg := registry.NewRegistry()
+	reg := registry.New()
 	defer reg.Close()
 	for _, s := range creatures.All() {
 		b, err := s.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := reg.LoadBytes(s.Name+".bpat", b); err != nil {
+		if err := reg.Load(registry.Memory(registry.File{Name: s.Name + ".bpat", Data: b})); err != nil {
 			t.Fatal(err)
 		}
 		loaded := reg.Species(unit.SpeciesID(s.ID))

@@ -136,7 +136,7 @@ func testRegistry(t testing.TB, opts ...registry.Option) *registry.Registry {
 	t.Helper()
 	dir := t.TempDir()
 	writeSpecies(t, dir, builtinSpecs...)
-	r, err := registry.Open(dir, opts...)
+	r, err := registry.Open(registry.Dir(dir), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

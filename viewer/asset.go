@@ -45,7 +45,7 @@ type Asset struct {
 	// sidecar (beside a .bpat file, or a glTF model's as measured when it was
 	// baked; docs/formats/gait.md) and its far-LOD snapshot mesh (docs/formats/bpsm.md,
 	// lod.go), each nil when it has none.
-	src      registry.Source
+	src      registry.File
 	size     int64 // the BPAT file's size in bytes
 	mesh     *mesh.Skinned
 	meshKind string
@@ -191,7 +191,7 @@ func LoadBPAT(path string, known []*species.Creature, read ...formats.Option) (*
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, src: registry.Source{Data: b}, size: int64(len(b)), warning: warning}
+	a := &Asset{Name: name, Kind: KindBPAT, Source: path, file: f, src: registry.File{Data: b}, size: int64(len(b)), warning: warning}
 	if s := matchSpecies(name, f, known); s != nil {
 		a.useSpecies(s)
 	} else {
@@ -239,7 +239,7 @@ func FromSpecies(s *species.Creature) (*Asset, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, src: registry.Source{Data: b}, size: int64(len(b))}
+	a := &Asset{Name: s.Name, Kind: KindBuiltin, file: f, src: registry.File{Data: b}, size: int64(len(b))}
 	a.useSpecies(s)
 	if err := a.bakeSnapshot(s); err != nil {
 		return nil, err
@@ -284,7 +284,7 @@ func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, src: registry.Source{Data: b}, size: int64(len(b)), boneNames: m.JointNames}
+	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, src: registry.File{Data: b}, size: int64(len(b)), boneNames: m.JointNames}
 	a.src.Gaits = model.Gaits(name + ".bpat") // measured as bake measures them
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {

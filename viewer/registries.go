@@ -47,10 +47,10 @@ func (r *registries) build(assets []*Asset) {
 	}
 	// Battle: the assets that are not glTF models, each where the runtime's rule
 	// puts it, if anywhere.
-	r.battle = registry.NewRegistry(registry.Lenient())
+	r.battle = registry.New(registry.Lenient())
 	why := make([]string, len(assets))
 	var (
-		srcs  []registry.Source
+		srcs  []registry.File
 		which []int
 	)
 	for k, a := range assets {
@@ -90,7 +90,7 @@ func (r *registries) build(assets []*Asset) {
 		}
 		opts = append(opts, registry.WithLOD(unit.SpeciesID(k), lodDistances(assets[k])))
 	}
-	r.play = registry.NewRegistry(append(opts, registry.Lenient())...)
+	r.play = registry.New(append(opts, registry.Lenient())...)
 	r.playable = make([]bool, len(assets))
 	for k, a := range assets {
 		if k >= maxPlayable {
@@ -98,7 +98,7 @@ func (r *registries) build(assets []*Asset) {
 		}
 		src := a.src
 		src.Name = fmt.Sprintf("asset%d.bpat", k)
-		err := r.play.LoadAs(unit.SpeciesID(k), src)
+		err := r.play.Load(registry.Memory(src).Into(unit.SpeciesID(k)))
 		r.playable[k] = r.play.Species(unit.SpeciesID(k)) != nil
 		if r.playable[k] {
 			logSnapshot(err)

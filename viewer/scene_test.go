@@ -383,14 +383,14 @@ func BenchmarkCrowdStep(b *testing.B) {
 // game would load them; it is closed when the test ends.
 func builtinRegistry(t testing.TB) *registry.Registry {
 	t.Helper()
-	reg := registry.NewRegistry()
+	reg := registry.New()
 	t.Cleanup(func() { reg.Close() })
 	for _, sp := range creatures.All() {
 		b, err := sp.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := reg.LoadBytes(sp.Name+".bpat", b); err != nil {
+		if err := reg.Load(registry.Memory(registry.File{Name: sp.Name + ".bpat", Data: b})); err != nil {
 			t.Fatal(err)
 		}
 	}

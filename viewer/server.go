@@ -17,6 +17,7 @@ import (
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	bonebakethree "github.com/bonebake/bonebake/js/bonebake-three"
+	"github.com/bonebake/bonebake/roster"
 )
 
 //go:embed web
@@ -79,7 +80,7 @@ func New(assets []*Asset) *Server {
 	s.files["index.html"] = withToken(s.files["index.html"], s.token)
 	s.bats.slots = make(chan struct{}, MaxBaking)
 	list := make([]assetJSON, len(assets))
-	builtins := registry.NewRegistry() // the built-in species' definitions; it loads nothing
+	builtins := registry.New() // the built-in species' definitions; it loads nothing
 	for i, a := range assets {
 		s.meshes = append(s.meshes, EncodeMesh(a.mesh, a.inverseBind, a.parts))
 		list[i] = a.describe(i, builtins)
@@ -182,7 +183,7 @@ func (a *Asset) describe(id int, builtins *registry.Registry) assetJSON {
 	sp, builtin := builtins.Registered(h.SpeciesID)
 	builtin = builtin && a.Kind != KindGLTF
 	if builtin && sp.Name == a.Name && slices.Contains(sp.Archetypes, unit.ArchRider) {
-		seat := registry.MountSeat
+		seat := roster.MountSeat
 		j.MountSeat = &seat
 	}
 	for _, t := range a.textures {

@@ -212,7 +212,7 @@ func simRegistry(dir string, snapshots bool, extra ...uint) (*registry.Registry,
 		for _, id := range extra {
 			opts = append(opts, registry.WithSpecies(roster.Species{ID: uint32(id)}))
 		}
-		reg, err := registry.Open(dir, opts...)
+		reg, err := registry.Open(registry.Dir(dir), opts...)
 		var fe *formats.FormatError
 		if errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
 			return nil, "", fmt.Errorf("%w\n(a file of a species that is not built in needs --species with its id)", err)
@@ -233,7 +233,7 @@ func simRegistry(dir string, snapshots bool, extra ...uint) (*registry.Registry,
 		return reg, dir, nil
 	}
 	// The built-in species, baked in memory; their gaits are the roster's.
-	reg := registry.NewRegistry()
+	reg := registry.New()
 	if _, err := loadBuiltins(reg, false, snapshots); err != nil {
 		reg.Close()
 		return nil, "", err
@@ -252,7 +252,7 @@ func loadBuiltins(reg *registry.Registry, missingOnly, snapshots bool) ([]string
 		}
 		b, err := s.Bytes()
 		if err == nil {
-			err = reg.LoadBytes(s.Name+".bpat", b)
+			err = reg.Load(registry.Memory(registry.File{Name: s.Name + ".bpat", Data: b}))
 		}
 		if err == nil && snapshots && s.Minimal != nil {
 			err = loadSnapshot(reg, s)
@@ -273,7 +273,7 @@ func loadSnapshot(reg *registry.Registry, s *species.Creature) error {
 	if err != nil {
 		return err
 	}
-	return reg.LoadSnapshot(id, s.Name+"_minimal.bpsm", b)
+	return reg.AttachSnapshot(id, s.Name+"_minimal.bpsm", b)
 }
 
 func simulate(cfg simConfig, reg *registry.Registry) (*simResult, error) {

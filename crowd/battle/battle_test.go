@@ -12,14 +12,14 @@ import (
 
 func builtins(t testing.TB) *registry.Registry {
 	t.Helper()
-	reg := registry.NewRegistry()
+	reg := registry.New()
 	t.Cleanup(func() { reg.Close() })
 	for _, s := range creatures.All() {
 		b, err := s.Bytes()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := reg.LoadBytes(s.Name+".bpat", b); err != nil {
+		if err := reg.Load(registry.Memory(registry.File{Name: s.Name + ".bpat", Data: b})); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -84,50 +84,45 @@ var riderArchetype = Archetype{Name: "rider", States: [unit.NumStates][]string{
 	unit.StateRidingBowShot: {"riding_bow_shot"},
 }}
 
-// HumanoidArchetype returns the humanoid table of docs/runtime.md §5: Idle 0 (5 variants),
-// Walk 5, Run 6, Hold 7, AttackMelee 7, AttackRanged 7, Die 21, Dead 22,
-// AttackSword 9 (3 variants), AttackSpear 12 (3 variants), AttackBow 15, Cast 15;
-// riding states unmapped.
-func HumanoidArchetype() Archetype { return clone(humanoidArchetype) }
-
-// HorseArchetype returns the horse table of docs/runtime.md §5: Idle 0, Walk 1, Run 4
-// (gallop), Hold 0, every attack and Cast 5 (fight), Die 6, Dead 7.
-func HorseArchetype() Archetype { return clone(horseArchetype) }
-
-// ElephantArchetype returns the elephant table of docs/runtime.md §5: Idle 0, Walk 1, Run 2,
-// Hold 0, every attack and Cast 3 (fight), Die 4, Dead 5.
-func ElephantArchetype() Archetype { return clone(elephantArchetype) }
-
-// RiderArchetype returns the table of a humanoid on horseback, played from the
-// humanoid file's riding clips (indices of docs/species.md §3):
+// BuiltinArchetype returns the table of a built-in archetype id (docs/runtime.md §5):
 //
-//	Idle, Walk, RidingIdle            → riding_idle (16)
-//	Run                               → riding_charge (17)
-//	Hold, RidingReining               → riding_reining (18)
-//	AttackRanged, AttackBow, Cast,
-//	RidingBowShot                     → riding_bow_shot (19)
-//	AttackMelee, AttackSword,
-//	AttackSpear, RidingCharge         → riding_sword_strike (20)
-//	Die                               → die_mounted (23)
-//	Dead                              → dead_mounted (24)
+//   - roster.Humanoid: Idle 0 (5 variants), Walk 5, Run 6, Hold 7, AttackMelee 7,
+//     AttackRanged 7, Die 21, Dead 22, AttackSword 9 (3 variants), AttackSpear
+//     12 (3 variants), AttackBow 15, Cast 15; riding states unmapped.
+//
+//   - roster.Horse: Idle 0, Walk 1, Run 4 (gallop), Hold 0, every attack and
+//     Cast 5 (fight), Die 6, Dead 7.
+//
+//   - roster.Elephant: Idle 0, Walk 1, Run 2, Hold 0, every attack and Cast 3
+//     (fight), Die 4, Dead 5.
+//
+//   - roster.Rider: a humanoid on horseback, played from the humanoid file's
+//     riding clips (indices of docs/species.md §3):
+//
+//     Idle, Walk, RidingIdle            → riding_idle (16)
+//     Run                               → riding_charge (17)
+//     Hold, RidingReining               → riding_reining (18)
+//     AttackRanged, AttackBow, Cast,
+//     RidingBowShot                     → riding_bow_shot (19)
+//     AttackMelee, AttackSword,
+//     AttackSpear, RidingCharge         → riding_sword_strike (20)
+//     Die                               → die_mounted (23)
+//     Dead                              → dead_mounted (24)
 //
 // A mounted melee attack resolves to RidingCharge (docs/runtime.md §5); it plays the
 // mounted sword strike, whose contact marker times the deferred hit. The
 // riding_charge clip (markers: exit_safe only) is the rider's run: it is what the
 // rider shows while its horse gallops toward the enemy.
-func RiderArchetype() Archetype { return clone(riderArchetype) }
-
-// BuiltinArchetype returns the table of a built-in archetype id.
 func BuiltinArchetype(id roster.Archetype) (Archetype, bool) {
 	switch id {
 	case roster.Humanoid:
-		return HumanoidArchetype(), true
+		return clone(humanoidArchetype), true
 	case roster.Horse:
-		return HorseArchetype(), true
+		return clone(horseArchetype), true
 	case roster.Elephant:
-		return ElephantArchetype(), true
+		return clone(elephantArchetype), true
 	case roster.Rider:
-		return RiderArchetype(), true
+		return clone(riderArchetype), true
 	}
 	return Archetype{}, false
 }

@@ -120,9 +120,9 @@ func (r *Registry) fadeTable(species unit.SpeciesID) *FadeTable {
 // Lenient accepts files the game's own reader accepts (bpat.Lenient).
 func Lenient() Option { return func(c *config) { c.lenient = true } }
 
-// NewRegistry returns an empty registry that knows the built-in species and
-// archetypes, adjusted by opts.
-func NewRegistry(opts ...Option) *Registry {
+// New returns an empty registry that knows the built-in species and
+// archetypes, adjusted by opts: Load loads species files into it.
+func New(opts ...Option) *Registry {
 	r := &Registry{cfg: config{defs: map[uint32]roster.Species{}, gaits: map[uint32]map[string]roster.Gait{}}}
 	for _, d := range roster.Builtin() {
 		r.cfg.defs[d.ID] = d
@@ -138,62 +138,114 @@ func NewRegistry(opts ...Option) *Registry {
 	return r
 }
 
-// Open returns a registry holding every species file of dir (see LoadDir).
-func Open(dir string, opts ...Option) (*Registry, error) {
-	r := NewRegistry(opts...)
-	if err := r.LoadDir(dir); err != nil {
+// Open returns a registry with opts holding the species files of src: New,
+// then Load.
+func Open(src Source, opts ...Option) (*Registry, error) {
+	r := New(opts...)
+	if err := r.Load(src); err != nil {
 		r.Close()
 		return nil, err
 	}
 	return r, nil
 }
 
-// LoadDir loads every *.bpat file of dir (not its subdirectories). A file named
-// after a species (humanoid.bpat, horse.bpat, ...; see roster.Species.Name) loads into
-// that species' slot and must carry its id; any other .bpat file loads into the
-// slot of the species_id it carries. All or nothing: when any file is refused,
-// none is loaded and the error names every refused file.
+// Source is where a registry's species files come from (Load): a folder (Dir),
+// a folder of an fs.FS (FS), files on disk (Files), or files a program holds
+// in memory (Memory). Into loads them all into one slot.
+type Source struct {
+	dir   string   // Dir and FS: the folder
+	fsys  fs.FS    // FS
+	paths []string // Files
+	files []File   // Memory
+	mem   bool
+	slot  int // Into's slot, or −1
+}
+
+// Dir is every *.bpat file of folder path (not its subfolders), with the gait
+// sidecar (NAME.gait.json) and snapshot mesh (NAME_minimal.bpsm) beside each,
+// where there are: the folder 'bonebake bake' writes.
+func Dir(path string) Source { return Source{dir: path, slot: -1} }
+
+// FS is Dir for folder dir of fsys (an embed.FS, os.DirFS, a zip reader...;
+// "." is its root). The files are read into memory, which the registry keeps.
+func FS(fsys fs.FS, dir string) Source { return Source{fsys: fsys, dir: dir, slot: -1} }
+
+// Files is species files on disk, each with what lies beside it (as Dir).
+func Files(paths ...string) Source { return Source{paths: paths, slot: -1} }
+
+// Memory is species files a program holds (for example one baked a moment
+// ago), each with the sidecar and snapshot mesh it gives. The registry keeps
+// their bytes and reads them in place: they must not change afterwards.
+func Memory(files ...File) Source { return Source{files: files, mem: true, slot: -1} }
+
+// Into loads every file of src into slot id, whatever species_id it carries: a
+// program that shows files of any species, two of one species included, gives
+// each a slot of its own. The slot must be registered (a built-in one, or
+// WithSpecies; WithSlot registers one), and its species' archetypes and gaits
+// apply; a file's snapshot mesh must still carry the file's species_id.
+func (src Source) Into(id unit.SpeciesID) Source {
+	src.slot = int(id)
+	return src
+}
+
+// Load loads the species files of src, all or nothing: when any file is
+// refused, none is loaded and the error names every refused file. A file named
+// after a species (humanoid.bpat, horse.bpat, ...; see roster.Species.Name)
+// loads into that species' slot and must carry its id; any other file loads
+// into the slot of the species_id it carries (or Into's slot).
 //
-// A file's gait sidecar (NAME.gait.json beside NAME.bpat, docs/formats/gait.md),
-// when there is one, gives its clips' cycles and ground speeds ahead of the
-// built-in table (see Clip.GaitSource); a sidecar that fails its checks, or names
-// a clip the file lacks, refuses the file.
-func (r *Registry) LoadDir(dir string) error {
-	ents, err := os.ReadDir(dir)
+// A file's gait sidecar, when there is one, gives its clips' cycles and ground
+// speeds ahead of the built-in table (see Clip.GaitSource); a sidecar that fails
+// its checks, or names a clip the file lacks, refuses the file. Its snapshot
+// mesh is attached once the files are loaded; one that cannot be read or does
+// not fit its file is reported, the files staying loaded.
+func (r *Registry) Load(src Source) error {
+	switch {
+	case src.mem:
+		names, data, sides := make([]string, len(src.files)), make([][]byte, len(src.files)), make([]sidecar, len(src.files))
+		for k, f := range src.files {
+			names[k], data[k], sides[k] = f.Name, f.Data, f.sidecar()
+		}
+		added, err := r.load(names, data, sides, src.slot)
+		if err != nil {
+			return err
+		}
+		var errs []error
+		for k, s := range added {
+			errs = append(errs, r.attachFile(s.ID, src.files[k]))
+		}
+		return errors.Join(errs...)
+	case src.fsys != nil:
+		return r.loadFS(src.fsys, src.dir, src.slot)
+	case src.paths != nil:
+		added, err := r.load(src.paths, nil, nil, src.slot)
+		if err != nil {
+			return err
+		}
+		return r.loadSnapshotsBeside(added, nil)
+	}
+	ents, err := os.ReadDir(src.dir)
 	if err != nil {
 		return fmt.Errorf("crowd: %w", err)
 	}
 	var paths []string
 	for _, e := range ents {
 		if !e.IsDir() && strings.EqualFold(filepath.Ext(e.Name()), ".bpat") {
-			paths = append(paths, filepath.Join(dir, e.Name()))
+			paths = append(paths, filepath.Join(src.dir, e.Name()))
 		}
 	}
 	if len(paths) == 0 {
-		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
+		return fmt.Errorf("crowd: %s holds no .bpat files", src.dir)
 	}
-	added, err := r.load(paths, nil, nil, -1)
+	added, err := r.load(paths, nil, nil, src.slot)
 	if err != nil {
 		return err
 	}
 	return r.loadSnapshotsBeside(added, nil)
 }
 
-// OpenFS returns a registry holding every species file of directory dir of fsys
-// (see LoadFS): for example the species a game embeds with embed.FS.
-func OpenFS(fsys fs.FS, dir string, opts ...Option) (*Registry, error) {
-	r := NewRegistry(opts...)
-	if err := r.LoadFS(fsys, dir); err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
-}
-
-// LoadFS is LoadDir for directory dir of fsys (an embed.FS, os.DirFS, a zip
-// reader...; "." is its root). The files are read into memory, which the registry
-// keeps, as LoadBytes does.
-func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
+// loadFS is Load of folder dir of fsys.
+func (r *Registry) loadFS(fsys fs.FS, dir string, slot int) error {
 	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return fmt.Errorf("crowd: %w", err)
@@ -231,7 +283,7 @@ func (r *Registry) LoadFS(fsys fs.FS, dir string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("crowd: %s holds no .bpat files", dir)
 	}
-	added, err := r.load(names, data, sides, -1)
+	added, err := r.load(names, data, sides, slot)
 	if err != nil {
 		return err
 	}
@@ -249,37 +301,6 @@ func readFS(fsys fs.FS, name string) ([]byte, error) {
 		return nil, &regfile.Error{Path: name, Mode: st.Mode().Type()}
 	}
 	return fs.ReadFile(fsys, name)
-}
-
-// LoadFile loads one species file, into the slot its name or species_id gives it
-// (see LoadDir).
-func (r *Registry) LoadFile(path string) error {
-	added, err := r.load([]string{path}, nil, nil, -1)
-	if err != nil {
-		return err
-	}
-	return r.loadSnapshotsBeside(added, nil)
-}
-
-// LoadBytes loads a species file held in memory (for example one baked a moment
-// ago); name plays the part of the file name. The registry keeps data and reads it
-// in place: it must not change afterwards. No gait sidecar is read: LoadBytesGaits
-// takes one.
-func (r *Registry) LoadBytes(name string, data []byte) error {
-	_, err := r.load([]string{name}, [][]byte{data}, nil, -1)
-	return err
-}
-
-// LoadBytesGaits is LoadBytes with the file's gait sidecar (nil: none), as
-// LoadFile reads it from beside a file: for a model baked in memory, whose
-// gltfbake.Model.Gaits gives it.
-func (r *Registry) LoadBytesGaits(name string, data []byte, side *gait.File) error {
-	sc := sidecar{file: side}
-	if side != nil {
-		sc.path = gait.SidecarPath(name)
-	}
-	_, err := r.load([]string{name}, [][]byte{data}, []sidecar{sc}, -1)
-	return err
 }
 
 // sidecar is a file's gait sidecar as found when it was loaded: nothing (path
@@ -350,7 +371,7 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar, as int) 
 }
 
 // open parses one file and resolves its species' tables and gaits. as is the
-// slot the caller chose (LoadAs), or −1: the slot its name or species_id gives it.
+// slot the caller chose (Into), or −1: the slot its name or species_id gives it.
 func (r *Registry) open(path string, data []byte, side sidecar, as int) (*Species, error) {
 	if side.err != nil {
 		return nil, fmt.Errorf("crowd: refusing %s: its gait sidecar: %w", path, side.err)

@@ -90,17 +90,17 @@ func (s *Species) SnapshotMap(cl unit.ClipID) (m SnapshotMap, ok bool) {
 	return m, true
 }
 
-// LoadSnapshot gives a loaded species its snapshot mesh (a .bpsm file in memory,
-// name saying where it came from), so that its far units are drawn from it
-// (LevelSnapshot). The file must carry the species' id and its clips, by name and
-// in order. LoadDir, LoadFS and LoadFile load NAME_minimal.bpsm beside NAME.bpat
-// by themselves.
-func (r *Registry) LoadSnapshot(species unit.SpeciesID, name string, data []byte) error {
+// AttachSnapshot gives a loaded species its snapshot mesh (a .bpsm file in
+// memory, name saying where it came from), so that its far units are drawn from
+// it (LevelSnapshot). The file must carry the species' id and its clips, by name
+// and in order. Load attaches NAME_minimal.bpsm beside NAME.bpat (or a File's
+// Snapshot) by itself.
+func (r *Registry) AttachSnapshot(species unit.SpeciesID, name string, data []byte) error {
 	return r.attachSnapshot(species, name, func() (*bpsm.File, error) { return bpsm.Parse(data) })
 }
 
-// LoadSnapshotFile is LoadSnapshot for a file, mapped read-only.
-func (r *Registry) LoadSnapshotFile(species unit.SpeciesID, path string) error {
+// attachSnapshotFile is AttachSnapshot for a file, mapped read-only.
+func (r *Registry) attachSnapshotFile(species unit.SpeciesID, path string) error {
 	return r.attachSnapshot(species, path, func() (*bpsm.File, error) { return bpsm.Open(path) })
 }
 
@@ -136,7 +136,7 @@ func (r *Registry) attachSnapshot(id unit.SpeciesID, name string, open func() (*
 }
 
 // snapshotFits checks that a snapshot mesh is of species file sf: its species_id
-// (the file's own, which is its slot's unless LoadAs chose another) and its clips.
+// (the file's own, which is its slot's unless Into chose another) and its clips.
 func snapshotFits(f *bpsm.File, sf *bpat.File) error {
 	if got, want := f.Header().SpeciesID, sf.Header().SpeciesID; got != want {
 		return fmt.Errorf("species_id %d, the species file's is %d", got, want)
@@ -153,7 +153,7 @@ func snapshotFits(f *bpsm.File, sf *bpat.File) error {
 	return nil
 }
 
-// snapshotBeside is where LoadDir looks for a species file's snapshot mesh.
+// snapshotBeside is where Load looks for a species file's snapshot mesh.
 func snapshotBeside(bpatPath string) string {
 	return strings.TrimSuffix(bpatPath, ".bpat") + "_minimal.bpsm"
 }
@@ -169,7 +169,7 @@ func (r *Registry) loadSnapshotsBeside(loaded []*Species, read func(string) ([]b
 			if _, e := os.Stat(sp); e != nil {
 				continue
 			}
-			err = r.LoadSnapshotFile(s.ID, sp)
+			err = r.attachSnapshotFile(s.ID, sp)
 		} else {
 			b, e := read(sp)
 			if errors.Is(e, fs.ErrNotExist) {
@@ -178,7 +178,7 @@ func (r *Registry) loadSnapshotsBeside(loaded []*Species, read func(string) ([]b
 			if e != nil {
 				err = e
 			} else {
-				err = r.LoadSnapshot(s.ID, sp, b)
+				err = r.AttachSnapshot(s.ID, sp, b)
 			}
 		}
 		errs = append(errs, err)

@@ -20,11 +20,6 @@ import (
 // neither its name nor its species_id names one (docs/runtime.md §7).
 var ErrUnregistered = errors.New("not registered")
 
-// MountSeat is where the built-in rider clips put the rider's seat, in the
-// rider's model space (roster.MountSeat): a renderer puts that point on its
-// horse's saddle socket.
-var MountSeat = roster.MountSeat
-
 // MatchSpecies is the rule by which a species file finds its species
 // (docs/runtime.md §7): among list, the first whose name is the file's stem
 // (its base name without extension), else the first whose id is the file's
@@ -60,7 +55,7 @@ func (r *Registry) Match(file string, id uint32) (def roster.Species, named, ok 
 	return r.cfg.defs[i], named, true
 }
 
-// WithSlot registers slot id for LoadAs: a species called name whose units may
+// WithSlot registers slot id for Into: a species called name whose units may
 // play the tables of archetypes (none: a program plays its clips by number
 // only), with no gait table of its own (its files' sidecars give gaits).
 func WithSlot(id unit.SpeciesID, name string, archetypes ...roster.Archetype) Option {
@@ -74,12 +69,12 @@ func (r *Registry) Registered(id uint32) (roster.Species, bool) {
 	return d, ok
 }
 
-// Source is a species file held in memory with what may lie beside it: what
-// LoadAs and LoadEach take, for a program that holds files of its own (a viewer,
+// File is a species file held in memory with what may lie beside it: what
+// Memory and LoadEach take, for a program that holds files of its own (a viewer,
 // an editor) rather than a folder.
-type Source struct {
+type File struct {
 	// Name plays the part of the file's name: messages give it, and its stem may
-	// name a species (LoadEach).
+	// name a species.
 	Name string
 	// Data is the BPAT file's bytes. The registry keeps them and reads them in
 	// place: they must not change afterwards.
@@ -91,11 +86,11 @@ type Source struct {
 }
 
 // ReadBeside fills in src's gait sidecar and snapshot mesh from beside the
-// species file at path (NAME.gait.json and NAME_minimal.bpsm, where LoadFile
+// species file at path (NAME.gait.json and NAME_minimal.bpsm, where Load
 // finds them), where there are. f is the file src holds, the snapshot mesh must
 // fit it (FitSnapshot). One that cannot be read or does not fit is left out, and
 // gaitErr or snapErr says why.
-func (src *Source) ReadBeside(path string, f *bpat.File) (gaitErr, snapErr error) {
+func (src *File) ReadBeside(path string, f *bpat.File) (gaitErr, snapErr error) {
 	if src.Gaits, gaitErr = gait.OpenFor(path); gaitErr != nil {
 		src.Gaits = nil
 	}
@@ -115,7 +110,7 @@ func (src *Source) ReadBeside(path string, f *bpat.File) (gaitErr, snapErr error
 }
 
 // FitSnapshot parses a snapshot mesh and checks that it is of species file f, as
-// a registry does when it attaches one (LoadSnapshot): it carries f's species_id
+// a registry does when it attaches one (AttachSnapshot): it carries f's species_id
 // and f's clips, by name and in order.
 func FitSnapshot(data []byte, f *bpat.File) (*bpsm.File, error) {
 	sf, err := bpsm.Parse(data)
@@ -128,27 +123,15 @@ func FitSnapshot(data []byte, f *bpat.File) (*bpsm.File, error) {
 	return sf, nil
 }
 
-// LoadAs loads src into slot id, whatever species_id its file carries: a program
-// that shows files of any species, two of one species included, gives each a slot
-// of its own. The slot must be registered (a built-in one, or WithSpecies), and
-// its species' archetypes and gaits apply (WithSlot registers one). The file's snapshot mesh, if any, is
-// attached; it must carry the file's species_id.
-func (r *Registry) LoadAs(id unit.SpeciesID, src Source) error {
-	if _, err := r.load([]string{src.Name}, [][]byte{src.Data}, []sidecar{sourceSidecar(src)}, int(id)); err != nil {
-		return err
-	}
-	return r.attachSource(id, src)
-}
-
-// LoadEach loads each source into the slot its name or species_id gives it, by
-// the rule of LoadDir, and attaches its snapshot mesh. Unlike LoadDir it loads
-// what it can: slots[k] is the slot source k took, and errs[k] says why it was
+// LoadEach loads each file into the slot its name or species_id gives it, by
+// the rule of Load, and attaches its snapshot mesh. Unlike Load it loads what
+// it can: slots[k] is the slot file k took, and errs[k] says why it was
 // refused (slots[k] is then −1). Sources named after a species go
 // first (by their names alone: one that carries another species' id is
 // refused), so that humanoid.bpat keeps the humanoid's slot from another file
 // with its id. An error wraps ErrUnregistered when no registered species fits the
 // source.
-func (r *Registry) LoadEach(srcs []Source) (slots []int, errs []error) {
+func (r *Registry) LoadEach(srcs []File) (slots []int, errs []error) {
 	slots, errs = make([]int, len(srcs)), make([]error, len(srcs))
 	order := make([]int, 0, len(srcs))
 	for pass := range 2 {
@@ -161,12 +144,12 @@ func (r *Registry) LoadEach(srcs []Source) (slots []int, errs []error) {
 	for _, k := range order {
 		slots[k] = -1
 		src := srcs[k]
-		added, err := r.load([]string{src.Name}, [][]byte{src.Data}, []sidecar{sourceSidecar(src)}, -1)
+		added, err := r.load([]string{src.Name}, [][]byte{src.Data}, []sidecar{src.sidecar()}, -1)
 		if errs[k] = err; err != nil {
 			continue
 		}
 		slots[k] = int(added[0].ID)
-		errs[k] = r.attachSource(added[0].ID, src)
+		errs[k] = r.attachFile(added[0].ID, src)
 	}
 	return slots, errs
 }
@@ -175,19 +158,19 @@ func (r *Registry) LoadEach(srcs []Source) (slots []int, errs []error) {
 // MaxSpeciesID): Match then goes by the name alone.
 const noID = 1 << 31
 
-func sourceSidecar(src Source) sidecar {
+func (src *File) sidecar() sidecar {
 	if src.Gaits == nil {
 		return sidecar{}
 	}
 	return sidecar{path: gait.SidecarPath(src.Name), file: src.Gaits}
 }
 
-// attachSource attaches src's snapshot mesh, if any, to slot id.
-func (r *Registry) attachSource(id unit.SpeciesID, src Source) error {
+// attachFile attaches src's snapshot mesh, if any, to slot id.
+func (r *Registry) attachFile(id unit.SpeciesID, src File) error {
 	if src.Snapshot == nil {
 		return nil
 	}
-	return r.LoadSnapshot(id, snapshotBeside(src.Name), src.Snapshot)
+	return r.AttachSnapshot(id, snapshotBeside(src.Name), src.Snapshot)
 }
 
 // State returns the state clip c stands for in the table: the first state whose

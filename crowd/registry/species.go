@@ -38,7 +38,7 @@ func (c *Clip) Contact() float32 {
 type Species struct {
 	ID   unit.SpeciesID
 	Name string
-	Path string // the file it was loaded from, or the name given to LoadBytes
+	Path string // the file it was loaded from, or the name of the File it was given
 	// GaitFile is the gait sidecar its clips' gaits were read from (beside Path),
 	// or "" when it had none.
 	GaitFile string
@@ -48,7 +48,7 @@ type Species struct {
 	// Archetypes this species' units may use.
 	Archetypes []roster.Archetype
 	// Snapshot is the species' snapshot mesh, its far level of detail
-	// (LevelSnapshot), from SnapshotPath; nil without one (LoadSnapshot).
+	// (LevelSnapshot), from SnapshotPath; nil without one (AttachSnapshot).
 	Snapshot     *bpsm.File
 	SnapshotPath string
 
@@ -112,11 +112,11 @@ func (s *Species) Sockets(clip unit.ClipID, phase float32, dst []float32) (bpat.
 		return bpat.Playback{}, fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
 	p := bpat.Resolve(float64(phase), s.Clips[clip].FrameCount, s.Clips[clip].Loops)
-	return p, s.SocketsAt(clip, p, dst)
+	return p, s.socketsAt(clip, p, dst)
 }
 
-// SocketsAt is Sockets for frames already resolved.
-func (s *Species) SocketsAt(clip unit.ClipID, p bpat.Playback, dst []float32) error {
+// socketsAt is Sockets for frames already resolved.
+func (s *Species) socketsAt(clip unit.ClipID, p bpat.Playback, dst []float32) error {
 	if int(clip) >= len(s.Clips) {
 		return fmt.Errorf("crowd: species %s has no clip %d", s.Name, clip)
 	}
