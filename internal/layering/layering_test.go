@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"pack":                 {"formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster", "internal/regfile"},
 	"crowd":                {"crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
 	"crowd/":               {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
-	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "js/bonebake-three", "mesh", "source/", "species", "internal/regfile"},
+	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "js/bonebake-three", "mesh", "roster", "source/", "species", "internal/regfile"},
 	"cmd/":                 {""}, // the command line uses everything
 	"internal/layering":    {},
 	"js/":                  {}, // the npm packages' embedded files and Go test drivers: they import nothing
