@@ -70,7 +70,7 @@ func TestBrowser(t *testing.T) {
 		p.eval("bonebake.setLOD(true)")
 		props := p.eval(`(() => { const a = (n) => bonebake.state.assets.find((A) => A.name === n);
 			return [a('humanoid_sword').sword?.socket, a('horse').rider?.asset.name,
-				a('horse').sockets[a('horse').rider.source.base / 3].name]; })()`)
+				a('horse').sockets[a('horse').rider.source.index].name]; })()`)
 		if fmt.Sprint(props) != "[1 humanoid saddle]" {
 			t.Errorf("props: %v, want the sword on socket 1 (hand_r) and a humanoid rider on the saddle", props)
 		}
@@ -78,7 +78,7 @@ func TestBrowser(t *testing.T) {
 		// rest, from the saddle: the riding clips are in the game's mount frame, 1.23 m
 		// above the built-in horse's saddle, so this fails unless the viewer seats them.
 		d := p.eval(`(() => { const H = bonebake.state.assets.find((A) => A.name === 'horse'), R = H.rider, A = R.asset;
-			const S = new Float32Array(H.socketData.buffer, H.socketData.byteOffset + R.source.base * 16, 12);
+			const S = new Float32Array(H.socketData.buffer, H.socketData.byteOffset + R.source.index * 48, 12);
 			const c = A.clips.find((c) => c.name === 'riding_idle'), o = (c.frame_offset * A.info.bone_count + 1) * 16;
 			const p = [A.palette[o + 3], A.palette[o + 7], A.palette[o + 11]], L = R.local;
 			const q = [0, 1, 2].map((r) => L[r] * p[0] + L[4 + r] * p[1] + L[8 + r] * p[2] + L[12 + r]);

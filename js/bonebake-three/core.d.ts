@@ -181,10 +181,14 @@ export function socketAt(bpat: BPAT, pose: ArrayLike<number>, socket: number, ou
 export const PLAYBACK: string;
 export const POSE_PASS_VERTEX: string;
 export const POSE_PASS_FRAGMENT: string;
+/** The pass from poses already resolved (three texels a unit, at bonebakePoseAt of bonebakePoseTexels). */
+export const POSE_PASS_POSES_FRAGMENT: string;
 export const RECORD_FLOATS: 16;
 /** A unit's clock as the GPU pass reads it: 16 floats at out[offset]. */
 export function writeRecord(clock: Clock, out: Float32Array, offset: number): void;
 
+/** Reading posed textures (bonebakePosedRow, bonebakeSkinMatrixOf), without the skin attributes. */
+export const SKIN_READ: string;
 export const SKIN_PARS: string;
 export const SKIN_BASE: string;
 export const SKIN_NORMAL: string;

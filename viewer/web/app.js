@@ -14,11 +14,13 @@
 //   draw.js      drawing a frame
 //   panel.js     the side panel; timeline.js the timeline
 //   lod.js       level of detail: each unit drawn at the level the server chose
+//   pose.js      the skinning pass (the npm package's core, served under /core/)
 import { resolve } from './core/playback.js';
 import { $, params, state, stats, hook, fail, Notice, RECORD, requestDraw, takeDraw } from './state.js';
 import { gl, setupGL, checkGL, fragSource } from './gl.js';
 import { setupBAT } from './bat.js';
 import { setupClock, evaluate } from './clock.js';
+import { setupPose } from './pose.js';
 import { loadAssets } from './assets.js';
 import { tick, applyStep, settled, seek } from './crowd.js';
 import { setupProps } from './props.js';
@@ -193,6 +195,7 @@ async function main() {
       'if it keeps happening, lower the crowd size or close other tabs using the GPU.'));
   });
   await setupGL();
+  setupPose();
   await setupBAT(fragSource);
   await setupClock();
   state.assets = await loadAssets();

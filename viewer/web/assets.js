@@ -1,6 +1,7 @@
 // Loading the assets: the server's list (/api/assets), each species' palette,
 // socket data, mesh and textures, uploaded to the GPU, and its size on screen.
-import { gl, fetchOK, floatTexture, solidMesh, meshVAO, dummyTex } from './gl.js';
+import { gl, fetchOK, solidMesh, meshVAO } from './gl.js';
+import { skinPalette } from './pose.js';
 
 const ROLE_COLORS = [
   [0.86, 0.67, 0.54], // skin / hide
@@ -93,9 +94,7 @@ async function loadAsset(info) {
     mesh: parseMesh(mesh), textures,
     count: 0, instData: new Float32Array(0), instCap: 0,
   };
-  A.paletteTex = floatTexture(A.palette, info.bone_count * 4, info.frame_total);
-  A.socketTex = info.sockets.length > 0 ? floatTexture(A.socketData, info.sockets.length * 3, info.frame_total) : { tex: dummyTex, perRow: 1, stride: 1 };
-  A.ibmTex = floatTexture(A.mesh.inverseBind, info.bone_count * 4, 1).tex;
+  skinPalette(A); // what the skinning pass reads (pose.js)
   A.gpu = solidMesh(A.mesh);
   A.instBuf = gl.createBuffer();
   A.vao = meshVAO(A.gpu, A.instBuf, 0, 0);

@@ -12,7 +12,7 @@
 // units: all of them into the asset's instance buffer, and with level of detail
 // on (lod.js) the units at each level into that level's buffer, each unit's
 // rows as its level shows them (clock.vert.glsl).
-import { gl, fetchOK, compileShader } from './gl.js';
+import { gl, fetchOK, compileShader, including } from './gl.js';
 import { RECORD, RECORD_BYTES } from './state.js';
 import { CLOCK, TIME_RECORD, REC_TINT } from './wire.js';
 import { PLAYBACK } from './core/glsl.js';
@@ -30,7 +30,7 @@ const ENTRIES_UNIT = 8, SNAP_UNIT = 9;
 let prog = null, U = null, itemsVao = null, empty = null;
 
 export async function setupClock() {
-  const vs = withPlayback(await fetchOK('clock.vert.glsl').then((r) => r.text()), 'clock.vert.glsl');
+  const vs = including(await fetchOK('clock.vert.glsl').then((r) => r.text()), 'clock.vert.glsl', '#include <bonebake_playback>', PLAYBACK);
   prog = gl.createProgram();
   gl.attachShader(prog, compileShader(gl.VERTEX_SHADER, vs, 'clock.vert.glsl'));
   gl.attachShader(prog, compileShader(gl.FRAGMENT_SHADER, FRAG, 'the resolve pass'));
@@ -44,14 +44,6 @@ export async function setupClock() {
   ['u_snapMap', 'u_snapPalette', 'u_riderSnapMap', 'u_riderSnapPalette'].forEach((n, k) => gl.uniform1i(U[n], SNAP_UNIT + k));
   itemsVao = gl.createVertexArray();
   empty = uintTexture(new Uint32Array(4), 1, 1);
-}
-
-// withPlayback puts the core's playback rule (GLSL) where a shader's source
-// includes it.
-function withPlayback(src, name) {
-  const at = '#include <bonebake_playback>';
-  if (!src.includes(at)) throw new Error(`${name} does not include ${at}`);
-  return src.replace(at, PLAYBACK);
 }
 
 // bindEntries binds tex to the resolve pass's own texture unit (ENTRIES_UNIT),

@@ -8,6 +8,7 @@ import { viewProj, updateCamera } from './camera.js';
 import { grid } from './scene.js';
 import { useBAT } from './bat.js';
 import { levelsDrawn, drawBody, drawProps, countSkinned, beginFrame } from './lod.js';
+import { pose, UNIT, RIDER, skinPalette, socketMatrices, modelPalette } from './pose.js';
 
 function resize() {
   const dpr = Math.min(window.devicePixelRatio || 1, 2);
@@ -22,26 +23,27 @@ function bindTex(unit, tex) {
 
 const IDENTITY = M.identity();
 
-// setDraw sets what the next draws read: a skinned asset's palette, a socket to
-// follow and a mesh transform (local, first).
-export function setDraw({ skinned = null, attach = null, unlit = false, local = IDENTITY, colors = null }) {
-  if (skinned) {
-    bindTex(0, skinned.paletteTex.tex);
-    bindTex(1, skinned.ibmTex);
-    gl.uniform1i(U.u_paletteStride, skinned.paletteTex.stride);
-    gl.uniform1i(U.u_paletteFramesPerRow, skinned.paletteTex.perRow);
-  } else {
-    bindTex(0, dummyTex);
-    bindTex(1, dummyTex);
+// setDraw sets what the next draws read, for n instances whose records are in
+// buffer buf: a skinned asset (its pose at side of each record: UNIT, or a
+// horse's RIDER), a matrix to follow (attach: { src, index }, posed from each
+// record's own pose: a socket of socketMatrices, a bone of modelPalette) and a
+// mesh transform (local, first). It runs the skinning pass (pose.js) for what
+// is skinned or followed, then binds the program.
+export function setDraw({ buf = null, n = 0, skinned = null, side = UNIT, attach = null, unlit = false, local = IDENTITY, colors = null }) {
+  const skin = skinned ? pose(skinned.posed ||= {}, skinPalette(skinned), buf, n, side) : null;
+  const follow = attach ? pose(attach.src.posed ||= {}, attach.src, buf, n, UNIT) : null;
+  gl.useProgram(prog);
+  bindTex(0, skin ? skin.tex : dummyTex);
+  if (skin) {
+    gl.uniform1i(U.bonebakeBones, skin.count);
+    gl.uniform1i(U.bonebakePerRow, skin.perRow);
   }
-  gl.uniform1i(U.u_skinned, skinned ? 1 : 0);
-  if (attach) {
-    bindTex(2, attach.tex.tex);
-    gl.uniform1i(U.u_attachStride, attach.tex.stride);
-    gl.uniform1i(U.u_attachFramesPerRow, attach.tex.perRow);
-    gl.uniform1i(U.u_attachBase, attach.base);
-  } else {
-    bindTex(2, dummyTex);
+  gl.uniform1i(U.u_skinned, skin ? 1 : 0);
+  bindTex(2, follow ? follow.tex : dummyTex);
+  if (follow) {
+    gl.uniform1i(U.u_attachCount, follow.count);
+    gl.uniform1i(U.u_attachPerRow, follow.perRow);
+    gl.uniform1i(U.u_attachIndex, attach.index);
   }
   gl.uniform1i(U.u_attached, attach ? 1 : 0);
   gl.uniform1i(U.u_unlit, unlit ? 1 : 0);
@@ -132,8 +134,7 @@ function drawView(bat) {
       countSkinned(A, A.count);
       let u = bat ? useBAT(A, viewProj, A.roleColors) : null;
       if (!u) {
-        gl.useProgram(prog);
-        setDraw({ skinned: A, colors: A.roleColors });
+        setDraw({ buf: A.instBuf, n: A.count, skinned: A, colors: A.roleColors });
         u = U;
       }
       gl.bindVertexArray(u === U ? A.vao : A.batVao);
@@ -149,14 +150,14 @@ function drawView(bat) {
           continue;
         }
         if (A.sword) {
-          setDraw({ attach: { tex: A.socketTex, base: A.sword.socket * 3 }, colors: A.roleColors });
+          setDraw({ buf: A.instBuf, n: A.count, attach: { src: socketMatrices(A), index: A.sword.socket }, colors: A.roleColors });
           gl.bindVertexArray(A.sword.vao);
           gl.drawElementsInstanced(gl.TRIANGLES, A.sword.count, gl.UNSIGNED_INT, 0, A.count);
           calls++;
         }
         if (A.rider) {
           const R = A.rider;
-          setDraw({ skinned: R.asset, attach: R.source, local: R.local, colors: R.asset.roleColors });
+          setDraw({ buf: A.instBuf, n: A.count, skinned: R.asset, side: RIDER, attach: R.source, local: R.local, colors: R.asset.roleColors });
           gl.bindVertexArray(R.vao);
           gl.drawElementsInstanced(gl.TRIANGLES, R.asset.gpu.count, gl.UNSIGNED_INT, 0, A.count);
           countSkinned(R.asset, A.count);
@@ -185,7 +186,7 @@ function drawView(bat) {
       const local = M.identity();
       local[0] = local[5] = local[10] = len;
       for (let s = 0; s < F.sockets.length; s++) {
-        setDraw({ unlit: true, attach: { tex: F.socketTex, base: s * 3 }, local });
+        setDraw({ buf: focusBuf, n: 1, unlit: true, attach: { src: socketMatrices(F), index: s }, local });
         gl.bindVertexArray(axes.vao);
         gl.drawArraysInstanced(gl.LINES, 0, axes.count, 1);
         calls++;
@@ -196,24 +197,18 @@ function drawView(bat) {
   return { calls, drawn };
 }
 
-const skelPos = new Float32Array(64 * 6 * 3), skelCol = new Float32Array(64 * 6 * 3);
+const skelPos = new Float32Array(64 * 6 * 3), skelCol = new Float32Array(64 * 6 * 3), posed = new Float32Array(64 * 12);
 
 // skeletonVertices writes the focus instance's bones as lines (parent origin to
-// child origin, or per-bone axes when the parents are unknown), blended from the
-// palette on the CPU the same way the shader does, fades included.
+// child origin, or per-bone axes when the parents are unknown), its palette
+// posed on the CPU by the core's skinning pass (SkinPalette.write), fades
+// included.
 function skeletonVertices(A) {
-  const bones = Math.min(A.info.bone_count, 64), P = A.palette, d = A.instData;
+  const bones = Math.min(A.info.bone_count, 64), d = A.instData;
   // Its clips: [frame row, next row, lerp, weight] of its own, the one faded from, the prior.
-  const sides = [[d[0], d[1], d[2], 1 - d[19] - d[23]], [d[16], d[17], d[18], d[19]], [d[20], d[21], d[22], d[23]]];
-  const at = (b, k) => {
-    let v = 0;
-    for (const [f0, f1, t, w] of sides) {
-      if (w === 0) continue;
-      const a = P[(f0 * A.info.bone_count + b) * 16 + k], c = P[(f1 * A.info.bone_count + b) * 16 + k];
-      v += w * (a + (c - a) * t);
-    }
-    return v;
-  };
+  const pose = [d[0], d[1], d[2], 1 - d[19] - d[23], d[16], d[17], d[18], d[19], d[20], d[21], d[22], d[23]];
+  modelPalette(A).write(posed, 0, pose);
+  const at = (b, k) => posed[b * 12 + k];
   const origin = (b) => [at(b, 3), at(b, 7), at(b, 11)];
   let v = 0;
   const put = (p, col) => { skelPos.set(p, v * 3); skelCol.set(col, v * 3); v++; };

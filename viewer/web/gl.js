@@ -1,13 +1,13 @@
 // WebGL2 setup: the skinning program, textures, buffers and vertex arrays.
 //
-// Per species: the palette block as an RGBA32F texture (unchanged bytes, laid out
-// as docs/formats/bpat.md describes), the inverse bind matrices as a one-row
-// RGBA32F texture, the socket data block as another, the mesh in vertex buffers,
+// Per species: its skin palette and socket data as RGBA32F textures for the
+// skinning pass (pose.js, the npm package's core), the mesh in vertex buffers,
 // and one buffer of per-instance records drawn with one instanced call. The
 // server computes the records (viewer/step.go); a record is RECORD floats laid
 // out as wire.js says (docs/viewer-wire.md).
 import { $, params, stats, RECORD, RECORD_BYTES } from './state.js';
 import { REC_FRAME, REC_TINT, REC_PLACE, REC_RIDER, REC_FADE, REC_PRIOR, REC_RIDER_FADE } from './wire.js';
+import { SKIN_READ } from './core/glsl.js';
 
 const BACKGROUND = [0.149, 0.169, 0.2];
 
@@ -16,14 +16,22 @@ export const gl = canvas.getContext('webgl2', { antialias: params.get('aa') !== 
 
 // Set by setupGL.
 export let prog, U, dummyTex;
-// Texture units: 0–3 the skinning program's (palette, inverse bind, attach,
-// base colour), 4–6 BAT's, SNAPSHOT_UNIT the snapshot meshes' (lod.js), 8–12
-// the GPU clock's resolve pass (clock.js).
+// Texture units: 0–3 the skinning program's (posed skin, unused, posed
+// attach, base colour), 4–6 BAT's, SNAPSHOT_UNIT the snapshot meshes' (lod.js),
+// 8–12 the GPU clock's resolve pass (clock.js), 13–14 the skinning pass's
+// (pose.js).
 export const SNAPSHOT_UNIT = 7;
 export let fragSource; // skin.frag.glsl, which the BAT program shares
 export let unitBuf; // a one-record instance buffer: the unit transform (the grid)
 export let focusBuf, focusData; // a one-record instance buffer: the focus instance (overlays)
 export let axes, skeletonLines; // line meshes for the socket gizmos and the skeleton overlay
+
+// including puts a chunk of the core where a shader's source includes it
+// (a line `#include <name>`).
+export function including(src, name, at, chunk) {
+  if (!src.includes(at)) throw new Error(`${name} does not include ${at}`);
+  return src.replace(at, chunk);
+}
 
 export function compileShader(type, src, name) {
   const s = gl.createShader(type);
@@ -56,21 +64,20 @@ export async function setupGL() {
   ]);
   fragSource = fs;
   prog = gl.createProgram();
-  gl.attachShader(prog, compileShader(gl.VERTEX_SHADER, vs, 'skin.vert.glsl'));
+  gl.attachShader(prog, compileShader(gl.VERTEX_SHADER, including(vs, 'skin.vert.glsl', '#include <bonebake_skin>', SKIN_READ), 'skin.vert.glsl'));
   gl.attachShader(prog, compileShader(gl.FRAGMENT_SHADER, fs, 'skin.frag.glsl'));
   gl.linkProgram(prog);
   if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('link: ' + gl.getProgramInfoLog(prog));
   U = {};
-  for (const n of ['u_palette', 'u_paletteStride', 'u_paletteFramesPerRow', 'u_inverseBind', 'u_skinned',
-    'u_attached', 'u_attachTex', 'u_attachStride', 'u_attachFramesPerRow', 'u_attachBase',
+  for (const n of ['bonebakeSkin', 'bonebakeBones', 'bonebakePerRow', 'u_skinned',
+    'u_attached', 'u_attach', 'u_attachCount', 'u_attachPerRow', 'u_attachIndex',
     'u_local', 'u_viewProj', 'u_roleColors', 'u_unlit', 'u_sun', 'u_material', 'u_baseColor', 'u_textured', 'u_baseTex',
     'u_reduced', 'u_snapshot', 'u_snapshotTex', 'u_snapshotStride', 'u_snapshotFramesPerRow']) {
     U[n] = gl.getUniformLocation(prog, n);
   }
   gl.useProgram(prog);
-  gl.uniform1i(U.u_palette, 0);
-  gl.uniform1i(U.u_inverseBind, 1);
-  gl.uniform1i(U.u_attachTex, 2);
+  gl.uniform1i(U.bonebakeSkin, 0);
+  gl.uniform1i(U.u_attach, 2);
   gl.uniform1i(U.u_baseTex, 3);
   gl.uniform1i(U.u_snapshotTex, SNAPSHOT_UNIT);
   const sun = [0.45, 0.8, 0.4], l = Math.hypot(...sun);

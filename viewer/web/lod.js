@@ -27,6 +27,7 @@ import { setDraw, drawMesh } from './draw.js';
 import { settled } from './crowd.js';
 import { resolveItems } from './clock.js';
 import { REC_LEVEL, REC_RIDER_LEVEL, REC_RIDER, REC_TINT, REC_PLACE, REC_FADE, REC_PRIOR } from './wire.js';
+import { RIDER, socketMatrices } from './pose.js';
 
 export const FULL = 0, REDUCED = 1, SNAPSHOT = 2;
 const LEVEL_TINT = [[0.3, 0.9, 0.35], [1, 0.75, 0.2], [0.95, 0.3, 0.85]];
@@ -370,7 +371,7 @@ export function drawBody(A) {
       calls++;
       continue;
     }
-    setDraw({ skinned: A, colors: A.roleColors });
+    setDraw({ buf: L.body[lv].buf, n, skinned: A, colors: A.roleColors });
     gl.uniform1i(U.u_reduced, lv === FULL ? 0 : 1);
     gl.bindVertexArray(L.vao[lv]);
     calls += drawMesh(A, n);
@@ -388,9 +389,9 @@ export function drawProps(A) {
   let calls = 0;
   if (A.sword) {
     L.swordVao ||= L.body.map((b) => meshVAO(A.sword.mesh, b.buf, 0, 0));
-    setDraw({ attach: { tex: A.socketTex, base: A.sword.socket * 3 }, colors: A.roleColors });
     for (const lv of [FULL, REDUCED, SNAPSHOT]) {
       if (L.body[lv].n === 0) continue;
+      setDraw({ buf: L.body[lv].buf, n: L.body[lv].n, attach: { src: socketMatrices(A), index: A.sword.socket }, colors: A.roleColors });
       gl.bindVertexArray(L.swordVao[lv]);
       gl.drawElementsInstanced(gl.TRIANGLES, A.sword.count, gl.UNSIGNED_INT, 0, L.body[lv].n);
       calls++;
@@ -406,7 +407,7 @@ export function drawProps(A) {
       const n = L.rider[lv].n;
       if (n === 0) continue;
       const S = lv === SNAPSHOT ? R.asset.snapshot : null;
-      setDraw({ skinned: S ? null : R.asset, attach: R.source, local: R.local, colors: R.asset.roleColors });
+      setDraw({ buf: L.rider[lv].buf, n, skinned: S ? null : R.asset, side: RIDER, attach: R.source, local: R.local, colors: R.asset.roleColors });
       if (S) {
         drawSnapshot(S, snapshotVAO(S, L.rider[lv].buf, REC_RIDER_LEVEL), n);
         countSkinned(R.asset, n, SNAPSHOT);

@@ -19,8 +19,9 @@ export function showInfo() {
   const rows = [
     ['name', A.name], ['kind', i.kind], ...(i.file ? [['file', { text: i.file, path: true }]] : []), ['species id', i.species_id],
     ['BPAT version', i.version], ['bones', i.bone_count], ['clips', i.clips.length], ['sockets', i.sockets.length],
-    ['frames', i.frame_total], ['file size', fmtBytes(i.size)], ['palette', `${fmtBytes(i.palette_bytes)} · ${i.bone_count * 4}×${i.frame_total} RGBA32F` +
-      (A.paletteTex.perRow > 1 ? ` (laid ${A.paletteTex.perRow} frames a row)` : '')],
+    ['frames', i.frame_total], ['file size', fmtBytes(i.size)], ['palette', fmtBytes(i.palette_bytes)],
+    ['skin palette', `${i.bone_count * 3}×${i.frame_total} RGBA32F` + (A.skinPalette.perRow > 1 ? ` (laid ${A.skinPalette.perRow} frames a row)` : '') +
+      ', posed per unit and frame by the core\'s pass'],
     ['mesh', `${i.mesh} · ${i.vertex_count} verts · ${i.triangle_count} tris`],
   ];
   if (i.warning) rows.push(['warning', i.warning]);

@@ -5,6 +5,7 @@
 import * as M from './mat.js';
 import { solidMesh, meshVAO } from './gl.js';
 import { REC_RIDER } from './wire.js';
+import { socketMatrices, modelPaletteTex } from './pose.js';
 
 // A sword for the hand_r socket: the grip at the socket origin, the blade along +z.
 function sword() {
@@ -65,7 +66,7 @@ function seat(horse, rider) {
   let source, local;
   const sock = horse.sockets.findIndex((s) => /saddle|rider|mount|seat/i.test(s.name));
   if (sock >= 0) {
-    source = { tex: horse.socketTex, base: sock * 3 };
+    source = { src: socketMatrices(horse), index: sock };
     const S = new Float32Array(horse.socketData.buffer, horse.socketData.byteOffset + sock * 48, 12);
     local = inverseAffine(S);
     const m = rider.info.mount_seat;
@@ -74,7 +75,7 @@ function seat(horse, rider) {
     const names = horse.info.bone_names || [];
     let body = names.findIndex((n) => /^body$/i.test(n));
     if (body < 0) body = Math.min(1, horse.info.bone_count - 1);
-    source = { tex: horse.paletteTex, base: body * 4 };
+    source = { src: modelPaletteTex(horse), index: body };
     const rnames = rider.info.bone_names || [];
     let pelvis = rnames.findIndex((n) => /pelvis|hips/i.test(n));
     if (pelvis < 0) pelvis = Math.min(1, rider.info.bone_count - 1);

@@ -10,13 +10,24 @@
 // The chunks name nothing of three.js: a renderer wires them in (the binding
 // in src/three replaces three's skinning chunks with them).
 
-/** Declarations: the texture, its layout, the skin attributes and bonebakeSkinMatrix(unit). */
-export const SKIN_PARS = /* glsl */ `
+/**
+ * Reading a posed texture (no attributes): bonebakePosedRow(tex, n, perRow,
+ * unit, i, k) is row k (0–2) of matrix i of a unit in any texture the pass
+ * writes (n matrices a unit, perRow units a texture row: posed bones, or a
+ * unit's sockets posed from the socket data); bonebakeSkinMatrixOf(unit,
+ * joints, weights) is the skin matrix of a vertex with those influences from
+ * bonebakeSkin, for a renderer with attributes of its own (or fewer
+ * influences, for level of detail).
+ */
+export const SKIN_READ = /* glsl */ `
 uniform highp sampler2D bonebakeSkin;
 uniform int bonebakeBones;
 uniform int bonebakePerRow;
-attribute vec4 skinIndex;
-attribute vec4 skinWeight;
+
+vec4 bonebakePosedRow(highp sampler2D tex, int n, int perRow, int unit, int i, int k) {
+  int row = unit / perRow;
+  return texelFetch(tex, ivec2((unit - row * perRow) * n * 3 + i * 3 + k, row), 0);
+}
 
 // bonebakeRows adds weight w of bone bone's posed skinning matrix (three texels) to r.
 void bonebakeRows(int unit, int bone, float w, inout vec4 r0, inout vec4 r1, inout vec4 r2) {
@@ -27,16 +38,24 @@ void bonebakeRows(int unit, int bone, float w, inout vec4 r0, inout vec4 r1, ino
   r2 += w * texelFetch(bonebakeSkin, ivec2(x + 2, row), 0);
 }
 
-// bonebakeSkinMatrix is Σ w · posed[joint] over the vertex's four influences
-// (influences weighing 0 are not read), as a column-major mat4.
-mat4 bonebakeSkinMatrix(int unit) {
+// bonebakeSkinMatrixOf is Σ w · posed[joint] over four influences (those
+// weighing 0 are not read), as a column-major mat4.
+mat4 bonebakeSkinMatrixOf(int unit, vec4 joints, vec4 weights) {
   vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-  if (skinWeight.x > 0.0) bonebakeRows(unit, int(skinIndex.x), skinWeight.x, r0, r1, r2);
-  if (skinWeight.y > 0.0) bonebakeRows(unit, int(skinIndex.y), skinWeight.y, r0, r1, r2);
-  if (skinWeight.z > 0.0) bonebakeRows(unit, int(skinIndex.z), skinWeight.z, r0, r1, r2);
-  if (skinWeight.w > 0.0) bonebakeRows(unit, int(skinIndex.w), skinWeight.w, r0, r1, r2);
+  if (weights.x > 0.0) bonebakeRows(unit, int(joints.x), weights.x, r0, r1, r2);
+  if (weights.y > 0.0) bonebakeRows(unit, int(joints.y), weights.y, r0, r1, r2);
+  if (weights.z > 0.0) bonebakeRows(unit, int(joints.z), weights.z, r0, r1, r2);
+  if (weights.w > 0.0) bonebakeRows(unit, int(joints.w), weights.w, r0, r1, r2);
   return transpose(mat4(r0, r1, r2, vec4(0.0, 0.0, 0.0, 1.0)));
 }
+`;
+
+/** Declarations: SKIN_READ, the skin attributes and bonebakeSkinMatrix(unit) of the vertex's influences. */
+export const SKIN_PARS = SKIN_READ + /* glsl */ `
+attribute vec4 skinIndex;
+attribute vec4 skinWeight;
+
+mat4 bonebakeSkinMatrix(int unit) { return bonebakeSkinMatrixOf(unit, skinIndex, skinWeight); }
 `;
 
 /**
@@ -128,26 +147,18 @@ in vec3 position;
 void main() { gl_Position = vec4(position.xy, 0.0, 1.0); }
 `;
 
-export const POSE_PASS_FRAGMENT = /* glsl */ `
+// What both pose passes share: the skin palette, the posed texture's layout,
+// and bonebakeTexel (the unit and column this fragment writes).
+const POSE_PASS_HEAD = /* glsl */ `
 precision highp float;
 precision highp int;
 precision highp sampler2D;
-uniform sampler2D bonebakeRecords;   // 4 texels a unit, bonebakeRecordsPerRow units a row
-uniform int bonebakeRecordsPerRow;
 uniform sampler2D bonebakeSkinPalette;
 uniform int bonebakeFramesPerRow;
 uniform int bonebakeBones;
 uniform int bonebakePerRow;
 uniform int bonebakeCount;
-uniform float bonebakeTime;
 layout(location = 0) out highp vec4 bonebakePosed;
-${PLAYBACK}
-// rows resolves a playhead dt seconds after its record's start to palette rows
-// and lerp by docs/formats/bpat.md §5.2.
-vec3 bonebakeRows(vec4 p, float dt) {
-  int code = int(p.w);
-  return bonebakeResolve(p.z, code >> 3, (code & 1) != 0, bonebakeSettle(p.x + p.y * dt, (code & 2) != 0));
-}
 
 vec4 bonebakeSkinRow(float frame, int col) {
   int f = int(frame);
@@ -156,17 +167,39 @@ vec4 bonebakeSkinRow(float frame, int col) {
   return texelFetch(bonebakeSkinPalette, ivec2(x, row), 0);
 }
 
+// bonebakeLerped is column col of the palette rows r (frame row, next row,
+// lerp) blended, as bpat.Lerp blends them.
 vec4 bonebakeLerped(vec3 r, int col) {
   vec4 a = bonebakeSkinRow(r.x, col);
   return a + (bonebakeSkinRow(r.y, col) - a) * r.z;
 }
 
-void main() {
+// bonebakeTexel finds the unit and column (bone·3 + row) this fragment
+// writes; false past the last unit.
+bool bonebakeTexel(out int unit, out int col) {
   ivec2 p = ivec2(gl_FragCoord.xy);
   int unitTexels = bonebakeBones * 3;
-  int unit = p.y * bonebakePerRow + p.x / unitTexels;
-  if (unit >= bonebakeCount) { bonebakePosed = vec4(0.0); return; }
-  int col = p.x - (p.x / unitTexels) * unitTexels; // bone·3 + row
+  unit = p.y * bonebakePerRow + p.x / unitTexels;
+  col = p.x - (p.x / unitTexels) * unitTexels;
+  return unit < bonebakeCount;
+}
+`;
+
+export const POSE_PASS_FRAGMENT = POSE_PASS_HEAD + /* glsl */ `
+uniform sampler2D bonebakeRecords;   // 4 texels a unit, bonebakeRecordsPerRow units a row
+uniform int bonebakeRecordsPerRow;
+uniform float bonebakeTime;
+${PLAYBACK}
+// rows resolves a playhead dt seconds after its record's start to palette rows
+// and lerp by docs/formats/bpat.md §5.2.
+vec3 bonebakeRows(vec4 p, float dt) {
+  int code = int(p.w);
+  return bonebakeResolve(p.z, code >> 3, (code & 1) != 0, bonebakeSettle(p.x + p.y * dt, (code & 2) != 0));
+}
+
+void main() {
+  int unit, col;
+  if (!bonebakeTexel(unit, col)) { bonebakePosed = vec4(0.0); return; }
   int rr = unit / bonebakeRecordsPerRow;
   int rx = (unit - rr * bonebakeRecordsPerRow) * 4;
   vec4 own = texelFetch(bonebakeRecords, ivec2(rx, rr), 0);
@@ -178,6 +211,37 @@ void main() {
   vec4 pose = w.x * bonebakeLerped(bonebakeRows(own, dt), col);
   if (w.y > 0.0) pose += w.y * bonebakeLerped(bonebakeRows(from, dt), col);
   if (w.z > 0.0) pose += w.z * bonebakeLerped(bonebakeRows(prior, dt), col);
+  bonebakePosed = pose;
+}
+`;
+
+/**
+ * The same pass from poses already resolved (on the CPU by Clock.at, or by a
+ * server): a unit's pose is three texels, (frame row, next row, lerp, weight)
+ * of its own clip, the clip it fades from and the prior, the own clip weighing
+ * 1 − the others (its own w is not read). They lie at texels bonebakePoseAt
+ * (own, from, prior) of the unit's bonebakePoseTexels texels, laid
+ * bonebakePosesPerRow units a row: Clock.at's twelve numbers are
+ * bonebakePoseAt (0, 1, 2) of 3, and a renderer's own instance records can be
+ * read where they are.
+ */
+export const POSE_PASS_POSES_FRAGMENT = POSE_PASS_HEAD + /* glsl */ `
+uniform sampler2D bonebakePoses;
+uniform int bonebakePoseTexels;
+uniform int bonebakePosesPerRow;
+uniform ivec3 bonebakePoseAt;
+
+void main() {
+  int unit, col;
+  if (!bonebakeTexel(unit, col)) { bonebakePosed = vec4(0.0); return; }
+  int rr = unit / bonebakePosesPerRow;
+  int rx = (unit - rr * bonebakePosesPerRow) * bonebakePoseTexels;
+  vec4 own = texelFetch(bonebakePoses, ivec2(rx + bonebakePoseAt.x, rr), 0);
+  vec4 from = texelFetch(bonebakePoses, ivec2(rx + bonebakePoseAt.y, rr), 0);
+  vec4 prior = texelFetch(bonebakePoses, ivec2(rx + bonebakePoseAt.z, rr), 0);
+  vec4 pose = (1.0 - from.w - prior.w) * bonebakeLerped(own.xyz, col);
+  if (from.w > 0.0) pose += from.w * bonebakeLerped(from.xyz, col);
+  if (prior.w > 0.0) pose += prior.w * bonebakeLerped(prior.xyz, col);
   bonebakePosed = pose;
 }
 `;

@@ -7,5 +7,5 @@ export { parseBPSM, BPSM } from './bpsm.js';
 export { parseGait, GaitError } from './gait.js';
 export { resolve, smoothstep, isFade, playhead, Clock, speedBlend, clipRate, GAIT_SNAP } from './playback.js';
 export { SkinPalette, FLOATS_PER_POSED, socketAt } from './pose.js';
-export { PLAYBACK, SKIN_PARS, SKIN_BASE, SKIN_NORMAL, SKIN_VERTEX, POSE_PASS_VERTEX, POSE_PASS_FRAGMENT, RECORD_FLOATS, writeRecord } from './glsl.js';
+export { PLAYBACK, SKIN_READ, SKIN_PARS, SKIN_BASE, SKIN_NORMAL, SKIN_VERTEX, POSE_PASS_VERTEX, POSE_PASS_FRAGMENT, POSE_PASS_POSES_FRAGMENT, RECORD_FLOATS, writeRecord } from './glsl.js';
 export { loadBPAT, loadBPSM, loadGait, gaitURL } from './load.js';
