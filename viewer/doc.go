@@ -56,17 +56,18 @@
 // the frame-stepped combat.
 //
 // The page (plain HTML, JavaScript and GLSL under web/, embedded with go:embed;
-// nothing from a CDN, no build step) fetches each asset's palette block as the
-// bytes stored in its BPAT file and uploads them unchanged as an RGBA32F texture
-// (docs/formats/bpat.md §3.4: width bone_count·4 texels, one row per frame; texel k
-// of a bone is row k of its model-space matrix, §1). For each bone influence the
-// vertex shader reads rows 0-2 (palette entries are affine) of the frame and of
-// the next frame, blends them element by element, multiplies by the mesh's
-// inverse bind matrix and applies the instance transform; a fading unit's
-// matrix is (1−W−Q)·its own + W·the faded-from clip's + Q·the prior's, each that
-// two-row blend, the extra rows read only while W or Q is not 0. Attached draws
-// (a rider, the sword, socket gizmos) follow their carrier's socket or bone
-// blended alike. One instanced draw per
+// nothing from a CDN, no build step) draws with the npm package's core
+// (js/bonebake-three/src/core, embedded too and served under /core/): the
+// playback rule, and the skinning of a three.js page. It fetches each asset's
+// palette block as the bytes stored in its BPAT file and multiplies it by the
+// mesh's inverse binds once (the core's SkinPalette: three texels a bone and
+// frame). Before each draw the core's pass (web/pose.js) writes every drawn
+// unit's posed matrices into a texture: the rows its record names, lerped
+// element by element, a fading unit's (1−W−Q)·its own + W·the faded-from
+// clip's + Q·the prior's; the vertex shader then reads three texels per
+// influence and applies the instance transform. Attached draws (a rider, the
+// sword, socket gizmos) follow their carrier's socket or bone, posed by the
+// same pass from the socket data or the palette. One instanced draw per
 // species (per glTF primitive for a model with materials, coloured by its base
 // colour factor and sRGB texture; a glTF model's palettes are in its scene's
 // space, so it stands as any glTF viewer shows it with no correction).

@@ -37,8 +37,9 @@ func newViewCmd() *cobra.Command {
 		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] | view MODEL --clips A.glb B.bvh...",
 		Short: "Show baked creatures in a local web viewer",
 		Long: `Start a local web server with a WebGL2 viewer and print its URL. The page draws
-crowds of up to 20,000 animated instances skinned on the GPU straight from the
-BPAT palette bytes, with the clip list, a timeline with markers, socket gizmos,
+crowds of up to 20,000 animated instances skinned on the GPU from the BPAT
+palettes by the same code as the bonebake-three npm package (embedded: no npm
+step, no CDN), with the clip list, a timeline with markers, socket gizmos,
 props, a skeleton overlay and an info panel.
 
 The server animates the crowd with bonebake's runtime, so the page shows what a

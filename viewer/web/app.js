@@ -1,5 +1,6 @@
 // bonebake viewer: draws crowds of baked creatures with WebGL2, skinned on the GPU
-// straight from the BPAT palette bytes the server hands out.
+// from the BPAT palettes the server hands out by the npm package's core
+// (js/bonebake-three/src/core, served under /core/).
 //
 // This module wires the others together, runs the frame loop and fills in the
 // test hook (window.bonebake) the browser tests drive:

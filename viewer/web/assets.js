@@ -97,7 +97,7 @@ async function loadAsset(info) {
   skinPalette(A); // what the skinning pass reads (pose.js)
   A.gpu = solidMesh(A.mesh);
   A.instBuf = gl.createBuffer();
-  A.vao = meshVAO(A.gpu, A.instBuf, 0, 0);
+  A.vao = meshVAO(A.gpu, A.instBuf);
   measure(A);
   A.roleColors = roleColors(A);
   return A;

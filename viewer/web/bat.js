@@ -67,7 +67,7 @@ async function loadBAT(A, preset, format) {
   // BAT program's own: the palette program's attach attributes, which it has
   // no use for, take those places in the asset's (16 in all, WebGL2's least).
   const mesh = sizes[0] + sizes[1] + sizes[2];
-  if (!A.batVao) A.batVao = meshVAO(A.gpu, A.instBuf, 0, null);
+  if (!A.batVao) A.batVao = meshVAO(A.gpu, A.instBuf);
   if (!A.batBuf) A.batBuf = gl.createBuffer();
   gl.bindVertexArray(A.batVao);
   gl.bindBuffer(gl.ARRAY_BUFFER, A.batBuf);

@@ -3,6 +3,12 @@
 // BAT mode: the same instances as skin.vert.glsl, posed from the BAT textures
 // instead of the palette.
 //
+// It keeps a skinning of its own, not the npm package's core's: what it shows is
+// what another engine gets from the BAT files (a reference row and per-frame
+// offsets and axis-angle rotations, encoded as c·range + offset, in the
+// textures' space), a different layout and decoding from the palette matrices
+// the core's pass poses, and the precision it shows is the files'.
+//
 // u_batPosition and u_batRotation hold one texel per column per row (§2): row 0
 // the reference pose (absolute), later rows the clip stack relative to it. The
 // stack keeps the palette's clip order with no clip padding, so palette frame row

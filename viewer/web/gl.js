@@ -9,7 +9,7 @@ import { $, params, stats, RECORD, RECORD_BYTES } from './state.js';
 import { REC_FRAME, REC_TINT, REC_PLACE, REC_RIDER, REC_FADE, REC_PRIOR, REC_RIDER_FADE } from './wire.js';
 import { SKIN_READ } from './core/glsl.js';
 
-const BACKGROUND = [0.149, 0.169, 0.2];
+export const BACKGROUND = [0.149, 0.169, 0.2];
 
 export const canvas = $('view');
 export const gl = canvas.getContext('webgl2', { antialias: params.get('aa') !== '0', alpha: false });
@@ -144,14 +144,12 @@ function arrayBuffer(target, data, usage = gl.STATIC_DRAW) {
 const FADE_AT = { [REC_FRAME * 4]: REC_FADE * 4, [REC_RIDER * 4]: REC_RIDER_FADE * 4 };
 
 // Instance attributes from a record buffer: 5 play, 6 tint, 7 xform, 10 and 11
-// the play's fade and prior; with attachOffset (null: none, as for the BAT
-// program, which puts its own attributes at 13-15), 8 attach and 12 and 13 its
-// fade and prior. Play and attach can point at different poses (a rider plays
-// its own and follows its horse's).
-function instanceAttribs(buf, playOffset, attachOffset) {
+// the play's fade and prior (which the BAT program reads; the skinning
+// program's poses come from the skinning pass, pose.js, which reads the same
+// buffer).
+function instanceAttribs(buf, playOffset) {
   gl.bindBuffer(gl.ARRAY_BUFFER, buf);
   const attrs = [[5, playOffset], [6, REC_TINT * 4], [7, REC_PLACE * 4], [10, FADE_AT[playOffset]], [11, FADE_AT[playOffset] + (REC_PRIOR - REC_FADE) * 4]];
-  if (attachOffset !== null) attrs.push([8, attachOffset], [12, FADE_AT[attachOffset]], [13, FADE_AT[attachOffset] + (REC_PRIOR - REC_FADE) * 4]);
   for (const [loc, off] of attrs) {
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, RECORD_BYTES, off);
@@ -174,7 +172,7 @@ export function solidMesh(m) {
   return g;
 }
 
-export function meshVAO(g, instBuf, playOffset = 0, attachOffset = 0) {
+export function meshVAO(g, instBuf, playOffset = 0) {
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
   const attr = (loc, buf, size, type, integer = false) => {
@@ -189,7 +187,7 @@ export function meshVAO(g, instBuf, playOffset = 0, attachOffset = 0) {
   if (g.weights) attr(3, g.weights, 4, gl.FLOAT);
   attr(4, g.roles, 1, gl.UNSIGNED_BYTE);
   if (g.uvs) attr(9, g.uvs, 2, gl.FLOAT);
-  instanceAttribs(instBuf, playOffset, attachOffset);
+  instanceAttribs(instBuf, playOffset);
   gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, g.index);
   gl.bindVertexArray(null);
   return vao;
@@ -206,7 +204,7 @@ export function lineMesh(positions, colors, instBuf, usage = gl.STATIC_DRAW) {
   gl.bindBuffer(gl.ARRAY_BUFFER, m.col);
   gl.enableVertexAttribArray(1);
   gl.vertexAttribPointer(1, 3, gl.FLOAT, false, 0, 0);
-  instanceAttribs(instBuf, 0, 0);
+  instanceAttribs(instBuf, 0);
   gl.bindVertexArray(null);
   return m;
 }

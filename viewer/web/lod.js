@@ -26,7 +26,7 @@ import { eye } from './camera.js';
 import { setDraw, drawMesh } from './draw.js';
 import { settled } from './crowd.js';
 import { resolveItems } from './clock.js';
-import { REC_LEVEL, REC_RIDER_LEVEL, REC_RIDER, REC_TINT, REC_PLACE, REC_FADE, REC_PRIOR } from './wire.js';
+import { REC_LEVEL, REC_RIDER_LEVEL, REC_RIDER, REC_TINT, REC_PLACE } from './wire.js';
 import { RIDER, socketMatrices } from './pose.js';
 
 export const FULL = 0, REDUCED = 1, SNAPSHOT = 2;
@@ -92,7 +92,7 @@ function levels(A) {
   if (A.lod) return A.lod;
   const L = { body: [0, 1, 2].map(instanceBuffer), rider: [0, 1, 2].map(instanceBuffer), level: new Uint8Array(0), switches: new Uint16Array(0) };
   // The snapshot level's buffer is drawn reduced until the snapshot mesh is in.
-  L.vao = L.body.map((b) => meshVAO(A.gpu, b.buf, 0, 0));
+  L.vao = L.body.map((b) => meshVAO(A.gpu, b.buf));
   A.lod = L;
   return L;
 }
@@ -233,8 +233,8 @@ function parseSnapshot(A, buf) {
 }
 
 // snapshotVAO draws S's triangles with instances from buffer buf: the snapshot
-// frame at float frameAt of a record; a rider follows the record's own pose
-// (float 0 on: its horse's) as meshVAO's attachOffset 0 does.
+// frame at float frameAt of a record (a rider follows its horse's pose, posed
+// by the skinning pass from the same buffer).
 function snapshotVAO(S, buf, frameAt) {
   const key = `${frameAt}`;
   let vaos = S.vaos.get(buf);
@@ -243,7 +243,7 @@ function snapshotVAO(S, buf, frameAt) {
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
   gl.bindBuffer(gl.ARRAY_BUFFER, buf);
-  for (const [loc, off] of [[5, frameAt * 4], [6, REC_TINT * 4], [7, REC_PLACE * 4], [8, 0], [10, REC_FADE * 4], [11, REC_PRIOR * 4], [12, REC_FADE * 4], [13, REC_PRIOR * 4]]) {
+  for (const [loc, off] of [[5, frameAt * 4], [6, REC_TINT * 4], [7, REC_PLACE * 4]]) {
     gl.enableVertexAttribArray(loc);
     gl.vertexAttribPointer(loc, 4, gl.FLOAT, false, RECORD_BYTES, off);
     gl.vertexAttribDivisor(loc, 1);
@@ -388,7 +388,7 @@ export function drawProps(A) {
   const L = A.lod;
   let calls = 0;
   if (A.sword) {
-    L.swordVao ||= L.body.map((b) => meshVAO(A.sword.mesh, b.buf, 0, 0));
+    L.swordVao ||= L.body.map((b) => meshVAO(A.sword.mesh, b.buf));
     for (const lv of [FULL, REDUCED, SNAPSHOT]) {
       if (L.body[lv].n === 0) continue;
       setDraw({ buf: L.body[lv].buf, n: L.body[lv].n, attach: { src: socketMatrices(A), index: A.sword.socket }, colors: A.roleColors });
@@ -400,7 +400,7 @@ export function drawProps(A) {
   const R = A.rider;
   if (R) {
     if (L.riderOf !== R.asset) { // a new crowd may seat another species
-      L.riderVao = L.rider.map((b) => meshVAO(R.asset.gpu, b.buf, REC_RIDER * 4, 0));
+      L.riderVao = L.rider.map((b) => meshVAO(R.asset.gpu, b.buf, REC_RIDER * 4));
       L.riderOf = R.asset;
     }
     for (const lv of [FULL, REDUCED, SNAPSHOT]) {

@@ -36,7 +36,7 @@ export function setupProps(assets) {
   for (const A of assets) {
     const hand = A.sockets.findIndex((s) => s.name === 'hand_r');
     if (hand >= 0 && (/sword/i.test(A.name) || A.info.species_id === 3)) {
-      A.sword = { socket: hand, vao: meshVAO(swordMesh, A.instBuf, 0, 0), count: swordMesh.count, mesh: swordMesh };
+      A.sword = { socket: hand, vao: meshVAO(swordMesh, A.instBuf), count: swordMesh.count, mesh: swordMesh };
     }
   }
 }
@@ -83,7 +83,7 @@ function seat(horse, rider) {
     const o = (rider.clips[idle].frame_offset * rider.info.bone_count + pelvis) * 16;
     local = M.translation(-rider.palette[o + 3], -rider.palette[o + 7] + 0.2 * horse.height, -rider.palette[o + 11]);
   }
-  return { asset: rider, source, local, vao: meshVAO(rider.gpu, horse.instBuf, REC_RIDER * 4, 0) };
+  return { asset: rider, source, local, vao: meshVAO(rider.gpu, horse.instBuf, REC_RIDER * 4) };
 }
 
 // inverseAffine inverts the affine matrix whose top three rows r (12 floats,
