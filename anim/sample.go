@@ -301,6 +301,22 @@ func (sp *slerpSpan) slerp(dst, a, b *rig.Quat, u float64) {
 	*dst = rig.Quat{x * f, y * f, z * f, w * f}
 }
 
+// slerpBatch is up to four prepared rotations to blend: keys a and b of span
+// sp at fraction u, into dst. slerp4's assembly reads it by these offsets.
+type slerpBatch struct {
+	a, b [4]*rig.Quat
+	sp   [4]*slerpSpan
+	u    [4]float64
+	dst  [4]*rig.Quat
+}
+
+// finish blends the batch's first n rotations one at a time.
+func (b *slerpBatch) finish(n int) {
+	for j := range n {
+		b.sp[j].slerp(b.dst[j], b.a[j], b.b[j], b.u[j])
+	}
+}
+
 // Clip returns the clip being sampled.
 func (p *Prepared) Clip() *Animation { return p.clip }
 
@@ -344,17 +360,29 @@ func (s *Sampler) Sample(t float64, pose []rig.Transform) {
 			pose[tr.Bone].Translation = p
 		}
 	}
+	// With AVX the blends are gathered and done four at a time (slerp4); the
+	// tracks write different bones, so the order they land in does not matter.
+	var batch slerpBatch
+	n := 0
 	for _, i := range s.linRot {
 		tr := &tracks[i]
 		r := &rot[i]
 		a := &at[group[i]]
 		k, u, inside := a.k, a.u, a.inside
-		if inside {
-			r.span[k].slerp(&pose[tr.Bone].Rotation, &r.keys[k], &r.keys[k+1], u)
-		} else {
+		switch {
+		case !inside:
 			pose[tr.Bone].Rotation = r.keys[k]
+		case !useAVX:
+			r.span[k].slerp(&pose[tr.Bone].Rotation, &r.keys[k], &r.keys[k+1], u)
+		default:
+			batch.a[n], batch.b[n], batch.sp[n], batch.u[n], batch.dst[n] = &r.keys[k], &r.keys[k+1], &r.span[k], u, &pose[tr.Bone].Rotation
+			if n++; n == 4 {
+				slerp4(&batch)
+				n = 0
+			}
 		}
 	}
+	batch.finish(n)
 	for _, i := range s.other {
 		tr := &tracks[i]
 		if len(tr.Times) == 0 {
