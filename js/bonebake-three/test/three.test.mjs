@@ -23,11 +23,11 @@ test('injectSkinning replaces three.js\'s skinning chunks in every material kind
     // three before r180 names the distance shader distanceRGBA.
     const lib = THREE.ShaderLib[kind] ?? THREE.ShaderLib[`${kind}RGBA`];
     const vs = bb.injectSkinning(lib.vertexShader);
-    assert.ok(vs.includes('mat4 bonebakeSkin4 = bonebakeSkinMatrix(gl_InstanceID);'), kind);
+    assert.ok(vs.includes('mat4 bonebakeSkin4 = bonebakeSkinMatrix(int(bonebakeUnit));'), kind);
     assert.ok(!vs.includes('#include <skinning_vertex>') && !vs.includes('#include <skinbase_vertex>'), kind);
     assert.ok(vs.indexOf('bonebakeSkinMatrix(int unit)') < vs.indexOf('void main()'), kind);
   }
-  assert.throws(() => bb.injectSkinning('void main() {}'), /cannot be skinned/);
+  assert.throws(() => bb.injectSkinning('void main() {}'), /no #include <skinning_vertex>: bonebake cannot draw with it/);
 });
 
 test('skinMaterial keeps the user\'s onBeforeCompile and its own program key', { skip }, () => {
@@ -44,7 +44,7 @@ test('skinMaterial keeps the user\'s onBeforeCompile and its own program key', {
   assert.ok(shader.vertexShader.startsWith('// mine\n'));
   assert.ok(shader.vertexShader.includes('bonebakeSkinMatrix'));
   assert.equal(shader.uniforms.bonebakeSkin, uniforms.bonebakeSkin);
-  assert.match(s.customProgramCacheKey(), /^bonebake:/);
+  assert.match(s.customProgramCacheKey(), /^bonebake-skin:/);
 });
 
 // character builds a two-joint character: a mesh on both joints, a second
@@ -105,5 +105,92 @@ test('a crowd takes the character\'s meshes, renumbers another skin\'s joints, a
 test('a model whose skins do not have the file\'s joints is refused, naming both', { skip }, async () => {
   const f = await file();
   const g = new THREE.Group();
-  assert.throws(() => new bb.BonebakeCrowd(g, f), /no skinned mesh .* has the 2 joints of two\.bpat \(its meshes have none\)/);
+  assert.throws(() => new bb.BonebakeCrowd(g, f), /no skinned mesh .* has the 2 joints of two\.bpat \(its skins have none\): give the palette's bone names/);
+});
+
+test('socketBind inverts a rotated, scaled bind as three.js does', { skip }, () => {
+  const ib = new THREE.Matrix4().compose(new THREE.Vector3(0.3, -2, 5), new THREE.Quaternion().setFromEuler(new THREE.Euler(0.4, -1.1, 2.3)), new THREE.Vector3(0.01, 0.01, 0.01));
+  const inverse = [...new THREE.Matrix4().elements, ...ib.elements];
+  const want = ib.clone().invert().multiply(new THREE.Matrix4().makeTranslation(4, -5, 6));
+  const got = bb.socketBind({ sockets: [{ name: 's', anchor: 1, offset: [4, -5, 6] }] }, inverse, 0);
+  got.forEach((x, i) => assert.ok(Math.abs(x - want.elements[i]) < 1e-9 * Math.max(1, Math.abs(want.elements[i])), `element ${i}: ${x} against ${want.elements[i]}`));
+});
+
+// A camera at the origin looking down −z, 90° wide.
+function camera() {
+  const c = new THREE.PerspectiveCamera(90, 1, 0.1, 1000);
+  c.updateMatrixWorld();
+  return c;
+}
+
+test('given the camera, update culls the units it cannot see and sorts the rest into levels by distance', { skip }, async () => {
+  const f = await file();
+  const crowd = new bb.BonebakeCrowd(character(), f, { count: 5, pass: 'cpu' });
+  // In front at 10 m (full), behind at 10 m, in front at 50 m (reduced), at
+  // 200 m (the snapshot band; no snapshot: reduced), and far to the side.
+  [[0, 0, -10], [0, 0, 10], [1, 0, -50], [0, 0, -200], [300, 0, -10]].forEach(([x, y, z], i) => {
+    crowd.setTransform(i, x, y, z);
+    crowd.setTint(i, i / 10, 0, 0);
+    crowd.play(i, 'walk', { rate: 0 });
+  });
+  crowd.update(0);
+  assert.deepEqual([0, 1, 2, 3, 4].map((i) => crowd.levelOf(i)), [0, 0, 0, 0, 0]); // no camera: every unit, full
+  assert.equal(crowd.levels[0].count, 5);
+  crowd.update(0, undefined, camera());
+  assert.deepEqual([0, 1, 2, 3, 4].map((i) => crowd.levelOf(i)), [bb.LEVEL_FULL, -1, bb.LEVEL_REDUCED, bb.LEVEL_REDUCED, -1]);
+  const [full, reduced, snap] = crowd.levels;
+  assert.deepEqual([full.count, reduced.count, snap.count], [1, 2, 0]);
+  assert.deepEqual(Array.from(reduced.units.array.subarray(0, 2)), [2, 3]);
+  assert.deepEqual(Array.from(reduced.matrices.array.subarray(12, 15)), [1, 0, -50]); // unit 2's placement, first in the list
+  assert.ok(Math.abs(reduced.colors.array[3] - 0.3) < 1e-6); // unit 3's tint, second
+  assert.ok(full.meshes.every((m) => m.count === 1 && m.visible) && snap.meshes.every((m) => !m.visible));
+  assert.equal(full.meshes.length, 2);
+  assert.equal(reduced.meshes.length, 2);
+  // Hysteresis: unit 2 comes back to 28 m and stays reduced; at 26 m it is full.
+  crowd.setTransform(2, 0, 0, -28);
+  crowd.update(0, undefined, camera());
+  assert.equal(crowd.levelOf(2), bb.LEVEL_REDUCED);
+  crowd.setTransform(2, 0, 0, -26);
+  crowd.update(0, undefined, camera());
+  assert.equal(crowd.levelOf(2), bb.LEVEL_FULL);
+  crowd.lod = null; // every unit full; still culled
+  crowd.update(0, undefined, camera());
+  assert.deepEqual([0, 1, 2, 3, 4].map((i) => crowd.levelOf(i)), [0, -1, 0, 0, -1]);
+});
+
+// reducedCharacter: a skin of four joints, j0 → j1 → j2 and j0 → j3, where no
+// vertex is weighted to j3 and one vertex is half on j1, half on j2.
+function reducedCharacter() {
+  const root = new THREE.Group();
+  const j = [0, 1, 2, 3].map((k) => Object.assign(new THREE.Bone(), { name: `j${k}` }));
+  j[0].add(j[1], j[3]);
+  j[1].add(j[2]);
+  root.add(j[0]);
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute([0, 0, 0, 0, 1, 0, 1, 1, 0], 3));
+  g.setAttribute('skinIndex', new THREE.Uint16BufferAttribute([0, 3, 0, 0, 1, 0, 0, 0, 2, 1, 0, 0], 4));
+  g.setAttribute('skinWeight', new THREE.Float32BufferAttribute([1, 0, 0, 0, 1, 0, 0, 0, 0.5, 0.5, 0, 0], 4));
+  const ib = [0, 1, 2, 3].map((k) => new THREE.Matrix4().makeTranslation(0, -k, 0));
+  const body = new THREE.SkinnedMesh(g, new THREE.MeshStandardMaterial());
+  body.bind(new THREE.Skeleton(j, ib), new THREE.Matrix4());
+  root.add(body);
+  return root;
+}
+
+test('a rig bonebake reduced: the unweighted joints dropped, or the palette\'s bones by name, a merged joint on its parent', { skip }, async () => {
+  const { parseBPAT } = await import('../src/core/index.js');
+  const bones = (n) => parseBPAT(bpatFile(n, [{ name: 'idle', loops: true, frames: [Array.from({ length: n }, () => T(0, 0, 0))] }]), { name: `${n}.bpat` });
+  // Three bones: j3, weighted by no vertex, was dropped.
+  let crowd = new bb.BonebakeCrowd(reducedCharacter(), bones(3));
+  assert.deepEqual(crowd.bones.map((b) => b.name), ['j0', 'j1', 'j2']);
+  assert.deepEqual(Array.from(crowd.meshes[0].geometry.getAttribute('skinIndex').array.slice(8, 10)), [2, 1]);
+  assert.equal(crowd.skin.skin[2 * 12 + 7], -2); // j2's inverse bind: y − 2
+  // Two bones: which of three weighted joints was merged cannot be told from the mesh.
+  assert.throws(() => new bb.BonebakeCrowd(reducedCharacter(), bones(2)), /has the 2 joints of 2\.bpat .*3 of the largest are weighted.*give the palette's bone names/);
+  crowd = new bb.BonebakeCrowd(reducedCharacter(), bones(2), { bones: ['j0', 'j1'] });
+  assert.deepEqual(Array.from(crowd.meshes[0].geometry.getAttribute('skinIndex').array.slice(0, 12)), [0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0]);
+  // The reduced level sums the vertex's two influences, now on one bone.
+  assert.deepEqual(Array.from(crowd.levels[1].meshes[0].geometry.getAttribute('skinWeight').array.slice(8, 12)), [1, 0, 0, 0]);
+  assert.throws(() => new bb.BonebakeCrowd(reducedCharacter(), bones(2), { bones: ['j0', 'hand'] }), /bone "hand" is no joint/);
+  assert.throws(() => new bb.BonebakeCrowd(reducedCharacter(), bones(2), { bones: ['j0'] }), /1 bone names for the 2 bones of 2\.bpat/);
 });

@@ -1,19 +1,26 @@
 // The three.js binding: a crowd of units of one baked character drawn with
-// one InstancedMesh per mesh of the character, skinned in the vertex stage of
-// the user's own materials (their onBeforeCompile, lights, fog, textures and
-// shadows kept). Each frame, update(time) writes every unit's posed skinning
-// matrices (its clips' palette frames lerped, its fade resolved, times the
-// inverse bind: core/pose.js) into one float DataTexture, and each vertex
-// reads three texels per influence (core/glsl.js).
+// one InstancedMesh per mesh of the character and level of detail, skinned in
+// the vertex stage of the user's own materials (their onBeforeCompile, lights,
+// fog, textures and shadows kept). Each frame, update(time) writes every
+// unit's posed skinning matrices (its clips' palette frames lerped, its fade
+// resolved, times the inverse bind: core/pose.js) into one float texture, and
+// each vertex reads three texels per influence (core/glsl.js); given the
+// camera, it culls the units out of view and sorts the others into the
+// levels' instance lists (core/lod.js), each instance naming its unit
+// (core/units.js). Props on sockets read the same texture.
 
 import {
   BufferAttribute, Group, InstancedMesh, InstancedBufferAttribute, DataTexture, RGBAFormat, FloatType, NearestFilter,
-  Matrix4, Quaternion, Vector3, Color, Sphere, MeshDepthMaterial, MeshDistanceMaterial, RGBADepthPacking,
+  Matrix4, Quaternion, Vector3, Color, Sphere, Box3, Frustum, MeshDepthMaterial, MeshDistanceMaterial, RGBADepthPacking,
   Mesh, Scene, OrthographicCamera, BufferGeometry, Float32BufferAttribute, RawShaderMaterial, GLSL3, WebGLRenderTarget,
+  DynamicDrawUsage,
 } from 'three';
 import {
   Clock, playhead, clipRate, speedBlend, SkinPalette, socketAt,
-  SKIN_PARS, SKIN_BASE, SKIN_NORMAL, SKIN_VERTEX, POSE_PASS_VERTEX, POSE_PASS_FRAGMENT, RECORD_FLOATS, writeRecord,
+  SKIN_PARS, SKIN_NORMAL, SKIN_VERTEX, POSE_PASS_VERTEX, POSE_PASS_FRAGMENT, RECORD_FLOATS, writeRecord,
+  UNIT_PARS, UNIT_SKIN_BASE, SOCKET_PARS, SOCKET_BASE, socketBind,
+  LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT, DEFAULT_LOD, nextLevel, reduceInfluences,
+  SNAPSHOT_TEXELS, snapshotTexels, snapshotUVs, SNAPSHOT_PARS, SNAPSHOT_BASE, SNAPSHOT_POSITION, SNAPSHOT_NORMAL,
 } from '../core/index.js';
 
 export * from '../core/index.js';
@@ -23,51 +30,87 @@ export const DEFAULT_FADE = 0.3;
 
 /**
  * skinMaterial returns a copy of material that skins a BonebakeCrowd's
- * instances from uniforms (bonebakeSkin, bonebakeBones, bonebakePerRow),
- * keeping the material's own onBeforeCompile.
+ * instances from uniforms (bonebakeSkin, bonebakeBones, bonebakePerRow; each
+ * instance's unit in its bonebakeUnit attribute), keeping the material's own
+ * onBeforeCompile.
  */
 export function skinMaterial(material, uniforms) {
+  return wrapMaterial(material, uniforms, 'skin', injectSkinning);
+}
+
+/** snapshotMaterial: a copy of material that draws the snapshot level (docs/formats/bpsm.md frames, no skinning). */
+export function snapshotMaterial(material, uniforms) {
+  return wrapMaterial(material, uniforms, 'snapshot', injectSnapshot);
+}
+
+/** socketMaterial: a copy of material that places a prop on a unit's socket (uniforms: the crowd's and the socket's). */
+export function socketMaterial(material, uniforms) {
+  return wrapMaterial(material, uniforms, 'socket', injectSocket);
+}
+
+function wrapMaterial(material, uniforms, kind, inject) {
   const m = material.clone();
   const own = material.onBeforeCompile;
   const ownKey = material.customProgramCacheKey.call(material);
   m.onBeforeCompile = function (shader, renderer) {
     own.call(this, shader, renderer);
     Object.assign(shader.uniforms, uniforms);
-    shader.vertexShader = injectSkinning(shader.vertexShader);
+    shader.vertexShader = inject(shader.vertexShader);
   };
-  m.customProgramCacheKey = () => `bonebake:${ownKey}`;
+  m.customProgramCacheKey = () => `bonebake-${kind}:${ownKey}`;
   return m;
+}
+
+// intoMain puts pars before a vertex shader's main() and base at its start.
+function intoMain(vs, pars, base, needs) {
+  const main = vs.indexOf('void main() {');
+  const missing = needs.find((n) => !vs.includes(n));
+  if (main < 0 || missing) {
+    throw new Error(`bonebake: the vertex shader has no ${main < 0 ? 'main()' : missing}: bonebake cannot draw with it`);
+  }
+  return vs.slice(0, main) + pars + 'void main() {\n' + base + vs.slice(main + 'void main() {'.length);
 }
 
 /** injectSkinning puts the skinning chunks into a three.js vertex shader in place of three's own. */
 export function injectSkinning(vs) {
-  const main = vs.indexOf('void main() {');
-  if (main < 0 || !vs.includes('#include <skinning_vertex>')) {
-    throw new Error('bonebake: the vertex shader has no main() or no #include <skinning_vertex>: it cannot be skinned');
-  }
-  vs = vs.slice(0, main) + SKIN_PARS + 'void main() {\n' + SKIN_BASE + vs.slice(main + 'void main() {'.length);
-  return vs.replace('#include <skinbase_vertex>', '')
+  return intoMain(vs, SKIN_PARS + UNIT_PARS, UNIT_SKIN_BASE, ['#include <skinning_vertex>'])
+    .replace('#include <skinbase_vertex>', '')
+    .replace('#include <skinnormal_vertex>', SKIN_NORMAL)
+    .replace('#include <skinning_vertex>', SKIN_VERTEX);
+}
+
+/** injectSnapshot makes a three.js vertex shader take its position and normal from the snapshot texture. */
+export function injectSnapshot(vs) {
+  return intoMain(vs, SNAPSHOT_PARS, SNAPSHOT_BASE, ['#include <begin_vertex>'])
+    .replace('#include <beginnormal_vertex>', '#include <beginnormal_vertex>\n' + SNAPSHOT_NORMAL)
+    .replace('#include <begin_vertex>', '#include <begin_vertex>\n' + SNAPSHOT_POSITION);
+}
+
+/** injectSocket makes a three.js vertex shader place its vertices (and normals) by a unit's socket. */
+export function injectSocket(vs) {
+  return intoMain(vs, SKIN_PARS + UNIT_PARS + SOCKET_PARS, SOCKET_BASE, ['#include <skinning_vertex>'])
+    .replace('#include <skinbase_vertex>', '')
     .replace('#include <skinnormal_vertex>', SKIN_NORMAL)
     .replace('#include <skinning_vertex>', SKIN_VERTEX);
 }
 
 const _m = new Matrix4(), _q = new Quaternion(), _p = new Vector3(), _s = new Vector3(), _y = new Vector3(0, 1, 0);
+const _pm = new Matrix4(), _frustum = new Frustum(), _sphere = new Sphere(), _cam = new Vector3();
 
 /**
  * BonebakeCrowd draws `count` units of the character in `source` (the glTF
  * scene GLTFLoader gives, or any object holding its SkinnedMeshes) posed by
- * the BPAT file `bpat` (parseBPAT / loadBPAT).
+ * the BPAT file `bpat` (parseBPAT / loadBPAT). Each level of detail draws
+ * its units with one InstancedMesh per mesh (and per prop): the full mesh,
+ * the mesh with the two heaviest influences, and the snapshot mesh
+ * (opts.snapshot); given the camera, update() culls the units it cannot see
+ * and sorts the others into the levels' instance lists.
  */
 export class BonebakeCrowd extends Group {
   /**
    * @param {import('three').Object3D} source
    * @param {import('../core/bpat.js').BPAT} bpat
-   * @param {object} [opts]
-   * @param {number} [opts.count=1]
-   * @param {object} [opts.gait] the sidecar (parseGait / loadGait with { bpat })
-   * @param {(m: import('three').Material, mesh: import('three').SkinnedMesh) => import('three').Material} [opts.material]
-   *   the material each mesh draws with (default: the mesh's own)
-   * @param {number} [opts.maxTextureWidth=2048]
+   * @param {object} [opts] see index.d.ts's CrowdOptions
    */
   constructor(source, bpat, opts = {}) {
     super();
@@ -78,14 +121,10 @@ export class BonebakeCrowd extends Group {
     const skinned = [];
     source.updateMatrixWorld(true);
     source.traverse((o) => { if (o.isSkinnedMesh) skinned.push(o); });
-    const ref = skinned.find((m) => m.skeleton.bones.length === bpat.boneCount);
-    if (!ref) {
-      throw new Error(`bonebake: no skinned mesh in ${source.name || 'the source'} has the ${bpat.boneCount} joints of ${bpat.name || 'the BPAT file'} (its meshes have ${skinned.map((m) => m.skeleton.bones.length).join(', ') || 'none'}): bake this model, and a model of over 64 joints with the mesh bonebake writes`);
-    }
-    const bones = ref.skeleton.bones;
-    const inverse = new Float32Array(bpat.boneCount * 16);
-    ref.skeleton.boneInverses.forEach((m, j) => inverse.set(m.elements, 16 * j));
-    this.skin = new SkinPalette(bpat, inverse);
+    const rig = paletteRig(skinned, bpat, opts.bones, source.name);
+    this.bones = rig.bones;
+    this._inverse = rig.inverse;
+    this.skin = new SkinPalette(bpat, rig.inverse);
 
     // The posed texture: perRow units a row, each bones·3 texels, so a unit's
     // matrices are contiguous floats.
@@ -105,27 +144,39 @@ export class BonebakeCrowd extends Group {
       bonebakePerRow: { value: this.perRow },
     };
 
-    const matrices = new InstancedBufferAttribute(new Float32Array(this.count * 16), 16);
-    const colors = new InstancedBufferAttribute(new Float32Array(this.count * 3).fill(1), 3);
-    this.meshes = [];
+    // Each unit's placement and tint; update() copies those of the units each
+    // level draws into that level's instance lists.
+    const n = this.count;
+    this.instanceMatrix = new InstancedBufferAttribute(new Float32Array(n * 16), 16);
+    this.instanceColor = new InstancedBufferAttribute(new Float32Array(n * 3).fill(1), 3);
+    const list = (size) => new InstancedBufferAttribute(new Float32Array(n * size), size).setUsage(DynamicDrawUsage);
+    this.levels = [LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT].map((level) => ({
+      level, count: 0, meshes: [],
+      matrices: list(16), colors: list(3), units: list(1), frames: level === LEVEL_SNAPSHOT ? list(1) : null,
+    }));
+
+    const full = this.levels[LEVEL_FULL], reduced = this.levels[LEVEL_REDUCED];
+    const material = (sm) => {
+      const pick = (m) => (opts.material ? opts.material(m, sm) : m);
+      return Array.isArray(sm.material) ? sm.material.map(pick) : pick(sm.material);
+    };
+    const wrap = (m, fn, uniforms) => (Array.isArray(m) ? m.map((x) => fn(x, uniforms)) : fn(m, uniforms));
     for (const sm of skinned) {
-      const geometry = geometryFor(sm, ref, bones);
+      const geometry = geometryFor(sm, rig);
       if (!geometry) continue; // a skin on other joints: not this character's
-      const wrap = (m) => skinMaterial(opts.material ? opts.material(m, sm) : m, this.uniforms);
-      const material = Array.isArray(sm.material) ? sm.material.map(wrap) : wrap(sm.material);
-      const mesh = new InstancedMesh(geometry, material, this.count);
-      mesh.name = sm.name;
-      mesh.instanceMatrix = matrices;
-      mesh.instanceColor = colors;
-      mesh.castShadow = sm.castShadow;
-      mesh.receiveShadow = sm.receiveShadow;
-      mesh.customDepthMaterial = skinMaterial(new MeshDepthMaterial({ depthPacking: RGBADepthPacking }), this.uniforms);
-      mesh.customDistanceMaterial = skinMaterial(new MeshDistanceMaterial(), this.uniforms);
-      this.meshes.push(mesh);
-      this.add(mesh);
+      const mat = material(sm);
+      this._levelMesh(full, sm, withUnits(geometry, full), wrap(mat, skinMaterial, this.uniforms), skinMaterial, this.uniforms);
+      const r = reduceInfluences(geometry.getAttribute('skinIndex').array, geometry.getAttribute('skinWeight').array);
+      const rg = withUnits(geometry, reduced);
+      rg.setAttribute('skinIndex', new BufferAttribute(r.indices, 4));
+      rg.setAttribute('skinWeight', new BufferAttribute(r.weights, 4));
+      this._levelMesh(reduced, sm, rg, wrap(mat, skinMaterial, this.uniforms), skinMaterial, this.uniforms);
     }
-    this.instanceMatrix = matrices;
-    this.instanceColor = colors;
+    this.meshes = full.meshes.slice();
+    if (this.meshes.length === 0) throw new Error(`bonebake: no skinned mesh of ${source.name || 'the source'} is on the joints of ${bpat.name || 'the BPAT file'}`);
+    this.snapshot = opts.snapshot ?? null;
+    if (this.snapshot) this._snapshotLevel(skinned.find((sm) => geometryFor(sm, rig)), material, maxWidth);
+
     // How far a posed unit reaches from its origin: the farthest bone origin
     // over every frame, plus the rest mesh's reach from its nearest bone, at
     // most the mesh's radius.
@@ -135,15 +186,112 @@ export class BonebakeCrowd extends Group {
     const radii = this.meshes.map((m) => { m.geometry.computeBoundingSphere(); return m.geometry.boundingSphere.radius; });
     this.reach = reach + Math.max(0, ...radii) * 0.5;
 
-    this.clocks = Array.from({ length: this.count }, () => new Clock());
-    this.clips = new Int32Array(this.count).fill(-1);
+    /** Level-of-detail distances (metres from the camera, settable), or null: every unit full. */
+    this.lod = opts.lod === false ? null : { ...DEFAULT_LOD, ...opts.lod };
+    /** Metres added to every unit's bounding radius when culling (units just out of view still cast their shadows). */
+    this.cullMargin = opts.cullMargin ?? 0;
+    this.props = [];
+    this.clocks = Array.from({ length: n }, () => new Clock());
+    this.clips = new Int32Array(n).fill(-1);
+    this._band = new Uint8Array(n); // each unit's distance band, kept for the hysteresis
     this._pose = new Float64Array(12);
     this._socket = new Float64Array(12);
-    this._scale = new Float32Array(this.count).fill(1);
-    this._pos = new Float32Array(this.count * 3);
+    this._scale = new Float32Array(n).fill(1);
+    this._pos = new Float32Array(n * 3);
     this._boundsDirty = true;
-    for (let i = 0; i < this.count; i++) this.setTransform(i, 0, 0, 0, 0, 1);
+    this._listsDirty = true;
+    for (let i = 0; i < n; i++) this.setTransform(i, 0, 0, 0, 0, 1);
     this._gpu = opts.pass === 'cpu' ? null : gpuPass(this, maxWidth);
+    this._lists(0, null);
+  }
+
+  // _levelMesh adds an InstancedMesh of a level on its instance lists.
+  _levelMesh(level, like, geometry, material, shadowMaterial, uniforms, withColor = true) {
+    const mesh = new InstancedMesh(geometry, material, this.count);
+    mesh.name = like.name;
+    mesh.instanceMatrix = level.matrices;
+    if (withColor) mesh.instanceColor = level.colors;
+    mesh.castShadow = like.castShadow;
+    mesh.receiveShadow = like.receiveShadow;
+    mesh.customDepthMaterial = shadowMaterial(new MeshDepthMaterial({ depthPacking: RGBADepthPacking }), uniforms);
+    mesh.customDistanceMaterial = shadowMaterial(new MeshDistanceMaterial(), uniforms);
+    mesh.count = level.count;
+    mesh.userData.bonebakeLevel = level.level;
+    level.meshes.push(mesh);
+    this.add(mesh);
+    return mesh;
+  }
+
+  // _snapshotLevel builds the far level from the .bpsm snapshot: its clips
+  // matched to the BPAT's by name, its frames in a float texture.
+  _snapshotLevel(like, material, maxWidth) {
+    const s = this.snapshot;
+    this._snapClips = this.bpat.clips.map((c) => s.clipIndex(c.name));
+    const { data, height } = snapshotTexels(s, maxWidth);
+    this._snapTexture = floatTexture(data, maxWidth, height);
+    const uniforms = {
+      bonebakeSnapshot: { value: this._snapTexture },
+      bonebakeSnapshotWidth: { value: maxWidth },
+      bonebakeSnapshotVertices: { value: s.vertexCount },
+    };
+    const level = this.levels[LEVEL_SNAPSHOT];
+    const g = new BufferGeometry();
+    g.setIndex(new BufferAttribute(s.indices, 1));
+    const first = snapshotTexels({ ...s, frameTotal: 1 }, SNAPSHOT_TEXELS).data; // frame 0: its bounds, and three's attributes
+    const pos = new Float32Array(s.vertexCount * 3), nor = new Float32Array(s.vertexCount * 3);
+    for (let v = 0; v < s.vertexCount; v++) {
+      for (let k = 0; k < 3; k++) { pos[3 * v + k] = first[8 * v + k]; nor[3 * v + k] = first[8 * v + 4 + k]; }
+    }
+    g.setAttribute('position', new BufferAttribute(pos, 3));
+    g.setAttribute('normal', new BufferAttribute(nor, 3));
+    g.setAttribute('uv', new BufferAttribute(snapshotUVs(s), 2));
+    g.setAttribute('bonebakeUnit', level.units);
+    g.setAttribute('bonebakeFrame', level.frames);
+    let m = material(like);
+    if (Array.isArray(m)) m = m[0]; // one mesh: the first material
+    this._levelMesh(level, like, g, snapshotMaterial(m, uniforms), snapshotMaterial, uniforms);
+  }
+
+  /**
+   * attach draws a prop on every unit's socket (a name or an index), in the
+   * same frame as the units: `prop` is a Mesh (its geometry and material, in
+   * the socket's space) or { geometry, material }. The prop's instances read
+   * the posed texture the units skin from: the socket's anchor bone's posed
+   * matrix times its bind and the socket's offset. Options: unscaled (take the
+   * socket's scale out: a prop in metres on a bone that carries its
+   * armature's scale), levels (the levels that show it; default all).
+   * It returns the prop's meshes, one per level.
+   */
+  attach(socket, prop, { unscaled = false, levels = [LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT] } = {}) {
+    const s = this.socketIndex(socket);
+    const so = this.bpat.sockets[s];
+    const uniforms = {
+      ...this.uniforms,
+      bonebakeSocket: { value: new Matrix4().fromArray(socketBind(this.bpat, this._inverse, s)) },
+      bonebakeSocketBone: { value: so.anchor },
+      bonebakeSocketUnscaled: { value: unscaled },
+    };
+    const like = prop.isMesh ? prop : { name: `${so.name} prop`, castShadow: false, receiveShadow: false };
+    const meshes = [];
+    for (const l of levels) {
+      const level = this.levels[l];
+      if (l === LEVEL_SNAPSHOT && !this.snapshot) continue;
+      const material = Array.isArray(prop.material) ? prop.material.map((m) => socketMaterial(m, uniforms)) : socketMaterial(prop.material, uniforms);
+      meshes.push(this._levelMesh(level, like, withUnits(prop.geometry, level), material, socketMaterial, uniforms, false));
+    }
+    // The prop reaches as far from its unit as the socket does, plus its own size.
+    prop.geometry.computeBoundingSphere();
+    const b = prop.geometry.boundingSphere, D = this.bpat.socketData, k = this.bpat.sockets.length;
+    let far = 0, scale = 1;
+    for (let f = 0; f < this.bpat.frameTotal; f++) {
+      const o = (f * k + s) * 12;
+      far = Math.max(far, Math.hypot(D[o + 3], D[o + 7], D[o + 11]));
+      if (!unscaled) scale = Math.max(scale, Math.hypot(D[o], D[o + 4], D[o + 8]));
+    }
+    this.reach = Math.max(this.reach, far + (b.center.length() + b.radius) * scale);
+    this._boundsDirty = true;
+    this.props.push(...meshes);
+    return meshes;
   }
 
   // _record copies unit i's clock into the records the GPU pass reads.
@@ -162,6 +310,7 @@ export class BonebakeCrowd extends Group {
     this._pos[3 * i] = x; this._pos[3 * i + 1] = y; this._pos[3 * i + 2] = z;
     this._scale[i] = scale;
     this._boundsDirty = true;
+    this._listsDirty = true;
   }
 
   /** Tints unit i (a three.js Color, or r, g, b): multiplies its material's colour. */
@@ -169,6 +318,7 @@ export class BonebakeCrowd extends Group {
     const c = r instanceof Color ? r : new Color(r, g, b);
     c.toArray(this.instanceColor.array, 3 * i);
     this.instanceColor.needsUpdate = true;
+    this._listsDirty = true;
   }
 
   /** The clip index of a name or an index; it throws for a clip the file lacks. */
@@ -178,6 +328,12 @@ export class BonebakeCrowd extends Group {
     return k;
   }
 
+  /** The socket index of a name or an index; it throws for a socket the file lacks. */
+  socketIndex(socket) {
+    const s = typeof socket === 'number' ? socket : this.bpat.socketIndex(socket);
+    if (!(s >= 0 && s < this.bpat.sockets.length)) throw new Error(`bonebake: no socket ${JSON.stringify(socket)} in ${this.bpat.name || 'the BPAT file'} (it has ${this.bpat.sockets.map((x) => x.name).join(', ') || 'none'})`);
+    return s;
+  }
   /**
    * play starts clip (a name or an index) on unit i at time `time` (the clock
    * update() is given). Options: phase (default: a looping clip keeps the
@@ -254,8 +410,7 @@ export class BonebakeCrowd extends Group {
    * socket's pose, blended over its clips as its skin is.
    */
   socketMatrix(i, socket, time, target = new Matrix4()) {
-    const s = typeof socket === 'number' ? socket : this.bpat.socketIndex(socket);
-    if (s < 0) throw new Error(`bonebake: no socket ${JSON.stringify(socket)} in ${this.bpat.name || 'the BPAT file'} (it has ${this.bpat.sockets.map((x) => x.name).join(', ') || 'none'})`);
+    const s = this.socketIndex(socket);
     const r = socketAt(this.bpat, this.clocks[i].at(time, this._pose), s, this._socket);
     target.set(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], 0, 0, 0, 1);
     return target.premultiply(_m.fromArray(this.instanceMatrix.array, 16 * i));
@@ -266,9 +421,12 @@ export class BonebakeCrowd extends Group {
    * were given). Given the renderer, it runs the pass on the GPU: one draw
    * into the posed texture from the units' clock records, which are uploaded
    * only when a unit's clip changed; without it (or with { pass: 'cpu' }) the
-   * CPU writes the texture and uploads it whole.
+   * CPU writes the texture and uploads it whole. Given the camera, it draws
+   * only the units whose bounding spheres meet its frustum, each at the level
+   * of its distance from the camera (docs/runtime.md §6.4); without one,
+   * every unit at the full level.
    */
-  update(time, renderer) {
+  update(time, renderer, camera) {
     if (renderer && this._gpu) {
       const g = this._gpu;
       g.uniforms.bonebakeTime.value = time;
@@ -287,33 +445,104 @@ export class BonebakeCrowd extends Group {
       this.texture.needsUpdate = true;
       this.uniforms.bonebakeSkin.value = this.texture;
     }
+    this._lists(time, camera ?? null);
     if (this._boundsDirty) this._bounds();
   }
 
+  /** The level unit i is drawn at by the last update() (LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT), or −1: culled. */
+  levelOf(i) { return this._drawn[i]; }
+
+  // _lists writes each level's instance lists: the placements, tints and unit
+  // numbers of the units it draws (and a snapshot unit's file frame), packed.
+  // Without a camera they change only when a unit's placement or tint does.
+  _lists(time, camera) {
+    if (!camera && !this._listsDirty && !this._culled) return;
+    this._culled = !!camera;
+    this._listsDirty = false;
+    const n = this.count, M = this.instanceMatrix.array, C = this.instanceColor.array, pos = this._pos;
+    const lod = camera ? this.lod : null;
+    if (camera) {
+      camera.updateMatrixWorld();
+      _frustum.setFromProjectionMatrix(_pm.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse), camera.coordinateSystem);
+      _cam.setFromMatrixPosition(camera.matrixWorld);
+    }
+    this._drawn ??= new Int8Array(n);
+    const L = this.levels, counts = [0, 0, 0];
+    const lm = L.map((l) => l.matrices.array), lc = L.map((l) => l.colors.array), lu = L.map((l) => l.units.array);
+    const frames = L[LEVEL_SNAPSHOT].frames.array;
+    for (let i = 0; i < n; i++) {
+      let level = LEVEL_FULL;
+      if (camera) {
+        _sphere.center.set(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
+        _sphere.radius = this.reach * this._scale[i] + this.cullMargin;
+        if (lod) {
+          level = this._band[i] = nextLevel(this._band[i], _sphere.center.distanceTo(_cam), lod);
+        }
+        if (!_frustum.intersectsSphere(_sphere)) { this._drawn[i] = -1; continue; }
+        if (level === LEVEL_SNAPSHOT) {
+          const f = this._snapshotFrame(i, time);
+          if (f < 0) level = LEVEL_REDUCED;
+          else frames[counts[LEVEL_SNAPSHOT]] = f;
+        }
+      }
+      const k = counts[level]++;
+      for (let e = 0; e < 16; e++) lm[level][16 * k + e] = M[16 * i + e];
+      lc[level][3 * k] = C[3 * i]; lc[level][3 * k + 1] = C[3 * i + 1]; lc[level][3 * k + 2] = C[3 * i + 2];
+      lu[level][k] = i;
+      this._drawn[i] = level;
+    }
+    L.forEach((l, level) => {
+      l.count = counts[level];
+      for (const [a, size] of [[l.matrices, 16], [l.colors, 3], [l.units, 1], [l.frames, 1]]) {
+        if (!a) continue;
+        a.clearUpdateRanges();
+        a.addUpdateRange(0, l.count * size);
+        a.needsUpdate = true;
+      }
+      for (const m of l.meshes) { m.count = l.count; m.visible = l.count > 0; }
+    });
+  }
+
+  // _snapshotFrame is the snapshot file frame unit i shows at time (the floor
+  // frame of its phase, docs/runtime.md §6.4), or −1 where the snapshot cannot
+  // show it: no snapshot, its clip not in it, or the unit fading or blending
+  // two gaits (a snapshot holds one clip's pose).
+  _snapshotFrame(i, time) {
+    const k = this.clips[i];
+    if (!this.snapshot || k < 0 || this._snapClips[k] < 0) return -1;
+    if (this.clocks[i].at(time, this._pose)[3] !== 1) return -1;
+    return this.snapshot.frameAt(this._snapClips[k], this.phaseOf(i, time), this.bpat.clips[k].loops);
+  }
+
   // _bounds sets each mesh's bounding sphere around every unit, so three.js
-  // culls the crowd when none of it can be seen.
+  // culls the crowd when none of it can be seen, in its shadows' passes too.
   _bounds() {
-    const s = new Sphere();
-    const pts = [];
-    for (let i = 0; i < this.count; i++) pts.push(new Vector3(this._pos[3 * i], this._pos[3 * i + 1], this._pos[3 * i + 2]));
-    s.setFromPoints(pts);
-    s.radius += this.reach * Math.max(...this._scale);
-    for (const m of this.meshes) m.boundingSphere = s.clone();
+    const box = new Box3();
+    let scale = 0;
+    for (let i = 0; i < this.count; i++) {
+      box.expandByPoint(_p.set(this._pos[3 * i], this._pos[3 * i + 1], this._pos[3 * i + 2]));
+      scale = Math.max(scale, this._scale[i]);
+    }
+    const s = box.getBoundingSphere(new Sphere());
+    s.radius += this.reach * scale + this.cullMargin;
+    for (const l of this.levels) for (const m of l.meshes) m.boundingSphere = s.clone();
     this._boundsDirty = false;
   }
 
   dispose() {
     this.texture?.dispose();
+    this._snapTexture?.dispose();
     if (this._gpu) {
       for (const x of [this._gpu.target, this._gpu.recordTexture, this._gpu.skinTexture, this._gpu.material, this._gpu.mesh.geometry]) x.dispose();
     }
-    for (const m of this.meshes) {
-      m.geometry.dispose();
-      for (const mat of [m.material, m.customDepthMaterial, m.customDistanceMaterial].flat()) mat.dispose();
+    for (const l of this.levels) {
+      for (const m of l.meshes) {
+        m.geometry.dispose();
+        for (const mat of [m.material, m.customDepthMaterial, m.customDistanceMaterial].flat()) mat.dispose();
+      }
     }
   }
 }
-
 // gpuPass builds the GPU skinning pass of a crowd: its units' clock records
 // (4 texels a unit), the skin palette as a texture, and a full-screen
 // triangle drawn into a float render target shaped as the posed texture.
@@ -362,27 +591,105 @@ function duration(c) {
   return n > 0 ? n / c.fps : 1;
 }
 
+// withUnits is a geometry that shares geometry's attributes, with the level's
+// unit numbers as its bonebakeUnit attribute.
+function withUnits(geometry, level) {
+  const g = new BufferGeometry();
+  g.name = geometry.name;
+  g.index = geometry.index;
+  for (const [k, a] of Object.entries(geometry.attributes)) g.setAttribute(k, a);
+  for (const gr of geometry.groups) g.addGroup(gr.start, gr.count, gr.materialIndex);
+  g.setAttribute('bonebakeUnit', level.units);
+  return g;
+}
+
+/**
+ * paletteRig finds the three.js joints the BPAT's palette bones are, in
+ * palette order, and their inverse binds (docs/formats/gltf.md §1.4):
+ * - given names (opts.bones), the joints of those names;
+ * - else a skin with as many joints as the palette has bones, in its order;
+ * - else a skin that bonebake reduced: its joints that some vertex is
+ *   weighted to, in the skin's order, when they are as many as the palette's
+ *   bones (the joints no vertex is weighted to are dropped first, which is
+ *   all Xbot's 67 joints needed to come to 52).
+ * With names or a reduced skin, a joint outside the palette (merged into its
+ * parent, §1.4 step 2) skins with its nearest ancestor in the palette.
+ */
+function paletteRig(skinned, bpat, names, sourceName) {
+  const B = bpat.boneCount;
+  let bones = null, reduced = true;
+  if (names) {
+    if (names.length !== B) throw new Error(`bonebake: ${names.length} bone names for the ${B} bones of ${bpat.name || 'the BPAT file'}`);
+    const byName = new Map();
+    for (const sm of skinned) for (const b of sm.skeleton.bones) if (!byName.has(b.name)) byName.set(b.name, b);
+    bones = names.map((n) => {
+      const b = byName.get(n);
+      if (!b) throw new Error(`bonebake: bone ${JSON.stringify(n)} is no joint of ${sourceName || 'the source'}'s skins`);
+      return b;
+    });
+  } else {
+    const ref = skinned.find((m) => m.skeleton.bones.length === B);
+    if (ref) {
+      bones = ref.skeleton.bones;
+      reduced = false;
+    } else {
+      const weighted = new Set();
+      for (const sm of skinned) {
+        const idx = sm.geometry.getAttribute('skinIndex'), w = sm.geometry.getAttribute('skinWeight');
+        if (!idx || !w) continue;
+        for (let v = 0; v < idx.count; v++) {
+          for (let c = 0; c < idx.itemSize; c++) if (w.getComponent(v, c) > 0) weighted.add(sm.skeleton.bones[idx.getComponent(v, c)]);
+        }
+      }
+      const big = skinned.filter((m) => m.skeleton.bones.length > B).sort((a, b) => b.skeleton.bones.length - a.skeleton.bones.length)[0];
+      const kept = big?.skeleton.bones.filter((b) => weighted.has(b));
+      if (!kept || kept.length !== B) {
+        throw new Error(`bonebake: no skinned mesh in ${sourceName || 'the source'} has the ${B} joints of ${bpat.name || 'the BPAT file'} (its skins have ${skinned.map((m) => m.skeleton.bones.length).join(', ') || 'none'}${kept ? `; ${kept.length} of the largest are weighted` : ''}): give the palette's bone names ({ bones }: the skin's joints less those bake's note says it dropped and merged)`);
+      }
+      bones = kept;
+    }
+  }
+  const inverse = new Float32Array(B * 16);
+  bones.forEach((b, j) => {
+    const sm = skinned.find((m) => m.skeleton.bones.includes(b));
+    inverse.set(sm.skeleton.boneInverses[sm.skeleton.bones.indexOf(b)].elements, 16 * j);
+  });
+  return { bones, inverse, reduced };
+}
+
 // geometryFor returns the mesh's geometry with its joints numbered by the
-// palette (the reference skin's joints): the same geometry when its skeleton
-// is the reference's bones in order, a copy renumbered by node when its
-// joints are some of those (its inverse binds must then agree), and null for
-// a skin on other joints.
-function geometryFor(mesh, ref, bones) {
-  const own = mesh.skeleton.bones;
+// palette: the same geometry when its skeleton is the palette's bones in
+// order, else a copy renumbered by node, a joint outside the palette taking
+// its nearest ancestor in it when the rig was reduced (and null, not this
+// character, when it was not). A joint in the palette must be bound as the
+// palette's inverse bind says: one skin's inverse binds draw every mesh.
+function geometryFor(mesh, rig) {
+  const own = mesh.skeleton.bones, { bones, inverse } = rig;
   if (own.length === bones.length && own.every((b, j) => b === bones[j])) return mesh.geometry;
-  const map = own.map((b) => bones.indexOf(b));
-  if (map.some((j) => j < 0)) return null;
+  const map = own.map((b) => {
+    for (let x = b; x; x = rig.reduced ? x.parent : null) {
+      const k = bones.indexOf(x);
+      if (k >= 0) return k;
+    }
+    return -1;
+  });
+  if (!rig.reduced && map.some((j) => j < 0)) return null;
   own.forEach((b, k) => {
-    const a = mesh.skeleton.boneInverses[k].elements, r = ref.skeleton.boneInverses[map[k]].elements;
+    if (bones[map[k]] !== b) return;
+    const a = mesh.skeleton.boneInverses[k].elements, r = inverse.subarray(16 * map[k], 16 * map[k] + 16);
     if (a.some((v, e) => Math.abs(v - r[e]) > 1e-4 * Math.max(1, Math.abs(r[e])))) {
-      throw new Error(`bonebake: mesh ${mesh.name} binds joint ${b.name} otherwise than ${ref.name}: one skin's inverse binds draw both`);
+      throw new Error(`bonebake: mesh ${mesh.name} binds joint ${b.name} otherwise than the palette's skin: one skin's inverse binds draw every mesh`);
     }
   });
   const g = mesh.geometry.clone();
-  const idx = g.getAttribute('skinIndex');
+  const idx = g.getAttribute('skinIndex'), w = g.getAttribute('skinWeight');
   const out = new Float32Array(idx.count * 4);
   for (let v = 0; v < idx.count; v++) {
-    for (let c = 0; c < 4; c++) out[4 * v + c] = map[idx.getComponent(v, c)] ?? 0;
+    for (let c = 0; c < 4; c++) {
+      const j = map[idx.getComponent(v, c)] ?? -1;
+      if (j < 0 && w.getComponent(v, c) > 0) throw new Error(`bonebake: mesh ${mesh.name}'s vertex ${v} is weighted to joint ${own[idx.getComponent(v, c)]?.name}, which has no bone of the palette above it`);
+      out[4 * v + c] = Math.max(j, 0);
+    }
   }
   g.setAttribute('skinIndex', new BufferAttribute(out, 4));
   return g;
