@@ -20,6 +20,7 @@ import (
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/chromiumtest"
 	"github.com/bonebake/bonebake/internal/testfiles"
@@ -42,6 +43,7 @@ var soldier struct {
 	model     *gltfbake.Model
 	file      *bpat.File
 	err       error
+	snapshot  *bpsm.File
 	skipWhy   string
 	bpatBytes []byte
 }
@@ -58,7 +60,7 @@ func bakedSoldier(t testing.TB) {
 		if soldier.err != nil {
 			return
 		}
-		m, err := gltfbake.Load(glb, gltfbake.Settings{})
+		m, err := gltfbake.Load(glb, gltfbake.Settings{Sockets: soldierSockets})
 		if err != nil {
 			soldier.err = err
 			return
@@ -73,6 +75,9 @@ func bakedSoldier(t testing.TB) {
 			return
 		}
 		if soldier.err = gait.WriteFile(gait.SidecarPath(path), m.Gaits(path)); soldier.err != nil {
+			return
+		}
+		if soldier.snapshot, soldier.err = writeSnapshot(m, filepath.Join(soldier.dir, "soldier_minimal.bpsm")); soldier.err != nil {
 			return
 		}
 		soldier.model, soldier.bpatBytes = m, b
@@ -131,7 +136,8 @@ func openWith(t testing.TB, p page) context.Context {
 	mux.HandleFunc("/model/Soldier.glb", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, soldier.glb) })
 	mux.Handle("/model/", http.StripPrefix("/model/", http.FileServer(http.Dir(soldier.dir))))
 	mux.HandleFunc("/examples/Soldier.glb", func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, soldier.glb) })
-	for _, f := range []string{"soldier.bpat", "soldier.gait.json"} {
+	mux.Handle("/baked/", http.StripPrefix("/baked/", http.FileServer(http.Dir(bakedRoot(t)))))
+	for _, f := range []string{"soldier.bpat", "soldier.gait.json", "soldier_minimal.bpsm"} {
 		mux.HandleFunc("/examples/"+f, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join(soldier.dir, f)) })
 	}
 	mux.Handle("/", http.FileServer(http.Dir(".")))
@@ -316,33 +322,7 @@ func testSilhouette(t *testing.T, ctx context.Context, kinds []string) {
 // §1) at clip and phase, as the page's camera does, and returns their pixel
 // box (x0, y0, x1, y1; y down).
 func referenceBox(t *testing.T, clip string, phase float64) [4]float64 {
-	const w, h, x0, x1, y0, y1 = 240.0, 240.0, -1.2, 1.2, -0.3, 2.1
-	f, m := soldier.file, soldier.model.GLTF
-	pal := make([]float32, f.BoneCount()*16)
-	f.Sample(f.ClipIndex(clip), phase, pal, nil)
-	skin := make([]rig.Mat4, f.BoneCount())
-	for b := range skin {
-		var p rig.Mat4
-		for i := range 16 {
-			p[i] = float64(pal[b*16+i])
-		}
-		skin[b] = p.Mul(m.InverseBind[b])
-	}
-	box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-	for v, pos := range m.Mesh.Positions {
-		var q rig.Vec3
-		for k, j := range m.Mesh.Joints[v] {
-			if wt := float64(m.Mesh.Weights[v][k]); wt > 0 {
-				q = q.Add(skin[j].TransformPoint(rig.Vec3{float64(pos[0]), float64(pos[1]), float64(pos[2])}).Scale(wt))
-			}
-		}
-		px, py := (q[0]-x0)/(x1-x0)*w, (y1-q[1])/(y1-y0)*h
-		box = [4]float64{min(box[0], px), min(box[1], py), max(box[2], px), max(box[3], py)}
-	}
-	if m.Mesh.VertexCount() == 0 {
-		t.Fatal("the model has no mesh")
-	}
-	return box
+	return pixelBox(t, skinnedVertices(t, soldier.file, soldier.model.GLTF, clip, phase, 4))
 }
 
 // TestBrowserShadow: the unit casts a shadow through its skinned depth

@@ -13,7 +13,7 @@ import {
   BufferAttribute, Group, InstancedMesh, InstancedBufferAttribute, DataTexture, RGBAFormat, FloatType, NearestFilter,
   Matrix4, Quaternion, Vector3, Color, Sphere, Box3, Frustum, MeshDepthMaterial, MeshDistanceMaterial, RGBADepthPacking,
   Mesh, Scene, OrthographicCamera, BufferGeometry, Float32BufferAttribute, RawShaderMaterial, GLSL3, WebGLRenderTarget,
-  DynamicDrawUsage,
+  DynamicDrawUsage, PropertyBinding,
 } from 'three';
 import {
   Clock, playhead, clipRate, speedBlend, SkinPalette, socketAt,
@@ -166,7 +166,7 @@ export class BonebakeCrowd extends Group {
       if (!geometry) continue; // a skin on other joints: not this character's
       const mat = material(sm);
       this._levelMesh(full, sm, withUnits(geometry, full), wrap(mat, skinMaterial, this.uniforms), skinMaterial, this.uniforms);
-      const r = reduceInfluences(geometry.getAttribute('skinIndex').array, geometry.getAttribute('skinWeight').array);
+      const r = reduceInfluences(vec4s(geometry.getAttribute('skinIndex')), vec4s(geometry.getAttribute('skinWeight')));
       const rg = withUnits(geometry, reduced);
       rg.setAttribute('skinIndex', new BufferAttribute(r.indices, 4));
       rg.setAttribute('skinWeight', new BufferAttribute(r.weights, 4));
@@ -177,14 +177,7 @@ export class BonebakeCrowd extends Group {
     this.snapshot = opts.snapshot ?? null;
     if (this.snapshot) this._snapshotLevel(skinned.find((sm) => geometryFor(sm, rig)), material, maxWidth);
 
-    // How far a posed unit reaches from its origin: the farthest bone origin
-    // over every frame, plus the rest mesh's reach from its nearest bone, at
-    // most the mesh's radius.
-    let reach = 0;
-    const P = bpat.palette;
-    for (let i = 0; i < P.length; i += 16) reach = Math.max(reach, Math.hypot(P[i + 3], P[i + 7], P[i + 11]));
-    const radii = this.meshes.map((m) => { m.geometry.computeBoundingSphere(); return m.geometry.boundingSphere.radius; });
-    this.reach = reach + Math.max(0, ...radii) * 0.5;
+    this.reach = unitReach(bpat, rig.inverse, this.meshes.map((m) => m.geometry));
 
     /** Level-of-detail distances (metres from the camera, settable), or null: every unit full. */
     this.lod = opts.lod === false ? null : { ...DEFAULT_LOD, ...opts.lod };
@@ -591,6 +584,42 @@ function duration(c) {
   return n > 0 ? n / c.fps : 1;
 }
 
+// unitReach is how far from its origin a posed unit can reach, in the
+// model's space: over every bone and frame, the bone's origin plus the
+// farthest of its vertices from it at rest (in the bone's space: the inverse
+// bind times the position) times the bone's largest scale. A skinned vertex
+// is a weighted mean of such points, so it lies within the farthest.
+function unitReach(bpat, inverse, geometries) {
+  const B = bpat.boneCount, far = new Float64Array(B), v = new Vector3();
+  const ib = Array.from({ length: B }, (_, j) => new Matrix4().fromArray(inverse, 16 * j));
+  for (const g of geometries) {
+    const pos = g.getAttribute('position'), idx = g.getAttribute('skinIndex'), w = g.getAttribute('skinWeight');
+    for (let i = 0; i < pos.count; i++) {
+      for (let c = 0; c < 4; c++) {
+        if (!(w.getComponent(i, c) > 0)) continue;
+        const j = idx.getComponent(i, c);
+        far[j] = Math.max(far[j], v.fromBufferAttribute(pos, i).applyMatrix4(ib[j]).length());
+      }
+    }
+  }
+  const P = bpat.palette;
+  let reach = 0;
+  for (let i = 0, b = 0; i < P.length; i += 16, b = (b + 1) % B) {
+    const scale = Math.max(Math.hypot(P[i], P[i + 4], P[i + 8]), Math.hypot(P[i + 1], P[i + 5], P[i + 9]), Math.hypot(P[i + 2], P[i + 6], P[i + 10]));
+    reach = Math.max(reach, Math.hypot(P[i + 3], P[i + 7], P[i + 11]) + far[b] * scale);
+  }
+  return reach;
+}
+
+// vec4s reads a four-component attribute (interleaved, normalized or not) as floats.
+function vec4s(a) {
+  const out = new Float32Array(a.count * 4);
+  for (let v = 0; v < a.count; v++) {
+    out[4 * v] = a.getX(v); out[4 * v + 1] = a.getY(v); out[4 * v + 2] = a.getZ(v); out[4 * v + 3] = a.getW(v);
+  }
+  return out;
+}
+
 // withUnits is a geometry that shares geometry's attributes, with the level's
 // unit numbers as its bonebakeUnit attribute.
 function withUnits(geometry, level) {
@@ -623,7 +652,8 @@ function paletteRig(skinned, bpat, names, sourceName) {
     const byName = new Map();
     for (const sm of skinned) for (const b of sm.skeleton.bones) if (!byName.has(b.name)) byName.set(b.name, b);
     bones = names.map((n) => {
-      const b = byName.get(n);
+      // GLTFLoader takes out of node names what three.js's property paths reserve ("mixamorig:Hips" → "mixamorigHips").
+      const b = byName.get(n) ?? byName.get(PropertyBinding.sanitizeNodeName(n));
       if (!b) throw new Error(`bonebake: bone ${JSON.stringify(n)} is no joint of ${sourceName || 'the source'}'s skins`);
       return b;
     });

@@ -5,8 +5,8 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { BonebakeCrowd, loadBPAT, loadGait, gaitURL } from '/src/three/index.js';
 
-const W = 240, H = 240;
-const renderer = new THREE.WebGLRenderer({ antialias: false });
+export const W = 240, H = 240;
+export const renderer = new THREE.WebGLRenderer({ antialias: false });
 renderer.setPixelRatio(1);
 renderer.setSize(W, H);
 renderer.shadowMap.enabled = true;
@@ -17,15 +17,15 @@ const bpatURL = new URLSearchParams(location.search).get('bpat');
 let gltf, bpat, gait;
 
 // An orthographic camera looking down −z onto a W×H window of [x0,x1]×[y0,y1] metres.
-const frame = { x0: -1.2, x1: 1.2, y0: -0.3, y1: 2.1 };
-function frontCamera() {
+export const frame = { x0: -1.2, x1: 1.2, y0: -0.3, y1: 2.1 };
+export function frontCamera() {
   const cam = new THREE.OrthographicCamera(frame.x0, frame.x1, frame.y1, frame.y0, 0.1, 100);
   cam.position.set(0, 0, 10);
   return cam;
 }
 
 // pixels renders and returns the RGBA bytes, top row first.
-function pixels(scene, cam) {
+export function pixels(scene, cam) {
   renderer.render(scene, cam);
   const gl = renderer.getContext();
   const px = new Uint8Array(W * H * 4);
@@ -36,7 +36,7 @@ function pixels(scene, cam) {
 }
 
 // box is the bounding box of the pixels brighter than the background.
-function box(px) {
+export function box(px) {
   let x0 = W, y0 = H, x1 = -1, y1 = -1, n = 0;
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
@@ -47,7 +47,7 @@ function box(px) {
   return { x0, y0, x1, y1, n };
 }
 
-const materials = {
+export const materials = {
   basic: () => new THREE.MeshBasicMaterial({ color: 0xffffff }),
   lambert: () => new THREE.MeshLambertMaterial({ color: 0xffffff }),
   standard: () => new THREE.MeshStandardMaterial({ color: 0xffffff, roughness: 1, metalness: 0 }),
