@@ -1,8 +1,10 @@
 package bonebakethree
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -404,5 +408,51 @@ func TestBrowserReducedRig(t *testing.T) {
 	msg := eval[string](t, ctx, `(() => { try { window.bonebakeTest.silhouetteOf("xbot40", "run", 0.3); return "drawn"; } catch (e) { return String(e.message); } })()`)
 	if !strings.Contains(msg, "give the palette's bone names") {
 		t.Errorf("the 40-bone Xbot without bone names: %q; want a refusal asking for them", msg)
+	}
+}
+
+// TestBrowserStrategyExample: examples/strategy.html, as shipped, on the
+// baked Soldier with its hand socket and snapshot, draws both armies without
+// an error: units at all three levels, spears on their hands, and a picture
+// with the soldiers in it.
+func TestBrowserStrategyExample(t *testing.T) {
+	ctx := openURL(t, "examples/strategy.html?units=200&rotate=0", "strategyReady", "strategyError")
+	eval[bool](t, ctx, `new Promise((res) => { let n = 0; (function f() { if (++n > 3) res(true); else requestAnimationFrame(f); })(); })`)
+	st := eval[struct{ Full, Reduced, Snapshot, Culled, Props, Frames int }](t, ctx, `window.strategyStats`)
+	failed := eval[string](t, ctx, `String(window.strategyError || "")`)
+	t.Logf("%+v", st)
+	if failed != "" {
+		t.Fatalf("the page failed: %s", failed)
+	}
+	if st.Full == 0 || st.Reduced == 0 || st.Snapshot == 0 || st.Full+st.Reduced+st.Snapshot+st.Culled != 200 {
+		t.Errorf("levels full %d, reduced %d, snapshot %d, culled %d: the demo's camera sees units at every level, 200 in all", st.Full, st.Reduced, st.Snapshot, st.Culled)
+	}
+	// Two spear meshes (shaft and head) on full and reduced units, the shaft alone on snapshot ones.
+	if want := 2*(st.Full+st.Reduced) + st.Snapshot; st.Props != want {
+		t.Errorf("%d prop instances; want %d (two on each full and reduced unit, one on each snapshot unit)", st.Props, want)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := os.Getenv("BONEBAKE_SHOTS"); d != "" {
+		os.WriteFile(filepath.Join(d, "strategy.png"), shot, 0o644)
+	}
+	dark := 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if (r+g+b)>>8 < 150 {
+				dark++
+			}
+		}
+	}
+	t.Logf("%v dark pixels", dark)
+	if dark < 200 {
+		t.Errorf("%v dark pixels: the demo drew no armies", dark)
 	}
 }

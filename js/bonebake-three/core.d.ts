@@ -193,3 +193,33 @@ export const SKIN_PARS: string;
 export const SKIN_BASE: string;
 export const SKIN_NORMAL: string;
 export const SKIN_VERTEX: string;
+
+/** Levels of detail (docs/runtime.md §6.4). */
+export const LEVEL_FULL: 0;
+export const LEVEL_REDUCED: 1;
+export const LEVEL_SNAPSHOT: 2;
+export type Level = 0 | 1 | 2;
+export const LOD_HYSTERESIS: number;
+/** Metres from the camera beyond which a unit drops to reduced and to its snapshot (30, 90). */
+export interface LODDistances { reduced: number; snapshot: number }
+export const DEFAULT_LOD: Readonly<LODDistances>;
+/** The band of a unit in band cur at distance d: out past boundary·1.1, back below boundary·0.9. */
+export function nextLevel(cur: Level, d: number, lod: LODDistances): Level;
+/** Each vertex's `keep` (2) heaviest joints, renormalized: the reduced level's skinIndex and skinWeight. */
+export function reduceInfluences(indices: ArrayLike<number>, weights: ArrayLike<number>, keep?: number): { indices: Float32Array; weights: Float32Array };
+export const SNAPSHOT_TEXELS: 2;
+/** A snapshot's positions and normals, two texels a vertex and frame, `width` texels a row. */
+export function snapshotTexels(bpsm: BPSM, width: number): { data: Float32Array; height: number };
+export function snapshotUVs(bpsm: BPSM): Float32Array;
+export const SNAPSHOT_PARS: string;
+export const SNAPSHOT_BASE: string;
+export const SNAPSHOT_POSITION: string;
+export const SNAPSHOT_NORMAL: string;
+
+/** Instances that name their unit (attribute bonebakeUnit), and props on sockets. */
+export const UNIT_PARS: string;
+export const UNIT_SKIN_BASE: string;
+export const SOCKET_PARS: string;
+export const SOCKET_BASE: string;
+/** bind[anchor] · translate(offset), column-major: the anchor's posed skinning matrix times it is the socket's matrix. */
+export function socketBind(bpat: BPAT, inverseBinds: ArrayLike<number>, socket: number): number[];
