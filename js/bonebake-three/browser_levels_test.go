@@ -3,6 +3,7 @@ package bonebakethree
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"image/png"
 	"math"
@@ -56,7 +57,7 @@ var baked struct {
 
 // bakedRoot is the folder the test server serves under /baked/: the models
 // bakeModel bakes, each in a folder of its name.
-func bakedRoot(t *testing.T) string {
+func bakedRoot(t testing.TB) string {
 	t.Helper()
 	baked.once.Do(func() {
 		baked.root, baked.err = os.MkdirTemp("", "bonebake-three-baked-")
@@ -220,8 +221,9 @@ func near(a, b [4]float64, tol float64) bool {
 // the Go reference's at that phase: the full skin, the skin on each vertex's
 // two heaviest influences, and the snapshot file's vertices at the floor
 // frame of the phase.
-func TestBrowserLevels(t *testing.T) {
-	ctx := openPage(t)
+func TestBrowserLevels(t *testing.T) { testLevels(t, openPage(t)) }
+
+func testLevels(t *testing.T, ctx context.Context) {
 	if !eval[bool](t, ctx, `window.bonebakeTest.load("soldier", "/model/Soldier.glb", "/model/soldier.bpat", "/model/soldier_minimal.bpsm")`) {
 		t.Fatal("the page did not load the soldier")
 	}
@@ -275,8 +277,9 @@ func TestBrowserLevels(t *testing.T) {
 // m behind it, update(time, renderer, camera) gives the one behind no
 // instance: the renderer draws one unit's triangles, and the one in front
 // still covers its pixels; without the camera both are drawn.
-func TestBrowserCulling(t *testing.T) {
-	ctx := openPage(t)
+func TestBrowserCulling(t *testing.T) { testCulling(t, openPage(t)) }
+
+func testCulling(t *testing.T, ctx context.Context) {
 	if !eval[bool](t, ctx, `window.bonebakeTest.load("soldier", "/model/Soldier.glb", "/model/soldier.bpat", "")`) {
 		t.Fatal("the page did not load the soldier")
 	}
@@ -314,8 +317,9 @@ func TestBrowserCulling(t *testing.T) {
 // them, in the unit's placement: at the socket and at offsets along its
 // axes, within a pixel (1 cm); and, unscaled, where that matrix with its
 // scale taken out puts them.
-func TestBrowserSocketProps(t *testing.T) {
-	ctx := openPage(t)
+func TestBrowserSocketProps(t *testing.T) { testSocketProps(t, openPage(t)) }
+
+func testSocketProps(t *testing.T, ctx context.Context) {
 	if !eval[bool](t, ctx, `window.bonebakeTest.load("soldier", "/model/Soldier.glb", "/model/soldier.bpat", "")`) {
 		t.Fatal("the page did not load the soldier")
 	}

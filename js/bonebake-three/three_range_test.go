@@ -82,7 +82,8 @@ func TestNodeOldestThree(t *testing.T) {
 // TestBrowserOldestThree runs the browser tests' checks, fewer materials
 // kinds, on the oldest three.js of the peer range: the posed matrices from
 // both passes, the silhouette with the model's own material and a standard
-// one posed on the GPU, the shadow and the golden cases on the GPU.
+// one posed on the GPU, the shadow and the golden cases on the GPU; the
+// levels of detail, culling and props on sockets.
 func TestBrowserOldestThree(t *testing.T) {
 	ctx := openWith(t, page{path: testPage, ready: "bonebakeReady", failed: "bonebakeError", three: oldestThree})
 	if v := eval[string](t, ctx, `import('three').then((T) => T.REVISION)`); !strings.HasPrefix(threeVersion(t, filepath.Join(oldestThree(t), "node_modules", "three", "package.json")), "0."+v+".") {
@@ -94,4 +95,7 @@ func TestBrowserOldestThree(t *testing.T) {
 	t.Run("silhouette", func(t *testing.T) { testSilhouette(t, ctx, []string{"own", "standard/gpu"}) })
 	t.Run("shadow", func(t *testing.T) { testShadow(t, ctx) })
 	t.Run("golden", func(t *testing.T) { testGoldenGPU(t, ctx) })
+	t.Run("levels", func(t *testing.T) { testLevels(t, ctx) })
+	t.Run("culling", func(t *testing.T) { testCulling(t, ctx) })
+	t.Run("socket props", func(t *testing.T) { testSocketProps(t, ctx) })
 }
