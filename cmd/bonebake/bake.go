@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bonebake/bonebake/bake"
@@ -19,9 +17,7 @@ import (
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	motsrc "github.com/bonebake/bonebake/source/mot"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func newBakeCmd() *cobra.Command {
@@ -292,7 +288,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")
 	fl.StringVar(&manifest, "manifest", "", "YAML manifest with per-clip settings")
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to bake")
-	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s, and read a model that decodes to more than %d× its size (a bake's %d frames in all stay its bound)", bytesText(largeOutput), gltf.MemoryPerFileByte, bake.MaxFrames))
+	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s, and read a model that decodes to more than %d× its size (a bake's %d frames in all stay its bound)", bytesText(bake.DefaultMaxBytes), gltf.MemoryPerFileByte, bake.MaxFrames))
 	fl.StringVar(&filesRoot, "files-root", "", "the folder a model's external buffers and images may come from (default: the model's own folder)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
 	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
@@ -312,7 +308,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringVar(&snapSet.Mesh, "snapshot-mesh", "", "a glTF model whose skinned mesh is the snapshot's, bound to this model's skeleton by joint names (instead of simplifying)")
 	fl.IntVar(&snapSet.LOD, "snapshot-lod", -1, "which MSFT_lod level of the model is the snapshot's mesh: -1 the coarsest, 0 none (simplify the full mesh), k the k-th")
 	fl.Float64Var(&snapSet.FPS, "snapshot-fps", 0, "store snapshot clips at this frame rate, at most their own (default: each clip's own)")
-	fl.BoolVar(&snapBig, "snapshot-any-size", false, fmt.Sprintf("write a snapshot over %s (as --force does, for the snapshot alone)", bytesText(largeOutput)))
+	fl.BoolVar(&snapBig, "snapshot-any-size", false, fmt.Sprintf("write a snapshot over %s (as --force does, for the snapshot alone)", bytesText(bake.DefaultMaxBytes)))
 	fl.StringVar(&pkg, "package", "", "bake the built-in creatures into one BPX package (OUT.bpx) instead of a folder")
 	return cmd
 }
@@ -374,7 +370,7 @@ func bakeModel(model, out string, set gltfbake.Settings, o gltfbake.Output, outw
 	fmt.Fprintf(errw, "gait: wrote %s: %d of %s with a ground speed%s\n", w.Gait, speeds, plural(len(w.Gaits.Clips), "clip"), units)
 	if sn := w.Snap; sn != nil {
 		fmt.Fprintf(outw, "wrote %s: %s, %s, %d vertices, %s (%s per frame), from %s\n", w.Snapshot, bytesText(w.SnapshotBytes),
-			plural(sn.Mesh.TriangleCount(), "triangle"), sn.Mesh.VertexCount(), plural(sum(sn.Frames), "frame"),
+			plural(sn.Mesh.TriangleCount(), "triangle"), sn.Mesh.VertexCount(), plural(sn.FrameTotal(), "frame"),
 			bytesText(int64(sn.Mesh.VertexCount())*bpsm.VertexSize), sn.From)
 	}
 	// A file looks meant for the game when it takes one of the game's creature
@@ -446,52 +442,5 @@ func parseSocket(s string) (gltfbake.ManifestSocket, error) {
 	return ms, nil
 }
 
-// Output sizes: a bake above largeOutput needs --force (an fps typo can ask for
-// gigabytes); one above announceOutput says its size before it starts.
-const (
-	largeOutput    = bake.DefaultMaxBytes // the engine's own limit, which --force lifts
-	announceOutput = 16_000_000
-)
-
-// bytesText writes a size the way people read it: 164 KB, 12.3 MB, 1.21 GB.
-func bytesText(n int64) string {
-	switch {
-	case n < 1000:
-		return plural(int(n), "byte")
-	case n < 1000*1000:
-		return fmt.Sprintf("%.3g KB", float64(n)/1e3)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.3g MB", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%.3g GB", float64(n)/1e9)
-}
-
-// progress returns a progress callback drawing a bar on stderr, or nil when stderr
-// is not a terminal.
-func progress(cmd *cobra.Command, what string) func(done, total int) {
-	f, ok := cmd.ErrOrStderr().(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	var (
-		mu  sync.Mutex
-		bar *progressbar.ProgressBar
-	)
-	return func(done, total int) {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar == nil {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
-				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(50*time.Millisecond))
-		}
-		bar.Set(done)
-	}
-}
-
-func sum(xs []int) int {
-	n := 0
-	for _, x := range xs {
-		n += x
-	}
-	return n
-}
+// A bake above announceOutput says its size before it starts.
+const announceOutput = 16_000_000

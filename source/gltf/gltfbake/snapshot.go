@@ -168,6 +168,15 @@ func bindByName(low, model *gltf.Model, red *Reduction) (*mesh.Skinned, []rig.Ma
 	return &m, ibm, nil
 }
 
+// FrameTotal is the snapshot's frames, all clips together.
+func (s *ModelSnapshot) FrameTotal() int {
+	n := 0
+	for _, f := range s.Frames {
+		n += f
+	}
+	return n
+}
+
 // Size is the size in bytes of the snapshot file (docs/formats/bpsm.md §5).
 func (s *ModelSnapshot) Size(clipNames []string) int64 {
 	strs := 0
@@ -181,11 +190,7 @@ func (s *ModelSnapshot) Size(clipNames []string) int64 {
 	align := func(x int64) int64 { return (x + bpsm.DataAlign - 1) / bpsm.DataAlign * bpsm.DataAlign }
 	idx := align(int64(bpsm.HeaderSize + bpsm.ClipEntrySize*len(clipNames) + strs))
 	vtx := align(idx + int64(len(s.Mesh.Indices))*bpsm.IndexSize)
-	frames := 0
-	for _, n := range s.Frames {
-		frames += n
-	}
-	return vtx + int64(frames)*int64(s.Mesh.VertexCount())*bpsm.VertexSize
+	return vtx + int64(s.FrameTotal())*int64(s.Mesh.VertexCount())*bpsm.VertexSize
 }
 
 // Write bakes the snapshot of j's clips (as many frames as s.Frames says) into

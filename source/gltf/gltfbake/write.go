@@ -110,11 +110,7 @@ func (m *Model) WriteFiles(path string, o Output) (*Written, error) {
 			names[i] = c.Name
 		}
 		if n := w.Snap.Size(names); limit > 0 && n > limit && !o.SnapshotAnySize {
-			frames := 0
-			for _, f := range w.Snap.Frames {
-				frames += f
-			}
-			return nil, &LimitError{Model: m.Path, Snapshot: true, Bytes: n, Limit: limit, Frames: frames, Vertices: w.Snap.Mesh.VertexCount()}
+			return nil, &LimitError{Model: m.Path, Snapshot: true, Bytes: n, Limit: limit, Frames: w.Snap.FrameTotal(), Vertices: w.Snap.Mesh.VertexCount()}
 		}
 	}
 	if o.Starting != nil {

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// bytesText writes a size the way people read it: 164 KB, 12.3 MB, 1.21 GB.
+func bytesText(n int64) string {
+	switch {
+	case n < 1000:
+		return plural(int(n), "byte")
+	case n < 1000*1000:
+		return fmt.Sprintf("%.3g KB", float64(n)/1e3)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.3g MB", float64(n)/1e6)
+	}
+	return fmt.Sprintf("%.3g GB", float64(n)/1e9)
+}
+
+// progress returns a progress callback drawing a bar on stderr, or nil when stderr
+// is not a terminal.
+func progress(cmd *cobra.Command, what string) func(done, total int) {
+	f, ok := cmd.ErrOrStderr().(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var (
+		mu  sync.Mutex
+		bar *progressbar.ProgressBar
+	)
+	return func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
+				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(50*time.Millisecond))
+		}
+		bar.Set(done)
+	}
+}
