@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -108,8 +109,8 @@ func TestCombatEvents(t *testing.T) {
 		t.Fatal("Attack did not set Attacking and the target")
 	}
 	// The reference: the same swings on a bare Melee.
-	m := NewMelee(3)
-	rw := &World{HP: []float32{100, 100, 15}, Team: []uint8{0, 0, 1}, X: []float32{0, 0, 1}, Z: make([]float32, 3)}
+	m := combat.NewMelee(3)
+	rw := &combat.World{HP: []float32{100, 100, 15}, Team: []uint8{0, 0, 1}, X: []float32{0, 0, 1}, Z: make([]float32, 3)}
 	for i := range 2 {
 		m.Damage[i], m.Cooldown[i], m.Reach[i] = 10, 5, 20
 	}
@@ -117,17 +118,17 @@ func TestCombatEvents(t *testing.T) {
 	m.Start(rw, 0, 2, h.Contact(clipID(h, "attack_sword_a")))
 	m.Start(rw, 1, 2, r.Species(unit.SpeciesHumanoid).Contact(clipID(h, "attack_bow")))
 	var got []string
-	var hits []Hit
+	var hits []combat.Hit
 	for step := 0; step < 200; step++ {
 		hits = m.Step(rw, 1.0/60, hits[:0])
 		ev := f.Step(1.0 / 60)
-		var refHits []Event
+		var refHits []combat.Event
 		for _, e := range ev {
 			got = append(got, e.Kind.String())
-			if e.Kind == EventHit {
+			if e.Kind == combat.EventHit {
 				refHits = append(refHits, e)
 			}
-			if e.Kind == EventRelease && (e.Attacker != 1 || math.Abs(float64(f.Melee.Phase[1]-bowMarkers[bpat.WeaponRelease])) > .05) {
+			if e.Kind == combat.EventRelease && (e.Attacker != 1 || math.Abs(float64(f.Melee.Phase[1]-bowMarkers[bpat.WeaponRelease])) > .05) {
 				t.Errorf("step %d: release %+v at phase %v", step, e, f.Melee.Phase[1])
 			}
 		}
@@ -136,7 +137,7 @@ func TestCombatEvents(t *testing.T) {
 		}
 		for k := range hits {
 			e := refHits[k]
-			if (Hit{e.Attacker, e.Target, e.Damage, e.Killed}) != hits[k] {
+			if (combat.Hit{Attacker: e.Attacker, Target: e.Target, Damage: e.Damage, Killed: e.Killed}) != hits[k] {
 				t.Fatalf("step %d: %+v, Melee %+v", step, e, hits[k])
 			}
 		}

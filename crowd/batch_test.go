@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
@@ -158,7 +159,7 @@ func TestBatchNoAllocation(t *testing.T) {
 	r := testRegistry(t)
 	b := NewBatch(1000)
 	c := New(1000)
-	m := NewMelee(1000)
+	m := combat.NewMelee(1000)
 	c.Swing = m.Phase
 	for i := range 1000 {
 		b.Species[i], b.Clip[i], b.Rate[i] = unit.SpeciesID(i%6), unit.ClipID(i%6), 1
@@ -168,8 +169,8 @@ func TestBatchNoAllocation(t *testing.T) {
 	if err := c.Check(r); err != nil {
 		t.Fatal(err)
 	}
-	w := &World{HP: make([]float32, 1000)}
-	hits := make([]Hit, 0, 1000)
+	w := &combat.World{HP: make([]float32, 1000)}
+	hits := make([]combat.Hit, 0, 1000)
 	if a := testing.AllocsPerRun(100, func() {
 		b.Step(r, 1.0/60)
 		if err := c.Animate(r, 1.0/60); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
@@ -52,7 +53,7 @@ func benchCrowd(n int) *Crowd {
 	c.Swing = make([]float32, n)
 	for i := range c.Swing {
 		if t := float32(rng.Float64()*2.2) - .2; t >= 0 {
-			c.Swing[i] = AttackPhase(t)
+			c.Swing[i] = combat.AttackPhase(t)
 		} else {
 			c.Swing[i] = -1
 		}
@@ -191,13 +192,13 @@ func BenchmarkCrowdAnimate(b *testing.B) {
 // BenchmarkMeleeStep advances 100,000 attackers, a third of them swinging.
 func BenchmarkMeleeStep(b *testing.B) {
 	const n = 100_000
-	m := NewMelee(n)
-	w := &World{HP: make([]float32, n), Team: make([]uint8, n)}
+	m := combat.NewMelee(n)
+	w := &combat.World{HP: make([]float32, n), Team: make([]uint8, n)}
 	for i := range n {
 		m.Damage[i], m.Cooldown[i], m.Reach[i] = 1, 1.5, 2
 		w.HP[i], w.Team[i] = 1e30, uint8(i%2)
 	}
-	hits := make([]Hit, 0, n)
+	hits := make([]combat.Hit, 0, n)
 	b.ReportAllocs()
 	t := 0
 	for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
@@ -183,7 +184,7 @@ func TestAttackPhaseFromSwing(t *testing.T) {
 	}
 	h := r.Species(0)
 	for k := range 200 {
-		cr.Swing[0] = AttackPhase(float32(k) * .01)
+		cr.Swing[0] = combat.AttackPhase(float32(k) * .01)
 		cr.Animate(r, .01)
 		if h.Clips[cr.Clip[0]].Name != "attack_sword_b" || cr.State[0] != unit.StateAttackSword {
 			t.Fatalf("playing %s", h.Clips[cr.Clip[0]].Name)

@@ -1,6 +1,7 @@
 package crowd
 
 import (
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"testing"
 )
@@ -24,7 +25,7 @@ func TestCombatKillTurnsDead(t *testing.T) {
 	killedAt, deadAt := -1, -1
 	for step := range 20 * 60 {
 		for _, e := range f.Step(dt) {
-			if e.Kind == EventHit && e.Killed && e.Target == 1 {
+			if e.Kind == combat.EventHit && e.Killed && e.Target == 1 {
 				killedAt = step
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -47,9 +48,9 @@ func Example_readme() {
 	}
 	defer reg.Close()
 
-	c := crowd.New(1000)              // 1,000 units as a structure of arrays
-	combat := crowd.NewCombat(reg, c) // swings timed on the clips' markers, played by c
-	w, m := &combat.World, combat.Melee
+	c := crowd.New(1000)             // 1,000 units as a structure of arrays
+	fight := crowd.NewCombat(reg, c) // swings timed on the clips' markers, played by c
+	w, m := &fight.World, fight.Melee
 	kinds := []unit.Kind{unit.KindSwordsman, unit.KindSpearman, unit.KindBowman, unit.KindHorse, unit.KindElephant}
 	for i := range c.Len() {
 		c.Spawn(i, kinds[i/2%len(kinds)]) // species, archetype and weapon that fit together
@@ -78,13 +79,13 @@ func Example_readme() {
 				w.X[i] += float32(math.Copysign(1.4*dt, float64(dx)))
 				continue
 			}
-			combat.Attack(i, foe) // begins a swing when the cooldown allows
+			fight.Attack(i, foe) // begins a swing when the cooldown allows
 		}
-		for _, e := range combat.Step(dt) { // this frame's events
+		for _, e := range fight.Step(dt) { // this frame's events
 			switch e.Kind {
-			case crowd.EventRelease: // an arrow leaves the bow
+			case combat.EventRelease: // an arrow leaves the bow
 				arrows++
-			case crowd.EventHit: // damage taken off w.HP; a killed unit is Dying, then Dead
+			case combat.EventHit: // damage taken off w.HP; a killed unit is Dying, then Dead
 				hits++
 				if e.Killed {
 					kills++

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -100,7 +101,7 @@ func TestFadeWalkIntoSwing(t *testing.T) {
 	c.Flags[0] |= unit.Attacking | unit.InMelee
 	c.Swing = []float32{0}
 	for k := 1; ; k++ {
-		c.Swing[0] = AttackPhase(float32(k-1) * dt)
+		c.Swing[0] = combat.AttackPhase(float32(k-1) * dt)
 		if err := c.Animate(r, dt); err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +265,7 @@ func TestFadesRemovePops(t *testing.T) {
 				c.Speed[0] = 1.4
 			case tm < 2.5:
 				c.Flags[0] = unit.Attacking | unit.InMelee
-				c.Swing[0] = AttackPhase(tm - 1)
+				c.Swing[0] = combat.AttackPhase(tm - 1)
 			case tm < 4:
 				c.Speed[0] = 1.4
 			default:

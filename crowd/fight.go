@@ -1,47 +1,11 @@
 package crowd
 
 import (
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 )
-
-// EventKind says what a combat Event reports.
-type EventKind uint8
-
-const (
-	// EventRelease: a ranged swing (a bow shot, a cast) crossed its clip's
-	// weapon_release marker (its contact marker when it has none): the moment the
-	// arrow leaves the bow, for the game to launch a projectile or play a sound. The
-	// strike itself still lands at contact (EventHit).
-	EventRelease EventKind = iota + 1
-	// EventHit: a strike landed at its clip's contact marker; Damage was taken off
-	// the target's HP, and Killed says it took it to 0 or below.
-	EventHit
-	// EventMiss: a strike was cancelled: at contact the target was dead, not hostile
-	// or out of reach, or before contact its attacker died or retargeted.
-	EventMiss
-	// EventEnd: a swing ended (Target is −1): the attacker no longer swings.
-	EventEnd
-)
-
-var eventNames = [...]string{EventRelease: "release", EventHit: "hit", EventMiss: "miss", EventEnd: "end"}
-
-func (k EventKind) String() string {
-	if int(k) < len(eventNames) && eventNames[k] != "" {
-		return eventNames[k]
-	}
-	return "event?"
-}
-
-// Event is one thing that happened in a swing, reported by Combat.Step.
-type Event struct {
-	Kind     EventKind
-	Attacker int32
-	Target   int32   // −1 for EventEnd
-	Damage   float32 // the strike's damage (snapshotted when the swing began)
-	Killed   bool    // EventHit: the target's HP reached 0 or below
-}
 
 // Combat runs a Crowd's fights: one Attack call per swing, one Step per frame, and
 // the events of the frame drained as a slice. It ties together what a game would
@@ -62,14 +26,14 @@ type Event struct {
 //	crowd.Animate(reg, dt)
 type Combat struct {
 	Crowd *Crowd
-	Melee *Melee
-	World World
+	Melee *combat.Melee
+	World combat.World
 	// Now is the combat clock: the sum of the dt of every Step, in seconds.
 	Now float64
 
 	reg   *registry.Registry
 	units fighters // Crowd, or the GPUClock of a scheduled combat
-	hits  []Hit
+	hits  []combat.Hit
 	// dying are the units a hit killed whose death is still playing.
 	dying []int32
 	sched *scheduled // nil: stepped every frame
@@ -81,15 +45,15 @@ type Combat struct {
 // sets every unit's HP before it fights (a unit at 0 HP is dead).
 func NewCombat(r *registry.Registry, c *Crowd) *Combat {
 	n := c.Len()
-	f := &Combat{Crowd: c, Melee: NewMelee(n), World: newWorld(n), reg: r, units: c}
-	f.Melee.record = true
+	f := &Combat{Crowd: c, Melee: combat.NewMelee(n), World: newWorld(n), reg: r, units: c}
+	f.Melee.Record = true
 	c.Swing = f.Melee.Phase
 	return f
 }
 
 // newWorld returns the World of n units: HP 0, no team, at the origin, no target.
-func newWorld(n int) World {
-	w := World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
+func newWorld(n int) combat.World {
+	w := combat.World{HP: make([]float32, n), Team: make([]uint8, n), X: make([]float32, n), Z: make([]float32, n), Target: make([]int32, n)}
 	for i := range w.Target {
 		w.Target[i] = -1
 	}
@@ -106,8 +70,8 @@ func newWorld(n int) World {
 // and Melee.Wait are not kept current. Crowd is nil.
 func NewScheduledCombat(r *registry.Registry, g *GPUClock) *Combat {
 	n := g.Len()
-	f := &Combat{Melee: NewMelee(n), World: newWorld(n), reg: r, units: g}
-	f.Melee.record = true
+	f := &Combat{Melee: combat.NewMelee(n), World: newWorld(n), reg: r, units: g}
+	f.Melee.Record = true
 	f.sched = &scheduled{readyAt: make([]float64, n), swungAt: make([]float64, n), swing: make([]uint32, n), over: make([]float32, n)}
 	g.combat = f
 	return f
@@ -143,10 +107,11 @@ func (f *Combat) Attack(attacker, target int) bool {
 			}
 		}
 	}
-	if !f.Melee.start(&f.World, attacker, int32(target), contact, release) {
+	if !f.Melee.Start(&f.World, attacker, int32(target), contact) {
 		*flags = old
 		return false
 	}
+	f.Melee.Release[attacker] = release
 	f.World.Target[attacker] = int32(target)
 	if f.sched != nil {
 		f.scheduleSwing(attacker)
@@ -197,7 +162,7 @@ var rangedState = [unit.NumStates]bool{unit.StateAttackRanged: true, unit.StateA
 // GPUClock's playhead stands at its Now), unless the game changed its flags
 // meanwhile. An attacker whose swing ended loses its Attacking flag. The slice is reused by the next Step; with no more events than
 // the one before, Step does not allocate.
-func (f *Combat) Step(dt float32) []Event {
+func (f *Combat) Step(dt float32) []combat.Event {
 	m, c := f.Melee, f.units
 	if f.sched != nil {
 		f.hits = f.hits[:0]
@@ -207,9 +172,9 @@ func (f *Combat) Step(dt float32) []Event {
 		f.Now += float64(dt)
 	}
 	f.finishDeaths()
-	for _, e := range m.events {
+	for _, e := range m.Events {
 		switch e.Kind {
-		case EventHit:
+		case combat.EventHit:
 			if e.Killed {
 				fl := c.flagsOf(int(e.Target))
 				if *fl&unit.Dying == 0 {
@@ -218,14 +183,14 @@ func (f *Combat) Step(dt float32) []Event {
 				*fl = unit.Dying | *fl&unit.Mounted
 				c.touch(int(e.Target))
 			}
-		case EventEnd:
+		case combat.EventEnd:
 			if !m.Swinging(int(e.Attacker)) {
 				*c.flagsOf(int(e.Attacker)) &^= unit.Attacking
 				c.touch(int(e.Attacker))
 			}
 		}
 	}
-	ev := m.events
-	m.events = m.events[:0]
+	ev := m.Events
+	m.Events = m.Events[:0]
 	return ev
 }

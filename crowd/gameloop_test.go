@@ -3,6 +3,7 @@ package crowd
 import (
 	"bytes"
 	"fmt"
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"math"
@@ -29,14 +30,14 @@ type gameLoop struct {
 	// Step), the instances' bytes through unsafe, sockets put in the world by
 	// hand. BenchmarkGameLoop measures the one against the other.
 	lowLevel bool
-	hits     []Hit
+	hits     []combat.Hit
 	raw      []byte
 }
 
 func newGameLoop(reg *registry.Registry, n int) *gameLoop {
 	g := &gameLoop{reg: reg, c: New(n), home: make([]float32, n), dead: make([]float32, n), props: make([]registry.Mat34, 16)}
 	g.upload.Grow(n * InstanceSize)
-	g.raw, g.hits = make([]byte, n*InstanceSize), make([]Hit, 0, n)
+	g.raw, g.hits = make([]byte, n*InstanceSize), make([]combat.Hit, 0, n)
 	g.f = NewCombat(reg, g.c)
 	m, w := g.f.Melee, &g.f.World
 	for i := range n {
@@ -117,7 +118,7 @@ func (g *gameLoop) frame(dt float32) {
 		}
 	} else {
 		for _, e := range g.f.Step(dt) {
-			if e.Kind == EventHit {
+			if e.Kind == combat.EventHit {
 				g.landed++
 			}
 		}

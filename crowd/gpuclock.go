@@ -6,6 +6,7 @@ import (
 	"math"
 	"unsafe"
 
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
@@ -62,7 +63,7 @@ var _ [unsafe.Sizeof(clockUnit{}) - 16]byte
 func (p Playhead) phase(dt float32) float32 {
 	q := p.Phase + float32(p.Rate*dt) // no fused multiply-add: a shader computes the product first too
 	if p.Shape&ShapeSwing != 0 {
-		return AttackPhase(q)
+		return combat.AttackPhase(q)
 	}
 	if math.Float32bits(q) >= one {
 		q = settle(q, p.Shape&ShapeWraps != 0)
@@ -525,7 +526,7 @@ func (r *TimeRecord) rebasedAgain() {
 func (r *TimeRecord) switchRebased(now float32, to Playhead, fade float32) {
 	cur := r.Own
 	if cur.Shape&ShapeSwing != 0 {
-		cur = Playhead{Phase: AttackPhase(cur.Phase), Row: cur.Row, Shape: cur.Shape &^ ShapeSwing}
+		cur = Playhead{Phase: combat.AttackPhase(cur.Phase), Row: cur.Row, Shape: cur.Shape &^ ShapeSwing}
 	}
 	var gait Playhead
 	var gaitW float32

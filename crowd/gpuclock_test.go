@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
@@ -18,11 +19,11 @@ import (
 func TestAttackTime(t *testing.T) {
 	for _, p := range []float32{0, .01, .14, .3, .34, .52, .56, .58, .6, .9, .995} {
 		tau := attackTime(p)
-		if AttackPhase(tau) < p || (tau > 0 && AttackPhase(math.Nextafter32(tau, 0)) >= p) {
-			t.Errorf("phase %v: time %v gives %v, the float before it %v", p, tau, AttackPhase(tau), AttackPhase(math.Nextafter32(tau, 0)))
+		if combat.AttackPhase(tau) < p || (tau > 0 && combat.AttackPhase(math.Nextafter32(tau, 0)) >= p) {
+			t.Errorf("phase %v: time %v gives %v, the float before it %v", p, tau, combat.AttackPhase(tau), combat.AttackPhase(math.Nextafter32(tau, 0)))
 		}
 	}
-	if attackTime(.999) != SwingDuration {
+	if attackTime(.999) != combat.SwingDuration {
 		t.Errorf("a phase the swing never reaches: %v, want the swing's end", attackTime(.999))
 	}
 }
@@ -135,8 +136,10 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 		// the scheduled one by time. An attacker killed in its swing is the one
 		// difference: stepped, its strike is cancelled at once; scheduled, at its
 		// contact time (the counts compared at the end agree).
-		byUnit := func(a, b Event) int { return int(a.Attacker-b.Attacker)*8 + int(a.Kind) - int(b.Kind) }
-		deadAttacker := func(w *World) func(e Event) bool { return func(e Event) bool { return w.HP[e.Attacker] <= 0 } }
+		byUnit := func(a, b combat.Event) int { return int(a.Attacker-b.Attacker)*8 + int(a.Kind) - int(b.Kind) }
+		deadAttacker := func(w *combat.World) func(e combat.Event) bool {
+			return func(e combat.Event) bool { return w.HP[e.Attacker] <= 0 }
+		}
 		ec := slices.DeleteFunc(slices.SortedStableFunc(slices.Values(fc.Step(dt)), byUnit), deadAttacker(&fc.World))
 		eg := slices.DeleteFunc(slices.SortedStableFunc(slices.Values(fg.Step(dt)), byUnit), deadAttacker(&fg.World))
 		if fmt.Sprint(ec) != fmt.Sprint(eg) {

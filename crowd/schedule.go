@@ -1,5 +1,7 @@
 package crowd
 
+import "github.com/bonebake/bonebake/crowd/combat"
+
 // A scheduled Combat (Combat.Schedule) times a swing's release, contact and end
 // once, when the swing starts, as events on a clock, instead of scanning every
 // attacker every frame: the combat side of the GPU clock mode, whose cost per frame
@@ -8,14 +10,14 @@ package crowd
 // retargeted is found out at its contact time rather than at once.
 
 // eventReady is a scheduled combat's own event: an attacker's cooldown ran out.
-const eventReady EventKind = 255
+const eventReady combat.EventKind = 255
 
 // timed is an event due at a time: a swing's release, contact (EventHit) or end,
 // or an attacker's cooldown running out.
 type timed struct {
 	at    float64
 	unit  int32
-	kind  EventKind
+	kind  combat.EventKind
 	swing uint32 // the attacker's swing count when it was scheduled: stale events are dropped
 }
 
@@ -76,19 +78,19 @@ type scheduled struct {
 // the inverse of AttackPhase, which never decreases (the end of the swing for a
 // phase it never reaches).
 func attackTime(phase float32) float32 {
-	if AttackPhase(0) >= phase {
+	if combat.AttackPhase(0) >= phase {
 		return 0
 	}
-	if AttackPhase(SwingDuration) < phase {
-		return SwingDuration
+	if combat.AttackPhase(combat.SwingDuration) < phase {
+		return combat.SwingDuration
 	}
-	lo, hi := float32(0), SwingDuration
+	lo, hi := float32(0), combat.SwingDuration
 	for range 40 {
 		mid := lo + (hi-lo)/2
 		if mid == lo || mid == hi {
 			break
 		}
-		if AttackPhase(mid) >= phase {
+		if combat.AttackPhase(mid) >= phase {
 			hi = mid
 		} else {
 			lo = mid
@@ -122,11 +124,11 @@ func (f *Combat) scheduleSwing(i int) {
 	s.swing[i]++
 	tau0, tempo := m.Time[i], m.Tempo[i]
 	at := func(tau float32) float64 { return f.Now + float64(max(tau-tau0, 0)/tempo) }
-	if r := m.release[i]; r >= 0 {
-		s.queue.push(timed{at: at(attackTime(r)), unit: int32(i), kind: EventRelease, swing: s.swing[i]})
+	if r := m.Release[i]; r >= 0 {
+		s.queue.push(timed{at: at(attackTime(r)), unit: int32(i), kind: combat.EventRelease, swing: s.swing[i]})
 	}
-	s.queue.push(timed{at: at(attackTime(m.Contact[i])), unit: int32(i), kind: EventHit, swing: s.swing[i]})
-	s.queue.push(timed{at: at(SwingDuration), unit: int32(i), kind: EventEnd, swing: s.swing[i]})
+	s.queue.push(timed{at: at(attackTime(m.Contact[i])), unit: int32(i), kind: combat.EventHit, swing: s.swing[i]})
+	s.queue.push(timed{at: at(combat.SwingDuration), unit: int32(i), kind: combat.EventEnd, swing: s.swing[i]})
 	s.queue.push(timed{at: s.readyAt[i], unit: int32(i), kind: eventReady, swing: s.swing[i]})
 }
 
@@ -135,9 +137,9 @@ func (f *Combat) scheduleSwing(i int) {
 func (f *Combat) stepScheduled(dt float32) {
 	s, m, w := f.sched, f.Melee, &f.World
 	f.Now += float64(dt)
-	if len(m.late) > 0 {
-		f.hits = append(f.hits, m.late...)
-		m.late = m.late[:0]
+	if len(m.Late) > 0 {
+		f.hits = append(f.hits, m.Late...)
+		m.Late = m.Late[:0]
 	}
 	for len(s.queue) > 0 && s.queue[0].at <= f.Now {
 		e := s.queue.pop()
@@ -153,27 +155,27 @@ func (f *Combat) stepScheduled(dt float32) {
 			continue // the swing was cancelled
 		}
 		switch e.kind {
-		case EventRelease:
-			if m.release[i] >= 0 {
-				m.release[i] = -1
-				m.event(EventRelease, i, m.StrikeTarget[i], m.StrikeDamage[i], false)
+		case combat.EventRelease:
+			if m.Release[i] >= 0 {
+				m.Release[i] = -1
+				m.Emit(combat.EventRelease, i, m.StrikeTarget[i], m.StrikeDamage[i], false)
 			}
-		case EventHit:
+		case combat.EventHit:
 			tg := m.StrikeTarget[i]
 			if tg < 0 {
 				break
 			}
-			if !w.alive(int32(i)) || (w.Target != nil && w.Target[i] != tg) {
+			if !w.Alive(int32(i)) || (w.Target != nil && w.Target[i] != tg) {
 				m.Cancel(i) // ends the swing too
 				break
 			}
-			f.hits = m.land(w, i, f.hits)
-		case EventEnd:
+			f.hits = m.Land(w, i, f.hits)
+		case combat.EventEnd:
 			if m.StrikeTarget[i] >= 0 {
-				f.hits = m.land(w, i, f.hits)
+				f.hits = m.Land(w, i, f.hits)
 			}
-			m.Time[i], m.Phase[i], m.release[i] = -1, -1, -1
-			m.event(EventEnd, i, -1, 0, false)
+			m.Time[i], m.Phase[i], m.Release[i] = -1, -1, -1
+			m.Emit(combat.EventEnd, i, -1, 0, false)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/combat"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
@@ -55,8 +56,8 @@ var kinds = [...]kindStats{
 type Battle struct {
 	Crowd  *crowd.Crowd
 	Combat *crowd.Combat
-	Melee  *crowd.Melee
-	World  *crowd.World
+	Melee  *combat.Melee
+	World  *combat.World
 	// Heading is each unit's facing, radians about +y (0 faces +z): toward its
 	// target, or where it walks. It follows the direction to the target within
 	// headingSlack: it is computed again only when that direction has turned
@@ -74,10 +75,10 @@ type Battle struct {
 	hit   []float32 // seconds of hit reaction left
 	army  [2][]int32
 	rng   *rand.Rand
-	hits  []crowd.Event // this step's
-	speed []float32     // per-kind scaled move speeds, by unit: skeletons are a little slower
-	aim   []aim         // the direction Heading was last computed for, by unit
-	later [][]int32     // per goroutine, the units think leaves to its serial pass
+	hits  []combat.Event // this step's
+	speed []float32      // per-kind scaled move speeds, by unit: skeletons are a little slower
+	aim   []aim          // the direction Heading was last computed for, by unit
+	later [][]int32      // per goroutine, the units think leaves to its serial pass
 }
 
 // aim is a unit's Heading as a unit vector (sin, cos): checking that the
@@ -95,7 +96,7 @@ var slackSin2 = float32(math.Sin(headingSlack) * math.Sin(headingSlack))
 
 // New lines up two armies of n units in all facing each other 30 m apart.
 func New(reg *registry.Registry, n int, seed uint64) *Battle {
-	b := &Battle{reg: reg, Crowd: crowd.New(n), Melee: crowd.NewMelee(n), Heading: make([]float32, n), kind: make([]uint8, n),
+	b := &Battle{reg: reg, Crowd: crowd.New(n), Melee: combat.NewMelee(n), Heading: make([]float32, n), kind: make([]uint8, n),
 		mount: make([]int32, n), rider: make([]int32, n), base: make([]unit.Flags, n), hit: make([]float32, n), speed: make([]float32, n), aim: make([]aim, n),
 		rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
 	b.Combat = crowd.NewCombat(reg, b.Crowd)
@@ -401,7 +402,7 @@ func (b *Battle) pick(i, enemy int) int32 {
 func (b *Battle) settle(dt float32) {
 	c, m, w := b.Crowd, b.Melee, b.World
 	for _, h := range b.hits {
-		if h.Kind != crowd.EventHit {
+		if h.Kind != combat.EventHit {
 			continue
 		}
 		if h.Killed {
@@ -472,7 +473,7 @@ func (b *Battle) settleRange(dt float32, lo, hi int) {
 	}
 }
 
-func inReach(w *crowd.World, a, b int32, reach float32) bool {
+func inReach(w *combat.World, a, b int32, reach float32) bool {
 	dx, dz := w.X[a]-w.X[b], w.Z[a]-w.Z[b]
 	return dx*dx+dz*dz <= reach*reach
 }

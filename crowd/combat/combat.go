@@ -1,4 +1,4 @@
-package crowd
+package combat
 
 import "fmt"
 
@@ -121,7 +121,9 @@ type World struct {
 }
 
 func (w *World) valid(i int32) bool { return i >= 0 && int(i) < len(w.HP) }
-func (w *World) alive(i int32) bool { return w.valid(i) && w.HP[i] > 0 }
+
+// Alive reports whether unit i is alive: HP above 0.
+func (w *World) Alive(i int32) bool { return w.valid(i) && w.HP[i] > 0 }
 func (w *World) hostile(a, b int32) bool {
 	return w.Team == nil || w.Team[a] != w.Team[b]
 }
@@ -180,11 +182,16 @@ type Melee struct {
 	StrikeDamage []float32
 
 	Stats MeleeStats
-	late  []Hit // strikes that landed in Start, reported by the next Step
+	// Late are strikes that landed in Start (a swing that began as the last
+	// ended), for the next Step to report.
+	Late []Hit
 
-	release []float32 // a ranged swing's release phase until it is crossed, else −1
-	record  bool      // Combat's: keep events
-	events  []Event
+	// Release is a ranged swing's release phase until it is crossed, else −1:
+	// set after Start for a swing that shoots (EventRelease).
+	Release []float32
+	// Record keeps the swings' Events; whoever reads them empties the slice.
+	Record bool
+	Events []Event
 }
 
 // NewMelee returns n attackers with no swing, ready to strike.
@@ -192,9 +199,9 @@ func NewMelee(n int) *Melee {
 	m := &Melee{Damage: make([]float32, n), Cooldown: make([]float32, n), Reach: make([]float32, n),
 		Wait: make([]float32, n), Time: make([]float32, n), Phase: make([]float32, n), Tempo: make([]float32, n),
 		Contact: make([]float32, n), StrikeTarget: make([]int32, n), StrikeDamage: make([]float32, n),
-		release: make([]float32, n)}
+		Release: make([]float32, n)}
 	for i := range n {
-		m.Time[i], m.Phase[i], m.StrikeTarget[i], m.release[i] = -1, -1, -1, -1
+		m.Time[i], m.Phase[i], m.StrikeTarget[i], m.Release[i] = -1, -1, -1, -1
 	}
 	return m
 }
@@ -214,21 +221,17 @@ func (m *Melee) Pending(i int) bool { return m.StrikeTarget[i] >= 0 }
 // Start begins a swing of attacker i at target with the given contact phase (the
 // playing attack clip's contact marker: Species.Contact). It returns false, and
 // changes nothing, when the cooldown has not run out, the attacker is dead, or the
-// target is not alive, hostile and in reach.
+// target is not alive, hostile and in reach. A swing that shoots sets its Release
+// phase after it begins.
 func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
-	return m.start(w, i, target, contact, -1)
-}
-
-// start is Start with the release phase of a ranged swing (−1: not ranged).
-func (m *Melee) start(w *World, i int, target int32, contact, release float32) bool {
 	a := int32(i)
-	if m.Wait[i] > 0 || !w.alive(a) || !w.alive(target) || !w.hostile(a, target) || !w.inReach(a, target, m.Reach[i]) {
+	if m.Wait[i] > 0 || !w.Alive(a) || !w.Alive(target) || !w.hostile(a, target) || !w.inReach(a, target, m.Reach[i]) {
 		return false
 	}
 	if m.StrikeTarget[i] >= 0 {
 		// A strike whose contact lies at the very end of its swing: the swing ends
 		// now, so it lands (or is cancelled) now.
-		m.late = m.land(w, i, m.late)
+		m.Late = m.Land(w, i, m.Late)
 	}
 	cd := m.Cooldown[i]
 	if !(cd > 0) {
@@ -249,7 +252,7 @@ func (m *Melee) start(w *World, i int, target int32, contact, release float32) b
 	m.Contact[i] = contact
 	m.StrikeTarget[i] = target
 	m.StrikeDamage[i] = m.Damage[i]
-	m.release[i] = release
+	m.Release[i] = -1
 	m.Stats.Started++
 	return true
 }
@@ -258,24 +261,25 @@ func (m *Melee) start(w *World, i int, target int32, contact, release float32) b
 // reports whether a strike was pending.
 func (m *Melee) Cancel(i int) bool {
 	swinging := m.Time[i] >= 0
-	m.Time[i], m.Phase[i], m.release[i] = -1, -1, -1
+	m.Time[i], m.Phase[i], m.Release[i] = -1, -1, -1
 	tg := m.StrikeTarget[i]
 	if tg < 0 {
 		if swinging {
-			m.event(EventEnd, i, -1, 0, false)
+			m.Emit(EventEnd, i, -1, 0, false)
 		}
 		return false
 	}
 	m.StrikeTarget[i] = -1
 	m.Stats.Cancelled++
-	m.event(EventMiss, i, tg, m.StrikeDamage[i], false)
-	m.event(EventEnd, i, -1, 0, false)
+	m.Emit(EventMiss, i, tg, m.StrikeDamage[i], false)
+	m.Emit(EventEnd, i, -1, 0, false)
 	return true
 }
 
-func (m *Melee) event(k EventKind, i int, target int32, damage float32, killed bool) {
-	if m.record {
-		m.events = append(m.events, Event{Kind: k, Attacker: int32(i), Target: target, Damage: damage, Killed: killed})
+// Emit records an event of attacker i's swing when Record is set.
+func (m *Melee) Emit(k EventKind, i int, target int32, damage float32, killed bool) {
+	if m.Record {
+		m.Events = append(m.Events, Event{Kind: k, Attacker: int32(i), Target: target, Damage: damage, Killed: killed})
 	}
 }
 
@@ -283,9 +287,9 @@ func (m *Melee) event(k EventKind, i int, target int32, damage float32, killed b
 // strikes whose contact is crossed land or are cancelled. It appends the strikes
 // that landed to hits and returns it; with enough capacity it does not allocate.
 func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
-	if len(m.late) > 0 {
-		hits = append(hits, m.late...)
-		m.late = m.late[:0]
+	if len(m.Late) > 0 {
+		hits = append(hits, m.Late...)
+		m.Late = m.Late[:0]
 	}
 	for i := range m.Time {
 		if m.Wait[i] > 0 {
@@ -296,7 +300,7 @@ func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
 			continue
 		}
 		a := int32(i)
-		if !w.alive(a) {
+		if !w.Alive(a) {
 			m.Cancel(i)
 			continue
 		}
@@ -306,30 +310,30 @@ func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
 		}
 		t += dt * m.Tempo[i]
 		ap := AttackPhase(t)
-		if r := m.release[i]; r >= 0 && (t >= SwingDuration || ap >= r) {
-			m.release[i] = -1
-			m.event(EventRelease, i, m.StrikeTarget[i], m.StrikeDamage[i], false)
+		if r := m.Release[i]; r >= 0 && (t >= SwingDuration || ap >= r) {
+			m.Release[i] = -1
+			m.Emit(EventRelease, i, m.StrikeTarget[i], m.StrikeDamage[i], false)
 		}
 		if m.StrikeTarget[i] >= 0 && (t >= SwingDuration || ap >= m.Contact[i]) {
-			hits = m.land(w, i, hits)
+			hits = m.Land(w, i, hits)
 		}
 		if t >= SwingDuration {
 			t, ap = -1, -1
-			m.event(EventEnd, i, -1, 0, false)
+			m.Emit(EventEnd, i, -1, 0, false)
 		}
 		m.Time[i], m.Phase[i] = t, ap
 	}
 	return hits
 }
 
-// land applies attacker i's pending strike if its target is still alive, hostile
+// Land applies attacker i's pending strike if its target is still alive, hostile
 // and in reach, and cancels it otherwise.
-func (m *Melee) land(w *World, i int, hits []Hit) []Hit {
+func (m *Melee) Land(w *World, i int, hits []Hit) []Hit {
 	a, tg := int32(i), m.StrikeTarget[i]
 	m.StrikeTarget[i] = -1
-	if !w.alive(tg) || !w.hostile(a, tg) || !w.inReach(a, tg, m.Reach[i]) {
+	if !w.Alive(tg) || !w.hostile(a, tg) || !w.inReach(a, tg, m.Reach[i]) {
 		m.Stats.Cancelled++
-		m.event(EventMiss, i, tg, m.StrikeDamage[i], false)
+		m.Emit(EventMiss, i, tg, m.StrikeDamage[i], false)
 		return hits
 	}
 	hp := w.HP[tg] - m.StrikeDamage[i]
@@ -339,6 +343,43 @@ func (m *Melee) land(w *World, i int, hits []Hit) []Hit {
 	if killed {
 		m.Stats.Kills++
 	}
-	m.event(EventHit, i, tg, m.StrikeDamage[i], killed)
+	m.Emit(EventHit, i, tg, m.StrikeDamage[i], killed)
 	return append(hits, Hit{Attacker: a, Target: tg, Damage: m.StrikeDamage[i], Killed: killed})
+}
+
+// EventKind says what a combat Event reports.
+type EventKind uint8
+
+const (
+	// EventRelease: a ranged swing (a bow shot, a cast) crossed its clip's
+	// weapon_release marker (its contact marker when it has none): the moment the
+	// arrow leaves the bow, for the game to launch a projectile or play a sound. The
+	// strike itself still lands at contact (EventHit).
+	EventRelease EventKind = iota + 1
+	// EventHit: a strike landed at its clip's contact marker; Damage was taken off
+	// the target's HP, and Killed says it took it to 0 or below.
+	EventHit
+	// EventMiss: a strike was cancelled: at contact the target was dead, not hostile
+	// or out of reach, or before contact its attacker died or retargeted.
+	EventMiss
+	// EventEnd: a swing ended (Target is −1): the attacker no longer swings.
+	EventEnd
+)
+
+var eventNames = [...]string{EventRelease: "release", EventHit: "hit", EventMiss: "miss", EventEnd: "end"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) && eventNames[k] != "" {
+		return eventNames[k]
+	}
+	return "event?"
+}
+
+// Event is one thing that happened in a swing, reported by Combat.Step.
+type Event struct {
+	Kind     EventKind
+	Attacker int32
+	Target   int32   // −1 for EventEnd
+	Damage   float32 // the strike's damage (snapshotted when the swing began)
+	Killed   bool    // EventHit: the target's HP reached 0 or below
 }
