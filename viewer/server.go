@@ -201,11 +201,8 @@ func (a *Asset) describe(id int, builtins *registry.Registry) assetJSON {
 			cj.FPS = c.FPS
 			cj.Duration = c.Duration()
 		}
-		g, src := registry.ResolveGait(c.Name, nil, a.src.Gaits, table)
+		g, src := registry.ResolveGait(c.Name, cj.Duration, nil, a.src.Gaits, table)
 		cj.Cycle = g.Cycle
-		if !(g.Cycle > 0) {
-			cj.Cycle = cj.Duration
-		}
 		if g.Speed > 0 {
 			cj.GroundSpeed, cj.GroundSpeedSource = g.Speed, src
 		}

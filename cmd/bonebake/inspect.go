@@ -231,11 +231,8 @@ func (r *bpatReport) gaits(f *bpat.File) {
 	}
 	for i := range r.Clips {
 		c := &r.Clips[i]
-		g, src := registry.ResolveGait(c.Name, nil, side, def.Gaits)
-		c.Cycle, c.gaitSource = c.Duration, src
-		if g.Cycle > 0 {
-			c.Cycle = number(g.Cycle)
-		}
+		g, src := registry.ResolveGait(c.Name, float64(c.Duration), nil, side, def.Gaits)
+		c.Cycle, c.gaitSource = number(g.Cycle), src
 		if g.Speed > 0 {
 			c.GroundSpeed, c.GroundSpeedSource = number(g.Speed), src
 		}

@@ -457,15 +457,7 @@ func (r *Registry) species(path string, f *bpat.File, as int, side sidecar) (*Sp
 	s.states = s.clipStates()
 	for _, c := range f.Clips() {
 		ci := Clip{Clip: c, Duration: c.Duration()}
-		var g roster.Gait
-		g, ci.GaitSource = ResolveGait(c.Name, r.cfg.gaits[id], side.file, def.Gaits)
-		if !(g.Cycle > 0) || math.IsInf(g.Cycle, 0) {
-			g.Cycle = ci.Duration
-		}
-		if !(g.Speed > 0) || math.IsInf(g.Speed, 0) {
-			g.Speed = 0
-		}
-		ci.Gait = g
+		ci.Gait, ci.GaitSource = ResolveGait(c.Name, ci.Duration, r.cfg.gaits[id], side.file, def.Gaits)
 		s.Clips = append(s.Clips, ci)
 	}
 	return s, nil
@@ -488,9 +480,23 @@ const (
 // ground_speed_source, GaitSidecar for a clip it plays in place), the built-in
 // table (table, roster.Species.Gaits), else none. The sidecar describes the very
 // file it lies beside, so a clip it lists takes its entry whole, also when the
-// entry has no ground speed. A cycle of 0 means the clip's duration (the registry
-// fills it in).
-func ResolveGait(clip string, game map[string]roster.Gait, side *gait.File, table map[string]roster.Gait) (roster.Gait, string) {
+// entry has no ground speed. It is the one place a gait's
+// numbers are made sound: a cycle that is not a positive finite number of
+// seconds is the clip's duration (one pass per duration), a ground speed that
+// is not positive and finite is none.
+func ResolveGait(clip string, duration float64, game map[string]roster.Gait, side *gait.File, table map[string]roster.Gait) (roster.Gait, string) {
+	g, src := findGait(clip, game, side, table)
+	if !(g.Cycle > 0) || math.IsInf(g.Cycle, 0) {
+		g.Cycle = duration
+	}
+	if !(g.Speed > 0) || math.IsInf(g.Speed, 0) {
+		g.Speed = 0
+	}
+	return g, src
+}
+
+// findGait is ResolveGait's search, the numbers as found.
+func findGait(clip string, game map[string]roster.Gait, side *gait.File, table map[string]roster.Gait) (roster.Gait, string) {
 	if g, ok := game[clip]; ok {
 		return g, GaitGame
 	}
