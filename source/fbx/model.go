@@ -30,6 +30,7 @@ type cluster struct {
 	indexes []int64
 	weights []float64
 	tl, t   rig.Mat4 // TransformLink and Transform, row-major, file units
+	hasTL   bool     // the file writes TransformLink
 }
 
 // fbxMatrix reads a 16-double column-major matrix property into a row-major
@@ -99,8 +100,7 @@ func (s *scene) skins() ([]skinInfo, error) {
 			if len(c.indexes) != len(c.weights) {
 				return nil, s.fail(RuleSkin, "cluster %q has %d indexes but %d weights", co.Name, len(c.indexes), len(c.weights))
 			}
-			var ok bool
-			if c.tl, ok = fbxMatrix(co.Node, "TransformLink"); !ok && len(c.indexes) > 0 {
+			if c.tl, c.hasTL = fbxMatrix(co.Node, "TransformLink"); !c.hasTL && len(c.indexes) > 0 {
 				return nil, s.fail(RuleSkin, "cluster %q has no TransformLink (the bone's bind matrix)", co.Name)
 			}
 			c.t, _ = fbxMatrix(co.Node, "Transform")
@@ -122,6 +122,32 @@ type skeleton struct {
 	par    []int
 	file   []rig.Transform // local, file units and axes, inherit folded
 	rest   []rig.Transform // converted
+	// fileGlob is each bone's global rest matrix and bind its bind matrix,
+	// file units and axes (§9).
+	fileGlob, bind []rig.Mat4
+}
+
+// bindPose sets each bone's bind matrix: its first cluster's TransformLink,
+// else its rest global. A file's bones need not stand in their bind pose:
+// Blender writes the scene's current pose as Lcl, the bind pose only in the
+// clusters (§9).
+func (sk *skeleton) bindPose(skins []skinInfo) {
+	sk.fileGlob = make([]rig.Mat4, len(sk.bones))
+	for b := range sk.bones {
+		sk.fileGlob[b] = sk.file[b].Matrix()
+		if p := sk.par[b]; p >= 0 {
+			sk.fileGlob[b] = sk.fileGlob[p].Mul(sk.fileGlob[b])
+		}
+	}
+	sk.bind = slices.Clone(sk.fileGlob)
+	set := make([]bool, len(sk.bones))
+	for _, si := range skins {
+		for _, c := range si.clusters {
+			if b, ok := sk.boneOf[c.link]; ok && c.hasTL && !set[b] {
+				sk.bind[b], set[b] = c.tl, true
+			}
+		}
+	}
 }
 
 // skeletonOf collects the bones: every bone-class model, every cluster's
@@ -222,6 +248,16 @@ func (s *scene) convert(l rig.Transform, root bool) rig.Transform {
 	return l
 }
 
+// convertGlobal takes a global matrix in the file's units and axes to
+// bonebake's (§6): conv · g · unit⁻¹, the rotation and unit on the left and
+// the unit taken back out on the right, as convert does to the roots' locals.
+func (s *scene) convertGlobal(g rig.Mat4) rig.Mat4 {
+	for r := range 3 {
+		g[r*4+3] *= s.scale
+	}
+	return s.axis.Matrix().Mul(g)
+}
+
 // fileGlobal is m's global rest matrix in the file's units and axes.
 func (s *scene) fileGlobal(m *model) (rig.Mat4, error) {
 	g := rig.IdentityMat4()
@@ -283,6 +319,7 @@ func (s *scene) load(opt gltf.Options) (*gltf.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	sk.bindPose(skins)
 	skel, err := rig.New(sk.names, sk.par, sk.rest)
 	if err != nil {
 		return nil, s.fail(RuleSkeleton, "%v", err)
@@ -293,17 +330,13 @@ func (s *scene) load(opt gltf.Options) (*gltf.Model, error) {
 		m.Joints = append(m.Joints, b)
 		m.JointNames = append(m.JointNames, sk.names[b])
 	}
-	// Inverse binds are the converted rest pose's (§9): the mesh is placed
-	// at rest, so that palette · InverseBind · position is FBX's skinning.
-	glob := make([]rig.Mat4, len(sk.bones))
+	// Inverse binds are the converted bind pose's (§9): the mesh is placed
+	// in the bind pose, so that palette · InverseBind · position is FBX's
+	// skinning.
 	for b := range sk.bones {
-		glob[b] = sk.rest[b].Matrix()
-		if p := sk.par[b]; p >= 0 {
-			glob[b] = glob[p].Mul(glob[b])
-		}
-		inv, ok := glob[b].Inverse()
+		inv, ok := s.convertGlobal(sk.bind[b]).Inverse()
 		if !ok {
-			return nil, s.fail(RuleTransform, "bone %q's rest transform cannot be inverted (a zero scale)", sk.names[b])
+			return nil, s.fail(RuleTransform, "bone %q's bind matrix cannot be inverted (a zero scale)", sk.names[b])
 		}
 		m.InverseBind = append(m.InverseBind, inv)
 	}
@@ -425,13 +458,6 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 	for i := range skins {
 		skinOf[skins[i].model] = &skins[i]
 	}
-	fileGlob := make([]rig.Mat4, len(sk.bones))
-	for b := range sk.bones {
-		fileGlob[b] = sk.file[b].Matrix()
-		if p := sk.par[b]; p >= 0 {
-			fileGlob[b] = fileGlob[p].Mul(fileGlob[b])
-		}
-	}
 	conv := s.axisMat()
 	convLin := s.axis.Matrix()
 	for _, mo := range s.order {
@@ -461,7 +487,13 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 			if err != nil {
 				return err
 			}
-			rigid = g.Mul(geometric(mo))
+			// It moves with its bone: placed by the bone's bind matrix
+			// where it stands relative to the bone at rest.
+			toBone, ok := sk.fileGlob[anchor].Inverse()
+			if !ok {
+				return s.fail(RuleTransform, "bone %q's rest transform cannot be inverted (a zero scale)", sk.names[anchor])
+			}
+			rigid = sk.bind[anchor].Mul(toBone).Mul(g).Mul(geometric(mo))
 			member.Joint = sk.names[anchor]
 			member.How = "rigid on joint " + sk.names[anchor]
 		} else {
@@ -491,9 +523,9 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 			for _, c := range si.clusters {
 				b := sk.boneOf[c.link]
 				// The file's Transform is the cluster's inverse bind matrix,
-				// TransformLink⁻¹ · the mesh's bind matrix (§9): at rest a
-				// control point p stands at G_rest · Transform · Geo · p.
-				mat := fileGlob[b].Mul(c.t).Mul(geo)
+				// TransformLink⁻¹ · the mesh's bind matrix (§9): in the bind
+				// pose a control point p stands at G_bind · Transform · Geo · p.
+				mat := sk.bind[b].Mul(c.t).Mul(geo)
 				for k, ix := range c.indexes {
 					if ix < 0 || int(ix) >= ncp {
 						return s.fail(RuleSkin, "cluster %q: index %d is outside the %d control points of %q", c.obj.Name, ix, ncp, geom.Name)
