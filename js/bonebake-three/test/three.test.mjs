@@ -196,3 +196,30 @@ test('a rig bonebake reduced: the unweighted joints dropped, or the palette\'s b
   assert.throws(() => new bb.BonebakeCrowd(reducedCharacter(), bones(2), { bones: ['j0', 'hand'] }), /bone "hand" is no joint/);
   assert.throws(() => new bb.BonebakeCrowd(reducedCharacter(), bones(2), { bones: ['j0'] }), /1 bone names for the 2 bones of 2\.bpat/);
 });
+
+test('attach puts a prop on each level, a group\'s meshes placed as in the group, and widens the reach', { skip }, async () => {
+  const f = await file();
+  // A socket on joint 1, 2 m up (every frame's socket matrix a translation).
+  f.sockets = [{ name: 'hand', anchor: 1, offset: [0, 1, 0] }];
+  f.socketData = new Float32Array(f.frameTotal * 12);
+  for (let k = 0; k < f.frameTotal; k++) f.socketData.set([1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 1, 0], 12 * k);
+  f.socketIndex = (n) => (n === 'hand' ? 0 : -1);
+  const crowd = new bb.BonebakeCrowd(character(), f, { count: 2, pass: 'cpu' });
+  const reach = crowd.reach;
+  const box = new THREE.Mesh(new THREE.BoxGeometry(0.2, 0.2, 0.2), new THREE.MeshStandardMaterial());
+  const sword = new THREE.Group();
+  const blade = new THREE.Mesh(new THREE.BoxGeometry(0.1, 10, 0.1), new THREE.MeshBasicMaterial());
+  blade.position.set(0, 5, 0);
+  sword.add(blade, new THREE.Mesh(new THREE.SphereGeometry(0.1), new THREE.MeshBasicMaterial()));
+  assert.equal(crowd.attach('hand', box).length, 2); // full and reduced: no snapshot level without a snapshot
+  const parts = crowd.attach('hand', sword, { levels: [bb.LEVEL_FULL] });
+  assert.equal(parts.length, 2);
+  parts[0].geometry.computeBoundingBox();
+  assert.ok(Math.abs(parts[0].geometry.boundingBox.max.y - 10) < 1e-6, 'the blade keeps its place in the group');
+  assert.ok(parts.every((m) => m.instanceMatrix === crowd.levels[0].matrices && !m.instanceColor));
+  assert.ok(crowd.reach >= 2 + 10 - 1e-6 && reach < 7, `reach ${reach}, then ${crowd.reach}`); // the socket's 2 m plus the blade's 10
+  assert.match(crowd.props[0].material.customProgramCacheKey(), /^bonebake-socket:/);
+  crowd.update(0, undefined, camera());
+  assert.ok(crowd.props.every((m) => m.count === crowd.levels[m.userData.bonebakeLevel].count));
+  assert.throws(() => crowd.attach('foot', box), /no socket "foot" in two\.bpat \(it has hand\)/);
+});

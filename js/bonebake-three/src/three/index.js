@@ -253,9 +253,22 @@ export class BonebakeCrowd extends Group {
    * matrix times its bind and the socket's offset. Options: unscaled (take the
    * socket's scale out: a prop in metres on a bone that carries its
    * armature's scale), levels (the levels that show it; default all).
-   * It returns the prop's meshes, one per level.
+   * A group (a model GLTFLoader gave) attaches each of its meshes, placed as
+   * in the group. It returns the prop's meshes, one per mesh and level.
    */
-  attach(socket, prop, { unscaled = false, levels = [LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT] } = {}) {
+  attach(socket, prop, opts = {}) {
+    const { unscaled = false, levels = [LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT] } = opts;
+    if (!prop.isMesh && prop.isObject3D) {
+      prop.updateMatrixWorld(true);
+      const inv = prop.matrixWorld.clone().invert(), out = [];
+      prop.traverse((o) => {
+        if (!o.isMesh || o === prop) return;
+        const part = new Mesh(o.geometry.clone().applyMatrix4(inv.clone().multiply(o.matrixWorld)), o.material);
+        Object.assign(part, { name: o.name, castShadow: o.castShadow, receiveShadow: o.receiveShadow });
+        out.push(...this.attach(socket, part, opts));
+      });
+      return out;
+    }
     const s = this.socketIndex(socket);
     const so = this.bpat.sockets[s];
     const uniforms = {
@@ -275,7 +288,7 @@ export class BonebakeCrowd extends Group {
     // The prop reaches as far from its unit as the socket does, plus its own size.
     prop.geometry.computeBoundingSphere();
     const b = prop.geometry.boundingSphere, D = this.bpat.socketData, k = this.bpat.sockets.length;
-    let far = 0, scale = 1;
+    let far = 0, scale = unscaled ? 1 : 0;
     for (let f = 0; f < this.bpat.frameTotal; f++) {
       const o = (f * k + s) * 12;
       far = Math.max(far, Math.hypot(D[o + 3], D[o + 7], D[o + 11]));
