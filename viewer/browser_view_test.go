@@ -31,3 +31,43 @@ func TestBrowserDefaultViewFullDetail(t *testing.T) {
 		t.Errorf("the whole crowd framed: %s has %v full, reduced, snapshot; want none full (else this test proves nothing)", sel, got)
 	}
 }
+
+// TestBrowserGroundUnderFocus: in the close-up (focus=1) the ground shows
+// around the focus unit's feet (issue 45 item 5: the crowd's grid alone left
+// the unit floating on the bare background there). Points on the ground a
+// little beyond the unit's footprint, on the camera's side of it (so that its
+// body cannot hide them), are drawn in something other than the background
+// colour.
+func TestBrowserGroundUnderFocus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	p := openViewer(t, builtins(t), "?n=9&focus=1&skeleton=0&sockets=0&props=0&paused=1&t=0.3", 900, 700)
+	p.frames(5)
+	pts := p.eval(`(() => {
+		const F = bonebake.state.assets[bonebake.state.selected], d = F.instData, e = bonebake.eye();
+		const x = d[8], z = d[9], r = F.radius * 1.3, out = [];
+		for (let k = 0; k < 48; k++) {
+			const a = (2 * Math.PI * k) / 48, p = [x + r * Math.cos(a), 0, z + r * Math.sin(a)];
+			if (Math.hypot(p[0] - e[0], p[2] - e[2]) < Math.hypot(x - e[0], z - e[2])) out.push(bonebake.project(p));
+		}
+		return out; })()`).([]any)
+	if len(pts) < 10 {
+		t.Fatalf("%d ground points on the camera's side of the focus unit", len(pts))
+	}
+	img := p.screenshot()
+	bare := 0
+	for _, v := range pts {
+		xy := v.([]any)
+		r, g, b, _ := img.At(int(xy[0].(float64)), int(xy[1].(float64))).RGBA()
+		// The background, gl.js's BACKGROUND: (0.149, 0.169, 0.2) → (38, 43, 51).
+		near := func(c uint32, want int) bool { d := int(c>>8) - want; return d >= -4 && d <= 4 }
+		if near(r, 38) && near(g, 43) && near(b, 51) {
+			bare++
+		}
+	}
+	if bare > len(pts)/10 {
+		t.Errorf("%d of %d ground points beside the focus unit's feet show the bare background", bare, len(pts))
+	}
+	p.checkClean()
+}

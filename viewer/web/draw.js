@@ -3,7 +3,7 @@
 // socket gizmos on top.
 import * as M from './mat.js';
 import { state, stats, focusAsset, RECORD } from './state.js';
-import { gl, canvas, prog, U, dummyTex, focusBuf, focusData, axes, skeletonLines } from './gl.js';
+import { gl, canvas, prog, U, dummyTex, focusBuf, focusData, axes, skeletonLines, lineMesh, BACKGROUND } from './gl.js';
 import { viewProj, updateCamera } from './camera.js';
 import { grid } from './scene.js';
 import { useBAT } from './bat.js';
@@ -118,6 +118,14 @@ function drawView(bat) {
   gl.uniformMatrix4fv(U.u_viewProj, false, viewProj);
   let calls = 0, drawn = 0;
 
+  const F = focusAsset();
+  if (F && state.showCrowd) {
+    focusData.set(F.instData.subarray(0, RECORD));
+    focusData.set([1, 1, 1, 0], 4); // the ground and the overlays keep their own colours
+    gl.bindBuffer(gl.ARRAY_BUFFER, focusBuf);
+    gl.bufferSubData(gl.ARRAY_BUFFER, 0, focusData);
+    calls += drawGround(F);
+  }
   setDraw({ unlit: true });
   gl.bindVertexArray(grid.vao);
   gl.drawArraysInstanced(gl.LINES, 0, grid.count, 1);
@@ -167,12 +175,7 @@ function drawView(bat) {
     }
   }
 
-  const F = focusAsset();
   if (F && state.showCrowd && (state.showSkeleton || state.showSockets)) {
-    focusData.set(F.instData.subarray(0, RECORD));
-    focusData.set([1, 1, 1, 0], 4); // overlays keep their own colours
-    gl.bindBuffer(gl.ARRAY_BUFFER, focusBuf);
-    gl.bufferSubData(gl.ARRAY_BUFFER, 0, focusData);
     gl.disable(gl.DEPTH_TEST);
     if (state.showSkeleton) {
       const n = skeletonVertices(F);
@@ -195,6 +198,38 @@ function drawView(bat) {
     gl.enable(gl.DEPTH_TEST);
   }
   return { calls, drawn };
+}
+
+// The ground under the focus unit: a lighter disc, with a contact shadow at its
+// centre and an edge that fades into the background, drawn under the grid and
+// without depth, so that a close-up shows where the unit meets the ground (the
+// crowd's grid is laid for the whole crowd: near one unit its lines are far
+// apart and dim). It follows the unit's place and scale; its size is the
+// species' footprint.
+let ground = null;
+const GROUND_RINGS = [[0, [0.09, 0.1, 0.12]], [0.4, [0.25, 0.28, 0.33]], [0.7, [0.25, 0.28, 0.33]], [1, BACKGROUND]];
+
+function drawGround(F) {
+  if (!ground) {
+    const P = [], C = [], N = 48;
+    const at = (r, k) => [r * Math.cos((2 * Math.PI * k) / N), 0, r * Math.sin((2 * Math.PI * k) / N)];
+    for (let i = 1; i < GROUND_RINGS.length; i++) {
+      const [r0, c0] = GROUND_RINGS[i - 1], [r1, c1] = GROUND_RINGS[i];
+      for (let k = 0; k < N; k++) {
+        P.push(...at(r0, k), ...at(r1, k), ...at(r1, k + 1), ...at(r0, k), ...at(r1, k + 1), ...at(r0, k + 1));
+        C.push(...c0, ...c1, ...c1, ...c0, ...c1, ...c0);
+      }
+    }
+    ground = lineMesh(new Float32Array(P), new Float32Array(C), focusBuf);
+  }
+  const r = F.radius * 2.5, local = M.identity();
+  local[0] = local[10] = r;
+  setDraw({ unlit: true, local });
+  gl.depthMask(false);
+  gl.bindVertexArray(ground.vao);
+  gl.drawArraysInstanced(gl.TRIANGLES, 0, ground.count, 1);
+  gl.depthMask(true);
+  return 1;
 }
 
 const skelPos = new Float32Array(64 * 6 * 3), skelCol = new Float32Array(64 * 6 * 3), posed = new Float32Array(64 * 12);
