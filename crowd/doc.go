@@ -2,26 +2,33 @@
 // thousands of baked creatures every frame (docs/formats/bpat.md §5, docs/runtime.md).
 //
 // A creature at run time is only "(species, clip, phase)". The package turns game
-// state into that and that into the per-instance data a GPU skinning shader reads:
+// state into that and that into the per-instance data a GPU skinning shader reads.
+// It stands on three packages beside it:
 //
-//	Registry   maps a folder of BPAT files read-only (Open; OpenFS for an embed.FS),
-//	           one slot per species id, and resolves every archetype's clip names to
-//	           indices once, at load.
-//	Kind       the built-in kinds of unit (swordsman, spearman, bowman, horse,
-//	           elephant, ...): the species, archetype and weapon that fit together;
-//	           Crowd.Spawn sets a unit to one, Crowd.Check reports what cannot play.
-//	Inputs     per-unit flags, weapon family and speed → PoseIntent (strict
-//	           priority) → StateID → clip through a per-archetype table with
-//	           variants: O(1), no strings.
-//	Crowd      N units as a structure of arrays: each Animate call resolves intents
-//	           to clips, advances phases (locomotion from speed and the clip's gait,
+//	registry   (crowd/registry) the loaded species: a folder of BPAT files mapped
+//	           read-only (registry.Open(registry.Dir(path)); registry.FS for an
+//	           embed.FS), one slot per species id, every archetype's clip names
+//	           resolved to indices once, at load; gaits, fade tables, LOD
+//	           distances, snapshot meshes and sockets per species.
+//	unit       (crowd/unit) what a unit is: ids, flags, weapon and speed, the
+//	           intent and state they resolve to, and the built-in kinds of unit
+//	           (swordsman, spearman, bowman, horse, elephant, ...) whose species,
+//	           archetype and weapon fit together; Crowd.Spawn sets a unit to one,
+//	           Crowd.Check reports what cannot play.
+//	combat     (crowd/combat) the timing of swings: Melee, World, Events.
+//
+// In this package:
+//
+//	Crowd      N units as a structure of arrays: each Animate call resolves their
+//	           inputs (flags, weapon, speed → intent → state) to clips through
+//	           their archetype's table, O(1) with no strings, advances phases (locomotion from speed and the clip's gait,
 //	           attacks from the combat timeline, death progress, ambient idles),
-//	           cross-fades every clip change (FadeTable), blends walk and run by
+//	           cross-fades every clip change (registry.FadeTable), blends walk and run by
 //	           speed, and writes one 16-byte Instance per unit (InstanceBytes), with
 //	           a 32-byte Blend beside it while the unit fades or blends.
 //	Combat     swings in one call each (Attack), timed on the clips' contact and
 //	           weapon_release markers; Step returns the frame's hits, misses,
-//	           releases and swing ends as Events.
+//	           releases and swing ends as combat.Events.
 //	Sockets    any unit's socket transforms at its clip and phase, interpolated
 //	           like the palette, in model space or placed in the world (WorldSocket).
 //	Batch      the playback kernel alone: phase += rate·dt, then phase → frames by
@@ -35,7 +42,7 @@
 //
 // A frame of a game is then: decide (targets, movement, Combat.Attack for the
 // units that swing), Combat.Step and its events, Crowd.Animate, upload
-// InstanceBytes (and BlendBytes). The rider archetype (see RiderArchetype) plays a
+// InstanceBytes (and BlendBytes). The rider archetype (registry.BuiltinArchetype(roster.Rider)) plays a
 // mounted humanoid from the humanoid file's riding clips; its horse is a unit of
 // its own. The README's "Using it from Go" is such a loop, run as Example_readme.
 //
@@ -46,9 +53,9 @@
 //
 // A BPAT file stores frames, fps and the loop flag, not how fast a locomotion clip
 // plays in the game. Each clip's cycle (seconds per pass at its ground speed) and
-// ground speed come, first found first, from the game (WithGait), from the gait
+// ground speed come, first found first, from the game (registry.WithGait), from the gait
 // sidecar NAME.gait.json that bake writes beside the file (its measured speeds),
 // or from a small built-in table keyed by species and clip name (roster's Gaits); a
 // clip none of them knows plays once per its own duration and is not speed-driven
-// (ResolveGait, docs/formats/gait.md).
+// (registry.ResolveGait, docs/formats/gait.md).
 package crowd

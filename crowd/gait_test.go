@@ -216,7 +216,7 @@ func TestGaitPrecedence(t *testing.T) {
 	}
 }
 
-// TestSidecarLoads: LoadDir, LoadFS and LoadBytesGaits read the gait as LoadFile
+// TestSidecarLoads: a Dir, an FS and Memory with gaits read the gait as Files
 // does; a broken sidecar, or one of another bake, refuses the file.
 func TestSidecarLoads(t *testing.T) {
 	dir := t.TempDir()
@@ -232,8 +232,8 @@ func TestSidecarLoads(t *testing.T) {
 			t.Errorf("%s: %+v from %q, want measured 1.4 m/s", what, c.Gait, c.GaitSource)
 		}
 	}
-	check("LoadDir", func(r *registry.Registry) error { return r.Load(registry.Dir(dir)) })
-	check("LoadFS", func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) })
+	check("Dir", func(r *registry.Registry) error { return r.Load(registry.Dir(dir)) })
+	check("FS", func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) })
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +242,7 @@ func TestSidecarLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("LoadBytesGaits", func(r *registry.Registry) error {
+	check("Memory with gaits", func(r *registry.Registry) error {
 		return r.Load(registry.Memory(registry.File{Name: "walker.bpat", Data: b, Gaits: side}))
 	})
 
@@ -254,8 +254,8 @@ func TestSidecarLoads(t *testing.T) {
 			t.Fatal(err)
 		}
 		for what, load := range map[string]func(r *registry.Registry) error{
-			"LoadFile": func(r *registry.Registry) error { return r.Load(registry.Files(out)) },
-			"LoadFS":   func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) },
+			"Files": func(r *registry.Registry) error { return r.Load(registry.Files(out)) },
+			"FS":    func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) },
 		} {
 			r := registry.New(walkerOpts(id, clip, nil)...)
 			err := load(r)

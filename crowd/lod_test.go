@@ -87,7 +87,7 @@ func TestLODRows(t *testing.T) {
 	}
 	h := r.Species(unit.SpeciesHumanoid)
 	if h.Snapshot == nil {
-		t.Fatal("no snapshot after LoadSnapshot")
+		t.Fatal("no snapshot after AttachSnapshot")
 	}
 	snap := h.Snapshot.Clips()
 	walk, die := clipID(h, "walk"), clipID(h, "die_infantry")

@@ -28,9 +28,9 @@ func TestBesideNotRegular(t *testing.T) {
 			t.Skip("no named pipes here:", err)
 		}
 		for what, load := range map[string]func(r *registry.Registry) error{
-			"LoadFile": func(r *registry.Registry) error { return r.Load(registry.Files(out)) },
-			"LoadDir":  func(r *registry.Registry) error { return r.Load(registry.Dir(dir)) },
-			"LoadFS":   func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) },
+			"Files": func(r *registry.Registry) error { return r.Load(registry.Files(out)) },
+			"Dir":   func(r *registry.Registry) error { return r.Load(registry.Dir(dir)) },
+			"FS":    func(r *registry.Registry) error { return r.Load(registry.FS(os.DirFS(dir), ".")) },
 		} {
 			done := make(chan error, 1)
 			go func() {

@@ -255,7 +255,7 @@ func TestRegistryClose(t *testing.T) {
 		t.Errorf("Species.Sockets after Close: %v", err)
 	}
 	if err := r.Load(registry.Dir(dir)); !errors.Is(err, registry.ErrClosed) {
-		t.Errorf("LoadDir after Close: %v", err)
+		t.Errorf("Load after Close: %v", err)
 	}
 	// The files are unmapped: they can be removed (and, on every OS, replaced).
 	for _, s := range builtinSpecs {

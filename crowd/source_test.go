@@ -31,7 +31,7 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-// LoadAs puts files in the slots given, whatever species they carry: two files
+// Into puts files in the slots given, whatever species they carry: two files
 // of one species side by side, each with its slot's archetypes, and a snapshot
 // mesh that carries the file's own species_id.
 func TestLoadAs(t *testing.T) {
@@ -67,14 +67,14 @@ func TestLoadAs(t *testing.T) {
 	if err := r.Load(registry.Memory(registry.File{Name: "again.bpat", Data: human}).Into(11)); err == nil || !strings.Contains(err.Error(), "already held") {
 		t.Errorf("a held slot: %v", err)
 	}
-	// A snapshot mesh of another species is refused, as LoadSnapshot refuses it.
+	// A snapshot mesh of another species is refused, as AttachSnapshot refuses it.
 	err := r.Load(registry.Memory(registry.File{Name: "h.bpat", Data: human, Snapshot: halfSnapshot(t, builtinSpecs[1])}).Into(unit.SpeciesHumanoid))
 	if err == nil || !strings.Contains(err.Error(), "species_id 1") {
 		t.Errorf("a horse's snapshot for a humanoid: %v", err)
 	}
 }
 
-// LoadEach loads what it can, by LoadDir's rule, the files named after their
+// LoadEach loads what it can, by Load's rule, the files named after their
 // species first, and says why it left the others out.
 func TestLoadEach(t *testing.T) {
 	spec := func(name string) []byte { return encode(t, contents(specNamed(name))) }

@@ -16,7 +16,7 @@
 //     so, and they show in the parade;
 //   - parade: every asset's units in rows, cycling through its clips at about
 //     1/duration each, played by a crowd.Player over a registry holding every
-//     asset in a slot of its own (crowd.Registry.LoadAs): its crowd.Batch steps
+//     asset in a slot of its own (registry.Memory(file).Into(k)): its crowd.Batch steps
 //     phase += rate·dt, then phase → frame, next, lerp by docs/formats/bpat.md §5,
 //     and its one-shots replay after holding their end pose. A horse's rider
 //     (crowd.Player.Ride) plays the clip the rider archetype's table maps to the

@@ -17,7 +17,7 @@ import (
 //     in its species' slot by the runtime's rule (crowd.Registry.LoadEach: by name,
 //     then species id): what crowd/battle plays, with the runtime's intent and
 //     clip tables;
-//   - play holds every asset, asset k in slot k (crowd.Registry.LoadAs), with its
+//   - play holds every asset, asset k in slot k (registry.Memory(file).Into(k)), with its
 //     battle species' archetypes: the slots crowd.Batch plays clips from by number.
 type registries struct {
 	once   sync.Once
