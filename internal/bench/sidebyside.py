@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times whole commands side by side: each round runs every command once, in turn,
 so that a shared machine's drift hits them alike; prints each one's median, range
-and its ratio to the first command's median.
+and its ratio to the first command's median, and its median CPU time (user + system of
+the process and its children, which a loaded machine skews less than wall time).
 
     python3 internal/bench/sidebyside.py [-r ROUNDS] [-w WARMUP] NAME='COMMAND' ...
 
@@ -10,7 +11,7 @@ to start, which would add about a millisecond to each: a tenth of a 15 ms bake);
 that needs a shell (a pipe, a redirection, a variable, `;` or `&&`) runs with sh -c.
 Its output is discarded; a failing command stops the run.
 """
-import argparse, shlex, statistics, subprocess, sys, time
+import argparse, os, shlex, statistics, subprocess, sys, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("-r", "--rounds", type=int, default=15)
@@ -28,20 +29,23 @@ def argv(c):
 
 
 times = {n: [] for n, _ in cmds}
+cpu = {n: [] for n, _ in cmds}
 for r in range(a.warmup + a.rounds):
     for n, c in cmds:
         t0 = time.perf_counter()
-        p = subprocess.run(argv(c), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(argv(c), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
         dt = time.perf_counter() - t0
-        if p.returncode != 0:
-            sys.exit(f"{n}: exit status {p.returncode}: {c}")
+        if status != 0:
+            sys.exit(f"{n}: exit status {os.waitstatus_to_exitcode(status)}: {c}")
         if r >= a.warmup:
             times[n].append(dt * 1000)
+            cpu[n].append((usage.ru_utime + usage.ru_stime) * 1000)
 base = statistics.median(times[cmds[0][0]])
 print(f"{a.rounds} rounds after {a.warmup} warm-up, alternating")
-print("| command | median | range | median / first's |")
-print("|---|---|---|---|")
+print("| command | median | range | median / first's | CPU median |")
+print("|---|---|---|---|---|")
 for n, c in cmds:
     ts = times[n]
     m = statistics.median(ts)
-    print(f"| {n} | {m:.1f} ms | {min(ts):.1f}–{max(ts):.1f} ms | {m / base:.2f} |")
+    print(f"| {n} | {m:.1f} ms | {min(ts):.1f}–{max(ts):.1f} ms | {m / base:.2f} | {statistics.median(cpu[n]):.1f} ms |")
