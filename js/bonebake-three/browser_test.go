@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -112,6 +111,7 @@ type page struct {
 	path, ready, failed string                  // as openURL's
 	three               func(testing.TB) string // the folder whose node_modules/ the page's three.js comes from (npmPackage unless set)
 	timeout             time.Duration           // how long the browser may run (4 minutes unless set)
+	root                string                  // the folder served at / (the package's unless set)
 }
 
 func openWith(t testing.TB, p page) context.Context {
@@ -140,7 +140,10 @@ func openWith(t testing.TB, p page) context.Context {
 	for _, f := range []string{"soldier.bpat", "soldier.gait.json", "soldier_minimal.bpsm"} {
 		mux.HandleFunc("/examples/"+f, func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, filepath.Join(soldier.dir, f)) })
 	}
-	mux.Handle("/", http.FileServer(http.Dir(".")))
+	if p.root == "" {
+		p.root = "."
+	}
+	mux.Handle("/", http.FileServer(http.Dir(p.root)))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +347,17 @@ func testShadow(t *testing.T, ctx context.Context) {
 // their shadows cover part of a picture that is otherwise sky and lit grass.
 func TestBrowserExample(t *testing.T) {
 	ctx := openURL(t, "examples/index.html?units=100", "exampleReady", "exampleError")
-	// Let a few frames draw, then take the browser's own picture of the page.
+	dark := screenPixels(t, ctx, "example.png", func(r, g, b uint32) bool { return r+g+b < 150 })
+	t.Logf("%v dark pixels", dark)
+	if dark < 200 {
+		t.Errorf("%v dark pixels: the example drew no crowd", dark)
+	}
+}
+
+// screenPixels lets the page draw a few frames, then counts the pixels of
+// the browser's own picture of it (kept as name in $BONEBAKE_SHOTS) that
+// count (given 8-bit red, green and blue) picks.
+func screenPixels(t testing.TB, ctx context.Context, name string, count func(r, g, b uint32) bool) int {
 	eval[bool](t, ctx, `new Promise((res) => { let n = 0; (function f() { if (++n > 5) res(true); else requestAnimationFrame(f); })(); })`)
 	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -355,72 +368,18 @@ func TestBrowserExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d := os.Getenv("BONEBAKE_SHOTS"); d != "" {
-		os.WriteFile(filepath.Join(d, "example.png"), shot, 0o644)
+		os.WriteFile(filepath.Join(d, name), shot, 0o644)
 	}
-	dark := 0
+	n := 0
 	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
 		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
 			r, g, b, _ := img.At(x, y).RGBA()
-			if (r+g+b)>>8 < 150 {
-				dark++
+			if count(r>>8, g>>8, b>>8) {
+				n++
 			}
 		}
 	}
-	t.Logf("%v dark pixels", dark)
-	if dark < 200 {
-		t.Errorf("%v dark pixels: the example drew no crowd", dark)
-	}
-}
-
-// TestPackInstall: the package, packed as npm packs it, installs into a fresh
-// project beside three.js and its two entry points load there (its files
-// list, exports and peer dependency hold). Full suite only; three.js comes
-// from npm's cache (npmPackage put it there), so the test needs no network
-// once the browser tests have run; it skips when npm cannot install offline.
-func TestPackInstall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("npm pack and install run in the full suite")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	npmPackage(t) // npm is there, and three.js in its cache
-	dir := t.TempDir()
-	run := func(in string, skip bool, name string, args ...string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir = in
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			if skip {
-				t.Skipf("%s %v: %v: %s", name, args, err, out)
-			}
-			t.Fatalf("%s %v: %v: %s", name, args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	here, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tgz := run(here, false, "npm", "pack", "--pack-destination", dir, "--loglevel=error")
-	project := filepath.Join(dir, "game")
-	if err := os.MkdirAll(project, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(project, "package.json"), []byte(`{"name":"game","version":"1.0.0","type":"module","private":true}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(project, true, "npm", "install", "--offline", "--no-audit", "--no-fund", "--loglevel=error", "three@0.187.0", filepath.Join(dir, filepath.Base(tgz)))
-	got := run(project, false, node, "--input-type=module", "-e", `
-		const core = await import('bonebake-three/core');
-		const three = await import('bonebake-three');
-		console.log(core.resolve(0.9375, 8, true).join(' '), typeof three.BonebakeCrowd, typeof core.BonebakeCrowd);`)
-	if got != "7 0 0.5 function undefined" {
-		t.Errorf("in a fresh project the package says %q; want the core's resolve, the binding's BonebakeCrowd, and no three.js in the core", got)
-	}
+	return n
 }
 
 // TestBrowserGoldenGPU: the GPU pass's copy of the playback rule and fades
