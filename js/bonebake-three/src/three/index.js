@@ -255,8 +255,11 @@ export class BonebakeCrowd extends Group {
    * armature's scale), levels (the levels that show it; default all).
    * A group (a model GLTFLoader gave) attaches each of its meshes, placed as
    * in the group. It returns the prop's meshes, one per mesh and level.
+   * Given a three.js object alone, it is Object3D's attach (the crowd is an
+   * Object3D: three.js and TypeScript call it so).
    */
   attach(socket, prop, opts = {}) {
+    if (socket?.isObject3D) return super.attach(socket);
     const { unscaled = false, levels = [LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT] } = opts;
     if (!prop.isMesh && prop.isObject3D) {
       prop.updateMatrixWorld(true);
