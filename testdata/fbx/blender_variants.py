@@ -9,6 +9,7 @@
 # scene, exports it as NAME.fbx with the variant's FBX export options, then
 # reads NAME.fbx back into another empty scene with the importer's default
 # options and writes NAME.blender.glb (no images: the test compares geometry).
+import json
 import os
 import sys
 
@@ -60,6 +61,44 @@ def load(src):
         bpy.ops.import_scene.gltf(filepath=src)
 
 
+def dump(path):
+    """Blender's evaluated scene at two frames of each stack: the reference
+    its glTF exporter does not always keep (it moves objects parented to
+    bones)."""
+    scene = bpy.context.scene
+    meshes = [o for o in bpy.data.objects if o.type == "MESH"]
+    arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    tracks = list(arm.animation_data.nla_tracks)
+    for tr in tracks:
+        tr.mute = True
+    out = {"clips": []}
+    height = None
+    for tr in tracks:
+        tr.mute = False
+        act = tr.strips[0].action
+        first, last = int(act.frame_range[0]), int(act.frame_range[1])
+        for frame in (first, (first + last) // 2):
+            scene.frame_set(frame)
+            dg = bpy.context.evaluated_depsgraph_get()
+            pts = []
+            for o in meshes:
+                ev = o.evaluated_get(dg)
+                me = ev.to_mesh()
+                for v in me.vertices:
+                    p = ev.matrix_world @ v.co
+                    pts.append((p.x, p.z, -p.y))
+                ev.to_mesh_clear()
+            if height is None:
+                ys = [p[1] for p in pts]
+                height = max(ys) - min(ys)
+                out["unit"] = unit = height * 1e-6
+            out["clips"].append({"name": act.name.split("|", 1)[1], "frame": frame - first,
+                                 "positions": [round(c / unit) for p in pts for c in p]})
+        tr.mute = True
+    with open(path, "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+
+
 for name, (src, actions, frames, opts) in VARIANTS.items():
     if only and name not in only:
         continue
@@ -107,4 +146,5 @@ for name, (src, actions, frames, opts) in VARIANTS.items():
             tr.strips.new(a.name, int(a.frame_range[0]), a)
     bpy.ops.export_scene.gltf(filepath=os.path.join(outdir, name + ".blender.glb"),
                               export_format="GLB", export_image_format="NONE")
+    dump(os.path.join(outdir, name + ".blender.json"))
     print("reference", name, "actions", [(a.name, tuple(a.frame_range)) for a in bpy.data.actions])
