@@ -38,7 +38,7 @@ import (
 //     dt/duration to 1, where it stays;
 //   - Dead (a single-frame clip): 0;
 //   - everything else (idles, hold, riding idle): an ambient loop at 1/Cycle, which
-//     begins where the unit's phase stands (NewCrowd spreads them with AmbientPhase);
+//     begins where the unit's phase stands (New spreads them with AmbientPhase);
 //     a one-shot clip there (the idle fidgets) repeats too.
 //
 // A one-shot clip starts at phase 0 whenever the unit's clip changes to it; a

@@ -26,7 +26,7 @@ type clock struct {
 
 // levelPair is a crowd unit's level and its rider's (LevelFull without one),
 // as a clock answer's level entry carries them: the level in the low byte.
-func (c *Crowd) levelPair(i int) uint16 {
+func (c *Scene) levelPair(i int) uint16 {
 	p := c.play
 	l := uint16(p.Level[i])
 	if r := c.riderUnit[i]; r >= 0 {
@@ -35,7 +35,7 @@ func (c *Crowd) levelPair(i int) uint16 {
 	return l
 }
 
-func newClock(c *Crowd, units int) *clock {
+func newClock(c *Scene, units int) *clock {
 	k := &clock{owner: make([]int32, units)}
 	for u := range k.owner {
 		k.owner[u] = -1 // a rider until its horse claims it
@@ -63,7 +63,7 @@ func (k *clock) collect(changed []int32) {
 
 // focusRecord writes the 32-float record crowd unit i shows now (the page's
 // skeleton overlay and focus read it) into rec.
-func (c *Crowd) focusRecord(i int, rec []float32) {
+func (c *Scene) focusRecord(i int, rec []float32) {
 	copy(rec, c.Records[i*RecordFloats:(i+1)*RecordFloats])
 	p := c.play
 	o, b := p.Records[i].At(p.Now)
@@ -87,7 +87,7 @@ func (c *Crowd) focusRecord(i int, rec []float32) {
 // levels of detail changed since the last answer (every unit in the first
 // answer with level of detail on; none with it off): the unit's index
 // (uint32), its crowd.Level and its rider's (a byte each), two zero bytes.
-func (c *Crowd) appendClock(b []byte, f Focus) []byte {
+func (c *Scene) appendClock(b []byte, f Focus) []byte {
 	k, p := c.clock, c.play
 	k.collect(p.Changed())
 	le := binary.LittleEndian
@@ -125,7 +125,7 @@ func (c *Crowd) appendClock(b []byte, f Focus) []byte {
 
 // appendLevels appends the level entries of a clock answer (see appendClock):
 // the player chose the levels at its new time (crowd.Player.Advance).
-func (c *Crowd) appendLevels(b []byte) []byte {
+func (c *Scene) appendLevels(b []byte) []byte {
 	k := c.clock
 	at := len(b)
 	b = binary.LittleEndian.AppendUint32(b, 0)

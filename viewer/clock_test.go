@@ -16,11 +16,11 @@ import (
 // interrupt fades and pop (fades off), one-shots replayed and a seek.
 func TestClockMatchesBatch(t *testing.T) {
 	s := New(builtins(t))
-	frame, err := s.NewCrowd(CrowdParams{Layout: LayoutParade, Count: 400, Seed: 7})
+	frame, err := s.NewScene(SceneParams{Layout: LayoutParade, Count: 400, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clocked, err := s.NewCrowd(CrowdParams{Layout: LayoutParade, Count: 400, Seed: 7, Clock: true})
+	clocked, err := s.NewScene(SceneParams{Layout: LayoutParade, Count: 400, Seed: 7, Clock: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ type crowdStore struct {
 
 type liveCrowd struct {
 	mu  sync.Mutex // one step at a time
-	c   *Crowd
+	c   *Scene
 	out []byte
 }
 
@@ -35,7 +35,7 @@ func (s *Server) Crowds() int {
 	return len(s.crowds.live)
 }
 
-func (st *crowdStore) add(c *Crowd) int {
+func (st *crowdStore) add(c *Scene) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.live == nil {
@@ -132,7 +132,7 @@ func (s *Server) serveCrowd(w http.ResponseWriter, r *http.Request, rest string)
 }
 
 func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
-	var p CrowdParams
+	var p SceneParams
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
@@ -147,7 +147,7 @@ func (s *Server) createCrowd(w http.ResponseWriter, r *http.Request) {
 	if s.buildHook != nil {
 		s.buildHook()
 	}
-	c, err := s.NewCrowd(p)
+	c, err := s.NewScene(p)
 	if err != nil {
 		http.Error(w, "crowd parameters: "+err.Error(), http.StatusBadRequest)
 		return
@@ -219,7 +219,7 @@ func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
 // every unit's 32-float record in asset order (docs/viewer-wire.md). A
 // crowd played in the GPU clock mode answers with only the records that changed
 // instead (see appendClock).
-func (c *Crowd) AppendStep(b []byte, f Focus) []byte {
+func (c *Scene) AppendStep(b []byte, f Focus) []byte {
 	if c.clock != nil {
 		return c.appendClock(b, f)
 	}
@@ -251,7 +251,7 @@ func putFloatsEach(b []byte, fs []float32) {
 }
 
 // appendHeader appends a step answer's header (magic to alive) and unit counts.
-func (c *Crowd) appendHeader(b []byte, magic string, f Focus) []byte {
+func (c *Scene) appendHeader(b []byte, magic string, f Focus) []byte {
 	alive := c.Alive()
 	b = append(b, magic...)
 	b = binary.LittleEndian.AppendUint32(b, uint32(c.Steps))

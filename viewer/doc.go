@@ -3,7 +3,7 @@
 // that draws them.
 //
 // The split: the server computes the crowd, the page only draws it. For a
-// layout, a unit count and a seed the server builds a Crowd and advances it one
+// layout, a unit count and a seed the server builds a Scene and advances it one
 // step per request, exactly as a game linking the runtime would:
 //
 //   - battle: crowd/battle over a crowd.Registry holding the assets that are
@@ -36,7 +36,7 @@
 // wire.go, which generates the page's web/wire.js), grouped by asset, so the page uploads
 // them as they come; it asks for step k+1 while it draws step k.
 //
-// A parade made with CrowdParams.Clock plays in the GPU clock mode
+// A parade made with SceneParams.Clock plays in the GPU clock mode
 // (docs/runtime.md §6.2; clock.go): its crowd.Player keeps each playback unit's
 // crowd.TimeRecord and rewrites it only when the unit's clip, rate or phase is
 // set (an override, a one-shot replayed, a seek), by crowd.Batch's rules, fades
@@ -112,7 +112,7 @@
 //	/api/bat/{id}?preset=…&format=…        * the asset's BAT bake (docs/formats/bat.md): the report, max_error verified
 //	/api/bat/{id}/texels?preset=…&format=… * its textures' stored values and TEXCOORD_1, for the page (see encodeTexels)
 //	/api/bat/{id}/{file}?preset=…&format=… * a file of that bake, byte for byte (textures, mesh, XML report)
-//	POST /api/crowd              * a new crowd (CrowdParams as JSON) → its id, units per asset, riders, fade tables (rules), extent, playback
+//	POST /api/crowd              * a new crowd (SceneParams as JSON) → its id, units per asset, riders, fade tables (rules), extent, playback
 //	/api/crowd/{id}/step?dt=…    * advance it (also focus, clips, seek, fades, eye, lod) → the records, or the changed time records (see Crowd.AppendStep)
 //
 // Anything else is 404: the server never reads a file by a name a request gives,

@@ -116,7 +116,7 @@ func parseView(q url.Values) (View, error) {
 // chooses their levels; v.LOD false turns level of detail off (every unit at
 // full detail). A unit's distance is that of the point on the ground it stands
 // on; a rider's, its horse's.
-func (c *Crowd) SetView(v View) {
+func (c *Scene) SetView(v View) {
 	batches := []*crowd.Batch{c.play.Batch}
 	if c.battle != nil {
 		batches = append(batches, &c.battle.Crowd.Batch)
@@ -157,7 +157,7 @@ func (c *Crowd) SetView(v View) {
 
 // putLevels writes each unit's level, and its rider's, into the records (0 with
 // level of detail off).
-func (c *Crowd) putLevels() {
+func (c *Scene) putLevels() {
 	if c.play.Level == nil {
 		return
 	}

@@ -37,8 +37,8 @@ type AssetLook struct {
 	Spacing float32 `json:"spacing"`
 }
 
-// CrowdParams say which crowd to build.
-type CrowdParams struct {
+// SceneParams say which scene to build.
+type SceneParams struct {
 	Layout string      `json:"layout"` // LayoutParade or LayoutBattle
 	Count  int         `json:"count"`  // units, 1 to MaxUnits (a battle's riders and horses count one each)
 	Only   *int        `json:"only"`   // an asset's index: a crowd of it alone; nil for every asset
@@ -49,10 +49,11 @@ type CrowdParams struct {
 	Clock bool `json:"clock"`
 }
 
-// Crowd is a crowd the server animates with the runtime, for the page to draw.
+// Scene is a crowd the server animates with the runtime (a parade or a battle),
+// for the page to draw.
 // Units are grouped by asset: asset a's units are records First[a] to
 // First[a]+Count[a]-1 of Records.
-type Crowd struct {
+type Scene struct {
 	Layout string
 	Count  []int // per asset
 	First  []int // per asset
@@ -99,7 +100,7 @@ type Focus struct {
 	Rate  float32 // phase per second
 }
 
-func (p *CrowdParams) check(assets int) error {
+func (p *SceneParams) check(assets int) error {
 	if p.Layout != LayoutParade && p.Layout != LayoutBattle {
 		return fmt.Errorf("layout %q: want %q or %q", p.Layout, LayoutParade, LayoutBattle)
 	}
@@ -120,8 +121,8 @@ func (p *CrowdParams) check(assets int) error {
 	return nil
 }
 
-// NewCrowd builds a crowd of the server's assets.
-func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
+// NewScene builds a crowd of the server's assets.
+func (s *Server) NewScene(p SceneParams) (*Scene, error) {
 	if err := p.check(len(s.assets)); err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 			looks[k] = AssetLook{Scale: 1, Spacing: 1.5}
 		}
 	}
-	c := &Crowd{Layout: p.Layout, assets: s.assets, regs: s.runtime()}
+	c := &Scene{Layout: p.Layout, assets: s.assets, regs: s.runtime()}
 	c.Rider = make([]int, len(s.assets))
 	c.riderMap = make([][]unit.ClipID, len(s.assets))
 	for k := range c.Rider {
@@ -162,7 +163,7 @@ func (s *Server) NewCrowd(p CrowdParams) (*Crowd, error) {
 	return c, nil
 }
 
-func (c *Crowd) shown(p CrowdParams) []int {
+func (c *Scene) shown(p SceneParams) []int {
 	var out []int
 	for k := range c.assets {
 		if (p.Only == nil || *p.Only == k) && c.regs.playable[k] {
@@ -172,7 +173,7 @@ func (c *Crowd) shown(p CrowdParams) []int {
 	return out
 }
 
-func (c *Crowd) notIn(shown []int) string {
+func (c *Scene) notIn(shown []int) string {
 	var out []string
 	for _, k := range shown {
 		if why := c.regs.notInBattle[k]; why != "" {
@@ -183,7 +184,7 @@ func (c *Crowd) notIn(shown []int) string {
 }
 
 // group sizes the per-asset tables and the records for units listed by asset.
-func (c *Crowd) group(unitAsset []uint16, looks []AssetLook) {
+func (c *Scene) group(unitAsset []uint16, looks []AssetLook) {
 	n := len(unitAsset)
 	c.unitAsset = unitAsset
 	c.Count, c.First = make([]int, len(c.assets)), make([]int, len(c.assets))
@@ -206,7 +207,7 @@ func (c *Crowd) group(unitAsset []uint16, looks []AssetLook) {
 // newPlayback makes the playback player: units [0, n) are the crowd's, the
 // rest riders. With clocked, it plays in the GPU clock mode. Its one-shots
 // replay after holding their end pose for oneShotHold.
-func (c *Crowd) newPlayback(n int, rng *rand.Rand, clocked bool) {
+func (c *Scene) newPlayback(n int, rng *rand.Rand, clocked bool) {
 	c.play = crowd.NewPlayer(c.regs.play, n, clocked)
 	c.play.Hold = oneShotHold
 	if clocked {
@@ -222,7 +223,7 @@ func (c *Crowd) newPlayback(n int, rng *rand.Rand, clocked bool) {
 // asset's units cycling through its clips; every asset's band is about as wide
 // as the whole is deep. A horse's units carry riders when a rider species is
 // loaded.
-func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Rand, clocked bool) {
+func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Rand, clocked bool) {
 	nA := len(shown)
 	share := func(j int) int {
 		if j < n%nA {
@@ -290,7 +291,7 @@ func (c *Crowd) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 // paradeRider finds the rider for the parade's horses: the humanoid species, or
 // else any loaded species with a rider table; it fills riderMap and Rider for
 // every horse asset and returns the rider's asset.
-func (c *Crowd) paradeRider() int {
+func (c *Scene) paradeRider() int {
 	r := c.regs
 	var rs *registry.Species
 	for _, s := range r.battle.All() {
@@ -313,7 +314,7 @@ func (c *Crowd) paradeRider() int {
 // buildBattle runs crowd/battle over the battle registry: every unit of a
 // species an asset in ok is loaded as is drawn, except riders, which their
 // horses carry.
-func (c *Crowd) buildBattle(p CrowdParams, ok []int, looks []AssetLook, rng *rand.Rand) {
+func (c *Scene) buildBattle(p SceneParams, ok []int, looks []AssetLook, rng *rand.Rand) {
 	r := c.regs
 	b := battle.New(r.battle, p.Count, p.Seed)
 	b.Workers = runtime.GOMAXPROCS(0) // a large battle's step on every core; the same battle
@@ -375,13 +376,13 @@ func hueTint(h float32) []float32 {
 }
 
 // Clocked reports whether the crowd plays in the GPU clock mode.
-func (c *Crowd) Clocked() bool { return c.play.Clocked() }
+func (c *Scene) Clocked() bool { return c.play.Clocked() }
 
 // Len is the number of units drawn.
-func (c *Crowd) Len() int { return len(c.unitAsset) }
+func (c *Scene) Len() int { return len(c.unitAsset) }
 
 // Extent is the ground rectangle the units stand in: x0, z0, x1, z1.
-func (c *Crowd) Extent() [4]float32 {
+func (c *Scene) Extent() [4]float32 {
 	e := [4]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
 	for i := range c.Len() {
 		x, z := c.Records[i*RecordFloats+recPlace], c.Records[i*RecordFloats+recPlace+1]

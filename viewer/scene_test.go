@@ -191,7 +191,7 @@ func TestBattleIsTheGame(t *testing.T) {
 func TestParadeIsTheBatch(t *testing.T) {
 	assets := builtins(t)
 	s := New(assets)
-	c, err := s.NewCrowd(CrowdParams{Layout: LayoutParade, Count: 500, Seed: 3})
+	c, err := s.NewScene(SceneParams{Layout: LayoutParade, Count: 500, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // asset whose clip is overridden, play crowd.Batch, or in the GPU clock mode
 // rewrite the time records of the units whose clip, rate or phase is set. It
 // returns the focus unit's clip and phase.
-func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
+func (c *Scene) Step(dt float32, in StepInput) (Focus, error) {
 	focus, err := c.prepare(dt, in)
 	if err != nil {
 		return Focus{}, err
@@ -39,7 +39,7 @@ func (c *Crowd) Step(dt float32, in StepInput) (Focus, error) {
 // prepare checks a step's input and sets the playback units' clips, rates and
 // phases for it (the override, the seek, one-shots replayed); it returns the
 // focus unit, or −1.
-func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
+func (c *Scene) prepare(dt float32, in StepInput) (int, error) {
 	if !(dt >= 0 && dt <= 1) {
 		return -1, fmt.Errorf("dt %v: want 0 to 1 seconds", dt)
 	}
@@ -116,21 +116,21 @@ func (c *Crowd) prepare(dt float32, in StepInput) (int, error) {
 // fadeTime is how long a playback unit of asset a fades from clip from to clip
 // to: crowd.Registry.ClipFade of its slot (0 from crowd.NoClip: a battle unit
 // shows no clip before its first step).
-func (c *Crowd) fadeTime(a, from, to int) float32 {
+func (c *Scene) fadeTime(a, from, to int) float32 {
 	return c.regs.play.ClipFade(unit.SpeciesID(a), unit.ClipID(from), unit.ClipID(to))
 }
 
 // takeOver starts playing battle unit i's clip, phase and rate on its playback
 // unit: what the override then fades from (a fade the battle unit was in is
 // dropped).
-func (c *Crowd) takeOver(i int) {
+func (c *Scene) takeOver(i int) {
 	bc, u := c.battle.Crowd, c.battleOf[i]
 	c.play.Batch.Play(i, bc.Clip[u], bc.Phase[u], bc.Rate[u], 0)
 }
 
 // handBack fades battle unit i from the overridden clip its playback unit shows
 // back to the clip the battle plays (the battle's own fade, if any, is lost).
-func (c *Crowd) handBack(i int, fades bool) {
+func (c *Scene) handBack(i int, fades bool) {
 	bc, u := c.battle.Crowd, c.battleOf[i]
 	cl, ph, rt := bc.Clip[u], bc.Phase[u], bc.Rate[u]
 	fade := float32(0)
@@ -143,7 +143,7 @@ func (c *Crowd) handBack(i int, fades bool) {
 
 // advance runs the runtime for dt seconds on the units' clips and rates as set,
 // and writes the records.
-func (c *Crowd) advance(dt float32) error {
+func (c *Scene) advance(dt float32) error {
 	if c.battle == nil || c.overridden {
 		if err := c.play.Advance(dt); err != nil { // in the clock mode the records hold: the page resolves them at the new time
 			return err
@@ -178,7 +178,7 @@ func (c *Crowd) advance(dt float32) error {
 
 // playsBack reports whether unit i's frames come from the playback batch in the
 // step being taken.
-func (c *Crowd) playsBack(i int) bool {
+func (c *Scene) playsBack(i int) bool {
 	return c.battle == nil || c.cur[c.unitAsset[i]] >= 0
 }
 
@@ -192,7 +192,7 @@ func putFade(rec []float32, b *crowd.Blend) {
 	rec[4], rec[5], rec[6], rec[7] = float32(b.PriorFrame), float32(b.PriorNext), b.PriorLerp, b.PriorWeight
 }
 
-func (c *Crowd) paradeRecords() {
+func (c *Scene) paradeRecords() {
 	out, blend := c.play.Out, c.play.Blend
 	for i := range c.unitAsset {
 		rec := c.Records[i*RecordFloats : (i+1)*RecordFloats]
@@ -205,7 +205,7 @@ func (c *Crowd) paradeRecords() {
 	}
 }
 
-func (c *Crowd) battleRecords() {
+func (c *Scene) battleRecords() {
 	b := c.battle
 	out, blend, w := b.Crowd.Out, b.Crowd.Blend, b.World
 	for i, u := range c.battleOf {
@@ -221,7 +221,7 @@ func (c *Crowd) battleRecords() {
 }
 
 // Alive counts each army's living units in a battle (0, 0 in the parade).
-func (c *Crowd) Alive() [2]int {
+func (c *Scene) Alive() [2]int {
 	if c.battle == nil {
 		return [2]int{}
 	}

@@ -35,7 +35,7 @@ const (
 	levelEntrySize = 8      // a clock answer's level entry: index, level, rider's level, 2 zero bytes
 )
 
-// RecordFloats is the size of one unit's GPU record in floats (Crowd.Records).
+// RecordFloats is the size of one unit's GPU record in floats (Scene.Records).
 const RecordFloats = 32
 
 // Record fields (float offsets within a record). A fade is the unit's
