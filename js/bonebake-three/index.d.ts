@@ -101,13 +101,11 @@ export class BonebakeCrowd extends Group {
   poseOf(i: number, time: number, out?: Float64Array): Float64Array;
   /** The world matrix of a unit's socket at time (its placement times the socket's blended pose). */
   socketMatrix(i: number, socket: string | number, time: number, target?: Matrix4): Matrix4;
-  /** three.js's Object3D.attach: adds object as a child, keeping its world transform. */
-  attach(object: Object3D): this;
   /**
    * Draws a prop on every unit's socket from the posed texture, in the units'
    * frame; one mesh per level (a group: per mesh of it and level).
    */
-  attach(socket: string | number, prop: Mesh | Object3D | { geometry: BufferGeometry; material: Material | Material[] }, opts?: AttachOptions): InstancedMesh[];
+  attachProp(socket: string | number, prop: Mesh | Object3D | { geometry: BufferGeometry; material: Material | Material[] }, opts?: AttachOptions): InstancedMesh[];
   /**
    * Poses every unit at time: on the GPU when given the renderer, else on the
    * CPU. Given the camera, units out of its frustum are not drawn and the

@@ -246,7 +246,7 @@ export class BonebakeCrowd extends Group {
   }
 
   /**
-   * attach draws a prop on every unit's socket (a name or an index), in the
+   * attachProp draws a prop on every unit's socket (a name or an index), in the
    * same frame as the units: `prop` is a Mesh (its geometry and material, in
    * the socket's space) or { geometry, material }. The prop's instances read
    * the posed texture the units skin from: the socket's anchor bone's posed
@@ -255,11 +255,9 @@ export class BonebakeCrowd extends Group {
    * armature's scale), levels (the levels that show it; default all).
    * A group (a model GLTFLoader gave) attaches each of its meshes, placed as
    * in the group. It returns the prop's meshes, one per mesh and level.
-   * Given a three.js object alone, it is Object3D's attach (the crowd is an
-   * Object3D: three.js and TypeScript call it so).
+   * (Its own name: attach is three.js's Object3D.attach, which the crowd keeps.)
    */
-  attach(socket, prop, opts = {}) {
-    if (socket?.isObject3D) return super.attach(socket);
+  attachProp(socket, prop, opts = {}) {
     const { unscaled = false, levels = [LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT] } = opts;
     if (!prop.isMesh && prop.isObject3D) {
       prop.updateMatrixWorld(true);
@@ -268,7 +266,7 @@ export class BonebakeCrowd extends Group {
         if (!o.isMesh || o === prop) return;
         const part = new Mesh(o.geometry.clone().applyMatrix4(inv.clone().multiply(o.matrixWorld)), o.material);
         Object.assign(part, { name: o.name, castShadow: o.castShadow, receiveShadow: o.receiveShadow });
-        out.push(...this.attach(socket, part, opts));
+        out.push(...this.attachProp(socket, part, opts));
       });
       return out;
     }

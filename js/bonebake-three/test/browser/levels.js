@@ -101,7 +101,7 @@ Object.assign(window.bonebakeTest, {
     crowd.setTransform(0, x, 0, z, heading);
     crowd.play(0, clip, { phase, rate: 0 });
     scene.add(crowd);
-    const props = offsets.map((o) => crowd.attach(socket, new THREE.Mesh(
+    const props = offsets.map((o) => crowd.attachProp(socket, new THREE.Mesh(
       new THREE.BoxGeometry(size, size, size).translate(o[0], o[1], o[2]), new THREE.MeshBasicMaterial({ color: 0xffffff }),
     ), { unscaled }));
     const cam = frontCamera();
