@@ -33,13 +33,12 @@ const liftMin = 4 << 10
 
 // liftDataURIs returns the JSON text with the large data URIs' payloads
 // replaced by placeholders, and each placeholder's payload; nil when there is
-// nothing to lift.
+// nothing to lift. A payload is read once here (plainLen finds its end); the
+// \u0000 check reads only the text that is kept (a payload holds no backslash).
 func liftDataURIs(text []byte) ([]byte, map[string][]byte) {
-	if bytes.Contains(text, []byte(`\u0000`)) {
-		return nil, nil
-	}
 	var out []byte
 	var lifted map[string][]byte
+	nul := []byte(`\u0000`)
 	copied := 0 // text[copied:] is not in out yet
 	for i := 0; ; {
 		k := bytes.Index(text[i:], []byte(`"data:`))
@@ -47,16 +46,20 @@ func liftDataURIs(text []byte) ([]byte, map[string][]byte) {
 			break
 		}
 		start := i + k + 1 // the uri's first byte
-		n := bytes.IndexByte(text[start:], '"')
-		if n < 0 {
-			break
+		end := start + plainLen(text[start:])
+		i = start
+		if end == len(text) || text[end] != '"' {
+			continue // not a plain string: left to the JSON decoder
 		}
-		end := start + n // its closing quote
 		i = end + 1
 		uri := text[start:end]
 		comma := bytes.IndexByte(uri, ',')
-		if comma < 0 || len(uri)-comma-1 < liftMin || !isURIValue(text[:start-1]) || !plainJSON(uri) {
+		if comma < 0 || len(uri)-comma-1 < liftMin || !isURIValue(text[:start-1]) {
 			continue
+		}
+		kept := text[copied : start+comma+1]
+		if bytes.Contains(kept, nul) {
+			return nil, nil
 		}
 		if lifted == nil {
 			lifted = make(map[string][]byte)
@@ -64,12 +67,12 @@ func liftDataURIs(text []byte) ([]byte, map[string][]byte) {
 		}
 		id := strconv.Itoa(len(lifted))
 		lifted[string(uri[:comma+1])+"\x00"+id] = uri[comma+1:]
-		out = append(out, text[copied:start+comma+1]...)
-		out = append(out, `\u0000`...)
+		out = append(out, kept...)
+		out = append(out, nul...)
 		out = append(out, id...)
 		copied = end
 	}
-	if lifted == nil {
+	if lifted == nil || bytes.Contains(text[copied:], nul) {
 		return nil, nil
 	}
 	return append(out, text[copied:]...), lifted
@@ -84,25 +87,26 @@ func isURIValue(before []byte) bool {
 	return bytes.HasSuffix(bytes.TrimRight(before[:len(before)-1], " \t\r\n"), []byte(`"uri"`))
 }
 
-// plainJSON reports whether every byte of s is printable ASCII other than the
-// quote and the backslash: a JSON string of exactly these bytes. Eight bytes at
-// a time: a word passes when no byte has its top bit set, none is below 0x20,
-// and none equals '"' or '\\'.
-func plainJSON(s []byte) bool {
+// plainLen returns how many leading bytes of s are printable ASCII other than
+// the quote and the backslash: a JSON string of exactly these bytes. Eight
+// bytes at a time: a word passes when no byte has its top bit set, none is
+// below 0x20, and none equals '"' or '\\'.
+func plainLen(s []byte) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	hasZero := func(w uint64) bool { return (w-ones)&^w&highs != 0 }
-	for ; len(s) >= 8; s = s[8:] {
-		w := binary.LittleEndian.Uint64(s)
+	n := 0
+	for ; n+8 <= len(s); n += 8 {
+		w := binary.LittleEndian.Uint64(s[n:])
 		if w&highs != 0 || (w-0x20*ones)&highs != 0 || hasZero(w^'"'*ones) || hasZero(w^'\\'*ones) {
-			return false
+			break
 		}
 	}
-	for _, c := range s {
-		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			return false
+	for ; n < len(s); n++ {
+		if c := s[n]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			break
 		}
 	}
-	return true
+	return n
 }
 
 // unmarshal decodes the document's JSON with its large data URIs lifted out
