@@ -205,6 +205,10 @@ export interface LODDistances { reduced: number; snapshot: number }
 export const DEFAULT_LOD: Readonly<LODDistances>;
 /** The band of a unit in band cur at distance d: out past boundary·1.1, back below boundary·0.9. */
 export function nextLevel(cur: Level, d: number, lod: LODDistances): Level;
+/** The squared distances out past each boundary, then back below each: nextBand's form of lod. */
+export function lodBands(lod: LODDistances, out?: Float64Array): Float64Array;
+/** nextLevel at the squared distance d2 (for a loop over many units). */
+export function nextBand(cur: Level, d2: number, bands: ArrayLike<number>): Level;
 /** Each vertex's `keep` (2) heaviest joints, renormalized: the reduced level's skinIndex and skinWeight. */
 export function reduceInfluences(indices: ArrayLike<number>, weights: ArrayLike<number>, keep?: number): { indices: Float32Array; weights: Float32Array };
 export const SNAPSHOT_TEXELS: 2;

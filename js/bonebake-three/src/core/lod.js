@@ -23,9 +23,24 @@ export const DEFAULT_LOD = Object.freeze({ reduced: 30, snapshot: 90 });
  * (crowd's lodBands.next).
  */
 export function nextLevel(cur, d, lod) {
+  return nextBand(cur, d * d, lodBands(lod));
+}
+
+/**
+ * lodBands is nextBand's form of the boundaries, for a loop over many units:
+ * the squared distances out past each boundary, then back below each.
+ */
+export function lodBands(lod, out = new Float64Array(4)) {
   const hi = 1 + LOD_HYSTERESIS, lo = 1 - LOD_HYSTERESIS;
-  const up = (d > lod.reduced * hi ? 1 : 0) + (d > lod.snapshot * hi ? 1 : 0);
-  const down = (d > lod.reduced * lo ? 1 : 0) + (d > lod.snapshot * lo ? 1 : 0);
+  out[0] = (lod.reduced * hi) ** 2; out[1] = (lod.snapshot * hi) ** 2;
+  out[2] = (lod.reduced * lo) ** 2; out[3] = (lod.snapshot * lo) ** 2;
+  return out;
+}
+
+/** nextBand is nextLevel at the squared distance d2 with lodBands' boundaries. */
+export function nextBand(cur, d2, bands) {
+  const up = (d2 > bands[0] ? 1 : 0) + (d2 > bands[1] ? 1 : 0);
+  const down = (d2 > bands[2] ? 1 : 0) + (d2 > bands[3] ? 1 : 0);
   return Math.min(Math.max(cur, up), down);
 }
 

@@ -19,7 +19,7 @@ import {
   Clock, playhead, clipRate, speedBlend, SkinPalette, socketAt,
   SKIN_PARS, SKIN_NORMAL, SKIN_VERTEX, POSE_PASS_VERTEX, POSE_PASS_FRAGMENT, RECORD_FLOATS, writeRecord,
   UNIT_PARS, UNIT_SKIN_BASE, SOCKET_PARS, SOCKET_BASE, socketBind,
-  LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT, DEFAULT_LOD, nextLevel, reduceInfluences,
+  LEVEL_FULL, LEVEL_REDUCED, LEVEL_SNAPSHOT, DEFAULT_LOD, lodBands, nextBand, reduceInfluences,
   SNAPSHOT_TEXELS, snapshotTexels, snapshotUVs, SNAPSHOT_PARS, SNAPSHOT_BASE, SNAPSHOT_POSITION, SNAPSHOT_NORMAL,
 } from '../core/index.js';
 
@@ -95,7 +95,7 @@ export function injectSocket(vs) {
 }
 
 const _m = new Matrix4(), _q = new Quaternion(), _p = new Vector3(), _s = new Vector3(), _y = new Vector3(0, 1, 0);
-const _pm = new Matrix4(), _frustum = new Frustum(), _sphere = new Sphere(), _cam = new Vector3();
+const _pm = new Matrix4(), _frustum = new Frustum(), _cam = new Vector3();
 
 /**
  * BonebakeCrowd draws `count` units of the character in `source` (the glTF
@@ -468,35 +468,41 @@ export class BonebakeCrowd extends Group {
     this._listsDirty = false;
     const n = this.count, M = this.instanceMatrix.array, C = this.instanceColor.array, pos = this._pos;
     const lod = camera ? this.lod : null;
+    const planes = this._planes ??= new Float64Array(24), bands = this._bands ??= new Float64Array(4);
+    let cx = 0, cy = 0, cz = 0;
     if (camera) {
       camera.updateMatrixWorld();
       _frustum.setFromProjectionMatrix(_pm.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse), camera.coordinateSystem);
+      _frustum.planes.forEach((p, k) => { planes[4 * k] = p.normal.x; planes[4 * k + 1] = p.normal.y; planes[4 * k + 2] = p.normal.z; planes[4 * k + 3] = p.constant; });
       _cam.setFromMatrixPosition(camera.matrixWorld);
+      cx = _cam.x; cy = _cam.y; cz = _cam.z;
+      if (lod) lodBands(lod, bands);
     }
     this._drawn ??= new Int8Array(n);
-    const L = this.levels, counts = [0, 0, 0];
+    const L = this.levels, counts = [0, 0, 0], drawn = this._drawn, band = this._band, scale = this._scale;
     const lm = L.map((l) => l.matrices.array), lc = L.map((l) => l.colors.array), lu = L.map((l) => l.units.array);
-    const frames = L[LEVEL_SNAPSHOT].frames.array;
+    const frames = L[LEVEL_SNAPSHOT].frames.array, reach = this.reach, margin = this.cullMargin;
     for (let i = 0; i < n; i++) {
       let level = LEVEL_FULL;
       if (camera) {
-        _sphere.center.set(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
-        _sphere.radius = this.reach * this._scale[i] + this.cullMargin;
-        if (lod) {
-          level = this._band[i] = nextLevel(this._band[i], _sphere.center.distanceTo(_cam), lod);
-        }
-        if (!_frustum.intersectsSphere(_sphere)) { this._drawn[i] = -1; continue; }
+        const x = pos[3 * i], y = pos[3 * i + 1], z = pos[3 * i + 2];
+        if (lod) level = band[i] = nextBand(band[i], (x - cx) ** 2 + (y - cy) ** 2 + (z - cz) ** 2, bands);
+        // Out of the frustum: wholly behind one of its planes (three's Frustum.intersectsSphere).
+        const r = -(reach * scale[i] + margin);
+        let out = false;
+        for (let k = 0; k < 24 && !out; k += 4) out = planes[k] * x + planes[k + 1] * y + planes[k + 2] * z + planes[k + 3] < r;
+        if (out) { drawn[i] = -1; continue; }
         if (level === LEVEL_SNAPSHOT) {
           const f = this._snapshotFrame(i, time);
           if (f < 0) level = LEVEL_REDUCED;
           else frames[counts[LEVEL_SNAPSHOT]] = f;
         }
       }
-      const k = counts[level]++;
-      for (let e = 0; e < 16; e++) lm[level][16 * k + e] = M[16 * i + e];
-      lc[level][3 * k] = C[3 * i]; lc[level][3 * k + 1] = C[3 * i + 1]; lc[level][3 * k + 2] = C[3 * i + 2];
+      const k = counts[level]++, dm = lm[level], dc = lc[level];
+      for (let e = 0; e < 16; e++) dm[16 * k + e] = M[16 * i + e];
+      dc[3 * k] = C[3 * i]; dc[3 * k + 1] = C[3 * i + 1]; dc[3 * k + 2] = C[3 * i + 2];
       lu[level][k] = i;
-      this._drawn[i] = level;
+      drawn[i] = level;
     }
     L.forEach((l, level) => {
       l.count = counts[level];
