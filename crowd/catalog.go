@@ -125,7 +125,7 @@ func tables(r *registry.Registry) *catalog {
 }
 
 // fade is the fade table of species s's units.
-func (c *catalog) fade(s unit.SpeciesID) *registry.FadeTable { return c.fades[s] }
+func (cat *catalog) fade(s unit.SpeciesID) *registry.FadeTable { return cat.fades[s] }
 
 func buildCatalog(r *registry.Registry, v *registry.View) *catalog {
 	list := v.Loaded()
