@@ -215,7 +215,7 @@ func (a *Asset) warn(w string) {
 }
 
 // matchSpecies returns the species of known a file is drawn as, by the runtime's
-// rule (crowd.MatchSpecies: by name, then species id) among those whose mesh fits
+// rule (registry.MatchSpecies: by name, then species id) among those whose mesh fits
 // its bones.
 func matchSpecies(name string, f *bpat.File, known []*species.Creature) *species.Creature {
 	var fit []*species.Creature

@@ -6,8 +6,8 @@
 // layout, a unit count and a seed the server builds a Scene and advances it one
 // step per request, exactly as a game linking the runtime would:
 //
-//   - battle: crowd/battle over a crowd.Registry holding the assets that are
-//     built-in species (by the runtime's rule, crowd.Registry.LoadEach: by name,
+//   - battle: crowd/battle over a registry.Registry holding the assets that are
+//     built-in species (by the runtime's rule, registry.Registry.LoadEach: by name,
 //     then species id; docs/species.md §1): targets,
 //     movement, the combat timeline and Crowd.Animate with the runtime's intent →
 //     state → clip tables (docs/runtime.md). Positions, headings, clips and frames
@@ -20,14 +20,14 @@
 //     phase += rate·dt, then phase → frame, next, lerp by docs/formats/bpat.md §5,
 //     and its one-shots replay after holding their end pose. A horse's rider
 //     (crowd.Player.Ride) plays the clip the rider archetype's table maps to the
-//     state the horse's clip stands for (crowd.RiderClips).
+//     state the horse's clip stands for (registry.RiderClips).
 //
 // A clip chosen for an asset (the page's clip table) plays on all its units
 // through the crowd.Player; pause, single steps and speed are the page choosing dt.
 // Clip changes cross-fade (docs/runtime.md §6.1): the battle's in Crowd.Animate,
-// the playback units' through Player.Change, over the time crowd.Registry.ClipFade
+// the playback units' through Player.Change, over the time registry.Registry.ClipFade
 // gives (the asset's species' fade table for the states its clips stand for;
-// crowd.FadeLocomotion for an asset that is no built-in species); a unit of a battle fades into a
+// registry.FadeLocomotion for an asset that is no built-in species); a unit of a battle fades into a
 // chosen clip from the battle's pose and back out of it. A step of no time (the
 // page paused) switches at once, and fades=0 turns fades off (Crowd.NoFade, fade
 // 0 for playback units). Each step answers every unit's 32-float GPU record
@@ -76,7 +76,7 @@
 // crowd unless the page says lod=0: the page sends its camera's position (eye=x,y,z)
 // with each step; the server writes every unit's distance from it into the
 // runtime's batches (crowd.Batch.EnableLOD: the battle's and the playback's, at
-// each species' crowd.DefaultLOD distances), which choose the levels, and puts each
+// each species' registry.DefaultLOD distances), which choose the levels, and puts each
 // unit's level in its record (float 3; a horse's rider's in float 15). The page
 // draws each level from an instance buffer of its own: full as above, reduced with
 // the two heaviest influences renormalized (the runtime already gives the floor

@@ -20,7 +20,7 @@ type fadeRuleJSON struct {
 // alike share rules. Within them the last rule, "from any other state", takes
 // the time of a change within the first of them (a new variant, the usual
 // case), after the other times, each with the states it comes from. Nil stands
-// for crowd.FadeLocomotion on every change.
+// for registry.FadeLocomotion on every change.
 func fadeRules(t *registry.FadeTable) []fadeRuleJSON {
 	if t == nil {
 		return []fadeRuleJSON{{Seconds: registry.FadeLocomotion}}

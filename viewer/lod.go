@@ -37,7 +37,7 @@ func (a *Asset) bakeSnapshot(s *species.Creature) error {
 }
 
 // lodDistances are the level-of-detail distances of an asset's units: its
-// species' (crowd.DefaultLOD by the file's species id; any other id: the
+// species' (registry.DefaultLOD by the file's species id; any other id: the
 // humanoids').
 func lodDistances(a *Asset) registry.LODDistances {
 	id := a.file.Header().SpeciesID

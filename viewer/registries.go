@@ -14,7 +14,7 @@ import (
 // first use:
 //
 //   - battle holds the assets that are built-in species (docs/species.md §1), each
-//     in its species' slot by the runtime's rule (crowd.Registry.LoadEach: by name,
+//     in its species' slot by the runtime's rule (registry.Registry.LoadEach: by name,
 //     then species id): what crowd/battle plays, with the runtime's intent and
 //     clip tables;
 //   - play holds every asset, asset k in slot k (registry.Memory(file).Into(k)), with its
@@ -79,7 +79,7 @@ func (r *registries) build(assets []*Asset) {
 	// Playback: every asset in a slot of its own, at its species' level-of-detail
 	// distances; a built-in species' with its archetypes, so that the clips they
 	// play as Die stay off its snapshot mesh as in the battle (docs/runtime.md §6.4),
-	// and its clip changes fade by its states (crowd.Registry.ClipFade).
+	// and its clip changes fade by its states (registry.Registry.ClipFade).
 	var opts []registry.Option
 	for k := range min(len(assets), maxPlayable) {
 		name := fmt.Sprintf("asset%d", k)
@@ -135,8 +135,8 @@ func (r *registries) battleSpecies(k int) *registry.Species {
 }
 
 // fades returns the fade table of asset k's clip changes, or nil when they all
-// take crowd.FadeLocomotion: an asset that is no built-in species (see
-// crowd.Registry.ClipFade).
+// take registry.FadeLocomotion: an asset that is no built-in species (see
+// registry.Registry.ClipFade).
 func (r *registries) fades(k int) *registry.FadeTable {
 	if k >= maxPlayable {
 		return nil

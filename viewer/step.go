@@ -114,7 +114,7 @@ func (c *Scene) prepare(dt float32, in StepInput) (int, error) {
 }
 
 // fadeTime is how long a playback unit of asset a fades from clip from to clip
-// to: crowd.Registry.ClipFade of its slot (0 from crowd.NoClip: a battle unit
+// to: registry.Registry.ClipFade of its slot (0 from unit.NoClip: a battle unit
 // shows no clip before its first step).
 func (c *Scene) fadeTime(a, from, to int) float32 {
 	return c.regs.play.ClipFade(unit.SpeciesID(a), unit.ClipID(from), unit.ClipID(to))

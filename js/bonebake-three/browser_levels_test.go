@@ -313,7 +313,7 @@ func testCulling(t *testing.T, ctx context.Context) {
 
 // TestBrowserSocketProps: cubes attached to a unit's hand socket, drawn from
 // the posed texture in the unit's frame, stand where the Go socket matrix
-// (bpat.File.Sample's socket rows, the data crowd.Species.Socket blends) puts
+// (bpat.File.Sample's socket rows, the data registry.Species.Socket blends) puts
 // them, in the unit's placement: at the socket and at offsets along its
 // axes, within a pixel (1 cm); and, unscaled, where that matrix with its
 // scale taken out puts them.
