@@ -312,11 +312,11 @@ func loadModel(path string, set gltfbake.Settings, notes io.Writer) (*gltfbake.M
 // model's size.
 func modelNotes(w io.Writer, m *gltfbake.Model) gltfbake.Size {
 	for _, n := range m.Notes {
-		fmt.Fprintln(w, "note:", n)
+		fmt.Fprintln(w, "note:", flagWords(n))
 	}
 	size := m.Size()
 	if h := size.Hint(); h != "" {
-		fmt.Fprintln(w, "hint:", h)
+		fmt.Fprintln(w, "hint:", flagWords(h))
 	}
 	return size
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpsm"
@@ -10,8 +11,9 @@ import (
 )
 
 // settingFlags is the flag that sets each adapter setting (bake.SettingError's
-// Setting: a field of gltfbake.Settings or source/mot's Settings): the one place
-// the command line names the library's settings.
+// Setting: a field of gltfbake.Settings or source/mot's Settings, or
+// SnapshotMesh for gltfbake.SnapshotSettings.Mesh): the one place the command
+// line names the library's settings.
 var settingFlags = map[string]string{
 	"FPS":           "fps",
 	"SpeciesID":     "species-id",
@@ -28,18 +30,49 @@ var settingFlags = map[string]string{
 	"Up":            "up",
 	"BoneMap":       "bone-map",
 	"RotationOrder": "rotation-order",
+	"KeepLeadIn":    "keep-lead-in",
+	"Retarget":      "retarget",
+	"SnapshotMesh":  "snapshot-mesh",
+	"NoLimits":      "force",
 }
+
+// settingRef is how the library's prose (notes, hints, errors) names a setting:
+// Settings.MaxBones, SnapshotSettings.Mesh.
+var settingRef = regexp.MustCompile(`\b(Snapshot)?Settings\.([A-Z][A-Za-z]*)`)
+
+// flagWords words the library's prose for the command line: each setting it
+// names becomes its flag (Settings.MaxBones → --max-bones).
+func flagWords(s string) string {
+	return settingRef.ReplaceAllStringFunc(s, func(ref string) string {
+		m := settingRef.FindStringSubmatch(ref)
+		if flag, ok := settingFlags[m[1]+m[2]]; ok {
+			return "--" + flag
+		}
+		return ref
+	})
+}
+
+// flagWorded is an error of the library worded with flags (flagWords); it
+// unwraps to the library's error.
+type flagWorded struct {
+	msg string
+	err error
+}
+
+func (e flagWorded) Error() string { return e.msg }
+func (e flagWorded) Unwrap() error { return e.err }
 
 // libError turns an error of the library into the command line's: a setting
 // that does not fit is a usage error naming its flag, a file over the size
-// limit says which flags lower or lift it; any other error is as it is.
+// limit says which flags lower or lift it; any other error names flags where
+// it names settings (flagWords).
 func libError(err error) error {
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		flag, ok := settingFlags[se.Setting]
 		if !ok {
 			flag = se.Setting
 		}
-		return usagef("--%s: %v", flag, se.Err)
+		return usagef("--%s: %s", flag, flagWords(se.Err.Error()))
 	}
 	if le := (*gltfbake.LimitError)(nil); errors.As(err, &le) {
 		if le.Snapshot {
@@ -48,6 +81,9 @@ func libError(err error) error {
 		}
 		return fmt.Errorf("%s: the bake would write %s (%s of %s), more than the %s limit: lower --fps, shorten clips, or pass --force",
 			le.Model, bytesText(le.Bytes), plural(le.Frames, "frame"), plural(le.Bones, "bone"), bytesText(le.Limit))
+	}
+	if msg := flagWords(err.Error()); msg != err.Error() {
+		return flagWorded{msg, err}
 	}
 	return err
 }

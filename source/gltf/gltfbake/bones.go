@@ -46,7 +46,7 @@ type Merge struct{ Joint, Into string }
 // deviation reported is measured on every frame.
 const maxSelectionFrames = 512
 
-// CheckMaxBones is the rule for a bone limit a user asks for (--max-bones,
+// CheckMaxBones is the rule for a bone limit a user asks for (Settings.MaxBones,
 // max_bones): 1 to the 64 a BPAT file holds.
 func CheckMaxBones(n int) error {
 	if n < 1 || n > bpat.MaxBones {
@@ -88,7 +88,7 @@ func dropUnweighted(m *gltf.Model, mf *Manifest) ([]string, error) {
 // measured with job's clips (job is m's job before any change). The frames are
 // posed by the engine, so the deviation is that of the palettes the bake writes.
 //
-// limitText says where the limit comes from: "--max-bones 30", "max_bones 30",
+// limitText says where the limit comes from: "Settings.MaxBones 30", "max_bones 30",
 // or BPAT's own limit when none was asked for.
 func reduce(m *gltf.Model, mf *Manifest, job *bake.Job, limit int, limitText string) (*Reduction, error) {
 	red := &Reduction{Joints: len(m.Joints), MaxBones: limit, limitText: limitText}
@@ -160,7 +160,7 @@ func reduce(m *gltf.Model, mf *Manifest, job *bake.Job, limit int, limitText str
 		}
 	}
 	if least > limit {
-		fix := fmt.Sprintf("a limit of %d or more (--max-bones, max_bones) reaches it", least)
+		fix := fmt.Sprintf("a limit of %d or more (Settings.MaxBones, max_bones) reaches it", least)
 		if least > bpat.MaxBones {
 			fix = fmt.Sprintf("a BPAT file holds at most %d: name fewer bones in sockets, feet and root_bone", bpat.MaxBones)
 		}

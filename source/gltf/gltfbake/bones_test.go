@@ -268,7 +268,7 @@ func TestMaxBonesRefused(t *testing.T) {
 	if !errors.As(err, &se) || se.Setting != "MaxBones" {
 		t.Fatalf("error %v, want a max-bones setting error", err)
 	}
-	for _, w := range []string{"70 joints", "--max-bones 10", "at least 24", path} {
+	for _, w := range []string{"70 joints", "Settings.MaxBones 10", "at least 24", path} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("%q does not say %q", err, w)
 		}

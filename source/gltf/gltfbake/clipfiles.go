@@ -258,7 +258,7 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			if len(differ) == 1 {
 				verb = "differs"
 			}
-			return nil, fail("its skeleton is not %s's: %s %s from the character's at rest by more than %g%% of the character's size (%.3g m): %s%s; --retarget takes its rotations alone",
+			return nil, fail("its skeleton is not %s's: %s %s from the character's at rest by more than %g%% of the character's size (%.3g m): %s%s; Settings.Retarget takes its rotations alone",
 				filepath.Base(m.Path), plural(len(differ), "joint"), verb, FitTolerance*100, size, strings.Join(shown, ", "), more)
 		}
 	}
@@ -316,10 +316,10 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 				if body == 0 {
 					body = ratio
 				}
-				out.notes = append(out.notes, fmt.Sprintf("%s: --retarget: rotations from the file, offsets from %s's rest; %s's travel ×%.4g, the ratio of hip heights (the bones from the hips down: %.3g m in the character, %.3g m in the file)",
+				out.notes = append(out.notes, fmt.Sprintf("%s: Settings.Retarget: rotations from the file, offsets from %s's rest; %s's travel ×%.4g, the ratio of hip heights (the bones from the hips down: %.3g m in the character, %.3g m in the file)",
 					filepath.Base(cf.Path), filepath.Base(m.Path), skel.Names[b], ratio, charLen, clipLen))
 			} else {
-				out.notes = append(out.notes, fmt.Sprintf("%s: --retarget: no joint below %s is in both skeletons to measure hip height by; its travel is taken unscaled", filepath.Base(cf.Path), skel.Names[b]))
+				out.notes = append(out.notes, fmt.Sprintf("%s: Settings.Retarget: no joint below %s is in both skeletons to measure hip height by; its travel is taken unscaled", filepath.Base(cf.Path), skel.Names[b]))
 			}
 		}
 		pc, pk := rig.IdentityMat4(), rig.IdentityMat4()

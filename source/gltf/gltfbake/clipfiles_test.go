@@ -140,8 +140,8 @@ func TestClipFilesRetargetXbot(t *testing.T) {
 	xbot, walking := sharedModel(t, "threejs/Xbot.glb"), mixamo(t, "walking.glb")
 	_, err := Load(xbot, Settings{ClipFiles: []string{walking}})
 	var ge *gltf.Error
-	if !errors.As(err, &ge) || ge.Rule != gltf.RuleClipFit || ge.File != walking || !strings.Contains(err.Error(), "mixamorig:") || !strings.Contains(err.Error(), "--retarget") {
-		t.Fatalf("walking.glb on Xbot: got %v, want a %s error naming the file, joints and --retarget", err, gltf.RuleClipFit)
+	if !errors.As(err, &ge) || ge.Rule != gltf.RuleClipFit || ge.File != walking || !strings.Contains(err.Error(), "mixamorig:") || !strings.Contains(err.Error(), "Settings.Retarget") {
+		t.Fatalf("walking.glb on Xbot: got %v, want a %s error naming the file, joints and Settings.Retarget", err, gltf.RuleClipFit)
 	}
 	m, err := Load(xbot, Settings{ClipFiles: []string{walking}, Retarget: true})
 	if err != nil {

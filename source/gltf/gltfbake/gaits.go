@@ -49,7 +49,11 @@ func (m *Model) removeTravel() string {
 	if len(still) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("in place: %s no root motion to remove (%s)", plural(len(still), "clip has"), strings.Join(still, ", "))
+	verb := "have"
+	if len(still) == 1 {
+		verb = "has"
+	}
+	return fmt.Sprintf("in place: %s %s no root motion to remove (%s)", plural(len(still), "clip"), verb, strings.Join(still, ", "))
 }
 
 // Gaits measures every clip's ground speed (docs/formats/gait.md §2) and returns

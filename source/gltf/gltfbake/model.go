@@ -229,12 +229,12 @@ func Load(path string, s Settings) (*Model, error) {
 	}
 	limit, flag := mf.MaxBones, "max_bones"
 	if s.MaxBones != 0 {
-		limit, flag = s.MaxBones, "--max-bones"
+		limit, flag = s.MaxBones, "Settings.MaxBones"
 	}
 	limitText := fmt.Sprintf("%s %d", flag, limit)
 	if limit == 0 {
 		limit = bpat.MaxBones // the default: what the file holds
-		limitText = fmt.Sprintf("the %d bones a BPAT file holds (--max-bones)", limit)
+		limitText = fmt.Sprintf("the %d bones a BPAT file holds (Settings.MaxBones)", limit)
 	} else if err := CheckMaxBones(limit); err != nil {
 		if s.MaxBones == 0 {
 			return nil, fmt.Errorf("%s: %s: max_bones %w", path, mf.whereTop(), err)
@@ -342,7 +342,7 @@ func leadIns(j *bake.Job) string {
 	if len(which) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("dropped the lead-in before the first key of %s (%s: every channel holds its first key there); --keep-lead-in or a manifest start: keeps t = 0",
+	return fmt.Sprintf("dropped the lead-in before the first key of %s (%s: every channel holds its first key there); Settings.KeepLeadIn or a manifest start: keeps t = 0",
 		plural(len(which), "clip"), strings.Join(which, ", "))
 }
 

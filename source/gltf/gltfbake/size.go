@@ -32,7 +32,7 @@ func (m *Model) Size() Size {
 
 // Size is a model's extent at rest in the space its palettes are baked in (the
 // scene's, whose up is +y in glTF), in metres: what a user needs to catch a
-// wrong unit or axis (Hint names --scale) before using the bake.
+// wrong unit or axis (Hint names Settings.Scale) before using the bake.
 type Size struct {
 	Lo, Hi rig.Vec3
 }
@@ -57,11 +57,11 @@ func (s Size) Hint() string {
 	big := max(e[0], e[1], e[2])
 	switch {
 	case big >= 2000:
-		return fmt.Sprintf("%s m across looks like millimetres: --scale 0.001 bakes it in metres", metres(big))
+		return fmt.Sprintf("%s m across looks like millimetres: Settings.Scale 0.001 bakes it in metres", metres(big))
 	case big >= 20:
-		return fmt.Sprintf("%s m across looks like centimetres: --scale 0.01 bakes it in metres", metres(big))
+		return fmt.Sprintf("%s m across looks like centimetres: Settings.Scale 0.01 bakes it in metres", metres(big))
 	case big > 0 && big < 0.02:
-		return fmt.Sprintf("%s m across is very small: if the model is in other units, --scale bakes it in metres", metres(big))
+		return fmt.Sprintf("%s m across is very small: if the model is in other units, Settings.Scale bakes it in metres", metres(big))
 	case e[1] < 0.35*max(e[0], e[2]) && e[1] <= min(e[0], e[2]):
 		axis := "z"
 		if e[0] > e[2] {

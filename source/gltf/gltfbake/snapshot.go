@@ -82,7 +82,7 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 			return nil, err
 		}
 		if low.Mesh == nil {
-			return nil, fmt.Errorf("%s: --snapshot-mesh: the model has no readable skinned mesh", s.Mesh)
+			return nil, fmt.Errorf("%s: SnapshotSettings.Mesh: the model has no readable skinned mesh", s.Mesh)
 		}
 		if m.Scale != 0 {
 			if err := low.Scale(m.Scale); err != nil {
@@ -90,7 +90,7 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 			}
 		}
 		if out.Mesh, out.InverseBind, err = bindByName(low, g, m.Reduction); err != nil {
-			return nil, fmt.Errorf("%s: --snapshot-mesh: %w", s.Mesh, err)
+			return nil, fmt.Errorf("%s: SnapshotSettings.Mesh: %w", s.Mesh, err)
 		}
 		out.From = fmt.Sprintf("%s's mesh", s.Mesh)
 	case s.LOD != 0 && g.LODLevels > 0:
