@@ -9,20 +9,47 @@ var useAVX = hasAVX()
 // hasAVX asks the CPU (CPUID, XGETBV) whether AVX can be used.
 func hasAVX() bool
 
-// modelSpaceAVX is modelSpaceGo in assembly (asm_amd64.s): the same float64
-// operations in the same order, each rounded alone, so the same bits, with each
-// row of a child's matrix computed four lanes at a time. parents, local and out
-// point at n elements each.
+// localsAVX is localMatrix of n bones (a multiple of 4) in assembly
+// (asm_amd64.s), four at a time, one bone a lane: the same float64 operations
+// in the same order, each rounded alone, so the same bits.
 //
 //go:noescape
-func modelSpaceAVX(parents *int, local *Transform, out *Mat4, n int) (bad int)
+func localsAVX(local *Transform, out *Mat4, n int)
+
+// childrenAVX turns out[i], a bone's local matrix, into parent·local for every
+// bone of the n with a parent (an earlier bone), in order: childMatrix's
+// product with the same operations, each row four lanes at a time.
+//
+//go:noescape
+func childrenAVX(parents *int, out *Mat4, n int)
 
 // modelSpace is ModelSpace's pass over equal-length slices; see modelSpaceGo.
+// With AVX it runs in two passes: every bone's local matrix (independent of
+// the others, so four at a time), then each child's product with its parent,
+// in order. Bones from the first bad parent on are left alone, as the one
+// pass leaves them.
 func modelSpace(parents []int, local []Transform, out []Mat4) int {
-	if useAVX && len(parents) > 0 {
-		return modelSpaceAVX(&parents[0], &local[0], &out[0], len(parents))
+	if !useAVX || len(parents) == 0 {
+		return modelSpaceGo(parents, local, out)
 	}
-	return modelSpaceGo(parents, local, out)
+	n, bad := len(parents), -1
+	for i, p := range parents {
+		if p >= i {
+			n, bad = i, i
+			break
+		}
+	}
+	four := n &^ 3
+	if four > 0 {
+		localsAVX(&local[0], &out[0], four)
+	}
+	for i := four; i < n; i++ {
+		localMatrix(&out[i], &local[i])
+	}
+	if n > 0 {
+		childrenAVX(&parents[0], &out[0], n)
+	}
+	return bad
 }
 
 // putPaletteAVX is putPaletteGo in assembly: VCVTPD2PS rounds as the Go

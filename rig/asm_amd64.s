@@ -2,15 +2,7 @@
 
 #include "textflag.h"
 
-// The constants of modelSpaceAVX.
-DATA msOne<>+0(SB)/8, $1.0
-GLOBL msOne<>(SB), RODATA|NOPTR, $8
-DATA msTwo<>+0(SB)/8, $2.0
-GLOBL msTwo<>(SB), RODATA|NOPTR, $8
-DATA msEps<>+0(SB)/8, $1e-9
-GLOBL msEps<>(SB), RODATA|NOPTR, $8
-DATA msNegEps<>+0(SB)/8, $-1e-9
-GLOBL msNegEps<>(SB), RODATA|NOPTR, $8
+// The constants of localsAVX and childrenAVX.
 // -0 in every lane: adding it changes no float, -0 included.
 DATA msNegZero<>+0(SB)/8, $0x8000000000000000
 DATA msNegZero<>+8(SB)/8, $0x8000000000000000
@@ -23,184 +15,6 @@ DATA msBottom<>+8(SB)/8, $0.0
 DATA msBottom<>+16(SB)/8, $0.0
 DATA msBottom<>+24(SB)/8, $1.0
 GLOBL msBottom<>(SB), RODATA|NOPTR, $32
-
-// func modelSpaceAVX(parents *int, local *Transform, out *Mat4, n int) (bad int)
-//
-// modelSpaceGo's loop (skeleton.go) with the same float64 operations in the same
-// order, each rounded alone (no fused multiply-add): the local matrix in scalar
-// registers as childMatrix builds it, then each row of parent·local as four lanes,
-// ((p0·L0 + p1·L1) + p2·L2) + (−0, −0, −0, p3).
-//
-// Transform is 80 bytes: Translation at 0, Rotation (x y z w) at 24, Scale at 56.
-// Mat4 is 128 bytes, row-major.
-TEXT ·modelSpaceAVX(SB), NOSPLIT, $0-40
-	MOVQ parents+0(FP), BX
-	MOVQ local+8(FP), SI
-	MOVQ out+16(FP), R8
-	MOVQ n+24(FP), DX
-	XORQ CX, CX
-	MOVQ R8, DI
-	VMOVSD msOne<>(SB), X15
-
-loop:
-	CMPQ CX, DX
-	JGE  done
-	MOVQ (BX)(CX*8), AX
-	CMPQ AX, CX
-	JGE  bad
-
-	// s = rotationScale(x*x + y*y + z*z + w*w)
-	VMOVSD 24(SI), X0
-	VMOVSD 32(SI), X1
-	VMOVSD 40(SI), X2
-	VMOVSD 48(SI), X3
-	VMULSD X0, X0, X4
-	VMULSD X1, X1, X5
-	VADDSD X5, X4, X4
-	VMULSD X2, X2, X5
-	VADDSD X5, X4, X4
-	VMULSD X3, X3, X5
-	VADDSD X5, X4, X4 // n
-	VSUBSD X15, X4, X5 // d = n - 1
-	VUCOMISD msNegEps<>(SB), X5
-	JBE  slow // d <= -1e-9, or NaN
-	VMOVSD msEps<>(SB), X6
-	VUCOMISD X5, X6
-	JBE  slow // 1e-9 <= d
-	VSUBSD X5, X15, X4 // 1 - d
-	VMULSD msTwo<>(SB), X4, X4 // s = 2 * (1 - d)
-	JMP  scaled
-
-slow:
-	VXORPD X6, X6, X6
-	VUCOMISD X6, X4
-	JBE  zero // n <= 0, or NaN
-	VMOVSD msTwo<>(SB), X6
-	VDIVSD X4, X6, X4 // s = 2 / n
-	JMP  scaled
-
-zero:
-	VXORPD X4, X4, X4
-
-scaled:
-	VMULSD X4, X0, X5 // xs
-	VMULSD X4, X1, X6 // ys
-	VMULSD X4, X2, X7 // zs
-	VMULSD X5, X0, X9 // xx
-	VMULSD X6, X1, X10 // yy
-	VMULSD X7, X2, X11 // zz
-	VMULSD X6, X0, X12 // xy
-	VMULSD X7, X0, X13 // xz
-	VMULSD X7, X1, X14 // yz
-	VMULSD X5, X3, X5 // wx
-	VMULSD X6, X3, X6 // wy
-	VMULSD X7, X3, X7 // wz
-
-	// Row 0 before scaling: 1-(yy+zz), xy-wz, xz+wy, tx.
-	VADDSD X11, X10, X0
-	VSUBSD X0, X15, X0
-	VSUBSD X7, X12, X1
-	VADDSD X6, X13, X2
-	VMOVSD 0(SI), X3
-	VUNPCKLPD X1, X0, X0
-	VUNPCKLPD X3, X2, X2
-	VINSERTF128 $1, X2, Y0, Y0
-
-	// Row 1: xy+wz, 1-(xx+zz), yz-wx, ty.
-	VADDSD X7, X12, X1
-	VADDSD X11, X9, X2
-	VSUBSD X2, X15, X2
-	VSUBSD X5, X14, X3
-	VMOVSD 8(SI), X4
-	VUNPCKLPD X2, X1, X1
-	VUNPCKLPD X4, X3, X3
-	VINSERTF128 $1, X3, Y1, Y1
-
-	// Row 2: xz-wy, yz+wx, 1-(xx+yy), tz.
-	VSUBSD X6, X13, X2
-	VADDSD X5, X14, X3
-	VADDSD X10, X9, X4
-	VSUBSD X4, X15, X4
-	VMOVSD 16(SI), X5
-	VUNPCKLPD X3, X2, X2
-	VUNPCKLPD X5, X4, X4
-	VINSERTF128 $1, X4, Y2, Y2
-
-	// Scale the columns: (sx, sy, sz, 1); the translation times 1 is itself.
-	VMOVUPD 56(SI), X8
-	VMOVSD 72(SI), X9
-	VUNPCKLPD X15, X9, X9
-	VINSERTF128 $1, X9, Y8, Y8
-	VMULPD Y8, Y0, Y0 // L0: l0 l1 l2 l3
-	VMULPD Y8, Y1, Y1 // L1: l4 l5 l6 l7
-	VMULPD Y8, Y2, Y2 // L2: l8 l9 l10 l11
-
-	TESTQ AX, AX
-	JGE   child
-	// A root: its local matrix.
-	VMOVUPD Y0, 0(DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y2, 64(DI)
-	JMP     bottom
-
-child:
-	SHLQ $7, AX
-	LEAQ (R8)(AX*1), R9 // the parent's matrix
-	VMOVUPD msNegZero<>(SB), Y13
-
-	VBROADCASTSD 0(R9), Y3
-	VMULPD       Y0, Y3, Y3
-	VBROADCASTSD 8(R9), Y4
-	VMULPD       Y1, Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VBROADCASTSD 16(R9), Y4
-	VMULPD       Y2, Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VBLENDPD     $8, 0(R9), Y13, Y4 // -0 -0 -0 p3
-	VADDPD       Y4, Y3, Y3
-	VMOVUPD      Y3, 0(DI)
-
-	VBROADCASTSD 32(R9), Y3
-	VMULPD       Y0, Y3, Y3
-	VBROADCASTSD 40(R9), Y4
-	VMULPD       Y1, Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VBROADCASTSD 48(R9), Y4
-	VMULPD       Y2, Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VBLENDPD     $8, 32(R9), Y13, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPD      Y3, 32(DI)
-
-	VBROADCASTSD 64(R9), Y3
-	VMULPD       Y0, Y3, Y3
-	VBROADCASTSD 72(R9), Y4
-	VMULPD       Y1, Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VBROADCASTSD 80(R9), Y4
-	VMULPD       Y2, Y4, Y4
-	VADDPD       Y4, Y3, Y3
-	VBLENDPD     $8, 64(R9), Y13, Y4
-	VADDPD       Y4, Y3, Y3
-	VMOVUPD      Y3, 64(DI)
-
-bottom:
-	VMOVUPD msBottom<>(SB), Y3
-	VMOVUPD Y3, 96(DI)
-	INCQ    CX
-	ADDQ    $80, SI
-	SUBQ    $-128, DI
-	JMP     loop
-
-bad:
-	VZEROUPPER
-	MOVQ CX, bad+32(FP)
-	RET
-
-done:
-	VZEROUPPER
-	MOVQ $-1, bad+32(FP)
-	RET
 
 // func hasAVX() bool
 TEXT ·hasAVX(SB), NOSPLIT, $0-1
@@ -268,5 +82,235 @@ putLoop:
 
 	VPTEST     X9, X9
 	SETNE      nonFinite+32(FP)
+	VZEROUPPER
+	RET
+
+// TR4 turns four rows r0..r3 of four float64 into four columns c0..c3, with
+// t0 and t1 as scratch; r0 and r1 are overwritten, and a column may be t0,
+// t1, r2 or r3.
+#define TR4(r0, r1, r2, r3, t0, t1, c0, c1, c2, c3) \
+	VUNPCKLPD r1, r0, t0 \
+	VUNPCKHPD r1, r0, t1 \
+	VUNPCKLPD r3, r2, r0 \
+	VUNPCKHPD r3, r2, r1 \
+	VPERM2F128 $0x20, r0, t0, c0 \
+	VPERM2F128 $0x20, r1, t1, c1 \
+	VPERM2F128 $0x31, r0, t0, c2 \
+	VPERM2F128 $0x31, r1, t1, c3
+
+DATA ms4One<>+0(SB)/8, $1.0
+DATA ms4One<>+8(SB)/8, $1.0
+DATA ms4One<>+16(SB)/8, $1.0
+DATA ms4One<>+24(SB)/8, $1.0
+GLOBL ms4One<>(SB), RODATA|NOPTR, $32
+DATA ms4Two<>+0(SB)/8, $2.0
+DATA ms4Two<>+8(SB)/8, $2.0
+DATA ms4Two<>+16(SB)/8, $2.0
+DATA ms4Two<>+24(SB)/8, $2.0
+GLOBL ms4Two<>(SB), RODATA|NOPTR, $32
+DATA ms4Eps<>+0(SB)/8, $1e-9
+DATA ms4Eps<>+8(SB)/8, $1e-9
+DATA ms4Eps<>+16(SB)/8, $1e-9
+DATA ms4Eps<>+24(SB)/8, $1e-9
+GLOBL ms4Eps<>(SB), RODATA|NOPTR, $32
+DATA ms4NegEps<>+0(SB)/8, $-1e-9
+DATA ms4NegEps<>+8(SB)/8, $-1e-9
+DATA ms4NegEps<>+16(SB)/8, $-1e-9
+DATA ms4NegEps<>+24(SB)/8, $-1e-9
+GLOBL ms4NegEps<>(SB), RODATA|NOPTR, $32
+
+// func localsAVX(local *Transform, out *Mat4, n int)
+//
+// localMatrix of n bones (a multiple of 4), four at a time, one bone a lane:
+// the same float64 operations in the same order as the scalar pass, each
+// rounded alone; rotationScale's branches computed in every lane and picked as
+// its comparisons would pick them.
+TEXT ·localsAVX(SB), NOSPLIT, $0-24
+	MOVQ local+0(FP), SI
+	MOVQ out+8(FP), DI
+	MOVQ n+16(FP), CX
+
+l4loop:
+	CMPQ CX, $4
+	JLT  l4done
+
+	// x y z w of the four rotations (Transform.Rotation at 24).
+	VMOVUPD 24(SI), Y4
+	VMOVUPD 104(SI), Y5
+	VMOVUPD 184(SI), Y0
+	VMOVUPD 264(SI), Y1
+	TR4(Y4, Y5, Y0, Y1, Y2, Y3, Y0, Y1, Y2, Y3)
+
+	// s = rotationScale(((x·x + y·y) + z·z) + w·w): 2·(1 − d) where d = n − 1
+	// is in (−1e-9, 1e-9), else 2/n where n > 0, else 0.
+	VMULPD Y0, Y0, Y4
+	VMULPD Y1, Y1, Y5
+	VADDPD Y5, Y4, Y4
+	VMULPD Y2, Y2, Y5
+	VADDPD Y5, Y4, Y4
+	VMULPD Y3, Y3, Y5
+	VADDPD Y5, Y4, Y4 // n
+	VMOVUPD ms4One<>(SB), Y15
+	VSUBPD  Y15, Y4, Y5 // d
+	VCMPPD  $0x1e, ms4NegEps<>(SB), Y5, Y6 // d > −1e-9
+	VCMPPD  $0x11, ms4Eps<>(SB), Y5, Y7 // d < 1e-9
+	VANDPD  Y7, Y6, Y6
+	VSUBPD  Y5, Y15, Y5
+	VMULPD  ms4Two<>(SB), Y5, Y5 // 2·(1 − d)
+	VMOVUPD ms4Two<>(SB), Y7
+	VDIVPD  Y4, Y7, Y7 // 2/n
+	VXORPD  Y8, Y8, Y8
+	VCMPPD  $0x1e, Y8, Y4, Y8 // n > 0
+	VANDPD  Y8, Y7, Y7 // 2/n or +0
+	VBLENDVPD Y6, Y5, Y7, Y4 // s
+
+	VMULPD Y4, Y0, Y5 // xs
+	VMULPD Y4, Y1, Y6 // ys
+	VMULPD Y4, Y2, Y7 // zs
+	VMULPD Y5, Y3, Y8 // wx
+	VMULPD Y6, Y3, Y9 // wy
+	VMULPD Y7, Y3, Y10 // wz
+	VMULPD Y5, Y0, Y11 // xx
+	VMULPD Y6, Y1, Y12 // yy
+	VMULPD Y7, Y2, Y13 // zz
+	VMULPD Y6, Y0, Y3 // xy
+	VMULPD Y7, Y0, Y14 // xz
+	VMULPD Y7, Y1, Y15 // yz
+
+	VMOVUPD ms4One<>(SB), Y4
+	VADDPD  Y13, Y12, Y0
+	VSUBPD  Y0, Y4, Y0 // r0 = 1 − (yy + zz)
+	VADDPD  Y13, Y11, Y1
+	VSUBPD  Y1, Y4, Y1 // r4 = 1 − (xx + zz)
+	VADDPD  Y12, Y11, Y2
+	VSUBPD  Y2, Y4, Y2 // r8 = 1 − (xx + yy)
+	VSUBPD  Y10, Y3, Y4 // r1 = xy − wz
+	VADDPD  Y10, Y3, Y5 // r3 = xy + wz
+	VADDPD  Y9, Y14, Y6 // r2 = xz + wy
+	VSUBPD  Y9, Y14, Y7 // r6 = xz − wy
+	VSUBPD  Y8, Y15, Y11 // r5 = yz − wx
+	VADDPD  Y8, Y15, Y12 // r7 = yz + wx
+
+	// The scales: the rows (w sx sy sz) at 48, sx Y9, sy Y10, sz Y14.
+	VMOVUPD 48(SI), Y3
+	VMOVUPD 128(SI), Y8
+	VMOVUPD 208(SI), Y9
+	VMOVUPD 288(SI), Y10
+	TR4(Y3, Y8, Y9, Y10, Y13, Y14, Y15, Y9, Y10, Y14)
+	VMULPD Y9, Y0, Y0 // r0·sx
+	VMULPD Y10, Y4, Y4 // r1·sy
+	VMULPD Y14, Y6, Y6 // r2·sz
+	VMULPD Y9, Y5, Y5 // r3·sx
+	VMULPD Y10, Y1, Y1 // r4·sy
+	VMULPD Y14, Y11, Y11 // r5·sz
+	VMULPD Y9, Y7, Y7 // r6·sx
+	VMULPD Y10, Y12, Y12 // r7·sy
+	VMULPD Y14, Y2, Y2 // r8·sz
+
+	// The translations: the rows (tx ty tz x) at 0, tx Y15, ty Y9, tz Y10.
+	VMOVUPD 0(SI), Y3
+	VMOVUPD 80(SI), Y8
+	VMOVUPD 160(SI), Y9
+	VMOVUPD 240(SI), Y10
+	TR4(Y3, Y8, Y9, Y10, Y13, Y14, Y15, Y9, Y10, Y14)
+
+	// Each matrix's rows, back to one bone a register.
+	TR4(Y0, Y4, Y6, Y15, Y3, Y8, Y13, Y14, Y3, Y8)
+	VMOVUPD Y13, 0(DI)
+	VMOVUPD Y14, 128(DI)
+	VMOVUPD Y3, 256(DI)
+	VMOVUPD Y8, 384(DI)
+	TR4(Y5, Y1, Y11, Y9, Y0, Y4, Y13, Y14, Y0, Y4)
+	VMOVUPD Y13, 32(DI)
+	VMOVUPD Y14, 160(DI)
+	VMOVUPD Y0, 288(DI)
+	VMOVUPD Y4, 416(DI)
+	TR4(Y7, Y12, Y2, Y10, Y0, Y4, Y13, Y14, Y0, Y4)
+	VMOVUPD Y13, 64(DI)
+	VMOVUPD Y14, 192(DI)
+	VMOVUPD Y0, 320(DI)
+	VMOVUPD Y4, 448(DI)
+	VMOVUPD msBottom<>(SB), Y0
+	VMOVUPD Y0, 96(DI)
+	VMOVUPD Y0, 224(DI)
+	VMOVUPD Y0, 352(DI)
+	VMOVUPD Y0, 480(DI)
+
+	ADDQ $320, SI
+	ADDQ $512, DI
+	SUBQ $4, CX
+	JMP  l4loop
+
+l4done:
+	VZEROUPPER
+	RET
+
+// func childrenAVX(parents *int, out *Mat4, n int)
+//
+// For every bone with a parent (an earlier bone), out[i] = out[parent]·out[i],
+// out[i] holding its local matrix: the rows of modelSpaceAVX's product,
+// ((p0·L0 + p1·L1) + p2·L2) + (−0, −0, −0, p3).
+TEXT ·childrenAVX(SB), NOSPLIT, $0-24
+	MOVQ    parents+0(FP), BX
+	MOVQ    out+8(FP), R8
+	MOVQ    n+16(FP), DX
+	XORQ    CX, CX
+	MOVQ    R8, DI
+	VMOVUPD msNegZero<>(SB), Y13
+
+c4loop:
+	CMPQ CX, DX
+	JGE  c4done
+	MOVQ (BX)(CX*8), AX
+	TESTQ AX, AX
+	JL   c4next
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	SHLQ $7, AX
+	LEAQ (R8)(AX*1), R9 // the parent's matrix
+
+	VBROADCASTSD 0(R9), Y3
+	VMULPD       Y0, Y3, Y3
+	VBROADCASTSD 8(R9), Y4
+	VMULPD       Y1, Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VBROADCASTSD 16(R9), Y4
+	VMULPD       Y2, Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VBLENDPD     $8, 0(R9), Y13, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPD      Y3, 0(DI)
+
+	VBROADCASTSD 32(R9), Y3
+	VMULPD       Y0, Y3, Y3
+	VBROADCASTSD 40(R9), Y4
+	VMULPD       Y1, Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VBROADCASTSD 48(R9), Y4
+	VMULPD       Y2, Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VBLENDPD     $8, 32(R9), Y13, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPD      Y3, 32(DI)
+
+	VBROADCASTSD 64(R9), Y3
+	VMULPD       Y0, Y3, Y3
+	VBROADCASTSD 72(R9), Y4
+	VMULPD       Y1, Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VBROADCASTSD 80(R9), Y4
+	VMULPD       Y2, Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VBLENDPD     $8, 64(R9), Y13, Y4
+	VADDPD       Y4, Y3, Y3
+	VMOVUPD      Y3, 64(DI)
+
+c4next:
+	INCQ CX
+	SUBQ $-128, DI
+	JMP  c4loop
+
+c4done:
 	VZEROUPPER
 	RET

@@ -8,7 +8,7 @@ import (
 
 // refModelSpace is ModelSpace written from its definition, one operation per
 // step and each product rounded to float64 by an explicit conversion, which the
-// Go spec says no compiler may fuse: the reference both modelSpaceAVX and (where
+// Go spec says no compiler may fuse: the reference both the AVX passes and (where
 // the compiler fuses nothing: amd64 below v3) modelSpaceGo must equal bit for bit.
 func refModelSpace(parents []int, local []Transform, out []Mat4) {
 	for i, p := range parents {

@@ -83,7 +83,7 @@ func (s *Skeleton) ModelSpace(local []Transform, out []Mat4) {
 // modelSpaceGo is ModelSpace's pass in Go, over slices of equal length: it
 // places bones in order and stops at the first whose parent is not an earlier
 // bone, returning its index (-1 when there is none). On amd64 with AVX,
-// modelSpaceAVX does the same float64 operations in the same order.
+// localsAVX and childrenAVX do the same float64 operations in the same order.
 func modelSpaceGo(parents []int, local []Transform, out []Mat4) int {
 	local = local[:len(parents)]
 	out = out[:len(parents)]
