@@ -123,9 +123,9 @@ func TestBrowserBench(t *testing.T) {
 //
 //	go test ./js/bonebake-three -run '^$' -bench BrowserCrowd -timeout 40m
 func BenchmarkBrowserCrowd(b *testing.B) {
-	query := "w=960&h=540"
+	query := "w=960&h=540" // the page reads a parameter's first value: the variable's go first
 	if q := os.Getenv("BONEBAKE_BENCH_QUERY"); q != "" {
-		query += "&" + q
+		query = q + "&" + query
 	}
 	r := runBench(b, query, 30*time.Minute)
 	fmt.Printf("\n%s\n", benchTable(r)) // whole: the benchmark's log shows ten lines

@@ -17,8 +17,8 @@
 //          matrices (the renderer then uploads one bone texture a clone); for
 //          bonebake, the clip switches and crowd.update (which only issues the
 //          GPU pass).
-// The two approaches alternate at each N, so a machine's load drifts onto
-// both; an approach stops after the first N whose frame is slower than
+// The two approaches' frames alternate at each N, so a machine's load falls
+// on both; an approach stops after the first N whose frame is slower than
 // 1000/fps ms. Units at equal frame time are read off each curve at
 // 1000/fps ms (log–log interpolation between the steps around it).
 //
@@ -57,12 +57,16 @@ renderer.setSize(opt.width, opt.height);
 renderer.setClearColor(BACKGROUND);
 document.body.appendChild(renderer.domElement);
 const gl = renderer.getContext();
-const scene = new THREE.Scene();
-scene.matrixWorldAutoUpdate = false; // the approaches update the world matrices themselves, timed as animation
-scene.add(new THREE.HemisphereLight(0xffffff, 0x445544, 2));
-const sun = new THREE.DirectionalLight(0xffffff, 2);
-sun.position.set(8, 14, 6);
-scene.add(sun);
+// scene makes one approach's scene: the same lights in each.
+function scene() {
+  const s = new THREE.Scene();
+  s.matrixWorldAutoUpdate = false; // the approaches update the world matrices themselves, timed as animation
+  s.add(new THREE.HemisphereLight(0xffffff, 0x445544, 2));
+  const sun = new THREE.DirectionalLight(0xffffff, 2);
+  sun.position.set(8, 14, 6);
+  s.add(sun);
+  return s;
+}
 const camera = new THREE.PerspectiveCamera(50, opt.width / opt.height, 0.1, 2000);
 
 // rng is a seeded generator (mulberry32): both approaches get one from the
@@ -106,12 +110,13 @@ const approaches = {
       crowd.setTransform(i, u.x, 0, u.z, u.heading);
       crowd.play(i, CLIPS[u.clip], { phase: u.phase, time: 0 });
     });
+    const s = scene().add(crowd);
     return {
-      object: crowd,
+      scene: s,
       animate(k, t) {
         switches(n, k, (i, c) => crowd.play(i, CLIPS[c], { time: t, fade: FADE }));
         crowd.update(t, renderer);
-        scene.updateMatrixWorld();
+        s.updateMatrixWorld();
       },
       skeletons() {},
       dispose() { crowd.dispose(); },
@@ -140,8 +145,9 @@ const approaches = {
       o.traverse((m) => { if (m.isSkinnedMesh && !skeletons.includes(m.skeleton)) skeletons.push(m.skeleton); });
       return { mixer, actions, skeletons, clip: u.clip };
     });
+    const s = scene().add(group);
     return {
-      object: group,
+      scene: s,
       animate(k) {
         switches(n, k, (i, c) => {
           const u = units[i];
@@ -152,7 +158,7 @@ const approaches = {
           u.clip = c;
         });
         for (const u of units) u.mixer.update(DT);
-        scene.updateMatrixWorld();
+        s.updateMatrixWorld();
       },
       // The bone matrices the renderer computes (once a frame) before it
       // uploads them: timed apart, outside the frame.
@@ -185,39 +191,43 @@ function coverage() {
   return n;
 }
 
-// measure builds n units with the approach, draws them and returns the step's figures.
-async function measure(name, n, assets) {
-  const t0 = performance.now();
-  const unit = approaches[name](n, assets);
-  scene.add(unit.object);
-  const build = performance.now() - t0;
-  const frame = [], cpu = [];
+// measure builds n units with each of the approaches named, draws them and
+// returns each one's figures. Their frames alternate (one of each in turn),
+// so that a load that comes and goes on the machine falls on both.
+async function measure(names, n, assets) {
+  const units = names.map((name) => {
+    const t0 = performance.now();
+    return { name, unit: approaches[name](n, assets), build: performance.now() - t0, frame: [], cpu: [] };
+  });
   for (let k = 0; k < opt.warm + opt.frames; k++) {
     const t = 1 + k * DT;
-    const a = performance.now();
-    unit.animate(k, t);
-    const b = performance.now();
-    if (opt.draw) renderer.render(scene, camera);
-    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel); // waits for the frame's GPU work
-    const c = performance.now();
-    unit.skeletons();
-    const d = performance.now();
-    if (k >= opt.warm) {
-      // Drawn, the renderer computed the bone matrices within the frame; not
-      // drawn, the frame is the animation alone, bone matrices included.
-      frame.push(opt.draw ? c - a : d - a);
-      cpu.push(b - a + d - c);
+    for (const u of units) {
+      const a = performance.now();
+      u.unit.animate(k, t);
+      const b = performance.now();
+      if (opt.draw) renderer.render(u.unit.scene, camera);
+      gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel); // waits for the frame's GPU work
+      const c = performance.now();
+      u.unit.skeletons();
+      const d = performance.now();
+      if (k >= opt.warm) {
+        // Drawn, the renderer computed the bone matrices within the frame; not
+        // drawn, the frame is the animation alone, bone matrices included.
+        u.frame.push(opt.draw ? c - a : d - a);
+        u.cpu.push(b - a + d - c);
+      }
+      await yieldToBrowser();
     }
-    await yieldToBrowser();
   }
-  let covered = 0;
-  if (opt.draw) { // drawn again: the canvas is cleared once shown
-    renderer.render(scene, camera);
-    covered = coverage();
-  }
-  scene.remove(unit.object);
-  unit.dispose();
-  return { n, frameMs: median(frame), cpuMs: median(cpu), buildMs: build, covered };
+  return units.map((u) => {
+    let covered = 0;
+    if (opt.draw) { // drawn again: the canvas is cleared once shown
+      renderer.render(u.unit.scene, camera);
+      covered = coverage();
+    }
+    u.unit.dispose();
+    return { name: u.name, step: { n, frameMs: median(u.frame), cpuMs: median(u.cpu), buildMs: u.build, covered } };
+  });
 }
 
 // unitsAt reads the units an approach draws in ms a frame off its steps (log–log
@@ -258,13 +268,12 @@ async function run() {
   window.benchStarted = true;
   const done = new Set();
   for (let n = opt.from; done.size < 2 && n <= opt.to; n = Math.round(n * opt.step)) {
-    for (const name of Object.keys(approaches)) {
-      if (done.has(name)) continue;
-      const s = await measure(name, n, { gltf, bpat });
-      result.steps[name].push(s);
-      if (s.frameMs > 1000 / opt.fps) done.add(name);
-      show(result);
+    const names = Object.keys(approaches).filter((name) => !done.has(name));
+    for (const { name, step } of await measure(names, n, { gltf, bpat })) {
+      result.steps[name].push(step);
+      if (step.frameMs > 1000 / opt.fps) done.add(name);
     }
+    show(result);
   }
   const ms = 1000 / opt.fps;
   const at = { ms, bonebake: unitsAt(result.steps.bonebake, ms), mixer: unitsAt(result.steps.mixer, ms) };
