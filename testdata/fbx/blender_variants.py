@@ -47,6 +47,15 @@ VARIANTS = {
     # actions.
     "robot.cm": ("gltf/threejs/RobotExpressive.glb", ["Wave", "Jump"], None, dict(
         axis_forward="X", axis_up="Z", global_scale=100.0, add_leaf_bones=False)),
+    # Mixamo's Y Bot read by Blender and written again: Blender's property
+    # templates, no pre-rotations (the joint orients folded into Lcl
+    # Rotation), leaf bones, the armature scaled 100 in a centimetre file.
+    # The meshes decimated to a tenth (their weights carried over) and the
+    # first second of the clip, to keep the file small.
+    "mixamo.reexport": ("fbx/mixamo.fbx", None, (1, 31), dict(), 0.1),
+    # An animation-only file ("without skin", as Mixamo ships its motions):
+    # the fox's armature and its Walk, for --clips onto fox.default.fbx.
+    "fox.walk.anim": ("gltf/Fox.glb", ["Walk"], None, dict(object_types={"ARMATURE"})),
 }
 
 
@@ -99,11 +108,20 @@ def dump(path):
         json.dump(out, f, separators=(",", ":"))
 
 
-for name, (src, actions, frames, opts) in VARIANTS.items():
+for name, (src, actions, frames, opts, *decimate) in VARIANTS.items():
     if only and name not in only:
         continue
     empty()
     load(os.path.join(shared, src))
+    for ratio in decimate:
+        # Applied before the armature deforms (the exporter would decimate
+        # again at every frame it bakes).
+        for ob in bpy.data.objects:
+            if ob.type == "MESH":
+                bpy.context.view_layer.objects.active = ob
+                ob.modifiers.new("decimate", "DECIMATE").ratio = ratio
+                bpy.ops.object.modifier_move_to_index(modifier="decimate", index=0)
+                bpy.ops.object.modifier_apply(modifier="decimate")
     if actions is not None:
         # The glTF importer names an action ANIMATION_OBJECT.
         for a in list(bpy.data.actions):
@@ -127,6 +145,9 @@ for name, (src, actions, frames, opts) in VARIANTS.items():
     bpy.ops.export_scene.fbx(filepath=fbx, **opts)
     print("variant", name, "fps", scene.render.fps, "current frame", scene.frame_current,
           "actions", [(a.name, tuple(a.frame_range)) for a in bpy.data.actions])
+
+    if "MESH" not in opts.get("object_types", {"MESH"}):
+        continue  # a clip file: the test binds it to its character
 
     # Blender's reading of its own file, with the importer's defaults.
     empty()

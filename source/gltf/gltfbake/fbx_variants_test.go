@@ -290,3 +290,49 @@ func TestFBXBlenderSceneAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestFBXBlenderClipFileBinds puts the fox's Walk, exported by Blender as an
+// animation-only FBX (fox.walk.anim.fbx: the armature alone, as Mixamo ships
+// motions "without skin"), on the fox character Blender exported with all
+// its actions (fox.default.fbx), and requires the clip to bake as the
+// character's own Walk stack does: every joint at every frame within 1e-4 of
+// the height (the two files hold the same keys; their bones' Lcl are each
+// file's current pose, which binding by joint name must not care about).
+func TestFBXBlenderClipFileBinds(t *testing.T) {
+	character := testfiles.Path(t, "fbx", "fox.default.fbx")
+	clips := testfiles.Path(t, "fbx", "fox.walk.anim.fbx")
+	m, f := bakeModel(t, character, Settings{FPS: 24, ClipFiles: []string{clips}})
+	own, from := -1, -1
+	for i, c := range f.Clips() {
+		switch {
+		case c.Name == "root|Walk_root" && own < 0:
+			own = i
+		case strings.Contains(c.Name, "Walk_root"):
+			from = i
+		}
+	}
+	if own < 0 || from < 0 {
+		names := []string{}
+		for _, c := range f.Clips() {
+			names = append(names, c.Name)
+		}
+		t.Fatalf("clips %q: no Walk from the character and from the clip file", names)
+	}
+	a, b := f.Clips()[own], f.Clips()[from]
+	if a.FrameCount != b.FrameCount {
+		t.Fatalf("the character's Walk has %d frames, the clip file's %d", a.FrameCount, b.FrameCount)
+	}
+	height := meshHeight(m.GLTF.Mesh.Positions, nil)
+	worst := 0.0
+	for fr := range int(a.FrameCount) {
+		pa, pb := f.Palette(own, fr), f.Palette(from, fr)
+		for p, bone := range m.Job.Rig.PaletteBones() {
+			d := translation(pa, p).Sub(translation(pb, p)).Len()
+			worst = max(worst, d/height)
+			if d > 1e-4*height {
+				t.Fatalf("frame %d: joint %s at %.5f in the character's Walk, %.5f in the clip file's", fr, m.Job.Rig.Skeleton.Names[bone], translation(pa, p), translation(pb, p))
+			}
+		}
+	}
+	t.Logf("%q and %q: %d frames, joints within %.2g of the height", a.Name, b.Name, a.FrameCount, worst)
+}
