@@ -17,6 +17,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // ErrNotRegular is what opening something other than a regular file returns,
@@ -100,16 +101,27 @@ func OpenInRoot(root, name string) (*os.File, fs.FileInfo, error) {
 	defer r.Close()
 	st, err := r.Stat(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, rootError(root, err)
 	}
 	if err := check(name, st); err != nil {
 		return nil, nil, err
 	}
 	f, err := r.OpenFile(name, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, rootError(root, err)
 	}
 	return verify(f, name, st)
+}
+
+// rootError words os.Root's error as Open's: "open DIR/NAME: no such file or
+// directory", not "statat NAME: …" (a system call and a bare name). The cause
+// stays wrapped, so errors.Is and "path escapes from parent" still show.
+func rootError(root string, err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	return &fs.PathError{Op: "open", Path: filepath.Join(root, pe.Path), Err: pe.Err}
 }
 
 // verify checks that f, just opened, is the regular file st described.

@@ -111,3 +111,19 @@ func TestReadsARegularFile(t *testing.T) {
 		t.Errorf("ReadFile(empty) = %q, %v", b, err)
 	}
 }
+
+// A file missing inside the root is named by the path looked for, in the words
+// Open uses: os.Root's own error says "statat missing.jpg", a system call's
+// name and the bare name, which a glTF's or FBX's missing texture printed
+// as it was (issue 45, round 4).
+func TestOpenInRootMissingNamesThePath(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := OpenInRoot(dir, "missing.jpg")
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("err %v: want one that is os.ErrNotExist", err)
+	}
+	want := "open " + filepath.Join(dir, "missing.jpg") + ": no such file or directory"
+	if err.Error() != want {
+		t.Errorf("err %q, want %q", err, want)
+	}
+}
