@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 
 	"github.com/spf13/cobra"
@@ -38,21 +37,11 @@ func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Se
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("-o %s: is a file; with several models, -o names a folder (one NAME.bpat per model)", dir)
 	}
-	outs := make([]string, len(models))
-	byName := map[string]string{}
-	for i, m := range models {
-		name := modelName(m)
-		// Case-insensitive file systems would write both into one file.
-		if other, ok := byName[strings.ToLower(name)]; ok {
-			return usagef("%s and %s would both be baked into %s: bake them into different folders", other, m, filepath.Join(dir, name+".bpat"))
-		}
-		byName[strings.ToLower(name)] = m
-		outs[i] = filepath.Join(dir, name+".bpat")
-	}
-	manifests, ids, err := speciesIDs(models, outs, dir, set.Manifest)
+	plan, err := gltfbake.PlanFolder(models, dir, set)
 	if err != nil {
-		return err
+		return libError(err)
 	}
+	outs := plan.Outs
 	if err := makeDirs(dir); err != nil {
 		return fmt.Errorf("-o %s: %w", dir, err)
 	}
@@ -91,14 +80,7 @@ func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Se
 			defer wg.Done()
 			for i := range next {
 				r := results[i]
-				s := set
-				if s.Manifest == nil {
-					s.Manifest = manifests[i]
-				}
-				if ids[i] != nil {
-					s.FreeSpeciesID = ids[i]
-				}
-				r.n, r.err = bakeModel(models[i], outs[i], s, run, &r.out, &r.errw)
+				r.n, r.err = bakeModel(models[i], outs[i], plan.Settings[i], run, &r.out, &r.errw)
 				close(r.done)
 			}
 		}()
@@ -155,95 +137,4 @@ func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Se
 	}
 	fmt.Fprintln(stdout)
 	return nil
-}
-
-// speciesIDs reads each model's manifest (manifest, or NAME.yaml beside it) and
-// picks the species id each model takes when its manifest gives none: distinct
-// ids, the first ones neither built in, nor given by a manifest, nor held by a
-// .bpat file already in dir that this bake does not replace. The runtime loads
-// a folder only when its files' ids differ (one slot per id), so ids given
-// that collide are refused before anything is baked. A model's bonebake extras
-// are not read here: bakeModels warns after the bake if they collide.
-func speciesIDs(models, outs []string, dir string, manifest *gltfbake.Manifest) ([]*gltfbake.Manifest, []*uint32, error) {
-	if manifest != nil && manifest.SpeciesID != nil {
-		return nil, nil, usagef("--manifest gives species_id %d to all %d models, and a folder of files with one id cannot be loaded together: give each model its own NAME.yaml manifest", *manifest.SpeciesID, len(models))
-	}
-	taken := map[uint32]string{} // id → the file or manifest that holds it
-	replaced := map[string]bool{}
-	for _, o := range outs {
-		replaced[filepath.Clean(o)] = true
-	}
-	if ents, err := os.ReadDir(dir); err == nil {
-		for _, e := range ents {
-			p := filepath.Join(dir, e.Name())
-			if !strings.EqualFold(filepath.Ext(p), ".bpat") || replaced[filepath.Clean(p)] || !e.Type().IsRegular() {
-				continue
-			}
-			if kind, err := sniff(p); err != nil || kind != kindBPAT {
-				continue
-			}
-			if id, ok := headerSpecies(p); ok {
-				taken[id] = p
-			}
-		}
-	}
-	manifests := make([]*gltfbake.Manifest, len(models))
-	for i, m := range models {
-		mf := manifest
-		if mf == nil {
-			var err error
-			if mf, err = besideManifest(m); err != nil {
-				return nil, nil, err
-			}
-			manifests[i] = mf
-		}
-		if mf == nil || mf.SpeciesID == nil {
-			continue
-		}
-		id := *mf.SpeciesID
-		if other, ok := taken[id]; ok {
-			return nil, nil, usagef("%s gives %s species id %d, which %s already holds: the runtime loads one file per id from a folder; choose another id", besidePath(m), m, id, other)
-		}
-		taken[id] = besidePath(m)
-	}
-	ids := make([]*uint32, len(models))
-	for i := range models {
-		if manifests[i] != nil && manifests[i].SpeciesID != nil {
-			continue
-		}
-		used := make([]uint32, 0, len(taken))
-		for id := range taken {
-			used = append(used, id)
-		}
-		id := roster.FirstFreeID(used...)
-		if err := roster.CheckID(id); err != nil {
-			return nil, nil, fmt.Errorf("%s: no species id is left for %s (%d are taken in the folder and by the manifests): %w", dir, models[i], len(taken), err)
-		}
-		ids[i] = &id
-		taken[id] = models[i]
-	}
-	return manifests, ids, nil
-}
-
-// modelName is a model's file name without its extension: NAME of NAME.glb.
-func modelName(path string) string {
-	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-}
-
-// besidePath is NAME.yaml beside the model NAME.glb.
-func besidePath(model string) string {
-	return filepath.Join(filepath.Dir(model), modelName(model)+".yaml")
-}
-
-// besideManifest reads NAME.yaml beside the model NAME.glb (or .gltf), or returns
-// nil when there is none.
-func besideManifest(model string) (*gltfbake.Manifest, error) {
-	p := besidePath(model)
-	if _, err := os.Stat(p); err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	return gltfbake.ReadManifest(p)
 }

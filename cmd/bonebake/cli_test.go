@@ -438,3 +438,9 @@ func writeTestFile(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// modelName is a model's file name without its extension: NAME of NAME.glb,
+// the NAME.bpat a bake into a folder writes.
+func modelName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}

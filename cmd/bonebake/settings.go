@@ -34,6 +34,7 @@ var settingFlags = map[string]string{
 	"Retarget":      "retarget",
 	"SnapshotMesh":  "snapshot-mesh",
 	"NoLimits":      "force",
+	"Manifest":      "manifest",
 }
 
 // settingRef is how the library's prose (notes, hints, errors) names a setting:
@@ -63,9 +64,9 @@ func (e flagWorded) Error() string { return e.msg }
 func (e flagWorded) Unwrap() error { return e.err }
 
 // libError turns an error of the library into the command line's: a setting
-// that does not fit is a usage error naming its flag, a file over the size
-// limit says which flags lower or lift it; any other error names flags where
-// it names settings (flagWords).
+// that does not fit, or a folder plan that cannot be, is a usage error naming
+// its flag, a file over the size limit says which flags lower or lift it; any
+// other error names flags where it names settings (flagWords).
 func libError(err error) error {
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		flag, ok := settingFlags[se.Setting]
@@ -73,6 +74,9 @@ func libError(err error) error {
 			flag = se.Setting
 		}
 		return usagef("--%s: %s", flag, flagWords(se.Err.Error()))
+	}
+	if fe := (*gltfbake.FolderError)(nil); errors.As(err, &fe) {
+		return usagef("%s", flagWords(fe.Error()))
 	}
 	if le := (*gltfbake.LimitError)(nil); errors.As(err, &le) {
 		if le.Snapshot {
