@@ -242,8 +242,8 @@ func TestFBXBlenderVariantsAgree(t *testing.T) {
 // middle frame of every stack: the two sets of points agree within 1e-4 of
 // the height, each point having one of the other set that near. This is the
 // reference for parts parented to bones (RobotExpressive's): Blender's glTF
-// exporter moves them (the robot's head mesh 2.3 m above its neck in the
-// glTF, where the scene it exports has it on the neck), so
+// exporter moves them (the robot's head mesh 232 units, over half its
+// height, above where the scene it exports has it: on the neck), so
 // TestFBXBlenderVariantsAgree compares only skinned vertices there.
 func TestFBXBlenderSceneAgrees(t *testing.T) {
 	for _, v := range blenderVariants {
