@@ -39,7 +39,11 @@ type Socket = bpat.Socket
 // normalized phase in [0,1] (for a looping clip phase 1 is phase 0 again): the
 // baker calls it at the frame times of docs/formats/bpat.md §5, so Frames, FPS and Loops fix
 // the duration: Frames/FPS seconds when looping, (Frames−1)/FPS for a one-shot.
-// Creature.Job turns each into a bake.Clip over a motion that calls Pose.
+// Creature.Job turns each into a bake.Clip over a motion that calls Pose; it is
+// not one because its motion is a function of phase with a frame count, where
+// bake.Clip samples a motion over a time range. Speed and Cycle are its gait,
+// which the runtime reads from here (a baked model's comes from its gait
+// sidecar, which bake.Clip's GroundSpeed and Cycle feed).
 type Clip struct {
 	Name    string
 	Frames  int

@@ -141,7 +141,7 @@ func (h *Header) SocketDataSize() uint64 {
 func (h *Header) SocketDataOffset() uint64 { return h.PaletteOffset + h.PaletteSize() }
 
 // Clip describes one clip of a file: its entry in the clip table. The other clip
-// types say more or less for their own jobs: crowd.Clip adds how the runtime
+// types say more or less for their own jobs: registry.Clip adds how the runtime
 // plays it (duration, gait), bpsm.Clip is a snapshot file's table (frames only:
 // fps, looping and markers are its BPAT's), gait.Clip is the sidecar's record of
 // its ground speed, and bake.Clip and species.Clip are clips to bake (a motion

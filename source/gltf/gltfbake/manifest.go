@@ -81,7 +81,10 @@ type Manifest struct {
 }
 
 // ManifestClip is one output clip. With no clips listed, every source animation is
-// baked under its own name.
+// baked under its own name. It is not a bake.Clip, which Manifest.Job makes of
+// it: it names its source animation where bake.Clip holds the motion's index,
+// and its optional keys (loops, start, in_place) are pointers, unset taking the
+// manifest's default.
 type ManifestClip struct {
 	Name   string  `yaml:"name"`   // output name
 	Source string  `yaml:"source"` // source animation by name, or "#N" by index (default: Name)
