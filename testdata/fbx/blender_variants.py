@@ -37,7 +37,7 @@ VARIANTS = {
         axis_forward="Y", axis_up="Z", apply_scale_options="FBX_SCALE_ALL",
         bake_space_transform=True, add_leaf_bones=False)),
     # Bones along X (FBX's convention, Maya's), "Only Deform Bones", scale
-    # 0.01 into the units, the armature as a LimbNode root.
+    # 0.01 on the objects of a file in metres, the armature as a Root model.
     "cesiumman.xbones": ("gltf/CesiumMan.gltf", None, None, dict(
         primary_bone_axis="X", secondary_bone_axis="Y",
         use_armature_deform_only=True, global_scale=0.01,
@@ -49,9 +49,9 @@ VARIANTS = {
         axis_forward="X", axis_up="Z", global_scale=100.0, add_leaf_bones=False)),
     # Mixamo's Y Bot read by Blender and written again: Blender's property
     # templates, no pre-rotations (the joint orients folded into Lcl
-    # Rotation), leaf bones, the armature scaled 100 in a centimetre file.
+    # Rotation), leaf bones, a centimetre file.
     # The meshes decimated to a tenth (their weights carried over) and the
-    # first second of the clip, to keep the file small.
+    # clip's first second (frames 1-31 of 30 fps), to keep the file small.
     "mixamo.reexport": ("fbx/mixamo.fbx", None, (1, 31), dict(), 0.1),
     # An animation-only file ("without skin", as Mixamo ships its motions):
     # the fox's armature and its Walk, for --clips onto fox.default.fbx.
@@ -80,7 +80,7 @@ def dump(path):
     tracks = list(arm.animation_data.nla_tracks)
     for tr in tracks:
         tr.mute = True
-    out = {"clips": []}
+    out = {"fps": scene.render.fps / scene.render.fps_base, "clips": []}
     height = None
     for tr in tracks:
         tr.mute = False
@@ -140,7 +140,14 @@ for name, (src, actions, frames, opts, *decimate) in VARIANTS.items():
                 ad.action = bpy.data.actions[0]
     scene = bpy.context.scene
     if frames is not None:
+        # The exporter bakes each action over its own range: keys past the
+        # range are dropped from the actions.
         scene.frame_start, scene.frame_end = frames
+        for a in bpy.data.actions:
+            for fc in a.fcurves:
+                for k in reversed(range(len(fc.keyframe_points))):
+                    if not frames[0] <= fc.keyframe_points[k].co.x <= frames[1]:
+                        fc.keyframe_points.remove(fc.keyframe_points[k])
     fbx = os.path.join(outdir, name + ".fbx")
     bpy.ops.export_scene.fbx(filepath=fbx, **opts)
     print("variant", name, "fps", scene.render.fps, "current frame", scene.frame_current,

@@ -218,11 +218,12 @@ var blenderVariants = []struct {
 	{"fox.default", "the exporter's defaults: -Z forward, Y up, objects scaled 100 in a centimetre file, leaf bones, three stacks, bones posed at frame 1 (not the bind pose)", false},
 	{"fox.zup", "Z up, Y forward, UnitScaleFactor 100, Apply Transform, no leaf bones", false},
 	{"robot.cm", "RobotExpressive: rigid parts on bones, two skinned hands, +X forward, Z up, centimetres in the objects (scale 100), two stacks", true},
-	{"cesiumman.xbones", "bones along X, only deform bones, scale 0.01, the armature a LimbNode root", false},
+	{"mixamo.reexport", "Mixamo's Y Bot read and written again by Blender: its property templates, joint orients folded into Lcl Rotation (no PreRotation), leaf bones, 79 joints", false},
+	{"cesiumman.xbones", "bones along X, only deform bones, the objects scaled 0.01 in a file of metres (UnitScaleFactor 100), the armature a Root", false},
 }
 
 // TestFBXBlenderVariantsAgree bakes each variant and Blender's glTF of it at
-// 24 fps (the files' rate: no frame count rounds a half) and compares every
+// 24 fps (the fox's rate: no frame count rounds a half) and compares every
 // joint and skinned vertex at every frame of every clip (compareBlender).
 func TestFBXBlenderVariantsAgree(t *testing.T) {
 	for _, v := range blenderVariants {
@@ -254,6 +255,7 @@ func TestFBXBlenderSceneAgrees(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ref struct {
+				FPS   float64
 				Unit  float64
 				Clips []struct {
 					Name      string
@@ -264,7 +266,8 @@ func TestFBXBlenderSceneAgrees(t *testing.T) {
 			if err := json.Unmarshal(data, &ref); err != nil {
 				t.Fatal(err)
 			}
-			m, f := bakeModel(t, fbxPath, Settings{FPS: 24})
+			// Baked at the scene's rate, the reference's frames are the clip's.
+			m, f := bakeModel(t, fbxPath, Settings{FPS: ref.FPS})
 			height := ref.Unit * 1e6
 			clipOf := map[string]int{}
 			for i, c := range f.Clips() {
