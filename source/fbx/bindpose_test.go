@@ -3,22 +3,16 @@ package fbx
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 )
 
-// TestBindPoseFromClusters reads a file whose bones were not written in
-// their bind pose, as Blender writes them (docs/formats/fbx.md §9, §15): the
-// Arm's Lcl Rotation is 90° about Z, its cluster's TransformLink has it
-// unturned at (0,100,0). A control point p = (100,100,0) cm, weighted half to
-// Root (bound at the origin) and half to Arm, stands by FBX's rule at
-// Σ w · G(t) · Transform · p. At 0 s the Wave stack turns the Arm back to 0°,
-// the bind pose, so the point stands where it was bound, (1,1,0) m; taking
-// the Lcl pose for the bind puts it at (0.5,1,0).
-func TestBindPoseFromClusters(t *testing.T) {
-	src := `; FBX 7.4.0 project file
+// posedSrc is a character whose Arm was written turned away from its bind
+// pose (TestBindPoseFromClusters).
+const posedSrc = `; FBX 7.4.0 project file
 FBXHeaderExtension:  {
 	FBXVersion: 7400
 }
@@ -112,8 +106,18 @@ Connections:  {
 	C: "OP",23,22, "d|Z"
 }
 `
+
+// TestBindPoseFromClusters reads a file whose bones were not written in
+// their bind pose, as Blender writes them (docs/formats/fbx.md §9, §15): the
+// Arm's Lcl Rotation is 90° about Z, its cluster's TransformLink has it
+// unturned at (0,100,0). A control point p = (100,100,0) cm, weighted half to
+// Root (bound at the origin) and half to Arm, stands by FBX's rule at
+// Σ w · G(t) · Transform · p. At 0 s the Wave stack turns the Arm back to 0°,
+// the bind pose, so the point stands where it was bound, (1,1,0) m; taking
+// the Lcl pose for the bind puts it at (0.5,1,0).
+func TestBindPoseFromClusters(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "posed.fbx")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(posedSrc), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	m, err := Load(path, gltf.Options{})
@@ -145,5 +149,47 @@ Connections:  {
 	}
 	if !near(p[0], 1, 1e-6) || !near(p[1], 1, 1e-6) || !near(p[2], 0, 1e-6) {
 		t.Errorf("at 0 s the point bound at (1,1,0) m stands at %v", p)
+	}
+}
+
+// TestUnweightedStaysWithItsMesh: a control point of a skinned mesh that no
+// cluster weights is not deformed (the FBX SDK leaves it as it is), so it
+// stands where its mesh model puts it: the Body model 50 cm along z puts
+// the point (10,0,0) cm at (0.1,0,0.5) m, not at its coordinates in the mesh.
+func TestUnweightedStaysWithItsMesh(t *testing.T) {
+	src := strings.Replace(posedSrc, `Vertices: *9 {
+			a: 100,100,0,0,0,0,0,10,0
+		}
+		PolygonVertexIndex: *3 {
+			a: 0,1,-3`, `Vertices: *12 {
+			a: 100,100,0,0,0,0,0,10,0,10,0,0
+		}
+		PolygonVertexIndex: *6 {
+			a: 0,1,-3,1,2,-4`, 1)
+	src = strings.Replace(src, `Model: 11, "Model::Body", "Mesh" {
+	}`, `Model: 11, "Model::Body", "Mesh" {
+		Properties70:  {
+			P: "Lcl Translation", "Lcl Translation", "", "A",0,0,50
+		}
+	}`, 1)
+	if src == posedSrc {
+		t.Fatal("the file was not edited")
+	}
+	path := filepath.Join(t.TempDir(), "unweighted.fbx")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path, gltf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range m.Mesh.Positions {
+		if near(float64(p[0]), 0.1, 1e-6) && near(float64(p[1]), 0, 1e-6) && near(float64(p[2]), 0.5, 1e-6) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no vertex at (0.1,0,0.5) m: %v", m.Mesh.Positions)
 	}
 }

@@ -517,9 +517,15 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 			m rig.Mat4
 		}
 		var infls [][]infl
+		var unweighted rig.Mat4 // the mesh model's global · Geo
 		if si != nil {
 			infls = make([][]infl, ncp)
 			geo := geometric(mo)
+			g, err := s.fileGlobal(mo)
+			if err != nil {
+				return err
+			}
+			unweighted = g.Mul(geo)
 			for _, c := range si.clusters {
 				b := sk.boneOf[c.link]
 				// The file's Transform is the cluster's inverse bind matrix,
@@ -566,9 +572,9 @@ func (s *scene) character(m *gltf.Model, sk *skeleton, skins []skinInfo, opt glt
 				return rigid.TransformPoint(p), rigid, js, ws
 			}
 			in := infls[cp]
-			if len(in) == 0 { // unweighted: stays where the mesh is bound
+			if len(in) == 0 { // unweighted: not deformed, it stands where its mesh model puts it
 				js[0], ws[0] = 0, 0
-				return geometric(mo).TransformPoint(p), geometric(mo), js, ws
+				return unweighted.TransformPoint(p), unweighted, js, ws
 			}
 			slices.SortStableFunc(in, func(a, b infl) int {
 				switch {
