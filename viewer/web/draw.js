@@ -119,7 +119,7 @@ function drawView(bat) {
   let calls = 0, drawn = 0;
 
   const F = focusAsset();
-  if (F && state.showCrowd) {
+  if (F) { // the ground is the scene's, shown with the crowd hidden too (as the grid is)
     focusData.set(F.instData.subarray(0, RECORD));
     focusData.set([1, 1, 1, 0], 4); // the ground and the overlays keep their own colours
     gl.bindBuffer(gl.ARRAY_BUFFER, focusBuf);
