@@ -15,6 +15,7 @@ import (
 type blenderAgreement struct {
 	clips, frames, joints, vertices int
 	joint, vertex                   float64
+	normal                          float64 // degrees
 }
 
 // compareBlender bakes an FBX file and the glTF Blender made of it (its FBX
@@ -23,7 +24,7 @@ type blenderAgreement struct {
 // 1e-4 of the character's height: every palette joint's world position (by
 // name) and every vertex skinned by palette · inverse bind. Vertices are
 // matched at the first clip's first frame, where both skins must already
-// agree.
+// agree; their normals are compared in the bind pose.
 //
 // With skinnedOnly, only the vertices of skinned members are compared (on
 // both sides): Blender's glTF exporter moves parts parented to bones
@@ -123,6 +124,21 @@ func compareBlender(t *testing.T, fbxPath, glbPath string, skinnedOnly bool) ble
 					t.Fatalf("clip %q frame %d: Blender's vertex %d skinned to %v, %.3g m from the FBX's", c.Name, f, i, p, best)
 				}
 			}
+		}
+	}
+	// The normals, in the bind pose where both meshes stand: each of
+	// Blender's within 0.5° of one of the FBX vertices at its place (a
+	// position has one vertex per normal it takes).
+	fp, gp := pick(fm.GLTF.Mesh.Positions, fKeep), pick(gm.GLTF.Mesh.Positions, gKeep)
+	fn, gn := pick(fm.GLTF.Mesh.Normals, fKeep), pick(gm.GLTF.Mesh.Normals, gKeep)
+	for i, js := range nearSets(t, fp, gp, tol) {
+		best := -1.0
+		for _, j := range js {
+			best = max(best, float64(fn[j][0]*gn[i][0]+fn[j][1]*gn[i][1]+fn[j][2]*gn[i][2]))
+		}
+		a.normal = max(a.normal, math.Acos(min(best, 1))*180/math.Pi)
+		if best < math.Cos(0.5*math.Pi/180) {
+			t.Fatalf("Blender's vertex %d at %v: normal %v, no FBX vertex there within 0.5° of it", i, gp[i], gn[i])
 		}
 	}
 	if a.clips != gClips || a.clips != len(ff.Clips()) {
@@ -231,8 +247,8 @@ func TestFBXBlenderVariantsAgree(t *testing.T) {
 			fbxPath := testfiles.Path(t, "fbx", v.name+".fbx")
 			glbPath := testfiles.Path(t, "fbx", v.name+".blender.glb")
 			a := compareBlender(t, fbxPath, glbPath, v.rigidMoved)
-			t.Logf("%s: %d clips, %d frames, %d joints, %d of Blender's vertices: joints within %.2g, vertices within %.2g of the height",
-				v.what, a.clips, a.frames, a.joints, a.vertices, a.joint, a.vertex)
+			t.Logf("%s: %d clips, %d frames, %d joints, %d of Blender's vertices: joints within %.2g, vertices within %.2g of the height; normals within %.2g°",
+				v.what, a.clips, a.frames, a.joints, a.vertices, a.joint, a.vertex, a.normal)
 		})
 	}
 }
