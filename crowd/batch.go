@@ -157,6 +157,25 @@ func stepUnits(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipI
 	}
 }
 
+// putRows writes each unit's Instance at its clip and phase, as stepUnits does
+// after advancing: a unit whose species is not loaded or whose clip number is too
+// large gets the empty entry at the end of entries.
+func putRows(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase []float32, out []Instance) {
+	n := len(species)
+	clips, phase, out = clips[:n], phase[:n], out[:n]
+	empty := uint(len(entries)) - 1
+	for i := range species {
+		s, cl := species[i], clips[i]
+		k := uint(s)<<clipShift | uint(cl)
+		if cl >= registry.MaxClips || k > empty {
+			k = empty
+		}
+		o := &out[i]
+		entries[k].put(o, phase[i])
+		o.Clip, o.Species = cl, s
+	}
+}
+
 // settle brings a phase that left [0,1) back: wrapped into [0,1) when wrap is set,
 // clamped to [0,1] otherwise; NaN becomes 0. Callers test for the rare case first
 // (math.Float32bits(q) >= one) so that the hot loops take no branch into it; it

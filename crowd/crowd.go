@@ -286,10 +286,10 @@ func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error
 		}
 		ph *= e.keep
 		phase[i], rate[i], clips[i], state[i] = ph, rt, cl, st
-		o := &out[i]
-		e.put(o, ph)
-		o.Clip, o.Species = cl, s
 	}
+	// The Instances in a pass of their own: the frame arithmetic waits on the
+	// phase at the end of a long chain, which a short loop overlaps across units.
+	putRows(entries, species, clips, phase, out)
 	if changes > 0 {
 		atomic.AddUint64(&c.Transitions, changes)
 		atomic.AddUint64(&c.Fades, faded)

@@ -92,6 +92,11 @@ func (f *Combat) Attack(attacker, target int) bool {
 	if attacker < 0 || attacker >= c.Len() || !f.ready(attacker) {
 		return false
 	}
+	// Most calls in a melee find the target out of reach or dead: answered
+	// before the clip is looked up, as Start would answer after.
+	if !f.Melee.CanStart(&f.World, attacker, int32(target)) {
+		return false
+	}
 	flags := c.flagsOf(attacker)
 	old := *flags
 	*flags |= unit.Attacking

@@ -85,9 +85,13 @@ func Timeline(t float32) (CombatPhase, float32) {
 	if !(t >= 0) || t >= phaseStart[numCombatPhases] {
 		return CombatIdle, 0
 	}
+	// The phases whose start t has passed, counted without a loop whose exit
+	// varies from swing to swing (phaseStart rises).
 	k := Advance
-	for k < Reposition && t >= phaseStart[k+1] {
-		k++
+	for _, start := range phaseStart[WindUp:numCombatPhases] {
+		if t >= start {
+			k++
+		}
 	}
 	u := (t - phaseStart[k]) / phaseDuration[k]
 	return k, min(u, 1)
@@ -224,8 +228,7 @@ func (m *Melee) Pending(i int) bool { return m.StrikeTarget[i] >= 0 }
 // target is not alive, hostile and in reach. A swing that shoots sets its Release
 // phase after it begins.
 func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
-	a := int32(i)
-	if m.Wait[i] > 0 || !w.Alive(a) || !w.Alive(target) || !w.hostile(a, target) || !w.inReach(a, target, m.Reach[i]) {
+	if !m.CanStart(w, i, target) {
 		return false
 	}
 	if m.StrikeTarget[i] >= 0 {
@@ -255,6 +258,14 @@ func (m *Melee) Start(w *World, i int, target int32, contact float32) bool {
 	m.Release[i] = -1
 	m.Stats.Started++
 	return true
+}
+
+// CanStart reports whether Start would begin a swing of attacker i at target
+// now: its cooldown has run out, it is alive, and the target is alive, hostile
+// and in reach. It changes nothing.
+func (m *Melee) CanStart(w *World, i int, target int32) bool {
+	a := int32(i)
+	return !(m.Wait[i] > 0) && w.Alive(a) && w.Alive(target) && w.hostile(a, target) && w.inReach(a, target, m.Reach[i])
 }
 
 // Cancel cancels attacker i's swing and pending strike, as on death or retarget. It
@@ -291,11 +302,18 @@ func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
 		hits = append(hits, m.Late...)
 		m.Late = m.Late[:0]
 	}
-	for i := range m.Time {
-		if m.Wait[i] > 0 {
-			m.Wait[i] -= dt
+	// The slices in locals: the stores below would otherwise make the compiler
+	// load m's fields again for every attacker. Cancel and Land write through m
+	// into the same arrays.
+	wait, time, phase, tempo := m.Wait, m.Time, m.Phase, m.Tempo
+	release, contact, strike := m.Release, m.Contact, m.StrikeTarget
+	n := len(time)
+	_, _, _, _, _, _ = wait[:n], phase[:n], tempo[:n], release[:n], contact[:n], strike[:n]
+	for i := range n {
+		if wait[i] > 0 {
+			wait[i] -= dt
 		}
-		t := m.Time[i]
+		t := time[i]
 		if t < 0 {
 			continue
 		}
@@ -304,24 +322,24 @@ func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
 			m.Cancel(i)
 			continue
 		}
-		if tg := m.StrikeTarget[i]; tg >= 0 && w.Target != nil && w.Target[i] != tg {
+		if tg := strike[i]; tg >= 0 && w.Target != nil && w.Target[i] != tg {
 			m.Cancel(i)
 			continue
 		}
-		t += dt * m.Tempo[i]
+		t += dt * tempo[i]
 		ap := AttackPhase(t)
-		if r := m.Release[i]; r >= 0 && (t >= SwingDuration || ap >= r) {
-			m.Release[i] = -1
-			m.Emit(EventRelease, i, m.StrikeTarget[i], m.StrikeDamage[i], false)
+		if r := release[i]; r >= 0 && (t >= SwingDuration || ap >= r) {
+			release[i] = -1
+			m.Emit(EventRelease, i, strike[i], m.StrikeDamage[i], false)
 		}
-		if m.StrikeTarget[i] >= 0 && (t >= SwingDuration || ap >= m.Contact[i]) {
+		if strike[i] >= 0 && (t >= SwingDuration || ap >= contact[i]) {
 			hits = m.Land(w, i, hits)
 		}
 		if t >= SwingDuration {
 			t, ap = -1, -1
 			m.Emit(EventEnd, i, -1, 0, false)
 		}
-		m.Time[i], m.Phase[i] = t, ap
+		time[i], phase[i] = t, ap
 	}
 	return hits
 }

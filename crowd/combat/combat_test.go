@@ -217,3 +217,37 @@ func TestDPSUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// CanStart answers as Start does, changing nothing: a ready attacker in reach of a
+// live enemy may swing; a cooldown, a death, a friend or a distance refuses it.
+func TestCanStart(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(w *World, m *Melee)
+		want   bool
+	}{
+		{"ready, in reach", func(w *World, m *Melee) {}, true},
+		{"cooldown running", func(w *World, m *Melee) { m.Wait[0] = .1 }, false},
+		{"NaN cooldown", func(w *World, m *Melee) { m.Wait[0] = float32(math.NaN()) }, true},
+		{"attacker dead", func(w *World, m *Melee) { w.HP[0] = 0 }, false},
+		{"target dead", func(w *World, m *Melee) { w.HP[1] = -1 }, false},
+		{"target friendly", func(w *World, m *Melee) { w.Team[1] = 0 }, false},
+		{"target out of reach", func(w *World, m *Melee) { w.X[1] = 3 }, false},
+	} {
+		m, w := duel(10, 2)
+		c.change(w, m)
+		wait := m.Wait[0]
+		if got := m.CanStart(w, 0, 1); got != c.want {
+			t.Errorf("%s: CanStart %v, want %v", c.name, got, c.want)
+		}
+		if m.Stats.Started != 0 || m.Swinging(0) || math.Float32bits(m.Wait[0]) != math.Float32bits(wait) {
+			t.Errorf("%s: CanStart changed the melee", c.name)
+		}
+		if got := m.Start(w, 0, 1, .58); got != c.want {
+			t.Errorf("%s: Start %v, CanStart %v", c.name, got, c.want)
+		}
+	}
+	if m, w := duel(10, 2); m.CanStart(w, 0, 9) || m.CanStart(w, 0, -1) {
+		t.Error("CanStart at no unit")
+	}
+}
