@@ -221,6 +221,11 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 					return err
 				}
 			}
+			if flags.Changed("up") {
+				if err := checkUpUsed(up, append(append([]string(nil), a...), clipFiles...), manifest != ""); err != nil {
+					return err
+				}
+			}
 			if flags.Changed("scale") {
 				if err := gltf.CheckScale(scale); err != nil {
 					return usagef("--scale %v", err)

@@ -99,6 +99,11 @@ and says so. Stop it with Ctrl-C.`,
 			} else if retarg {
 				return usagef("--retarget applies to the clips of --clips")
 			}
+			if up != "" && len(paths) > 0 {
+				if err := checkUpUsed(up, append(append([]string(nil), paths...), clips...), false); err != nil {
+					return err
+				}
+			}
 			// The address first: a port in use or a bad --addr is said at once,
 			// not after the assets are loaded (seconds for glTF models).
 			ln, err := net.Listen("tcp", addr)
