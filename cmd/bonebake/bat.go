@@ -178,7 +178,7 @@ when the worst error (metres) is larger.`,
 	fl.StringSliceVar(&clips, "clips", nil, "clips to bake, comma-separated (default all)")
 	fl.Float64Var(&maxError, "max-error", 0, "fail when a rebuilt vertex or bone is further than this from the source, in metres")
 	fl.IntVar(&padding, "padding", 0, "frames added before and after each clip (wrap-around, or held ends)")
-	fl.BoolVar(&invertV, "invert-v", false, "store rows bottom up and flip TEXCOORD_1's v (DirectX-style UVs, Unreal)")
+	fl.BoolVar(&invertV, "invert-v", false, "store rows bottom up and flip TEXCOORD_1's v, for pipelines that flip images on load and use the UVs as they are (leave it off for a glTF importer, which converts the UVs itself)")
 	fl.BoolVar(&zUp, "z-up", false, "turn the output so that z is up (Unreal, Blender): (x, y, z) → (x, −z, y)")
 	fl.BoolVar(&cm, "cm", false, "raw and ue: write positions in centimetres, Unreal's unit (the mesh stays in metres, glTF's, which Unreal's importer turns into centimetres)")
 	fl.BoolVar(&zip, "zip", false, "ZIP-compress EXR textures")

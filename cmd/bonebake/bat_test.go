@@ -145,4 +145,11 @@ func TestBatCentimetres(t *testing.T) {
 	if !strings.Contains(help, recipe) || !strings.Contains(string(readme), "**Unreal** (`"+recipe) || strings.Contains(string(readme), "by 100)") {
 		t.Errorf("bat --help and the README's Unreal steps should both give %q (and no scaling by hand)", recipe)
 	}
+	// The recipe leaves --invert-v off; the flag's own line must not send
+	// Unreal users to it (it said "DirectX-style UVs, Unreal").
+	for _, line := range strings.Split(help, "\n") {
+		if strings.Contains(line, "--invert-v ") && strings.Contains(line, "Unreal") {
+			t.Errorf("bat --help: %q names Unreal, whose recipe leaves --invert-v off", strings.TrimSpace(line))
+		}
+	}
 }
