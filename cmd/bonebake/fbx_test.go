@@ -29,6 +29,11 @@ func TestBakeFBXWithClips(t *testing.T) {
 	if len(f.Clips()) != 2 || f.ClipIndex("Samba_Dancing") != 1 || f.Clips()[1].FrameCount != 594 {
 		t.Errorf("clips %+v", f.Clips())
 	}
+	// Each file has an empty "Take 001": the clip file's note names it, or
+	// the two notes read as one said twice.
+	if !strings.Contains(errOut, `Samba_Dancing.fbx: take "Take 001" has no keys`) {
+		t.Errorf("the clip file's note does not name it:\n%s", errOut)
+	}
 	code, text, errOut := bonebake(t, "inspect", char)
 	if code != 0 || !strings.Contains(text, "FBX 7700 (binary)") || !strings.Contains(text, "65 bones") || !strings.Contains(text, "mixamo.com") {
 		t.Errorf("inspect: exit %d: %s%s", code, text, errOut)

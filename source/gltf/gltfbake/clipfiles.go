@@ -58,7 +58,12 @@ func AddClipFiles(m *gltf.Model, files []string, s ClipFilesSettings) (notes []s
 		if err != nil {
 			return nil, err
 		}
-		notes = append(notes, cf.Notes...)
+		for _, n := range cf.Notes { // named by their file, as the notes below are
+			if prefix := filepath.Base(path) + ": "; !strings.HasPrefix(n, prefix) {
+				n = prefix + n
+			}
+			notes = append(notes, n)
+		}
 		b, err := bindClipFile(m, cf, s.Retarget)
 		if err != nil {
 			return nil, err
