@@ -328,7 +328,7 @@ func LoadClips(path string, o Options) (*gltf.ClipFile, error) {
 		return nil, err
 	}
 	names, parents, rest := sp.skeleton()
-	cf := &gltf.ClipFile{Path: path, Unoriented: true, Notes: sp.Notes}
+	cf := &gltf.ClipFile{Path: path, Format: "bvh", Unoriented: true, Notes: sp.Notes}
 	for i := range names {
 		name := names[i]
 		if i == 0 {

@@ -23,7 +23,7 @@ func (s *scene) loadClips() (*gltf.ClipFile, error) {
 	for i, m := range s.order {
 		index[m] = i
 	}
-	cf := &gltf.ClipFile{Path: path, Nodes: make([]gltf.ClipNode, len(s.order))}
+	cf := &gltf.ClipFile{Path: path, Format: "fbx", Nodes: make([]gltf.ClipNode, len(s.order))}
 	for i, m := range s.order {
 		p := -1
 		if m.parent != nil {

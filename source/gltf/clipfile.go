@@ -13,6 +13,9 @@ import (
 // and which need not have a skin or a mesh.
 type ClipFile struct {
 	Path string
+	// Format is the format the file was read from, as messages name it: ""
+	// for glTF, "fbx" or "bvh".
+	Format string
 	// Nodes are all the file's nodes, in file order: a track's Bone in
 	// Animations is an index into it.
 	Nodes []ClipNode

@@ -29,8 +29,11 @@ const (
 	RuleClipFit       Rule = "clip-fit"       // a clip file's joints do not fit the character's (docs/formats/gltf.md §6)
 )
 
-// Error is a problem with a glTF file. Err, when set, is the underlying cause.
+// Error is a problem with a glTF file, or with an FBX or BVH file that the
+// glTF source's rules read as one (a clip file bound to a character). Err, when
+// set, is the underlying cause.
 type Error struct {
+	Format string // the file's format as the message names it: "" for glTF, "fbx", "bvh"
 	File   string // the file being read
 	Rule   Rule   // the requirement it broke
 	Detail string // what exactly is wrong, naming the object (node 3, accessor 7, ...)
@@ -38,7 +41,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	msg := fmt.Sprintf("gltf: %s: %s: %s", e.File, e.Rule, e.Detail)
+	format := e.Format
+	if format == "" {
+		format = "gltf"
+	}
+	msg := fmt.Sprintf("%s: %s: %s: %s", format, e.File, e.Rule, e.Detail)
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}

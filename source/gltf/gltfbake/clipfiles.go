@@ -121,7 +121,7 @@ type bound struct {
 func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, error) {
 	skel := m.Skeleton
 	fail := func(format string, args ...any) error {
-		return &gltf.Error{File: cf.Path, Rule: gltf.RuleClipFit, Detail: fmt.Sprintf(format, args...)}
+		return &gltf.Error{Format: cf.Format, File: cf.Path, Rule: gltf.RuleClipFit, Detail: fmt.Sprintf(format, args...)}
 	}
 	boneOf := matchNodes(skel.Names, cf.Nodes)
 	isJoint := make([]bool, skel.Len())
@@ -144,8 +144,15 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 		}
 	}
 	if matchedJoints == 0 {
+		// Only named nodes can bind (a BVH file's space node has no name).
+		named := 0
+		for _, n := range cf.Nodes {
+			if n.Name != "" {
+				named++
+			}
+		}
 		return nil, fail("none of its %s is named as a joint of %s (%s …): it animates another skeleton",
-			plural(len(cf.Nodes), "node"), filepath.Base(m.Path), strings.Join(m.JointNames[:min(3, len(m.JointNames))], ", "))
+			plural(named, "named node"), filepath.Base(m.Path), strings.Join(m.JointNames[:min(3, len(m.JointNames))], ", "))
 	}
 	// Most of what a clip file animates must be the character's: a few names
 	// in common ("Head" past a prefix) bind another skeleton's motion to

@@ -15,6 +15,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/source/gltf"
 )
 
@@ -514,6 +515,25 @@ func TestClipFilesLocalUnits(t *testing.T) {
 			if d := math.Abs(float64(ta.Values[k] - tb.Values[k])); d > 1e-4*max(1, math.Abs(float64(ta.Values[k]))) {
 				t.Fatalf("%s path %d value %d: %v from metres, %v from the file", m.Skeleton.Names[ta.Bone], ta.Path, k, tb.Values[k], ta.Values[k])
 			}
+		}
+	}
+}
+
+// TestClipFileRefusalNamesItsFormat: a BVH or FBX clip file of another
+// skeleton is refused as what it is, counting the nodes that could bind: a
+// BVH file's unnamed space node is not one of them (a_biped_walk.bvh has 18
+// joints, as its hierarchy lists).
+func TestClipFileRefusalNamesItsFormat(t *testing.T) {
+	biped := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
+	samba := testfiles.Path(t, "fbx", "Samba_Dancing.fbx")
+	for _, c := range []struct{ file, prefix, says string }{
+		{biped, "bvh: ", "none of its 18 named nodes"},
+		{samba, "fbx: ", "none of its"},
+	} {
+		_, err := Load(sharedModel(t, "Fox.glb"), Settings{ClipFiles: []string{c.file}})
+		var ge *gltf.Error
+		if !errors.As(err, &ge) || ge.Rule != gltf.RuleClipFit || !strings.HasPrefix(err.Error(), c.prefix) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s on Fox.glb: got %v, want a %s error starting %q and saying %q", c.file, err, gltf.RuleClipFit, c.prefix, c.says)
 		}
 	}
 }
