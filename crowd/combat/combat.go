@@ -308,7 +308,7 @@ func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
 	wait, time, phase, tempo := m.Wait, m.Time, m.Phase, m.Tempo
 	release, contact, strike := m.Release, m.Contact, m.StrikeTarget
 	n := len(time)
-	_, _, _, _, _, _ = wait[:n], phase[:n], tempo[:n], release[:n], contact[:n], strike[:n]
+	wait, phase, tempo, release, contact, strike = wait[:n], phase[:n], tempo[:n], release[:n], contact[:n], strike[:n]
 	for i := range n {
 		if wait[i] > 0 {
 			wait[i] -= dt
