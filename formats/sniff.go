@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -92,4 +93,24 @@ func SniffFile(path string) (Kind, error) {
 		k = GLTF
 	}
 	return k, nil
+}
+
+// HeaderSpecies reads the species id in the header of the BPAT or BPSM file at
+// path (bytes 8-11 in both: docs/formats/bpat.md §2, bpsm.md §2), or false when
+// the file is neither or cannot be read that far. It checks nothing else of the
+// file: it is for naming the ids a folder's files hold, not for reading them.
+func HeaderSpecies(path string) (uint32, bool) {
+	f, _, err := regfile.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	var b [12]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return 0, false
+	}
+	if k := Sniff(b[:]); k != BPAT && k != BPSM {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(b[8:]), true
 }

@@ -70,3 +70,32 @@ func TestSniffFile(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestHeaderSpecies: the species id of a BPAT or BPSM header, and nothing for
+// a file of another format with the same bytes at 8-11, a short file or no file.
+func TestHeaderSpecies(t *testing.T) {
+	dir := t.TempDir()
+	id := []byte{7, 1, 0, 0} // 263
+	for _, c := range []struct {
+		name  string
+		bytes []byte
+		id    uint32
+		ok    bool
+	}{
+		{"a.bpat", append([]byte("BPAT\x02\x00\x00\x00"), id...), 263, true},
+		{"a.bpsm", append([]byte("BPSM\x01\x00\x00\x00"), id...), 263, true},
+		{"a.glb", append([]byte("glTF\x02\x00\x00\x00"), id...), 0, false},
+		{"short.bpat", []byte("BPAT\x02\x00\x00\x00\x07"), 0, false},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, c.bytes, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if id, ok := HeaderSpecies(p); id != c.id || ok != c.ok {
+			t.Errorf("%s: %d, %v; want %d, %v", c.name, id, ok, c.id, c.ok)
+		}
+	}
+	if _, ok := HeaderSpecies(filepath.Join(dir, "none.bpat")); ok {
+		t.Error("a missing file has a species id")
+	}
+}

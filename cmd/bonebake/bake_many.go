@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 
 	"github.com/spf13/cobra"
@@ -122,7 +123,7 @@ func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Se
 		if r.err != nil {
 			continue
 		}
-		if id, ok := headerSpecies(outs[i]); ok {
+		if id, ok := formats.HeaderSpecies(outs[i]); ok {
 			if other, dup := seen[id]; dup {
 				fmt.Fprintf(stderr, "warning: %s and %s both have species id %d (from the models' own bonebake extras): the runtime loads one file per id; rebake one with species_id in its NAME.yaml\n", other, outs[i], id)
 			}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bonebake/bonebake/formats"
 )
 
 // Several models baked into one folder take distinct species ids, skipping the
@@ -23,7 +25,7 @@ func TestBakeManyDistinctSpeciesIDs(t *testing.T) {
 	}
 	want := map[string]uint32{"SimpleSkin.bpat": 7, "RiggedSimple.bpat": 8, "old.bpat": 6}
 	for name, id := range want {
-		got, ok := headerSpecies(filepath.Join(dir, name))
+		got, ok := formats.HeaderSpecies(filepath.Join(dir, name))
 		if !ok || got != id {
 			t.Errorf("%s: species %d (%v), want %d", name, got, ok, id)
 		}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/bonebake/bonebake/formats"
-	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/roster"
 
 	"github.com/spf13/cobra"
@@ -118,7 +115,7 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 		v = fail(err)
 		for i, p := range v.Problems {
 			if p.Rule == formats.RuleSpecies {
-				if id, ok := headerSpecies(path); ok { // bonebake bakes unknown ids itself: say how to accept one
+				if id, ok := formats.HeaderSpecies(path); ok { // bonebake bakes unknown ids itself: say how to accept one
 					v.Problems[i].Message += fmt.Sprintf(" (a species baked outside the built-in ones: pass --species %d to accept it)", id)
 				}
 			}
@@ -130,7 +127,7 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 	v.warn(f.Warnings())
 	// The formats store a uint32, but bake, crowd and the viewer hold ids up to
 	// roster.MaxID only: a file beyond it is valid bytes no runtime can play.
-	if id, ok := headerSpecies(path); ok {
+	if id, ok := formats.HeaderSpecies(path); ok {
 		if err := roster.CheckID(id); err != nil {
 			p := problem{formats.RuleSpecies, 8, -1, err.Error()}
 			if !lenient {
@@ -142,20 +139,6 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 	}
 	v.Valid = true
 	return v
-}
-
-// headerSpecies reads the species_id of a BPAT or BPSM header (offset 8 in both).
-func headerSpecies(path string) (uint32, bool) {
-	f, _, err := regfile.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	var b [12]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return 0, false
-	}
-	return binary.LittleEndian.Uint32(b[8:]), true
 }
 
 // formatKey is the JSON name of a kind (docs/json.md).

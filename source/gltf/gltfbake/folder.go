@@ -1,16 +1,13 @@
 package gltfbake
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/bonebake/bonebake/formats"
-	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -109,26 +106,11 @@ func heldSpecies(dir string, outs []string) map[uint32]string {
 		if kind, err := formats.SniffFile(p); err != nil || kind != formats.BPAT {
 			continue
 		}
-		if id, ok := fileSpecies(p); ok {
+		if id, ok := formats.HeaderSpecies(p); ok {
 			taken[id] = p
 		}
 	}
 	return taken
-}
-
-// fileSpecies reads the species id in a BPAT file's header (docs/formats/bpat.md
-// §2: bytes 8-11), or false when the file cannot be read that far.
-func fileSpecies(path string) (uint32, bool) {
-	f, _, err := regfile.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	var b [12]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return 0, false
-	}
-	return binary.LittleEndian.Uint32(b[8:]), true
 }
 
 // modelName is a model's file name without its extension: NAME of NAME.glb.
