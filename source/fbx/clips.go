@@ -246,7 +246,7 @@ func (s *scene) clips(sk *skeleton, boneOf func(*model) int) ([]anim.Animation, 
 		// A child that leaves out its parent's scale (InheritType 0 or 2)
 		// changes when that scale is animated, keys or not (§7).
 		for _, m := range s.order {
-			if p := m.parent; p != nil && chans[m] == nil && boneOf(m) >= 0 && chans[p] != nil && chans[p].set[2] && m.num("InheritType", 1) != 1 {
+			if p := m.parent; p != nil && chans[m] == nil && boneOf(m) >= 0 && chans[p] != nil && chans[p].set[2] && m.props.Int("InheritType", 1) != 1 {
 				chans[m] = &channels{}
 			}
 		}

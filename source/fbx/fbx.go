@@ -56,7 +56,7 @@ type model struct {
 	obj    *fbxfile.Object
 	parent *model
 	kids   []*model
-	props  func(name string) *fbxfile.P
+	props  fbxfile.Props // the object's properties over its class template's
 }
 
 // scene is a file's graph with its models linked.
@@ -114,12 +114,13 @@ func fromFile(f *fbxfile.File, path string) (*scene, error) {
 		}
 		m := &model{obj: o}
 		t := tmpl["Model"]
-		props := o.Props
-		m.props = func(name string) *fbxfile.P {
-			if p := props[name]; p != nil {
-				return p
+		m.props = make(fbxfile.Props, len(t)+len(o.Props))
+		for _, ps := range []fbxfile.Props{t, o.Props} {
+			for name, p := range ps {
+				if p != nil {
+					m.props[name] = p
+				}
 			}
-			return t[name]
 		}
 		s.models[o.ID] = m
 		s.order = append(s.order, m)
@@ -235,39 +236,12 @@ func euler(deg [3]float64, order string) rig.Quat {
 // trs are the animatable values of a model at one time.
 type trs struct{ t, r, s [3]float64 }
 
-func (m *model) vec(name string, def [3]float64) [3]float64 {
-	p := m.props(name)
-	if p == nil || len(p.Values) < 3 {
-		return def
-	}
-	var v [3]float64
-	for i := range v {
-		x, ok := p.Values[i].Number()
-		if !ok {
-			return def
-		}
-		v[i] = x
-	}
-	return v
-}
-
-func (m *model) num(name string, def int64) int64 {
-	p := m.props(name)
-	if p == nil || len(p.Values) == 0 {
-		return def
-	}
-	if x, ok := p.Values[0].Integer(); ok {
-		return x
-	}
-	return def
-}
-
 func (m *model) static() trs {
-	return trs{t: m.vec("Lcl Translation", [3]float64{}), r: m.vec("Lcl Rotation", [3]float64{}), s: m.vec("Lcl Scaling", [3]float64{1, 1, 1})}
+	return trs{t: m.props.Vec3("Lcl Translation", [3]float64{}), r: m.props.Vec3("Lcl Rotation", [3]float64{}), s: m.props.Vec3("Lcl Scaling", [3]float64{1, 1, 1})}
 }
 
 func (m *model) order() string {
-	o := m.num("RotationOrder", 0)
+	o := m.props.Int("RotationOrder", 0)
 	if o < 0 || int(o) >= len(rotationOrders) {
 		o = 0
 	}
@@ -282,10 +256,10 @@ func (m *model) order() string {
 // translation L·0, rotation Rpre·R·Rpost⁻¹ and scale S.
 func (m *model) local(v trs) rig.Transform {
 	zero := [3]float64{}
-	roff, rp := m.vec("RotationOffset", zero), m.vec("RotationPivot", zero)
-	soff, sp := m.vec("ScalingOffset", zero), m.vec("ScalingPivot", zero)
-	pre := euler(m.vec("PreRotation", zero), "XYZ")
-	post := euler(m.vec("PostRotation", zero), "XYZ")
+	roff, rp := m.props.Vec3("RotationOffset", zero), m.props.Vec3("RotationPivot", zero)
+	soff, sp := m.props.Vec3("ScalingOffset", zero), m.props.Vec3("ScalingPivot", zero)
+	pre := euler(m.props.Vec3("PreRotation", zero), "XYZ")
+	post := euler(m.props.Vec3("PostRotation", zero), "XYZ")
 	q := pre.Mul(euler(v.r, m.order())).Mul(post.Conjugate()).Normalize()
 	var inner rig.Vec3
 	for i := range 3 {
@@ -310,7 +284,7 @@ func uniform(s rig.Vec3) bool {
 // scale divided by the parent's; RrSs (0) differs from RSrs only under
 // non-uniform scale. What cannot be represented is refused.
 func (s *scene) inherit(m *model, l rig.Transform, parentScale rig.Vec3) (rig.Transform, error) {
-	switch m.num("InheritType", 1) {
+	switch m.props.Int("InheritType", 1) {
 	case 2:
 		if parentScale == (rig.Vec3{1, 1, 1}) {
 			return l, nil

@@ -47,7 +47,7 @@ func modelWith(props string) *model {
 	}
 	sc, _ := f.Scene()
 	o := sc.ByID[1]
-	return &model{obj: o, props: func(n string) *fbxfile.P { return o.Props[n] }}
+	return &model{obj: o, props: o.Props}
 }
 
 // The full transform rule on a hand-computed case: a rotation about a pivot,

@@ -276,9 +276,9 @@ func (s *scene) fileGlobal(m *model) (rig.Mat4, error) {
 func geometric(m *model) rig.Mat4 {
 	zero := [3]float64{}
 	t := rig.Transform{
-		Translation: rig.Vec3(m.vec("GeometricTranslation", zero)),
-		Rotation:    euler(m.vec("GeometricRotation", zero), "XYZ"),
-		Scale:       rig.Vec3(m.vec("GeometricScaling", [3]float64{1, 1, 1})),
+		Translation: rig.Vec3(m.props.Vec3("GeometricTranslation", zero)),
+		Rotation:    euler(m.props.Vec3("GeometricRotation", zero), "XYZ"),
+		Scale:       rig.Vec3(m.props.Vec3("GeometricScaling", [3]float64{1, 1, 1})),
 	}
 	return t.Matrix()
 }

@@ -113,14 +113,7 @@ func TestBVHOnSoldierIsItsWalk(t *testing.T) {
 // Mixamo's "mixamorig:Hips" would not move at all: it is given the names with
 // '_' for ':'.
 func TestBVHThreejsPeerAgrees(t *testing.T) {
-	peer := threejsPeer(t)
-	script, err := os.ReadFile(filepath.Join("testdata", "bvh_peer.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(peer, "bvh_peer.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	peer := threejsPeerWith(t, "bvh_peer.mjs")
 	for _, name := range []string{"a_biped_walk.bvh", "soldier_walk.bvh"} {
 		t.Run(name, func(t *testing.T) {
 			path := testfiles.Path(t, "bvh", name)

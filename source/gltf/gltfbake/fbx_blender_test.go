@@ -81,31 +81,7 @@ func TestFBXBlenderGLTFAgrees(t *testing.T) {
 	// one per its own split, so each of Blender's is matched to the FBX
 	// vertices at its rest position (several control points may share one).
 	fv, gv := fm.GLTF.Mesh.Positions, gm.GLTF.Mesh.Positions
-	cell := func(p [3]float32) [3]int64 {
-		return [3]int64{int64(math.Floor(float64(p[0]) / tol)), int64(math.Floor(float64(p[1]) / tol)), int64(math.Floor(float64(p[2]) / tol))}
-	}
-	grid := map[[3]int64][]int{}
-	for i, p := range fv {
-		grid[cell(p)] = append(grid[cell(p)], i)
-	}
-	near := make([][]int, len(gv))
-	for i, p := range gv {
-		c := cell(p)
-		for dx := int64(-1); dx <= 1; dx++ {
-			for dy := int64(-1); dy <= 1; dy++ {
-				for dz := int64(-1); dz <= 1; dz++ {
-					for _, j := range grid[[3]int64{c[0] + dx, c[1] + dy, c[2] + dz}] {
-						if dist(fv[j], p) <= tol {
-							near[i] = append(near[i], j)
-						}
-					}
-				}
-			}
-		}
-		if len(near[i]) == 0 {
-			t.Fatalf("Blender's vertex %d at rest %v: no FBX vertex within %.3g m", i, p, tol)
-		}
-	}
+	near := nearSets(t, fv, gv, tol)
 
 	step := 1
 	if testing.Short() {

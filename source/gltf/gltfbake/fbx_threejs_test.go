@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -39,14 +37,7 @@ func threeName(s string) string {
 // angles, bonebake the angles at the frame rate: at the keys (every frame of
 // these files) they meet.
 func TestFBXThreejsPeerAgrees(t *testing.T) {
-	peer := threejsPeer(t)
-	script, err := os.ReadFile(filepath.Join("testdata", "fbx_peer.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(peer, "fbx_peer.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	peer := threejsPeerWith(t, "fbx_peer.mjs")
 	for _, name := range []string{"mixamo.fbx", "Samba_Dancing.fbx"} {
 		t.Run(name, func(t *testing.T) {
 			path := testfiles.Path(t, "fbx", name)

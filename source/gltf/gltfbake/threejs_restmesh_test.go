@@ -20,14 +20,7 @@ import (
 // member by member, within 1e-4 of the model's size, and its own positions too
 // for a skin bound at its rest pose (all but RobotExpressive's hands).
 func TestThreejsRestMesh(t *testing.T) {
-	peer := threejsPeer(t)
-	script, err := os.ReadFile(filepath.Join("testdata", "threejs_restmesh.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(peer, "threejs_restmesh.mjs"), script, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	peer := threejsPeerWith(t, "threejs_restmesh.mjs")
 	for _, c := range []struct {
 		name     string
 		bindPose bool // a skin bound in another pose: its own positions are not the rest mesh

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,21 @@ func threejsPeer(t *testing.T) string {
 		t.Skip("node is not installed: the three.js peer cannot run")
 	}
 	return testfiles.NpmCache(t, src, "bonebake-threejs-peer", "bake.mjs", "package.json", "package-lock.json")
+}
+
+// threejsPeerWith is threejsPeer with this package's script testdata/NAME
+// copied beside the peer's own, so that node runs it with the peer's three.
+func threejsPeerWith(t *testing.T, name string) string {
+	t.Helper()
+	peer := threejsPeer(t)
+	script, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(peer, name), script, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return peer
 }
 
 // TestThreejsPeerAgrees bakes the classic samples with bonebake and with three.js
