@@ -137,14 +137,9 @@ func (b *Batch) StepRange(r *registry.Registry, dt float32, lo, hi int) error {
 func stepUnits(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase, rate []float32, out []Instance, dt float32) {
 	n := len(species)
 	clips, phase, rate, out = clips[:n], phase[:n], rate[:n], out[:n]
-	empty := uint(len(entries)) - 1
 	for i := range species {
 		s, cl := species[i], clips[i]
-		k := uint(s)<<clipShift | uint(cl)
-		if cl >= registry.MaxClips || k > empty {
-			k = empty
-		}
-		e := &entries[k]
+		e := &entries[entryKey(len(entries), s, cl)]
 		ph := phase[i] + float32(rate[i]*dt) // the conversion forbids a fused multiply-add, which would round differently
 		if math.Float32bits(ph) >= one {
 			ph = settle(ph, e.loops())
@@ -163,15 +158,10 @@ func stepUnits(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipI
 func putRows(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase []float32, out []Instance) {
 	n := len(species)
 	clips, phase, out = clips[:n], phase[:n], out[:n]
-	empty := uint(len(entries)) - 1
 	for i := range species {
 		s, cl := species[i], clips[i]
-		k := uint(s)<<clipShift | uint(cl)
-		if cl >= registry.MaxClips || k > empty {
-			k = empty
-		}
 		o := &out[i]
-		entries[k].put(o, phase[i])
+		entries[entryKey(len(entries), s, cl)].put(o, phase[i])
 		o.Clip, o.Species = cl, s
 	}
 }

@@ -150,16 +150,11 @@ func (f *fades) step(entries []clipEntry, species []unit.SpeciesID, phase []floa
 	}
 	// The slices in locals: the stores below to units and Blends would otherwise
 	// make the compiler load f's fields again for every unit.
-	empty := len(entries) - 1
 	units, gaitW, gaitClip, fbits, flive := f.unit, f.gaitW, f.gaitClip, f.bits, f.live
 	_, _, _ = units[hi-1], gaitW[hi-1], gaitClip[hi-1]
 	_, _, _ = species[hi-1], phase[hi-1], blend[hi-1]
 	entry := func(s unit.SpeciesID, cl unit.ClipID) *clipEntry {
-		k := uint(s)<<clipShift | uint(cl)
-		if cl >= registry.MaxClips || k >= uint(len(entries)) {
-			return &entries[empty]
-		}
-		return &entries[k]
+		return &entries[entryKey(len(entries), s, cl)]
 	}
 	for w := lo >> 6; w<<6 < hi; w++ {
 		word := atomic.LoadUint64(&fbits[w])

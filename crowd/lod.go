@@ -108,7 +108,7 @@ func (b *Batch) chooseLevels(cat *catalog, lo, hi int, dt float32) uint64 {
 				alone = !blended(&blend[i])
 				floorBlend(&blend[i])
 			}
-			lv = farRows(&out[i], alone, &rows[snapKey(rows, s, clips[i])], bd, phase[i])
+			lv = farRows(&out[i], alone, &rows[entryKey(len(rows), s, clips[i])], bd, phase[i])
 		}
 		level[i] = lv
 	}
@@ -146,7 +146,7 @@ func stepUnitsLOD(entries []clipEntry, snaps []snapEntry, bands *[registry.MaxSp
 		band[i] = bd
 		lv := bd
 		if bd != LevelFull {
-			lv = farRows(&out[i], true, &snaps[snapKey(snaps, s, clips[i])], bd, phase[i])
+			lv = farRows(&out[i], true, &snaps[entryKey(len(snaps), s, clips[i])], bd, phase[i])
 		}
 		level[i] = lv
 	}
@@ -166,10 +166,7 @@ func (b *Batch) unblendLevels(cat *catalog, lo, hi int) {
 		if b.Level[i] == LevelSnapshot {
 			b.Level[i] = LevelReduced
 			cl := b.Clip[i]
-			k := uint(b.Species[i])<<clipShift | uint(cl)
-			if empty := uint(len(cat.entries)) - 1; cl >= registry.MaxClips || k > empty {
-				k = empty
-			}
+			k := entryKey(len(cat.entries), b.Species[i], cl)
 			o := &b.Out[i]
 			cat.entries[k].put(o, b.Phase[i])
 			o.Next, o.Lerp = o.Frame, 0
@@ -207,7 +204,7 @@ func floorBlend(bl *Blend) {
 // level when LODEvery > 1 and returns the level (farRows).
 func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
 	o := &b.Out[i]
-	k := snapKey(cat.snapRows, b.Species[i], b.Clip[i])
+	k := entryKey(len(cat.snapRows), b.Species[i], b.Clip[i])
 	ph := b.Phase[i]
 	if back := (b.LODFrame + uint32(i)) % uint32(b.LODEvery); back != 0 {
 		// The frame this unit was last given, every k-th: its phase then.
@@ -225,12 +222,13 @@ func (b *Batch) far(cat *catalog, i int, bd Level, dt float32) Level {
 	return farRows(o, alone, &cat.snapRows[k], bd, ph)
 }
 
-// snapKey is the index of species s's clip cl in the catalog's entries and
-// snapRows (laid out alike); the empty entry, the last, for a clip out of range.
-func snapKey(rows []snapEntry, s unit.SpeciesID, cl unit.ClipID) uint {
+// entryKey is the index of species s's clip cl in a table of n entries laid out
+// as the catalog's entries and snapRows are: the empty entry, the last, for a
+// species not loaded or a clip out of range.
+func entryKey(n int, s unit.SpeciesID, cl unit.ClipID) uint {
 	k := uint(s)<<clipShift | uint(cl)
-	if cl >= registry.MaxClips || k >= uint(len(rows)) {
-		k = uint(len(rows)) - 1
+	if cl >= registry.MaxClips || k >= uint(n) {
+		k = uint(n) - 1
 	}
 	return k
 }

@@ -282,7 +282,7 @@ func (p *Player) Advance(dt float32) error {
 		p.lodBand[u] = bd
 		lv := bd
 		if bd == LevelSnapshot {
-			if _, b := p.Records[u].At(p.Now); cat.snapRows[snapKey(cat.snapRows, s, p.Clip[u])].ok == 0 || blended(&b) {
+			if _, b := p.Records[u].At(p.Now); cat.snapRows[entryKey(len(cat.snapRows), s, p.Clip[u])].ok == 0 || blended(&b) {
 				lv = LevelReduced
 			}
 		}
