@@ -2,10 +2,10 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 
 	bvhsrc "github.com/bonebake/bonebake/source/bvh"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // checkUpUsed refuses --up where it would change nothing: it gives BVH files'
@@ -21,8 +21,7 @@ func checkUpUsed(up string, files []string, manifests bool) error {
 		if ok, err := bvhsrc.IsBVH(f); err != nil || ok {
 			return nil
 		}
-		beside := strings.TrimSuffix(f, filepath.Ext(f)) + ".yaml" // NAME.yaml, a model's manifest in a folder bake
-		if _, err := os.Stat(beside); err == nil {
+		if _, err := os.Stat(gltfbake.ManifestBeside(f)); err == nil {
 			return nil
 		}
 	}

@@ -64,9 +64,9 @@ func PlanFolder(models []string, dir string, set Settings) (*Folder, error) {
 		}
 		id := *s.Manifest.SpeciesID
 		if other, ok := taken[id]; ok {
-			return nil, &FolderError{fmt.Errorf("%s gives %s species id %d, which %s already holds: the runtime loads one file per id from a folder; choose another id", besidePath(m), m, id, other)}
+			return nil, &FolderError{fmt.Errorf("%s gives %s species id %d, which %s already holds: the runtime loads one file per id from a folder; choose another id", ManifestBeside(m), m, id, other)}
 		}
-		taken[id] = besidePath(m)
+		taken[id] = ManifestBeside(m)
 	}
 	for i := range models {
 		if mf := p.Settings[i].Manifest; mf != nil && mf.SpeciesID != nil {
@@ -118,15 +118,16 @@ func modelName(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
-// besidePath is NAME.yaml beside the model NAME.glb.
-func besidePath(model string) string {
+// ManifestBeside is NAME.yaml beside the model NAME.glb: the manifest a model
+// takes in a folder bake when none is given.
+func ManifestBeside(model string) string {
 	return filepath.Join(filepath.Dir(model), modelName(model)+".yaml")
 }
 
 // besideManifest reads NAME.yaml beside the model NAME.glb (or .gltf), or returns
 // nil when there is none.
 func besideManifest(model string) (*Manifest, error) {
-	p := besidePath(model)
+	p := ManifestBeside(model)
 	if _, err := os.Stat(p); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
