@@ -3,7 +3,10 @@ package viewer
 import (
 	"encoding/binary"
 	"fmt"
+	"io/fs"
 	"math"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/crowd"
@@ -241,5 +244,37 @@ func TestClockSendsLevels(t *testing.T) {
 	}
 	if n := step("dt=0.033&" + away); n != c.Len() {
 		t.Errorf("level of detail back on: %d units' levels sent, want all %d", n, c.Len())
+	}
+}
+
+// TestClockShaderHasNoRuleOfItsOwn: the GPU clock pass takes the playback
+// rule, a swing's eased timeline included, from the core's PLAYBACK chunk
+// (whose GLSL the package's node test runs on the golden cases) and keeps no
+// copy of it: it includes the chunk, calls its functions, and defines no
+// function or constant table of its own that plays clips.
+func TestClockShaderHasNoRuleOfItsOwn(t *testing.T) {
+	b, err := fs.ReadFile(webFS, "web/clock.vert.glsl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	if !strings.Contains(src, "\n#include <bonebake_playback>\n") {
+		t.Error("clock.vert.glsl does not include the core's PLAYBACK chunk")
+	}
+	for _, f := range []string{"bonebakeSettle(", "bonebakeResolve(", "bonebakeWeights(", "bonebakeAttackPhase("} {
+		if !strings.Contains(src, f) {
+			t.Errorf("clock.vert.glsl does not call %s)", f)
+		}
+	}
+	// Its own functions decode its entries (phaseAt, rows, resolve, atLevel);
+	// none settles, floors or eases a phase, and it holds no float table (the
+	// swing's timeline was one).
+	for _, f := range []string{"floor(", "fract(", "smoothstep(", "3.0 - 2.0"} {
+		if strings.Contains(src, f) {
+			t.Errorf("clock.vert.glsl computes %s itself: the rule belongs in the core's PLAYBACK chunk", f)
+		}
+	}
+	if m := regexp.MustCompile(`(?m)^const float \w+\[`).FindString(src); m != "" {
+		t.Errorf("clock.vert.glsl has a table of its own (%q…): the swing's timeline belongs in PLAYBACK", m)
 	}
 }

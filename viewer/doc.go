@@ -44,7 +44,8 @@
 // rules cannot). A step then answers
 // the time and only the changed units' records (appendClock); the page keeps
 // them and a vertex shader (web/clock.vert.glsl, crowd.TimeRecord.At in GLSL,
-// swings' eased timeline included) resolves them at that time into the same
+// the rule itself, swings' eased timeline included, from the core's PLAYBACK
+// chunk) resolves them at that time into the same
 // 32-float records, written by transform feedback into the instance buffers,
 // so every draw (palette or BAT skinning, riders, the sword, socket gizmos)
 // reads what it reads per frame. With level of detail on, the player chooses

@@ -2,6 +2,7 @@ package combat
 
 import (
 	"github.com/bonebake/bonebake/crowd/registry"
+	"github.com/bonebake/bonebake/internal/testfiles"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -249,5 +250,17 @@ func TestCanStart(t *testing.T) {
 	}
 	if m, w := duel(10, 2); m.CanStart(w, 0, 9) || m.CanStart(w, 0, -1) {
 		t.Error("CanStart at no unit")
+	}
+}
+
+// TestGoldenAttackPhase: AttackPhase gives the shared golden swing cases
+// (testdata/playback/golden.json, which the GLSL PLAYBACK chunk's node test
+// runs too).
+func TestGoldenAttackPhase(t *testing.T) {
+	g := testfiles.LoadPlayback(t)
+	for _, c := range g.Swing.Cases {
+		if got := AttackPhase(float32(c.T)); math.Abs(float64(got)-c.Phase) > g.Tolerance {
+			t.Errorf("AttackPhase(%v) = %v; want %v (%s)", c.T, got, c.Phase, c.Why)
+		}
 	}
 }

@@ -9,9 +9,10 @@ import (
 )
 
 // Playback is testdata/playback/golden.json: the playback rule's golden cases
-// that every implementation's tests run (formats/bpat, crowd, and the
-// JavaScript package's node tests), hand-derived from docs/formats/bpat.md §5.2
-// and docs/runtime.md §6.1 and §6.3.
+// that every implementation's tests run (formats/bpat, crowd, crowd/combat,
+// and the JavaScript package's node tests, of its core and of its GLSL),
+// hand-derived from docs/formats/bpat.md §5.2 and docs/runtime.md §6.1, §6.3
+// and §8.
 type Playback struct {
 	Tolerance float64
 	Resolve   []struct {
@@ -40,6 +41,14 @@ type Playback struct {
 		Cases     []struct {
 			V, Run, Rate float64
 			Why          string
+		}
+	}
+	// Swing is a swing's attack phase T seconds into it (docs/runtime.md §8).
+	Swing struct {
+		Cases []struct {
+			T     Num
+			Phase float64
+			Why   string
 		}
 	}
 }
@@ -91,7 +100,7 @@ func LoadPlayback(t testing.TB) *Playback {
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatalf("%s: %v", p, err)
 	}
-	if len(g.Resolve) == 0 || len(g.Fades) == 0 || len(g.SpeedBlend.Cases) == 0 || g.Tolerance <= 0 {
+	if len(g.Resolve) == 0 || len(g.Fades) == 0 || len(g.SpeedBlend.Cases) == 0 || len(g.Swing.Cases) == 0 || g.Tolerance <= 0 {
 		t.Fatalf("%s: a section is empty", p)
 	}
 	return &g

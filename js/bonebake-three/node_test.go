@@ -22,7 +22,11 @@ import (
 // TestNode runs the package's node tests (node --test) with fixtures written
 // here by formats/bpat: a BPAT file, Go's samples of it, and corrupted copies
 // with the rules Go's reader finds broken in each, which the JavaScript
-// reader must find too. It skips when node is not installed.
+// reader must find too; and the playback rule's golden cases
+// (testdata/playback/golden.json) through the core's JavaScript
+// (golden.test.mjs) and its GLSL PLAYBACK chunk, evaluated as written
+// (glsl.test.mjs). It skips when node is not installed, unless
+// BONEBAKE_REQUIRE_NODE is set (.ci/run sets it: CI runs them).
 func TestNode(t *testing.T) {
 	// In the full suite the binding's tests get the pinned three.js; in
 	// -short they run in place, three.test.mjs skipping unless the package's
@@ -42,7 +46,11 @@ func TestNode(t *testing.T) {
 func nodeTests(t *testing.T, install func(testing.TB) string, only func(path string) bool) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed: the JavaScript package's tests cannot run")
+		msg := "node is not installed: the JavaScript package's tests cannot run, among them the playback rule's golden cases for the core's JavaScript and GLSL (install nodejs; .ci/run does)"
+		if os.Getenv("BONEBAKE_REQUIRE_NODE") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
 	}
 	dir := t.TempDir()
 	writeFixtures(t, dir)

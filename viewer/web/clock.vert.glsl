@@ -45,36 +45,15 @@ const uint WRAPS = 1u << 25;   // the phase wraps into [0,1), else clamps
 const uint SWING = 1u << 26;   // phase and rate are a swing's timeline seconds and tempo
 const uint GAIT = 1u << 27;    // the prior is a speed blend's other gait
 
-// The swing timeline (crowd/combat.go, docs/runtime.md §8): phase k of Advance (1)
-// to Reposition (6) starts at START[k] seconds, lasts DUR[k] and sweeps the
-// attack phases LO[k] to HI[k]; START[7] is the swing's end.
-const float START[8] = float[8](0.0, 0.0, 0.22, 0.64, 0.98, 1.16, 1.56, 1.84);
-const float DUR[7] = float[7](0.0, 0.22, 0.42, 0.34, 0.18, 0.4, 0.28);
-const float LO[7] = float[7](0.0, 0.0, 0.14, 0.34, 0.52, 0.6, 0.86);
-const float HI[7] = float[7](0.0, 0.14, 0.34, 0.52, 0.6, 0.86, 0.995);
-
-// attackPhase is crowd.AttackPhase: the attack clip's phase t seconds into a swing.
-float attackPhase(float t) {
-  if (t >= START[7]) return HI[6];
-  if (!(t >= 0.0)) return 0.0;
-  int k = 1;
-  while (k < 6 && t >= START[k + 1]) k++;
-  float u = min((t - START[k]) / DUR[k], 1.0);
-  float e;
-  if (k == 2) e = u * u * (2.4 - 1.4 * u);          // WindUp
-  else if (k == 3) e = 1.0 - (1.0 - u) * (1.0 - u); // Strike
-  else e = u * u * (3.0 - 2.0 * u);
-  return LO[k] + (HI[k] - LO[k]) * e;
-}
-
-// The playback rule: bonebakeSettle, bonebakeResolve, bonebakeWeights (the npm
-// package's core, js/bonebake-three/src/core/glsl.js; clock.js puts it here).
+// The playback rule: bonebakeSettle, bonebakeResolve, bonebakeWeights and a
+// swing's bonebakeAttackPhase (the npm package's core,
+// js/bonebake-three/src/core/glsl.js; clock.js puts it here).
 #include <bonebake_playback>
 
 // phaseAt is the playhead's phase dt seconds after its record's Start.
 float phaseAt(uvec4 p, float dt) {
   float q = uintBitsToFloat(p.x) + uintBitsToFloat(p.y) * dt;
-  if ((p.w & SWING) != 0u) return attackPhase(q);
+  if ((p.w & SWING) != 0u) return bonebakeAttackPhase(q);
   return (p.w & FRAMES) == 0u ? 0.0 : bonebakeSettle(q, (p.w & WRAPS) != 0u);
 }
 

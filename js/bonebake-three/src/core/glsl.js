@@ -85,9 +85,12 @@ transformed = (bonebakeSkin4 * vec4(transformed, 1.0)).xyz;
  * CPU: a phase settled into a clip (wrapped or clamped, NaN as 0), resolved to
  * palette rows and lerp (docs/formats/bpat.md §5.2), and a unit's weights of
  * its own clip, the clip it fades from and the prior at a time (Clock.at,
- * docs/runtime.md §6.1, §6.3). The skinning pass below and the viewer's GPU
- * clock pass (viewer/web/clock.vert.glsl) include it: one copy for every
- * shader that plays clips.
+ * docs/runtime.md §6.1, §6.3), and a swing's attack phase over its eased
+ * timeline (docs/runtime.md §8: the Go runtime's GPU clock plays a swing's
+ * clip by it). The skinning pass below and the viewer's GPU clock pass
+ * (viewer/web/clock.vert.glsl) include it: one copy for every shader that
+ * plays clips. Its functions run on testdata/playback/golden.json without a
+ * browser too (test/glsl.test.mjs evaluates this GLSL as written).
  */
 export const PLAYBACK = /* glsl */ `
 // bonebakeSettle brings a phase outside [0, 1) back: wrapped, or clamped to
@@ -127,6 +130,32 @@ vec3 bonebakeWeights(float t, float fadeStart, float fadeInv, float share, bool 
     else if (w < 1.0) { wPrior = (1.0 - w) * share; wFrom = (1.0 - w) * (1.0 - share); }
   }
   return vec3(1.0 - wFrom - wPrior, wFrom, wPrior);
+}
+
+// A swing's timeline (docs/runtime.md §8, crowd/combat): phase k of Advance (1)
+// to Reposition (6) starts at BONEBAKE_SWING_START[k] seconds, lasts
+// BONEBAKE_SWING_DUR[k] and sweeps the attack phases BONEBAKE_SWING_LO[k] to
+// BONEBAKE_SWING_HI[k]; BONEBAKE_SWING_START[7] is the swing's end.
+const float BONEBAKE_SWING_START[8] = float[8](0.0, 0.0, 0.22, 0.64, 0.98, 1.16, 1.56, 1.84);
+const float BONEBAKE_SWING_DUR[7] = float[7](0.0, 0.22, 0.42, 0.34, 0.18, 0.4, 0.28);
+const float BONEBAKE_SWING_LO[7] = float[7](0.0, 0.0, 0.14, 0.34, 0.52, 0.6, 0.86);
+const float BONEBAKE_SWING_HI[7] = float[7](0.0, 0.14, 0.34, 0.52, 0.6, 0.86, 0.995);
+
+// bonebakeAttackPhase is combat.AttackPhase: the attack clip's phase t seconds
+// into a swing (at tempo 1), the phase's window swept by its ease: WindUp
+// u²(2.4 − 1.4u), Strike 1 − (1 − u)², the others smoothstep; 0 before the
+// start, .995 from the end on.
+float bonebakeAttackPhase(float t) {
+  if (t >= BONEBAKE_SWING_START[7]) return BONEBAKE_SWING_HI[6];
+  if (!(t >= 0.0)) return 0.0;
+  int k = 1;
+  while (k < 6 && t >= BONEBAKE_SWING_START[k + 1]) k++;
+  float u = min((t - BONEBAKE_SWING_START[k]) / BONEBAKE_SWING_DUR[k], 1.0);
+  float e;
+  if (k == 2) e = u * u * (2.4 - 1.4 * u);
+  else if (k == 3) e = 1.0 - (1.0 - u) * (1.0 - u);
+  else e = u * u * (3.0 - 2.0 * u);
+  return BONEBAKE_SWING_LO[k] + (BONEBAKE_SWING_HI[k] - BONEBAKE_SWING_LO[k]) * e;
 }
 `;
 
