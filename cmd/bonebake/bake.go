@@ -279,9 +279,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return err
 			}
 			defer collectLate()()
-			_, err := bakeModel(model, out, set, gltfbake.Output{Progress: progress(cmd, "baking "+filepath.Base(model)), Snapshot: snapRun, SnapshotAnySize: snapBig},
-				cmd.OutOrStdout(), cmd.ErrOrStderr())
-			return err
+			return bakeModel(cmd, model, out, set, gltfbake.Output{Progress: progress(cmd, "baking "+filepath.Base(model)), Snapshot: snapRun, SnapshotAnySize: snapBig})
 		},
 	}
 	fl := cmd.Flags()
@@ -320,34 +318,73 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 
 // bakeModel bakes one model into out (gltfbake.Model.WriteFiles: the BPAT, its
 // gait sidecar and its snapshot when o asks): its notes, hint and warnings go to
-// errw, its summary lines to outw. It returns the bytes written.
-func bakeModel(model, out string, set gltfbake.Settings, o gltfbake.Output, outw, errw io.Writer) (int64, error) {
-	start := time.Now()
-	if err := inputFile(model); err != nil {
-		return 0, err
-	}
-	if kind, err := sniff(model); err != nil {
-		return 0, err
-	} else if !isModel(kind) {
-		return 0, fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
+// stderr as they come, its summary lines to stdout.
+func bakeModel(cmd *cobra.Command, model, out string, set gltfbake.Settings, o gltfbake.Output) error {
+	start, outw, errw := time.Now(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if err := checkModel(model); err != nil {
+		return err
 	}
 	m, err := gltfbake.Load(model, set)
 	if err != nil {
-		return 0, libError(err)
+		return libError(err)
 	}
 	size := modelNotes(errw, m)
-	o.Starting = func(n int64) {
-		if n > announceOutput {
-			fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(n), out)
-		}
-	}
+	o.Starting = func(n int64) { announce(errw, n, out) }
 	w, err := m.WriteFiles(out, o)
 	if err != nil {
-		return 0, libError(err)
+		return libError(err)
 	}
+	printWritten(outw, errw, &gltfbake.Baked{Model: model, Out: out, Loaded: m, Written: w, Took: time.Since(start)}, size, false)
+	return nil
+}
+
+// printBake prints a model of a folder's bake as bakeModel does its one model,
+// all at once: its notes, whether it announced its size, and its summary lines,
+// or returns its error.
+func printBake(outw, errw io.Writer, b *gltfbake.Baked) error {
+	var size gltfbake.Size
+	if b.Loaded != nil {
+		size = modelNotes(errw, b.Loaded)
+	}
+	if b.Starting > 0 {
+		announce(errw, b.Starting, b.Out)
+	}
+	if b.Err != nil {
+		return libError(b.Err)
+	}
+	printWritten(outw, errw, b, size, true)
+	return nil
+}
+
+// checkModel refuses a file that is missing, a folder, or not a model, naming
+// what it is.
+func checkModel(model string) error {
+	if err := inputFile(model); err != nil {
+		return err
+	}
+	if kind, err := sniff(model); err != nil {
+		return err
+	} else if !isModel(kind) {
+		return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
+	}
+	return nil
+}
+
+// announce says a large bake's size before it starts.
+func announce(errw io.Writer, n int64, out string) {
+	if n > announceOutput {
+		fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(n), out)
+	}
+}
+
+// printWritten prints what a model's bake wrote: its summary lines to outw, its
+// measured gaits and the game's warnings to errw. inFolder says the model took
+// its species id free in the folder.
+func printWritten(outw, errw io.Writer, b *gltfbake.Baked, size gltfbake.Size, inFolder bool) {
+	m, w, out := b.Loaded, b.Written, b.Out
 	h, job := w.Header, m.Job
 	note := ""
-	if m.DefaultSpecies && set.FreeSpeciesID != nil {
+	if m.DefaultSpecies && inFolder {
 		note = fmt.Sprintf(" (the first id free in %s, built in or taken by no other file there: give species_id in a NAME.yaml manifest to choose one; readers accept it with --species %d)", filepath.Dir(out), h.SpeciesID)
 	} else if m.DefaultSpecies {
 		note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
@@ -358,7 +395,7 @@ func bakeModel(model, out string, set gltfbake.Settings, o gltfbake.Output, outw
 	}
 	fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
 		out, bytesText(w.Bytes), bones, plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
-		plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(time.Since(start).Microseconds())/1000)
+		plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(b.Took.Microseconds())/1000)
 	// The measurements go to stderr with the notes: stdout keeps one summary
 	// line per model.
 	speeds := 0
@@ -385,7 +422,6 @@ func bakeModel(model, out string, set gltfbake.Settings, o gltfbake.Output, outw
 			fmt.Fprintln(errw, "warning:", w)
 		}
 	}
-	return w.Bytes + w.SnapshotBytes, nil
 }
 
 // versionText names the version a bake wrote and why (docs/formats/bpat.md §2).

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/roster"
@@ -16,6 +19,7 @@ import (
 // only when its files' species ids differ (one slot per id), so the plan gives
 // each model a distinct id before anything is baked.
 type Folder struct {
+	Models   []string   // the models, in the order given
 	Outs     []string   // each model's DIR/NAME.bpat
 	Settings []Settings // each model's: the shared ones with its manifest and free species id
 }
@@ -35,7 +39,7 @@ func (e *FolderError) Unwrap() error { return e.Err }
 // does not replace. A model's bonebake extras are not read here: ids they give
 // may still collide.
 func PlanFolder(models []string, dir string, set Settings) (*Folder, error) {
-	p := &Folder{Outs: make([]string, len(models)), Settings: make([]Settings, len(models))}
+	p := &Folder{Models: models, Outs: make([]string, len(models)), Settings: make([]Settings, len(models))}
 	byName := map[string]string{}
 	for i, m := range models {
 		name := modelName(m)
@@ -135,4 +139,106 @@ func besideManifest(model string) (*Manifest, error) {
 		return nil, err
 	}
 	return ReadManifest(p)
+}
+
+// FolderOutput says how Folder.WriteFiles bakes its models and tells of them.
+type FolderOutput struct {
+	// Output is every model's (Model.WriteFiles); its Workers are shared out
+	// among the models baking at once, and its Progress and Starting are not
+	// called (a Baked says when a model's bake started).
+	Output
+	// Check, when set, is run on a model's path before it is loaded: the
+	// caller's rule for the files it takes; its error fails that model alone.
+	Check func(model string) error
+	// Done is told of each model in the order given, as soon as it and every
+	// model before it are done.
+	Done func(*Baked)
+}
+
+// Baked is one model of a folder's bake (Folder.WriteFiles).
+type Baked struct {
+	Model string // the model's path
+	Out   string // its DIR/NAME.bpat
+	// Loaded is what Load made of it, nil when its check or Load failed.
+	Loaded *Model
+	// Starting is the BPAT's size once the bake started (what Output.Starting
+	// is told), 0 when it did not start.
+	Starting int64
+	// Written is what was written, nil when Err is set.
+	Written *Written
+	Err     error
+	Took    time.Duration // from its check to its last file
+}
+
+// WriteFiles bakes every model of the plan into its file (Model.WriteFiles),
+// in parallel, one model per core (each with its share of the cores as
+// sampling workers, all of them when there are fewer models than cores), so
+// that at most that many models are in memory at once. A model that fails does
+// not stop the others. Each file is byte-identical to the model's bake on its
+// own with the plan's settings. It returns a warning for each two files that
+// came out with one species id: a model's bonebake extras may carry an id the
+// plan could not see without loading it.
+func (p *Folder) WriteFiles(o FolderOutput) (warnings []string) {
+	models := p.Models
+	baked := make([]*Baked, len(models))
+	done := make([]chan struct{}, len(models))
+	for i := range models {
+		baked[i] = &Baked{Model: models[i], Out: p.Outs[i]}
+		done[i] = make(chan struct{})
+	}
+	procs := runtime.GOMAXPROCS(0)
+	par := min(procs, len(models))
+	run := o.Output
+	run.Workers, run.Progress = max(1, procs/par), nil
+	next := make(chan int)
+	go func() {
+		for i := range models {
+			next <- i
+		}
+		close(next)
+	}()
+	var wg sync.WaitGroup
+	for range par {
+		wg.Go(func() {
+			for i := range next {
+				p.bake(i, run, o.Check, baked[i])
+				close(done[i])
+			}
+		})
+	}
+	for i, b := range baked {
+		<-done[i]
+		if o.Done != nil {
+			o.Done(b)
+		}
+	}
+	wg.Wait()
+	seen := map[uint32]string{}
+	for _, b := range baked {
+		if b.Err != nil {
+			continue
+		}
+		id := b.Written.Header.SpeciesID
+		if other, dup := seen[id]; dup {
+			warnings = append(warnings, fmt.Sprintf("%s and %s both have species id %d (from the models' own bonebake extras): the runtime loads one file per id; rebake one with species_id in its NAME.yaml", other, b.Out, id))
+		}
+		seen[id] = b.Out
+	}
+	return warnings
+}
+
+// bake bakes the plan's i-th model into b.
+func (p *Folder) bake(i int, o Output, check func(string) error, b *Baked) {
+	start := time.Now()
+	defer func() { b.Took = time.Since(start) }()
+	if check != nil {
+		if b.Err = check(b.Model); b.Err != nil {
+			return
+		}
+	}
+	if b.Loaded, b.Err = Load(b.Model, p.Settings[i]); b.Err != nil {
+		return
+	}
+	o.Starting = func(n int64) { b.Starting = n }
+	b.Written, b.Err = b.Loaded.WriteFiles(b.Out, o)
 }

@@ -1,12 +1,18 @@
 package gltfbake
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // TestPlanFolder: models baked into one folder take distinct species ids, the
@@ -63,5 +69,76 @@ func TestPlanFolder(t *testing.T) {
 	id := uint32(12)
 	if _, err := PlanFolder(models, dir, Settings{Manifest: &Manifest{SpeciesID: &id}}); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "Settings.Manifest gives species_id 12 to all 3 models") {
 		t.Errorf("one manifest id for all: got %v", err)
+	}
+}
+
+// TestFolderWriteFiles: a folder's bake tells of its models in the order given,
+// whichever finishes first; a model its caller's check refuses and one that is
+// missing fail alone; each file the others write is byte-identical to the
+// model's bake on its own with the plan's settings (Model.WriteFiles), and the
+// workers are shared out without changing a byte.
+func TestFolderWriteFiles(t *testing.T) {
+	src, dir, alone := t.TempDir(), t.TempDir(), t.TempDir()
+	walker, inPlace := testfiles.WalkerGLTF(t, true), testfiles.WalkerGLTF(t, false)
+	var models []string
+	for _, m := range []struct{ name, from string }{{"a.gltf", walker}, {"refused.gltf", walker}, {"b.gltf", inPlace}} {
+		b, err := os.ReadFile(m.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, filepath.Join(src, m.name))
+		if err := os.WriteFile(models[len(models)-1], b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	models = append(models, filepath.Join(src, "missing.gltf"))
+	plan, err := PlanFolder(models, dir, Settings{FPS: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused by the caller")
+	var order []string
+	warnings := plan.WriteFiles(FolderOutput{
+		Check: func(m string) error {
+			if filepath.Base(m) == "refused.gltf" {
+				time.Sleep(20 * time.Millisecond) // done after b, told of before it
+				return refused
+			}
+			return nil
+		},
+		Done: func(b *Baked) {
+			order = append(order, filepath.Base(b.Model))
+			switch base := filepath.Base(b.Model); {
+			case base == "refused.gltf" && b.Err != refused, base == "missing.gltf" && b.Err == nil:
+				t.Errorf("%s: err %v", base, b.Err)
+			case (base == "a.gltf" || base == "b.gltf") && (b.Err != nil || b.Written == nil || b.Loaded == nil):
+				t.Errorf("%s: %v", base, b.Err)
+			}
+		}})
+	if len(warnings) != 0 {
+		t.Errorf("warnings: %q", warnings)
+	}
+	if want := []string{"a.gltf", "refused.gltf", "b.gltf", "missing.gltf"}; !slices.Equal(order, want) {
+		t.Errorf("told in the order %q, want %q", order, want)
+	}
+	for _, i := range []int{0, 2} {
+		m, err := Load(models[i], plan.Settings[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(alone, filepath.Base(plan.Outs[i]))
+		if _, err := m.WriteFiles(out, Output{Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{out, gait.SidecarPath(out)} {
+			want, _ := os.ReadFile(f)
+			got, err := os.ReadFile(filepath.Join(dir, filepath.Base(f)))
+			if err != nil || len(want) == 0 || !bytes.Equal(got, want) {
+				t.Errorf("%s: the folder's file differs from the model's own bake (%v)", filepath.Base(f), err)
+			}
+		}
+	}
+	if names := dirNames(dir); len(names) != 4 {
+		t.Errorf("the folder holds %q, want a's and b's BPAT and sidecar", names)
 	}
 }
