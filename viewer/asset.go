@@ -22,13 +22,31 @@ import (
 // Kinds of asset, as the JSON reports them.
 const (
 	KindBPAT    = "bpat"    // a .bpat file given on the command line or found in a directory
-	KindGLTF    = "gltf"    // a glTF model, baked when it was loaded
+	KindGLTF    = "gltf"    // a glTF model (.glb or .gltf), baked when it was loaded
+	KindFBX     = "fbx"     // an FBX character, baked when it was loaded
+	KindBVH     = "bvh"     // a BVH motion capture, baked on its own skeleton when it was loaded
 	KindBuiltin = "builtin" // a built-in species, baked in memory
 )
 
+// modelKind is the kind of the model file at path, as gltfbake.Load tells
+// them apart (by their first bytes): KindFBX, KindBVH, else KindGLTF.
+func modelKind(path string) string {
+	switch k, _ := formats.SniffFile(path); k {
+	case formats.FBX:
+		return KindFBX
+	case formats.BVH:
+		return KindBVH
+	}
+	return KindGLTF
+}
+
+// isModel reports whether the asset was baked from a model file (glTF, FBX,
+// BVH) rather than being a BPAT file or a built-in species.
+func (a *Asset) isModel() bool { return a.Kind == KindGLTF || a.Kind == KindFBX || a.Kind == KindBVH }
+
 // Mesh sources, as the JSON reports them.
 const (
-	MeshGLTF    = "gltf"    // the glTF model's own skinned mesh
+	MeshGLTF    = "gltf"    // the model's own skinned mesh (a glTF or FBX model's)
 	MeshSpecies = "species" // the built-in species' mesh
 	MeshBoxes   = "boxes"   // a box per bone, rigidly skinned: a bare .bpat has no mesh
 )
@@ -37,7 +55,7 @@ const (
 // baked in memory, its bytes as a file holds them) and the mesh that draws it.
 type Asset struct {
 	Name   string // shown in the page: the file's base name without extension, or the species name
-	Kind   string // KindBPAT, KindGLTF or KindBuiltin
+	Kind   string // KindBPAT, KindGLTF, KindFBX, KindBVH or KindBuiltin
 	Source string // the file it came from; empty for a built-in species
 
 	file *bpat.File
@@ -284,7 +302,7 @@ func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	a := &Asset{Name: name, Kind: KindGLTF, Source: path, file: f, src: registry.File{Data: b}, size: int64(len(b)), boneNames: m.JointNames}
+	a := &Asset{Name: name, Kind: modelKind(path), Source: path, file: f, src: registry.File{Data: b}, size: int64(len(b)), boneNames: m.JointNames}
 	a.src.Gaits = model.Gaits(name + ".bpat") // measured as bake measures them
 	a.parents = jointParents(m)
 	if m.Mesh != nil && len(m.Mesh.Positions) > 0 {

@@ -16,8 +16,8 @@ func TestLoadBVH(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := as[0]
-	if a.MeshKind() != MeshBoxes || a.File().BoneCount() != 18 || len(a.File().Clips()) != 1 || a.Name != "a_biped_walk" {
-		t.Fatalf("mesh %s, %d bones, %d clips, name %q", a.MeshKind(), a.File().BoneCount(), len(a.File().Clips()), a.Name)
+	if a.Kind != KindBVH || a.MeshKind() != MeshBoxes || a.File().BoneCount() != 18 || len(a.File().Clips()) != 1 || a.Name != "a_biped_walk" {
+		t.Fatalf("kind %s, mesh %s, %d bones, %d clips, name %q", a.Kind, a.MeshKind(), a.File().BoneCount(), len(a.File().Clips()), a.Name)
 	}
 }
 

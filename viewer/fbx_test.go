@@ -15,7 +15,7 @@ func TestLoadFBX(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := as[0]
-	if a.Kind != KindGLTF || a.Mesh() == nil || a.Mesh().VertexCount() != 69189 || a.MeshKind() != MeshGLTF {
+	if a.Kind != KindFBX || a.Mesh() == nil || a.Mesh().VertexCount() != 69189 || a.MeshKind() != MeshGLTF {
 		t.Errorf("asset %s: kind %s, mesh kind %s", a.Name, a.Kind, a.MeshKind())
 	}
 }

@@ -54,7 +54,7 @@ func (r *registries) build(assets []*Asset) {
 		which []int
 	)
 	for k, a := range assets {
-		if a.Kind == KindGLTF {
+		if a.isModel() {
 			why[k] = "not a built-in species"
 			continue
 		}

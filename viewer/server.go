@@ -181,7 +181,7 @@ func (a *Asset) describe(id int, builtins *registry.Registry) assetJSON {
 		Textures: []textureJSON{}, Warning: a.warning, Notes: a.notes,
 	}
 	sp, builtin := builtins.Registered(h.SpeciesID)
-	builtin = builtin && a.Kind != KindGLTF
+	builtin = builtin && !a.isModel()
 	if builtin && sp.Name == a.Name && slices.Contains(sp.Archetypes, unit.ArchRider) {
 		seat := roster.MountSeat
 		j.MountSeat = &seat
