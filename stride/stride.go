@@ -34,13 +34,15 @@ type Sampler interface {
 type Status string
 
 const (
-	// StatusMeasured: the clip travels steadily; Result.Speed is its ground speed.
+	// StatusMeasured: the clip travels steadily; Result.Speed is its ground
+	// speed, and Result.Confidence says how far the feet slide at it.
 	StatusMeasured Status = "measured"
 	// StatusNoTravel: neither the root nor the planted feet travel steadily (an
 	// idle, an attack, a death): the clip plays in place and has no ground speed.
 	StatusNoTravel Status = "no_travel"
-	// StatusUntrusted: the clip seems to travel, but the measurement is not
-	// steady enough to be trusted; Result.Reason says why. No speed is given.
+	// StatusUntrusted: the clip seems to travel, but no speed fits it (its
+	// feet slide a quarter of the way at any speed, never stand, or
+	// contradict its root motion); Result.Reason says why. No speed is given.
 	StatusUntrusted Status = "untrusted"
 )
 
@@ -88,8 +90,16 @@ const (
 	// hold a stride (a mouse's gallop takes a tenth of a second): a shorter
 	// one is a pose held (Mixamo's and three.js's poses last one frame, 1/30 s).
 	MinDuration = 0.1
-	// Trusted is the least confidence of a measured speed; below it the clip is
-	// StatusUntrusted.
+	// MinStride is the least ground, as a fraction of H, one pass of a clip
+	// must cover for its feet to get a speed below Trusted: a walk covers
+	// about a body height per cycle; a rider's feet shifting in the stirrups
+	// (the built-in rider's reining, 0.17·H) cover much less.
+	MinStride = 0.3
+	// Trusted is the least confidence at which a measured speed keeps every
+	// stance within 5 % of the distance travelled. A planted-feet speed below
+	// it is still given (the speed at which the feet slide least) with its
+	// Reason naming the foot that slides; a root-motion clip below it, or
+	// feet that slide SlipPerConfidence or more at every speed, get none.
 	Trusted = 0.8
 	// FootZone is the height, as a fraction of H above the lowest rest joint, a
 	// foot found by name or hierarchy must lie within at rest.
@@ -312,8 +322,9 @@ type Result struct {
 	// Stride is the distance one pass covers (Speed·Cycle).
 	Stride float64
 	Cycle  float64
-	// Confidence in [0, 1]: how steady the travel was (1: perfectly). Speeds
-	// below Trusted are not given.
+	// Confidence in [0, 1]: how steady the travel was (1: perfectly): 1 −
+	// slip/SlipPerConfidence for planted feet. At Trusted or above no stance
+	// slips over 5 %; a planted-feet speed below it says why in Reason.
 	Confidence float64
 	// Reason explains a status other than StatusMeasured, and notes anything a
 	// measured speed leaves out; "" when there is nothing to say.
@@ -454,11 +465,22 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 		return res
 	}
 	res.Method, res.Confidence = MethodFeet, feet.conf
-	if feet.conf < Trusted {
+	if feet.conf <= 0 || feet.conf < Trusted && feet.speed*dur < MinStride*H {
+		// The feet slide a quarter of the way or more at every speed, or
+		// slide over 5 % while covering too little ground for a stride (a
+		// rider's feet shifting in the stirrups): no speed is better than
+		// none (docs/formats/gait.md §2).
 		res.Status, res.Reason = StatusUntrusted, feet.why
 		return res
 	}
+	// The speed at which the feet slide least, even when they slide more
+	// than Trusted allows: a game moving the unit at it slides the feet as
+	// little as the clip permits, and the confidence (with the reason, which
+	// names the foot that slides most) says how far.
 	res.Status = StatusMeasured
+	if feet.conf < Trusted {
+		res.Reason = feet.why
+	}
 	res.Stride = feet.speed * dur
 	res.Speed = res.Stride / cycle
 	return res

@@ -109,6 +109,9 @@ func GaitLine(c gait.Clip) string {
 			how = "root motion"
 		}
 		fmt.Fprintf(&b, "%.4g m/s, cycle %.4g s, stride %.4g m (measured from %s, confidence %.2f)", c.GroundSpeed, c.Cycle, c.Stride, how, c.Confidence)
+		if c.Reason != "" { // a low confidence: which foot slides, how far
+			fmt.Fprintf(&b, "; %s", c.Reason)
+		}
 	case c.Status == string(stride.StatusUntrusted):
 		fmt.Fprintf(&b, "no ground speed: the measurement is not trusted (confidence %.2f): %s; cycle %.4g s", c.Confidence, c.Reason, c.Cycle)
 	case c.Reason != "":

@@ -22,9 +22,10 @@ import (
 // TestBuiltinGaitsMeasured exports each built-in creature to glTF (which carries
 // no speeds), bakes it back and checks the measured ground speeds against the
 // roster's table (docs/species.md §1), the external reference: within 5 % for
-// every locomotion clip (or none, when its feet slip over 5 % at the table's
-// speed too: the gallop's hind foot), and no speed for every clip the table
-// plays in place.
+// every locomotion clip (with a confidence under 0.8 when its feet slip over
+// 5 % at the table's speed too: the gallop's hind foot), and no speed for
+// every clip the table plays in place (the rider's reining, whose feet shift
+// in the stirrups, included).
 func TestBuiltinGaitsMeasured(t *testing.T) {
 	names := []string{"humanoid", "horse", "elephant"}
 	if !testing.Short() {
@@ -58,11 +59,13 @@ func TestBuiltinGaitsMeasured(t *testing.T) {
 				t.Logf("%s %s: measured %.4g m/s (table %v) from %s, confidence %.2f; at the table's speed a stance slips %.1f%% (%s)",
 					name, c.Name, c.GroundSpeed, want.Speed, c.Method, c.Confidence, 100*r.worst, r.where)
 				switch {
-				case c.GroundSpeed == 0 && c.Status == "untrusted" && r.worst > 0.05:
-					// The procedural clip's own feet slide at the game's
-					// speed (the gallop's hind foot): no speed is honest.
 				case c.GroundSpeedSource != gait.SourceMeasured || math.Abs(c.GroundSpeed-want.Speed) > 0.05*want.Speed:
 					t.Errorf("%s %s: %+v, want %v m/s measured within 5%%", name, c.Name, c, want.Speed)
+				case r.worst > 0.05 && c.Confidence >= 0.8:
+					// The procedural clip's own feet slide at the game's
+					// speed (the gallop's hind foot): the confidence must
+					// say so.
+					t.Errorf("%s %s: %+v: its feet slip %.1f%% at the table's speed, want a confidence under 0.8", name, c.Name, c, 100*r.worst)
 				}
 			case c.GroundSpeed != 0:
 				t.Errorf("%s %s: %+v: the table plays it in place, want no speed", name, c.Name, c)
