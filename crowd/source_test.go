@@ -31,6 +31,39 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// WithSlot's slots are the program's own: only Into fills them. The rule of
+// Load and LoadEach (a file's name, then its species_id) passes them by, so
+// that one registry holds the files the rule places and the program's own side
+// by side (the viewer's).
+func TestWithSlotOnlyInto(t *testing.T) {
+	wolf := encode(t, contents(speciesSpec{"wolf", 40, 12, horseClips, nil}))
+	r := registry.New(registry.WithSlot(40, "wolf"), registry.WithSlot(41, "pack"))
+	defer r.Close()
+	if _, _, ok := r.Match("wolf.bpat", 40); ok {
+		t.Error("Match finds a WithSlot slot by its name or id")
+	}
+	// LoadEach refuses both files as a registry without those slots does.
+	files := []registry.File{{Name: "wolf.bpat", Data: wolf}, {Name: "x.bpat", Data: wolf}}
+	plain := registry.New()
+	defer plain.Close()
+	_, want := plain.LoadEach(files)
+	slots, errs := r.LoadEach(files)
+	for k := range slots {
+		if slots[k] != -1 || errs[k] == nil || want[k] == nil || errs[k].Error() != want[k].Error() {
+			t.Errorf("LoadEach file %d: slot %d, %v; want none, %v", k, slots[k], errs[k], want[k])
+		}
+	}
+	if err := r.Load(registry.Memory(registry.File{Name: "wolf.bpat", Data: wolf})); err == nil {
+		t.Error("Load put wolf.bpat in a WithSlot slot by its name")
+	}
+	if err := r.Load(registry.Memory(registry.File{Name: "wolf.bpat", Data: wolf}).Into(41)); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Species(41); s == nil || s.Name != "pack" || r.Species(40) != nil {
+		t.Errorf("slot 41: %+v; slot 40: %+v", s, r.Species(40))
+	}
+}
+
 // Into puts files in the slots given, whatever species they carry: two files
 // of one species side by side, each with its slot's archetypes, and a snapshot
 // mesh that carries the file's own species_id.

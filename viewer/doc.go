@@ -6,17 +6,20 @@
 // layout, a unit count and a seed the server builds a Scene and advances it one
 // step per request, exactly as a game linking the runtime would:
 //
-//   - battle: crowd/battle over a registry.Registry holding the assets that are
-//     built-in species (by the runtime's rule, registry.Registry.LoadEach: by name,
-//     then species id; docs/species.md §1): targets,
+// The battle and the parade play from one registry.Registry of every asset
+// (slots.go): an asset that is a built-in species in its species' slot (by the
+// runtime's rule, registry.Registry.LoadEach: by name, then species id;
+// docs/species.md §1), any other in a slot of the viewer's own
+// (registry.WithSlot, filled with registry.Memory(file).Into(slot)).
+//
+//   - battle: crowd/battle over the registry's built-in species: targets,
 //     movement, the combat timeline and Crowd.Animate with the runtime's intent →
 //     state → clip tables (docs/runtime.md). Positions, headings, clips and frames
 //     are the battle's; a rider sits on its horse, whose record carries the rider's
 //     frames. Assets that are not built-in species cannot fight: the answer says
 //     so, and they show in the parade;
 //   - parade: every asset's units in rows, cycling through its clips at about
-//     1/duration each, played by a crowd.Player over a registry holding every
-//     asset in a slot of its own (registry.Memory(file).Into(k)): its crowd.Batch steps
+//     1/duration each, played by a crowd.Player over the same registry: its crowd.Batch steps
 //     phase += rate·dt, then phase → frame, next, lerp by docs/formats/bpat.md §5,
 //     and its one-shots replay after holding their end pose. A horse's rider
 //     (crowd.Player.Ride) plays the clip the rider archetype's table maps to the

@@ -9,7 +9,6 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/crowd/registry"
-	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -52,9 +51,9 @@ func TestAssetsCarryGaits(t *testing.T) {
 		if c.GroundSpeedSource != registry.GaitMeasured || math.Abs(c.GroundSpeed-1.4) > 0.028 || c.Cycle != 1 {
 			t.Errorf("asset %d: /api/assets gives %+v, want 1.4 m/s per 1 s cycle, measured", k, c)
 		}
-		sp := r.play.Species(unit.SpeciesID(k))
+		sp := r.reg.Species(r.species(k))
 		if sp == nil || sp.Clips[0].GaitSource != registry.GaitMeasured || math.Abs(sp.Clips[0].Gait.Speed-1.4) > 0.028 {
-			t.Errorf("asset %d: the playback registry's clip: %+v", k, sp)
+			t.Errorf("asset %d: the registry's clip: %+v", k, sp)
 		}
 	}
 

@@ -62,7 +62,7 @@ type Scene struct {
 	Steps  int
 
 	assets []*Asset
-	regs   *registries
+	regs   *slots
 	// Records holds every unit's RecordFloats-float GPU record, in asset order.
 	Records []float32
 
@@ -166,7 +166,7 @@ func (s *Server) NewScene(p SceneParams) (*Scene, error) {
 func (c *Scene) shown(p SceneParams) []int {
 	var out []int
 	for k := range c.assets {
-		if (p.Only == nil || *p.Only == k) && c.regs.playable[k] {
+		if (p.Only == nil || *p.Only == k) && c.regs.playable(k) {
 			out = append(out, k)
 		}
 	}
@@ -208,7 +208,7 @@ func (c *Scene) group(unitAsset []uint16, looks []AssetLook) {
 // rest riders. With clocked, it plays in the GPU clock mode. Its one-shots
 // replay after holding their end pose for oneShotHold.
 func (c *Scene) newPlayback(n int, rng *rand.Rand, clocked bool) {
-	c.play = crowd.NewPlayer(c.regs.play, n, clocked)
+	c.play = crowd.NewPlayer(c.regs.reg, n, clocked)
 	c.play.Hold = oneShotHold
 	if clocked {
 		c.clock = newClock(c, n)
@@ -270,10 +270,10 @@ func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 				if c.clock != nil {
 					c.clock.owner[nextRider] = int32(i)
 				}
-				c.play.Ride(nextRider, i, unit.SpeciesID(rider), c.riderMap[a])
+				c.play.Ride(nextRider, i, c.regs.species(rider), c.riderMap[a])
 				nextRider++
 			}
-			c.play.Start(i, unit.SpeciesID(a), unit.ClipID(cl), rng.Float32()*(1+oneShotHold))
+			c.play.Start(i, c.regs.species(a), unit.ClipID(cl), rng.Float32()*(1+oneShotHold))
 			rec := c.Records[i*RecordFloats:]
 			rec[recPlace] = (float32(col) - float32(inRow-1)/2) * sp
 			rec[recPlace+1] = z - float32(r)*sp
@@ -294,7 +294,7 @@ func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 func (c *Scene) paradeRider() int {
 	r := c.regs
 	var rs *registry.Species
-	for _, s := range r.battle.All() {
+	for _, s := range r.reg.All() {
 		if s.Table(unit.ArchRider) != nil && (rs == nil || s.Name == "humanoid") {
 			rs = s
 		}
@@ -302,7 +302,7 @@ func (c *Scene) paradeRider() int {
 	if rs == nil {
 		return -1
 	}
-	rider := r.battleAsset[rs.ID]
+	rider := r.asset[rs.ID]
 	for a := range c.assets {
 		if m := registry.RiderClips(r.battleSpecies(a), rs); m != nil && a != rider {
 			c.riderMap[a], c.Rider[a] = m, rider
@@ -311,12 +311,12 @@ func (c *Scene) paradeRider() int {
 	return rider
 }
 
-// buildBattle runs crowd/battle over the battle registry: every unit of a
+// buildBattle runs crowd/battle over the registry: every unit of a
 // species an asset in ok is loaded as is drawn, except riders, which their
 // horses carry.
 func (c *Scene) buildBattle(p SceneParams, ok []int, looks []AssetLook, rng *rand.Rand) {
 	r := c.regs
-	b := battle.New(r.battle, p.Count, p.Seed)
+	b := battle.New(r.reg, p.Count, p.Seed)
 	b.Workers = runtime.GOMAXPROCS(0) // a large battle's step on every core; the same battle
 	c.battle = b
 	want := map[int]bool{}
@@ -326,7 +326,7 @@ func (c *Scene) buildBattle(p SceneParams, ok []int, looks []AssetLook, rng *ran
 	// Units by asset, in unit order within one.
 	byAsset := make([][]int32, len(c.assets))
 	for i := range b.Len() {
-		a := r.battleAsset[b.Crowd.Species[i]]
+		a := r.asset[b.Crowd.Species[i]]
 		if b.Mount(i) >= 0 || a < 0 || !want[a] {
 			continue
 		}
@@ -345,7 +345,7 @@ func (c *Scene) buildBattle(p SceneParams, ok []int, looks []AssetLook, rng *ran
 		c.battleOf = append(c.battleOf, us...)
 		for _, u := range us {
 			if rd := b.Rider(int(u)); rd >= 0 {
-				if ra := r.battleAsset[b.Crowd.Species[rd]]; ra >= 0 {
+				if ra := r.asset[b.Crowd.Species[rd]]; ra >= 0 {
 					c.Rider[a] = ra
 				}
 			}
@@ -354,10 +354,10 @@ func (c *Scene) buildBattle(p SceneParams, ok []int, looks []AssetLook, rng *ran
 	for i, u := range c.battleOf {
 		a := int(c.unitAsset[i])
 		c.riderUnit[i] = b.Rider(int(u))
-		if rd := c.riderUnit[i]; rd >= 0 && c.Rider[a] != int(r.battleAsset[b.Crowd.Species[rd]]) {
+		if rd := c.riderUnit[i]; rd >= 0 && c.Rider[a] != r.asset[b.Crowd.Species[rd]] {
 			c.riderUnit[i] = -1 // a rider of another species than the one drawn
 		}
-		c.play.Start(i, unit.SpeciesID(a), 0, rng.Float32())
+		c.play.Start(i, c.regs.species(a), 0, rng.Float32())
 		tint := [4]float32{0.95, 0.3, 0.26, 0.2}
 		if b.World.Team[u] == 1 {
 			tint = [4]float32{0.28, 0.46, 0.98, 0.2}

@@ -210,7 +210,7 @@ func TestParadeIsTheBatch(t *testing.T) {
 		if err := c.advance(dt); err != nil {
 			t.Fatal(err)
 		}
-		if err := ref.Step(c.regs.play, dt); err != nil {
+		if err := ref.Step(c.regs.reg, dt); err != nil {
 			t.Fatal(err)
 		}
 		for i := range c.Len() {

@@ -29,7 +29,7 @@ type Server struct {
 	meshes [][]byte
 	index  []byte            // the /api/assets JSON
 	files  map[string][]byte // embedded page files by name, the core's as core/NAME
-	regs   registries        // the runtime's view of the assets (built on first use)
+	regs   slots             // the runtime's view of the assets, one registry (built on first use)
 	crowds crowdStore
 	bats   batCache
 	token  string // what requests that change state or start work carry (guard.go)

@@ -117,7 +117,7 @@ func (c *Scene) prepare(dt float32, in StepInput) (int, error) {
 // to: registry.Registry.ClipFade of its slot (0 from unit.NoClip: a battle unit
 // shows no clip before its first step).
 func (c *Scene) fadeTime(a, from, to int) float32 {
-	return c.regs.play.ClipFade(unit.SpeciesID(a), unit.ClipID(from), unit.ClipID(to))
+	return c.regs.reg.ClipFade(c.regs.species(a), unit.ClipID(from), unit.ClipID(to))
 }
 
 // takeOver starts playing battle unit i's clip, phase and rate on its playback

@@ -57,6 +57,7 @@ type Option func(*config)
 
 type config struct {
 	defs       map[uint32]roster.Species
+	intoOnly   map[uint32]bool // WithSlot's slots: loaded only through Into
 	archetypes [MaxArchetypes]*Archetype
 	gaits      map[uint32]map[string]roster.Gait
 	fades      [MaxSpeciesID + 1]*FadeTable    // nil: DefaultFades
@@ -68,7 +69,7 @@ type config struct {
 // file named <def.Name>.bpat, or any file whose species_id is def.ID, loads into it.
 // def.ID must be at most MaxSpeciesID.
 func WithSpecies(def roster.Species) Option {
-	return func(c *config) { c.defs[def.ID] = def }
+	return func(c *config) { c.defs[def.ID] = def; delete(c.intoOnly, def.ID) }
 }
 
 // WithArchetype registers (or replaces) the table of archetype id.
@@ -123,7 +124,7 @@ func Lenient() Option { return func(c *config) { c.lenient = true } }
 // New returns an empty registry that knows the built-in species and
 // archetypes, adjusted by opts: Load loads species files into it.
 func New(opts ...Option) *Registry {
-	r := &Registry{cfg: config{defs: map[uint32]roster.Species{}, gaits: map[uint32]map[string]roster.Gait{}}}
+	r := &Registry{cfg: config{defs: map[uint32]roster.Species{}, intoOnly: map[uint32]bool{}, gaits: map[uint32]map[string]roster.Gait{}}}
 	for _, d := range roster.Builtin() {
 		r.cfg.defs[d.ID] = d
 	}
@@ -378,7 +379,9 @@ func (r *Registry) open(path string, data []byte, side sidecar, as int) (*Specie
 	}
 	var known []uint32
 	for id := range r.cfg.defs {
-		known = append(known, id)
+		if !r.cfg.intoOnly[id] {
+			known = append(known, id)
+		}
 	}
 	slices.Sort(known) // messages list them in order
 	var opts []bpat.Option

@@ -41,11 +41,14 @@ func MatchSpecies[S any](file string, id uint32, list []S, key func(S) (string, 
 }
 
 // Match returns the registered species a file called file carrying species_id id
-// belongs to, by MatchSpecies.
+// belongs to, by MatchSpecies (WithSlot's slots, which only Into fills, are not
+// among them).
 func (r *Registry) Match(file string, id uint32) (def roster.Species, named, ok bool) {
 	ids := make([]uint32, 0, len(r.cfg.defs))
 	for i := range r.cfg.defs {
-		ids = append(ids, i)
+		if !r.cfg.intoOnly[i] {
+			ids = append(ids, i)
+		}
 	}
 	slices.Sort(ids)
 	i, named, ok := MatchSpecies(file, id, ids, func(i uint32) (string, uint32) { return r.cfg.defs[i].Name, i })
@@ -57,9 +60,18 @@ func (r *Registry) Match(file string, id uint32) (def roster.Species, named, ok 
 
 // WithSlot registers slot id for Into: a species called name whose units may
 // play the tables of archetypes (none: a program plays its clips by number
-// only), with no gait table of its own (its files' sidecars give gaits).
+// only), with no gait table of its own (its files' sidecars give gaits). It is
+// the program's own slot: only Into loads a file into it, never the rule of
+// Load and LoadEach (a file's name or species_id), so that a program can hold
+// files in slots of its own beside those the rule fills in the same registry
+// (the viewer: the built-in species where the rule puts them, any other file
+// in a slot it gives).
 func WithSlot(id unit.SpeciesID, name string, archetypes ...roster.Archetype) Option {
-	return WithSpecies(roster.Species{ID: uint32(id), Name: name, Archetypes: slices.Clone(archetypes)})
+	def := WithSpecies(roster.Species{ID: uint32(id), Name: name, Archetypes: slices.Clone(archetypes)})
+	return func(c *config) {
+		def(c)
+		c.intoOnly[uint32(id)] = true
+	}
 }
 
 // Registered returns the species registered with id: a built-in one or one
