@@ -1,18 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpsm"
-	"github.com/bonebake/bonebake/roster"
-	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	motsrc "github.com/bonebake/bonebake/source/mot"
@@ -112,19 +112,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
   bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			if cmd.Flags().Changed("bpat-version") {
-				if err := bake.CheckVersion(version); err != nil {
-					return usagef("--bpat-version %v", err)
-				}
-			}
-			if cmd.Flags().Changed("fps") && (len(a) > 0 || motFlags.active(cmd.Flags())) {
-				// Checked once, for every model or the motions; without --fps
-				// the adapter's default applies.
-				if err := bake.CheckFPS(fps); err != nil {
-					return usagef("--fps %v", err)
-				}
-			}
-			if cmd.Flags().Changed("clips") {
+			flags := cmd.Flags()
+			if flags.Changed("clips") {
 				if len(a) == 0 {
 					return usagef("--clips puts clips on a model: give the model first (bake MODEL.glb --clips A.glb B.glb)")
 				}
@@ -132,13 +121,11 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				// --clips anims/*.glb leaves the other files as arguments.
 				clipFiles, a = append(clipFiles, a[1:]...), a[:1]
 			}
-			if motFlags.active(cmd.Flags()) {
-				for _, f := range []string{"clips", "retarget", "up"} {
-					if cmd.Flags().Changed(f) {
-						return usagef("--%s applies to a glTF model's bake, not to --mot", f)
-					}
+			if motFlags.active(flags) {
+				if f := changed(flags, "clips", "retarget", "up"); f != "" {
+					return usagef("--%s applies to a glTF model's bake, not to --mot", f)
 				}
-				if cmd.Flags().Changed("bpat-version") {
+				if flags.Changed("bpat-version") {
 					return usagef("--bpat-version applies to a glTF model or the built-in creatures")
 				}
 				if len(a) > 1 {
@@ -148,75 +135,43 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			}
 			snapFlags := []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
 			if len(a) == 0 {
-				for _, f := range snapFlags {
-					if cmd.Flags().Changed(f) {
-						return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
+				if flags.Changed("bpat-version") {
+					if err := bake.CheckVersion(version); err != nil {
+						return usagef("--bpat-version %v", err)
 					}
+				}
+				if f := changed(flags, snapFlags...); f != "" {
+					return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
 				}
 				if version == 1 {
 					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
-				for _, f := range []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "clips", "retarget", "up"} {
-					if cmd.Flags().Changed(f) {
-						return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
-					}
+				if f := changed(flags, "fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "clips", "retarget", "up"); f != "" {
+					return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 				}
-				if pkg != "" {
-					for _, f := range []string{"out", "verbose"} {
-						if cmd.Flags().Changed(f) {
-							return usagef("--%s does not apply to --package: the package is the one file written (--package OUT.bpx)", f)
-						}
-					}
-					return bakePackage(cmd, pkg, only)
-				}
-				if out == "" {
-					out = filepath.Join("assets", "creatures")
-				} else if strings.EqualFold(filepath.Ext(out), ".bpat") {
-					return usagef("-o %s: with no model, --out is the folder for the built-in creatures; give a model to bake into one .bpat file", out)
-				}
-				return bakeBuiltins(cmd, out, only, verbose)
+				return bakeBuiltins(cmd, out, pkg, only, verbose)
 			}
 			if pkg != "" {
 				return usagef("--package bakes the built-in creatures; it does not apply to a model")
 			}
-			if cmd.Flags().Changed("species") {
+			if flags.Changed("species") {
 				return usagef("--species picks built-in creatures; it does not apply to a model")
 			}
-			flags := cmd.Flags()
-			var snapRun *gltfbake.SnapshotSettings
-			for _, f := range snapFlags[1:] {
-				if flags.Changed(f) && !snap {
-					return usagef("--%s needs --snapshot", f)
-				}
+			if f := changed(flags, snapFlags[1:]...); f != "" && !snap {
+				return usagef("--%s needs --snapshot", f)
 			}
-			if snap {
-				if flags.Changed("snapshot-triangles") && snapSet.Triangles < 1 {
-					return usagef("--snapshot-triangles %d: the far mesh needs at least 1 triangle", snapSet.Triangles)
-				}
-				if flags.Changed("snapshot-fps") {
-					if err := bake.CheckFPS(snapSet.FPS); err != nil {
-						return usagef("--snapshot-fps %v", err)
-					}
-				}
-				if snapSet.Mesh != "" {
-					if err := inputFile(snapSet.Mesh); err != nil {
-						return err
-					}
-				}
-				snapRun = &snapSet
-			}
-			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version,
+			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version, FPS: fps, Scale: scale, MaxBones: maxBones, Up: up,
 				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace, ClipFiles: clipFiles, Retarget: retarget}
-			if flags.Changed("up") {
-				if err := bvhsrc.CheckUp(up); err != nil {
-					return usagef("--up %v", err)
+			if flags.Changed("species-id") {
+				set.SpeciesID = &speciesID
+			}
+			if err := cmp.Or(set.Check(givenSettings(flags)), snapSet.Check(givenSettings(flags))); err != nil {
+				return libError(err)
+			}
+			for _, f := range slices.Concat([]string{snapSet.Mesh}, clipFiles) {
+				if f == "" {
+					continue
 				}
-				set.Up = up
-			}
-			if retarget && len(clipFiles) == 0 && manifest == "" {
-				return usagef("--retarget applies to the clips of --clips (or a manifest's clip_files)")
-			}
-			for _, f := range clipFiles {
 				if err := inputFile(f); err != nil {
 					return err
 				}
@@ -225,34 +180,6 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if err := checkUpUsed(up, append(append([]string(nil), a...), clipFiles...), manifest != ""); err != nil {
 					return err
 				}
-			}
-			if flags.Changed("scale") {
-				if err := gltf.CheckScale(scale); err != nil {
-					return usagef("--scale %v", err)
-				}
-				set.Scale = scale
-			}
-			if flags.Changed("fps") {
-				set.FPS = fps
-			}
-			if flags.Changed("max-bones") {
-				if err := gltfbake.CheckMaxBones(maxBones); err != nil {
-					return usagef("--max-bones %v", err)
-				}
-				set.MaxBones = maxBones
-			}
-			if flags.Changed("species-id") {
-				if err := roster.CheckID(speciesID); err != nil {
-					return usagef("--species-id %v", err)
-				}
-				if len(a) > 1 {
-					return usagef("--species-id %d would give all %d models one id, and a folder of files with one id cannot be loaded together: leave it out (each model then takes its own free id) or give each model species_id in its NAME.yaml manifest", speciesID, len(a))
-				}
-				if s, ok := roster.ByID(speciesID); ok {
-					fmt.Fprintf(cmd.ErrOrStderr(), "note: species id %d is the built-in %s's: readers (the runtime, the viewer, the game) take this file for a %s; ids from %d are free\n",
-						speciesID, s.Name, s.Name, roster.FirstFreeID())
-				}
-				set.SpeciesID = &speciesID
 			}
 			if manifest != "" {
 				mf, err := gltfbake.ReadManifest(manifest)
@@ -268,8 +195,12 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				}
 				set.Sockets = append(set.Sockets, ms)
 			}
+			o := gltfbake.Output{SnapshotAnySize: snapBig}
+			if snap {
+				o.Snapshot = &snapSet
+			}
 			if len(a) > 1 {
-				return bakeModels(cmd, a, out, set, gltfbake.Output{Snapshot: snapRun, SnapshotAnySize: snapBig})
+				return bakeModels(cmd, a, out, set, o)
 			}
 			model := a[0]
 			if out == "" {
@@ -279,7 +210,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return err
 			}
 			defer collectLate()()
-			return bakeModel(cmd, model, out, set, gltfbake.Output{Progress: progress(cmd, "baking "+filepath.Base(model)), Snapshot: snapRun, SnapshotAnySize: snapBig})
+			o.Progress = progress(cmd, "baking "+filepath.Base(model))
+			return bakeModel(cmd, model, out, set, o)
 		},
 	}
 	fl := cmd.Flags()
@@ -295,7 +227,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringVar(&filesRoot, "files-root", "", "the folder a model's external buffers and images may come from (default: the model's own folder)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
 	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
-	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
+	fl.Float64Var(&scale, "scale", 0, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
+	fl.Lookup("scale").DefValue = "1" // 0: not given (gltfbake.Settings.Scale), which is 1
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
 	fl.IntVar(&maxBones, "max-bones", 0, "the most bones to keep, 1-64 (default 64, BPAT's limit): a skin with more joints drops those no vertex is weighted to, then merges its least important leaf joints into their parents and prints the worst vertex deviation")
 	fl.StringSliceVar(&feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")

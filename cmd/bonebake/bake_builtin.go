@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,8 +13,20 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// bakeBuiltins writes the chosen built-in creatures into dir.
-func bakeBuiltins(cmd *cobra.Command, dir string, only []string, verbose bool) error {
+// bakeBuiltins writes the chosen built-in creatures into dir (default
+// assets/creatures), or into the package pkg when it is given.
+func bakeBuiltins(cmd *cobra.Command, dir, pkg string, only []string, verbose bool) error {
+	if pkg != "" {
+		if f := changed(cmd.Flags(), "out", "verbose"); f != "" {
+			return usagef("--%s does not apply to --package: the package is the one file written (--package OUT.bpx)", f)
+		}
+		return bakePackage(cmd, pkg, only)
+	}
+	if dir == "" {
+		dir = filepath.Join("assets", "creatures")
+	} else if strings.EqualFold(filepath.Ext(dir), ".bpat") {
+		return usagef("-o %s: with no model, --out is the folder for the built-in creatures; give a model to bake into one .bpat file", dir)
+	}
 	chosen, err := pickSpecies(only)
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/atomicfile"
-	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	motsrc "github.com/bonebake/bonebake/source/mot"
 
@@ -55,22 +54,19 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 			return usagef("--%s does not apply to --mot", f)
 		}
 	}
+	force, _ := fl.GetBool("force")
+	set := motsrc.Settings{RotationOrder: strings.ToLower(m.rotationOrder), NoLimits: force, FPS: fps}
+	if fl.Changed("species-id") {
+		id, _ := fl.GetUint32("species-id")
+		set.SpeciesID = &id
+	}
+	if err := set.Check(givenSettings(fl)); err != nil {
+		return libError(err)
+	}
 	for _, p := range append([]string{m.rig}, m.mots...) {
 		if err := inputFile(p); err != nil {
 			return err
 		}
-	}
-	force, _ := fl.GetBool("force")
-	set := motsrc.Settings{RotationOrder: strings.ToLower(m.rotationOrder), NoLimits: force}
-	if fl.Changed("fps") {
-		set.FPS = fps
-	}
-	if fl.Changed("species-id") {
-		id, _ := fl.GetUint32("species-id")
-		if err := roster.CheckID(id); err != nil {
-			return usagef("--species-id %v", err)
-		}
-		set.SpeciesID = &id
 	}
 	if fl.Changed("skin") {
 		set.Skin, _ = fl.GetInt("skin")

@@ -8,6 +8,8 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
+
+	"github.com/spf13/pflag"
 )
 
 // settingFlags is the flag that sets each adapter setting (bake.SettingError's
@@ -15,26 +17,29 @@ import (
 // SnapshotMesh for gltfbake.SnapshotSettings.Mesh): the one place the command
 // line names the library's settings.
 var settingFlags = map[string]string{
-	"FPS":           "fps",
-	"SpeciesID":     "species-id",
-	"FreeSpeciesID": "species-id", // the id bake MODEL... -o DIR picks stands for --species-id
-	"Version":       "bpat-version",
-	"Skin":          "skin",
-	"MaxBones":      "max-bones",
-	"OneShot":       "one-shot",
-	"Sockets":       "socket",
-	"Scale":         "scale",
-	"DeformingOnly": "deforming-only",
-	"Feet":          "feet",
-	"RootBone":      "root-bone",
-	"Up":            "up",
-	"BoneMap":       "bone-map",
-	"RotationOrder": "rotation-order",
-	"KeepLeadIn":    "keep-lead-in",
-	"Retarget":      "retarget",
-	"SnapshotMesh":  "snapshot-mesh",
-	"NoLimits":      "force",
-	"Manifest":      "manifest",
+	"FPS":               "fps",
+	"SpeciesID":         "species-id",
+	"FreeSpeciesID":     "species-id", // the id bake MODEL... -o DIR picks stands for --species-id
+	"Version":           "bpat-version",
+	"Skin":              "skin",
+	"MaxBones":          "max-bones",
+	"OneShot":           "one-shot",
+	"Sockets":           "socket",
+	"Scale":             "scale",
+	"DeformingOnly":     "deforming-only",
+	"Feet":              "feet",
+	"RootBone":          "root-bone",
+	"Up":                "up",
+	"BoneMap":           "bone-map",
+	"RotationOrder":     "rotation-order",
+	"KeepLeadIn":        "keep-lead-in",
+	"Retarget":          "retarget",
+	"ClipFiles":         "clips",
+	"SnapshotMesh":      "snapshot-mesh",
+	"SnapshotTriangles": "snapshot-triangles",
+	"SnapshotFPS":       "snapshot-fps",
+	"NoLimits":          "force",
+	"Manifest":          "manifest",
 }
 
 // settingRef is how the library's prose (notes, hints, errors) names a setting:
@@ -73,6 +78,9 @@ func libError(err error) error {
 		if !ok {
 			flag = se.Setting
 		}
+		if se.ReadsOn {
+			return usagef("--%s %s", flag, flagWords(se.Err.Error()))
+		}
 		return usagef("--%s: %s", flag, flagWords(se.Err.Error()))
 	}
 	if fe := (*gltfbake.FolderError)(nil); errors.As(err, &fe) {
@@ -90,4 +98,21 @@ func libError(err error) error {
 		return flagWorded{msg, err}
 	}
 	return err
+}
+
+// givenSettings says which settings the command line was given: those whose
+// flag was (settingFlags), for the library's Settings.Check, which then checks
+// a zero given (--fps 0) as any other value.
+func givenSettings(fl *pflag.FlagSet) func(setting string) bool {
+	return func(setting string) bool { return fl.Changed(settingFlags[setting]) }
+}
+
+// changed is the first of flags the command line was given, or "".
+func changed(fl *pflag.FlagSet, flags ...string) string {
+	for _, f := range flags {
+		if fl.Changed(f) {
+			return f
+		}
+	}
+	return ""
 }

@@ -48,6 +48,21 @@ type Settings struct {
 	NoLimits bool
 }
 
+// Check says whether the settings fit, naming the first that does not (a
+// *bake.SettingError), as gltfbake.Settings.Check does a model's: given names
+// the settings given (nil: those not zero, as Job checks them).
+func (s Settings) Check(given func(setting string) bool) error {
+	return bake.CheckSettings(given,
+		bake.Rule{Setting: "FPS", Zero: s.FPS == 0, Check: func() error { return bake.CheckFPS(s.FPS) }},
+		bake.Rule{Setting: "SpeciesID", Zero: s.SpeciesID == nil, Check: func() error {
+			if s.SpeciesID == nil {
+				return nil
+			}
+			return roster.CheckID(*s.SpeciesID)
+		}},
+	)
+}
+
 // MinFit is the share of a motion's bones a skeleton must carry for the motion
 // to bake onto it (§13): a motion of another skeleton finds few of its bones,
 // and those it finds by chance (the numbers ending unrelated joint names) take
@@ -231,12 +246,12 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 	if !validOrder(order) {
 		return nil, &bake.SettingError{Setting: "RotationOrder", Err: fmt.Errorf("%q is not an order of x, y and z (xyz, zyx, …)", order)}
 	}
+	if err := s.Check(nil); err != nil {
+		return nil, err
+	}
 	fps := s.FPS
 	if fps == 0 {
 		fps = FPS
-	}
-	if err := bake.CheckFPS(fps); err != nil {
-		return nil, &bake.SettingError{Setting: "FPS", Err: err}
 	}
 	ids, err := motionIDs(r, s.BoneMap)
 	if err != nil {
@@ -268,9 +283,6 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 		}
 	}
 	if s.SpeciesID != nil {
-		if err := roster.CheckID(*s.SpeciesID); err != nil {
-			return nil, &bake.SettingError{Setting: "SpeciesID", Err: err}
-		}
 		j.SpeciesID = *s.SpeciesID
 	} else {
 		j.SpeciesID = roster.FirstFreeID()

@@ -50,6 +50,9 @@ func PlanFolder(models []string, dir string, set Settings) (*Folder, error) {
 		byName[strings.ToLower(name)] = m
 		p.Outs[i] = filepath.Join(dir, name+".bpat")
 	}
+	if set.SpeciesID != nil {
+		return nil, &FolderError{fmt.Errorf("Settings.SpeciesID %d would give all %d models one id, and a folder of files with one id cannot be loaded together: leave it out (each model then takes its own free id) or give each model species_id in its NAME.yaml manifest", *set.SpeciesID, len(models))}
+	}
 	if set.Manifest != nil && set.Manifest.SpeciesID != nil {
 		return nil, &FolderError{fmt.Errorf("Settings.Manifest gives species_id %d to all %d models, and a folder of files with one id cannot be loaded together: give each model its own NAME.yaml manifest", *set.Manifest.SpeciesID, len(models))}
 	}

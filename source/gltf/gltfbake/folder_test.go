@@ -142,3 +142,13 @@ func TestFolderWriteFiles(t *testing.T) {
 		t.Errorf("the folder holds %q, want a's and b's BPAT and sidecar", names)
 	}
 }
+
+// TestPlanFolderOneID: one species id given for several models is refused
+// before anything is baked: the runtime loads one file per id from a folder.
+func TestPlanFolderOneID(t *testing.T) {
+	id := uint32(9)
+	var fe *FolderError
+	if _, err := PlanFolder([]string{"a.glb", "b.glb"}, t.TempDir(), Settings{SpeciesID: &id}); !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), "Settings.SpeciesID 9 would give all 2 models one id") {
+		t.Errorf("got %v", err)
+	}
+}

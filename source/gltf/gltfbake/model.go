@@ -10,6 +10,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/roster"
+	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/stride"
 )
@@ -77,6 +78,40 @@ type Settings struct {
 	Up string
 }
 
+// Check says whether the settings fit, naming the first that does not (a
+// *bake.SettingError): bake.CheckSettings with given, which says which were
+// given by field name ("FPS"; nil: those not zero, as Load checks them). A
+// caller that can tell a zero given from none (the command line's --fps 0)
+// checks them first, once for any number of models.
+func (s Settings) Check(given func(setting string) bool) error {
+	if s.Skin < 0 {
+		return &bake.SettingError{Setting: "Skin", Err: fmt.Errorf("%d: skins are numbered from 0", s.Skin)}
+	}
+	id := func(id *uint32) func() error {
+		return func() error {
+			if id == nil {
+				return nil
+			}
+			return roster.CheckID(*id)
+		}
+	}
+	return bake.CheckSettings(given,
+		bake.Rule{Setting: "FPS", Zero: s.FPS == 0, Check: func() error { return bake.CheckFPS(s.FPS) }},
+		bake.Rule{Setting: "Version", Zero: s.Version == 0, Check: func() error { return bake.CheckVersion(s.Version) }},
+		bake.Rule{Setting: "Scale", Zero: s.Scale == 0, Check: func() error { return gltf.CheckScale(s.Scale) }},
+		bake.Rule{Setting: "MaxBones", Zero: s.MaxBones == 0, Check: func() error { return CheckMaxBones(s.MaxBones) }},
+		bake.Rule{Setting: "Up", Zero: s.Up == "", Check: func() error { return bvhsrc.CheckUp(s.Up) }},
+		bake.Rule{Setting: "SpeciesID", Zero: s.SpeciesID == nil, Check: id(s.SpeciesID)},
+		bake.Rule{Setting: "FreeSpeciesID", Zero: s.FreeSpeciesID == nil, Check: id(s.FreeSpeciesID)},
+		bake.Rule{Setting: "Retarget", Zero: !s.Retarget, Check: func() error {
+			if s.Retarget && len(s.ClipFiles) == 0 && s.Manifest == nil {
+				return errors.New("applies to the clips of Settings.ClipFiles (or a manifest's clip_files)")
+			}
+			return nil
+		}},
+	)
+}
+
 // Model is a skinned glTF model and the job that bakes it.
 type Model struct {
 	Path string
@@ -113,8 +148,8 @@ func (m *Model) Bytes() ([]byte, error) { return bake.Bytes(m.Job) }
 // Load reads a skinned glTF model and resolves its bake job: the model's own
 // manifest (or s.Manifest), then the settings on top. Errors name the model.
 func Load(path string, s Settings) (*Model, error) {
-	if s.Skin < 0 {
-		return nil, &bake.SettingError{Setting: "Skin", Err: fmt.Errorf("%d: skins are numbered from 0", s.Skin)}
+	if err := s.Check(nil); err != nil {
+		return nil, err
 	}
 	explicitScale := s.Scale // a BVH file's reader takes it as its unit (docs/formats/bvh.md §4)
 	if explicitScale == 0 && s.Manifest != nil {
@@ -140,24 +175,15 @@ func Load(path string, s Settings) (*Model, error) {
 		mf = &c
 	}
 	if s.FPS != 0 {
-		if err := bake.CheckFPS(s.FPS); err != nil {
-			return nil, &bake.SettingError{Setting: "FPS", Err: err}
-		}
 		mf.FPS = s.FPS
 	}
 	if mf.FPS == 0 {
 		mf.FPS = bvhFPS
 	}
 	if s.SpeciesID != nil {
-		if err := roster.CheckID(*s.SpeciesID); err != nil {
-			return nil, &bake.SettingError{Setting: "SpeciesID", Err: err}
-		}
 		mf.SpeciesID = s.SpeciesID
 	}
 	if s.Version != 0 {
-		if err := bake.CheckVersion(s.Version); err != nil {
-			return nil, &bake.SettingError{Setting: "Version", Err: err}
-		}
 		mf.BPATVersion = s.Version
 	}
 	defaulted := mf.SpeciesID == nil
@@ -166,9 +192,6 @@ func Load(path string, s Settings) (*Model, error) {
 		// take its slot.
 		id := roster.FirstFreeID()
 		if s.FreeSpeciesID != nil {
-			if err := roster.CheckID(*s.FreeSpeciesID); err != nil {
-				return nil, &bake.SettingError{Setting: "FreeSpeciesID", Err: err}
-			}
 			id = *s.FreeSpeciesID
 		}
 		mf.SpeciesID = &id
@@ -191,8 +214,15 @@ func Load(path string, s Settings) (*Model, error) {
 		mf.Scale = 0 // applied by the BVH reader
 	}
 	scale, snapTris := mf.Scale, mf.SnapshotTriangles
-	// What the loader changed or left out of the character comes first.
+	// A built-in's id given, then what the loader changed or left out of the
+	// character, come first.
 	var notes []string
+	if s.SpeciesID != nil {
+		if sp, ok := roster.ByID(*s.SpeciesID); ok {
+			notes = append(notes, fmt.Sprintf("species id %d is the built-in %s's: readers (the runtime, the viewer, the game) take this file for a %s; ids from %d are free",
+				sp.ID, sp.Name, sp.Name, roster.FirstFreeID()))
+		}
+	}
 	if n := m.WeightsNormalized; n > 0 {
 		what := fmt.Sprintf("%d vertices", n)
 		if n == 1 {
@@ -235,11 +265,8 @@ func Load(path string, s Settings) (*Model, error) {
 	if limit == 0 {
 		limit = bpat.MaxBones // the default: what the file holds
 		limitText = fmt.Sprintf("the %d bones a BPAT file holds (Settings.MaxBones)", limit)
-	} else if err := CheckMaxBones(limit); err != nil {
-		if s.MaxBones == 0 {
-			return nil, fmt.Errorf("%s: %s: max_bones %w", path, mf.whereTop(), err)
-		}
-		return nil, &bake.SettingError{Setting: "MaxBones", Err: fmt.Errorf("%s: %s %w", path, flag, err)}
+	} else if err := CheckMaxBones(limit); err != nil { // the manifest's (Check took the setting's)
+		return nil, fmt.Errorf("%s: %s: max_bones %w", path, mf.whereTop(), err)
 	}
 	var red *Reduction
 	if len(m.Joints) > limit {

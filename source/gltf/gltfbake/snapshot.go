@@ -36,6 +36,20 @@ type SnapshotSettings struct {
 	FPS float64
 }
 
+// Check says whether the snapshot settings fit, as Settings.Check does the
+// model's (given names them SnapshotTriangles, SnapshotFPS).
+func (s SnapshotSettings) Check(given func(setting string) bool) error {
+	return bake.CheckSettings(given,
+		bake.Rule{Setting: "SnapshotTriangles", Zero: s.Triangles == 0, Check: func() error {
+			if s.Triangles < 1 {
+				return fmt.Errorf("%d: the far mesh needs at least 1 triangle", s.Triangles)
+			}
+			return nil
+		}},
+		bake.Rule{Setting: "SnapshotFPS", Zero: s.FPS == 0, Check: func() error { return bake.CheckFPS(s.FPS) }},
+	)
+}
+
 // ModelSnapshot is a model's far mesh, ready to be baked into a snapshot.
 type ModelSnapshot struct {
 	Mesh *mesh.Skinned
@@ -52,6 +66,9 @@ type ModelSnapshot struct {
 // names, else the model's coarsest MSFT_lod level, else its mesh simplified to
 // the budget.
 func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
+	if err := s.Check(nil); err != nil {
+		return nil, err
+	}
 	g := m.GLTF
 	if g.Mesh == nil {
 		if g.MeshError != nil {
