@@ -152,10 +152,12 @@ func stepUnits(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipI
 	}
 }
 
-// putRows writes each unit's Instance at its clip and phase, as stepUnits does
+// putRowsGo writes each unit's Instance at its clip and phase, as stepUnits does
 // after advancing: a unit whose species is not loaded or whose clip number is too
-// large gets the empty entry at the end of entries.
-func putRows(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase []float32, out []Instance) {
+// large gets the empty entry at the end of entries. It is putRows in Go: the
+// whole of it on machines without an assembly kernel, and the reference the
+// assembly matches bit for bit.
+func putRowsGo(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase []float32, out []Instance) {
 	n := len(species)
 	clips, phase, out = clips[:n], phase[:n], out[:n]
 	for i := range species {

@@ -30,6 +30,25 @@ func step(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, ph
 	stepUnits(entries, species[t:], clips[t:], phase[t:], rate[t:], out[t:], dt)
 }
 
+// putRows is putRowsGo with the AVX2 kernel over whole groups of eight units
+// where the machine has it: the same bits.
+func putRows(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase []float32, out []Instance) {
+	n := len(species)
+	clips, phase, out = clips[:n], phase[:n], out[:n]
+	t := 0
+	if g := n / 8; g > 0 && useAVX2 {
+		rows8(&entries[0], len(entries)-1, &species[0], &clips[0], &phase[0], &out[0], g)
+		t = 8 * g
+	}
+	putRowsGo(entries, species[t:], clips[t:], phase[t:], out[t:])
+}
+
+// rows8 is putRowsGo for groups×8 units, eight at a time, with AVX2
+// (batch_amd64.s).
+//
+//go:noescape
+func rows8(entries *clipEntry, empty int, species *unit.SpeciesID, clips *unit.ClipID, phase *float32, out *Instance, groups int)
+
 // step8 is step4 for groups×8 units, eight at a time, with AVX2
 // (batch_amd64.s).
 //

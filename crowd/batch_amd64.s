@@ -267,6 +267,11 @@
 	VANDPS Y13, Y9, Y9 \
 	VMULPS Y9, Y8, Y8 \
 	VMOVUPS Y8, (R9) \
+	RESOLVE8
+
+// RESOLVE8 is the rows of ROWS8 from the phases in Y8 (and the entries in Y0,
+// Y1, Y4, Y3): Y9 frame, Y7 next and Y5 lerp. rows8 runs it alone.
+#define RESOLVE8 \
 	/* pos = float64(ph)·float64(scale): units 0–3 in Y5, 4–7 in Y7 */ \
 	VCVTPS2PD X8, Y5 \
 	VCVTPS2PD X0, Y6 \
@@ -676,5 +681,30 @@ lod8:
 	SHLQ $3, CX
 	SUBQ 32(SP), CX
 	MOVQ CX, ret+112(FP)
+	VZEROUPPER
+	RET
+
+// func rows8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase *float32, out *Instance, groups int)
+//
+// putRowsGo for groups×8 units, eight at a time with AVX2: step8 without the
+// phase's advance (Crowd.Animate advances phases by its own rules).
+TEXT ·rows8(SB), NOSPLIT, $32-56
+	MOVQ entries+0(FP), DI
+	MOVQ species+16(FP), SI
+	MOVQ clips+24(FP), DX
+	MOVQ phase+32(FP), R9
+	MOVQ out+40(FP), R11
+	MOVQ groups+48(FP), CX
+	VPXOR Y12, Y12, Y12
+	VPCMPEQD Y11, Y11, Y11
+
+rowsloop8:
+	INDEX8
+	ENTRIES8
+	VMOVUPS (R9), Y8
+	RESOLVE8
+	STORE8
+	DECQ CX
+	JNZ rowsloop8
 	VZEROUPPER
 	RET

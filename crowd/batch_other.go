@@ -2,13 +2,22 @@
 
 package crowd
 
-import "unsafe"
+import (
+	"unsafe"
 
-func step(entries []clipEntry, species []SpeciesID, clips []ClipID, phase, rate []float32, out []Instance, dt float32) {
+	"github.com/bonebake/bonebake/crowd/registry"
+	"github.com/bonebake/bonebake/crowd/unit"
+)
+
+func step(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase, rate []float32, out []Instance, dt float32) {
 	stepUnits(entries, species, clips, phase, rate, out, dt)
 }
 
-func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[MaxSpeciesID + 1]lodBands, species []SpeciesID, clips []ClipID,
+func putRows(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID, phase []float32, out []Instance) {
+	putRowsGo(entries, species, clips, phase, out)
+}
+
+func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[registry.MaxSpeciesID + 1]lodBands, species []unit.SpeciesID, clips []unit.ClipID,
 	phase, rate []float32, out []Instance, dist []float32, band, level []Level, dt float32) uint64 {
 	return stepUnitsLOD(entries, snaps, bands, species, clips, phase, rate, out, dist, band, level, dt)
 }

@@ -64,8 +64,8 @@ func TestBatchMatchesResolve(t *testing.T) {
 	}
 }
 
-// The kernel the machine runs (assembly on amd64) gives the Go kernel's bits for
-// every unit: phases of every kind, rates that overflow, NaNs, signed zeros,
+// The kernels the machine runs (assembly on amd64: step, and putRows alone) give
+// the Go kernels' bits for every unit: phases of every kind, rates that overflow, NaNs, signed zeros,
 // species and clips that are not loaded, lengths that are not whole groups.
 func TestKernelMatchesGo(t *testing.T) {
 	defer setWideKernel(true)
@@ -105,6 +105,20 @@ func TestKernelMatchesGo(t *testing.T) {
 						n, k, i, a.Species[i], a.Clip[i], a.Rate[i], a.Phase[i], a.Out[i], b.Phase[i], b.Out[i])
 				}
 			}
+			// The rows alone (Crowd.Animate's pass) at phases of every kind.
+			for i := range n {
+				a.Phase[i] = pick()
+			}
+			putRows(entries, a.Species, a.Clip, a.Phase, a.Out)
+			putRowsGo(entries, a.Species, a.Clip, a.Phase, b.Out)
+			for i := range n {
+				if x, y := a.Out[i], b.Out[i]; x.Frame != y.Frame || x.Next != y.Next || x.Clip != y.Clip || x.Species != y.Species ||
+					math.Float32bits(x.Lerp) != math.Float32bits(y.Lerp) {
+					t.Fatalf("n=%d rows %d unit %d (species %d clip %d phase %v): %+v, Go kernel %+v",
+						n, k, i, a.Species[i], a.Clip[i], a.Phase[i], a.Out[i], b.Out[i])
+				}
+			}
+			copy(b.Phase, a.Phase)
 		}
 	}
 }

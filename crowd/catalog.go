@@ -56,6 +56,9 @@ type catalog struct {
 	// selected by k plays (its state Walk or Run and its archetype's pair there),
 	// 0 for none; Animate reads it instead of asking pair.
 	pairAt []uint32
+	// picks[k], beside sel[k]: what Animate needs of a unit selected by k, in
+	// one load (see pick).
+	picks []pick
 	// snapRows[id<<clipShift | clip]: the clip's frames in its species' snapshot
 	// mesh (not ok without one).
 	snapRows []snapEntry
@@ -152,6 +155,7 @@ func buildCatalog(r *registry.Registry, v *registry.View) *catalog {
 	}
 	c.pairs = make([]gaitPair, (c.maxID+1)*registry.MaxArchetypes*registry.MaxVariants)
 	c.pairAt = make([]uint32, len(c.sel))
+	c.picks = make([]pick, len(c.sel))
 	c.snapRows = make([]snapEntry, (c.maxID+1)<<clipShift+1) // + the empty entry, as entries
 	for _, s := range list {
 		copy(c.snapRows[int(s.ID)<<clipShift:], snapEntries(s))
@@ -185,7 +189,34 @@ func buildCatalog(r *registry.Registry, v *registry.View) *catalog {
 			}
 		}
 	}
+	for k, cl := range c.sel {
+		id := k / (registry.MaxArchetypes * int(unit.NumStates) * registry.MaxVariants)
+		st := unit.StateID(k / registry.MaxVariants % int(unit.NumStates))
+		c.picks[k] = makePick(cl, c.pairAt[k], &c.entries[id<<clipShift|int(cl&(unplayable-1))], st)
+	}
 	return c
+}
+
+// pick is what Animate needs of a unit of some species, archetype, state and
+// variant (catalog.sel's index): the clip (sel's entry, the unplayable bit
+// included), its speed blend (pairAt's entry) and, from the clip's entry and the
+// state, the phase rules, so that one load per unit finds them all instead of a
+// chain of three.
+type pick struct {
+	clip unit.ClipID // sel[k]
+	pair uint16      // pairAt[k]: 1 + the speed blend's index in pairs, 0 none
+	// loops: the clip's entry loops; wrap: a phase that passes 1 wraps (the clip
+	// loops, or the state is not Die: Crowd repeats one-shots) unless a swing
+	// drives it.
+	loops, wrap    bool
+	base, perSpeed float32 // the clip entry's
+	swung          float32 // 1 where the state's phase comes from a swing (swingDriven)
+	keep           float32 // the clip entry's
+}
+
+func makePick(cl unit.ClipID, pair uint32, e *clipEntry, st unit.StateID) pick {
+	return pick{clip: cl, pair: uint16(pair), loops: e.loops(), wrap: e.loops() || st != unit.StateDie,
+		base: e.base, perSpeed: e.perSpeed, swung: swingDriven[st], keep: e.keep}
 }
 
 // snapEntries builds the snapshot entries of species s (nil without a snapshot);

@@ -114,6 +114,15 @@ var swingDriven = func() (t [unit.NumStates]float32) {
 	return t
 }()
 
+// emptyPicks is what a unit whose species is not loaded plays, by state: clip
+// 0 of the empty entry (row 0, phase 0).
+var emptyPicks = func() (t [unit.NumStates]pick) {
+	for st := range unit.NumStates {
+		t[st] = makePick(0, 0, &clipEntry{}, st)
+	}
+	return t
+}()
+
 // Animate resolves every unit's inputs to a state and clip, advances its phase by
 // dt seconds and writes its Instance. It does not allocate.
 //
@@ -206,14 +215,14 @@ func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error
 	}
 	_, _, _, _, _ = arch[n-1:], variant[n-1:], flags[n-1:], weapon[n-1:], speed[n-1:]
 	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
-	entries, sel, pairAt := cat.entries, cat.sel, cat.pairAt
+	entries, picks, pairs := cat.entries, cat.picks, cat.pairs
 	maxID := cat.maxID
 	states := unit.States()
-	var empty clipEntry
 	blends := c.fades.unit != nil
 	var gaitW []float32
 	if blends {
 		gaitW = c.fades.gaitW[lo:hi]
+		gaitW = gaitW[:n]
 	}
 	fade := !c.NoFade && blends
 	var changes, faded uint64
@@ -227,25 +236,22 @@ func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error
 		s := species[i]
 		sp := speed[i]
 		st := states.Of(flags[i], sp > unit.MoveThreshold, weapon[i])
-		cl := unit.ClipID(0)
-		e := &empty
-		pi := uint32(0)
+		var d *pick
 		if int(s) <= maxID {
 			a := arch[i]
 			k := ((int(s)*registry.MaxArchetypes+int(a&(registry.MaxArchetypes-1)))*int(unit.NumStates)+int(st))*registry.MaxVariants + int(min(variant[i], registry.MaxVariants-1))
-			cl, pi = sel[k], pairAt[k]
+			d = &picks[k]
 			// An archetype id of MaxArchetypes or more is unplayable too; the
 			// unit shows the clip of archetype a mod 8.
-			seen |= uint32(cl) | uint32(a)<<16
-			cl &= unplayable - 1
-			e = &entries[int(s)<<clipShift|int(cl)]
+			seen |= uint32(d.clip) | uint32(a)<<16
 		} else {
+			d = &emptyPicks[st&(unit.NumStates-1)]
 			seen |= 1 << 31
 		}
+		cl := d.clip & (unplayable - 1)
 		p := phase[i]
-		loops := e.loops()
 		if prev := clips[i]; cl != prev {
-			if !loops {
+			if !d.loops {
 				p = 0
 			}
 			if prev != unit.NoClip {
@@ -255,18 +261,20 @@ func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error
 				}
 			}
 		}
-		rt := e.base + e.perSpeed*sp
-		var other unit.ClipID
-		var w float32 // the other gait's weight: 0 without a speed blend
-		if pi != 0 {  // Walk or Run, with its archetype's speed blend
-			rt, other, w = cat.pairs[pi-1].blend(cl, sp)
-		}
-		if blends {
-			if w > 0 && w < 1 {
-				c.fades.gait(lo+i, other, w)
-			} else {
-				gaitW[i] = 0
+		rt := d.base + d.perSpeed*sp
+		if d.pair != 0 { // Walk or Run, with its archetype's speed blend
+			var other unit.ClipID
+			var w float32 // the other gait's weight
+			rt, other, w = pairs[d.pair-1].blend(cl, sp)
+			if blends {
+				if w > 0 && w < 1 {
+					c.fades.gait(lo+i, other, w)
+				} else {
+					gaitW[i] = 0
+				}
 			}
+		} else if blends {
+			gaitW[i] = 0
 		}
 		// A swinging unit in an attack state plays at its swing's attack phase. The
 		// choice is arithmetic, not a branch: attackers and others are mixed at
@@ -275,16 +283,16 @@ func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error
 		if swing != nil {
 			sw = swing[i]
 		}
-		m := swingDriven[st&(unit.NumStates-1)] * float32(1-math.Float32bits(sw)>>31)
+		m := d.swung * float32(1-math.Float32bits(sw)>>31)
 		p = p*(1-m) + sw*m
 		rt *= 1 - m
 		ph := p + rt*dt
 		if math.Float32bits(ph) >= one {
 			// A clip repeats, one-shots too (idle fidgets, a builder hammering),
 			// except a death, which ends on its last frame, and a swing's phase.
-			ph = settle(ph, (loops || st != unit.StateDie) && m == 0)
+			ph = settle(ph, d.wrap && m == 0)
 		}
-		ph *= e.keep
+		ph *= d.keep
 		phase[i], rate[i], clips[i], state[i] = ph, rt, cl, st
 	}
 	// The Instances in a pass of their own: the frame arithmetic waits on the
