@@ -46,9 +46,13 @@ func TestGoldenTimeRecord(t *testing.T) {
 		for _, p := range c.Probes {
 			for k < len(c.Switches) && c.Switches[k].T <= p.T {
 				s := c.Switches[k]
-				h, ok := g.Clips[s.To]
+				name := s.To
+				if s.Gait != "" {
+					name = s.Gait
+				}
+				h, ok := g.Clips[name]
 				if !ok {
-					t.Fatalf("%s: no clip %q", c.Name, s.To)
+					t.Fatalf("%s: no clip %q", c.Name, name)
 				}
 				shape := h.Frames - 1
 				if h.Loops {
@@ -57,7 +61,20 @@ func TestGoldenTimeRecord(t *testing.T) {
 				if h.Wraps {
 					shape |= ShapeWraps
 				}
-				r.Switch(float32(s.T), Playhead{Phase: float32(h.Phase), Rate: float32(h.Rate), Row: h.Row, Shape: shape}, float32(s.Fade))
+				ph := Playhead{Phase: float32(h.Phase), Rate: float32(h.Rate), Row: h.Row, Shape: shape}
+				if s.Gait != "" {
+					// A speed blend as GPUClock.commit sets one: the other gait
+					// takes the prior's place (of an interrupted fade's two
+					// sides the one with the larger share stays).
+					r.Rebase(float32(s.T))
+					if r.PriorShare > .5 {
+						r.From = r.Prior
+					}
+					ph.Shape |= ShapeGait
+					r.Prior, r.PriorShare = ph, float32(s.Share)
+				} else {
+					r.Switch(float32(s.T), ph, float32(s.Fade))
+				}
 				k++
 			}
 			o, b := r.At(float32(p.T))

@@ -25,10 +25,15 @@ type Playback struct {
 	Clips map[string]GoldenPlayhead
 	Fades []struct {
 		Name     string
+		// Switches are clip changes (To, Fade) and, where Gait is set, a
+		// speed blend: the other gait Gait at the own clip's phase and rate,
+		// weighing Share of the own side.
 		Switches []struct {
-			T    float64
-			To   string
-			Fade Num
+			T     float64
+			To    string
+			Fade  Num
+			Gait  string
+			Share float64
 		}
 		Probes []struct {
 			T                float64

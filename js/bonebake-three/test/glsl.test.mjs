@@ -51,7 +51,7 @@ test('golden: phase → frame, next, lerp (bonebakeSettle, bonebakeResolve)', ()
 // and the viewer's clock pass do: each playhead's phase settled and resolved,
 // the weights from bonebakeWeights, a speed blend alone (no fade) shown in the
 // second place as Clock.at orders it.
-test('golden: cross-fades, interrupted fades, no fade (bonebakeWeights)', () => {
+test('golden: cross-fades, interrupted fades, no fade, speed blends (bonebakeWeights)', () => {
   const side = (p, dt) => {
     const q = p.frames <= 1 ? 0 : glsl.call('bonebakeSettle', Math.fround(p.phase + Math.fround(p.rate * dt)), p.wraps);
     return glsl.call('bonebakeResolve', p.row, p.frames - 1, p.loops, q);
@@ -63,7 +63,8 @@ test('golden: cross-fades, interrupted fades, no fade (bonebakeWeights)', () => 
     for (const p of c.probes) {
       while (k < c.switches.length && c.switches[k].t <= p.t) {
         const s = c.switches[k++];
-        clock.switchTo(s.t, playhead(golden.clips[s.to]), num(s.fade));
+        if (s.gait) clock.setGait(s.t, playhead(golden.clips[s.gait]), s.share);
+        else clock.switchTo(s.t, playhead(golden.clips[s.to]), num(s.fade));
       }
       const share = clock.priorShare;
       const [w, wFrom, wPrior] = glsl.call('bonebakeWeights', p.t, clock.fadeStart, clock.fadeInv, share, clock.priorIsGait);

@@ -28,7 +28,8 @@ test('golden: cross-fades, interrupted fades, no fade', () => {
     for (const p of c.probes) {
       while (k < c.switches.length && c.switches[k].t <= p.t) {
         const s = c.switches[k++];
-        clock.switchTo(s.t, playhead(golden.clips[s.to]), num(s.fade));
+        if (s.gait) clock.setGait(s.t, playhead(golden.clips[s.gait]), s.share);
+        else clock.switchTo(s.t, playhead(golden.clips[s.to]), num(s.fade));
       }
       const got = Array.from(clock.at(p.t));
       const want = [...p.own, ...p.from, ...p.prior];

@@ -175,7 +175,11 @@ window.bonebakeTest.goldenGPU = (golden) => {
   const crowd = new BonebakeCrowd(root, file, { count: probes.length, pass: 'gpu' });
   const num = (v) => (v === 'NaN' ? NaN : v === 'Inf' ? Infinity : v === '-Inf' ? -Infinity : v);
   probes.forEach(({ c, p }, i) => {
-    for (const s of c.switches) if (s.t <= p.t) crowd.clocks[i].switchTo(s.t, playhead(golden.clips[s.to]), num(s.fade));
+    for (const s of c.switches) {
+      if (s.t > p.t) continue;
+      if (s.gait) crowd.clocks[i].setGait(s.t, playhead(golden.clips[s.gait]), s.share);
+      else crowd.clocks[i].switchTo(s.t, playhead(golden.clips[s.to]), num(s.fade));
+    }
     crowd._record(i);
   });
   const t = crowd._gpu.target, data = new Float32Array(t.width * t.height * 4);
