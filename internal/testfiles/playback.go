@@ -24,7 +24,7 @@ type Playback struct {
 	}
 	Clips map[string]GoldenPlayhead
 	Fades []struct {
-		Name     string
+		Name string
 		// Switches are clip changes (To, Fade) and, where Gait is set, a
 		// speed blend: the other gait Gait at the own clip's phase and rate,
 		// weighing Share of the own side.
