@@ -1,10 +1,12 @@
 package crowd
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/bonebake/bonebake/crowd/registry"
+	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/testfiles"
 )
@@ -33,6 +35,69 @@ func TestGoldenBatchRows(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("only %d golden phases in [0, 1)", n)
+	}
+}
+
+// TestGoldenKernels: the playback kernels themselves (step: the AVX2 kernel,
+// eight units at a time, and the SSE2 one, four at a time, on amd64, the Go one
+// elsewhere; and putRows, which writes Animate's rows) give the golden rows for
+// every golden phase. Each case is one unit on a clip of its own, the cases
+// repeated to fill whole groups of eight; a step of no time leaves the phase
+// as given, settled (wrapped or clamped) when outside [0, 1), which may name
+// the same pose differently (frame N−1 at lerp 1 is frame 0 of a loop): such a
+// case compares where in the clip it stands.
+func TestGoldenKernels(t *testing.T) {
+	g := testfiles.LoadPlayback(t)
+	defer setWideKernel(true)
+	entries := make([]clipEntry, 1<<clipShift+1) // species 0's clips, then the empty entry
+	for k, c := range g.Resolve {
+		entries[k] = makeEntry(&registry.Clip{Clip: bpat.Clip{FrameCount: c.Frames, FrameOffset: 100, Loops: c.Loops}})
+	}
+	n := (3*len(g.Resolve) + 7) / 8 * 8
+	species, clips := make([]unit.SpeciesID, n), make([]unit.ClipID, n)
+	for i := range n {
+		clips[i] = unit.ClipID(i % len(g.Resolve))
+	}
+	check := func(kernel string, out []Instance) {
+		for i, o := range out {
+			c := g.Resolve[clips[i]]
+			f, nx, l := float64(o.Frame)-100, float64(o.Next)-100, float64(o.Lerp)
+			ph := float64(c.Phase)
+			exact := ph >= 0 && ph < 1 || f == c.Want[0] && nx == c.Want[1]
+			at := func(frame, lerp float64) float64 {
+				if c.Loops {
+					return math.Mod(frame+lerp, float64(c.Frames))
+				}
+				return frame + lerp
+			}
+			if exact && (f != c.Want[0] || nx != c.Want[1] || math.Abs(l-c.Want[2]) > g.Tolerance) ||
+				!exact && math.Abs(at(f, l)-at(c.Want[0], c.Want[2])) > g.Tolerance {
+				t.Errorf("%s, unit %d: phase %v of %d frames (loops %v) from row 100 = %d, %d, %v; want 100 + %v (%s)", kernel, i, c.Phase, c.Frames, c.Loops, o.Frame, o.Next, o.Lerp, c.Want, c.Why)
+			}
+		}
+	}
+	phases := func() []float32 {
+		p := make([]float32, n)
+		for i := range p {
+			p[i] = float32(g.Resolve[clips[i]].Phase)
+		}
+		return p
+	}
+	for _, wide := range []bool{true, false} {
+		setWideKernel(wide)
+		out := make([]Instance, n)
+		step(entries, species, clips, phases(), make([]float32, n), out, 0)
+		check(fmt.Sprintf("step (wide kernel %v)", wide), out)
+		// putRows takes settled phases, as Animate has them.
+		ph := phases()
+		for i, q := range ph {
+			if math.Float32bits(q) >= one {
+				ph[i] = settle(q, g.Resolve[clips[i]].Loops)
+			}
+		}
+		out = make([]Instance, n)
+		putRows(entries, species, clips, ph, out)
+		check(fmt.Sprintf("putRows (wide kernel %v)", wide), out)
 	}
 }
 
