@@ -426,7 +426,7 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 			// root they move back at the root's speed.
 			if dis := math.Abs(feet.speed-travel.Len()) / travel.Len(); 1-2*dis < conf {
 				conf = clamp01(1 - 2*dis)
-				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed (%.4g against %.4g per s of clip)", 100*dis, feet.speed, travel.Len())
+				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed: on the ground they move back at %.4g per s of clip relative to the root, which travels %.4g, so in the world they slide %.4g per s", 100*dis, feet.speed, travel.Len(), math.Abs(feet.speed-travel.Len()))
 			}
 			if feet.speed > 0 && feet.conf < conf {
 				conf, why = feet.conf, feet.why
