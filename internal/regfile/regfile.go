@@ -18,6 +18,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unsafe"
+
+	"github.com/edsrzf/mmap-go"
 )
 
 // ErrNotRegular is what opening something other than a regular file returns,
@@ -148,8 +151,13 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// The size is a hint: a file that grows while it is read is read to its end.
-	b := make([]byte, 0, st.Size()+1)
+	return readAll(f, st.Size())
+}
+
+// readAll reads f to its end; size is a hint: a file that grows while it is
+// read is read to its end.
+func readAll(f *os.File, size int64) ([]byte, error) {
+	b := make([]byte, 0, size+1)
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -163,4 +171,39 @@ func ReadFile(path string) ([]byte, error) {
 			b = append(b, 0)[:len(b)]
 		}
 	}
+}
+
+// Map returns the bytes of the regular file at path, mapped read-only, and
+// release, which unmaps them: they must not be used after it. A mapping shares
+// the pages the page cache already holds, where reading copies them into memory
+// the process must first be given, page by page (a .gltf of 688 KB: 168 page
+// faults, a sixth of a bake's on a VM where each costs tens of microseconds). An
+// empty file, or one that cannot be mapped, is read instead (release then does
+// nothing). The mapping has the file's size when it was opened: should the file
+// be cut short meanwhile, reading the pages it lost faults (SIGBUS), which a
+// reader turns into an error with debug.SetPanicOnFault (see Faulted).
+func Map(path string) (data []byte, release func() error, err error) {
+	f, st, err := Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if st.Size() > 0 && int64(int(st.Size())) == st.Size() {
+		if m, err := mmap.Map(f, mmap.RDONLY, 0); err == nil {
+			return m, m.Unmap, nil
+		}
+	}
+	data, err = readAll(f, st.Size())
+	return data, func() error { return nil }, err
+}
+
+// Faulted reports whether r, a value recovered from a panic, is the fault of a
+// read of data with debug.SetPanicOnFault on: the mapped file was cut short.
+func Faulted(r any, data []byte) bool {
+	f, ok := r.(interface{ Addr() uintptr })
+	if !ok || len(data) == 0 {
+		return false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	return f.Addr() >= start && f.Addr()-start < uintptr(len(data))
 }

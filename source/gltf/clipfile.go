@@ -53,10 +53,10 @@ type ClipNode struct {
 // animations is refused (RuleClipFile): a clip file that gives no clip is a
 // mistake in the list of files.
 func LoadClips(path string, opt Options) (*ClipFile, error) {
-	d, err := readDocument(path, opt.FilesRoot)
-	if err != nil {
-		return nil, err
-	}
+	return withDocument(path, opt.FilesRoot, func(d *document) (*ClipFile, error) { return d.clipFile(opt) })
+}
+
+func (d *document) clipFile(opt Options) (*ClipFile, error) {
 	if opt.NoMemoryLimit {
 		d.memory.limit = -1
 	}
@@ -76,6 +76,7 @@ func LoadClips(path string, opt Options) (*ClipFile, error) {
 		cf.Nodes[n] = ClipNode{Name: d.doc.Nodes[n].Name, Parent: d.parents[n], Rest: t}
 		self[n] = n
 	}
+	var err error
 	if cf.Animations, err = d.clips(self, len(self)); err != nil {
 		return nil, err
 	}

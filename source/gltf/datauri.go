@@ -110,15 +110,19 @@ func plainLen(s []byte) int {
 }
 
 // unmarshal decodes the document's JSON with its large data URIs lifted out
-// (see above), or whole when that cannot stand for the original.
-func (d *document) unmarshal(text []byte) (*qgltf.Document, error) {
+// (see above), or whole when that cannot stand for the original. It decodes a
+// copy of the text, which it returns: the file is mapped, and encoding/json
+// panics on text that changes between its passes (a file written meanwhile).
+func (d *document) unmarshal(text []byte) (*qgltf.Document, []byte, error) {
 	if short, lifted := liftDataURIs(text); lifted != nil {
 		if doc, err := unmarshalDocument(short); err == nil && allPlaced(doc, lifted) {
 			d.lifted = lifted
-			return doc, nil
+			return doc, short, nil
 		}
 	}
-	return unmarshalDocument(text)
+	text = bytes.Clone(text)
+	doc, err := unmarshalDocument(text)
+	return doc, text, err
 }
 
 // allPlaced reports whether every lifted placeholder is the uri of a buffer or an

@@ -94,7 +94,7 @@ func TestLiftedDataURIs(t *testing.T) {
 			want := new(qgltf.Document)
 			wantErr := json.Unmarshal(text, want)
 			d := &document{path: "x.gltf"}
-			got, err := d.unmarshal(text)
+			got, _, err := d.unmarshal(text)
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 				t.Fatalf("error %v, json.Unmarshal says %v", err, wantErr)
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	qgltf "github.com/qmuntal/gltf"
@@ -52,14 +53,32 @@ func (d *document) wrap(rule Rule, err error, format string, args ...any) error 
 	return &Error{File: d.path, Rule: rule, Detail: fmt.Sprintf(format, args...), Err: err}
 }
 
-// readDocument reads a .gltf or .glb file and the buffers it refers to; external
-// files must lie inside root ("" = the model's own folder).
-func readDocument(path, root string) (*document, error) {
-	data, err := regfile.ReadFile(path) // a pipe or device is refused, not waited on
+// withDocument reads a .gltf or .glb file and the buffers it refers to (external
+// files must lie inside root, "" = the model's own folder) and returns what use
+// makes of the document. The file is mapped, not copied (regfile.Map): what use
+// returns must not hold its bytes, and a fault reading them, the file cut short
+// while it was read, is an error naming the file instead of a crash.
+func withDocument[T any](path, root string, use func(*document) (T, error)) (t T, err error) {
+	data, release, err := regfile.Map(path) // a pipe or device is refused, not waited on
 	if err != nil {
-		return nil, &Error{File: path, Rule: RuleFile, Detail: "cannot read the file", Err: err}
+		return t, &Error{File: path, Rule: RuleFile, Detail: "cannot read the file", Err: err}
 	}
-	return decodeDocument(path, data, filepath.Dir(path), root)
+	defer release()
+	defer func() {
+		if r := recover(); r != nil {
+			if !regfile.Faulted(r, data) {
+				panic(r)
+			}
+			var zero T
+			t, err = zero, &Error{File: path, Rule: RuleFile, Detail: "the file was cut short while it was read"}
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	d, err := decodeDocument(path, data, filepath.Dir(path), root)
+	if err != nil {
+		return t, err
+	}
+	return use(d)
 }
 
 const glbMagic = 0x46546c67 // "glTF"
@@ -82,7 +101,7 @@ func decodeDocument(path string, data []byte, dir, root string) (*document, erro
 	}
 	// The JSON is parsed once; only a document that fails to decode is looked at
 	// again, for a more precise reason than the decoder's.
-	doc, err := d.unmarshal(jsonBytes)
+	doc, jsonBytes, err := d.unmarshal(jsonBytes)
 	if err != nil {
 		if err := d.checkVersion(jsonBytes); err != nil {
 			return nil, err

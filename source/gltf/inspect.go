@@ -100,11 +100,7 @@ type ChannelInfo struct {
 // Inspect reads the glTF or GLB file at path and summarizes its skins, meshes and
 // animations. It checks what it reads as strictly as Load does.
 func Inspect(path string) (*Info, error) {
-	d, err := readDocument(path, "")
-	if err != nil {
-		return nil, err
-	}
-	info, err := d.info()
+	info, err := withDocument(path, "", (*document).info)
 	if err != nil {
 		return nil, err
 	}

@@ -137,14 +137,12 @@ const maxJoints = 1 << 16
 // Load reads the glTF or GLB file at path and returns its skin opt.Skin with the
 // skeleton, clips and mesh that go with it.
 func Load(path string, opt Options) (*Model, error) {
-	d, err := readDocument(path, opt.FilesRoot)
-	if err != nil {
-		return nil, err
-	}
-	if opt.NoMemoryLimit {
-		d.memory.limit = -1
-	}
-	return d.model(opt)
+	return withDocument(path, opt.FilesRoot, func(d *document) (*Model, error) {
+		if opt.NoMemoryLimit {
+			d.memory.limit = -1
+		}
+		return d.model(opt)
+	})
 }
 
 func (d *document) model(opt Options) (*Model, error) {

@@ -191,8 +191,9 @@ func (d *document) readTexture(key textureKey) (*Texture, error) {
 func (d *document) image(im *qgltf.Image) ([]byte, error) {
 	switch {
 	case im.BufferView != nil:
+		// A copy: the Texture outlives the file's mapping.
 		b, _, err := d.bufferView(*im.BufferView, "image")
-		return b, err
+		return bytes.Clone(b), err
 	case strings.HasPrefix(im.URI, "data:"):
 		return d.dataURI(im.URI)
 	case im.URI != "":
