@@ -176,7 +176,9 @@ export function socketAt(bpat: BPAT, pose: ArrayLike<number>, socket: number, ou
 
 /**
  * The playback rule in GLSL ES 3.00 (bonebakeSettle, bonebakeResolve,
- * bonebakeWeights), for shaders that play clips: the GPU pass includes it.
+ * bonebakeWeights, and bonebakeAttackPhase: a swing's attack phase over its
+ * eased timeline, with its BONEBAKE_SWING_* tables), for shaders that play
+ * clips: the GPU pass includes it.
  */
 export const PLAYBACK: string;
 export const POSE_PASS_VERTEX: string;
