@@ -235,7 +235,7 @@ func TestMaxBytes(t *testing.T) {
 	// Two days at 30 fps are 5,184,000 frames, past MaxFrames (4,194,304): the
 	// frame bound is not lifted with the byte limit, and its message says so.
 	job.Motions[0].Duration = 2 * 86400
-	if _, _, err := job.planSized(); err == nil || !strings.Contains(err.Error(), "4194304") || !strings.Contains(err.Error(), "--force does not lift") {
+	if _, _, err := job.planSized(); err == nil || !strings.Contains(err.Error(), "4194304") || !strings.Contains(err.Error(), "Job.MaxBytes does not lift") {
 		t.Fatalf("5,184,000 frames with no byte limit: %v", err)
 	}
 }

@@ -48,7 +48,7 @@ func (j *Job) check() error {
 		total += dur * c.FPS
 	}
 	if total > MaxFrames {
-		return fmt.Errorf("bake: %.0f frames in all is more than the %d a bake may have (a bound --force does not lift): lower the fps or shorten the clips", total, MaxFrames)
+		return fmt.Errorf("bake: %.0f frames in all is more than the %d a bake may have (a bound Job.MaxBytes does not lift): lower the fps or shorten the clips", total, MaxFrames)
 	}
 	// A reader finds clips and sockets by name, and the first of two equal names
 	// wins: the second could never be found.
@@ -152,7 +152,7 @@ func (j *Job) sized() (*bpat.Contents, error) {
 		limit = DefaultMaxBytes
 	}
 	if limit > 0 && o.Bytes > limit {
-		return nil, fmt.Errorf("bake: the bake would make %s (%d frames of %d bones), more than the %s limit: lower the fps, shorten the clips, or lift the limit (bake --force)",
+		return nil, fmt.Errorf("bake: the bake would make %s (%d frames of %d bones), more than the %s limit: lower the fps, shorten the clips, or lift the limit (Job.MaxBytes)",
 			MB(o.Bytes), o.Frames, o.Bones, MB(limit))
 	}
 	return j.contents()

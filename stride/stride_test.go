@@ -299,8 +299,8 @@ func TestFeetByHierarchyAndByName(t *testing.T) {
 	if err != nil || len(r.Feet) != 0 {
 		t.Fatalf("%v %v: want no feet", err, r.FootNames())
 	}
-	if res := r.Measure(w, 0, 1, 0, true); res.Status != StatusNoTravel || !strings.Contains(res.Reason, "--feet") {
-		t.Errorf("%+v: want no travel, pointing at --feet", res)
+	if res := r.Measure(w, 0, 1, 0, true); res.Status != StatusNoTravel || !strings.Contains(res.Reason, "Options.Feet") {
+		t.Errorf("%+v: want no travel, pointing at Options.Feet", res)
 	}
 }
 

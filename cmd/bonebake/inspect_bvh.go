@@ -45,9 +45,10 @@ func inspectBVH(cmd *cobra.Command, path string, asJSON bool) error {
 	}
 	f := sp.File
 	r := bvhReport{File: path, Format: "bvh", Channels: f.Channels, Frames: f.Frames, FrameTime: f.FrameTime, FPS: 1 / f.FrameTime,
-		Duration: f.Duration(), Up: sp.Up, UpFound: sp.UpFound, Height: sp.Height, Units: sp.Units, Scale: sp.Scale, Notes: sp.Notes}
-	if r.Notes == nil {
-		r.Notes = []string{}
+		Duration: f.Duration(), Up: sp.Up, UpFound: sp.UpFound, Height: sp.Height, Units: sp.Units, Scale: sp.Scale}
+	r.Notes = []string{}
+	for _, n := range sp.Notes {
+		r.Notes = append(r.Notes, flagWords(n))
 	}
 	for i, j := range f.Joints {
 		bj := bvhJoint{Index: i, Name: j.Name, Parent: j.Parent, Offset: j.Offset, Channels: []string{}, EndSites: j.EndSites}
@@ -70,7 +71,7 @@ func inspectBVH(cmd *cobra.Command, path string, asJSON bool) error {
 	fmt.Fprintf(w, "%s: BVH, %s, %s, %s of %g s (%.4g fps), %.4g s\n", path, plural(len(f.Joints), "joint"), plural(f.Channels, "channel"),
 		plural(f.Frames, "frame"), f.FrameTime, r.FPS, r.Duration)
 	fmt.Fprintf(w, "up %s (%s); %.4g units tall at rest, taken for %s (×%g to metres)\n", sp.Up, how, sp.Height, sp.Units, sp.Scale)
-	for _, n := range sp.Notes {
+	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note:", n)
 	}
 	fmt.Fprintln(w, "\nhierarchy (offset; channels in the order they apply):")

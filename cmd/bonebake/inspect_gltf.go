@@ -44,7 +44,7 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		}
 	}
 	for _, n := range info.Notes {
-		fmt.Fprintln(w, "  note:", n)
+		fmt.Fprintln(w, "  note:", flagWords(n))
 	}
 	for _, m := range info.Meshes {
 		skinned := ""

@@ -133,7 +133,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "bonebake:", err)
+	fmt.Fprintln(stderr, "bonebake:", flagWords(err.Error()))
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())

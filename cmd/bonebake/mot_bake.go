@@ -91,7 +91,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 		return libError(err)
 	}
 	for _, n := range model.Notes {
-		fmt.Fprintln(cmd.ErrOrStderr(), "note:", n)
+		fmt.Fprintln(cmd.ErrOrStderr(), "note:", flagWords(n))
 	}
 	// The BPAT and the glTF are one result: written as a set, they take their
 	// names together or not at all (atomicfile.Set).

@@ -12,10 +12,12 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// settingFlags is the flag that sets each adapter setting (bake.SettingError's
-// Setting: a field of gltfbake.Settings or source/mot's Settings, or
-// SnapshotMesh for gltfbake.SnapshotSettings.Mesh): the one place the command
-// line names the library's settings.
+// settingFlags is the flag that sets each library setting, by field name
+// (bake.SettingError's Setting: a field of gltfbake.Settings or source/mot's
+// Settings, or SnapshotMesh for gltfbake.SnapshotSettings.Mesh; in the
+// libraries' prose also the options below them that a flag sets: gltf, bvh
+// and stride's Options, bake.Job's MaxBytes): the one place the command line
+// names the library's settings.
 var settingFlags = map[string]string{
 	"FPS":               "fps",
 	"SpeciesID":         "species-id",
@@ -39,12 +41,16 @@ var settingFlags = map[string]string{
 	"SnapshotTriangles": "snapshot-triangles",
 	"SnapshotFPS":       "snapshot-fps",
 	"NoLimits":          "force",
+	"NoMemoryLimit":     "force", // gltf.Options'
+	"MaxBytes":          "force", // bake.Job's
+	"FilesRoot":         "files-root",
 	"Manifest":          "manifest",
 }
 
-// settingRef is how the library's prose (notes, hints, errors) names a setting:
-// Settings.MaxBones, SnapshotSettings.Mesh.
-var settingRef = regexp.MustCompile(`\b(Snapshot)?Settings\.([A-Z][A-Za-z]*)`)
+// settingRef is how the libraries' prose (notes, hints, errors) names a
+// setting: Settings.MaxBones, SnapshotSettings.Mesh, Options.Up, Job.MaxBytes,
+// gltfbake.Settings.ClipFiles from a package below gltfbake.
+var settingRef = regexp.MustCompile(`\b(?:[a-z]+\.)?(Snapshot)?(?:Settings|Options|Job)\.([A-Z][A-Za-z]*)`)
 
 // flagWords words the library's prose for the command line: each setting it
 // names becomes its flag (Settings.MaxBones → --max-bones).

@@ -5,26 +5,34 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/bake"
+	bvhsrc "github.com/bonebake/bonebake/source/bvh"
+	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	motsrc "github.com/bonebake/bonebake/source/mot"
+	"github.com/bonebake/bonebake/stride"
 )
 
-// TestSettingFlags: every setting the map names is a field of an adapter's
-// Settings (a renamed field would leave its errors unmapped), every flag it
-// names is one of bake's, and a SettingError becomes a usage error naming the
-// flag.
+// TestSettingFlags: every setting the map names is a field of a library's
+// settings (an adapter's Settings, or the options below them that the
+// libraries' prose names: a renamed field would leave its errors unmapped),
+// every flag it names is one of bake's, and a SettingError becomes a usage
+// error naming the flag.
 func TestSettingFlags(t *testing.T) {
 	bakeCmd := newBakeCmd()
 	for setting, flag := range settingFlags {
-		_, inGLTF := reflect.TypeOf(gltfbake.Settings{}).FieldByName(setting)
-		_, inMot := reflect.TypeOf(motsrc.Settings{}).FieldByName(setting)
+		found := false
+		for _, v := range []any{gltfbake.Settings{}, motsrc.Settings{}, gltf.Options{}, bvhsrc.Options{}, stride.Options{}, bake.Job{}} {
+			_, ok := reflect.TypeOf(v).FieldByName(setting)
+			found = found || ok
+		}
 		_, inSnap := reflect.TypeOf(gltfbake.SnapshotSettings{}).FieldByName(strings.TrimPrefix(setting, "Snapshot"))
-		if !inGLTF && !inMot && !(inSnap && strings.HasPrefix(setting, "Snapshot")) {
-			t.Errorf("%s: no such field in gltfbake.Settings or mot.Settings", setting)
+		if !found && !(inSnap && strings.HasPrefix(setting, "Snapshot")) {
+			t.Errorf("%s: no such field in the libraries' settings", setting)
 		}
 		if bakeCmd.Flags().Lookup(flag) == nil {
 			t.Errorf("%s: bake has no flag --%s", setting, flag)
@@ -36,20 +44,25 @@ func TestSettingFlags(t *testing.T) {
 	}
 }
 
-// TestLibraryProseNamesFlags: every setting gltfbake's messages name
-// (Settings.MaxBones, SnapshotSettings.Mesh) has its flag, so the command line
-// never prints a Go field name; and gltfbake writes no flag itself. (stride's
-// "name them with --feet" is a gait clip's reason, written into the sidecar:
-// changing it would change the files bake writes.)
+// TestLibraryProseNamesFlags: every setting the libraries' messages name
+// (Settings.MaxBones, SnapshotSettings.Mesh, Options.Up, Job.MaxBytes) has its
+// flag, so the command line never prints a Go field name; and no library below
+// the command line writes a flag itself.
 func TestLibraryProseNamesFlags(t *testing.T) {
-	if got, want := flagWords("a limit of 30 or more (Settings.MaxBones, max_bones); SnapshotSettings.Mesh: x"),
-		"a limit of 30 or more (--max-bones, max_bones); --snapshot-mesh: x"; got != want {
+	if got, want := flagWords("a limit of 30 or more (Settings.MaxBones, max_bones); SnapshotSettings.Mesh: x; with gltfbake.Settings.ClipFiles (Options.Up)"),
+		"a limit of 30 or more (--max-bones, max_bones); --snapshot-mesh: x; with --clips (--up)"; got != want {
 		t.Errorf("flagWords: got %q, want %q", got, want)
 	}
-	files, _ := filepath.Glob("../../source/gltf/gltfbake/*.go")
-	if len(files) == 0 {
-		t.Fatal("no sources found")
+	var files []string
+	for _, dir := range []string{"bake", "stride", "source/*", "source/*/*"} {
+		f, _ := filepath.Glob("../../" + dir + "/*.go")
+		files = append(files, f...)
 	}
+	if len(files) < 20 {
+		t.Fatalf("only %d sources found", len(files))
+	}
+	literal := regexp.MustCompile(`"(?:[^"\\\n]|\\.)*"`) // the Go string literals
+	flag := regexp.MustCompile(`(^|[ (])--[a-z]`)
 	refs := 0
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
@@ -59,16 +72,15 @@ func TestLibraryProseNamesFlags(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			code, _, _ := strings.Cut(line, "//")
-			for _, ref := range settingRef.FindAllString(code, -1) {
+		for _, lit := range literal.FindAllString(string(b), -1) {
+			for _, ref := range settingRef.FindAllString(lit, -1) {
 				refs++
 				if flagWords(ref) == ref {
 					t.Errorf("%s: %s has no flag in settingFlags", f, ref)
 				}
 			}
-			if strings.Contains(code, `"`) && strings.Contains(code, " --") {
-				t.Errorf("%s: a message names a flag: %s", f, strings.TrimSpace(line))
+			if flag.MatchString(lit) {
+				t.Errorf("%s: a message names a flag: %s", f, lit)
 			}
 		}
 	}

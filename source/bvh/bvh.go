@@ -109,7 +109,7 @@ func Read(path string, o Options) (*Space, error) {
 		k, sign, ok := findUp(f)
 		sp.Up, sp.UpFound, sp.Turn = axisName(k, sign), true, turnFor(k, sign)
 		if !ok {
-			sp.Notes = append(sp.Notes, fmt.Sprintf("%s: no up axis stands out in its skeleton; took +Y, BVH's usual (--up says otherwise)", filepath.Base(path)))
+			sp.Notes = append(sp.Notes, fmt.Sprintf("%s: no up axis stands out in its skeleton; took +Y, BVH's usual (Options.Up says otherwise)", filepath.Base(path)))
 		}
 	}
 	k, _, _ := axis(sp.Up)
@@ -129,7 +129,7 @@ func Read(path string, o Options) (*Space, error) {
 		sp.Scale, sp.Units = 0.001, "millimetres"
 	default:
 		sp.Scale, sp.Units = 1, "unknown"
-		sp.Notes = append(sp.Notes, fmt.Sprintf("%s: its skeleton is %.4g units tall, which is no body's height in metres, centimetres or millimetres; its units are taken for metres (--scale gives the factor to metres)",
+		sp.Notes = append(sp.Notes, fmt.Sprintf("%s: its skeleton is %.4g units tall, which is no body's height in metres, centimetres or millimetres; its units are taken for metres (Options.Scale gives the factor to metres)",
 			filepath.Base(path), h))
 	}
 	sp.SpaceName = "bvh_space"

@@ -302,7 +302,7 @@ func (s *scene) load(opt gltf.Options) (*gltf.Model, error) {
 		return nil, err
 	}
 	if len(skins) == 0 {
-		return nil, s.fail(RuleSkin, "the file has no skin (no Skin deformer whose clusters bind a mesh to bones): an animation-only file gives clips to a character with --clips")
+		return nil, s.fail(RuleSkin, "the file has no skin (no Skin deformer whose clusters bind a mesh to bones): an animation-only file gives clips to a character with gltfbake.Settings.ClipFiles")
 	}
 	want := map[*model]bool{}
 	for _, m := range s.order {

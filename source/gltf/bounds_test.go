@@ -87,7 +87,7 @@ func TestReusedPositionsRefused(t *testing.T) {
 	var err error
 	n := testfiles.Allocated(func() { _, err = Load(path, Options{}) })
 	var ge *Error
-	if !errors.As(err, &ge) || ge.Rule != RuleMemory || !strings.Contains(err.Error(), "--force") {
+	if !errors.As(err, &ge) || ge.Rule != RuleMemory || !strings.Contains(err.Error(), "Options.NoMemoryLimit") {
 		t.Fatalf("err = %v; want the memory rule", err)
 	}
 	t.Logf("refused after allocating %d MiB: %v", n>>20, err)
@@ -182,7 +182,7 @@ func TestExternalFilesStayInside(t *testing.T) {
 	}
 	_, err := Load(path, Options{})
 	var ge *Error
-	if !errors.As(err, &ge) || ge.Rule != RuleBuffer || !strings.Contains(err.Error(), "symbolic link out of") || !strings.Contains(err.Error(), "--files-root") {
+	if !errors.As(err, &ge) || ge.Rule != RuleBuffer || !strings.Contains(err.Error(), "symbolic link out of") || !strings.Contains(err.Error(), "Options.FilesRoot") {
 		t.Fatalf("a buffer linked out of the folder: %v", err)
 	}
 	if _, err := Load(path, Options{FilesRoot: top}); err != nil {

@@ -46,7 +46,7 @@ var extensionSupport = map[string]struct {
 	extMeshoptKHR:   {Handled, "compressed buffer views are decoded"},
 	extDraco:        {Partial, "skeleton and animations are read (Draco compresses only meshes); there is no maintained pure-Go Draco decoder, so a Draco-compressed mesh is not read"},
 
-	extLOD: {Handled, "lower levels of detail: the full mesh is the node's own, bake --snapshot uses the coarsest level"},
+	extLOD: {Handled, "lower levels of detail: the full mesh is the node's own, a far-LOD snapshot takes the coarsest level"},
 
 	"KHR_materials_unlit":             {Ignored, "shading only; the viewer draws the base colour"},
 	"KHR_materials_emissive_strength": {Ignored, "shading only; the viewer draws the base colour"},

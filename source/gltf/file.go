@@ -312,16 +312,16 @@ func (d *document) readExternal(uri string, n int) ([]byte, error) {
 	// A URI is a relative reference: "/dev/zero" would otherwise be read as
 	// dev/zero in the model's folder and fail as a file not found.
 	if strings.HasPrefix(name, "/") || filepath.IsAbs(filepath.FromSlash(name)) {
-		return nil, fmt.Errorf("%q is an absolute path; external files are named relative to the model and read from %s only (a pipeline that keeps them elsewhere can name that folder with --files-root)", uri, d.root)
+		return nil, fmt.Errorf("%q is an absolute path; external files are named relative to the model and read from %s only (a pipeline that keeps them elsewhere can name that folder with Options.FilesRoot)", uri, d.root)
 	}
 	rel, err := filepath.Rel(d.root, filepath.Join(d.dir, filepath.FromSlash(name)))
 	if err != nil || !filepath.IsLocal(rel) {
-		return nil, fmt.Errorf("%q leaves %s, the folder external files are read from (a pipeline that keeps them elsewhere can name that folder with --files-root)", uri, d.root)
+		return nil, fmt.Errorf("%q leaves %s, the folder external files are read from (a pipeline that keeps them elsewhere can name that folder with Options.FilesRoot)", uri, d.root)
 	}
 	f, st, err := regfile.OpenInRoot(d.root, rel)
 	if err != nil {
 		if strings.Contains(err.Error(), "escapes") {
-			return nil, fmt.Errorf("%q is a symbolic link out of %s, the folder external files are read from (--files-root names another): %w", uri, d.root, err)
+			return nil, fmt.Errorf("%q is a symbolic link out of %s, the folder external files are read from (Options.FilesRoot names another): %w", uri, d.root, err)
 		}
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func (d *document) charge(n int64, what string) error {
 	}
 	if m.limit > 0 && (n > m.limit || m.used > m.limit-n) {
 		return d.fail(RuleMemory, "%s would need %s more, past the %s this %s file may use (%d× its size): "+
-			"a file that reuses its data many times over; --force lifts the limit", what, mib(n), mib(m.limit), mib(d.budget), MemoryPerFileByte)
+			"a file that reuses its data many times over; Options.NoMemoryLimit lifts the limit", what, mib(n), mib(m.limit), mib(d.budget), MemoryPerFileByte)
 	}
 	m.used += n
 	return nil

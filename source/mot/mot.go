@@ -126,9 +126,9 @@ func (e *FitError) Error() string {
 		}
 		fmt.Fprintf(&b, "; missing bone ids %s%s", strings.Join(ids, ", "), more)
 	}
-	b.WriteString("; bake it onto its own model, give a --bone-map")
+	b.WriteString("; bake it onto its own model, give a Settings.BoneMap")
 	if f.Matched > 0 {
-		b.WriteString(", or pass --force to bake it anyway")
+		b.WriteString(", or pass Settings.NoLimits to bake it anyway")
 	}
 	return b.String()
 }
@@ -278,7 +278,7 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 	for i, m := range motions {
 		values += len(m.Records) * m.Frames
 		if values > mot.MaxEvaluated && !s.NoLimits {
-			return nil, fmt.Errorf("motion %s: the motions' records × frames add up to %d values, more than the %d (%d MB) evaluated at once: bake fewer motions together, or lift the limit (--force)",
+			return nil, fmt.Errorf("motion %s: the motions' records × frames add up to %d values, more than the %d (%d MB) evaluated at once: bake fewer motions together, or lift the limit (Settings.NoLimits)",
 				names[i], values, mot.MaxEvaluated, mot.MaxEvaluated*8/1_000_000)
 		}
 	}

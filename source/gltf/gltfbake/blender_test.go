@@ -249,7 +249,7 @@ func TestBakeSizeLimit(t *testing.T) {
 		err := run()
 		runtime.ReadMemStats(&b)
 		n = max(n, b.TotalAlloc-a.TotalAlloc)
-		if err == nil || !strings.Contains(err.Error(), "256 MB limit") || !strings.Contains(err.Error(), "--force") {
+		if err == nil || !strings.Contains(err.Error(), "256 MB limit") || !strings.Contains(err.Error(), "Job.MaxBytes") {
 			t.Errorf("err = %v; want the size limit", err)
 		}
 	}
