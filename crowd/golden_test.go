@@ -38,14 +38,32 @@ func TestGoldenBatchRows(t *testing.T) {
 	}
 }
 
+// showsGolden reports whether rows frame, next and lerp (counted from the
+// clip's first) show golden case want of a clip of frames frames at phase. A
+// phase in [0, 1) must give want's rows; one outside it, settled before it is
+// resolved, may name the same pose differently (a phase just under 0 wraps to
+// 1 − ε, which float32 rounds to 1 and settles at 0: frame 0, where want says
+// frame N−1 at lerp 1) and compares by where in the clip it stands, frame +
+// lerp (mod N when the clip loops).
+func showsGolden(phase float64, frames int, loops bool, want [3]float64, tol, frame, next, lerp float64) bool {
+	if phase >= 0 && phase < 1 || frame == want[0] && next == want[1] {
+		return frame == want[0] && next == want[1] && math.Abs(lerp-want[2]) <= tol
+	}
+	at := func(f, l float64) float64 {
+		if loops {
+			return math.Mod(f+l, float64(frames))
+		}
+		return f + l
+	}
+	return math.Abs(at(frame, lerp)-at(want[0], want[2])) <= tol
+}
+
 // TestGoldenKernels: the playback kernels themselves (step: the AVX2 kernel,
 // eight units at a time, and the SSE2 one, four at a time, on amd64, the Go one
 // elsewhere; and putRows, which writes Animate's rows) give the golden rows for
-// every golden phase. Each case is one unit on a clip of its own, the cases
-// repeated to fill whole groups of eight; a step of no time leaves the phase
-// as given, settled (wrapped or clamped) when outside [0, 1), which may name
-// the same pose differently (frame N−1 at lerp 1 is frame 0 of a loop): such a
-// case compares where in the clip it stands.
+// every golden phase (showsGolden). Each case is one unit on a clip of its
+// own, the cases repeated to fill whole groups of eight; a step of no time
+// leaves the phase as given, settled when outside [0, 1).
 func TestGoldenKernels(t *testing.T) {
 	g := testfiles.LoadPlayback(t)
 	defer setWideKernel(true)
@@ -61,17 +79,7 @@ func TestGoldenKernels(t *testing.T) {
 	check := func(kernel string, out []Instance) {
 		for i, o := range out {
 			c := g.Resolve[clips[i]]
-			f, nx, l := float64(o.Frame)-100, float64(o.Next)-100, float64(o.Lerp)
-			ph := float64(c.Phase)
-			exact := ph >= 0 && ph < 1 || f == c.Want[0] && nx == c.Want[1]
-			at := func(frame, lerp float64) float64 {
-				if c.Loops {
-					return math.Mod(frame+lerp, float64(c.Frames))
-				}
-				return frame + lerp
-			}
-			if exact && (f != c.Want[0] || nx != c.Want[1] || math.Abs(l-c.Want[2]) > g.Tolerance) ||
-				!exact && math.Abs(at(f, l)-at(c.Want[0], c.Want[2])) > g.Tolerance {
+			if !showsGolden(float64(c.Phase), c.Frames, c.Loops, c.Want, g.Tolerance, float64(o.Frame)-100, float64(o.Next)-100, float64(o.Lerp)) {
 				t.Errorf("%s, unit %d: phase %v of %d frames (loops %v) from row 100 = %d, %d, %v; want 100 + %v (%s)", kernel, i, c.Phase, c.Frames, c.Loops, o.Frame, o.Next, o.Lerp, c.Want, c.Why)
 			}
 		}
@@ -98,6 +106,24 @@ func TestGoldenKernels(t *testing.T) {
 		out = make([]Instance, n)
 		putRows(entries, species, clips, ph, out)
 		check(fmt.Sprintf("putRows (wide kernel %v)", wide), out)
+	}
+}
+
+// TestGoldenPlayhead: the GPU clock's own phase → frame (Playhead.phase, then
+// rows, in float32 as the shader) for every golden phase, a playhead of no rate
+// read at its start (showsGolden: a phase outside [0, 1) is settled first).
+func TestGoldenPlayhead(t *testing.T) {
+	g := testfiles.LoadPlayback(t)
+	for _, c := range g.Resolve {
+		shape := uint32(c.Frames - 1)
+		if c.Loops {
+			shape |= ShapeLoops | ShapeWraps
+		}
+		p := Playhead{Phase: float32(c.Phase), Row: 100, Shape: shape}
+		f32, nx32, l32 := p.rows(p.phase(0))
+		if !showsGolden(float64(c.Phase), c.Frames, c.Loops, c.Want, g.Tolerance, float64(f32)-100, float64(nx32)-100, float64(l32)) {
+			t.Errorf("Playhead at phase %v, %d frames (loops %v), from row 100: %d, %d, %v; want 100 + %v (%s)", c.Phase, c.Frames, c.Loops, f32, nx32, l32, c.Want, c.Why)
+		}
 	}
 }
 
