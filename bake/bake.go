@@ -76,7 +76,7 @@ func (r *Rig) PaletteBones() []int {
 
 // Clip is one clip to bake: what to call it, where its motion comes from, and how
 // to sample it. The file's table entry (bpat.Clip) is what it becomes; a built-in
-// creature's clips (species.Clip) are pose functions that species turns into these.
+// creature's clip (species.Clip) is one whose motion is a pose function.
 type Clip struct {
 	Name    string
 	Motion  int     // index into the motions

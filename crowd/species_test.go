@@ -29,7 +29,7 @@ func TestBakedBuiltins(t *testing.T) {
 		loaded := reg.Species(unit.SpeciesID(s.ID))
 		for i, sc := range s.Clips {
 			lc := loaded.Clips[i]
-			want := roster.Gait{Cycle: sc.Cycle, Speed: sc.Speed}
+			want := roster.Gait{Cycle: sc.Cycle, Speed: sc.GroundSpeed}
 			if want.Cycle == 0 {
 				want.Cycle = sc.Duration()
 			}

@@ -34,7 +34,9 @@ func (s *Creature) Job() (*bake.Job, error) {
 			return nil, fmt.Errorf("bake: species %s clip %q: %d frames at %v fps do not round-trip through docs/formats/bpat.md §5", s.Name, c.Name, c.Frames, c.FPS)
 		}
 		j.Motions = append(j.Motions, bake.Motion{Name: c.Name, Duration: d, NewSampler: func() bake.Sampler { return phaseSampler{c.Pose, d} }})
-		j.Clips = append(j.Clips, bake.Clip{Name: c.Name, Motion: i, FPS: c.FPS, Loops: c.Loops, Markers: c.Markers})
+		bc := c.Clip
+		bc.Motion = i
+		j.Clips = append(j.Clips, bc)
 	}
 	j.Sockets = append(j.Sockets, s.Sockets...)
 	return j, nil

@@ -29,9 +29,9 @@ func swinger(t *testing.T) *Creature {
 	return &Creature{ID: 9, Name: "swinger", Skeleton: sk,
 		Sockets: []Socket{{Name: "tip", Anchor: 1, Offset: [3]float32{1, 0, 0}}},
 		Clips: []Clip{
-			{Name: "swing", Frames: 5, FPS: 4, Loops: false, Markers: bpat.Markers{-1, -1, 0.5, -1, -1}, Pose: pose},
-			{Name: "spin", Frames: 4, FPS: 8, Loops: true, Markers: bpat.NoMarkers(), Pose: pose},
-			{Name: "still", Frames: 1, FPS: 1, Loops: true, Markers: bpat.NoMarkers(), Pose: pose},
+			{Clip: bake.Clip{Name: "swing", FPS: 4, Loops: false, Markers: bpat.Markers{-1, -1, 0.5, -1, -1}}, Frames: 5, Pose: pose},
+			{Clip: bake.Clip{Name: "spin", FPS: 8, Loops: true, Markers: bpat.NoMarkers()}, Frames: 4, Pose: pose},
+			{Clip: bake.Clip{Name: "still", FPS: 1, Loops: true, Markers: bpat.NoMarkers()}, Frames: 1, Pose: pose},
 		}}
 }
 

@@ -8,6 +8,7 @@
 package species
 
 import (
+	"github.com/bonebake/bonebake/bake"
 	"strings"
 
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -35,29 +36,19 @@ type Creature struct {
 // the palette index of a built-in's files) and an offset in that bone's space.
 type Socket = bpat.Socket
 
-// Clip is one procedural clip. Pose writes the local transform of every bone at a
-// normalized phase in [0,1] (for a looping clip phase 1 is phase 0 again): the
-// baker calls it at the frame times of docs/formats/bpat.md §5, so Frames, FPS and Loops fix
-// the duration: Frames/FPS seconds when looping, (Frames−1)/FPS for a one-shot.
-// Creature.Job turns each into a bake.Clip over a motion that calls Pose; it is
-// not one because its motion is a function of phase with a frame count, where
-// bake.Clip samples a motion over a time range. Speed and Cycle are its gait,
-// which the runtime reads from here (a baked model's comes from its gait
-// sidecar, which bake.Clip's GroundSpeed and Cycle feed).
+// Clip is one procedural clip: a clip to bake (bake.Clip: its name, fps, loop
+// flag, markers and gait) whose motion is Pose over Frames frames. Pose writes
+// the local transform of every bone at a normalized phase in [0,1] (for a
+// looping clip phase 1 is phase 0 again): the baker calls it at the frame
+// times of docs/formats/bpat.md §5, so Frames, FPS and Loops fix the duration:
+// Frames/FPS seconds when looping, (Frames−1)/FPS for a one-shot. Creature.Job
+// gives each its motion; the embedded clip's Motion, Start, End and InPlace
+// are the job's, not set here. GroundSpeed and Cycle are its gait (walk 1.4
+// m/s and .92 s), which the runtime reads from here (a baked model's comes
+// from its gait sidecar, which bake.Clip's feed).
 type Clip struct {
-	Name    string
-	Frames  int
-	FPS     float64
-	Loops   bool
-	Markers bpat.Markers
-	// Speed is the ground speed in metres per second that a locomotion clip's
-	// stride matches (the game moves the unit at this speed while it plays); 0 for
-	// clips played in place.
-	Speed float64
-	// Cycle is how long one pass of the clip lasts in the game at Speed, in seconds
-	// (walk .92, run .56): the runtime advances a locomotion clip's phase by
-	// dt/Cycle, scaled by actual speed / Speed. 0 means Duration().
-	Cycle float64
+	bake.Clip
+	Frames int
 	// Pose must be safe for concurrent use: the baker calls it from several
 	// goroutines at once, each with its own pose slice.
 	Pose func(phase float64, pose []rig.Transform)

@@ -1,6 +1,7 @@
 package species
 
 import (
+	"github.com/bonebake/bonebake/bake"
 	"testing"
 
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -14,10 +15,10 @@ func TestDuration(t *testing.T) {
 		clip Clip
 		want float64
 	}{
-		{Clip{Frames: 24, FPS: 24, Loops: true}, 1},
-		{Clip{Frames: 24, FPS: 24}, 23.0 / 24},
-		{Clip{Frames: 1, FPS: 1, Loops: true}, 1},
-		{Clip{Frames: 16, FPS: 24, Loops: true}, 16.0 / 24},
+		{Clip{Clip: bake.Clip{FPS: 24, Loops: true}, Frames: 24}, 1},
+		{Clip{Clip: bake.Clip{FPS: 24}, Frames: 24}, 23.0 / 24},
+		{Clip{Clip: bake.Clip{FPS: 1, Loops: true}, Frames: 1}, 1},
+		{Clip{Clip: bake.Clip{FPS: 24, Loops: true}, Frames: 16}, 16.0 / 24},
 	} {
 		if got := c.clip.Duration(); got != c.want {
 			t.Errorf("%+v: %v, want %v", c.clip, got, c.want)
@@ -35,7 +36,7 @@ func TestInverseBind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Creature{Skeleton: sk, Clips: []Clip{{Name: "a"}, {Name: "b"}}}
+	s := &Creature{Skeleton: sk, Clips: []Clip{{Clip: bake.Clip{Name: "a"}}, {Clip: bake.Clip{Name: "b"}}}}
 	inv := s.InverseBind()
 	for b, m := range sk.RestModelSpace() {
 		p := m.Mul(inv[b])

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"fmt"
+	"github.com/bonebake/bonebake/bake"
 	"image"
 	"math"
 	"strings"
@@ -35,8 +36,8 @@ func fader(t *testing.T) *Asset {
 	a, err := FromSpecies(&species.Creature{ID: 11, Name: "fader", Skeleton: sk, Mesh: m,
 		Sockets: []species.Socket{{Name: "tip", Anchor: 1, Offset: [3]float32{1, 0, 0}}},
 		Clips: []species.Clip{
-			{Name: "up", Frames: 4, FPS: 8, Loops: true, Markers: bpat.NoMarkers(), Pose: hold(0)},
-			{Name: "side", Frames: 4, FPS: 8, Loops: true, Markers: bpat.NoMarkers(), Pose: hold(math.Pi / 2)},
+			{Clip: bake.Clip{Name: "up", FPS: 8, Loops: true, Markers: bpat.NoMarkers()}, Frames: 4, Pose: hold(0)},
+			{Clip: bake.Clip{Name: "side", FPS: 8, Loops: true, Markers: bpat.NoMarkers()}, Frames: 4, Pose: hold(math.Pi / 2)},
 		}})
 	if err != nil {
 		t.Fatal(err)

@@ -48,8 +48,8 @@ func swinger(t testing.TB) *species.Creature {
 	return &species.Creature{ID: 9, Name: "swinger", Skeleton: sk, Mesh: m,
 		Sockets: []species.Socket{{Name: "tip", Anchor: 1, Offset: [3]float32{1, 0, 0}}},
 		Clips: []species.Clip{
-			{Name: "swing", Frames: 5, FPS: 4, Loops: false, Markers: bpat.Markers{-1, -1, 0.5, -1, -1}, Pose: pose},
-			{Name: "spin", Frames: 4, FPS: 8, Loops: true, Markers: bpat.NoMarkers(), Pose: pose},
+			{Clip: bake.Clip{Name: "swing", FPS: 4, Loops: false, Markers: bpat.Markers{-1, -1, 0.5, -1, -1}}, Frames: 5, Pose: pose},
+			{Clip: bake.Clip{Name: "spin", FPS: 8, Loops: true, Markers: bpat.NoMarkers()}, Frames: 4, Pose: pose},
 		}}
 }
 

@@ -83,7 +83,7 @@ func WithArchetype(id roster.Archetype, a Archetype) Option {
 }
 
 // WithGait overrides the gait of one clip of one species: for example the cycle
-// and ground speed a built-in species' data gives (species.Clip.Cycle and .Speed).
+// and ground speed a built-in species' data gives (species.Clip.Cycle and .GroundSpeed).
 func WithGait(species unit.SpeciesID, clip string, g roster.Gait) Option {
 	return func(c *config) {
 		id := uint32(species)

@@ -15,7 +15,7 @@ func Example() {
 
 	walk := &sp.Clips[sp.ClipIndex("walk")]
 	fmt.Printf("%s: %d frames at %g fps, %.1f m/s, a stride of %.3f m every %.2f s\n",
-		walk.Name, walk.Frames, walk.FPS, walk.Speed, walk.Speed*walk.Cycle, walk.Cycle)
+		walk.Name, walk.Frames, walk.FPS, walk.GroundSpeed, walk.GroundSpeed*walk.Cycle, walk.Cycle)
 
 	pose := sp.Skeleton.RestPose()
 	walk.Pose(0.5, pose)

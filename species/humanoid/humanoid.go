@@ -7,7 +7,7 @@
 // origin on the ground between the feet. The rest pose is the bind pose: a T-pose
 // with the arms out along ±x, palms down. Every clip is in place: the Root bone
 // stays at the origin and the game moves the creature; a locomotion clip's planted
-// foot slides backward in model space at exactly Clip.Speed. The rider clips
+// foot slides backward in model space at exactly Clip.GroundSpeed. The rider clips
 // keep the Root at the origin too and sit the rider in the game's mount frame,
 // the seat at MountSeat (2.68 m up); the mounted death falls from there to the
 // horse's ground, SeatHeight below it (docs/species.md §3).
@@ -25,6 +25,7 @@ package humanoid
 
 import (
 	"fmt"
+	"github.com/bonebake/bonebake/bake"
 
 	"github.com/bonebake/bonebake/mesh/simplify"
 	"github.com/bonebake/bonebake/rig"
@@ -305,7 +306,8 @@ func (b *body) clips() []species.Clip {
 	for i, d := range clipTable {
 		pose := d.pose
 		out[i] = species.Clip{
-			Name: d.name, Frames: d.frames, FPS: d.fps, Loops: d.loops, Markers: species.AuthoredMarkers(d.name),
+			Clip:   bake.Clip{Name: d.name, FPS: d.fps, Loops: d.loops, Markers: species.AuthoredMarkers(d.name)},
+			Frames: d.frames,
 			Pose: func(phase float64, dst []rig.Transform) {
 				bp := pose(b, phase)
 				b.apply(&bp, dst)
@@ -313,9 +315,9 @@ func (b *body) clips() []species.Clip {
 		}
 		switch d.name {
 		case "walk":
-			out[i].Speed, out[i].Cycle = b.walk.speed, b.walk.cycle
+			out[i].GroundSpeed, out[i].Cycle = b.walk.speed, b.walk.cycle
 		case "run":
-			out[i].Speed, out[i].Cycle = b.run.speed, b.run.cycle
+			out[i].GroundSpeed, out[i].Cycle = b.run.speed, b.run.cycle
 		}
 	}
 	return out

@@ -183,12 +183,12 @@ func TestClipTable(t *testing.T) {
 			t.Errorf("%s: %d frames in all, want 730", sp.Name, total)
 		}
 		walk, run := sp.Clips[5], sp.Clips[6]
-		if walk.Speed != 1.4 || walk.Cycle != 0.92 || run.Speed != 3.8 || run.Cycle != 0.56 {
-			t.Errorf("%s: walk %g m/s %g s, run %g m/s %g s", sp.Name, walk.Speed, walk.Cycle, run.Speed, run.Cycle)
+		if walk.GroundSpeed != 1.4 || walk.Cycle != 0.92 || run.GroundSpeed != 3.8 || run.Cycle != 0.56 {
+			t.Errorf("%s: walk %g m/s %g s, run %g m/s %g s", sp.Name, walk.GroundSpeed, walk.Cycle, run.GroundSpeed, run.Cycle)
 		}
 		for i := range sp.Clips {
-			if c := &sp.Clips[i]; i != 5 && i != 6 && (c.Speed != 0 || c.Cycle != 0) {
-				t.Errorf("%s %s: speed %g cycle %g for an in-place clip", sp.Name, c.Name, c.Speed, c.Cycle)
+			if c := &sp.Clips[i]; i != 5 && i != 6 && (c.GroundSpeed != 0 || c.Cycle != 0) {
+				t.Errorf("%s %s: speed %g cycle %g for an in-place clip", sp.Name, c.Name, c.GroundSpeed, c.Cycle)
 			}
 		}
 	}

@@ -84,7 +84,7 @@ func footSlide(k *baked, foot int) (worst float64, planted int) {
 	}
 	world := func(f int, lap float64) vec {
 		p := k.pos(f, foot)
-		p[2] += c.Speed * (k.phases[f] + lap) * c.Cycle
+		p[2] += c.GroundSpeed * (k.phases[f] + lap) * c.Cycle
 		return p
 	}
 	for f := 0; f < n; f++ {

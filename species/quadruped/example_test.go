@@ -13,7 +13,7 @@ func Example() {
 	horse := quadruped.Horse()
 	fmt.Println(horse.Name, horse.ID, horse.Skeleton.Len(), "bones")
 	for _, c := range horse.Clips {
-		fmt.Printf("%s: %d frames, loops %v, %.1f m/s\n", c.Name, c.Frames, c.Loops, c.Speed)
+		fmt.Printf("%s: %d frames, loops %v, %.1f m/s\n", c.Name, c.Frames, c.Loops, c.GroundSpeed)
 	}
 
 	walk := horse.Clips[horse.ClipIndex("walk")]

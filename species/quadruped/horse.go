@@ -1,6 +1,7 @@
 package quadruped
 
 import (
+	"github.com/bonebake/bonebake/bake"
 	"math"
 
 	"github.com/bonebake/bonebake/rig"
@@ -96,7 +97,7 @@ func Horse() *species.Creature {
 	p := horsePlan()
 	s := &species.Creature{ID: rosterRow("horse").ID, Name: "horse", Skeleton: p.skel, Sockets: append([]species.Socket(nil), horseSockets...)}
 	s.Clips = p.gaitClips(HorseGaits(), map[string]int{"trot": 16, "canter": 16, "gallop": 12}, horseHead)
-	fight := species.Clip{Name: "fight", Frames: 24, FPS: 24, Loops: true, Markers: species.AuthoredMarkers("fight"), Cycle: rosterRow("horse").Gait("fight").Cycle}
+	fight := species.Clip{Clip: bake.Clip{Name: "fight", FPS: 24, Loops: true, Markers: species.AuthoredMarkers("fight"), Cycle: rosterRow("horse").Gait("fight").Cycle}, Frames: 24}
 	fight.Pose = func(phase float64, pose []rig.Transform) { horseFight(p, Wrap(phase), pose) }
 	s.Clips = append(s.Clips, fight)
 	s.Clips = append(s.Clips, p.deathClips(20, horseDeath(p))...)

@@ -126,7 +126,7 @@ func TestClipTables(t *testing.T) {
 				m[bpat.ExitSafe] = 0.98
 			}
 			if cl.Name != r.name || cl.Frames != r.frames || cl.FPS != r.fps || cl.Loops != r.loops ||
-				cl.Markers != m || cl.Speed != r.speed || cl.Cycle != r.cycle || cl.Pose == nil {
+				cl.Markers != m || cl.GroundSpeed != r.speed || cl.Cycle != r.cycle || cl.Pose == nil {
 				t.Errorf("%s clip %d: %+v, want %+v", c.s.Name, i, cl, r)
 			}
 		}

@@ -1,6 +1,7 @@
 package quadruped
 
 import (
+	"github.com/bonebake/bonebake/bake"
 	"math"
 
 	"github.com/bonebake/bonebake/rig"
@@ -90,8 +91,8 @@ func (p *plan) gaitClips(gaits []Gait, frames map[string]int, head func(name str
 // gaitClip is a looping clip of one gait cycle; head adds the species' head,
 // neck and trunk motion (nil for none).
 func (p *plan) gaitClip(name string, frames int, g Gait, head headMotion) species.Clip {
-	c := species.Clip{Name: name, Frames: frames, FPS: 24, Loops: true, Markers: species.AuthoredMarkers(name),
-		Speed: g.Speed, Cycle: g.Cycle}
+	c := species.Clip{Clip: bake.Clip{Name: name, FPS: 24, Loops: true, Markers: species.AuthoredMarkers(name),
+		GroundSpeed: g.Speed, Cycle: g.Cycle}, Frames: frames}
 	c.Pose = func(phase float64, pose []rig.Transform) {
 		p.gaitPose(g, Wrap(phase)*g.Cycle, pose, head)
 	}
@@ -102,9 +103,9 @@ func (p *plan) gaitClip(name string, frames int, g Gait, head headMotion) specie
 // dead, a one-frame looping clip that holds die's last key still.
 func (p *plan) deathClips(frames int, keys []key) []species.Clip {
 	return []species.Clip{
-		{Name: "die", Frames: frames, FPS: 24, Markers: species.AuthoredMarkers("die"),
+		{Clip: bake.Clip{Name: "die", FPS: 24, Markers: species.AuthoredMarkers("die")}, Frames: frames,
 			Pose: func(phase float64, pose []rig.Transform) { p.keyed(keys, phase, pose) }},
-		{Name: "dead", Frames: 1, FPS: 1, Loops: true, Markers: species.AuthoredMarkers("dead"),
+		{Clip: bake.Clip{Name: "dead", FPS: 1, Loops: true, Markers: species.AuthoredMarkers("dead")}, Frames: 1,
 			Pose: func(_ float64, pose []rig.Transform) { p.keyed(keys, 1, pose) }},
 	}
 }
