@@ -43,6 +43,8 @@ type document struct {
 	// lifted holds the payloads of the data URIs lifted out of the JSON text
 	// before it was decoded, by the placeholder uri they left (see datauri.go).
 	lifted map[string][]byte
+	// mapped is the file's mapping (see withDocument): bytes no result may hold.
+	mapped []byte
 }
 
 func (d *document) fail(rule Rule, format string, args ...any) error {
@@ -78,6 +80,7 @@ func withDocument[T any](path, root string, use func(*document) (T, error)) (t T
 	if err != nil {
 		return t, err
 	}
+	d.mapped = data
 	return use(d)
 }
 

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // The model file is mapped while it is read: one cut short meanwhile (another
@@ -44,5 +46,41 @@ func TestMappedFileCutShort(t *testing.T) {
 	}
 	if _, err := Load(path, Options{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Floats a buffer in the process's memory holds as decoding would give them
+// are used in place (CesiumMan's data URI, decoded); those in the file's
+// mapping are copied (Fox.glb's BIN chunk), for the mapping is released after
+// loading. Either way the values are decode's.
+func TestFloatsInPlace(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		inPlace bool
+	}{{"CesiumMan.gltf", true}, {"Fox.glb", false}} {
+		_, err := withDocument(modelPath(t, c.file), "", func(d *document) (int, error) {
+			acc := d.doc.Meshes[0].Primitives[0].Attributes["POSITION"]
+			got, err := d.floats(acc, "POSITION", specVec3)
+			if err != nil {
+				return 0, err
+			}
+			want, _, err := decode(d, acc, "POSITION", asFloat(false))
+			if err != nil {
+				return 0, err
+			}
+			if !slices.Equal(got, want) || len(got) == 0 {
+				t.Errorf("%s: the floats differ from decode's", c.file)
+			}
+			buf := d.buffers[d.doc.BufferViews[*d.doc.Accessors[acc].BufferView].Buffer]
+			start := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+			p := uintptr(unsafe.Pointer(unsafe.SliceData(got)))
+			if in := p >= start && p-start < uintptr(len(buf)); in != c.inPlace {
+				t.Errorf("%s: the floats lie in the buffer: %v, want %v", c.file, in, c.inPlace)
+			}
+			return 0, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

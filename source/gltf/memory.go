@@ -1,7 +1,9 @@
 package gltf
 
 import (
+	"encoding/binary"
 	"fmt"
+	"unsafe"
 
 	qgltf "github.com/qmuntal/gltf"
 )
@@ -58,6 +60,8 @@ type accessorKey struct {
 
 // cachedDecode decodes accessor i once per document: every later use (another
 // sampler, another primitive) shares the same elements, which no one modifies.
+// Floats the buffer holds as they would be decoded are not copied (see
+// floatsInPlace); the charge is the same either way.
 func cachedDecode[T any](d *document, i int, what string, uints bool, conv func(qgltf.ComponentType, float64) T) ([]T, error) {
 	key := accessorKey{i, uints}
 	if v, ok := d.accessors[key]; ok {
@@ -71,9 +75,11 @@ func cachedDecode[T any](d *document, i int, what string, uints bool, conv func(
 	if err := d.charge(int64(v.acc.Count)*int64(v.comps)*int64(sizeOf(zero)), fmt.Sprintf("%s: accessor %d", what, i)); err != nil {
 		return nil, err
 	}
-	out, _, err := decode(d, i, what, conv)
-	if err != nil {
-		return nil, err
+	out, inPlace := floatsInPlace[T](d, v)
+	if !inPlace {
+		if out, _, err = decode(d, i, what, conv); err != nil {
+			return nil, err
+		}
 	}
 	if d.accessors == nil {
 		d.accessors = map[accessorKey]any{}
@@ -88,4 +94,38 @@ func sizeOf(x any) int {
 		return 4
 	}
 	return 8
+}
+
+// floatsInPlace returns accessor v's elements as the buffer holds them, without
+// a copy, when they are what decoding them as floats would give: T is float32,
+// the accessor's components are floats packed one after another with no sparse
+// substitution, the host is little-endian, and the bytes are in memory of the
+// process's own (not the file's mapping, which is released after loading: see
+// withDocument). A copy would be fresh memory that each new page of costs a
+// page fault (CesiumMan's floats: 55 of them). The elements keep the buffer
+// alive, and no one modifies them (see cachedDecode).
+func floatsInPlace[T any](d *document, v *view) ([]T, bool) {
+	var zero T
+	if _, isFloat := any(zero).(float32); !isFloat || !littleEndian || v.data == nil ||
+		v.acc.ComponentType != qgltf.ComponentFloat || v.acc.Sparse != nil ||
+		v.elemSize != 4*v.comps || v.stride != v.elemSize || d.isMapped(v.data) {
+		return nil, false
+	}
+	p := unsafe.Pointer(unsafe.SliceData(v.data))
+	if uintptr(p)%4 != 0 {
+		return nil, false
+	}
+	return unsafe.Slice((*T)(p), v.acc.Count*v.comps), true
+}
+
+// littleEndian says whether the host stores a float's bytes in glTF's order.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// isMapped reports whether b lies in the file's mapping.
+func (d *document) isMapped(b []byte) bool {
+	if len(d.mapped) == 0 || len(b) == 0 {
+		return false
+	}
+	start, p := uintptr(unsafe.Pointer(unsafe.SliceData(d.mapped))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= start && p-start < uintptr(len(d.mapped))
 }
