@@ -708,3 +708,287 @@ rowsloop8:
 	JNZ rowsloop8
 	VZEROUPPER
 	RET
+
+// Constants of select8, a 32-bit lane each: unit.MoveThreshold, the flag bits
+// (0xFFF), the last variant (7), 1.0, −1.0, the largest float32 below 1 (as
+// bits), gaitSnap and 1 − gaitSnap.
+DATA selk<>+0(SB)/4, $0x3d4ccccd
+DATA selk<>+4(SB)/4, $0xfff
+DATA selk<>+8(SB)/4, $7
+DATA selk<>+12(SB)/4, $0x3f800000
+DATA selk<>+16(SB)/4, $0xbf800000
+DATA selk<>+20(SB)/4, $0x3f7fffff
+DATA selk<>+24(SB)/4, $0x3a83126f
+DATA selk<>+28(SB)/4, $0x3f7fbe77
+GLOBL selk<>(SB), RODATA|NOPTR, $32
+
+// ROWAT is ROW8 with the offsets spilled at off(SP) and the rows at disp(base).
+#define ROWAT(off, disp, j, k, base, reg, xreg) \
+	MOVL (off+4*j)(SP), AX \
+	VMOVDQU disp(base)(AX*1), xreg \
+	MOVL (off+4*k)(SP), AX \
+	VINSERTI128 $1, disp(base)(AX*1), reg, reg
+
+// func select8(a *selectArgs, start, groups int, left *uint8) uint32
+//
+// selection.units eight units at a time, for groups×8 units from start: each
+// unit's state from the state table (one gather), its pick (found as units
+// finds it, loaded and transposed like the clip entries), its rate (the pick's,
+// or its speed blend's), its swing, its phase advanced and kept. A unit whose
+// species is past maxID, whose clip changes, or that blends two gaits (its
+// weight strictly between 0 and 1, with Blend) is left:
+// its phase, rate, state and gait weight are written back as they were, and its
+// bit set in the group's byte of left, for Go. Each operation is the scalar
+// one, in its order, lane by lane, and settle is ROWS8's: the same bits.
+//
+// Frame: 0 pick offsets, 32 pair offsets, 64 state, 96 left, 128 seen, 160
+// speed, 192 clip, 224 rate, 256 rule, 288 pair lanes.
+TEXT ·select8(SB), NOSPLIT, $320-36
+	MOVQ a+0(FP), BX
+	MOVQ start+8(FP), CX
+	MOVQ groups+16(FP), DX
+	MOVQ left+24(FP), R8
+	VPXOR Y15, Y15, Y15 // seen
+
+group8:
+	// st = states[flags&0xFFF | moving<<12 | (weapon&3)<<13] in Y4
+	MOVQ 40(BX), AX
+	VPMOVZXWD (AX)(CX*2), Y0
+	VPBROADCASTD selk<>+4(SB), Y1
+	VPAND Y1, Y0, Y0
+	MOVQ 56(BX), AX
+	VMOVUPS (AX)(CX*4), Y1
+	VMOVUPS Y1, 160(SP)
+	VBROADCASTSS selk<>+0(SB), Y2
+	VCMPPS $1, Y1, Y2, Y2 // MoveThreshold < speed
+	VPSRLD $31, Y2, Y2
+	VPSLLD $12, Y2, Y2
+	VPOR Y2, Y0, Y0
+	MOVQ 48(BX), AX
+	VPMOVZXBD (AX)(CX*1), Y2
+	VPSLLD $30, Y2, Y2
+	VPSRLD $17, Y2, Y2
+	VPOR Y2, Y0, Y0
+	MOVQ 0(BX), AX
+	VPCMPEQD Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPGATHERDD Y3, (AX)(Y0*1), Y4
+	VPSLLD $24, Y4, Y4
+	VPSRLD $24, Y4, Y4
+	VMOVDQU Y4, 64(SP)
+
+	// k = s<<10 | (a&7)<<7 | st<<3 | min(v, 7), 0 where s > maxID (left)
+	MOVQ 16(BX), AX
+	VPMOVZXBD (AX)(CX*1), Y0
+	VPBROADCASTD 120(BX), Y1
+	VPCMPGTD Y1, Y0, Y1 // s > maxID
+	VMOVDQU Y1, 96(SP)
+	VPSLLD $10, Y0, Y0
+	MOVQ 24(BX), AX
+	VPMOVZXBD (AX)(CX*1), Y2
+	VPSLLD $16, Y2, Y3
+	VMOVDQU Y3, 128(SP) // a<<16
+	VPSLLD $29, Y2, Y2
+	VPSRLD $22, Y2, Y2
+	VPOR Y2, Y0, Y0
+	VPSLLD $3, Y4, Y2
+	VPOR Y2, Y0, Y0
+	MOVQ 32(BX), AX
+	VPMOVZXBD (AX)(CX*1), Y2
+	VPBROADCASTD selk<>+8(SB), Y3
+	VPMINUD Y3, Y2, Y2
+	VPOR Y2, Y0, Y0
+	VPANDN Y0, Y1, Y0
+	VPSLLD $4, Y0, Y0
+	VMOVDQU Y0, 0(SP)
+
+	// The picks: Y2 clip | pair<<16, Y3 base, Y4 perSpeed, Y0 rule.
+	MOVQ 8(BX), DI
+	ROWAT(0, 0, 0, 4, DI, Y0, X0)
+	ROWAT(0, 0, 1, 5, DI, Y1, X1)
+	ROWAT(0, 0, 2, 6, DI, Y2, X2)
+	ROWAT(0, 0, 3, 7, DI, Y3, X3)
+	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y5)
+	VMOVDQU Y0, 256(SP)
+
+	// seen |= clip | a<<16; cl = clip & 0x7fff in Y6; left where cl ≠ the old clip.
+	VPSLLD $16, Y2, Y6
+	VPSRLD $16, Y6, Y6
+	VPOR 128(SP), Y6, Y7
+	VMOVDQU Y7, 128(SP)
+	VPSLLD $17, Y2, Y6
+	VPSRLD $17, Y6, Y6
+	VMOVDQU Y6, 192(SP)
+	MOVQ 72(BX), AX
+	VPMOVZXWD (AX)(CX*2), Y7
+	VPCMPEQD Y7, Y6, Y7
+	VPCMPEQD Y8, Y8, Y8
+	VPXOR Y8, Y7, Y7
+	VPOR 96(SP), Y7, Y7
+	VMOVDQU Y7, 96(SP)
+
+	// rt = base + perSpeed·speed in Y3
+	VMOVUPS 160(SP), Y1
+	VMULPS Y1, Y4, Y4
+	VADDPS Y4, Y3, Y3
+
+	// Units with a speed blend (pair ≠ 0): gaitPair.blend.
+	VPSRLD $16, Y2, Y5
+	VPTEST Y5, Y5
+	JZ swing8
+	VMOVUPS Y3, 224(SP)
+	VPXOR Y8, Y8, Y8
+	VPCMPEQD Y8, Y5, Y8 // no pair
+	VPCMPEQD Y7, Y7, Y7
+	VPXOR Y7, Y8, Y7
+	VMOVDQU Y7, 288(SP) // pair lanes
+	VPCMPEQD Y7, Y7, Y7
+	VPADDD Y7, Y5, Y7 // pair − 1
+	VPANDN Y7, Y8, Y7 // 0 without a pair
+	VPSLLD $5, Y7, Y7
+	VMOVDQU Y7, 32(SP)
+	MOVQ 112(BX), DI
+	ROWAT(32, 0, 0, 4, DI, Y9, X9)
+	ROWAT(32, 0, 1, 5, DI, Y10, X10)
+	ROWAT(32, 0, 2, 6, DI, Y11, X11)
+	ROWAT(32, 0, 3, 7, DI, Y12, X12)
+	TRANSPOSE8(Y9, Y10, Y11, Y12, Y13, Y14)
+	// Y11 walk | run<<16, Y12 walkSpeed, Y13 perRunDiff, Y9 stride.
+	// b = (speed − walkSpeed)·perRunDiff in Y12; Y13: cl is the walk.
+	VSUBPS Y12, Y1, Y12
+	VMULPS Y13, Y12, Y12
+	VPSLLD $16, Y11, Y13
+	VPSRLD $16, Y13, Y13
+	VPCMPEQD Y13, Y6, Y13
+	ROWAT(32, 16, 0, 4, DI, Y2, X2)
+	ROWAT(32, 16, 1, 5, DI, Y3, X3)
+	ROWAT(32, 16, 2, 6, DI, Y4, X4)
+	ROWAT(32, 16, 3, 7, DI, Y7, X7)
+	TRANSPOSE8(Y2, Y3, Y4, Y7, Y8, Y10)
+	// Y4 strideDiff, Y7 walkPer, Y8 runPer.
+	VMULPS Y7, Y1, Y7 // speed·walkPer
+	VMULPS Y8, Y1, Y8 // speed·runPer
+	VMULPS Y12, Y4, Y4
+	VADDPS Y4, Y9, Y4
+	VDIVPS Y4, Y1, Y4 // speed / (stride + strideDiff·b)
+	VBROADCASTSS selk<>+24(SB), Y9
+	VCMPPS $1, Y9, Y12, Y10 // b < gaitSnap
+	VBROADCASTSS selk<>+28(SB), Y9
+	VCMPPS $1, Y12, Y9, Y11 // 1−gaitSnap < b
+	VBLENDVPS Y11, Y8, Y4, Y4
+	VBLENDVPS Y10, Y7, Y4, Y4 // the rate
+	VBROADCASTSS selk<>+12(SB), Y9
+	VBLENDVPS Y11, Y9, Y12, Y12
+	VANDNPS Y12, Y10, Y12 // b snapped: 0, 1 or itself
+	VSUBPS Y12, Y9, Y7
+	VBLENDVPS Y13, Y12, Y7, Y7 // w: b for the walk, 1 − b for the run
+	VMOVDQU 288(SP), Y2
+	VMOVUPS 224(SP), Y3
+	VBLENDVPS Y2, Y4, Y3, Y3 // rt
+	// Left, with Blend: a pair unit with 0 < w < 1 (fades.gait).
+	MOVQ 104(BX), AX
+	TESTQ AX, AX
+	JZ swing8
+	VXORPS Y10, Y10, Y10
+	VCMPPS $1, Y7, Y10, Y10 // 0 < w
+	VCMPPS $1, Y9, Y7, Y11 // w < 1
+	VANDPS Y11, Y10, Y10
+	VANDPS Y2, Y10, Y10
+	VPOR 96(SP), Y10, Y10
+	VMOVDQU Y10, 96(SP)
+
+swing8:
+	// sw in Y6 (−1 without swings); m = 1 where the state is swung and sw ≥ 0.
+	MOVQ 64(BX), AX
+	TESTQ AX, AX
+	JZ noswing8
+	VMOVUPS (AX)(CX*4), Y6
+	JMP swung8
+noswing8:
+	VBROADCASTSS selk<>+16(SB), Y6
+swung8:
+	VMOVDQU 256(SP), Y0
+	VPSLLD $29, Y0, Y7
+	VPSRAD $31, Y7, Y7 // swung
+	VPSRAD $31, Y6, Y8 // sw < 0
+	VPANDN Y7, Y8, Y7
+	VBROADCASTSS selk<>+12(SB), Y9
+	VANDPS Y9, Y7, Y7 // m
+	VSUBPS Y7, Y9, Y8 // 1 − m
+	// ph = p·(1−m) + sw·m + rt·(1−m)·dt in Y11; the old phase in Y10.
+	MOVQ 80(BX), AX
+	VMOVUPS (AX)(CX*4), Y10
+	VMULPS Y8, Y10, Y11
+	VMULPS Y7, Y6, Y12
+	VADDPS Y12, Y11, Y11
+	VMULPS Y8, Y3, Y3
+	VBROADCASTSS 124(BX), Y12
+	VMULPS Y12, Y3, Y12
+	VADDPS Y12, Y11, Y11
+	// settle(ph, true) in Y13 and settle(ph, false) in Y14, as ROWS8; the
+	// wrap where the pick wraps and no swing drives the phase (m = 0).
+	VCVTTPS2DQ Y11, Y12
+	VCVTDQ2PS Y12, Y12
+	VCMPPS $1, Y12, Y11, Y13 // q < t
+	VANDPS Y9, Y13, Y13
+	VSUBPS Y13, Y12, Y12
+	VSUBPS Y12, Y11, Y13 // w = q − floor(q)
+	VCMPPS $1, Y9, Y13, Y14 // w < 1
+	VXORPS Y2, Y2, Y2
+	VCMPPS $2, Y13, Y2, Y12 // 0 ≤ w
+	VANDPS Y12, Y14, Y14
+	VANDPS Y14, Y13, Y13
+	VMINPS Y9, Y11, Y14
+	VCMPPS $2, Y11, Y2, Y12 // 0 ≤ q
+	VANDPS Y12, Y14, Y14
+	VPSLLD $30, Y0, Y12
+	VPSRAD $31, Y12, Y12 // wrap
+	VPCMPEQD Y2, Y7, Y8 // m = 0
+	VPAND Y8, Y12, Y12
+	VBLENDVPS Y12, Y13, Y14, Y11
+	// ph *= keep
+	VPSLLD $28, Y0, Y13
+	VPSRAD $31, Y13, Y13
+	VANDPS Y9, Y13, Y13
+	VMULPS Y13, Y11, Y11
+	VMOVDQU 96(SP), Y12 // left
+
+	// Stores: the units left keep what they had.
+	VBLENDVPS Y12, Y10, Y11, Y11
+	VMOVUPS Y11, (AX)(CX*4)
+	MOVQ 88(BX), AX
+	VMOVUPS (AX)(CX*4), Y13
+	VBLENDVPS Y12, Y13, Y3, Y3
+	VMOVUPS Y3, (AX)(CX*4)
+	MOVQ 96(BX), AX
+	VPMOVZXBD (AX)(CX*1), Y13
+	VMOVDQU 64(SP), Y14
+	VPBLENDVB Y12, Y13, Y14, Y14
+	BYTES8(Y14, Y13, X13, X10, (AX)(CX*1))
+	MOVQ 104(BX), AX
+	TESTQ AX, AX
+	JZ seen8
+	VMOVUPS (AX)(CX*4), Y13
+	VANDPS Y12, Y13, Y13 // 0, or what a unit left had
+	VMOVUPS Y13, (AX)(CX*4)
+seen8:
+	VMOVDQU 128(SP), Y13
+	VPANDN Y13, Y12, Y13
+	VPOR Y13, Y15, Y15
+	VMOVMSKPS Y12, AX
+	MOVB AL, (R8)
+	INCQ R8
+	ADDQ $8, CX
+	DECQ DX
+	JNZ group8
+
+	VEXTRACTI128 $1, Y15, X0
+	VPOR X0, X15, X0
+	VPSHUFD $0x4e, X0, X1
+	VPOR X1, X0, X0
+	VPSHUFD $0xb1, X0, X1
+	VPOR X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, ret+32(FP)
+	VZEROUPPER
+	RET

@@ -59,6 +59,9 @@ type catalog struct {
 	// picks[k], beside sel[k]: what Animate needs of a unit selected by k, in
 	// one load (see pick).
 	picks []pick
+	// states is unit.States() with 3 bytes more, so that the assembly kernel
+	// may load any entry as 4 bytes.
+	states []unit.StateID
 	// snapRows[id<<clipShift | clip]: the clip's frames in its species' snapshot
 	// mesh (not ok without one).
 	snapRows []snapEntry
@@ -82,6 +85,7 @@ type gaitPair struct {
 	// Phase per second per m/s of each gait alone: its clip's perSpeed, so that
 	// a unit at one gait's speed plays at exactly the rate of §6.
 	walkPer, runPer float32
+	_               float32 // 32 bytes: the assembly kernel loads two vectors
 }
 
 // gaitSnap is how close to a gait's own speed, as a share of the walk-to-run
@@ -156,6 +160,7 @@ func buildCatalog(r *registry.Registry, v *registry.View) *catalog {
 	c.pairs = make([]gaitPair, (c.maxID+1)*registry.MaxArchetypes*registry.MaxVariants)
 	c.pairAt = make([]uint32, len(c.sel))
 	c.picks = make([]pick, len(c.sel))
+	c.states = append(unit.States()[:], 0, 0, 0)
 	c.snapRows = make([]snapEntry, (c.maxID+1)<<clipShift+1) // + the empty entry, as entries
 	for _, s := range list {
 		copy(c.snapRows[int(s.ID)<<clipShift:], snapEntries(s))
@@ -201,22 +206,46 @@ func buildCatalog(r *registry.Registry, v *registry.View) *catalog {
 // variant (catalog.sel's index): the clip (sel's entry, the unplayable bit
 // included), its speed blend (pairAt's entry) and, from the clip's entry and the
 // state, the phase rules, so that one load per unit finds them all instead of a
-// chain of three.
+// chain of three. It is 16 bytes, in this order: the assembly kernel
+// (animate_amd64.s) loads it as one vector.
 type pick struct {
-	clip unit.ClipID // sel[k]
-	pair uint16      // pairAt[k]: 1 + the speed blend's index in pairs, 0 none
-	// loops: the clip's entry loops; wrap: a phase that passes 1 wraps (the clip
-	// loops, or the state is not Die: Crowd repeats one-shots) unless a swing
-	// drives it.
-	loops, wrap    bool
-	base, perSpeed float32 // the clip entry's
-	swung          float32 // 1 where the state's phase comes from a swing (swingDriven)
-	keep           float32 // the clip entry's
+	clip           unit.ClipID // sel[k]
+	pair           uint16      // pairAt[k]: 1 + the speed blend's index in pairs, 0 none
+	base, perSpeed float32     // the clip entry's
+	rule           uint32      // pickLoops | pickWrap | pickSwung | pickKeep
 }
 
+const (
+	pickLoops = 1 << iota // the clip's entry loops
+	// a phase that passes 1 wraps (the clip loops, or the state is not Die:
+	// Crowd repeats one-shots) unless a swing drives it
+	pickWrap
+	pickSwung // the state's phase comes from a swing (swingDriven)
+	pickKeep  // the clip entry's keep is 1
+)
+
+func (d *pick) loops() bool { return d.rule&pickLoops != 0 }
+func (d *pick) wrap() bool  { return d.rule&pickWrap != 0 }
+
+// swung and keep are 1 or 0, as factors.
+func (d *pick) swung() float32 { return float32(d.rule >> 2 & 1) }
+func (d *pick) keep() float32  { return float32(d.rule >> 3 & 1) }
+
 func makePick(cl unit.ClipID, pair uint32, e *clipEntry, st unit.StateID) pick {
-	return pick{clip: cl, pair: uint16(pair), loops: e.loops(), wrap: e.loops() || st != unit.StateDie,
-		base: e.base, perSpeed: e.perSpeed, swung: swingDriven[st], keep: e.keep}
+	d := pick{clip: cl, pair: uint16(pair), base: e.base, perSpeed: e.perSpeed}
+	if e.loops() {
+		d.rule |= pickLoops
+	}
+	if e.loops() || st != unit.StateDie {
+		d.rule |= pickWrap
+	}
+	if swingDriven[st] != 0 {
+		d.rule |= pickSwung
+	}
+	if e.keep != 0 {
+		d.rule |= pickKeep
+	}
+	return d
 }
 
 // snapEntries builds the snapshot entries of species s (nil without a snapshot);

@@ -201,114 +201,22 @@ func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error
 	if lo < 0 || hi > len(c.Species) || lo > hi {
 		return fmt.Errorf("crowd: range [%d,%d) outside the %d units", lo, hi, len(c.Species))
 	}
-	n := hi - lo
-	if n == 0 {
+	if hi == lo {
 		return nil
 	}
-	species, arch, variant := c.Species[lo:hi], c.Archetype[lo:hi], c.Variant[lo:hi]
-	flags, weapon, speed := c.Flags[lo:hi], c.Weapon[lo:hi], c.Speed[lo:hi]
-	clips, phase, rate, out, state := c.Clip[lo:hi], c.Phase[lo:hi], c.Rate[lo:hi], c.Out[lo:hi], c.State[lo:hi]
-	var swing []float32
-	if c.Swing != nil {
-		swing = c.Swing[lo:hi:hi]
-		swing = swing[:n]
+	sel := c.selection(cat, lo, hi, dt)
+	sel.run()
+	if sel.changes > 0 {
+		atomic.AddUint64(&c.Transitions, sel.changes)
+		atomic.AddUint64(&c.Fades, sel.faded)
 	}
-	_, _, _, _, _ = arch[n-1:], variant[n-1:], flags[n-1:], weapon[n-1:], speed[n-1:]
-	_, _, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], out[n-1:], state[n-1:]
-	entries, picks, pairs := cat.entries, cat.picks, cat.pairs
-	maxID := cat.maxID
-	states := unit.States()
-	blends := c.fades.unit != nil
-	var gaitW []float32
-	if blends {
-		gaitW = c.fades.gaitW[lo:hi]
-		gaitW = gaitW[:n]
-	}
-	fade := !c.NoFade && blends
-	var changes, faded uint64
-	// Unplayable units are rare but not known to be: each unit ORs in its clip
-	// selection (bit 15 marks one its species cannot play) and its archetype
-	// shifted past it (an archetype of MaxArchetypes or more sets bit 19 or
-	// above), no branch; only when such a bit is set are they counted, in a
-	// second pass.
-	var seen uint32
-	for i := range n {
-		s := species[i]
-		sp := speed[i]
-		st := states.Of(flags[i], sp > unit.MoveThreshold, weapon[i])
-		var d *pick
-		if int(s) <= maxID {
-			a := arch[i]
-			k := ((int(s)*registry.MaxArchetypes+int(a&(registry.MaxArchetypes-1)))*int(unit.NumStates)+int(st))*registry.MaxVariants + int(min(variant[i], registry.MaxVariants-1))
-			d = &picks[k]
-			// An archetype id of MaxArchetypes or more is unplayable too; the
-			// unit shows the clip of archetype a mod 8.
-			seen |= uint32(d.clip) | uint32(a)<<16
-		} else {
-			d = &emptyPicks[st&(unit.NumStates-1)]
-			seen |= 1 << 31
-		}
-		cl := d.clip & (unplayable - 1)
-		p := phase[i]
-		if prev := clips[i]; cl != prev {
-			if !d.loops {
-				p = 0
-			}
-			if prev != unit.NoClip {
-				changes++
-				if fade && c.fadeFrom(cat, lo+i, s, state[i], st, prev) {
-					faded++
-				}
-			}
-		}
-		rt := d.base + d.perSpeed*sp
-		if d.pair != 0 { // Walk or Run, with its archetype's speed blend
-			var other unit.ClipID
-			var w float32 // the other gait's weight
-			rt, other, w = pairs[d.pair-1].blend(cl, sp)
-			if blends {
-				if w > 0 && w < 1 {
-					c.fades.gait(lo+i, other, w)
-				} else {
-					gaitW[i] = 0
-				}
-			}
-		} else if blends {
-			gaitW[i] = 0
-		}
-		// A swinging unit in an attack state plays at its swing's attack phase. The
-		// choice is arithmetic, not a branch: attackers and others are mixed at
-		// random. m is 1 when the swing drives the phase, else 0.
-		sw := float32(-1)
-		if swing != nil {
-			sw = swing[i]
-		}
-		m := d.swung * float32(1-math.Float32bits(sw)>>31)
-		p = p*(1-m) + sw*m
-		rt *= 1 - m
-		ph := p + rt*dt
-		if math.Float32bits(ph) >= one {
-			// A clip repeats, one-shots too (idle fidgets, a builder hammering),
-			// except a death, which ends on its last frame, and a swing's phase.
-			ph = settle(ph, d.wrap && m == 0)
-		}
-		ph *= d.keep
-		phase[i], rate[i], clips[i], state[i] = ph, rt, cl, st
-	}
-	// The Instances in a pass of their own: the frame arithmetic waits on the
-	// phase at the end of a long chain, which a short loop overlaps across units.
-	putRows(entries, species, clips, phase, out)
-	if changes > 0 {
-		atomic.AddUint64(&c.Transitions, changes)
-		atomic.AddUint64(&c.Fades, faded)
-	}
-	if blends {
+	if c.fades.unit != nil {
 		c.fades.step(cat.entries, c.Species, c.Phase, c.Blend, lo, hi, dt)
 	}
 	if c.lodOn() {
 		c.countSwitches(c.chooseLevels(cat, lo, hi, dt))
 	}
-	if seen&(uint32(unplayable)|0xFFF80000) != 0 { // bit 15, or an archetype ≥ MaxArchetypes (bits 19 up), or bit 31
+	if sel.seen&(uint32(unplayable)|0xFFF80000) != 0 { // bit 15, or an archetype ≥ MaxArchetypes (bits 19 up), or bit 31
 		return &UnplayableError{Units: c.unplayable(r, lo, hi)}
 	}
 	return nil
