@@ -160,10 +160,13 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if f := changed(flags, snapFlags[1:]...); f != "" && !snap {
 				return usagef("--%s needs --snapshot", f)
 			}
-			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version, FPS: fps, Scale: scale, MaxBones: maxBones, Up: up,
+			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version, FPS: fps, MaxBones: maxBones, Up: up,
 				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace, ClipFiles: clipFiles, Retarget: retarget}
 			if flags.Changed("species-id") {
 				set.SpeciesID = &speciesID
+			}
+			if flags.Changed("scale") { // its default, 1, is no scale given
+				set.Scale = scale
 			}
 			if err := cmp.Or(set.Check(givenSettings(flags)), snapSet.Check(givenSettings(flags))); err != nil {
 				return libError(err)
@@ -227,8 +230,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringVar(&filesRoot, "files-root", "", "the folder a model's external buffers and images may come from (default: the model's own folder)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
 	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
-	fl.Float64Var(&scale, "scale", 0, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
-	fl.Lookup("scale").DefValue = "1" // 0: not given (gltfbake.Settings.Scale), which is 1
+	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
 	fl.IntVar(&maxBones, "max-bones", 0, "the most bones to keep, 1-64 (default 64, BPAT's limit): a skin with more joints drops those no vertex is weighted to, then merges its least important leaf joints into their parents and prints the worst vertex deviation")
 	fl.StringSliceVar(&feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")

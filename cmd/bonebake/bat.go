@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/bat"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
-	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 
@@ -76,10 +74,12 @@ when the worst error (metres) is larger.`,
 				return usagef("-o %s: is a file; give the folder to write into", out)
 			}
 			flags := cmd.Flags()
-			if flags.Changed("fps") {
-				if err := bake.CheckFPS(fps); err != nil {
-					return usagef("--fps %v", err)
-				}
+			set := gltfbake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force, FPS: fps, MaxBones: maxBones}
+			if flags.Changed("scale") { // its default, 1, is no scale given
+				set.Scale = scale
+			}
+			if err := set.Check(givenSettings(flags)); err != nil {
+				return libError(err)
 			}
 			if maxError < 0 {
 				return usagef("--max-error %v must not be negative", maxError)
@@ -109,24 +109,8 @@ when the worst error (metres) is larger.`,
 			if err := opt.Resolve(); err != nil {
 				return usageError{err}
 			}
-			set := gltfbake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force}
-			if flags.Changed("max-bones") {
-				if err := gltfbake.CheckMaxBones(maxBones); err != nil {
-					return usagef("--max-bones %v", err)
-				}
-				set.MaxBones = maxBones
-			}
 			opt.NoLimit = force
 			opt.Progress = progress(cmd, "verifying")
-			if flags.Changed("fps") {
-				set.FPS = fps
-			}
-			if flags.Changed("scale") {
-				if err := gltf.CheckScale(scale); err != nil {
-					return usagef("--scale %v", err)
-				}
-				set.Scale = scale
-			}
 			in, err := batInput(a[0], model, set, flags.Changed, cmd.ErrOrStderr())
 			if err != nil {
 				return err
