@@ -72,8 +72,13 @@ and reads, validates and samples them the way a game does at run time.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.Version = version()
-	root.SetVersionTemplate("bonebake {{.Version}}{{\"\\n\"}}")
+	// The version is worked out only when asked for (the template runs it):
+	// reading the build info, or the source tree's git files, costs every
+	// other command start-up time. Version only has to be set for cobra to
+	// offer --version.
+	root.Version = "(asked for)"
+	cobra.AddTemplateFunc("bonebakeVersion", version)
+	root.SetVersionTemplate("bonebake {{bonebakeVersion}}{{\"\\n\"}}")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
 	root.CompletionOptions.DisableDefaultCmd = true
 	for _, s := range subcommandMakers {
