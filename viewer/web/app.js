@@ -42,6 +42,9 @@ let drewLast = false;
 // for (nextFrames). Otherwise the canvas keeps its last picture, so a paused
 // crowd costs no drawing however large it is.
 function frame(now) {
+  // A lost context draws nothing (its calls return null): the webglcontextlost
+  // event, which can come a frame after the loss at a GPU's frame rate, says so.
+  if (gl.isContextLost()) return;
   try {
     const gap = last ? now - last : 0;
     const dt = Math.min(gap / 1000, 0.25);
