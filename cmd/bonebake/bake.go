@@ -350,12 +350,8 @@ func printWritten(outw, errw io.Writer, b *gltfbake.Baked, size gltfbake.Size, i
 			plural(sn.Mesh.TriangleCount(), "triangle"), sn.Mesh.VertexCount(), plural(sn.FrameTotal(), "frame"),
 			bytesText(int64(sn.Mesh.VertexCount())*bpsm.VertexSize), sn.From)
 	}
-	// A file looks meant for the game when it takes one of the game's creature
-	// ids or asks for v2 by name; then say what the game refuses.
-	if h.SpeciesID <= gameMaxSpecies || job.Version == gameVersion {
-		for _, w := range gameWarnings(h.Version, h.SpeciesID) {
-			fmt.Fprintln(errw, "warning:", w)
-		}
+	for _, w := range w.Warnings {
+		fmt.Fprintln(errw, "warning:", flagWords(w))
 	}
 }
 
@@ -368,27 +364,6 @@ func versionText(v uint32, job *bake.Job) string {
 		return "BPAT v2 (clips have markers)"
 	}
 	return "BPAT v1 (no clip has a marker; --bpat-version 2 for readers of v2 only)"
-}
-
-// The game the format comes from, Standard of Iron, reads BPAT version 2 only
-// ("unsupported version") and species ids 0-5 only ("unknown species_id"), at the
-// commit whose format bonebake writes (docs/formats/bpat.md §2).
-const (
-	gameVersion    = 2
-	gameMaxSpecies = 5
-)
-
-// gameWarnings says why Standard of Iron's reader would refuse a file of that
-// version and species id; nothing when it reads it.
-func gameWarnings(version, speciesID uint32) []string {
-	var w []string
-	if version != gameVersion {
-		w = append(w, fmt.Sprintf("Standard of Iron reads BPAT v%d only and refuses this v%d file (\"unsupported version\"): bake with --bpat-version 2 for it", gameVersion, version))
-	}
-	if speciesID > gameMaxSpecies {
-		w = append(w, fmt.Sprintf("Standard of Iron accepts species ids 0-%d only and refuses id %d (\"unknown species_id\"): pass --species-id 0-%d for a file meant for it", gameMaxSpecies, speciesID, gameMaxSpecies))
-	}
-	return w
 }
 
 // parseSocket reads NAME=BONE[@x,y,z].

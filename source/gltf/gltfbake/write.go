@@ -43,6 +43,35 @@ type Written struct {
 	Snapshot      string
 	SnapshotBytes int64
 	Snap          *ModelSnapshot
+	// Warnings say why the game the format comes from would refuse the BPAT,
+	// when it looks meant for it (gameWarnings).
+	Warnings []string
+}
+
+// The game the format comes from, Standard of Iron, reads BPAT version 2 only
+// ("unsupported version") and species ids 0-5 only ("unknown species_id"), at
+// the commit whose format bonebake writes (docs/formats/bpat.md §2).
+const (
+	gameVersion    = 2
+	gameMaxSpecies = 5
+)
+
+// gameWarnings says why Standard of Iron's reader would refuse a file with
+// header h, baked by a job that asked for version asked (0: none), when the
+// file looks meant for the game: it takes one of the game's creature ids or
+// asks for v2 by name. Nothing otherwise.
+func gameWarnings(h bpat.Header, asked uint32) []string {
+	if h.SpeciesID > gameMaxSpecies && asked != gameVersion {
+		return nil
+	}
+	var w []string
+	if h.Version != gameVersion {
+		w = append(w, fmt.Sprintf("Standard of Iron reads BPAT v%d only and refuses this v%d file (\"unsupported version\"): bake with Settings.Version 2 for it", gameVersion, h.Version))
+	}
+	if h.SpeciesID > gameMaxSpecies {
+		w = append(w, fmt.Sprintf("Standard of Iron accepts species ids 0-%d only and refuses id %d (\"unknown species_id\"): pass Settings.SpeciesID 0-%d for a file meant for it", gameMaxSpecies, h.SpeciesID, gameMaxSpecies))
+	}
+	return w
 }
 
 // SnapshotPath is where the far-LOD snapshot of the BPAT at bpatPath goes:
@@ -149,6 +178,7 @@ func (m *Model) WriteFiles(path string, o Output) (*Written, error) {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
 	w.Bytes = int64(w.Header.SocketDataOffset() + w.Header.SocketDataSize())
+	w.Warnings = gameWarnings(w.Header, job.Version)
 	w.Gaits = <-gaits
 	if err := gait.WriteFileWith(files.Write, w.Gait, w.Gaits); err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)

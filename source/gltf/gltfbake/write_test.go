@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -122,5 +123,42 @@ func TestWriteFilesLimit(t *testing.T) {
 	}
 	if want := []string{"fox.bpat", "fox.gait.json", "fox_minimal.bpsm"}; !slices.Equal(dirNames(dir), want) || w.Bytes != o.Bytes || w.Snapshot != filepath.Join(dir, "fox_minimal.bpsm") {
 		t.Fatalf("wrote %v (%d bytes, snapshot %q), want %v (%d bytes)", dirNames(dir), w.Bytes, w.Snapshot, want, o.Bytes)
+	}
+}
+
+// TestWriteFilesGameWarnings: a file that looks meant for Standard of Iron (one
+// of its creature ids 0-5, or v2 asked for by name) is told what the game's
+// reader refuses (docs/formats/bpat.md §2: v2 only, ids 0-5 only), naming the
+// setting that fixes it; a file with an id past the game's, version not asked
+// for, is told nothing.
+func TestWriteFilesGameWarnings(t *testing.T) {
+	model, dir := testfiles.WalkerGLTF(t, true), t.TempDir()
+	id := func(v uint32) *uint32 { return &v }
+	for i, c := range []struct {
+		set  Settings
+		want []string
+	}{
+		{Settings{SpeciesID: id(3)}, []string{"reads BPAT v2 only and refuses this v1 file (\"unsupported version\"): bake with Settings.Version 2"}},
+		{Settings{SpeciesID: id(9), Version: 2}, []string{"refuses id 9 (\"unknown species_id\"): pass Settings.SpeciesID 0-5"}},
+		{Settings{SpeciesID: id(3), Version: 2}, nil},
+		{Settings{SpeciesID: id(9)}, nil},
+	} {
+		m, err := Load(model, c.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := m.WriteFiles(filepath.Join(dir, strconv.Itoa(i)+".bpat"), Output{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Warnings) != len(c.want) {
+			t.Errorf("%d: warnings %q, want %d", i, w.Warnings, len(c.want))
+			continue
+		}
+		for k, want := range c.want {
+			if !strings.Contains(w.Warnings[k], want) {
+				t.Errorf("%d: warning %q, want it to say %q", i, w.Warnings[k], want)
+			}
+		}
 	}
 }
