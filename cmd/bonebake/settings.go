@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
+	"sync"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpsm"
@@ -49,14 +51,21 @@ var settingFlags = map[string]string{
 
 // settingRef is how the libraries' prose (notes, hints, errors) names a
 // setting: Settings.MaxBones, SnapshotSettings.Mesh, Options.Up, Job.MaxBytes,
-// gltfbake.Settings.ClipFiles from a package below gltfbake.
-var settingRef = regexp.MustCompile(`\b(?:[a-z]+\.)?(Snapshot)?(?:Settings|Options|Job)\.([A-Z][A-Za-z]*)`)
+// gltfbake.Settings.ClipFiles from a package below gltfbake. It is compiled on
+// first use: most prose names no setting (see flagWords).
+var settingRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:[a-z]+\.)?(Snapshot)?(?:Settings|Options|Job)\.([A-Z][A-Za-z]*)`)
+})
 
 // flagWords words the library's prose for the command line: each setting it
 // names becomes its flag (Settings.MaxBones → --max-bones).
 func flagWords(s string) string {
-	return settingRef.ReplaceAllStringFunc(s, func(ref string) string {
-		m := settingRef.FindStringSubmatch(ref)
+	if !strings.Contains(s, "Settings.") && !strings.Contains(s, "Options.") && !strings.Contains(s, "Job.") {
+		return s // settingRef cannot match
+	}
+	re := settingRef()
+	return re.ReplaceAllStringFunc(s, func(ref string) string {
+		m := re.FindStringSubmatch(ref)
 		if flag, ok := settingFlags[m[1]+m[2]]; ok {
 			return "--" + flag
 		}

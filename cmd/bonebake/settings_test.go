@@ -73,7 +73,7 @@ func TestLibraryProseNamesFlags(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, lit := range literal.FindAllString(string(b), -1) {
-			for _, ref := range settingRef.FindAllString(lit, -1) {
+			for _, ref := range settingRef().FindAllString(lit, -1) {
 				refs++
 				if flagWords(ref) == ref {
 					t.Errorf("%s: %s has no flag in settingFlags", f, ref)

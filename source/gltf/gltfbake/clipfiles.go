@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bonebake/bonebake/anim"
 	"github.com/bonebake/bonebake/rig"
@@ -101,12 +102,15 @@ func AddClipFiles(m *gltf.Model, files []string, s ClipFilesSettings) (notes []s
 // genericNames are the names exporters give an animation nobody named: Mixamo's
 // "mixamo.com", FBX's "Take 001", Blender's "Armature|<action>" (the armature
 // object's name before the action's), and "animation_<N>" as Load names an
-// unnamed one.
-var genericNames = regexp.MustCompile(`^(?i:mixamo\.com|(default )?take ?\d*|armature\|.*|animation_?\d+)$`)
+// unnamed one. Compiled on first use: only clip files need it, and compiling it
+// at start-up cost every command of the binary.
+var genericNames = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i:mixamo\.com|(default )?take ?\d*|armature\|.*|animation_?\d+)$`)
+})
 
 // genericClipName reports whether an animation's name says nothing of it.
 func genericClipName(name string) bool {
-	return strings.TrimSpace(name) == "" || genericNames.MatchString(strings.TrimSpace(name))
+	return strings.TrimSpace(name) == "" || genericNames().MatchString(strings.TrimSpace(name))
 }
 
 // bound is a clip file put on a character: its animations on the character's
