@@ -22,33 +22,14 @@ import (
 
 func newBakeCmd() *cobra.Command {
 	var (
-		out       string
-		fps       float64
-		speciesID uint32
-		oneShot   []string
-		sockets   []string
-		manifest  string
-		skin      int
-		only      []string
-		force     bool
-		verbose   bool
-		leadIn    bool
-		scale     float64
-		deforming bool
-		maxBones  int
-		filesRoot string
-		motFlags  motBakeFlags
-		pkg       string
-		version   uint32
-		feet      []string
-		rootBone  string
-		inPlace   bool
-		snap      bool
-		snapSet   gltfbake.SnapshotSettings
-		snapBig   bool
-		clipFiles []string
-		retarget  bool
-		up        string
+		set                    gltfbake.Settings // the flags of a model's settings set it
+		snapSet                gltfbake.SnapshotSettings
+		out, manifest, pkg     string
+		speciesID              uint32
+		scale                  float64
+		sockets, only          []string
+		verbose, snap, snapBig bool
+		motFlags               motBakeFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "bake [MODEL.gltf|MODEL.glb|MODEL.fbx|MOTION.bvh -o OUT.bpat | MODEL... -o DIR] [flags]",
@@ -119,7 +100,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				}
 				// The model is the first argument; the shell's expansion of
 				// --clips anims/*.glb leaves the other files as arguments.
-				clipFiles, a = append(clipFiles, a[1:]...), a[:1]
+				set.ClipFiles, a = append(set.ClipFiles, a[1:]...), a[:1]
 			}
 			if motFlags.active(flags) {
 				if f := changed(flags, "clips", "retarget", "up"); f != "" {
@@ -131,19 +112,19 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if len(a) > 1 {
 					return usagef("--mot bakes one rig; got %d models", len(a))
 				}
-				return motFlags.run(cmd, a, out, fps)
+				return motFlags.run(cmd, a, out, set.FPS)
 			}
 			snapFlags := []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
 			if len(a) == 0 {
 				if flags.Changed("bpat-version") {
-					if err := bake.CheckVersion(version); err != nil {
+					if err := bake.CheckVersion(set.Version); err != nil {
 						return usagef("--bpat-version %v", err)
 					}
 				}
 				if f := changed(flags, snapFlags...); f != "" {
 					return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
 				}
-				if version == 1 {
+				if set.Version == 1 {
 					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
 				if f := changed(flags, "fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "clips", "retarget", "up"); f != "" {
@@ -160,8 +141,6 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if f := changed(flags, snapFlags[1:]...); f != "" && !snap {
 				return usagef("--%s needs --snapshot", f)
 			}
-			set := gltfbake.Settings{OneShot: oneShot, Skin: skin, KeepLeadIn: leadIn, DeformingOnly: deforming, Version: version, FPS: fps, MaxBones: maxBones, Up: up,
-				FilesRoot: filesRoot, NoLimits: force, Feet: feet, RootBone: rootBone, InPlace: inPlace, ClipFiles: clipFiles, Retarget: retarget}
 			if flags.Changed("species-id") {
 				set.SpeciesID = &speciesID
 			}
@@ -171,7 +150,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if err := cmp.Or(set.Check(givenSettings(flags)), snapSet.Check(givenSettings(flags))); err != nil {
 				return libError(err)
 			}
-			for _, f := range slices.Concat([]string{snapSet.Mesh}, clipFiles) {
+			for _, f := range slices.Concat([]string{snapSet.Mesh}, set.ClipFiles) {
 				if f == "" {
 					continue
 				}
@@ -180,7 +159,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				}
 			}
 			if flags.Changed("up") {
-				if err := checkUpUsed(up, append(append([]string(nil), a...), clipFiles...), manifest != ""); err != nil {
+				if err := checkUpUsed(set.Up, append(append([]string(nil), a...), set.ClipFiles...), manifest != ""); err != nil {
 					return err
 				}
 			}
@@ -220,27 +199,27 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl := cmd.Flags()
 	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default assets/creatures)")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
-	fl.Float64Var(&fps, "fps", 0, fmt.Sprintf("frames per second for every clip (default: %d for a model, %d for --mot, the motions' own rate)", gltfbake.DefaultFPS, motsrc.FPS))
+	fl.Float64Var(&set.FPS, "fps", 0, fmt.Sprintf("frames per second for every clip (default: %d for a model, %d for --mot, the motions' own rate)", gltfbake.DefaultFPS, motsrc.FPS))
 	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (default: the first id not built in; readers accept ids beyond 0-5 with --species)")
-	fl.StringSliceVar(&oneShot, "one-shot", nil, "clips that play once instead of looping (comma-separated names)")
+	fl.StringSliceVar(&set.OneShot, "one-shot", nil, "clips that play once instead of looping (comma-separated names)")
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")
 	fl.StringVar(&manifest, "manifest", "", "YAML manifest with per-clip settings")
-	fl.IntVar(&skin, "skin", 0, "which skin of the model to bake")
-	fl.BoolVar(&force, "force", false, fmt.Sprintf("write a file larger than %s, and read a model that decodes to more than %d× its size (a bake's %d frames in all stay its bound)", bytesText(bake.DefaultMaxBytes), gltf.MemoryPerFileByte, bake.MaxFrames))
-	fl.StringVar(&filesRoot, "files-root", "", "the folder a model's external buffers and images may come from (default: the model's own folder)")
+	fl.IntVar(&set.Skin, "skin", 0, "which skin of the model to bake")
+	fl.BoolVar(&set.NoLimits, "force", false, fmt.Sprintf("write a file larger than %s, and read a model that decodes to more than %d× its size (a bake's %d frames in all stay its bound)", bytesText(bake.DefaultMaxBytes), gltf.MemoryPerFileByte, bake.MaxFrames))
+	fl.StringVar(&set.FilesRoot, "files-root", "", "the folder a model's external buffers and images may come from (default: the model's own folder)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
-	fl.BoolVar(&leadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
+	fl.BoolVar(&set.KeepLeadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
-	fl.BoolVar(&deforming, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
-	fl.IntVar(&maxBones, "max-bones", 0, "the most bones to keep, 1-64 (default 64, BPAT's limit): a skin with more joints drops those no vertex is weighted to, then merges its least important leaf joints into their parents and prints the worst vertex deviation")
-	fl.StringSliceVar(&feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")
-	fl.StringVar(&rootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
-	fl.BoolVar(&inPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
-	fl.StringSliceVar(&clipFiles, "clips", nil, "glTF or BVH files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
-	fl.StringVar(&up, "up", "", "a BVH file's up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from its skeleton, docs/formats/bvh.md §4)")
-	fl.BoolVar(&retarget, "retarget", false, "take only rotations from --clips files whose skeleton differs: offsets stay the model's, hips travel scaled by hip height")
+	fl.BoolVar(&set.DeformingOnly, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
+	fl.IntVar(&set.MaxBones, "max-bones", 0, "the most bones to keep, 1-64 (default 64, BPAT's limit): a skin with more joints drops those no vertex is weighted to, then merges its least important leaf joints into their parents and prints the worst vertex deviation")
+	fl.StringSliceVar(&set.Feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")
+	fl.StringVar(&set.RootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
+	fl.BoolVar(&set.InPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
+	fl.StringSliceVar(&set.ClipFiles, "clips", nil, "glTF or BVH files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
+	fl.StringVar(&set.Up, "up", "", "a BVH file's up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from its skeleton, docs/formats/bvh.md §4)")
+	fl.BoolVar(&set.Retarget, "retarget", false, "take only rotations from --clips files whose skeleton differs: offsets stay the model's, hips travel scaled by hip height")
 	motFlags.add(fl)
-	fl.Uint32Var(&version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
+	fl.Uint32Var(&set.Version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")
 	fl.BoolVar(&snap, "snapshot", false, "also write NAME_minimal.bpsm next to the BPAT: a far-LOD mesh skinned at every frame (docs/formats/bpsm.md §7)")
 	fl.IntVar(&snapSet.Triangles, "snapshot-triangles", 0, fmt.Sprintf("triangle budget the model's mesh is simplified to for the snapshot (default: the manifest's snapshot_triangles, else %d)", gltfbake.DefaultSnapshotTriangles))
 	fl.StringVar(&snapSet.Mesh, "snapshot-mesh", "", "a glTF model whose skinned mesh is the snapshot's, bound to this model's skeleton by joint names (instead of simplifying)")
