@@ -22,9 +22,12 @@ type gameLoop struct {
 	f      *Combat
 	home   []float32
 	dead   []float32 // seconds lying dead
+	fallen []int32   // units a hit killed that have not stood up again (api=crowd)
 	upload bytes.Buffer
 	props  []registry.Mat34
 	landed int
+	// stoodUp counts the units that stood up again.
+	stoodUp int
 	// lowLevel plays the same game through the calls a game had before the
 	// API of issue 29: swings wired by hand (Select, Contact, Melee.Start and
 	// Step), the instances' bytes through unsafe, sockets put in the world by
@@ -62,26 +65,31 @@ func newGameLoop(reg *registry.Registry, n int) *gameLoop {
 
 func (g *gameLoop) frame(dt float32) {
 	c, m, w := g.c, g.f.Melee, &g.f.World
-	for i := range c.Species {
-		if w.HP[i] <= 0 {
+	// The slices in locals, as a game keeps them: the stores below would
+	// otherwise make the compiler load each slice again for every unit.
+	hp, target, x, reach, speed, flags := w.HP, w.Target, w.X, m.Reach, c.Speed, c.Flags
+	n := len(c.Species)
+	hp, target, x, reach, speed, flags = hp[:n], target[:n], x[:n], reach[:n], speed[:n], flags[:n]
+	for i := range n {
+		if hp[i] <= 0 {
 			continue
 		}
-		tg := w.Target[i]
-		dx := w.X[tg] - w.X[i]
+		tg := target[i]
+		dx := x[tg] - x[i]
 		d := float32(math.Abs(float64(dx)))
-		c.Speed[i] = 0
-		c.Flags[i] &^= unit.Running
-		if w.HP[tg] <= 0 {
+		speed[i] = 0
+		flags[i] &^= unit.Running
+		if hp[tg] <= 0 {
 			continue
 		}
-		if d > m.Reach[i] {
+		if d > reach[i] {
 			sp := float32(1.4)
 			if d > 5 {
 				sp = 3.8
-				c.Flags[i] |= unit.Running
+				flags[i] |= unit.Running
 			}
-			w.X[i] += float32(math.Copysign(float64(min(sp*dt, d-m.Reach[i]*.8)), float64(dx)))
-			c.Speed[i] = sp
+			x[i] += float32(math.Copysign(float64(min(sp*dt, d-reach[i]*.8)), float64(dx)))
+			speed[i] = sp
 			continue
 		}
 		if m.Swinging(i) {
@@ -94,7 +102,7 @@ func (g *gameLoop) frame(dt float32) {
 		if !m.Ready(i) {
 			continue
 		}
-		c.Flags[i] |= unit.Attacking // as Combat.Attack: InMelee is the game's to set
+		flags[i] |= unit.Attacking // as Combat.Attack: InMelee is the game's to set
 		_, clip := c.Select(g.reg, i)
 		contact := float32(registry.DefaultContact)
 		if s := g.reg.Species(c.Species[i]); s != nil {
@@ -116,22 +124,35 @@ func (g *gameLoop) frame(dt float32) {
 				c.Flags[i] = f &^ unit.Attacking
 			}
 		}
+		// Deaths: without Combat, a pass over the units turns a death that has
+		// played Dead.
+		for i, f := range c.Flags {
+			switch {
+			case f&unit.Dying != 0 && c.State[i] == unit.StateDie && c.Phase[i] >= 1:
+				c.Flags[i] = unit.Dead
+			case f&unit.Dead != 0:
+				g.standUp(i, dt)
+			}
+		}
 	} else {
 		for _, e := range g.f.Step(dt) {
 			if e.Kind == combat.EventHit {
 				g.landed++
+				if e.Killed { // Dying now, and Dead (Combat's doing) once its death has played
+					g.fallen = append(g.fallen, e.Target)
+				}
 			}
 		}
-	}
-	for i, f := range c.Flags {
-		switch {
-		case f&unit.Dying != 0 && c.State[i] == unit.StateDie && c.Phase[i] >= 1:
-			c.Flags[i] = unit.Dead
-		case f&unit.Dead != 0:
-			if g.dead[i] += dt; g.dead[i] > 1 { // stand up again at home
-				g.dead[i], c.Flags[i], w.HP[i], w.X[i] = 0, 0, 100, g.home[i]
+		// The units that fell and lie dead stand up again: the game keeps them
+		// in a list from the hits that killed them, as a game would, rather
+		// than look at every unit's flags.
+		keep := g.fallen[:0]
+		for _, i := range g.fallen {
+			if f := c.Flags[i]; f&unit.Dead != 0 && !g.standUp(int(i), dt) || f&unit.Dying != 0 {
+				keep = append(keep, i)
 			}
 		}
+		g.fallen = keep
 	}
 	if err := c.Animate(g.reg, dt); err != nil {
 		panic(err)
@@ -154,6 +175,17 @@ func (g *gameLoop) frame(dt float32) {
 		}
 		g.props[i], _ = c.WorldSocket(g.reg, i, hand, w.X[i], 0, w.Z[i], heading)
 	}
+}
+
+// standUp counts the seconds dead unit i has lain, and after one second stands
+// it up again at home with full HP; it reports whether it did.
+func (g *gameLoop) standUp(i int, dt float32) bool {
+	if g.dead[i] += dt; g.dead[i] <= 1 {
+		return false
+	}
+	g.dead[i], g.c.Flags[i], g.f.World.HP[i], g.f.World.X[i] = 0, 0, 100, g.home[i]
+	g.stoodUp++
+	return true
 }
 
 // socketsByHand is the low-level game's prop: the model-space socket rotated by
@@ -214,24 +246,35 @@ func BenchmarkGameLoop(b *testing.B) {
 	}
 }
 
-// The game loop fights: hits land, units die and stand up again.
+// The game loop fights: hits land, units die and stand up again; and the game
+// written with the crowd API plays the same game as the one written with the
+// low-level calls: as many hits, unit-frames dying, clip changes and units
+// standing up again, each of them a frame later in the low-level game (Combat
+// turns a played death Dead as its Step begins, the low-level game in its pass
+// after Melee.Step), so that its units are alive for one frame fewer each.
 func TestGameLoop(t *testing.T) {
 	r := testRegistry(t)
-	for _, low := range []bool{false, true} {
+	var hits, died, changes, alive, stood [2]int
+	for k, low := range []bool{false, true} {
 		g := newGameLoop(r, 1000)
 		g.lowLevel = low
-		died := 0
 		for range 600 {
 			g.frame(1.0 / 60)
-			for _, f := range g.c.Flags {
+			for i, f := range g.c.Flags {
 				if f&unit.Dying != 0 {
-					died++
+					died[k]++
+				}
+				if g.f.World.HP[i] > 0 {
+					alive[k]++
 				}
 			}
 		}
-		if g.landed == 0 || died == 0 {
-			t.Fatalf("low-level %v: %d hits landed, %d unit-frames dying", low, g.landed, died)
-		}
-		t.Logf("low-level %v: %d hits landed, %d unit-frames dying, %d clip changes", low, g.landed, died, g.c.Transitions)
+		hits[k], changes[k], stood[k] = g.landed, int(g.c.Transitions), g.stoodUp
 	}
+	if hits[0] == 0 || died[0] == 0 || hits != [2]int{hits[0], hits[0]} || died != [2]int{died[0], died[0]} || changes != [2]int{changes[0], changes[0]} ||
+		stood[0] == 0 || stood[1] != stood[0] || alive[0]-alive[1] != stood[0] {
+		t.Fatalf("crowd API, low-level: %v hits landed, %v unit-frames dying, %v clip changes, %v stood up, %v unit-frames alive",
+			hits, died, changes, stood, alive)
+	}
+	t.Logf("%d hits landed, %d unit-frames dying, %d clip changes, %d stood up", hits[0], died[0], changes[0], stood[0])
 }
