@@ -90,8 +90,11 @@ type Clip struct {
 	// docs/formats/gait.md §4). Cycle is the seconds one pass lasts in the game
 	// (0: the clip's duration); GroundSpeed, when > 0, is the clip's ground speed
 	// in m/s as given, not measured. None of them changes the BPAT file's bytes
-	// but InPlace; they go into the gait sidecar.
+	// but InPlace and PlantFeet; they go into the gait sidecar. PlantFeet locks
+	// the feet to the ground while they stand (the glTF adapter's plant_feet,
+	// docs/formats/gait.md §7).
 	InPlace     bool
+	PlantFeet   bool
 	Cycle       float64
 	GroundSpeed float64
 }

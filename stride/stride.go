@@ -362,32 +362,12 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 		res.Reason = fmt.Sprintf("the clip lasts %.3g s, too short for a stride: a pose, not locomotion", dur)
 		return res
 	}
-	sk := r.Skeleton
 	n := samples(dur)
 	dt := dur / float64(n)
-	local := sk.RestPose()
-	global := make([]rig.Mat4, sk.Len())
-	// pos[k][b]: model-space position of bone b at sample k, k = 0..n.
-	track := append([]int{r.Root}, r.Feet...)
 	chain := r.chain()
-	for _, b := range chain {
-		if !slices.Contains(track, b) {
-			track = append(track, b)
-		}
-	}
-	pos := make([][]rig.Vec3, n+1)
-	placed := sk.Chain(track) // the tracked bones and their ancestors only
-	for k := 0; k <= n; k++ {
-		s.Sample(start+float64(k)*dt, local)
-		sk.ModelSpaceOf(local, global, placed)
-		pos[k] = make([]rig.Vec3, len(track))
-		for i, b := range track {
-			pos[k][i] = global[b].Translation()
-		}
-	}
+	pos, track := r.track(s, start, dt, n, chain)
 	H := r.Height
 	minSpeed := MinSpeed * H
-	horiz := func(v rig.Vec3) rig.Vec3 { return rig.Vec3{v[0], 0, v[2]} }
 
 	// Root motion: the root's displacement over the clip.
 	d := horiz(pos[n][0].Sub(pos[0][0]))
@@ -486,6 +466,34 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 	return res
 }
 
+func horiz(v rig.Vec3) rig.Vec3 { return rig.Vec3{v[0], 0, v[2]} }
+
+// track samples s at n+1 times dt apart from start: pos[k][i] is the
+// model-space position of bone track[i] at sample k, where track is the root,
+// the feet, then the bones of chain that are neither.
+func (r *Rig) track(s Sampler, start, dt float64, n int, chain []int) (pos [][]rig.Vec3, track []int) {
+	sk := r.Skeleton
+	local := sk.RestPose()
+	global := make([]rig.Mat4, sk.Len())
+	track = append([]int{r.Root}, r.Feet...)
+	for _, b := range chain {
+		if !slices.Contains(track, b) {
+			track = append(track, b)
+		}
+	}
+	pos = make([][]rig.Vec3, n+1)
+	placed := sk.Chain(track) // the tracked bones and their ancestors only
+	for k := 0; k <= n; k++ {
+		s.Sample(start+float64(k)*dt, local)
+		sk.ModelSpaceOf(local, global, placed)
+		pos[k] = make([]rig.Vec3, len(track))
+		for i, b := range track {
+			pos[k][i] = global[b].Translation()
+		}
+	}
+	return pos, track
+}
+
 // chain returns the bones from the root's topmost ancestor down to the root.
 func (r *Rig) chain() []int {
 	var c []int
@@ -519,49 +527,12 @@ type feetResult struct {
 // what 1 − confidence counts in quarters (SlipPerConfidence).
 func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) feetResult {
 	n := len(pos) - 1
-	H := r.Height
 	nf := len(r.Feet)
 	var f feetResult
 	if nf == 0 || n < 2 {
 		return f
 	}
-	at := func(k, i int) rig.Vec3 { // the foot in the frame moving with the root
-		return pos[k][1+i].Sub(travel.Scale(float64(k) * dt))
-	}
-	// vel[i][k]: foot i's horizontal velocity at sample k (central differences,
-	// wrapping around a loop); low[i][k]: it is in its lowest band there.
-	vel := make([][]rig.Vec3, nf)
-	low := make([][]bool, nf)
-	wide := make([][]bool, nf) // a band half as high again: the confidence is read with both
-	var sum rig.Vec3
-	for i := range r.Feet {
-		ymin, ymax := math.Inf(1), math.Inf(-1)
-		for k := 0; k <= n; k++ {
-			y := pos[k][1+i][1]
-			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
-		}
-		band := ymin + math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
-		vel[i], low[i], wide[i] = make([]rig.Vec3, n), make([]bool, n), make([]bool, n)
-		wband := ymin + 1.5*math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
-		for k := 0; k < n; k++ {
-			var pa rig.Vec3
-			span := 2 * dt
-			switch {
-			case k > 0:
-				pa = at(k-1, i)
-			case loops: // the sample before the start is the one before the end, a pass back
-				pa = at(n-1, i).Sub(at(n, i).Sub(at(0, i)))
-			default:
-				pa, span = at(0, i), dt
-			}
-			v := at(k+1, i).Sub(pa).Scale(1 / span)
-			vel[i][k] = rig.Vec3{v[0], 0, v[2]}
-			wide[i][k] = pos[k][1+i][1] <= wband
-			if low[i][k] = pos[k][1+i][1] <= band; low[i][k] {
-				sum = sum.Add(vel[i][k])
-			}
-		}
-	}
+	vel, low, wide, sum := r.footMotion(pos, dt, loops, travel)
 	for k := 0; k < n; k++ {
 		for i := range r.Feet {
 			if low[i][k] {
@@ -634,6 +605,52 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	f.speed, f.planted, f.why = best.v, best.planted, best.why
 	f.conf = clamp01(1 - best.slip/SlipPerConfidence)
 	return f
+}
+
+// footMotion reads the feet's motion from pos (as measureFeet takes it) in the
+// frame moving with the root's mean velocity travel: vel[i][k] is foot i's
+// horizontal velocity at sample k (central differences, wrapping around a
+// loop), low[i][k] says it is in its lowest band there and wide[i][k] in a band
+// half as high again; sum adds up the low samples' velocities (backwards).
+func (r *Rig) footMotion(pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) (vel [][]rig.Vec3, low, wide [][]bool, sum rig.Vec3) {
+	n := len(pos) - 1
+	H := r.Height
+	nf := len(r.Feet)
+	at := func(k, i int) rig.Vec3 { // the foot in the frame moving with the root
+		return pos[k][1+i].Sub(travel.Scale(float64(k) * dt))
+	}
+	vel = make([][]rig.Vec3, nf)
+	low = make([][]bool, nf)
+	wide = make([][]bool, nf) // the confidence is read with both
+	for i := range r.Feet {
+		ymin, ymax := math.Inf(1), math.Inf(-1)
+		for k := 0; k <= n; k++ {
+			y := pos[k][1+i][1]
+			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+		}
+		band := ymin + math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
+		vel[i], low[i], wide[i] = make([]rig.Vec3, n), make([]bool, n), make([]bool, n)
+		wband := ymin + 1.5*math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
+		for k := 0; k < n; k++ {
+			var pa rig.Vec3
+			span := 2 * dt
+			switch {
+			case k > 0:
+				pa = at(k-1, i)
+			case loops: // the sample before the start is the one before the end, a pass back
+				pa = at(n-1, i).Sub(at(n, i).Sub(at(0, i)))
+			default:
+				pa, span = at(0, i), dt
+			}
+			v := at(k+1, i).Sub(pa).Scale(1 / span)
+			vel[i][k] = rig.Vec3{v[0], 0, v[2]}
+			wide[i][k] = pos[k][1+i][1] <= wband
+			if low[i][k] = pos[k][1+i][1] <= band; low[i][k] {
+				sum = sum.Add(vel[i][k])
+			}
+		}
+	}
+	return vel, low, wide, sum
 }
 
 // slipSteps is how many speeds between the slowest and the fastest foot's own

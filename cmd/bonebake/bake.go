@@ -85,6 +85,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
   bonebake bake --out build/creatures --species horse,humanoid_sword
   bonebake bake Fox.glb -o fox.bpat --fps 60 --one-shot Survey
   bonebake bake hero.gltf -o hero.bpat --socket hand_r=RightHand@0,0.1,0
+  bonebake bake Fox.glb --scale 0.01 --plant-feet -o fox.bpat
   bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml
   bonebake bake characters/*.glb -o baked/ --fps 60
   bonebake bake ybot.glb --clips walking.glb flair.glb -o ybot.bpat
@@ -103,7 +104,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				set.ClipFiles, a = append(set.ClipFiles, a[1:]...), a[:1]
 			}
 			if motFlags.active(flags) {
-				if f := changed(flags, "clips", "retarget", "up"); f != "" {
+				if f := changed(flags, "clips", "retarget", "up", "plant-feet"); f != "" {
 					return usagef("--%s applies to a glTF model's bake, not to --mot", f)
 				}
 				if flags.Changed("bpat-version") {
@@ -127,7 +128,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				if set.Version == 1 {
 					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
-				if f := changed(flags, "fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "clips", "retarget", "up"); f != "" {
+				if f := changed(flags, "fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "plant-feet", "clips", "retarget", "up"); f != "" {
 					return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 				}
 				return bakeBuiltins(cmd, out, pkg, only, verbose)
@@ -215,6 +216,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringSliceVar(&set.Feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")
 	fl.StringVar(&set.RootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
 	fl.BoolVar(&set.InPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
+	fl.BoolVar(&set.PlantFeet, "plant-feet", false, "lock each clip's feet to the ground while they stand, at its ground speed, by bending the legs: the bake then differs from the source animation (docs/formats/gait.md §7)")
 	fl.StringSliceVar(&set.ClipFiles, "clips", nil, "glTF or BVH files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
 	fl.StringVar(&set.Up, "up", "", "a BVH file's up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from its skeleton, docs/formats/bvh.md §4)")
 	fl.BoolVar(&set.Retarget, "retarget", false, "take only rotations from --clips files whose skeleton differs: offsets stay the model's, hips travel scaled by hip height")

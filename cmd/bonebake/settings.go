@@ -33,6 +33,7 @@ var settingFlags = map[string]string{
 	"DeformingOnly":     "deforming-only",
 	"Feet":              "feet",
 	"RootBone":          "root-bone",
+	"PlantFeet":         "plant-feet",
 	"Up":                "up",
 	"BoneMap":           "bone-map",
 	"RotationOrder":     "rotation-order",

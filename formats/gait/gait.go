@@ -77,6 +77,10 @@ type Clip struct {
 	// InPlace says the root's horizontal travel was removed from the baked clip
 	// (bake --in-place); the speed is the travel's.
 	InPlace bool `json:"in_place,omitempty"`
+	// Planted says the clip's feet were locked to the ground at bake time
+	// (bake --plant-feet): the baked clip differs from the source animation,
+	// and the measurement is the planted clip's.
+	Planted bool `json:"planted,omitempty"`
 }
 
 // Gait returns a clip's cycle (s) and ground speed (m/s, 0 for a clip played in

@@ -19,6 +19,50 @@ func (m *Model) measure(i int) stride.Result {
 	return m.gaitRig.Measure(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops)
 }
 
+// plantFeet locks the feet of every clip that asks (Clip.PlantFeet) to the
+// ground while they stand, at the clip's ground speed (the manifest's, or the
+// one measured: docs/formats/gait.md §7); Gaits then measures the planted
+// clip. It returns what the user should be told: the feet that cannot reach
+// where they are planted, or have no leg to bend.
+func (m *Model) plantFeet() []string {
+	j := m.Job
+	var notes []string
+	for i := range j.Clips {
+		c := &j.Clips[i]
+		if !c.PlantFeet {
+			continue
+		}
+		res := m.measure(i)
+		start, dur := j.Span(c)
+		speed := 0.0 // per second of the clip's own time
+		if c.GroundSpeed > 0 {
+			cycle := c.Cycle
+			if !(cycle > 0) {
+				cycle = dur
+			}
+			speed = c.GroundSpeed * cycle / dur
+		}
+		mo := j.Motions[c.Motion]
+		plan := m.gaitRig.Plan(mo.NewSampler(), start, dur, c.Loops, res, speed)
+		if plan == nil {
+			continue
+		}
+		if m.planted == nil {
+			m.planted = map[int]bool{}
+		}
+		m.planted[i] = true
+		for _, n := range plan.Notes {
+			notes = append(notes, fmt.Sprintf("plant feet: clip %s: %s", c.Name, n))
+		}
+		// A motion of its own: another clip may bake the same animation as it is.
+		inner := mo.NewSampler
+		mo.NewSampler = func() bake.Sampler { return plan.Sampler(inner()) }
+		j.Motions = append(j.Motions, mo)
+		c.Motion = len(j.Motions) - 1
+	}
+	return notes
+}
+
 // removeTravel takes the root's horizontal travel out of every clip that asks
 // (Clip.InPlace), keeping what was measured before; it returns a note naming
 // the clips that asked but had no root motion, or "".
@@ -70,7 +114,7 @@ func (m *Model) Gaits(bpatPath string) *gait.File {
 			res = m.measure(i)
 		}
 		gc := gait.Clip{Name: c.Name, Cycle: round(res.Cycle), Status: string(res.Status), Method: string(res.Method),
-			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0}
+			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0, Planted: m.planted[i]}
 		if !(gc.Cycle > 0) { // a one-frame clip: the runtime's fallback
 			gc.Cycle = 1 / c.FPS
 		}
@@ -121,6 +165,12 @@ func GaitLine(c gait.Clip) string {
 	}
 	if c.InPlace {
 		b.WriteString("; root travel removed")
+	}
+	switch {
+	case c.Planted:
+		b.WriteString("; feet locked to the ground")
+	case c.Status != string(stride.StatusNoTravel) && c.Confidence < stride.Trusted && c.GroundSpeedSource != gait.SourceManifest:
+		b.WriteString("; Settings.PlantFeet locks them to the ground") // the feet slide: §7
 	}
 	return b.String()
 }

@@ -53,8 +53,10 @@ type Manifest struct {
 	// empty: found by name and hierarchy.
 	Feet     []string `yaml:"feet"`
 	RootBone string   `yaml:"root_bone"`
-	// InPlace is the default of the clips' in_place.
-	InPlace bool `yaml:"in_place"`
+	// InPlace is the default of the clips' in_place, PlantFeet of their
+	// plant_feet.
+	InPlace   bool `yaml:"in_place"`
+	PlantFeet bool `yaml:"plant_feet"`
 	// SnapshotTriangles is the triangle budget of the far-LOD snapshot mesh
 	// that bake --snapshot simplifies the model's mesh to (0: the default,
 	// DefaultSnapshotTriangles); --snapshot-triangles overrides it.
@@ -98,6 +100,9 @@ type ManifestClip struct {
 	// InPlace removes the root's horizontal travel from the clip and keeps its
 	// measured speed (docs/formats/gait.md §4); nil: the manifest's in_place.
 	InPlace *bool `yaml:"in_place"`
+	// PlantFeet locks the clip's feet to the ground while they stand
+	// (docs/formats/gait.md §7); nil: the manifest's plant_feet.
+	PlantFeet *bool `yaml:"plant_feet"`
 	// Cycle is the seconds one pass lasts in the game (0: the clip's duration),
 	// and GroundSpeed the m/s that overrides the measured speed (0: measured).
 	Cycle       float64 `yaml:"cycle"`
@@ -325,9 +330,12 @@ func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*
 			return nil, fmt.Errorf("%s %q: no source animation %q (the source has: %s)", m.where("clip", i, m.clipLines), mc.Name, src, motionNames(motions))
 		}
 		c := bake.Clip{Name: mc.Name, Motion: mi, FPS: mc.FPS, Loops: loops, Start: motions[mi].Start, End: mc.End, Markers: bpat.NoMarkers(),
-			InPlace: m.InPlace, Cycle: mc.Cycle, GroundSpeed: mc.GroundSpeed}
+			InPlace: m.InPlace, PlantFeet: m.PlantFeet, Cycle: mc.Cycle, GroundSpeed: mc.GroundSpeed}
 		if mc.InPlace != nil {
 			c.InPlace = *mc.InPlace
+		}
+		if mc.PlantFeet != nil {
+			c.PlantFeet = *mc.PlantFeet
 		}
 		for _, v := range []struct {
 			key string

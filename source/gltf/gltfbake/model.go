@@ -64,6 +64,10 @@ type Settings struct {
 	Feet     []string
 	RootBone string
 	InPlace  bool
+	// PlantFeet locks every clip's feet to the ground while they stand, so
+	// that they do not slide at the clip's ground speed (§7): the bake then
+	// differs from the source animation.
+	PlantFeet bool
 	// NoLimits lifts the limits on what the model may make the loader allocate
 	// (gltf.MemoryPerFileByte times its size) and on the bake's size
 	// (DefaultMaxBytes): the command line's --force.
@@ -131,6 +135,7 @@ type Model struct {
 	// their travel was removed (in-place clips), by clip index.
 	gaitRig  *stride.Rig
 	measured map[int]stride.Result
+	planted  map[int]bool // the clips whose feet were locked (plantFeet)
 	// Skin and Scale are the skin read and the uniform scale applied (0: none),
 	// filesRoot the folder its external files may come from, and
 	// SnapshotTriangles the manifest's snapshot_triangles: what a far-LOD
@@ -210,6 +215,7 @@ func Load(path string, s Settings) (*Model, error) {
 		mf.RootBone = s.RootBone
 	}
 	mf.InPlace = mf.InPlace || s.InPlace
+	mf.PlantFeet = mf.PlantFeet || s.PlantFeet
 	if bvhScaled {
 		mf.Scale = 0 // applied by the BVH reader
 	}
@@ -308,6 +314,11 @@ func Load(path string, s Settings) (*Model, error) {
 			job.Clips[i].InPlace = true
 		}
 	}
+	if s.PlantFeet {
+		for i := range job.Clips {
+			job.Clips[i].PlantFeet = true
+		}
+	}
 	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes, Reduction: red,
 		Skin: s.Skin, Scale: scale, SnapshotTriangles: snapTris, filesRoot: s.FilesRoot}
 	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone})
@@ -318,6 +329,7 @@ func Load(path string, s Settings) (*Model, error) {
 		}
 		return nil, &bake.SettingError{Setting: setting, Err: fmt.Errorf("%s: %w", path, err)}
 	}
+	model.Notes = append(model.Notes, model.plantFeet()...)
 	if n := model.removeTravel(); n != "" {
 		model.Notes = append(model.Notes, n)
 	}

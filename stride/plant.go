@@ -1,0 +1,477 @@
+package stride
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/bonebake/bonebake/rig"
+)
+
+// Foot locking (docs/formats/gait.md §7): a hand-animated clip whose feet slide
+// at any one speed is changed so that they do not. With the unit travelling at
+// the clip's ground speed, each foot's contact (a run of samples in which it is
+// in its low band and moves slower over the ground than the unit) is pinned at
+// the place in the world where the foot stands at the contact's middle; the
+// leg's two bending joints are turned (rig's TwoBoneIK) so that the foot lies
+// there at every frame, its orientation kept as animated, and the pin is
+// blended in before the contact and out after it so that nothing pops.
+
+// Thresholds of foot locking.
+const (
+	// LegBone is the least length, as a fraction of H, of each of the two
+	// bones a leg bends (the thigh and the shin, or the shin and the
+	// metatarsus): a toe or a heel is shorter.
+	LegBone = 0.1
+	// PlantBlend is the longest a pin takes to blend in or out, as a fraction
+	// of the clip (never more than half the swing between two contacts).
+	PlantBlend = 0.1
+	// ShortOf is the least miss, as a fraction of H, of a foot that cannot
+	// reach its pin that Plan tells of (a straight leg asked for a millimetre
+	// more is not worth a note).
+	ShortOf = 0.005
+)
+
+// leg is a foot and the chain that moves it.
+type leg struct {
+	foot int // the bone pinned (one of Rig.Feet)
+	// end is the foot's joint that the leg places (the ankle: the foot
+	// itself or an ancestor), lower and upper the joints above it that bend;
+	// upper < 0: the foot hangs from the body (no leg bends to it) and is
+	// moved itself. shin: the foot hangs from the body beside a leg whose
+	// lower bone is a leaf ending at it (the three.js robot's): the foot is
+	// moved itself, and upper and lower bend to keep the leg's end on it.
+	end, lower, upper int
+	shin              bool
+	// bend is the side the knee bends to over the clip, a unit vector in the
+	// space of upper's parent: it steers a leg the animation holds straight.
+	bend rig.Vec3
+	off  []rig.Vec3 // the horizontal offset of the foot at each sample, 0..n
+}
+
+// Plan is a clip's feet locked to the ground: the offsets each foot is moved by
+// and the legs that move them. Sampler plays a motion with it.
+type Plan struct {
+	sk     *rig.Skeleton
+	height float64
+	legs   []leg
+	start  float64
+	dt     float64
+	n      int
+	// Locked counts the contacts pinned, all feet; Notes say which feet were
+	// left as animated (no leg to bend) and which cannot reach their pin.
+	Locked int
+	Notes  []string
+}
+
+// Plan pins the feet of the motion s (sampled from start for dur seconds, as
+// Measure samples it) while the unit travels at the clip's ground speed: the
+// root's travel for a root-motion clip (the pin stands still in model space),
+// else speed (per second of the clip's own time; 0: the planted feet's speed
+// res.FeetSpeed) along the direction the planted feet move back. It returns nil
+// when the clip has no speed or no foot has a contact to pin.
+func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed float64) *Plan {
+	if !(dur > 0) || len(r.Feet) == 0 || res.Status == StatusNoTravel {
+		return nil
+	}
+	p := &Plan{sk: r.Skeleton, height: r.Height}
+	var legs []leg
+	for _, f := range r.Feet {
+		lg, why := r.leg(f)
+		if why != "" {
+			p.Notes = append(p.Notes, why)
+		}
+		legs = append(legs, lg)
+	}
+	n := samples(dur)
+	dt := dur / float64(n)
+	p.start, p.dt, p.n = start, dt, n
+	pos, _ := r.track(s, start, dt, n, nil)
+	travel := horiz(pos[n][0].Sub(pos[0][0])).Scale(1 / dur)
+	vel, _, wide, sum := r.footMotion(pos, dt, loops, travel)
+	// The unit moves along −u at v; a foot still in the world moves along u at
+	// v in the frame moving with the root.
+	var u rig.Vec3
+	v := speed
+	switch {
+	case res.Method == MethodRootMotion:
+		// The root carries the unit: the world is the model's space.
+		v = travel.Len()
+		u = travel.Scale(-1 / v)
+	case sum.Len() > 0:
+		u = sum.Normalize()
+		if !(v > 0) {
+			v = res.FeetSpeed
+		}
+	}
+	if !(v > 0) || u == (rig.Vec3{}) {
+		return nil
+	}
+	world := func(K, j int) rig.Vec3 { // tracked bone j in the world at unwrapped sample K ≥ 0
+		k, pass := K%n, K/n
+		w := pos[k][j].Sub(travel.Scale(float64(k) * dt))
+		w = w.Add(pos[n][j].Sub(travel.Scale(float64(n) * dt)).Sub(pos[0][j]).Scale(float64(pass)))
+		return horiz(w.Sub(u.Scale(v * float64(K) * dt)))
+	}
+	for i, lg := range legs {
+		if lg.end < 0 {
+			continue
+		}
+		// The foot is on the ground while it is low (in the wider band) and
+		// moves slower over the ground than the unit (a toe scuffing forward
+		// in mid-swing is not).
+		stand := make([]bool, n)
+		for k := range n {
+			stand[k] = wide[i][k] && vel[i][k].Sub(u.Scale(v)).Len() < v
+		}
+		runs := contacts(stand, loops)
+		if len(runs) == 0 {
+			continue
+		}
+		lg.off = make([]rig.Vec3, n+1)
+		for c, run := range runs {
+			q, e := run[0], run[1] // samples q..e-1, unwrapped (e may pass n)
+			// The foot stands still where it is at the contact's middle.
+			pin := world((q+e-1)/2, 1+i)
+			for K := q; K < e; K++ {
+				lg.off[K%n] = pin.Sub(world(K, 1+i))
+			}
+			// Blend windows: up to PlantBlend of the clip, at most half the
+			// gap to the neighbouring contacts (around a loop).
+			prevEnd, nextStart := 0, n
+			if loops {
+				prev, next := runs[(c+len(runs)-1)%len(runs)], runs[(c+1)%len(runs)]
+				prevEnd, nextStart = prev[1], next[0]
+				if prevEnd > q {
+					prevEnd -= n
+				}
+				if nextStart < e {
+					nextStart += n
+				}
+			} else {
+				if c > 0 {
+					prevEnd = runs[c-1][1]
+				}
+				if c+1 < len(runs) {
+					nextStart = runs[c+1][0]
+				}
+			}
+			wMax := int(PlantBlend * float64(n))
+			in := min(wMax, (q-prevEnd)/2)
+			out := min(wMax, (nextStart-e)/2)
+			if !loops {
+				in, out = min(in, q), min(out, n-e)
+			}
+			first, last := lg.off[q%n], lg.off[(e-1)%n]
+			for j := 1; j <= in; j++ {
+				lg.off[((q-j)%n+n)%n] = first.Scale(smooth(1 - float64(j)/float64(in+1)))
+			}
+			for j := 0; j < out; j++ {
+				lg.off[(e+j)%n] = last.Scale(smooth(1 - float64(j+1)/float64(out+1)))
+			}
+		}
+		if loops {
+			lg.off[n] = lg.off[0]
+		} else {
+			lg.off[n] = lg.off[n-1]
+		}
+		p.Locked += len(runs)
+		p.legs = append(p.legs, lg)
+	}
+	if len(p.legs) == 0 {
+		return nil
+	}
+	p.bends(s)
+	// Where a leg cannot reach its pin, the foot lies short of it: say how
+	// often (the frames of the plan's own samples).
+	pl := p.Sampler(s).(*planted)
+	pose := r.Skeleton.RestPose()
+	for k := 0; k <= n; k++ {
+		pl.Sample(start+float64(k)*dt, pose)
+	}
+	var short []string
+	for j, lg := range p.legs {
+		if c := pl.short[j]; c > 0 {
+			short = append(short, fmt.Sprintf("%s by up to %.2g·H in %.0f%% of the clip", r.Skeleton.Names[lg.foot], pl.miss[j]/r.Height, 100*float64(c)/float64(n+1)))
+		}
+	}
+	if len(short) > 0 {
+		p.Notes = append(p.Notes, "the leg is straightened toward a foot it cannot reach, which falls short there: "+strings.Join(short, ", "))
+	}
+	return p
+}
+
+// contacts returns the runs of true in stand lasting MinStance of the clip or
+// more, as [first, end) sample indices; a looping clip's are read from a sample
+// that is false, so that a run may wrap (end past len(stand)).
+func contacts(stand []bool, loops bool) [][2]int {
+	n := len(stand)
+	off := 0
+	if loops {
+		if off = slices.Index(stand, false); off < 0 {
+			return nil // never lifts: nothing to pin it against
+		}
+	}
+	var out [][2]int
+	for q := 0; q < n; {
+		if !stand[(off+q)%n] {
+			q++
+			continue
+		}
+		e := q
+		for e < n && stand[(off+e)%n] {
+			e++
+		}
+		if float64(e-q) >= MinStance*float64(n) {
+			out = append(out, [2]int{off + q, off + e})
+		}
+		q = e
+	}
+	// Unwrapped indices in [0, 2n): the first run may start past n when off
+	// is large; keep them ordered from the first.
+	for i := range out {
+		if out[i][0] >= n {
+			out[i][0], out[i][1] = out[i][0]-n, out[i][1]-n
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	return out
+}
+
+// smooth is the smoothstep of x in [0, 1]: its slope is 0 at both ends.
+func smooth(x float64) float64 { return x * x * (3 - 2*x) }
+
+// leg finds the chain that moves foot f: of the foot and its two ancestors, the
+// joint whose bone and whose parent's bone are longest (the shorter of the two
+// the longest: an ankle under a shin and a thigh, not a toe under a foot), both
+// at least LegBone·H, on the foot's own limb (the upper joint holds no other
+// foot). A foot that hangs from the body (its parent holds another foot) is
+// moved itself. It returns why when neither fits.
+func (r *Rig) leg(f int) (leg, string) {
+	sk := r.Skeleton
+	rest := sk.RestModelSpace()
+	bone := func(b int) float64 {
+		p := sk.Parents[b]
+		if p < 0 {
+			return 0
+		}
+		return rest[b].Translation().Sub(rest[p].Translation()).Len()
+	}
+	holdsOther := func(a int) bool {
+		for _, g := range r.Feet {
+			if g == f {
+				continue
+			}
+			for b := g; b >= 0; b = sk.Parents[b] {
+				if b == a {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	best := leg{foot: f, end: -1, upper: -1}
+	bestLen := LegBone * r.Height
+	for e, step := f, 0; e >= 0 && step < 3; e, step = sk.Parents[e], step+1 {
+		lo := sk.Parents[e]
+		if lo < 0 || sk.Parents[lo] < 0 || holdsOther(sk.Parents[lo]) {
+			break
+		}
+		if l := math.Min(bone(e), bone(lo)); l >= bestLen {
+			best.end, best.lower, best.upper, bestLen = e, lo, sk.Parents[lo], l
+		}
+	}
+	if best.end >= 0 {
+		return best, ""
+	}
+	if p := sk.Parents[f]; p >= 0 && holdsOther(p) {
+		best.end, best.lower = f, -1
+		// A leg beside it whose lower bone is a leaf (no joint at the ankle):
+		// the nearest such leaf to the foot at rest, its bone and its reach
+		// to the foot each LegBone·H or more, the shin no longer than twice
+		// the thigh.
+		parent := make([]bool, sk.Len())
+		for _, q := range sk.Parents {
+			if q >= 0 {
+				parent[q] = true
+			}
+		}
+		near := math.Inf(1)
+		for l := range sk.Len() {
+			up := sk.Parents[l]
+			if parent[l] || l == f || slices.Contains(r.Feet, l) || up < 0 || sk.Parents[up] < 0 || holdsOther(up) {
+				continue
+			}
+			thigh := bone(l)
+			shin := rest[f].Translation().Sub(rest[l].Translation()).Len()
+			if thigh >= LegBone*r.Height && shin >= LegBone*r.Height && shin <= 2*thigh && shin < near {
+				near, best.lower, best.upper, best.shin = shin, l, up, true
+			}
+		}
+		return best, ""
+	}
+	return best, fmt.Sprintf("foot %s: no two bones of its leg, each %.2g·H long or more, bend to it: left as animated", sk.Names[f], LegBone)
+}
+
+// Sampler returns s played with the plan's feet pinned. Like every sampler it
+// is for one goroutine; the bones it turns are put back as s left them before
+// s samples again, so that a bone s does not animate keeps no turn.
+func (p *Plan) Sampler(s Sampler) Sampler {
+	pl := &planted{Plan: p, inner: s, short: make([]int, len(p.legs)), miss: make([]float64, len(p.legs))}
+	var ends []int
+	for _, lg := range p.legs {
+		ends = append(ends, lg.end)
+		switch {
+		case lg.shin:
+			ends = append(ends, lg.lower)
+			pl.edits = append(pl.edits, lg.upper, lg.lower, lg.end)
+		case lg.upper >= 0:
+			pl.edits = append(pl.edits, lg.upper, lg.lower, lg.end)
+		default:
+			pl.edits = append(pl.edits, lg.end)
+		}
+	}
+	pl.placed = p.sk.Chain(ends)
+	pl.global = make([]rig.Mat4, p.sk.Len())
+	pl.saved = make([]rig.Transform, len(pl.edits))
+	pl.legSk = rig.Skeleton{Parents: []int{-1, 0, 1, 2}, Names: make([]string, 4), Rest: make([]rig.Transform, 4)}
+	return pl
+}
+
+type planted struct {
+	*Plan
+	inner  Sampler
+	placed []int
+	global []rig.Mat4
+	edits  []int           // the bones the legs change
+	saved  []rig.Transform // their transforms as inner left them
+	dirty  bool
+	legSk  rig.Skeleton     // bendShin's skeleton of four
+	leg4   [4]rig.Transform // and its pose
+	short  []int            // samples at which each leg fell short of its pin by over ShortOf·H
+	miss   []float64        // by how far at most
+}
+
+func (p *planted) Sample(t float64, pose []rig.Transform) {
+	if p.dirty { // inner may not write a bone it does not animate
+		for j, b := range p.edits {
+			pose[b] = p.saved[j]
+		}
+	}
+	p.inner.Sample(t, pose)
+	for j, b := range p.edits {
+		p.saved[j] = pose[b]
+	}
+	p.dirty = true
+	// The offsets at t, between the plan's samples.
+	x := (t - p.start) / p.dt
+	k := int(math.Floor(x))
+	k = max(0, min(p.n-1, k))
+	a := math.Max(0, math.Min(1, x-float64(k)))
+	p.sk.ModelSpaceOf(pose, p.global, p.placed)
+	for j, lg := range p.legs {
+		d := lg.off[k].Scale(1 - a).Add(lg.off[k+1].Scale(a))
+		if d == (rig.Vec3{}) {
+			continue
+		}
+		if lg.upper < 0 || lg.shin {
+			// A foot hanging from the body moves itself: d in its parent's space.
+			if inv, ok := p.global[p.sk.Parents[lg.end]].Inverse(); ok {
+				pose[lg.end].Translation = pose[lg.end].Translation.Add(inv.TransformVector(d))
+			}
+			if lg.shin {
+				p.bendShin(pose, lg, p.global[lg.end].Translation().Add(d))
+			}
+			continue
+		}
+		target := p.global[lg.end].Translation().Add(d)
+		// The knee stays on the side the animation bends it to, and a leg held
+		// straight bends to the side the clip bends it most.
+		knee := p.global[lg.lower].Translation()
+		hip := p.global[lg.upper].Translation()
+		l1, l2 := knee.Sub(hip).Len(), p.global[lg.end].Translation().Sub(knee).Len()
+		bias := lg.bend
+		if q := p.sk.Parents[lg.upper]; q >= 0 {
+			bias = p.global[q].TransformVector(bias)
+		}
+		if b := bias.Len(); b > 0 {
+			bias = bias.Scale(0.1 * (l1 + l2) / b)
+		}
+		pole := knee.Add(bias)
+		ru, rl := pose[lg.upper].Rotation, pose[lg.lower].Rotation
+		if !p.sk.TwoBoneIK(pose, lg.upper, lg.lower, lg.end, target, pole) {
+			// Out of reach: the limb points at the target, straight (or
+			// folded), and the foot lies short of it by the difference.
+			d := target.Sub(hip).Len()
+			if miss := math.Max(d-(l1+l2), math.Abs(l1-l2)-d); miss > ShortOf*p.height {
+				p.short[j]++
+				p.miss[j] = math.Max(p.miss[j], miss)
+			}
+		}
+		// The foot keeps its animated orientation in model space: its parent
+		// turned by (ru'·rl')⁻¹·(ru·rl).
+		nu, nl := pose[lg.upper].Rotation, pose[lg.lower].Rotation
+		turn := nu.Mul(nl).Conjugate().Mul(ru.Normalize().Mul(rl.Normalize()))
+		pose[lg.end].Rotation = turn.Mul(pose[lg.end].Rotation).Normalize()
+	}
+}
+
+// bendShin turns a leg whose lower bone is a leaf so that the point of it where
+// the foot stood (as animated) lies at target: rig's TwoBoneIK on a skeleton of
+// four, the leg's parent in model space, the two bones and that point.
+func (p *planted) bendShin(pose []rig.Transform, lg leg, target rig.Vec3) {
+	base := rig.Transform{Rotation: rig.IdentityQuat(), Scale: rig.Vec3{1, 1, 1}}
+	if up := p.sk.Parents[lg.upper]; up >= 0 {
+		t, ok := rig.Decompose(p.global[up])
+		if !ok {
+			return
+		}
+		base = t
+	}
+	inv, ok := p.global[lg.lower].Inverse()
+	if !ok {
+		return
+	}
+	tip := rig.Transform{Translation: inv.TransformPoint(p.global[lg.end].Translation()), Rotation: rig.IdentityQuat(), Scale: rig.Vec3{1, 1, 1}}
+	p.leg4[0], p.leg4[1], p.leg4[2], p.leg4[3] = base, pose[lg.upper], pose[lg.lower], tip
+	p.legSk.TwoBoneIK(p.leg4[:], 1, 2, 3, target, p.global[lg.lower].Translation())
+	pose[lg.upper].Rotation, pose[lg.lower].Rotation = p.leg4[1].Rotation, p.leg4[2].Rotation
+}
+
+// bends finds each leg's bend: the mean, over the plan's samples of s, of the
+// knee's offset from the line from the hip to the ankle, in the space of the
+// hip's parent.
+func (p *Plan) bends(s Sampler) {
+	sk := p.sk
+	pose := sk.RestPose()
+	global := make([]rig.Mat4, sk.Len())
+	var ends []int
+	for _, lg := range p.legs {
+		ends = append(ends, lg.end, lg.lower)
+	}
+	placed := sk.Chain(ends)
+	for k := 0; k <= p.n; k++ {
+		s.Sample(p.start+float64(k)*p.dt, pose)
+		sk.ModelSpaceOf(pose, global, placed)
+		for j := range p.legs {
+			lg := &p.legs[j]
+			if lg.upper < 0 {
+				continue
+			}
+			hip, knee, end := global[lg.upper].Translation(), global[lg.lower].Translation(), global[lg.end].Translation()
+			off := knee.Sub(hip).Reject(end.Sub(hip).Normalize())
+			if q := sk.Parents[lg.upper]; q >= 0 {
+				if inv, ok := global[q].Inverse(); ok {
+					off = inv.TransformVector(off)
+				}
+			}
+			lg.bend = lg.bend.Add(off)
+		}
+	}
+	for j := range p.legs {
+		if l := p.legs[j].bend.Len(); l > 0 {
+			p.legs[j].bend = p.legs[j].bend.Scale(1 / l)
+		}
+	}
+}
