@@ -117,19 +117,17 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			}
 			snapFlags := []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
 			if len(a) == 0 {
-				if flags.Changed("bpat-version") {
-					if err := bake.CheckVersion(set.Version); err != nil {
-						return usagef("--bpat-version %v", err)
-					}
-				}
 				if f := changed(flags, snapFlags...); f != "" {
 					return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
 				}
-				if set.Version == 1 {
-					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
-				}
 				if f := changed(flags, "fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "plant-feet", "clips", "retarget", "up"); f != "" {
 					return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
+				}
+				if err := set.Check(givenSettings(flags)); err != nil { // --bpat-version, the one left
+					return libError(err)
+				}
+				if set.Version == 1 {
+					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 				}
 				return bakeBuiltins(cmd, out, pkg, only, verbose)
 			}

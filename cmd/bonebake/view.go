@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/formats"
-	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 	"github.com/bonebake/bonebake/viewer"
@@ -76,10 +75,8 @@ and says so. Stop it with Ctrl-C.`,
 				what   string
 			)
 			start := time.Now()
-			if cmd.Flags().Changed("up") {
-				if err := bvhsrc.CheckUp(up); err != nil {
-					return usagef("--up %v", err)
-				}
+			if err := (gltfbake.Settings{Up: up}).Check(givenSettings(cmd.Flags())); err != nil {
+				return libError(err)
 			}
 			if cmd.Flags().Changed("clips") {
 				if len(paths) == 0 {

@@ -144,8 +144,8 @@ func (h *Header) SocketDataOffset() uint64 { return h.PaletteOffset + h.PaletteS
 // types say more or less for their own jobs: registry.Clip adds how the runtime
 // plays it (duration, gait), bpsm.Clip is a snapshot file's table (frames only:
 // fps, looping and markers are its BPAT's), gait.Clip is the sidecar's record of
-// its ground speed, and bake.Clip and species.Clip are clips to bake (a motion
-// and time range; a pose function).
+// its ground speed, and bake.Clip is a clip to bake (a motion and time range;
+// species.Clip embeds it, its motion a pose function).
 type Clip struct {
 	Name        string
 	FrameCount  int // number of baked frames, ≥ 1

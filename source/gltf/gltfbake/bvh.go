@@ -17,11 +17,6 @@ import (
 // that is > 0 (else by the units its height suggests). applied says the BVH
 // reader took the scale, so that the caller does not apply it again.
 func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied bool, err error) {
-	if s.Up != "" {
-		if err := bvhsrc.CheckUp(s.Up); err != nil {
-			return nil, false, &bake.SettingError{Setting: "Up", Err: err}
-		}
-	}
 	isBVH, err := bvhsrc.IsBVH(path)
 	if err != nil {
 		return nil, false, err
