@@ -161,10 +161,12 @@ func Names() []string {
 // file formats store a uint32; this is the one rule narrower than the formats.
 const MaxID = 255
 
-// CheckID refuses a species id above MaxID.
+// CheckID refuses a species id above MaxID. Its error starts with the id, so
+// that it reads on from whatever names it ("--species-id 300 is above 255",
+// "species_id: 300 is above 255").
 func CheckID(id uint32) error {
 	if id > MaxID {
-		return fmt.Errorf("species id %d is above %d, the largest the runtime holds (units name their species with one byte)", id, MaxID)
+		return fmt.Errorf("%d is above %d, the largest species id the runtime holds (units name their species with one byte)", id, MaxID)
 	}
 	return nil
 }

@@ -265,9 +265,13 @@ func plainFlagError(err error) error {
 	case strings.Contains(m[3], "ParseFloat"):
 		want = "a number"
 	case strings.Contains(m[3], "ParseUint"), strings.Contains(m[3], "ParseInt"):
-		want = "a whole number"
-		if strings.Contains(m[3], "out of range") {
+		switch {
+		case strings.Contains(m[3], "out of range"):
 			want = "a whole number in range"
+		case strings.Contains(m[3], "ParseUint"):
+			want = "a whole number of at least 0" // "-1" is a whole number too
+		default:
+			want = "a whole number"
 		}
 	case strings.Contains(m[3], "ParseBool"):
 		want = "true or false"

@@ -103,6 +103,8 @@ func TestPlainMessages(t *testing.T) {
 	}{
 		{[]string{"bake", fox, "--fps", "fast"}, `--fps "fast": want a number`},
 		{[]string{"bake", fox, "--skin", "1.5"}, `--skin "1.5": want a whole number`},
+		{[]string{"bake", fox, "--species-id", "-1"}, `--species-id "-1": want a whole number of at least 0`},
+		{[]string{"bake", fox, "--species-id", "99999999999"}, `--species-id "99999999999": want a whole number in range`},
 		{[]string{"view", "--dir", "no/such/folder"}, "--dir no/such/folder: no such folder"},
 	}
 	for _, c := range cases {

@@ -60,6 +60,21 @@ func TestBakeManyDistinctSpeciesIDs(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2: %s%s", args, code, so, se)
 		}
 	}
+	// The range error reads on from the flag and the manifest key that gave
+	// the id, each named once ("--species-id species id 300" said it twice).
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	writeTestFile(t, big, "species_id: 256\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", simple, "--species-id", "300", "-o", out2 + ".bpat"}, "bonebake: --species-id 300 is above 255, the largest species id the runtime holds"},
+		{[]string{"bake", simple, "--manifest", big, "-o", out2 + ".bpat"}, "species_id: 256 is above 255, the largest species id the runtime holds"},
+	} {
+		if _, _, se := bonebake(t, c.args...); !strings.Contains(se, c.want) {
+			t.Errorf("%v: want %q in\n%s", c.args, c.want, se)
+		}
+	}
 	if _, err := os.Stat(out2); !os.IsNotExist(err) {
 		t.Errorf("a refused bake made its folder: %v", err)
 	}

@@ -30,7 +30,7 @@ func TestSettingsCheck(t *testing.T) {
 		{"version 0 given", Settings{}.Check(only("Version")), "Version 0: only 1 and 2 exist", true},
 		{"max bones 65", Settings{MaxBones: 65}.Check(nil), "MaxBones 65: a BPAT file holds 1 to 64 bones", true},
 		{"up", Settings{Up: "sideways"}.Check(nil), `Up "sideways": an axis`, true},
-		{"species id 256", Settings{SpeciesID: &id}.Check(nil), "SpeciesID species id 256 is above 255", true},
+		{"species id 256", Settings{SpeciesID: &id}.Check(nil), "SpeciesID 256 is above 255, the largest species id", true},
 		{"free id unset but given", Settings{}.Check(only("FreeSpeciesID")), "", false},
 		{"retarget alone", Settings{Retarget: true}.Check(nil), "Retarget applies to the clips of Settings.ClipFiles", true},
 		{"retarget with clips", Settings{Retarget: true, ClipFiles: []string{"a.glb"}}.Check(nil), "", false},
