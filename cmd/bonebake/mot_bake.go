@@ -4,11 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bonebake/bonebake/bake"
-	"github.com/bonebake/bonebake/formats"
-	"github.com/bonebake/bonebake/formats/bpat"
-	"github.com/bonebake/bonebake/internal/atomicfile"
-	"github.com/bonebake/bonebake/source/gltf"
 	motsrc "github.com/bonebake/bonebake/source/mot"
 
 	"github.com/spf13/cobra"
@@ -93,29 +88,12 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 	for _, n := range model.Notes {
 		fmt.Fprintln(cmd.ErrOrStderr(), "note:", flagWords(n))
 	}
-	// The BPAT and the glTF are one result: written as a set, they take their
-	// names together or not at all (atomicfile.Set).
-	files := atomicfile.NewSet()
-	defer files.Discard()
-	if _, err := bake.BakeFileHeaderWith(files.Write, out, model.Job); err != nil {
-		return fmt.Errorf("%s: %w", m.rig, err)
-	}
-	if m.gltfOut != "" {
-		if err := gltf.WriteFileWith(files.Write, m.gltfOut, motsrc.Export(model)); err != nil {
-			return err
-		}
-	}
-	if err := files.Commit(); err != nil {
+	h, size, err := motsrc.WriteFiles(model, out, m.gltfOut)
+	if err != nil {
 		return err
 	}
-	f, err := bpat.Open(out, formats.KnownSpecies(model.Job.SpeciesID))
-	if err != nil {
-		return fmt.Errorf("baked file does not validate: %w", err)
-	}
-	defer f.Close()
-	h := f.Header()
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "wrote %s: %s, %s, %s, %s, species %d\n", out, bytesText(f.Size()), plural(int(h.BoneCount), "bone"),
+	fmt.Fprintf(w, "wrote %s: %s, %s, %s, %s, species %d\n", out, bytesText(size), plural(int(h.BoneCount), "bone"),
 		plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), h.SpeciesID)
 	if m.gltfOut != "" {
 		fmt.Fprintf(w, "wrote %s: %s as glTF animations\n", m.gltfOut, plural(len(model.Job.Clips), "motion"))
