@@ -428,7 +428,7 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 	}
 	switch {
 	case len(r.Feet) == 0:
-		res.Reason = "the root does not travel, and no feet were found to measure (name them with Options.Feet)"
+		res.Reason = "the root does not travel, and no feet were found to measure (name them with the feet setting)"
 		return res
 	case feet.speed == 0:
 		res.Reason = "the planted feet stand where they are: no travel"

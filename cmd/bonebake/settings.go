@@ -58,9 +58,38 @@ var settingRef = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\b(?:[a-z]+\.)?(Snapshot)?(?:Settings|Options|Job)\.([A-Z][A-Za-z]*)`)
 })
 
+// keyRef is how prose that is also written into a file for people who never
+// see Go names a setting (a gait sidecar's reason): by its manifest key, "the
+// feet setting", "the root_bone setting".
+var keyRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bthe ([a-z][a-z_]*) setting\b`)
+})
+
+// keyFlag is the flag of the setting whose manifest key is key (root_bone →
+// root-bone), if one of settingFlags' flags is that.
+func keyFlag(key string) (string, bool) {
+	flag := strings.ReplaceAll(key, "_", "-")
+	for _, f := range settingFlags {
+		if f == flag {
+			return f, true
+		}
+	}
+	return "", false
+}
+
 // flagWords words the library's prose for the command line: each setting it
-// names becomes its flag (Settings.MaxBones → --max-bones).
+// names becomes its flag (Settings.MaxBones → --max-bones, the feet setting →
+// --feet).
 func flagWords(s string) string {
+	if strings.Contains(s, " setting") {
+		re := keyRef()
+		s = re.ReplaceAllStringFunc(s, func(ref string) string {
+			if flag, ok := keyFlag(re.FindStringSubmatch(ref)[1]); ok {
+				return "--" + flag
+			}
+			return ref
+		})
+	}
 	if !strings.Contains(s, "Settings.") && !strings.Contains(s, "Options.") && !strings.Contains(s, "Job.") {
 		return s // settingRef cannot match
 	}

@@ -53,6 +53,10 @@ func TestLibraryProseNamesFlags(t *testing.T) {
 		"a limit of 30 or more (--max-bones, max_bones); --snapshot-mesh: x; with --clips (--up)"; got != want {
 		t.Errorf("flagWords: got %q, want %q", got, want)
 	}
+	if got, want := flagWords("name them with the feet setting, the root_bone setting or the colour setting"),
+		"name them with --feet, --root-bone or the colour setting"; got != want {
+		t.Errorf("flagWords: got %q, want %q", got, want)
+	}
 	var files []string
 	for _, dir := range []string{"bake", "stride", "source/*", "source/*/*"} {
 		f, _ := filepath.Glob("../../" + dir + "/*.go")
@@ -73,6 +77,12 @@ func TestLibraryProseNamesFlags(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, lit := range literal.FindAllString(string(b), -1) {
+			for _, ref := range keyRef().FindAllString(lit, -1) {
+				refs++
+				if flagWords(ref) == ref {
+					t.Errorf("%s: %q names a setting no flag sets", f, ref)
+				}
+			}
 			for _, ref := range settingRef().FindAllString(lit, -1) {
 				refs++
 				if flagWords(ref) == ref {
@@ -86,5 +96,27 @@ func TestLibraryProseNamesFlags(t *testing.T) {
 	}
 	if refs == 0 {
 		t.Error("the library's messages name no setting")
+	}
+}
+
+// A gait sidecar is read by people who never see the library's Go names: a
+// clip with no feet to measure says to name them with the feet setting (a
+// manifest's feet), where the file said Options.Feet; the same reason on
+// stderr names the flag (issue 45, round 3 re-check).
+func TestGaitSidecarNamesNoGo(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rs.bpat")
+	code, so, se := bonebake(t, "bake", sharedModel(t, "RiggedSimple.gltf"), "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	b, err := os.ReadFile(strings.TrimSuffix(out, ".bpat") + ".gait.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, "no feet were found to measure (name them with the feet setting)") || settingRef().MatchString(s) {
+		t.Errorf("the sidecar's reason:\n%s", s)
+	}
+	if !strings.Contains(se, "no feet were found to measure (name them with --feet)") {
+		t.Errorf("stderr does not name --feet:\n%s", se)
 	}
 }
