@@ -163,10 +163,13 @@ func BakeBlock(j *Job) (*bpat.Contents, []float32, error) {
 // being sampled and those waiting to be written. A batch written in one call
 // costs the kernel less than its runs one at a time: ext4 takes a 16 MB file
 // in 240 KiB writes in two thirds of the time it takes it in 48 KiB ones (the
-// page cache's folios grow with the write).
+// page cache's folios grow with the write). Two batches suffice: the kernel
+// takes a batch more slowly than the workers sample the next, so a third only
+// waited, and its memory was 64 more pages each process must fault in (see
+// BENCHMARKS.md, issue 46 round 3).
 const (
 	batchBytes  = 256 << 10
-	ringBatches = 3
+	ringBatches = 2
 	minRing     = 8
 )
 

@@ -164,13 +164,13 @@ func (rampSampler) Sample(t float64, pose []rig.Transform) {
 // TestBakeToBatches: streaming writes batches of runs that wrap around the ring
 // at every point, clips of any length and a last run that is not whole; the bytes
 // are those of Bake + Write for any number of workers. One bone makes runs of 2
-// KiB: batches of 128 runs, a ring of 384.
+// KiB: batches of 128 runs, a ring of 256.
 func TestBakeToBatches(t *testing.T) {
 	sk, err := rig.New([]string{"a"}, []int{-1}, []rig.Transform{rig.IdentityTransform()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if batch, ring := ringOf(run * bpat.FloatsPerBone * 4); batch != 128 || ring != 384 {
+	if batch, ring := ringOf(run * bpat.FloatsPerBone * 4); batch != 128 || ring != 256 {
 		t.Fatalf("one bone: batches of %d runs, a ring of %d", batch, ring)
 	}
 	motion := Motion{Name: "ramp", Duration: 40, NewSampler: func() Sampler { return rampSampler{} }}
