@@ -719,7 +719,7 @@ func (r *Rig) slipAt(vel [][]rig.Vec3, low, wide [][]bool, u rig.Vec3, v float64
 	}
 	if total > 0 && slid/total > j.slip {
 		j.slip = slid / total
-		j.why = fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, they slide %.0f%% of the distance travelled: foot %s stands still at %.4g",
+		j.why = fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, they slide %.0f%% of the distance travelled: foot %s would stand still at %.4g per s of clip instead",
 			v, 100*j.slip, r.Skeleton.Names[r.Feet[odd]], own[odd])
 	}
 	return j

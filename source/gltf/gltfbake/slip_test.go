@@ -201,6 +201,10 @@ var realGaits = []struct {
 // leastSlip reads the speed an untrusted feet measurement names.
 var leastSlip = regexp.MustCompile(`at ([0-9.e+]+) per s of clip, the speed at which the feet slide least`)
 
+// ownSpeed is how a reason names the speed at which the foot that slides most
+// would stand still.
+var ownSpeed = regexp.MustCompile(`: foot \S+ would stand still at [0-9.e+]+ per s of clip instead`)
+
 // TestRealGaitsKeepFeetPlanted: the real walks and runs get a measured ground
 // speed at which their feet, played by slip (which shares no code with the
 // estimator), drift at most 5 % of the distance travelled in any stance; those
@@ -267,6 +271,12 @@ func TestRealGaitsKeepFeetPlanted(t *testing.T) {
 					// the reason say so (the slip meter, above, logs how far).
 					if c.Confidence >= 0.8 || c.Status != "measured" || !leastSlip.MatchString(c.Reason) || !strings.Contains(c.Reason, "%") {
 						t.Errorf("%s: %+v: want a confidence under 0.8 and a reason naming the foot that slides and how far", c.Name, c)
+					}
+					// A foot whose own standing speed is named is named as the
+					// other speed it would need ("stands still at 1.027" left a
+					// reader to guess what the number was).
+					if strings.Contains(c.Reason, "still at") && !ownSpeed.MatchString(c.Reason) {
+						t.Errorf("%s: %q: a foot's own speed not said as the one it would stand still at instead", c.Name, c.Reason)
 					}
 					continue
 				}
