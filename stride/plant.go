@@ -33,6 +33,13 @@ const (
 	ShortOf = 0.005
 )
 
+// Point is a point that moves with a bone: Offset in the bone's space (a skinned
+// vertex of a foot's sole, with the bone it follows most).
+type Point struct {
+	Bone   int
+	Offset rig.Vec3
+}
+
 // leg is a foot and the chain that moves it.
 type leg struct {
 	foot int // the bone pinned (one of Rig.Feet)
@@ -125,6 +132,17 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		for k := range n {
 			stand[k] = wide[i][k] && vel[i][k].Sub(u.Scale(v)).Len() < v
 		}
+		// With a sole, the foot is on the ground while the sole is too (its
+		// toe may touch down after the joint has risen), and what stands
+		// still is the sole's contact patch.
+		var step []rig.Vec3 // the patch's move over the ground from sample k to k+1
+		if i < len(r.Soles) && len(r.Soles[i]) > 0 {
+			var on []bool
+			on, step = r.soleContact(s, start, dt, n, r.Soles[i], travel.Add(u.Scale(v)), v)
+			for k := range n {
+				stand[k] = stand[k] || on[k]
+			}
+		}
 		runs := contacts(stand, loops)
 		if len(runs) == 0 {
 			continue
@@ -132,10 +150,24 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		lg.off = make([]rig.Vec3, n+1)
 		for c, run := range runs {
 			q, e := run[0], run[1] // samples q..e-1, unwrapped (e may pass n)
-			// The foot stands still where it is at the contact's middle.
+			// The foot stands still where it is at the contact's middle (with
+			// a sole, where its contact patch is: the offset takes back each
+			// of the patch's moves in the world).
 			pin := world((q+e-1)/2, 1+i)
 			for K := q; K < e; K++ {
 				lg.off[K%n] = pin.Sub(world(K, 1+i))
+			}
+			if step != nil {
+				var d rig.Vec3
+				acc := make([]rig.Vec3, e-q)
+				for K := q; K < e; K++ {
+					acc[K-q] = d
+					d = d.Sub(step[K%n])
+				}
+				mid := acc[(e-q-1)/2]
+				for K := q; K < e; K++ {
+					lg.off[K%n] = acc[K-q].Sub(mid)
+				}
 			}
 			// Blend windows: up to PlantBlend of the clip, at most half the
 			// gap to the neighbouring contacts (around a loop).
@@ -474,4 +506,55 @@ func (p *Plan) bends(s Sampler) {
 			p.legs[j].bend = p.legs[j].bend.Scale(1 / l)
 		}
 	}
+}
+
+// soleContact finds a foot's contact from its sole's points: the sole is on the
+// ground while its lowest point is within PlantedHeight of that height's range
+// over the clip (at least PlantedHeightMin·H) above its lowest, and its contact
+// patch (its points within PlantedHeightMin·H of the lowest) moves slower over
+// the ground than the unit (v), the ground moving by back (per second) in the
+// model's space. step[k] is the patch's horizontal move over the ground from
+// sample k to k+1.
+func (r *Rig) soleContact(s Sampler, start, dt float64, n int, sole []Point, back rig.Vec3, v float64) (stand []bool, step []rig.Vec3) {
+	sk := r.Skeleton
+	var bones []int
+	for _, p := range sole {
+		bones = append(bones, p.Bone)
+	}
+	placed := sk.Chain(bones)
+	pose := sk.RestPose()
+	global := make([]rig.Mat4, sk.Len())
+	at := make([][]rig.Vec3, n+1)
+	for k := 0; k <= n; k++ {
+		s.Sample(start+float64(k)*dt, pose)
+		sk.ModelSpaceOf(pose, global, placed)
+		at[k] = make([]rig.Vec3, len(sole))
+		for j, p := range sole {
+			at[k][j] = global[p.Bone].TransformPoint(p.Offset)
+		}
+	}
+	low := make([]float64, n+1)
+	floor, top := math.Inf(1), math.Inf(-1)
+	for k := range at {
+		low[k] = math.Inf(1)
+		for _, p := range at[k] {
+			low[k] = math.Min(low[k], p[1])
+		}
+		floor, top = math.Min(floor, low[k]), math.Max(top, low[k])
+	}
+	band := floor + math.Max(PlantedHeight*(top-floor), PlantedHeightMin*r.Height)
+	stand, step = make([]bool, n), make([]rig.Vec3, n)
+	for k := range n {
+		var d rig.Vec3
+		c := 0
+		for j, p := range at[k] {
+			if p[1] <= low[k]+PlantedHeightMin*r.Height {
+				d = d.Add(at[k+1][j].Sub(p))
+				c++
+			}
+		}
+		step[k] = horiz(d.Scale(1 / float64(c)).Sub(back.Scale(dt)))
+		stand[k] = low[k] <= band && step[k].Len() < v*dt
+	}
+	return stand, step
 }

@@ -119,6 +119,9 @@ type Rig struct {
 	FeetFrom string
 	Root     int     // the bone whose travel is root motion
 	Height   float64 // H: the rest pose's extent along y
+	// Soles, when set, are each foot's sole: points of the mesh that touch
+	// the ground, which Plan pins instead of the foot's joint.
+	Soles [][]Point
 }
 
 // Options are what a user may say about a rig.

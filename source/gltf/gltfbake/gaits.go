@@ -8,6 +8,7 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/stride"
 )
 
@@ -31,6 +32,9 @@ func (m *Model) plantFeet() []string {
 		c := &j.Clips[i]
 		if !c.PlantFeet {
 			continue
+		}
+		if m.gaitRig.Soles == nil {
+			m.gaitRig.Soles = m.soles()
 		}
 		res := m.measure(i)
 		start, dur := j.Span(c)
@@ -61,6 +65,52 @@ func (m *Model) plantFeet() []string {
 		c.Motion = len(j.Motions) - 1
 	}
 	return notes
+}
+
+// soles returns each foot's sole for foot locking (stride.Rig.Soles): the
+// skinned vertices in the lowest 3 % of the mesh's height at rest, each given
+// to the nearest foot (horizontally, at rest) within 0.3·H (a boot's toe
+// reaches well ahead of the foot's joint), as a point of the
+// joint it follows most. A foot with no such vertex (a model without a mesh)
+// has none, and is pinned by its joint.
+func (m *Model) soles() [][]stride.Point {
+	r := m.gaitRig
+	out := make([][]stride.Point, len(r.Feet))
+	mesh := m.GLTF.Mesh
+	if mesh == nil || len(mesh.Positions) == 0 {
+		return out
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range mesh.Positions {
+		lo, hi = math.Min(lo, float64(p[1])), math.Max(hi, float64(p[1]))
+	}
+	bones := m.Job.Rig.PaletteBones()
+	rest := r.Skeleton.RestModelSpace()
+	for v, p := range mesh.Positions {
+		if float64(p[1]) > lo+0.03*(hi-lo) {
+			continue
+		}
+		foot, near := -1, 0.3*r.Height
+		for i, f := range r.Feet {
+			at := rest[f].Translation()
+			if d := math.Hypot(float64(p[0])-at[0], float64(p[2])-at[2]); d < near {
+				foot, near = i, d
+			}
+		}
+		w, jt := mesh.Weights[v], mesh.Joints[v]
+		k := 0
+		for q := range w {
+			if w[q] > w[k] {
+				k = q
+			}
+		}
+		if foot < 0 || int(jt[k]) >= len(bones) || int(jt[k]) >= len(m.GLTF.InverseBind) {
+			continue
+		}
+		pos := rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
+		out[foot] = append(out[foot], stride.Point{Bone: bones[jt[k]], Offset: m.GLTF.InverseBind[jt[k]].TransformPoint(pos)})
+	}
+	return out
 }
 
 // removeTravel takes the root's horizontal travel out of every clip that asks
