@@ -227,10 +227,22 @@ func simRegistry(dir string, snapshots bool, extra ...uint) (*registry.Registry,
 			reg.Close()
 			return nil, "", err
 		}
+		source := dir
 		if len(filled) > 0 {
-			return reg, fmt.Sprintf("%s; not there, so baked in memory from the built-in species: %s", dir, strings.Join(filled, ", ")), nil
+			source += "; the built-in species it lacks baked in memory: " + strings.Join(filled, ", ")
 		}
-		return reg, dir, nil
+		// A folder of one's own bakes loads, but the battle is the built-in
+		// species': say so, or its units look like the folder was ignored.
+		var own []string
+		for _, id := range extra {
+			if id <= roster.MaxID && !slices.Contains(roster.IDs(), uint32(id)) && reg.Species(unit.SpeciesID(id)) != nil {
+				own = append(own, strconv.FormatUint(uint64(id), 10))
+			}
+		}
+		if len(own) > 0 {
+			source += "; species " + strings.Join(own, ", ") + " loaded, but the battle's units are of the built-in species only"
+		}
+		return reg, source, nil
 	}
 	// The built-in species, baked in memory; their gaits are the roster's.
 	reg := registry.New()

@@ -162,7 +162,7 @@ func TestSimulatePartialAssets(t *testing.T) {
 		t.Fatalf("bake: %s", stderr)
 	}
 	code, stdout, stderr := bonebake(t, "simulate", "--units", "200", "--seconds", "0.1", "--assets", dir)
-	if code != 0 || !strings.Contains(stdout, "baked in memory from the built-in species: humanoid, elephant") || strings.Contains(stdout, "species 0") || !strings.Contains(stdout, "humanoid_sword ") {
+	if code != 0 || !strings.Contains(stdout, "the built-in species it lacks baked in memory: humanoid, elephant") || strings.Contains(stdout, "species 0") || !strings.Contains(stdout, "humanoid_sword ") {
 		t.Errorf("exit %d: %s%s", code, stdout, stderr)
 	}
 }

@@ -37,8 +37,12 @@ func TestBakeManyDistinctSpeciesIDs(t *testing.T) {
 	if code, so, se := bonebake(t, "bake", simple, rigged, "-o", dir); code != 0 || !strings.Contains(so, "species 7 ") || !strings.Contains(so, "species 8 ") {
 		t.Errorf("rebake: exit %d: %s%s", code, so, se)
 	}
+	// The folder loads, and the summary says its species are loaded but not
+	// fielded, where it said the folder was "not there".
 	if code, so, se := bonebake(t, "simulate", "--units", "40", "--seconds", "1", "--assets", dir, "--species", "6,7,8"); code != 0 {
 		t.Errorf("simulate --assets %s: exit %d: %s%s", dir, code, so, se)
+	} else if !strings.Contains(so, "species 6, 7, 8 loaded, but the battle's units are of the built-in species only") || strings.Contains(so, "not there") {
+		t.Errorf("simulate --assets %s: the summary does not say what became of the folder's species:\n%s", dir, so)
 	}
 
 	// Ids that would collide are refused before anything is baked.
