@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	motsrc "github.com/bonebake/bonebake/source/mot"
@@ -199,7 +201,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default assets/creatures)")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
 	fl.Float64Var(&set.FPS, "fps", 0, fmt.Sprintf("frames per second for every clip (default: %d for a model, %d for --mot, the motions' own rate)", gltfbake.DefaultFPS, motsrc.FPS))
-	fl.Uint32Var(&speciesID, "species-id", 0, "species id written in the header (default: the first id not built in; readers accept ids beyond 0-5 with --species)")
+	fl.Uint32Var(&speciesID, "species-id", 0, fmt.Sprintf("species id written in the header (default: the first id not built in; readers accept ids beyond %s with --species)", idRange(roster.IDs())))
 	fl.StringSliceVar(&set.OneShot, "one-shot", nil, "clips that play once instead of looping (comma-separated names)")
 	fl.StringArrayVar(&sockets, "socket", nil, "a socket as NAME=BONE or NAME=BONE@x,y,z (repeatable)")
 	fl.StringVar(&manifest, "manifest", "", "YAML manifest with per-clip settings")
@@ -210,7 +212,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.BoolVar(&set.KeepLeadIn, "keep-lead-in", false, "start clips at t = 0 instead of at their first key (glTF's time origin; see docs/formats/gltf.md §3)")
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres): palettes, sockets and meshes")
 	fl.BoolVar(&set.DeformingOnly, "deforming-only", false, "drop joints that no vertex is weighted to and no socket names (IK targets, poles)")
-	fl.IntVar(&set.MaxBones, "max-bones", 0, "the most bones to keep, 1-64 (default 64, BPAT's limit): a skin with more joints drops those no vertex is weighted to, then merges its least important leaf joints into their parents and prints the worst vertex deviation")
+	fl.IntVar(&set.MaxBones, "max-bones", 0, fmt.Sprintf("the most bones to keep, 1-%d (default %[1]d, BPAT's limit): a skin with more joints drops those no vertex is weighted to, then merges its least important leaf joints into their parents and prints the worst vertex deviation", bpat.MaxBones))
 	fl.StringSliceVar(&set.Feet, "feet", nil, "the foot bones that measure an in-place clip's ground speed (comma-separated names; default: found by name, then hierarchy)")
 	fl.StringVar(&set.RootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
 	fl.BoolVar(&set.InPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/bat"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -170,8 +171,8 @@ when the worst error (metres) is larger.`,
 	fl.IntVar(&skin, "skin", 0, "which skin of the model to use")
 	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres), as bake --scale")
 	fl.BoolVar(&deforming, "deforming-only", false, "drop joints no vertex is weighted to, as bake --deforming-only")
-	fl.IntVar(&maxBones, "max-bones", 0, "the most bones to keep, 1-64 (default 64), as bake --max-bones")
-	fl.BoolVar(&force, "force", false, "bake and verify past the size limits (a bake over 256 MB, a verification over 2e9 vertex-rows)")
+	fl.IntVar(&maxBones, "max-bones", 0, fmt.Sprintf("the most bones to keep, 1-%d (default %[1]d), as bake --max-bones", bpat.MaxBones))
+	fl.BoolVar(&force, "force", false, fmt.Sprintf("bake and verify past the size limits (a bake over %s, a verification over 2e9 vertex-rows)", bytesText(bake.DefaultMaxBytes)))
 	fl.BoolVar(&asJSON, "json", false, "print the report (<name>.bat.json) instead of a summary")
 	fl.Float64Var(&addon.UnitScale, "unit-scale", addon.UnitScale, "gametools: multiply positions by this (the add-on's unit_scale; 100: centimetres)")
 	fl.StringVar(&invertAxes, "invert-axes", "y", "gametools: Blender axes to negate, e.g. y, xz or none (unit_invert_x/y/z)")
