@@ -15,6 +15,7 @@ import (
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/stride"
 
 	"github.com/spf13/cobra"
 )
@@ -157,6 +158,7 @@ type clipReport struct {
 	GroundSpeed       number `json:"ground_speed,omitempty"`
 	GroundSpeedSource string `json:"ground_speed_source,omitempty"`
 	gaitSource        string
+	gaitStatus        string // the sidecar's status of the clip, when it has one
 }
 
 type socketReport struct {
@@ -233,6 +235,11 @@ func (r *bpatReport) gaits(f *bpat.File) {
 		c := &r.Clips[i]
 		g, src := registry.ResolveGait(c.Name, float64(c.Duration), nil, side, def.Gaits)
 		c.Cycle, c.gaitSource = number(g.Cycle), src
+		if side != nil && src == registry.GaitSidecar {
+			if sc, ok := side.Clip(c.Name); ok {
+				c.gaitStatus = sc.Status
+			}
+		}
 		if g.Speed > 0 {
 			c.GroundSpeed, c.GroundSpeedSource = number(g.Speed), src
 		}
@@ -282,6 +289,10 @@ func (r *bpatReport) print(w io.Writer) {
 				speed = fmt.Sprintf("%.4g", float64(c.GroundSpeed))
 			} else if src == registry.GaitSidecar {
 				src = "sidecar (no ground speed: plays in place)"
+				if c.gaitStatus == string(stride.StatusUntrusted) {
+					// A walk the bake would not trust, not a clip without travel.
+					src = "sidecar (its measured speed untrusted, see the sidecar's reason: plays in place)"
+				}
 			}
 			fmt.Fprintf(w, "%3d  %-22s %8.4g %9s  %s\n", c.Index, shown(c.Name), c.Cycle, speed, src)
 		}

@@ -75,3 +75,30 @@ func TestInspectShowsGaits(t *testing.T) {
 		t.Errorf("a broken sidecar: %+v, want a warning and the table's gait", r)
 	}
 }
+
+// inspect's gait table tells a clip the bake did not trust (the Fox's Run,
+// whose paws slide 46 % at any one speed) from one that does not travel (its
+// Survey): both play in place, but only the first is a walk without a speed,
+// where both read "no ground speed: plays in place" (issue 45 re-check).
+func TestInspectUntrustedGait(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fox.bpat")
+	if code, so, se := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "--scale", "0.01", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	_, so, se := bonebake(t, "inspect", out, "--species", "6")
+	line := func(clip string) string {
+		for _, l := range strings.Split(so, "\n") {
+			if f := strings.Fields(l); len(f) > 2 && f[1] == clip && strings.Contains(l, "sidecar") {
+				return l
+			}
+		}
+		t.Fatalf("no gait line for %s:\n%s%s", clip, so, se)
+		return ""
+	}
+	if l := line("Run"); !strings.Contains(l, "untrusted") {
+		t.Errorf("Run: %q does not say its speed was not trusted", l)
+	}
+	if l := line("Survey"); strings.Contains(l, "untrusted") {
+		t.Errorf("Survey: %q", l)
+	}
+}
