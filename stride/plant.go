@@ -143,6 +143,7 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 				stand[k] = stand[k] || on[k]
 			}
 		}
+
 		runs := contacts(stand, loops)
 		if len(runs) == 0 {
 			continue
@@ -170,7 +171,9 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 				}
 			}
 			// Blend windows: up to PlantBlend of the clip, at most half the
-			// gap to the neighbouring contacts (around a loop).
+			// gap to the neighbouring contacts (around a loop); the gaps
+			// between contacts are bridged below, so these stay at a
+			// one-shot clip's start and end.
 			prevEnd, nextStart := 0, n
 			if loops {
 				prev, next := runs[(c+len(runs)-1)%len(runs)], runs[(c+1)%len(runs)]
@@ -201,6 +204,29 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 			}
 			for j := 0; j < out; j++ {
 				lg.off[(e+j)%n] = last.Scale(smooth(1 - float64(j+1)/float64(out+1)))
+			}
+		}
+		if loops || len(runs) > 1 {
+			// Between two contacts the offset goes from the one's last to
+			// the next's first across the whole swing (smoothstep): a
+			// short swing is not asked to blend out and in again, which
+			// doubles its steps.
+			pairs := len(runs) - 1
+			if loops {
+				pairs = len(runs)
+			}
+			for c := 0; c < pairs; c++ {
+				a, b := runs[c], runs[(c+1)%len(runs)]
+				from, to := a[1], b[0]
+				if to < from {
+					to += n
+				}
+				last, first := lg.off[(from-1+n)%n], lg.off[to%n]
+				gap := to - from
+				for j := 0; j < gap; j++ {
+					x := smooth(float64(j+1) / float64(gap+1))
+					lg.off[(from+j)%n] = last.Scale(1 - x).Add(first.Scale(x))
+				}
 			}
 		}
 		if loops {
