@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 // Example_readme is the README's game loop: 1,000 mixed units walk at each
 // other, fight and die for 5 s at 60 Hz.
 func Example_readme() {
-	reg, err := registry.Open(registry.Dir(assets)) // the species files, validated, one slot per species id
+	reg, err := registry.Open(registry.Dir(assets)) // assets: where 'bonebake bake' wrote them (assets/creatures); validated, one slot per species id
 	if err != nil {
 		log.Fatal(err)
 	}
