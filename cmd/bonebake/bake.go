@@ -106,32 +106,10 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				set.ClipFiles, a = append(set.ClipFiles, a[1:]...), a[:1]
 			}
 			if motFlags.active(flags) {
-				if f := changed(flags, "clips", "retarget", "up", "plant-feet"); f != "" {
-					return usagef("--%s applies to a glTF model's bake, not to --mot", f)
-				}
-				if flags.Changed("bpat-version") {
-					return usagef("--bpat-version applies to a glTF model or the built-in creatures")
-				}
-				if len(a) > 1 {
-					return usagef("--mot bakes one rig; got %d models", len(a))
-				}
 				return motFlags.run(cmd, a, out, set.FPS)
 			}
-			snapFlags := []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
 			if len(a) == 0 {
-				if f := changed(flags, snapFlags...); f != "" {
-					return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
-				}
-				if f := changed(flags, "fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "plant-feet", "clips", "retarget", "up"); f != "" {
-					return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
-				}
-				if err := set.Check(givenSettings(flags)); err != nil { // --bpat-version, the one left
-					return libError(err)
-				}
-				if set.Version == 1 {
-					return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
-				}
-				return bakeBuiltins(cmd, out, pkg, only, verbose)
+				return bakeBuiltins(cmd, set, out, pkg, only, verbose)
 			}
 			if pkg != "" {
 				return usagef("--package bakes the built-in creatures; it does not apply to a model")
@@ -139,7 +117,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if flags.Changed("species") {
 				return usagef("--species picks built-in creatures; it does not apply to a model")
 			}
-			if f := changed(flags, snapFlags[1:]...); f != "" && !snap {
+			if f := changed(flags, snapshotFlags[1:]...); f != "" && !snap {
 				return usagef("--%s needs --snapshot", f)
 			}
 			if flags.Changed("species-id") {
@@ -231,6 +209,9 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 	fl.StringVar(&pkg, "package", "", "bake the built-in creatures into one BPX package (OUT.bpx) instead of a folder")
 	return cmd
 }
+
+// snapshotFlags are the flags of a model's far-LOD snapshot.
+var snapshotFlags = []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
 
 // bakeModel bakes one model into out (gltfbake.Model.WriteFiles: the BPAT, its
 // gait sidecar and its snapshot when o asks): its notes, hint and warnings go to

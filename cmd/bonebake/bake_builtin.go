@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
 	"github.com/bonebake/bonebake/species/creatures"
 
@@ -14,8 +15,22 @@ import (
 )
 
 // bakeBuiltins writes the chosen built-in creatures into dir (default
-// assets/creatures), or into the package pkg when it is given.
-func bakeBuiltins(cmd *cobra.Command, dir, pkg string, only []string, verbose bool) error {
+// assets/creatures), or into the package pkg when it is given. Of a model's
+// settings only the BPAT version applies (set.Version, 2 or none).
+func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, only []string, verbose bool) error {
+	flags := cmd.Flags()
+	if f := changed(flags, snapshotFlags...); f != "" {
+		return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
+	}
+	if f := changed(flags, "fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "plant-feet", "clips", "retarget", "up"); f != "" {
+		return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
+	}
+	if err := set.Check(givenSettings(flags)); err != nil { // --bpat-version, the one left
+		return libError(err)
+	}
+	if set.Version == 1 {
+		return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
+	}
 	if pkg != "" {
 		if f := changed(cmd.Flags(), "out", "verbose"); f != "" {
 			return usagef("--%s does not apply to --package: the package is the one file written (--package OUT.bpx)", f)

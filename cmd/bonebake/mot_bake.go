@@ -34,7 +34,14 @@ func (m *motBakeFlags) active(fl *pflag.FlagSet) bool {
 // run bakes the motions onto the rig into out (bake --mot … --rig … -o OUT.bpat).
 func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float64) error {
 	fl := cmd.Flags()
+	if f := changed(fl, "clips", "retarget", "up", "plant-feet"); f != "" {
+		return usagef("--%s applies to a glTF model's bake, not to --mot", f)
+	}
 	switch {
+	case fl.Changed("bpat-version"):
+		return usagef("--bpat-version applies to a glTF model or the built-in creatures")
+	case len(a) > 1:
+		return usagef("--mot bakes one rig; got %d models", len(a))
 	case len(a) > 0:
 		return usagef("with --mot, give the model with --rig, not as an argument")
 	case len(m.mots) == 0 && m.gltfOut != "" && m.rig == "":
