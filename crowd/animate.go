@@ -71,7 +71,7 @@ func (sl *selection) units(from, to int) {
 	_, _, _, _ = clips[n-1:], phase[n-1:], rate[n-1:], state[n-1:]
 	picks, pairs := cat.picks, cat.pairs
 	maxID := cat.maxID
-	states := unit.States()
+	states := (*unit.StateTable)(cat.states[:len(unit.StateTable{})]) // unit.States(), without its call
 	blends, fade := sl.blends, sl.fade
 	var gaitW []float32
 	if blends {

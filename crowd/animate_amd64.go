@@ -2,13 +2,12 @@ package crowd
 
 import (
 	"math/bits"
-	"unsafe"
 
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/roster"
 )
 
-// selectArgs is what the selection kernel reads (animate_amd64.s reads its
+// selectArgs is what the selection kernel reads (batch_amd64.s reads its
 // fields by offset: TestSelectArgsLayout).
 type selectArgs struct {
 	states  *unit.StateID     // 0: catalog.states, the state table padded for 4-byte loads
@@ -76,11 +75,9 @@ func (sl *selection) run() {
 }
 
 // select8 is units over groups×8 units from start, eight at a time with AVX2
-// (animate_amd64.s), except the units it leaves: it writes nothing of those,
+// (batch_amd64.s), except the units it leaves: it writes nothing of those,
 // and sets their bits in left, a byte per group. It returns the seen bits of
 // the units it did.
 //
 //go:noescape
 func select8(a *selectArgs, start, groups int, left *uint8) uint32
-
-var _ = unsafe.Sizeof(selectArgs{})

@@ -207,7 +207,7 @@ func buildCatalog(r *registry.Registry, v *registry.View) *catalog {
 // included), its speed blend (pairAt's entry) and, from the clip's entry and the
 // state, the phase rules, so that one load per unit finds them all instead of a
 // chain of three. It is 16 bytes, in this order: the assembly kernel
-// (animate_amd64.s) loads it as one vector.
+// (batch_amd64.s) loads it as one vector.
 type pick struct {
 	clip           unit.ClipID // sel[k]
 	pair           uint16      // pairAt[k]: 1 + the speed blend's index in pairs, 0 none
