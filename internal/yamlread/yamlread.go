@@ -85,6 +85,11 @@ func decodeNode(n *yaml.Node, v reflect.Value, path string) error {
 	case reflect.Struct:
 		return decodeStruct(n, v, path)
 	case reflect.Slice:
+		if n.Kind == yaml.ScalarNode && n.Value != "" {
+			// One name where a list goes (feet: LeftFoot): say how a list of
+			// one is written.
+			return fail(n, path, "want a list, got %s (a list of one is written [%s])", what(n), n.Value)
+		}
 		if n.Kind != yaml.SequenceNode {
 			return fail(n, path, "want a list, got %s", what(n))
 		}

@@ -23,6 +23,7 @@ func TestManifestErrorsNameTheLine(t *testing.T) {
 		{"clips:\n  - name: a\n    loops: maybe\n", []string{"line 3", `clips[0].loops: want true or false, got "maybe"`}, true},
 		{"sockets:\n  - {name: s, bone: b, offset: [1, 2]}\n", []string{"line 2", "sockets[0].offset: want a list of 3 numbers"}, true},
 		{"species_id: -3\n", []string{"line 1", "whole number"}, true},
+		{"feet: b_LeftFoot02_018\n", []string{"line 1", `feet: want a list, got "b_LeftFoot02_018" (a list of one is written [b_LeftFoot02_018])`}, true},
 		{"clips:\n  - name: a\n    source: Walk\n  - name: b\n    source: Wlak\n", []string{"line 4", `no source animation "Wlak"`}, false},
 		{"clips:\n  - name: a\n    source: Walk\n    markers: {contakt: 0.5}\n", []string{"line 2", `unknown marker "contakt"`}, false},
 		{"sockets:\n  - {name: s, bone: nope}\n", []string{"line 2", `no bone "nope"`}, false},
