@@ -41,6 +41,11 @@ func outputFile(flag, path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return usagef("%s %s: is a directory; give the file name to write", flag, path)
 	}
+	// "out/" names a folder even before it exists: refused now, not after the
+	// work when the write finds it is one.
+	if path != "" && os.IsPathSeparator(path[len(path)-1]) {
+		return usagef("%s %s: names a folder; give the file name to write", flag, path)
+	}
 	if err := atomicfile.Check(path); err != nil {
 		return usagef("%s: %v", flag, err)
 	}

@@ -65,6 +65,13 @@ func TestBakeOutputs(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "is a directory") || strings.Contains(errOut, ".tmp") {
 		t.Errorf("-o onto a folder: exit %d: %s", code, errOut)
 	}
+	// -o onto a folder not yet made ("out/"): refused before the bake, as a
+	// usage error, not by the write after it, and no folder is left.
+	fresh := filepath.Join(dir, "fresh") + string(filepath.Separator)
+	code, _, errOut = bonebake(t, "bake", fox, "-o", fresh)
+	if _, err := os.Stat(fresh); code != 2 || !strings.Contains(errOut, "names a folder; give the file name to write") || err == nil {
+		t.Errorf("-o %s: exit %d (folder made: %v): %s", fresh, code, err == nil, errOut)
+	}
 	// With no model, -o out.bpat must not make a folder of that name.
 	wd, _ := os.Getwd()
 	os.Chdir(dir)
