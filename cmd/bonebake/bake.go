@@ -137,17 +137,15 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 					return err
 				}
 			}
-			if flags.Changed("up") {
-				if err := checkUpUsed(set.Up, append(append([]string(nil), a...), set.ClipFiles...), manifest != ""); err != nil {
-					return err
-				}
-			}
 			if manifest != "" {
 				mf, err := gltfbake.ReadManifest(manifest)
 				if err != nil {
 					return err
 				}
 				set.Manifest = mf
+			}
+			if err := set.CheckUpUsed(a); err != nil {
+				return libError(err)
 			}
 			for _, s := range sockets {
 				ms, err := parseSocket(s)

@@ -96,9 +96,9 @@ and says so. Stop it with Ctrl-C.`,
 			} else if retarg {
 				return usagef("--retarget applies to the clips of --clips")
 			}
-			if up != "" && len(paths) > 0 {
-				if err := checkUpUsed(up, append(append([]string(nil), paths...), clips...), false); err != nil {
-					return err
+			if len(paths) > 0 {
+				if err := (gltfbake.Settings{Up: up, ClipFiles: clips}).CheckUpUsed(paths); err != nil {
+					return libError(err)
 				}
 			}
 			// The address first: a port in use or a bad --addr is said at once,

@@ -3,7 +3,10 @@ package gltfbake
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/bonebake/bonebake/anim"
 	"github.com/bonebake/bonebake/bake"
@@ -180,4 +183,26 @@ func facing(cf *gltf.ClipFile, boneOf []int, charRest []rig.Mat4) int {
 		return 0
 	}
 	return k
+}
+
+// CheckUpUsed refuses Settings.Up where it would change nothing: it gives BVH
+// files' up axis (glTF and FBX carry their own axes), and none of the models
+// and clip files is a BVH file. With a manifest (Settings.Manifest, or
+// NAME.yaml beside a model) its clip_files may be, so nothing is refused then;
+// a file that cannot be read is left to Load, which names it.
+func (s Settings) CheckUpUsed(models []string) error {
+	if s.Up == "" || s.Manifest != nil {
+		return nil
+	}
+	files := slices.Concat(models, s.ClipFiles)
+	for _, f := range files {
+		if ok, err := bvhsrc.IsBVH(f); err != nil || ok {
+			return nil
+		}
+		if _, err := os.Stat(ManifestBeside(f)); err == nil {
+			return nil
+		}
+	}
+	return &bake.SettingError{Setting: "Up", ReadsOn: true, Err: fmt.Errorf("%s gives a BVH file's up axis, and none of %s is a BVH file: a glTF or FBX model carries its own axes (a model lying down bakes as it lies; turn it in the tool that made it)",
+		s.Up, strings.Join(files, ", "))}
 }

@@ -64,3 +64,29 @@ func TestLoadNotesBuiltinID(t *testing.T) {
 		t.Errorf("id %d, notes %q", m.Job.SpeciesID, m.Notes)
 	}
 }
+
+// TestCheckUpUsed: an up axis given for files none of which is a BVH file
+// (docs/formats/bvh.md §4: glTF and FBX carry their own axes) is refused,
+// naming the setting; with a BVH file among the models or clip files, or a
+// manifest whose clip files may be, it stands.
+func TestCheckUpUsed(t *testing.T) {
+	walker := testfiles.WalkerGLTF(t, true)
+	bvh := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
+	var se *bake.SettingError
+	if err := (Settings{Up: "+Z"}).CheckUpUsed([]string{walker}); !errors.As(err, &se) || se.Setting != "Up" || !strings.HasPrefix(err.Error(), "Up +Z gives a BVH file's up axis, and none of") {
+		t.Errorf("no BVH: got %v", err)
+	}
+	for _, c := range []struct {
+		s      Settings
+		models []string
+	}{
+		{Settings{}, []string{walker}},
+		{Settings{Up: "+Z"}, []string{walker, bvh}},
+		{Settings{Up: "+Z", ClipFiles: []string{bvh}}, []string{walker}},
+		{Settings{Up: "+Z", Manifest: &Manifest{}}, []string{walker}},
+	} {
+		if err := c.s.CheckUpUsed(c.models); err != nil {
+			t.Errorf("%+v %q: %v", c.s, c.models, err)
+		}
+	}
+}
