@@ -169,9 +169,37 @@ func sniff(path string) (string, error) {
 type speciesFlag struct{ extra []uint }
 
 func (s *speciesFlag) add(cmd *cobra.Command) {
-	cmd.Flags().UintSliceVar(&s.extra, "species", nil,
+	cmd.Flags().Var((*speciesIDs)(&s.extra), "species",
 		fmt.Sprintf("species ids to accept besides the built-in %s (comma-separated; default none)", idRange(roster.IDs())))
-	cmd.Flags().Lookup("species").DefValue = "" // not "[]" in the help
+}
+
+// speciesIDs is --species' value: comma-separated ids, each within the range
+// every command shares (roster.CheckID), so a reader is not told to accept an
+// id no bake writes and no runtime loads; repeated flags add to the list.
+type speciesIDs []uint
+
+func (v *speciesIDs) String() string {
+	parts := make([]string, len(*v))
+	for i, id := range *v {
+		parts[i] = strconv.FormatUint(uint64(id), 10)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v *speciesIDs) Type() string { return "uints" }
+
+func (v *speciesIDs) Set(s string) error {
+	for _, f := range strings.Split(s, ",") {
+		id, err := strconv.ParseUint(strings.TrimSpace(f), 10, 32)
+		if err != nil {
+			return err // worded by plainFlagError
+		}
+		if err := roster.CheckID(uint32(id)); err != nil {
+			return err
+		}
+		*v = append(*v, uint(id))
+	}
+	return nil
 }
 
 // known is every species id a reader should accept: the built-in ones and --species.

@@ -262,6 +262,8 @@ func plainFlagError(err error) error {
 	}
 	want := "a valid value"
 	switch {
+	case strings.Contains(m[3], "the largest species id"): // roster.CheckID's, which says it all
+		return fmt.Errorf("%s %s", flagName(m[2]), m[3])
 	case strings.Contains(m[3], "ParseFloat"):
 		want = "a number"
 	case strings.Contains(m[3], "ParseUint"), strings.Contains(m[3], "ParseInt"):
@@ -276,11 +278,15 @@ func plainFlagError(err error) error {
 	case strings.Contains(m[3], "ParseBool"):
 		want = "true or false"
 	}
-	flag := m[2]
+	return fmt.Errorf("%s %q: want %s", flagName(m[2]), m[1], want)
+}
+
+// flagName is the long name in pflag's "-o, --out" naming of a flag.
+func flagName(flag string) string {
 	if i := strings.LastIndex(flag, "--"); i >= 0 {
-		flag = flag[i:]
+		return flag[i:]
 	}
-	return fmt.Errorf("%s %q: want %s", flag, m[1], want)
+	return flag
 }
 
 func main() {

@@ -101,11 +101,19 @@ func TestValidateSpeciesAboveRuntime(t *testing.T) {
 	}
 	b[8], b[9] = 0x2c, 0x01 // species_id 300 (little-endian, header offset 8)
 	writeTestFile(t, p, string(b))
-	code, so, se := bonebake(t, "validate", p, "--species", "300")
-	if code != 1 || !strings.Contains(so, "offset 8") || !strings.Contains(so, "above 255") {
-		t.Errorf("validate --species 300: exit %d: %s%s", code, so, se)
+	// The file is refused saying why, without pointing at a --species that
+	// cannot take its id; --species itself refuses the id as bake does.
+	code, so, se := bonebake(t, "validate", p)
+	if code != 1 || !strings.Contains(so, "offset 8") || !strings.Contains(so, "above 255") || strings.Contains(so, "--species") {
+		t.Errorf("validate: exit %d: %s%s", code, so, se)
 	}
-	if code, so, se := bonebake(t, "validate", p, "--species", "300", "--lenient"); code != 0 || !strings.Contains(so, "warning") || !strings.Contains(so, "above 255") {
+	if code, so, se := bonebake(t, "validate", p, "--species", "6,300"); code != 2 || !strings.Contains(se, "--species 300 is above 255, the largest species id") {
+		t.Errorf("validate --species 6,300: exit %d, want 2: %s%s", code, so, se)
+	}
+	if code, so, se := bonebake(t, "simulate", "--species", "300"); code != 2 || !strings.Contains(se, "above 255") {
+		t.Errorf("simulate --species 300: exit %d, want 2: %s%s", code, so, se)
+	}
+	if code, so, se := bonebake(t, "validate", p, "--lenient"); code != 0 || !strings.Contains(so, "warning") || !strings.Contains(so, "above 255") {
 		t.Errorf("validate --lenient: exit %d: %s%s", code, so, se)
 	}
 }
