@@ -94,9 +94,11 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	n := samples(dur)
 	dt := dur / float64(n)
 	p.start, p.dt, p.n = start, dt, n
-	pos, _ := r.track(s, start, dt, n, nil)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	pos, _ := r.track(sc, s, start, dt, n, nil)
 	travel := horiz(pos[n][0].Sub(pos[0][0])).Scale(1 / dur)
-	vel, _, wide, sum := r.footMotion(pos, dt, loops, travel)
+	vel, _, wide, sum := r.footMotion(sc, pos, dt, loops, travel)
 	// The unit moves along −u at v; a foot still in the world moves along u at
 	// v in the frame moving with the root.
 	var u rig.Vec3

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/bonebake/bonebake/rig"
@@ -368,7 +369,9 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 	n := samples(dur)
 	dt := dur / float64(n)
 	chain := r.chain()
-	pos, track := r.track(s, start, dt, n, chain)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	pos, track := r.track(sc, s, start, dt, n, chain)
 	H := r.Height
 	minSpeed := MinSpeed * H
 
@@ -390,7 +393,7 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 
 	// Feet: planted samples' horizontal velocity in the frame moving with the
 	// root's mean velocity.
-	feet := r.measureFeet(pos, dt, loops, travel)
+	feet := r.measureFeet(sc, pos, dt, loops, travel)
 	res.FeetSpeed = feet.speed
 
 	if rootTravels {
@@ -471,25 +474,60 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 
 func horiz(v rig.Vec3) rig.Vec3 { return rig.Vec3{v[0], 0, v[2]} }
 
+// scratch is a measurement's working memory, reused from clip to clip and
+// from foot to foot and speed to speed within one: on a VM that reports its
+// free memory to the host every page a process touches for the first time
+// costs about 20 µs of CPU (BENCHMARKS.md, issue 46), and a clip measured in
+// memory of its own touched about 1 MB.
+type scratch struct {
+	pos    []rig.Vec3   // track's samples, sample by sample
+	rows   [][]rig.Vec3 // pos cut per sample
+	global []rig.Mat4
+	vel    []rig.Vec3 // footMotion's, foot by foot
+	velRow [][]rig.Vec3
+	flags  []bool // footMotion's low, then wide
+	flagRw [][]bool
+	stand  []bool // stances'
+	cover  []bool // slipAt's
+	st     []stance
+	speeds []float64
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// grow returns s with length n, reallocated only when it is too short; the
+// elements kept are stale, so every caller writes them all.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
 // track samples s at n+1 times dt apart from start: pos[k][i] is the
 // model-space position of bone track[i] at sample k, where track is the root,
-// the feet, then the bones of chain that are neither.
-func (r *Rig) track(s Sampler, start, dt float64, n int, chain []int) (pos [][]rig.Vec3, track []int) {
+// the feet, then the bones of chain that are neither. pos lies in sc.
+func (r *Rig) track(sc *scratch, s Sampler, start, dt float64, n int, chain []int) (pos [][]rig.Vec3, track []int) {
 	sk := r.Skeleton
 	local := sk.RestPose()
-	global := make([]rig.Mat4, sk.Len())
-	track = append([]int{r.Root}, r.Feet...)
+	sc.global = grow(sc.global, sk.Len())
+	global := sc.global
+	track = make([]int, 0, 1+len(r.Feet)+len(chain))
+	track = append(append(track, r.Root), r.Feet...)
 	for _, b := range chain {
 		if !slices.Contains(track, b) {
 			track = append(track, b)
 		}
 	}
-	pos = make([][]rig.Vec3, n+1)
+	m := len(track)
+	sc.pos = grow(sc.pos, (n+1)*m)
+	sc.rows = grow(sc.rows, n+1)
+	pos = sc.rows
 	placed := sk.Chain(track) // the tracked bones and their ancestors only
 	for k := 0; k <= n; k++ {
 		s.Sample(start+float64(k)*dt, local)
 		sk.ModelSpaceOf(local, global, placed)
-		pos[k] = make([]rig.Vec3, len(track))
+		pos[k] = sc.pos[k*m : (k+1)*m : (k+1)*m]
 		for i, b := range track {
 			pos[k][i] = global[b].Translation()
 		}
@@ -528,14 +566,14 @@ type feetResult struct {
 // confidence is read from those stances as a game would play them: the worst
 // stance's drift in the world, against the distance travelled meanwhile, is
 // what 1 − confidence counts in quarters (SlipPerConfidence).
-func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) feetResult {
+func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) feetResult {
 	n := len(pos) - 1
 	nf := len(r.Feet)
 	var f feetResult
 	if nf == 0 || n < 2 {
 		return f
 	}
-	vel, low, wide, sum := r.footMotion(pos, dt, loops, travel)
+	vel, low, wide, sum := r.footMotion(sc, pos, dt, loops, travel)
 	for k := 0; k < n; k++ {
 		for i := range r.Feet {
 			if low[i][k] {
@@ -554,7 +592,7 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	for i := range all {
 		all[i] = i
 	}
-	v, _ := r.standSpeed(vel, low, u, all, dt, loops)
+	v, _ := r.standSpeed(sc, vel, low, u, all, dt, loops)
 	if v == 0 {
 		return f
 	}
@@ -564,7 +602,7 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	long := make([]float64, nf)
 	var lo, hi, weighed, total float64 = math.Inf(1), math.Inf(-1), 0, 0
 	for i := range r.Feet {
-		vi, sti := r.standSpeed(vel, low, u, []int{i}, dt, loops)
+		vi, sti := r.standSpeed(sc, vel, low, u, all[i:i+1], dt, loops)
 		for _, s := range sti {
 			long[i] += s.dur
 		}
@@ -584,7 +622,8 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	}
 	// The speed given is the one that slides least: the feet's joint speed,
 	// each foot's own, and speeds between them, each judged by slipAt.
-	cands := []float64{v}
+	cands := make([]float64, 1, 2+nf+slipSteps)
+	cands[0] = v
 	if total > 0 {
 		for i := range own {
 			if long[i] > 0 {
@@ -597,15 +636,15 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 	}
 	best := slipJudge{slip: math.Inf(1)}
 	for _, c := range cands {
-		if j := r.slipAt(vel, low, wide, u, c, own, long, dt, loops); j.slip < best.slip {
+		if j := r.slipAt(sc, vel, low, wide, u, c, own, long, all, dt, loops); j.slip < best.slip {
 			best = j
 		}
 	}
-	if len(best.st) == 0 {
+	if best.stances == 0 {
 		f.speed, f.why = v, "no foot stands still on the ground at any one speed"
 		return f
 	}
-	f.speed, f.planted, f.why = best.v, best.planted, best.why
+	f.speed, f.planted, f.why = best.v, best.planted, best.reason(r)
 	f.conf = clamp01(1 - best.slip/SlipPerConfidence)
 	return f
 }
@@ -615,16 +654,17 @@ func (r *Rig) measureFeet(pos [][]rig.Vec3, dt float64, loops bool, travel rig.V
 // horizontal velocity at sample k (central differences, wrapping around a
 // loop), low[i][k] says it is in its lowest band there and wide[i][k] in a band
 // half as high again; sum adds up the low samples' velocities (backwards).
-func (r *Rig) footMotion(pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) (vel [][]rig.Vec3, low, wide [][]bool, sum rig.Vec3) {
+func (r *Rig) footMotion(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) (vel [][]rig.Vec3, low, wide [][]bool, sum rig.Vec3) {
 	n := len(pos) - 1
 	H := r.Height
 	nf := len(r.Feet)
 	at := func(k, i int) rig.Vec3 { // the foot in the frame moving with the root
 		return pos[k][1+i].Sub(travel.Scale(float64(k) * dt))
 	}
-	vel = make([][]rig.Vec3, nf)
-	low = make([][]bool, nf)
-	wide = make([][]bool, nf) // the confidence is read with both
+	sc.vel, sc.velRow = grow(sc.vel, nf*n), grow(sc.velRow, nf)
+	sc.flags, sc.flagRw = grow(sc.flags, 2*nf*n), grow(sc.flagRw, 2*nf)
+	vel = sc.velRow
+	low, wide = sc.flagRw[:nf], sc.flagRw[nf:] // the confidence is read with both
 	for i := range r.Feet {
 		ymin, ymax := math.Inf(1), math.Inf(-1)
 		for k := 0; k <= n; k++ {
@@ -632,7 +672,9 @@ func (r *Rig) footMotion(pos [][]rig.Vec3, dt float64, loops bool, travel rig.Ve
 			ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
 		}
 		band := ymin + math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
-		vel[i], low[i], wide[i] = make([]rig.Vec3, n), make([]bool, n), make([]bool, n)
+		vel[i] = sc.vel[i*n : (i+1)*n : (i+1)*n]
+		low[i] = sc.flags[i*n : (i+1)*n : (i+1)*n]
+		wide[i] = sc.flags[(nf+i)*n : (nf+i+1)*n : (nf+i+1)*n]
 		wband := ymin + 1.5*math.Max(PlantedHeight*(ymax-ymin), PlantedHeightMin*H)
 		for k := 0; k < n; k++ {
 			var pa rig.Vec3
@@ -663,10 +705,24 @@ const slipSteps = 48
 
 // slipJudge is what playing the feet at one speed shows.
 type slipJudge struct {
-	v, slip float64
-	st      []stance
-	planted float64 // the fraction of the clip some foot stands
-	why     string  // the foot that slips most, and how far
+	v, slip  float64
+	stances  int     // how many stances the feet make at v
+	planted  float64 // the fraction of the clip some foot stands
+	worst    stance  // the stance that slips most
+	odd      int     // the foot whose own speed is furthest from v, or -1 when the worst stance is the slip
+	oddSpeed float64 // its own speed
+	dt       float64
+}
+
+// reason says which foot slips most at j.v, and how far: written only for
+// the speed chosen, not for each of the speeds judged.
+func (j slipJudge) reason(r *Rig) string {
+	if j.odd >= 0 {
+		return fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, they slide %.0f%% of the distance travelled: foot %s would stand still at %.4g per s of clip instead",
+			j.v, 100*j.slip, r.Skeleton.Names[r.Feet[j.odd]], j.oddSpeed)
+	}
+	return fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip",
+		j.v, r.Skeleton.Names[r.Feet[j.worst.foot]], 100*j.slip, float64(j.worst.first)*j.dt)
 }
 
 // slipAt judges speed v: the feet's stances at it (StanceSlack) and the slip,
@@ -676,15 +732,15 @@ type slipJudge struct {
 // disagreement: each foot that stands (long[i] > 0) still at its own speed
 // own[i] slides at v by the difference over its whole stance, weighted by
 // how long it stands.
-func (r *Rig) slipAt(vel [][]rig.Vec3, low, wide [][]bool, u rig.Vec3, v float64, own, long []float64, dt float64, loops bool) slipJudge {
-	all := make([]int, len(r.Feet))
-	for i := range all {
-		all[i] = i
-	}
-	j := slipJudge{v: v, st: r.stances(vel, low, u, v, StanceSlack, all, dt, loops)}
+// all lists every foot (indices into r.Feet).
+func (r *Rig) slipAt(sc *scratch, vel [][]rig.Vec3, low, wide [][]bool, u rig.Vec3, v float64, own, long []float64, all []int, dt float64, loops bool) slipJudge {
+	sc.st = r.stances(sc, sc.st[:0], vel, low, u, v, StanceSlack, all, dt, loops)
+	j := slipJudge{v: v, stances: len(sc.st), odd: -1, dt: dt}
 	n := len(vel[0])
-	covered := make([]bool, n)
-	for _, s := range j.st {
+	sc.cover = grow(sc.cover, n)
+	covered := sc.cover
+	clear(covered)
+	for _, s := range sc.st {
 		for q := 0; q < s.len; q++ {
 			covered[(s.first+q)%n] = true
 		}
@@ -695,19 +751,19 @@ func (r *Rig) slipAt(vel [][]rig.Vec3, low, wide [][]bool, u rig.Vec3, v float64
 		}
 	}
 	j.planted /= float64(n)
-	if len(j.st) == 0 {
+	if j.stances == 0 {
 		j.slip = math.Inf(1)
 		return j
 	}
-	worst := j.st[0]
-	for _, s := range append(j.st, r.stances(vel, wide, u, v, 1.25*StanceSlack, all, dt, loops)...) {
+	sc.st = r.stances(sc, sc.st, vel, wide, u, v, 1.25*StanceSlack, all, dt, loops)
+	worst := sc.st[0]
+	for _, s := range sc.st {
 		if s.drift/s.dur > worst.drift/worst.dur {
 			worst = s
 		}
 	}
+	j.worst = worst
 	j.slip = worst.drift / (v * worst.dur)
-	j.why = fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip",
-		v, r.Skeleton.Names[r.Feet[worst.foot]], 100*j.slip, float64(worst.first)*dt)
 	var slid, total float64
 	odd, oddD := -1, 0.0
 	for i := range r.Feet {
@@ -722,8 +778,7 @@ func (r *Rig) slipAt(vel [][]rig.Vec3, low, wide [][]bool, u rig.Vec3, v float64
 	}
 	if total > 0 && slid/total > j.slip {
 		j.slip = slid / total
-		j.why = fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, they slide %.0f%% of the distance travelled: foot %s would stand still at %.4g per s of clip instead",
-			v, 100*j.slip, r.Skeleton.Names[r.Feet[odd]], own[odd])
+		j.odd, j.oddSpeed = odd, own[odd]
 	}
 	return j
 }
@@ -734,8 +789,9 @@ func (r *Rig) slipAt(vel [][]rig.Vec3, low, wide [][]bool, u rig.Vec3, v float64
 // StanceSlack wide), then the speed that carries the standing feet exactly as
 // far as the unit goes while they stand (their drifts cancel), found again
 // from the stances at each new speed.
-func (r *Rig) standSpeed(vel [][]rig.Vec3, low [][]bool, u rig.Vec3, feet []int, dt float64, loops bool) (float64, []stance) {
-	var speeds []float64
+// The stances returned lie in sc, until the next call.
+func (r *Rig) standSpeed(sc *scratch, vel [][]rig.Vec3, low [][]bool, u rig.Vec3, feet []int, dt float64, loops bool) (float64, []stance) {
+	speeds := sc.speeds[:0]
 	still := 0 // low samples that stand still relative to the root
 	for _, i := range feet {
 		for k := range vel[i] {
@@ -748,6 +804,7 @@ func (r *Rig) standSpeed(vel [][]rig.Vec3, low [][]bool, u rig.Vec3, feet []int,
 			}
 		}
 	}
+	sc.speeds = speeds
 	if len(speeds) == 0 {
 		return 0, nil
 	}
@@ -767,7 +824,8 @@ func (r *Rig) standSpeed(vel [][]rig.Vec3, low [][]bool, u rig.Vec3, feet []int,
 	}
 	var st []stance
 	for range 4 {
-		st = r.stances(vel, low, u, v, StanceSlack, feet, dt, loops)
+		sc.st = r.stances(sc, sc.st[:0], vel, low, u, v, StanceSlack, feet, dt, loops)
+		st = sc.st
 		var d, T float64
 		for _, s := range st {
 			d += s.along
@@ -791,14 +849,16 @@ type stance struct {
 
 // stances finds the feet's stances when the unit travels at v along −u: runs
 // of low samples whose world speed is under slack·v, lasting MinStance of
-// the clip or more (shorter ones are touches), wrapping around a loop.
-func (r *Rig) stances(vel [][]rig.Vec3, low [][]bool, u rig.Vec3, v, slack float64, feet []int, dt float64, loops bool) []stance {
-	var out []stance
+// the clip or more (shorter ones are touches), wrapping around a loop. It
+// appends them to out.
+func (r *Rig) stances(sc *scratch, out []stance, vel [][]rig.Vec3, low [][]bool, u rig.Vec3, v, slack float64, feet []int, dt float64, loops bool) []stance {
+	uv := u.Scale(v)
 	for _, i := range feet {
 		n := len(vel[i])
-		stand := make([]bool, n)
+		sc.stand = grow(sc.stand, n)
+		stand := sc.stand
 		for k := range n {
-			stand[k] = low[i][k] && vel[i][k].Sub(u.Scale(v)).Len() < slack*v
+			stand[k] = low[i][k] && vel[i][k].Sub(uv).Len() < slack*v
 		}
 		off := 0
 		if loops {
@@ -821,7 +881,7 @@ func (r *Rig) stances(vel [][]rig.Vec3, low [][]bool, u rig.Vec3, v, slack float
 				for k := q; k < e; k++ {
 					h := vel[i][(off+k)%n]
 					s.along += h.Dot(u) * dt
-					w = w.Add(h.Sub(u.Scale(v)).Scale(dt))
+					w = w.Add(h.Sub(uv).Scale(dt))
 				}
 				s.drift = w.Len()
 				out = append(out, s)
