@@ -92,6 +92,17 @@ func (a *Asset) File() *bpat.File { return a.file }
 // Mesh returns the mesh the page draws the asset with.
 func (a *Asset) Mesh() *mesh.Skinned { return a.mesh }
 
+// Reword rewrites the asset's warning and notes, which the page shows, with
+// words: the libraries name their settings (Settings.Scale, Options.Up), and
+// the program that loaded the asset says how its user gives them (a flag).
+// Call it before New.
+func (a *Asset) Reword(words func(string) string) {
+	a.warning = words(a.warning)
+	for i, n := range a.notes {
+		a.notes[i] = words(n)
+	}
+}
+
 // MeshKind says where the mesh came from: MeshGLTF, MeshSpecies or MeshBoxes.
 func (a *Asset) MeshKind() string { return a.meshKind }
 

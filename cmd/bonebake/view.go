@@ -133,6 +133,9 @@ and says so. Stop it with Ctrl-C.`,
 			if err != nil {
 				return err
 			}
+			for _, a := range assets {
+				a.Reword(flagWords) // the page's warnings name flags, as bake's lines do
+			}
 			srv := viewer.New(assets)
 			srv.AllowAnyHost = !viewer.IsLoopback(ln.Addr())
 			url := pageURL(ln.Addr())

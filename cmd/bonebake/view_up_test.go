@@ -78,3 +78,27 @@ func TestViewUpAndBVHClips(t *testing.T) {
 		t.Errorf("--up sideways: exit %d, %q", code, errOut)
 	}
 }
+
+// The page shows a model's warnings as bake prints them: worded with the
+// command's flags, not the library's setting names (a BVH's note names the up
+// axis and the scale; TestLibraryProseNamesFlags keeps the library's side).
+func TestViewWarningsNameFlags(t *testing.T) {
+	biped := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
+	base, _, stop := startView(t, biped, "--addr", "127.0.0.1:0")
+	defer stop()
+	code, body := fetch(t, base+"api/assets")
+	var list struct {
+		Assets []struct {
+			Warning string
+			Notes   []string
+		}
+	}
+	if code != 200 || json.Unmarshal(body, &list) != nil || len(list.Assets) != 1 {
+		t.Fatalf("/api/assets: %d %s", code, body)
+	}
+	a := list.Assets[0]
+	all := a.Warning + " " + strings.Join(a.Notes, " ")
+	if !strings.Contains(all, "--up") || !strings.Contains(all, "--scale") || strings.Contains(all, "Settings.") || strings.Contains(all, "Options.") {
+		t.Errorf("the page's warning and notes: %q, want --up and --scale named, no setting names", all)
+	}
+}
