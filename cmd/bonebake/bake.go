@@ -62,8 +62,17 @@ joint name (docs/formats/gltf.md §7): Mixamo's one file per animation. With
 file too, so 'bake hero.glb --clips anims/*.glb' takes them all. A clip file
 whose skeleton differs from the model's is refused unless --retarget.
 
+Each clip's ground speed is measured, from root motion or the planted feet, and
+written with its cycle to NAME.gait.json beside NAME.bpat, the speed a game moves
+the unit at (docs/formats/gait.md); a 'gait:' line per clip says what was found.
+With confidence 0.8 or more no planted foot slides over 5 % of the distance
+travelled; below it the line names the foot that slides and how far, and
+--plant-feet locks the feet to the ground in the bake.
+
 A model written by 'bonebake export-gltf' carries its clips' fps, loop flags and
-markers, its species id and its sockets, and bakes back into the same file.
+markers, its species id and its sockets, and bakes back into the same clips,
+sockets and species id, with palettes within 5e-6 of the creature's own bake (not
+bit for bit: the file holds float32 keys).
 
 A manifest (YAML, --manifest) says what flags cannot: per-clip fps, loop flags,
 combat markers, time ranges and renames. --fps, --species-id and --bpat-version
@@ -85,7 +94,7 @@ joints (docs/formats/mot.md §12–13): one clip per motion, named after it, at 
 unless --fps, looping as its header says; --gltf writes the result as glTF too.`,
 		Example: `  bonebake bake
   bonebake bake --out build/creatures --species horse,humanoid_sword
-  bonebake bake Fox.glb -o fox.bpat --fps 60 --one-shot Survey
+  bonebake bake Fox.glb -o fox.bpat --scale 0.01 --fps 60 --one-shot Survey
   bonebake bake hero.gltf -o hero.bpat --socket hand_r=RightHand@0,0.1,0
   bonebake bake Fox.glb --scale 0.01 --plant-feet -o fox.bpat
   bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml

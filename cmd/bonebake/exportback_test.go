@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/formats"
@@ -69,4 +70,16 @@ func floats(b []byte) []float32 {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
+}
+
+// Both helps that speak of baking an exported creature back state the bound,
+// and neither promises the same file (bake --help still did, issue 45 item 8).
+func TestExportBackHelpsStateTheBound(t *testing.T) {
+	for _, c := range []string{"bake", "export-gltf"} {
+		_, so, _ := bonebake(t, c, "--help")
+		help := strings.Join(strings.Fields(so), " ")
+		if strings.Contains(help, "same file") || !strings.Contains(help, "within 5e-6") {
+			t.Errorf("%s --help: want the 5e-6 bound and no 'same file':\n%s", c, so)
+		}
+	}
 }

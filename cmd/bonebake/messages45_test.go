@@ -101,7 +101,15 @@ func TestREADMEFoxInMetres(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := 0
-	for _, line := range readmeCommands(t, filepath.Join(root, "README.md")) {
+	// bake --help's and bat --help's examples too: a newcomer copies them first.
+	lines := readmeCommands(t, filepath.Join(root, "README.md"))
+	for _, c := range newRoot(nil).Commands() {
+		if c.Name() == "bake" || c.Name() == "bat" {
+			lines = append(lines, strings.Split(c.Example, "\n")...)
+		}
+	}
+	for _, line := range lines {
+		line = strings.TrimSpace(line)
 		if i := strings.Index(line, " #"); i >= 0 {
 			line = line[:i]
 		}
@@ -113,6 +121,8 @@ func TestREADMEFoxInMetres(t *testing.T) {
 		for i := range f {
 			if strings.HasPrefix(f[i], "testdata/") {
 				f[i] = filepath.Join(root, f[i])
+			} else if f[i] == "Fox.glb" { // a help example's
+				f[i] = filepath.Join(root, "testdata", "gltf", "Fox.glb")
 			} else if i > 0 && f[i-1] == "-o" {
 				f[i] = filepath.Join(out, filepath.Base(f[i]))
 			}
