@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -263,6 +264,7 @@ of the output family each input camera bone becomes.`,
 			if allTypes {
 				types = mot.AllTypes
 			}
+			cameraNotes(cmd.ErrOrStderr(), m, camera)
 			c, re, err := m.Convert(fam, o, camera, types)
 			if err != nil {
 				return fmt.Errorf("%s: %w", a[0], err)
@@ -331,11 +333,39 @@ func parseCameraMap(pairs []string) (map[int16]int16, error) {
 		f, err1 := strconv.ParseInt(strings.TrimSpace(from), 0, 16)
 		t, err2 := strconv.ParseInt(strings.TrimSpace(to), 0, 16)
 		if !ok || err1 != nil || err2 != nil {
-			return nil, usagef("--camera %q: want FROM=TO, two bone ids", p)
+			return nil, usagef("--camera %q: want FROM=TO, two bone ids (hex with 0x, as mot inspect prints camera bones: 0x7000=0xf60)", p)
 		}
 		out[int16(f)] = int16(t)
 	}
 	return out, nil
+}
+
+// cameraNotes says which --camera FROM ids name no camera bone of m: a mapping
+// that carries nothing (7000 is read as decimal, not 0x7000), whose records
+// are then dropped all the same.
+func cameraNotes(w io.Writer, m *mot.Motion, camera map[int16]int16) {
+	var have []int16
+	for _, r := range m.Records {
+		if mot.IsCamera(m.Family, r.Bone) && !slices.Contains(have, r.Bone) {
+			have = append(have, r.Bone)
+		}
+	}
+	slices.Sort(have)
+	names := make([]string, len(have))
+	for i, b := range have {
+		names[i] = fmt.Sprintf("%#x", b)
+	}
+	from := slices.Sorted(maps.Keys(camera))
+	for _, f := range from {
+		if slices.Contains(have, f) {
+			continue
+		}
+		its := "it has none"
+		if len(names) > 0 {
+			its = "its camera bones: " + strings.Join(names, ", ")
+		}
+		fmt.Fprintf(w, "note: --camera %#x (decimal %d): the motion has no such camera bone, so it maps nothing (%s)\n", f, f, its)
+	}
 }
 
 func writeMot(path string, m *mot.Motion) error {

@@ -232,3 +232,21 @@ func TestMotEncodeKeepsTheName(t *testing.T) {
 		t.Errorf("name %q (%v), want pl0010_walk", m.Name, err)
 	}
 }
+
+// A --camera mapping of a bone the motion lacks (7000, read as decimal, where
+// mot inspect prints 0x7000) says so, naming the camera bones the motion has;
+// one that is not two ids says they are hex with 0x (issue 45 re-check: the
+// first dropped the camera records in silence).
+func TestMotCameraMapNamesMissingBone(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "b.mot")
+	code, so, se := bonebake(t, "mot", "convert", sharedMot(t), "-o", out, "--family", "bayo1", "--camera", "7000=3936")
+	if code != 0 || !strings.Contains(se, "--camera 0x1b58 (decimal 7000): the motion has no such camera bone") || !strings.Contains(se, "0x7000, 0x7001") {
+		t.Errorf("exit %d: %s%s", code, so, se)
+	}
+	if code, so, se := bonebake(t, "mot", "convert", sharedMot(t), "-o", out, "--family", "bayo1", "--camera", "0x7000=0xf60"); code != 0 || strings.Contains(se, "note:") {
+		t.Errorf("a camera bone the motion has: exit %d: %s%s", code, so, se)
+	}
+	if code, _, se := bonebake(t, "mot", "convert", sharedMot(t), "-o", out, "--family", "bayo1", "--camera", "7000=f60"); code != 2 || !strings.Contains(se, "hex with 0x") {
+		t.Errorf("7000=f60: exit %d: %s", code, se)
+	}
+}
