@@ -304,7 +304,7 @@ func printWritten(outw, errw io.Writer, b *gltfbake.Baked, size gltfbake.Size, i
 	// line per model.
 	speeds := 0
 	for _, c := range w.Gaits.Clips {
-		fmt.Fprintln(errw, flagWords(gltfbake.GaitLine(c)))
+		fmt.Fprintln(errw, flagWords(m.GaitLine(c)))
 		if c.GroundSpeed > 0 {
 			speeds++
 		}

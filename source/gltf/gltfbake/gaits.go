@@ -23,8 +23,10 @@ func (m *Model) measure(i int) stride.Result {
 // plantFeet locks the feet of every clip that asks (Clip.PlantFeet) to the
 // ground while they stand, at the clip's ground speed (the manifest's, or the
 // one measured: docs/formats/gait.md §7); Gaits then measures the planted
-// clip. It returns what the user should be told: the feet that cannot reach
-// where they are planted, or have no leg to bend.
+// clip. A clip whose feet, planted, would still slide beyond a trusted speed's
+// 5 % is left as authored. It returns what the user should be told: the feet
+// that cannot reach where they are planted, or have no leg to bend, and the
+// clips left as authored.
 func (m *Model) plantFeet() []string {
 	j := m.Job
 	var notes []string
@@ -51,6 +53,19 @@ func (m *Model) plantFeet() []string {
 		if plan == nil {
 			continue
 		}
+		// Planting that leaves the feet sliding beyond what a trusted speed
+		// allows only bends the legs out of shape (the Fox's Run: its front
+		// legs, straight and short of their pins, drag back): the clip stays
+		// as authored.
+		if after := m.gaitRig.Measure(plan.Sampler(mo.NewSampler()), start, dur, c.Cycle, c.Loops); after.Confidence < stride.Trusted {
+			if m.unplanted == nil {
+				m.unplanted = map[string]bool{}
+			}
+			m.unplanted[c.Name] = true
+			notes = append(notes, fmt.Sprintf("plant feet: clip %s: left as authored: planted, its feet would still slide (confidence %.2f, under %.2g)%s",
+				c.Name, after.Confidence, stride.Trusted, shortOf(plan.Notes)))
+			continue
+		}
 		if m.planted == nil {
 			m.planted = map[int]bool{}
 		}
@@ -65,6 +80,17 @@ func (m *Model) plantFeet() []string {
 		c.Motion = len(j.Motions) - 1
 	}
 	return notes
+}
+
+// shortOf returns, after "; ", the note of a plan that says which feet fall
+// short of their pins, or "".
+func shortOf(notes []string) string {
+	for _, n := range notes {
+		if strings.Contains(n, "falls short") {
+			return "; " + n
+		}
+	}
+	return ""
 }
 
 // soles returns each foot's sole for foot locking (stride.Rig.Soles): the
@@ -220,7 +246,20 @@ func GaitLine(c gait.Clip) string {
 	case c.Planted:
 		b.WriteString("; feet locked to the ground")
 	case c.Status != string(stride.StatusNoTravel) && c.Confidence < stride.Trusted && c.GroundSpeedSource != gait.SourceManifest:
-		b.WriteString("; Settings.PlantFeet locks them to the ground") // the feet slide: §7
+		b.WriteString("; " + plantHint) // the feet slide: §7
 	}
 	return b.String()
+}
+
+// plantHint ends the gait line of a clip whose feet slide.
+const plantHint = "Settings.PlantFeet locks them to the ground"
+
+// GaitLine is GaitLine for a clip of this model: a clip whose planting was
+// refused (its note says why) is not hinted to plant.
+func (m *Model) GaitLine(c gait.Clip) string {
+	line := GaitLine(c)
+	if m.unplanted[c.Name] {
+		line = strings.TrimSuffix(line, "; "+plantHint) + "; feet left as authored"
+	}
+	return line
 }

@@ -136,6 +136,9 @@ type Model struct {
 	gaitRig  *stride.Rig
 	measured map[int]stride.Result
 	planted  map[int]bool // the clips whose feet were locked (plantFeet)
+	// unplanted names the clips that asked to be planted but were left as
+	// authored: planted, their feet would still slide.
+	unplanted map[string]bool
 	// Skin and Scale are the skin read and the uniform scale applied (0: none),
 	// filesRoot the folder its external files may come from, and
 	// SnapshotTriangles the manifest's snapshot_triangles: what a far-LOD

@@ -7,8 +7,19 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/testfiles"
 )
+
+// contents bakes m's job.
+func contents(t *testing.T, m *Model) *bpat.Contents {
+	t.Helper()
+	c, err := bake.Bake(m.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 // jumps returns, for each clip of m's bake, the largest distance a bone moves
 // between two frames (the palettes' translations: each bone's joint in model
@@ -44,16 +55,23 @@ func jumps(t *testing.T, m *Model) []float64 {
 // plantOpen are the planted walks and runs not yet within 5 % (docs/formats/
 // gait.md §7), measured and logged: "soles", held to the leaves' 5 % only (the
 // robot's Running: its soles drift 5.1 %, one brief stance of a boot skinned
-// mostly to the shin); "all", held to nothing but a speed, the mark and the jump bound (the
-// Fox's Run: its front paws, swept back at 4.6 m/s of clip, are pinned beyond
-// what its straight front legs reach).
+// mostly to the shin).
 var plantOpen = map[string]map[string]string{
-	"Fox.glb":                     {"Run": "all"},
 	"threejs/RobotExpressive.glb": {"Running": "soles"},
 }
 
-// TestPlantFeet: with Settings.PlantFeet, every real walk and run (Fox's Run,
-// which had no speed, too) gets a ground speed at which its feet stay planted
+// plantRefused are the clips left as authored: planted, their feet would still
+// slide beyond a trusted speed's 5 % (the Fox's Run: its front paws, swept
+// back at 4.6 m/s of clip, are pinned beyond what its straight front legs
+// reach, which drag back straight and flip their elbows).
+var plantRefused = map[string][]string{
+	"Fox.glb": {"Run"},
+}
+
+// TestPlantFeet: with Settings.PlantFeet, every real walk and run but those of
+// plantRefused (left as authored, byte for byte, and a note says why: the
+// Fox's Run, which had no speed, and planted still slides) gets a ground speed
+// at which its feet stay planted
 // within 5 %, by both outside meters (the palette's lowest leaves, slip; the
 // mesh's soles, soleMeter; plantOpen as it says), with a confidence of 0.8 or
 // more, measured on the planted clip, says it was planted, and no
@@ -97,7 +115,17 @@ func TestPlantFeet(t *testing.T) {
 			}
 			f := m.Gaits("x.bpat")
 			jp, ja := jumps(t, m), jumps(t, authored)
+			pm, pa := contents(t, m), contents(t, authored)
 			for i, c := range f.Clips {
+				if slices.Contains(plantRefused[g.model], c.Name) {
+					note := "plant feet: clip " + c.Name + ": left as authored: planted, its feet would still slide"
+					if c.Planted || !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.HasPrefix(n, note) }) ||
+						!slices.Equal(pm.Palettes[i], pa.Palettes[i]) || !strings.HasSuffix(m.GaitLine(c), "; feet left as authored") {
+						t.Errorf("%s: planted %v, notes %q, gait line %q: want it left as authored (its palettes the authored ones), and a note saying why",
+							c.Name, c.Planted, m.Notes, m.GaitLine(c))
+					}
+					continue
+				}
 				if jp[i] > 1.25*ja[i]+0.005 {
 					t.Errorf("%s: a bone jumps %.3g·H between two frames, %.3g·H as authored", c.Name, jp[i], ja[i])
 				}
@@ -112,10 +140,10 @@ func TestPlantFeet(t *testing.T) {
 				if !c.Planted || c.GroundSpeed == 0 {
 					t.Errorf("%s: %+v: want planted, with a speed", c.Name, c)
 				}
-				if open != "all" && (c.Confidence < 0.8 || c.Reason != "") {
+				if c.Confidence < 0.8 || c.Reason != "" {
 					t.Errorf("%s: %+v: want a confidence of 0.8 or more without a remark", c.Name, c)
 				}
-				if r.stances == 0 || open != "all" && r.worst > 0.05 {
+				if r.stances == 0 || r.worst > 0.05 {
 					t.Errorf("%s: at %.4g m/s a foot drifts %.1f%% of the travel in its stance (%s)", c.Name, c.GroundSpeed, 100*r.worst, r.where)
 				}
 				if so == nil {
