@@ -487,9 +487,11 @@ type scratch struct {
 	velRow [][]rig.Vec3
 	flags  []bool // footMotion's low, then wide
 	flagRw [][]bool
-	stand  []bool // stances'
+	stand  []bool // stances' and slipAt's
+	standW []bool // slipAt's, in the wide band
 	cover  []bool // slipAt's
 	st     []stance
+	stW    []stance // slipAt's, in the wide band
 	speeds []float64
 }
 
@@ -635,7 +637,10 @@ func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool,
 		}
 	}
 	best := slipJudge{slip: math.Inf(1)}
-	for _, c := range cands {
+	for q, c := range cands {
+		if slices.Contains(cands[:q], c) {
+			continue // judged already (a foot's own speed is the first step's): the same judgement
+		}
 		if j := r.slipAt(sc, vel, low, wide, u, c, own, long, all, dt, loops); j.slip < best.slip {
 			best = j
 		}
@@ -734,7 +739,26 @@ func (j slipJudge) reason(r *Rig) string {
 // how long it stands.
 // all lists every foot (indices into r.Feet).
 func (r *Rig) slipAt(sc *scratch, vel [][]rig.Vec3, low, wide [][]bool, u rig.Vec3, v float64, own, long []float64, all []int, dt float64, loops bool) slipJudge {
-	sc.st = r.stances(sc, sc.st[:0], vel, low, u, v, StanceSlack, all, dt, loops)
+	// The stances at StanceSlack in the low band and, for the worst, at
+	// wideSlack in the wide one, found together: one world speed a sample.
+	const wideSlack = 1.25 * StanceSlack
+	uv := u.Scale(v)
+	sc.st, sc.stW = sc.st[:0], sc.stW[:0]
+	for _, i := range all {
+		n := len(vel[i])
+		sc.stand, sc.standW = grow(sc.stand, n), grow(sc.standW, n)
+		stand, standW := sc.stand, sc.standW
+		for k := range n {
+			stand[k], standW[k] = false, false
+			if low[i][k] || wide[i][k] {
+				d := vel[i][k].Sub(uv).Len()
+				stand[k] = low[i][k] && d < StanceSlack*v
+				standW[k] = wide[i][k] && d < wideSlack*v
+			}
+		}
+		sc.st = runs(sc.st, stand, vel[i], i, u, uv, dt, loops, false)
+		sc.stW = runs(sc.stW, standW, vel[i], i, u, uv, dt, loops, false)
+	}
 	j := slipJudge{v: v, stances: len(sc.st), odd: -1, dt: dt}
 	n := len(vel[0])
 	sc.cover = grow(sc.cover, n)
@@ -755,8 +779,8 @@ func (r *Rig) slipAt(sc *scratch, vel [][]rig.Vec3, low, wide [][]bool, u rig.Ve
 		j.slip = math.Inf(1)
 		return j
 	}
-	sc.st = r.stances(sc, sc.st, vel, wide, u, v, 1.25*StanceSlack, all, dt, loops)
 	worst := sc.st[0]
+	sc.st = append(sc.st, sc.stW...)
 	for _, s := range sc.st {
 		if s.drift/s.dur > worst.drift/worst.dur {
 			worst = s
@@ -860,34 +884,51 @@ func (r *Rig) stances(sc *scratch, out []stance, vel [][]rig.Vec3, low [][]bool,
 		for k := range n {
 			stand[k] = low[i][k] && vel[i][k].Sub(uv).Len() < slack*v
 		}
-		off := 0
-		if loops {
-			if off = slices.Index(stand, false); off < 0 {
-				off = 0 // stands throughout: one stance, from the start
-			}
+		out = runs(out, stand, vel[i], i, u, uv, dt, loops, true)
+	}
+	return out
+}
+
+// runs appends to out the stances of foot i, whose velocities are vel, in
+// the samples where stand holds (stances' rules); along is measured only
+// when asked: slipAt reads the drift alone.
+func runs(out []stance, stand []bool, vel []rig.Vec3, i int, u, uv rig.Vec3, dt float64, loops, along bool) []stance {
+	n := len(stand)
+	off := 0
+	if loops {
+		if off = slices.Index(stand, false); off < 0 {
+			off = 0 // stands throughout: one stance, from the start
 		}
-		for q := 0; q < n; {
-			if !stand[(off+q)%n] {
-				q++
-				continue
-			}
-			e := q
-			for e < n && stand[(off+e)%n] {
-				e++
-			}
-			if float64(e-q) >= MinStance*float64(n) {
-				s := stance{foot: i, first: (off + q) % n, len: e - q, dur: float64(e-q) * dt}
-				var w rig.Vec3 // the world displacement: the model's plus the unit's
-				for k := q; k < e; k++ {
-					h := vel[i][(off+k)%n]
+	}
+	at := func(q int) int { // (off+q) % n, for q < n, without a division
+		if q += off; q >= n {
+			q -= n
+		}
+		return q
+	}
+	for q := 0; q < n; {
+		if !stand[at(q)] {
+			q++
+			continue
+		}
+		e := q
+		for e < n && stand[at(e)] {
+			e++
+		}
+		if float64(e-q) >= MinStance*float64(n) {
+			s := stance{foot: i, first: at(q), len: e - q, dur: float64(e-q) * dt}
+			var w rig.Vec3 // the world displacement: the model's plus the unit's
+			for k := q; k < e; k++ {
+				h := vel[at(k)]
+				if along {
 					s.along += h.Dot(u) * dt
-					w = w.Add(h.Sub(uv).Scale(dt))
 				}
-				s.drift = w.Len()
-				out = append(out, s)
+				w = w.Add(h.Sub(uv).Scale(dt))
 			}
-			q = e
+			s.drift = w.Len()
+			out = append(out, s)
 		}
+		q = e
 	}
 	return out
 }
