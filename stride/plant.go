@@ -123,6 +123,7 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		w = w.Add(pos[n][j].Sub(travel.Scale(float64(n) * dt)).Sub(pos[0][j]).Scale(float64(pass)))
 		return horiz(w.Sub(u.Scale(v * float64(K) * dt)))
 	}
+	soles := r.solesAt(s, start, dt, n, legs)
 	for i, lg := range legs {
 		if lg.end < 0 {
 			continue
@@ -140,7 +141,7 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		var step []rig.Vec3 // the patch's move over the ground from sample k to k+1
 		if i < len(r.Soles) && len(r.Soles[i]) > 0 {
 			var on []bool
-			on, step = r.soleContact(s, start, dt, n, r.Soles[i], travel.Add(u.Scale(v)), v)
+			on, step = r.soleContact(soles[i], dt, n, travel.Add(u.Scale(v)), v)
 			for k := range n {
 				stand[k] = stand[k] || on[k]
 			}
@@ -536,6 +537,50 @@ func (p *Plan) bends(s Sampler) {
 	}
 }
 
+// solesAt samples s at n+1 times dt apart from start, once for all the feet
+// (a pass a foot sampled the clip four times over for a quadruped):
+// at[i][k][j] is point j of foot i's sole (r.Soles[i]) at sample k, in model
+// space, for each foot that has a sole and a leg to bend (nil for the others).
+func (r *Rig) solesAt(s Sampler, start, dt float64, n int, legs []leg) [][][]rig.Vec3 {
+	sk := r.Skeleton
+	at := make([][][]rig.Vec3, len(legs))
+	var bones []int
+	for i, lg := range legs {
+		if lg.end < 0 || i >= len(r.Soles) || len(r.Soles[i]) == 0 {
+			continue
+		}
+		at[i] = make([][]rig.Vec3, n+1)
+		flat := make([]rig.Vec3, (n+1)*len(r.Soles[i]))
+		for k := range at[i] {
+			at[i][k] = flat[k*len(r.Soles[i]) : (k+1)*len(r.Soles[i])]
+		}
+		for _, p := range r.Soles[i] {
+			bones = append(bones, p.Bone)
+		}
+	}
+	if len(bones) == 0 {
+		return at
+	}
+	// Each bone's matrix is the same whatever else is placed with it
+	// (rig.Skeleton.ModelSpaceOf): the points are those a pass per foot gave.
+	placed := sk.Chain(bones)
+	pose := sk.RestPose()
+	global := make([]rig.Mat4, sk.Len())
+	for k := 0; k <= n; k++ {
+		s.Sample(start+float64(k)*dt, pose)
+		sk.ModelSpaceOf(pose, global, placed)
+		for i, sole := range at {
+			if sole == nil {
+				continue
+			}
+			for j, p := range r.Soles[i] {
+				sole[k][j] = global[p.Bone].TransformPoint(p.Offset)
+			}
+		}
+	}
+	return at
+}
+
 // soleContact finds a foot's contact from its sole's points: the sole is on the
 // ground while its lowest point is within PlantedHeight of that height's range
 // over the clip (at least PlantedHeightMin·H) above its lowest, and its contact
@@ -543,24 +588,7 @@ func (p *Plan) bends(s Sampler) {
 // the ground than the unit (v), the ground moving by back (per second) in the
 // model's space. step[k] is the patch's horizontal move over the ground from
 // sample k to k+1.
-func (r *Rig) soleContact(s Sampler, start, dt float64, n int, sole []Point, back rig.Vec3, v float64) (stand []bool, step []rig.Vec3) {
-	sk := r.Skeleton
-	var bones []int
-	for _, p := range sole {
-		bones = append(bones, p.Bone)
-	}
-	placed := sk.Chain(bones)
-	pose := sk.RestPose()
-	global := make([]rig.Mat4, sk.Len())
-	at := make([][]rig.Vec3, n+1)
-	for k := 0; k <= n; k++ {
-		s.Sample(start+float64(k)*dt, pose)
-		sk.ModelSpaceOf(pose, global, placed)
-		at[k] = make([]rig.Vec3, len(sole))
-		for j, p := range sole {
-			at[k][j] = global[p.Bone].TransformPoint(p.Offset)
-		}
-	}
+func (r *Rig) soleContact(at [][]rig.Vec3, dt float64, n int, back rig.Vec3, v float64) (stand []bool, step []rig.Vec3) {
 	low := make([]float64, n+1)
 	floor, top := math.Inf(1), math.Inf(-1)
 	for k := range at {
