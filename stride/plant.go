@@ -28,9 +28,12 @@ const (
 	// of the clip (never more than half the swing between two contacts).
 	PlantBlend = 0.1
 	// ShortOf is the least miss, as a fraction of H, of a foot that cannot
-	// reach its pin that Plan tells of (a straight leg asked for a millimetre
-	// more is not worth a note).
-	ShortOf = 0.005
+	// reach its pin that Plan tells of (a leg eased short of its pin by a
+	// centimetre or so, softReach's, is not worth a note).
+	ShortOf = 0.01
+	// SoftReach is the part of a leg's reach (its two bones' lengths) over
+	// which a pin's distance from the hip is eased (softReach).
+	SoftReach = 0.05
 )
 
 // Point is a point that moves with a bone: Offset in the bone's space (a skinned
@@ -446,12 +449,15 @@ func (p *planted) Sample(t float64, pose []rig.Transform) {
 			}
 			continue
 		}
-		target := p.global[lg.end].Translation().Add(d)
+		ankle := p.global[lg.end].Translation()
+		target := ankle.Add(d)
 		// The knee stays on the side the animation bends it to, and a leg held
 		// straight bends to the side the clip bends it most.
 		knee := p.global[lg.lower].Translation()
 		hip := p.global[lg.upper].Translation()
-		l1, l2 := knee.Sub(hip).Len(), p.global[lg.end].Translation().Sub(knee).Len()
+		l1, l2 := knee.Sub(hip).Len(), ankle.Sub(knee).Len()
+		pinned := target
+		target = softReach(hip, target, ankle.Sub(hip).Len(), l1+l2)
 		bias := lg.bend
 		if q := p.sk.Parents[lg.upper]; q >= 0 {
 			bias = p.global[q].TransformVector(bias)
@@ -461,14 +467,17 @@ func (p *planted) Sample(t float64, pose []rig.Transform) {
 		}
 		pole := knee.Add(bias)
 		ru, rl := pose[lg.upper].Rotation, pose[lg.lower].Rotation
-		if !p.sk.TwoBoneIK(pose, lg.upper, lg.lower, lg.end, target, pole) {
-			// Out of reach: the limb points at the target, straight (or
-			// folded), and the foot lies short of it by the difference.
+		reached := p.sk.TwoBoneIK(pose, lg.upper, lg.lower, lg.end, target, pole)
+		// Near or out of reach the foot lies short of its pin: by softReach's
+		// difference, or (folded) by the limb's.
+		miss := pinned.Sub(target).Len()
+		if !reached {
 			d := target.Sub(hip).Len()
-			if miss := math.Max(d-(l1+l2), math.Abs(l1-l2)-d); miss > ShortOf*p.height {
-				p.short[j]++
-				p.miss[j] = math.Max(p.miss[j], miss)
-			}
+			miss = math.Max(miss, math.Abs(l1-l2)-d)
+		}
+		if miss > ShortOf*p.height {
+			p.short[j]++
+			p.miss[j] = math.Max(p.miss[j], miss)
 		}
 		// The foot keeps its animated orientation in model space: its parent
 		// turned by (ru'·rl')⁻¹·(ru·rl).
@@ -476,6 +485,26 @@ func (p *planted) Sample(t float64, pose []rig.Transform) {
 		turn := nu.Mul(nl).Conjugate().Mul(ru.Normalize().Mul(rl.Normalize()))
 		pose[lg.end].Rotation = turn.Mul(pose[lg.end].Rotation).Normalize()
 	}
+}
+
+// softReach returns the target the leg from hip (its reach l, the ankle d0
+// from the hip as animated) bends to for the foot's pin at target. Within
+// SoftReach·l of the straight leg the target's distance from the hip is eased
+// toward the reach along the line from the hip (soft IK): a knee that two-bone
+// IK would snap straight as its pin moves a few millimetres (ybot's walking:
+// 156° to 180° in a frame, where the animation turns it 14.6° at most)
+// straightens gradually, and the foot lies a little short of its pin instead.
+// Where the animated ankle is further, the leg is eased from there, so that a
+// pin blending in from nothing does not bend a straight leg.
+func softReach(hip, target rig.Vec3, d0, l float64) rig.Vec3 {
+	a := math.Max(d0, (1-SoftReach)*l)
+	v := target.Sub(hip)
+	d := v.Len()
+	if !(a < l) || !(d > a) {
+		return target
+	}
+	e := a + (l-a)*(1-math.Exp(-(d-a)/(l-a)))
+	return hip.Add(v.Scale(e / d))
 }
 
 // bendShin turns a leg whose lower bone is a leaf so that the point of it where
