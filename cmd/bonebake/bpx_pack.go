@@ -216,8 +216,9 @@ other as a string.`,
 }
 
 // lowMemory asks the garbage collector to keep the heap under 48 MiB: packing
-// and unpacking stream, and what they hold live (two xz block encoders, about
-// 37 MiB, or the blocks the reader decodes ahead, at most 24 MiB) fits, so the process stays under 64 MiB whatever the size of the data.
+// and unpacking stream, and what they hold live (two xz block encoders and
+// four blocks, about 41 MiB, or the blocks the reader decodes ahead, at most
+// 24 MiB) fits, so the process stays under 64 MiB whatever the size of the data.
 func lowMemory() { debug.SetMemoryLimit(48 << 20) }
 
 // packOptions maps pack's flags onto bpx.PackOptions.

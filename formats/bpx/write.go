@@ -31,8 +31,8 @@ const (
 )
 
 // xzWorkers is how many xz blocks a section's writer compresses at once. Each
-// holds about 18 MiB (a 4 MiB block in and out and its match finder), so two
-// keep a pack under 64 MiB on any machine.
+// takes about 20.4 MiB (its match finder and two 4 MiB blocks, each with room
+// for its compressed form), so two keep a pack under 64 MiB on any machine.
 var xzWorkers = min(runtime.GOMAXPROCS(0), 2)
 
 // Writer writes a container: NewWriter reserves room for the header and the

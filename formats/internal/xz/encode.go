@@ -10,7 +10,6 @@ type blockEncoder struct {
 	lz         *lzmaEnc
 	window     int // the match finder's: blocks up to this size, or any block when it is the Writer's window
 	fullWindow int // the Writer's window, which sized the hash heads
-	out        []byte
 }
 
 // Encoder settings: liblzma's preset 6 (nice length 64, bt4 depth 48), with
@@ -34,29 +33,34 @@ func newBlockEncoder(window, fullWindow int) *blockEncoder {
 	return &blockEncoder{lz: newLZMAEnc(window, fullWindow, niceLen, bt4Depth), window: window, fullWindow: fullWindow}
 }
 
-// maxEncoded bounds the LZMA2 data of n bytes: stored chunks cost 3 bytes
-// per 64 KiB, LZMA chunks are smaller than their data.
-func maxEncoded(n int) int { return n + 3*(n/maxChunkCopy+1) + 64 }
-
-// encode returns the LZMA2 data of buf, end marker included; the slice is
-// reused by the next call.
-func (b *blockEncoder) encode(buf []byte) []byte {
+// encode compresses the n bytes at mem[gap:] into LZMA2 data, end marker
+// included, written from mem[0] over the input as it goes, and returns it.
+// gap must be at least gapFor(n, b.window): the data then never reaches
+// the bytes the encoder still reads, which room checks chunk by chunk.
+func (b *blockEncoder) encode(mem []byte, gap, n int) []byte {
+	buf := mem[gap : gap+n : gap+n]
 	lz := b.lz
 	lz.startBlock(buf)
-	if cap(b.out) < maxEncoded(len(buf)) {
-		b.out = make([]byte, 0, maxEncoded(len(buf)))
+	reach := min(b.window, n) // how far back the encoder reads
+	out := mem[:0]
+	// room panics unless k more bytes of data stay before the input that
+	// is read from next on: a broken bound would corrupt the block.
+	room := func(k, next int) {
+		if len(out)+k > gap+max(0, next-reach) {
+			panic("xz: compressed data overtakes its input")
+		}
 	}
-	out := b.out[:0]
 	dictReset, stateReset := true, false
 	for lz.pos < len(buf) {
 		start := lz.pos
-		if n := min(probeSize, len(buf)-start); n == probeSize && incompressible(buf[start:start+n]) {
+		if k := min(probeSize, len(buf)-start); k == probeSize && incompressible(buf[start:start+k]) {
 			// Stored without searching: later data cannot match it, which
 			// costs ratio only where random-looking data repeats.
-			out = appendCopyChunks(out, buf[start:start+n], dictReset)
+			room(k+3, start+k)
+			out = appendCopyChunks(out, buf[start:start+k], dictReset)
 			dictReset, stateReset = false, true
-			lz.mf.jump(n)
-			lz.pos += n
+			lz.mf.jump(k)
+			lz.pos += k
 			continue
 		}
 		if stateReset {
@@ -66,6 +70,7 @@ func (b *blockEncoder) encode(buf []byte) []byte {
 		packed := lz.rc.out
 		unpacked := lz.pos - start
 		if len(packed) >= unpacked || len(packed) > maxChunkPacked {
+			room(unpacked+3*(unpacked/maxChunkCopy+1), lz.pos)
 			out = appendCopyChunks(out, buf[start:lz.pos], dictReset)
 			dictReset, stateReset = false, true
 			continue
@@ -77,6 +82,7 @@ func (b *blockEncoder) encode(buf []byte) []byte {
 		case stateReset:
 			reset = chunkResetStateProps
 		}
+		room(6+len(packed), lz.pos)
 		u, p := unpacked-1, len(packed)-1
 		out = append(out, byte(chunkLZMA|reset<<5|u>>16), byte(u>>8), byte(u), byte(p>>8), byte(p))
 		if reset >= chunkResetStateProps {
@@ -85,9 +91,8 @@ func (b *blockEncoder) encode(buf []byte) []byte {
 		out = append(out, packed...)
 		dictReset, stateReset = false, false
 	}
-	out = append(out, chunkEnd)
-	b.out = out
-	return out
+	room(1, len(buf))
+	return append(out, chunkEnd)
 }
 
 // appendCopyChunks stores data as uncompressed chunks, the first resetting

@@ -16,8 +16,9 @@
 // (WriterConfig changes the block size, the workers and the check), and the four
 // checks of the format (none, CRC32, CRC64, SHA-256).
 //
-// Limits: a writer uses about 4·BlockSize + 2.3 MiB per worker (18 MiB at the
-// default; bpx uses two workers: under 64 MiB for the whole process); a reader
+// Limits: a writer holds a match finder of 2·BlockSize + 2.3 MiB per worker and
+// two blocks of 1.25·BlockSize per worker (20.4 MiB a worker at the default;
+// bpx uses two workers: under 64 MiB for the whole process); a reader
 // checks every block's dictionary against ReaderConfig.MaxDict (64 MiB by default)
 // before allocating, decodes blocks ahead on other cores within 24 MiB, and
 // streams the rest; truncated, padded or inconsistent streams are
