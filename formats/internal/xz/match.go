@@ -139,27 +139,31 @@ func (f *bt4) matches(dst []uint32) []uint32 {
 
 // searchTree walks the tree from node next, re-rooting it at pos (the LZMA
 // SDK's GetMatchesSpec1 and SkipMatchesSpec); when collect is set it appends
-// each match longer than maxLen.
+// each match longer than maxLen. The finder's fields are copied into locals:
+// the stores into son would otherwise make the compiler reload them at every
+// step.
 func (f *bt4) searchTree(cur []byte, pos, next uint32, maxLen int, dst []uint32, collect bool) []uint32 {
 	son := f.son
-	ptr0 := int(f.cyc)<<1 + 1
-	ptr1 := int(f.cyc) << 1
+	buf, i := f.buf, f.i
+	window, cyc := f.window, f.cyc
+	ptr0 := int(cyc)<<1 + 1
+	ptr1 := int(cyc) << 1
 	len0, len1 := 0, 0
 	limit := len(cur)
-	for depth := f.depth; ; depth-- {
+	for depth := f.depth; depth > 0; depth-- {
 		delta := pos - next
-		if depth == 0 || delta >= f.window {
-			son[ptr0], son[ptr1] = 0, 0
-			return dst
+		if delta >= window {
+			break
 		}
-		p := f.cyc - delta
-		if delta > f.cyc {
-			p += f.window
+		p := cyc - delta
+		if delta > cyc {
+			p += window
 		}
-		pair := int(p) << 1
-		prev := f.buf[f.i-int(delta):]
+		pair := son[int(p)<<1 : int(p)<<1+2 : int(p)<<1+2]
+		prev := buf[i-int(delta):]
 		n := min(len0, len1)
-		if prev[n] == cur[n] {
+		a, b := prev[n], cur[n]
+		if a == b {
 			n = extend(cur, prev, n+1, limit)
 			if collect && n > maxLen {
 				maxLen = n
@@ -167,22 +171,25 @@ func (f *bt4) searchTree(cur []byte, pos, next uint32, maxLen int, dst []uint32,
 			}
 			if n == limit {
 				// Equal to the limit: pos takes over the node's children.
-				son[ptr1], son[ptr0] = son[pair], son[pair+1]
+				son[ptr1], son[ptr0] = pair[0], pair[1]
 				return dst
 			}
+			a, b = prev[n], cur[n]
 		}
-		if prev[n] < cur[n] {
+		if a < b {
 			son[ptr1] = next
-			ptr1 = pair + 1
-			next = son[ptr1]
+			ptr1 = int(p)<<1 + 1
+			next = pair[1]
 			len1 = n
 		} else {
 			son[ptr0] = next
-			ptr0 = pair
-			next = son[ptr0]
+			ptr0 = int(p) << 1
+			next = pair[0]
 			len0 = n
 		}
 	}
+	son[ptr0], son[ptr1] = 0, 0
+	return dst
 }
 
 // skip inserts the next n positions into the tree without searching.
