@@ -27,6 +27,14 @@ type bt4 struct {
 	hash3 []uint32
 	hash4 []uint32
 	mask4 uint32
+
+	// The next position's hashes and 4-byte head, read as soon as the
+	// tables are updated for this one: the head is most often a cache miss,
+	// which then overlaps this position's tree walk and the parser's work
+	// instead of starting the next position's. Valid when nextI is i.
+	nextI         int
+	nh2, nh3, nh4 uint32
+	nextHead      uint32
 }
 
 const (
@@ -68,6 +76,7 @@ func newBT4(window, hashWindow, nice, depth int) *bt4 {
 // reset starts a new block: no position before it can be matched.
 func (f *bt4) reset(buf []byte) {
 	f.buf, f.i, f.base, f.cyc = buf, 0, f.window, 0
+	f.nextI = -1
 	clear(f.hash2)
 	clear(f.hash3)
 	clear(f.hash4)
@@ -80,6 +89,29 @@ func (f *bt4) hashes(p []byte) (h2, h3, h4 uint32) {
 	h3 = t & (hash3Size - 1)
 	h4 = (t ^ crcTable[p[3]]<<5) & f.mask4
 	return
+}
+
+// insert puts position i (its first bytes cur) in the hash tables and
+// returns the distances to the previous heads of its 2- and 3-byte hashes
+// and the previous head of its 4-byte hash; then it reads the next
+// position's heads ahead.
+func (f *bt4) insert(cur []byte, pos uint32) (d2, d3, next uint32) {
+	var h2, h3, h4 uint32
+	if f.nextI == f.i {
+		h2, h3, h4, next = f.nh2, f.nh3, f.nh4, f.nextHead
+	} else {
+		h2, h3, h4 = f.hashes(cur)
+		next = f.hash4[h4]
+	}
+	d2 = pos - f.hash2[h2]
+	d3 = pos - f.hash3[h3]
+	f.hash2[h2], f.hash3[h3], f.hash4[h4] = pos, pos, pos
+	if n := f.i + 1; len(f.buf)-n >= 4 {
+		f.nh2, f.nh3, f.nh4 = f.hashes(f.buf[n : n+4])
+		f.nextHead = f.hash4[f.nh4]
+		f.nextI = n
+	}
+	return d2, d3, next
 }
 
 func (f *bt4) move() {
@@ -104,11 +136,7 @@ func (f *bt4) matches(dst []uint32) []uint32 {
 	cur := f.buf[f.i:]
 	cur = cur[:limit:limit]
 	pos := uint32(f.i) + f.base
-	h2, h3, h4 := f.hashes(cur)
-	d2 := pos - f.hash2[h2]
-	d3 := pos - f.hash3[h3]
-	next := f.hash4[h4]
-	f.hash2[h2], f.hash3[h3], f.hash4[h4] = pos, pos, pos
+	d2, d3, next := f.insert(cur, pos)
 
 	maxLen := 0
 	start := len(dst)
@@ -199,9 +227,7 @@ func (f *bt4) skip(n int) {
 		if limit >= 4 {
 			cur := f.buf[f.i : f.i+limit : f.i+limit]
 			pos := uint32(f.i) + f.base
-			h2, h3, h4 := f.hashes(cur)
-			next := f.hash4[h4]
-			f.hash2[h2], f.hash3[h3], f.hash4[h4] = pos, pos, pos
+			_, _, next := f.insert(cur, pos)
 			f.searchTree(cur, pos, next, 0, nil, false)
 		}
 		f.move()
