@@ -293,7 +293,9 @@ func LoadGLTF(path string) (*Asset, error) {
 }
 
 // LoadGLTFWith is LoadGLTF with bake settings, such as clip files put on the
-// model (view MODEL --clips …); the textures are always read.
+// model (view MODEL --clips …) or its scale; the textures are always read. A
+// model whose size looks wrong (gltfbake.Size.Hint: centimetres) carries the
+// hint as a warning.
 func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 	s.Textures = true
 	model, err := gltfbake.Load(path, s)
@@ -339,6 +341,9 @@ func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 		a.useBoxes() // a Draco mesh, or none: its warning says which
 	}
 	a.warning = strings.Join(m.Warnings, "; ")
+	if h := model.Size().Hint(); h != "" {
+		a.warn(h) // what bake prints as its hint: a model in centimetres is drawn 100 times too big
+	}
 	a.notes = model.Reduction.Notes()
 	return a, nil
 }

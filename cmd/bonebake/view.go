@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/bonebake/bonebake/viewer"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newViewCmd() *cobra.Command {
@@ -31,9 +33,10 @@ func newViewCmd() *cobra.Command {
 		clips   []string
 		retarg  bool
 		up      string
+		scale   float64
 	)
 	cmd := &cobra.Command{
-		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] | view MODEL --clips A.glb B.bvh...",
+		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] [--scale S] | view MODEL --clips A.glb B.bvh...",
 		Short: "Show baked creatures in a local web viewer",
 		Long: `Start a local web server with a WebGL2 viewer and print its URL. The page draws
 crowds of up to 20,000 animated instances skinned on the GPU from the BPAT
@@ -51,11 +54,13 @@ of the built-in species of the same names) or, when there are none, the built-in
 creatures baked in memory. Given .bpat files, glTF models (.gltf, .glb) or BVH
 motion capture (.bvh; both baked on the fly) it shows those; a .bpat without a
 known mesh, and a BVH file, are drawn as a box per bone. --up gives BVH files'
-up axis as 'bake --up' does (default: found from each skeleton).
+up axis as 'bake --up' does (default: found from each skeleton); --scale bakes the
+models scaled, as 'bake --scale' does: a model whose size looks like centimetres
+(Fox.glb, 79 m tall) has a hint saying so on the page, as bake prints it.
 
 With --clips, the first PATH is a glTF, FBX or BVH model and the others are clip
 files: their animations are baked onto the model's skeleton by joint name, as
-'bake --clips' does (--retarget and --up as there).
+'bake --clips' does (--retarget, --up and --scale as there).
 
 The server listens on loopback unless --addr says otherwise and serves nothing
 but the page and the assets it was given. It builds crowds, steps them and bakes
@@ -65,7 +70,7 @@ on another site (its Origin) is refused. On loopback it also refuses any Host
 but a loopback one (DNS rebinding); a non-loopback --addr turns that check off,
 and says so. Stop it with Ctrl-C.`,
 		Example: `  bonebake view
-  bonebake view testdata/gltf/Fox.glb --open
+  bonebake view testdata/gltf/Fox.glb --scale 0.01 --open
   bonebake view out/*.bpat --addr 127.0.0.1:8080
   bonebake view ybot.glb --clips walking.glb flair.glb
   bonebake view walk.bvh --up +Z --clips run.bvh`,
@@ -75,7 +80,8 @@ and says so. Stop it with Ctrl-C.`,
 				what   string
 			)
 			start := time.Now()
-			if err := (gltfbake.Settings{Up: up}).Check(givenSettings(cmd.Flags())); err != nil {
+			set := gltfbake.Settings{Up: up, Scale: scale}
+			if err := set.Check(givenSettings(cmd.Flags())); err != nil {
 				return libError(err)
 			}
 			if cmd.Flags().Changed("clips") {
@@ -85,7 +91,7 @@ and says so. Stop it with Ctrl-C.`,
 				clips, paths = append(clips, paths[1:]...), paths[:1]
 				if k, err := formats.SniffFile(paths[0]); err != nil {
 					return err
-				} else if k != formats.GLB && k != formats.GLTF && k != formats.FBX && k != formats.BVH {
+				} else if !isViewModel(k) {
 					return usagef("--clips puts clips on a glTF, FBX or BVH model; %s is not one", paths[0])
 				}
 				for _, f := range clips {
@@ -99,6 +105,9 @@ and says so. Stop it with Ctrl-C.`,
 			if len(paths) > 0 {
 				if err := (gltfbake.Settings{Up: up, ClipFiles: clips}).CheckUpUsed(paths); err != nil {
 					return libError(err)
+				}
+				if err := checkScaleUsed(cmd.Flags(), paths); err != nil {
+					return err
 				}
 			}
 			// The address first: a port in use or a bad --addr is said at once,
@@ -114,14 +123,17 @@ and says so. Stop it with Ctrl-C.`,
 			defer ln.Close()
 			if len(clips) > 0 {
 				var a *viewer.Asset
-				a, err = viewer.LoadGLTFWith(paths[0], gltfbake.Settings{ClipFiles: clips, Retarget: retarg, Up: up})
+				a, err = viewer.LoadGLTFWith(paths[0], gltfbake.Settings{ClipFiles: clips, Retarget: retarg, Up: up, Scale: scale})
 				assets, what = []*viewer.Asset{a}, fmt.Sprintf("%s with %s", paths[0], plural(len(clips), "clip file"))
 			} else if len(paths) > 0 {
-				assets, err = loadViewPaths(paths, up, species.option())
+				assets, err = loadViewPaths(paths, set, species.option())
 				what = plural(len(assets), "file")
 			} else {
 				if up != "" {
 					return usagef("--up applies to BVH files: name them (view walk.bvh --up +Z)")
+				}
+				if cmd.Flags().Changed("scale") {
+					return usagef("--scale applies to models (glTF, FBX, BVH): name them (view Fox.glb --scale 0.01)")
 				}
 				if cmd.Flags().Changed("dir") {
 					if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -164,20 +176,45 @@ and says so. Stop it with Ctrl-C.`,
 	fl.StringSliceVar(&clips, "clips", nil, "glTF or BVH files whose animations are baked onto the model's skeleton by joint name (the other PATHs are clip files too)")
 	fl.BoolVar(&retarg, "retarget", false, "take only rotations from --clips files whose skeleton differs (as bake --retarget)")
 	fl.StringVar(&up, "up", "", "BVH files' up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from each skeleton, docs/formats/bvh.md §4)")
+	fl.Float64Var(&scale, "scale", 0, "bake the models uniformly scaled, as bake --scale (0.01: a model in centimetres)")
 	species.add(cmd)
 	return cmd
 }
 
-// loadViewPaths loads the files view is given; a BVH file with --up is baked
-// with that axis (as bake --up), the rest as viewer.Load reads them.
-func loadViewPaths(paths []string, up string, read formats.Option) ([]*viewer.Asset, error) {
-	if up == "" {
+// checkScaleUsed refuses --scale where none of paths is a model it would
+// scale (.bpat files and folders of them are baked already).
+func checkScaleUsed(fl *pflag.FlagSet, paths []string) error {
+	if !fl.Changed("scale") {
+		return nil
+	}
+	for _, p := range paths {
+		if k, err := formats.SniffFile(p); err != nil || isViewModel(k) {
+			return nil // a file that cannot be read is left to the loader, which names it
+		}
+	}
+	return usagef("--scale applies to models (glTF, FBX, BVH), and none of %s is one: a .bpat file is baked already", strings.Join(paths, ", "))
+}
+
+// isViewModel reports whether view bakes a file of kind k on the fly.
+func isViewModel(k formats.Kind) bool {
+	return k == formats.GLB || k == formats.GLTF || k == formats.FBX || k == formats.BVH
+}
+
+// loadViewPaths loads the files view is given: a model with set's scale, and
+// a BVH file with its up axis too (as bake --scale, --up), the rest as
+// viewer.Load reads them.
+func loadViewPaths(paths []string, set gltfbake.Settings, read formats.Option) ([]*viewer.Asset, error) {
+	if set.Up == "" && set.Scale == 0 {
 		return viewer.Load(paths, creatures.All(), read)
 	}
 	var out []*viewer.Asset
 	for _, p := range paths {
-		if k, err := formats.SniffFile(p); err == nil && k == formats.BVH {
-			a, err := viewer.LoadGLTFWith(p, gltfbake.Settings{Up: up})
+		if k, err := formats.SniffFile(p); err == nil && isViewModel(k) {
+			s := gltfbake.Settings{Scale: set.Scale}
+			if k == formats.BVH {
+				s.Up = set.Up // glTF and FBX carry their own axes
+			}
+			a, err := viewer.LoadGLTFWith(p, s)
 			if err != nil {
 				return nil, err
 			}
