@@ -267,38 +267,15 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 }
 
 // contacts returns the runs of true in stand lasting MinStance of the clip or
-// more, as [first, end) sample indices; a looping clip's are read from a sample
-// that is false, so that a run may wrap (end past len(stand)).
+// more, as [first, end) sample indices in order, end past len(stand) for a
+// run across a looping clip's seam (standRuns); none for a foot that never
+// lifts: nothing to pin it against.
 func contacts(stand []bool, loops bool) [][2]int {
-	n := len(stand)
-	off := 0
-	if loops {
-		if off = slices.Index(stand, false); off < 0 {
-			return nil // never lifts: nothing to pin it against
-		}
+	if loops && !slices.Contains(stand, false) {
+		return nil
 	}
 	var out [][2]int
-	for q := 0; q < n; {
-		if !stand[(off+q)%n] {
-			q++
-			continue
-		}
-		e := q
-		for e < n && stand[(off+e)%n] {
-			e++
-		}
-		if float64(e-q) >= MinStance*float64(n) {
-			out = append(out, [2]int{off + q, off + e})
-		}
-		q = e
-	}
-	// Unwrapped indices in [0, 2n): the first run may start past n when off
-	// is large; keep them ordered from the first.
-	for i := range out {
-		if out[i][0] >= n {
-			out[i][0], out[i][1] = out[i][0]-n, out[i][1]-n
-		}
-	}
+	standRuns(stand, loops, func(first, end int) { out = append(out, [2]int{first, end}) })
 	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
 	return out
 }

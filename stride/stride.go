@@ -894,10 +894,37 @@ func (r *Rig) stances(sc *scratch, out []stance, vel [][]rig.Vec3, low [][]bool,
 // when asked: slipAt reads the drift alone.
 func runs(out []stance, stand []bool, vel []rig.Vec3, i int, u, uv rig.Vec3, dt float64, loops, along bool) []stance {
 	n := len(stand)
+	standRuns(stand, loops, func(first, end int) {
+		s := stance{foot: i, first: first % n, len: end - first, dur: float64(end-first) * dt}
+		var w rig.Vec3 // the world displacement: the model's plus the unit's
+		for k := first; k < end; k++ {
+			j := k
+			if j >= n {
+				j -= n
+			}
+			h := vel[j]
+			if along {
+				s.along += h.Dot(u) * dt
+			}
+			w = w.Add(h.Sub(uv).Scale(dt))
+		}
+		s.drift = w.Len()
+		out = append(out, s)
+	})
+	return out
+}
+
+// standRuns calls fn with each run of true in stand lasting MinStance of the
+// clip or more, as unwrapped sample indices [first, end), end ≤ first+n. A
+// looping clip's runs are read from its first sample that is false, so that a
+// run across the loop's seam is one (first < n, end past n); a clip that stands
+// throughout is one run from the start.
+func standRuns(stand []bool, loops bool, fn func(first, end int)) {
+	n := len(stand)
 	off := 0
 	if loops {
 		if off = slices.Index(stand, false); off < 0 {
-			off = 0 // stands throughout: one stance, from the start
+			off = 0
 		}
 	}
 	at := func(q int) int { // (off+q) % n, for q < n, without a division
@@ -916,21 +943,11 @@ func runs(out []stance, stand []bool, vel []rig.Vec3, i int, u, uv rig.Vec3, dt 
 			e++
 		}
 		if float64(e-q) >= MinStance*float64(n) {
-			s := stance{foot: i, first: at(q), len: e - q, dur: float64(e-q) * dt}
-			var w rig.Vec3 // the world displacement: the model's plus the unit's
-			for k := q; k < e; k++ {
-				h := vel[at(k)]
-				if along {
-					s.along += h.Dot(u) * dt
-				}
-				w = w.Add(h.Sub(uv).Scale(dt))
-			}
-			s.drift = w.Len()
-			out = append(out, s)
+			first := at(q)
+			fn(first, first+e-q)
 		}
 		q = e
 	}
-	return out
 }
 
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
