@@ -34,9 +34,12 @@ read leniently and the result of strict validation is reported. Each clip's gait
 (cycle, ground speed and where it comes from: the gait sidecar NAME.gait.json
 beside the file, measured or from the manifest, else the built-in table) is
 shown as the crowd runtime takes it (docs/runtime.md §6). For a BPSM
-snapshot mesh: the header, sections and clips. For a glTF model (.gltf or .glb):
-its skins and joints, meshes with their materials, and animations with durations
-and key counts. For a BVH motion capture file (.bvh): its hierarchy with offsets,
+snapshot mesh: the header, sections and clips. For a glTF or FBX model: its size
+at rest as bake takes it (height along +y, the other two sides, in metres), and
+bake's hint when the size looks wrong (79 m tall: centimetres, --scale 0.01).
+For a glTF model (.gltf or .glb): its skins and joints, meshes with their
+materials, and animations with durations and key counts. For a BVH motion
+capture file (.bvh): its hierarchy with offsets,
 channels and end sites, its frames, frame time and duration, and the up axis,
 height and units bake would take (docs/formats/bvh.md §4). For an FBX file
 (.fbx): its version, axes and unit, its bones, meshes and clips (a file without a

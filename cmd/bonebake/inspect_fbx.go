@@ -14,9 +14,13 @@ func inspectFBX(cmd *cobra.Command, path string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	size := measureModel(path)
 	w := cmd.OutOrStdout()
 	if asJSON {
-		return writeJSON(w, info)
+		return writeJSON(w, struct {
+			*fbx.Info
+			sizeReport
+		}{info, size})
 	}
 	enc := "ASCII"
 	if info.Binary {
@@ -28,6 +32,7 @@ func inspectFBX(cmd *cobra.Command, path string, asJSON bool) error {
 		what = "animation only (no skin): give it to a character with --clips"
 	}
 	fmt.Fprintf(w, "%s; %s: %s\n", what, plural(len(info.Bones), "bone"), strings.Join(info.Bones[:min(len(info.Bones), 8)], ", ")+map[bool]string{true: ", …", false: ""}[len(info.Bones) > 8])
+	size.print(w)
 	for _, m := range info.Meshes {
 		fmt.Fprintf(w, "  mesh %s: %d vertices, %s\n", shown(m.Name), m.Vertices, m.How)
 	}

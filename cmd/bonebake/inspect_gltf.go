@@ -14,15 +14,20 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	size := measureModel(path)
 	w := cmd.OutOrStdout()
 	if asJSON {
-		return writeJSON(w, info)
+		return writeJSON(w, struct {
+			*gltf.Info
+			sizeReport
+		}{info, size})
 	}
 	fmt.Fprintf(w, "%s: glTF 2.0, %d nodes", path, info.Nodes)
 	if info.Generator != "" {
 		fmt.Fprintf(w, ", generator %q", info.Generator)
 	}
 	fmt.Fprintln(w)
+	size.print(w)
 	if len(info.Extensions) > 0 {
 		fmt.Fprintln(w, "\nextensions:")
 		for _, e := range info.Extensions {
