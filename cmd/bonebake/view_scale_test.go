@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,19 +10,14 @@ import (
 // the height (along +y) of its rest bounds.
 func viewedSize(t *testing.T, args ...string) (warning string, height float32) {
 	t.Helper()
-	base, _, stop := startView(t, append(args, "--addr", "127.0.0.1:0")...)
-	defer stop()
-	code, body := fetch(t, base+"api/assets")
-	var list struct {
-		Assets []struct {
-			Warning    string
-			RestBounds *[2][3]float32 `json:"rest_bounds"`
-		}
+	var a struct {
+		Warning    string
+		RestBounds *[2][3]float32 `json:"rest_bounds"`
 	}
-	if code != 200 || json.Unmarshal(body, &list) != nil || len(list.Assets) != 1 || list.Assets[0].RestBounds == nil {
-		t.Fatalf("/api/assets: %d %s", code, body)
+	viewOne(t, &a, args...)
+	if a.RestBounds == nil {
+		t.Fatal("/api/assets: no rest_bounds")
 	}
-	a := list.Assets[0]
 	return a.Warning, a.RestBounds[1][1] - a.RestBounds[0][1]
 }
 

@@ -13,23 +13,30 @@ import (
 	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
+// viewOne starts view with args, decodes its one asset from /api/assets into
+// asset (a struct of the fields a test reads) and returns the server's base
+// URL, which serves until the test ends.
+func viewOne(t *testing.T, asset any, args ...string) string {
+	t.Helper()
+	base, _, stop := startView(t, append(args, "--addr", "127.0.0.1:0")...)
+	t.Cleanup(func() { stop() })
+	code, body := fetch(t, base+"api/assets")
+	var list struct{ Assets []json.RawMessage }
+	if code != 200 || json.Unmarshal(body, &list) != nil || len(list.Assets) != 1 || json.Unmarshal(list.Assets[0], asset) != nil {
+		t.Fatalf("/api/assets: %d %s", code, body)
+	}
+	return base
+}
+
 // viewedAsset starts view with args and returns its one asset's bone names,
 // clip names and frame 0's palette.
 func viewedAsset(t *testing.T, args ...string) (bones, clips []string, frame0 []float32) {
 	t.Helper()
-	base, _, stop := startView(t, append(args, "--addr", "127.0.0.1:0")...)
-	defer stop()
-	code, body := fetch(t, base+"api/assets")
-	var list struct {
-		Assets []struct {
-			BoneNames []string `json:"bone_names"`
-			Clips     []struct{ Name string }
-		}
+	var a struct {
+		BoneNames []string `json:"bone_names"`
+		Clips     []struct{ Name string }
 	}
-	if code != 200 || json.Unmarshal(body, &list) != nil || len(list.Assets) != 1 {
-		t.Fatalf("/api/assets: %d %s", code, body)
-	}
-	a := list.Assets[0]
+	base := viewOne(t, &a, args...)
 	for _, c := range a.Clips {
 		clips = append(clips, c.Name)
 	}
@@ -83,20 +90,11 @@ func TestViewUpAndBVHClips(t *testing.T) {
 // command's flags, not the library's setting names (a BVH's note names the up
 // axis and the scale; TestLibraryProseNamesFlags keeps the library's side).
 func TestViewWarningsNameFlags(t *testing.T) {
-	biped := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
-	base, _, stop := startView(t, biped, "--addr", "127.0.0.1:0")
-	defer stop()
-	code, body := fetch(t, base+"api/assets")
-	var list struct {
-		Assets []struct {
-			Warning string
-			Notes   []string
-		}
+	var a struct {
+		Warning string
+		Notes   []string
 	}
-	if code != 200 || json.Unmarshal(body, &list) != nil || len(list.Assets) != 1 {
-		t.Fatalf("/api/assets: %d %s", code, body)
-	}
-	a := list.Assets[0]
+	viewOne(t, &a, testfiles.Path(t, "bvh", "a_biped_walk.bvh"))
 	all := a.Warning + " " + strings.Join(a.Notes, " ")
 	if !strings.Contains(all, "--up") || !strings.Contains(all, "--scale") || strings.Contains(all, "Settings.") || strings.Contains(all, "Options.") {
 		t.Errorf("the page's warning and notes: %q, want --up and --scale named, no setting names", all)
