@@ -425,16 +425,28 @@ func TestBrowserReducedRig(t *testing.T) {
 func TestBrowserStrategyExample(t *testing.T) {
 	ctx := openURL(t, "examples/strategy.html?units=120&rotate=0", "strategyReady", "strategyError")
 	// The armies march, so which units stand in which band depends on when the
-	// page looks: the bands are put at the 30th and 70th percentiles of the
-	// units' distances from the camera, so that each level has units.
-	eval[bool](t, ctx, `(() => {
-		const { crowd, camera } = window.strategy, m = crowd.instanceMatrix.array, d = [];
-		for (let i = 0; i < crowd.count; i++) d.push(Math.hypot(m[16 * i + 12] - camera.position.x, m[16 * i + 13] - camera.position.y, m[16 * i + 14] - camera.position.z));
-		d.sort((a, b) => a - b);
-		crowd.lod = { reduced: d[Math.floor(0.3 * d.length)], snapshot: d[Math.floor(0.7 * d.length)] };
-		return true; })()`)
+	// page looks, and a unit is drawn from the snapshot only while it plays one
+	// clip the snapshot holds, not fading or blending two gaits (a snapshot
+	// holds one clip's pose): marching ranks fade and blend, so whether any far
+	// unit could be a snapshot depended on the moment. So the test stands every
+	// unit at Idle (counted a second later, when its fade has ended), puts the bands where the units past the 30th and the 70th
+	// percentiles of their distances from the camera are past each boundary
+	// and its hysteresis (a unit goes out past boundary·1.1: LOD_HYSTERESIS),
+	// and updates and counts the crowd in the same task, before the page's next
+	// frame moves anyone.
 	eval[bool](t, ctx, `new Promise((res) => { let n = 0; (function f() { if (++n > 2) res(true); else requestAnimationFrame(f); })(); })`)
-	st := eval[struct{ Full, Reduced, Snapshot, Culled, Props, Frames int }](t, ctx, `window.strategyStats`)
+	st := eval[struct{ Full, Reduced, Snapshot, Culled, Props int }](t, ctx, `(() => {
+		const { crowd, camera, renderer } = window.strategy, m = crowd.instanceMatrix.array, d = [], t = performance.now() / 1000;
+		for (let i = 0; i < crowd.count; i++) {
+			crowd.play(i, 'Idle', { time: t });
+			d.push(Math.hypot(m[16 * i + 12] - camera.position.x, m[16 * i + 13] - camera.position.y, m[16 * i + 14] - camera.position.z));
+		}
+		d.sort((a, b) => a - b);
+		crowd.lod = { reduced: 0.99 * d[Math.floor(0.3 * d.length)] / 1.1, snapshot: 0.99 * d[Math.floor(0.7 * d.length)] / 1.1 };
+		crowd.update(t + 1, renderer, camera);
+		const [full, reduced, snapshot] = crowd.levels.map((l) => l.count);
+		return { full, reduced, snapshot, culled: crowd.count - full - reduced - snapshot, props: crowd.props.reduce((s, p) => s + p.count, 0) };
+	})()`)
 	failed := eval[string](t, ctx, `String(window.strategyError || "")`)
 	t.Logf("%+v", st)
 	if failed != "" {
