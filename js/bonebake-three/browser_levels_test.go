@@ -1,11 +1,9 @@
 package bonebakethree
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/chromedp/chromedp"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
@@ -459,26 +455,7 @@ func TestBrowserStrategyExample(t *testing.T) {
 	if want := 2*(st.Full+st.Reduced) + st.Snapshot; st.Props != want {
 		t.Errorf("%d prop instances; want %d (two on each full and reduced unit, one on each snapshot unit)", st.Props, want)
 	}
-	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(shot))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := os.Getenv("BONEBAKE_SHOTS"); d != "" {
-		os.WriteFile(filepath.Join(d, "strategy.png"), shot, 0o644)
-	}
-	dark := 0
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
-			r, g, b, _ := img.At(x, y).RGBA()
-			if (r+g+b)>>8 < 150 {
-				dark++
-			}
-		}
-	}
+	dark := screenPixels(t, ctx, "strategy.png", func(r, g, b uint32) bool { return r+g+b < 150 })
 	t.Logf("%v dark pixels", dark)
 	if dark < 200 {
 		t.Errorf("%v dark pixels: the demo drew no armies", dark)

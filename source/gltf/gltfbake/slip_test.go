@@ -135,30 +135,19 @@ func slipAlong(m *Model, i int, c gait.Clip, dir [2]float64) slipReport {
 			}
 			return pos[off+q][b]
 		}
-		for q := 0; q < n; {
-			if !stand[(off+q)%n] {
-				q++
-				continue
+		standingRuns(stand, off, func(q, e int) {
+			pa, pe := at(q), at(e)
+			T := float64(e-q) * dt
+			drift := math.Hypot(pe[0]-pa[0], pe[2]-pa[2]) / (v * T)
+			r.stances++
+			for k := q; k < e; k++ {
+				standing[(off+k)%n] = true
 			}
-			e := q
-			for e < n && stand[(off+e)%n] {
-				e++
+			if drift > r.worst {
+				r.worst = drift
+				r.where = fmt.Sprintf("%s from %.3f s for %.3f s", sk.Names[b], float64((off+q)%n)*dt, T)
 			}
-			if float64(e-q) >= 0.04*float64(n) {
-				pa, pe := at(q), at(e)
-				T := float64(e-q) * dt
-				drift := math.Hypot(pe[0]-pa[0], pe[2]-pa[2]) / (v * T)
-				r.stances++
-				for k := q; k < e; k++ {
-					standing[(off+k)%n] = true
-				}
-				if drift > r.worst {
-					r.worst = drift
-					r.where = fmt.Sprintf("%s from %.3f s for %.3f s", sk.Names[b], float64((off+q)%n)*dt, T)
-				}
-			}
-			q = e
-		}
+		})
 	}
 	for _, s := range standing {
 		if s {
@@ -288,5 +277,27 @@ func TestRealGaitsKeepFeetPlanted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// standingRuns calls fn(q, e) for each run of true in stand lasting 4 % of
+// the clip or more, as the samples (off+q … off+e−1) mod len(stand): the
+// stances of the outside meters (slipAlong's leaves, soleMeter's soles),
+// which share no code with package stride.
+func standingRuns(stand []bool, off int, fn func(q, e int)) {
+	n := len(stand)
+	for q := 0; q < n; {
+		if !stand[(off+q)%n] {
+			q++
+			continue
+		}
+		e := q
+		for e < n && stand[(off+e)%n] {
+			e++
+		}
+		if float64(e-q) >= 0.04*float64(n) {
+			fn(q, e)
+		}
+		q = e
 	}
 }

@@ -250,32 +250,21 @@ func (mt *soleMeter) at(v float64) soleSlip {
 				off = 0
 			}
 		}
-		for q := 0; q < n; {
-			if !stand[(off+q)%n] {
-				q++
-				continue
+		standingRuns(stand, off, func(q, e int) {
+			var w rig.Vec3
+			for k := q; k < e; k++ {
+				w = w.Add(mt.vel[s][(off+k)%n].Add(mt.heading.Scale(v)).Scale(mt.dt))
 			}
-			e := q
-			for e < n && stand[(off+e)%n] {
-				e++
+			T := float64(e-q) * mt.dt
+			d := w.Len()
+			r.stances++
+			r.stay += T
+			drift, travel = drift+d, travel+v*T
+			if d/(v*T) > r.worst {
+				r.worst = d / (v * T)
+				r.where = fmt.Sprintf("%s from %.3f s for %.3f s", mt.names[s], float64((off+q)%n)*mt.dt, T)
 			}
-			if float64(e-q) >= 0.04*float64(n) {
-				var w rig.Vec3
-				for k := q; k < e; k++ {
-					w = w.Add(mt.vel[s][(off+k)%n].Add(mt.heading.Scale(v)).Scale(mt.dt))
-				}
-				T := float64(e-q) * mt.dt
-				d := w.Len()
-				r.stances++
-				r.stay += T
-				drift, travel = drift+d, travel+v*T
-				if d/(v*T) > r.worst {
-					r.worst = d / (v * T)
-					r.where = fmt.Sprintf("%s from %.3f s for %.3f s", mt.names[s], float64((off+q)%n)*mt.dt, T)
-				}
-			}
-			q = e
-		}
+		})
 	}
 	if travel > 0 {
 		r.agg = drift / travel
