@@ -44,6 +44,7 @@ func init() {
 	}
 	phaseStart[numCombatPhases] = float32(t)
 	SwingDuration = float32(t)
+	swingTab = newSwingTable()
 }
 
 // PhaseDuration returns how long phase k lasts at tempo 1: Advance .22 s, WindUp
@@ -302,14 +303,35 @@ func (m *Melee) Step(w *World, dt float32, hits []Hit) []Hit {
 		hits = append(hits, m.Late...)
 		m.Late = m.Late[:0]
 	}
+	n := len(m.Time)
+	i := 0
+	if a, ok := m.kernelArgs(w, dt); ok {
+		// The kernel steps eight attackers at a time and stops at the first
+		// one with something to do (a strike, a release, an end, a death, a
+		// retarget), which the Go loop then steps alone: its hit may change the
+		// HP of attackers after it.
+		for {
+			if i = swing8(&a, i, n); n-i < 8 {
+				break
+			}
+			hits = m.stepRange(w, dt, i, i+1, hits)
+			i++
+		}
+	}
+	return m.stepRange(w, dt, i, n, hits)
+}
+
+// stepRange is Step for attackers [from, to): the whole of it where there is no
+// kernel, and the reference that the kernel matches bit for bit.
+func (m *Melee) stepRange(w *World, dt float32, from, to int, hits []Hit) []Hit {
 	// The slices in locals: the stores below would otherwise make the compiler
 	// load m's fields again for every attacker. Cancel and Land write through m
 	// into the same arrays.
 	wait, time, phase, tempo := m.Wait, m.Time, m.Phase, m.Tempo
 	release, contact, strike := m.Release, m.Contact, m.StrikeTarget
-	n := len(time)
-	wait, phase, tempo, release, contact, strike = wait[:n], phase[:n], tempo[:n], release[:n], contact[:n], strike[:n]
-	for i := range n {
+	n := to
+	wait, time, phase, tempo, release, contact, strike = wait[:n], time[:n], phase[:n], tempo[:n], release[:n], contact[:n], strike[:n]
+	for i := from; i < n; i++ {
 		if wait[i] > 0 {
 			wait[i] -= dt
 		}
