@@ -36,11 +36,27 @@ const (
 	SoftReach = 0.05
 )
 
-// Point is a point that moves with a bone: Offset in the bone's space (a skinned
-// vertex of a foot's sole, with the bone it follows most).
+// Point is a skinned vertex of a foot's sole: where the skeleton puts it is the
+// sum of where each of its bones (Bone[i], Weight[i] > 0) puts Offset[i], the
+// vertex in that bone's space, times its weight (mesh's linear blend
+// skinning). A boot skinned to the foot and the shin rolls with both: followed
+// by one bone, its contact patch would seem to stand while the mesh drawn
+// slides (the three.js robot's Running: 5.1 % of its travel).
 type Point struct {
-	Bone   int
-	Offset rig.Vec3
+	Bone   [4]int
+	Weight [4]float64
+	Offset [4]rig.Vec3
+}
+
+// At returns where the bones' model-space matrices global put p.
+func (p *Point) At(global []rig.Mat4) rig.Vec3 {
+	var at rig.Vec3
+	for i, w := range p.Weight {
+		if w > 0 {
+			at = at.Add(global[p.Bone[i]].TransformPoint(p.Offset[i]).Scale(w))
+		}
+	}
+	return at
 }
 
 // leg is a foot and the chain that moves it.
@@ -58,6 +74,7 @@ type leg struct {
 	// space of upper's parent: it steers a leg the animation holds straight.
 	bend rig.Vec3
 	off  []rig.Vec3 // the horizontal offset of the foot at each sample, 0..n
+	runs [][2]int   // its contacts (contacts)
 }
 
 // Plan is a clip's feet locked to the ground: the offsets each foot is moved by
@@ -69,6 +86,9 @@ type Plan struct {
 	start  float64
 	dt     float64
 	n      int
+	// Speed is the ground speed the feet are locked at, per second of the
+	// clip's own time (MeasureAt measures the planted clip at it).
+	Speed float64
 	// Locked counts the contacts pinned, all feet; Notes say which feet were
 	// left as animated (no leg to bend) and which cannot reach their pin.
 	Locked int
@@ -120,6 +140,7 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	if !(v > 0) || u == (rig.Vec3{}) {
 		return nil
 	}
+	p.Speed = v
 	world := func(K, j int) rig.Vec3 { // tracked bone j in the world at unwrapped sample K ≥ 0
 		k, pass := K%n, K/n
 		w := pos[k][j].Sub(travel.Scale(float64(k) * dt))
@@ -155,7 +176,8 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 			continue
 		}
 		lg.off = make([]rig.Vec3, n+1)
-		for c, run := range runs {
+		lg.runs = runs
+		for _, run := range runs {
 			q, e := run[0], run[1] // samples q..e-1, unwrapped (e may pass n)
 			// The foot stands still where it is at the contact's middle (with
 			// a sole, where its contact patch is: the offset takes back each
@@ -165,81 +187,13 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 				lg.off[K%n] = pin.Sub(world(K, 1+i))
 			}
 			if step != nil {
-				var d rig.Vec3
-				acc := make([]rig.Vec3, e-q)
 				for K := q; K < e; K++ {
-					acc[K-q] = d
-					d = d.Sub(step[K%n])
+					lg.off[K%n] = rig.Vec3{}
 				}
-				mid := acc[(e-q-1)/2]
-				for K := q; K < e; K++ {
-					lg.off[K%n] = acc[K-q].Sub(mid)
-				}
-			}
-			// Blend windows: up to PlantBlend of the clip, at most half the
-			// gap to the neighbouring contacts (around a loop); the gaps
-			// between contacts are bridged below, so these stay at a
-			// one-shot clip's start and end.
-			prevEnd, nextStart := 0, n
-			if loops {
-				prev, next := runs[(c+len(runs)-1)%len(runs)], runs[(c+1)%len(runs)]
-				prevEnd, nextStart = prev[1], next[0]
-				if prevEnd > q {
-					prevEnd -= n
-				}
-				if nextStart < e {
-					nextStart += n
-				}
-			} else {
-				if c > 0 {
-					prevEnd = runs[c-1][1]
-				}
-				if c+1 < len(runs) {
-					nextStart = runs[c+1][0]
-				}
-			}
-			wMax := int(PlantBlend * float64(n))
-			in := min(wMax, (q-prevEnd)/2)
-			out := min(wMax, (nextStart-e)/2)
-			if !loops {
-				in, out = min(in, q), min(out, n-e)
-			}
-			first, last := lg.off[q%n], lg.off[(e-1)%n]
-			for j := 1; j <= in; j++ {
-				lg.off[((q-j)%n+n)%n] = first.Scale(smooth(1 - float64(j)/float64(in+1)))
-			}
-			for j := 0; j < out; j++ {
-				lg.off[(e+j)%n] = last.Scale(smooth(1 - float64(j+1)/float64(out+1)))
+				hold(lg.off, step, q, e)
 			}
 		}
-		if loops || len(runs) > 1 {
-			// Between two contacts the offset goes from the one's last to
-			// the next's first across the whole swing (smoothstep): a
-			// short swing is not asked to blend out and in again, which
-			// doubles its steps.
-			pairs := len(runs) - 1
-			if loops {
-				pairs = len(runs)
-			}
-			for c := 0; c < pairs; c++ {
-				a, b := runs[c], runs[(c+1)%len(runs)]
-				from, to := a[1], b[0]
-				if to < from {
-					to += n
-				}
-				last, first := lg.off[(from-1+n)%n], lg.off[to%n]
-				gap := to - from
-				for j := 0; j < gap; j++ {
-					x := smooth(float64(j+1) / float64(gap+1))
-					lg.off[(from+j)%n] = last.Scale(1 - x).Add(first.Scale(x))
-				}
-			}
-		}
-		if loops {
-			lg.off[n] = lg.off[0]
-		} else {
-			lg.off[n] = lg.off[n-1]
-		}
+		fill(lg.off, runs, loops)
 		p.Locked += len(runs)
 		p.legs = append(p.legs, lg)
 	}
@@ -247,6 +201,24 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		return nil
 	}
 	p.bends(s)
+	// The patch was found in the clip as authored; planted, the bones it
+	// follows turn otherwise (a shin bent to a moved foot, and a boot skinned
+	// to it): what still moves of it in a contact is taken back, twice over.
+	for range 2 {
+		at := r.solesAt(p.Sampler(s), start, dt, n, legs)
+		for j := range p.legs {
+			lg := &p.legs[j]
+			i := slices.Index(r.Feet, lg.foot)
+			if at[i] == nil {
+				continue
+			}
+			_, step := r.soleContact(at[i], dt, n, travel.Add(u.Scale(v)), v)
+			for _, run := range lg.runs {
+				hold(lg.off, step, run[0], run[1])
+			}
+			fill(lg.off, lg.runs, loops)
+		}
+	}
 	// Where a leg cannot reach its pin, the foot lies short of it: say how
 	// often (the frames of the plan's own samples).
 	pl := p.Sampler(s).(*planted)
@@ -264,6 +236,95 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		p.Notes = append(p.Notes, "the leg is straightened toward a foot it cannot reach, which falls short there: "+strings.Join(short, ", "))
 	}
 	return p
+}
+
+// hold adds to the offsets off, over the contact of samples q..e-1
+// (unwrapped), what takes back each of the patch's moves over the ground
+// step, from where it stands at the contact's middle.
+func hold(off, step []rig.Vec3, q, e int) {
+	n := len(off) - 1
+	var d rig.Vec3
+	acc := make([]rig.Vec3, e-q)
+	for K := q; K < e; K++ {
+		acc[K-q] = d
+		d = d.Sub(step[K%n])
+	}
+	mid := acc[(e-q-1)/2]
+	for K := q; K < e; K++ {
+		off[K%n] = off[K%n].Add(acc[K-q].Sub(mid))
+	}
+}
+
+// fill blends a foot's offsets off (n+1 of them) outside its contacts runs,
+// from the offsets that pin it within them, so that nothing pops.
+func fill(off []rig.Vec3, runs [][2]int, loops bool) {
+	n := len(off) - 1
+	for c, run := range runs {
+		q, e := run[0], run[1]
+		// Blend windows: up to PlantBlend of the clip, at most half the
+		// gap to the neighbouring contacts (around a loop); the gaps
+		// between contacts are bridged below, so these stay at a
+		// one-shot clip's start and end.
+		prevEnd, nextStart := 0, n
+		if loops {
+			prev, next := runs[(c+len(runs)-1)%len(runs)], runs[(c+1)%len(runs)]
+			prevEnd, nextStart = prev[1], next[0]
+			if prevEnd > q {
+				prevEnd -= n
+			}
+			if nextStart < e {
+				nextStart += n
+			}
+		} else {
+			if c > 0 {
+				prevEnd = runs[c-1][1]
+			}
+			if c+1 < len(runs) {
+				nextStart = runs[c+1][0]
+			}
+		}
+		wMax := int(PlantBlend * float64(n))
+		in := min(wMax, (q-prevEnd)/2)
+		out := min(wMax, (nextStart-e)/2)
+		if !loops {
+			in, out = min(in, q), min(out, n-e)
+		}
+		first, last := off[q%n], off[(e-1)%n]
+		for j := 1; j <= in; j++ {
+			off[((q-j)%n+n)%n] = first.Scale(smooth(1 - float64(j)/float64(in+1)))
+		}
+		for j := 0; j < out; j++ {
+			off[(e+j)%n] = last.Scale(smooth(1 - float64(j+1)/float64(out+1)))
+		}
+	}
+	if loops || len(runs) > 1 {
+		// Between two contacts the offset goes from the one's last to
+		// the next's first across the whole swing (smoothstep): a
+		// short swing is not asked to blend out and in again, which
+		// doubles its steps.
+		pairs := len(runs) - 1
+		if loops {
+			pairs = len(runs)
+		}
+		for c := 0; c < pairs; c++ {
+			a, b := runs[c], runs[(c+1)%len(runs)]
+			from, to := a[1], b[0]
+			if to < from {
+				to += n
+			}
+			last, first := off[(from-1+n)%n], off[to%n]
+			gap := to - from
+			for j := 0; j < gap; j++ {
+				x := smooth(float64(j+1) / float64(gap+1))
+				off[(from+j)%n] = last.Scale(1 - x).Add(first.Scale(x))
+			}
+		}
+	}
+	if loops {
+		off[n] = off[0]
+	} else {
+		off[n] = off[n-1]
+	}
 }
 
 // contacts returns the runs of true in stand lasting MinStance of the clip or
@@ -561,7 +622,11 @@ func (r *Rig) solesAt(s Sampler, start, dt float64, n int, legs []leg) [][][]rig
 			at[i][k] = flat[k*len(r.Soles[i]) : (k+1)*len(r.Soles[i])]
 		}
 		for _, p := range r.Soles[i] {
-			bones = append(bones, p.Bone)
+			for q, w := range p.Weight {
+				if w > 0 {
+					bones = append(bones, p.Bone[q])
+				}
+			}
 		}
 	}
 	if len(bones) == 0 {
@@ -579,8 +644,8 @@ func (r *Rig) solesAt(s Sampler, start, dt float64, n int, legs []leg) [][][]rig
 			if sole == nil {
 				continue
 			}
-			for j, p := range r.Soles[i] {
-				sole[k][j] = global[p.Bone].TransformPoint(p.Offset)
+			for j := range r.Soles[i] {
+				sole[k][j] = r.Soles[i][j].At(global)
 			}
 		}
 	}

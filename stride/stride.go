@@ -354,6 +354,20 @@ func samples(d float64) int {
 // own time; it plays one pass per cycle seconds (0: dur). loops says the clip
 // loops, so its pose at the end is its pose at the start (velocities wrap).
 func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
+	return r.measure(s, start, dur, cycle, loops, 0)
+}
+
+// MeasureAt is Measure with the planted feet judged at speed (per second of
+// the clip's own time) instead of the speed at which they slide least: a clip
+// whose feet Plan locked at that speed (Plan.Speed) has it, and the
+// confidence says how well the feet stand at it. A foot's joint may roll
+// while its sole stands (a boot rocking onto its toe), which would bias the
+// speed measured from the joints.
+func (r *Rig) MeasureAt(s Sampler, start, dur, cycle float64, loops bool, speed float64) Result {
+	return r.measure(s, start, dur, cycle, loops, speed)
+}
+
+func (r *Rig) measure(s Sampler, start, dur, cycle float64, loops bool, at float64) Result {
 	if !(cycle > 0) {
 		cycle = dur
 	}
@@ -393,7 +407,7 @@ func (r *Rig) Measure(s Sampler, start, dur, cycle float64, loops bool) Result {
 
 	// Feet: planted samples' horizontal velocity in the frame moving with the
 	// root's mean velocity.
-	feet := r.measureFeet(sc, pos, dt, loops, travel)
+	feet := r.measureFeet(sc, pos, dt, loops, travel, at)
 	res.FeetSpeed = feet.speed
 
 	if rootTravels {
@@ -568,7 +582,7 @@ type feetResult struct {
 // confidence is read from those stances as a game would play them: the worst
 // stance's drift in the world, against the distance travelled meanwhile, is
 // what 1 − confidence counts in quarters (SlipPerConfidence).
-func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) feetResult {
+func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3, at float64) feetResult {
 	n := len(pos) - 1
 	nf := len(r.Feet)
 	var f feetResult
@@ -635,6 +649,9 @@ func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool,
 		for q := 0; lo < hi && q <= slipSteps; q++ {
 			cands = append(cands, lo*math.Pow(hi/lo, float64(q)/slipSteps))
 		}
+	}
+	if at > 0 {
+		cands = append(cands[:0], at)
 	}
 	best := slipJudge{slip: math.Inf(1)}
 	for q, c := range cands {

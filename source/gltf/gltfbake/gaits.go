@@ -17,6 +17,9 @@ func (m *Model) measure(i int) stride.Result {
 	j := m.Job
 	c := &j.Clips[i]
 	start, dur := j.Span(c)
+	if v, ok := m.planted[i]; ok {
+		return m.gaitRig.MeasureAt(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops, v)
+	}
 	return m.gaitRig.Measure(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops)
 }
 
@@ -57,7 +60,8 @@ func (m *Model) plantFeet() []string {
 		// allows only bends the legs out of shape (the Fox's Run: its front
 		// legs, straight and short of their pins, drag back): the clip stays
 		// as authored.
-		if after := m.gaitRig.Measure(plan.Sampler(mo.NewSampler()), start, dur, c.Cycle, c.Loops); after.Confidence < stride.Trusted {
+		at := m.plantedSpeed(plan, mo, start, dur, c)
+		if after := m.gaitRig.MeasureAt(plan.Sampler(mo.NewSampler()), start, dur, c.Cycle, c.Loops, at); after.Confidence < stride.Trusted {
 			if m.unplanted == nil {
 				m.unplanted = map[string]bool{}
 			}
@@ -67,9 +71,9 @@ func (m *Model) plantFeet() []string {
 			continue
 		}
 		if m.planted == nil {
-			m.planted = map[int]bool{}
+			m.planted = map[int]float64{}
 		}
-		m.planted[i] = true
+		m.planted[i] = at
 		for _, n := range plan.Notes {
 			notes = append(notes, fmt.Sprintf("plant feet: clip %s: %s", c.Name, n))
 		}
@@ -80,6 +84,31 @@ func (m *Model) plantFeet() []string {
 		c.Motion = len(j.Motions) - 1
 	}
 	return notes
+}
+
+// plantedSpeed returns the speed (per second of the clip) a unit playing the
+// planted clip travels at. The soles stand still at the plan's speed; a foot's
+// joint, which rolls with its sole (a heel lifting), stands still at the speed
+// measured from the joints, and the two slip in opposite ways between them:
+// the speed is where the worse of the two slips is least (bisected: the
+// soles' slip falls and the joints' grows toward the plan's speed).
+func (m *Model) plantedSpeed(plan *stride.Plan, mo bake.Motion, start, dur float64, c *bake.Clip) float64 {
+	planned := plan.Speed
+	joints := m.gaitRig.Measure(plan.Sampler(mo.NewSampler()), start, dur, c.Cycle, c.Loops)
+	if joints.Method != stride.MethodFeet || !(joints.FeetSpeed > 0) {
+		return planned
+	}
+	a, b := joints.FeetSpeed, planned
+	for range 8 {
+		x := (a + b) / 2
+		res := m.gaitRig.MeasureAt(plan.Sampler(mo.NewSampler()), start, dur, c.Cycle, c.Loops, x)
+		if (1-res.Confidence)*stride.SlipPerConfidence < math.Abs(planned-x)/x {
+			a = x
+		} else {
+			b = x
+		}
+	}
+	return (a + b) / 2
 }
 
 // shortOf returns, after "; ", the note of a plan that says which feet fall
@@ -96,9 +125,9 @@ func shortOf(notes []string) string {
 // soles returns each foot's sole for foot locking (stride.Rig.Soles): the
 // skinned vertices in the lowest 3 % of the mesh's height at rest, each given
 // to the nearest foot (horizontally, at rest) within 0.3·H (a boot's toe
-// reaches well ahead of the foot's joint), as a point of the
-// joint it follows most. A foot with no such vertex (a model without a mesh)
-// has none, and is pinned by its joint.
+// reaches well ahead of the foot's joint), skinned as the mesh is (its joints
+// and weights). A foot with no such vertex (a model without a mesh) has none,
+// and is pinned by its joint.
 func (m *Model) soles() [][]stride.Point {
 	r := m.gaitRig
 	out := make([][]stride.Point, len(r.Feet))
@@ -123,18 +152,20 @@ func (m *Model) soles() [][]stride.Point {
 				foot, near = i, d
 			}
 		}
-		w, jt := mesh.Weights[v], mesh.Joints[v]
-		k := 0
-		for q := range w {
-			if w[q] > w[k] {
-				k = q
-			}
-		}
-		if foot < 0 || int(jt[k]) >= len(bones) || int(jt[k]) >= len(m.GLTF.InverseBind) {
+		if foot < 0 {
 			continue
 		}
 		pos := rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])}
-		out[foot] = append(out[foot], stride.Point{Bone: bones[jt[k]], Offset: m.GLTF.InverseBind[jt[k]].TransformPoint(pos)})
+		var pt stride.Point
+		for q, w := range mesh.Weights[v] {
+			j := int(mesh.Joints[v][q])
+			if w > 0 && j < len(bones) && j < len(m.GLTF.InverseBind) {
+				pt.Bone[q], pt.Weight[q], pt.Offset[q] = bones[j], float64(w), m.GLTF.InverseBind[j].TransformPoint(pos)
+			}
+		}
+		if pt.Weight != [4]float64{} {
+			out[foot] = append(out[foot], pt)
+		}
 	}
 	return out
 }
@@ -190,7 +221,7 @@ func (m *Model) Gaits(bpatPath string) *gait.File {
 			res = m.measure(i)
 		}
 		gc := gait.Clip{Name: c.Name, Cycle: round(res.Cycle), Status: string(res.Status), Method: string(res.Method),
-			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0, Planted: m.planted[i]}
+			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0, Planted: m.planted[i] > 0}
 		if !(gc.Cycle > 0) { // a one-frame clip: the runtime's fallback
 			gc.Cycle = 1 / c.FPS
 		}

@@ -135,7 +135,7 @@ type Model struct {
 	// their travel was removed (in-place clips), by clip index.
 	gaitRig  *stride.Rig
 	measured map[int]stride.Result
-	planted  map[int]bool // the clips whose feet were locked (plantFeet)
+	planted  map[int]float64 // the clips whose feet were locked (plantFeet): the speed, per s of clip
 	// unplanted names the clips that asked to be planted but were left as
 	// authored: planted, their feet would still slide.
 	unplanted map[string]bool

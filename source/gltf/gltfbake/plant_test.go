@@ -52,14 +52,6 @@ func jumps(t *testing.T, m *Model) []float64 {
 	return out
 }
 
-// plantOpen are the planted walks and runs not yet within 5 % (docs/formats/
-// gait.md §7), measured and logged: "soles", held to the leaves' 5 % only (the
-// robot's Running: its soles drift 5.1 %, one brief stance of a boot skinned
-// mostly to the shin).
-var plantOpen = map[string]map[string]string{
-	"threejs/RobotExpressive.glb": {"Running": "soles"},
-}
-
 // plantRefused are the clips left as authored: planted, their feet would still
 // slide beyond a trusted speed's 5 % (the Fox's Run: its front paws, swept
 // back at 4.6 m/s of clip, are pinned beyond what its straight front legs
@@ -73,7 +65,7 @@ var plantRefused = map[string][]string{
 // Fox's Run, which had no speed, and planted still slides) gets a ground speed
 // at which its feet stay planted
 // within 5 %, by both outside meters (the palette's lowest leaves, slip; the
-// mesh's soles, soleMeter; plantOpen as it says), with a confidence of 0.8 or
+// mesh's soles, soleMeter), with a confidence of 0.8 or
 // more, measured on the planted clip, says it was planted, and no
 // bone jumps between two frames much further than in the animation as
 // authored (a knee that flips, a pin that pops). Without foot locking the
@@ -136,7 +128,6 @@ func TestPlantFeet(t *testing.T) {
 				r := slip(m, i, c)
 				t.Logf("%s: %.4g m/s, confidence %.2f, planted %v; jump %.3g·H (authored %.3g·H); leaves: %d stances, worst %.1f%% (%s)",
 					c.Name, c.GroundSpeed, c.Confidence, c.Planted, jp[i], ja[i], r.stances, 100*r.worst, r.where)
-				open := plantOpen[g.model][c.Name]
 				if !c.Planted || c.GroundSpeed == 0 {
 					t.Errorf("%s: %+v: want planted, with a speed", c.Name, c)
 				}
@@ -152,7 +143,7 @@ func TestPlantFeet(t *testing.T) {
 				sr := so.meter(i).at(c.Stride / dur)
 				t.Logf("%s: soles: %d stances covering %.0f%% of their contact, drift %.1f%% in all, worst %.1f%% (%s)",
 					c.Name, sr.stances, 100*sr.covered, 100*sr.agg, 100*sr.worst, sr.where)
-				if open == "" && (sr.stances == 0 || sr.agg > 0.05 || sr.worst > 0.05) {
+				if sr.stances == 0 || sr.agg > 0.05 || sr.worst > 0.05 {
 					t.Errorf("%s: at %.4g m/s the soles drift %.1f%% in all, %.1f%% in the worst stance (%s): want within 5 %%",
 						c.Name, c.GroundSpeed, 100*sr.agg, 100*sr.worst, sr.where)
 				}
