@@ -88,12 +88,22 @@ func NewScheduledCombat(r *registry.Registry, g *GPUClock) *Combat {
 // a rider). A bow unit shoots unless the game set its InMelee flag; a ranged swing
 // also reports EventRelease at its clip's weapon_release marker.
 func (f *Combat) Attack(attacker, target int) bool {
+	// Most calls in a melee find the attacker cooling down or the target out
+	// of reach or dead: in stepped timing, where being ready changes nothing,
+	// answered here, before anything else is asked, as Start would answer
+	// after.
+	if m := f.Melee; f.sched == nil && uint(attacker) < uint(len(m.Wait)) && !(m.Ready(attacker) && m.CanStart(&f.World, attacker, int32(target))) {
+		return false
+	}
+	return f.attack(attacker, target)
+}
+
+// attack is Attack past its first answer.
+func (f *Combat) attack(attacker, target int) bool {
 	c := f.units
 	if attacker < 0 || attacker >= c.Len() || !f.ready(attacker) {
 		return false
 	}
-	// Most calls in a melee find the target out of reach or dead: answered
-	// before the clip is looked up, as Start would answer after.
 	if !f.Melee.CanStart(&f.World, attacker, int32(target)) {
 		return false
 	}
