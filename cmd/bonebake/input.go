@@ -14,6 +14,7 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/roster"
 
 	"github.com/spf13/cobra"
@@ -120,16 +121,8 @@ func shown(name string) string {
 	return strconv.Quote(name)
 }
 
-// plural says "1 file", "2 files", "3 vertices".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if word == "vertex" {
-		return strconv.Itoa(n) + " vertices"
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
+// plural says "1 file", "2 files", "3 vertices" (internal/words).
+func plural(n int, word string) string { return words.Plural(n, word) }
 
 // What a file is, in words, by formats.SniffFile's kinds.
 const (

@@ -1,28 +1,20 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/bonebake/bonebake/internal/words"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
-// bytesText writes a size the way people read it: 164 KB, 12.3 MB, 1.21 GB.
-func bytesText(n int64) string {
-	switch {
-	case n < 1000:
-		return plural(int(n), "byte")
-	case n < 1000*1000:
-		return fmt.Sprintf("%.3g KB", float64(n)/1e3)
-	case n < 1000*1000*1000:
-		return fmt.Sprintf("%.3g MB", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%.3g GB", float64(n)/1e9)
-}
+// bytesText writes a size the way people read it: 164 KB, 12.3 MB, 1.21 GB
+// (internal/words, as the libraries' reports do).
+func bytesText(n int64) string { return words.Bytes(n) }
 
 // progress returns a progress callback drawing a bar on stderr, or nil when stderr
 // is not a terminal.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/roster"
 	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf"
@@ -388,12 +389,7 @@ func leadIns(j *bake.Job) string {
 		plural(len(which), "clip"), strings.Join(which, ", "))
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
+func plural(n int, what string) string { return words.Plural(n, what) }
 
 func clipNames(cs []bake.Clip) string {
 	names := make([]string, len(cs))
