@@ -9,11 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
-	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -178,8 +176,8 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return err
 			}
 			defer collectLate()()
-			o.Progress = progress(cmd, "baking "+filepath.Base(model))
-			return bakeModel(cmd, model, out, set, o)
+			o.Progress, o.Check, o.Tell = progress(cmd, "baking "+filepath.Base(model)), checkModel, tell(cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
+			return libError(gltfbake.Bake(model, out, set, o).Err)
 		},
 	}
 	fl := cmd.Flags()
@@ -220,44 +218,20 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 // snapshotFlags are the flags of a model's far-LOD snapshot.
 var snapshotFlags = []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
 
-// bakeModel bakes one model into out (gltfbake.Model.WriteFiles: the BPAT, its
-// gait sidecar and its snapshot when o asks): its notes, hint and warnings go to
-// stderr as they come, its summary lines to stdout.
-func bakeModel(cmd *cobra.Command, model, out string, set gltfbake.Settings, o gltfbake.Output) error {
-	start, outw, errw := time.Now(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if err := checkModel(model); err != nil {
-		return err
+// tell prints a bake's report (bake.Line) as the command line words it: what
+// was written on outw, the rest on errw, settings named as flags (flagWords);
+// in a bake of several models, what was found in one has its path as prefix.
+func tell(outw, errw io.Writer, prefix string) func(bake.Line) {
+	return func(l bake.Line) {
+		switch text := flagWords(l.Text); l.Kind {
+		case bake.Wrote, bake.Total:
+			fmt.Fprintln(outw, text)
+		case bake.Doing:
+			fmt.Fprintln(errw, "bonebake:", text)
+		default:
+			fmt.Fprintln(errw, prefix+text)
+		}
 	}
-	m, err := gltfbake.Load(model, set)
-	if err != nil {
-		return libError(err)
-	}
-	size := modelNotes(errw, m)
-	o.Starting = func(n int64) { announce(errw, n, out) }
-	w, err := m.WriteFiles(out, o)
-	if err != nil {
-		return libError(err)
-	}
-	printWritten(outw, errw, &gltfbake.Baked{Model: model, Out: out, Loaded: m, Written: w, Took: time.Since(start)}, size, false)
-	return nil
-}
-
-// printBake prints a model of a folder's bake as bakeModel does its one model,
-// all at once: its notes, whether it announced its size, and its summary lines,
-// or returns its error.
-func printBake(outw, errw io.Writer, b *gltfbake.Baked) error {
-	var size gltfbake.Size
-	if b.Loaded != nil {
-		size = modelNotes(errw, b.Loaded)
-	}
-	if b.Starting > 0 {
-		announce(errw, b.Starting, b.Out)
-	}
-	if b.Err != nil {
-		return libError(b.Err)
-	}
-	printWritten(outw, errw, b, size, true)
-	return nil
 }
 
 // checkModel refuses a file that is missing, a folder, or not a model, naming
@@ -272,67 +246,6 @@ func checkModel(model string) error {
 		return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
 	}
 	return nil
-}
-
-// announce says a large bake's size before it starts.
-func announce(errw io.Writer, n int64, out string) {
-	if n > announceOutput {
-		fmt.Fprintf(errw, "bonebake: writing %s to %s\n", bytesText(n), out)
-	}
-}
-
-// printWritten prints what a model's bake wrote: its summary lines to outw, its
-// measured gaits and the game's warnings to errw. inFolder says the model took
-// its species id free in the folder.
-func printWritten(outw, errw io.Writer, b *gltfbake.Baked, size gltfbake.Size, inFolder bool) {
-	m, w, out := b.Loaded, b.Written, b.Out
-	h, job := w.Header, m.Job
-	note := ""
-	if m.DefaultSpecies && inFolder {
-		note = fmt.Sprintf(" (the first id free in %s, built in or taken by no other file there: give species_id in a NAME.yaml manifest to choose one; readers accept it with --species %d)", filepath.Dir(out), h.SpeciesID)
-	} else if m.DefaultSpecies {
-		note = fmt.Sprintf(" (the first id not built in: pass --species-id to choose one; readers accept it with --species %d)", h.SpeciesID)
-	}
-	bones := plural(int(h.BoneCount), "bone")
-	if rd := m.Reduction; rd != nil {
-		bones += fmt.Sprintf(" (of %d joints; worst vertex deviation %s)", rd.Joints, rd.DeviationText())
-	}
-	fmt.Fprintf(outw, "wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms\n",
-		out, bytesText(w.Bytes), bones, plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"),
-		plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, job), size, float64(b.Took.Microseconds())/1000)
-	// The measurements go to stderr with the notes: stdout keeps one summary
-	// line per model.
-	speeds := 0
-	for _, c := range w.Gaits.Clips {
-		fmt.Fprintln(errw, flagWords(m.GaitLine(c)))
-		if c.GroundSpeed > 0 {
-			speeds++
-		}
-	}
-	units := ""
-	if size.Hint() != "" {
-		units = "; speeds are in the model's units per second (see the hint)"
-	}
-	fmt.Fprintf(errw, "gait: wrote %s: %d of %s with a ground speed%s\n", w.Gait, speeds, plural(len(w.Gaits.Clips), "clip"), units)
-	if sn := w.Snap; sn != nil {
-		fmt.Fprintf(outw, "wrote %s: %s, %s, %d vertices, %s (%s per frame), from %s\n", w.Snapshot, bytesText(w.SnapshotBytes),
-			plural(sn.Mesh.TriangleCount(), "triangle"), sn.Mesh.VertexCount(), plural(sn.FrameTotal(), "frame"),
-			bytesText(int64(sn.Mesh.VertexCount())*bpsm.VertexSize), sn.From)
-	}
-	for _, w := range w.Warnings {
-		fmt.Fprintln(errw, "warning:", flagWords(w))
-	}
-}
-
-// versionText names the version a bake wrote and why (docs/formats/bpat.md §2).
-func versionText(v uint32, job *bake.Job) string {
-	switch {
-	case job.Version != 0:
-		return fmt.Sprintf("BPAT v%d (as asked)", v)
-	case v == 2:
-		return "BPAT v2 (clips have markers)"
-	}
-	return "BPAT v1 (no clip has a marker; --bpat-version 2 for readers of v2 only)"
 }
 
 // parseSocket reads NAME=BONE[@x,y,z].
@@ -361,6 +274,3 @@ func parseSocket(s string) (gltfbake.ManifestSocket, error) {
 	}
 	return ms, nil
 }
-
-// A bake above announceOutput says its size before it starts.
-const announceOutput = 16_000_000

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 
@@ -21,7 +19,6 @@ import (
 // then a total. A model that fails does not stop the others; the exit status
 // is 1 when any failed.
 func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Settings, o gltfbake.Output) error {
-	start := time.Now()
 	if dir == "" {
 		return usagef("%d models: -o DIR names the folder for their NAME.bpat files", len(models))
 	}
@@ -45,42 +42,28 @@ func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Se
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	bar := progress(cmd, fmt.Sprintf("baking %d models", len(models)))
-	failed, total, n := 0, int64(0), 0
-	warnings := plan.WriteFiles(gltfbake.FolderOutput{Output: o, Check: checkModel, Done: func(b *gltfbake.Baked) {
-		var out, errw bytes.Buffer
-		err := printBake(&out, &errw, b)
-		for sc := bufio.NewScanner(&errw); sc.Scan(); {
-			if line := sc.Text(); strings.HasPrefix(line, "bonebake:") {
-				fmt.Fprintln(stderr, line)
-			} else {
-				fmt.Fprintln(stderr, b.Model+": "+line)
-			}
+	bar, n := progress(cmd, fmt.Sprintf("baking %d models", len(models))), 0
+	o.Check, o.Tell = checkModel, tell(stdout, stderr, "")
+	failed := plan.WriteFiles(gltfbake.FolderOutput{Output: o, Done: func(b *gltfbake.Baked) {
+		// A model's lines come whole: what it found, its error, what it wrote.
+		var out bytes.Buffer
+		for _, l := range b.Report {
+			tell(&out, stderr, b.Model+": ")(l)
 		}
-		if err != nil {
-			failed++
+		if err := libError(b.Err); err != nil {
 			msg := err.Error()
 			if !strings.Contains(msg, b.Model) {
 				msg = b.Model + ": " + msg
 			}
 			fmt.Fprintln(stderr, "bonebake:", msg)
-		} else {
-			total += b.Written.Bytes + b.Written.SnapshotBytes
 		}
 		stdout.Write(out.Bytes())
 		if n++; bar != nil {
 			bar(n, len(models))
 		}
 	}})
-	for _, w := range warnings {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
-	fmt.Fprintf(stdout, "baked %d of %s into %s: %s in %.0f ms", len(models)-failed, plural(len(models), "model"), dir, bytesText(total),
-		float64(time.Since(start).Microseconds())/1000)
 	if failed > 0 {
-		fmt.Fprintf(stdout, "; %d failed\n", failed)
 		return exitError{exitFailure}
 	}
-	fmt.Fprintln(stdout)
 	return nil
 }

@@ -291,19 +291,13 @@ func loadModel(path string, set gltfbake.Settings, notes io.Writer) (*gltfbake.M
 	return m, nil
 }
 
-// modelNotes writes a loaded model's notes and, when its size looks wrong (a
-// model in centimetres), the hint that says which --scale fixes it: the one
-// place bake and bat tell a user about a model before baking it. It returns the
-// model's size.
-func modelNotes(w io.Writer, m *gltfbake.Model) gltfbake.Size {
-	for _, n := range m.Notes {
-		fmt.Fprintln(w, "note:", flagWords(n))
+// modelNotes writes what to tell of a loaded model before baking it (its
+// notes, and the hint its size gives: gltfbake's Model.Report) as bake's
+// lines are (tell).
+func modelNotes(w io.Writer, m *gltfbake.Model) {
+	for _, l := range m.Report() {
+		tell(w, w, "")(l)
 	}
-	size := m.Size()
-	if h := size.Hint(); h != "" {
-		fmt.Fprintln(w, "hint:", flagWords(h))
-	}
-	return size
 }
 
 // unitsText says which unit the textures' positions are in: the report's

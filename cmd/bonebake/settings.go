@@ -48,14 +48,16 @@ var settingFlags = map[string]string{
 	"MaxBytes":          "force", // bake.Job's
 	"FilesRoot":         "files-root",
 	"Manifest":          "manifest",
+	"KnownSpecies":      "species", // formats.KnownSpecies, the readers' option
 }
 
-// settingRef is how the libraries' prose (notes, hints, errors) names a
-// setting: Settings.MaxBones, SnapshotSettings.Mesh, Options.Up, Job.MaxBytes,
-// gltfbake.Settings.ClipFiles from a package below gltfbake. It is compiled on
-// first use: most prose names no setting (see flagWords).
+// settingRef is how the libraries' prose (notes, hints, errors, reports)
+// names a setting: Settings.MaxBones, SnapshotSettings.Mesh, Options.Up,
+// Job.MaxBytes, gltfbake.Settings.ClipFiles from a package below gltfbake, and
+// the readers' formats.KnownSpecies. It is compiled on first use: most prose
+// names no setting (see flagWords).
 var settingRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?:[a-z]+\.)?(Snapshot)?(?:Settings|Options|Job)\.([A-Z][A-Za-z]*)`)
+	return regexp.MustCompile(`\b(?:[a-z]+\.)?(Snapshot)?(?:Settings|Options|Job)\.([A-Z][A-Za-z]*)|\bformats\.(KnownSpecies)\b`)
 })
 
 // keyRef is how prose that is also written into a file for people who never
@@ -90,13 +92,13 @@ func flagWords(s string) string {
 			return ref
 		})
 	}
-	if !strings.Contains(s, "Settings.") && !strings.Contains(s, "Options.") && !strings.Contains(s, "Job.") {
+	if !strings.Contains(s, "Settings.") && !strings.Contains(s, "Options.") && !strings.Contains(s, "Job.") && !strings.Contains(s, "formats.") {
 		return s // settingRef cannot match
 	}
 	re := settingRef()
 	return re.ReplaceAllStringFunc(s, func(ref string) string {
 		m := re.FindStringSubmatch(ref)
-		if flag, ok := settingFlags[m[1]+m[2]]; ok {
+		if flag, ok := settingFlags[m[1]+m[2]+m[3]]; ok {
 			return "--" + flag
 		}
 		return ref
@@ -116,8 +118,11 @@ func (e flagWorded) Unwrap() error { return e.err }
 // libError turns an error of the library into the command line's: a setting
 // that does not fit, or a folder plan that cannot be, is a usage error naming
 // its flag, a file over the size limit says which flags lower or lift it; any
-// other error names flags where it names settings (flagWords).
+// other error names flags where it names settings (flagWords); nil stays nil.
 func libError(err error) error {
+	if err == nil {
+		return nil
+	}
 	if se := (*bake.SettingError)(nil); errors.As(err, &se) {
 		flag, ok := settingFlags[se.Setting]
 		if !ok {

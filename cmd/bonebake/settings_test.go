@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
 	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -21,9 +22,11 @@ import (
 // settings (an adapter's Settings, or the options below them that the
 // libraries' prose names: a renamed field would leave its errors unmapped),
 // every flag it names is one of bake's, and a SettingError becomes a usage
-// error naming the flag.
+// error naming the flag. The readers' option the bake's report names
+// (formats.KnownSpecies, a function) is the one name that is not a field.
 func TestSettingFlags(t *testing.T) {
 	bakeCmd := newBakeCmd()
+	options := map[string]any{"KnownSpecies": formats.KnownSpecies}
 	for setting, flag := range settingFlags {
 		found := false
 		for _, v := range []any{gltfbake.Settings{}, motsrc.Settings{}, gltf.Options{}, bvhsrc.Options{}, stride.Options{}, bake.Job{}} {
@@ -31,7 +34,7 @@ func TestSettingFlags(t *testing.T) {
 			found = found || ok
 		}
 		_, inSnap := reflect.TypeOf(gltfbake.SnapshotSettings{}).FieldByName(strings.TrimPrefix(setting, "Snapshot"))
-		if !found && !(inSnap && strings.HasPrefix(setting, "Snapshot")) {
+		if _, isOption := options[setting]; !found && !isOption && !(inSnap && strings.HasPrefix(setting, "Snapshot")) {
 			t.Errorf("%s: no such field in the libraries' settings", setting)
 		}
 		if bakeCmd.Flags().Lookup(flag) == nil {
@@ -55,6 +58,10 @@ func TestLibraryProseNamesFlags(t *testing.T) {
 	}
 	if got, want := flagWords("name them with the feet setting, the root_bone setting or the colour setting"),
 		"name them with --feet, --root-bone or the colour setting"; got != want {
+		t.Errorf("flagWords: got %q, want %q", got, want)
+	}
+	if got, want := flagWords("pass Settings.SpeciesID to choose one; readers accept it with formats.KnownSpecies 6 (not formats.Lenient)"),
+		"pass --species-id to choose one; readers accept it with --species 6 (not formats.Lenient)"; got != want {
 		t.Errorf("flagWords: got %q, want %q", got, want)
 	}
 	var files []string

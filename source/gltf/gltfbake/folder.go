@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -19,6 +21,7 @@ import (
 // only when its files' species ids differ (one slot per id), so the plan gives
 // each model a distinct id before anything is baked.
 type Folder struct {
+	Dir      string     // the folder
 	Models   []string   // the models, in the order given
 	Outs     []string   // each model's DIR/NAME.bpat
 	Settings []Settings // each model's: the shared ones with its manifest and free species id
@@ -39,7 +42,7 @@ func (e *FolderError) Unwrap() error { return e.Err }
 // does not replace. A model's bonebake extras are not read here: ids they give
 // may still collide.
 func PlanFolder(models []string, dir string, set Settings) (*Folder, error) {
-	p := &Folder{Models: models, Outs: make([]string, len(models)), Settings: make([]Settings, len(models))}
+	p := &Folder{Dir: dir, Models: models, Outs: make([]string, len(models)), Settings: make([]Settings, len(models))}
 	byName := map[string]string{}
 	for i, m := range models {
 		name := modelName(m)
@@ -146,53 +149,36 @@ func besideManifest(model string) (*Manifest, error) {
 
 // FolderOutput says how Folder.WriteFiles bakes its models and tells of them.
 type FolderOutput struct {
-	// Output is every model's (Model.WriteFiles); its Workers are shared out
-	// among the models baking at once, and its Progress and Starting are not
-	// called (a Baked says when a model's bake started).
+	// Output is every model's (Bake): its Workers are shared out among the
+	// models baking at once, its Check runs on each model (its error fails
+	// that model alone), its Progress and Starting are not called, and its
+	// Tell is told the folder's own lines (a model's are in its Baked).
 	Output
-	// Check, when set, is run on a model's path before it is loaded: the
-	// caller's rule for the files it takes; its error fails that model alone.
-	Check func(model string) error
 	// Done is told of each model in the order given, as soon as it and every
 	// model before it are done.
 	Done func(*Baked)
 }
 
-// Baked is one model of a folder's bake (Folder.WriteFiles).
-type Baked struct {
-	Model string // the model's path
-	Out   string // its DIR/NAME.bpat
-	// Loaded is what Load made of it, nil when its check or Load failed.
-	Loaded *Model
-	// Starting is the BPAT's size once the bake started (what Output.Starting
-	// is told), 0 when it did not start.
-	Starting int64
-	// Written is what was written, nil when Err is set.
-	Written *Written
-	Err     error
-	Took    time.Duration // from its check to its last file
-}
-
-// WriteFiles bakes every model of the plan into its file (Model.WriteFiles),
-// in parallel, one model per core (each with its share of the cores as
-// sampling workers, all of them when there are fewer models than cores), so
-// that at most that many models are in memory at once. A model that fails does
-// not stop the others. Each file is byte-identical to the model's bake on its
-// own with the plan's settings. It returns a warning for each two files that
-// came out with one species id: a model's bonebake extras may carry an id the
-// plan could not see without loading it.
-func (p *Folder) WriteFiles(o FolderOutput) (warnings []string) {
-	models := p.Models
+// WriteFiles bakes every model of the plan into its file (Bake), in
+// parallel, one model per core (each with its share of the cores as sampling
+// workers, all of them when there are fewer models than cores), so that at
+// most that many models are in memory at once. A model that fails does not
+// stop the others. Each file is byte-identical to the model's bake on its own
+// with the plan's settings. Once every model is done, o.Tell is told a
+// warning for each two files that came out with one species id (a model's
+// bonebake extras may carry an id the plan could not see without loading it),
+// then the total. It returns how many models failed.
+func (p *Folder) WriteFiles(o FolderOutput) (failed int) {
+	start, models := time.Now(), p.Models
 	baked := make([]*Baked, len(models))
 	done := make([]chan struct{}, len(models))
 	for i := range models {
-		baked[i] = &Baked{Model: models[i], Out: p.Outs[i]}
 		done[i] = make(chan struct{})
 	}
 	procs := runtime.GOMAXPROCS(0)
 	par := min(procs, len(models))
 	run := o.Output
-	run.Workers, run.Progress = max(1, procs/par), nil
+	run.Workers, run.Progress, run.Starting, run.Tell = max(1, procs/par), nil, nil, nil
 	next := make(chan int)
 	go func() {
 		for i := range models {
@@ -204,44 +190,42 @@ func (p *Folder) WriteFiles(o FolderOutput) (warnings []string) {
 	for range par {
 		wg.Go(func() {
 			for i := range next {
-				p.bake(i, run, o.Check, baked[i])
+				baked[i] = Bake(models[i], p.Outs[i], p.Settings[i], run)
 				close(done[i])
 			}
 		})
 	}
-	for i, b := range baked {
+	for i := range baked {
 		<-done[i]
 		if o.Done != nil {
-			o.Done(b)
+			o.Done(baked[i])
 		}
 	}
 	wg.Wait()
-	seen := map[uint32]string{}
+	var report []bake.Line
+	seen, total := map[uint32]string{}, int64(0)
 	for _, b := range baked {
 		if b.Err != nil {
+			failed++
 			continue
 		}
+		total += b.Written.Bytes + b.Written.SnapshotBytes
 		id := b.Written.Header.SpeciesID
 		if other, dup := seen[id]; dup {
-			warnings = append(warnings, fmt.Sprintf("%s and %s both have species id %d (from the models' own bonebake extras): the runtime loads one file per id; rebake one with species_id in its NAME.yaml", other, b.Out, id))
+			report = append(report, bake.Line{Kind: bake.Found, Text: fmt.Sprintf("warning: %s and %s both have species id %d (from the models' own bonebake extras): the runtime loads one file per id; rebake one with species_id in its NAME.yaml", other, b.Out, id)})
 		}
 		seen[id] = b.Out
 	}
-	return warnings
-}
-
-// bake bakes the plan's i-th model into b.
-func (p *Folder) bake(i int, o Output, check func(string) error, b *Baked) {
-	start := time.Now()
-	defer func() { b.Took = time.Since(start) }()
-	if check != nil {
-		if b.Err = check(b.Model); b.Err != nil {
-			return
+	sum := fmt.Sprintf("baked %d of %s into %s: %s in %.0f ms", len(models)-failed, words.Plural(len(models), "model"), p.Dir, words.Bytes(total),
+		float64(time.Since(start).Microseconds())/1000)
+	if failed > 0 {
+		sum += fmt.Sprintf("; %d failed", failed)
+	}
+	report = append(report, bake.Line{Kind: bake.Total, Text: sum})
+	for _, l := range report {
+		if o.Tell != nil {
+			o.Tell(l)
 		}
 	}
-	if b.Loaded, b.Err = Load(b.Model, p.Settings[i]); b.Err != nil {
-		return
-	}
-	o.Starting = func(n int64) { b.Starting = n }
-	b.Written, b.Err = b.Loaded.WriteFiles(b.Out, o)
+	return failed
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
 )
@@ -98,14 +99,15 @@ func TestFolderWriteFiles(t *testing.T) {
 	}
 	refused := errors.New("refused by the caller")
 	var order []string
-	warnings := plan.WriteFiles(FolderOutput{
-		Check: func(m string) error {
+	var told []bake.Line
+	failed := plan.WriteFiles(FolderOutput{
+		Output: Output{Check: func(m string) error {
 			if filepath.Base(m) == "refused.gltf" {
 				time.Sleep(20 * time.Millisecond) // done after b, told of before it
 				return refused
 			}
 			return nil
-		},
+		}, Tell: func(l bake.Line) { told = append(told, l) }},
 		Done: func(b *Baked) {
 			order = append(order, filepath.Base(b.Model))
 			switch base := filepath.Base(b.Model); {
@@ -115,8 +117,9 @@ func TestFolderWriteFiles(t *testing.T) {
 				t.Errorf("%s: %v", base, b.Err)
 			}
 		}})
-	if len(warnings) != 0 {
-		t.Errorf("warnings: %q", warnings)
+	// No warning (the ids are distinct), then the total: 2 of the 4 models.
+	if len(told) != 1 || told[0].Kind != bake.Total || !strings.HasPrefix(told[0].Text, "baked 2 of 4 models into "+dir+": ") || !strings.HasSuffix(told[0].Text, "; 2 failed") || failed != 2 {
+		t.Errorf("told %q, %d failed; want the total alone, 2 of 4 models baked", told, failed)
 	}
 	if want := []string{"a.gltf", "refused.gltf", "b.gltf", "missing.gltf"}; !slices.Equal(order, want) {
 		t.Errorf("told in the order %q, want %q", order, want)

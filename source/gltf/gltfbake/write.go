@@ -26,8 +26,13 @@ type Output struct {
 	Snapshot        *SnapshotSettings
 	SnapshotAnySize bool
 	// Starting, when set, is told the BPAT's size once every check has passed,
-	// just before the bake starts: a caller may say a large bake's size.
+	// just before the bake starts.
 	Starting func(bytes int64)
+	// Check, when set, is run by Bake on a model's path before it is loaded:
+	// the caller's rule for the files it takes.
+	Check func(model string) error
+	// Tell, when set, is told each line of Bake's report as it comes.
+	Tell func(bake.Line)
 }
 
 // Written is what WriteFiles wrote.

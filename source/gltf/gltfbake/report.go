@@ -1,0 +1,147 @@
+package gltfbake
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/internal/words"
+)
+
+// Baked is the bake of one model (Bake; Folder.WriteFiles tells of each of its
+// models as one).
+type Baked struct {
+	Model string // the model's path
+	Out   string // its BPAT file
+	// Loaded is what Load made of it, nil when its check or Load failed.
+	Loaded *Model
+	// Written is what was written, nil when Err is set.
+	Written *Written
+	Err     error
+	Took    time.Duration // from its check to its last file
+	// Report is every line Bake told, in order (Output.Tell).
+	Report []bake.Line
+}
+
+// announceBytes is the size above which a bake says its size before it
+// starts (a Doing line): a bake that takes seconds does not start silently.
+const announceBytes = 16_000_000
+
+// Bake is the whole bake of one model, as Folder.WriteFiles bakes each of its
+// models: o.Check on its path (when set), Load with set, then
+// Model.WriteFiles into out with o. o.Tell, when set, is told each line of
+// the bake's report as it comes: the model's notes and size hint once it is
+// loaded (Model.Report), its size before a large bake starts, then what was
+// written (the BPAT's summary and the snapshot's), the measured gaits and
+// the game's warnings. The result holds the report whole, and Err, the error
+// that stopped the bake, if any.
+func Bake(path, out string, set Settings, o Output) *Baked {
+	b := &Baked{Model: path, Out: out}
+	tell := func(l bake.Line) {
+		b.Report = append(b.Report, l)
+		if o.Tell != nil {
+			o.Tell(l)
+		}
+	}
+	start := time.Now()
+	if o.Check != nil {
+		if b.Err = o.Check(path); b.Err != nil {
+			return b
+		}
+	}
+	if b.Loaded, b.Err = Load(path, set); b.Err != nil {
+		return b
+	}
+	m, size := b.Loaded, b.Loaded.Size()
+	for _, l := range m.report(size) {
+		tell(l)
+	}
+	starting := o.Starting
+	o.Starting = func(n int64) {
+		if n > announceBytes {
+			tell(bake.Line{Kind: bake.Doing, Text: fmt.Sprintf("writing %s to %s", words.Bytes(n), out)})
+		}
+		if starting != nil {
+			starting(n)
+		}
+	}
+	if b.Written, b.Err = m.WriteFiles(out, o); b.Err != nil {
+		return b
+	}
+	b.Took = time.Since(start)
+	for _, l := range b.written(size, set.FreeSpeciesID != nil) {
+		tell(l)
+	}
+	return b
+}
+
+// Report is what to tell of the loaded model before it is baked: its notes,
+// and the hint its size gives (a model in centimetres), if any.
+func (m *Model) Report() []bake.Line { return m.report(m.Size()) }
+
+func (m *Model) report(size Size) []bake.Line {
+	var r []bake.Line
+	for _, n := range m.Notes {
+		r = append(r, bake.Line{Kind: bake.Found, Text: "note: " + n})
+	}
+	if h := size.Hint(); h != "" {
+		r = append(r, bake.Line{Kind: bake.Found, Text: "hint: " + h})
+	}
+	return r
+}
+
+// written is the report of what the bake wrote: the BPAT's summary, its
+// measured gaits and sidecar, the snapshot's summary, the game's warnings.
+// inFolder says the model took its species id free in the folder
+// (Settings.FreeSpeciesID).
+func (b *Baked) written(size Size, inFolder bool) []bake.Line {
+	m, w := b.Loaded, b.Written
+	h := w.Header
+	note := ""
+	if m.DefaultSpecies && inFolder {
+		note = fmt.Sprintf(" (the first id free in %s, built in or taken by no other file there: give species_id in a NAME.yaml manifest to choose one; readers accept it with formats.KnownSpecies %d)", filepath.Dir(b.Out), h.SpeciesID)
+	} else if m.DefaultSpecies {
+		note = fmt.Sprintf(" (the first id not built in: pass Settings.SpeciesID to choose one; readers accept it with formats.KnownSpecies %d)", h.SpeciesID)
+	}
+	bones := words.Plural(int(h.BoneCount), "bone")
+	if rd := m.Reduction; rd != nil {
+		bones += fmt.Sprintf(" (of %d joints; worst vertex deviation %s)", rd.Joints, rd.DeviationText())
+	}
+	r := []bake.Line{{Kind: bake.Wrote, Text: fmt.Sprintf("wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms",
+		b.Out, words.Bytes(w.Bytes), bones, words.Plural(int(h.ClipCount), "clip"), words.Plural(int(h.FrameTotal), "frame"),
+		words.Plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, m.Job), size, float64(b.Took.Microseconds())/1000)}}
+	speeds := 0
+	for _, c := range w.Gaits.Clips {
+		r = append(r, bake.Line{Kind: bake.Found, Text: m.GaitLine(c)})
+		if c.GroundSpeed > 0 {
+			speeds++
+		}
+	}
+	units := ""
+	if size.Hint() != "" {
+		units = "; speeds are in the model's units per second (see the hint)"
+	}
+	r = append(r, bake.Line{Kind: bake.Found, Text: fmt.Sprintf("gait: wrote %s: %d of %s with a ground speed%s", w.Gait, speeds, words.Plural(len(w.Gaits.Clips), "clip"), units)})
+	if sn := w.Snap; sn != nil {
+		r = append(r, bake.Line{Kind: bake.Wrote, Text: fmt.Sprintf("wrote %s: %s, %s, %d vertices, %s (%s per frame), from %s", w.Snapshot, words.Bytes(w.SnapshotBytes),
+			words.Plural(sn.Mesh.TriangleCount(), "triangle"), sn.Mesh.VertexCount(), words.Plural(sn.FrameTotal(), "frame"),
+			words.Bytes(int64(sn.Mesh.VertexCount())*bpsm.VertexSize), sn.From)})
+	}
+	for _, warn := range w.Warnings {
+		r = append(r, bake.Line{Kind: bake.Found, Text: "warning: " + warn})
+	}
+	return r
+}
+
+// versionText names the version a bake wrote and why (docs/formats/bpat.md §2).
+func versionText(v uint32, job *bake.Job) string {
+	switch {
+	case job.Version != 0:
+		return fmt.Sprintf("BPAT v%d (as asked)", v)
+	case v == 2:
+		return "BPAT v2 (clips have markers)"
+	}
+	return "BPAT v1 (no clip has a marker; Settings.Version 2 for readers of v2 only)"
+}
