@@ -63,8 +63,8 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 			}
 		}
 	}
-	fmt.Fprintf(w, "baked %s into %s: %s, %s, %s, in %.0f ms\n", plural(len(chosen), "creature"), dir,
-		plural(files, "file"), bytesText(size), builtinVersionText(chosen), float64(time.Since(start).Microseconds())/1000)
+	fmt.Fprintf(w, "baked %s into %s: %s, %s, %s, in %s\n", plural(len(chosen), "creature"), dir,
+		plural(files, "file"), bytesText(size), builtinVersionText(chosen), tookText(time.Since(start)))
 	return nil
 }
 

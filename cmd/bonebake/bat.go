@@ -136,9 +136,9 @@ when the worst error (metres) is larger.`,
 				}
 			} else {
 				w := cmd.OutOrStdout()
-				fmt.Fprintf(w, "wrote %s: %s, %s, %s, %d rows (%s), %s preset, positions in %s, in %.0f ms\n",
+				fmt.Fprintf(w, "wrote %s: %s, %s, %s, %d rows (%s), %s preset, positions in %s, in %s\n",
 					filepath.Join(out, in.Name+".bat.json"), plural(r.Bones, "bone"), plural(r.Vertices, "vertex"),
-					plural(len(r.Clips), "clip"), r.Rows, stackedText(r), r.Preset, unitsText(r), float64(time.Since(start).Microseconds())/1000)
+					plural(len(r.Clips), "clip"), r.Rows, stackedText(r), r.Preset, unitsText(r), tookText(time.Since(start)))
 				for _, f := range res.Files[1:] {
 					fmt.Fprintf(w, "  %s  %s\n", filepath.Join(out, f.Name), bytesText(int64(len(f.Data))))
 				}

@@ -107,8 +107,8 @@ folder finish or undo the interrupted one first, and say so.`,
 			for _, u := range files {
 				size += u.Size
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "unpacked %s (%s) into %s in %.0f ms\n", plural(len(files), "file"),
-				bytesText(int64(size)), out, float64(time.Since(start).Microseconds())/1000)
+			fmt.Fprintf(cmd.OutOrStdout(), "unpacked %s (%s) into %s in %s\n", plural(len(files), "file"),
+				bytesText(int64(size)), out, tookText(time.Since(start)))
 			return nil
 		},
 	}
@@ -198,8 +198,8 @@ other as a string.`,
 				return err
 			}
 			st, _ := os.Stat(out)
-			fmt.Fprintf(cmd.OutOrStdout(), "packed %s (%s) into %s: %s, in %.0f ms\n", plural(len(objs), "file"), bytesText(int64(size)),
-				out, bytesText(st.Size()), float64(time.Since(start).Microseconds())/1000)
+			fmt.Fprintf(cmd.OutOrStdout(), "packed %s (%s) into %s: %s, in %s\n", plural(len(objs), "file"), bytesText(int64(size)),
+				out, bytesText(st.Size()), tookText(time.Since(start)))
 			return nil
 		},
 	}
@@ -300,13 +300,13 @@ func bakePackage(cmd *cobra.Command, path string, only []string) error {
 	// stderr, with the time so far, so that the wait is never silent.
 	i, errw := 0, cmd.ErrOrStderr()
 	stage := func(name string) {
-		at := float64(time.Since(start).Milliseconds()) / 1000
+		at := tookText(time.Since(start))
 		if name == "" {
-			fmt.Fprintf(errw, "bonebake: %.1f s: compressing and writing %s (xz)\n", at, path)
+			fmt.Fprintf(errw, "bonebake: %s: compressing and writing %s (xz)\n", at, path)
 			return
 		}
 		i++
-		fmt.Fprintf(errw, "bonebake: %.1f s: baking %s (%d of %d)\n", at, name, i, len(chosen))
+		fmt.Fprintf(errw, "bonebake: %s: baking %s (%d of %d)\n", at, name, i, len(chosen))
 	}
 	entries, err := pack.Creatures(path, chosen, stage)
 	if err != nil {
@@ -316,8 +316,8 @@ func bakePackage(cmd *cobra.Command, path string, only []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "baked %s into %s: %s, %s, in %.0f ms\n", plural(len(chosen), "creature"), path,
-		plural(len(entries), "object"), bytesText(st.Size()), float64(time.Since(start).Microseconds())/1000)
+	fmt.Fprintf(cmd.OutOrStdout(), "baked %s into %s: %s, %s, in %s\n", plural(len(chosen), "creature"), path,
+		plural(len(entries), "object"), bytesText(st.Size()), tookText(time.Since(start)))
 	return nil
 }
 

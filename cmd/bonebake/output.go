@@ -16,6 +16,10 @@ import (
 // (internal/words, as the libraries' reports do).
 func bytesText(n int64) string { return words.Bytes(n) }
 
+// tookText writes how long something took the way people read it: 480 ms,
+// 12.3 s, 1 min 23 s (internal/words, as the libraries' reports do).
+func tookText(d time.Duration) string { return words.Took(d) }
+
 // progress returns a progress callback drawing a bar on stderr, or nil when stderr
 // is not a terminal.
 func progress(cmd *cobra.Command, what string) func(done, total int) {

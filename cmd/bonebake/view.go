@@ -157,7 +157,7 @@ and says so. Stop it with Ctrl-C.`,
 					"and a site whose host name is made to resolve to this address (DNS rebinding) can do the same from a browser that reaches it; "+
 					"pages on other sites still cannot (the Origin and token checks hold)\n", ln.Addr())
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: %s ready in %.0f ms; Ctrl-C stops\n", what, float64(time.Since(start).Microseconds())/1000)
+			fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: %s ready in %s; Ctrl-C stops\n", what, tookText(time.Since(start)))
 			fmt.Fprintln(cmd.OutOrStdout(), url)
 			if open {
 				if err := openBrowser(url); err != nil {

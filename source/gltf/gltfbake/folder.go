@@ -216,8 +216,8 @@ func (p *Folder) WriteFiles(o FolderOutput) (failed int) {
 		}
 		seen[id] = b.Out
 	}
-	sum := fmt.Sprintf("baked %d of %s into %s: %s in %.0f ms", len(models)-failed, words.Plural(len(models), "model"), p.Dir, words.Bytes(total),
-		float64(time.Since(start).Microseconds())/1000)
+	sum := fmt.Sprintf("baked %d of %s into %s: %s in %s", len(models)-failed, words.Plural(len(models), "model"), p.Dir, words.Bytes(total),
+		words.Took(time.Since(start)))
 	if failed > 0 {
 		sum += fmt.Sprintf("; %d failed", failed)
 	}

@@ -109,9 +109,9 @@ func (b *Baked) written(size Size, inFolder bool) []bake.Line {
 	if rd := m.Reduction; rd != nil {
 		bones += fmt.Sprintf(" (of %d joints; worst vertex deviation %s)", rd.Joints, rd.DeviationText())
 	}
-	r := []bake.Line{{Kind: bake.Wrote, Text: fmt.Sprintf("wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %.0f ms",
+	r := []bake.Line{{Kind: bake.Wrote, Text: fmt.Sprintf("wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %s",
 		b.Out, words.Bytes(w.Bytes), bones, words.Plural(int(h.ClipCount), "clip"), words.Plural(int(h.FrameTotal), "frame"),
-		words.Plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, m.Job), size, float64(b.Took.Microseconds())/1000)}}
+		words.Plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, m.Job), size, words.Took(b.Took))}}
 	speeds := 0
 	for _, c := range w.Gaits.Clips {
 		r = append(r, bake.Line{Kind: bake.Found, Text: m.GaitLine(c)})
