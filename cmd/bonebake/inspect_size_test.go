@@ -26,7 +26,7 @@ func TestInspectModelSize(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("bake Fox: %d %s", code, bakeErr)
 	}
-	size := regexp.MustCompile(`model (\d.*?), in [\d.]+ ms`).FindStringSubmatch(bakeOut)
+	size := regexp.MustCompile(`(?m)model (\d.*?), in \d[^,]*$`).FindStringSubmatch(bakeOut)
 	hint := regexp.MustCompile(`(?m)^hint: .*$`).FindString(bakeErr)
 	if size == nil || !strings.HasPrefix(size[1], "79 m tall") || !strings.Contains(hint, "155 m across looks like centimetres: --scale 0.01") {
 		t.Fatalf("bake Fox says %q, %q", size, hint)
