@@ -43,7 +43,9 @@ With a model, bake every animation of a skinned glTF 2.0 model (.gltf or .glb), 
 of an FBX 7 model (.fbx; docs/formats/fbx.md), into a BPAT file
 of model-space bone palettes: one clip per animation, all looping, at 30 fps unless
 told otherwise. Bones are the skin's joints in joint order, so a vertex's JOINTS_0
-index is its palette index.
+index is its palette index. -o names the file and must end in .bpat (default: the
+model's name with .bpat): the runtime and view load .bpat files, and the files
+written beside it take its name (-o fox is refused: write -o fox.bpat).
 
 With several models, -o names a folder: each model bakes into DIR/NAME.bpat with
 the same flags, or with NAME.yaml beside it as its manifest when there is one and
@@ -172,7 +174,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			if out == "" {
 				out = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ".bpat"
 			}
-			if err := outputFile("-o", out); err != nil {
+			if err := cmp.Or(outputFile("-o", out), bpatOutput(out)); err != nil {
 				return err
 			}
 			defer collectLate()()
@@ -181,7 +183,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&out, "out", "o", "", "output file for a model (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default assets/creatures)")
+	fl.StringVarP(&out, "out", "o", "", "output file for a model, ending in .bpat (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default assets/creatures)")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
 	fl.Float64Var(&set.FPS, "fps", 0, fmt.Sprintf("frames per second for every clip (default: %d for a model, %d for --mot, the motions' own rate)", gltfbake.DefaultFPS, motsrc.FPS))
 	fl.Uint32Var(&speciesID, "species-id", 0, fmt.Sprintf("species id written in the header (default: the first id not built in; readers accept ids beyond %s with --species)", idRange(roster.IDs())))
@@ -273,4 +275,16 @@ func parseSocket(s string) (gltfbake.ManifestSocket, error) {
 		}
 	}
 	return ms, nil
+}
+
+// bpatOutput refuses a model's -o that does not end in .bpat, as export-gltf
+// and --package refuse theirs: the runtime and view load a folder's .bpat
+// files, and the gait sidecar and snapshot are named after the part before
+// the extension, so "-o fox" would write files nothing finds.
+func bpatOutput(out string) error {
+	if strings.EqualFold(filepath.Ext(out), ".bpat") {
+		return nil
+	}
+	return usagef("-o %s: bake writes a .bpat file, the name the runtime and view load (its gait sidecar and snapshot are named after it): write -o %s",
+		out, strings.TrimSuffix(out, filepath.Ext(out))+".bpat")
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -28,5 +31,28 @@ func TestTookText(t *testing.T) {
 		if got := tookText(c.d); got != c.want {
 			t.Errorf("tookText(%v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// bake MODEL -o fox (no .bpat) is refused as export-gltf and --package refuse a
+// name they cannot load: exit 2, one line saying what to write, and nothing
+// written (before, a file "fox" that neither the runtime nor view loads, and
+// fox.gait.json beside it).
+func TestBakeOutputNeedsBPAT(t *testing.T) {
+	dir := t.TempDir()
+	fox := sharedModel(t, "Fox.glb")
+	for _, out := range []string{filepath.Join(dir, "fox"), filepath.Join(dir, "sub", "fox.glb")} {
+		code, so, se := bonebake(t, "bake", fox, "-o", out)
+		want := "write -o " + strings.TrimSuffix(out, filepath.Ext(out)) + ".bpat\n"
+		if code != 2 || !strings.Contains(se, want) || strings.Count(strings.TrimSpace(se), "\n") != 1 {
+			t.Errorf("-o %s: exit %d, want 2 and %q: %s%s", out, code, want, so, se)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a refused bake left %v", ents)
+	}
+	// Any case of .bpat is a BPAT, as the runtime's folder scan takes it.
+	if code, so, se := bonebake(t, "bake", fox, "-o", filepath.Join(dir, "fox.BPAT")); code != 0 {
+		t.Errorf("fox.BPAT: exit %d: %s%s", code, so, se)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -80,7 +81,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 		}
 		set.BoneMap = bm
 	}
-	if err := outputFile("-o", out); err != nil {
+	if err := cmp.Or(outputFile("-o", out), bpatOutput(out)); err != nil {
 		return err
 	}
 	if m.gltfOut != "" {
