@@ -45,7 +45,10 @@ of model-space bone palettes: one clip per animation, all looping, at 30 fps unl
 told otherwise. Bones are the skin's joints in joint order, so a vertex's JOINTS_0
 index is its palette index. -o names the file and must end in .bpat (default: the
 model's name with .bpat): the runtime and view load .bpat files, and the files
-written beside it take its name (-o fox is refused: write -o fox.bpat).
+written beside it take its name (-o fox is refused: write -o fox.bpat). A clip
+is named as its animation is, except an exporter's take name (Mixamo's
+"mixamo.com" on every file, "Take 001"), which gives way to the model's file
+name; a name already taken in the file gets _2, _3 (docs/formats/gltf.md §3).
 
 With several models, -o names a folder: each model bakes into DIR/NAME.bpat with
 the same flags, or with NAME.yaml beside it as its manifest when there is one and

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // Durations read as people say them: a bake of 83 s is "1 min 23 s", never
@@ -54,5 +58,28 @@ func TestBakeOutputNeedsBPAT(t *testing.T) {
 	// Any case of .bpat is a BPAT, as the runtime's folder scan takes it.
 	if code, so, se := bonebake(t, "bake", fox, "-o", filepath.Join(dir, "fox.BPAT")); code != 0 {
 		t.Errorf("fox.BPAT: exit %d: %s%s", code, so, se)
+	}
+}
+
+// Two Mixamo FBX characters baked into one folder: each one's clip is named
+// after its file, not both "mixamo.com" (issue 45, round 3).
+func TestMixamoClipsNamedAfterFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bakes two 65-joint FBX characters")
+	}
+	dir := t.TempDir()
+	a, b := testfiles.Path(t, "fbx", "mixamo.fbx"), testfiles.Path(t, "fbx", "Samba_Dancing.fbx")
+	if code, so, se := bonebake(t, "bake", a, b, "-o", dir); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	for name, want := range map[string]string{"mixamo.bpat": "mixamo", "Samba_Dancing.bpat": "Samba_Dancing"} {
+		f, err := bpat.Open(filepath.Join(dir, name), formats.Lenient())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs := f.Clips(); len(cs) != 1 || cs[0].Name != want {
+			t.Errorf("%s: clips %+v, want one named %s", name, cs, want)
+		}
+		f.Close()
 	}
 }

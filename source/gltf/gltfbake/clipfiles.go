@@ -101,16 +101,73 @@ func AddClipFiles(m *gltf.Model, files []string, s ClipFilesSettings) (notes []s
 
 // genericNames are the names exporters give an animation nobody named: Mixamo's
 // "mixamo.com", FBX's "Take 001", Blender's "Armature|<action>" (the armature
-// object's name before the action's), and "animation_<N>" as Load names an
-// unnamed one. Compiled on first use: only clip files need it, and compiling it
-// at start-up cost every command of the binary.
+// object's name before the action's: "Armature|mixamo.com|Layer0" for a Mixamo
+// file it imported), and "animation_<N>" as Load names an unnamed one. Group 1
+// is the take names, the same for every file an exporter writes. Compiled on
+// first use: only models with animations need it, and compiling it at
+// start-up cost every command of the binary.
 var genericNames = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?i:mixamo\.com|(default )?take ?\d*|armature\|.*|animation_?\d+)$`)
+	return regexp.MustCompile(`^(?i:((armature\|)?(mixamo\.com|(default )?take ?\d*)(\|layer ?\d+)?)|armature\|.*|animation_?\d+)$`)
 })
 
 // genericClipName reports whether an animation's name says nothing of it.
 func genericClipName(name string) bool {
 	return strings.TrimSpace(name) == "" || genericNames().MatchString(strings.TrimSpace(name))
+}
+
+// takeName reports whether a name is an exporter's take name, the one it gives
+// every file's animation whatever it shows (Mixamo's "mixamo.com"). Of a
+// model's own animations only these give way to its file's name: Blender's
+// "Armature|Walk" and "Armature|Run" of one file still say which is which.
+func takeName(name string) bool {
+	g := genericNames().FindStringSubmatch(strings.TrimSpace(name))
+	return g != nil && g[1] != ""
+}
+
+// nameOwnClips names a model's own animations by the rule its clip files'
+// follow (docs/formats/gltf.md §3): an exporter's take name gives way to the
+// model's file name, so that Mixamo characters baked from several files are
+// not all "mixamo.com", and a name already taken gets _2, _3, … (unnamed
+// animations keep animation_<N>, three.js's name). It returns the new name of
+// each take name, which a manifest's source may still give, and a note per
+// clip renamed.
+func nameOwnClips(m *gltf.Model, path string) (renamed map[string]string, notes []string) {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	keep := map[string]bool{} // names the first clip of each keeps
+	for _, c := range m.Clips {
+		if !takeName(c.Name) {
+			keep[c.Name] = true
+		}
+	}
+	given := make(map[string]bool, len(m.Clips))
+	for i := range m.Clips {
+		c := &m.Clips[i]
+		stem, take := c.Name, takeName(c.Name)
+		if take {
+			stem = base
+		} else if !given[stem] {
+			given[stem] = true
+			continue
+		}
+		name := stem
+		for k := 2; given[name] || name != c.Name && keep[name]; k++ {
+			name = fmt.Sprintf("%s_%d", stem, k)
+		}
+		given[name] = true
+		if take {
+			if renamed == nil {
+				renamed = map[string]string{}
+			}
+			if _, ok := renamed[c.Name]; !ok {
+				renamed[c.Name] = name
+			}
+			notes = append(notes, fmt.Sprintf("animation %q bakes as clip %s, after its file: exporters give every file's animation that take name (a manifest's clips may rename it, source: %q)", c.Name, name, c.Name))
+		} else {
+			notes = append(notes, fmt.Sprintf("animation %d %q bakes as clip %s: an earlier animation has its name, and clips are found by name", i, c.Name, name))
+		}
+		c.Name = name
+	}
+	return renamed, notes
 }
 
 // bound is a clip file put on a character: its animations on the character's

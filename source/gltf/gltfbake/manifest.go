@@ -78,6 +78,9 @@ type Manifest struct {
 	// flagSockets counts the sockets at the end of Sockets that a caller's
 	// settings added (--socket), so that errors blame the flag, not a manifest.
 	flagSockets int
+	// renamed gives the clip name that each of the model's take names became
+	// (nameOwnClips), so that a source giving the take name still finds it.
+	renamed     map[string]string
 	clipLines   []int
 	socketLines []int
 }
@@ -325,6 +328,9 @@ func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*
 		}
 		if mi < 0 {
 			mi = slices.IndexFunc(motions, func(mo bake.Motion) bool { return mo.Name == LegacyClipName(src) })
+		}
+		if to, ok := m.renamed[src]; mi < 0 && ok {
+			mi = slices.IndexFunc(motions, func(mo bake.Motion) bool { return mo.Name == to })
 		}
 		if mi < 0 {
 			return nil, fmt.Errorf("%s %q: no source animation %q (the source has: %s)", m.where("clip", i, m.clipLines), mc.Name, src, motionNames(motions))

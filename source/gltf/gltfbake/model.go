@@ -178,11 +178,13 @@ func Load(path string, s Settings) (*Model, error) {
 	if bvhScaled {
 		bvhFPS, m.ClipMeta[0].FPS = m.ClipMeta[0].FPS, 0
 	}
+	renamed, clipNotes := nameOwnClips(m, path)
 	mf := ManifestOf(m)
 	if s.Manifest != nil {
 		c := *s.Manifest
 		mf = &c
 	}
+	mf.renamed = renamed
 	if s.FPS != 0 {
 		mf.FPS = s.FPS
 	}
@@ -242,6 +244,7 @@ func Load(path string, s Settings) (*Model, error) {
 			what, m.Mesh.VertexCount()))
 	}
 	notes = append(notes, m.Warnings...)
+	notes = append(notes, clipNotes...)
 	if files := append(mf.clipFiles(), s.ClipFiles...); len(files) > 0 {
 		had := len(m.Clips)
 		var added []string
