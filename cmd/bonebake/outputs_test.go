@@ -55,11 +55,15 @@ func TestOutputOntoFIFO(t *testing.T) {
 // keeps the target's mode; a new file honours the umask.
 func TestOutputOntoLink(t *testing.T) {
 	dir := t.TempDir()
-	real := filepath.Join(dir, "real", "out.glb") // a name every writer takes (export-gltf wants .glb or .gltf)
+	real := filepath.Join(dir, "real", "out.glb") // a name every writer but bake takes (export-gltf wants .glb or .gltf)
 	os.MkdirAll(filepath.Dir(real), 0o755)
-	link := filepath.Join(dir, "link.glb")
-	os.Symlink(real, link)
 	for name, argv := range writers(t, dir) {
+		ext := ".glb"
+		if name == "bake" {
+			ext = ".bpat" // bake writes only .bpat files
+		}
+		link := filepath.Join(dir, "link"+ext)
+		os.Symlink(real, link)
 		os.WriteFile(real, []byte("old"), 0o600)
 		os.Chmod(real, 0o640)
 		code, _, e := bonebake(t, argv(link)...)
@@ -75,7 +79,7 @@ func TestOutputOntoLink(t *testing.T) {
 		if st, _ := os.Stat(real); st.Mode().Perm() != 0o640 {
 			t.Errorf("%s: the rewritten file's mode is %v, want 0640", name, st.Mode().Perm())
 		}
-		fresh := filepath.Join(dir, "fresh-"+strings.ReplaceAll(name, " ", "-")+".glb")
+		fresh := filepath.Join(dir, "fresh-"+strings.ReplaceAll(name, " ", "-")+ext)
 		mask := syscall.Umask(0o077)
 		code, _, e = bonebake(t, argv(fresh)...)
 		syscall.Umask(mask)
