@@ -34,6 +34,13 @@ const (
 	// SoftReach is the part of a leg's reach (its two bones' lengths) over
 	// which a pin's distance from the hip is eased (softReach).
 	SoftReach = 0.05
+	// ReachShort is the most, as a fraction of H, a pinned foot may fall
+	// short of its pin (softReach) in a contact: a contact whose ends ask more
+	// of the leg is shortened to where it reaches (reach).
+	ReachShort = 0.03
+	// LiftRamp is how long, as a fraction of the clip, a foot whose contact
+	// was shortened to its leg's reach takes to rise off the ground (lifts).
+	LiftRamp = 0.025
 )
 
 // Point is a skinned vertex of a foot's sole: where the skeleton puts it is the
@@ -74,18 +81,25 @@ type leg struct {
 	// space of upper's parent: it steers a leg the animation holds straight.
 	bend rig.Vec3
 	off  []rig.Vec3 // the horizontal offset of the foot at each sample, 0..n
-	runs [][2]int   // its contacts (contacts)
+	runs [][2]int   // its contacts (contacts), shortened to its reach (reach)
+	lift []float64  // how high the foot is raised at each sample, 0..n (lifts)
 }
 
 // Plan is a clip's feet locked to the ground: the offsets each foot is moved by
 // and the legs that move them. Sampler plays a motion with it.
 type Plan struct {
+	r      *Rig
 	sk     *rig.Skeleton
 	height float64
 	legs   []leg
+	all    []leg // every foot's, in r.Feet's order (solesAt)
 	start  float64
 	dt     float64
 	n      int
+	loops  bool
+	// travel is the root's travel per second of clip; the unit moves along
+	// −u at Speed (with travel, the ground's motion in the model's space).
+	travel, u rig.Vec3
 	// Speed is the ground speed the feet are locked at, per second of the
 	// clip's own time (MeasureAt measures the planted clip at it).
 	Speed float64
@@ -105,7 +119,7 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	if !(dur > 0) || len(r.Feet) == 0 || res.Status == StatusNoTravel {
 		return nil
 	}
-	p := &Plan{sk: r.Skeleton, height: r.Height}
+	p := &Plan{r: r, sk: r.Skeleton, height: r.Height, loops: loops}
 	var legs []leg
 	for _, f := range r.Feet {
 		lg, why := r.leg(f)
@@ -119,7 +133,13 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	p.start, p.dt, p.n = start, dt, n
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	pos, _ := r.track(sc, s, start, dt, n, nil)
+	var joints []int // the legs' ends and hips, tracked too
+	for _, lg := range legs {
+		if lg.upper >= 0 && !lg.shin {
+			joints = append(joints, lg.end, lg.lower, lg.upper)
+		}
+	}
+	pos, track := r.track(sc, s, start, dt, n, joints)
 	travel := horiz(pos[n][0].Sub(pos[0][0])).Scale(1 / dur)
 	vel, _, wide, sum := r.footMotion(sc, pos, dt, loops, travel)
 	// The unit moves along −u at v; a foot still in the world moves along u at
@@ -140,7 +160,7 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	if !(v > 0) || u == (rig.Vec3{}) {
 		return nil
 	}
-	p.Speed = v
+	p.Speed, p.u, p.travel, p.all = v, u, travel, legs
 	world := func(K, j int) rig.Vec3 { // tracked bone j in the world at unwrapped sample K ≥ 0
 		k, pass := K%n, K/n
 		w := pos[k][j].Sub(travel.Scale(float64(k) * dt))
@@ -176,23 +196,31 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 			continue
 		}
 		lg.off = make([]rig.Vec3, n+1)
-		lg.runs = runs
-		for _, run := range runs {
-			q, e := run[0], run[1] // samples q..e-1, unwrapped (e may pass n)
-			// The foot stands still where it is at the contact's middle (with
-			// a sole, where its contact patch is: the offset takes back each
-			// of the patch's moves in the world).
-			pin := world((q+e-1)/2, 1+i)
-			for K := q; K < e; K++ {
-				lg.off[K%n] = pin.Sub(world(K, 1+i))
-			}
+		// The foot stands still where it is at the contact's middle (with a
+		// sole, where its contact patch is: the offset takes back each of the
+		// patch's moves in the world).
+		pin := func(q, e int) { // samples q..e-1, unwrapped (e may pass n)
 			if step != nil {
 				for K := q; K < e; K++ {
 					lg.off[K%n] = rig.Vec3{}
 				}
 				hold(lg.off, step, q, e)
+				return
+			}
+			at := world((q+e-1)/2, 1+i)
+			for K := q; K < e; K++ {
+				lg.off[K%n] = at.Sub(world(K, 1+i))
 			}
 		}
+		whole := slices.Clone(runs)
+		for c, run := range runs {
+			pin(run[0], run[1])
+			if lg.upper >= 0 && !lg.shin {
+				runs[c] = lg.reach(pos, track, run, ReachShort*r.Height, pin)
+			}
+		}
+		lg.lift = r.lifts(pos, 1+i, soles[i], whole, runs, loops)
+		lg.runs = runs
 		fill(lg.off, runs, loops)
 		p.Locked += len(runs)
 		p.legs = append(p.legs, lg)
@@ -236,6 +264,138 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		p.Notes = append(p.Notes, "the leg is straightened toward a foot it cannot reach, which falls short there: "+strings.Join(short, ", "))
 	}
 	return p
+}
+
+// reach shortens a contact (samples run[0]..run[1]-1, unwrapped) at whose ends
+// the leg cannot reach its pin, the way from the hip to the pinned ankle longer
+// than softReach leaves it (a front leg asked to sweep further than it is
+// long): the foot stands for the longest run of samples at which it reaches,
+// pinned anew there (pin), a few times over, since the pin moves with the
+// contact's middle. pos are the tracked joints (track) at each sample.
+func (lg *leg) reach(pos [][]rig.Vec3, track []int, run [2]int, short float64, pin func(q, e int)) [2]int {
+	n := len(pos) - 1
+	ie, il, iu := slices.Index(track, lg.end), slices.Index(track, lg.lower), slices.Index(track, lg.upper)
+	q, e := run[0], run[1]
+	for range 4 {
+		best, from, cur := 0, q, 0
+		for K := q; K < e; K++ {
+			k := K % n
+			hip, knee, end := pos[k][iu], pos[k][il], pos[k][ie]
+			target := end.Add(lg.off[k])
+			if softReach(hip, target, end.Sub(hip).Len(), knee.Sub(hip).Len()+end.Sub(knee).Len()).Sub(target).Len() <= short {
+				if cur++; cur > best {
+					best, from = cur, K-cur+1
+				}
+			} else {
+				cur = 0
+			}
+		}
+		if best == e-q {
+			break
+		}
+		if best == 0 { // nowhere: the middle alone
+			from, best = (q+e-1)/2, 1
+		}
+		q, e = from, from+best
+		pin(q, e)
+	}
+	return [2]int{q, e}
+}
+
+// lifts returns how high foot f (its joint's index in pos, the tracked
+// samples 0..n, and its sole's points at each sample, or nil) is raised at
+// each sample: where its contacts (whole) were shortened to runs (reach), the
+// foot, still on the ground as animated, would slide: it is raised above the
+// bands a contact is found in (its joint's wide band, its sole's band), and a
+// little more, rising from the shortened contact's end and falling to its start
+// over LiftRamp of the clip, so that it steps instead.
+func (r *Rig) lifts(pos [][]rig.Vec3, f int, sole [][]rig.Vec3, whole, runs [][2]int, loops bool) []float64 {
+	n := len(pos) - 1
+	lift := make([]float64, n+1)
+	H := r.Height
+	top := func(y func(k int) float64) func(k int) float64 { // the need above the band of y
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for k := 0; k <= n; k++ {
+			lo, hi = math.Min(lo, y(k)), math.Max(hi, y(k))
+		}
+		band := lo + 1.5*math.Max(PlantedHeight*(hi-lo), PlantedHeightMin*H)
+		return func(k int) float64 { return band + PlantedHeightMin*H - y(k) }
+	}
+	need := []func(k int) float64{top(func(k int) float64 { return pos[k][f][1] })}
+	if sole != nil {
+		need = append(need, top(func(k int) float64 {
+			low := math.Inf(1)
+			for _, p := range sole[k] {
+				low = math.Min(low, p[1])
+			}
+			return low
+		}))
+	}
+	w := max(2, int(LiftRamp*float64(n)))
+	raise := func(K, from, dir int, h float64) { // from the shortened contact's edge outward
+		if !loops && (K < 0 || K >= n) {
+			return
+		}
+		k := ((K % n) + n) % n
+		x := math.Min(1, float64(dir*(K-from)+1)/float64(w))
+		lift[k] = math.Max(lift[k], h*smooth(x))
+	}
+	for c, run := range runs {
+		q, e := whole[c][0], whole[c][1]
+		if run == whole[c] {
+			continue
+		}
+		h := 0.0
+		for K := q; K < e; K++ {
+			if K >= run[0] && K < run[1] {
+				continue
+			}
+			for _, y := range need {
+				h = math.Max(h, y(K%n))
+			}
+		}
+		// Up from the shortened contact to the whole one's end, and down
+		// after it where the foot rises as animated; mirrored before.
+		for K := run[1]; K < e+w; K++ {
+			raise(K, run[1], 1, h*smooth(math.Min(1, float64(e+w-K)/float64(w))))
+		}
+		for K := run[0] - 1; K >= q-w; K-- {
+			raise(K, run[0]-1, -1, h*smooth(math.Min(1, float64(K-(q-w))/float64(w))))
+		}
+	}
+	lift[n] = lift[0]
+	if !loops {
+		lift[n] = lift[n-1]
+	}
+	return lift
+}
+
+// SoleSlip judges the soles of the clip s plays (the planted clip) as the unit
+// travels at speed (per second of clip) the way the feet were locked: each
+// sole's stances (soleContact's samples on the ground, standing, in runs of
+// MinStance or more) and the worst one's drift over the ground against the
+// distance travelled meanwhile, and where. ok is false when no foot has a
+// sole or none stands.
+func (p *Plan) SoleSlip(s Sampler, speed float64) (slip float64, where string, ok bool) {
+	r, n, dt := p.r, p.n, p.dt
+	at := r.solesAt(s, p.start, dt, n, p.all)
+	for i, sole := range at {
+		if sole == nil {
+			continue
+		}
+		stand, step := r.soleContact(sole, dt, n, p.travel.Add(p.u.Scale(speed)), speed)
+		for _, run := range contacts(stand, p.loops) {
+			var d rig.Vec3
+			for K := run[0]; K < run[1]; K++ {
+				d = d.Add(step[K%n])
+			}
+			ok = true
+			if x := d.Len() / (speed * float64(run[1]-run[0]) * dt); x > slip {
+				slip, where = x, fmt.Sprintf("the sole of foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip", r.Skeleton.Names[r.Feet[i]], 100*x, float64(run[0]%n)*dt)
+			}
+		}
+	}
+	return slip, where, ok
 }
 
 // hold adds to the offsets off, over the contact of samples q..e-1
@@ -474,6 +634,7 @@ func (p *planted) Sample(t float64, pose []rig.Transform) {
 	p.sk.ModelSpaceOf(pose, p.global, p.placed)
 	for j, lg := range p.legs {
 		d := lg.off[k].Scale(1 - a).Add(lg.off[k+1].Scale(a))
+		d[1] += lg.lift[k]*(1-a) + lg.lift[k+1]*a
 		if d == (rig.Vec3{}) {
 			continue
 		}

@@ -17,8 +17,8 @@ func (m *Model) measure(i int) stride.Result {
 	j := m.Job
 	c := &j.Clips[i]
 	start, dur := j.Span(c)
-	if v, ok := m.planted[i]; ok {
-		return m.gaitRig.MeasureAt(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops, v)
+	if res, ok := m.plantedAt[i]; ok {
+		return res
 	}
 	return m.gaitRig.Measure(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops)
 }
@@ -60,8 +60,8 @@ func (m *Model) plantFeet() []string {
 		// allows only bends the legs out of shape (the Fox's Run: its front
 		// legs, straight and short of their pins, drag back): the clip stays
 		// as authored.
-		at := m.plantedSpeed(plan, mo, start, dur, c)
-		if after := m.gaitRig.MeasureAt(plan.Sampler(mo.NewSampler()), start, dur, c.Cycle, c.Loops, at); after.Confidence < stride.Trusted {
+		after := m.planted(plan, mo, start, dur, c)
+		if after.Confidence < stride.Trusted {
 			if m.unplanted == nil {
 				m.unplanted = map[string]bool{}
 			}
@@ -70,10 +70,10 @@ func (m *Model) plantFeet() []string {
 				c.Name, after.Confidence, stride.Trusted, shortOf(plan.Notes)))
 			continue
 		}
-		if m.planted == nil {
-			m.planted = map[int]float64{}
+		if m.plantedAt == nil {
+			m.plantedAt = map[int]stride.Result{}
 		}
-		m.planted[i] = at
+		m.plantedAt[i] = after
 		for _, n := range plan.Notes {
 			notes = append(notes, fmt.Sprintf("plant feet: clip %s: %s", c.Name, n))
 		}
@@ -86,29 +86,47 @@ func (m *Model) plantFeet() []string {
 	return notes
 }
 
-// plantedSpeed returns the speed (per second of the clip) a unit playing the
-// planted clip travels at. The soles stand still at the plan's speed; a foot's
-// joint, which rolls with its sole (a heel lifting), stands still at the speed
-// measured from the joints, and the two slip in opposite ways between them:
-// the speed is where the worse of the two slips is least (bisected: the
-// soles' slip falls and the joints' grows toward the plan's speed).
-func (m *Model) plantedSpeed(plan *stride.Plan, mo bake.Motion, start, dur float64, c *bake.Clip) float64 {
+// planted measures the clip a plan locked the feet of (mo played with them
+// pinned): the speed a unit playing it travels at (per second of the clip) and
+// how well its feet stand there. The soles stand still at the plan's speed; a
+// foot's joint, which rolls with its sole (a heel lifting), stands still at
+// the speed measured from the joints, and the two slip in opposite ways
+// between them: the speed is where the worse of the two slips is least
+// (bisected: the soles' slip falls and the joints' grows toward the plan's
+// speed). Where the joints still slide over 5 % there (the Fox's paws roll
+// several centimetres on their pads while it runs), the soles, which the plan
+// holds and which are what is seen on the ground, are judged alone, at the
+// plan's own speed.
+func (m *Model) planted(plan *stride.Plan, mo bake.Motion, start, dur float64, c *bake.Clip) stride.Result {
+	r := m.gaitRig
+	sampler := func() stride.Sampler { return plan.Sampler(mo.NewSampler()) }
+	at := func(x float64) stride.Result { return r.MeasureAt(sampler(), start, dur, c.Cycle, c.Loops, x) }
 	planned := plan.Speed
-	joints := m.gaitRig.Measure(plan.Sampler(mo.NewSampler()), start, dur, c.Cycle, c.Loops)
+	joints := r.Measure(sampler(), start, dur, c.Cycle, c.Loops)
 	if joints.Method != stride.MethodFeet || !(joints.FeetSpeed > 0) {
-		return planned
+		return at(planned)
 	}
 	a, b := joints.FeetSpeed, planned
 	for range 8 {
 		x := (a + b) / 2
-		res := m.gaitRig.MeasureAt(plan.Sampler(mo.NewSampler()), start, dur, c.Cycle, c.Loops, x)
-		if (1-res.Confidence)*stride.SlipPerConfidence < math.Abs(planned-x)/x {
+		if (1-at(x).Confidence)*stride.SlipPerConfidence < math.Abs(planned-x)/x {
 			a = x
 		} else {
 			b = x
 		}
 	}
-	return (a + b) / 2
+	res := at((a + b) / 2)
+	slip, where, ok := plan.SoleSlip(sampler(), planned)
+	if res.Confidence >= stride.Trusted || !ok {
+		return res
+	}
+	res = at(planned)
+	res.Status, res.Stride, res.Speed = stride.StatusMeasured, planned*dur, planned*dur/res.Cycle
+	res.Confidence, res.Reason = math.Max(0, 1-slip/stride.SlipPerConfidence), ""
+	if res.Confidence < stride.Trusted {
+		res.Reason = where
+	}
+	return res
 }
 
 // shortOf returns, after "; ", the note of a plan that says which feet fall
@@ -216,12 +234,13 @@ func (m *Model) Gaits(bpatPath string) *gait.File {
 	f := &gait.File{BPAT: filepath.Base(bpatPath), Units: "m", Feet: r.FootNames(), FeetFrom: r.FeetFrom, RootBone: r.Skeleton.Names[r.Root]}
 	for i := range j.Clips {
 		c := &j.Clips[i]
+		_, planted := m.plantedAt[i]
 		res, ok := m.measured[i]
 		if !ok {
 			res = m.measure(i)
 		}
 		gc := gait.Clip{Name: c.Name, Cycle: round(res.Cycle), Status: string(res.Status), Method: string(res.Method),
-			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0, Planted: m.planted[i] > 0}
+			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0, Planted: planted}
 		if !(gc.Cycle > 0) { // a one-frame clip: the runtime's fallback
 			gc.Cycle = 1 / c.FPS
 		}

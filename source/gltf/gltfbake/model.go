@@ -134,9 +134,9 @@ type Model struct {
 
 	// gaitRig measures ground speeds; measured holds the clips measured before
 	// their travel was removed (in-place clips), by clip index.
-	gaitRig  *stride.Rig
-	measured map[int]stride.Result
-	planted  map[int]float64 // the clips whose feet were locked (plantFeet): the speed, per s of clip
+	gaitRig   *stride.Rig
+	measured  map[int]stride.Result
+	plantedAt map[int]stride.Result // the clips whose feet were locked (plantFeet), measured planted
 	// unplanted names the clips that asked to be planted but were left as
 	// authored: planted, their feet would still slide.
 	unplanted map[string]bool
