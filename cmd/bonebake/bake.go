@@ -2,12 +2,10 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bonebake/bonebake/bake"
@@ -160,9 +158,9 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 				return libError(err)
 			}
 			for _, s := range sockets {
-				ms, err := parseSocket(s)
+				ms, err := gltfbake.ParseSocket(s)
 				if err != nil {
-					return err
+					return libError(err)
 				}
 				set.Sockets = append(set.Sockets, ms)
 			}
@@ -251,33 +249,6 @@ func checkModel(model string) error {
 		return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
 	}
 	return nil
-}
-
-// parseSocket reads NAME=BONE[@x,y,z].
-func parseSocket(s string) (gltfbake.ManifestSocket, error) {
-	name, rest, ok := strings.Cut(s, "=")
-	if !ok || name == "" || rest == "" {
-		return gltfbake.ManifestSocket{}, usagef("--socket %q: want NAME=BONE or NAME=BONE@x,y,z", s)
-	}
-	bone, offset, hasOffset := strings.Cut(rest, "@")
-	ms := gltfbake.ManifestSocket{Name: name, Bone: bone}
-	if hasOffset {
-		parts := strings.Split(offset, ",")
-		if len(parts) != 3 {
-			return ms, usagef("--socket %q: the offset needs three numbers x,y,z", s)
-		}
-		for i, p := range parts {
-			v, err := strconv.ParseFloat(strings.TrimSpace(p), 32)
-			if errors.Is(err, strconv.ErrRange) {
-				return ms, usagef("--socket %q: offset %q is outside the range of a float32 (about ±3.4e38)", s, p)
-			}
-			if err != nil {
-				return ms, usagef("--socket %q: offset %q is not a number", s, p)
-			}
-			ms.Offset[i] = float32(v)
-		}
-	}
-	return ms, nil
 }
 
 // bpatOutput refuses a model's -o that does not end in .bpat, as export-gltf

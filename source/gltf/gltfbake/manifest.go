@@ -1,6 +1,7 @@
 package gltfbake
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -119,6 +120,39 @@ type ManifestSocket struct {
 	Name   string     `yaml:"name"`
 	Bone   string     `yaml:"bone"`
 	Offset [3]float32 `yaml:"offset"`
+}
+
+// ParseSocket reads a socket written NAME=BONE or NAME=BONE@x,y,z (its offset
+// from the bone, in the bone's space), as a command line gives one. Its errors
+// are SettingErrors of Settings.Sockets that read on after the setting's name.
+func ParseSocket(s string) (ManifestSocket, error) {
+	bad := func(format string, a ...any) error {
+		return &bake.SettingError{Setting: "Sockets", ReadsOn: true, Err: fmt.Errorf("%q: "+format, append([]any{s}, a...)...)}
+	}
+	name, rest, ok := strings.Cut(s, "=")
+	if !ok || name == "" || rest == "" {
+		return ManifestSocket{}, bad("want NAME=BONE or NAME=BONE@x,y,z")
+	}
+	bone, offset, hasOffset := strings.Cut(rest, "@")
+	ms := ManifestSocket{Name: name, Bone: bone}
+	if !hasOffset {
+		return ms, nil
+	}
+	parts := strings.Split(offset, ",")
+	if len(parts) != 3 {
+		return ms, bad("the offset needs three numbers x,y,z")
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 32)
+		if errors.Is(err, strconv.ErrRange) {
+			return ms, bad("offset %q is outside the range of a float32 (about ±3.4e38)", p)
+		}
+		if err != nil {
+			return ms, bad("offset %q is not a number", p)
+		}
+		ms.Offset[i] = float32(v)
+	}
+	return ms, nil
 }
 
 // ReadManifest parses a YAML manifest; unknown keys are errors, so typos surface.

@@ -2,9 +2,11 @@ package gltfbake
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,5 +128,29 @@ func writeFile(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestParseSocket: NAME=BONE or NAME=BONE@x,y,z, the offset three float32s;
+// anything else is a SettingError of Settings.Sockets quoting what was given.
+func TestParseSocket(t *testing.T) {
+	for s, want := range map[string]ManifestSocket{
+		"hand=RightHand":          {Name: "hand", Bone: "RightHand"},
+		"hand=RightHand@0,0.1,-2": {Name: "hand", Bone: "RightHand", Offset: [3]float32{0, 0.1, -2}},
+		"tip=a=b@ 1, 2 ,3":        {Name: "tip", Bone: "a=b", Offset: [3]float32{1, 2, 3}},
+	} {
+		if got, err := ParseSocket(s); err != nil || got != want {
+			t.Errorf("ParseSocket(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+	for s, why := range map[string]string{
+		"hand": "want NAME=BONE", "=RightHand": "want NAME=BONE", "hand=": "want NAME=BONE",
+		"hand=R@1,2": "three numbers", "hand=R@1,x,3": `"x" is not a number`, "hand=R@1e39,0,0": "outside the range of a float32",
+	} {
+		_, err := ParseSocket(s)
+		se := (*bake.SettingError)(nil)
+		if !errors.As(err, &se) || se.Setting != "Sockets" || !se.ReadsOn || !strings.HasPrefix(se.Err.Error(), strconv.Quote(s)+": ") || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseSocket(%q): %v, want a Sockets error quoting it: %s", s, err, why)
+		}
 	}
 }
