@@ -38,6 +38,12 @@ const (
 	// short of its pin (softReach) in a contact: a contact whose ends ask more
 	// of the leg is shortened to where it reaches (reach).
 	ReachShort = 0.03
+	// RootDrop is the most, as a fraction of H, the body is lowered for a leg
+	// to reach its pin (Plan.lower): a crouch deeper than that changes the gait.
+	RootDrop = 0.05
+	// RootBlend is how long, as a fraction of the clip, the body takes to sink
+	// to a drop and to rise from it (Plan.lower).
+	RootBlend = 0.5
 	// LiftRamp is how long, as a fraction of the clip, a foot whose contact
 	// was shortened to its leg's reach takes to rise off the ground (lifts).
 	LiftRamp = 0.025
@@ -93,6 +99,11 @@ type Plan struct {
 	height float64
 	legs   []leg
 	all    []leg // every foot's, in r.Feet's order (solesAt)
+	// pelvis is the legs' nearest common ancestor, lowered by drop at each
+	// sample (0..n) where a pinned foot lies beyond its leg's reach (lower);
+	// -1: none.
+	pelvis int
+	drop   []float64
 	start  float64
 	dt     float64
 	n      int
@@ -168,6 +179,8 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		return horiz(w.Sub(u.Scale(v * float64(K) * dt)))
 	}
 	soles := r.solesAt(s, start, dt, n, legs)
+	var pins []func(q, e int) // each planted leg's (p.legs)
+	var feet []int            // and its foot's index in r.Feet
 	for i, lg := range legs {
 		if lg.end < 0 {
 			continue
@@ -212,21 +225,29 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 				lg.off[K%n] = at.Sub(world(K, 1+i))
 			}
 		}
-		whole := slices.Clone(runs)
-		for c, run := range runs {
+		for _, run := range runs {
 			pin(run[0], run[1])
-			if lg.upper >= 0 && !lg.shin {
-				runs[c] = lg.reach(pos, track, run, ReachShort*r.Height, pin)
-			}
 		}
-		lg.lift = r.lifts(pos, 1+i, soles[i], whole, runs, loops)
 		lg.runs = runs
-		fill(lg.off, runs, loops)
-		p.Locked += len(runs)
 		p.legs = append(p.legs, lg)
+		pins = append(pins, pin)
+		feet = append(feet, i)
 	}
 	if len(p.legs) == 0 {
 		return nil
+	}
+	p.lower(pos, track)
+	for j := range p.legs {
+		lg := &p.legs[j]
+		whole := slices.Clone(lg.runs)
+		if lg.upper >= 0 && !lg.shin {
+			for c, run := range lg.runs {
+				lg.runs[c] = lg.reach(pos, track, p.drop, run, ReachShort*r.Height, pins[j])
+			}
+		}
+		lg.lift = r.lifts(pos, 1+feet[j], soles[feet[j]], whole, lg.runs, loops)
+		fill(lg.off, lg.runs, loops)
+		p.Locked += len(lg.runs)
 	}
 	p.bends(s)
 	// The patch was found in the clip as authored; planted, the bones it
@@ -266,13 +287,117 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	return p
 }
 
+// lower finds how far the body is lowered at each sample (p.drop): where a
+// pinned foot lies further from its hip than softReach leaves the leg, the
+// smallest drop of the legs' nearest common ancestor (the hips, or a root
+// above them) that brings the worst leg back within it, at most RootDrop·H,
+// each drop spread over RootBlend of the clip either way (a smoothstep: the
+// body sinks and rises slowly, around a loop's seam too), the largest kept,
+// then averaged.
+// It does nothing when a planted foot hangs from the body (its leg does not
+// bend to it: lowering the body would lower it). pos are the tracked joints
+// (track) at each sample.
+func (p *Plan) lower(pos [][]rig.Vec3, track []int) {
+	n, sk := p.n, p.sk
+	p.pelvis = -1
+	var ups []int
+	for _, lg := range p.legs {
+		if lg.upper < 0 || lg.shin {
+			return
+		}
+		ups = append(ups, lg.upper)
+	}
+	pelvis := sk.Parents[ups[0]]
+	for ; pelvis >= 0; pelvis = sk.Parents[pelvis] {
+		if !slices.ContainsFunc(ups, func(u int) bool { return !below(sk, u, pelvis) }) {
+			break
+		}
+	}
+	if pelvis < 0 {
+		return
+	}
+	need := make([]float64, n)
+	for _, lg := range p.legs {
+		ie, il, iu := slices.Index(track, lg.end), slices.Index(track, lg.lower), slices.Index(track, lg.upper)
+		for _, run := range lg.runs {
+			for K := run[0]; K < run[1]; K++ {
+				k := K % n
+				hip, knee, end := pos[k][iu], pos[k][il], pos[k][ie]
+				a := math.Max(end.Sub(hip).Len(), (1-SoftReach)*(knee.Sub(hip).Len()+end.Sub(knee).Len()))
+				t := end.Add(lg.off[k])
+				h, dy := horiz(t.Sub(hip)).Len(), hip[1]-t[1]
+				if h < a {
+					dy -= math.Sqrt(a*a - h*h)
+				}
+				need[k] = math.Max(need[k], math.Min(dy, RootDrop*p.height))
+			}
+		}
+	}
+	drop := make([]float64, n+1)
+	w := max(1, int(RootBlend*float64(n)))
+	for k, d := range need {
+		if !(d > 0) {
+			continue
+		}
+		for j := -w; j <= w; j++ {
+			q := k + j
+			switch {
+			case p.loops:
+				q = (q%n + n) % n
+			case q < 0 || q >= n:
+				continue
+			}
+			drop[q] = math.Max(drop[q], d*smooth(1-math.Abs(float64(j))/float64(w+1)))
+		}
+	}
+	if !slices.ContainsFunc(drop, func(d float64) bool { return d > 0 }) {
+		return
+	}
+	// Where one spread drop overtakes another the body would change its
+	// pace in a frame: the envelope is averaged over half as long again
+	// (raised cosine weights).
+	h := max(1, w/2)
+	env := slices.Clone(drop[:n])
+	for k := range n {
+		var sum, wsum float64
+		for j := -h; j <= h; j++ {
+			q := k + j
+			switch {
+			case p.loops:
+				q = (q%n + n) % n
+			case q < 0 || q >= n:
+				continue
+			}
+			x := 0.5 + 0.5*math.Cos(math.Pi*float64(j)/float64(h+1))
+			sum, wsum = sum+x*env[q], wsum+x
+		}
+		drop[k] = sum / wsum
+	}
+	drop[n] = drop[0]
+	if !p.loops {
+		drop[n] = drop[n-1]
+	}
+	p.pelvis, p.drop = pelvis, drop
+}
+
+// below says whether bone b is a or lies under it.
+func below(sk *rig.Skeleton, b, a int) bool {
+	for ; b >= 0; b = sk.Parents[b] {
+		if b == a {
+			return true
+		}
+	}
+	return false
+}
+
 // reach shortens a contact (samples run[0]..run[1]-1, unwrapped) at whose ends
 // the leg cannot reach its pin, the way from the hip to the pinned ankle longer
 // than softReach leaves it (a front leg asked to sweep further than it is
 // long): the foot stands for the longest run of samples at which it reaches,
 // pinned anew there (pin), a few times over, since the pin moves with the
-// contact's middle. pos are the tracked joints (track) at each sample.
-func (lg *leg) reach(pos [][]rig.Vec3, track []int, run [2]int, short float64, pin func(q, e int)) [2]int {
+// contact's middle. pos are the tracked joints (track) at each sample, the
+// body lowered by drop (Plan.lower).
+func (lg *leg) reach(pos [][]rig.Vec3, track []int, drop []float64, run [2]int, short float64, pin func(q, e int)) [2]int {
 	n := len(pos) - 1
 	ie, il, iu := slices.Index(track, lg.end), slices.Index(track, lg.lower), slices.Index(track, lg.upper)
 	q, e := run[0], run[1]
@@ -281,7 +406,10 @@ func (lg *leg) reach(pos [][]rig.Vec3, track []int, run [2]int, short float64, p
 		for K := q; K < e; K++ {
 			k := K % n
 			hip, knee, end := pos[k][iu], pos[k][il], pos[k][ie]
-			target := end.Add(lg.off[k])
+			target := end.Add(lg.off[k]) // where the pin holds it, the body lowered by drop
+			hip[1] -= drop[k]
+			knee[1] -= drop[k]
+			end[1] -= drop[k]
 			if softReach(hip, target, end.Sub(hip).Len(), knee.Sub(hip).Len()+end.Sub(knee).Len()).Sub(target).Len() <= short {
 				if cur++; cur > best {
 					best, from = cur, K-cur+1
@@ -594,6 +722,9 @@ func (p *Plan) Sampler(s Sampler) Sampler {
 			pl.edits = append(pl.edits, lg.end)
 		}
 	}
+	if p.pelvis >= 0 {
+		pl.edits = append(pl.edits, p.pelvis)
+	}
 	pl.placed = p.sk.Chain(ends)
 	pl.global = make([]rig.Mat4, p.sk.Len())
 	pl.saved = make([]rig.Transform, len(pl.edits))
@@ -632,9 +763,22 @@ func (p *planted) Sample(t float64, pose []rig.Transform) {
 	k = max(0, min(p.n-1, k))
 	a := math.Max(0, math.Min(1, x-float64(k)))
 	p.sk.ModelSpaceOf(pose, p.global, p.placed)
+	drop := 0.0
+	if p.pelvis >= 0 {
+		// The body lowered first: the legs bend from where it is.
+		drop = p.drop[k]*(1-a) + p.drop[k+1]*a
+		d := rig.Vec3{0, -drop, 0}
+		if up := p.sk.Parents[p.pelvis]; up >= 0 {
+			if inv, ok := p.global[up].Inverse(); ok {
+				d = inv.TransformVector(d)
+			}
+		}
+		pose[p.pelvis].Translation = pose[p.pelvis].Translation.Add(d)
+		p.sk.ModelSpaceOf(pose, p.global, p.placed)
+	}
 	for j, lg := range p.legs {
 		d := lg.off[k].Scale(1 - a).Add(lg.off[k+1].Scale(a))
-		d[1] += lg.lift[k]*(1-a) + lg.lift[k+1]*a
+		d[1] += lg.lift[k]*(1-a) + lg.lift[k+1]*a + drop // the ankle came down with the body
 		if d == (rig.Vec3{}) {
 			continue
 		}

@@ -258,3 +258,115 @@ func TestPlantFeetKneesDoNotSnap(t *testing.T) {
 		}
 	}
 }
+
+// bodyRoot returns the palette bone nearest above every contact leaf of m (the
+// palette's leaves within 0.04·H of the lowest at rest, as slip takes them):
+// the body's hips, or the rig's root above the legs; and H, the rest height of
+// the palette's joints.
+func bodyRoot(m *Model) (int, float64) {
+	sk := m.Job.Rig.Skeleton
+	bones := m.Job.Rig.PaletteBones()
+	rest := sk.RestModelSpace()
+	inPalette := map[int]bool{}
+	for _, b := range bones {
+		inPalette[b] = true
+	}
+	leaf := map[int]bool{}
+	for _, b := range bones {
+		leaf[b] = true
+	}
+	for _, b := range bones {
+		for p := sk.Parents[b]; p >= 0; p = sk.Parents[p] {
+			leaf[p] = false
+		}
+	}
+	lo, hi, ground := math.Inf(1), math.Inf(-1), math.Inf(1)
+	for _, b := range bones {
+		lo, hi = math.Min(lo, rest[b][7]), math.Max(hi, rest[b][7])
+		if leaf[b] {
+			ground = math.Min(ground, rest[b][7])
+		}
+	}
+	var feet []int
+	for _, b := range bones {
+		if leaf[b] && rest[b][7] <= ground+0.04*(hi-lo) {
+			feet = append(feet, b)
+		}
+	}
+	above := func(a, b int) bool { // a is b or an ancestor of it
+		for ; b >= 0; b = sk.Parents[b] {
+			if b == a {
+				return true
+			}
+		}
+		return false
+	}
+	for r := sk.Parents[feet[0]]; r >= 0; r = sk.Parents[r] {
+		if inPalette[r] && !slices.ContainsFunc(feet, func(f int) bool { return !above(r, f) }) {
+			return r, hi - lo
+		}
+	}
+	return -1, hi - lo
+}
+
+// rootSteps returns, for clip i of the bake c of m, the largest change of the
+// body root's height (bodyRoot) between two frames, and of that change between
+// two frames (its vertical acceleration, per frame squared), as fractions of H.
+func rootSteps(m *Model, c *bpat.Contents, i int) (step, accel float64) {
+	b, H := bodyRoot(m)
+	at := slices.Index(m.Job.Rig.PaletteBones(), b)
+	nb := c.BoneCount
+	p := c.Palettes[i]
+	frames := len(p) / (16 * nb)
+	y := func(f int) float64 { return float64(p[(f*nb+at)*16+7]) }
+	for f := 1; f < frames; f++ {
+		step = math.Max(step, math.Abs(y(f)-y(f-1))/H)
+		if f > 1 {
+			accel = math.Max(accel, math.Abs(y(f)-2*y(f-1)+y(f-2))/H)
+		}
+	}
+	return step, accel
+}
+
+// TestPlantFeetRootSmooth: where planting lowers the body so that a leg
+// reaches its pin, the body's root (bodyRoot, found from the palette alone)
+// moves up or down between two frames at most 0.01·H more than as authored,
+// and its vertical acceleration grows by at most 0.005·H per frame squared: a
+// drop of at most 0.05·H (stride.RootDrop) spread over half the clip each way
+// by a smoothstep moves a one-second clip at 30 fps by 0.005·H a frame at
+// most. Lowered by each sample's own drop instead (not spread), the Fox's
+// Walk and Run move 0.053·H and 0.070·H in a frame (0.012·H and 0.032·H as
+// authored) and CesiumMan's 0.016·H (0.009·H), and fail it.
+func TestPlantFeetRootSmooth(t *testing.T) {
+	for _, g := range realGaits {
+		kind := g.kind
+		if kind == "" {
+			kind = "gltf"
+		}
+		load := func(plant bool) *Model {
+			s := Settings{Scale: g.scale, PlantFeet: plant}
+			for _, c := range g.clips {
+				s.ClipFiles = append(s.ClipFiles, sharedModel(t, c))
+			}
+			m, err := Load(testfiles.Path(t, kind, g.model), s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		m, authored := load(true), load(false)
+		cp, ca := contents(t, m), contents(t, authored)
+		for i, c := range m.Job.Clips {
+			if !slices.Contains(g.walking, c.Name) {
+				continue
+			}
+			sp, ap := rootSteps(m, cp, i)
+			sa, aa := rootSteps(authored, ca, i)
+			b, _ := bodyRoot(m)
+			t.Logf("%s %s: %s moves %.4f·H a frame at most planted, %.4f·H as authored; accelerates %.4f·H against %.4f·H", g.model, c.Name, m.Job.Rig.Skeleton.Names[b], sp, sa, ap, aa)
+			if sp > sa+0.01 || ap > aa+0.005 {
+				t.Errorf("%s %s: the body's root moves %.4f·H between two frames (authored %.4f·H), accelerates %.4f·H (authored %.4f·H)", g.model, c.Name, sp, sa, ap, aa)
+			}
+		}
+	}
+}
