@@ -61,11 +61,11 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("%v assets on the page", n)
 		}
 		// One draw per species, a sword and a rider draw, the ground under the
-		// focus unit, the grid, the skeleton and one gizmo per socket of the
-		// selected humanoid (with level of detail off: on, each level present is
-		// a draw of its own).
+		// focus unit and its fine grid, the grid, the skeleton and one gizmo per
+		// socket of the selected humanoid (with level of detail off: on, each
+		// level present is a draw of its own).
 		p.eval("bonebake.setLOD(false).then(() => bonebake.nextFrames(1))")
-		if n := p.number("bonebake.stats.drawCalls"); n != 10+2+1+1+1+10 {
+		if n := p.number("bonebake.stats.drawCalls"); n != 10+2+2+1+1+10 {
 			t.Errorf("%v draw calls", n)
 		}
 		p.eval("bonebake.setLOD(true)")

@@ -1,7 +1,11 @@
 package viewer
 
 import (
+	"math"
+	"os"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestBrowserDefaultViewFullDetail opens the page as `bonebake view` does (300
@@ -68,6 +72,44 @@ func TestBrowserGroundUnderFocus(t *testing.T) {
 	}
 	if bare > len(pts)/10 {
 		t.Errorf("%d of %d ground points beside the focus unit's feet show the bare background", bare, len(pts))
+	}
+	p.checkClean()
+}
+
+// TestBrowserParadeTravels: on the page, the close-up of a humanoid playing
+// its walk follows the unit as it walks its lane at its ground speed (1.4 m/s
+// over a 0.92 s cycle, docs/species.md, at the unit's pace: the rate the
+// server gives times speed · cycle), and the clip table gives that speed for
+// walk and none for idle, which plays in place. Set
+// BONEBAKE_VIEWER_PARADE_SCREENSHOT to a file name to keep the close-up as a PNG.
+func TestBrowserParadeTravels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	p := openViewer(t, builtins(t), "?n=12&only=1&asset=humanoid&clip=walk&focus=1&paused=1&sockets=0&props=0&aa=0", 900, 600)
+	speeds := p.eval(`Object.fromEntries([...document.querySelectorAll('#clips tbody tr')].map((tr) => [tr.cells[1].textContent, tr.cells[7].textContent]))`).(map[string]any)
+	if speeds["walk"] != "1.40" || speeds["idle"] != "" {
+		t.Errorf("the clip table's speeds: walk %q, idle %q; want 1.40 and none", speeds["walk"], speeds["idle"])
+	}
+	at := func() (x, rate, target float64) {
+		v := p.eval("[bonebake.focusInstance().record[8], bonebake.focusInstance().rate, bonebake.camera.target[0]]").([]any)
+		return v[0].(float64), v[1].(float64), v[2].(float64)
+	}
+	x0, rate, _ := at()
+	p.eval("bonebake.step(0.5).then(() => bonebake.nextFrames(2))")
+	x1, _, target := at()
+	want := rate * 1.4 * 0.92 * 0.5
+	if math.Abs(x1-x0-want) > 0.01 {
+		t.Errorf("in 0.5 s the walking unit went from x %.3f to %.3f: %.3f m, want %.3f", x0, x1, x1-x0, want)
+	}
+	if math.Abs(target-x1) > 1e-4 {
+		t.Errorf("the close-up looks at x %.3f, the unit stands at %.3f", target, x1)
+	}
+	if shot := os.Getenv("BONEBAKE_VIEWER_PARADE_SCREENSHOT"); shot != "" {
+		b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		if err != nil || os.WriteFile(shot, b, 0o644) != nil {
+			t.Errorf("screenshot: %v", err)
+		}
 	}
 	p.checkClean()
 }

@@ -81,8 +81,11 @@ func (c *Scene) focusRecord(i int, rec []float32) {
 // (float32), the focus unit's 32-float record as it shows now (zeros without
 // one), the number K of entries (uint32), then K entries of the units whose
 // records changed since the last answer: the unit's index in asset order
-// (uint32), its tint and place (8 floats), its crowd.TimeRecord and its
-// rider's (16 words each, laid out as the Go struct; zero without a rider).
+// (uint32), its tint and place (8 floats; x where the unit stood at its
+// travel's start time), its crowd.TimeRecord and its rider's (16 words each,
+// laid out as the Go struct; zero without a rider), then its travel (travel.go:
+// its lanes' start x and length, its speed in m/s and the time it started at
+// that speed, 4 floats), which the page plays on as the records.
 // Then the number L of level entries (uint32) and L entries of the units whose
 // levels of detail changed since the last answer (every unit in the first
 // answer with level of detail on; none with it off): the unit's index
@@ -106,7 +109,12 @@ func (c *Scene) appendClock(b []byte, f Focus) []byte {
 	for _, i := range k.sent {
 		le.PutUint32(b[o:], uint32(i))
 		o += 4
-		for _, v := range c.Records[int(i)*RecordFloats+recTint : int(i)*RecordFloats+recPlace+4] {
+		tintPlace := c.Records[int(i)*RecordFloats+recTint : int(i)*RecordFloats+recPlace+4]
+		m := c.march[i]
+		for k, v := range tintPlace {
+			if k == recPlace-recTint {
+				v = m.x0
+			}
 			le.PutUint32(b[o:], math.Float32bits(v))
 			o += 4
 		}
@@ -116,6 +124,10 @@ func (c *Scene) appendClock(b []byte, f Focus) []byte {
 		} else {
 			clear(b[o : o+crowd.TimeRecordSize])
 			o += crowd.TimeRecordSize
+		}
+		for _, v := range [4]float32{c.lane.x0, c.lane.length, m.v, m.t0} {
+			le.PutUint32(b[o:], math.Float32bits(v))
+			o += 4
 		}
 		k.dirty[i] = false
 	}

@@ -23,7 +23,11 @@
 //     phase += rate·dt, then phase → frame, next, lerp by docs/formats/bpat.md §5,
 //     and its one-shots replay after holding their end pose. A horse's rider
 //     (crowd.Player.Ride) plays the clip the rider archetype's table maps to the
-//     state the horse's clip stands for (registry.RiderClips).
+//     state the horse's clip stands for (registry.RiderClips). The rows are
+//     lanes (travel.go): a unit on a looping clip with a ground speed (the
+//     registry's gait) walks along +x at rate · speed · cycle, so that planted
+//     feet stand still on the ground, and wraps at the lanes' end; a seek moves
+//     it by the stride it skips.
 //
 // A clip chosen for an asset (the page's clip table) plays on all its units
 // through the crowd.Player; pause, single steps and speed are the page choosing dt.
@@ -45,7 +49,10 @@
 // set (an override, a one-shot replayed, a seek), by crowd.Batch's rules, fades
 // included (the parade plays clips by number, which GPUClock.Commit's intent
 // rules cannot). A step then answers
-// the time and only the changed units' records (appendClock); the page keeps
+// the time and only the changed units' records (appendClock), each with its
+// travel (its speed along its lane since a time, which the resolve pass
+// plays on, so that a walking unit's entry is sent only when its speed
+// changes); the page keeps
 // them and a vertex shader (web/clock.vert.glsl, crowd.TimeRecord.At in GLSL,
 // the rule itself, swings' eased timeline included, from the core's PLAYBACK
 // chunk) resolves them at that time into the same
@@ -159,7 +166,8 @@
 // layout (parade or battle), only=1 (a crowd of the selected species alone), asset
 // and clip (select a species and play one clip on all of it), paused=1, t (seconds
 // of crowd time before the first frame), skeleton=0, sockets=0, props=0, focus=1
-// (a close-up), frame=1 (the whole crowd however far: by default the page opens on
+// (a close-up, which follows the selected species' first unit as it walks, over
+// a fine grid fixed to the ground), frame=1 (the whole crowd however far: by default the page opens on
 // the crowd framed, but no farther from the selected species' first unit than its
 // full-detail distance, so that it is drawn at full detail), yaw, pitch and zoom (the camera), aa=0 (no multisampling, for
 // software renderers), bat (bat: skin from the BAT textures; side: palette left,

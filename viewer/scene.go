@@ -77,7 +77,14 @@ type Scene struct {
 	riderMap  [][]unit.ClipID
 
 	clock *clock // the entries a parade in the GPU clock mode sends next, or nil
-	focus int    // the focus unit of the last step, or −1
+	// The parade's travel (travel.go): its lanes, each asset's clips' strides,
+	// each unit's march and the parade's time; march is nil in a battle.
+	lane    lanes
+	strides [][]float32
+	march   []march
+	now     float32
+
+	focus int // the focus unit of the last step, or −1
 
 	battle     *battle.Battle
 	battleOf   []int32 // per unit: its battle unit
@@ -220,9 +227,12 @@ func (c *Scene) newPlayback(n int, rng *rand.Rand, clocked bool) {
 }
 
 // buildParade lays the shown assets' units out in rows, front to back, each
-// asset's units cycling through its clips; every asset's band is about as wide
-// as the whole is deep. A horse's units carry riders when a rider species is
-// loaded.
+// asset's units cycling through its clips: unit k of an asset plays its clip
+// k mod (its clip count). The rows are the parade's lanes (travel.go): its
+// units spread evenly along one, facing +x, the way they travel, at one pace a
+// row; the units of a clip that travels have rows of their own (paradeRows), so
+// that none walks through another. Every asset's band is about as wide as the
+// whole is deep. A horse's units carry riders when a rider species is loaded.
 func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Rand, clocked bool) {
 	nA := len(shown)
 	share := func(j int) int {
@@ -252,19 +262,27 @@ func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 		area += float64(share(j)) * float64(looks[a].Spacing) * float64(looks[a].Spacing)
 	}
 	width := float32(math.Sqrt(area) * 1.15)
+	for _, a := range shown {
+		width = max(width, minLane*looks[a].Spacing)
+	}
+	c.lane = lanes{x0: -width / 2, length: width}
+	c.strides = c.clipStrides()
+	c.march = make([]march, n)
 	z := float32(0)
 	nextRider := n
 	for j, a := range shown {
 		m := share(j)
 		sp := looks[a].Spacing
 		cols := max(1, int(width/sp))
-		nClips := len(c.assets[a].file.Clips())
+		nClips := max(1, len(c.assets[a].file.Clips()))
+		st := c.strides[a]
+		rows := paradeRows(m, nClips, cols, func(cl int) bool { return cl < len(st) && st[cl] > 0 })
 		for k := range m {
 			i := c.First[a] + k
-			r, col := k/cols, k%cols
-			inRow := min(cols, m-r*cols)
-			cl := uint16(k % nClips)
-			c.base[i] = cl
+			cl, r := k%nClips, rows.row[k]
+			c.base[i] = uint16(cl)
+			// One pace a row: that of its first unit.
+			c.vary[i] = c.vary[c.First[a]+rows.first[r]]
 			if c.riderMap[a] != nil { // it starts and changes with its horse
 				c.riderUnit[i] = int32(nextRider)
 				if c.clock != nil {
@@ -275,17 +293,53 @@ func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 			}
 			c.play.Start(i, c.regs.species(a), unit.ClipID(cl), rng.Float32()*(1+oneShotHold))
 			rec := c.Records[i*RecordFloats:]
-			rec[recPlace] = (float32(col) - float32(inRow-1)/2) * sp
-			rec[recPlace+1] = z - float32(r)*sp
+			x := c.lane.x0 + (float32(rows.col[k])+0.5)*width/float32(rows.size[r])
+			rec[recPlace], rec[recPlace+1], rec[recPlace+2] = x, z-float32(r)*sp, math.Pi/2
+			c.march[i] = march{x0: x}
 			copy(rec[recTint:], hueTint(float32(math.Mod(float64(k)*0.13+float64(j)*0.29, 1))))
 			rec[recTint+3] = 0.12
 		}
-		rows := (m + cols - 1) / cols
-		z -= float32(rows)*sp + sp*0.6
+		z -= float32(len(rows.size))*sp + sp*0.6
 	}
 	for i := range n {
 		c.Records[i*RecordFloats+recPlace+1] -= z / 2 // centre the parade on the origin
 	}
+}
+
+// paradeRow is where an asset's units stand in the parade (paradeRows): each
+// unit's row and place in it; each row's length and first unit.
+type paradeRow struct{ row, col, size, first []int }
+
+// paradeRows lays out an asset's m units in rows of at most cols, unit k on
+// clip k mod nClips: the units of the clips played in place in the front rows,
+// in unit order, then the units of each clip that travels (travels) in rows of
+// their own, in clip order, so that none walks through another of its row.
+func paradeRows(m, nClips, cols int, travels func(cl int) bool) paradeRow {
+	p := paradeRow{row: make([]int, m), col: make([]int, m)}
+	fill := func(ks []int) {
+		for g, k := range ks {
+			if g%cols == 0 {
+				p.size, p.first = append(p.size, 0), append(p.first, k)
+			}
+			r := len(p.size) - 1
+			p.row[k], p.col[k] = r, g%cols
+			p.size[r]++
+		}
+	}
+	var still []int
+	moving := make([][]int, nClips)
+	for k := range m {
+		if cl := k % nClips; travels(cl) {
+			moving[cl] = append(moving[cl], k)
+		} else {
+			still = append(still, k)
+		}
+	}
+	fill(still)
+	for _, ks := range moving {
+		fill(ks)
+	}
+	return p
 }
 
 // paradeRider finds the rider for the parade's horses: the humanoid species, or
@@ -381,7 +435,8 @@ func (c *Scene) Clocked() bool { return c.play.Clocked() }
 // Len is the number of units drawn.
 func (c *Scene) Len() int { return len(c.unitAsset) }
 
-// Extent is the ground rectangle the units stand in: x0, z0, x1, z1.
+// Extent is the ground rectangle the units stand in, a parade's lanes whole:
+// x0, z0, x1, z1.
 func (c *Scene) Extent() [4]float32 {
 	e := [4]float32{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Inf(-1))}
 	for i := range c.Len() {
@@ -390,6 +445,9 @@ func (c *Scene) Extent() [4]float32 {
 	}
 	if c.Len() == 0 {
 		return [4]float32{}
+	}
+	if c.march != nil {
+		e[0], e[2] = c.lane.x0, c.lane.x0+c.lane.length
 	}
 	return e
 }

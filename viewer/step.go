@@ -104,8 +104,15 @@ func (c *Scene) prepare(dt float32, in StepInput) (int, error) {
 	for a := range c.cur {
 		c.cur[a] = override(a)
 	}
+	if c.march != nil {
+		c.steer() // the parade's units travel at their clips' speeds from now (travel.go)
+	}
 	if focus >= 0 && !math.IsNaN(in.Seek) && !math.IsInf(in.Seek, 0) && c.playsBack(focus) {
+		from := c.play.PhaseNow(focus)
 		c.play.Seek(focus, float32(in.Seek))
+		if c.march != nil {
+			c.seekMarch(focus, from, c.play.PhaseNow(focus))
+		}
 	}
 	if c.battle == nil || c.overridden {
 		c.play.Replay(dt) // the parade's one-shots repeat
@@ -148,6 +155,10 @@ func (c *Scene) advance(dt float32) error {
 		if err := c.play.Advance(dt); err != nil { // in the clock mode the records hold: the page resolves them at the new time
 			return err
 		}
+	}
+	if c.march != nil {
+		c.now += dt // as the clock mode's Player.Now
+		c.placeMarchers()
 	}
 	if c.play.Clocked() {
 		return nil

@@ -18,7 +18,7 @@ import (
 // page and the server ship in one binary, so the answers carry no version:
 // the magic names the kind of answer, and a change of layout bumps this number
 // and the document's.
-const WireVersion = 1
+const WireVersion = 2
 
 // The step answer's magics and its fixed header (byte offsets): every field is
 // 4 bytes, little-endian.
@@ -53,9 +53,12 @@ const (
 	recPrior       = 20 // then the prior clip of an interrupted fade (4 floats)
 	recRiderFade   = 24 // the rider's fade (horses), as at recFade
 	recRiderPrior  = 28 // the rider's prior, as at recPrior
-	clockFloats    = 8 + 2*crowd.TimeRecordSize/4
-	clockEntry     = 4 + clockFloats*4
 	timeRecordWord = crowd.TimeRecordSize / 4
+	// A clock entry's words after its index: tint and place, two time
+	// records, then the unit's travel from word clockTravel (travel.go).
+	clockTravel = 8 + 2*timeRecordWord
+	clockFloats = clockTravel + 4
+	clockEntry  = 4 + clockFloats*4
 )
 
 // wireConstant is one constant web/wire.js exports.
@@ -88,7 +91,8 @@ var wireConstants = []wireConstant{
 	{"REC_PRIOR", recPrior, "the prior clip of an interrupted fade, the same"},
 	{"REC_RIDER_FADE", recRiderFade, "the rider's fade (horses)"},
 	{"REC_RIDER_PRIOR", recRiderPrior, "the rider's prior (horses)"},
-	{"CLOCK", clockFloats, "a clock entry's words after its index: tint and place, two time records"},
+	{"CLOCK", clockFloats, "a clock entry's words after its index: tint and place, two time records, travel"},
+	{"CLOCK_TRAVEL", clockTravel, "the entry's word where its travel begins: lane start x, lane length, speed, start time"},
 	{"TIME_RECORD", timeRecordWord, "a crowd.TimeRecord's words"},
 	{"LEVEL_ENTRY", levelEntrySize, "a level entry's bytes: index, level, rider's level, 2 zero bytes"},
 }

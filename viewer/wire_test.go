@@ -130,8 +130,8 @@ func TestWireJSEvaluates(t *testing.T) {
 // TestWireClockShader: the resolve pass (web/clock.vert.glsl) reads a clock
 // entry's texels where wire.go lays them out: the stride of CLOCK/4 texels,
 // tint and place in texels 0 and 1, the unit's crowd.TimeRecord from word 8
-// (its playheads Own, From, Prior, then its times) and the rider's after it;
-// and its entries a row agree with clock.js's.
+// (its playheads Own, From, Prior, then its times) and the rider's after it,
+// its travel from CLOCK_TRAVEL; and its entries a row agree with clock.js's.
 func TestWireClockShader(t *testing.T) {
 	src, err := webFS.ReadFile("web/clock.vert.glsl")
 	if err != nil {
@@ -150,6 +150,7 @@ func TestWireClockShader(t *testing.T) {
 		"uvec4 times = entry(e, " + strconv.Itoa(own+3) + "u), riderTimes = entry(e, " + strconv.Itoa(rider+3) + "u)",
 		"resolve(own, entry(e, " + strconv.Itoa(own+1) + "u), entry(e, " + strconv.Itoa(own+2) + "u), times",
 		"resolve(riderOwn, entry(e, " + strconv.Itoa(rider+1) + "u), entry(e, " + strconv.Itoa(rider+2) + "u), riderTimes",
+		"vec4 travel = uintBitsToFloat(entry(e, " + strconv.Itoa(clockTravel/4) + "u))",
 	}
 	for _, w := range want {
 		if !strings.Contains(glsl, w) {

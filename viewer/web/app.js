@@ -26,7 +26,7 @@ import { loadAssets } from './assets.js';
 import { tick, applyStep, settled, seek } from './crowd.js';
 import { setupProps } from './props.js';
 import { focus } from './scene.js';
-import { cam, frameCrowd, focusSelected, viewSelected, setupPointer, project, crowdRect, viewProj } from './camera.js';
+import { cam, frameCrowd, focusSelected, followFocus, viewSelected, setupPointer, project, crowdRect, viewProj } from './camera.js';
 import { render } from './draw.js';
 import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT, setFades, setClock } from './panel.js';
 import { drawTimeline, setupTimeline } from './timeline.js';
@@ -59,6 +59,7 @@ function frame(now) {
     if (draw) {
       if (drewLast && gap) stats.frameMs = stats.frameMs ? stats.frameMs * 0.9 + gap * 0.1 : gap;
       if (state.extent) {
+        followFocus(); // a close-up walks with its unit
         render();
         drawTimeline();
       } else {

@@ -6,13 +6,18 @@ import { canvas } from './gl.js';
 
 const FOV = 45 * Math.PI / 180;
 
-export const cam = { target: [0, 1, 0], yaw: 0.5, pitch: 0.42, dist: 10 };
+// follow is the target array of a close-up (focusSelected) that keeps the
+// selected species' first unit in view as it walks its lane: followFocus
+// moves the target with the unit while cam.target is that array (framing the
+// crowd, panning or a target set anew stops it).
+export const cam = { target: [0, 1, 0], yaw: 0.5, pitch: 0.42, dist: 10, follow: null };
 export let viewProj = M.identity(); // column-major, set by updateCamera
 
 // frameCrowd shows the whole crowd.
 export function frameCrowd() {
   const e = state.extent;
   cam.target = [e.cx, e.h * 0.45, e.cz];
+  cam.follow = null;
   cam.dist = Math.max(e.r * 2, e.h * 3);
   cam.yaw = state.layout === 'battle' ? 0.9 : 0.35;
   cam.pitch = 0.42;
@@ -41,10 +46,19 @@ export function focusSelected() {
   const F = focusAsset();
   if (!F) return;
   const r = F.instData; // its first record: x, z, yaw at 8, 9, 10
-  cam.target = [r[8], F.height * 0.5, r[9]];
+  cam.target = cam.follow = [r[8], F.height * 0.5, r[9]];
   cam.dist = Math.max(F.height, F.radius * 2) * 2.2;
   cam.yaw = r[10] + 0.6;
   cam.pitch = 0.25;
+}
+
+// followFocus keeps a close-up on the selected species' first unit (see
+// cam.follow): its feet are watched against the ground grid as it travels.
+export function followFocus() {
+  const F = focusAsset();
+  if (!F || !cam.follow || cam.target !== cam.follow) return;
+  cam.target[0] = F.instData[8];
+  cam.target[2] = F.instData[9];
 }
 
 // eye is the camera's position in the world.
@@ -94,6 +108,7 @@ function boxCorners(A) {
 }
 
 function pan(dx, dy) {
+  cam.follow = null;
   const s = (cam.dist * 2 * Math.tan(FOV / 2)) / Math.max(1, canvas.clientHeight);
   const rx = Math.cos(cam.yaw), rz = -Math.sin(cam.yaw); // the camera's right, on the ground
   const fx = -Math.sin(cam.yaw), fz = -Math.cos(cam.yaw); // forward, on the ground

@@ -7,7 +7,8 @@
 //
 // A unit's clock entry is CLOCK words: tint and place (8 floats), then its
 // crowd.TimeRecord and its rider's (16 words each: Own, From and Prior as phase,
-// rate, row, shape; Start, FadeStart, FadeInv, PriorShare), as the server sends it.
+// rate, row, shape; Start, FadeStart, FadeInv, PriorShare), then its travel
+// along its lane (from CLOCK_TRAVEL: 4 floats), as the server sends it.
 // The entries live in an integer texture, so that a pass can resolve any list of
 // units: all of them into the asset's instance buffer, and with level of detail
 // on (lod.js) the units at each level into that level's buffer, each unit's
@@ -19,7 +20,7 @@ import { PLAYBACK } from './core/glsl.js';
 
 const CLOCK_BYTES = CLOCK * 4;
 const TEXELS = CLOCK / 4; // an entry's texels in the entries texture
-const PER_ROW = 200; // entries per row of the entries texture (2,000 texels: within every WebGL 2's limit)
+const PER_ROW = 180; // entries per row of the entries texture (1,980 texels: within every WebGL 2's limit)
 // Outputs in the record's order (gl.js).
 const VARYINGS = ['o_play', 'o_tint', 'o_place', 'o_riderPlay', 'o_fade', 'o_prior', 'o_riderFade', 'o_riderPrior'];
 const FRAG = '#version 300 es\nprecision mediump float;\nout vec4 c;\nvoid main() { c = vec4(0.0); }\n';
@@ -67,7 +68,8 @@ function uintTexture(words, w, h) {
 
 // reserveClock readies A for a clocked crowd of n units: its clock entries (a
 // CPU copy and a texture, PER_ROW entries a row) and A.instData, the CPU copy of
-// its records (tint and place of every unit; the frames of the focus unit only).
+// its records (tint and place of every unit, a travelling unit's x where its
+// travel started; the frames and place of the focus unit only, as it is now).
 export function reserveClock(A, n) {
   const cap = Math.max(PER_ROW, Math.ceil(n / PER_ROW) * PER_ROW);
   if ((A.clockCap || 0) < cap) {

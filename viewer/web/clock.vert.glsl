@@ -7,10 +7,14 @@
 //
 // Each vertex is an item: a unit's index in its asset's entries texture (bits
 // 0–23), its level of detail (bits 24–25) and its rider's (26–27). An entry is
-// ten texels: tint and place as float bits, then two crowd.TimeRecords (its
+// eleven texels: tint and place as float bits, then two crowd.TimeRecords (its
 // own, and its rider's: all zero without one), each four texels: the playheads
 // Own, From and Prior (phase and rate as float bits, palette row, shape), then
-// Start, FadeStart, FadeInv and PriorShare as float bits. At time u_now a record
+// Start, FadeStart, FadeInv and PriorShare as float bits; then its travel
+// (viewer/travel.go): the lanes' start x and length, its speed and the time it
+// started at that speed, as float bits; place's x is where it stood then, and
+// at u_now it stands speed · (u_now − that time) farther along +x, wrapped
+// into the lanes as the server wraps it. At time u_now a record
 // shows what crowd.TimeRecord.At computes, in float32 as it does, by the core's
 // playback rule (PLAYBACK, included below); then the
 // unit's level (docs/runtime.md §6.4) floors its rows (reduced) or shows its
@@ -31,7 +35,7 @@ uniform usampler2D u_snapMap, u_snapPalette, u_riderSnapMap, u_riderSnapPalette;
 uniform int u_tintLevel;
 const vec3 LEVEL_TINT[3] = vec3[3](vec3(0.3, 0.9, 0.35), vec3(1.0, 0.75, 0.2), vec3(0.95, 0.3, 0.85));
 
-const uint PER_ROW = 200u; // entries per texture row (clock.js)
+const uint PER_ROW = 180u; // entries per texture row (clock.js)
 
 uniform float u_now;
 
@@ -80,7 +84,7 @@ void resolve(uvec4 own, uvec4 from, uvec4 prior, uvec4 times, out vec4 play, out
 
 // texel k of entry e.
 uvec4 entry(uint e, uint k) {
-  return texelFetch(u_entries, ivec2(int((e % PER_ROW) * 10u + k), int(e / PER_ROW)), 0);
+  return texelFetch(u_entries, ivec2(int((e % PER_ROW) * 11u + k), int(e / PER_ROW)), 0);
 }
 
 // lookup is texel k of a map laid out 1,024 texels a row (clock.js).
@@ -113,6 +117,8 @@ void main() {
   uint e = a_item & 0xFFFFFFu, lv = (a_item >> 24) & 3u, rl = (a_item >> 26) & 3u;
   o_tint = uintBitsToFloat(entry(e, 0u));
   o_place = uintBitsToFloat(entry(e, 1u));
+  vec4 travel = uintBitsToFloat(entry(e, 10u)); // lanes' x0 and length, speed, start time
+  if (travel.y > 0.0) o_place.x = travel.x + mod(o_place.x - travel.x + travel.z * (u_now - travel.w), travel.y);
   uvec4 own = entry(e, 2u), riderOwn = entry(e, 6u);
   uvec4 times = entry(e, 5u), riderTimes = entry(e, 9u);
   resolve(own, entry(e, 3u), entry(e, 4u), times, o_play, o_fade, o_prior);

@@ -3,7 +3,7 @@
 // socket gizmos on top.
 import * as M from './mat.js';
 import { state, stats, focusAsset, RECORD } from './state.js';
-import { gl, canvas, prog, U, dummyTex, focusBuf, focusData, axes, skeletonLines, lineMesh, BACKGROUND } from './gl.js';
+import { gl, canvas, prog, U, dummyTex, focusBuf, focusData, unitBuf, axes, skeletonLines, lineMesh, BACKGROUND } from './gl.js';
 import { viewProj, updateCamera } from './camera.js';
 import { grid } from './scene.js';
 import { useBAT } from './bat.js';
@@ -125,6 +125,7 @@ function drawView(bat) {
     gl.bindBuffer(gl.ARRAY_BUFFER, focusBuf);
     gl.bufferSubData(gl.ARRAY_BUFFER, 0, focusData);
     calls += drawGround(F);
+    calls += drawFineGrid(F);
   }
   setDraw({ unlit: true });
   gl.bindVertexArray(grid.vao);
@@ -228,6 +229,47 @@ function drawGround(F) {
   gl.depthMask(false);
   gl.bindVertexArray(ground.vao);
   gl.drawArraysInstanced(gl.TRIANGLES, 0, ground.count, 1);
+  gl.depthMask(true);
+  return 1;
+}
+
+// The fine grid under the focus unit: lines fixed in the world, a step of 1,
+// 2 or 5 times a power of ten about a sixth of the ground disc's radius apart,
+// fading out at its edge. The parade's units travel (viewer/travel.go), and
+// the disc travels with the unit: against these lines feet planted in the bake
+// stand still and feet that slide are seen sliding.
+let fine = null; // { radius, step, mesh }
+
+function drawFineGrid(F) {
+  const R = F.radius * 2.5 * F.instData[11];
+  if (!(R > 0)) return 0;
+  if (!fine || fine.radius !== R) {
+    const e = Math.pow(10, Math.floor(Math.log10(R / 6))), m = R / 6 / e;
+    const step = e * (m >= 5 ? 5 : m >= 2 ? 2 : 1), n = Math.ceil(R / step) + 1, pieces = 24;
+    const P = [], C = [];
+    const colour = (x, z) => {
+      const w = Math.min(1, Math.hypot(x, z) / R), k = w * w;
+      return [0, 1, 2].map((c) => [0.45, 0.5, 0.57][c] * (1 - k) + BACKGROUND[c] * k);
+    };
+    for (let i = -n; i <= n; i++) {
+      for (let j = 0; j < pieces; j++) {
+        const a = -n * step + (2 * n * step * j) / pieces, b = -n * step + (2 * n * step * (j + 1)) / pieces;
+        for (const [p, q] of [[[i * step, a], [i * step, b]], [[a, i * step], [b, i * step]]]) {
+          P.push(p[0], 0, p[1], q[0], 0, q[1]);
+          C.push(...colour(...p), ...colour(...q));
+        }
+      }
+    }
+    if (fine) { gl.deleteBuffer(fine.mesh.pos); gl.deleteBuffer(fine.mesh.col); gl.deleteVertexArray(fine.mesh.vao); }
+    fine = { radius: R, step, mesh: lineMesh(new Float32Array(P), new Float32Array(C), unitBuf) };
+  }
+  const local = M.identity();
+  local[12] = Math.round(F.instData[8] / fine.step) * fine.step;
+  local[14] = Math.round(F.instData[9] / fine.step) * fine.step;
+  setDraw({ unlit: true, local });
+  gl.depthMask(false);
+  gl.bindVertexArray(fine.mesh.vao);
+  gl.drawArraysInstanced(gl.LINES, 0, fine.mesh.count, 1);
   gl.depthMask(true);
   return 1;
 }

@@ -38,8 +38,10 @@ export function showInfo() {
     tr.addEventListener('click', () => { state.override[A.id] = idx; settled(); showInfo(); });
     return tr;
   };
-  const rowsEl = [row(['', '(layout mix)', '', '', '', '', ''], -1)];
-  A.clips.forEach((c, k) => rowsEl.push(row([k, c.name, c.frame_count, c.fps || '?', c.loops ? 'L' : '', c.duration_s.toFixed(2), Object.keys(c.markers || {}).length || ''], k)));
+  const rowsEl = [row(['', '(layout mix)', '', '', '', '', '', ''], -1)];
+  // A parade unit travels at a looping clip's ground speed (viewer/travel.go).
+  const travels = (c) => (c.loops && c.ground_speed > 0 ? c.ground_speed.toFixed(2) : '');
+  A.clips.forEach((c, k) => rowsEl.push(row([k, c.name, c.frame_count, c.fps || '?', c.loops ? 'L' : '', c.duration_s.toFixed(2), Object.keys(c.markers || {}).length || '', travels(c)], k)));
   body.replaceChildren(...rowsEl);
 }
 

@@ -1,7 +1,7 @@
 // The step answers' wire format (docs/viewer-wire.md), generated from
 // viewer/wire.go by go generate: do not edit. Record offsets are in floats,
 // header offsets and sizes in bytes unless named words.
-export const WIRE_VERSION = 1; // the layout's version (docs/viewer-wire.md)
+export const WIRE_VERSION = 2; // the layout's version (docs/viewer-wire.md)
 export const STEP_MAGIC = 0x53434242; // "BBCS", read as a little-endian uint32: a per-frame answer
 export const CLOCK_MAGIC = 0x4b434242; // "BBCK": a GPU clock mode answer
 export const HDR_STEP = 4; // uint32: the crowd's step count
@@ -22,6 +22,7 @@ export const REC_FADE = 16; // the unit's fade: the clip faded from's frame row,
 export const REC_PRIOR = 20; // the prior clip of an interrupted fade, the same
 export const REC_RIDER_FADE = 24; // the rider's fade (horses)
 export const REC_RIDER_PRIOR = 28; // the rider's prior (horses)
-export const CLOCK = 40; // a clock entry's words after its index: tint and place, two time records
+export const CLOCK = 44; // a clock entry's words after its index: tint and place, two time records, travel
+export const CLOCK_TRAVEL = 40; // the entry's word where its travel begins: lane start x, lane length, speed, start time
 export const TIME_RECORD = 16; // a crowd.TimeRecord's words
 export const LEVEL_ENTRY = 8; // a level entry's bytes: index, level, rider's level, 2 zero bytes

@@ -1,0 +1,97 @@
+package viewer
+
+import "math"
+
+// The parade's units travel (docs/viewer-wire.md §4 for the clock mode's part).
+// Every parade unit faces +x along its row, its lane; a unit playing a looping
+// clip with a ground speed (the registry's gait: the gait sidecar's, or the
+// built-in table's; docs/formats/gait.md) walks its lane at the speed its phase
+// moves at, rate · speed · cycle metres a second (a stride per pass), so that
+// feet planted in the bake stand still on the ground and feet that slide are
+// seen sliding. A clip without a ground speed, and a one-shot, plays in place.
+// A lane is as long as the parade is wide; a unit that walks off its end comes
+// back at its start. A seek moves the unit by the stride of the phase it skips,
+// so that a planted foot holds still while the timeline is scrubbed. The battle
+// keeps its own positions.
+
+// lanes is where the parade's lanes run along x: from x0, length metres long.
+type lanes struct{ x0, length float32 }
+
+// wrap puts x into the lanes: x0 + (x − x0) mod length, as clock.vert.glsl's
+// mod does it.
+func (l lanes) wrap(x float32) float32 {
+	s := x - l.x0
+	return l.x0 + (s - l.length*float32(math.Floor(float64(s/l.length))))
+}
+
+// march is a parade unit's travel: at time t0 it stood at x0 (before wrapping),
+// and it has moved at v metres a second since.
+type march struct{ x0, t0, v float32 }
+
+// minLane is the shortest lane, in units' spacings: room for a few strides.
+const minLane = 10
+
+// clipStrides gives, per asset and clip, the metres one pass of the clip covers at
+// its ground speed (speed · cycle), 0 for a clip that plays in place.
+func (c *Scene) clipStrides() [][]float32 {
+	out := make([][]float32, len(c.assets))
+	for a := range c.assets {
+		if !c.regs.playable(a) {
+			continue
+		}
+		sp := c.regs.reg.Species(c.regs.species(a))
+		if sp == nil {
+			continue
+		}
+		out[a] = make([]float32, len(sp.Clips))
+		for k, cl := range sp.Clips {
+			if g := cl.Gait; cl.Loops && g.Speed > 0 && g.Cycle > 0 {
+				out[a][k] = float32(g.Speed * g.Cycle)
+			}
+		}
+	}
+	return out
+}
+
+// stride is the metres parade unit i covers per pass of the clip it plays.
+func (c *Scene) stride(i int) float32 {
+	st, cl := c.strides[c.unitAsset[i]], int(c.play.Clip[i])
+	if cl < len(st) {
+		return st[cl]
+	}
+	return 0
+}
+
+// marchX is where parade unit i stands along its lane at time t.
+func (c *Scene) marchX(i int, t float32) float32 {
+	m := &c.march[i]
+	return c.lane.wrap(m.x0 + m.v*(t-m.t0))
+}
+
+// steer starts each parade unit on the speed its clip and rate now give: one
+// whose speed changed goes on from where it stands now (and, in the clock
+// mode, its entry is sent again).
+func (c *Scene) steer() {
+	for i := range c.march {
+		v := c.play.Rate[i] * c.stride(i)
+		if m := &c.march[i]; v != m.v {
+			*m = march{x0: c.marchX(i, c.now), t0: c.now, v: v}
+			if c.clock != nil {
+				c.clock.collect([]int32{int32(i)})
+			}
+		}
+	}
+}
+
+// seekMarch moves parade unit i by the stride of the phase a seek skipped.
+func (c *Scene) seekMarch(i int, from, to float32) {
+	c.march[i].x0 += (to - from) * c.stride(i)
+}
+
+// placeMarchers writes every parade unit's place along its lane at the
+// parade's time into its record.
+func (c *Scene) placeMarchers() {
+	for i := range c.march {
+		c.Records[i*RecordFloats+recPlace] = c.marchX(i, c.now)
+	}
+}
