@@ -60,7 +60,16 @@ export function drawTimeline() {
   ctx.fillStyle = '#e6e8eb';
   ctx.font = '12px system-ui, sans-serif';
   const fps = c.fps > 0 ? c.fps : '?';
-  ctx.fillText(`${f.A.name} · ${c.name}   frame ${pb[0]} → ${pb[1]}  lerp ${pb[2].toFixed(2)}   ${c.frame_count} frames @ ${fps} fps, ${c.loops ? 'loops' : 'one-shot'}   phase ${w01.toFixed(3)}`, x0, 17);
+  ctx.fillText(`${f.A.name} · ${c.name}${travel(f)}   frame ${pb[0]} → ${pb[1]}  lerp ${pb[2].toFixed(2)}   ${c.frame_count} frames @ ${fps} fps, ${c.loops ? 'loops' : 'one-shot'}   phase ${w01.toFixed(3)}`, x0, 17);
+}
+
+// travel says how the focus unit of a parade moves (viewer/travel.go): at
+// rate · ground speed · cycle along its lane, or in place.
+function travel(f) {
+  if (!state.crowd || state.crowd.layout !== 'parade') return '';
+  const c = f.c;
+  if (!(c.loops && c.ground_speed > 0)) return ' · in place';
+  return ` · ${(f.rate * c.ground_speed * c.cycle).toFixed(2)} m/s`;
 }
 
 export function setupTimeline() {
