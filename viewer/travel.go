@@ -9,6 +9,10 @@ import "math"
 // moves at, rate · speed · cycle metres a second (a stride per pass), so that
 // feet planted in the bake stand still on the ground and feet that slide are
 // seen sliding. A clip without a ground speed, and a one-shot, plays in place.
+// A unit is turned so that the model's +z, glTF's forward, points along +x: a
+// model that faces another way (three.js's Soldier faces −z) travels sideways
+// or backwards and its feet slide, since the gait sidecar gives a speed and no
+// direction.
 // A lane is as long as the parade is wide; a unit that walks off its end comes
 // back at its start. A seek moves the unit by the stride of the phase it skips,
 // so that a planted foot holds still while the timeline is scrubbed. The battle
