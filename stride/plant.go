@@ -252,21 +252,19 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	p.bends(s)
 	// The patch was found in the clip as authored; planted, the bones it
 	// follows turn otherwise (a shin bent to a moved foot, and a boot skinned
-	// to it): what still moves of it in a contact is taken back, twice over.
-	for range 2 {
-		at := r.solesAt(p.Sampler(s), start, dt, n, legs)
-		for j := range p.legs {
-			lg := &p.legs[j]
-			i := slices.Index(r.Feet, lg.foot)
-			if at[i] == nil {
-				continue
-			}
-			_, step := r.soleContact(at[i], dt, n, travel.Add(u.Scale(v)), v)
-			for _, run := range lg.runs {
-				hold(lg.off, step, run[0], run[1])
-			}
-			fill(lg.off, lg.runs, loops)
+	// to it): what still moves of it in a contact is taken back.
+	at := r.solesAt(p.Sampler(s), start, dt, n, legs)
+	for j := range p.legs {
+		lg := &p.legs[j]
+		i := slices.Index(r.Feet, lg.foot)
+		if at[i] == nil {
+			continue
 		}
+		_, step := r.soleContact(at[i], dt, n, travel.Add(u.Scale(v)), v)
+		for _, run := range lg.runs {
+			hold(lg.off, step, run[0], run[1])
+		}
+		fill(lg.off, lg.runs, loops)
 	}
 	// Where a leg cannot reach its pin, the foot lies short of it: say how
 	// often (the frames of the plan's own samples).

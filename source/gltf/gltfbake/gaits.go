@@ -159,6 +159,7 @@ func (m *Model) soles() [][]stride.Point {
 	}
 	bones := m.Job.Rig.PaletteBones()
 	rest := r.Skeleton.RestModelSpace()
+	seen := map[stride.Point]bool{}
 	for v, p := range mesh.Positions {
 		if float64(p[1]) > lo+0.03*(hi-lo) {
 			continue
@@ -181,7 +182,8 @@ func (m *Model) soles() [][]stride.Point {
 				pt.Bone[q], pt.Weight[q], pt.Offset[q] = bones[j], float64(w), m.GLTF.InverseBind[j].TransformPoint(pos)
 			}
 		}
-		if pt.Weight != [4]float64{} {
+		if pt.Weight != [4]float64{} && !seen[pt] { // a vertex split at a seam is one point
+			seen[pt] = true
 			out[foot] = append(out[foot], pt)
 		}
 	}
