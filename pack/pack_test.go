@@ -147,13 +147,13 @@ func TestDirRoundTrip(t *testing.T) {
 func TestCreatures(t *testing.T) {
 	h := creatures.ByName("horse")
 	path := filepath.Join(t.TempDir(), "c.bpx")
-	if _, err := Creatures(path, nil, nil); err != nil { // no creatures: an empty package
+	if _, err := Creatures(path, nil, nil, nil); err != nil { // no creatures: an empty package
 		t.Fatal(err)
 	}
 	if p := openPackageFile(t, path); len(p.Objects) != 0 {
 		t.Fatalf("empty package holds %d objects", len(p.Objects))
 	}
-	if _, err := Creatures(path, []*species.Creature{h}, nil); err != nil {
+	if _, err := Creatures(path, []*species.Creature{h}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	p := openPackageFile(t, path)

@@ -33,8 +33,10 @@ func CreatureOptions() bpx.PackOptions {
 // engine that reads BPX loads directly: <name>.palette.bpx, the palettes as a Float32
 // texture (type T), and <name>.model.bpx, the mesh, bones and frames as a model
 // (type M). progress, when not nil, is told of each creature as it is baked, then
-// once with "" as the package is compressed and written.
-func Creatures(path string, creatures []*species.Creature, progress func(name string)) ([]Entry, error) {
+// once with "" as the package is compressed and written; stored, when not nil,
+// is told the bytes compressed and written so far, of their total
+// (bpx.PackOptions.Progress).
+func Creatures(path string, creatures []*species.Creature, progress func(name string), stored func(done, total uint64)) ([]Entry, error) {
 	var objs []bpx.PackInput
 	add := func(name string, b []byte) {
 		objs = append(objs, bpx.PackInput{Name: name, Size: uint64(len(b)),
@@ -81,6 +83,7 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 		progress("")
 	}
 	o := CreatureOptions()
+	o.Progress = stored
 	var err error
 	if o.Metadata, err = CreatureMetadata(creatures); err != nil {
 		return nil, err

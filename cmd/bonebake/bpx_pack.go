@@ -2,14 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/bonebake/bonebake/formats/bpx"
@@ -191,9 +189,7 @@ other as a string.`,
 			for _, ob := range objs {
 				size += ob.Size
 			}
-			if bar := progress(cmd, "packing "+a[0]); bar != nil {
-				objs = withProgress(objs, size, bar)
-			}
+			o.Progress = bytesProgress(progress(cmd, "packing "+a[0]))
 			if err := pack.WriteFile(out, objs, o); err != nil {
 				return err
 			}
@@ -308,7 +304,7 @@ func bakePackage(cmd *cobra.Command, path string, only []string) error {
 		i++
 		fmt.Fprintf(errw, "bonebake: %s: baking %s (%d of %d)\n", at, name, i, len(chosen))
 	}
-	entries, err := pack.Creatures(path, chosen, stage)
+	entries, err := pack.Creatures(path, chosen, stage, bytesProgress(progress(cmd, "compressing "+filepath.Base(path))))
 	if err != nil {
 		return err
 	}
@@ -319,35 +315,4 @@ func bakePackage(cmd *cobra.Command, path string, only []string) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "baked %s into %s: %s, %s, in %s\n", plural(len(chosen), "creature"), path,
 		plural(len(entries), "object"), bytesText(st.Size()), tookText(time.Since(start)))
 	return nil
-}
-
-// withProgress has each object's reader report the bytes read, of total, to bar
-// (the packer reads each object once, as it compresses it).
-func withProgress(objs []bpx.PackInput, total uint64, bar func(done, total int)) []bpx.PackInput {
-	var done atomic.Int64
-	mib := func(n uint64) int { return int(n >> 20) }
-	out := make([]bpx.PackInput, len(objs))
-	for i, ob := range objs {
-		open := ob.Open
-		ob.Open = func() (io.ReadCloser, error) {
-			r, err := open()
-			if err != nil {
-				return nil, err
-			}
-			return progressReader{r, func(n int) { bar(mib(uint64(done.Add(int64(n)))), max(1, mib(total))) }}, nil
-		}
-		out[i] = ob
-	}
-	return out
-}
-
-type progressReader struct {
-	io.ReadCloser
-	read func(n int)
-}
-
-func (p progressReader) Read(b []byte) (int, error) {
-	n, err := p.ReadCloser.Read(b)
-	p.read(n)
-	return n, err
 }

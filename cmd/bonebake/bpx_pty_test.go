@@ -5,8 +5,11 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,5 +64,57 @@ func TestBPXDumpRefusesTerminal(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out.Name()); string(b) != "123456789" {
 		t.Errorf("to a file: %q, want the section's bytes", b)
+	}
+}
+
+// onTerminal runs the command with stderr on a pseudo-terminal and returns its
+// exit code, its stdout and what the terminal received.
+func onTerminal(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	master, tty := openPTY(t)
+	var seen bytes.Buffer
+	read := make(chan struct{})
+	go func() { io.Copy(&seen, master); close(read) }() // ends when the terminal closes
+	var out bytes.Buffer
+	code := run(args, &out, tty)
+	tty.Close()
+	<-read
+	return code, out.String(), seen.String()
+}
+
+// percent is a progress bar's figure.
+var percent = regexp.MustCompile(`\b\d{1,3}%`)
+
+// bake --package draws a bar on a terminal while the package is compressed,
+// per 4 MiB block as the compressor stores it, not only its stage lines: the
+// compression was a silent 11–83 s (issue 45, round 3).
+func TestBakePackageProgressOnTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("bakes the humanoid, whose 13.6 MB take seconds to compress")
+	}
+	out := filepath.Join(t.TempDir(), "h.bpx")
+	code, so, seen := onTerminal(t, "bake", "--package", out, "--species", "humanoid")
+	if code != 0 || !strings.Contains(so, "baked 1 creature") {
+		t.Fatalf("exit %d: %s%s", code, so, seen)
+	}
+	i := strings.Index(seen, "compressing and writing")
+	if after := seen[max(i, 0):]; i < 0 || !strings.Contains(after, "compressing h.bpx") || !percent.MatchString(after) {
+		t.Errorf("no bar while compressing: %q", seen)
+	}
+}
+
+// bpx pack draws its bar from the same reports.
+func TestBPXPackProgressOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	b := make([]byte, 9<<20) // three blocks, incompressible: stored quickly
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	os.Mkdir(filepath.Join(dir, "in"), 0o755)
+	writeTestFile(t, filepath.Join(dir, "in", "noise.bin"), string(b))
+	code, so, seen := onTerminal(t, "bpx", "pack", filepath.Join(dir, "in"), "-o", filepath.Join(dir, "n.bpx"))
+	if code != 0 || !strings.Contains(so, "packed 1 file") || !strings.Contains(seen, "packing ") || !percent.MatchString(seen) {
+		t.Errorf("exit %d: %s; terminal %q", code, so, seen)
 	}
 }

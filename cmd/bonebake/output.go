@@ -41,3 +41,19 @@ func progress(cmd *cobra.Command, what string) func(done, total int) {
 		bar.Set(done)
 	}
 }
+
+// bytesProgress draws bpx.PackOptions.Progress, bytes stored of a total, on a
+// progress bar in MiB (nil when bar is: not a terminal).
+func bytesProgress(bar func(done, total int)) func(done, total uint64) {
+	if bar == nil {
+		return nil
+	}
+	return func(done, total uint64) {
+		t := max(1, int((total+1<<20-1)>>20))
+		d := int(done >> 20)
+		if done >= total {
+			d = t // a last part under 1 MiB still ends the bar
+		}
+		bar(d, t)
+	}
+}

@@ -427,6 +427,10 @@ type PackOptions struct {
 	Check       Check       // of data sections; the others get the weak checksum, or none with NoCheck
 	Metadata    *Object     // written as a BPXSD section when not nil
 	DebugNames  bool        // give the metadata "__debug__" names
+	// Progress, when not nil, is told the objects' bytes stored so far, of
+	// their total, as they are: with xz once per compressed block (4 MiB)
+	// written, so that it follows the compression, not the reading ahead of it.
+	Progress func(done, total uint64)
 }
 
 // WritePackage writes a version 2 package of objs (§9): the strings, the object
@@ -489,6 +493,13 @@ func WritePackage(w io.WriteSeeker, objs []PackInput, o PackOptions) error {
 	if meta != nil {
 		if err := pw.Add(SectionBPXSD, meta, o.Compression, small); err != nil {
 			return err
+		}
+	}
+	if o.Progress != nil {
+		var done uint64
+		pw.stored = func(n int) {
+			done += uint64(n)
+			o.Progress(done, total)
 		}
 	}
 	dw := &dataWriter{w: pw, left: total, comp: o.Compression, check: o.Check, n: nData}

@@ -47,6 +47,10 @@ type Writer struct {
 	off    uint64 // next section's pointer
 	open   *sectionWriter
 	closed bool
+	// stored, when not nil, is told the uncompressed bytes of the sections
+	// opened after it is set as they are stored: an xz section's per block,
+	// once compressed and written; another's as written.
+	stored func(n int)
 }
 
 // NewWriter starts a container of the given type and TypeExt with room for
@@ -92,7 +96,7 @@ func (w *Writer) Section(typ uint8, size uint64, comp Compression, check Check) 
 	if size > CompressThreshold {
 		switch comp {
 		case XZ:
-			x, err := xz.NewWriter(out, xz.WriterConfig{Workers: xzWorkers})
+			x, err := xz.NewWriter(out, xz.WriterConfig{Workers: xzWorkers, Written: w.stored})
 			if err != nil {
 				return nil, err
 			}
@@ -103,6 +107,9 @@ func (w *Writer) Section(typ uint8, size uint64, comp Compression, check Check) 
 			sw.h.Flags |= FlagZlib
 			sw.comp, out = z, z
 		}
+	}
+	if sw.h.Flags&FlagXZ == 0 {
+		sw.stored = w.stored
 	}
 	sw.out = out
 	w.open = sw
@@ -173,6 +180,7 @@ type sectionWriter struct {
 	comp    io.WriteCloser // the compressor, when there is one
 	out     io.Writer
 	sum     summer
+	stored  func(n int) // Writer.stored, when the compressor does not tell it
 }
 
 func (s *sectionWriter) Write(p []byte) (int, error) {
@@ -183,6 +191,9 @@ func (s *sectionWriter) Write(p []byte) (int, error) {
 	s.written += uint64(n)
 	if s.sum != nil {
 		s.sum.Write(p[:n])
+	}
+	if s.stored != nil && n > 0 {
+		s.stored(n)
 	}
 	return n, err
 }

@@ -14,6 +14,10 @@ type WriterConfig struct {
 	Check     byte // CheckNone (default), CheckCRC32, CheckCRC64 or CheckSHA256
 	BlockSize int  // uncompressed bytes per independent block; 0: DefaultBlockSize
 	Workers   int  // blocks compressed at once; 0: GOMAXPROCS
+	// Written, when not nil, is told each block's uncompressed size once the
+	// block is compressed and written, on the goroutine calling Write or
+	// Close: a progress report per block, not per byte.
+	Written func(n int)
 }
 
 // The block size sets ratio and memory: each block is compressed with a
@@ -56,6 +60,7 @@ type Writer struct {
 	workers   int
 	slots     int // blocks held at once: filling, compressing or waiting to be written
 	window    int
+	written   func(n int)
 
 	cur     *blockJob   // the block being filled
 	free    []*blockJob // written blocks whose memory is reused
@@ -104,7 +109,7 @@ func NewWriter(w io.Writer, cfg WriterConfig) (*Writer, error) {
 	if cfg.Workers < 0 {
 		return nil, errors.New("xz: negative worker count")
 	}
-	z := &Writer{w: w, check: cfg.Check, blockSize: cfg.BlockSize, workers: cfg.Workers}
+	z := &Writer{w: w, check: cfg.Check, blockSize: cfg.BlockSize, workers: cfg.Workers, written: cfg.Written}
 	if z.blockSize == 0 {
 		z.blockSize = DefaultBlockSize
 	}
@@ -298,6 +303,9 @@ func (z *Writer) finishOldest() {
 		unpadded := uint64(len(j.header) + len(j.data) + checkSize(j.check))
 		z.index = putVarint(putVarint(z.index, unpadded), uint64(j.n))
 		z.records++
+		if z.written != nil {
+			z.written(j.n)
+		}
 	}
 	j.header, j.data, j.tail = j.header[:0], nil, j.tail[:0]
 	z.free = append(z.free, j)
