@@ -25,6 +25,11 @@ func TestBakeOutputNeedsBPAT(t *testing.T) {
 			t.Errorf("-o %s: exit %d, want 2 and %q: %s%s", out, code, want, so, se)
 		}
 	}
+	// bake --mot writes a BPAT too.
+	out := filepath.Join(dir, "m")
+	if code, so, se := bonebake(t, "bake", "--mot", sharedMot(t), "--rig", sharedModel(t, "RiggedSimple.gltf"), "-o", out, "--force"); code != 2 || !strings.Contains(se, "write -o "+out+".bpat\n") {
+		t.Errorf("--mot -o %s: exit %d, want 2: %s%s", out, code, so, se)
+	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("a refused bake left %v", ents)
 	}
