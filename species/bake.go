@@ -13,12 +13,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 )
@@ -126,6 +128,48 @@ func (s *Creature) WriteFiles(dir string, progress func(done, total int)) ([]Wri
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	return out, nil
+}
+
+// WriteAll bakes the creatures into dir, one after the other (WriteFiles),
+// telling tell each line of its report as it comes: what each file written
+// holds (a Wrote line), then the Total (how many files, their size, the BPAT
+// version and why, how long it took). progress, when set, gives a creature's
+// progress callback by its name. The first error stops it.
+func WriteAll(cs []*Creature, dir string, progress func(name string) func(done, total int), tell func(bake.Line)) error {
+	start := time.Now()
+	files, size := 0, int64(0)
+	for _, s := range cs {
+		var bar func(done, total int)
+		if progress != nil {
+			bar = progress(s.Name)
+		}
+		written, err := s.WriteFiles(dir, bar)
+		if err != nil {
+			return err
+		}
+		for _, f := range written {
+			files++
+			size += f.Size
+			tell(bake.Line{Kind: bake.Wrote, Text: fmt.Sprintf("wrote %s: %s, %s", f.Path, f.Holds, words.Bytes(f.Size))})
+		}
+	}
+	tell(bake.Line{Kind: bake.Total, Text: fmt.Sprintf("baked %s into %s: %s, %s, %s, in %s", words.Plural(len(cs), "creature"), dir,
+		words.Plural(files, "file"), words.Bytes(size), versionText(cs), words.Took(time.Since(start)))})
+	return nil
+}
+
+// versionText names the BPAT version of the creatures' files and why: v2,
+// the version their combat markers need (docs/formats/bpat.md §2), unless none
+// of them has a marker.
+func versionText(cs []*Creature) string {
+	for _, s := range cs {
+		for _, c := range s.Clips {
+			if c.Markers.Any() {
+				return "BPAT v2 (their clips have combat markers)"
+			}
+		}
+	}
+	return "BPAT v1 (no clip has a marker)"
 }
 
 // phaseSampler turns a procedural pose function of phase into a Sampler of time.

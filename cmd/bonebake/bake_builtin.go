@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
 	"github.com/bonebake/bonebake/species/creatures"
@@ -42,60 +40,15 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 	} else if strings.EqualFold(filepath.Ext(dir), ".bpat") {
 		return usagef("-o %s: with no model, --out is the folder for the built-in creatures; give a model to bake into one .bpat file", dir)
 	}
-	chosen, err := pickSpecies(only)
+	chosen, err := creatures.Pick(only)
 	if err != nil {
-		return err
+		return usagef("--species %v", err)
 	}
-	start := time.Now()
-	w := cmd.OutOrStdout()
-	var files int
-	var size int64
-	for _, s := range chosen {
-		written, err := s.WriteFiles(dir, progress(cmd, "baking "+s.Name))
-		if err != nil {
-			return err
+	t := tell(cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
+	bar := func(name string) func(int, int) { return progress(cmd, "baking "+name) }
+	return species.WriteAll(chosen, dir, bar, func(l bake.Line) {
+		if verbose || l.Kind != bake.Wrote { // -v lists every file written
+			t(l)
 		}
-		for _, f := range written {
-			files++
-			size += f.Size
-			if verbose {
-				fmt.Fprintf(w, "wrote %s: %s, %s\n", f.Path, f.Holds, bytesText(f.Size))
-			}
-		}
-	}
-	fmt.Fprintf(w, "baked %s into %s: %s, %s, %s, in %s\n", plural(len(chosen), "creature"), dir,
-		plural(files, "file"), bytesText(size), builtinVersionText(chosen), tookText(time.Since(start)))
-	return nil
-}
-
-// pickSpecies resolves --species names (all when empty).
-func pickSpecies(only []string) ([]*species.Creature, error) {
-	if len(only) == 0 {
-		return creatures.All(), nil
-	}
-	var out []*species.Creature
-	for _, name := range only {
-		s := creatures.ByName(strings.TrimSpace(name))
-		if s == nil {
-			return nil, usagef("--species %q: no such built-in creature (there are: %s)", name, strings.Join(creatures.Names(), ", "))
-		}
-		if !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
-// builtinVersionText names the BPAT version of the built-in files and why: v2,
-// the version their combat markers need (docs/formats/bpat.md §2), unless none of
-// the chosen creatures has a marker.
-func builtinVersionText(chosen []*species.Creature) string {
-	for _, s := range chosen {
-		for _, c := range s.Clips {
-			if c.Markers.Any() {
-				return "BPAT v2 (their clips have combat markers)"
-			}
-		}
-	}
-	return "BPAT v1 (no clip has a marker)"
+	})
 }

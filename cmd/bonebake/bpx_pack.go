@@ -12,6 +12,7 @@ import (
 
 	"github.com/bonebake/bonebake/formats/bpx"
 	"github.com/bonebake/bonebake/pack"
+	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
 )
@@ -281,9 +282,9 @@ func metaValue(s string) bpx.Value {
 
 // bakePackage bakes the chosen built-in creatures into one package.
 func bakePackage(cmd *cobra.Command, path string, only []string) error {
-	chosen, err := pickSpecies(only)
+	chosen, err := creatures.Pick(only)
 	if err != nil {
-		return err
+		return usagef("--species %v", err)
 	}
 	if !strings.EqualFold(filepath.Ext(path), ".bpx") {
 		return usagef("--package %s: give a file name ending in .bpx", path)

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"source/fbx":           {"formats", "formats/fbx", "source/gltf", "rig", "anim", "mesh", "internal/regfile"}, // FBX likewise
 	"source/gltf/gltfbake": {"bake", "anim", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "internal/words", "internal/yamlread", "mesh", "mesh/simplify", "rig", "roster", "source/gltf", "source/bvh", "source/fbx", "stride", "internal/atomicfile", "internal/regfile"},
 	"source/mot":           {"bake", "formats", "formats/bpat", "formats/mot", "internal/yamlread", "rig", "roster", "source/gltf", "source/gltf/gltfbake", "internal/atomicfile", "internal/regfile"},
-	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "internal/atomicfile", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},
+	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "internal/atomicfile", "internal/words", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},
 	"species/":             {"species", "species/", "bake", "rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
 	"bake":                 {"formats", "formats/", "internal/atomicfile", "rig", "anim", "mesh"}, // the engine: no source, no species
 	"bat":                  {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},

@@ -4,6 +4,9 @@
 package creatures
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/bonebake/bonebake/roster"
@@ -47,3 +50,23 @@ func ByID(id uint32) *species.Creature {
 
 // Names lists the built-in species' names in id order: roster.Names.
 func Names() []string { return roster.Names() }
+
+// Pick returns the built-in species the names name, in the order given, each
+// once (names are trimmed of spaces); all of them when names is empty. A name
+// that is none of them is an error that quotes it and lists the names.
+func Pick(names []string) ([]*species.Creature, error) {
+	if len(names) == 0 {
+		return All(), nil
+	}
+	var out []*species.Creature
+	for _, name := range names {
+		s := ByName(strings.TrimSpace(name))
+		if s == nil {
+			return nil, fmt.Errorf("%q: no such built-in creature (there are: %s)", name, strings.Join(Names(), ", "))
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
