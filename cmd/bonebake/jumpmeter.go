@@ -1,0 +1,342 @@
+package main
+
+import (
+	"math"
+	goruntime "runtime"
+	"slices"
+	"sync"
+
+	"github.com/bonebake/bonebake/crowd"
+	"github.com/bonebake/bonebake/crowd/registry"
+	"github.com/bonebake/bonebake/crowd/unit"
+	"github.com/bonebake/bonebake/formats/bpat"
+)
+
+// jumpMeter finds the largest move of any bone's model-space origin from one
+// step to the next, over all units, on all cores. It keeps each unit's pose of
+// the last step as its sides (crowd.Batch.Sides: a few words, not an origin per
+// bone) and poses both steps' origins again only for a unit that might beat the
+// largest move found so far: a unit that shows one clip in both steps moves each
+// bone along the clip's baked path, so no bone moves farther than the path
+// between the two phases, as long as its fastest bone's (clipPath.bound). The
+// largest move is the one the meter posing every unit finds, bit for bit
+// (TestJumpMeterAsBefore).
+type jumpMeter struct {
+	reg     *registry.Registry
+	paths   []speciesPaths // per species id
+	prev    []unitPose     // per unit, its pose at the last step
+	most    []float64      // per worker, the largest squared move
+	posed   []int          // per worker, units posed (tests)
+	buf     int            // floats of origin buffers: 3 × the most bones of any species
+	workers int
+}
+
+// unitPose is what a unit showed at a step.
+type unitPose struct {
+	species unit.SpeciesID
+	sides   [3]registry.Side
+	has     bool
+	single  bool // has, and shows one clip at full weight
+}
+
+// speciesPaths are a species' clips' paths; box[c][x] is the farthest any bone
+// of clip c is from the same bone of clip x (its boxes' farthest corners), big
+// the largest coordinate of any origin.
+type speciesPaths struct {
+	clips []clipPath
+	box   [][]float64
+	big   float64
+}
+
+// clipPath is how far a clip's bones travel: step[f] is the farthest any bone's
+// origin moves from frame f to the frame bpat.Resolve blends it with, along[f] the
+// sum of step before frame f, and slack covers float32 rounding in the poses.
+type clipPath struct {
+	frames      int
+	loops       bool
+	step, along []float64
+	fastest     float64      // the largest step
+	perPhase    float64      // fastest × the frames a phase of 1 spans
+	margin      float64      // what quick adds for rounding
+	lo, hi      [][3]float64 // per bone, the box its origin stays in
+	big         float64      // the largest coordinate of any origin
+}
+
+// newJumpMeter returns a meter for n units.
+func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
+	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), workers: goruntime.GOMAXPROCS(0)}
+	m.most, m.posed = make([]float64, m.workers), make([]int, m.workers)
+	for _, s := range reg.All() {
+		id := int(s.ID)
+		for len(m.paths) <= id {
+			m.paths = append(m.paths, speciesPaths{})
+		}
+		m.buf = max(m.buf, 3*s.File.BoneCount())
+		sp := &m.paths[id]
+		for c := range s.Clips {
+			sp.clips = append(sp.clips, newClipPath(s, c))
+			sp.big = max(sp.big, sp.clips[c].big)
+		}
+		sp.box = make([][]float64, len(sp.clips))
+		for c, pc := range sp.clips {
+			sp.box[c] = make([]float64, len(sp.clips))
+			for x, px := range sp.clips {
+				for k := range pc.lo {
+					var d2 float64
+					for a := range 3 {
+						d := max(pc.hi[k][a]-px.lo[k][a], px.hi[k][a]-pc.lo[k][a])
+						d2 += d * d
+					}
+					sp.box[c][x] = max(sp.box[c][x], math.Sqrt(d2))
+				}
+			}
+		}
+	}
+	return m
+}
+
+// newClipPath measures clip c of species s.
+func newClipPath(s *registry.Species, c int) clipPath {
+	cl := &s.Clips[c]
+	p := clipPath{frames: max(cl.FrameCount, 1), loops: cl.Loops}
+	p.step, p.along = make([]float64, p.frames), make([]float64, p.frames+1)
+	bones := s.File.BoneCount()
+	p.lo, p.hi = make([][3]float64, bones), make([][3]float64, bones)
+	for k := range bones {
+		p.lo[k], p.hi[k] = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	}
+	for f := range p.frames {
+		next := 0 // a clip of one frame: frame 0 with itself
+		if cl.FrameCount > 1 {
+			next = min(f+1, cl.FrameCount-1)
+			if cl.Loops && f+1 == cl.FrameCount {
+				next = 0
+			}
+		}
+		f0, f1 := s.File.Palette(c, f), s.File.Palette(c, next)
+		for k := range bones {
+			var d2 float64
+			for a := range 3 {
+				e := k*bpat.FloatsPerBone + 4*a + 3
+				v := float64(f0[e])
+				d := float64(f1[e]) - v
+				d2 += d * d
+				p.big = max(p.big, math.Abs(v))
+				p.lo[k][a], p.hi[k][a] = min(p.lo[k][a], v), max(p.hi[k][a], v)
+			}
+			p.step[f] = max(p.step[f], math.Sqrt(d2))
+		}
+		p.along[f+1] = p.along[f] + p.step[f]
+		p.fastest = max(p.fastest, p.step[f])
+	}
+	p.perPhase = p.fastest * float64(p.frames)
+	p.margin = 1e-6*p.fastest + 8e-6*p.big
+	return p
+}
+
+// quick is reach with the pose's rounding (as farther's bound for one clip at
+// full weight: 8e-6·big) and the phases' distance taken without a floor while it
+// is under half a phase, as it is between steps.
+func (p *clipPath) quick(a, b float32) float64 {
+	d := float64(b) - float64(a)
+	if !p.loops || d > 0.5 || d < -0.5 {
+		return (p.reach(a, b) + p.margin) * (1 + 1e-6)
+	}
+	// A looping clip: frames apart (n·|b − a|, the shorter way round as it is
+	// under half), as reach gives them.
+	return (math.Abs(d)*p.perPhase + p.margin) * (1 + 1e-6)
+}
+
+// reach is path's quick form: the frames between the phases (the shorter way
+// round a looping clip, a millionth of a frame more for the rounding of
+// bpat.Resolve's lerp) times the fastest step.
+func (p *clipPath) reach(a, b float32) float64 {
+	if p.frames <= 1 {
+		return 0
+	}
+	pa, pb := float64(a), float64(b)
+	var d float64
+	if p.loops {
+		n := float64(p.frames)
+		d = math.Abs((pb-math.Floor(pb))*n - (pa-math.Floor(pa))*n)
+		d = min(d, n-d)
+	} else {
+		d = math.Abs(min(max(pb, 0), 1)-min(max(pa, 0), 1)) * float64(p.frames-1)
+	}
+	return (d + 1e-6) * p.fastest
+}
+
+// path returns a length no bone's path from phase a to phase b exceeds, in
+// exact arithmetic on the baked origins.
+func (p *clipPath) path(a, b float32) float64 {
+	if p.frames <= 1 {
+		return 0
+	}
+	pa, pb := bpat.Resolve(float64(a), p.frames, p.loops), bpat.Resolve(float64(b), p.frames, p.loops)
+	fa, la, fb, lb := pa.Frame, float64(pa.Lerp), pb.Frame, float64(pb.Lerp)
+	if fa > fb || (fa == fb && la > lb) {
+		fa, la, fb, lb = fb, lb, fa, la
+	}
+	// Along the path from a to b, or for a looping clip from b on round to a:
+	// every bone's path between two poses is no longer than the fastest one's.
+	var path float64
+	if fa == fb {
+		path = (lb - la) * p.step[fa]
+	} else {
+		path = (1-la)*p.step[fa] + (p.along[fb] - p.along[fa+1]) + lb*p.step[fb]
+	}
+	if p.loops {
+		round := la*p.step[fa] + p.along[fa] + (p.along[p.frames] - p.along[fb+1]) + (1-lb)*p.step[fb]
+		path = min(path, round)
+	}
+	return path
+}
+
+// measure compares every unit's pose now with its pose at the last call.
+func (m *jumpMeter) measure(b *crowd.Batch) {
+	n := b.Len()
+	var wg sync.WaitGroup
+	for w := range m.workers {
+		lo, hi := n*w/m.workers, n*(w+1)/m.workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			was, now := make([]float32, m.buf), make([]float32, m.buf)
+			most, posed := m.most[w], 0 // the largest squared move: max takes its root
+			for i := lo; i < hi; i++ {
+				p := &m.prev[i]
+				// The common case first, reading no more than the unit's clip
+				// and phase: one clip at full weight then and now.
+				if p.single && p.species == b.Species[i] && !b.Blending(i) && b.Clip[i] == p.sides[0].Clip {
+					if paths := m.paths[p.species].clips; int(p.sides[0].Clip) < len(paths) {
+						if d := paths[p.sides[0].Clip].quick(p.sides[0].Phase, b.Phase[i]); d*d <= most {
+							p.sides[0].Phase = b.Phase[i]
+							continue
+						}
+					}
+				}
+				cur := unitPose{species: b.Species[i], sides: b.Sides(i), has: true}
+				cur.single = cur.sides[0].Weight == 1 && cur.sides[1].Weight == 0 && cur.sides[2].Weight == 0
+				s := m.reg.Species(cur.species)
+				if s == nil { // a species not loaded: nothing drawn
+					p.has, p.single = false, false
+					continue
+				}
+				if p.has && p.species == cur.species && (!m.farther(cur, p, most, false) || !m.farther(cur, p, most, true)) {
+					*p = cur
+					continue
+				}
+				if s.OriginsOf(cur.sides, now) != nil {
+					p.has, p.single = false, false
+					continue
+				}
+				if p.has && p.species == cur.species && s.OriginsOf(p.sides, was) == nil {
+					posed++
+					k3 := 3 * s.File.BoneCount()
+					for k := 0; k+2 < k3; k += 3 {
+						dx, dy, dz := float64(now[k]-was[k]), float64(now[k+1]-was[k+1]), float64(now[k+2]-was[k+2])
+						most = max(most, dx*dx+dy*dy+dz*dz)
+					}
+				}
+				*p = cur
+			}
+			m.most[w], m.posed[w] = most, m.posed[w]+posed
+		}()
+	}
+	wg.Wait()
+}
+
+// farther reports whether a unit moving from pose p to cur might move a bone
+// farther than √most. With X the origin of a bone in p's first clip, a pose's
+// origin is Σ w·O_c over its clips c, and
+//
+//	Σ w′·O′ − Σ w·O = Σ_both w′_c·(O′_c − O_c) + Σ_both (w′_c − w_c)·(O_c − X)
+//	                + Σ_new w′_c·(O′_c − X) − Σ_old w_c·(O_c − X) + (Σ w′ − Σ w)·X
+//
+// where O′_c − O_c is no longer than the clip's path between the phases and
+// O_c − X no farther than the clips' boxes. Rounding: a posed coordinate is
+// within 8 float32 units in the last place of the species' biggest per unit of
+// weight (a lerp, then the weighted sum), √3 that for a point, both poses'
+// together under 4e-6·big per unit of weight.
+//
+// Each clip's path is first taken as reach gives it, then, with tight, as path
+// does (slower, and shorter where the fastest step is not between the phases).
+func (m *jumpMeter) farther(cur unitPose, p *unitPose, most float64, tight bool) bool {
+	if int(cur.species) >= len(m.paths) {
+		return true
+	}
+	sp := &m.paths[cur.species]
+	n := unit.ClipID(len(sp.clips))
+	// Most units show one clip at full weight both times: the quick bound.
+	a, b := &p.sides, &cur.sides
+	if a[0].Weight == 1 && b[0].Weight == 1 && a[1].Weight == 0 && a[2].Weight == 0 && b[1].Weight == 0 && b[2].Weight == 0 &&
+		a[0].Clip == b[0].Clip && a[0].Clip < n {
+		bound := (sp.clips[a[0].Clip].reach(a[0].Phase, b[0].Phase) + 8e-6*sp.big) * (1 + 1e-6)
+		if bound*bound <= most {
+			return false
+		}
+	}
+	x := p.sides[0].Clip
+	if p.sides[0].Weight == 0 || x >= n {
+		return true
+	}
+	var bound, sumOld, sumNew float64
+	var matched [3]bool
+	for i, c := range cur.sides {
+		if c.Weight == 0 {
+			continue
+		}
+		if c.Clip >= n || (i > 0 && c.Clip == cur.sides[0].Clip) || (i == 2 && c.Clip == cur.sides[1].Clip && cur.sides[1].Weight != 0) {
+			return true // a clip twice in a pose: sides are not matched so simply
+		}
+		w := math.Abs(float64(c.Weight))
+		sumNew += float64(c.Weight)
+		j := -1
+		for k, o := range p.sides {
+			if o.Weight != 0 && o.Clip == c.Clip {
+				if j >= 0 {
+					return true
+				}
+				j = k
+			}
+		}
+		if j < 0 {
+			bound += w * sp.box[c.Clip][x]
+			continue
+		}
+		matched[j] = true
+		o := p.sides[j]
+		if tight {
+			bound += w * sp.clips[c.Clip].path(o.Phase, c.Phase)
+		} else {
+			bound += w * sp.clips[c.Clip].reach(o.Phase, c.Phase)
+		}
+		if c.Clip != x {
+			bound += math.Abs(float64(c.Weight)-float64(o.Weight)) * sp.box[c.Clip][x]
+		}
+	}
+	weights := 0.0
+	for k, o := range p.sides {
+		if o.Weight == 0 {
+			continue
+		}
+		if o.Clip >= n {
+			return true
+		}
+		sumOld += float64(o.Weight)
+		weights += math.Abs(float64(o.Weight))
+		if !matched[k] && o.Clip != x {
+			bound += math.Abs(float64(o.Weight)) * sp.box[o.Clip][x]
+		}
+	}
+	for _, c := range cur.sides {
+		weights += math.Abs(float64(c.Weight))
+	}
+	bound += math.Abs(sumNew-sumOld)*math.Sqrt(3)*sp.big + 4e-6*sp.big*weights
+	bound *= 1 + 1e-6
+	return !(bound*bound <= most)
+}
+
+// max is the largest move measured: the square root of the largest squared one
+// (the root is monotonic, so this is the largest root bit for bit).
+func (m *jumpMeter) max() float64 { return math.Sqrt(slices.Max(m.most)) }
