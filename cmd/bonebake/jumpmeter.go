@@ -27,7 +27,6 @@ type jumpMeter struct {
 	prev    []unitPose     // per unit, its pose at the last step
 	most    []float64      // per worker, the largest squared move
 	posed   []int          // per worker, units posed (tests)
-	buf     int            // floats of origin buffers: 3 × the most bones of any species
 	workers int
 }
 
@@ -46,6 +45,7 @@ type speciesPaths struct {
 	clips []clipPath
 	box   [][]float64
 	big   float64
+	bones int
 }
 
 // clipPath is how far a clip's bones travel: step[f] is the farthest any bone's
@@ -60,6 +60,11 @@ type clipPath struct {
 	margin      float64      // what quick adds for rounding
 	lo, hi      [][3]float64 // per bone, the box its origin stays in
 	big         float64      // the largest coordinate of any origin
+	// What posing reads: the clip's frame count as stored (for bpat.Resolve) and
+	// each frame's origins, x, y, z per bone, copied from the palettes'
+	// translation column.
+	count  int
+	origin []float32
 }
 
 // newJumpMeter returns a meter for n units.
@@ -71,8 +76,8 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 		for len(m.paths) <= id {
 			m.paths = append(m.paths, speciesPaths{})
 		}
-		m.buf = max(m.buf, 3*s.File.BoneCount())
 		sp := &m.paths[id]
+		sp.bones = s.File.BoneCount()
 		for c := range s.Clips {
 			sp.clips = append(sp.clips, newClipPath(s, c))
 			sp.big = max(sp.big, sp.clips[c].big)
@@ -98,9 +103,10 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 // newClipPath measures clip c of species s.
 func newClipPath(s *registry.Species, c int) clipPath {
 	cl := &s.Clips[c]
-	p := clipPath{frames: max(cl.FrameCount, 1), loops: cl.Loops}
+	p := clipPath{frames: max(cl.FrameCount, 1), loops: cl.Loops, count: cl.FrameCount}
 	p.step, p.along = make([]float64, p.frames), make([]float64, p.frames+1)
 	bones := s.File.BoneCount()
+	p.origin = make([]float32, 0, 3*bones*p.frames)
 	p.lo, p.hi = make([][3]float64, bones), make([][3]float64, bones)
 	for k := range bones {
 		p.lo[k], p.hi[k] = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
@@ -118,6 +124,7 @@ func newClipPath(s *registry.Species, c int) clipPath {
 			var d2 float64
 			for a := range 3 {
 				e := k*bpat.FloatsPerBone + 4*a + 3
+				p.origin = append(p.origin, f0[e])
 				v := float64(f0[e])
 				d := float64(f1[e]) - v
 				d2 += d * d
@@ -201,7 +208,6 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			was, now := make([]float32, m.buf), make([]float32, m.buf)
 			most, posed := m.most[w], 0 // the largest squared move: max takes its root
 			for i := lo; i < hi; i++ {
 				p := &m.prev[i]
@@ -217,8 +223,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				}
 				cur := unitPose{species: b.Species[i], sides: b.Sides(i), has: true}
 				cur.single = cur.sides[0].Weight == 1 && cur.sides[1].Weight == 0 && cur.sides[2].Weight == 0
-				s := m.reg.Species(cur.species)
-				if s == nil { // a species not loaded: nothing drawn
+				if m.reg.Species(cur.species) == nil || int(cur.species) >= len(m.paths) { // a species not loaded: nothing drawn
 					p.has, p.single = false, false
 					continue
 				}
@@ -226,16 +231,17 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 					*p = cur
 					continue
 				}
-				if s.OriginsOf(cur.sides, now) != nil {
+				sp := &m.paths[cur.species]
+				var now, was [3]posedSide
+				nNow, ok := sp.resolve(&cur.sides, &now)
+				if !ok {
 					p.has, p.single = false, false
 					continue
 				}
-				if p.has && p.species == cur.species && s.OriginsOf(p.sides, was) == nil {
-					posed++
-					k3 := 3 * s.File.BoneCount()
-					for k := 0; k+2 < k3; k += 3 {
-						dx, dy, dz := float64(now[k]-was[k]), float64(now[k+1]-was[k+1]), float64(now[k+2]-was[k+2])
-						most = max(most, dx*dx+dy*dy+dz*dz)
+				if p.has && p.species == cur.species {
+					if nWas, ok := sp.resolve(&p.sides, &was); ok {
+						posed++
+						most = max(most, sp.farthest(now[:nNow], was[:nWas]))
 					}
 				}
 				*p = cur
@@ -244,6 +250,60 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 		}()
 	}
 	wg.Wait()
+}
+
+// posedSide is a side of a pose with its frames found: the origins of the
+// two frames it lies between and its lerp and weight.
+type posedSide struct {
+	f0, f1    []float32
+	lerp, wgt float32
+}
+
+// resolve finds the frames of sides' sides of weight other than 0 (the ones
+// Species.OriginsOf poses) and returns how many there are, or false when one
+// is of no clip of the species (OriginsOf's error).
+func (sp *speciesPaths) resolve(sides *[3]registry.Side, dst *[3]posedSide) (int, bool) {
+	n := 0
+	for _, sd := range sides {
+		if sd.Weight == 0 {
+			continue
+		}
+		if int(sd.Clip) >= len(sp.clips) {
+			return 0, false
+		}
+		c := &sp.clips[sd.Clip]
+		r := bpat.Resolve(float64(sd.Phase), c.count, c.loops)
+		k := 3 * sp.bones
+		dst[n] = posedSide{f0: c.origin[r.Frame*k : (r.Frame+1)*k], f1: c.origin[r.Next*k : (r.Next+1)*k], lerp: r.Lerp, wgt: sd.Weight}
+		n++
+	}
+	return n, true
+}
+
+// farthest returns the largest squared move of any bone's origin from pose
+// was to pose now. Each origin is what Species.OriginsOf writes, in the same
+// float32 operations in the same order: sides added one by one to zero, each
+// its weight times the lerp of its two frames.
+func (sp *speciesPaths) farthest(now, was []posedSide) float64 {
+	var most float64
+	for k := 0; k < 3*sp.bones; k += 3 {
+		var o, q [3]float32
+		for _, s := range now {
+			f0, f1 := s.f0[k:k+3:k+3], s.f1[k:k+3:k+3]
+			for a := range 3 {
+				o[a] += s.wgt * (f0[a] + (f1[a]-f0[a])*s.lerp)
+			}
+		}
+		for _, s := range was {
+			f0, f1 := s.f0[k:k+3:k+3], s.f1[k:k+3:k+3]
+			for a := range 3 {
+				q[a] += s.wgt * (f0[a] + (f1[a]-f0[a])*s.lerp)
+			}
+		}
+		dx, dy, dz := float64(o[0]-q[0]), float64(o[1]-q[1]), float64(o[2]-q[2])
+		most = max(most, dx*dx+dy*dy+dz*dz)
+	}
+	return most
 }
 
 // farther reports whether a unit moving from pose p to cur might move a bone
