@@ -121,3 +121,50 @@ func (m *jumpMeterBefore) measure(b *crowd.Batch) {
 }
 
 func (m *jumpMeterBefore) max() float64 { return slices.Max(m.most) }
+
+// TestJumpMeterTwoClips checks the meter's shortcut for a pose of two clips
+// (speed blends, fades from one clip) against the general bound it stands in
+// for: over every unit-step of a battle that it takes, the same bound bit for
+// bit, both ways (reach and path). The largest move alone would not show a
+// shortcut that bounds too little: few of those units come near it.
+func TestJumpMeterTwoClips(t *testing.T) {
+	reg, _, err := simRegistry("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	const units, steps = 400, 600
+	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
+	m := newJumpMeter(reg, units)
+	prev := make([]unitPose, units)
+	took, speed := 0, 0
+	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
+		for i := range units {
+			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
+			if p := prev[i]; p.has && p.species == cur.species {
+				sp := &m.paths[cur.species]
+				for _, tight := range []bool{false, true} {
+					got, ok := sp.twoClips(&p.sides, &cur.sides, tight)
+					if !ok {
+						continue
+					}
+					took++
+					if p.sides[0].Phase == p.sides[1].Phase {
+						speed++
+					}
+					want, ok := sp.bound(&p.sides, &cur.sides, tight)
+					if !ok || math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("unit %d, %v to %v (tight %v): twoClips %v, bound %v (%v)", i, p.sides, cur.sides, tight, got, want, ok)
+					}
+				}
+			}
+			prev[i] = cur
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bounds compared, %d of them of speed blends", took, speed)
+	if took < units*steps/20 || speed == 0 || speed == took {
+		t.Errorf("%d bounds compared, %d of speed blends: the battle shows too few of both kinds", took, speed)
+	}
+}
