@@ -2,8 +2,8 @@ package main
 
 import (
 	"cmp"
+	_ "embed"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +18,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// bakeHelp is bake --help's text, as it prints: what bake does, then its
+// examples under "Examples:". It is a page of prose, edited as prose.
+//
+//go:embed bake.txt
+var bakeHelp string
+
 func newBakeCmd() *cobra.Command {
 	var (
 		set                    gltfbake.Settings // the flags of a model's settings set it
@@ -29,82 +35,13 @@ func newBakeCmd() *cobra.Command {
 		verbose, snap, snapBig bool
 		motFlags               motBakeFlags
 	)
+	long, example, _ := strings.Cut(strings.TrimSuffix(bakeHelp, "\n"), "\n\nExamples:\n")
 	cmd := &cobra.Command{
-		Use:   "bake [MODEL.gltf|MODEL.glb|MODEL.fbx|MOTION.bvh -o OUT.bpat | MODEL... -o DIR] [flags]",
-		Short: "Bake the built-in creatures, or a glTF or FBX model's animations, into BPAT files",
-		Long: `With no model, bake the built-in creatures (humanoid, horse, elephant,
-humanoid_sword, humanoid_spear, humanoid_skeleton) into --out DIR (default
-assets/creatures): <name>.bpat and <name>_minimal.bpsm (its far-LOD snapshot
-mesh) for each. --species picks some of them.
-
-With a model, bake every animation of a skinned glTF 2.0 model (.gltf or .glb), or
-of an FBX 7 model (.fbx; docs/formats/fbx.md), into a BPAT file
-of model-space bone palettes: one clip per animation, all looping, at 30 fps unless
-told otherwise. Bones are the skin's joints in joint order, so a vertex's JOINTS_0
-index is its palette index. -o names the file and must end in .bpat (default: the
-model's name with .bpat): the runtime and view load .bpat files, and the files
-written beside it take its name (-o fox is refused: write -o fox.bpat). A clip
-is named as its animation is, except an exporter's take name (Mixamo's
-"mixamo.com" on every file, "Take 001"), which gives way to the model's file
-name; a name already taken in the file gets _2, _3 (docs/formats/gltf.md §3).
-
-With several models, -o names a folder: each model bakes into DIR/NAME.bpat with
-the same flags, or with NAME.yaml beside it as its manifest when there is one and
---manifest is not given. The models bake in parallel across cores (as many at a
-time as there are cores, so memory stays that of the largest few); each gets its
-lines (notes, hints and warnings prefixed with its path, then its summary or its
-error) in the order given, then a total. A model that fails does not stop the
-others; the exit status is 1 when any failed. Each file is byte-identical to the
-model's single bake.
-
---clips bakes the animations of other glTF files onto the model's skeleton, by
-joint name (docs/formats/gltf.md §7): Mixamo's one file per animation. With
---clips, the model is the first argument and every other argument is a clip
-file too, so 'bake hero.glb --clips anims/*.glb' takes them all. A clip file
-whose skeleton differs from the model's is refused unless --retarget.
-
-Each clip's ground speed is measured, from root motion or the planted feet, and
-written with its cycle to NAME.gait.json beside NAME.bpat, the speed a game moves
-the unit at (docs/formats/gait.md); a 'gait:' line per clip says what was found.
-With confidence 0.8 or more no planted foot slides over 5 % of the distance
-travelled; below it the line names the foot that slides and how far, and
---plant-feet locks the feet to the ground in the bake.
-
-A model written by 'bonebake export-gltf' carries its clips' fps, loop flags and
-markers, its species id and its sockets, and bakes back into the same clips,
-sockets and species id, with palettes within 5e-6 of the creature's own bake (not
-bit for bit: the file holds float32 keys).
-
-A manifest (YAML, --manifest) says what flags cannot: per-clip fps, loop flags,
-combat markers, time ranges and renames. --fps, --species-id and --bpat-version
-override the manifest's top-level values; --socket adds to its sockets; --one-shot
-applies to the clips it names.
-
-A file is BPAT v1 when no clip has a marker and v2 otherwise, unless --bpat-version
-(or the manifest's bpat_version) asks. Standard of Iron, the game the format comes
-from, reads v2 only and species ids 0-5 only: bake with --bpat-version 2 and
---species-id 0-5 for a file meant for it (bake warns otherwise).
-
-A BVH motion capture file bakes as a model too (docs/formats/bvh.md): on its
-own skeleton, without a mesh, at its own frame rate, its up axis and units
-found from the skeleton (--up and --scale give them); or as a --clips file onto
-a character, by joint name.
-
-With --mot and --rig, bake PlatinumGames motion files onto a skinned glTF model's
-joints (docs/formats/mot.md §12–13): one clip per motion, named after it, at 60 fps
-unless --fps, looping as its header says; --gltf writes the result as glTF too.`,
-		Example: `  bonebake bake
-  bonebake bake --out build/creatures --species horse,humanoid_sword
-  bonebake bake Fox.glb -o fox.bpat --scale 0.01 --fps 60 --one-shot Survey
-  bonebake bake hero.gltf -o hero.bpat --socket hand_r=RightHand@0,0.1,0
-  bonebake bake Fox.glb --scale 0.01 --plant-feet -o fox.bpat
-  bonebake bake hero.gltf -o hero.bpat --manifest hero.yaml
-  bonebake bake characters/*.glb -o baked/ --fps 60
-  bonebake bake ybot.glb --clips walking.glb flair.glb -o ybot.bpat
-  bonebake bake walk.bvh -o walk.bpat
-  bonebake bake Soldier.glb --clips walk.bvh -o soldier.bpat
-  bonebake bake --mot pl0010_0000.mot --rig pl0010.glb -o pl0010.bpat --gltf pl0010_anim.glb`,
-		Args: args(cobra.ArbitraryArgs),
+		Use:     "bake [MODEL.gltf|MODEL.glb|MODEL.fbx|MOTION.bvh -o OUT.bpat | MODEL... -o DIR] [flags]",
+		Short:   "Bake the built-in creatures, or a glTF or FBX model's animations, into BPAT files",
+		Long:    long,
+		Example: example,
+		Args:    args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			flags := cmd.Flags()
 			if flags.Changed("clips") {
@@ -173,7 +110,7 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 			}
 			model := a[0]
 			if out == "" {
-				out = strings.TrimSuffix(filepath.Base(model), filepath.Ext(model)) + ".bpat"
+				out = gltfbake.BPATPath(model, "")
 			}
 			if err := cmp.Or(outputFile("-o", out), bpatOutput(out)); err != nil {
 				return err
@@ -220,22 +157,6 @@ unless --fps, looping as its header says; --gltf writes the result as glTF too.`
 
 // snapshotFlags are the flags of a model's far-LOD snapshot.
 var snapshotFlags = []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
-
-// tell prints a bake's report (bake.Line) as the command line words it: what
-// was written on outw, the rest on errw, settings named as flags (flagWords);
-// in a bake of several models, what was found in one has its path as prefix.
-func tell(outw, errw io.Writer, prefix string) func(bake.Line) {
-	return func(l bake.Line) {
-		switch text := flagWords(l.Text); l.Kind {
-		case bake.Wrote, bake.Total:
-			fmt.Fprintln(outw, text)
-		case bake.Doing:
-			fmt.Fprintln(errw, "bonebake:", text)
-		default:
-			fmt.Fprintln(errw, prefix+text)
-		}
-	}
-}
 
 // checkModel refuses a file that is missing, a folder, or not a model, naming
 // what it is.

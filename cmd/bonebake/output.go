@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/internal/words"
 
 	"github.com/schollz/progressbar/v3"
@@ -19,6 +22,23 @@ func bytesText(n int64) string { return words.Bytes(n) }
 // tookText writes how long something took the way people read it: 480 ms,
 // 12.3 s, 1 min 23 s (internal/words, as the libraries' reports do).
 func tookText(d time.Duration) string { return words.Took(d) }
+
+// tell prints the libraries' reports (bake.Line: bake's, and the notes bat
+// tells of a model) as the command line words them: what was written on outw,
+// the rest on errw, settings named as flags (flagWords); in a bake of several
+// models, what was found in one has its path as prefix.
+func tell(outw, errw io.Writer, prefix string) func(bake.Line) {
+	return func(l bake.Line) {
+		switch text := flagWords(l.Text); l.Kind {
+		case bake.Wrote, bake.Total:
+			fmt.Fprintln(outw, text)
+		case bake.Doing:
+			fmt.Fprintln(errw, "bonebake:", text)
+		default:
+			fmt.Fprintln(errw, prefix+text)
+		}
+	}
+}
 
 // progress returns a progress callback drawing a bar on stderr, or nil when stderr
 // is not a terminal.

@@ -48,10 +48,10 @@ func PlanFolder(models []string, dir string, set Settings) (*Folder, error) {
 		name := modelName(m)
 		// Case-insensitive file systems would write both into one file.
 		if other, ok := byName[strings.ToLower(name)]; ok {
-			return nil, &FolderError{fmt.Errorf("%s and %s would both be baked into %s: bake them into different folders", other, m, filepath.Join(dir, name+".bpat"))}
+			return nil, &FolderError{fmt.Errorf("%s and %s would both be baked into %s: bake them into different folders", other, m, BPATPath(m, dir))}
 		}
 		byName[strings.ToLower(name)] = m
-		p.Outs[i] = filepath.Join(dir, name+".bpat")
+		p.Outs[i] = BPATPath(m, dir)
 	}
 	if set.SpeciesID != nil {
 		return nil, &FolderError{fmt.Errorf("Settings.SpeciesID %d would give all %d models one id, and a folder of files with one id cannot be loaded together: leave it out (each model then takes its own free id) or give each model species_id in its NAME.yaml manifest", *set.SpeciesID, len(models))}
@@ -127,6 +127,10 @@ func heldSpecies(dir string, outs []string) map[uint32]string {
 func modelName(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
+
+// BPATPath is where the bake of the model NAME.glb (.gltf, .fbx, .bvh) goes in
+// dir: DIR/NAME.bpat, or NAME.bpat when dir is "".
+func BPATPath(model, dir string) string { return filepath.Join(dir, modelName(model)+".bpat") }
 
 // ManifestBeside is NAME.yaml beside the model NAME.glb: the manifest a model
 // takes in a folder bake when none is given.

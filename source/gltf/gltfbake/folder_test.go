@@ -155,3 +155,16 @@ func TestPlanFolderOneID(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestBPATPath: NAME.bpat for the model NAME.glb, whatever its folder and
+// extension, in the folder given or the current one.
+func TestBPATPath(t *testing.T) {
+	for _, c := range []struct{ model, dir, want string }{
+		{"Fox.glb", "", "Fox.bpat"}, {"models/walk.bvh", "", "walk.bpat"},
+		{"a/b.c/hero.gltf", "out", filepath.Join("out", "hero.bpat")}, {"x/Samba Dancing.FBX", "baked/", filepath.Join("baked", "Samba Dancing.bpat")},
+	} {
+		if got := BPATPath(c.model, c.dir); got != c.want {
+			t.Errorf("BPATPath(%q, %q) = %q, want %q", c.model, c.dir, got, c.want)
+		}
+	}
+}
