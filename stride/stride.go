@@ -343,6 +343,12 @@ type Result struct {
 	// second of the clip's time, before Cycle), 0 when the feet gave none; for a
 	// root-motion clip it is a cross-check.
 	FeetSpeed float64
+	// Direction is the horizontal unit vector, in model space, along which a
+	// measured clip travels (Status StatusMeasured): the root's travel for
+	// root motion, the opposite of the way the planted feet move back for
+	// feet; zero for any other status. A runtime's heading 0 takes it to be
+	// +z (docs/runtime.md §10); a model facing another way measures that way.
+	Direction rig.Vec3
 }
 
 // samples is the number of poses a clip of d seconds is measured at.
@@ -444,6 +450,7 @@ func (r *Rig) measure(s Sampler, start, dur, cycle float64, loops bool, at float
 		res.Status = StatusMeasured
 		res.Stride = d.Len()
 		res.Speed = res.Stride / cycle
+		res.Direction = d.Normalize()
 		return res
 	}
 	switch {
@@ -483,6 +490,7 @@ func (r *Rig) measure(s Sampler, start, dur, cycle float64, loops bool, at float
 	}
 	res.Stride = feet.speed * dur
 	res.Speed = res.Stride / cycle
+	res.Direction = feet.dir
 	return res
 }
 
@@ -563,9 +571,10 @@ func (r *Rig) chain() []int {
 
 type feetResult struct {
 	ok      bool
-	speed   float64 // the speed at which the planted feet stand still
-	planted float64 // fraction of the clip in which some foot stands
-	low     float64 // fraction of the clip in which some foot is low
+	speed   float64  // the speed at which the planted feet stand still
+	dir     rig.Vec3 // the unit's travel: the way the planted feet move back, reversed
+	planted float64  // fraction of the clip in which some foot stands
+	low     float64  // fraction of the clip in which some foot is low
 	conf    float64
 	why     string
 }
@@ -604,6 +613,7 @@ func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool,
 		return f // the low feet do not move: no speed
 	}
 	u := sum.Normalize() // backwards: a planted foot moves this way, at the unit's speed
+	f.dir = u.Scale(-1)
 	all := make([]int, nf)
 	for i := range all {
 		all[i] = i

@@ -222,6 +222,24 @@ func TestRootMotionWalk(t *testing.T) {
 	}
 }
 
+// TestDirection: a walk along any direction is measured to travel along it,
+// from its root's travel or from its planted feet (the way they move back,
+// reversed); a clip that does not travel has none.
+func TestDirection(t *testing.T) {
+	for _, d := range [][2]float64{{0, 1}, {0, -1}, {1, 0}, {-0.6, 0.8}} {
+		for _, rm := range []bool{false, true} {
+			_, res := measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6, rootMotion: rm, dir: d}, 0, true, Options{})
+			got := res.Direction
+			if res.Status != StatusMeasured || math.Abs(got[0]-d[0]) > 0.01 || got[1] != 0 || math.Abs(got[2]-d[1]) > 0.01 {
+				t.Errorf("walk along %v (root motion %v): %s, direction %v", d, rm, res.Status, got)
+			}
+		}
+	}
+	if _, res := measure(t, &walker{speed: 1.4, dur: 1, stance: 0.6, still: true}, 0, true, Options{}); res.Direction != (rig.Vec3{}) {
+		t.Errorf("feet standing still: %s, direction %v, want none", res.Status, res.Direction)
+	}
+}
+
 func TestCycleAndUnits(t *testing.T) {
 	// A 1 s clip the game plays in 0.92 s: the stride is the same, the speed is
 	// stride / cycle.

@@ -81,6 +81,18 @@ type Clip struct {
 	// (bake --plant-feet): the baked clip differs from the source animation,
 	// and the measurement is the planted clip's.
 	Planted bool `json:"planted,omitempty"`
+	// Direction is the unit vector [x, 0, z], in model space (y up), along
+	// which the measured clip travels: the root's travel, or the way its
+	// planted feet move back reversed. Absent when the clip was not measured
+	// to travel (no_travel, untrusted) or in a sidecar written before it
+	// existed: a reader takes +z, the runtime's heading 0 (docs/runtime.md §10).
+	Direction [3]float64 `json:"direction,omitzero"`
+}
+
+// Dir returns the clip's direction of travel in model space as x, z, and
+// whether the sidecar gives one.
+func (c Clip) Dir() (x, z float64, ok bool) {
+	return c.Direction[0], c.Direction[2], c.Direction != [3]float64{}
 }
 
 // Gait returns a clip's cycle (s) and ground speed (m/s, 0 for a clip played in
@@ -142,10 +154,21 @@ func (f *File) check() error {
 			return fmt.Errorf("gait: clip %q: ground_speed_source %q: want %q or %q (§1)", c.Name, c.GroundSpeedSource, SourceMeasured, SourceManifest)
 		case !finite(c.Stride) || !finite(c.Confidence):
 			return fmt.Errorf("gait: clip %q: stride %v and confidence %v must be finite numbers (§1)", c.Name, c.Stride, c.Confidence)
+		case c.Direction != [3]float64{} && !unitHorizontal(c.Direction):
+			return fmt.Errorf("gait: clip %q: direction %v must be a horizontal unit vector [x, 0, z] (§1)", c.Name, c.Direction)
 		}
 		seen[c.Name] = true
 	}
 	return nil
+}
+
+// unitHorizontal says d is [x, 0, z] with x² + z² within 0.001 of 1: the
+// writer rounds each component to four decimals.
+func unitHorizontal(d [3]float64) bool {
+	if d[1] != 0 {
+		return false
+	}
+	return math.Abs(math.Hypot(d[0], d[2])-1) <= 1e-3
 }
 
 // Open reads and checks the sidecar at path.

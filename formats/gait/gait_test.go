@@ -20,7 +20,7 @@ const doc = `{
   "clips": [
     {"name": "Survey", "cycle": 3.4167, "status": "no_travel", "confidence": 0, "reason": "no steady travel"},
     {"name": "Walk", "cycle": 0.7083, "ground_speed": 0.94, "ground_speed_source": "measured",
-     "status": "measured", "method": "feet", "confidence": 0.95, "stride": 0.666},
+     "status": "measured", "method": "feet", "confidence": 0.95, "stride": 0.666, "direction": [0.6, 0, -0.8]},
     {"name": "Run", "cycle": 1.1583, "ground_speed": 3, "ground_speed_source": "manifest", "status": "untrusted", "confidence": 0.5, "future_key": 1}
   ]
 }`
@@ -41,6 +41,16 @@ func TestParseDoc(t *testing.T) {
 			t.Errorf("%s: %+v, want cycle %v speed %v from %q", w.name, c, w.cycle, w.speed, w.source)
 		}
 	}
+	// A direction given is read; none (the Survey, or a sidecar written
+	// before the key) is none.
+	walk, _ := f.Clip("Walk")
+	survey, _ := f.Clip("Survey")
+	if x, z, ok := walk.Dir(); !ok || x != 0.6 || z != -0.8 {
+		t.Errorf("Walk's direction %v, %v, %v: want 0.6, -0.8", x, z, ok)
+	}
+	if _, _, ok := survey.Dir(); ok {
+		t.Errorf("Survey's direction %v: want none", survey.Direction)
+	}
 	if _, ok := f.Clip("Jump"); ok {
 		t.Error("a clip that is not there was found")
 	}
@@ -58,7 +68,7 @@ func TestRoundTripAndOpenFor(t *testing.T) {
 	if f, err := OpenFor(bp); f != nil || err != nil {
 		t.Fatalf("no sidecar: %v %v, want nil, nil", f, err)
 	}
-	in := &File{BPAT: "fox.bpat", Clips: []Clip{{Name: "Walk", Cycle: 0.7, GroundSpeed: 1.4, GroundSpeedSource: SourceMeasured, Status: "measured", Method: "feet", Confidence: 1, Stride: 0.98}}}
+	in := &File{BPAT: "fox.bpat", Clips: []Clip{{Name: "Walk", Cycle: 0.7, GroundSpeed: 1.4, GroundSpeedSource: SourceMeasured, Status: "measured", Method: "feet", Confidence: 1, Stride: 0.98, Direction: [3]float64{0, 0, -1}}, {Name: "Idle", Cycle: 2, Status: "no_travel"}}}
 	if err := WriteFile(SidecarPath(bp), in); err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +76,11 @@ func TestRoundTripAndOpenFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Format != Format || out.Version != Version || out.Units != "m" || len(out.Clips) != 1 || out.Clips[0] != in.Clips[0] {
+	if out.Format != Format || out.Version != Version || out.Units != "m" || len(out.Clips) != 2 || out.Clips[0] != in.Clips[0] || out.Clips[1] != in.Clips[1] {
 		t.Errorf("read back %+v", out)
 	}
 	b, _ := os.ReadFile(SidecarPath(bp))
-	if !strings.Contains(string(b), `"ground_speed": 1.4`) || !strings.HasSuffix(string(b), "}\n") {
+	if !strings.Contains(string(b), `"ground_speed": 1.4`) || !strings.HasSuffix(string(b), "}\n") || strings.Count(string(b), `"direction"`) != 1 {
 		t.Errorf("%s", b)
 	}
 }
@@ -83,6 +93,9 @@ func TestParseRefuses(t *testing.T) {
 		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1}, {"name": "a", "cycle": 1}]}`, "second clip"},
 		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1, "ground_speed": -1}]}`, "ground_speed"},
 		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1, "ground_speed": 1}]}`, "ground_speed_source"},
+		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1, "direction": [0, 0, 2]}]}`, "direction"},
+		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1, "direction": [0, 1, 0]}]}`, "direction"},
+		{`{"format": "bonebake-gait", "version": 1, "clips": [{"name": "a", "cycle": 1, "direction": [0.6, 0.1, 0.8]}]}`, "direction"},
 		{`{"format": "bonebake-gait"`, "gait:"},
 	} {
 		if _, err := Parse([]byte(c.json)); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -106,6 +106,8 @@ export interface ClipGait {
   groundSpeed: number;
   source: string;
   status: string;
+  /** The model-space unit vector [x, 0, z] the clip was measured to travel along; null when the sidecar gives none (read +z). */
+  direction: [number, number, number] | null;
 }
 
 export interface Gait {

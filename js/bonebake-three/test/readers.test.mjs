@@ -8,7 +8,7 @@ const sidecar = {
   format: 'bonebake-gait', version: 1, bpat: 'soldier.bpat', units: 'm',
   clips: [
     { name: 'Idle', cycle: 1.967, status: 'no_travel' },
-    { name: 'Run', cycle: 0.7, ground_speed: 4.447, ground_speed_source: 'measured', status: 'measured', stride: 3.113, confidence: 0.98 },
+    { name: 'Run', cycle: 0.7, ground_speed: 4.447, ground_speed_source: 'measured', status: 'measured', stride: 3.113, confidence: 0.98, direction: [0.0058, 0, -1] },
   ],
 };
 const fakeBPAT = { name: 'soldier.bpat', clips: [{ name: 'Idle' }, { name: 'Run' }, { name: 'Walk' }], clipIndex(n) { return this.clips.findIndex((c) => c.name === n); } };
@@ -17,6 +17,8 @@ test('gait: reads the clips and maps them onto the BPAT file', () => {
   const g = parseGait(JSON.stringify(sidecar), { bpat: fakeBPAT });
   assert.equal(g.byName.get('Run').groundSpeed, 4.447);
   assert.equal(g.byName.get('Idle').groundSpeed, 0);
+  assert.deepEqual(g.byName.get('Run').direction, [0.0058, 0, -1]);
+  assert.equal(g.byName.get('Idle').direction, null); // none given, as in a sidecar written before the key: +z
   assert.deepEqual(g.forClip.map((c) => c && c.name), ['Idle', 'Run', null]);
 });
 
@@ -28,6 +30,8 @@ test('gait: refuses each broken rule, naming the key and the rule', () => {
     [{ ...sidecar, clips: [{ name: 'Idle', cycle: 0 }] }, 'cycle', 'clips[0].cycle'],
     [{ ...sidecar, clips: [{ name: 'Run', cycle: 1, ground_speed: -1, ground_speed_source: 'measured' }] }, 'ground-speed', 'clips[0].ground_speed'],
     [{ ...sidecar, clips: [{ name: 'Run', cycle: 1, ground_speed: 2 }] }, 'source', 'clips[0].ground_speed_source'],
+    [{ ...sidecar, clips: [{ name: 'Run', cycle: 1, direction: [0, 0, 2] }] }, 'direction', 'clips[0].direction'],
+    [{ ...sidecar, clips: [{ name: 'Run', cycle: 1, direction: [0.6, 0.1, 0.8] }] }, 'direction', 'clips[0].direction'],
     [{ ...sidecar, clips: [{ name: 'Fly', cycle: 1 }] }, 'clip', 'clips'],
   ];
   for (const [f, rule, key] of cases) {

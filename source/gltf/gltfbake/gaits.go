@@ -248,6 +248,7 @@ func (m *Model) Gaits(bpatPath string) *gait.File {
 		}
 		if res.Status == stride.StatusMeasured {
 			gc.GroundSpeed, gc.GroundSpeedSource, gc.Stride = round(res.Speed), gait.SourceMeasured, round(res.Stride)
+			gc.Direction = direction(res.Direction)
 		}
 		if c.GroundSpeed > 0 {
 			gc.GroundSpeed, gc.GroundSpeedSource = c.GroundSpeed, gait.SourceManifest
@@ -256,6 +257,16 @@ func (m *Model) Gaits(bpatPath string) *gait.File {
 		f.Clips = append(f.Clips, gc)
 	}
 	return f
+}
+
+// direction is the sidecar's direction of travel: d's horizontal components
+// to four decimals (a hundredth of a degree), zero for none.
+func direction(d rig.Vec3) [3]float64 {
+	if d == (rig.Vec3{}) {
+		return [3]float64{}
+	}
+	r := func(v float64) float64 { return math.Round(v*1e4)/1e4 + 0 } // + 0: no -0
+	return [3]float64{r(d[0]), 0, r(d[2])}
 }
 
 // round keeps five significant digits: a measurement is not better than that.

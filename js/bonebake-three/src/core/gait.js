@@ -17,6 +17,9 @@ export class GaitError extends Error {
 
 const positive = (v) => typeof v === 'number' && Number.isFinite(v) && v > 0;
 const finiteOrAbsent = (v) => v === undefined || (typeof v === 'number' && Number.isFinite(v));
+// A direction of travel is [x, 0, z], of length 1 within the writer's rounding.
+const unitHorizontal = (d) => Array.isArray(d) && d.length === 3 && d.every((v) => typeof v === 'number' && Number.isFinite(v)) &&
+  d[1] === 0 && Math.abs(Math.hypot(d[0], d[2]) - 1) <= 1e-3;
 
 /**
  * parseGait reads a sidecar (its text, bytes or parsed object); given the BPAT
@@ -53,7 +56,10 @@ export function parseGait(data, { name = '', bpat = null } = {}) {
     if (!finiteOrAbsent(c.stride) || !finiteOrAbsent(c.confidence)) {
       throw new GaitError(name, 'finite', key, `clip ${JSON.stringify(c.name)}: stride ${c.stride} and confidence ${c.confidence} must be finite numbers`);
     }
-    byName.set(c.name, { name: c.name, cycle: c.cycle, groundSpeed: c.ground_speed ?? 0, source: c.ground_speed_source ?? 'sidecar', status: c.status ?? '' });
+    if (c.direction !== undefined && !unitHorizontal(c.direction)) {
+      throw new GaitError(name, 'direction', `${key}.direction`, `clip ${JSON.stringify(c.name)}: direction ${JSON.stringify(c.direction)} must be a horizontal unit vector [x, 0, z]`);
+    }
+    byName.set(c.name, { name: c.name, cycle: c.cycle, groundSpeed: c.ground_speed ?? 0, source: c.ground_speed_source ?? 'sidecar', status: c.status ?? '', direction: c.direction ?? null });
   });
   let forClip = [];
   if (bpat) {
