@@ -288,6 +288,9 @@ func (sp *speciesPaths) resolve(sides *[3]registry.Side, dst *[3]posedSide) (int
 // float32 operations in the same order: sides added one by one to zero, each
 // its weight times the lerp of its two frames.
 func (sp *speciesPaths) farthest(now, was []posedSide) float64 {
+	if len(now) == 1 && len(was) == 1 && now[0].wgt == 1 && was[0].wgt == 1 {
+		return farthestOne(&now[0], &was[0])
+	}
 	var most float64
 	for k := 0; k < 3*sp.bones; k += 3 {
 		var o, q [3]float32
@@ -304,6 +307,21 @@ func (sp *speciesPaths) farthest(now, was []posedSide) float64 {
 			}
 		}
 		dx, dy, dz := float64(o[0]-q[0]), float64(o[1]-q[1]), float64(o[2]-q[2])
+		most = max(most, dx*dx+dy*dy+dz*dz)
+	}
+	return most
+}
+
+// farthestOne is farthest for two poses of one clip at full weight, the
+// common case: 0 + 1·v is v (−0 turned +0, which no difference tells apart).
+func farthestOne(now, was *posedSide) float64 {
+	n0, n1, w0, w1, ln, lw := now.f0, now.f1, was.f0, was.f1, now.lerp, was.lerp
+	n1, w0, w1 = n1[:len(n0)], w0[:len(n0)], w1[:len(n0)]
+	var most float64
+	for k := 0; k+2 < len(n0); k += 3 {
+		dx := float64((n0[k] + (n1[k]-n0[k])*ln) - (w0[k] + (w1[k]-w0[k])*lw))
+		dy := float64((n0[k+1] + (n1[k+1]-n0[k+1])*ln) - (w0[k+1] + (w1[k+1]-w0[k+1])*lw))
+		dz := float64((n0[k+2] + (n1[k+2]-n0[k+2])*ln) - (w0[k+2] + (w1[k+2]-w0[k+2])*lw))
 		most = max(most, dx*dx+dy*dy+dz*dz)
 	}
 	return most

@@ -168,3 +168,63 @@ func TestJumpMeterTwoClips(t *testing.T) {
 		t.Errorf("%d bounds compared, %d of speed blends: the battle shows too few of both kinds", took, speed)
 	}
 }
+
+// TestJumpMeterPoses checks the meter's posing against Species.OriginsOf, whose
+// origins the GPU's palettes hold: over every unit-step of a battle, the
+// largest squared move of a bone is the same bit for bit, for one clip at full
+// weight (most units) and for blends alike.
+func TestJumpMeterPoses(t *testing.T) {
+	reg, _, err := simRegistry("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	const units, steps = 400, 600
+	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
+	m := newJumpMeter(reg, units)
+	prev := make([]unitPose, units)
+	bones := 0
+	for _, s := range reg.All() {
+		bones = max(bones, s.File.BoneCount())
+	}
+	now, was := make([]float32, 3*bones), make([]float32, 3*bones)
+	single, blend := 0, 0
+	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
+		for i := range units {
+			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
+			if p := prev[i]; p.has && p.species == cur.species {
+				s := reg.Species(cur.species)
+				if err := s.OriginsOf(cur.sides, now); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.OriginsOf(p.sides, was); err != nil {
+					t.Fatal(err)
+				}
+				var want float64
+				for k := 0; k < 3*s.File.BoneCount(); k += 3 {
+					dx, dy, dz := float64(now[k]-was[k]), float64(now[k+1]-was[k+1]), float64(now[k+2]-was[k+2])
+					want = max(want, dx*dx+dy*dy+dz*dz)
+				}
+				sp := &m.paths[cur.species]
+				var a, b [3]posedSide
+				na, _ := sp.resolve(&cur.sides, &a)
+				nb, _ := sp.resolve(&p.sides, &b)
+				if got := sp.farthest(a[:na], b[:nb]); math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("unit %d, %v to %v: %v, OriginsOf's %v", i, p.sides, cur.sides, got, want)
+				}
+				if na == 1 && nb == 1 && a[0].wgt == 1 && b[0].wgt == 1 {
+					single++
+				} else {
+					blend++
+				}
+			}
+			prev[i] = cur
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d unit-steps of one clip, %d blending", single, blend)
+	if single < units*steps/2 || blend < units*steps/20 {
+		t.Errorf("%d of one clip, %d blending: the battle shows too few of either", single, blend)
+	}
+}
