@@ -27,6 +27,7 @@ type jumpMeter struct {
 	prev    []unitPose     // per unit, its pose at the last step
 	most    []float64      // per worker, the largest squared move
 	posed   []int          // per worker, units posed (tests)
+	bufs    [][]float32    // per worker, two poses' origins: 3 × the most bones of any species
 	workers int
 }
 
@@ -71,7 +72,9 @@ type clipPath struct {
 func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), workers: goruntime.GOMAXPROCS(0)}
 	m.most, m.posed = make([]float64, m.workers), make([]int, m.workers)
+	bones := 0
 	for _, s := range reg.All() {
+		bones = max(bones, s.File.BoneCount())
 		id := int(s.ID)
 		for len(m.paths) <= id {
 			m.paths = append(m.paths, speciesPaths{})
@@ -96,6 +99,9 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 				}
 			}
 		}
+	}
+	for range 2 * m.workers {
+		m.bufs = append(m.bufs, make([]float32, 3*bones))
 	}
 	return m
 }
@@ -211,6 +217,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			o, q := m.bufs[2*w], m.bufs[2*w+1]
 			most, posed := found, 0 // the largest squared move: max takes its root
 			for i := lo; i < hi; i++ {
 				p := &m.prev[i]
@@ -244,7 +251,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				if p.has && p.species == cur.species {
 					if nWas, ok := sp.resolve(&p.sides, &was); ok {
 						posed++
-						most = max(most, sp.farthest(now[:nNow], was[:nWas]))
+						most = max(most, sp.farthest(now[:nNow], was[:nWas], o, q))
 					}
 				}
 				*p = cur
@@ -286,30 +293,33 @@ func (sp *speciesPaths) resolve(sides *[3]registry.Side, dst *[3]posedSide) (int
 // farthest returns the largest squared move of any bone's origin from pose
 // was to pose now. Each origin is what Species.OriginsOf writes, in the same
 // float32 operations in the same order: sides added one by one to zero, each
-// its weight times the lerp of its two frames.
-func (sp *speciesPaths) farthest(now, was []posedSide) float64 {
+// its weight times the lerp of its two frames (o and q: room for each
+// pose's origins).
+func (sp *speciesPaths) farthest(now, was []posedSide, o, q []float32) float64 {
 	if len(now) == 1 && len(was) == 1 && now[0].wgt == 1 && was[0].wgt == 1 {
 		return farthestOne(&now[0], &was[0])
 	}
+	k3 := 3 * sp.bones
+	o, q = o[:k3], q[:k3]
+	pose(o, now)
+	pose(q, was)
 	var most float64
-	for k := 0; k < 3*sp.bones; k += 3 {
-		var o, q [3]float32
-		for _, s := range now {
-			f0, f1 := s.f0[k:k+3:k+3], s.f1[k:k+3:k+3]
-			for a := range 3 {
-				o[a] += s.wgt * (f0[a] + (f1[a]-f0[a])*s.lerp)
-			}
-		}
-		for _, s := range was {
-			f0, f1 := s.f0[k:k+3:k+3], s.f1[k:k+3:k+3]
-			for a := range 3 {
-				q[a] += s.wgt * (f0[a] + (f1[a]-f0[a])*s.lerp)
-			}
-		}
-		dx, dy, dz := float64(o[0]-q[0]), float64(o[1]-q[1]), float64(o[2]-q[2])
+	for k := 0; k+2 < k3; k += 3 {
+		dx, dy, dz := float64(o[k]-q[k]), float64(o[k+1]-q[k+1]), float64(o[k+2]-q[k+2])
 		most = max(most, dx*dx+dy*dy+dz*dz)
 	}
 	return most
+}
+
+// pose writes the origins of sides into o, as Species.OriginsOf does.
+func pose(o []float32, sides []posedSide) {
+	clear(o)
+	for _, s := range sides {
+		f0, f1 := s.f0[:len(o)], s.f1[:len(o)]
+		for k := range o {
+			o[k] += s.wgt * (f0[k] + (f1[k]-f0[k])*s.lerp)
+		}
+	}
 }
 
 // farthestOne is farthest for two poses of one clip at full weight, the

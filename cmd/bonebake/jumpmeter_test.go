@@ -209,7 +209,7 @@ func TestJumpMeterPoses(t *testing.T) {
 				var a, b [3]posedSide
 				na, _ := sp.resolve(&cur.sides, &a)
 				nb, _ := sp.resolve(&p.sides, &b)
-				if got := sp.farthest(a[:na], b[:nb]); math.Float64bits(got) != math.Float64bits(want) {
+				if got := sp.farthest(a[:na], b[:nb], make([]float32, 3*bones), make([]float32, 3*bones)); math.Float64bits(got) != math.Float64bits(want) {
 					t.Fatalf("unit %d, %v to %v: %v, OriginsOf's %v", i, p.sides, cur.sides, got, want)
 				}
 				if na == 1 && nb == 1 && a[0].wgt == 1 && b[0].wgt == 1 {
