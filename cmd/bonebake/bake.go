@@ -142,6 +142,7 @@ func newBakeCmd() *cobra.Command {
 	fl.BoolVar(&set.PlantFeet, "plant-feet", false, "lock each clip's feet to the ground while they stand, at its ground speed, by bending the legs: the bake then differs from the source animation (docs/formats/gait.md §7)")
 	fl.StringSliceVar(&set.ClipFiles, "clips", nil, "glTF or BVH files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
 	fl.StringVar(&set.Up, "up", "", "a BVH file's up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from its skeleton, docs/formats/bvh.md §4)")
+	fl.StringVar(&set.Face, "face", "", "the horizontal axis the model faces, +z, -z, +x or -x (default +z, glTF's forward): the bake turns it about +y to face +z, the runtime's heading 0 (docs/formats/gait.md §8); the summary says which to give")
 	fl.BoolVar(&set.Retarget, "retarget", false, "take only rotations from --clips files whose skeleton differs: offsets stay the model's, hips travel scaled by hip height")
 	motFlags.add(fl)
 	fl.Uint32Var(&set.Version, "bpat-version", 0, "BPAT version to write, 1 or 2 (default: 1 when no clip has a marker, else 2; Standard of Iron reads 2 only)")

@@ -35,7 +35,7 @@ func (m *motBakeFlags) active(fl *pflag.FlagSet) bool {
 // run bakes the motions onto the rig into out (bake --mot … --rig … -o OUT.bpat).
 func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float64) error {
 	fl := cmd.Flags()
-	if f := changed(fl, "clips", "retarget", "up", "plant-feet"); f != "" {
+	if f := changed(fl, "clips", "retarget", "up", "plant-feet", "face"); f != "" {
 		return usagef("--%s applies to a glTF model's bake, not to --mot", f)
 	}
 	switch {

@@ -35,6 +35,7 @@ var settingFlags = map[string]string{
 	"RootBone":          "root-bone",
 	"PlantFeet":         "plant-feet",
 	"Up":                "up",
+	"Face":              "face",
 	"BoneMap":           "bone-map",
 	"RotationOrder":     "rotation-order",
 	"KeepLeadIn":        "keep-lead-in",

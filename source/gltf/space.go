@@ -2,6 +2,8 @@ package gltf
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/bonebake/bonebake/anim"
 	"github.com/bonebake/bonebake/rig"
@@ -200,4 +202,98 @@ func (m *Model) MergeJoints(into []int) (merged []string, err error) {
 		keep[j] = t == j
 	}
 	return m.KeepJoints(keep)
+}
+
+// faceTurns are the turns about +y that Face makes, by the axis the model
+// faces: each takes that axis to +z, glTF's forward and the runtime's heading
+// 0 (docs/runtime.md §10). Their quaternions are exact where they can be (a
+// half turn swaps signs only, so its palettes are the unturned ones negated
+// component by component).
+var faceTurns = map[string]rig.Quat{
+	"+Z": rig.IdentityQuat(),
+	"-Z": {0, 1, 0, 0},                            // 180°
+	"+X": {0, -math.Sqrt2 / 2, 0, math.Sqrt2 / 2}, // −90°: +x → +z
+	"-X": {0, math.Sqrt2 / 2, 0, math.Sqrt2 / 2},  // +90°: −x → +z
+}
+
+// faceTurn returns the turn for face ("+z", "-z", "+x", "-x"; any case, the
+// plus sign optional).
+func faceTurn(face string) (rig.Quat, bool) {
+	s := strings.ToUpper(strings.TrimSpace(face))
+	if !strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "+") {
+		s = "+" + s
+	}
+	q, ok := faceTurns[s]
+	return q, ok
+}
+
+// CheckFace says whether face names an axis Face turns a model from: the
+// horizontal axis the model faces, +z, -z, +x or -x.
+func CheckFace(face string) error {
+	if _, ok := faceTurn(face); !ok {
+		return fmt.Errorf("%q: the horizontal axis the model faces, +z, -z, +x or -x", face)
+	}
+	return nil
+}
+
+// Face turns the model about +y so that the axis it faces (CheckFace) faces
+// +z: every skeleton root's rest transform and animation keys (tangents
+// included), so that each palette entry becomes R·G, the model-space
+// transforms turned and each bone's own frame kept (sockets' offsets and
+// props hold); the inverse bind matrices (IB·R⁻¹), the mesh's positions and
+// normals and MeshPlacement (R·M), so that every skinned vertex lands at R
+// times where it did. "+z" changes nothing.
+func (m *Model) Face(face string) error {
+	r, ok := faceTurn(face)
+	if !ok {
+		return fmt.Errorf("face %w", CheckFace(face))
+	}
+	if r == rig.IdentityQuat() {
+		return nil
+	}
+	R := rig.Transform{Rotation: r, Scale: rig.Vec3{1, 1, 1}}.Matrix()
+	Rinv := rig.Transform{Rotation: rig.Quat{-r[0], -r[1], -r[2], r[3]}, Scale: rig.Vec3{1, 1, 1}}.Matrix()
+	sk := m.Skeleton
+	for b, p := range sk.Parents {
+		if p < 0 {
+			sk.Rest[b].Translation = r.Rotate(sk.Rest[b].Translation)
+			sk.Rest[b].Rotation = r.Mul(sk.Rest[b].Rotation)
+		}
+	}
+	for ci := range m.Clips {
+		for ti := range m.Clips[ci].Tracks {
+			tr := &m.Clips[ci].Tracks[ti]
+			if sk.Parents[tr.Bone] >= 0 || (tr.Path != anim.Translation && tr.Path != anim.Rotation) {
+				continue
+			}
+			vs := make([]float32, len(tr.Values)) // the accessor's floats may be shared
+			if tr.Path == anim.Translation {
+				for k := 0; k+3 <= len(vs); k += 3 {
+					v := r.Rotate(rig.Vec3{float64(tr.Values[k]), float64(tr.Values[k+1]), float64(tr.Values[k+2])})
+					vs[k], vs[k+1], vs[k+2] = float32(v[0]), float32(v[1]), float32(v[2])
+				}
+			} else { // r·q is linear in q: a cubic spline's tangents turn alike
+				for k := 0; k+4 <= len(vs); k += 4 {
+					q := r.Mul(rig.Quat{float64(tr.Values[k]), float64(tr.Values[k+1]), float64(tr.Values[k+2]), float64(tr.Values[k+3])})
+					vs[k], vs[k+1], vs[k+2], vs[k+3] = float32(q[0]), float32(q[1]), float32(q[2]), float32(q[3])
+				}
+			}
+			tr.Values = vs
+		}
+	}
+	for j := range m.InverseBind {
+		m.InverseBind[j] = m.InverseBind[j].Mul(Rinv)
+	}
+	if m.Mesh != nil {
+		turn := func(vs [][3]float32) {
+			for i, p := range vs {
+				v := r.Rotate(rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])})
+				vs[i] = [3]float32{float32(v[0]), float32(v[1]), float32(v[2])}
+			}
+		}
+		turn(m.Mesh.Positions)
+		turn(m.Mesh.Normals)
+	}
+	m.MeshPlacement = R.Mul(m.MeshPlacement)
+	return nil
 }

@@ -269,6 +269,47 @@ func direction(d rig.Vec3) [3]float64 {
 	return [3]float64{r(d[0]), 0, r(d[2])}
 }
 
+// FacingHint says, when the clips that travel go along another axis than +z,
+// which it is and the setting that turns the model to face +z, the
+// runtime's heading 0 (docs/formats/gait.md §8); "" when they go along +z or
+// none travels. The axis is the one nearest the sum of their directions.
+func FacingHint(f *gait.File) string {
+	var sx, sz float64
+	for _, c := range f.Clips {
+		x, z, _ := c.Dir()
+		sx, sz = sx+x, sz+z
+	}
+	axis := func(x, z float64) string {
+		switch {
+		case x == 0 && z == 0:
+			return ""
+		case math.Abs(x) > math.Abs(z) && x > 0:
+			return "+x"
+		case math.Abs(x) > math.Abs(z):
+			return "-x"
+		case z > 0:
+			return "+z"
+		}
+		return "-z"
+	}
+	a := axis(sx, sz)
+	if a == "" || a == "+z" {
+		return ""
+	}
+	var names []string
+	for _, c := range f.Clips {
+		if x, z, ok := c.Dir(); ok && axis(x, z) == a {
+			names = append(names, c.Name)
+		}
+	}
+	how := "sideways"
+	if a == "-z" {
+		how = "backwards"
+	}
+	return fmt.Sprintf("the clips that travel (%s) go toward %s, and a runtime faces a unit +z at heading 0: its units would walk %s; Settings.Face %s turns the model about +y to face +z",
+		strings.Join(names, ", "), a, how, a)
+}
+
 // round keeps five significant digits: a measurement is not better than that.
 func round(v float64) float64 {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {

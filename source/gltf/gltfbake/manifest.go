@@ -14,6 +14,7 @@ import (
 	"github.com/bonebake/bonebake/internal/yamlread"
 	"github.com/bonebake/bonebake/roster"
 	bvhsrc "github.com/bonebake/bonebake/source/bvh"
+	"github.com/bonebake/bonebake/source/gltf"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -37,6 +38,10 @@ type Manifest struct {
 	// Scale, when > 0, bakes the model uniformly scaled: palettes, sockets (their
 	// offsets are in the model's own units) and every mesh written.
 	Scale float64 `yaml:"scale"`
+	// Face is the horizontal axis the model faces (+z, -z, +x, -x; default
+	// +z): the bake turns it about +y to face +z, the runtime's heading 0
+	// (docs/formats/gait.md §8).
+	Face string `yaml:"face"`
 	// DeformingOnly drops from the palette the joints that no vertex is weighted
 	// to and no socket names.
 	DeformingOnly bool `yaml:"deforming_only"`
@@ -194,6 +199,11 @@ func ReadManifest(path string) (*Manifest, error) {
 	if m.Up != "" {
 		if err := bvhsrc.CheckUp(m.Up); err != nil {
 			return nil, fmt.Errorf("manifest %s: up %w", path, err)
+		}
+	}
+	if m.Face != "" {
+		if err := gltf.CheckFace(m.Face); err != nil {
+			return nil, fmt.Errorf("manifest %s: face %w", path, err)
 		}
 	}
 	if m.SnapshotTriangles < 0 {

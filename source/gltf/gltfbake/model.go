@@ -81,6 +81,10 @@ type Settings struct {
 	// Up is a BVH file's up axis, the model's or a clip file's ("+Z", …; ""
 	// finds it from the skeleton, docs/formats/bvh.md §4).
 	Up string
+	// Face, when set, overrides the manifest's face: the horizontal axis the
+	// model faces ("+z", "-z", "+x", "-x"), which the bake turns to +z, the
+	// runtime's heading 0 (docs/formats/gait.md §8).
+	Face string
 }
 
 // Check says whether the settings fit, naming the first that does not (a
@@ -106,6 +110,7 @@ func (s Settings) Check(given func(setting string) bool) error {
 		bake.Rule{Setting: "Scale", Zero: s.Scale == 0, Check: func() error { return gltf.CheckScale(s.Scale) }},
 		bake.Rule{Setting: "MaxBones", Zero: s.MaxBones == 0, Check: func() error { return CheckMaxBones(s.MaxBones) }},
 		bake.Rule{Setting: "Up", Zero: s.Up == "", Check: func() error { return bvhsrc.CheckUp(s.Up) }},
+		bake.Rule{Setting: "Face", Zero: s.Face == "", Check: func() error { return gltf.CheckFace(s.Face) }},
 		bake.Rule{Setting: "SpeciesID", Zero: s.SpeciesID == nil, Check: id(s.SpeciesID)},
 		bake.Rule{Setting: "FreeSpeciesID", Zero: s.FreeSpeciesID == nil, Check: id(s.FreeSpeciesID)},
 		bake.Rule{Setting: "Retarget", Zero: !s.Retarget, Check: func() error {
@@ -140,12 +145,14 @@ type Model struct {
 	// unplanted names the clips that asked to be planted but were left as
 	// authored: planted, their feet would still slide.
 	unplanted map[string]bool
-	// Skin and Scale are the skin read and the uniform scale applied (0: none),
-	// filesRoot the folder its external files may come from, and
-	// SnapshotTriangles the manifest's snapshot_triangles: what a far-LOD
-	// snapshot of the model (Model.Snapshot) needs to read its meshes alike.
+	// Skin, Scale and Face are the skin read, the uniform scale applied (0:
+	// none) and the axis turned to +z ("": none), filesRoot the folder its
+	// external files may come from, and SnapshotTriangles the manifest's
+	// snapshot_triangles: what a far-LOD snapshot of the model
+	// (Model.Snapshot) needs to read its meshes alike.
 	Skin              int
 	Scale             float64
+	Face              string
 	SnapshotTriangles int
 	filesRoot         string
 }
@@ -214,6 +221,9 @@ func Load(path string, s Settings) (*Model, error) {
 	if s.Scale != 0 {
 		mf.Scale = s.Scale
 	}
+	if s.Face != "" {
+		mf.Face = s.Face
+	}
 	if len(s.Feet) > 0 {
 		mf.Feet = s.Feet
 	}
@@ -225,7 +235,7 @@ func Load(path string, s Settings) (*Model, error) {
 	if bvhScaled {
 		mf.Scale = 0 // applied by the BVH reader
 	}
-	scale, snapTris := mf.Scale, mf.SnapshotTriangles
+	scale, face, snapTris := mf.Scale, mf.Face, mf.SnapshotTriangles
 	// A built-in's id given, then what the loader changed or left out of the
 	// character, come first.
 	var notes []string
@@ -327,7 +337,7 @@ func Load(path string, s Settings) (*Model, error) {
 		}
 	}
 	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes, Reduction: red,
-		Skin: s.Skin, Scale: scale, SnapshotTriangles: snapTris, filesRoot: s.FilesRoot}
+		Skin: s.Skin, Scale: scale, Face: face, SnapshotTriangles: snapTris, filesRoot: s.FilesRoot}
 	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone})
 	if err != nil {
 		setting := "Feet"
@@ -343,14 +353,32 @@ func Load(path string, s Settings) (*Model, error) {
 	return model, nil
 }
 
-// shape applies the manifest's scale and deforming-only choice to the model, so
-// that everything made from it (palettes, sockets, meshes) agrees. It returns
-// what the user should be told.
-func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
-	if mf.Scale != 0 {
-		if err := m.Scale(mf.Scale); err != nil {
-			return nil, &bake.SettingError{Setting: "Scale", Err: err}
+// place scales a model and turns it to face +z (gltf.Model.Scale and
+// Face): the one place a bake's model, and every other mesh its snapshot
+// reads, is put in the bake's space.
+func place(m *gltf.Model, scale float64, face string) error {
+	if scale != 0 {
+		if err := m.Scale(scale); err != nil {
+			return &bake.SettingError{Setting: "Scale", Err: err}
 		}
+	}
+	if face != "" {
+		if err := m.Face(face); err != nil {
+			return &bake.SettingError{Setting: "Face", Err: err}
+		}
+	}
+	return nil
+}
+
+// shape applies the manifest's scale, face and deforming-only choice to the
+// model, so that everything made from it (palettes, sockets, meshes, the
+// gaits measured) agrees. It returns what the user should be told.
+func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
+	if err := place(m, mf.Scale, mf.Face); err != nil {
+		return nil, err
+	}
+	mf.Face = "" // applied
+	if mf.Scale != 0 {
 		mf.Sockets = slices.Clone(mf.Sockets)
 		for i := range mf.Sockets { // offsets are in the model's own units
 			for k := range mf.Sockets[i].Offset {

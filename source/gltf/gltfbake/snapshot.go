@@ -101,10 +101,8 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 		if low.Mesh == nil {
 			return nil, fmt.Errorf("%s: SnapshotSettings.Mesh: the model has no readable skinned mesh", s.Mesh)
 		}
-		if m.Scale != 0 {
-			if err := low.Scale(m.Scale); err != nil {
-				return nil, err
-			}
+		if err := place(low, m.Scale, m.Face); err != nil {
+			return nil, err
 		}
 		if out.Mesh, out.InverseBind, err = bindByName(low, g, m.Reduction); err != nil {
 			return nil, fmt.Errorf("%s: SnapshotSettings.Mesh: %w", s.Mesh, err)
@@ -115,10 +113,8 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		if m.Scale != 0 {
-			if err := lod.Scale(m.Scale); err != nil {
-				return nil, err
-			}
+		if err := place(lod, m.Scale, m.Face); err != nil {
+			return nil, err
 		}
 		if out.Mesh, out.InverseBind, err = bindByName(lod, g, m.Reduction); err != nil {
 			return nil, fmt.Errorf("%s: MSFT_lod level %d: %w", m.Path, lod.LOD, err)
