@@ -162,13 +162,18 @@ func (p *clipPath) quick(a, b float32) float64 {
 
 // reach is path's quick form: the frames between the phases (the shorter way
 // round a looping clip, a millionth of a frame more for the rounding of
-// bpat.Resolve's lerp) times the fastest step.
+// bpat.Resolve's lerp and of the floors' absence) times the fastest step.
 func (p *clipPath) reach(a, b float32) float64 {
 	if p.frames <= 1 {
 		return 0
 	}
 	pa, pb := float64(a), float64(b)
 	var d float64
+	if d := pb - pa; p.loops && d <= 0.5 && d >= -0.5 {
+		// Under half a phase apart, as between steps: n·|b − a| frames, the
+		// shorter way round, without the floors (quick's form).
+		return (math.Abs(d)*float64(p.frames) + 1e-6) * p.fastest
+	}
 	if p.loops {
 		n := float64(p.frames)
 		d = math.Abs((pb-math.Floor(pb))*n - (pa-math.Floor(pa))*n)
@@ -237,7 +242,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 					p.has, p.single = false, false
 					continue
 				}
-				if p.has && p.species == cur.species && (!m.farther(cur, p, most, false) || !m.farther(cur, p, most, true)) {
+				if p.has && p.species == cur.species && (!m.farther(&cur, p, most, false) || !m.farther(&cur, p, most, true)) {
 					*p = cur
 					continue
 				}
@@ -352,7 +357,7 @@ func farthestOne(now, was *posedSide) float64 {
 //
 // Each clip's path is first taken as reach gives it, then, with tight, as path
 // does (slower, and shorter where the fastest step is not between the phases).
-func (m *jumpMeter) farther(cur unitPose, p *unitPose, most float64, tight bool) bool {
+func (m *jumpMeter) farther(cur, p *unitPose, most float64, tight bool) bool {
 	if int(cur.species) >= len(m.paths) {
 		return true
 	}
