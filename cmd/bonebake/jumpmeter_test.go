@@ -122,12 +122,12 @@ func (m *jumpMeterBefore) measure(b *crowd.Batch) {
 
 func (m *jumpMeterBefore) max() float64 { return slices.Max(m.most) }
 
-// TestJumpMeterTwoClips checks the meter's shortcut for a pose of two clips
-// (speed blends, fades from one clip) against the general bound it stands in
-// for: over every unit-step of a battle that it takes, the same bound bit for
-// bit, both ways (reach and path). The largest move alone would not show a
-// shortcut that bounds too little: few of those units come near it.
-func TestJumpMeterTwoClips(t *testing.T) {
+// TestJumpMeterShortcuts checks the meter's shortcuts for a pose of one clip
+// and of two (speed blends, fades from one clip) against the general bound
+// they stand in for: over every unit-step of a battle that one takes, the same
+// bound bit for bit, both ways (reach and path). The largest move alone would
+// not show a shortcut that bounds too little: few units come near it.
+func TestJumpMeterShortcuts(t *testing.T) {
 	reg, _, err := simRegistry("", false)
 	if err != nil {
 		t.Fatal(err)
@@ -137,22 +137,28 @@ func TestJumpMeterTwoClips(t *testing.T) {
 	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
 	m := newJumpMeter(reg, units)
 	prev := make([]unitPose, units)
-	took, speed := 0, 0
+	took, speed, one := 0, 0, 0
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
 			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
 			if p := prev[i]; p.has && p.species == cur.species {
 				sp := &m.paths[cur.species]
 				for _, tight := range []bool{false, true} {
-					got, ok := sp.twoClips(&p.sides, &cur.sides, tight)
-					if !ok {
+					want, ok := sp.bound(&p.sides, &cur.sides, tight)
+					if got, one1 := sp.oneClip(&p.sides, &cur.sides, tight); one1 {
+						one++
+						if !ok || math.Float64bits(got) != math.Float64bits(want) {
+							t.Fatalf("unit %d, %v to %v (tight %v): oneClip %v, bound %v (%v)", i, p.sides, cur.sides, tight, got, want, ok)
+						}
+					}
+					got, two := sp.twoClips(&p.sides, &cur.sides, tight)
+					if !two {
 						continue
 					}
 					took++
 					if p.sides[0].Phase == p.sides[1].Phase {
 						speed++
 					}
-					want, ok := sp.bound(&p.sides, &cur.sides, tight)
 					if !ok || math.Float64bits(got) != math.Float64bits(want) {
 						t.Fatalf("unit %d, %v to %v (tight %v): twoClips %v, bound %v (%v)", i, p.sides, cur.sides, tight, got, want, ok)
 					}
@@ -163,9 +169,9 @@ func TestJumpMeterTwoClips(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d bounds compared, %d of them of speed blends", took, speed)
-	if took < units*steps/20 || speed == 0 || speed == took {
-		t.Errorf("%d bounds compared, %d of speed blends: the battle shows too few of both kinds", took, speed)
+	t.Logf("%d bounds of one clip compared, %d of two, %d of them of speed blends", one, took, speed)
+	if one < units*steps || took < units*steps/20 || speed == 0 || speed == took {
+		t.Errorf("%d bounds of one clip compared, %d of two, %d of speed blends: the battle shows too few of some kind", one, took, speed)
 	}
 }
 
