@@ -25,7 +25,8 @@
 //     (crowd.Player.Ride) plays the clip the rider archetype's table maps to the
 //     state the horse's clip stands for (registry.RiderClips). The rows are
 //     lanes (travel.go): a unit on a looping clip with a ground speed (the
-//     registry's gait) walks along +x at rate · speed · cycle, so that planted
+//     registry's gait) walks along +x at rate · speed · cycle (its units turned
+//     to face the way its clips travel, the sidecar's direction), so that planted
 //     feet stand still on the ground, and wraps at the lanes' end; a seek moves
 //     it by the stride it skips.
 //

@@ -266,7 +266,8 @@ func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 		width = max(width, minLane*looks[a].Spacing)
 	}
 	c.lane = lanes{x0: -width / 2, length: width}
-	c.strides = c.clipStrides()
+	strides, headings := c.clipStrides()
+	c.strides = strides
 	c.march = make([]march, n)
 	z := float32(0)
 	nextRider := n
@@ -294,7 +295,7 @@ func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 			c.play.Start(i, c.regs.species(a), unit.ClipID(cl), rng.Float32()*(1+oneShotHold))
 			rec := c.Records[i*RecordFloats:]
 			x := c.lane.x0 + (float32(rows.col[k])+0.5)*width/float32(rows.size[r])
-			rec[recPlace], rec[recPlace+1], rec[recPlace+2] = x, z-float32(r)*sp, math.Pi/2
+			rec[recPlace], rec[recPlace+1], rec[recPlace+2] = x, z-float32(r)*sp, headings[a]
 			c.march[i] = march{x0: x}
 			copy(rec[recTint:], hueTint(float32(math.Mod(float64(k)*0.13+float64(j)*0.29, 1))))
 			rec[recTint+3] = 0.12

@@ -3,16 +3,22 @@ package viewer
 import "math"
 
 // The parade's units travel (docs/viewer-wire.md §4 for the clock mode's part).
-// Every parade unit faces +x along its row, its lane; a unit playing a looping
-// clip with a ground speed (the registry's gait: the gait sidecar's, or the
-// built-in table's; docs/formats/gait.md) walks its lane at the speed its phase
-// moves at, rate · speed · cycle metres a second (a stride per pass), so that
-// feet planted in the bake stand still on the ground and feet that slide are
-// seen sliding. A clip without a ground speed, and a one-shot, plays in place.
-// A unit is turned so that the model's +z, glTF's forward, points along +x: a
-// model that faces another way (three.js's Soldier faces −z) travels sideways
-// or backwards and its feet slide, since the gait sidecar gives a speed and no
-// direction.
+// Every parade unit walks along its row, its lane, toward +x; a unit playing a
+// looping clip with a ground speed (the registry's gait: the gait sidecar's, or
+// the built-in table's; docs/formats/gait.md) walks its lane at the speed its
+// phase moves at, rate · speed · cycle metres a second (a stride per pass), so
+// that feet planted in the bake stand still on the ground and feet that slide
+// are seen sliding. A clip without a ground speed, and a one-shot, plays in
+// place.
+// The units of an asset face the way its clips travel: the axis nearest the
+// sum of their directions as the gait sidecar measured them
+// (registry.Species.Facing, the rule of bake's hint; +z, glTF's forward, when
+// none is given) is turned to point along +x, and each clip travels along the
+// lane by its stride times its direction's share of that axis. So a model baked without --face that faces
+// another way (three.js's Soldier faces −z) is seen walking forward with its
+// feet planted, as bake measured it, where a game moving units along their
+// heading would walk it backwards (bake's hint says so); a clip that travels
+// across the axis (a strafe) slides in place.
 // A lane is as long as the parade is wide; a unit that walks off its end comes
 // back at its start. A seek moves the unit by the stride of the phase it skips,
 // so that a planted foot holds still while the timeline is scrubbed. The battle
@@ -35,11 +41,15 @@ type march struct{ x0, t0, v float32 }
 // minLane is the shortest lane, in units' spacings: room for a few strides.
 const minLane = 10
 
-// clipStrides gives, per asset and clip, the metres one pass of the clip covers at
-// its ground speed (speed · cycle), 0 for a clip that plays in place.
-func (c *Scene) clipStrides() [][]float32 {
-	out := make([][]float32, len(c.assets))
+// clipStrides gives, per asset and clip, the metres one pass of the clip carries
+// its units along their lane at its ground speed (speed · cycle times its
+// direction's share of the asset's axis; 0 for a clip that plays in place),
+// and per asset the heading its units face: the one that turns the axis its
+// clips travel along to +x.
+func (c *Scene) clipStrides() (strides [][]float32, headings []float32) {
+	strides, headings = make([][]float32, len(c.assets)), make([]float32, len(c.assets))
 	for a := range c.assets {
+		headings[a] = math.Pi / 2 // +z along +x
 		if !c.regs.playable(a) {
 			continue
 		}
@@ -47,14 +57,20 @@ func (c *Scene) clipStrides() [][]float32 {
 		if sp == nil {
 			continue
 		}
-		out[a] = make([]float32, len(sp.Clips))
+		ax, az := sp.Facing()
+		headings[a] = float32(math.Atan2(az, ax))
+		strides[a] = make([]float32, len(sp.Clips))
 		for k, cl := range sp.Clips {
+			d := cl.Direction
+			if d == ([2]float64{}) {
+				d = [2]float64{0, 1} // none given: +z
+			}
 			if g := cl.Gait; cl.Loops && g.Speed > 0 && g.Cycle > 0 {
-				out[a][k] = float32(g.Speed * g.Cycle)
+				strides[a][k] = float32(g.Speed * g.Cycle * (d[0]*ax + d[1]*az))
 			}
 		}
 	}
-	return out
+	return strides, headings
 }
 
 // stride is the metres parade unit i covers per pass of the clip it plays.

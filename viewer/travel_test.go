@@ -9,6 +9,7 @@ import (
 
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
 
 // paradeOf builds a parade of n units of assets with every unit of asset a on
@@ -170,6 +171,24 @@ func TestParadeFeetPlanted(t *testing.T) {
 		speed  float64 // m/s and
 		cycle  float64 // s, as the asset's maker says
 	}{{[]*Asset{walker}, "Walk", testfiles.WalkerSpeed, 1}}
+	// Three.js's Soldier faces −z: as it is, and baked facing +z (--face -z),
+	// its walks go forward, at the speeds the bake measured.
+	soldier := testfiles.Path(t, "gltf", "threejs/Soldier.glb")
+	for _, face := range []string{"", "-z"} {
+		a, err := LoadGLTFWith(soldier, gltfbake.Settings{Face: face})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"Walk", "Run"} {
+			g, _ := a.src.Gaits.Clip(name)
+			cases = append(cases, struct {
+				assets []*Asset
+				clip   string
+				speed  float64
+				cycle  float64
+			}{[]*Asset{a}, name, g.GroundSpeed, g.Cycle})
+		}
+	}
 	for _, a := range builtins(t) {
 		sp, _ := roster.ByName(a.Name)
 		for name, g := range sp.Gaits {
@@ -263,9 +282,36 @@ func TestParadeFeetPlanted(t *testing.T) {
 				k = e
 			}
 		}
-		t.Logf("%s %s: %d stances, worst drift %.2f %% of the travel; the unit went %.2f m at %.3f m/s", a.Name, tc.clip, stances, 100*worst, unit[len(unit)-1]-unit[0], v)
+		t.Logf("%s %s (heading %.3f): %d stances, worst drift %.2f %% of the travel; the unit went %.2f m at %.3f m/s", a.Name, tc.clip, c.Records[recPlace+2], stances, 100*worst, unit[len(unit)-1]-unit[0], v)
 		if stances < 2 || worst > 0.05 {
 			t.Errorf("%s %s: %d stances (fewer than 2: the feet slide over the ground), a foot drifts %.1f %% of the distance travelled, want under 5 %%", a.Name, tc.clip, stances, 100*worst)
+		}
+	}
+}
+
+// TestParadeFacing: a parade unit faces the way its asset's clips travel, the
+// axis nearest their measured directions turned to +x: CesiumMan walks
+// toward +x (heading 0), the Soldier toward −z (−π/2), the built-ins, whose
+// table gives no direction, +z (π/2).
+func TestParadeFacing(t *testing.T) {
+	for _, c := range []struct {
+		model   string
+		heading float32
+	}{{"CesiumMan.gltf", 0}, {"threejs/Soldier.glb", -math.Pi / 2}} {
+		a, err := LoadGLTF(testfiles.Path(t, "gltf", c.model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := New(append([]*Asset{a}, builtins(t)[:1]...))
+		sc, _ := paradeOf(t, s, 8, false, 0, a.file.Clips()[0].Name)
+		for i := range sc.Len() {
+			want := float32(math.Pi / 2)
+			if i < sc.Count[0] {
+				want = c.heading
+			}
+			if got := sc.Records[i*RecordFloats+recPlace+2]; got != want {
+				t.Errorf("%s: unit %d (asset %d) faces %v, want %v", c.model, i, sc.unitAsset[i], got, want)
+			}
 		}
 	}
 }

@@ -461,6 +461,11 @@ func (r *Registry) species(path string, f *bpat.File, as int, side sidecar) (*Sp
 	for _, c := range f.Clips() {
 		ci := Clip{Clip: c, Duration: c.Duration()}
 		ci.Gait, ci.GaitSource = ResolveGait(c.Name, ci.Duration, r.cfg.gaits[id], side.file, def.Gaits)
+		if side.file != nil {
+			if sc, ok := side.file.Clip(c.Name); ok {
+				ci.Direction = [2]float64{sc.Direction[0], sc.Direction[2]}
+			}
+		}
 		s.Clips = append(s.Clips, ci)
 	}
 	return s, nil

@@ -7,6 +7,7 @@ import (
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
+	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -23,6 +24,22 @@ type Clip struct {
 	// GaitSource says where Gait came from: GaitGame, GaitMeasured, GaitManifest,
 	// GaitSidecar, GaitTable or GaitNone (see ResolveGait).
 	GaitSource string
+	// Direction is the model-space direction (x, z) its gait sidecar measured
+	// the clip to travel along (docs/formats/gait.md §1); zero where it gives
+	// none, which a runtime reads as +z, heading 0's.
+	Direction [2]float64
+}
+
+// Facing returns the horizontal axis (x, z) in model space the species'
+// clips travel along: the one nearest the sum of their Directions (gait.Axis,
+// the rule of bake's hint, docs/formats/gait.md §8); +z, heading 0's, when
+// none is given.
+func (s *Species) Facing() (x, z float64) {
+	var sx, sz float64
+	for _, c := range s.Clips {
+		sx, sz = sx+c.Direction[0], sz+c.Direction[1]
+	}
+	return gait.Axis(sx, sz)
 }
 
 // Contact is the clip's contact marker, or DefaultContact when it has none.

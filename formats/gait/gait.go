@@ -162,6 +162,20 @@ func (f *File) check() error {
 	return nil
 }
 
+// Axis returns the horizontal axis nearest the direction (x, z) in model
+// space: (±1, 0) or (0, ±1), and (0, 1), +z, for none. A model faces the axis
+// nearest the sum of its clips' directions: bake's hint and the viewer's
+// parade read it so (docs/formats/gait.md §8).
+func Axis(x, z float64) (ax, az float64) {
+	switch {
+	case math.Abs(x) > math.Abs(z):
+		return math.Copysign(1, x), 0
+	case z < 0:
+		return 0, -1
+	}
+	return 0, 1
+}
+
 // unitHorizontal says d is [x, 0, z] with x² + z² within 0.001 of 1: the
 // writer rounds each component to four decimals.
 func unitHorizontal(d [3]float64) bool {

@@ -272,33 +272,25 @@ func direction(d rig.Vec3) [3]float64 {
 // FacingHint says, when the clips that travel go along another axis than +z,
 // which it is and the setting that turns the model to face +z, the
 // runtime's heading 0 (docs/formats/gait.md §8); "" when they go along +z or
-// none travels. The axis is the one nearest the sum of their directions.
+// none travels. The axis is the one nearest the sum of their directions
+// (gait.Axis).
 func FacingHint(f *gait.File) string {
 	var sx, sz float64
 	for _, c := range f.Clips {
 		x, z, _ := c.Dir()
 		sx, sz = sx+x, sz+z
 	}
-	axis := func(x, z float64) string {
-		switch {
-		case x == 0 && z == 0:
-			return ""
-		case math.Abs(x) > math.Abs(z) && x > 0:
-			return "+x"
-		case math.Abs(x) > math.Abs(z):
-			return "-x"
-		case z > 0:
-			return "+z"
-		}
-		return "-z"
+	name := func(x, z float64) string {
+		ax, az := gait.Axis(x, z)
+		return map[[2]float64]string{{1, 0}: "+x", {-1, 0}: "-x", {0, 1}: "+z", {0, -1}: "-z"}[[2]float64{ax, az}]
 	}
-	a := axis(sx, sz)
-	if a == "" || a == "+z" {
+	a := name(sx, sz)
+	if a == "+z" {
 		return ""
 	}
 	var names []string
 	for _, c := range f.Clips {
-		if x, z, ok := c.Dir(); ok && axis(x, z) == a {
+		if x, z, ok := c.Dir(); ok && name(x, z) == a {
 			names = append(names, c.Name)
 		}
 	}
