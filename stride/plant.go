@@ -429,13 +429,13 @@ func (lg *leg) reach(pos [][]rig.Vec3, track []int, drop []float64, run [2]int, 
 }
 
 // lifts returns how high foot f (its joint's index in pos, the tracked
-// samples 0..n, and its sole's points at each sample, or nil) is raised at
+// samples 0..n, and its sole's track, or nil) is raised at
 // each sample: where its contacts (whole) were shortened to runs (reach), the
 // foot, still on the ground as animated, would slide: it is raised above the
 // bands a contact is found in (its joint's wide band, its sole's band), and a
 // little more, rising from the shortened contact's end and falling to its start
 // over LiftRamp of the clip, so that it steps instead.
-func (r *Rig) lifts(pos [][]rig.Vec3, f int, sole [][]rig.Vec3, whole, runs [][2]int, loops bool) []float64 {
+func (r *Rig) lifts(pos [][]rig.Vec3, f int, sole *soleTrack, whole, runs [][2]int, loops bool) []float64 {
 	n := len(pos) - 1
 	lift := make([]float64, n+1)
 	H := r.Height
@@ -449,13 +449,7 @@ func (r *Rig) lifts(pos [][]rig.Vec3, f int, sole [][]rig.Vec3, whole, runs [][2
 	}
 	need := []func(k int) float64{top(func(k int) float64 { return pos[k][f][1] })}
 	if sole != nil {
-		need = append(need, top(func(k int) float64 {
-			low := math.Inf(1)
-			for _, p := range sole[k] {
-				low = math.Min(low, p[1])
-			}
-			return low
-		}))
+		need = append(need, top(func(k int) float64 { return sole.low[k] }))
 	}
 	w := max(2, int(LiftRamp*float64(n)))
 	raise := func(K, from, dir int, h float64) { // from the shortened contact's edge outward
@@ -907,23 +901,35 @@ func (p *Plan) bends(s Sampler) {
 	}
 }
 
+// soleTrack is a foot's sole over a clip's samples 0..n, as soleContact and lifts
+// read it: the height of its lowest point at each sample, and the move to the
+// next sample of its contact patch (its points within PlantedHeightMin·H of the
+// lowest), summed over the patch's points. Kept instead of every point at
+// every sample (the three.js Xbot's soles are 1009 points each: 5.6 MB a foot
+// and a pass, whose first touch of each page costs a VM far more than the
+// skinning).
+type soleTrack struct {
+	low  []float64  // 0..n
+	move []rig.Vec3 // 0..n-1
+	size []int      // the patch's points, 0..n-1
+}
+
 // solesAt samples s at n+1 times dt apart from start, once for all the feet
-// (a pass a foot sampled the clip four times over for a quadruped):
-// at[i][k][j] is point j of foot i's sole (r.Soles[i]) at sample k, in model
-// space, for each foot that has a sole and a leg to bend (nil for the others).
-func (r *Rig) solesAt(s Sampler, start, dt float64, n int, legs []leg) [][][]rig.Vec3 {
+// (a pass a foot sampled the clip four times over for a quadruped), and
+// skins each foot's sole (r.Soles[i]) in model space at each sample, for each
+// foot that has a sole and a leg to bend (nil for the others).
+func (r *Rig) solesAt(s Sampler, start, dt float64, n int, legs []leg) []*soleTrack {
 	sk := r.Skeleton
-	at := make([][][]rig.Vec3, len(legs))
+	at := make([]*soleTrack, len(legs))
 	var bones []int
+	rows := make([][2][]rig.Vec3, len(legs)) // the points at the last sample and this one
 	for i, lg := range legs {
 		if lg.end < 0 || i >= len(r.Soles) || len(r.Soles[i]) == 0 {
 			continue
 		}
-		at[i] = make([][]rig.Vec3, n+1)
-		flat := make([]rig.Vec3, (n+1)*len(r.Soles[i]))
-		for k := range at[i] {
-			at[i][k] = flat[k*len(r.Soles[i]) : (k+1)*len(r.Soles[i])]
-		}
+		at[i] = &soleTrack{low: make([]float64, n+1), move: make([]rig.Vec3, n), size: make([]int, n)}
+		flat := make([]rig.Vec3, 2*len(r.Soles[i]))
+		rows[i] = [2][]rig.Vec3{flat[:len(r.Soles[i])], flat[len(r.Soles[i]):]}
 		for _, p := range r.Soles[i] {
 			for q, w := range p.Weight {
 				if w > 0 {
@@ -940,51 +946,54 @@ func (r *Rig) solesAt(s Sampler, start, dt float64, n int, legs []leg) [][][]rig
 	placed := sk.Chain(bones)
 	pose := sk.RestPose()
 	global := make([]rig.Mat4, sk.Len())
+	patch := PlantedHeightMin * r.Height
 	for k := 0; k <= n; k++ {
 		s.Sample(start+float64(k)*dt, pose)
 		sk.ModelSpaceOf(pose, global, placed)
-		for i, sole := range at {
-			if sole == nil {
+		for i, so := range at {
+			if so == nil {
 				continue
 			}
+			last, cur := rows[i][0], rows[i][1]
+			low := math.Inf(1)
 			for j := range r.Soles[i] {
-				sole[k][j] = r.Soles[i][j].At(global)
+				cur[j] = r.Soles[i][j].At(global)
+				low = math.Min(low, cur[j][1])
 			}
+			so.low[k] = low
+			if k > 0 {
+				var d rig.Vec3
+				c := 0
+				for j, p := range last {
+					if p[1] <= so.low[k-1]+patch {
+						d = d.Add(cur[j].Sub(p))
+						c++
+					}
+				}
+				so.move[k-1], so.size[k-1] = d, c
+			}
+			rows[i][0], rows[i][1] = cur, last
 		}
 	}
 	return at
 }
 
-// soleContact finds a foot's contact from its sole's points: the sole is on the
+// soleContact finds a foot's contact from its sole: the sole is on the
 // ground while its lowest point is within PlantedHeight of that height's range
 // over the clip (at least PlantedHeightMin·H) above its lowest, and its contact
-// patch (its points within PlantedHeightMin·H of the lowest) moves slower over
-// the ground than the unit (v), the ground moving by back (per second) in the
-// model's space. step[k] is the patch's horizontal move over the ground from
-// sample k to k+1.
-func (r *Rig) soleContact(at [][]rig.Vec3, dt float64, n int, back rig.Vec3, v float64) (stand []bool, step []rig.Vec3) {
-	low := make([]float64, n+1)
+// patch moves slower over the ground than the unit (v), the ground moving by
+// back (per second) in the model's space. step[k] is the patch's horizontal
+// move over the ground from sample k to k+1.
+func (r *Rig) soleContact(at *soleTrack, dt float64, n int, back rig.Vec3, v float64) (stand []bool, step []rig.Vec3) {
 	floor, top := math.Inf(1), math.Inf(-1)
-	for k := range at {
-		low[k] = math.Inf(1)
-		for _, p := range at[k] {
-			low[k] = math.Min(low[k], p[1])
-		}
-		floor, top = math.Min(floor, low[k]), math.Max(top, low[k])
+	for _, low := range at.low {
+		floor, top = math.Min(floor, low), math.Max(top, low)
 	}
 	band := floor + math.Max(PlantedHeight*(top-floor), PlantedHeightMin*r.Height)
 	stand, step = make([]bool, n), make([]rig.Vec3, n)
 	for k := range n {
-		var d rig.Vec3
-		c := 0
-		for j, p := range at[k] {
-			if p[1] <= low[k]+PlantedHeightMin*r.Height {
-				d = d.Add(at[k+1][j].Sub(p))
-				c++
-			}
-		}
-		step[k] = horiz(d.Scale(1 / float64(c)).Sub(back.Scale(dt)))
-		stand[k] = low[k] <= band && step[k].Len() < v*dt
+		step[k] = horiz(at.move[k].Scale(1 / float64(at.size[k])).Sub(back.Scale(dt)))
+		stand[k] = at.low[k] <= band && step[k].Len() < v*dt
 	}
 	return stand, step
 }

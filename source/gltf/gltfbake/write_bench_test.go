@@ -3,6 +3,7 @@ package gltfbake
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,5 +25,28 @@ func BenchmarkWriteFilesFox(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPlantFeet is bake MODEL --plant-feet as the command line runs it,
+// loading included (the feet are planted as the model loads), beside the same
+// bake without planting: what locking the feet costs (docs/formats/gait.md §7).
+func BenchmarkPlantFeet(b *testing.B) {
+	for _, name := range []string{"threejs/Xbot.glb", "threejs/Soldier.glb", "Fox.glb", "CesiumMan.gltf", "threejs/RobotExpressive.glb"} {
+		path := sharedModel(b, name)
+		out := filepath.Join(b.TempDir(), "model.bpat")
+		for _, plant := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/planted=%v", strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)), plant), func(b *testing.B) {
+				for b.Loop() {
+					m, err := Load(path, Settings{PlantFeet: plant})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := m.WriteFiles(out, Output{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
