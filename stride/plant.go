@@ -64,9 +64,15 @@ type Point struct {
 // At returns where the bones' model-space matrices global put p.
 func (p *Point) At(global []rig.Mat4) rig.Vec3 {
 	var at rig.Vec3
-	for i, w := range p.Weight {
-		if w > 0 {
-			at = at.Add(global[p.Bone[i]].TransformPoint(p.Offset[i]).Scale(w))
+	for i := range p.Weight {
+		if w := p.Weight[i]; w > 0 {
+			// at.Add(global[b].TransformPoint(o).Scale(w)), term for term,
+			// without copying the matrix (a sole of a thousand points is
+			// skinned at every sample of a clip, several times a clip).
+			a, o := &global[p.Bone[i]], &p.Offset[i]
+			at[0] += (a[0]*o[0] + a[1]*o[1] + a[2]*o[2] + a[3]) * w
+			at[1] += (a[4]*o[0] + a[5]*o[1] + a[6]*o[2] + a[7]) * w
+			at[2] += (a[8]*o[0] + a[9]*o[1] + a[10]*o[2] + a[11]) * w
 		}
 	}
 	return at

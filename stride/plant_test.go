@@ -2,6 +2,7 @@ package stride
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/bonebake/bonebake/rig"
@@ -144,6 +145,40 @@ func TestPlanPinsTheFoot(t *testing.T) {
 		}
 		if side(ga)*side(gp) <= 0 {
 			t.Errorf("t %.3f: the knee flipped (%.3f, %.3f as animated)", tt, side(gp), side(ga))
+		}
+	}
+}
+
+// TestPointAt checks Point.At, written out term by term for speed, against
+// linear blend skinning as rig spells it (each bone's TransformPoint, scaled
+// by its weight, added in turn) bit for bit: foot locking's outputs are
+// byte-identical only if it is. Random matrices, offsets and weights, some
+// weights zero (their bones skipped).
+func TestPointAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	global := make([]rig.Mat4, 8)
+	for i := range global {
+		for e := range global[i] {
+			global[i][e] = rng.NormFloat64() * 3
+		}
+	}
+	for range 10000 {
+		var p Point
+		for q := range 4 {
+			p.Bone[q] = rng.IntN(len(global))
+			if rng.IntN(4) > 0 {
+				p.Weight[q] = rng.Float64()
+			}
+			p.Offset[q] = rig.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		}
+		var want rig.Vec3
+		for q, w := range p.Weight {
+			if w > 0 {
+				want = want.Add(global[p.Bone[q]].TransformPoint(p.Offset[q]).Scale(w))
+			}
+		}
+		if got := p.At(global); got != want {
+			t.Fatalf("%+v: At = %v, want %v", p, got, want)
 		}
 	}
 }
