@@ -116,8 +116,11 @@ func (m *Model) planted(plan *stride.Plan, mo bake.Motion, start, dur float64, c
 		}
 	}
 	res := at((a + b) / 2)
+	if res.Confidence >= stride.Trusted {
+		return res
+	}
 	slip, where, ok := plan.SoleSlip(sampler(), planned)
-	if res.Confidence >= stride.Trusted || !ok {
+	if !ok {
 		return res
 	}
 	res = at(planned)
