@@ -1,11 +1,14 @@
 package gltfbake
 
 import (
+	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/rig"
 )
@@ -157,5 +160,52 @@ func TestFaceQuarterTurns(t *testing.T) {
 	}
 	if err := (Settings{Face: "up"}).Check(nil); err == nil || !strings.Contains(err.Error(), "+z, -z, +x or -x") {
 		t.Errorf("face up: %v, want refused naming the axes", err)
+	}
+}
+
+// TestFaceSnapshot: the far-LOD snapshot of a turned model, simplified from
+// its own mesh or bound from another model's (read again and turned alike),
+// stands where the plain one does turned: every vertex's position and normal
+// with x and z negated, at every frame written.
+func TestFaceSnapshot(t *testing.T) {
+	path := testfiles.Path(t, "gltf", "threejs/Soldier.glb")
+	dir := t.TempDir()
+	for _, mesh := range []string{"", path} {
+		var files [2]*bpsm.File
+		for k, face := range []string{"", "-z"} {
+			m, err := Load(path, Settings{Face: face})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := m.Snapshot(SnapshotSettings{Mesh: mesh, LOD: -1, FPS: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, fmt.Sprintf("s%d.bpsm", k))
+			if _, err := s.Write(out, m.Job); err != nil {
+				t.Fatal(err)
+			}
+			if files[k], err = bpsm.Open(out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, q := files[0], files[1]
+		worst := 0.0
+		for c, cl := range p.Clips() {
+			for f := range int(cl.FrameCount) {
+				for i := range p.VertexCount() {
+					a, b := p.Vertex(c, f, i), q.Vertex(c, f, i)
+					for _, v := range [][2][3]float32{{a.Position, b.Position}, {a.Normal, b.Normal}} {
+						want := [3]float32{-v[0][0], v[0][1], -v[0][2]}
+						for k := range 3 {
+							worst = math.Max(worst, math.Abs(float64(v[1][k]-want[k])))
+						}
+					}
+				}
+			}
+		}
+		if worst > 1e-4 {
+			t.Errorf("snapshot (mesh %q): the turned one differs from the plain one turned by up to %.3g", mesh, worst)
+		}
 	}
 }
