@@ -22,12 +22,20 @@ import (
 // largest move is the one the meter posing every unit finds, bit for bit
 // (TestJumpMeterAsBefore).
 type jumpMeter struct {
-	reg     *registry.Registry
-	paths   []speciesPaths // per species id
-	prev    []unitPose     // per unit, its pose at the last step
-	most    []float64      // per worker, the largest squared move
-	posed   []int          // per worker, units posed (tests)
-	bufs    [][]float32    // per worker, two poses' origins: 3 × the most bones of any species
+	reg   *registry.Registry
+	paths []speciesPaths // per species id
+	prev  []unitPose     // per unit, its pose at the last step
+	// The common case's columns, per unit: the species and clip of a unit that
+	// showed one clip at full weight at the last step (oneKey; noKey if it
+	// did not) and its phase then, which prev's lags behind while the unit
+	// stays in the common case.
+	key     []uint32
+	phase   []float32
+	flat    []*clipPath // per oneKey's clip, its path: at off[species] + clip
+	off     []int
+	most    []float64   // per worker, the largest squared move
+	posed   []int       // per worker, units posed (tests)
+	bufs    [][]float32 // per worker, two poses' origins: 3 × the most bones of any species
 	workers int
 }
 
@@ -36,7 +44,20 @@ type unitPose struct {
 	species unit.SpeciesID
 	sides   [3]registry.Side
 	has     bool
-	single  bool // has, and shows one clip at full weight
+}
+
+// noKey is the key of a unit not showing one clip at full weight.
+const noKey = ^uint32(0)
+
+// oneKey is the key of a unit of species s showing clip c.
+func oneKey(s unit.SpeciesID, c unit.ClipID) uint32 { return uint32(s)<<16 | uint32(c) }
+
+// keyOf is the key of a unit showing pose u.
+func (m *jumpMeter) keyOf(u *unitPose) uint32 {
+	if !u.has || u.sides[0].Weight != 1 || u.sides[1].Weight != 0 || u.sides[2].Weight != 0 || int(u.sides[0].Clip) >= len(m.paths[u.species].clips) {
+		return noKey
+	}
+	return oneKey(u.species, u.sides[0].Clip)
 }
 
 // speciesPaths are a species' clips' paths; box[c][x] is the farthest any bone
@@ -70,7 +91,10 @@ type clipPath struct {
 
 // newJumpMeter returns a meter for n units.
 func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
-	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), workers: goruntime.GOMAXPROCS(0)}
+	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), key: make([]uint32, n), phase: make([]float32, n), workers: goruntime.GOMAXPROCS(0)}
+	for i := range m.key {
+		m.key[i] = noKey
+	}
 	m.most, m.posed = make([]float64, m.workers), make([]int, m.workers)
 	bones := 0
 	for _, s := range reg.All() {
@@ -98,6 +122,12 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 					sp.box[c][x] = max(sp.box[c][x], math.Sqrt(d2))
 				}
 			}
+		}
+	}
+	for i := range m.paths {
+		m.off = append(m.off, len(m.flat))
+		for c := range m.paths[i].clips {
+			m.flat = append(m.flat, &m.paths[i].clips[c])
 		}
 	}
 	for range 2 * m.workers {
@@ -224,33 +254,37 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 			defer wg.Done()
 			o, q := m.bufs[2*w], m.bufs[2*w+1]
 			most, posed := found, 0 // the largest squared move: max takes its root
-			for i := lo; i < hi; i++ {
-				p := &m.prev[i]
-				// The common case first, reading no more than the unit's clip
-				// and phase: one clip at full weight then and now.
-				if p.single && p.species == b.Species[i] && !b.Blending(i) && b.Clip[i] == p.sides[0].Clip {
-					if paths := m.paths[p.species].clips; int(p.sides[0].Clip) < len(paths) {
-						if d := paths[p.sides[0].Clip].quick(p.sides[0].Phase, b.Phase[i]); d*d <= most {
-							p.sides[0].Phase = b.Phase[i]
-							continue
-						}
+			key, phase := m.key[lo:hi], m.phase[lo:hi]
+			species, clip, phases := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi]
+			for j := range key {
+				i := lo + j
+				// The common case first, from the columns alone: one clip at
+				// full weight then and now (noKey is no unit's oneKey).
+				if key[j] == oneKey(species[j], clip[j]) && !b.Blending(i) {
+					if d := m.flat[m.off[species[j]]+int(clip[j])].quick(phase[j], phases[j]); d*d <= most {
+						phase[j] = phases[j]
+						continue
 					}
 				}
+				p := &m.prev[i]
+				if key[j] != noKey {
+					p.sides[0].Phase = phase[j]
+				}
 				cur := unitPose{species: b.Species[i], sides: b.Sides(i), has: true}
-				cur.single = cur.sides[0].Weight == 1 && cur.sides[1].Weight == 0 && cur.sides[2].Weight == 0
 				if m.reg.Species(cur.species) == nil || int(cur.species) >= len(m.paths) { // a species not loaded: nothing drawn
-					p.has, p.single = false, false
+					p.has, key[j] = false, noKey
 					continue
 				}
 				if p.has && p.species == cur.species && (!m.farther(&cur, p, most, false) || !m.farther(&cur, p, most, true)) {
 					*p = cur
+					key[j], phase[j] = m.keyOf(p), p.sides[0].Phase
 					continue
 				}
 				sp := &m.paths[cur.species]
 				var now, was [3]posedSide
 				nNow, ok := sp.resolve(&cur.sides, &now)
 				if !ok {
-					p.has, p.single = false, false
+					p.has, key[j] = false, noKey
 					continue
 				}
 				if p.has && p.species == cur.species {
@@ -260,6 +294,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 					}
 				}
 				*p = cur
+				key[j], phase[j] = m.keyOf(p), p.sides[0].Phase
 			}
 			m.most[w], m.posed[w] = most, m.posed[w]+posed
 		}()
