@@ -3,6 +3,7 @@ package gltfbake
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -207,5 +208,32 @@ func TestFaceSnapshot(t *testing.T) {
 		if worst > 1e-4 {
 			t.Errorf("snapshot (mesh %q): the turned one differs from the plain one turned by up to %.3g", mesh, worst)
 		}
+	}
+}
+
+// TestFaceManifest: the manifest's face key turns the model as Settings.Face
+// does, and an axis that is not one is refused naming the file and the key.
+func TestFaceManifest(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.yaml"), filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(good, []byte("face: -z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("face: up\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mf, err := ReadManifest(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(testfiles.Path(t, "gltf", "threejs/Soldier.glb"), Settings{Manifest: mf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := m.Gaits("s.bpat").Clip("Walk"); c.Direction[2] < 0.99 {
+		t.Errorf("face: -z: Walk's direction %v, want +z", c.Direction)
+	}
+	if _, err := ReadManifest(bad); err == nil || !strings.Contains(err.Error(), "bad.yaml: face") {
+		t.Errorf("face: up: %v, want refused naming the file and key", err)
 	}
 }
