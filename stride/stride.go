@@ -374,6 +374,50 @@ func (r *Rig) MeasureAt(s Sampler, start, dur, cycle float64, loops bool, speed 
 }
 
 func (r *Rig) measure(s Sampler, start, dur, cycle float64, loops bool, at float64) Result {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	var pos [][]rig.Vec3
+	var track []int
+	if n := samples(dur); dur > 0 && dur >= MinDuration { // else measured says why not
+		pos, track = r.track(sc, s, start, dur/float64(n), n, r.chain())
+	}
+	return r.measured(sc, pos, track, dur, cycle, loops, at)
+}
+
+// Samples are a clip's bones that measuring reads (its root, the root's
+// ancestors and its feet), posed once at the times Measure samples them: a
+// clip measured at several speeds (a planted clip's speed is bisected, a
+// dozen measurements) is posed once, not once a measurement.
+type Samples struct {
+	r     *Rig
+	dur   float64
+	pos   [][]rig.Vec3
+	track []int
+}
+
+// Samples poses the motion s from start for dur seconds of its own time, as
+// Measure does, for measuring it with Samples.Measure and Samples.MeasureAt.
+func (r *Rig) Samples(s Sampler, start, dur float64) *Samples {
+	t := &Samples{r: r, dur: dur}
+	if n := samples(dur); dur > 0 && dur >= MinDuration {
+		t.pos, t.track = r.track(new(scratch), s, start, dur/float64(n), n, r.chain()) // memory of its own: it outlives this call
+	}
+	return t
+}
+
+// Measure is Rig.Measure of the motion t was posed from: the same Result.
+func (t *Samples) Measure(cycle float64, loops bool) Result { return t.MeasureAt(cycle, loops, 0) }
+
+// MeasureAt is Rig.MeasureAt of the motion t was posed from: the same Result.
+func (t *Samples) MeasureAt(cycle float64, loops bool, speed float64) Result {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	return t.r.measured(sc, t.pos, t.track, t.dur, cycle, loops, speed)
+}
+
+// measured is measure's judgement of the clip tracked at pos (track's, with
+// the root's ancestors as its chain; none when it lasts too little to pose).
+func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle float64, loops bool, at float64) Result {
 	if !(cycle > 0) {
 		cycle = dur
 	}
@@ -386,12 +430,9 @@ func (r *Rig) measure(s Sampler, start, dur, cycle float64, loops bool, at float
 		res.Reason = fmt.Sprintf("the clip lasts %.3g s, too short for a stride: a pose, not locomotion", dur)
 		return res
 	}
-	n := samples(dur)
+	n := len(pos) - 1
 	dt := dur / float64(n)
 	chain := r.chain()
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
-	pos, track := r.track(sc, s, start, dt, n, chain)
 	H := r.Height
 	minSpeed := MinSpeed * H
 

@@ -449,3 +449,35 @@ func TestMeasureReusesMemory(t *testing.T) {
 		t.Errorf("after another clip: %+v, want %+v", again, first)
 	}
 }
+
+// TestSamplesMeasure checks that a clip posed once (Rig.Samples) measures as
+// Rig.Measure and Rig.MeasureAt measure it, posing it each time: the same
+// Result, field for field, for walks in place and with root motion, looping
+// or not, with and without a cycle, at the speed they slide least and at
+// others, and a clip too short to pose.
+func TestSamplesMeasure(t *testing.T) {
+	for _, w := range []*walker{
+		{speed: 1.4, dur: 1, stance: 0.6},
+		{speed: 1.4, dur: 0.8, stance: 0.65, rootMotion: true, dir: [2]float64{0.6, 0.8}},
+		{speed: 1.4, dur: 1, stance: 0.6, rightSpeed: 1.2},
+		{speed: 1.4, dur: MinDuration / 2, stance: 0.6},
+	} {
+		r, err := NewRig(w.skeleton(t, nil), nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		posed := r.Samples(w, 0, w.dur)
+		for _, loops := range []bool{true, false} {
+			for _, cycle := range []float64{0, w.dur / 2} {
+				if got, want := posed.Measure(cycle, loops), r.Measure(w, 0, w.dur, cycle, loops); got != want {
+					t.Errorf("%+v, cycle %v, loops %v: Samples.Measure = %+v, want %+v", w, cycle, loops, got, want)
+				}
+				for _, v := range []float64{0.7, 1.3, 1.4, 2} {
+					if got, want := posed.MeasureAt(cycle, loops, v), r.MeasureAt(w, 0, w.dur, cycle, loops, v); got != want {
+						t.Errorf("%+v, cycle %v, loops %v, at %v: Samples.MeasureAt = %+v, want %+v", w, cycle, loops, v, got, want)
+					}
+				}
+			}
+		}
+	}
+}

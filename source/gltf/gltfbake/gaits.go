@@ -98,11 +98,11 @@ func (m *Model) plantFeet() []string {
 // holds and which are what is seen on the ground, are judged alone, at the
 // plan's own speed.
 func (m *Model) planted(plan *stride.Plan, mo bake.Motion, start, dur float64, c *bake.Clip) stride.Result {
-	r := m.gaitRig
 	sampler := func() stride.Sampler { return plan.Sampler(mo.NewSampler()) }
-	at := func(x float64) stride.Result { return r.MeasureAt(sampler(), start, dur, c.Cycle, c.Loops, x) }
+	posed := m.gaitRig.Samples(sampler(), start, dur) // once for every measurement below
+	at := func(x float64) stride.Result { return posed.MeasureAt(c.Cycle, c.Loops, x) }
 	planned := plan.Speed
-	joints := r.Measure(sampler(), start, dur, c.Cycle, c.Loops)
+	joints := posed.Measure(c.Cycle, c.Loops)
 	if joints.Method != stride.MethodFeet || !(joints.FeetSpeed > 0) {
 		return at(planned)
 	}
