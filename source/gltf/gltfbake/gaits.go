@@ -57,9 +57,8 @@ func (m *Model) plantFeet() []string {
 			continue
 		}
 		// Planting that leaves the feet sliding beyond what a trusted speed
-		// allows only bends the legs out of shape (the Fox's Run: its front
-		// legs, straight and short of their pins, drag back): the clip stays
-		// as authored.
+		// allows only bends the legs out of shape: the clip stays as
+		// authored.
 		after := m.planted(plan, mo, start, dur, c)
 		if after.Confidence < stride.Trusted {
 			if m.unplanted == nil {
