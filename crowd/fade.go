@@ -305,11 +305,20 @@ func (b *Batch) blendSides(i int, dst, tmp []float32, sample func(clip unit.Clip
 // Sides returns the clips unit i shows: its own, then, while it fades or blends
 // two gaits, the others, with the weights its Blend gives them.
 func (b *Batch) Sides(i int) [3]registry.Side {
-	s := [3]registry.Side{{Clip: b.Clip[i], Phase: b.Phase[i], Weight: 1}}
+	var s [3]registry.Side
+	b.SidesTo(i, &s)
+	return s
+}
+
+// SidesTo writes Sides(i) into s, all of it: for a caller that looks at every
+// unit, without the copies of a returned array (bonebake simulate's meter).
+func (b *Batch) SidesTo(i int, s *[3]registry.Side) {
+	s[0] = registry.Side{Clip: b.Clip[i], Phase: b.Phase[i], Weight: 1}
+	s[1], s[2] = registry.Side{}, registry.Side{}
 	if !b.blending(i) {
-		return s
+		return
 	}
-	bl, u := b.Blend[i], &b.fades.unit[i]
+	bl, u := &b.Blend[i], &b.fades.unit[i]
 	s[0].Weight = 1 - bl.Weight - bl.PriorWeight
 	gait := registry.Side{Clip: b.fades.gaitClip[i], Phase: b.Phase[i], Weight: 0}
 	switch {
@@ -324,7 +333,6 @@ func (b *Batch) Sides(i int) [3]registry.Side {
 		s[1] = registry.Side{Clip: u.from.clip, Phase: u.from.phase, Weight: bl.Weight}
 		s[2] = gait
 	}
-	return s
 }
 
 // Origins writes the model-space origin (x, y, z, metres) of every bone of the pose

@@ -270,7 +270,8 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				if key[j] != noKey {
 					p.sides[0].Phase = phase[j]
 				}
-				cur := unitPose{species: b.Species[i], sides: b.Sides(i), has: true}
+				cur := unitPose{species: b.Species[i], has: true}
+				b.SidesTo(i, &cur.sides)
 				if m.reg.Species(cur.species) == nil || int(cur.species) >= len(m.paths) { // a species not loaded: nothing drawn
 					p.has, key[j] = false, noKey
 					continue

@@ -178,7 +178,8 @@ func TestJumpMeterShortcuts(t *testing.T) {
 // TestJumpMeterPoses checks the meter's posing against Species.OriginsOf, whose
 // origins the GPU's palettes hold: over every unit-step of a battle, the
 // largest squared move of a bone is the same bit for bit, for one clip at full
-// weight (most units) and for blends alike.
+// weight (most units) and for blends alike; and the sides the meter reads
+// (Batch.SidesTo, into a used array) are Sides'.
 func TestJumpMeterPoses(t *testing.T) {
 	reg, _, err := simRegistry("", false)
 	if err != nil {
@@ -198,6 +199,11 @@ func TestJumpMeterPoses(t *testing.T) {
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
 			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
+			// What the meter reads, SidesTo, over what the last unit left.
+			dirty := [3]registry.Side{{Clip: 9, Phase: 9, Weight: 9}, {Clip: 9, Phase: 9, Weight: 9}, {Clip: 9, Phase: 9, Weight: 9}}
+			if b.Crowd.SidesTo(i, &dirty); dirty != cur.sides {
+				t.Fatalf("unit %d: SidesTo %v, Sides %v", i, dirty, cur.sides)
+			}
 			if p := prev[i]; p.has && p.species == cur.species {
 				s := reg.Species(cur.species)
 				if err := s.OriginsOf(cur.sides, now); err != nil {
