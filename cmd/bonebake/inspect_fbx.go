@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/source/fbx"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 
 	"github.com/spf13/cobra"
 )
@@ -37,8 +38,20 @@ func inspectFBX(cmd *cobra.Command, path string, asJSON bool) error {
 		fmt.Fprintf(w, "  mesh %s: %d vertices, %s\n", shown(m.Name), m.Vertices, m.How)
 	}
 	fmt.Fprintf(w, "%s:\n", plural(len(info.Clips), "clip"))
-	for _, c := range info.Clips {
-		fmt.Fprintf(w, "  %s  %.3f s to %.3f s, moves %s\n", shown(c.Name), c.Start, c.End, plural(c.Bones, "bone"))
+	names := make([]string, len(info.Clips))
+	for i, c := range info.Clips {
+		names[i] = c.Name
+	}
+	baked := names
+	if info.Skinned { // a character: bake names its own clips
+		baked = gltfbake.OwnClipNames(path, names)
+	}
+	for i, c := range info.Clips {
+		name := shown(c.Name)
+		if baked[i] != c.Name {
+			name += " (bakes as " + shown(baked[i]) + ")"
+		}
+		fmt.Fprintf(w, "  %s  %.3f s to %.3f s, moves %s\n", name, c.Start, c.End, plural(c.Bones, "bone"))
 	}
 	for _, s := range info.Warnings {
 		fmt.Fprintf(w, "note: %s\n", s)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 
 	"github.com/spf13/cobra"
 )
@@ -87,12 +88,26 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		}
 	}
 	fmt.Fprintf(w, "\n%3s  %-24s %9s %9s %6s\n", "#", "animation", "seconds", "channels", "keys")
-	for _, a := range info.Animations {
-		name := a.Name
-		if name == "" {
-			name = fmt.Sprintf("animation_%d (unnamed)", a.Index) // the name bake gives it
+	names := make([]string, len(info.Animations))
+	for i, a := range info.Animations {
+		names[i] = a.Name
+		if a.Name == "" {
+			names[i] = fmt.Sprintf("animation_%d", a.Index) // the name bake gives it
 		}
-		fmt.Fprintf(w, "%3d  %-24s %9.4f %9d %6d\n", a.Index, shown(name), a.Duration, len(a.Channels), a.Keys)
+	}
+	baked := names
+	if len(info.Skins) > 0 { // a model: bake names its own animations
+		baked = gltfbake.OwnClipNames(path, names)
+	}
+	for i, a := range info.Animations {
+		name := shown(a.Name)
+		if a.Name == "" {
+			name = names[i] + " (unnamed)"
+		}
+		if baked[i] != names[i] {
+			name += " (bakes as " + shown(baked[i]) + ")"
+		}
+		fmt.Fprintf(w, "%3d  %-24s %9.4f %9d %6d\n", a.Index, name, a.Duration, len(a.Channels), a.Keys)
 	}
 	return nil
 }

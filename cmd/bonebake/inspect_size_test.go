@@ -70,3 +70,38 @@ func TestInspectModelSize(t *testing.T) {
 		}
 	}
 }
+
+// inspect MODEL names each clip as bake will: a Mixamo FBX character's take
+// name "mixamo.com" and a Blender-exported Mixamo file's
+// "Armature|mixamo.com|Layer0" bake after their files (mixamo, ybot), which
+// inspect says beside the file's own name; the Soldier's named clips bake as
+// they are, with no such word. The names are the BPAT's own, read back.
+func TestInspectClipNamesAsBaked(t *testing.T) {
+	for _, c := range []struct{ path, take string }{
+		{testfiles.Path(t, "fbx", "mixamo.fbx"), "mixamo.com"},
+		{sharedModel(t, "mixamo-clips/ybot.glb"), "Armature|mixamo.com|Layer0"},
+		{sharedModel(t, "threejs/Soldier.glb"), ""},
+	} {
+		out := filepath.Join(t.TempDir(), "m.bpat")
+		if code, _, errOut := bonebake(t, "bake", c.path, "-o", out); code != 0 {
+			t.Fatalf("bake %s: %d %s", c.path, code, errOut)
+		}
+		var bpat struct{ Clips []struct{ Name string } }
+		code, js, errOut := bonebake(t, "inspect", out, "--json")
+		if code != 0 || json.Unmarshal([]byte(js), &bpat) != nil || len(bpat.Clips) == 0 {
+			t.Fatalf("inspect %s --json: %d %s", out, code, errOut)
+		}
+		code, text, errOut := bonebake(t, "inspect", c.path)
+		if code != 0 {
+			t.Fatalf("inspect %s: %d %s", c.path, code, errOut)
+		}
+		for _, clip := range bpat.Clips {
+			switch {
+			case c.take != "" && !strings.Contains(text, c.take+" (bakes as "+clip.Name+")"):
+				t.Errorf("inspect %s does not say %q bakes as %s:\n%s", c.path, c.take, clip.Name, text)
+			case c.take == "" && (!regexp.MustCompile(`(?m)^\s+\d+\s+`+regexp.QuoteMeta(clip.Name)+`\s`).MatchString(text) || strings.Contains(text, "bakes as")):
+				t.Errorf("inspect %s does not list clip %s as it is:\n%s", c.path, clip.Name, text)
+			}
+		}
+	}
+}

@@ -124,37 +124,50 @@ func takeName(name string) bool {
 	return g != nil && g[1] != ""
 }
 
-// nameOwnClips names a model's own animations by the rule its clip files'
-// follow (docs/formats/gltf.md §3): an exporter's take name gives way to the
-// model's file name, so that Mixamo characters baked from several files are
-// not all "mixamo.com", and a name already taken gets _2, _3, … (unnamed
-// animations keep animation_<N>, three.js's name). It returns the new name of
-// each take name, which a manifest's source may still give, and a note per
-// clip renamed.
-func nameOwnClips(m *gltf.Model, path string) (renamed map[string]string, notes []string) {
+// OwnClipNames is the name bake gives each of a model's own animations, named
+// names in the file at path (unnamed ones already animation_<N>, as Load names
+// them): an exporter's take name gives way to the model's file name, so that
+// Mixamo characters baked from several files are not all "mixamo.com", and a
+// name already taken gets _2, _3, … (docs/formats/gltf.md §3). inspect shows
+// them beside the file's own.
+func OwnClipNames(path string, names []string) []string {
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	keep := map[string]bool{} // names the first clip of each keeps
-	for _, c := range m.Clips {
-		if !takeName(c.Name) {
-			keep[c.Name] = true
+	for _, n := range names {
+		if !takeName(n) {
+			keep[n] = true
 		}
 	}
-	given := make(map[string]bool, len(m.Clips))
-	for i := range m.Clips {
-		c := &m.Clips[i]
-		stem, take := c.Name, takeName(c.Name)
-		if take {
+	out := make([]string, len(names))
+	given := make(map[string]bool, len(names))
+	for i, n := range names {
+		stem := n
+		if takeName(n) {
 			stem = base
 		} else if !given[stem] {
-			given[stem] = true
+			given[stem], out[i] = true, n
 			continue
 		}
 		name := stem
-		for k := 2; given[name] || name != c.Name && keep[name]; k++ {
+		for k := 2; given[name] || name != n && keep[name]; k++ {
 			name = fmt.Sprintf("%s_%d", stem, k)
 		}
-		given[name] = true
-		if take {
+		given[name], out[i] = true, name
+	}
+	return out
+}
+
+// nameOwnClips names a model's own animations (OwnClipNames). It returns the
+// new name of each take name, which a manifest's source may still give, and a
+// note per clip renamed.
+func nameOwnClips(m *gltf.Model, path string) (renamed map[string]string, notes []string) {
+	names := make([]string, len(m.Clips))
+	for i, c := range m.Clips {
+		names[i] = c.Name
+	}
+	for i, name := range OwnClipNames(path, names) {
+		c := &m.Clips[i]
+		if takeName(c.Name) {
 			if renamed == nil {
 				renamed = map[string]string{}
 			}
@@ -162,7 +175,7 @@ func nameOwnClips(m *gltf.Model, path string) (renamed map[string]string, notes 
 				renamed[c.Name] = name
 			}
 			notes = append(notes, fmt.Sprintf("animation %q bakes as clip %s, after its file: exporters give every file's animation that take name (a manifest's clips may rename it, source: %q)", c.Name, name, c.Name))
-		} else {
+		} else if name != c.Name {
 			notes = append(notes, fmt.Sprintf("animation %d %q bakes as clip %s: an earlier animation has its name, and clips are found by name", i, c.Name, name))
 		}
 		c.Name = name
