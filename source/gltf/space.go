@@ -227,6 +227,17 @@ func faceTurn(face string) (rig.Quat, bool) {
 	return q, ok
 }
 
+// Unturn is where direction d of a model turned by Face(face) pointed before
+// the turn (R⁻¹·d): the axis the turned model's +z was is face itself. d as it
+// is for an axis CheckFace refuses.
+func Unturn(face string, d rig.Vec3) rig.Vec3 {
+	q, ok := faceTurn(face)
+	if !ok {
+		return d
+	}
+	return q.Conjugate().Rotate(d)
+}
+
 // CheckFace says whether face names an axis Face turns a model from: the
 // horizontal axis the model faces, +z, -z, +x or -x.
 func CheckFace(face string) error {

@@ -33,10 +33,10 @@ func TestFace(t *testing.T) {
 		t.Fatal(err)
 	}
 	pf, tf := plain.Gaits("p.bpat"), turned.Gaits("t.bpat")
-	if h := FacingHint(pf); !strings.Contains(h, "(Run, Walk) go toward -z") || !strings.Contains(h, "backwards") || !strings.Contains(h, "Settings.Face -z") {
+	if h := FacingHint(pf, ""); !strings.Contains(h, "(Run, Walk) go toward -z") || !strings.Contains(h, "backwards") || !strings.Contains(h, "Settings.Face -z") {
 		t.Errorf("plain hint %q: want the walks toward -z, backwards, Settings.Face -z", h)
 	}
-	if h := FacingHint(tf); h != "" {
+	if h := FacingHint(tf, "-z"); h != "" {
 		t.Errorf("turned hint %q: want none", h)
 	}
 	walk := -1
@@ -147,15 +147,17 @@ func TestFace(t *testing.T) {
 
 // TestFaceQuarterTurns: +x and -x turn a quarter about +y, the way each says:
 // CesiumMan walks toward +x (the hint says Settings.Face +x), and faced +x it
-// walks toward +z; faced -x, toward -z.
+// walks toward +z; faced -x, toward -z, and the hint names +x again, in place
+// of -x: naming -z, which turns the model from where it faces unturned, sent a
+// user round (-z walks it toward -x, whose hint named -x).
 func TestFaceQuarterTurns(t *testing.T) {
 	path := testfiles.Path(t, "gltf", "CesiumMan.gltf")
-	for _, c := range []struct{ face, hint string }{{"", "Settings.Face +x"}, {"+x", ""}, {"-X", "Settings.Face -z"}} {
+	for _, c := range []struct{ face, hint string }{{"", "Settings.Face +x"}, {"+x", ""}, {"-X", "the model faces +x, not -X: Settings.Face +x turns it"}} {
 		m, err := Load(path, Settings{Face: c.face})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h := FacingHint(m.Gaits("c.bpat")); (c.hint == "") != (h == "") || !strings.Contains(h, c.hint) {
+		if h := FacingHint(m.Gaits("c.bpat"), m.Face); (c.hint == "") != (h == "") || !strings.Contains(h, c.hint) {
 			t.Errorf("face %q: hint %q, want one naming %q", c.face, h, c.hint)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/rig"
+	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/stride"
 )
 
@@ -275,8 +276,10 @@ func direction(d rig.Vec3) [3]float64 {
 // which it is and the setting that turns the model to face +z, the
 // runtime's heading 0 (docs/formats/gait.md §8); "" when they go along +z or
 // none travels. The axis is the one nearest the sum of their directions
-// (gait.Axis).
-func FacingHint(f *gait.File) string {
+// (gait.Axis). face is the axis the model was turned from (Model.Face; "" for
+// none): the setting named is then the axis the model faces unturned, which
+// replaces face, not one to add to it.
+func FacingHint(f *gait.File, face string) string {
 	var sx, sz float64
 	for _, c := range f.Clips {
 		x, z, _ := c.Dir()
@@ -300,8 +303,14 @@ func FacingHint(f *gait.File) string {
 	if a == "-z" {
 		how = "backwards"
 	}
-	return fmt.Sprintf("the clips that travel (%s) go toward %s, and a runtime faces a unit +z at heading 0: its units would walk %s; Settings.Face %s turns the model about +y to face +z",
-		strings.Join(names, ", "), a, how, a)
+	hint := fmt.Sprintf("the clips that travel (%s) go toward %s, and a runtime faces a unit +z at heading 0: its units would walk %s; ", strings.Join(names, ", "), a, how)
+	if face == "" || strings.EqualFold(strings.TrimPrefix(face, "+"), "z") {
+		return hint + fmt.Sprintf("Settings.Face %s turns the model about +y to face +z", a)
+	}
+	ax, az := gait.Axis(sx, sz)
+	d := gltf.Unturn(face, rig.Vec3{ax, 0, az})
+	was := name(math.Round(d[0]), math.Round(d[2]))
+	return hint + fmt.Sprintf("the model faces %s, not %s: Settings.Face %s turns it about +y to face +z", was, face, was)
 }
 
 // round keeps five significant digits: a measurement is not better than that.

@@ -124,7 +124,7 @@ func (b *Baked) written(size Size, inFolder bool) []bake.Line {
 		units = "; speeds are in the model's units per second (see the hint)"
 	}
 	r = append(r, bake.Line{Kind: bake.Found, Text: fmt.Sprintf("gait: wrote %s: %d of %s with a ground speed%s", w.Gait, speeds, words.Plural(len(w.Gaits.Clips), "clip"), units)})
-	if h := FacingHint(w.Gaits); h != "" {
+	if h := FacingHint(w.Gaits, m.Face); h != "" {
 		r = append(r, bake.Line{Kind: bake.Found, Text: "hint: " + h})
 	}
 	if sn := w.Snap; sn != nil {
