@@ -21,7 +21,17 @@ func (m *Model) measure(i int) stride.Result {
 	if res, ok := m.plantedAt[i]; ok {
 		return res
 	}
+	if was, ok := m.loaded[i]; ok && was.motion == c.Motion {
+		return was.res
+	}
 	return m.gaitRig.Measure(j.Motions[c.Motion].NewSampler(), start, dur, c.Cycle, c.Loops)
+}
+
+// measurement is a clip's measurement (Model.loaded) and the motion it played
+// (its index in Job.Motions: planting or removing travel gives a clip another).
+type measurement struct {
+	motion int
+	res    stride.Result
 }
 
 // plantFeet locks the feet of every clip that asks (Clip.PlantFeet) to the
@@ -43,6 +53,10 @@ func (m *Model) plantFeet() []string {
 			m.gaitRig.Soles = m.soles()
 		}
 		res := m.measure(i)
+		if m.loaded == nil {
+			m.loaded = map[int]measurement{}
+		}
+		m.loaded[i] = measurement{c.Motion, res}
 		start, dur := j.Span(c)
 		speed := 0.0 // per second of the clip's own time
 		if c.GroundSpeed > 0 {

@@ -142,6 +142,10 @@ type Model struct {
 	gaitRig   *stride.Rig
 	measured  map[int]stride.Result
 	plantedAt map[int]stride.Result // the clips whose feet were locked (plantFeet), measured planted
+	// loaded holds the clips measured as the model loaded (plantFeet), by
+	// clip index, with the motion each played: measured again playing it, a
+	// clip measures the same (Gaits measures every clip).
+	loaded map[int]measurement
 	// unplanted names the clips that asked to be planted but were left as
 	// authored: planted, their feet would still slide.
 	unplanted map[string]bool
