@@ -400,7 +400,7 @@ func below(sk *rig.Skeleton, b, a int) bool {
 // long): the foot stands for the longest run of samples at which it reaches,
 // pinned anew there (pin), a few times over, since the pin moves with the
 // contact's middle. pos are the tracked joints (track) at each sample, the
-// body lowered by drop (Plan.lower).
+// body lowered by drop (Plan.lower; nil: not lowered).
 func (lg *leg) reach(pos [][]rig.Vec3, track []int, drop []float64, run [2]int, short float64, pin func(q, e int)) [2]int {
 	n := len(pos) - 1
 	ie, il, iu := slices.Index(track, lg.end), slices.Index(track, lg.lower), slices.Index(track, lg.upper)
@@ -411,9 +411,12 @@ func (lg *leg) reach(pos [][]rig.Vec3, track []int, drop []float64, run [2]int, 
 			k := K % n
 			hip, knee, end := pos[k][iu], pos[k][il], pos[k][ie]
 			target := end.Add(lg.off[k]) // where the pin holds it, the body lowered by drop
-			hip[1] -= drop[k]
-			knee[1] -= drop[k]
-			end[1] -= drop[k]
+			// nil: lower found no need to lower the body
+			if drop != nil {
+				hip[1] -= drop[k]
+				knee[1] -= drop[k]
+				end[1] -= drop[k]
+			}
 			if softReach(hip, target, end.Sub(hip).Len(), knee.Sub(hip).Len()+end.Sub(knee).Len()).Sub(target).Len() <= short {
 				if cur++; cur > best {
 					best, from = cur, K-cur+1

@@ -182,3 +182,19 @@ func TestPointAt(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanBodyNotLowered plants the stepper one-shot from a quarter in, where
+// its leg reaches every pin and lower leaves the body where it is (no drop):
+// reach then reads no drop (it read one, and Plan panicked).
+func TestPlanBodyNotLowered(t *testing.T) {
+	s := &stepper{dur: 1}
+	r, err := NewRig(s.skeleton(t), nil, Options{Feet: []string{"Toe"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Measure(s, 0.25, 0.75, 0, false)
+	plan := r.Plan(s, 0.25, 0.75, false, res, 0)
+	if plan == nil || plan.Locked == 0 || plan.pelvis >= 0 {
+		t.Fatalf("plan %+v: want a contact pinned, the body not lowered", plan)
+	}
+}
