@@ -124,7 +124,13 @@ type Plan struct {
 	// left as animated (no leg to bend) and which cannot reach their pin.
 	Locked int
 	Notes  []string
+	posed  *Samples
 }
+
+// Posed returns the planted clip posed for measuring: what Rig.Samples gives
+// of p.Sampler(s) (s the motion Plan was given, from its start for its
+// duration), posed once by Plan itself.
+func (p *Plan) Posed() *Samples { return p.posed }
 
 // Plan pins the feet of the motion s (sampled from start for dur seconds, as
 // Measure samples it) while the unit travels at the clip's ground speed: the
@@ -273,12 +279,11 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		fill(lg.off, lg.runs, loops)
 	}
 	// Where a leg cannot reach its pin, the foot lies short of it: say how
-	// often (the frames of the plan's own samples).
+	// often (the frames of the plan's own samples), in the pass that poses the
+	// planted clip for measuring it (Posed).
 	pl := p.Sampler(s).(*planted)
-	pose := r.Skeleton.RestPose()
-	for k := 0; k <= n; k++ {
-		pl.Sample(start+float64(k)*dt, pose)
-	}
+	p.posed = &Samples{r: r, dur: dur}
+	p.posed.pos, p.posed.track = r.track(new(scratch), pl, start, dt, n, r.chain())
 	var short []string
 	for j, lg := range p.legs {
 		if c := pl.short[j]; c > 0 {

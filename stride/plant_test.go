@@ -183,6 +183,37 @@ func TestPointAt(t *testing.T) {
 	}
 }
 
+// TestPlanPosed checks that the planted clip Plan posed (Plan.Posed) measures
+// as the plan's sampler measures posed again (Rig.Measure, Rig.MeasureAt):
+// the same Result, field for field, for the stepper planted looping from its
+// start and one-shot from a quarter in, at several speeds.
+func TestPlanPosed(t *testing.T) {
+	s := &stepper{dur: 1}
+	r, err := NewRig(s.skeleton(t), nil, Options{Feet: []string{"Toe"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		start, dur float64
+		loops      bool
+	}{{0, 1, true}, {0.25, 0.75, false}} {
+		res := r.Measure(s, c.start, c.dur, 0, c.loops)
+		plan := r.Plan(s, c.start, c.dur, c.loops, res, 0)
+		if plan == nil {
+			t.Fatalf("%+v: no plan", c)
+		}
+		posed := plan.Posed()
+		if got, want := posed.Measure(0, c.loops), r.Measure(plan.Sampler(s), c.start, c.dur, 0, c.loops); got != want {
+			t.Errorf("%+v: Posed().Measure = %+v, want %+v", c, got, want)
+		}
+		for _, v := range []float64{0.5 * plan.Speed, plan.Speed, 1.5 * plan.Speed} {
+			if got, want := posed.MeasureAt(0, c.loops, v), r.MeasureAt(plan.Sampler(s), c.start, c.dur, 0, c.loops, v); got != want {
+				t.Errorf("%+v at %v: Posed().MeasureAt = %+v, want %+v", c, v, got, want)
+			}
+		}
+	}
+}
+
 // TestPlanBodyNotLowered plants the stepper one-shot from a quarter in, where
 // its leg reaches every pin and lower leaves the body where it is (no drop):
 // reach then reads no drop (it read one, and Plan panicked).

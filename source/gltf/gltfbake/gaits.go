@@ -74,7 +74,7 @@ func (m *Model) plantFeet() []string {
 		// Planting that leaves the feet sliding beyond what a trusted speed
 		// allows only bends the legs out of shape: the clip stays as
 		// authored.
-		after := m.planted(plan, mo, start, dur, c)
+		after := m.planted(plan, mo, dur, c)
 		if after.Confidence < stride.Trusted {
 			if m.unplanted == nil {
 				m.unplanted = map[string]bool{}
@@ -111,9 +111,8 @@ func (m *Model) plantFeet() []string {
 // several centimetres on their pads while it runs), the soles, which the plan
 // holds and which are what is seen on the ground, are judged alone, at the
 // plan's own speed.
-func (m *Model) planted(plan *stride.Plan, mo bake.Motion, start, dur float64, c *bake.Clip) stride.Result {
-	sampler := func() stride.Sampler { return plan.Sampler(mo.NewSampler()) }
-	posed := m.gaitRig.Samples(sampler(), start, dur) // once for every measurement below
+func (m *Model) planted(plan *stride.Plan, mo bake.Motion, dur float64, c *bake.Clip) stride.Result {
+	posed := plan.Posed() // once for every measurement below
 	at := func(x float64) stride.Result { return posed.MeasureAt(c.Cycle, c.Loops, x) }
 	planned := plan.Speed
 	joints := posed.Measure(c.Cycle, c.Loops)
@@ -133,7 +132,7 @@ func (m *Model) planted(plan *stride.Plan, mo bake.Motion, start, dur float64, c
 	if res.Confidence >= stride.Trusted {
 		return res
 	}
-	slip, where, ok := plan.SoleSlip(sampler(), planned)
+	slip, where, ok := plan.SoleSlip(plan.Sampler(mo.NewSampler()), planned)
 	if !ok {
 		return res
 	}
