@@ -34,9 +34,11 @@ func newViewCmd() *cobra.Command {
 		retarg  bool
 		up      string
 		scale   float64
+		plant   bool
+		face    string
 	)
 	cmd := &cobra.Command{
-		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] [--scale S] | view MODEL --clips A.glb B.bvh...",
+		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] [--scale S] [--face AXIS] [--plant-feet] | view MODEL --clips A.glb B.bvh...",
 		Short: "Show baked creatures in a local web viewer",
 		Long: `Start a local web server with a WebGL2 viewer and print its URL. The page draws
 crowds of up to 20,000 animated instances skinned on the GPU from the BPAT
@@ -57,6 +59,8 @@ known mesh, and a BVH file, are drawn as a box per bone. --up gives BVH files'
 up axis as 'bake --up' does (default: found from each skeleton); --scale bakes the
 models scaled, as 'bake --scale' does: a model whose size looks like centimetres
 (Fox.glb, 79 m tall) has a hint saying so on the page, as bake prints it.
+--face and --plant-feet turn the models and lock their feet to the ground as
+'bake --face' and 'bake --plant-feet' do, so the page shows what those bakes give.
 
 With --clips, the first PATH is a glTF, FBX or BVH model and the others are clip
 files: their animations are baked onto the model's skeleton by joint name, as
@@ -80,7 +84,7 @@ and says so. Stop it with Ctrl-C.`,
 				what   string
 			)
 			start := time.Now()
-			set := gltfbake.Settings{Up: up, Scale: scale}
+			set := gltfbake.Settings{Up: up, Scale: scale, Face: face, PlantFeet: plant}
 			if err := set.Check(givenSettings(cmd.Flags())); err != nil {
 				return libError(err)
 			}
@@ -106,7 +110,7 @@ and says so. Stop it with Ctrl-C.`,
 				if err := (gltfbake.Settings{Up: up, ClipFiles: clips}).CheckUpUsed(paths); err != nil {
 					return libError(err)
 				}
-				if err := checkScaleUsed(cmd.Flags(), paths); err != nil {
+				if err := checkModelFlagsUsed(cmd.Flags(), paths); err != nil {
 					return err
 				}
 			}
@@ -123,7 +127,7 @@ and says so. Stop it with Ctrl-C.`,
 			defer ln.Close()
 			if len(clips) > 0 {
 				var a *viewer.Asset
-				a, err = viewer.LoadGLTFWith(paths[0], gltfbake.Settings{ClipFiles: clips, Retarget: retarg, Up: up, Scale: scale})
+				a, err = viewer.LoadGLTFWith(paths[0], gltfbake.Settings{ClipFiles: clips, Retarget: retarg, Up: up, Scale: scale, Face: face, PlantFeet: plant})
 				assets, what = []*viewer.Asset{a}, fmt.Sprintf("%s with %s", paths[0], plural(len(clips), "clip file"))
 			} else if len(paths) > 0 {
 				assets, err = loadViewPaths(paths, set, species.option())
@@ -132,8 +136,8 @@ and says so. Stop it with Ctrl-C.`,
 				if up != "" {
 					return usagef("--up applies to BVH files: name them (view walk.bvh --up +Z)")
 				}
-				if cmd.Flags().Changed("scale") {
-					return usagef("--scale applies to models (glTF, FBX, BVH): name them (view Fox.glb --scale 0.01)")
+				if f := changed(cmd.Flags(), modelFlags...); f != "" {
+					return usagef("--%s applies to models (glTF, FBX, BVH): name them (view Fox.glb --scale 0.01)", f)
 				}
 				if cmd.Flags().Changed("dir") {
 					if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -177,14 +181,20 @@ and says so. Stop it with Ctrl-C.`,
 	fl.BoolVar(&retarg, "retarget", false, "take only rotations from --clips files whose skeleton differs (as bake --retarget)")
 	fl.StringVar(&up, "up", "", "BVH files' up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from each skeleton, docs/formats/bvh.md §4)")
 	fl.Float64Var(&scale, "scale", 0, "bake the models uniformly scaled, as bake --scale (0.01: a model in centimetres)")
+	fl.StringVar(&face, "face", "", "the horizontal axis the models face, +z, -z, +x or -x: turned about +y to face +z, as bake --face (default +z)")
+	fl.BoolVar(&plant, "plant-feet", false, "lock each clip's feet to the ground while they stand, as bake --plant-feet")
 	species.add(cmd)
 	return cmd
 }
 
-// checkScaleUsed refuses --scale where none of paths is a model it would
-// scale (.bpat files and folders of them are baked already).
-func checkScaleUsed(fl *pflag.FlagSet, paths []string) error {
-	if !fl.Changed("scale") {
+// modelFlags are view's flags that change how a model is baked, as bake's do.
+var modelFlags = []string{"scale", "face", "plant-feet"}
+
+// checkModelFlagsUsed refuses modelFlags where none of paths is a model they
+// would change (.bpat files and folders of them are baked already).
+func checkModelFlagsUsed(fl *pflag.FlagSet, paths []string) error {
+	f := changed(fl, modelFlags...)
+	if f == "" {
 		return nil
 	}
 	for _, p := range paths {
@@ -192,7 +202,7 @@ func checkScaleUsed(fl *pflag.FlagSet, paths []string) error {
 			return nil // a file that cannot be read is left to the loader, which names it
 		}
 	}
-	return usagef("--scale applies to models (glTF, FBX, BVH), and none of %s is one: a .bpat file is baked already", strings.Join(paths, ", "))
+	return usagef("--%s applies to models (glTF, FBX, BVH), and none of %s is one: a .bpat file is baked already", f, strings.Join(paths, ", "))
 }
 
 // isViewModel reports whether view bakes a file of kind k on the fly.
@@ -200,17 +210,17 @@ func isViewModel(k formats.Kind) bool {
 	return k == formats.GLB || k == formats.GLTF || k == formats.FBX || k == formats.BVH
 }
 
-// loadViewPaths loads the files view is given: a model with set's scale, and
-// a BVH file with its up axis too (as bake --scale, --up), the rest as
-// viewer.Load reads them.
+// loadViewPaths loads the files view is given: a model with set's scale,
+// face and planted feet, and a BVH file with its up axis too (as bake --scale,
+// --face, --plant-feet, --up), the rest as viewer.Load reads them.
 func loadViewPaths(paths []string, set gltfbake.Settings, read formats.Option) ([]*viewer.Asset, error) {
-	if set.Up == "" && set.Scale == 0 {
+	if set.Up == "" && set.Scale == 0 && set.Face == "" && !set.PlantFeet {
 		return viewer.Load(paths, creatures.All(), read)
 	}
 	var out []*viewer.Asset
 	for _, p := range paths {
 		if k, err := formats.SniffFile(p); err == nil && isViewModel(k) {
-			s := gltfbake.Settings{Scale: set.Scale}
+			s := gltfbake.Settings{Scale: set.Scale, Face: set.Face, PlantFeet: set.PlantFeet}
 			if k == formats.BVH {
 				s.Up = set.Up // glTF and FBX carry their own axes
 			}

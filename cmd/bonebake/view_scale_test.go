@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bonebake/bonebake/formats/bpat"
 )
 
 // viewedSize starts view with args and returns its one asset's warning and
@@ -48,6 +52,49 @@ func TestViewScaleAndSizeHint(t *testing.T) {
 	} {
 		if code, _, errOut := bonebake(t, args...); code != 2 || !strings.Contains(errOut, "--scale") {
 			t.Errorf("%q: exit %d, %q; want a usage error naming --scale", args, code, errOut)
+		}
+	}
+}
+
+// view takes --plant-feet and --face as bake does: the palettes the page gets
+// for Fox.glb --scale 0.01 --plant-feet (its Walk and Run planted) and for
+// Soldier.glb --face -z (turned a half turn) are those of the BPAT bake
+// writes with the same flags, and differ from the bake's without the last
+// flag. Given only a .bpat, or no model, the flag is a usage error naming it.
+func TestViewPlantFeetAndFace(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		model       string
+		given, flag []string
+	}{
+		{sharedModel(t, "Fox.glb"), []string{"--scale", "0.01"}, []string{"--plant-feet"}},
+		{sharedModel(t, "threejs/Soldier.glb"), nil, []string{"--face", "-z"}},
+	} {
+		out := filepath.Join(dir, "m.bpat")
+		baked := func(flags ...string) []byte {
+			if code, _, errOut := bonebake(t, append([]string{"bake", c.model, "-o", out}, flags...)...); code != 0 {
+				t.Fatalf("bake %s %q: %d %s", c.model, flags, code, errOut)
+			}
+			f, err := bpat.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			return bytes.Clone(f.PaletteBytes())
+		}
+		flags := append(slices.Clone(c.given), c.flag...)
+		plain, want := baked(c.given...), baked(flags...)
+		var a struct{ Name string }
+		base := viewOne(t, &a, append([]string{c.model}, flags...)...)
+		code, got := fetch(t, base+"api/assets/0/palette")
+		if code != 200 || !bytes.Equal(got, want) || bytes.Equal(got, plain) {
+			t.Errorf("view %s %q: palette of %d bytes (status %d), bake's with %s: %v, bake's without: %v; want bake's with it only",
+				c.model, flags, len(got), code, c.flag[0], bytes.Equal(got, want), bytes.Equal(got, plain))
+		}
+		for _, args := range [][]string{append([]string{"view"}, c.flag...), append([]string{"view", out}, c.flag...)} {
+			if code, _, errOut := bonebake(t, args...); code != 2 || !strings.Contains(errOut, c.flag[0]) {
+				t.Errorf("%q: exit %d, %q; want a usage error naming %s", args, code, errOut, c.flag[0])
+			}
 		}
 	}
 }
