@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -70,4 +71,24 @@ func BenchmarkBakeMany(b *testing.B) {
 	b.ReportMetric(single.Seconds()*1000/n, "single-ms")
 	b.ReportMetric(batch.Seconds()*1000/n, "batch-ms")
 	b.ReportMetric(batch.Seconds()/single.Seconds(), "batch/single")
+}
+
+// BenchmarkSimulate plays the battle of 'bonebake simulate --units 20000
+// --seconds 10' in the process, the built-in species baked once before it, so
+// that -cpuprofile shows where the command's time goes (the bone-jump meter is
+// jumpMeter.measure):
+//
+//	go test -run '^$' -bench Simulate -benchtime 6x -cpuprofile cpu.prof ./cmd/bonebake
+func BenchmarkSimulate(b *testing.B) {
+	reg, _, err := simRegistry("", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer reg.Close()
+	cfg := simConfig{units: 20000, seconds: 10, dt: 1.0 / 60, seed: 1, workers: goruntime.GOMAXPROCS(0)}
+	for b.Loop() {
+		if _, err := simulate(cfg, reg); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
