@@ -282,8 +282,8 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	// often (the frames of the plan's own samples), in the pass that poses the
 	// planted clip for measuring it (Posed).
 	pl := p.Sampler(s).(*planted)
-	p.posed = &Samples{r: r, dur: dur}
-	p.posed.pos, p.posed.track = r.track(new(scratch), pl, start, dt, n, r.chain())
+	p.posed = &Samples{r: r, dur: dur, sc: new(scratch)}
+	p.posed.pos, p.posed.track = r.track(p.posed.sc, pl, start, dt, n, r.chain())
 	var short []string
 	for j, lg := range p.legs {
 		if c := pl.short[j]; c > 0 {

@@ -381,7 +381,13 @@ func (r *Rig) measure(s Sampler, start, dur, cycle float64, loops bool, at float
 	if n := samples(dur); dur > 0 && dur >= MinDuration { // else measured says why not
 		pos, track = r.track(sc, s, start, dur/float64(n), n, r.chain())
 	}
-	return r.measured(sc, pos, track, dur, cycle, loops, at)
+	return r.measured(sc, pos, track, dur, cycle, loops, at, nil)
+}
+
+// feetMemo is a clip's feet read (readFeet) and whether it was read looping.
+type feetMemo struct {
+	fm    *feetMotion
+	loops bool
 }
 
 // Samples are a clip's bones that measuring reads (its root, the root's
@@ -393,14 +399,18 @@ type Samples struct {
 	dur   float64
 	pos   [][]rig.Vec3
 	track []int
+	// sc holds pos and the feet read from it (memo): it outlives a
+	// measurement, and makes Samples a thing for one goroutine.
+	sc   *scratch
+	memo feetMemo
 }
 
 // Samples poses the motion s from start for dur seconds of its own time, as
 // Measure does, for measuring it with Samples.Measure and Samples.MeasureAt.
 func (r *Rig) Samples(s Sampler, start, dur float64) *Samples {
-	t := &Samples{r: r, dur: dur}
+	t := &Samples{r: r, dur: dur, sc: new(scratch)}
 	if n := samples(dur); dur > 0 && dur >= MinDuration {
-		t.pos, t.track = r.track(new(scratch), s, start, dur/float64(n), n, r.chain()) // memory of its own: it outlives this call
+		t.pos, t.track = r.track(t.sc, s, start, dur/float64(n), n, r.chain())
 	}
 	return t
 }
@@ -409,15 +419,16 @@ func (r *Rig) Samples(s Sampler, start, dur float64) *Samples {
 func (t *Samples) Measure(cycle float64, loops bool) Result { return t.MeasureAt(cycle, loops, 0) }
 
 // MeasureAt is Rig.MeasureAt of the motion t was posed from: the same Result.
+// The feet's motion and their speeds of their own, which no speed judged
+// changes, are read once.
 func (t *Samples) MeasureAt(cycle float64, loops bool, speed float64) Result {
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
-	return t.r.measured(sc, t.pos, t.track, t.dur, cycle, loops, speed)
+	return t.r.measured(t.sc, t.pos, t.track, t.dur, cycle, loops, speed, &t.memo)
 }
 
 // measured is measure's judgement of the clip tracked at pos (track's, with
-// the root's ancestors as its chain; none when it lasts too little to pose).
-func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle float64, loops bool, at float64) Result {
+// the root's ancestors as its chain; none when it lasts too little to pose),
+// its feet read through memo (measureFeet).
+func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle float64, loops bool, at float64, memo *feetMemo) Result {
 	if !(cycle > 0) {
 		cycle = dur
 	}
@@ -454,7 +465,7 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 
 	// Feet: planted samples' horizontal velocity in the frame moving with the
 	// root's mean velocity.
-	feet := r.measureFeet(sc, pos, dt, loops, travel, at)
+	feet := r.measureFeet(sc, pos, dt, loops, travel, at, memo)
 	res.FeetSpeed = feet.speed
 
 	if rootTravels {
@@ -632,14 +643,46 @@ type feetResult struct {
 // confidence is read from those stances as a game would play them: the worst
 // stance's drift in the world, against the distance travelled meanwhile, is
 // what 1 − confidence counts in quarters (SlipPerConfidence).
-func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3, at float64) feetResult {
+//
+// memo, when set, keeps the feet read (readFeet, in sc) from one call to the
+// next on the same pos, dt, travel and scratch.
+func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3, at float64, memo *feetMemo) feetResult {
+	if memo == nil {
+		return r.judgeFeet(sc, r.readFeet(sc, pos, dt, loops, travel), dt, loops, at)
+	}
+	if memo.fm == nil || memo.loops != loops {
+		*memo = feetMemo{r.readFeet(sc, pos, dt, loops, travel), loops}
+	}
+	return r.judgeFeet(sc, memo.fm, dt, loops, at)
+}
+
+// feetMotion is what measureFeet reads of the feet whatever speed it judges them
+// at (Samples keeps it from one measurement to the next): their motion
+// (footMotion's, in the scratch it was read into), the way they move back,
+// the densest speed and each foot's own.
+type feetMotion struct {
+	f         feetResult // so far; done: the result, no speed to judge
+	done      bool
+	vel       [][]rig.Vec3
+	low, wide [][]bool
+	u         rig.Vec3
+	v         float64
+	own, long []float64
+	lo, hi    float64
+	total     float64
+}
+
+// readFeet is measureFeet up to the speeds it judges.
+func (r *Rig) readFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool, travel rig.Vec3) *feetMotion {
 	n := len(pos) - 1
 	nf := len(r.Feet)
-	var f feetResult
+	fm := &feetMotion{done: true}
+	f := &fm.f
 	if nf == 0 || n < 2 {
-		return f
+		return fm
 	}
 	vel, low, wide, sum := r.footMotion(sc, pos, dt, loops, travel)
+	fm.vel, fm.low, fm.wide = vel, low, wide
 	for k := 0; k < n; k++ {
 		for i := range r.Feet {
 			if low[i][k] {
@@ -651,7 +694,7 @@ func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool,
 	f.low /= float64(n)
 	f.ok = true
 	if sum.Len() == 0 {
-		return f // the low feet do not move: no speed
+		return fm // the low feet do not move: no speed
 	}
 	u := sum.Normalize() // backwards: a planted foot moves this way, at the unit's speed
 	f.dir = u.Scale(-1)
@@ -661,7 +704,7 @@ func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool,
 	}
 	v, _ := r.standSpeed(sc, vel, low, u, all, dt, loops)
 	if v == 0 {
-		return f
+		return fm
 	}
 	// Each foot alone: the speed it stands still at and how long it stands
 	// (a foot that stands for less than MinStance does not bear the body).
@@ -687,6 +730,22 @@ func (r *Rig) measureFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool,
 		// speeds, weighted by how long each stands, are the better guess.
 		v = weighed / total
 	}
+	fm.done, fm.u, fm.v, fm.own, fm.long, fm.lo, fm.hi, fm.total = false, u, v, own, long, lo, hi, total
+	return fm
+}
+
+// judgeFeet is measureFeet from the speeds it judges on: at > 0, that one.
+func (r *Rig) judgeFeet(sc *scratch, fm *feetMotion, dt float64, loops bool, at float64) feetResult {
+	f := fm.f
+	if fm.done {
+		return f
+	}
+	nf := len(r.Feet)
+	all := make([]int, nf)
+	for i := range all {
+		all[i] = i
+	}
+	vel, low, wide, u, v, own, long, lo, hi, total := fm.vel, fm.low, fm.wide, fm.u, fm.v, fm.own, fm.long, fm.lo, fm.hi, fm.total
 	// The speed given is the one that slides least: the feet's joint speed,
 	// each foot's own, and speeds between them, each judged by slipAt.
 	cands := make([]float64, 1, 2+nf+slipSteps)
