@@ -164,6 +164,8 @@ type clipReport struct {
 	GroundSpeedSource string `json:"ground_speed_source,omitempty"`
 	gaitSource        string
 	gaitStatus        string // the sidecar's status of the clip, when it has one
+	gaitPlanted       bool   // its feet locked to the ground by bake --plant-feet
+	gaitToward        string // the axis it travels along, when not +z, the runtime's forward
 }
 
 type socketReport struct {
@@ -240,9 +242,12 @@ func (r *bpatReport) gaits(f *bpat.File) {
 		c := &r.Clips[i]
 		g, src := registry.ResolveGait(c.Name, float64(c.Duration), nil, side, def.Gaits)
 		c.Cycle, c.gaitSource = number(g.Cycle), src
-		if side != nil && src == registry.GaitSidecar {
+		if fromSide := src == registry.GaitSidecar || src == registry.GaitMeasured || src == registry.GaitManifest; side != nil && fromSide {
 			if sc, ok := side.Clip(c.Name); ok {
-				c.gaitStatus = sc.Status
+				c.gaitStatus, c.gaitPlanted = sc.Status, sc.Planted
+				if x, z, ok := sc.Dir(); ok && gait.AxisName(x, z) != "+z" {
+					c.gaitToward = gait.AxisName(x, z)
+				}
 			}
 		}
 		if g.Speed > 0 {
@@ -298,6 +303,12 @@ func (r *bpatReport) print(w io.Writer) {
 					// A walk the bake would not trust, not a clip without travel.
 					src = "sidecar (its measured speed untrusted, see the sidecar's reason: plays in place)"
 				}
+			}
+			if c.gaitPlanted {
+				src += ", feet planted (bake --plant-feet)"
+			}
+			if c.gaitToward != "" { // units face +z: docs/formats/gait.md §8
+				src += fmt.Sprintf(", travels toward %s, not +z, the runtime's forward", c.gaitToward)
 			}
 			fmt.Fprintf(w, "%3d  %-22s %8.4g %9s  %s\n", c.Index, shown(c.Name), c.Cycle, speed, src)
 		}

@@ -102,3 +102,32 @@ func TestInspectUntrustedGait(t *testing.T) {
 		t.Errorf("Survey: %q", l)
 	}
 }
+
+// inspect FILE.bpat says which clips bake --plant-feet planted and which
+// travel along another axis than +z, from the sidecar: three.js's Soldier
+// walks and runs toward -z (gait.md §8), so baked as it is with --plant-feet
+// both clips say so; baked with --face -z and without the flag, neither.
+func TestInspectGaitPlantedAndToward(t *testing.T) {
+	soldier := sharedModel(t, "threejs/Soldier.glb")
+	out := filepath.Join(t.TempDir(), "soldier.bpat")
+	for _, c := range []struct {
+		flags []string
+		says  bool
+	}{{[]string{"--plant-feet"}, true}, {[]string{"--face", "-z"}, false}} {
+		if code, _, errOut := bonebake(t, append([]string{"bake", soldier, "-o", out}, c.flags...)...); code != 0 {
+			t.Fatalf("bake %q: %d %s", c.flags, code, errOut)
+		}
+		code, text, errOut := bonebake(t, "inspect", out, "--species", "6")
+		if code != 0 {
+			t.Fatalf("inspect: %d %s", code, errOut)
+		}
+		for _, clip := range []string{"Walk", "Run"} {
+			line := regexp.MustCompile(`(?m)^\s+\d+\s+` + clip + `\s+[\d.]+\s+[\d.]+\s+measured.*$`).FindString(text)
+			planted := strings.Contains(line, "feet planted (bake --plant-feet)")
+			toward := strings.Contains(line, "travels toward -z, not +z")
+			if line == "" || planted != c.says || toward != c.says {
+				t.Errorf("bake %q, inspect's %s gait line %q: planted %v, toward -z %v; want both %v", c.flags, clip, line, planted, toward, c.says)
+			}
+		}
+	}
+}

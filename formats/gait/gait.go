@@ -176,6 +176,13 @@ func Axis(x, z float64) (ax, az float64) {
 	return 0, 1
 }
 
+// AxisName names the axis nearest (x, z) (Axis): "+x", "-x", "+z" or "-z",
+// as --face takes it.
+func AxisName(x, z float64) string {
+	ax, az := Axis(x, z)
+	return map[[2]float64]string{{1, 0}: "+x", {-1, 0}: "-x", {0, 1}: "+z", {0, -1}: "-z"}[[2]float64{ax, az}]
+}
+
 // unitHorizontal says d is [x, 0, z] with x² + z² within 0.001 of 1: the
 // writer rounds each component to four decimals.
 func unitHorizontal(d [3]float64) bool {

@@ -298,10 +298,7 @@ func FacingHint(f *gait.File, face string) string {
 		x, z, _ := c.Dir()
 		sx, sz = sx+x, sz+z
 	}
-	name := func(x, z float64) string {
-		ax, az := gait.Axis(x, z)
-		return map[[2]float64]string{{1, 0}: "+x", {-1, 0}: "-x", {0, 1}: "+z", {0, -1}: "-z"}[[2]float64{ax, az}]
-	}
+	name := gait.AxisName
 	a := name(sx, sz)
 	if a == "+z" {
 		return ""
