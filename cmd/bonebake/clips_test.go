@@ -77,3 +77,13 @@ func TestBakeClips(t *testing.T) {
 		}
 	}
 }
+
+// bake of an animation-only glTF (Mixamo's "without skin" walking.glb) says
+// it is one and how to use it, naming --clips, not only that it has no skins.
+func TestBakeAnimationOnlyGLTFNamesClips(t *testing.T) {
+	walking := sharedModel(t, "mixamo-clips/walking.glb")
+	code, _, errOut := bonebake(t, "bake", walking, "-o", filepath.Join(t.TempDir(), "w.bpat"))
+	if code != 1 || !strings.Contains(errOut, "no skins, only 1 animation: an animation-only file gives clips to a character with --clips") {
+		t.Errorf("bake walking.glb: exit %d, %q; want 1 and a message naming --clips", code, errOut)
+	}
+}

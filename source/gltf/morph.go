@@ -117,6 +117,11 @@ func (d *document) noSkins() error {
 		what = append(what, fmt.Sprintf("%s: %s (%s), animated by %s", label("node", ni, n.Name), count(len(t), "morph target"),
 			listed(t, 4), listed(quoted(clips), 4)))
 	}
+	if what == nil && len(d.doc.Animations) > 0 {
+		// Mixamo's "without skin" downloads: clips for a character.
+		return d.fail(RuleSkinIndex, "the file has no skins, only %s: an animation-only file gives clips to a character with gltfbake.Settings.ClipFiles",
+			count(len(d.doc.Animations), "animation"))
+	}
 	if what == nil {
 		return d.fail(RuleSkinIndex, "the file has no skins")
 	}
