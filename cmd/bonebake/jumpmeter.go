@@ -36,6 +36,7 @@ type jumpMeter struct {
 	most    []float64   // per worker, the largest squared move
 	posed   []int       // per worker, units posed (tests)
 	bufs    [][]float32 // per worker, two poses' origins: 3 × the most bones of any species
+	limits  [][]limit   // per worker, per flat clip: how far the phase may step for quick to pass
 	workers int
 }
 
@@ -130,6 +131,13 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 			m.flat = append(m.flat, &m.paths[i].clips[c])
 		}
 	}
+	for range m.workers {
+		ls := make([]limit, len(m.flat))
+		for f := range ls {
+			ls[f] = limit{most: -1, step: -1} // no most yet
+		}
+		m.limits = append(m.limits, ls)
+	}
 	for range 2 * m.workers {
 		m.bufs = append(m.bufs, make([]float32, 3*bones))
 	}
@@ -188,6 +196,55 @@ func (p *clipPath) quick(a, b float32) float64 {
 	// A looping clip: frames apart (n·|b − a|, the shorter way round as it is
 	// under half), as reach gives them.
 	return (math.Abs(d)*p.perPhase + p.margin) * (1 + 1e-6)
+}
+
+// limit is the largest phase step for which quick passes against most: a
+// quick test for the common case that decides as quick does.
+type limit struct {
+	most, step float64 // step −1: none
+}
+
+// limit works out how far the phase may step, either way (a one-shot clip's
+// phases clamped to [0, 1] first, as reach clamps them), for quick's bound to
+// pass against most. A looping clip's step s, at most half a phase, gives
+// (s·perPhase + margin)·(1 + 1e-6), a one-shot's ((s·(frames − 1) + 1e-6)·fastest
+// + margin)·(1 + 1e-6); each of those operations, rounded, never falls as s
+// grows, so a step no longer than one that passes passes too
+// (TestJumpMeterLimit).
+func (p *clipPath) limit(most float64) limit {
+	l := limit{most: most, step: -1}
+	if !(most > 0) {
+		return l
+	}
+	bound := func(s float64) float64 {
+		if p.loops {
+			return (s*p.perPhase + p.margin) * (1 + 1e-6)
+		}
+		if p.frames <= 1 {
+			return p.margin * (1 + 1e-6)
+		}
+		return ((s*float64(p.frames-1)+1e-6)*p.fastest + p.margin) * (1 + 1e-6)
+	}
+	s, room := 1.0, math.Sqrt(most)/(1+1e-6)-p.margin
+	if p.loops {
+		s = 0.5
+		if p.perPhase > 0 {
+			s = min(s, room/p.perPhase)
+		}
+	} else if p.frames > 1 && p.fastest > 0 {
+		s = min(s, (room/p.fastest-1e-6)/float64(p.frames-1))
+	}
+	for range 8 { // rounding: a few steps down
+		if s < 0 {
+			return l
+		}
+		if b := bound(s); b*b <= most {
+			l.step = s
+			return l
+		}
+		s = math.Nextafter(s, -1) * (1 - 1e-12)
+	}
+	return l
 }
 
 // reach is path's quick form: the frames between the phases (the shorter way
@@ -253,6 +310,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 		go func() {
 			defer wg.Done()
 			o, q := m.bufs[2*w], m.bufs[2*w+1]
+			limits := m.limits[w]
 			most, posed := found, 0 // the largest squared move: max takes its root
 			key, phase := m.key[lo:hi], m.phase[lo:hi]
 			species, clip, phases := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi]
@@ -261,7 +319,20 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				// The common case first, from the columns alone: one clip at
 				// full weight then and now (noKey is no unit's oneKey).
 				if key[j] == oneKey(species[j], clip[j]) && !b.Blending(i) {
-					if d := m.flat[m.off[species[j]]+int(clip[j])].quick(phase[j], phases[j]); d*d <= most {
+					f := m.off[species[j]] + int(clip[j])
+					l := &limits[f]
+					if l.most != most {
+						*l = m.flat[f].limit(most)
+					}
+					was, now := float64(phase[j]), float64(phases[j])
+					if !m.flat[f].loops { // quick's reach clamps a one-shot's phases
+						was, now = min(max(was, 0), 1), min(max(now, 0), 1)
+					}
+					if math.Abs(now-was) <= l.step {
+						phase[j] = phases[j]
+						continue
+					}
+					if d := m.flat[f].quick(phase[j], phases[j]); d*d <= most {
 						phase[j] = phases[j]
 						continue
 					}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	goruntime "runtime"
 	"slices"
 	"sync"
@@ -238,5 +239,66 @@ func TestJumpMeterPoses(t *testing.T) {
 	t.Logf("%d unit-steps of one clip, %d blending", single, blend)
 	if single < units*steps/2 || blend < units*steps/20 {
 		t.Errorf("%d of one clip, %d blending: the battle shows too few of either", single, blend)
+	}
+}
+
+// TestJumpMeterLimit checks the common case's phase-step limits against quick,
+// whose decision they stand in for: for every clip of the built-in species and
+// largest moves from 1 cm to 2 m, phase pairs that step no farther than the
+// limit (a one-shot's phases clamped to [0, 1]) pass quick's test, and the
+// limit is no shorter than it need be (a hundredth of a percent of the step
+// quick allows).
+func TestJumpMeterLimit(t *testing.T) {
+	reg, _, err := simRegistry("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	m := newJumpMeter(reg, 1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	tried := 0
+	clamp := func(c *clipPath, x float32) float64 {
+		if c.loops {
+			return float64(x)
+		}
+		return min(max(float64(x), 0), 1)
+	}
+	for _, c := range m.flat {
+		for _, jump := range []float64{0.01, 0.05, 0.2, 0.6, 2} {
+			most := jump * jump
+			l := c.limit(most)
+			room := jump/(1+1e-6) - c.margin
+			want := min(room/c.perPhase, 0.5)
+			if !c.loops {
+				want = min((room/c.fastest-1e-6)/float64(c.frames-1), 1)
+			}
+			if c.frames <= 1 || c.fastest == 0 {
+				want = max(want, 0) // no step moves it: any limit will do
+			}
+			if l.step < want*(1-1e-4) {
+				t.Errorf("loops %v, perPhase %v, margin %v, largest move %v: limit %v, %v would do", c.loops, c.perPhase, c.margin, jump, l.step, want)
+			}
+			pairs := make([][2]float32, 0, 210)
+			for range 200 {
+				a := rng.Float32()*1.4 - 0.2 // a one-shot's phase may lie outside [0, 1]
+				pairs = append(pairs, [2]float32{a, float32(float64(a) + (2*rng.Float64()-1)*l.step)})
+			}
+			// The limit itself, from either side, and at a one-shot's ends.
+			for _, a := range []float32{0.25, 0, 1} {
+				pairs = append(pairs, [2]float32{a, a + float32(l.step)}, [2]float32{a, a - float32(l.step)})
+			}
+			for _, p := range pairs {
+				if math.Abs(clamp(c, p[1])-clamp(c, p[0])) > l.step {
+					continue
+				}
+				tried++
+				if d := c.quick(p[0], p[1]); !(d*d <= most) {
+					t.Fatalf("loops %v: phases %v to %v, within the limit %v: quick %v against %v", c.loops, p[0], p[1], l.step, d, math.Sqrt(most))
+				}
+			}
+		}
+	}
+	if tried < 10000 {
+		t.Errorf("%d phase pairs tried", tried)
 	}
 }
