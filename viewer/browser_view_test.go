@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/bonebake/bonebake/internal/testfiles"
+
 	"github.com/chromedp/chromedp"
 )
 
@@ -112,4 +114,32 @@ func TestBrowserParadeTravels(t *testing.T) {
 		}
 	}
 	p.checkClean()
+}
+
+// TestBrowserCloseUpSeesFront: the close-up looks at the selected unit from
+// ahead of it, the side it walks toward, whichever way its model faces: the
+// parade turns every unit to face +x, the way it travels, so three.js's
+// Soldier (its model faces -z, turned by -π/2) and CesiumMan (faces +x,
+// turned by 0) are seen from +x of where they stand, as the built-ins are.
+// Before, the camera took the unit's heading for its facing and showed the
+// Soldier from behind.
+func TestBrowserCloseUpSeesFront(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	for _, c := range []struct{ file, clip string }{{"threejs/Soldier.glb", "Walk"}, {"CesiumMan.gltf", "animation_0"}} {
+		a, err := LoadGLTF(testfiles.Path(t, "gltf", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := openViewer(t, []*Asset{a}, "?n=4&only=1&asset="+a.Name+"&clip="+c.clip+"&focus=1&paused=1&sockets=0&props=0&aa=0", 600, 400)
+		x0 := p.number("bonebake.focusInstance().record[8]")
+		p.eval("bonebake.step(0.5).then(() => bonebake.nextFrames(2))")
+		x1 := p.number("bonebake.focusInstance().record[8]")
+		ahead := p.number("Math.sin(bonebake.camera.yaw)") // the eye's offset from the unit along x
+		if !(x1 > x0) || !(ahead > 0.5) {
+			t.Errorf("%s: the unit went from x %.3f to %.3f; the camera stands %.2f of its distance along x from it: want it ahead (over 0.5) of a unit walking +x", c.file, x0, x1, ahead)
+		}
+		p.checkClean()
+	}
 }

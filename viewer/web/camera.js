@@ -48,7 +48,11 @@ export function focusSelected() {
   const r = F.instData; // its first record: x, z, yaw at 8, 9, 10
   cam.target = cam.follow = [r[8], F.height * 0.5, r[9]];
   cam.dist = Math.max(F.height, F.radius * 2) * 2.2;
-  cam.yaw = r[10] + 0.6;
+  // From ahead and to one side of the way the unit faces: the parade turns
+  // every unit to face +x, the way it travels (a model facing -z is turned by
+  // -π/2, so its heading is not where it looks); the battle's built-ins face +z
+  // at their heading.
+  cam.yaw = (state.layout === 'battle' ? r[10] : Math.PI / 2) + 0.6;
   cam.pitch = 0.25;
 }
 
