@@ -349,11 +349,8 @@ func (p *Plan) lower(pos [][]rig.Vec3, track []int) {
 			continue
 		}
 		for j := -w; j <= w; j++ {
-			q := k + j
-			switch {
-			case p.loops:
-				q = (q%n + n) % n
-			case q < 0 || q >= n:
+			q, ok := sampleAt(k+j, n, p.loops)
+			if !ok {
 				continue
 			}
 			drop[q] = math.Max(drop[q], d*smooth(1-math.Abs(float64(j))/float64(w+1)))
@@ -370,11 +367,8 @@ func (p *Plan) lower(pos [][]rig.Vec3, track []int) {
 	for k := range n {
 		var sum, wsum float64
 		for j := -h; j <= h; j++ {
-			q := k + j
-			switch {
-			case p.loops:
-				q = (q%n + n) % n
-			case q < 0 || q >= n:
+			q, ok := sampleAt(k+j, n, p.loops)
+			if !ok {
 				continue
 			}
 			x := 0.5 + 0.5*math.Cos(math.Pi*float64(j)/float64(h+1))
@@ -387,6 +381,15 @@ func (p *Plan) lower(pos [][]rig.Vec3, track []int) {
 		drop[n] = drop[n-1]
 	}
 	p.pelvis, p.drop = pelvis, drop
+}
+
+// sampleAt is the index of sample q of n: wrapped around a looping clip's
+// seam, or false past a one-shot's ends.
+func sampleAt(q, n int, loops bool) (int, bool) {
+	if loops {
+		return (q%n + n) % n, true
+	}
+	return q, q >= 0 && q < n
 }
 
 // below says whether bone b is a or lies under it.
