@@ -123,6 +123,17 @@ type Rig struct {
 	// Soles, when set, are each foot's sole: points of the mesh that touch
 	// the ground, which Plan pins instead of the foot's joint.
 	Soles [][]Point
+	// Unit names the model's lengths in Result.Reason: "m" when they are
+	// known to be metres; "" says "units".
+	Unit string
+}
+
+// unit is the word Reason texts give lengths in.
+func (r *Rig) unit() string {
+	if r.Unit == "" {
+		return "units"
+	}
+	return r.Unit
 }
 
 // Options are what a user may say about a rig.
@@ -484,7 +495,7 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 			// root they move back at the root's speed.
 			if dis := math.Abs(feet.speed-travel.Len()) / travel.Len(); 1-2*dis < conf {
 				conf = clamp01(1 - 2*dis)
-				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed: on the ground they move back at %.4g per s of clip relative to the root, which travels %.4g, so in the world they slide %.4g per s", 100*dis, feet.speed, travel.Len(), math.Abs(feet.speed-travel.Len()))
+				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed: on the ground they move back at %.4g %s per s of clip relative to the root, which travels %.4g, so in the world they slide %.4g %[3]s per s", 100*dis, feet.speed, r.unit(), travel.Len(), math.Abs(feet.speed-travel.Len()))
 			}
 			if feet.speed > 0 && feet.conf < conf {
 				conf, why = feet.conf, feet.why
@@ -513,11 +524,11 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 		res.Reason = "the planted feet stand where they are: no travel"
 		return res
 	case feet.speed < minSpeed:
-		res.Reason = fmt.Sprintf("the planted feet move at %.3g per s of clip, below %v·H = %.3g: no steady travel", feet.speed, MinSpeed, minSpeed)
+		res.Reason = fmt.Sprintf("the planted feet move at %.3g %s per s of clip, below %v·H = %.3g: no steady travel", feet.speed, r.unit(), MinSpeed, minSpeed)
 		return res
 	case feet.planted < MinPlanted:
 		res.Status, res.Method = StatusUntrusted, MethodFeet
-		res.Reason = fmt.Sprintf("the feet stand still in the world in only %.0f%% of the clip (at %.4g per s of clip, the speed at which they stand longest)", 100*feet.planted, feet.speed)
+		res.Reason = fmt.Sprintf("the feet stand still in the world in only %.0f%% of the clip (at %.4g %s per s of clip, the speed at which they stand longest)", 100*feet.planted, feet.speed, r.unit())
 		if feet.planted == 0 {
 			res.Reason = "the feet never plant: " + feet.why
 		}
@@ -850,11 +861,11 @@ type slipJudge struct {
 // the speed chosen, not for each of the speeds judged.
 func (j slipJudge) reason(r *Rig) string {
 	if j.odd >= 0 {
-		return fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, they slide %.0f%% of the distance travelled: foot %s would stand still at %.4g per s of clip instead",
-			j.v, 100*j.slip, r.Skeleton.Names[r.Feet[j.odd]], j.oddSpeed)
+		return fmt.Sprintf("at %.4g %s per s of clip, the speed at which the feet slide least, they slide %.0f%% of the distance travelled: foot %s would stand still at %.4g %[2]s per s of clip instead",
+			j.v, r.unit(), 100*j.slip, r.Skeleton.Names[r.Feet[j.odd]], j.oddSpeed)
 	}
-	return fmt.Sprintf("at %.4g per s of clip, the speed at which the feet slide least, foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip",
-		j.v, r.Skeleton.Names[r.Feet[j.worst.foot]], 100*j.slip, float64(j.worst.first)*j.dt)
+	return fmt.Sprintf("at %.4g %s per s of clip, the speed at which the feet slide least, foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip",
+		j.v, r.unit(), r.Skeleton.Names[r.Feet[j.worst.foot]], 100*j.slip, float64(j.worst.first)*j.dt)
 }
 
 // slipAt judges speed v: the feet's stances at it (StanceSlack) and the slip,

@@ -350,6 +350,11 @@ func Load(path string, s Settings) (*Model, error) {
 		}
 		return nil, &bake.SettingError{Setting: setting, Err: fmt.Errorf("%s: %w", path, err)}
 	}
+	// Reasons give lengths in metres unless the model's size says its unit
+	// is other (the summary's "speeds are in the model's units").
+	if model.Size().Hint() == "" {
+		model.gaitRig.Unit = "m"
+	}
 	model.Notes = append(model.Notes, model.plantFeet()...)
 	if n := model.removeTravel(); n != "" {
 		model.Notes = append(model.Notes, n)

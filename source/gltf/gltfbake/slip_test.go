@@ -188,11 +188,11 @@ var realGaits = []struct {
 }
 
 // leastSlip reads the speed an untrusted feet measurement names.
-var leastSlip = regexp.MustCompile(`at ([0-9.e+]+) per s of clip, the speed at which the feet slide least`)
+var leastSlip = regexp.MustCompile(`at ([0-9.e+]+) m per s of clip, the speed at which the feet slide least`)
 
 // ownSpeed is how a reason names the speed at which the foot that slides most
 // would stand still.
-var ownSpeed = regexp.MustCompile(`: foot \S+ would stand still at [0-9.e+]+ per s of clip instead`)
+var ownSpeed = regexp.MustCompile(`: foot \S+ would stand still at [0-9.e+]+ m per s of clip instead`)
 
 // TestRealGaitsKeepFeetPlanted: the real walks and runs get a measured ground
 // speed at which their feet, played by slip (which shares no code with the
