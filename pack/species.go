@@ -33,10 +33,10 @@ func CreatureOptions() bpx.PackOptions {
 // engine that reads BPX loads directly: <name>.palette.bpx, the palettes as a Float32
 // texture (type T), and <name>.model.bpx, the mesh, bones and frames as a model
 // (type M). progress, when not nil, is told of each creature as it is baked, then
-// once with "" as the package is compressed and written; stored, when not nil,
-// is told the bytes compressed and written so far, of their total
-// (bpx.PackOptions.Progress).
-func Creatures(path string, creatures []*species.Creature, progress func(name string), stored func(done, total uint64)) ([]Entry, error) {
+// once with "" and the bytes of all objects as the package is compressed and
+// written; stored, when not nil, is told the bytes compressed and written so
+// far, of their total (bpx.PackOptions.Progress).
+func Creatures(path string, creatures []*species.Creature, progress func(name string, size uint64), stored func(done, total uint64)) ([]Entry, error) {
 	var objs []bpx.PackInput
 	add := func(name string, b []byte) {
 		objs = append(objs, bpx.PackInput{Name: name, Size: uint64(len(b)),
@@ -44,7 +44,7 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 	}
 	for _, s := range creatures {
 		if progress != nil {
-			progress(s.Name)
+			progress(s.Name, 0)
 		}
 		b, err := s.Bytes()
 		if err != nil {
@@ -80,7 +80,11 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 	}
 	slices.SortFunc(objs, func(a, b bpx.PackInput) int { return strings.Compare(a.Name, b.Name) })
 	if progress != nil {
-		progress("")
+		var size uint64
+		for _, o := range objs {
+			size += o.Size
+		}
+		progress("", size)
 	}
 	o := CreatureOptions()
 	o.Progress = stored

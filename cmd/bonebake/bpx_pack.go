@@ -296,16 +296,16 @@ func bakePackage(cmd *cobra.Command, path string, only []string) error {
 	// Baking and compressing take seconds to a minute: a line per stage on
 	// stderr, with the time so far, so that the wait is never silent.
 	i, errw := 0, cmd.ErrOrStderr()
-	stage := func(name string) {
+	stage := func(name string, size uint64) {
 		at := tookText(time.Since(start))
 		if name == "" {
-			fmt.Fprintf(errw, "bonebake: %s: compressing and writing %s (xz)\n", at, path)
+			fmt.Fprintf(errw, "bonebake: %s: compressing and writing %s into %s (xz)\n", at, bytesText(int64(size)), path)
 			return
 		}
 		i++
 		fmt.Fprintf(errw, "bonebake: %s: baking %s (%d of %d)\n", at, name, i, len(chosen))
 	}
-	entries, err := pack.Creatures(path, chosen, stage, bytesProgress(progress(cmd, "compressing "+filepath.Base(path))))
+	entries, err := pack.Creatures(path, chosen, stage, bytesProgress(progressSince(cmd, "compressing "+filepath.Base(path), start)))
 	if err != nil {
 		return err
 	}

@@ -101,7 +101,17 @@ func TestBakePackageProgressOnTerminal(t *testing.T) {
 	if after := seen[max(i, 0):]; i < 0 || !strings.Contains(after, "compressing h.bpx") || !percent.MatchString(after) {
 		t.Errorf("no bar while compressing: %q", seen)
 	}
+	// The bar tells the command's clock, as the stage lines before it do, not
+	// its own from 0 s ("[0s:12s]").
+	if after := seen[max(i, 0):]; !barClock.MatchString(after) || ownClock.MatchString(after) {
+		t.Errorf("the bar does not tell the command's time: %q", after)
+	}
 }
+
+var (
+	barClock = regexp.MustCompile(`bonebake: [0-9.]+ (ms|s|min [0-9]+ s): compressing h\.bpx`)
+	ownClock = regexp.MustCompile(`\[[0-9]+s:[0-9]+s\]`)
+)
 
 // bpx pack draws its bar from the same reports.
 func TestBPXPackProgressOnTerminal(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -178,8 +179,13 @@ func TestBakePackage(t *testing.T) {
 	}
 	// Seconds to a minute of work are never silent: a line per stage on stderr
 	// (issue 45 item 7).
-	if !strings.Contains(errOut, "baking horse (1 of ") || !strings.Contains(errOut, "compressing and writing "+out) {
+	if !strings.Contains(errOut, "baking horse (1 of ") || !strings.Contains(errOut, "into "+out) {
 		t.Errorf("no progress lines on stderr: %q", errOut)
+	}
+	// Off a terminal there is no bar: the compressing line says how much is
+	// compressed, so that a log reader knows the wait to expect.
+	if !regexp.MustCompile(`compressing and writing [0-9.]+ [KMG]B into ` + regexp.QuoteMeta(out) + ` \(xz\)`).MatchString(errOut) {
+		t.Errorf("the compressing line does not say how much: %q", errOut)
 	}
 	code, list, _ := bonebake(t, "bpx", "list", out)
 	if code != 0 {

@@ -43,6 +43,14 @@ func tell(outw, errw io.Writer, prefix string) func(bake.Line) {
 // progress returns a progress callback drawing a bar on stderr, or nil when stderr
 // is not a terminal.
 func progress(cmd *cobra.Command, what string) func(done, total int) {
+	return progressSince(cmd, what, time.Time{})
+}
+
+// progressSince is progress for a command whose step lines on stderr give the
+// time since start ("bonebake: 4.1 s: baking horse"): the bar tells that time
+// too, in the same words, in place of its own clock from 0 s. A zero start
+// keeps the bar's own clock.
+func progressSince(cmd *cobra.Command, what string, start time.Time) func(done, total int) {
 	f, ok := cmd.ErrOrStderr().(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
@@ -51,12 +59,19 @@ func progress(cmd *cobra.Command, what string) func(done, total int) {
 		mu  sync.Mutex
 		bar *progressbar.ProgressBar
 	)
+	describe := func() string { return "bonebake: " + tookText(time.Since(start)) + ": " + what }
 	return func(done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
 		if bar == nil {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
-				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(50*time.Millisecond))
+			opts := []progressbar.Option{progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
+				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(50 * time.Millisecond)}
+			if !start.IsZero() {
+				opts = append(opts, progressbar.OptionSetDescription(describe()), progressbar.OptionSetPredictTime(false))
+			}
+			bar = progressbar.NewOptions(total, opts...)
+		} else if !start.IsZero() {
+			bar.Describe(describe())
 		}
 		bar.Set(done)
 	}
