@@ -95,6 +95,10 @@ type leg struct {
 	off  []rig.Vec3 // the horizontal offset of the foot at each sample, 0..n
 	runs [][2]int   // its contacts (contacts), shortened to its reach (reach)
 	lift []float64  // how high the foot is raised at each sample, 0..n (lifts)
+	// ground says, at each sample 0..n, that the foot is pinned (in one of
+	// runs): a foot short of its pin there is short on the ground, seen;
+	// elsewhere it is short of a blended offset in its swing.
+	ground []bool
 }
 
 // Plan is a clip's feet locked to the ground: the offsets each foot is moved by
@@ -260,6 +264,13 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		lg.lift = r.lifts(pos, 1+feet[j], soles[feet[j]], whole, lg.runs, loops)
 		fill(lg.off, lg.runs, loops)
 		p.Locked += len(lg.runs)
+		lg.ground = make([]bool, n+1)
+		for _, run := range lg.runs {
+			for K := run[0]; K < run[1]; K++ {
+				lg.ground[K%n] = true
+			}
+		}
+		lg.ground[n] = loops && lg.ground[0]
 	}
 	p.bends(s)
 	// The patch was found in the clip as authored; planted, the bones it
@@ -284,10 +295,19 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	pl := p.Sampler(s).(*planted)
 	p.posed = &Samples{r: r, dur: dur, sc: new(scratch)}
 	p.posed.pos, p.posed.track = r.track(p.posed.sc, pl, start, dt, n, r.chain())
+	// On the ground and in the swing apart: a foot short of its pin while
+	// pinned is seen off the ground; one short in its swing, of an offset
+	// blended across it, misses nothing.
 	var short []string
 	for j, lg := range p.legs {
-		if c := pl.short[j]; c > 0 {
-			short = append(short, fmt.Sprintf("%s by up to %.2g·H in %.0f%% of the clip", r.Skeleton.Names[lg.foot], pl.miss[j]/r.Height, 100*float64(c)/float64(n+1)))
+		var parts []string
+		for g, where := range [2]string{"on the ground", "in its swing"} {
+			if c := pl.short[j][g]; c > 0 {
+				parts = append(parts, fmt.Sprintf("%s by up to %.2g·H in %.0f%% of the clip", where, pl.miss[j][g]/r.Height, 100*float64(c)/float64(n+1)))
+			}
+		}
+		if len(parts) > 0 {
+			short = append(short, r.Skeleton.Names[lg.foot]+" "+strings.Join(parts, " and "))
 		}
 	}
 	if len(short) > 0 {
@@ -717,7 +737,7 @@ func (r *Rig) leg(f int) (leg, string) {
 // is for one goroutine; the bones it turns are put back as s left them before
 // s samples again, so that a bone s does not animate keeps no turn.
 func (p *Plan) Sampler(s Sampler) Sampler {
-	pl := &planted{Plan: p, inner: s, short: make([]int, len(p.legs)), miss: make([]float64, len(p.legs))}
+	pl := &planted{Plan: p, inner: s, short: make([][2]int, len(p.legs)), miss: make([][2]float64, len(p.legs))}
 	var ends []int
 	for _, lg := range p.legs {
 		ends = append(ends, lg.end)
@@ -751,8 +771,8 @@ type planted struct {
 	dirty  bool
 	legSk  rig.Skeleton     // bendShin's skeleton of four
 	leg4   [4]rig.Transform // and its pose
-	short  []int            // samples at which each leg fell short of its pin by over ShortOf·H
-	miss   []float64        // by how far at most
+	short  [][2]int         // samples at which each leg fell short of its pin by over ShortOf·H, on the ground and in its swing (leg.ground)
+	miss   [][2]float64     // by how far at most
 }
 
 func (p *planted) Sample(t float64, pose []rig.Transform) {
@@ -828,8 +848,12 @@ func (p *planted) Sample(t float64, pose []rig.Transform) {
 			miss = math.Max(miss, math.Abs(l1-l2)-d)
 		}
 		if miss > ShortOf*p.height {
-			p.short[j]++
-			p.miss[j] = math.Max(p.miss[j], miss)
+			g := 1
+			if lg.ground != nil && lg.ground[max(0, min(p.n, int(math.Round(x))))] {
+				g = 0
+			}
+			p.short[j][g]++
+			p.miss[j][g] = math.Max(p.miss[j][g], miss)
 		}
 		// The foot keeps its animated orientation in model space: its parent
 		// turned by (ru'·rl')⁻¹·(ru·rl).

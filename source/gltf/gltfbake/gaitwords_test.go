@@ -1,6 +1,8 @@
 package gltfbake
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,5 +20,44 @@ func TestGaitReasonUnits(t *testing.T) {
 	c := m.Gaits("x.bpat").Clips[0]
 	if !strings.Contains(c.Reason, "at 2.879 m per s of clip") || !strings.HasSuffix(c.Reason, "slide 1.679 m per s") {
 		t.Errorf("reason %q: want its speeds in m per s", c.Reason)
+	}
+}
+
+// shortParts reads a falls-short note's figures for one foot: how far (in H)
+// and in how much of the clip (%) it is short on the ground and in its swing.
+var shortParts = regexp.MustCompile(`(on the ground|in its swing) by up to ([0-9.]+)·H in ([0-9]+)% of the clip`)
+
+// TestPlantShortStanceSwing: the note on the Fox's planted Run says how far
+// each foot falls short on the ground and in its swing apart, and its front
+// paw b_LeftHand_011, short by up to 0.22·H over the clip, is short on the
+// ground by little (its gait line says its feet are locked, confidence 0.97:
+// a paw off its pin by a fifth of H would slide) and mostly in the swing
+// (docs/formats/gait.md §7). The note gave one figure for both, which read as
+// a foot 0.22·H off the ground it was said to be locked to.
+func TestPlantShortStanceSwing(t *testing.T) {
+	m, err := Load(testfiles.Path(t, "gltf", "Fox.glb"), Settings{Scale: 0.01, PlantFeet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var note string
+	for _, n := range m.Notes {
+		if strings.HasPrefix(n, "plant feet: clip Run: ") && strings.Contains(n, "falls short") {
+			note = n
+		}
+	}
+	_, paw, ok := strings.Cut(note, "b_LeftHand_011 ")
+	if !ok {
+		t.Fatalf("no note names b_LeftHand_011 falling short: %q", m.Notes)
+	}
+	paw, _, _ = strings.Cut(paw, ", b_")
+	got := map[string][2]float64{}
+	for _, p := range shortParts.FindAllStringSubmatch(paw, -1) {
+		h, _ := strconv.ParseFloat(p[2], 64)
+		pc, _ := strconv.ParseFloat(p[3], 64)
+		got[p[1]] = [2]float64{h, pc}
+	}
+	g, s := got["on the ground"], got["in its swing"]
+	if s[0] < 0.15 || g[0] > 0.05 || g[1] >= s[1] {
+		t.Errorf("b_LeftHand_011: %q: want it short on the ground by 0.05·H at most and less often than in its swing, where it is short by 0.15·H or more", paw)
 	}
 }
