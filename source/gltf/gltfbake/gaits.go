@@ -40,48 +40,44 @@ type measurement struct {
 // clip. A clip whose feet, planted, would still slide beyond a trusted speed's
 // 5 % is left as authored. It returns what the user should be told: the feet
 // that cannot reach where they are planted, or have no leg to bend, and the
-// clips left as authored.
+// clips left as authored and why. A clip that does not ask but slides is
+// planted on trial, unkept, so that its gait line hints planting only where
+// planting helps.
 func (m *Model) plantFeet() []string {
 	j := m.Job
 	var notes []string
 	for i := range j.Clips {
 		c := &j.Clips[i]
 		if !c.PlantFeet {
+			if m.slides(i) && !m.helps(i) {
+				if m.unhelped == nil {
+					m.unhelped = map[string]bool{}
+				}
+				m.unhelped[c.Name] = true
+			}
 			continue
 		}
-		if m.gaitRig.Soles == nil {
-			m.gaitRig.Soles = m.soles()
-		}
-		res := m.measure(i)
-		if m.loaded == nil {
-			m.loaded = map[int]measurement{}
-		}
-		m.loaded[i] = measurement{c.Motion, res}
-		start, dur := j.Span(c)
-		speed := 0.0 // per second of the clip's own time
-		if c.GroundSpeed > 0 {
-			cycle := c.Cycle
-			if !(cycle > 0) {
-				cycle = dur
-			}
-			speed = c.GroundSpeed * cycle / dur
-		}
-		mo := j.Motions[c.Motion]
-		plan := m.gaitRig.Plan(mo.NewSampler(), start, dur, c.Loops, res, speed)
+		plan, res, after := m.tryPlant(i)
 		if plan == nil {
 			continue
 		}
 		// Planting that leaves the feet sliding beyond what a trusted speed
 		// allows only bends the legs out of shape: the clip stays as
 		// authored.
-		after := m.planted(plan, mo, dur, c)
 		if after.Confidence < stride.Trusted {
 			if m.unplanted == nil {
 				m.unplanted = map[string]bool{}
 			}
 			m.unplanted[c.Name] = true
-			notes = append(notes, fmt.Sprintf("plant feet: clip %s: left as authored: planted, its feet would still slide (confidence %.2f, under %.2g)%s",
-				c.Name, after.Confidence, stride.Trusted, shortOf(plan.Notes)))
+			why := after.Reason
+			if why == "" {
+				why = res.Reason
+			}
+			if why != "" {
+				why = ": " + why
+			}
+			notes = append(notes, fmt.Sprintf("plant feet: clip %s: left as authored: planted, its feet would still slide (confidence %.2f, under %.2g%s)%s",
+				c.Name, after.Confidence, stride.Trusted, why, shortOf(plan.Notes)))
 			continue
 		}
 		if m.plantedAt == nil {
@@ -92,12 +88,67 @@ func (m *Model) plantFeet() []string {
 			notes = append(notes, fmt.Sprintf("plant feet: clip %s: %s", c.Name, n))
 		}
 		// A motion of its own: another clip may bake the same animation as it is.
+		mo := j.Motions[c.Motion]
 		inner := mo.NewSampler
 		mo.NewSampler = func() bake.Sampler { return plan.Sampler(inner()) }
 		j.Motions = append(j.Motions, mo)
 		c.Motion = len(j.Motions) - 1
 	}
 	return notes
+}
+
+// slides says whether clip i's gait line would hint planting (GaitLine): it
+// travels, with no speed from the manifest, and its feet slide beyond what a
+// trusted speed allows.
+func (m *Model) slides(i int) bool {
+	if m.Job.Clips[i].GroundSpeed > 0 {
+		return false
+	}
+	res := m.remember(i)
+	return res.Status != stride.StatusNoTravel && res.Confidence < stride.Trusted
+}
+
+// helps says whether planting clip i would leave its feet standing within a
+// trusted speed's 5 % (what plantFeet keeps).
+func (m *Model) helps(i int) bool {
+	plan, _, after := m.tryPlant(i)
+	return plan != nil && after.Confidence >= stride.Trusted
+}
+
+// remember measures clip i as loaded and keeps the measurement for Gaits.
+func (m *Model) remember(i int) stride.Result {
+	res := m.measure(i)
+	if m.loaded == nil {
+		m.loaded = map[int]measurement{}
+	}
+	m.loaded[i] = measurement{m.Job.Clips[i].Motion, res}
+	return res
+}
+
+// tryPlant plans clip i's feet locked to the ground (nil: none to lock) and
+// returns the plan, the clip as loaded measured (res) and planted (after).
+func (m *Model) tryPlant(i int) (plan *stride.Plan, res, after stride.Result) {
+	j := m.Job
+	c := &j.Clips[i]
+	if m.gaitRig.Soles == nil {
+		m.gaitRig.Soles = m.soles()
+	}
+	res = m.remember(i)
+	start, dur := j.Span(c)
+	speed := 0.0 // per second of the clip's own time
+	if c.GroundSpeed > 0 {
+		cycle := c.Cycle
+		if !(cycle > 0) {
+			cycle = dur
+		}
+		speed = c.GroundSpeed * cycle / dur
+	}
+	mo := j.Motions[c.Motion]
+	plan = m.gaitRig.Plan(mo.NewSampler(), start, dur, c.Loops, res, speed)
+	if plan == nil {
+		return nil, res, res
+	}
+	return plan, res, m.planted(plan, mo, dur, c)
 }
 
 // planted measures the clip a plan locked the feet of (mo played with them
@@ -372,11 +423,14 @@ func GaitLine(c gait.Clip) string {
 const plantHint = "Settings.PlantFeet locks them to the ground"
 
 // GaitLine is GaitLine for a clip of this model: a clip whose planting was
-// refused (its note says why) is not hinted to plant.
+// refused (its note says why), or would be, is not hinted to plant.
 func (m *Model) GaitLine(c gait.Clip) string {
 	line := GaitLine(c)
-	if m.unplanted[c.Name] {
+	switch {
+	case m.unplanted[c.Name]:
 		line = strings.TrimSuffix(line, "; "+plantHint) + "; feet left as authored"
+	case m.unhelped[c.Name]:
+		line = strings.TrimSuffix(line, "; "+plantHint)
 	}
 	return line
 }

@@ -61,3 +61,44 @@ func TestPlantShortStanceSwing(t *testing.T) {
 		t.Errorf("b_LeftHand_011: %q: want it short on the ground by 0.05·H at most and less often than in its swing, where it is short by 0.15·H or more", paw)
 	}
 }
+
+// TestPlantHintOnlyWhereItHelps: a_biped_walk's feet are lowest mid-swing as
+// well as mid-stance, against its root's travel (docs/formats/gait.md §2):
+// planted, they would still slide, and the bake refuses it. Its plain gait
+// line, which hinted planting, hints nothing; with planting asked, the note
+// leaving it as authored says why, naming a foot, where it named neither.
+// The Fox's Walk, whose planting is kept (TestPlantFeet), keeps its hint.
+func TestPlantHintOnlyWhereItHelps(t *testing.T) {
+	biped := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
+	plain, err := Load(biped, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line := plain.GaitLine(plain.Gaits("x.bpat").Clips[0]); strings.Contains(line, plantHint) {
+		t.Errorf("plain: %q: hints planting, which the bake refuses for this clip", line)
+	}
+	planted, err := Load(biped, Settings{PlantFeet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := false
+	for _, n := range planted.Notes {
+		if strings.HasPrefix(n, "plant feet: clip a_biped_walk: left as authored") {
+			for _, f := range planted.gaitRig.FootNames() {
+				named = named || strings.Contains(n, "foot "+f+" ")
+			}
+		}
+	}
+	if !named {
+		t.Errorf("planted: notes %q: want the one leaving the clip as authored to name the foot that slides", planted.Notes)
+	}
+	fox, err := Load(testfiles.Path(t, "gltf", "Fox.glb"), Settings{Scale: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range fox.Gaits("x.bpat").Clips {
+		if c.Name == "Walk" && !strings.HasSuffix(fox.GaitLine(c), plantHint) {
+			t.Errorf("Fox: %q: want the hint, planting helps it", fox.GaitLine(c))
+		}
+	}
+}
