@@ -29,7 +29,7 @@ import { focus } from './scene.js';
 import { cam, frameCrowd, focusSelected, followFocus, viewSelected, setupPointer, project, crowdRect, viewProj } from './camera.js';
 import { render } from './draw.js';
 import { showInfo, showStats, setPlaying, stepFrame, setCount, setupPanel, rebuild, switchBAT, setFades, setClock } from './panel.js';
-import { drawTimeline, setupTimeline } from './timeline.js';
+import { drawTimeline, setupTimeline, travel } from './timeline.js';
 import { setupLOD, showLOD, preloadSnapshots } from './lod.js';
 
 const frameWaiters = [];
@@ -153,11 +153,12 @@ Object.assign(hook, {
   nextFrames: (k = 1) => new Promise((res) => frameWaiters.push({ until: stats.frames + k, resolve: res })),
   // focusInstance describes the unit the overlays follow (the selected species'
   // first): its clip and phase as the server sent them, and its record as last
-  // uploaded (frame row, next row, lerp, tint, x, z, yaw, scale, ...).
+  // uploaded (frame row, next row, lerp, tint, x, z, yaw, scale, ...), and
+  // travel, what the timeline says of its travel.
   focusInstance: () => {
     const f = focus();
     if (!f || f.i < 0) return null;
-    return { index: f.i, asset: f.A.name, clip: f.c.name, phase: f.p, rate: f.rate, seconds: f.c.duration_s,
+    return { index: f.i, asset: f.A.name, clip: f.c.name, phase: f.p, rate: f.rate, seconds: f.c.duration_s, travel: travel(f),
       record: Array.from(f.A.instData.subarray(0, RECORD)) };
   },
   // project maps a world point to CSS pixels in the canvas; viewProj is the

@@ -5,6 +5,7 @@ import { rebuildCrowd, focus } from './scene.js';
 import { frameSeconds, tick, note, settled } from './crowd.js';
 import { frameCrowd, focusSelected } from './camera.js';
 import { FORMATS, setBAT } from './bat.js';
+import { groundSpeed } from './timeline.js';
 
 function fmtBytes(n) {
   if (n < 1024) return `${n} B`;
@@ -40,7 +41,7 @@ export function showInfo() {
   };
   const rowsEl = [row(['', '(layout mix)', '', '', '', '', '', ''], -1)];
   // A parade unit travels at a looping clip's ground speed (viewer/travel.go).
-  const travels = (c) => (c.loops && c.ground_speed > 0 ? c.ground_speed.toFixed(2) : '');
+  const travels = (c) => (c.loops && c.ground_speed > 0 ? groundSpeed(c) : '');
   A.clips.forEach((c, k) => rowsEl.push(row([k, c.name, c.frame_count, c.fps || '?', c.loops ? 'L' : '', c.duration_s.toFixed(2), Object.keys(c.markers || {}).length || '', travels(c)], k)));
   body.replaceChildren(...rowsEl);
 }

@@ -64,13 +64,20 @@ export function drawTimeline() {
 }
 
 // travel says how the focus unit of a parade moves (viewer/travel.go): at
-// rate · ground speed · cycle along its lane, or in place.
-function travel(f) {
+// rate · ground speed · cycle along its lane, or in place. It says where the
+// figure comes from, the clip's ground speed (as the clip table and inspect
+// give it) times the unit's pace (rate · cycle: 1 plays the clip at its baked
+// length), so that it is not taken for the sidecar's speed.
+export function travel(f) {
   if (!state.crowd || state.crowd.layout !== 'parade') return '';
   const c = f.c;
   if (!(c.loops && c.ground_speed > 0)) return ' · in place';
-  return ` · ${(f.rate * c.ground_speed * c.cycle).toFixed(2)} m/s`;
+  const pace = f.rate * c.cycle;
+  return ` · ${(pace * c.ground_speed).toFixed(2)} m/s (clip's ground speed ${groundSpeed(c)} × pace ${pace.toFixed(3)})`;
 }
+
+// groundSpeed writes a clip's ground speed in m/s as inspect does (%.4g): 1.728.
+export function groundSpeed(c) { return String(Number(c.ground_speed.toPrecision(4))); }
 
 export function setupTimeline() {
   const cv = $('timeline');
