@@ -38,7 +38,8 @@ type measurement struct {
 // ground while they stand, at the clip's ground speed (the manifest's, or the
 // one measured: docs/formats/gait.md §7); Gaits then measures the planted
 // clip. A clip whose feet, planted, would still slide beyond a trusted speed's
-// 5 % is left as authored. It returns what the user should be told: the feet
+// 5 %, or already stand still as authored no worse than planted, is left as
+// authored. It returns what the user should be told: the feet
 // that cannot reach where they are planted, or have no leg to bend, and the
 // clips left as authored and why. A clip that does not ask but slides is
 // planted on trial, unkept, so that its gait line hints planting only where
@@ -59,6 +60,18 @@ func (m *Model) plantFeet() []string {
 		}
 		plan, res, after := m.tryPlant(i)
 		if plan == nil {
+			continue
+		}
+		// A clip whose feet already stand still as authored, no worse than
+		// planted, is not bent to stand a little otherwise (Soldier's Run:
+		// 0.97 as authored, 0.94 planted): it stays as authored.
+		if res.Confidence >= stride.Trusted && res.Confidence >= after.Confidence {
+			if m.unplanted == nil {
+				m.unplanted = map[string]bool{}
+			}
+			m.unplanted[c.Name] = true
+			notes = append(notes, fmt.Sprintf("plant feet: clip %s: left as authored: its feet already stand still (confidence %.2f; planted, %.2f)",
+				c.Name, res.Confidence, after.Confidence))
 			continue
 		}
 		// Planting that leaves the feet sliding beyond what a trusted speed
