@@ -39,10 +39,12 @@ func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied b
 	if sp.UpFound {
 		how = "found from its skeleton"
 	}
-	note := fmt.Sprintf("%s: BVH, %s up (%s), %.3g units tall, taken for %s (×%g to metres; Settings.Up and Settings.Scale say otherwise)",
+	// The height is the joints' and end sites' (the units are guessed from
+	// it); the summary's size is the joints' alone.
+	note := fmt.Sprintf("%s: BVH, %s up (%s), %.3g units tall at rest to its end sites, taken for %s (×%g to metres; Settings.Up and Settings.Scale say otherwise)",
 		filepath.Base(path), sp.Up, how, sp.Height, sp.Units, sp.Scale)
 	if sp.Units == "given" {
-		note = fmt.Sprintf("%s: BVH, %s up (%s), %.3g units tall, ×%g to metres (Settings.Scale)", filepath.Base(path), sp.Up, how, sp.Height, sp.Scale)
+		note = fmt.Sprintf("%s: BVH, %s up (%s), %.3g units tall at rest to its end sites, ×%g to metres (Settings.Scale)", filepath.Base(path), sp.Up, how, sp.Height, sp.Scale)
 	}
 	m.Warnings = append([]string{note}, m.Warnings...)
 	if fps := m.ClipMeta[0].FPS; bake.CheckFPS(fps) != nil {

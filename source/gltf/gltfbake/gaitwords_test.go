@@ -2,6 +2,7 @@ package gltfbake
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -100,5 +101,24 @@ func TestPlantHintOnlyWhereItHelps(t *testing.T) {
 		if c.Name == "Walk" && !strings.HasSuffix(fox.GaitLine(c), plantHint) {
 			t.Errorf("Fox: %q: want the hint, planting helps it", fox.GaitLine(c))
 		}
+	}
+}
+
+// TestBVHHeightsSay: a_biped_walk.bvh's note and summary gave two heights,
+// 1.85 and 1.6, unexplained: the note's is its joints' and end sites' at rest
+// (the head's end site 0.1 above the head at 1.6, the toes' 0.25 below the
+// feet at 0.1: 1.7 − (−0.15)), which the units are guessed from, the
+// summary's its joints' alone (0 to 1.6). Each now says which it is.
+func TestBVHHeightsSay(t *testing.T) {
+	m, err := Load(testfiles.Path(t, "bvh", "a_biped_walk.bvh"), Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := m.Size().String()
+	if !strings.HasPrefix(size, "1.6 m tall") || !strings.HasSuffix(size, "(its joints at rest: no mesh)") {
+		t.Errorf("size %q: want 1.6 m, the joints' at rest, said so", size)
+	}
+	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "1.85 units tall at rest to its end sites") }) {
+		t.Errorf("notes %q: want the height 1.85 said to run to the end sites", m.Notes)
 	}
 }

@@ -22,6 +22,7 @@ func (m *Model) Size() Size {
 			add(rig.Vec3{float64(p[0]), float64(p[1]), float64(p[2])})
 		}
 	} else {
+		s.Joints = true
 		rest := g.Skeleton.RestModelSpace()
 		for _, b := range g.Joints {
 			add(rest[b].Translation())
@@ -35,6 +36,10 @@ func (m *Model) Size() Size {
 // wrong unit or axis (Hint names Settings.Scale) before using the bake.
 type Size struct {
 	Lo, Hi rig.Vec3
+	// Joints says the size is the joints' (the model has no mesh): a BVH
+	// file's end sites, which its height in its note includes, are not
+	// joints.
+	Joints bool
 }
 
 // Extent is the size along x, y and z.
@@ -43,7 +48,11 @@ func (s Size) Extent() rig.Vec3 { return s.Hi.Sub(s.Lo) }
 // String says the model's height along +y (glTF's up) and its other two sides.
 func (s Size) String() string {
 	e := s.Extent()
-	return fmt.Sprintf("%s m tall along +y (up) × %s m along x × %s m along z", metres(e[1]), metres(e[0]), metres(e[2]))
+	at := ""
+	if s.Joints {
+		at = " (its joints at rest: no mesh)"
+	}
+	return fmt.Sprintf("%s m tall along +y (up) × %s m along x × %s m along z%s", metres(e[1]), metres(e[0]), metres(e[2]), at)
 }
 
 func metres(v float64) string { return fmt.Sprintf("%.3g", v) }
