@@ -41,21 +41,13 @@ type measurement struct {
 // 5 %, or already stand still as authored no worse than planted, is left as
 // authored. It returns what the user should be told: the feet
 // that cannot reach where they are planted, or have no leg to bend, and the
-// clips left as authored and why. A clip that does not ask but slides is
-// planted on trial, unkept, so that its gait line hints planting only where
-// planting helps.
+// clips left as authored and why.
 func (m *Model) plantFeet() []string {
 	j := m.Job
 	var notes []string
 	for i := range j.Clips {
 		c := &j.Clips[i]
 		if !c.PlantFeet {
-			if m.slides(i) && !m.helps(i) {
-				if m.unhelped == nil {
-					m.unhelped = map[string]bool{}
-				}
-				m.unhelped[c.Name] = true
-			}
 			continue
 		}
 		plan, res, after := m.tryPlant(i)
@@ -108,24 +100,6 @@ func (m *Model) plantFeet() []string {
 		c.Motion = len(j.Motions) - 1
 	}
 	return notes
-}
-
-// slides says whether clip i's gait line would hint planting (GaitLine): it
-// travels, with no speed from the manifest, and its feet slide beyond what a
-// trusted speed allows.
-func (m *Model) slides(i int) bool {
-	if m.Job.Clips[i].GroundSpeed > 0 {
-		return false
-	}
-	res := m.remember(i)
-	return res.Status != stride.StatusNoTravel && res.Confidence < stride.Trusted
-}
-
-// helps says whether planting clip i would leave its feet standing within a
-// trusted speed's 5 % (what plantFeet keeps).
-func (m *Model) helps(i int) bool {
-	plan, _, after := m.tryPlant(i)
-	return plan != nil && after.Confidence >= stride.Trusted
 }
 
 // remember measures clip i as loaded and keeps the measurement for Gaits.
@@ -432,18 +406,18 @@ func GaitLine(c gait.Clip) string {
 	return b.String()
 }
 
-// plantHint ends the gait line of a clip whose feet slide.
-const plantHint = "Settings.PlantFeet locks them to the ground"
+// plantHint ends the gait line of a clip whose feet slide. It promises no
+// more than a try: knowing whether planting keeps a clip (a leg that reaches,
+// feet that then stand) takes planting it, which a bake without the setting
+// does not pay for (about a quarter of a plain Fox bake's CPU).
+const plantHint = "Settings.PlantFeet may lock them to the ground"
 
 // GaitLine is GaitLine for a clip of this model: a clip whose planting was
-// refused (its note says why), or would be, is not hinted to plant.
+// refused (its note says why) is not hinted to plant.
 func (m *Model) GaitLine(c gait.Clip) string {
 	line := GaitLine(c)
-	switch {
-	case m.unplanted[c.Name]:
+	if m.unplanted[c.Name] {
 		line = strings.TrimSuffix(line, "; "+plantHint) + "; feet left as authored"
-	case m.unhelped[c.Name]:
-		line = strings.TrimSuffix(line, "; "+plantHint)
 	}
 	return line
 }

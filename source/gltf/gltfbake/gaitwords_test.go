@@ -63,20 +63,22 @@ func TestPlantShortStanceSwing(t *testing.T) {
 	}
 }
 
-// TestPlantHintOnlyWhereItHelps: a_biped_walk's feet are lowest mid-swing as
+// TestPlantHintPromisesATry: a_biped_walk's feet are lowest mid-swing as
 // well as mid-stance, against its root's travel (docs/formats/gait.md §2):
-// planted, they would still slide, and the bake refuses it. Its plain gait
-// line, which hinted planting, hints nothing; with planting asked, the note
-// leaving it as authored says why, naming a foot, where it named neither.
-// The Fox's Walk, whose planting is kept (TestPlantFeet), keeps its hint.
-func TestPlantHintOnlyWhereItHelps(t *testing.T) {
+// planted, they would still slide, and the bake leaves the clip as authored.
+// Its plain gait line hints planting as a try ("may lock"), not as a promise
+// ("locks", which it did), since knowing would take planting it; with
+// planting asked, the note leaving it as authored says why, naming a foot,
+// where it named neither. The Fox's Walk, whose planting is kept
+// (TestPlantFeet), has the same hint.
+func TestPlantHintPromisesATry(t *testing.T) {
 	biped := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
 	plain, err := Load(biped, Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if line := plain.GaitLine(plain.Gaits("x.bpat").Clips[0]); strings.Contains(line, plantHint) {
-		t.Errorf("plain: %q: hints planting, which the bake refuses for this clip", line)
+	if line := plain.GaitLine(plain.Gaits("x.bpat").Clips[0]); !strings.HasSuffix(line, "; Settings.PlantFeet may lock them to the ground") {
+		t.Errorf("plain: %q: want the hint that planting may lock its feet", line)
 	}
 	planted, err := Load(biped, Settings{PlantFeet: true})
 	if err != nil {
@@ -93,13 +95,16 @@ func TestPlantHintOnlyWhereItHelps(t *testing.T) {
 	if !named {
 		t.Errorf("planted: notes %q: want the one leaving the clip as authored to name the foot that slides", planted.Notes)
 	}
+	if line := planted.GaitLine(planted.Gaits("x.bpat").Clips[0]); !strings.HasSuffix(line, "; feet left as authored") {
+		t.Errorf("planted: %q: want it to say the feet were left as authored, with no hint", line)
+	}
 	fox, err := Load(testfiles.Path(t, "gltf", "Fox.glb"), Settings{Scale: 0.01})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range fox.Gaits("x.bpat").Clips {
-		if c.Name == "Walk" && !strings.HasSuffix(fox.GaitLine(c), plantHint) {
-			t.Errorf("Fox: %q: want the hint, planting helps it", fox.GaitLine(c))
+		if c.Name == "Walk" && !strings.HasSuffix(fox.GaitLine(c), "; "+plantHint) {
+			t.Errorf("Fox: %q: want the hint", fox.GaitLine(c))
 		}
 	}
 }

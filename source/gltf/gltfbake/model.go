@@ -149,9 +149,6 @@ type Model struct {
 	// unplanted names the clips that asked to be planted but were left as
 	// authored: planted, their feet would still slide.
 	unplanted map[string]bool
-	// unhelped names the clips not asked to be planted whose feet slide and
-	// would still slide planted: their gait lines hint no planting.
-	unhelped map[string]bool
 	// Skin, Scale and Face are the skin read, the uniform scale applied (0:
 	// none) and the axis turned to +z ("": none), filesRoot the folder its
 	// external files may come from, and SnapshotTriangles the manifest's
