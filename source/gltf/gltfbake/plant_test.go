@@ -83,22 +83,7 @@ var plantKept = map[string][]string{
 func TestPlantFeet(t *testing.T) {
 	for _, g := range realGaits {
 		t.Run(strings.ReplaceAll(g.model, "/", "_"), func(t *testing.T) {
-			kind := g.kind
-			if kind == "" {
-				kind = "gltf"
-			}
-			load := func(plant bool) *Model {
-				s := Settings{Scale: g.scale, PlantFeet: plant}
-				for _, c := range g.clips {
-					s.ClipFiles = append(s.ClipFiles, sharedModel(t, c))
-				}
-				m, err := Load(testfiles.Path(t, kind, g.model), s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return m
-			}
-			m, authored := load(true), load(false)
+			m, authored := g.load(t, true), g.load(t, false)
 			short := false
 			for _, n := range m.Notes {
 				if strings.HasPrefix(n, "plant feet") {
@@ -111,7 +96,7 @@ func TestPlantFeet(t *testing.T) {
 				t.Errorf("%s: no note says which feet fall short of their pins: %q", g.model, m.Notes)
 			}
 			var so *soles
-			if kind == "gltf" {
+			if g.kind == "" { // a BVH file has no mesh, so no soles
 				so = findSoles(t, m)
 			}
 			f := m.Gaits("x.bpat")
@@ -249,18 +234,7 @@ func TestPlantFeetKneesDoNotSnap(t *testing.T) {
 		if g.kind != "" || g.model == "Fox.glb" || g.model == "threejs/RobotExpressive.glb" { // no knee above a foot's parent
 			continue
 		}
-		load := func(plant bool) *Model {
-			s := Settings{Scale: g.scale, PlantFeet: plant}
-			for _, c := range g.clips {
-				s.ClipFiles = append(s.ClipFiles, sharedModel(t, c))
-			}
-			m, err := Load(testfiles.Path(t, "gltf", g.model), s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
-		}
-		m, authored := load(true), load(false)
+		m, authored := g.load(t, true), g.load(t, false)
 		cp, ca := contents(t, m), contents(t, authored)
 		for i, c := range m.Job.Clips {
 			if !slices.Contains(g.walking, c.Name) {
@@ -357,22 +331,7 @@ func rootSteps(m *Model, c *bpat.Contents, i int) (step, accel float64) {
 // authored) and CesiumMan's 0.016·H (0.009·H), and fail it.
 func TestPlantFeetRootSmooth(t *testing.T) {
 	for _, g := range realGaits {
-		kind := g.kind
-		if kind == "" {
-			kind = "gltf"
-		}
-		load := func(plant bool) *Model {
-			s := Settings{Scale: g.scale, PlantFeet: plant}
-			for _, c := range g.clips {
-				s.ClipFiles = append(s.ClipFiles, sharedModel(t, c))
-			}
-			m, err := Load(testfiles.Path(t, kind, g.model), s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
-		}
-		m, authored := load(true), load(false)
+		m, authored := g.load(t, true), g.load(t, false)
 		cp, ca := contents(t, m), contents(t, authored)
 		for i, c := range m.Job.Clips {
 			if !slices.Contains(g.walking, c.Name) {

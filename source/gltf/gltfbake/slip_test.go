@@ -160,7 +160,20 @@ func slipAlong(m *Model, i int, c gait.Clip, dir [2]float64) slipReport {
 
 // realGaits are the walks and runs of the real characters in the shared test
 // data: each must get a measured ground speed that keeps its feet planted.
-var realGaits = []struct {
+var realGaits = []realGait{
+	{model: "threejs/Soldier.glb", walking: []string{"Walk", "Run"}, poses: []string{"TPose"}},
+	{model: "threejs/Xbot.glb", walking: []string{"walk", "run"}, poses: []string{"sad_pose", "sneak_pose"}},
+	{model: "mixamo-clips/ybot.glb", clips: []string{"mixamo-clips/walking.glb"}, walking: []string{"walking"}},
+	{model: "Fox.glb", scale: 0.01, walking: []string{"Walk", "Run"}, loose: []string{"Walk"}, refused: []string{"Run"}},
+	{model: "CesiumMan.gltf", walking: []string{"animation_0"}, loose: []string{"animation_0"}},
+	{model: "threejs/RobotExpressive.glb", walking: []string{"Walking", "Running"}, loose: []string{"Walking", "Running"}},
+	{kind: "bvh", model: "soldier_walk.bvh", walking: []string{"soldier_walk"}},
+	// Root motion whose feet never stand still at the root's speed.
+	{kind: "bvh", model: "a_biped_walk.bvh", walking: []string{"a_biped_walk"}, refused: []string{"a_biped_walk"}},
+}
+
+// realGait is a real character's walks and runs, as realGaits lists them.
+type realGait struct {
 	kind    string // the testdata folder: gltf when empty
 	model   string
 	clips   []string // clip files (--clips)
@@ -175,16 +188,24 @@ var realGaits = []struct {
 	// get the speed at which they slide least with a confidence under 0.8,
 	// and a reason naming the foot and its slip.
 	loose []string
-}{
-	{model: "threejs/Soldier.glb", walking: []string{"Walk", "Run"}, poses: []string{"TPose"}},
-	{model: "threejs/Xbot.glb", walking: []string{"walk", "run"}, poses: []string{"sad_pose", "sneak_pose"}},
-	{model: "mixamo-clips/ybot.glb", clips: []string{"mixamo-clips/walking.glb"}, walking: []string{"walking"}},
-	{model: "Fox.glb", scale: 0.01, walking: []string{"Walk", "Run"}, loose: []string{"Walk"}, refused: []string{"Run"}},
-	{model: "CesiumMan.gltf", walking: []string{"animation_0"}, loose: []string{"animation_0"}},
-	{model: "threejs/RobotExpressive.glb", walking: []string{"Walking", "Running"}, loose: []string{"Walking", "Running"}},
-	{kind: "bvh", model: "soldier_walk.bvh", walking: []string{"soldier_walk"}},
-	// Root motion whose feet never stand still at the root's speed.
-	{kind: "bvh", model: "a_biped_walk.bvh", walking: []string{"a_biped_walk"}, refused: []string{"a_biped_walk"}},
+}
+
+// load loads the character as bake does, its feet planted or not.
+func (g realGait) load(t *testing.T, plant bool) *Model {
+	t.Helper()
+	s := Settings{Scale: g.scale, PlantFeet: plant}
+	for _, c := range g.clips {
+		s.ClipFiles = append(s.ClipFiles, sharedModel(t, c))
+	}
+	kind := g.kind
+	if kind == "" {
+		kind = "gltf"
+	}
+	m, err := Load(testfiles.Path(t, kind, g.model), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // leastSlip reads the speed an untrusted feet measurement names.
@@ -203,18 +224,7 @@ var ownSpeed = regexp.MustCompile(`: foot \S+ would stand still at [0-9.e+]+ m p
 func TestRealGaitsKeepFeetPlanted(t *testing.T) {
 	for _, g := range realGaits {
 		t.Run(strings.ReplaceAll(g.model, "/", "_"), func(t *testing.T) {
-			s := Settings{Scale: g.scale}
-			for _, c := range g.clips {
-				s.ClipFiles = append(s.ClipFiles, sharedModel(t, c))
-			}
-			kind := g.kind
-			if kind == "" {
-				kind = "gltf"
-			}
-			m, err := Load(testfiles.Path(t, kind, g.model), s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := g.load(t, false)
 			f := m.Gaits("x.bpat")
 			for i, c := range f.Clips {
 				if slices.Contains(g.poses, c.Name) && (c.Status != "no_travel" || !strings.Contains(c.Reason, "a pose")) {
