@@ -195,3 +195,55 @@ func TestBrowserParadeSpeedSaysPace(t *testing.T) {
 	}
 	p.checkClean()
 }
+
+// TestBrowserCloseUpUnobstructed: the close-up sees the selected unit with no
+// other unit between it and the camera: no unit nearer the camera has a screen
+// box (its body: a fifth of its height about its place, its height) over more
+// than a tenth of the selected unit's. Three.js's Soldier in a parade of several lanes: the camera
+// stood on the side of the unit's lane where the next lanes run, and a unit of
+// the next lane hid part of it. Set BONEBAKE_VIEWER_CLOSEUP_SCREENSHOT to a file
+// name to keep the close-up as a PNG.
+func TestBrowserCloseUpUnobstructed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	a, err := LoadGLTF(testfiles.Path(t, "gltf", "threejs/Soldier.glb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, clip := range []string{"Walk"} {
+		p := openViewer(t, []*Asset{a}, "?asset="+a.Name+"&clip="+clip+"&focus=1&paused=1&sockets=0&props=0&aa=0", 900, 600)
+		p.frames(3)
+		worst := p.eval(`(() => {
+			const e = bonebake.eye(), t = bonebake.camera.target, boxes = [];
+			const n = Math.hypot(t[0] - e[0], t[1] - e[1], t[2] - e[2]), depth = (p) => ((p[0] - e[0]) * (t[0] - e[0]) + (p[1] - e[1]) * (t[1] - e[1]) + (p[2] - e[2]) * (t[2] - e[2])) / n;
+			for (const A of bonebake.state.assets) for (let i = 0; i < A.count; i++) {
+				const x = A.instData[i * 32 + 8], z = A.instData[i * 32 + 9], h = A.height, r = 0.2 * h;
+				let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, behind = false;
+				for (const dx of [-r, r]) for (const dz of [-r, r]) for (const y of [0, h]) {
+					const q = [x + dx, y, z + dz], s = bonebake.project(q);
+					behind ||= depth(q) < 0.05; // behind the camera: out of the picture
+					x0 = Math.min(x0, s[0]); x1 = Math.max(x1, s[0]); y0 = Math.min(y0, s[1]); y1 = Math.max(y1, s[1]);
+				}
+				if (!behind) boxes.push({ x0, y0, x1, y1, d: depth([x, h / 2, z]), focus: A === bonebake.state.assets[bonebake.state.selected] && i === 0 });
+			}
+			const f = boxes.find((b) => b.focus), area = (f.x1 - f.x0) * (f.y1 - f.y0);
+			let worst = 0;
+			for (const b of boxes) {
+				if (b.focus || b.d >= f.d) continue;
+				const w = Math.min(b.x1, f.x1) - Math.max(b.x0, f.x0), h = Math.min(b.y1, f.y1) - Math.max(b.y0, f.y0);
+				if (w > 0 && h > 0) worst = Math.max(worst, (w * h) / area);
+			}
+			return worst; })()`).(float64)
+		if worst > 0.1 {
+			t.Errorf("%s: a unit nearer the camera covers %.0f %% of the selected unit's screen box", clip, 100*worst)
+		}
+		if shot := os.Getenv("BONEBAKE_VIEWER_CLOSEUP_SCREENSHOT"); shot != "" {
+			b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+			if err != nil || os.WriteFile(strings.TrimSuffix(shot, ".png")+"-"+clip+".png", b, 0o644) != nil {
+				t.Errorf("screenshot: %v", err)
+			}
+		}
+		p.checkClean()
+	}
+}

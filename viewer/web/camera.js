@@ -51,9 +51,26 @@ export function focusSelected() {
   // From ahead and to one side of the way the unit faces: the parade turns
   // every unit to face +x, the way it travels (a model facing -z is turned by
   // -π/2, so its heading is not where it looks); the battle's built-ins face +z
-  // at their heading.
-  cam.yaw = (state.layout === 'battle' ? r[10] : Math.PI / 2) + 0.6;
+  // at their heading. In the parade, from the side of the unit's lane with the
+  // more room: the other lanes run beside it, and a unit of the next one would
+  // stand between the camera and it.
+  cam.yaw = state.layout === 'battle' ? r[10] + 0.6 : Math.PI / 2 + 0.6 * laneSide(r[9]);
   cam.pitch = 0.25;
+}
+
+// laneSide is the side of the lane at z with the more room to the nearest other
+// lane, along the camera's z for yaw π/2 + 0.6 · side: 1 toward −z (ties), −1
+// toward +z.
+function laneSide(z) {
+  let plus = Infinity, minus = Infinity;
+  for (const A of state.assets) {
+    for (let o = 0; o < A.count * RECORD; o += RECORD) {
+      const dz = A.instData[o + 9] - z;
+      if (dz > 1e-3) plus = Math.min(plus, dz);
+      else if (dz < -1e-3) minus = Math.min(minus, -dz);
+    }
+  }
+  return plus > minus ? -1 : 1;
 }
 
 // followFocus keeps a close-up on the selected species' first unit (see
