@@ -289,7 +289,6 @@ func BenchmarkEventDriven(b *testing.B) {
 					}
 				}
 			}
-			clock.Dirty = make([]int32, 0, n/100)
 			defer lockThread()()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -312,7 +311,7 @@ func BenchmarkEventDriven(b *testing.B) {
 				} else {
 					clock.Commit(r)
 				}
-				clock.Dirty = clock.Dirty[:0]
+				clock.Changed() // what a renderer uploads
 				clock.Advance(1.0 / 60)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/frame")
@@ -324,7 +323,7 @@ func BenchmarkEventDriven(b *testing.B) {
 // touchRecords is the memory traffic of a Commit without its work: each listed
 // unit, prefetched as Commit prefetches, has its pending mark cleared (its
 // inputs' line read and written) and its record's Start moved to Now (its
-// record's line read and written), and is listed in Dirty.
+// record's line read and written), and is listed for Changed.
 func (g *GPUClock) touchRecords() {
 	for part := range g.prefetched(g.pending) {
 		for _, u := range part {
@@ -332,6 +331,6 @@ func (g *GPUClock) touchRecords() {
 			g.Records[u].Start = g.Now
 		}
 	}
-	g.Dirty = append(g.Dirty, g.pending...)
+	g.changed = append(g.changed, g.pending...)
 	g.pending = g.pending[:0]
 }

@@ -137,7 +137,7 @@ func (r *TimeRecord) At(t float32) (Instance, Blend) {
 // inputs a Crowd has: species, archetype, variant, flags, weapon, speed) and list
 // the unit for the next Commit, which resolves every listed unit by Animate's
 // rules (state, clip, phase rules, fades) at time Now, writes its record and
-// lists it in Dirty, the records to upload. A scheduled Combat over the clock
+// lists it for Changed, the records to upload. A scheduled Combat over the clock
 // (NewScheduledCombat) sets flags through it and times swings as events; its
 // swinging units play their attack clip along the swing's timeline. A frame that
 // shows what Animate(dt) would is
@@ -151,7 +151,6 @@ func (r *TimeRecord) At(t float32) (Instance, Blend) {
 // (the combat and the clock start at 0 and advance by the same steps).
 type GPUClock struct {
 	Records []TimeRecord
-	Dirty   []int32 // units Commit wrote, in order; the caller empties it after uploading
 	Now     float32 // seconds: the shader's time uniform
 	// NoFade makes every clip change show the new clip at once.
 	NoFade bool
@@ -160,7 +159,10 @@ type GPUClock struct {
 
 	units   []clockUnit
 	pending []int32
-	combat  *Combat // the scheduled combat over the clock, if any
+	// changed lists the units Commit wrote since the last Changed, once per
+	// Commit, in order; spare is the list Changed last returned.
+	changed, spare []int32
+	combat         *Combat // the scheduled combat over the clock, if any
 }
 
 // clockUnit is a unit's inputs and what Commit last made of them.
@@ -275,6 +277,16 @@ func (g *GPUClock) Select(r *registry.Registry, i int) (unit.StateID, unit.ClipI
 	return selectClip(r, x.species, x.arch, x.variant, unit.Inputs{Flags: x.flags, Weapon: x.weapon, Speed: x.speed})
 }
 
+// Changed returns the units whose records Commit wrote since the last call, in
+// order (a unit committed again is listed again), and forgets them: what a
+// renderer uploads, as Player.Changed. The slice stays valid until the next
+// call.
+func (g *GPUClock) Changed() []int32 {
+	out := g.changed
+	g.changed, g.spare = g.spare[:0], out
+	return out
+}
+
 // Commit resolves every unit listed since the last Commit at time Now and
 // rewrites its record, by Animate's rules: a looping clip keeps the phase the unit
 // shows, a one-shot clip starts at 0, and a change of clip fades as the species'
@@ -298,7 +310,7 @@ func (g *GPUClock) Commit(r *registry.Registry) error {
 			}
 		}
 	}
-	g.Dirty = append(g.Dirty, g.pending...)
+	g.changed = append(g.changed, g.pending...)
 	g.pending = g.pending[:0]
 	if bad > 0 {
 		return &UnplayableError{Units: bad}

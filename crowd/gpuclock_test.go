@@ -91,10 +91,12 @@ func TestGPUClockMatchesAnimate(t *testing.T) {
 	if err := clock.Commit(r); err != nil {
 		t.Fatal(err)
 	}
-	if len(clock.Dirty) != n {
-		t.Fatalf("the first Commit wrote %d records of %d", len(clock.Dirty), n)
+	if got := len(clock.Changed()); got != n {
+		t.Fatalf("the first Commit wrote %d records of %d", got, n)
 	}
-	clock.Dirty = clock.Dirty[:0]
+	if got := clock.Changed(); len(got) != 0 {
+		t.Fatalf("Changed again without a Commit: %v, want none", got)
+	}
 	cpu.Animate(r, 0) // both crowds at their first clips, at time 0
 	compared, edges, blends := 0, 0, 0
 	for frame := range 900 {
@@ -403,11 +405,12 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 			if fmt.Sprint(errs[0]) != fmt.Sprint(errs[1]) {
 				t.Fatalf("frame %d: Commit says %v quick, %v general", frame, errs[0], errs[1])
 			}
-			if !slices.Equal(quick.Dirty, general.Dirty) || quick.Transitions != general.Transitions || quick.Fades != general.Fades {
-				t.Fatalf("frame %d: dirty %v / %v, transitions %d / %d, fades %d / %d", frame, quick.Dirty, general.Dirty,
+			qChanged, gChanged := quick.Changed(), general.Changed()
+			if !slices.Equal(qChanged, gChanged) || quick.Transitions != general.Transitions || quick.Fades != general.Fades {
+				t.Fatalf("frame %d: changed %v / %v, transitions %d / %d, fades %d / %d", frame, qChanged, gChanged,
 					quick.Transitions, general.Transitions, quick.Fades, general.Fades)
 			}
-			for _, u := range quick.Dirty {
+			for _, u := range qChanged {
 				qs, qc := quick.State(int(u))
 				gs, gc := general.State(int(u))
 				if recordBits(&quick.Records[u]) != recordBits(&general.Records[u]) || qs != gs || qc != gc {
@@ -416,7 +419,6 @@ func TestCommitQuickMatchesGeneral(t *testing.T) {
 				}
 			}
 			for _, g := range clocks {
-				g.Dirty = g.Dirty[:0]
 				g.Advance(dt)
 			}
 		}

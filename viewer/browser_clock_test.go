@@ -78,13 +78,12 @@ func clockRecords(t *testing.T) []crowd.TimeRecord {
 		if err := g.Commit(reg); err != nil {
 			t.Fatal(err)
 		}
-		for _, i := range g.Dirty {
+		for _, i := range g.Changed() {
 			r := g.Records[i]
 			if k := kind(&r); len(kinds[k]) < 8 && frame%3 == 0 {
 				kinds[k] = append(kinds[k], r)
 			}
 		}
-		g.Dirty = g.Dirty[:0]
 		g.Advance(dt)
 	}
 	var out []crowd.TimeRecord
