@@ -1,6 +1,9 @@
 package formats
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -25,6 +28,7 @@ const (
 	RuleZeroBytes     = "zero-bytes"     // a pad, reserved or gap byte is not zero
 	RuleFloat         = "float"          // a float of the bulk data is NaN or infinite
 	RuleTrailingBytes = "trailing-bytes" // bytes after the last section
+	RuleSyntax        = "syntax"         // a text file (JSON) that does not parse, or a value of the wrong type
 )
 
 // FormatError is one broken rule: which, where, and in which file.
@@ -49,6 +53,34 @@ func (e *FormatError) Error() string {
 		fmt.Fprintf(&b, "offset %d (0x%x): %s: %s", e.Offset, e.Offset, e.Rule, e.Detail)
 	}
 	return b.String()
+}
+
+// JSONError returns err, from decoding the JSON document data, as a FormatError
+// with its offset and line (rule syntax), its detail prefixed with what the
+// document was to be: the offset of a byte that is not JSON, the end of a
+// document cut short, the end of a value of the wrong type. An error of another
+// kind comes back as it is. encoding/json's own messages give neither line nor
+// offset.
+func JSONError(data []byte, err error, what string) error {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		// Offset counts the bytes read, the offending one included, except
+		// at the end of the input
+		off = se.Offset
+		if off > 0 && !strings.HasPrefix(se.Error(), "unexpected end") {
+			off--
+		}
+	case errors.As(err, &te):
+		off = te.Offset
+	default:
+		return err
+	}
+	off = min(max(off, 0), int64(len(data)))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	return &FormatError{Rule: RuleSyntax, Offset: off, Line: line, Index: -1, Detail: what + ": " + err.Error()}
 }
 
 // ValidationError lists every rule a file breaks, in file order. errors.As finds

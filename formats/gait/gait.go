@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/internal/atomicfile"
 	"github.com/bonebake/bonebake/internal/regfile"
 )
@@ -123,7 +124,7 @@ func SidecarPath(bpatPath string) string {
 func Parse(b []byte) (*File, error) {
 	var f File
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("gait: %w", err)
+		return nil, formats.JSONError(b, err, "gait")
 	}
 	if f.Format != Format {
 		return nil, fmt.Errorf("gait: format %q, want %q", f.Format, Format)

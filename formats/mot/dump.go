@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/internal/regfile"
 )
 
@@ -174,7 +175,7 @@ func OpenDump(path string) (*Dump, error) {
 func ParseDump(b []byte) (*Dump, error) {
 	var d Dump
 	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("not a motion dump: %v", err)
+		return nil, formats.JSONError(b, err, "not a motion dump")
 	}
 	if d.FrameCount == 0 {
 		d.FrameCount = d.Frames // a dump written before the key was frame_count
