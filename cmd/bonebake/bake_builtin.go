@@ -20,7 +20,7 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 	if f := changed(flags, snapshotFlags...); f != "" {
 		return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
 	}
-	if f := changed(flags, "fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only", "max-bones", "feet", "root-bone", "in-place", "plant-feet", "clips", "retarget", "up", "face"); f != "" {
+	if f := changed(flags, bakeModelFlags...); f != "" {
 		return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
 	}
 	if err := set.Check(givenSettings(flags)); err != nil { // --bpat-version, the one left

@@ -21,12 +21,13 @@ import (
 
 func newBatCmd() *cobra.Command {
 	var (
-		out, preset, form, model  string
-		fps, maxError, scale      float64
+		out, preset, form, bpatOf string
+		maxError                  float64
 		clips                     []string
-		padding, skin, maxBones   int
+		padding                   int
 		invertV, zUp, zip, asJSON bool
-		deforming, force, cm      bool
+		force, cm                 bool
+		model                     modelFlags
 		addon                     = bat.AddonDefaults()
 		invertAxes                string
 	)
@@ -75,12 +76,10 @@ when the worst error (metres) is larger.`,
 				return usagef("-o %s: is a file; give the folder to write into", out)
 			}
 			flags := cmd.Flags()
-			set := gltfbake.Settings{Skin: skin, DeformingOnly: deforming, NoLimits: force, FPS: fps, MaxBones: maxBones}
-			if flags.Changed("scale") { // its default, 1, is no scale given
-				set.Scale = scale
-			}
-			if err := set.Check(givenSettings(flags)); err != nil {
-				return libError(err)
+			model.set.NoLimits = force // bat's --force, which lifts the verification's limit too
+			set, err := model.settings(flags)
+			if err != nil {
+				return err
 			}
 			if maxError < 0 {
 				return usagef("--max-error %v must not be negative", maxError)
@@ -112,7 +111,7 @@ when the worst error (metres) is larger.`,
 			}
 			opt.NoLimit = force
 			opt.Progress = progress(cmd, "verifying")
-			in, err := batInput(a[0], model, set, flags.Changed, cmd.ErrOrStderr())
+			in, err := batInput(a[0], bpatOf, set, flags.Changed, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -159,7 +158,7 @@ when the worst error (metres) is larger.`,
 	fl.StringVarP(&out, "out", "o", "", "folder to write into (created when missing)")
 	fl.StringVar(&preset, "preset", "raw", "raw, gametools or ue")
 	fl.StringVar(&form, "format", "", "exr, exr16, png16 or png8 (default exr; png16 for ue)")
-	fl.Float64Var(&fps, "fps", 0, fmt.Sprintf("frames per second of a model's clips (default %d; built-in creatures carry their own)", gltfbake.DefaultFPS))
+	model.add(fl, "fps", "skin", "scale", "deforming-only", "max-bones")
 	fl.StringSliceVar(&clips, "clips", nil, "clips to bake, comma-separated (default all)")
 	fl.Float64Var(&maxError, "max-error", 0, "fail when a rebuilt vertex or bone is further than this from the source, in metres")
 	fl.IntVar(&padding, "padding", 0, "frames added before and after each clip (wrap-around, or held ends)")
@@ -167,11 +166,7 @@ when the worst error (metres) is larger.`,
 	fl.BoolVar(&zUp, "z-up", false, "turn the output so that z is up (Unreal, Blender): (x, y, z) → (x, −z, y)")
 	fl.BoolVar(&cm, "cm", false, "raw and ue: write positions in centimetres, Unreal's unit (the mesh stays in metres, glTF's, which Unreal's importer turns into centimetres)")
 	fl.BoolVar(&zip, "zip", false, "ZIP-compress EXR textures")
-	fl.StringVar(&model, "model", "", "with a BPAT file: the glTF model whose mesh and skin it was baked from")
-	fl.IntVar(&skin, "skin", 0, "which skin of the model to use")
-	fl.Float64Var(&scale, "scale", 1, "bake the model uniformly scaled (0.01 for a model in centimetres), as bake --scale")
-	fl.BoolVar(&deforming, "deforming-only", false, "drop joints no vertex is weighted to, as bake --deforming-only")
-	fl.IntVar(&maxBones, "max-bones", 0, fmt.Sprintf("the most bones to keep, 1-%d (default %[1]d), as bake --max-bones", bpat.MaxBones))
+	fl.StringVar(&bpatOf, "model", "", "with a BPAT file: the glTF model whose mesh and skin it was baked from")
 	fl.BoolVar(&force, "force", false, fmt.Sprintf("bake and verify past the size limits (a bake over %s, a verification over 2e9 vertex-rows)", bytesText(bake.DefaultMaxBytes)))
 	fl.BoolVar(&asJSON, "json", false, "print the report (<name>.bat.json) instead of a summary")
 	fl.Float64Var(&addon.UnitScale, "unit-scale", addon.UnitScale, "gametools: multiply positions by this (the add-on's unit_scale; 100: centimetres)")

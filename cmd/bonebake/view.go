@@ -30,12 +30,7 @@ func newViewCmd() *cobra.Command {
 		open    bool
 		dir     string
 		species speciesFlag
-		clips   []string
-		retarg  bool
-		up      string
-		scale   float64
-		plant   bool
-		face    string
+		model   modelFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] [--scale S] [--face AXIS] [--plant-feet] | view MODEL --clips A.glb B.bvh...",
@@ -84,30 +79,30 @@ and says so. Stop it with Ctrl-C.`,
 				what   string
 			)
 			start := time.Now()
-			set := gltfbake.Settings{Up: up, Scale: scale, Face: face, PlantFeet: plant}
-			if err := set.Check(givenSettings(cmd.Flags())); err != nil {
-				return libError(err)
+			if model.set.Retarget && !cmd.Flags().Changed("clips") { // before Check, which names a manifest's clips too
+				return usagef("--retarget applies to the clips of --clips")
+			}
+			set, err := model.settings(cmd.Flags())
+			if err != nil {
+				return err
+			}
+			if paths, err = clipArgs(cmd, &set, paths); err != nil {
+				return err
 			}
 			if cmd.Flags().Changed("clips") {
-				if len(paths) == 0 {
-					return usagef("--clips puts clips on a model: give the model first (view MODEL.glb --clips A.glb B.glb)")
-				}
-				clips, paths = append(clips, paths[1:]...), paths[:1]
 				if k, err := formats.SniffFile(paths[0]); err != nil {
 					return err
 				} else if !isViewModel(k) {
 					return usagef("--clips puts clips on a glTF, FBX or BVH model; %s is not one", paths[0])
 				}
-				for _, f := range clips {
+				for _, f := range set.ClipFiles {
 					if err := inputFile(f); err != nil {
 						return err
 					}
 				}
-			} else if retarg {
-				return usagef("--retarget applies to the clips of --clips")
 			}
 			if len(paths) > 0 {
-				if err := (gltfbake.Settings{Up: up, ClipFiles: clips}).CheckUpUsed(paths); err != nil {
+				if err := set.CheckUpUsed(paths); err != nil {
 					return libError(err)
 				}
 				if err := checkModelFlagsUsed(cmd.Flags(), paths); err != nil {
@@ -125,18 +120,18 @@ and says so. Stop it with Ctrl-C.`,
 				return usagef("--addr %q: %v", addr, err)
 			}
 			defer ln.Close()
-			if len(clips) > 0 {
+			if len(set.ClipFiles) > 0 {
 				var a *viewer.Asset
-				a, err = viewer.LoadGLTFWith(paths[0], gltfbake.Settings{ClipFiles: clips, Retarget: retarg, Up: up, Scale: scale, Face: face, PlantFeet: plant})
-				assets, what = []*viewer.Asset{a}, fmt.Sprintf("%s with %s", paths[0], plural(len(clips), "clip file"))
+				a, err = viewer.LoadGLTFWith(paths[0], set)
+				assets, what = []*viewer.Asset{a}, fmt.Sprintf("%s with %s", paths[0], plural(len(set.ClipFiles), "clip file"))
 			} else if len(paths) > 0 {
 				assets, err = loadViewPaths(paths, set, species.option())
 				what = plural(len(assets), "file")
 			} else {
-				if up != "" {
+				if set.Up != "" {
 					return usagef("--up applies to BVH files: name them (view walk.bvh --up +Z)")
 				}
-				if f := changed(cmd.Flags(), modelFlags...); f != "" {
+				if f := changed(cmd.Flags(), viewModelFlags...); f != "" {
 					return usagef("--%s applies to models (glTF, FBX, BVH): name them (view Fox.glb --scale 0.01)", f)
 				}
 				if cmd.Flags().Changed("dir") {
@@ -177,23 +172,18 @@ and says so. Stop it with Ctrl-C.`,
 	fl.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	fl.BoolVar(&open, "open", false, "open the page in a browser (xdg-open or open)")
 	fl.StringVar(&dir, "dir", "assets/creatures", "where to look for .bpat files when no PATH is given")
-	fl.StringSliceVar(&clips, "clips", nil, "glTF or BVH files whose animations are baked onto the model's skeleton by joint name (the other PATHs are clip files too)")
-	fl.BoolVar(&retarg, "retarget", false, "take only rotations from --clips files whose skeleton differs (as bake --retarget)")
-	fl.StringVar(&up, "up", "", "BVH files' up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from each skeleton, docs/formats/bvh.md §4)")
-	fl.Float64Var(&scale, "scale", 0, "bake the models uniformly scaled, as bake --scale (0.01: a model in centimetres)")
-	fl.StringVar(&face, "face", "", "the horizontal axis the models face, +z, -z, +x or -x: turned about +y to face +z, as bake --face (default +z)")
-	fl.BoolVar(&plant, "plant-feet", false, "lock each clip's feet to the ground while they stand, as bake --plant-feet")
+	model.add(fl, "clips", "retarget", "up", "scale", "face", "plant-feet")
 	species.add(cmd)
 	return cmd
 }
 
-// modelFlags are view's flags that change how a model is baked, as bake's do.
-var modelFlags = []string{"scale", "face", "plant-feet"}
+// viewModelFlags are view's flags that change how a model is baked, as bake's do.
+var viewModelFlags = []string{"scale", "face", "plant-feet"}
 
-// checkModelFlagsUsed refuses modelFlags where none of paths is a model they
+// checkModelFlagsUsed refuses viewModelFlags where none of paths is a model they
 // would change (.bpat files and folders of them are baked already).
 func checkModelFlagsUsed(fl *pflag.FlagSet, paths []string) error {
-	f := changed(fl, modelFlags...)
+	f := changed(fl, viewModelFlags...)
 	if f == "" {
 		return nil
 	}
