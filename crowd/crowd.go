@@ -282,6 +282,9 @@ func (c *Crowd) Check(r *registry.Registry) error {
 		switch {
 		case sp == nil:
 			err = fmt.Errorf("unit %d: species %d (%s) is not loaded", i, s, s)
+		case sp.Table(c.Archetype[i]) == nil && len(sp.Archetypes) == 0:
+			// a species the game registered without archetypes (its own bake)
+			err = fmt.Errorf("unit %d: species %s has no archetype to play archetype %s by: give its roster.Species the Archetypes, and registry.WithArchetype a table of its own clips; crowd.Player plays its clips by number", i, sp.Name, c.Archetype[i])
 		case sp.Table(c.Archetype[i]) == nil:
 			err = fmt.Errorf("unit %d: species %s does not support archetype %s (it supports %v)", i, sp.Name, c.Archetype[i], sp.Archetypes)
 		}

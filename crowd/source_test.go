@@ -94,6 +94,14 @@ func TestLoadAs(t *testing.T) {
 	if a.Snapshot == nil || b.Snapshot != nil {
 		t.Error("snapshot: want slot 10's only")
 	}
+	// A unit of slot 11, registered with no archetype (as the README registers a
+	// model the game baked), is reported saying how to give it one, not that it
+	// supports "[]".
+	c := New(1)
+	c.Set(0, unit.Loadout{Species: 11, Archetype: roster.Humanoid})
+	if err := c.Check(r); err == nil || !strings.Contains(err.Error(), "species b has no archetype") || !strings.Contains(err.Error(), "WithArchetype") {
+		t.Errorf("a species with no archetype: %v", err)
+	}
 	if err := r.Load(registry.Memory(registry.File{Name: "three.bpat", Data: human}).Into(13)); !errors.Is(err, registry.ErrUnregistered) {
 		t.Errorf("an unregistered slot: %v", err)
 	}
