@@ -307,7 +307,7 @@ func TestRebasedAgain(t *testing.T) {
 
 // commitQuick writes what commit's general path writes, bit for bit: two clocks
 // given the same random history, one committed with the quick path and one
-// without, hold the same records, states, counts and Dirty lists after every
+// without, hold the same records, states, counts and Changed lists after every
 // Commit. The history has inputs of every kind (any flags, weapons, variants
 // past MaxVariants, species not loaded, archetypes out of range, respawns),
 // speeds at, between and past the gaits and not finite, frames of 0 to 2 s, fades
