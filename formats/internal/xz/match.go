@@ -45,7 +45,11 @@ const (
 	hash3Size = 1 << 16
 )
 
-var crcTable = crc32.MakeTable(crc32.IEEE)
+// crcTable is the CRC-32 table liblzma's hashes are made of. The package's
+// own IEEETable is that table, built by its init: crc32.MakeTable(crc32.IEEE)
+// returns it too, but first builds the 8 KiB slicing tables of the package's
+// checksum, at every start of every program importing this package.
+var crcTable = crc32.IEEETable
 
 // newBT4 sizes the finder for a window (the dictionary). The 4-byte hash
 // has about hashWindow/2 heads as in liblzma; it is sized apart from the
