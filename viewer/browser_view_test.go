@@ -247,3 +247,59 @@ func TestBrowserCloseUpUnobstructed(t *testing.T) {
 		p.checkClean()
 	}
 }
+
+// TestBrowserParadeLaneEnds: a walking unit near its lane's end is drawn
+// shrunk into the ground (lanes.edge: the record's scale), where it used to
+// pop from the lane's end to its start at full size; mid-lane units are drawn
+// at full size, and the focus unit, which the close-up follows, keeps its size
+// wherever it is. In both playback modes: per frame (the server's records) and
+// the GPU clock mode (clock.vert.glsl's resolve pass). Set
+// BONEBAKE_VIEWER_LANE_END_SCREENSHOT to a file name prefix to keep, per mode,
+// a PNG looking along the lane's end.
+func TestBrowserParadeLaneEnds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	for _, mode := range []string{"0", "1"} {
+		p := openViewer(t, builtins(t), "?n=24&only=1&asset=humanoid&clip=walk&paused=1&lod=0&sockets=0&skeleton=0&props=0&aa=0&clock="+mode, 900, 600)
+		// Step until some unit other than the focus (unit 0) stands in its
+		// lane's last half metre, walking: then all are checked.
+		var rec []any
+		x1 := p.number("bonebake.state.crowd.extent[2]")
+		near := -1
+		for k := 0; k < 200 && near < 0; k++ {
+			p.eval("bonebake.step(0.1).then(() => bonebake.nextFrames(2))")
+			rec = p.eval("bonebake.drawnRecords('humanoid')").([]any)
+			for i := 1; i < len(rec)/RecordFloats; i++ {
+				if x := rec[i*RecordFloats+recPlace].(float64); x1-x < 0.5 && x1-x > 0.05 {
+					near = i
+				}
+			}
+		}
+		if near < 0 {
+			t.Fatalf("clock=%s: no unit came within half a metre of the lane's end %.2f", mode, x1)
+		}
+		x0 := p.number("bonebake.state.crowd.extent[0]")
+		for i := 0; i < len(rec)/RecordFloats; i++ {
+			x, s := rec[i*RecordFloats+recPlace].(float64), rec[i*RecordFloats+recPlace+3].(float64)
+			d := min(x-x0, x1-x)
+			switch {
+			case i == 0 && s != 1:
+				t.Errorf("clock=%s: the focus unit at x %.2f (%.2f m from a lane's end) drawn at scale %.3f, want 1", mode, x, d, s)
+			case i > 0 && d < 0.5 && !(s < 0.55):
+				t.Errorf("clock=%s: unit %d at x %.2f, %.2f m from a lane's end, drawn at scale %.3f: want it shrunk (under 0.55)", mode, i, x, d, s)
+			case d > 1.01 && s != 1:
+				t.Errorf("clock=%s: unit %d at x %.2f, mid-lane, drawn at scale %.3f, want 1", mode, i, x, s)
+			}
+		}
+		if shot := os.Getenv("BONEBAKE_VIEWER_LANE_END_SCREENSHOT"); shot != "" {
+			r := rec[near*RecordFloats:]
+			p.eval(fmt.Sprintf("bonebake.camera.target = [%v, 0.7, %v], bonebake.camera.dist = 5, bonebake.camera.yaw = 0.25, bonebake.camera.pitch = 0.2, bonebake.nextFrames(2)", x1-1, r[recPlace+1]))
+			b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+			if err != nil || os.WriteFile(shot+"-clock"+mode+".png", b, 0o644) != nil {
+				t.Errorf("screenshot: %v", err)
+			}
+		}
+		p.checkClean()
+	}
+}

@@ -82,7 +82,7 @@ func (c *Scene) focusRecord(i int, rec []float32) {
 // one), the number K of entries (uint32), then K entries of the units whose
 // records changed since the last answer: the unit's index in asset order
 // (uint32), its tint and place (8 floats; x where the unit stood at its
-// travel's start time), its crowd.TimeRecord and its rider's (16 words each,
+// travel's start time, and its look's scale, unshrunk by the lane's ends), its crowd.TimeRecord and its rider's (16 words each,
 // laid out as the Go struct; zero without a rider), then its travel (travel.go:
 // its lanes' start x and length, its speed in m/s and the time it started at
 // that speed, 4 floats), which the page plays on as the records.
@@ -112,8 +112,11 @@ func (c *Scene) appendClock(b []byte, f Focus) []byte {
 		tintPlace := c.Records[int(i)*RecordFloats+recTint : int(i)*RecordFloats+recPlace+4]
 		m := c.march[i]
 		for k, v := range tintPlace {
-			if k == recPlace-recTint {
+			switch k {
+			case recPlace - recTint:
 				v = m.x0
+			case recPlace + 3 - recTint: // its look's: the page shrinks it at the lane's ends
+				v = c.scale[c.unitAsset[i]]
 			}
 			le.PutUint32(b[o:], math.Float32bits(v))
 			o += 4

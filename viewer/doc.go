@@ -27,8 +27,9 @@
 //     lanes (travel.go): a unit on a looping clip with a ground speed (the
 //     registry's gait) walks along +x at rate · speed · cycle (its units turned
 //     to face the way its clips travel, the sidecar's direction), so that planted
-//     feet stand still on the ground, and wraps at the lanes' end; a seek moves
-//     it by the stride it skips.
+//     feet stand still on the ground, and wraps at the lanes' end, shrunk into
+//     the ground over their last metre and grown over their first (the focus
+//     unit spared); a seek moves it by the stride it skips.
 //
 // A clip chosen for an asset (the page's clip table) plays on all its units
 // through the crowd.Player; pause, single steps and speed are the page choosing dt.

@@ -80,6 +80,7 @@ type Scene struct {
 	// The parade's travel (travel.go): its lanes, each asset's clips' strides,
 	// each unit's march and the parade's time; march is nil in a battle.
 	lane    lanes
+	scale   []float32 // per asset: its look's scale, which a lane's ends shrink
 	strides [][]float32
 	march   []march
 	now     float32
@@ -202,6 +203,10 @@ func (c *Scene) group(unitAsset []uint16, looks []AssetLook) {
 		c.First[a] = c.First[a-1] + c.Count[a-1]
 	}
 	c.Records = make([]float32, n*RecordFloats)
+	c.scale = make([]float32, len(c.assets))
+	for a := range c.scale {
+		c.scale[a] = looks[a].Scale
+	}
 	for i, a := range unitAsset {
 		c.Records[i*RecordFloats+recPlace+3] = looks[a].Scale
 	}

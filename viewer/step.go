@@ -19,12 +19,12 @@ func (c *Scene) Step(dt float32, in StepInput) (Focus, error) {
 	if err != nil {
 		return Focus{}, err
 	}
+	c.focus = focus // before advance: the parade's lane ends spare it (travel.go)
 	if err := c.advance(dt); err != nil {
 		return Focus{}, err
 	}
 	c.putLevels() // level of detail (lod.go): each unit's level into its record
 	c.Steps++
-	c.focus = focus
 	f := Focus{Clip: -1}
 	if focus >= 0 {
 		if c.playsBack(focus) {

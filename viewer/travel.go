@@ -20,7 +20,14 @@ import "math"
 // heading would walk it backwards (bake's hint says so); a clip that travels
 // across the axis (a strafe) slides in place.
 // A lane is as long as the parade is wide; a unit that walks off its end comes
-// back at its start. A seek moves the unit by the stride of the phase it skips,
+// back at its start. So that it does not pop there, a travelling unit shrinks
+// into the ground over the last metre of its lane and grows out of it over the
+// first (lanes.edge): its record's scale, which every draw of it applies (its
+// mesh, rider, sword and sockets), on the user's own materials as they are,
+// where a fade would need them transparent and sorted. The focus unit, which
+// the overlays and the close-up show, is spared: it keeps its size and the
+// close-up cuts back with it to the lane's start. A unit in place is spared
+// too: it never wraps. A seek moves the unit by the stride of the phase it skips,
 // so that a planted foot holds still while the timeline is scrubbed. The battle
 // keeps its own positions.
 
@@ -32,6 +39,23 @@ type lanes struct{ x0, length float32 }
 func (l lanes) wrap(x float32) float32 {
 	s := x - l.x0
 	return l.x0 + (s - l.length*float32(math.Floor(float64(s/l.length))))
+}
+
+// edgeWidth is the metres over which a unit shrinks at a lane's end and grows
+// at its start: about a stride, short enough that most of the lane shows units
+// at full size; a quarter of a lane shorter than 4 m.
+const edgeWidth = 1
+
+// edge is the scale factor of a travelling unit at x in the lanes: 0 at either
+// end, 1 from edgeWidth inside them (a smoothstep between, so that the shrink
+// starts and ends without a jolt). clock.vert.glsl's laneEdge is the same rule,
+// in float32 as here; TestLaneEdgeGolden runs both on
+// testdata/lane_edge.json.
+func (l lanes) edge(x float32) float32 {
+	e := min(edgeWidth, l.length*0.25)
+	d := min(x-l.x0, l.x0+l.length-x)
+	s := min(max(d/e, 0), 1)
+	return s * s * (3 - 2*s)
 }
 
 // march is a parade unit's travel: at time t0 it stood at x0 (before wrapping),
@@ -109,9 +133,15 @@ func (c *Scene) seekMarch(i int, from, to float32) {
 }
 
 // placeMarchers writes every parade unit's place along its lane at the
-// parade's time into its record.
+// parade's time into its record, and its scale: shrunk at the lane's ends
+// while it travels, unless it is the focus unit (lanes.edge).
 func (c *Scene) placeMarchers() {
 	for i := range c.march {
-		c.Records[i*RecordFloats+recPlace] = c.marchX(i, c.now)
+		x, s := c.marchX(i, c.now), c.scale[c.unitAsset[i]]
+		if c.march[i].v != 0 && i != c.focus {
+			s *= c.lane.edge(x)
+		}
+		c.Records[i*RecordFloats+recPlace] = x
+		c.Records[i*RecordFloats+recPlace+3] = s
 	}
 }

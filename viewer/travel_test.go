@@ -2,8 +2,14 @@ package viewer
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -312,6 +318,67 @@ func TestParadeFacing(t *testing.T) {
 			if got := sc.Records[i*RecordFloats+recPlace+2]; got != want {
 				t.Errorf("%s: unit %d (asset %d) faces %v, want %v", c.model, i, sc.unitAsset[i], got, want)
 			}
+		}
+	}
+}
+
+// TestLaneEdgeGolden: the shrink at a lane's ends has two copies, the server's
+// (lanes.edge, the per-frame records) and the GPU clock mode's (clock.vert.glsl's
+// laneEdge); both give testdata/lane_edge.json's values, worked by hand from
+// the rule. The GLSL runs as written, in node, by the npm package's GLSL
+// evaluator (js/bonebake-three/test/glsl.mjs: float32, GLSL's types); it skips
+// without node.
+func TestLaneEdgeGolden(t *testing.T) {
+	raw, err := os.ReadFile("testdata/lane_edge.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Tolerance float64
+		Cases     []struct {
+			X0, Len, X, Want float64
+			Why              string
+		}
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range g.Cases {
+		l := lanes{x0: float32(c.X0), length: float32(c.Len)}
+		if got := l.edge(float32(c.X)); math.Abs(float64(got)-c.Want) > g.Tolerance {
+			t.Errorf("lanes{%v, %v}.edge(%v) = %v, want %v (%s)", c.X0, c.Len, c.X, got, c.Want, c.Why)
+		}
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node: clock.vert.glsl's laneEdge not run")
+	}
+	src, err := webFS.ReadFile("web/clock.vert.glsl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := regexp.MustCompile(`(?s)float laneEdge\(.*?\n}\n`).Find(src)
+	if fn == nil {
+		t.Fatal("clock.vert.glsl has no laneEdge")
+	}
+	evaluator, err := filepath.Abs("../js/bonebake-three/test/glsl.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "import { compile } from " + strconv.Quote(evaluator) + ";\n" +
+		"const g = compile(" + strconv.Quote(string(fn)) + "), cases = " + string(raw) + ".cases;\n" +
+		"console.log(JSON.stringify(cases.map((c) => g.call('laneEdge', c.x, c.x0, c.len))));"
+	out, err := exec.Command(node, "--input-type=module", "-e", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var got []float64
+	if err := json.Unmarshal(out, &got); err != nil || len(got) != len(g.Cases) {
+		t.Fatalf("node gave %s (%v)", out, err)
+	}
+	for k, c := range g.Cases {
+		if math.Abs(got[k]-c.Want) > g.Tolerance {
+			t.Errorf("GLSL laneEdge(%v, %v, %v) = %v, want %v (%s)", c.X, c.X0, c.Len, got[k], c.Want, c.Why)
 		}
 	}
 }

@@ -161,6 +161,17 @@ Object.assign(hook, {
     return { index: f.i, asset: f.A.name, clip: f.c.name, phase: f.p, rate: f.rate, seconds: f.c.duration_s, travel: travel(f),
       record: Array.from(f.A.instData.subarray(0, RECORD)) };
   },
+  // drawnRecords gives the records a species' units were last drawn from (its
+  // instance buffer, as uploaded per frame or written by the GPU clock mode's
+  // resolve pass; with level of detail off), RECORD floats each.
+  drawnRecords: (name) => {
+    const A = state.assets.find((X) => X.name === name);
+    const f = new Float32Array(A.count * RECORD);
+    gl.bindBuffer(gl.COPY_READ_BUFFER, A.instBuf);
+    gl.getBufferSubData(gl.COPY_READ_BUFFER, 0, f);
+    gl.bindBuffer(gl.COPY_READ_BUFFER, null);
+    return Array.from(f);
+  },
   // project maps a world point to CSS pixels in the canvas; viewProj is the
   // matrix it uses (column-major, as last drawn), for tests that project
   // many points themselves.
@@ -173,7 +184,7 @@ Object.assign(hook, {
 // drawAfterHookCalls makes every hook function (this module's and those the
 // others add) but those that only read ask for a frame when called and again
 // when what it returns resolves: each may change what the page shows.
-const hookReaders = new Set(['resolve', 'glError', 'sync', 'drawTimed', 'nextFrames', 'focusInstance', 'project', 'viewProj', 'crowdRect',
+const hookReaders = new Set(['resolve', 'drawnRecords', 'glError', 'sync', 'drawTimed', 'nextFrames', 'focusInstance', 'project', 'viewProj', 'crowdRect',
   'batReport', 'clockResolve', 'lodStats', 'lodLevels', 'snapshotsLoaded', 'eye']);
 function drawAfterHookCalls() {
   for (const [k, f] of Object.entries(hook)) {

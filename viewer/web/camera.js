@@ -75,6 +75,9 @@ function laneSide(z) {
 
 // followFocus keeps a close-up on the selected species' first unit (see
 // cam.follow): its feet are watched against the ground grid as it travels.
+// When it walks off its lane's end the close-up cuts back with it to the
+// lane's start: it is the one unit the lanes' ends do not shrink
+// (viewer/travel.go), so it stays in view, at its size, across the wrap.
 export function followFocus() {
   const F = focusAsset();
   if (!F || !cam.follow || cam.target !== cam.follow) return;

@@ -14,7 +14,7 @@
 // on (lod.js) the units at each level into that level's buffer, each unit's
 // rows as its level shows them (clock.vert.glsl).
 import { gl, fetchOK, compileShader, including } from './gl.js';
-import { RECORD, RECORD_BYTES } from './state.js';
+import { RECORD, RECORD_BYTES, state } from './state.js';
 import { CLOCK, TIME_RECORD, REC_TINT } from './wire.js';
 import { PLAYBACK } from './core/glsl.js';
 
@@ -39,7 +39,7 @@ export async function setupClock() {
   gl.linkProgram(prog);
   if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('link clock.vert.glsl: ' + gl.getProgramInfoLog(prog));
   U = {};
-  for (const n of ['u_now', 'u_entries', 'u_snapMap', 'u_snapPalette', 'u_riderSnapMap', 'u_riderSnapPalette', 'u_tintLevel', 'u_levelTint']) U[n] = gl.getUniformLocation(prog, n);
+  for (const n of ['u_now', 'u_entries', 'u_snapMap', 'u_snapPalette', 'u_riderSnapMap', 'u_riderSnapPalette', 'u_tintLevel', 'u_levelTint', 'u_keep']) U[n] = gl.getUniformLocation(prog, n);
   gl.useProgram(prog);
   gl.uniform1i(U.u_entries, ENTRIES_UNIT);
   ['u_snapMap', 'u_snapPalette', 'u_riderSnapMap', 'u_riderSnapPalette'].forEach((n, k) => gl.uniform1i(U[n], SNAP_UNIT + k));
@@ -139,11 +139,13 @@ function snapshotMaps(A, toPalette) {
 // resolveItems runs the resolve pass over n items of buffer items (each a unit's
 // index in A's entries, its level at bit 24 and its rider's at bit 26), at the
 // crowd's time now, writing n records to out; tintLevel ≥ 0 tints them as that
-// level's; toPalette (lod.js) is given when levels of detail apply.
+// level's; toPalette (lod.js) is given when levels of detail apply. The focus
+// unit (the selected species' first) keeps its size at the lanes' ends.
 export function resolveItems(A, items, n, out, now, tintLevel = -1, toPalette = null) {
   if (n === 0) return;
   gl.useProgram(prog);
   gl.uniform1f(U.u_now, now);
+  gl.uniform1i(U.u_keep, A === state.assets[state.selected] ? 0 : -1);
   gl.uniform1i(U.u_tintLevel, tintLevel);
   bindEntries(A.clockTex);
   const maps = [toPalette ? snapshotMaps(A, toPalette) : null, toPalette && A.rider ? snapshotMaps(A.rider.asset, toPalette) : null];

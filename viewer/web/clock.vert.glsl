@@ -14,7 +14,9 @@
 // (viewer/travel.go): the lanes' start x and length, its speed and the time it
 // started at that speed, as float bits; place's x is where it stood then, and
 // at u_now it stands speed · (u_now − that time) farther along +x, wrapped
-// into the lanes as the server wraps it. At time u_now a record
+// into the lanes as the server wraps it, and a unit that travels shrinks at the
+// lanes' ends by laneEdge (all but the focus unit, u_keep), as the server
+// shrinks it per frame. At time u_now a record
 // shows what crowd.TimeRecord.At computes, in float32 as it does, by the core's
 // playback rule (PLAYBACK, included below); then the
 // unit's level (docs/runtime.md §6.4) floors its rows (reduced) or shows its
@@ -38,6 +40,9 @@ const vec3 LEVEL_TINT[3] = vec3[3](vec3(0.3, 0.9, 0.35), vec3(1.0, 0.75, 0.2), v
 const uint PER_ROW = 180u; // entries per texture row (clock.js)
 
 uniform float u_now;
+// u_keep ≥ 0: the entry of the focus unit, which keeps its size at the lanes'
+// ends (the overlays and the close-up show it).
+uniform int u_keep;
 
 // In the record's order (gl.js): 0 play, 4 tint, 8 place, 12 the rider's play,
 // 16 fade, 20 prior, 24 the rider's fade, 28 its prior.
@@ -53,6 +58,17 @@ const uint GAIT = 1u << 27;    // the prior is a speed blend's other gait
 // swing's bonebakeAttackPhase (the npm package's core,
 // js/bonebake-three/src/core/glsl.js; clock.js puts it here).
 #include <bonebake_playback>
+
+// laneEdge is the scale of a travelling unit at x in lanes from x0, len metres
+// long: 0 at either end, 1 from a metre inside them (a quarter of a lane under
+// 4 m), smoothstep between. It is viewer/travel.go's lanes.edge, and runs on
+// its golden cases (TestLaneEdgeGolden, in node by the core's GLSL evaluator).
+float laneEdge(float x, float x0, float len) {
+  float e = min(1.0, len * 0.25);
+  float d = min(x - x0, x0 + len - x);
+  float s = clamp(d / e, 0.0, 1.0);
+  return s * s * (3.0 - 2.0 * s);
+}
 
 // phaseAt is the playhead's phase dt seconds after its record's Start.
 float phaseAt(uvec4 p, float dt) {
@@ -119,6 +135,7 @@ void main() {
   o_place = uintBitsToFloat(entry(e, 1u));
   vec4 travel = uintBitsToFloat(entry(e, 10u)); // lanes' x0 and length, speed, start time
   if (travel.y > 0.0) o_place.x = travel.x + mod(o_place.x - travel.x + travel.z * (u_now - travel.w), travel.y);
+  if (travel.y > 0.0 && travel.z != 0.0 && int(e) != u_keep) o_place.w *= laneEdge(o_place.x, travel.x, travel.y);
   uvec4 own = entry(e, 2u), riderOwn = entry(e, 6u);
   uvec4 times = entry(e, 5u), riderTimes = entry(e, 9u);
   resolve(own, entry(e, 3u), entry(e, 4u), times, o_play, o_fade, o_prior);
