@@ -126,7 +126,11 @@ func (e *FitError) Error() string {
 		}
 		fmt.Fprintf(&b, "; missing bone ids %s%s", strings.Join(ids, ", "), more)
 	}
-	b.WriteString("; bake it onto its own model, give a Settings.BoneMap")
+	if f.ByMap {
+		b.WriteString("; bake it onto its own model, map more of its bones in the Settings.BoneMap given")
+	} else {
+		b.WriteString("; bake it onto its own model, give a Settings.BoneMap")
+	}
 	if f.Matched > 0 {
 		b.WriteString(", or pass Settings.NoLimits to bake it anyway")
 	}

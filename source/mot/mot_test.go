@@ -253,3 +253,17 @@ func TestRigOverBoneLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFitErrorHintsByHowIDsCame: a motion that fits too few bones through the
+// bone map the user gave is not told to "give a" bone map, which it did, but to
+// map more of its bones in it; one whose ids came from joint names still is.
+func TestFitErrorHintsByHowIDsCame(t *testing.T) {
+	byMap := (&FitError{Fit: Fit{Motion: "m", Bones: 4, Matched: 1, ByMap: true}}).Error()
+	if strings.Contains(byMap, "give a Settings.BoneMap") || !strings.Contains(byMap, "map more of its bones in the Settings.BoneMap given") {
+		t.Errorf("by the bone map: %s", byMap)
+	}
+	byName := (&FitError{Fit: Fit{Motion: "m", Bones: 4, Matched: 1}}).Error()
+	if !strings.Contains(byName, "give a Settings.BoneMap") {
+		t.Errorf("by joint names: %s", byName)
+	}
+}
