@@ -190,6 +190,13 @@ other as a string.`,
 			for _, ob := range objs {
 				size += ob.Size
 			}
+			// xz takes about a second a megabyte on one core: say what the wait
+			// is, as bake --package does, where no progress bar shows it
+			how, with := "compressing and writing", compress
+			if compress == "none" {
+				how, with = "writing", "not compressed"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "bonebake: %s %s into %s (%s)\n", how, bytesText(int64(size)), out, with)
 			o.Progress = bytesProgress(progress(cmd, "packing "+a[0]))
 			if err := pack.WriteFile(out, objs, o); err != nil {
 				return err

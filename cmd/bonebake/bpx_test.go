@@ -101,8 +101,18 @@ func TestBPXPackUnpackRoundTrip(t *testing.T) {
 	}
 	for _, comp := range []string{"xz", "zlib", "none"} {
 		out := filepath.Join(dir, comp+".bpx")
-		if code, _, e := bonebake(t, "bpx", "pack", src, "-o", out, "--compress", comp, "--checksum", "weak", "--meta", "k=v", "--debug-names"); code != 0 {
+		code, _, e := bonebake(t, "bpx", "pack", src, "-o", out, "--compress", comp, "--checksum", "weak", "--meta", "k=v", "--debug-names")
+		if code != 0 {
 			t.Fatalf("pack: %s", e)
+		}
+		// the wait is said off a terminal too, as bake --package says it: 5 +
+		// 180,000 bytes
+		how, with := "compressing and writing", comp
+		if comp == "none" {
+			how, with = "writing", "not compressed"
+		}
+		if want := "bonebake: " + how + " 180 KB into " + out + " (" + with + ")\n"; e != want {
+			t.Errorf("pack --compress %s: stderr %q, want %q", comp, e, want)
 		}
 		code, tree, _ := bonebake(t, "bpx", "dump", out, "--section", "2", "--bpxsd")
 		if code != 0 || !strings.Contains(tree, `k: "v"`) {
