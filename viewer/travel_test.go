@@ -382,3 +382,50 @@ func TestLaneEdgeGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestParadeLaneEndsHideTheWrap: per frame, a walking unit is drawn at full
+// size a metre or more inside its lanes, smaller nearer their ends (at most
+// 1.125 × its distance to the end: the smoothstep's steepest slope, 1.5, over
+// the metre), and at every wrap it is all but gone on both sides (under a
+// tenth of its size the step before and the step after: no pop). The focus
+// unit keeps its size throughout, and so does every unit of a clip that
+// plays in place (idle), which never wraps.
+func TestParadeLaneEndsHideTheWrap(t *testing.T) {
+	s := New(builtins(t))
+	for _, clip := range []string{"walk", "idle"} {
+		c, in := paradeOf(t, s, 60, false, 0, clip)
+		e := c.Extent()
+		wraps, shrunk := 0, 0
+		for range 400 {
+			before := slices.Clone(c.Records)
+			if _, err := c.Step(1.0/30, in); err != nil {
+				t.Fatal(err)
+			}
+			for i := c.First[0]; i < c.First[0]+c.Count[0]; i++ {
+				r0, r := before[i*RecordFloats:], c.Records[i*RecordFloats:]
+				x, sc := r[recPlace], r[recPlace+3]
+				d := min(x-e[0], e[2]-x)
+				switch {
+				case i == c.First[0] || clip == "idle":
+					if sc != 1 {
+						t.Fatalf("%s: unit %d (focus: %v) at %.3f m from a lane's end drawn at scale %v, want 1", clip, i, i == c.First[0], d, sc)
+					}
+				case d >= 1 && sc != 1, d < 1 && !(sc < 1 && sc <= 1.125*d):
+					t.Fatalf("%s: unit %d at %.3f m from a lane's end drawn at scale %v", clip, i, d, sc)
+				}
+				if sc < 1 {
+					shrunk++
+				}
+				if i != c.First[0] && r[recPlace] < r0[recPlace] { // it wrapped
+					wraps++
+					if r0[recPlace+3] >= 0.1 || sc >= 0.1 {
+						t.Errorf("%s: unit %d wrapped from scale %v to %v", clip, i, r0[recPlace+3], sc)
+					}
+				}
+			}
+		}
+		if clip == "walk" && (wraps == 0 || shrunk == 0) {
+			t.Errorf("walk: %d wraps, %d shrunk unit-steps: the test saw no lane's end", wraps, shrunk)
+		}
+	}
+}
