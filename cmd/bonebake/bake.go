@@ -43,7 +43,7 @@ func newBakeCmd() *cobra.Command {
 			case err != nil:
 				return err
 			case motFlags.active(flags):
-				return motFlags.run(cmd, a, out, model.set.FPS)
+				return motFlags.run(cmd, a, out, &model)
 			case len(a) == 0:
 				return bakeBuiltins(cmd, model.set, out, pkg, only, verbose)
 			case pkg != "":

@@ -29,11 +29,8 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 	if set.Version == 1 {
 		return usagef("--bpat-version 1: the built-in creatures have combat markers, which only v2 stores")
 	}
-	if pkg != "" {
-		if f := changed(cmd.Flags(), "out", "verbose"); f != "" {
-			return usagef("--%s does not apply to --package: the package is the one file written (--package OUT.bpx)", f)
-		}
-		return bakePackage(cmd, pkg, only)
+	if f := changed(flags, "out", "verbose"); pkg != "" && f != "" {
+		return usagef("--%s does not apply to --package: the package is the one file written (--package OUT.bpx)", f)
 	}
 	if dir == "" {
 		dir = filepath.Join("assets", "creatures")
@@ -43,6 +40,9 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 	chosen, err := creatures.Pick(only)
 	if err != nil {
 		return usagef("--species %v", err)
+	}
+	if pkg != "" {
+		return bakePackage(cmd, pkg, chosen)
 	}
 	t := tell(cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
 	bar := func(name string) func(int, int) { return progress(cmd, "baking "+name) }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/bonebake/bonebake/formats/bpx"
 	"github.com/bonebake/bonebake/pack"
-	"github.com/bonebake/bonebake/species/creatures"
+	"github.com/bonebake/bonebake/species"
 
 	"github.com/spf13/cobra"
 )
@@ -288,11 +288,7 @@ func metaValue(s string) bpx.Value {
 }
 
 // bakePackage bakes the chosen built-in creatures into one package.
-func bakePackage(cmd *cobra.Command, path string, only []string) error {
-	chosen, err := creatures.Pick(only)
-	if err != nil {
-		return usagef("--species %v", err)
-	}
+func bakePackage(cmd *cobra.Command, path string, chosen []*species.Creature) error {
 	if !strings.EqualFold(filepath.Ext(path), ".bpx") {
 		return usagef("--package %s: give a file name ending in .bpx", path)
 	}

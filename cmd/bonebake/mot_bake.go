@@ -33,7 +33,7 @@ func (m *motBakeFlags) active(fl *pflag.FlagSet) bool {
 }
 
 // run bakes the motions onto the rig into out (bake --mot … --rig … -o OUT.bpat).
-func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float64) error {
+func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *modelFlags) error {
 	fl := cmd.Flags()
 	if f := changed(fl, "clips", "retarget", "up", "plant-feet", "face"); f != "" {
 		return usagef("--%s applies to a glTF model's bake, not to --mot", f)
@@ -57,11 +57,10 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 			return usagef("--%s does not apply to --mot", f)
 		}
 	}
-	force, _ := fl.GetBool("force")
-	set := motsrc.Settings{RotationOrder: strings.ToLower(m.rotationOrder), NoLimits: force, FPS: fps}
+	ms := given.set // the model flags --mot takes: --fps, --force, --skin, --species-id
+	set := motsrc.Settings{RotationOrder: strings.ToLower(m.rotationOrder), NoLimits: ms.NoLimits, FPS: ms.FPS, Skin: ms.Skin}
 	if fl.Changed("species-id") {
-		id, _ := fl.GetUint32("species-id")
-		set.SpeciesID = &id
+		set.SpeciesID = &given.speciesID
 	}
 	if err := set.Check(givenSettings(fl)); err != nil {
 		return libError(err)
@@ -70,9 +69,6 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, fps float
 		if err := inputFile(p); err != nil {
 			return err
 		}
-	}
-	if fl.Changed("skin") {
-		set.Skin, _ = fl.GetInt("skin")
 	}
 	if m.boneMap != "" {
 		bm, err := motsrc.ReadBoneMap(m.boneMap)
