@@ -170,15 +170,15 @@ func (o *Options) Resolve() error {
 			o.Format = PNG16
 		}
 	}
+	if !slices.Contains([]Format{EXR, EXR16, PNG16, PNG8}, o.Format) {
+		return fmt.Errorf("unknown format %q: want exr, exr16, png16 or png8", o.Format)
+	}
 	switch o.Preset {
 	case Raw:
 		if o.Format != EXR && o.Format != EXR16 {
 			return fmt.Errorf("preset raw stores unnormalized floats: format %s cannot hold them; use exr or exr16", o.Format)
 		}
 	case GameTools:
-		if !slices.Contains([]Format{EXR, EXR16, PNG16, PNG8}, o.Format) {
-			return fmt.Errorf("unknown format %q: want exr, exr16, png16 or png8", o.Format)
-		}
 		if o.GameTools == nil {
 			d := AddonDefaults()
 			o.GameTools = &d
