@@ -61,3 +61,18 @@ func TestMixamoClipsNamedAfterFiles(t *testing.T) {
 		f.Close()
 	}
 }
+
+// A missing --manifest or --bone-map is said as every other missing input is,
+// "PATH: no such file", not as Go's "stat PATH: no such file or directory".
+func TestMissingSideFilesSaidPlainly(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope.yaml")
+	for _, args := range [][]string{
+		{"bake", sharedModel(t, "RiggedSimple.gltf"), "-o", filepath.Join(dir, "r.bpat"), "--manifest", missing},
+		{"bake", "--mot", sharedMot(t), "--rig", sharedModel(t, "RiggedSimple.gltf"), "-o", filepath.Join(dir, "m.bpat"), "--bone-map", missing},
+	} {
+		if code, so, se := bonebake(t, args...); code != 1 || se != "bonebake: "+missing+": no such file\n" {
+			t.Errorf("%v: exit %d: %s%q", args[1:], code, so, se)
+		}
+	}
+}

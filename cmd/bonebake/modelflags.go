@@ -70,6 +70,9 @@ func (m *modelFlags) settings(fl *pflag.FlagSet) (gltfbake.Settings, error) {
 		return set, libError(err)
 	}
 	if m.manifest != "" {
+		if err := inputFile(m.manifest); err != nil {
+			return set, err
+		}
 		mf, err := gltfbake.ReadManifest(m.manifest)
 		if err != nil {
 			return set, err

@@ -65,8 +65,8 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 	if err := set.Check(givenSettings(fl)); err != nil {
 		return libError(err)
 	}
-	for _, p := range append([]string{m.rig}, m.mots...) {
-		if err := inputFile(p); err != nil {
+	for _, p := range append([]string{m.rig, m.boneMap}, m.mots...) {
+		if err := inputFile(p); p != "" && err != nil {
 			return err
 		}
 	}
