@@ -144,10 +144,13 @@ func TestRegistryBySpeciesID(t *testing.T) {
 func TestRegistryCustomSpecies(t *testing.T) {
 	wolf := speciesSpec{"wolf", 9, 12, horseClips, nil}
 	c := contents(wolf)
-	// Without registration, id 9 fails validation.
+	// Without registration, id 9 fails validation, and the refusal says how to
+	// register it.
 	r := registry.New()
 	if err := r.Load(registry.Memory(registry.File{Name: "wolf.bpat", Data: encode(t, c)})); err == nil {
 		t.Fatal("loaded an unregistered species id")
+	} else if !strings.Contains(err.Error(), "species id 9") || !strings.Contains(err.Error(), "register its id with WithSpecies") {
+		t.Errorf("an unregistered species id: %v", err)
 	}
 	r.Close()
 	r = registry.New(registry.WithSpecies(roster.Species{ID: 9, Name: "wolf", Archetypes: []roster.Archetype{roster.Horse},

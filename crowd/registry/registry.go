@@ -401,10 +401,15 @@ func (r *Registry) open(path string, data []byte, side sidecar, as int) (*Specie
 		f, err = bpat.Open(path, opts...)
 	}
 	if err != nil {
-		if strings.HasPrefix(err.Error(), path+": ") { // the reader's error names the file already
-			return nil, fmt.Errorf("crowd: refusing %w", err)
+		hint := ""
+		if fe := (*formats.FormatError)(nil); errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
+			// a file the game baked itself (bake gives id 6 and up), not registered
+			hint = " (a species of the game's own: register its id with WithSpecies)"
 		}
-		return nil, fmt.Errorf("crowd: refusing %s: %w", path, err)
+		if strings.HasPrefix(err.Error(), path+": ") { // the reader's error names the file already
+			return nil, fmt.Errorf("crowd: refusing %w%s", err, hint)
+		}
+		return nil, fmt.Errorf("crowd: refusing %s: %w%s", path, err, hint)
 	}
 	s, err := r.species(path, f, as, side)
 	if err != nil {
