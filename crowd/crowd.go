@@ -259,7 +259,11 @@ type UnplayableError struct {
 }
 
 func (e *UnplayableError) Error() string {
-	return fmt.Sprintf("crowd: %d units cannot be played: species not loaded or archetype not supported by the species (Crowd.Check names them)", e.Units)
+	units := "units"
+	if e.Units == 1 {
+		units = "unit" // as Check's "1 of 2 units"; crowd imports no words package
+	}
+	return fmt.Sprintf("crowd: %d %s cannot be played: species not loaded or archetype not supported by the species (Crowd.Check names them)", e.Units, units)
 }
 
 // Check reports, in one error, every unit Animate cannot play as asked: its species

@@ -102,6 +102,9 @@ func TestLoadAs(t *testing.T) {
 	if err := c.Check(r); err == nil || !strings.Contains(err.Error(), "species b has no archetype") || !strings.Contains(err.Error(), "WithArchetype") {
 		t.Errorf("a species with no archetype: %v", err)
 	}
+	if err := c.Animate(r, .1); err == nil || !strings.HasPrefix(err.Error(), "crowd: 1 unit cannot be played: ") {
+		t.Errorf("Animate of the one unit: %v", err)
+	}
 	if err := r.Load(registry.Memory(registry.File{Name: "three.bpat", Data: human}).Into(13)); !errors.Is(err, registry.ErrUnregistered) {
 		t.Errorf("an unregistered slot: %v", err)
 	}
