@@ -82,6 +82,10 @@ type Options struct {
 	// Progress, when set, is called from Write's verification with (frames done,
 	// frames total); it must be safe for concurrent use.
 	Progress func(done, total int)
+	// Accept, when set, is given the verified report before any file takes its
+	// name: an error it returns fails Write and leaves the previous set whole
+	// (bat --max-error).
+	Accept func(*Report) error
 }
 
 // MaxVerifyWork bounds Write's verification, which rebuilds every vertex of every

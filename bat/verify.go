@@ -63,6 +63,11 @@ func Write(dir string, in *Input, opt Options) (*Output, error) {
 		return nil, fmt.Errorf("bat: verifying %s: %w", dir, verr)
 	}
 	out.Report.MaxError = e
+	if opt.Accept != nil {
+		if err := opt.Accept(out.Report); err != nil {
+			return nil, err
+		}
+	}
 	js := out.Report.JSON()
 	report := File{in.Name + ".bat.json", js}
 	if err := writeSet(set, dir, []File{report}); err != nil {

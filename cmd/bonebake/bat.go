@@ -59,7 +59,7 @@ centimetres gets the hint bake gives (--scale 0.01). Every bake is verified: fro
 in memory: nothing is read back), every vertex of every frame is rebuilt as a
 shader would, on every core, and compared with linear blend skinning of the
 source; --max-error fails the command
-when the worst error (metres) is larger.`,
+when the worst error (metres) is larger, writing nothing.`,
 		Example: `  bonebake bat Fox.glb -o bat/fox --scale 0.01
   bonebake bat Fox.glb -o bat/fox --scale 0.01 --preset ue --z-up --cm
   bonebake bat horse -o bat/horse --preset gametools --padding 1
@@ -111,6 +111,15 @@ when the worst error (metres) is larger.`,
 			}
 			opt.NoLimit = force
 			opt.Progress = progress(cmd, "verifying")
+			if flags.Changed("max-error") { // checked before the files take their names
+				opt.Accept = func(r *bat.Report) error {
+					if r.MaxError.Vertex > maxError || r.MaxError.Position > maxError {
+						return fmt.Errorf("%s: the rebuild is off by up to %.3g m (vertex) and %.3g m (bone position), more than --max-error %g%s; nothing written",
+							a[0], r.MaxError.Vertex, r.MaxError.Position, maxError, precisionHint(r))
+					}
+					return nil
+				}
+			}
 			in, err := batInput(a[0], bpatOf, set, flags.Changed, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -146,10 +155,6 @@ when the worst error (metres) is larger.`,
 					fmt.Fprintf(cmd.ErrOrStderr(), "note: %s of the source had weights that do not sum to 1; the skin texture renormalizes them\n",
 						plural(r.RenormalizedVertices, "vertex"))
 				}
-			}
-			if flags.Changed("max-error") && (r.MaxError.Vertex > maxError || r.MaxError.Position > maxError) {
-				return fmt.Errorf("%s: the rebuild is off by up to %.3g m (vertex) and %.3g m (bone position), more than --max-error %g%s",
-					a[0], r.MaxError.Vertex, r.MaxError.Position, maxError, precisionHint(r))
 			}
 			return nil
 		},

@@ -36,10 +36,28 @@ func TestBatCommand(t *testing.T) {
 		t.Errorf("report %+v, err %v", r, err)
 	}
 
-	// 8-bit Unreal textures of a horse cost centimetres: --max-error 1 mm fails.
-	code, _, errOut = bonebake(t, "bat", "horse", "-o", t.TempDir(), "--preset", "ue", "--format", "png8", "--max-error", "0.001")
+	// 8-bit Unreal textures of a horse cost centimetres: --max-error 1 mm fails,
+	// before any file takes its name (the README: a failed bake leaves the
+	// previous set and nothing else): the 16-bit set baked before stays as it
+	// was, and a folder the command made is removed.
+	prev := t.TempDir()
+	if code, _, e := bonebake(t, "bat", "horse", "-o", prev, "--preset", "ue"); code != 0 {
+		t.Fatal(e)
+	}
+	before, _ := os.ReadFile(filepath.Join(prev, "horse.position.png"))
+	code, _, errOut = bonebake(t, "bat", "horse", "-o", prev, "--preset", "ue", "--format", "png8", "--max-error", "0.001")
 	if code != exitFailure || !strings.Contains(errOut, "more than --max-error") {
 		t.Errorf("png8 with --max-error 0.001: exit %d, %s", code, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(prev, "horse.position.png")); len(before) == 0 || string(after) != string(before) {
+		t.Error("a bake failing --max-error replaced the set baked before")
+	}
+	fresh := filepath.Join(t.TempDir(), "new")
+	if code, _, _ := bonebake(t, "bat", "horse", "-o", fresh, "--preset", "ue", "--format", "png8", "--max-error", "0.001"); code != exitFailure {
+		t.Errorf("png8 with --max-error 0.001 into a new folder: exit %d", code)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("a bake failing --max-error left the folder it made: %v", err)
 	}
 	code, out, _ = bonebake(t, "bat", "horse", "-o", t.TempDir(), "--preset", "gametools", "--json", "--clips", "walk")
 	if code != 0 || !strings.Contains(out, `"mode": "axis_angle"`) || strings.Count(out, `"first_row"`) != 1 {
