@@ -76,3 +76,19 @@ func TestMissingSideFilesSaidPlainly(t *testing.T) {
 		}
 	}
 }
+
+// bake --mot --rig refuses a rig that is not a glTF model saying what it is, as
+// bake MODEL does, where the glTF reader answered an FBX model, a BPAT file or a
+// motion given as the rig with "the JSON is not a valid glTF document".
+func TestMotRigNotGLTF(t *testing.T) {
+	dir := t.TempDir()
+	for rig, kind := range map[string]string{
+		testfiles.Path(t, "fbx", "mixamo.fbx"): "an FBX model (.fbx)",
+		sharedMot(t):                           "a PlatinumGames motion file (.mot)",
+	} {
+		code, so, se := bonebake(t, "bake", "--mot", sharedMot(t), "--rig", rig, "-o", filepath.Join(dir, "x.bpat"))
+		if want := "bonebake: " + rig + ": " + kind + ", not a glTF model: --rig takes"; code != 1 || !strings.HasPrefix(se, want) {
+			t.Errorf("--rig %s: exit %d: %s%s; want %q", rig, code, so, se, want)
+		}
+	}
+}

@@ -70,6 +70,11 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 			return err
 		}
 	}
+	if kind, err := sniff(m.rig); err != nil {
+		return err
+	} else if kind != kindGLB && kind != kindGLTF { // motsrc.Load reads glTF alone
+		return fmt.Errorf("%s: %s, not a glTF model: --rig takes the skinned glTF model (.gltf, .glb) whose joints the motions move", m.rig, kind)
+	}
 	if m.boneMap != "" {
 		bm, err := motsrc.ReadBoneMap(m.boneMap)
 		if err != nil {
