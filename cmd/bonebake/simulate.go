@@ -213,7 +213,9 @@ func simRegistry(dir string, snapshots bool, extra ...uint) (*registry.Registry,
 		reg, err := registry.Open(registry.Dir(dir), opts...)
 		var fe *formats.FormatError
 		if errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
-			return nil, "", fmt.Errorf("%w\n(a file of a species that is not built in needs --species with its id)", err)
+			// this flag in place of the registry's hint, which names its Go option
+			msg := strings.ReplaceAll(err.Error(), " (a species of the game's own: register its id with WithSpecies)", "")
+			return nil, "", fmt.Errorf("%s\n(a file of a species that is not built in needs --species with its id)", msg)
 		}
 		if err != nil {
 			return nil, "", err

@@ -86,7 +86,7 @@ func TestSimulateAssets(t *testing.T) {
 		t.Fatalf("bake fox: %s", stderr)
 	}
 	code, _, stderr = bonebake(t, "simulate", "--units", "40", "--seconds", "1", "--assets", dir)
-	if code != 1 || !strings.Contains(stderr, "species id 6") || !strings.Contains(stderr, "--species") {
+	if code != 1 || !strings.Contains(stderr, "species id 6") || !strings.Contains(stderr, "--species") || strings.Contains(stderr, "WithSpecies") { // the flag, not the library's option
 		t.Errorf("fox without --species: exit %d: %s", code, stderr)
 	}
 	if code, _, stderr = bonebake(t, "simulate", "--units", "40", "--seconds", "1", "--assets", dir, "--species", "6"); code != 0 {

@@ -404,6 +404,7 @@ func (r *Registry) open(path string, data []byte, side sidecar, as int) (*Specie
 		hint := ""
 		if fe := (*formats.FormatError)(nil); errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
 			// a file the game baked itself (bake gives id 6 and up), not registered
+			// (bonebake simulate words it as its --species flag)
 			hint = " (a species of the game's own: register its id with WithSpecies)"
 		}
 		if strings.HasPrefix(err.Error(), path+": ") { // the reader's error names the file already
