@@ -263,7 +263,7 @@ func (e *UnplayableError) Error() string {
 	if e.Units == 1 {
 		units = "unit" // as Check's "1 of 2 units"; crowd imports no words package
 	}
-	return fmt.Sprintf("crowd: %d %s cannot be played: species not loaded or archetype not supported by the species (Crowd.Check names them)", e.Units, units)
+	return fmt.Sprintf("crowd: %d %s cannot be played: species not loaded or archetype not supported by the species (Check names them)", e.Units, units)
 }
 
 // Check reports, in one error, every unit Animate cannot play as asked: its species
@@ -278,34 +278,42 @@ func (c *Crowd) Check(r *registry.Registry) error {
 	if tables(r).closed {
 		return registry.ErrClosed
 	}
+	return unplayableUnits(r, len(c.Species), func(i int) (unit.SpeciesID, roster.Archetype) { return c.Species[i], c.Archetype[i] })
+}
+
+// unplayableUnits names, in one error, the units of n that cannot be played in r:
+// Crowd.Check's and GPUClock.Check's report, with each unit's species and
+// archetype from at.
+func unplayableUnits(r *registry.Registry, n int, at func(i int) (unit.SpeciesID, roster.Archetype)) error {
 	var errs []error
-	n := 0
-	for i, s := range c.Species {
+	bad := 0
+	for i := range n {
 		var err error
+		s, arch := at(i)
 		sp := r.Species(s)
 		switch {
 		case sp == nil:
 			err = fmt.Errorf("unit %d: species %d (%s) is not loaded", i, s, s)
-		case sp.Table(c.Archetype[i]) == nil && len(sp.Archetypes) == 0:
+		case sp.Table(arch) == nil && len(sp.Archetypes) == 0:
 			// a species the game registered without archetypes (its own bake)
-			err = fmt.Errorf("unit %d: species %s has no archetype to play archetype %s by: give its roster.Species the Archetypes, and registry.WithArchetype a table of its own clips; crowd.Player plays its clips by number", i, sp.Name, c.Archetype[i])
-		case sp.Table(c.Archetype[i]) == nil:
-			err = fmt.Errorf("unit %d: species %s does not support archetype %s (it supports %v)", i, sp.Name, c.Archetype[i], sp.Archetypes)
+			err = fmt.Errorf("unit %d: species %s has no archetype to play archetype %s by: give its roster.Species the Archetypes, and registry.WithArchetype a table of its own clips; crowd.Player plays its clips by number", i, sp.Name, arch)
+		case sp.Table(arch) == nil:
+			err = fmt.Errorf("unit %d: species %s does not support archetype %s (it supports %v)", i, sp.Name, arch, sp.Archetypes)
 		}
 		if err == nil {
 			continue
 		}
-		if n++; n <= 8 {
+		if bad++; bad <= 8 {
 			errs = append(errs, err)
 		}
 	}
-	if n == 0 {
+	if bad == 0 {
 		return nil
 	}
-	if n > 8 {
-		errs = append(errs, fmt.Errorf("and %d more units", n-8))
+	if bad > 8 {
+		errs = append(errs, fmt.Errorf("and %d more units", bad-8))
 	}
-	return fmt.Errorf("crowd: %d of %d units cannot be played:\n%w", n, len(c.Species), errors.Join(errs...))
+	return fmt.Errorf("crowd: %d of %d units cannot be played:\n%w", bad, n, errors.Join(errs...))
 }
 
 // Select returns the state and clip unit i plays with its current inputs: what

@@ -270,6 +270,17 @@ func (g *GPUClock) State(i int) (unit.StateID, unit.ClipID) {
 	return g.units[i].state, g.units[i].clip
 }
 
+// Check reports, in one error, every unit Commit cannot play as asked, as
+// Crowd.Check does: its species is not loaded in r, or does not support its
+// archetype. It returns nil when every unit can be played; use it off the hot
+// path, after spawning units or when Commit returns an *UnplayableError.
+func (g *GPUClock) Check(r *registry.Registry) error {
+	if tables(r).closed {
+		return registry.ErrClosed
+	}
+	return unplayableUnits(r, len(g.units), func(i int) (unit.SpeciesID, roster.Archetype) { return g.units[i].species, g.units[i].arch })
+}
+
 // Select returns the state and clip unit i would play with its current inputs:
 // what Commit would choose.
 func (g *GPUClock) Select(r *registry.Registry, i int) (unit.StateID, unit.ClipID) {

@@ -105,6 +105,17 @@ func TestLoadAs(t *testing.T) {
 	if err := c.Animate(r, .1); err == nil || !strings.HasPrefix(err.Error(), "crowd: 1 unit cannot be played: ") {
 		t.Errorf("Animate of the one unit: %v", err)
 	}
+	// The GPU clock mode reports the same unit with its own Check, which the
+	// UnplayableError Commit returns points to.
+	g := NewGPUClock(2)
+	g.Set(0, unit.Loadout{Species: 10, Archetype: roster.Humanoid}) // playable
+	g.Set(1, unit.Loadout{Species: 11, Archetype: roster.Humanoid})
+	if err := g.Commit(r); err == nil || !strings.Contains(err.Error(), "(Check names them)") {
+		t.Errorf("Commit: %v", err)
+	}
+	if err := g.Check(r); err == nil || !strings.Contains(err.Error(), "crowd: 1 of 2 units cannot be played:\nunit 1: species b has no archetype") {
+		t.Errorf("GPUClock.Check: %v", err)
+	}
 	if err := r.Load(registry.Memory(registry.File{Name: "three.bpat", Data: human}).Into(13)); !errors.Is(err, registry.ErrUnregistered) {
 		t.Errorf("an unregistered slot: %v", err)
 	}
