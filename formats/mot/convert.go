@@ -80,7 +80,8 @@ func keyOf(r Record) dataKey {
 // float32 values per frame), and each is reported with the largest difference
 // it made. camera maps camera bone ids of m's family to ids of f's; when the
 // family changes, camera records whose bone it does not map are dropped (all of
-// them when camera is nil), and within one family they are kept as they are. A
+// them when camera is nil), and within one family they are kept as they are; a
+// result whose camera records were all dropped loses the camera-motion flag. A
 // Bayonetta 1 result has no name.
 func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16, types TypeSet) (*Motion, []Reexpressed, error) {
 	if f != Bayo1 && f != Bayo2 {
@@ -119,6 +120,7 @@ func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16, t
 		x *Reexpressed
 	}
 	done := map[dataKey]converted{}
+	dropped, kept := 0, 0 // camera records
 	for i, r := range m.Records {
 		if IsCamera(m.Family, r.Bone) {
 			to, ok := camera[r.Bone]
@@ -126,8 +128,10 @@ func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16, t
 			case ok:
 				r.Bone = to
 			case f != m.Family: // the other family numbers its cameras otherwise
+				dropped++
 				continue
 			}
+			kept++
 		}
 		key := keyOf(r)
 		var nr Record
@@ -159,6 +163,9 @@ func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16, t
 			re = append(re, *x)
 		}
 		out.Records = append(out.Records, nr)
+	}
+	if dropped > 0 && kept == 0 {
+		out.Flags &^= FlagCamera // no camera left to move: not a camera motion
 	}
 	return out, re, nil
 }

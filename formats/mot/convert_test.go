@@ -138,6 +138,42 @@ func TestConvertCamera(t *testing.T) {
 	}
 }
 
+// TestConvertCameraFlag: pl000f_0a25 is a camera motion (header flag bit 1)
+// whose 11 camera records are bones 0x7000 and 0x7001. Converted to Bayonetta 1
+// without a camera mapping they are all dropped, and the result, which moves no
+// camera, must not say it is a camera motion (it kept the flag); with them
+// mapped, or with the byte order alone changed, the flag stays.
+func TestConvertCameraFlag(t *testing.T) {
+	m, err := Open(shared(t, "pl000f_0a25.wiiu-be.mot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Flags&FlagCamera == 0 {
+		t.Fatalf("flags %#x: want the camera flag in the input", m.Flags)
+	}
+	for _, c := range []struct {
+		what   string
+		f      Family
+		camera map[int16]int16
+		want   uint16
+	}{
+		{"to Bayonetta 1, cameras dropped", Bayo1, nil, 0},
+		{"to Bayonetta 1, cameras mapped", Bayo1, map[int16]int16{0x7000: 0x0F60, 0x7001: 0x0F61}, FlagCamera},
+		{"byte order alone", Bayo2, nil, FlagCamera},
+	} {
+		out, _, err := m.Convert(c.f, binary.LittleEndian, c.camera, Readable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Flags & FlagCamera; got != c.want {
+			t.Errorf("%s: camera flag %#x, want %#x", c.what, got, c.want)
+		}
+		if out.Flags&^FlagCamera != m.Flags&^FlagCamera {
+			t.Errorf("%s: flags %#x from %#x: only the camera flag may change", c.what, out.Flags, m.Flags)
+		}
+	}
+}
+
 // By default a Bayonetta 1 result holds only the types bayonetta_tools opens, and
 // every value is the golden one (the community decoder's on the original) bit for
 // bit, except on the tracks reported with a difference: float Hermite keys
