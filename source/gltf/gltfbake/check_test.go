@@ -2,6 +2,8 @@ package gltfbake
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,6 +19,11 @@ import (
 func TestSettingsCheck(t *testing.T) {
 	only := func(name string) func(string) bool { return func(s string) bool { return s == name } }
 	id := uint32(256)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.bin")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		what  string
 		err   error
@@ -34,6 +41,9 @@ func TestSettingsCheck(t *testing.T) {
 		{"free id unset but given", Settings{}.Check(only("FreeSpeciesID")), "", false},
 		{"retarget alone", Settings{Retarget: true}.Check(nil), "Retarget applies to the clips of Settings.ClipFiles", true},
 		{"retarget with clips", Settings{Retarget: true, ClipFiles: []string{"a.glb"}}.Check(nil), "", false},
+		{"files root missing", Settings{FilesRoot: filepath.Join(dir, "nope")}.Check(nil), "FilesRoot " + filepath.Join(dir, "nope") + ": no such folder", true},
+		{"files root a file", Settings{FilesRoot: file}.Check(nil), "FilesRoot " + file + ": a file, not a folder", true},
+		{"files root a folder", Settings{FilesRoot: dir}.Check(nil), "", false},
 		{"skin -1", Settings{Skin: -1}.Check(nil), "Skin: -1: skins are numbered from 0", false},
 		{"snapshot triangles 0 given", SnapshotSettings{}.Check(only("SnapshotTriangles")), "SnapshotTriangles 0: the far mesh needs at least 1 triangle", true},
 		{"snapshot triangles -3", SnapshotSettings{Triangles: -3}.Check(nil), "SnapshotTriangles -3:", true},

@@ -3,6 +3,8 @@ package gltfbake
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,6 +115,7 @@ func (s Settings) Check(given func(setting string) bool) error {
 		bake.Rule{Setting: "Face", Zero: s.Face == "", Check: func() error { return gltf.CheckFace(s.Face) }},
 		bake.Rule{Setting: "SpeciesID", Zero: s.SpeciesID == nil, Check: id(s.SpeciesID)},
 		bake.Rule{Setting: "FreeSpeciesID", Zero: s.FreeSpeciesID == nil, Check: id(s.FreeSpeciesID)},
+		bake.Rule{Setting: "FilesRoot", Zero: s.FilesRoot == "", Check: func() error { return checkFolder(s.FilesRoot) }},
 		bake.Rule{Setting: "Retarget", Zero: !s.Retarget, Check: func() error {
 			if s.Retarget && len(s.ClipFiles) == 0 && s.Manifest == nil {
 				return errors.New("applies to the clips of Settings.ClipFiles (or a manifest's clip_files)")
@@ -120,6 +123,21 @@ func (s Settings) Check(given func(setting string) bool) error {
 			return nil
 		}},
 	)
+}
+
+// checkFolder refuses a path that is not a folder: a files root that does not
+// exist would otherwise go unnoticed by a model that needs no external file.
+func checkFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such folder", dir)
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s: a file, not a folder", dir)
+	}
+	return nil
 }
 
 // Model is a skinned glTF model and the job that bakes it.
