@@ -171,12 +171,13 @@ func TestParadeFeetPlanted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		assets []*Asset
-		clip   string
-		speed  float64 // m/s and
-		cycle  float64 // s, as the asset's maker says
-	}{{[]*Asset{walker}, "Walk", testfiles.WalkerSpeed, 1}}
+	type travelCase struct {
+		asset *Asset
+		clip  string
+		speed float64 // m/s and
+		cycle float64 // s, as the asset's maker says
+	}
+	cases := []travelCase{{walker, "Walk", testfiles.WalkerSpeed, 1}}
 	// Three.js's Soldier faces −z: as it is, and baked facing +z (--face -z),
 	// its walks go forward, at the speeds the bake measured.
 	soldier := testfiles.Path(t, "gltf", "threejs/Soldier.glb")
@@ -187,30 +188,20 @@ func TestParadeFeetPlanted(t *testing.T) {
 		}
 		for _, name := range []string{"Walk", "Run"} {
 			g, _ := a.src.Gaits.Clip(name)
-			cases = append(cases, struct {
-				assets []*Asset
-				clip   string
-				speed  float64
-				cycle  float64
-			}{[]*Asset{a}, name, g.GroundSpeed, g.Cycle})
+			cases = append(cases, travelCase{a, name, g.GroundSpeed, g.Cycle})
 		}
 	}
 	for _, a := range builtins(t) {
 		sp, _ := roster.ByName(a.Name)
 		for name, g := range sp.Gaits {
 			if g.Speed > 0 {
-				cases = append(cases, struct {
-					assets []*Asset
-					clip   string
-					speed  float64
-					cycle  float64
-				}{[]*Asset{a}, name, g.Speed, g.Cycle})
+				cases = append(cases, travelCase{a, name, g.Speed, g.Cycle})
 			}
 		}
 	}
 	for _, tc := range cases {
-		a := tc.assets[0]
-		s := New(tc.assets)
+		a := tc.asset
+		s := New([]*Asset{a})
 		c, in := paradeOf(t, s, 1, false, 0, tc.clip)
 		f := a.file
 		bones := f.BoneCount()
