@@ -58,10 +58,7 @@ func (m *Model) plantFeet() []string {
 		// planted, is not bent to stand a little otherwise (Soldier's Run:
 		// 0.97 as authored, 0.94 planted): it stays as authored.
 		if res.Confidence >= stride.Trusted && res.Confidence >= after.Confidence {
-			if m.unplanted == nil {
-				m.unplanted = map[string]bool{}
-			}
-			m.unplanted[c.Name] = true
+			m.leaveAuthored(c.Name)
 			notes = append(notes, fmt.Sprintf("plant feet: clip %s: left as authored: its feet already stand still (confidence %.2f; planted, %.2f)",
 				c.Name, res.Confidence, after.Confidence))
 			continue
@@ -70,10 +67,7 @@ func (m *Model) plantFeet() []string {
 		// allows only bends the legs out of shape: the clip stays as
 		// authored.
 		if after.Confidence < stride.Trusted {
-			if m.unplanted == nil {
-				m.unplanted = map[string]bool{}
-			}
-			m.unplanted[c.Name] = true
+			m.leaveAuthored(c.Name)
 			why := after.Reason
 			if why == "" {
 				why = res.Reason
@@ -102,25 +96,29 @@ func (m *Model) plantFeet() []string {
 	return notes
 }
 
-// remember measures clip i as loaded and keeps the measurement for Gaits.
-func (m *Model) remember(i int) stride.Result {
-	res := m.measure(i)
-	if m.loaded == nil {
-		m.loaded = map[int]measurement{}
+// leaveAuthored marks a clip that asked to be planted as left as authored
+// (GaitLine says so).
+func (m *Model) leaveAuthored(clip string) {
+	if m.unplanted == nil {
+		m.unplanted = map[string]bool{}
 	}
-	m.loaded[i] = measurement{m.Job.Clips[i].Motion, res}
-	return res
+	m.unplanted[clip] = true
 }
 
 // tryPlant plans clip i's feet locked to the ground (nil: none to lock) and
-// returns the plan, the clip as loaded measured (res) and planted (after).
+// returns the plan, the clip as loaded measured (res, kept for Gaits) and
+// planted (after).
 func (m *Model) tryPlant(i int) (plan *stride.Plan, res, after stride.Result) {
 	j := m.Job
 	c := &j.Clips[i]
 	if m.gaitRig.Soles == nil {
 		m.gaitRig.Soles = m.soles()
 	}
-	res = m.remember(i)
+	res = m.measure(i)
+	if m.loaded == nil {
+		m.loaded = map[int]measurement{}
+	}
+	m.loaded[i] = measurement{c.Motion, res}
 	start, dur := j.Span(c)
 	speed := 0.0 // per second of the clip's own time
 	if c.GroundSpeed > 0 {
