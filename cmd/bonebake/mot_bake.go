@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"strings"
+	"time"
 
 	motsrc "github.com/bonebake/bonebake/source/mot"
 
@@ -90,6 +91,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 			return err
 		}
 	}
+	start := time.Now()
 	model, err := motsrc.Load(m.rig, m.mots, set)
 	if err != nil {
 		return libError(err)
@@ -102,8 +104,15 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 		return err
 	}
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "wrote %s: %s, %s, %s, %s, species %d\n", out, bytesText(size), plural(int(h.BoneCount), "bone"),
-		plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), h.SpeciesID)
+	// As a glTF bake's summary says it (gltfbake), with the seconds the
+	// motions last, which a modder checks against the game's.
+	secs := 0.0
+	for i := range model.Job.Clips {
+		_, d := model.Job.Span(&model.Job.Clips[i])
+		secs += d
+	}
+	fmt.Fprintf(w, "wrote %s: %s, %s, %s (%.4g s), %s, species %d%s, in %s\n", out, bytesText(size), model.BonesText(int(h.BoneCount)),
+		plural(int(h.ClipCount), "clip"), secs, plural(int(h.FrameTotal), "frame"), h.SpeciesID, flagWords(model.SpeciesNote(h.SpeciesID, "")), tookText(time.Since(start)))
 	if m.gltfOut != "" {
 		fmt.Fprintf(w, "wrote %s: %s as glTF animations\n", m.gltfOut, plural(len(model.Job.Clips), "motion"))
 	}

@@ -114,8 +114,16 @@ func TestBakeMot(t *testing.T) {
 		t.Fatalf("bake --mot onto a rig with 2 of its bones: %d %q %q, want exit 1 and the bone-fit rule", code, stdout, stderr)
 	}
 	code, stdout, stderr = bonebake(t, "bake", "--mot", in, "--rig", model, "-o", out, "--gltf", glb, "--force")
-	if code != 0 || !strings.Contains(stdout, "2 bones, 1 clip, 96 frames") || !strings.Contains(stdout, "wrote "+glb) || !strings.Contains(stderr, "note: motion pl000f_0a25: 2 of 91 bones found") {
+	if code != 0 || !strings.Contains(stdout, "2 bones, 1 clip (1.583 s), 96 frames") || !strings.Contains(stdout, "wrote "+glb) || !strings.Contains(stderr, "note: motion pl000f_0a25: 2 of 91 bones found") {
 		t.Fatalf("bake --mot --force: %d %q %q", code, stdout, stderr)
+	}
+	// The summary says what a glTF bake's does: the species id no one chose
+	// and how readers take it, and how long the bake took; and the seconds
+	// the motion lasts: a one-shot's 96 frames at 60 fps span 95/60 s.
+	for _, want := range []string{"1 clip (1.583 s)", "species 6 (the first id not built in: pass --species-id to choose one; readers accept it with --species 6), in "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("bake --mot's summary %q lacks %q", stdout, want)
+		}
 	}
 	code, stdout, _ = bonebake(t, "inspect", glb)
 	if code != 0 || !strings.Contains(stdout, "pl000f_0a25") {

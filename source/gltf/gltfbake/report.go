@@ -92,6 +92,32 @@ func (m *Model) report(size Size) []bake.Line {
 	return r
 }
 
+// SpeciesNote is what a summary says after the species id of a model whose
+// id no one chose (DefaultSpecies): where the id came from, how to choose one
+// and how readers accept it, in the library's words; "" when the id was
+// given. folder is the folder whose free ids it took (Settings.FreeSpeciesID),
+// "" for the first id not built in.
+func (m *Model) SpeciesNote(id uint32, folder string) string {
+	switch {
+	case !m.DefaultSpecies:
+		return ""
+	case folder != "":
+		return fmt.Sprintf(" (the first id free in %s, built in or taken by no other file there: give species_id in a NAME.yaml manifest to choose one; readers accept it with formats.KnownSpecies %d)", folder, id)
+	}
+	return fmt.Sprintf(" (the first id not built in: pass Settings.SpeciesID to choose one; readers accept it with formats.KnownSpecies %d)", id)
+}
+
+// BonesText says a baked file's bone count, with the joints it was reduced
+// from and the worst vertex deviation that cost when the rig was over the
+// limit (Reduction).
+func (m *Model) BonesText(bones int) string {
+	s := words.Plural(bones, "bone")
+	if rd := m.Reduction; rd != nil {
+		s += fmt.Sprintf(" (of %d joints; worst vertex deviation %s)", rd.Joints, rd.DeviationText())
+	}
+	return s
+}
+
 // written is the report of what the bake wrote: the BPAT's summary, its
 // measured gaits and sidecar, the snapshot's summary, the game's warnings.
 // inFolder says the model took its species id free in the folder
@@ -99,19 +125,13 @@ func (m *Model) report(size Size) []bake.Line {
 func (b *Baked) written(size Size, inFolder bool) []bake.Line {
 	m, w := b.Loaded, b.Written
 	h := w.Header
-	note := ""
-	if m.DefaultSpecies && inFolder {
-		note = fmt.Sprintf(" (the first id free in %s, built in or taken by no other file there: give species_id in a NAME.yaml manifest to choose one; readers accept it with formats.KnownSpecies %d)", filepath.Dir(b.Out), h.SpeciesID)
-	} else if m.DefaultSpecies {
-		note = fmt.Sprintf(" (the first id not built in: pass Settings.SpeciesID to choose one; readers accept it with formats.KnownSpecies %d)", h.SpeciesID)
-	}
-	bones := words.Plural(int(h.BoneCount), "bone")
-	if rd := m.Reduction; rd != nil {
-		bones += fmt.Sprintf(" (of %d joints; worst vertex deviation %s)", rd.Joints, rd.DeviationText())
+	folder := ""
+	if inFolder {
+		folder = filepath.Dir(b.Out)
 	}
 	r := []bake.Line{{Kind: bake.Wrote, Text: fmt.Sprintf("wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %s",
-		b.Out, words.Bytes(w.Bytes), bones, words.Plural(int(h.ClipCount), "clip"), words.Plural(int(h.FrameTotal), "frame"),
-		words.Plural(int(h.SocketCount), "socket"), h.SpeciesID, note, versionText(h.Version, m.Job), size, words.Took(b.Took))}}
+		b.Out, words.Bytes(w.Bytes), m.BonesText(int(h.BoneCount)), words.Plural(int(h.ClipCount), "clip"), words.Plural(int(h.FrameTotal), "frame"),
+		words.Plural(int(h.SocketCount), "socket"), h.SpeciesID, m.SpeciesNote(h.SpeciesID, folder), versionText(h.Version, m.Job), size, words.Took(b.Took))}}
 	speeds := 0
 	for _, c := range w.Gaits.Clips {
 		r = append(r, bake.Line{Kind: bake.Found, Text: m.GaitLine(c)})
