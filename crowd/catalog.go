@@ -217,8 +217,9 @@ type pick struct {
 
 const (
 	pickLoops = 1 << iota // the clip's entry loops
-	// a phase that passes 1 wraps (the clip loops, or the state is not Die:
-	// Crowd repeats one-shots) unless a swing drives it
+	// a phase that passes 1 wraps (the state is not Die: Crowd repeats
+	// one-shots) unless a swing drives it; a death holds its end even on a
+	// looping clip, so that it ends (docs/runtime.md §6)
 	pickWrap
 	pickSwung // the state's phase comes from a swing (swingDriven)
 	pickKeep  // the clip entry's keep is 1
@@ -236,7 +237,7 @@ func makePick(cl unit.ClipID, pair uint32, e *clipEntry, st unit.StateID) pick {
 	if e.loops() {
 		d.rule |= pickLoops
 	}
-	if e.loops() || st != unit.StateDie {
+	if st != unit.StateDie {
 		d.rule |= pickWrap
 	}
 	if swingDriven[st] != 0 {

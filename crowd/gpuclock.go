@@ -675,8 +675,9 @@ func (cat *catalog) clockTable() []resolved {
 				for v := range uint8(registry.MaxVariants) {
 					cl, e, ok := chooseIn(cat, &empty, sp, a, st, v)
 					loops := e.loops()
-					// Idle fidgets and a hammering builder repeat; a death holds its end.
-					res := resolved{own: Playhead{Rate: e.base, Row: e.offset, Shape: e.shape(loops || st != unit.StateDie)},
+					// Idle fidgets and a hammering builder repeat; a death holds its
+					// end, a looping clip's too (makePick's rule).
+					res := resolved{own: Playhead{Rate: e.base, Row: e.offset, Shape: e.shape(st != unit.StateDie)},
 						perSpeed: e.perSpeed, keep: e.keep, clip: cl}
 					if ok {
 						res.flags |= resOK

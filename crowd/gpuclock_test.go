@@ -221,7 +221,7 @@ func TestClockTableMatchesChoose(t *testing.T) {
 					if loops {
 						wantShape |= ShapeLoops
 					}
-					if loops || st != unit.StateDie {
+					if st != unit.StateDie {
 						wantShape |= ShapeWraps
 					}
 					g := pairOf(cat, s, a, v, cl)
