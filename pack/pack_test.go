@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/species"
 	"github.com/bonebake/bonebake/species/creatures"
 )
@@ -153,7 +155,8 @@ func TestCreatures(t *testing.T) {
 	if p := openPackageFile(t, path); len(p.Objects) != 0 {
 		t.Fatalf("empty package holds %d objects", len(p.Objects))
 	}
-	if _, err := Creatures(path, []*species.Creature{h}, nil, nil); err != nil {
+	var told []bake.Line
+	if _, err := Creatures(path, []*species.Creature{h}, func(l bake.Line) { told = append(told, l) }, nil); err != nil {
 		t.Fatal(err)
 	}
 	p := openPackageFile(t, path)
@@ -163,6 +166,17 @@ func TestCreatures(t *testing.T) {
 	}
 	if strings.Join(names, " ") != "horse.bpat horse.model.bpx horse.palette.bpx horse_minimal.bpsm" {
 		t.Fatalf("objects %v", names)
+	}
+	// Its report: the horse baked, the package compressed, then the total of
+	// the four objects and the file's size.
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(told) != 3 || told[0].Kind != bake.Doing || !strings.HasSuffix(told[0].Text, ": baking horse (1 of 1)") ||
+		told[1].Kind != bake.Doing || !strings.Contains(told[1].Text, ": compressing and writing ") || !strings.HasSuffix(told[1].Text, " into "+path+" (xz)") ||
+		told[2].Kind != bake.Total || !strings.HasPrefix(told[2].Text, "baked 1 creature into "+path+": 4 objects, "+words.Bytes(st.Size())+", in ") {
+		t.Errorf("told %q", told)
 	}
 	// The BPAT object is the bake's own bytes; the T and M objects are BPX
 	// containers of those types, the texture one row per frame.

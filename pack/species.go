@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpx"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/species"
 )
 
@@ -32,20 +36,27 @@ func CreatureOptions() bpx.PackOptions {
 // species.Creature.WriteFiles writes), and the same bake as BPX containers an
 // engine that reads BPX loads directly: <name>.palette.bpx, the palettes as a Float32
 // texture (type T), and <name>.model.bpx, the mesh, bones and frames as a model
-// (type M). progress, when not nil, is told of each creature as it is baked, then
-// once with "" and the bytes of all objects as the package is compressed and
-// written; stored, when not nil, is told the bytes compressed and written so
-// far, of their total (bpx.PackOptions.Progress).
-func Creatures(path string, creatures []*species.Creature, progress func(name string, size uint64), stored func(done, total uint64)) ([]Entry, error) {
+// (type M). tell, when not nil, is told its report as it comes, each Doing line
+// with the time since the call, since baking and compressing take seconds to a
+// minute: a Doing line as each creature is baked ("1.2 s: baking horse (2 of
+// 6)"), one as the package is compressed and written, then the Total (the
+// creatures, the objects, the package's size, the time); stored, when not nil,
+// is told the bytes compressed and written so far, of their total
+// (bpx.PackOptions.Progress).
+func Creatures(path string, creatures []*species.Creature, tell func(bake.Line), stored func(done, total uint64)) ([]Entry, error) {
+	start := time.Now()
+	say := func(kind bake.LineKind, format string, a ...any) {
+		if tell != nil {
+			tell(bake.Line{Kind: kind, Text: fmt.Sprintf(format, a...)})
+		}
+	}
 	var objs []bpx.PackInput
 	add := func(name string, b []byte) {
 		objs = append(objs, bpx.PackInput{Name: name, Size: uint64(len(b)),
 			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }})
 	}
-	for _, s := range creatures {
-		if progress != nil {
-			progress(s.Name, 0)
-		}
+	for i, s := range creatures {
+		say(bake.Doing, "%s: baking %s (%d of %d)", words.Took(time.Since(start)), s.Name, i+1, len(creatures))
 		b, err := s.Bytes()
 		if err != nil {
 			return nil, err
@@ -79,13 +90,11 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 		}
 	}
 	slices.SortFunc(objs, func(a, b bpx.PackInput) int { return strings.Compare(a.Name, b.Name) })
-	if progress != nil {
-		var size uint64
-		for _, o := range objs {
-			size += o.Size
-		}
-		progress("", size)
+	var size uint64
+	for _, o := range objs {
+		size += o.Size
 	}
+	say(bake.Doing, "%s: compressing and writing %s into %s (xz)", words.Took(time.Since(start)), words.Bytes(int64(size)), path)
 	o := CreatureOptions()
 	o.Progress = stored
 	var err error
@@ -95,6 +104,12 @@ func Creatures(path string, creatures []*species.Creature, progress func(name st
 	if err := WriteFile(path, objs, o); err != nil {
 		return nil, err
 	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	say(bake.Total, "baked %s into %s: %s, %s, in %s", words.Plural(len(creatures), "creature"), path,
+		words.Plural(len(objs), "object"), words.Bytes(st.Size()), words.Took(time.Since(start)))
 	out := make([]Entry, len(objs))
 	for i, ob := range objs {
 		out[i] = Entry{ob.Name, ob.Size}

@@ -9,6 +9,7 @@ package species
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -128,6 +129,21 @@ func (s *Creature) WriteFiles(dir string, progress func(done, total int)) ([]Wri
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	return out, nil
+}
+
+// DefaultDir is the folder the built-in creatures' files go to when none is
+// given, and where view looks for them by default.
+var DefaultDir = filepath.Join("assets", "creatures")
+
+// CheckVersion refuses a BPAT version the built-in creatures cannot be
+// written at: version 1 stores no combat markers, which their clips carry
+// (docs/formats/bpat.md §2). It is a *bake.SettingError of Settings.Version,
+// as the models' settings name it.
+func CheckVersion(v uint32) error {
+	if v == 1 {
+		return &bake.SettingError{Setting: "Version", Err: errors.New("1: the built-in creatures have combat markers, which only v2 stores"), ReadsOn: true}
+	}
+	return nil
 }
 
 // WriteAll bakes the creatures into dir, one after the other (WriteFiles),

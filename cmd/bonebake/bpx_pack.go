@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/bonebake/bonebake/formats/bpx"
 	"github.com/bonebake/bonebake/pack"
-	"github.com/bonebake/bonebake/species"
 
 	"github.com/spf13/cobra"
 )
@@ -285,38 +283,4 @@ func metaValue(s string) bpx.Value {
 		return bpx.I64Value(i)
 	}
 	return bpx.StringValue(s)
-}
-
-// bakePackage bakes the chosen built-in creatures into one package.
-func bakePackage(cmd *cobra.Command, path string, chosen []*species.Creature) error {
-	if !strings.EqualFold(filepath.Ext(path), ".bpx") {
-		return usagef("--package %s: give a file name ending in .bpx", path)
-	}
-	if err := outputFile("--package", path); err != nil {
-		return err
-	}
-	start := time.Now()
-	// Baking and compressing take seconds to a minute: a line per stage on
-	// stderr, with the time so far, so that the wait is never silent.
-	i, errw := 0, cmd.ErrOrStderr()
-	stage := func(name string, size uint64) {
-		at := tookText(time.Since(start))
-		if name == "" {
-			fmt.Fprintf(errw, "bonebake: %s: compressing and writing %s into %s (xz)\n", at, bytesText(int64(size)), path)
-			return
-		}
-		i++
-		fmt.Fprintf(errw, "bonebake: %s: baking %s (%d of %d)\n", at, name, i, len(chosen))
-	}
-	entries, err := pack.Creatures(path, chosen, stage, bytesProgress(progressSince(cmd, "compressing "+filepath.Base(path), start)))
-	if err != nil {
-		return err
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "baked %s into %s: %s, %s, in %s\n", plural(len(chosen), "creature"), path,
-		plural(len(entries), "object"), bytesText(st.Size()), tookText(time.Since(start)))
-	return nil
 }

@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"species/":             {"species", "species/", "bake", "rig", "mesh", "mesh/simplify", "roster", "formats/bpat"},
 	"bake":                 {"formats", "formats/", "internal/atomicfile", "rig", "anim", "mesh"}, // the engine: no source, no species
 	"bat":                  {"bake", "formats/", "internal/atomicfile", "rig", "mesh", "species", "source/"},
-	"pack":                 {"formats", "formats/", "internal/atomicfile", "rig", "mesh", "species", "roster", "internal/regfile"},
+	"pack":                 {"bake", "formats", "formats/", "internal/atomicfile", "internal/words", "rig", "mesh", "species", "roster", "internal/regfile"},
 	"crowd":                {"crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
 	"crowd/":               {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
 	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "js/bonebake-three", "mesh", "roster", "source/", "species", "internal/regfile"},

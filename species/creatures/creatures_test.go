@@ -1,6 +1,7 @@
 package creatures
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,5 +80,30 @@ func TestWriteAll(t *testing.T) {
 	want := "baked 1 creature into " + dir + ": 2 files, " + words.Bytes(total) + ", BPAT v2 (their clips have combat markers), in "
 	if l := told[2]; l.Kind != bake.Total || !strings.HasPrefix(l.Text, want) {
 		t.Errorf("total %+v, want %q…", l, want)
+	}
+}
+
+// TestCheckVersion: the built-in creatures carry combat markers, which BPAT v1
+// cannot store (docs/formats/bpat.md §2), so version 1 is refused as a setting
+// (Settings.Version, which the command line names --bpat-version); no version
+// given and version 2 pass.
+func TestCheckVersion(t *testing.T) {
+	markers := false
+	for _, s := range All() {
+		for _, c := range s.Clips {
+			markers = markers || c.Markers.Any()
+		}
+	}
+	if !markers {
+		t.Fatal("no built-in creature has a marker: the rule has no reason")
+	}
+	var se *bake.SettingError
+	if err := species.CheckVersion(1); !errors.As(err, &se) || se.Setting != "Version" || !se.ReadsOn || err.Error() != "Version 1: the built-in creatures have combat markers, which only v2 stores" {
+		t.Errorf("version 1: %v", err)
+	}
+	for _, v := range []uint32{0, 2} {
+		if err := species.CheckVersion(v); err != nil {
+			t.Errorf("version %d: %v", v, err)
+		}
 	}
 }

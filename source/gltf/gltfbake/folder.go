@@ -155,8 +155,9 @@ func besideManifest(model string) (*Manifest, error) {
 type FolderOutput struct {
 	// Output is every model's (Bake): its Workers are shared out among the
 	// models baking at once, its Check runs on each model (its error fails
-	// that model alone), its Progress and Starting are not called, and its
-	// Tell is told the folder's own lines (a model's are in its Baked).
+	// that model alone), its Starting is not called, its Progress is told of
+	// the models done (after Done), not of a model's frames, and its Tell is
+	// told the folder's own lines (a model's are in its Baked).
 	Output
 	// Done is told of each model in the order given, as soon as it and every
 	// model before it are done.
@@ -203,6 +204,9 @@ func (p *Folder) WriteFiles(o FolderOutput) (failed int) {
 		<-done[i]
 		if o.Done != nil {
 			o.Done(baked[i])
+		}
+		if o.Progress != nil {
+			o.Progress(i+1, len(models))
 		}
 	}
 	wg.Wait()

@@ -74,10 +74,11 @@ func TestPlanFolder(t *testing.T) {
 }
 
 // TestFolderWriteFiles: a folder's bake tells of its models in the order given,
-// whichever finishes first; a model its caller's check refuses and one that is
-// missing fail alone; each file the others write is byte-identical to the
-// model's bake on its own with the plan's settings (Model.WriteFiles), and the
-// workers are shared out without changing a byte.
+// whichever finishes first, and its progress in models done; a model its
+// caller's check refuses and one that is missing fail alone; each file the
+// others write is byte-identical to the model's bake on its own with the
+// plan's settings (Model.WriteFiles), and the workers are shared out without
+// changing a byte.
 func TestFolderWriteFiles(t *testing.T) {
 	src, dir, alone := t.TempDir(), t.TempDir(), t.TempDir()
 	walker, inPlace := testfiles.WalkerGLTF(t, true), testfiles.WalkerGLTF(t, false)
@@ -100,8 +101,14 @@ func TestFolderWriteFiles(t *testing.T) {
 	refused := errors.New("refused by the caller")
 	var order []string
 	var told []bake.Line
+	var progress [][2]int
 	failed := plan.WriteFiles(FolderOutput{
-		Output: Output{Check: func(m string) error {
+		Output: Output{Progress: func(done, total int) {
+			if len(order) != done { // told after the model's Done
+				t.Errorf("progress %d of %d after %d models told of", done, total, len(order))
+			}
+			progress = append(progress, [2]int{done, total})
+		}, Check: func(m string) error {
 			if filepath.Base(m) == "refused.gltf" {
 				time.Sleep(20 * time.Millisecond) // done after b, told of before it
 				return refused
@@ -123,6 +130,10 @@ func TestFolderWriteFiles(t *testing.T) {
 	}
 	if want := []string{"a.gltf", "refused.gltf", "b.gltf", "missing.gltf"}; !slices.Equal(order, want) {
 		t.Errorf("told in the order %q, want %q", order, want)
+	}
+	// Progress counts models, failed ones too, not a model's frames.
+	if want := [][2]int{{1, 4}, {2, 4}, {3, 4}, {4, 4}}; !slices.Equal(progress, want) {
+		t.Errorf("progress %v, want %v", progress, want)
 	}
 	for _, i := range []int{0, 2} {
 		m, err := Load(models[i], plan.Settings[i])
