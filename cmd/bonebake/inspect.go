@@ -261,7 +261,7 @@ func (r *bpatReport) gaits(f *bpat.File) {
 func plainFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 32) }
 
 func (r *bpatReport) print(w io.Writer) {
-	fmt.Fprintf(w, "%s: BPAT v%d, %d bytes\n", r.File, r.Version, r.Size)
+	fmt.Fprintf(w, "%s: BPAT v%d, %s\n", r.File, r.Version, bytesText(r.Size))
 	fmt.Fprintf(w, "species %d, %s, %s, %s, %s\n", r.SpeciesID, plural(int(r.Bones), "bone"), plural(int(r.SocketCount), "socket"),
 		plural(int(r.ClipCount), "clip"), plural(int(r.FrameTotal), "frame"))
 	fmt.Fprintf(w, "strict validation: %s\n\n", r.Strict)

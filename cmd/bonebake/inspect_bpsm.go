@@ -56,7 +56,7 @@ func (r *bpsmReport) print(w io.Writer) {
 	if r.LOD == 1 {
 		lod = "minimal"
 	}
-	fmt.Fprintf(w, "%s: BPSM v%d snapshot mesh, %d bytes\n", r.File, r.Version, r.Size)
+	fmt.Fprintf(w, "%s: BPSM v%d snapshot mesh, %s\n", r.File, r.Version, bytesText(r.Size))
 	fmt.Fprintf(w, "species %d, LOD %d (%s), %s, %s, %s, %s\n", r.SpeciesID, r.LOD, lod,
 		plural(int(r.VertexCount), "vertex"), plural(int(r.IndexCount)/3, "triangle"), plural(int(r.ClipCount), "clip"), plural(int(r.FrameTotal), "frame"))
 	fmt.Fprintf(w, "strict validation: %s\n\n", r.Strict)

@@ -196,3 +196,19 @@ func TestBatReplacesOtherPresetsSet(t *testing.T) {
 		t.Errorf("folder holds %s, want %s", got, want)
 	}
 }
+
+// inspect gives a file's size as every summary does (bake's, bpx inspect's,
+// mot inspect's): horse.bpat's 153,984 bytes as 154 KB, its snapshot's
+// 1,484,328 as 1.48 MB; the section tables keep exact offsets and sizes.
+func TestInspectSizesAsSummariesSay(t *testing.T) {
+	dir := t.TempDir()
+	if code, so, se := bonebake(t, "bake", "--species", "horse", "-o", dir); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, so, se)
+	}
+	for file, want := range map[string]string{"horse.bpat": ": BPAT v2, 154 KB\n", "horse_minimal.bpsm": ": BPSM v1 snapshot mesh, 1.48 MB\n"} {
+		_, so, _ := bonebake(t, "inspect", filepath.Join(dir, file))
+		if !strings.Contains(so, want) {
+			t.Errorf("inspect %s: %.200q, want %q", file, so, want)
+		}
+	}
+}

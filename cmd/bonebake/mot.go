@@ -144,7 +144,7 @@ func motBone(f mot.Family, bone int16) string {
 }
 
 func printMotInfo(w io.Writer, in *motInfo, fam mot.Family) {
-	fmt.Fprintf(w, "%s: mot, %s, %s-endian, %d bytes\n", in.File, in.Family, in.ByteOrder, in.Size)
+	fmt.Fprintf(w, "%s: mot, %s, %s-endian, %s\n", in.File, in.Family, in.ByteOrder, bytesText(in.Size))
 	name := shown(in.Name)
 	if name == "" {
 		name = "(none)"
@@ -152,7 +152,7 @@ func printMotInfo(w io.Writer, in *motInfo, fam mot.Family) {
 	fmt.Fprintf(w, "  name %s, %s at 60 fps, flags %#x (loops: %v, camera: %v)\n", name, plural(in.FrameCount, "frame"), in.Flags, in.Loops, in.Camera)
 	fmt.Fprintf(w, "  %s\n", plural(len(in.Records), "record"))
 	for _, t := range in.Types {
-		fmt.Fprintf(w, "    type %d: %s, %d bytes of data\n", t.Type, plural(t.Records, "record"), t.Size)
+		fmt.Fprintf(w, "    type %d: %s, %s of data\n", t.Type, plural(t.Records, "record"), bytesText(int64(t.Size)))
 	}
 	fmt.Fprintln(w, "  records by bone (track:type):")
 	for i := 0; i < len(in.Records); {
@@ -281,8 +281,8 @@ of the output family each input camera bone becomes.`,
 			if n := len(m.Records) - len(c.Records); n > 0 {
 				dropped = fmt.Sprintf(" (%s dropped: give --camera FROM=TO to carry them)", plural(n, "camera record"))
 			}
-			fmt.Fprintf(w, "wrote %s: %s, %s-endian, %s, %d bytes%s\n", out, c.Family,
-				mot.OrderName(o), plural(len(c.Records), "record"), len(b), dropped)
+			fmt.Fprintf(w, "wrote %s: %s, %s-endian, %s, %s%s\n", out, c.Family,
+				mot.OrderName(o), plural(len(c.Records), "record"), bytesText(int64(len(b))), dropped)
 			if len(re) == 0 {
 				return nil
 			}
@@ -468,8 +468,8 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "wrote %s: %s, %s-endian, %s, %s, %d bytes, largest error %.3g (tolerance %g)\n", out, fam,
-				mot.OrderName(ord), plural(m.Frames, "frame"), plural(len(m.Records), "record"), st.Size(), worst, tol)
+			fmt.Fprintf(w, "wrote %s: %s, %s-endian, %s, %s, %s, largest error %.3g (tolerance %g)\n", out, fam,
+				mot.OrderName(ord), plural(m.Frames, "frame"), plural(len(m.Records), "record"), bytesText(st.Size()), worst, tol)
 			if over > 0 {
 				// Plain float32 values are the most exact record there is: nothing
 				// could do better, so this is the answer to the request, not a failure.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,6 +23,11 @@ func TestMotCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "bayo2, big-endian") || !strings.Contains(out, "96 frames") ||
 		!strings.Contains(out, "type 6: 98 records") || !strings.Contains(out, "pl000f_0a25") {
 		t.Fatalf("inspect: %d %q %q", code, out, errOut)
+	}
+	// Sizes as every other summary says them (a bake's, bpx inspect's): the
+	// file's 14,424 bytes and type 6's 4,408 bytes of data in decimal KB.
+	if !strings.Contains(out, "big-endian, 14.4 KB\n") || !strings.Contains(out, "type 6: 98 records, 4.41 KB of data") {
+		t.Errorf("inspect says sizes in bytes: %.300q", out)
 	}
 	code, out, _ = bonebake(t, "mot", "inspect", in, "--json")
 	var info map[string]any
@@ -52,6 +58,9 @@ func TestMotCommands(t *testing.T) {
 	code, out, errOut = bonebake(t, "mot", "convert", in, "-o", conv, "--family", "bayo1", "--byte-order", "little")
 	if code != 0 || !strings.Contains(out, "bayo1, little-endian") {
 		t.Fatalf("convert: %d %q %q", code, out, errOut)
+	}
+	if !regexp.MustCompile(`(?m)^wrote .*, 819 records, 1\d(\.\d)? KB \(11 camera records dropped`).MatchString(out) {
+		t.Errorf("convert's summary %q does not give the file's size in KB", out)
 	}
 	m, err := mot.Open(conv)
 	if err != nil || m.Family != mot.Bayo1 {

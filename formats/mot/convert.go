@@ -3,6 +3,7 @@ package mot
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/bonebake/bonebake/internal/words"
 	"math"
 	"slices"
 )
@@ -154,8 +155,8 @@ func (m *Motion) Convert(f Family, o binary.ByteOrder, camera map[int16]int16, t
 				done[key] = converted{nr, x}
 			}
 			if written += alignUp(uint64(len(nr.Data)), 4); written > limit {
-				return nil, nil, fmt.Errorf("mot: record %d (bone %d, track %d, type %d): the converted record data pass %d bytes, more than the %d allowed (%d times the input's %d bytes, at least %d MiB; docs/formats/mot.md §15)",
-					i, r.Bone, r.Track, r.Type, written, limit, MaxConvertGrowth, in, MaxConvertFloor>>20)
+				return nil, nil, fmt.Errorf("mot: record %d (bone %d, track %d, type %d): the converted record data pass the %s allowed (%d times the input's %s, at least %s; docs/formats/mot.md §15)",
+					i, r.Bone, r.Track, r.Type, words.Bytes(int64(limit)), MaxConvertGrowth, words.Bytes(int64(in)), words.Bytes(MaxConvertFloor))
 			}
 		}
 		if x != nil {

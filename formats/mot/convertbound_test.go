@@ -144,7 +144,7 @@ func TestConvertBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := testfiles.Allocated(func() { _, _, err = m.Convert(Bayo1, binary.BigEndian, nil, Readable) })
-	if err == nil || !strings.Contains(err.Error(), "more than the 16777216 allowed") || !strings.Contains(err.Error(), "docs/formats/mot.md §15") || !strings.Contains(err.Error(), "record ") {
+	if err == nil || !strings.Contains(err.Error(), "pass the 16.8 MB allowed") || !strings.Contains(err.Error(), "docs/formats/mot.md §15") || !strings.Contains(err.Error(), "record ") {
 		t.Fatalf("converting %d growing records of a %d-byte file: %v; want a refusal naming the record and the bound", n, len(b), err)
 	}
 	if a > 256<<20 {

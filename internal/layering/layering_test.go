@@ -21,7 +21,7 @@ import (
 // runtime (crowd); the viewer and the CLI.
 var allowed = map[string][]string{
 	"formats":              {"formats/internal/", "internal/atomicfile", "internal/regfile"},
-	"formats/":             {"formats", "formats/", "internal/atomicfile", "internal/regfile"},
+	"formats/":             {"formats", "formats/", "internal/atomicfile", "internal/regfile", "internal/words"}, // words: a limit said in MB, as every report says it
 	"roster":               {},
 	"internal/":            {},
 	"internal/atomicfile":  {"internal/regfile"}, // a file's type named in words, one way
@@ -30,9 +30,9 @@ var allowed = map[string][]string{
 	"mesh":                 {"rig"},
 	"mesh/simplify":        {"mesh", "rig"},
 	"stride":               {"rig"},
-	"source/":              {"source/", "rig", "anim", "mesh", "internal/atomicfile", "internal/regfile"},
-	"source/bvh":           {"source/gltf", "formats", "formats/bvh", "rig", "anim", "internal/regfile"},         // BVH as the Model and ClipFile source/gltf gives
-	"source/fbx":           {"formats", "formats/fbx", "source/gltf", "rig", "anim", "mesh", "internal/regfile"}, // FBX likewise
+	"source/":              {"source/", "rig", "anim", "mesh", "internal/atomicfile", "internal/regfile", "internal/words"},
+	"source/bvh":           {"source/gltf", "formats", "formats/bvh", "rig", "anim", "internal/regfile"},                           // BVH as the Model and ClipFile source/gltf gives
+	"source/fbx":           {"formats", "formats/fbx", "source/gltf", "rig", "anim", "mesh", "internal/regfile", "internal/words"}, // FBX likewise
 	"source/gltf/gltfbake": {"bake", "anim", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "internal/words", "internal/yamlread", "mesh", "mesh/simplify", "rig", "roster", "source/gltf", "source/bvh", "source/fbx", "stride", "internal/atomicfile", "internal/regfile"},
 	"source/mot":           {"bake", "formats", "formats/bpat", "formats/mot", "internal/yamlread", "rig", "roster", "source/gltf", "source/gltf/gltfbake", "internal/atomicfile", "internal/regfile"},
 	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "internal/atomicfile", "internal/words", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},

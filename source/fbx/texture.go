@@ -9,6 +9,7 @@ import (
 
 	fbxfile "github.com/bonebake/bonebake/formats/fbx"
 	"github.com/bonebake/bonebake/internal/regfile"
+	"github.com/bonebake/bonebake/internal/words"
 )
 
 // maxImage bounds the bytes of one texture read from a file of its own, as
@@ -106,7 +107,7 @@ func (s *scene) externalTexture(names []string, root string) ([]byte, string, er
 		}
 		defer f.Close()
 		if st.Size() > maxImage {
-			return nil, n, fmt.Errorf("%s has %d bytes, more than the %d allowed", n, st.Size(), maxImage)
+			return nil, n, fmt.Errorf("%s is %s, more than the %s allowed", n, words.Bytes(st.Size()), words.Bytes(maxImage))
 		}
 		b := make([]byte, st.Size())
 		if _, err := io.ReadFull(f, b); err != nil {

@@ -46,6 +46,9 @@ func TestExternalTexture(t *testing.T) {
 		{"missing", "\t\tRelativeFilename: \"maps\\\\skin.png\"\n", "", "looked for maps/skin.png, skin.png, hero.fbm/skin.png"},
 		{"outside", "\t\tRelativeFilename: \"..\\\\skin.png\"\n", "../skin.png", "outside"},
 		{"pipe", "\t\tRelativeFilename: \"skin.png\"\n", "fifo:skin.png", "named pipe"},
+		// 300,000,000 bytes (a sparse file) against 256 MiB, said in decimal
+		// MB as every limit message is (README, Limits).
+		{"over the limit", "\t\tRelativeFilename: \"skin.png\"\n", "sparse:skin.png", "skin.png is 300 MB, more than the 268 MB allowed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "model")
@@ -56,6 +59,15 @@ func TestExternalTexture(t *testing.T) {
 				if err := syscall.Mkfifo(filepath.Join(dir, strings.TrimPrefix(c.file, "fifo:")), 0o644); err != nil {
 					t.Skip(err)
 				}
+			case strings.HasPrefix(c.file, "sparse:"):
+				f, err := os.Create(filepath.Join(dir, strings.TrimPrefix(c.file, "sparse:")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := f.Truncate(300_000_000); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
 			case c.file != "":
 				f := filepath.Join(dir, filepath.FromSlash(c.file))
 				os.MkdirAll(filepath.Dir(f), 0o755)

@@ -14,6 +14,7 @@ import (
 	qgltf "github.com/qmuntal/gltf"
 
 	"github.com/bonebake/bonebake/internal/regfile"
+	"github.com/bonebake/bonebake/internal/words"
 )
 
 // document is a decoded glTF file: its JSON, its buffers' bytes and the node
@@ -331,7 +332,7 @@ func (d *document) readExternal(uri string, n int) ([]byte, error) {
 	defer f.Close()
 	switch {
 	case n < 0 && st.Size() > int64(-n):
-		return nil, fmt.Errorf("the file has %d bytes, more than the %d allowed", st.Size(), -n)
+		return nil, fmt.Errorf("the file is %s, more than the %s allowed", words.Bytes(st.Size()), words.Bytes(int64(-n)))
 	case n < 0:
 		n = int(st.Size())
 	case st.Size() < int64(n):

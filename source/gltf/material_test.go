@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"image"
 	_ "image/jpeg"
 	_ "image/png"
@@ -222,5 +223,42 @@ func TestSharedTextureReadOnce(t *testing.T) {
 	}
 	if len(m.Parts) != 2 || m.Parts[0].Material.Texture == nil || m.Parts[0].Material.Texture != m.Parts[1].Material.Texture {
 		t.Errorf("parts %+v: want one texture shared by both", m.Parts)
+	}
+}
+
+// An image file over the limit is refused saying both sizes as every limit
+// message does, in decimal MB (README, Limits): 300,000,000 bytes against
+// 256 MiB, 268,435,456 bytes. A sparse file, so nothing is written or read.
+func TestImageOverLimitSaysMB(t *testing.T) {
+	src, err := os.ReadFile(modelPath(t, "CesiumMan.gltf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["images"] = []any{map[string]any{"uri": "big.png"}}
+	dir := t.TempDir()
+	b, _ := json.Marshal(doc)
+	model := filepath.Join(dir, "m.gltf")
+	if err := os.WriteFile(model, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(dir, "big.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(300_000_000); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	m, err := Load(model, Options{Textures: true})
+	msg := fmt.Sprint(err)
+	if m != nil {
+		msg += strings.Join(m.Warnings, "\n")
+	}
+	if !strings.Contains(msg, "is 300 MB, more than the 268 MB allowed") {
+		t.Errorf("an image of 300,000,000 bytes: %s; want it said in MB against the 268 MB allowed", msg)
 	}
 }
