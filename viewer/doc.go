@@ -26,7 +26,8 @@
 //     state the horse's clip stands for (registry.RiderClips). The rows are
 //     lanes (travel.go): a unit on a looping clip with a ground speed (the
 //     registry's gait) walks along +x at rate · speed · cycle (its units turned
-//     to face the way its clips travel, the sidecar's direction), so that planted
+//     to face the way its clips travel, the sidecar's direction, and a unit on
+//     a strafe or a walk backwards to that clip's own axis), so that planted
 //     feet stand still on the ground, and wraps at the lanes' end, shrunk into
 //     the ground over their last metre and grown over their first (the focus
 //     unit spared); a seek moves it by the stride it skips.

@@ -77,13 +77,14 @@ type Scene struct {
 	riderMap  [][]unit.ClipID
 
 	clock *clock // the entries a parade in the GPU clock mode sends next, or nil
-	// The parade's travel (travel.go): its lanes, each asset's clips' strides,
-	// each unit's march and the parade's time; march is nil in a battle.
-	lane    lanes
-	scale   []float32 // per asset: its look's scale, which a lane's ends shrink
-	strides [][]float32
-	march   []march
-	now     float32
+	// The parade's travel (travel.go): its lanes, each asset's clips' strides
+	// and headings, each unit's march and the parade's time; march is nil in a
+	// battle.
+	lane              lanes
+	scale             []float32 // per asset: its look's scale, which a lane's ends shrink
+	strides, headings [][]float32
+	march             []march
+	now               float32
 
 	focus int // the focus unit of the last step, or −1
 
@@ -271,8 +272,7 @@ func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 		width = max(width, minLane*looks[a].Spacing)
 	}
 	c.lane = lanes{x0: -width / 2, length: width}
-	strides, headings := c.clipStrides()
-	c.strides = strides
+	c.strides, c.headings = c.clipStrides()
 	c.march = make([]march, n)
 	z := float32(0)
 	nextRider := n
@@ -300,7 +300,7 @@ func (c *Scene) buildParade(n int, shown []int, looks []AssetLook, rng *rand.Ran
 			c.play.Start(i, c.regs.species(a), unit.ClipID(cl), rng.Float32()*(1+oneShotHold))
 			rec := c.Records[i*RecordFloats:]
 			x := c.lane.x0 + (float32(rows.col[k])+0.5)*width/float32(rows.size[r])
-			rec[recPlace], rec[recPlace+1], rec[recPlace+2] = x, z-float32(r)*sp, headings[a]
+			rec[recPlace], rec[recPlace+1], rec[recPlace+2] = x, z-float32(r)*sp, c.heading(i)
 			c.march[i] = march{x0: x}
 			copy(rec[recTint:], hueTint(float32(math.Mod(float64(k)*0.13+float64(j)*0.29, 1))))
 			rec[recTint+3] = 0.12

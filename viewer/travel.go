@@ -13,12 +13,16 @@ import "math"
 // The units of an asset face the way its clips travel: the axis nearest the
 // sum of their directions as the gait sidecar measured them
 // (registry.Species.Facing, the rule of bake's hint; +z, glTF's forward, when
-// none is given) is turned to point along +x, and each clip travels along the
-// lane by its stride times its direction's share of that axis. So a model baked without --face that faces
-// another way (three.js's Soldier faces −z) is seen walking forward with its
-// feet planted, as bake measured it, where a game moving units along their
-// heading would walk it backwards (bake's hint says so); a clip that travels
-// across the axis (a strafe) slides in place.
+// none is given) is turned to point along +x. A unit on a clip that travels
+// faces the way that clip does: the axis nearest its own direction
+// (registry.Clip.Axis, the asset's for a walk forward, across it for a
+// strafe, opposite it for a walk backwards) is turned to +x, and the unit
+// travels along the lane by its stride times its direction's share of that
+// axis. So a model baked without --face that faces another way (three.js's
+// Soldier faces −z) is seen walking forward with its feet planted, as bake
+// measured it, where a game moving units along their heading would walk it
+// backwards (bake's hint says so); and a strafe is seen moving sideways along
+// its lane, its feet planted, where it would slide in place.
 // A lane is as long as the parade is wide; a unit that walks off its end comes
 // back at its start. So that it does not pop there, a travelling unit shrinks
 // into the ground over the last metre of its lane and grows out of it over the
@@ -67,13 +71,14 @@ const minLane = 10
 
 // clipStrides gives, per asset and clip, the metres one pass of the clip carries
 // its units along their lane at its ground speed (speed · cycle times its
-// direction's share of the asset's axis; 0 for a clip that plays in place),
-// and per asset the heading its units face: the one that turns the axis its
-// clips travel along to +x.
-func (c *Scene) clipStrides() (strides [][]float32, headings []float32) {
-	strides, headings = make([][]float32, len(c.assets)), make([]float32, len(c.assets))
+// direction's share of its axis, registry.Clip.Axis; 0 for a clip that plays
+// in place), and the heading its units face while they play it: the one that
+// turns that axis to +x, or, for a clip in place, the axis its asset's clips
+// travel along (registry.Species.Facing). An asset that cannot be played has
+// no strides and its units face +z along +x.
+func (c *Scene) clipStrides() (strides, headings [][]float32) {
+	strides, headings = make([][]float32, len(c.assets)), make([][]float32, len(c.assets))
 	for a := range c.assets {
-		headings[a] = math.Pi / 2 // +z along +x
 		if !c.regs.playable(a) {
 			continue
 		}
@@ -81,16 +86,18 @@ func (c *Scene) clipStrides() (strides [][]float32, headings []float32) {
 		if sp == nil {
 			continue
 		}
-		ax, az := sp.Facing()
-		headings[a] = float32(math.Atan2(az, ax))
-		strides[a] = make([]float32, len(sp.Clips))
+		fx, fz := sp.Facing()
+		strides[a], headings[a] = make([]float32, len(sp.Clips)), make([]float32, len(sp.Clips))
 		for k, cl := range sp.Clips {
+			headings[a][k] = float32(math.Atan2(fz, fx))
 			d := cl.Direction
 			if d == ([2]float64{}) {
 				d = [2]float64{0, 1} // none given: +z
 			}
 			if g := cl.Gait; cl.Loops && g.Speed > 0 && g.Cycle > 0 {
+				ax, az := cl.Axis()
 				strides[a][k] = float32(g.Speed * g.Cycle * (d[0]*ax + d[1]*az))
+				headings[a][k] = float32(math.Atan2(az, ax))
 			}
 		}
 	}
@@ -106,23 +113,37 @@ func (c *Scene) stride(i int) float32 {
 	return 0
 }
 
+// heading is the way parade unit i faces on the clip it plays (clipStrides).
+func (c *Scene) heading(i int) float32 {
+	h, cl := c.headings[c.unitAsset[i]], int(c.play.Clip[i])
+	if cl < len(h) {
+		return h[cl]
+	}
+	return math.Pi / 2 // +z along +x
+}
+
 // marchX is where parade unit i stands along its lane at time t.
 func (c *Scene) marchX(i int, t float32) float32 {
 	m := &c.march[i]
 	return c.lane.wrap(m.x0 + m.v*(t-m.t0))
 }
 
-// steer starts each parade unit on the speed its clip and rate now give: one
-// whose speed changed goes on from where it stands now (and, in the clock
-// mode, its entry is sent again).
+// steer starts each parade unit on the speed and heading its clip and rate now
+// give: one whose speed changed goes on from where it stands now (and, in the
+// clock mode, its entry is sent again, as it is for a new heading).
 func (c *Scene) steer() {
 	for i := range c.march {
-		v := c.play.Rate[i] * c.stride(i)
-		if m := &c.march[i]; v != m.v {
+		v, h := c.play.Rate[i]*c.stride(i), c.heading(i)
+		m, rh := &c.march[i], &c.Records[i*RecordFloats+recPlace+2]
+		if v == m.v && h == *rh {
+			continue
+		}
+		if v != m.v {
 			*m = march{x0: c.marchX(i, c.now), t0: c.now, v: v}
-			if c.clock != nil {
-				c.clock.collect([]int32{int32(i)})
-			}
+		}
+		*rh = h
+		if c.clock != nil {
+			c.clock.collect([]int32{int32(i)})
 		}
 	}
 }

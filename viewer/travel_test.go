@@ -109,57 +109,71 @@ func TestParadeUnitsTravel(t *testing.T) {
 // puts every unit where the per-frame parade has it at every step, while a
 // walking unit's entry is sent once, not every step.
 func TestClockTravel(t *testing.T) {
-	s := New(builtins(t))
-	frame, in := paradeOf(t, s, 120, false, 0, "walk")
-	clocked, _ := paradeOf(t, s, 120, true, 0, "walk")
-	entries := map[uint32][]float32{} // the last entry of each unit
-	sends := 0
-	for k := range 90 {
-		if _, err := frame.Step(1.0/30, in); err != nil {
-			t.Fatal(err)
-		}
-		f, err := clocked.Step(1.0/30, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := clocked.appendClock(nil, f)
-		le := binary.LittleEndian
-		o := stepHeader + 4*len(s.assets)
-		now := math.Float32frombits(le.Uint32(b[o:]))
-		o += 4 + RecordFloats*4
-		n := int(le.Uint32(b[o:]))
-		o += 4
-		for range n {
-			i := le.Uint32(b[o:])
-			w := make([]float32, clockFloats)
-			for j := range w {
-				w[j] = math.Float32frombits(le.Uint32(b[o+4+4*j:]))
-			}
-			entries[i] = w
-			o += clockEntry
-			if k > 0 && int(i) < clocked.Count[0] {
-				sends++
-			}
-		}
-		for i := range clocked.Len() {
-			w := entries[uint32(i)]
-			x0, l, v, ts := float64(w[clockTravel]), float64(w[clockTravel+1]), float64(w[clockTravel+2]), float64(w[clockTravel+3])
-			s := float64(w[recPlace-recTint]) - x0 + v*(float64(now)-ts)
-			x := x0 + s - l*math.Floor(s/l)
-			if want := float64(frame.Records[i*RecordFloats+recPlace]); math.Abs(x-want) > 2e-3 && math.Abs(math.Abs(x-want)-l) > 2e-3 {
-				t.Fatalf("step %d unit %d: the entry puts it at x %v, the per-frame parade at %v", k, i, x, want)
-			}
-		}
+	strafer, err := LoadGLTF(testfiles.StraferGLTF(t))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if sends > 0 {
-		t.Errorf("the walking units' entries were sent %d times after the first step", sends)
+	// The built-in humanoid's walk, and a strafe, whose units face across
+	// their asset's way (heading 0, not π/2) while they play it.
+	for _, c := range []struct {
+		assets []*Asset
+		clip   string
+	}{{builtins(t), "walk"}, {[]*Asset{strafer}, "Strafe"}} {
+		s := New(c.assets)
+		frame, in := paradeOf(t, s, 120, false, 0, c.clip)
+		clocked, _ := paradeOf(t, s, 120, true, 0, c.clip)
+		entries := map[uint32][]float32{} // the last entry of each unit
+		sends := 0
+		for k := range 90 {
+			if _, err := frame.Step(1.0/30, in); err != nil {
+				t.Fatal(err)
+			}
+			f, err := clocked.Step(1.0/30, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := clocked.appendClock(nil, f)
+			le := binary.LittleEndian
+			o := stepHeader + 4*len(s.assets)
+			now := math.Float32frombits(le.Uint32(b[o:]))
+			o += 4 + RecordFloats*4
+			n := int(le.Uint32(b[o:]))
+			o += 4
+			for range n {
+				i := le.Uint32(b[o:])
+				w := make([]float32, clockFloats)
+				for j := range w {
+					w[j] = math.Float32frombits(le.Uint32(b[o+4+4*j:]))
+				}
+				entries[i] = w
+				o += clockEntry
+				if k > 0 && int(i) < clocked.Count[0] {
+					sends++
+				}
+			}
+			for i := range clocked.Len() {
+				w := entries[uint32(i)]
+				x0, l, v, ts := float64(w[clockTravel]), float64(w[clockTravel+1]), float64(w[clockTravel+2]), float64(w[clockTravel+3])
+				s := float64(w[recPlace-recTint]) - x0 + v*(float64(now)-ts)
+				x := x0 + s - l*math.Floor(s/l)
+				if want := float64(frame.Records[i*RecordFloats+recPlace]); math.Abs(x-want) > 2e-3 && math.Abs(math.Abs(x-want)-l) > 2e-3 {
+					t.Fatalf("%s: step %d unit %d: the entry puts it at x %v, the per-frame parade at %v", c.clip, k, i, x, want)
+				}
+				if h, want := w[recPlace+2-recTint], frame.Records[i*RecordFloats+recPlace+2]; h != want {
+					t.Fatalf("%s: step %d unit %d: the entry faces it %v, the per-frame parade %v", c.clip, k, i, h, want)
+				}
+			}
+		}
+		if sends > 0 {
+			t.Errorf("%s: the travelling units' entries were sent %d times after the first step", c.clip, sends)
+		}
 	}
 }
 
 // TestParadeFeetPlanted: a planted walk travelling in the parade keeps its
 // feet where they stand: the synthetic walker (feet planted 60 % of a 1 s
 // cycle at exactly 1.4 m/s, its gait measured from the glTF as bake measures
-// it) and the built-in creatures' walks and runs (their stride covers speed ·
+// it), its strafe (the same toward +x, across the way it faces) and the built-in creatures' walks and runs (their stride covers speed ·
 // cycle, docs/species.md), seen in the world as the page draws them (the
 // palette's foot bones, turned by the unit's yaw and put at its place). Each
 // stance (a run of a foot's samples in the lowest tenth of its own height's
@@ -178,6 +192,14 @@ func TestParadeFeetPlanted(t *testing.T) {
 		cycle float64 // s, as the asset's maker says
 	}
 	cases := []travelCase{{walker, "Walk", testfiles.WalkerSpeed, 1}}
+	// The walker with a strafe toward +x beside its walk toward +z: the strafe
+	// travels along its lane too, its unit turned sideways to it (it slid in
+	// place, across the walker's facing).
+	strafer, err := LoadGLTF(testfiles.StraferGLTF(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, travelCase{strafer, "Walk", testfiles.WalkerSpeed, 1}, travelCase{strafer, "Strafe", testfiles.WalkerSpeed, 1})
 	// Three.js's Soldier faces −z: as it is, and baked facing +z (--face -z),
 	// its walks go forward, at the speeds the bake measured.
 	soldier := testfiles.Path(t, "gltf", "threejs/Soldier.glb")

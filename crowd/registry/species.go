@@ -42,6 +42,11 @@ func (s *Species) Facing() (x, z float64) {
 	return gait.Axis(sx, sz)
 }
 
+// Axis returns the horizontal axis (x, z) in model space nearest the clip's
+// Direction (gait.Axis, as Facing takes it for the species); +z when it has
+// none. A strafe's is across its species' Facing, a walk backwards' opposite it.
+func (c *Clip) Axis() (x, z float64) { return gait.Axis(c.Direction[0], c.Direction[1]) }
+
 // Contact is the clip's contact marker, or DefaultContact when it has none.
 func (c *Clip) Contact() float32 {
 	if m := c.Markers[bpat.Contact]; m >= 0 {

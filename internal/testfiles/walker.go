@@ -24,11 +24,18 @@ const (
 // relative to the root they slide back as in place), and returns its path. Bones:
 // Root, Pelvis, FootL, FootR (no inverse bind matrices); keys every 1/60 s; a
 // planted foot stands WalkerFootHeight above the ground (y = 0).
-func WalkerGLTF(t testing.TB, rootMotion bool) string {
+func WalkerGLTF(t testing.TB, rootMotion bool) string { return walkerGLTF(t, rootMotion, false) }
+
+// StraferGLTF writes the walker of WalkerGLTF (in place) with a second
+// animation, "Strafe": the same stances and speed toward +x, the feet side by
+// side as in Walk, so that its planted feet slide back along −x. Its clips
+// travel along +z and +x: a strafe, across the way the walker faces.
+func StraferGLTF(t testing.TB) string { return walkerGLTF(t, false, true) }
+
+func walkerGLTF(t testing.TB, rootMotion, strafe bool) string {
 	const (
 		v, keys, stance = WalkerSpeed, 60, 0.6
 	)
-	var times, root, pelvis, footL, footR []float32
 	foot := func(q float64) (z, y float64) {
 		q -= math.Floor(q)
 		if q < stance {
@@ -37,20 +44,29 @@ func WalkerGLTF(t testing.TB, rootMotion bool) string {
 		u := (q - stance) / (1 - stance)
 		return -v*stance/2 + v*stance*u*u*(3-2*u), WalkerFootHeight + 0.12*math.Sin(math.Pi*u)
 	}
-	for k := 0; k <= keys; k++ {
-		tt := float64(k) / keys
-		times = append(times, float32(tt))
-		travel := 0.0
-		if rootMotion {
-			travel = v * tt
+	// tracks are an animation's keys: times, then Root's, Pelvis's and the
+	// feet's translations; sideways puts the feet's travel on x.
+	tracks := func(sideways bool) [][]float32 {
+		var times, root, pelvis, footL, footR []float32
+		for k := 0; k <= keys; k++ {
+			tt := float64(k) / keys
+			times = append(times, float32(tt))
+			travel := 0.0
+			if rootMotion {
+				travel = v * tt
+			}
+			root = append(root, 0, 0, float32(travel))
+			pelvis = append(pelvis, 0, 1, 0)
+			for s, dst := range []*[]float32{&footL, &footR} {
+				z, y := foot(tt + 0.5*float64(s))
+				x := 0.1 - 0.2*float64(s)
+				if sideways {
+					x, z = x+z, 0
+				}
+				*dst = append(*dst, float32(x), float32(y-1), float32(z))
+			}
 		}
-		root = append(root, 0, 0, float32(travel))
-		pelvis = append(pelvis, 0, 1, 0)
-		for s, dst := range []*[]float32{&footL, &footR} {
-			z, y := foot(tt + 0.5*float64(s))
-			x := 0.1 - 0.2*float64(s)
-			*dst = append(*dst, float32(x), float32(y-1), float32(z))
-		}
+		return [][]float32{times, root, pelvis, footL, footR}
 	}
 	var buf []byte
 	view := func(fs []float32) (off, n int) {
@@ -79,17 +95,26 @@ func WalkerGLTF(t testing.TB, rootMotion bool) string {
 		accs = append(accs, a)
 		return len(accs) - 1
 	}
-	tIn := add(times, "SCALAR")
-	chans := ""
-	samplers := ""
-	for i, tr := range [][]float32{root, pelvis, footL, footR} {
-		o := add(tr, "VEC3")
-		if i > 0 {
-			chans += ","
-			samplers += ","
+	anims := []string{"Walk"}
+	if strafe {
+		anims = append(anims, "Strafe")
+	}
+	var animJSON []string
+	for _, name := range anims {
+		tr := tracks(name == "Strafe")
+		tIn := add(tr[0], "SCALAR")
+		chans := ""
+		samplers := ""
+		for i, tr := range tr[1:] {
+			o := add(tr, "VEC3")
+			if i > 0 {
+				chans += ","
+				samplers += ","
+			}
+			chans += fmt.Sprintf(`{"sampler":%d,"target":{"node":%d,"path":"translation"}}`, i, i)
+			samplers += fmt.Sprintf(`{"input":%d,"output":%d,"interpolation":"LINEAR"}`, tIn, o)
 		}
-		chans += fmt.Sprintf(`{"sampler":%d,"target":{"node":%d,"path":"translation"}}`, i, i)
-		samplers += fmt.Sprintf(`{"input":%d,"output":%d,"interpolation":"LINEAR"}`, tIn, o)
+		animJSON = append(animJSON, fmt.Sprintf(`{"name":%q,"channels":[%s],"samplers":[%s]}`, name, chans, samplers))
 	}
 	var views, accJSON []string
 	for i, a := range accs {
@@ -104,9 +129,9 @@ func WalkerGLTF(t testing.TB, rootMotion bool) string {
 "nodes":[{"name":"Root","children":[1]},{"name":"Pelvis","translation":[0,1,0],"children":[2,3]},
 {"name":"FootL","translation":[0.1,-0.92,0]},{"name":"FootR","translation":[-0.1,-0.92,0]}],
 "skins":[{"joints":[0,1,2,3]}],
-"animations":[{"name":"Walk","channels":[%s],"samplers":[%s]}],
+"animations":[%s],
 "buffers":[{"byteLength":%d,"uri":"data:application/octet-stream;base64,%s"}],
-"bufferViews":[%s],"accessors":[%s]}`, chans, samplers, len(buf), base64.StdEncoding.EncodeToString(buf),
+"bufferViews":[%s],"accessors":[%s]}`, strings.Join(animJSON, ","), len(buf), base64.StdEncoding.EncodeToString(buf),
 		strings.Join(views, ","), strings.Join(accJSON, ","))
 	path := filepath.Join(t.TempDir(), "walker.gltf")
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
