@@ -172,7 +172,7 @@ when the worst error (metres) is larger, writing nothing.`,
 	fl.BoolVar(&cm, "cm", false, "raw and ue: write positions in centimetres, Unreal's unit (the mesh stays in metres, glTF's, which Unreal's importer turns into centimetres)")
 	fl.BoolVar(&zip, "zip", false, "ZIP-compress EXR textures")
 	fl.StringVar(&bpatOf, "model", "", "with a BPAT file: the glTF model whose mesh and skin it was baked from")
-	fl.BoolVar(&force, "force", false, fmt.Sprintf("bake and verify past the size limits (a bake over %s, a verification over 2e9 vertex-rows)", bytesText(bake.DefaultMaxBytes)))
+	fl.BoolVar(&force, "force", false, fmt.Sprintf("bake and verify past the size limits (a bake over %s, a verification over 2e9 vertex-rows; a bake's %d frames in all stay its bound)", bytesText(bake.DefaultMaxBytes), bake.MaxFrames))
 	fl.BoolVar(&asJSON, "json", false, "print the report (<name>.bat.json) instead of a summary")
 	fl.Float64Var(&addon.UnitScale, "unit-scale", addon.UnitScale, "gametools: multiply positions by this (the add-on's unit_scale; 100: centimetres)")
 	fl.StringVar(&invertAxes, "invert-axes", "y", "gametools: Blender axes to negate, e.g. y, xz or none (unit_invert_x/y/z)")

@@ -212,3 +212,15 @@ func TestInspectSizesAsSummariesSay(t *testing.T) {
 		}
 	}
 }
+
+// Every command with --force says in its help that a bake's frames stay
+// bounded by 2²² = 4,194,304 in all, a bound --force does not lift (issue 45
+// item 7: bake refused past it, and no help said so; bat's still did not).
+func TestForceHelpNamesTheFrameBound(t *testing.T) {
+	for _, cmd := range []string{"bake", "bat"} {
+		_, help, _ := bonebake(t, cmd, "--help")
+		if !strings.Contains(help, "4194304 frames in all stay its bound") {
+			t.Errorf("%s --help: --force does not say that the 4194304 frames stay its bound", cmd)
+		}
+	}
+}
