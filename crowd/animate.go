@@ -30,12 +30,13 @@ type selection struct {
 	gaitW          []float32 // nil without Blend
 	out            []Instance
 	blends, fade   bool
+	memo           bool // the Crowd's memo is usable (memo.usable)
 	changes, faded uint64
 	seen           uint32 // see units
 }
 
-func (c *Crowd) selection(cat *catalog, lo, hi int, dt float32) selection {
-	s := selection{c: c, cat: cat, lo: lo, dt: dt,
+func (c *Crowd) selection(cat *catalog, lo, hi int, dt float32, memo bool) selection {
+	s := selection{c: c, cat: cat, lo: lo, dt: dt, memo: memo,
 		species: c.Species[lo:hi], arch: c.Archetype[lo:hi], variant: c.Variant[lo:hi], flags: c.Flags[lo:hi],
 		weapon: c.Weapon[lo:hi], speed: c.Speed[lo:hi], clips: c.Clip[lo:hi], phase: c.Phase[lo:hi], rate: c.Rate[lo:hi],
 		state: c.State[lo:hi], out: c.Out[lo:hi]}

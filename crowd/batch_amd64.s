@@ -741,9 +741,17 @@ GLOBL selk<>(SB), RODATA|NOPTR, $32
 // bit set in the group's byte of left, for Go. Each operation is the scalar
 // one, in its order, lane by lane, and settle is ROWS8's: the same bits.
 //
+// With the memo (memoKey not nil) each group's key (memo) is worked out
+// first; where memoRead is set and all eight keys and clips are the memo's,
+// the state, clip, rule, base and perSpeed come from the memo and the state
+// table, the picks and the speed blend are skipped. Otherwise the group is
+// chosen as above and the memo written: each lane's key, or noKey where the
+// species is past maxID or the pick has a speed blend, which the memo does
+// not hold.
+//
 // Frame: 0 pick offsets, 32 pair offsets, 64 state, 96 left, 128 seen, 160
-// speed, 192 clip, 224 rate, 256 rule, 288 pair lanes.
-TEXT ·select8(SB), NOSPLIT, $320-36
+// speed, 192 clip, 224 rate, 256 rule, 288 pair lanes, 320 key.
+TEXT ·select8(SB), NOSPLIT, $352-36
 	MOVQ a+0(FP), BX
 	MOVQ start+8(FP), CX
 	MOVQ groups+16(FP), DX
@@ -751,7 +759,7 @@ TEXT ·select8(SB), NOSPLIT, $320-36
 	VPXOR Y15, Y15, Y15 // seen
 
 group8:
-	// st = states[flags&0xFFF | moving<<12 | (weapon&3)<<13] in Y4
+	// The state table's index flags&0xFFF | moving<<12 | (weapon&3)<<13 in Y0
 	MOVQ 40(BX), AX
 	VPMOVZXWD (AX)(CX*2), Y0
 	VPBROADCASTD selk<>+4(SB), Y1
@@ -769,6 +777,73 @@ group8:
 	VPSLLD $30, Y2, Y2
 	VPSRLD $17, Y2, Y2
 	VPOR Y2, Y0, Y0
+
+	// Y5 species, Y6 archetype (a<<16 kept for seen), Y7 min(variant, 7)
+	MOVQ 16(BX), AX
+	VPMOVZXBD (AX)(CX*1), Y5
+	MOVQ 24(BX), AX
+	VPMOVZXBD (AX)(CX*1), Y6
+	VPSLLD $16, Y6, Y3
+	VMOVDQU Y3, 128(SP) // a<<16
+	MOVQ 32(BX), AX
+	VPMOVZXBD (AX)(CX*1), Y7
+	VPBROADCASTD selk<>+8(SB), Y3
+	VPMINUD Y3, Y7, Y7
+
+	// key = index | (a&7)<<15 | min(v, 7)<<18 | s<<21 (memo)
+	MOVQ 128(BX), AX
+	TESTQ AX, AX
+	JZ choose8
+	VPSLLD $29, Y6, Y8
+	VPSRLD $14, Y8, Y8
+	VPOR Y0, Y8, Y8
+	VPSLLD $18, Y7, Y9
+	VPOR Y9, Y8, Y8
+	VPSLLD $21, Y5, Y9
+	VPOR Y9, Y8, Y8
+	VMOVDQU Y8, 320(SP)
+	CMPL 160(BX), $0
+	JEQ choose8
+
+	// The memo holds the group when its eight keys are the memo's and the
+	// memo's clips the units' clips.
+	VPCMPEQD (AX)(CX*4), Y8, Y8
+	MOVQ 136(BX), AX
+	VMOVDQU (AX)(CX*4), Y10 // sel: clip | state<<16 | rule<<24
+	VPSLLD $17, Y10, Y11
+	VPSRLD $17, Y11, Y11
+	MOVQ 72(BX), AX
+	VPMOVZXWD (AX)(CX*2), Y12
+	VPCMPEQD Y12, Y11, Y11
+	VPAND Y11, Y8, Y8
+	VMOVMSKPS Y8, AX
+	CMPL AX, $0xff
+	JNE choose8
+
+	// From the memo: the state, seen |= clip | a<<16, the rule, no unit left,
+	// and rt = base + perSpeed·speed in Y3 as below.
+	VPSLLD $8, Y10, Y0
+	VPSRLD $24, Y0, Y0
+	VMOVDQU Y0, 64(SP)
+	VPSLLD $16, Y10, Y0
+	VPSRLD $16, Y0, Y0
+	VPOR 128(SP), Y0, Y0
+	VMOVDQU Y0, 128(SP)
+	VPSRLD $24, Y10, Y0
+	VMOVDQU Y0, 256(SP)
+	VPXOR Y0, Y0, Y0
+	VMOVDQU Y0, 96(SP)
+	MOVQ 144(BX), AX
+	VMOVUPS (AX)(CX*4), Y3
+	MOVQ 152(BX), AX
+	VMOVUPS (AX)(CX*4), Y4
+	VMOVUPS 160(SP), Y1
+	VMULPS Y1, Y4, Y4
+	VADDPS Y4, Y3, Y3
+	JMP swing8
+
+choose8:
+	// st = states[index] in Y4
 	MOVQ 0(BX), AX
 	VPCMPEQD Y3, Y3, Y3
 	VPXOR Y4, Y4, Y4
@@ -778,26 +853,16 @@ group8:
 	VMOVDQU Y4, 64(SP)
 
 	// k = s<<10 | (a&7)<<7 | st<<3 | min(v, 7), 0 where s > maxID (left)
-	MOVQ 16(BX), AX
-	VPMOVZXBD (AX)(CX*1), Y0
 	VPBROADCASTD 120(BX), Y1
-	VPCMPGTD Y1, Y0, Y1 // s > maxID
+	VPCMPGTD Y1, Y5, Y1 // s > maxID
 	VMOVDQU Y1, 96(SP)
-	VPSLLD $10, Y0, Y0
-	MOVQ 24(BX), AX
-	VPMOVZXBD (AX)(CX*1), Y2
-	VPSLLD $16, Y2, Y3
-	VMOVDQU Y3, 128(SP) // a<<16
-	VPSLLD $29, Y2, Y2
+	VPSLLD $10, Y5, Y0
+	VPSLLD $29, Y6, Y2
 	VPSRLD $22, Y2, Y2
 	VPOR Y2, Y0, Y0
 	VPSLLD $3, Y4, Y2
 	VPOR Y2, Y0, Y0
-	MOVQ 32(BX), AX
-	VPMOVZXBD (AX)(CX*1), Y2
-	VPBROADCASTD selk<>+8(SB), Y3
-	VPMINUD Y3, Y2, Y2
-	VPOR Y2, Y0, Y0
+	VPOR Y7, Y0, Y0
 	VPANDN Y0, Y1, Y0
 	VPSLLD $4, Y0, Y0
 	VMOVDQU Y0, 0(SP)
@@ -811,6 +876,36 @@ group8:
 	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y5)
 	VMOVDQU Y0, 256(SP)
 
+	// The memo: each lane's key, or noKey where its species is past maxID or
+	// its pick has a speed blend; its clip | state<<16 | rule<<24, base and
+	// perSpeed.
+	MOVQ 128(BX), AX
+	TESTQ AX, AX
+	JZ chosen8
+	VPSRLD $16, Y2, Y5
+	VPXOR Y6, Y6, Y6
+	VPCMPEQD Y6, Y5, Y5 // no pair
+	VMOVDQU 96(SP), Y6
+	VPANDN Y5, Y6, Y5 // and s ≤ maxID: the memo may hold it
+	VPCMPEQD Y6, Y6, Y6
+	VPXOR Y6, Y5, Y5
+	VPOR 320(SP), Y5, Y5
+	VMOVDQU Y5, (AX)(CX*4)
+	VPSLLD $16, Y2, Y5
+	VPSRLD $16, Y5, Y5
+	VMOVDQU 64(SP), Y6
+	VPSLLD $16, Y6, Y6
+	VPOR Y6, Y5, Y5
+	VPSLLD $24, Y0, Y6
+	VPOR Y6, Y5, Y5
+	MOVQ 136(BX), AX
+	VMOVDQU Y5, (AX)(CX*4)
+	MOVQ 144(BX), AX
+	VMOVUPS Y3, (AX)(CX*4)
+	MOVQ 152(BX), AX
+	VMOVUPS Y4, (AX)(CX*4)
+
+chosen8:
 	// seen |= clip | a<<16; cl = clip & 0x7fff in Y6; left where cl ≠ the old clip.
 	VPSLLD $16, Y2, Y6
 	VPSRLD $16, Y6, Y6

@@ -66,6 +66,8 @@ type Crowd struct {
 	// Transitions counts the clip changes Animate has seen (not a unit's first
 	// clip), and Fades those of them that faded.
 	Transitions, Fades uint64
+
+	memo memo
 }
 
 // New returns n idle units of species 0 (SpeciesHumanoid), humanoid archetype, no
@@ -78,6 +80,7 @@ func New(n int) *Crowd {
 		c.Phase[i] = AmbientPhase(uint32(i))
 		c.Clip[i] = unit.NoClip
 	}
+	c.memo.init(n)
 	return c
 }
 
@@ -151,16 +154,23 @@ func (c *Crowd) AnimateParallel(r *registry.Registry, dt float32, workers int) e
 	if workers == 1 {
 		return c.Animate(r, dt)
 	}
-	errs := make([]error, workers)
+	errs, wrote := make([]error, workers), make([]bool, workers)
+	cat := tables(r)
+	memo := c.memo.usable(cat)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := n*w/workers&^63, n*(w+1)/workers&^63
 		if w == workers-1 {
 			hi = n
 		}
-		wg.Go(func() { errs[w] = c.AnimateRange(r, dt, lo, hi) })
+		wg.Go(func() { wrote[w], errs[w] = c.animateRange(r, cat, dt, lo, hi, memo) })
 	}
 	wg.Wait()
+	whole := true
+	for _, ok := range wrote {
+		whole = whole && ok
+	}
+	c.memo.written(cat, memo, whole)
 	if c.lodOn() {
 		c.LODFrame++
 	}
@@ -192,20 +202,30 @@ func ParallelParts(n, workers int) int { return max(1, min(workers, n/ParallelUn
 // goroutines when they do not overlap.
 func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error {
 	cat := tables(r)
+	memo := c.memo.usable(cat)
+	wrote, err := c.animateRange(r, cat, dt, lo, hi, memo)
+	c.memo.written(cat, memo, wrote && lo == 0 && hi == len(c.Species))
+	return err
+}
+
+// animateRange is AnimateRange with the registry's tables, cat, and whether the
+// memo is usable with them; it reports whether it wrote the memo's entries
+// of its every unit the kernel passes over.
+func (c *Crowd) animateRange(r *registry.Registry, cat *catalog, dt float32, lo, hi int, memo bool) (bool, error) {
 	if cat.closed {
-		return registry.ErrClosed
+		return false, registry.ErrClosed
 	}
 	if err := c.check(); err != nil {
-		return err
+		return false, err
 	}
 	if lo < 0 || hi > len(c.Species) || lo > hi {
-		return fmt.Errorf("crowd: range [%d,%d) outside the %d units", lo, hi, len(c.Species))
+		return false, fmt.Errorf("crowd: range [%d,%d) outside the %d units", lo, hi, len(c.Species))
 	}
 	if hi == lo {
-		return nil
+		return false, nil
 	}
-	sel := c.selection(cat, lo, hi, dt)
-	sel.run()
+	sel := c.selection(cat, lo, hi, dt, memo)
+	wrote := sel.run()
 	if sel.changes > 0 {
 		atomic.AddUint64(&c.Transitions, sel.changes)
 		atomic.AddUint64(&c.Fades, sel.faded)
@@ -217,9 +237,9 @@ func (c *Crowd) AnimateRange(r *registry.Registry, dt float32, lo, hi int) error
 		c.countSwitches(c.chooseLevels(cat, lo, hi, dt))
 	}
 	if sel.seen&(uint32(unplayable)|0xFFF80000) != 0 { // bit 15, or an archetype ≥ MaxArchetypes (bits 19 up), or bit 31
-		return &UnplayableError{Units: c.unplayable(r, lo, hi)}
+		return wrote, &UnplayableError{Units: c.unplayable(r, lo, hi)}
 	}
-	return nil
+	return wrote, nil
 }
 
 // fadeFrom starts unit i's fade out of clip prev, shown in state from, when its

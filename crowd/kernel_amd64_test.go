@@ -17,7 +17,8 @@ func TestSelectArgsLayout(t *testing.T) {
 	var d pick
 	var g gaitPair
 	if unsafe.Offsetof(a.pairs) != 112 || unsafe.Offsetof(a.maxID) != 120 || unsafe.Offsetof(a.dt) != 124 || unsafe.Offsetof(a.gaitW) != 104 ||
-		unsafe.Offsetof(a.swing) != 64 || unsafe.Offsetof(a.flags) != 40 {
+		unsafe.Offsetof(a.swing) != 64 || unsafe.Offsetof(a.flags) != 40 || unsafe.Offsetof(a.memoKey) != 128 || unsafe.Offsetof(a.memoSel) != 136 ||
+		unsafe.Offsetof(a.memoBase) != 144 || unsafe.Offsetof(a.memoPer) != 152 || unsafe.Offsetof(a.memoRead) != 160 {
 		t.Error("selectArgs fields moved")
 	}
 	if unsafe.Sizeof(d) != 16 || unsafe.Offsetof(d.pair) != 2 || unsafe.Offsetof(d.base) != 4 || unsafe.Offsetof(d.perSpeed) != 8 || unsafe.Offsetof(d.rule) != 12 {
