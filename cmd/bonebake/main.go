@@ -179,11 +179,12 @@ func version() string {
 	if rev != "" {
 		v += fmt.Sprintf(" (revision %.12s%s%s)", rev, when, modified)
 	} else if _, src, _, ok := runtime.Caller(0); ok {
-		// go run and go test stamp no VCS settings: the source tree the binary
-		// was compiled from (its path is in the binary unless -trimpath) still
-		// says which commit it holds, though not whether files were changed.
+		// go run, go test and a build with -buildvcs=false stamp no VCS
+		// settings: the source tree the binary was compiled from (its path is
+		// in the binary unless -trimpath) still says which commit it holds,
+		// though not whether files were changed.
 		if rev, ok := gitHead(filepath.Dir(src)); ok {
-			v += fmt.Sprintf(" (revision %.12s of the source tree, not stamped by go run: changes since unknown)", rev)
+			v += fmt.Sprintf(" (revision %.12s of the source tree; the build stamped none, as go run and -buildvcs=false do not: changes since unknown)", rev)
 		}
 	}
 	return v + ", " + bi.GoVersion

@@ -90,6 +90,11 @@ func TestVersionUnstampedNamesRevision(t *testing.T) {
 	if !strings.Contains(so, "revision "+rev[:12]) {
 		t.Errorf("--version %q does not name HEAD %s", so, rev[:12])
 	}
+	// This binary is go test's, and GOFLAGS=-buildvcs=false makes go build's
+	// unstamped too: the line must not say go run made it.
+	if strings.Contains(so, "by go run") {
+		t.Errorf("--version %q says go run built the binary go test built", so)
+	}
 }
 
 // The README's examples bake the fox (a model in centimetres) in metres: no
