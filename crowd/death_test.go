@@ -56,8 +56,9 @@ func TestCombatKillTurnsDead(t *testing.T) {
 
 // A species of the game's own whose archetype leaves Die unmapped (it plays
 // Idle's looping clip) or maps it to a looping clip still turns Dead once
-// killed: a death lasts one pass of the clip that stands for it, then holds
-// (docs/runtime.md §6, Die: the death progress rises to 1 and stays), on the
+// killed: a death lasts at most one pass of the clip that stands for it (a
+// looping clip keeps the unit's phase), then holds (docs/runtime.md §6, Die:
+// the death progress rises to 1 and stays), on the
 // CPU and on the GPU clock alike. The phase used to wrap with the clip, so such
 // a unit stayed Dying for ever (the README's registered fox, issue 45 item 6).
 func TestCombatKillTurnsDeadCustomSpecies(t *testing.T) {
