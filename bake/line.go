@@ -7,6 +7,7 @@ package bake
 type Line struct {
 	Kind LineKind
 	Text string
+	Err  error // a Failed line's error
 }
 
 // LineKind says what a report's line is, and so where a caller sends it: what
@@ -24,4 +25,7 @@ const (
 	// Doing says what the bake is about to do, naming its file: "writing 24.3
 	// MB to fox.bpat".
 	Doing
+	// Failed says that a part of a bake of several failed while the others
+	// went on: Text names it (a model's path), Err says why.
+	Failed
 )

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	_ "embed"
 	"fmt"
@@ -73,22 +72,26 @@ func newBakeCmd() *cobra.Command {
 			if err := set.CheckUpUsed(a); err != nil {
 				return libError(err)
 			}
-			o := gltfbake.Output{SnapshotAnySize: snapBig, Check: checkModel, Tell: tell(cmd.OutOrStdout(), cmd.ErrOrStderr(), "")}
+			o := gltfbake.FolderOutput{Output: gltfbake.Output{SnapshotAnySize: snapBig, Check: checkModel, Tell: tell(cmd.OutOrStdout(), cmd.ErrOrStderr())},
+				Out: out, MakeDir: makeDirs}
 			if snap {
 				o.Snapshot = &snapSet
 			}
-			if len(a) > 1 {
-				return bakeModels(cmd, a, out, set, o)
+			what := fmt.Sprintf("%d models", len(a))
+			if len(a) == 1 { // its file made ready as every command's output is
+				what, o.Out = filepath.Base(a[0]), cmp.Or(out, gltfbake.BPATPath(a[0], ""))
+				if err := outputFile("-o", o.Out); err != nil {
+					return err
+				}
+				defer collectLate()()
+			} else if os.Getenv("GOGC") == "" {
+				// Many short-lived models make garbage at a steady rate: collecting
+				// when the heap is three times the live data, not twice, spares a
+				// tenth of the batch's time; the live data is at most one model per core.
+				defer debug.SetGCPercent(debug.SetGCPercent(200))
 			}
-			if out == "" {
-				out = gltfbake.BPATPath(a[0], "")
-			}
-			if err := cmp.Or(outputFile("-o", out), bpatOutput(out)); err != nil {
-				return err
-			}
-			defer collectLate()()
-			o.Progress = progress(cmd, "baking "+filepath.Base(a[0]))
-			return libError(gltfbake.Bake(a[0], out, set, o).Err)
+			o.Progress = progress(cmd, "baking "+what)
+			return libError(gltfbake.BakeAll(a, set, o))
 		},
 	}
 	fl := cmd.Flags()
@@ -129,18 +132,6 @@ func checkModel(model string) error {
 	return nil
 }
 
-// bpatOutput refuses a model's -o that does not end in .bpat, as export-gltf
-// and --package refuse theirs: the runtime and view load a folder's .bpat
-// files, and the gait sidecar and snapshot are named after the part before
-// the extension, so "-o fox" would write files nothing finds.
-func bpatOutput(out string) error {
-	if strings.EqualFold(filepath.Ext(out), ".bpat") {
-		return nil
-	}
-	return usagef("-o %s: bake writes a .bpat file, the name the runtime and view load (its gait sidecar and snapshot are named after it): write -o %s",
-		out, strings.TrimSuffix(out, filepath.Ext(out))+".bpat")
-}
-
 // bakeBuiltins writes the chosen built-in creatures into dir (default
 // species.DefaultDir), or into the package pkg when it is given. Of a model's
 // settings only the BPAT version applies (set.Version, 2 or none).
@@ -165,7 +156,7 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 	if err != nil {
 		return usagef("--species %v", err)
 	}
-	t := tell(cmd.OutOrStdout(), cmd.ErrOrStderr(), "")
+	t := tell(cmd.OutOrStdout(), cmd.ErrOrStderr())
 	if pkg != "" {
 		if !strings.EqualFold(filepath.Ext(pkg), ".bpx") {
 			return usagef("--package %s: give a file name ending in .bpx", pkg)
@@ -182,52 +173,4 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 			t(l)
 		}
 	})
-}
-
-// bakeModels bakes several models into the folder dir (gltfbake.PlanFolder
-// and its WriteFiles) and prints each model's lines in the order given: its
-// notes, hint and warnings prefixed with its path, its summary line, or its
-// error; then a total. A model that fails does not stop the others; the exit
-// status is 1 when any failed.
-func bakeModels(cmd *cobra.Command, models []string, dir string, set gltfbake.Settings, o gltfbake.Output) error {
-	if dir == "" {
-		return usagef("%d models: -o DIR names the folder for their NAME.bpat files", len(models))
-	}
-	if strings.EqualFold(filepath.Ext(dir), ".bpat") {
-		return usagef("-o %s: with several models, -o names a folder (one NAME.bpat per model)", dir)
-	}
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return usagef("-o %s: is a file; with several models, -o names a folder (one NAME.bpat per model)", dir)
-	}
-	plan, err := gltfbake.PlanFolder(models, dir, set)
-	if err != nil {
-		return libError(err)
-	}
-	if err := makeDirs(dir); err != nil {
-		return fmt.Errorf("-o %s: %w", dir, err)
-	}
-	// Many short-lived models make garbage at a steady rate: collecting when the
-	// heap is three times the live data, not twice, spares a tenth of the batch's
-	// time; the live data is still at most one model per core.
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(200))
-	}
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	o.Progress = progress(cmd, fmt.Sprintf("baking %d models", len(models)))
-	failed := plan.WriteFiles(gltfbake.FolderOutput{Output: o, Done: func(b *gltfbake.Baked) {
-		var out bytes.Buffer // a model's lines come whole: what it found, its error, what it wrote
-		for _, l := range b.Report {
-			tell(&out, stderr, b.Model+": ")(l)
-		}
-		if err := libError(b.Err); err != nil && strings.Contains(err.Error(), b.Model) {
-			fmt.Fprintln(stderr, "bonebake:", err)
-		} else if err != nil {
-			fmt.Fprintf(stderr, "bonebake: %s: %v\n", b.Model, err)
-		}
-		stdout.Write(out.Bytes())
-	}})
-	if failed > 0 {
-		return exitError{exitFailure}
-	}
-	return nil
 }

@@ -296,7 +296,7 @@ func loadModel(path string, set gltfbake.Settings, notes io.Writer) (*gltfbake.M
 // lines are (tell).
 func modelNotes(w io.Writer, m *gltfbake.Model) {
 	for _, l := range m.Report() {
-		tell(w, w, "")(l)
+		tell(w, w)(l)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	motsrc "github.com/bonebake/bonebake/source/mot"
 
 	"github.com/spf13/cobra"
@@ -83,7 +84,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 		}
 		set.BoneMap = bm
 	}
-	if err := cmp.Or(outputFile("-o", out), bpatOutput(out)); err != nil {
+	if err := cmp.Or(outputFile("-o", out), libError(gltfbake.CheckBPATOut(out))); err != nil {
 		return err
 	}
 	if m.gltfOut != "" {

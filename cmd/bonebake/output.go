@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,17 +26,23 @@ func tookText(d time.Duration) string { return words.Took(d) }
 
 // tell prints the libraries' reports (bake.Line: bake's, and the notes bat
 // tells of a model) as the command line words them: what was written on outw,
-// the rest on errw, settings named as flags (flagWords); in a bake of several
-// models, what was found in one has its path as prefix.
-func tell(outw, errw io.Writer, prefix string) func(bake.Line) {
+// the rest on errw, settings named as flags (flagWords); a model of several
+// that failed as an error of the command's, naming the model.
+func tell(outw, errw io.Writer) func(bake.Line) {
 	return func(l bake.Line) {
 		switch text := flagWords(l.Text); l.Kind {
 		case bake.Wrote, bake.Total:
 			fmt.Fprintln(outw, text)
 		case bake.Doing:
 			fmt.Fprintln(errw, "bonebake:", text)
+		case bake.Failed:
+			if msg := libError(l.Err).Error(); strings.Contains(msg, l.Text) {
+				fmt.Fprintln(errw, "bonebake:", msg)
+			} else {
+				fmt.Fprintf(errw, "bonebake: %s: %s\n", l.Text, msg)
+			}
 		default:
-			fmt.Fprintln(errw, prefix+text)
+			fmt.Fprintln(errw, text)
 		}
 	}
 }

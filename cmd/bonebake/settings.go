@@ -50,15 +50,24 @@ var settingFlags = map[string]string{
 	"FilesRoot":         "files-root",
 	"Manifest":          "manifest",
 	"KnownSpecies":      "species", // formats.KnownSpecies, the readers' option
+	"Out":               "o",       // gltfbake.FolderOutput's: bake's -o
+}
+
+// dashed is a flag as the command line is given it: -o, --max-bones.
+func dashed(flag string) string {
+	if len(flag) == 1 {
+		return "-" + flag
+	}
+	return "--" + flag
 }
 
 // settingRef is how the libraries' prose (notes, hints, errors, reports)
 // names a setting: Settings.MaxBones, SnapshotSettings.Mesh, Options.Up,
-// Job.MaxBytes, gltfbake.Settings.ClipFiles from a package below gltfbake, and
-// the readers' formats.KnownSpecies. It is compiled on first use: most prose
+// Job.MaxBytes, FolderOutput.Out, gltfbake.Settings.ClipFiles from a package
+// below gltfbake, and the readers' formats.KnownSpecies. It is compiled on first use: most prose
 // names no setting (see flagWords).
 var settingRef = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\b(?:[a-z]+\.)?(Snapshot)?(?:Settings|Options|Job)\.([A-Z][A-Za-z]*)|\bformats\.(KnownSpecies)\b`)
+	return regexp.MustCompile(`\b(?:[a-z]+\.)?(Snapshot)?(?:Settings|Options|Job|FolderOutput)\.([A-Z][A-Za-z]*)|\bformats\.(KnownSpecies)\b`)
 })
 
 // keyRef is how prose that is also written into a file for people who never
@@ -93,14 +102,14 @@ func flagWords(s string) string {
 			return ref
 		})
 	}
-	if !strings.Contains(s, "Settings.") && !strings.Contains(s, "Options.") && !strings.Contains(s, "Job.") && !strings.Contains(s, "formats.") {
+	if !strings.Contains(s, "Settings.") && !strings.Contains(s, "Options.") && !strings.Contains(s, "Job.") && !strings.Contains(s, "Output.") && !strings.Contains(s, "formats.") {
 		return s // settingRef cannot match
 	}
 	re := settingRef()
 	return re.ReplaceAllStringFunc(s, func(ref string) string {
 		m := re.FindStringSubmatch(ref)
 		if flag, ok := settingFlags[m[1]+m[2]+m[3]]; ok {
-			return "--" + flag
+			return dashed(flag)
 		}
 		return ref
 	})
@@ -130,9 +139,12 @@ func libError(err error) error {
 			flag = se.Setting
 		}
 		if se.ReadsOn {
-			return usagef("--%s %s", flag, flagWords(se.Err.Error()))
+			return usagef("%s %s", dashed(flag), flagWords(se.Err.Error()))
 		}
-		return usagef("--%s: %s", flag, flagWords(se.Err.Error()))
+		return usagef("%s: %s", dashed(flag), flagWords(se.Err.Error()))
+	}
+	if fe := (*gltfbake.FailedError)(nil); errors.As(err, &fe) {
+		return exitError{exitFailure} // each model's error was told
 	}
 	if fe := (*gltfbake.FolderError)(nil); errors.As(err, &fe) {
 		return usagef("%s", flagWords(fe.Error()))

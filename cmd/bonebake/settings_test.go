@@ -29,7 +29,7 @@ func TestSettingFlags(t *testing.T) {
 	options := map[string]any{"KnownSpecies": formats.KnownSpecies}
 	for setting, flag := range settingFlags {
 		found := false
-		for _, v := range []any{gltfbake.Settings{}, motsrc.Settings{}, gltf.Options{}, bvhsrc.Options{}, stride.Options{}, bake.Job{}} {
+		for _, v := range []any{gltfbake.Settings{}, gltfbake.FolderOutput{}, motsrc.Settings{}, gltf.Options{}, bvhsrc.Options{}, stride.Options{}, bake.Job{}} {
 			_, ok := reflect.TypeOf(v).FieldByName(setting)
 			found = found || ok
 		}
@@ -37,13 +37,18 @@ func TestSettingFlags(t *testing.T) {
 		if _, isOption := options[setting]; !found && !isOption && !(inSnap && strings.HasPrefix(setting, "Snapshot")) {
 			t.Errorf("%s: no such field in the libraries' settings", setting)
 		}
-		if bakeCmd.Flags().Lookup(flag) == nil {
-			t.Errorf("%s: bake has no flag --%s", setting, flag)
+		if bakeCmd.Flags().Lookup(flag) == nil && bakeCmd.Flags().ShorthandLookup(flag) == nil {
+			t.Errorf("%s: bake has no flag %s", setting, dashed(flag))
 		}
 	}
 	err := libError(&bake.SettingError{Setting: "OneShot", Err: errors.New("Fox.glb: no clip")})
 	if ue := (usageError{}); !errors.As(err, &ue) || err.Error() != "--one-shot: Fox.glb: no clip" {
 		t.Fatalf("got %v (%T)", err, err)
+	}
+	// A one-letter flag is named as it is given: -o.
+	err = libError(&bake.SettingError{Setting: "Out", Err: errors.New("fox: write FolderOutput.Out fox.bpat"), ReadsOn: true})
+	if ue := (usageError{}); !errors.As(err, &ue) || err.Error() != "-o fox: write -o fox.bpat" {
+		t.Errorf("got %v (%T)", err, err)
 	}
 }
 

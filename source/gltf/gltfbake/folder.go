@@ -151,7 +151,8 @@ func besideManifest(model string) (*Manifest, error) {
 	return ReadManifest(p)
 }
 
-// FolderOutput says how Folder.WriteFiles bakes its models and tells of them.
+// FolderOutput says how BakeAll and Folder.WriteFiles bake their models and
+// tell of them.
 type FolderOutput struct {
 	// Output is every model's (Bake): its Workers are shared out among the
 	// models baking at once, its Check runs on each model (its error fails
@@ -162,6 +163,12 @@ type FolderOutput struct {
 	// Done is told of each model in the order given, as soon as it and every
 	// model before it are done.
 	Done func(*Baked)
+	// Out is where BakeAll writes: one model's BPAT file (its NAME.bpat in
+	// the working folder when ""), or the folder of several.
+	Out string
+	// MakeDir, when set, is how BakeAll makes a missing folder of several
+	// models (os.MkdirAll when nil): the caller's, to undo on a failure.
+	MakeDir func(dir string) error
 }
 
 // WriteFiles bakes every model of the plan into its file (Bake), in

@@ -1,0 +1,89 @@
+package gltfbake
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/internal/testfiles"
+)
+
+// TestBakeAllOne: one model is baked into the file FolderOutput.Out, whose
+// name must end in .bpat (the runtime and view load .bpat files, and its
+// sidecar is named after it): "fox" is refused before anything is read,
+// naming the setting and the name to give.
+func TestBakeAllOne(t *testing.T) {
+	dir, walker := t.TempDir(), testfiles.WalkerGLTF(t, true)
+	var se *bake.SettingError
+	err := BakeAll([]string{filepath.Join(dir, "missing.gltf")}, Settings{}, FolderOutput{Out: filepath.Join(dir, "fox")})
+	want := filepath.Join(dir, "fox") + ": bake writes a .bpat file, the name the runtime and view load (its gait sidecar and snapshot are named after it): write FolderOutput.Out " + filepath.Join(dir, "fox.bpat")
+	if !errors.As(err, &se) || se.Setting != "Out" || !se.ReadsOn || se.Err.Error() != want {
+		t.Errorf("-o fox: %v, want the Out setting refused: %s", err, want)
+	}
+	var told []bake.Line
+	out := filepath.Join(dir, "w.BPAT") // any case
+	if err := BakeAll([]string{walker}, Settings{}, FolderOutput{Out: out, Output: Output{Tell: func(l bake.Line) { told = append(told, l) }}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(told) == 0 || told[0].Kind != bake.Wrote || !strings.HasPrefix(told[0].Text, "wrote "+out+": ") {
+		t.Errorf("told %q, want the summary of %s first", told, out)
+	}
+	if names := dirNames(dir); !slices.Equal(names, []string{"w.BPAT", "w.gait.json"}) {
+		t.Errorf("wrote %q", names)
+	}
+}
+
+// TestBakeAllFolder: several models go into the folder FolderOutput.Out, which
+// must be given, not end in .bpat and not be a file; the folder is made by
+// the caller's MakeDir. Each model is told of whole, in the order given: what
+// it found with its path before it, then what it wrote; a model that fails is
+// a Failed line naming it, and the bake goes on, then says how many failed.
+func TestBakeAllFolder(t *testing.T) {
+	dir, walker := t.TempDir(), testfiles.WalkerGLTF(t, true)
+	missing := filepath.Join(dir, "missing.gltf")
+	models := []string{missing, walker}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var fe *FolderError
+	for out, want := range map[string]string{
+		"":                           "2 models: FolderOutput.Out DIR names the folder for their NAME.bpat files",
+		filepath.Join(dir, "x.bpat"): filepath.Join(dir, "x.bpat") + ": with several models, FolderOutput.Out names a folder (one NAME.bpat per model)",
+		file:                         file + ": is a file; with several models, FolderOutput.Out names a folder (one NAME.bpat per model)",
+	} {
+		err := BakeAll(models, Settings{}, FolderOutput{Out: out, MakeDir: func(string) error { t.Errorf("-o %q: folder made", out); return nil }})
+		if !errors.As(err, &fe) || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("-o %q: %v, want a FolderError ending %q", out, err, want)
+		}
+	}
+	out := filepath.Join(dir, "baked")
+	var made []string
+	var told []bake.Line
+	err := BakeAll(models, Settings{}, FolderOutput{Out: out, Output: Output{Tell: func(l bake.Line) { told = append(told, l) }},
+		MakeDir: func(d string) error { made = append(made, d); return os.Mkdir(d, 0o755) }})
+	var failed *FailedError
+	if !errors.As(err, &failed) || *failed != (FailedError{Failed: 1, Models: 2}) {
+		t.Errorf("err %v, want 1 of 2 models failed", err)
+	}
+	if !slices.Equal(made, []string{out}) {
+		t.Errorf("folders made %q, want %s", made, out)
+	}
+	if len(told) < 4 || told[0].Kind != bake.Failed || told[0].Text != missing || told[0].Err == nil {
+		t.Fatalf("told %q, want the missing model's error first", told)
+	}
+	// The walker: what it found (its gaits), then its summary, then the total.
+	wrote := slices.IndexFunc(told, func(l bake.Line) bool { return l.Kind == bake.Wrote })
+	for i, l := range told[1 : len(told)-1] {
+		if i+1 < wrote && (l.Kind != bake.Found || !strings.HasPrefix(l.Text, walker+": ")) || i+1 > wrote && l.Kind == bake.Found {
+			t.Errorf("line %d %+v: want the walker's findings, each naming it, before what it wrote", i+1, l)
+		}
+	}
+	if wrote < 2 || !strings.HasPrefix(told[wrote].Text, "wrote "+filepath.Join(out, "walker.bpat")) || told[len(told)-1].Kind != bake.Total {
+		t.Errorf("told %q", told)
+	}
+}
