@@ -68,6 +68,11 @@ type Crowd struct {
 	Transitions, Fades uint64
 
 	memo memo
+
+	// over plays the units Override put on a clip, overridden of them
+	// (override.go); nil before the first Override.
+	over       *Player
+	overridden int
 }
 
 // New returns n idle units of species 0 (SpeciesHumanoid), humanoid archetype, no
@@ -134,6 +139,7 @@ var emptyPicks = func() (t [unit.NumStates]pick) {
 // the species is not loaded), and Animate, having written every unit, returns an
 // *UnplayableError with their count. Check names them.
 func (c *Crowd) Animate(r *registry.Registry, dt float32) error {
+	c.syncOverrides()
 	err := c.AnimateRange(r, dt, 0, len(c.Species))
 	if c.lodOn() {
 		c.LODFrame++
@@ -154,6 +160,7 @@ func (c *Crowd) AnimateParallel(r *registry.Registry, dt float32, workers int) e
 	if workers == 1 {
 		return c.Animate(r, dt)
 	}
+	c.syncOverrides()
 	errs, wrote := make([]error, workers), make([]bool, workers)
 	cat := tables(r)
 	memo := c.memo.usable(cat)
@@ -235,6 +242,11 @@ func (c *Crowd) animateRange(r *registry.Registry, cat *catalog, dt float32, lo,
 	}
 	if c.lodOn() {
 		c.countSwitches(c.chooseLevels(cat, lo, hi, dt))
+	}
+	if c.overridden > 0 {
+		if err := c.showOverrides(r, lo, hi, dt); err != nil {
+			return wrote, err
+		}
 	}
 	if sel.seen&(uint32(unplayable)|0xFFF80000) != 0 { // bit 15, or an archetype ≥ MaxArchetypes (bits 19 up), or bit 31
 		return wrote, &UnplayableError{Units: c.unplayable(r, lo, hi)}
@@ -466,10 +478,11 @@ func (c *Crowd) Spawn(i int, k unit.Kind) {
 	c.Set(i, k.Loadout())
 }
 
-// Set gives unit i the species, archetype, weapon and flags of u, standing still:
-// Spawn for a unit that is not of a built-in kind. Check tells whether the
+// Set gives unit i the species, archetype, weapon and flags of u, standing still,
+// its override (Override) ended: Spawn for a unit that is not of a built-in kind. Check tells whether the
 // species is loaded and supports the archetype.
 func (c *Crowd) Set(i int, u unit.Loadout) {
 	c.Species[i], c.Archetype[i], c.Weapon[i], c.Flags[i], c.Speed[i] = u.Species, u.Archetype, u.Weapon, u.Flags, 0
+	c.release(i, 0)
 	c.Play(i, unit.NoClip, c.Phase[i], 0, 0) // a new unit: its first clip does not fade in
 }

@@ -25,7 +25,8 @@
 //	           attacks from the combat timeline, death progress, ambient idles),
 //	           cross-fades every clip change (registry.FadeTable), blends walk and run by
 //	           speed, and writes one 16-byte Instance per unit (InstanceBytes), with
-//	           a 32-byte Blend beside it while the unit fades or blends.
+//	           a 32-byte Blend beside it while the unit fades or blends; Override
+//	           shows a unit on a clip picked by number, its inputs resolved beneath.
 //	Combat     swings in one call each (Attack), timed on the clips' contact and
 //	           weapon_release markers; Step returns the frame's hits, misses,
 //	           releases and swing ends as combat.Events.

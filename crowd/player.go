@@ -236,12 +236,17 @@ func (p *Player) PhaseNow(u int) float32 {
 // Replay restarts the one-shots that have held their end pose for Hold, dt
 // seconds of their rate counted now, from phase 0. A frame of a Player is
 // Change, Seek and Start as the program wants, Replay, then Advance.
-func (p *Player) Replay(dt float32) {
+func (p *Player) Replay(dt float32) { p.replay(dt, 0, p.Len()) }
+
+// replay is Replay for units [lo, hi).
+func (p *Player) replay(dt float32, lo, hi int) {
 	if p.Hold < 0 {
 		return
 	}
-	for u := range p.Len() {
-		if p.clip(p.Species[u], p.Clip[u]).loops || p.PhaseNow(u) < 1 {
+	for u := lo; u < hi; u++ {
+		// NoClip first: a unit on none (a Crowd's unit not overridden) leaves
+		// the clip cache alone, which ranges replayed at once share.
+		if p.Clip[u] == unit.NoClip || p.clip(p.Species[u], p.Clip[u]).loops || p.PhaseNow(u) < 1 {
 			continue
 		}
 		p.held[u] += p.Rate[u] * dt
