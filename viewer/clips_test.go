@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 )
@@ -40,7 +39,7 @@ func TestReducedRigNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := a.describe(0, registry.New())
+	j := a.describe(0)
 	if len(j.Notes) != 1 || !strings.Contains(j.Notes[0], "dropped 15 joints") || !strings.Contains(j.Notes[0], "mixamorig:LeftEye") {
 		t.Errorf("notes %q: want the dropped joints named", j.Notes)
 	}
@@ -48,7 +47,7 @@ func TestReducedRigNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := b.describe(0, registry.New()).Notes; n != nil {
+	if n := b.describe(0).Notes; n != nil {
 		t.Errorf("a rig under the limit has notes %q", n)
 	}
 }

@@ -32,15 +32,18 @@
 //     the ground over their last metre and grown over their first (the focus
 //     unit spared); a seek moves it by the stride it skips.
 //
-// A clip chosen for an asset (the page's clip table) plays on all its units
-// through the crowd.Player; pause, single steps and speed are the page choosing dt.
-// Clip changes cross-fade (docs/runtime.md §6.1): the battle's in Crowd.Animate,
-// the playback units' through Player.Change, over the time registry.Registry.ClipFade
-// gives (the asset's species' fade table for the states its clips stand for;
-// registry.FadeLocomotion for an asset that is no built-in species); a unit of a battle fades into a
-// chosen clip from the battle's pose and back out of it. A step of no time (the
-// page paused) switches at once, and fades=0 turns fades off (Crowd.NoFade, fade
-// 0 for playback units). Each step answers every unit's 32-float GPU record
+// A clip chosen for an asset (the page's clip table) plays on all its units: the
+// parade's through its crowd.Player, a battle's through the battle's own Crowd
+// (crowd.Crowd.Override: the unit stays the battle's, which plays on
+// underneath, and shows the clip); pause, single steps and speed are the page
+// choosing dt. Clip changes cross-fade (docs/runtime.md §6.1): the battle's in
+// Crowd.Animate, chosen clips through Player.Change and Crowd.Override, over the
+// time registry.Registry.ClipFade gives (the asset's species' fade table for
+// the states its clips stand for; registry.FadeLocomotion for an asset that is
+// no built-in species); a unit of a battle fades into a chosen clip from the
+// battle's pose and back out of it. A step of no time (the page paused)
+// switches at once (a battle's Crowd animated for no time shows it), and
+// fades=0 turns fades off (Crowd.NoFade, fade 0 for chosen clips). Each step answers every unit's 32-float GPU record
 // (frame row, next row, lerp, level, tint, x, z, yaw, scale, the rider's frames,
 // then the unit's and the rider's crowd.Blend: docs/viewer-wire.md, defined in
 // wire.go, which generates the page's web/wire.js), grouped by asset, so the page uploads

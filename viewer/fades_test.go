@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bonebake/bonebake/crowd/battle"
 	"github.com/bonebake/bonebake/crowd/unit"
 	"github.com/bonebake/bonebake/formats/bpat"
 )
@@ -133,6 +134,55 @@ func TestBattleOverrideFades(t *testing.T) {
 	}
 	if n != got.counts[0] {
 		t.Errorf("%d of %d units fade from the chosen clip back to the battle's", n, got.counts[0])
+	}
+}
+
+// TestBattleOverrideInItsCrowd: a clip chosen for an asset in a battle is a
+// setting of the battle's own units (crowd.Crowd.Override), not a move into a
+// second engine and back: the scene holds no Player, every record is the
+// battle Crowd's Out and Blend, which show the chosen clip while it is chosen,
+// and underneath the battle plays on as a game's battle of the same seed
+// without the choice does (each unit's state, clip and phase).
+func TestBattleOverrideInItsCrowd(t *testing.T) {
+	s := New(builtins(t))
+	c, err := s.NewScene(SceneParams{Layout: LayoutBattle, Count: 300, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	game := battle.New(builtinRegistry(t), 300, 5)
+	in := StepInput{Focus: 0, Seek: math.NaN(), Override: make([]int, len(s.assets))}
+	for k := range 40 {
+		chosen := k >= 10 && k < 25
+		for a := range in.Override {
+			in.Override[a] = -1
+		}
+		if chosen {
+			in.Override[0] = 7
+		}
+		const dt = float32(1.0 / 30)
+		if _, err := c.Step(dt, in); err != nil {
+			t.Fatal(err)
+		}
+		if err := game.Step(dt); err != nil {
+			t.Fatal(err)
+		}
+		if c.play != nil {
+			t.Fatal("a battle holds a Player besides its Crowd")
+		}
+		bc, gc := c.battle.Crowd, game.Crowd
+		for i := range c.Len() {
+			u, rec := c.battleOf[i], c.Records[i*RecordFloats:]
+			o, b := bc.Out[u], bc.Blend[u]
+			if rec[recFrame] != float32(o.Frame) || rec[recFrame+2] != o.Lerp || rec[recFade] != float32(b.Frame) || rec[recFade+3] != b.Weight {
+				t.Fatalf("step %d unit %d: record %v, the battle's Crowd shows %+v %+v", k, i, rec[:24], o, b)
+			}
+			if chosen && c.unitAsset[i] == 0 && o.Clip != 7 {
+				t.Fatalf("step %d unit %d: the battle's Crowd shows clip %d, not the chosen 7", k, i, o.Clip)
+			}
+			if bc.State[u] != gc.State[u] || bc.Clip[u] != gc.Clip[u] || bc.Phase[u] != gc.Phase[u] {
+				t.Fatalf("step %d unit %d: the battle underneath plays %v %d %v, a game's %v %d %v", k, i, bc.State[u], bc.Clip[u], bc.Phase[u], gc.State[u], gc.Clip[u], gc.Phase[u])
+			}
+		}
 	}
 }
 

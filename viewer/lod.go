@@ -117,31 +117,26 @@ func parseView(q url.Values) (View, error) {
 // full detail). A unit's distance is that of the point on the ground it stands
 // on; a rider's, its horse's.
 func (c *Scene) SetView(v View) {
-	batches := []*crowd.Batch{c.play.Batch}
-	if c.battle != nil {
-		batches = append(batches, &c.battle.Crowd.Batch)
-	}
+	batch := c.batch()
 	if !v.LOD {
-		for _, b := range batches {
-			b.Distance, b.Level = nil, nil
-		}
+		batch.Distance, batch.Level = nil, nil
 		return
 	}
-	for _, b := range batches {
-		if b.Distance == nil {
-			b.EnableLOD()
-		}
+	if batch.Distance == nil {
+		batch.EnableLOD()
 	}
 	dist := func(x, z float32) float32 {
 		dx, dy, dz := float64(x-v.Eye[0]), float64(v.Eye[1]), float64(z-v.Eye[2])
 		return float32(math.Sqrt(dx*dx + dy*dy + dz*dz))
 	}
-	for i := range c.unitAsset {
-		rec := c.Records[i*RecordFloats:]
-		d := dist(rec[recPlace], rec[recPlace+1])
-		c.play.Distance[i] = d
-		if r := c.riderUnit[i]; r >= 0 && c.battle == nil {
-			c.play.Distance[r] = d
+	if c.battle == nil {
+		for i := range c.unitAsset {
+			rec := c.Records[i*RecordFloats:]
+			d := dist(rec[recPlace], rec[recPlace+1])
+			c.play.Distance[i] = d
+			if r := c.riderUnit[i]; r >= 0 {
+				c.play.Distance[r] = d
+			}
 		}
 	}
 	if b := c.battle; b != nil {
@@ -158,26 +153,28 @@ func (c *Scene) SetView(v View) {
 // putLevels writes each unit's level, and its rider's, into the records (0 with
 // level of detail off).
 func (c *Scene) putLevels() {
-	if c.play.Level == nil {
+	level := c.batch().Level
+	if level == nil {
 		return
-	}
-	var battle []crowd.Level
-	if c.battle != nil {
-		battle = c.battle.Crowd.Level
 	}
 	for i := range c.unitAsset {
 		rec := c.Records[i*RecordFloats:]
-		if c.playsBack(i) {
-			rec[recLevel] = float32(c.play.Level[i])
-		} else {
-			rec[recLevel] = float32(battle[c.battleOf[i]])
+		u := i
+		if c.battle != nil {
+			u = int(c.battleOf[i])
 		}
+		rec[recLevel] = float32(level[u])
 		if r := c.riderUnit[i]; r >= 0 {
-			if c.battle == nil {
-				rec[recRiderLevel] = float32(c.play.Level[r])
-			} else {
-				rec[recRiderLevel] = float32(battle[r])
-			}
+			rec[recRiderLevel] = float32(level[r])
 		}
 	}
+}
+
+// batch is the runtime's batch that plays the crowd: the parade's Player's, or
+// the battle's Crowd's (a unit with a chosen clip included: Crowd.Override).
+func (c *Scene) batch() *crowd.Batch {
+	if c.battle != nil {
+		return &c.battle.Crowd.Batch
+	}
+	return c.play.Batch
 }

@@ -67,11 +67,11 @@ type Scene struct {
 	Records []float32
 
 	unitAsset []uint16 // per unit
-	// play plays the playback units (the parade's, and a battle's while its
-	// asset plays a chosen clip): unit u of the crowd is its unit u, then the
-	// parade's riders; species k is asset k.
+	// play plays the parade: unit u of the crowd is its unit u, then the
+	// riders; nil in a battle, whose Crowd plays a clip chosen for a unit
+	// itself (crowd.Crowd.Override).
 	play      *crowd.Player
-	vary      []float32 // per playback unit: its pace (crowd.Player.Change; a rider takes its horse's)
+	vary      []float32 // per unit: its pace in a chosen clip (crowd.Player.Change, Crowd.Override; a rider takes its horse's)
 	base      []uint16  // per unit: the layout's clip (parade)
 	riderUnit []int32   // per unit: the playback (parade) or battle unit on it, or −1
 	riderMap  [][]unit.ClipID
@@ -88,10 +88,8 @@ type Scene struct {
 
 	focus int // the focus unit of the last step, or −1
 
-	battle     *battle.Battle
-	battleOf   []int32 // per unit: its battle unit
-	overridden bool    // some asset plays a chosen clip
-	cur        []int   // per asset: the clip chosen in the last step, or −1
+	battle   *battle.Battle
+	battleOf []int32 // per unit: its battle unit
 }
 
 // StepInput is what one step of a crowd takes besides time.
@@ -226,10 +224,16 @@ func (c *Scene) newPlayback(n int, rng *rand.Rand, clocked bool) {
 	if clocked {
 		c.clock = newClock(c, n)
 	}
-	c.vary = make([]float32, n)
-	for u := range n {
-		c.vary[u] = 0.9 + 0.2*rng.Float32()
+	c.vary = paces(n, rng)
+}
+
+// paces draws n units' paces, about 1.
+func paces(n int, rng *rand.Rand) []float32 {
+	p := make([]float32, n)
+	for u := range p {
+		p[u] = 0.9 + 0.2*rng.Float32()
 	}
+	return p
 }
 
 // buildParade lays the shown assets' units out in rows, front to back, each
@@ -399,7 +403,7 @@ func (c *Scene) buildBattle(p SceneParams, ok []int, looks []AssetLook, rng *ran
 		}
 	}
 	c.group(unitAsset, looks)
-	c.newPlayback(len(unitAsset), rng, false)
+	c.vary = paces(len(unitAsset), rng)
 	c.battleOf = make([]int32, 0, len(unitAsset))
 	for a, us := range byAsset {
 		c.battleOf = append(c.battleOf, us...)
@@ -417,7 +421,6 @@ func (c *Scene) buildBattle(p SceneParams, ok []int, looks []AssetLook, rng *ran
 		if rd := c.riderUnit[i]; rd >= 0 && c.Rider[a] != r.asset[b.Crowd.Species[rd]] {
 			c.riderUnit[i] = -1 // a rider of another species than the one drawn
 		}
-		c.play.Start(i, c.regs.species(a), 0, rng.Float32())
 		tint := [4]float32{0.95, 0.3, 0.26, 0.2}
 		if b.World.Team[u] == 1 {
 			tint = [4]float32{0.28, 0.46, 0.98, 0.2}
@@ -436,7 +439,7 @@ func hueTint(h float32) []float32 {
 }
 
 // Clocked reports whether the crowd plays in the GPU clock mode.
-func (c *Scene) Clocked() bool { return c.play.Clocked() }
+func (c *Scene) Clocked() bool { return c.play != nil && c.play.Clocked() }
 
 // Len is the number of units drawn.
 func (c *Scene) Len() int { return len(c.unitAsset) }

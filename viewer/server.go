@@ -80,10 +80,9 @@ func New(assets []*Asset) *Server {
 	s.files["index.html"] = withToken(s.files["index.html"], s.token)
 	s.bats.slots = make(chan struct{}, MaxBaking)
 	list := make([]assetJSON, len(assets))
-	builtins := registry.New() // the built-in species' definitions; it loads nothing
 	for i, a := range assets {
 		s.meshes = append(s.meshes, EncodeMesh(a.mesh, a.inverseBind, a.parts))
-		list[i] = a.describe(i, builtins)
+		list[i] = a.describe(i)
 	}
 	s.index, _ = json.Marshal(struct {
 		Assets []assetJSON `json:"assets"`
@@ -166,9 +165,9 @@ type socketJSON struct {
 	Offset [3]float32 `json:"local_offset"`
 }
 
-// describe says what the page needs of asset id; builtins knows the built-in
-// species (their gaits, which one rides).
-func (a *Asset) describe(id int, builtins *registry.Registry) assetJSON {
+// describe says what the page needs of asset id; the roster knows the built-in
+// species (their gaits, which one rides), as the registry's slots do.
+func (a *Asset) describe(id int) assetJSON {
 	f := a.file
 	h := f.Header()
 	j := assetJSON{
@@ -180,7 +179,7 @@ func (a *Asset) describe(id int, builtins *registry.Registry) assetJSON {
 		Mesh: a.meshKind, Vertices: a.mesh.VertexCount(), Triangles: a.mesh.TriangleCount(), RestBounds: a.restBounds,
 		Textures: []textureJSON{}, Warning: a.warning, Notes: a.notes,
 	}
-	sp, builtin := builtins.Registered(h.SpeciesID)
+	sp, builtin := roster.ByID(h.SpeciesID)
 	builtin = builtin && !a.isModel()
 	if builtin && sp.Name == a.Name && slices.Contains(sp.Archetypes, unit.ArchRider) {
 		seat := roster.MountSeat
@@ -191,7 +190,7 @@ func (a *Asset) describe(id int, builtins *registry.Registry) assetJSON {
 	}
 	j.File = a.Source
 	a.describeLOD(&j)
-	table := sp.Gaits // the built-in gaits, as the battle registry takes them
+	table := sp.Gaits // the built-in gaits, as the registry takes them
 	if !builtin {
 		table = nil
 	}

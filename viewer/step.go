@@ -10,10 +10,12 @@ import (
 
 // Step advances the crowd by dt seconds with the runtime and writes every unit's
 // record: a battle runs battle.Step (in steps of at most 50 ms; none while dt
-// is 0) and reads Crowd.Out, World and Heading; the parade, and the units of an
-// asset whose clip is overridden, play crowd.Batch, or in the GPU clock mode
-// rewrite the time records of the units whose clip, rate or phase is set. It
-// returns the focus unit's clip and phase.
+// is 0, when a Crowd that has shown a chosen clip is animated for no time, so
+// that a choice shows at once) and reads Crowd.Out, Blend, World and Heading, a
+// unit of an asset with a chosen clip showing it through Crowd.Override; the
+// parade plays its crowd.Player, per
+// frame, or in the GPU clock mode rewriting the time records of the units whose
+// clip, rate or phase is set. It returns the focus unit's clip and phase.
 func (c *Scene) Step(dt float32, in StepInput) (Focus, error) {
 	focus, err := c.prepare(dt, in)
 	if err != nil {
@@ -27,9 +29,9 @@ func (c *Scene) Step(dt float32, in StepInput) (Focus, error) {
 	c.Steps++
 	f := Focus{Clip: -1}
 	if focus >= 0 {
-		if c.playsBack(focus) {
-			f = Focus{Clip: int(c.play.Clip[focus]), Phase: c.play.PhaseNow(focus), Rate: c.play.Rate[focus]}
-		} else if u, bc := c.battleOf[focus], c.battle.Crowd; bc.Clip[u] != unit.NoClip { // none before the battle's first step
+		if p, u := c.chosen(focus); p != nil {
+			f = Focus{Clip: int(p.Clip[u]), Phase: p.PhaseNow(u), Rate: p.Rate[u]}
+		} else if bc := c.battle.Crowd; bc.Clip[u] != unit.NoClip { // none before the battle's first step
 			f = Focus{Clip: int(bc.Clip[u]), Phase: bc.Phase[u], Rate: bc.Rate[u]}
 		}
 	}
@@ -64,58 +66,46 @@ func (c *Scene) prepare(dt float32, in StepInput) (int, error) {
 	if in.Focus >= 0 && c.Count[in.Focus] > 0 {
 		focus = c.First[in.Focus]
 	}
-	// The playback units' clips and rates for this step. A change fades, except
+	// The units' chosen clips and rates for this step. A change fades, except
 	// with fades off and in a step of no time (a paused crowd shows a clip
 	// chosen at once; fades happen in crowd time).
-	c.overridden = false
-	if c.cur == nil {
-		c.cur = make([]int, len(c.assets))
-		for a := range c.cur {
-			c.cur[a] = -1
-		}
-	}
 	fades := !in.NoFade && dt > 0
 	if c.battle != nil {
 		c.battle.Crowd.NoFade = in.NoFade
-	}
-	for i, a16 := range c.unitAsset {
-		a := int(a16)
-		cl := -1
-		if c.battle == nil {
-			cl = int(c.base[i])
-		} else if override(a) >= 0 && c.cur[a] < 0 {
-			c.takeOver(i) // an override starts: the unit's playback takes over the battle's pose
-		} else if override(a) < 0 && c.cur[a] >= 0 {
-			c.handBack(i, fades) // it ends: the battle's clip fades in from the override's
+		for i, a := range c.unitAsset {
+			c.choose(i, override(int(a)), fades)
 		}
-		if o := override(a); o >= 0 {
-			cl = o
-			c.overridden = true
+		if o := c.battle.Crowd.Overrides(); o != nil {
+			o.Hold = oneShotHold
 		}
-		if cl < 0 {
-			continue
+	} else {
+		for i, a16 := range c.unitAsset {
+			a := int(a16)
+			cl := int(c.base[i])
+			if o := override(a); o >= 0 {
+				cl = o
+			}
+			fade := float32(0)
+			if fades && int(c.play.Clip[i]) != cl { // the same clip does not fade
+				fade = c.fadeTime(a, int(c.play.Clip[i]), cl)
+			}
+			c.play.Change(i, unit.ClipID(cl), c.vary[i], fade) // its rider changes (and fades) with it
 		}
-		fade := float32(0)
-		if fades && int(c.play.Clip[i]) != cl { // the same clip does not fade
-			fade = c.fadeTime(a, int(c.play.Clip[i]), cl)
-		}
-		c.play.Change(i, unit.ClipID(cl), c.vary[i], fade) // a parade's rider changes (and fades) with its horse
-	}
-	for a := range c.cur {
-		c.cur[a] = override(a)
 	}
 	if c.march != nil {
 		c.steer() // the parade's units travel at their clips' speeds from now (travel.go)
 	}
-	if focus >= 0 && !math.IsNaN(in.Seek) && !math.IsInf(in.Seek, 0) && c.playsBack(focus) {
-		from := c.play.PhaseNow(focus)
-		c.play.Seek(focus, float32(in.Seek))
-		if c.march != nil {
-			c.seekMarch(focus, from, c.play.PhaseNow(focus))
+	if focus >= 0 && !math.IsNaN(in.Seek) && !math.IsInf(in.Seek, 0) {
+		if p, u := c.chosen(focus); p != nil {
+			from := p.PhaseNow(u)
+			p.Seek(u, float32(in.Seek))
+			if c.march != nil {
+				c.seekMarch(focus, from, p.PhaseNow(u))
+			}
 		}
 	}
-	if c.battle == nil || c.overridden {
-		c.play.Replay(dt) // the parade's one-shots repeat
+	if c.battle == nil {
+		c.play.Replay(dt) // the parade's one-shots repeat (a battle's chosen ones in Animate)
 	}
 	return focus, nil
 }
@@ -127,70 +117,80 @@ func (c *Scene) fadeTime(a, from, to int) float32 {
 	return c.regs.reg.ClipFade(c.regs.species(a), unit.ClipID(from), unit.ClipID(to))
 }
 
-// takeOver starts playing battle unit i's clip, phase and rate on its playback
-// unit: what the override then fades from (a fade the battle unit was in is
-// dropped).
-func (c *Scene) takeOver(i int) {
-	bc, u := c.battle.Crowd, c.battleOf[i]
-	c.play.Batch.Play(i, bc.Clip[u], bc.Phase[u], bc.Rate[u], 0)
+// choose puts battle unit i on clip cl, or gives it back to the battle (cl
+// −1), through its Crowd's Override: it fades from the clip it shows (the
+// battle's, or the one chosen before; a fade the unit was in is dropped) over
+// the time ClipFade gives, none without fades.
+func (c *Scene) choose(i, cl int, fades bool) {
+	bc, a := c.battle.Crowd, int(c.unitAsset[i])
+	p, u := c.chosen(i)
+	switch {
+	case cl >= 0:
+		from := bc.Clip[u]
+		if p != nil {
+			from = p.Clip[u]
+		}
+		fade := float32(0)
+		if fades && int(from) != cl { // the same clip does not fade
+			fade = c.fadeTime(a, int(from), cl)
+		}
+		bc.Override(c.regs.reg, u, unit.ClipID(cl), c.vary[i], fade)
+	case p != nil: // the battle's clip fades in from the chosen one
+		fade := float32(0)
+		if fades {
+			fade = c.fadeTime(a, int(p.Clip[u]), int(bc.Clip[u]))
+		}
+		bc.Override(c.regs.reg, u, unit.NoClip, 0, fade)
+	}
 }
 
-// handBack fades battle unit i from the overridden clip its playback unit shows
-// back to the clip the battle plays (the battle's own fade, if any, is lost).
-func (c *Scene) handBack(i int, fades bool) {
-	bc, u := c.battle.Crowd, c.battleOf[i]
-	cl, ph, rt := bc.Clip[u], bc.Phase[u], bc.Rate[u]
-	fade := float32(0)
-	if fades {
-		fade = c.fadeTime(int(c.unitAsset[i]), int(c.play.Clip[i]), int(cl))
+// chosen is the Player that plays unit i's clip chosen by number, and i's unit
+// in it: the parade's, or a battle unit's overrides (crowd.Crowd.Overrides)
+// while it shows a chosen clip; nil and its battle unit while the battle
+// plays it.
+func (c *Scene) chosen(i int) (*crowd.Player, int) {
+	if c.battle == nil {
+		return c.play, i
 	}
-	bc.Play(int(u), c.play.Clip[i], c.play.Phase[i], c.play.Rate[i], 0)
-	bc.Play(int(u), cl, ph, rt, fade)
+	u := int(c.battleOf[i])
+	if p := c.battle.Crowd.Overrides(); p != nil && p.Clip[u] != unit.NoClip {
+		return p, u
+	}
+	return nil, u
 }
 
 // advance runs the runtime for dt seconds on the units' clips and rates as set,
 // and writes the records.
 func (c *Scene) advance(dt float32) error {
-	if c.battle == nil || c.overridden {
-		if err := c.play.Advance(dt); err != nil { // in the clock mode the records hold: the page resolves them at the new time
-			return err
+	if b := c.battle; b != nil {
+		for rest := dt; rest > 0; {
+			d := min(rest, maxStepDt)
+			if err := b.Step(d); err != nil {
+				return err
+			}
+			rest -= d
 		}
+		if dt == 0 && b.Crowd.Overrides() != nil {
+			// Paused: a clip chosen, dropped or sought shows at once, the
+			// battle standing still.
+			if err := b.Crowd.Animate(c.regs.reg, 0); err != nil {
+				return err
+			}
+		}
+		c.battleRecords()
+		return nil
+	}
+	if err := c.play.Advance(dt); err != nil { // in the clock mode the records hold: the page resolves them at the new time
+		return err
 	}
 	if c.march != nil {
 		c.now += dt // as the clock mode's Player.Now
 		c.placeMarchers()
 	}
-	if c.play.Clocked() {
-		return nil
-	}
-	if c.battle != nil {
-		for rest := dt; rest > 0; {
-			d := min(rest, maxStepDt)
-			if err := c.battle.Step(d); err != nil {
-				return err
-			}
-			rest -= d
-		}
-		c.battleRecords()
-	}
-	if c.battle == nil {
+	if !c.play.Clocked() {
 		c.paradeRecords()
-	} else if c.overridden {
-		for i := range c.unitAsset {
-			if c.playsBack(i) {
-				rec := c.Records[i*RecordFloats : (i+1)*RecordFloats]
-				putFrames(rec[recFrame:], &c.play.Out[i])
-				putFade(rec[recFade:], &c.play.Blend[i])
-			}
-		}
 	}
 	return nil
-}
-
-// playsBack reports whether unit i's frames come from the playback batch in the
-// step being taken.
-func (c *Scene) playsBack(i int) bool {
-	return c.battle == nil || c.cur[c.unitAsset[i]] >= 0
 }
 
 func putFrames(rec []float32, o *crowd.Instance) {
