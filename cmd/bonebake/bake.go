@@ -95,7 +95,7 @@ func newBakeCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&out, "out", "o", "", "output file for a model, ending in .bpat (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default assets/creatures)")
+	fl.StringVarP(&out, "out", "o", "", "output file for a model, ending in .bpat (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default "+species.DefaultDir+")")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
 	model.add(fl, append(bakeModelFlags, "force", "files-root", "bpat-version")...)
