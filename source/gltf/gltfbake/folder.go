@@ -160,8 +160,8 @@ type FolderOutput struct {
 	// the models done (after Done), not of a model's frames, and its Tell is
 	// told the folder's own lines (a model's are in its Baked).
 	Output
-	// Done is told of each model in the order given, as soon as it and every
-	// model before it are done.
+	// Done is told of each model of several in the order given, as soon as
+	// it and every model before it are done.
 	Done func(*Baked)
 	// Out is where BakeAll writes: one model's BPAT file (its NAME.bpat in
 	// the working folder when ""), or the folder of several.
