@@ -96,8 +96,8 @@ type Scene struct {
 type StepInput struct {
 	Override []int   // per asset: the clip every unit of it plays, or −1 (nil: none)
 	Focus    int     // the asset whose first unit the answer describes, or −1
-	Seek     float64 // when not NaN: set the focus unit's phase first (playback units only)
-	NoFade   bool    // clip changes switch at once (crowd.Crowd.NoFade; fade 0 for playback units)
+	Seek     float64 // when not NaN: set the focus unit's phase first (a parade's, or a battle's on a chosen clip)
+	NoFade   bool    // clip changes switch at once (crowd.Crowd.NoFade; fade 0 for chosen clips)
 }
 
 // Focus is the clip and phase of the focus unit after a step.

@@ -12,8 +12,8 @@ import (
 )
 
 // slots are the crowd runtime's view of the server's assets, built once on
-// first use: one registry.Registry holding every asset, which the battle and
-// the playback units both play from.
+// first use: one registry.Registry holding every asset, which the battle's
+// Crowd and the parade's Player both play from.
 //
 //   - An asset that is a built-in species (docs/species.md §1) is in its
 //     species' slot, by the runtime's rule (registry.Registry.LoadEach: by

@@ -38,9 +38,9 @@ func (c *Scene) Step(dt float32, in StepInput) (Focus, error) {
 	return f, nil
 }
 
-// prepare checks a step's input and sets the playback units' clips, rates and
-// phases for it (the override, the seek, one-shots replayed); it returns the
-// focus unit, or −1.
+// prepare checks a step's input and sets the units' chosen clips, rates and
+// phases for it (the override, the seek, the parade's one-shots replayed); it
+// returns the focus unit, or −1.
 func (c *Scene) prepare(dt float32, in StepInput) (int, error) {
 	if !(dt >= 0 && dt <= 1) {
 		return -1, fmt.Errorf("dt %v: want 0 to 1 seconds", dt)
@@ -110,7 +110,7 @@ func (c *Scene) prepare(dt float32, in StepInput) (int, error) {
 	return focus, nil
 }
 
-// fadeTime is how long a playback unit of asset a fades from clip from to clip
+// fadeTime is how long a unit of asset a fades from clip from to clip
 // to: registry.Registry.ClipFade of its slot (0 from unit.NoClip: a battle unit
 // shows no clip before its first step).
 func (c *Scene) fadeTime(a, from, to int) float32 {
