@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -92,6 +93,12 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 			return err
 		}
 	}
+	folder := "" // where its species id was free, when another file there holds the first
+	if set.SpeciesID == nil {
+		if id, ok := gltfbake.FreeSpeciesIn(out); ok {
+			set.FreeSpeciesID, folder = &id, filepath.Dir(out)
+		}
+	}
 	start := time.Now()
 	model, err := motsrc.Load(m.rig, m.mots, set)
 	if err != nil {
@@ -113,7 +120,7 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 		secs += d
 	}
 	fmt.Fprintf(w, "wrote %s: %s, %s, %s (%.4g s), %s, species %d%s, in %s\n", out, bytesText(size), model.BonesText(int(h.BoneCount)),
-		plural(int(h.ClipCount), "clip"), secs, plural(int(h.FrameTotal), "frame"), h.SpeciesID, flagWords(model.SpeciesNote(h.SpeciesID, "")), tookText(time.Since(start)))
+		plural(int(h.ClipCount), "clip"), secs, plural(int(h.FrameTotal), "frame"), h.SpeciesID, flagWords(model.SpeciesNote(h.SpeciesID, folder, false)), tookText(time.Since(start)))
 	if m.gltfOut != "" {
 		fmt.Fprintf(w, "wrote %s: %s as glTF animations\n", m.gltfOut, plural(len(model.Job.Clips), "motion"))
 	}

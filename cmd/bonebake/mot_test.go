@@ -134,6 +134,11 @@ func TestBakeMot(t *testing.T) {
 			t.Errorf("bake --mot's summary %q lacks %q", stdout, want)
 		}
 	}
+	// Beside m.bpat's 6, a second motion bake into the folder takes 7, the
+	// next id free there, so that the runtime can load the folder.
+	if _, stdout, _ := bonebake(t, "bake", "--mot", in, "--rig", model, "-o", filepath.Join(dir, "m2.bpat"), "--force"); !strings.Contains(stdout, "species 7 (the first id free in "+dir) {
+		t.Errorf("a second bake --mot into the folder: %q, want species 7, free there", stdout)
+	}
 	code, stdout, _ = bonebake(t, "inspect", glb)
 	if code != 0 || !strings.Contains(stdout, "pl000f_0a25") {
 		t.Fatalf("inspect glb: %d %q", code, stdout)

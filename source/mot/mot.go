@@ -41,7 +41,11 @@ type Settings struct {
 	// FPS is the bake rate; 0 means 60, the motions' own rate.
 	FPS       float64
 	SpeciesID *uint32
-	Skin      int
+	// FreeSpeciesID, when set, is the id the bake takes when SpeciesID is not
+	// set, instead of roster.FirstFreeID(): one free in the output's folder
+	// (gltfbake.FreeSpeciesIn).
+	FreeSpeciesID *uint32
+	Skin          int
 	// NoLimits lifts the limits on the motions' evaluated values and on the
 	// bake's size, and bakes a motion whose bones the skeleton mostly lacks
 	// (MinFit): the command line's --force.
@@ -288,6 +292,8 @@ func Job(r bake.Rig, motions []*mot.Motion, names []string, s Settings) (*bake.J
 	}
 	if s.SpeciesID != nil {
 		j.SpeciesID = *s.SpeciesID
+	} else if s.FreeSpeciesID != nil {
+		j.SpeciesID = *s.FreeSpeciesID
 	} else {
 		j.SpeciesID = roster.FirstFreeID()
 	}

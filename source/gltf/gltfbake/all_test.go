@@ -87,3 +87,35 @@ func TestBakeAllFolder(t *testing.T) {
 		t.Errorf("told %q", told)
 	}
 }
+
+// TestBakeAloneTakesAFreeID: a model baked alone into a folder where another
+// file already holds 6, the first id not built in, takes 7, the next one free
+// there, and says so, so that the runtime can load the folder (it loads one
+// file per id: issue 45 item 2, a user baking models one by one into one
+// folder). Baked again into its own file it keeps its id (the file it
+// replaces holds none); an id given is kept whatever the folder holds.
+func TestBakeAloneTakesAFreeID(t *testing.T) {
+	dir, walker := t.TempDir(), testfiles.WalkerGLTF(t, true)
+	species := func(out string, set Settings) (uint32, string) {
+		t.Helper()
+		b := Bake(walker, filepath.Join(dir, out), set, Output{})
+		if b.Err != nil {
+			t.Fatal(b.Err)
+		}
+		return b.Written.Header.SpeciesID, b.Report[0].Text
+	}
+	if id, _ := species("a.bpat", Settings{}); id != 6 {
+		t.Fatalf("the first model alone in the folder took %d, want 6", id)
+	}
+	id, said := species("b.bpat", Settings{})
+	if id != 7 || !strings.Contains(said, "species 7 (the first id free in "+dir+", built in or taken by no other file there: pass Settings.SpeciesID to choose one") {
+		t.Errorf("beside a.bpat's 6: species %d, said %q; want 7, free in the folder", id, said)
+	}
+	if id, _ := species("b.bpat", Settings{}); id != 7 {
+		t.Errorf("b.bpat baked again took %d, want its 7", id)
+	}
+	six := uint32(6)
+	if id, _ := species("c.bpat", Settings{SpeciesID: &six}); id != 6 {
+		t.Errorf("--species-id 6 gave %d", id)
+	}
+}

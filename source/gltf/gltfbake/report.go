@@ -8,6 +8,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/internal/words"
+	"github.com/bonebake/bonebake/roster"
 )
 
 // Baked is the bake of one model (Bake; Folder.WriteFiles tells of each of its
@@ -36,9 +37,20 @@ const announceBytes = 16_000_000
 // loaded (Model.Report), its size before a large bake starts, then what was
 // written (the BPAT's summary and the snapshot's), the measured gaits and
 // the game's warnings. The result holds the report whole, and Err, the error
-// that stopped the bake, if any.
+// that stopped the bake, if any. A model whose id no one gives (set.SpeciesID,
+// set.FreeSpeciesID, its manifest) takes the first id not built in, or, when a
+// file already in out's folder holds that one, the first id free there
+// (FreeSpeciesIn): the runtime loads one file per id from a folder.
 func Bake(path, out string, set Settings, o Output) *Baked {
 	b := &Baked{Model: path, Out: out}
+	several, folder := set.FreeSpeciesID != nil, ""
+	if several {
+		folder = filepath.Dir(out)
+	} else if set.SpeciesID == nil {
+		if id, ok := FreeSpeciesIn(out); ok {
+			set.FreeSpeciesID, folder = &id, filepath.Dir(out)
+		}
+	}
 	tell := func(l bake.Line) {
 		b.Report = append(b.Report, l)
 		if o.Tell != nil {
@@ -71,7 +83,7 @@ func Bake(path, out string, set Settings, o Output) *Baked {
 		return b
 	}
 	b.Took = time.Since(start)
-	for _, l := range b.written(size, set.FreeSpeciesID != nil) {
+	for _, l := range b.written(size, folder, several) {
 		tell(l)
 	}
 	return b
@@ -95,16 +107,39 @@ func (m *Model) report(size Size) []bake.Line {
 // SpeciesNote is what a summary says after the species id of a model whose
 // id no one chose (DefaultSpecies): where the id came from, how to choose one
 // and how readers accept it, in the library's words; "" when the id was
-// given. folder is the folder whose free ids it took (Settings.FreeSpeciesID),
-// "" for the first id not built in.
-func (m *Model) SpeciesNote(id uint32, folder string) string {
-	switch {
-	case !m.DefaultSpecies:
+// given. folder is the folder whose free ids it took (Settings.FreeSpeciesID,
+// FreeSpeciesIn), "" for the first id not built in; several says it is one of
+// several models baked there together, which choose theirs in manifests.
+func (m *Model) SpeciesNote(id uint32, folder string, several bool) string {
+	if !m.DefaultSpecies {
 		return ""
-	case folder != "":
-		return fmt.Sprintf(" (the first id free in %s, built in or taken by no other file there: give species_id in a NAME.yaml manifest to choose one; readers accept it with formats.KnownSpecies %d)", folder, id)
 	}
-	return fmt.Sprintf(" (the first id not built in: pass Settings.SpeciesID to choose one; readers accept it with formats.KnownSpecies %d)", id)
+	from, choose := "the first id not built in", "pass Settings.SpeciesID to choose one"
+	if folder != "" {
+		from = fmt.Sprintf("the first id free in %s, built in or taken by no other file there", folder)
+	}
+	if several {
+		choose = "give species_id in a NAME.yaml manifest to choose one"
+	}
+	return fmt.Sprintf(" (%s: %s; readers accept it with formats.KnownSpecies %d)", from, choose, id)
+}
+
+// FreeSpeciesIn is the id a model baked alone into out takes when no one
+// gives it one and a BPAT file already in out's folder (out itself aside: the
+// bake replaces it) holds the first id not built in: the first id free there.
+// ok is false when that first id is free (the model takes it, as anywhere) or
+// none is left.
+func FreeSpeciesIn(out string) (id uint32, ok bool) {
+	taken := heldSpecies(filepath.Dir(out), []string{out})
+	if _, held := taken[roster.FirstFreeID()]; !held {
+		return 0, false
+	}
+	used := make([]uint32, 0, len(taken))
+	for id := range taken {
+		used = append(used, id)
+	}
+	id = roster.FirstFreeID(used...)
+	return id, roster.CheckID(id) == nil
 }
 
 // BonesText says a baked file's bone count, with the joints it was reduced
@@ -120,18 +155,13 @@ func (m *Model) BonesText(bones int) string {
 
 // written is the report of what the bake wrote: the BPAT's summary, its
 // measured gaits and sidecar, the snapshot's summary, the game's warnings.
-// inFolder says the model took its species id free in the folder
-// (Settings.FreeSpeciesID).
-func (b *Baked) written(size Size, inFolder bool) []bake.Line {
+// folder and several say where its species id was free (SpeciesNote).
+func (b *Baked) written(size Size, folder string, several bool) []bake.Line {
 	m, w := b.Loaded, b.Written
 	h := w.Header
-	folder := ""
-	if inFolder {
-		folder = filepath.Dir(b.Out)
-	}
 	r := []bake.Line{{Kind: bake.Wrote, Text: fmt.Sprintf("wrote %s: %s, %s, %s, %s, %s, species %d%s, %s, model %s, in %s",
 		b.Out, words.Bytes(w.Bytes), m.BonesText(int(h.BoneCount)), words.Plural(int(h.ClipCount), "clip"), words.Plural(int(h.FrameTotal), "frame"),
-		words.Plural(int(h.SocketCount), "socket"), h.SpeciesID, m.SpeciesNote(h.SpeciesID, folder), versionText(h.Version, m.Job), size, words.Took(b.Took))}}
+		words.Plural(int(h.SocketCount), "socket"), h.SpeciesID, m.SpeciesNote(h.SpeciesID, folder, several), versionText(h.Version, m.Job), size, words.Took(b.Took))}}
 	speeds := 0
 	for _, c := range w.Gaits.Clips {
 		r = append(r, bake.Line{Kind: bake.Found, Text: m.GaitLine(c)})
