@@ -243,3 +243,16 @@ func TestRiderClips(t *testing.T) {
 		t.Error("want nil without a horse table or a rider table")
 	}
 }
+
+// Two files of one species id that was registered without a name (simulate
+// --species 6, a game's WithSpecies{ID: 6}) are refused as two files of any
+// id are, saying what to do, with no empty "()" where the name goes (issue 45
+// item 2: "species slot 6 () is already held by many/Fox.bpat").
+func TestSlotHeldUnnamed(t *testing.T) {
+	dir := t.TempDir()
+	writeSpecies(t, dir, speciesSpec{"fox", 6, 4, horseClips, nil}, speciesSpec{"wolf", 6, 4, horseClips, nil})
+	_, err := registry.Open(registry.Dir(dir), registry.WithSpecies(roster.Species{ID: 6}))
+	if err == nil || !strings.Contains(err.Error(), "species slot 6 is already held by") || !strings.Contains(err.Error(), "another id") {
+		t.Errorf("two files of id 6: %v; want the slot named without an empty name, and what to do", err)
+	}
+}

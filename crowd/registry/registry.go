@@ -353,7 +353,11 @@ func (r *Registry) load(paths []string, data [][]byte, sides []sidecar, as int) 
 			continue
 		}
 		if prev, ok := taken[s.ID]; ok {
-			errs = append(errs, fmt.Errorf("%s: species slot %d (%s) is already held by %s", p, s.ID, s.Name, prev))
+			name := "" // a species no one named (a game's own id, WithSpecies or KnownSpecies) has none
+			if s.Name != "" {
+				name = " (" + s.Name + ")"
+			}
+			errs = append(errs, fmt.Errorf("%s: species slot %d%s is already held by %s: one file per species id; bake one of them again with another id", p, s.ID, name, prev))
 			s.File.Close()
 			continue
 		}
