@@ -310,6 +310,18 @@ func (b *Batch) Sides(i int) [3]registry.Side {
 	return s
 }
 
+// SpeedBlend reports whether unit i shows a speed blend alone (two gaits, no
+// fade) and, if it does, the two sides Sides gives: its clip at weight w0 and
+// other at w1, both at its phase. It is for bonebake simulate's meter, which
+// reads most blending units so, without their sides' copies.
+func (b *Batch) SpeedBlend(i int) (other unit.ClipID, w0, w1 float32, ok bool) {
+	if !b.blending(i) || b.fades.fading(i) {
+		return 0, 0, 0, false
+	}
+	bl := &b.Blend[i]
+	return b.fades.gaitClip[i], 1 - bl.Weight - bl.PriorWeight, bl.Weight, true
+}
+
 // SidesTo writes Sides(i) into s, all of it: for a caller that looks at every
 // unit, without the copies of a returned array (bonebake simulate's meter).
 func (b *Batch) SidesTo(i int, s *[3]registry.Side) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"math"
 	goruntime "runtime"
 	"slices"
@@ -18,26 +19,39 @@ import (
 // bone) and poses both steps' origins again only for a unit that might beat the
 // largest move found so far: a unit that shows one clip in both steps moves each
 // bone along the clip's baked path, so no bone moves farther than the path
-// between the two phases, as long as its fastest bone's (clipPath.bound). The
+// between the two phases, as long as its fastest bone's (clipPath.quick). Of a
+// unit it poses it looks only at the bones that could (farthestFrom). The
 // largest move is the one the meter posing every unit finds, bit for bit
 // (TestJumpMeterAsBefore).
 type jumpMeter struct {
 	reg   *registry.Registry
 	paths []speciesPaths // per species id
 	prev  []unitPose     // per unit, its pose at the last step
-	// The common case's columns, per unit: the species and clip of a unit that
-	// showed one clip at full weight at the last step (oneKey; noKey if it
-	// did not) and its phase then, which prev's lags behind while the unit
-	// stays in the common case.
+	// The common cases' columns, per unit: the species and clip of a unit that
+	// showed one clip at full weight at the last step (oneKey), or its two
+	// clips if it showed a speed blend (pairKey), noKey if neither, and its
+	// phase then and the speed blend's weights, which prev's lag behind while
+	// the unit stays in its case.
 	key     []uint32
 	phase   []float32
+	w0, w1  []float32
+	pairs   []pairPath // per pairKey's clips, at pairOff[species] + clip·clips + other
+	pairOff []int
 	flat    []*clipPath // per oneKey's clip, its path: at off[species] + clip
 	off     []int
 	most    []float64   // per worker, the largest squared move
 	posed   []int       // per worker, units posed (tests)
-	bufs    [][]float32 // per worker, two poses' origins: 3 × the most bones of any species
-	limits  [][]limit   // per worker, per flat clip: how far the phase may step for quick to pass
-	workers int
+	bufs    [][]float32 // per worker, a pose's origins: 3 × the most bones of any species
+	// The blends posed, kept for the next step: per worker, the origins of
+	// those posed at the last step and this one (by the step's parity), and
+	// per unit, the step it was last posed at and where its origins are.
+	kept     [][2][]float32
+	keptStep []uint32
+	keptAt   []int32
+	step     uint32    // measure's calls, from 2: keptStep's 0 is no step
+	limits   [][]limit // per worker, per flat clip: how far the phase may step for quick to pass
+	plimits  [][]limit // per worker, per pair: how far a steady speed blend's phase may step
+	workers  int
 }
 
 // unitPose is what a unit showed at a step.
@@ -47,18 +61,96 @@ type unitPose struct {
 	has     bool
 }
 
-// noKey is the key of a unit not showing one clip at full weight.
-const noKey = ^uint32(0)
+// noKey is the key of a unit showing neither one clip at full weight nor a
+// speed blend; a pairKey has pairBit set.
+const (
+	noKey   = ^uint32(0)
+	pairBit = uint32(1) << 31
+)
 
 // oneKey is the key of a unit of species s showing clip c.
 func oneKey(s unit.SpeciesID, c unit.ClipID) uint32 { return uint32(s)<<16 | uint32(c) }
 
-// keyOf is the key of a unit showing pose u.
-func (m *jumpMeter) keyOf(u *unitPose) uint32 {
-	if !u.has || u.sides[0].Weight != 1 || u.sides[1].Weight != 0 || u.sides[2].Weight != 0 || int(u.sides[0].Clip) >= len(m.paths[u.species].clips) {
+// pairKey is the key of a unit of species s showing a speed blend of clips c
+// and other (noKey if either is not the species').
+func (m *jumpMeter) pairKey(s unit.SpeciesID, c, other unit.ClipID) uint32 {
+	n := len(m.paths[s].clips)
+	if int(c) >= n || int(other) >= n {
 		return noKey
 	}
-	return oneKey(u.species, u.sides[0].Clip)
+	return pairBit | uint32(m.pairOff[s]+int(c)*n+int(other))
+}
+
+// keyOf is the key of a unit showing pose u.
+func (m *jumpMeter) keyOf(u *unitPose) uint32 {
+	s := &u.sides
+	switch {
+	case !u.has:
+		return noKey
+	case s[0].Weight == 1 && s[1].Weight == 0 && s[2].Weight == 0 && int(s[0].Clip) < len(m.paths[u.species].clips):
+		return oneKey(u.species, s[0].Clip)
+	case s[2] == registry.Side{} && s[0].Phase == s[1].Phase && s[0].Weight != 0 && s[1].Weight != 0 && s[0].Clip != s[1].Clip:
+		return m.pairKey(u.species, s[0].Clip, s[1].Clip)
+	}
+	return noKey
+}
+
+// pairPath is what a speed blend's bound reads of its clips (twoClips' a[0]
+// and a[1]): each one's frames and fastest step, the farthest their bones are
+// apart, the species' biggest coordinate; loops: both loop, over more than one
+// frame each, and are not one clip.
+type pairPath struct {
+	n0, f0, n1, f1, box, big float64
+	loops                    bool
+}
+
+// steadyWeights is the most a steady speed blend's weights may add up to
+// (their absolute values) for pairPath.limit to hold: 1 and a little, as
+// 1 − w and w do in float32.
+const steadyWeights = 1 + 1e-6
+
+// limit is how far, either way, the phase of a steady speed blend of its clips
+// (weights a0 = b0, a1 = b1, not 0, |b0| + |b1| ≤ steadyWeights) may step for
+// bound to pass against most. With the weights unchanged, bound is (|b0|·r0
+// + |b1|·r1 + 4e-6·big·2(|b0| + |b1|))·(1 + 1e-6), no more than
+// steadyWeights·(max(r0, r1) + 8e-6·big)·(1 + 1e-6), which never falls as the
+// step grows (TestJumpMeterLimit).
+func (pp *pairPath) limit(most float64) limit {
+	l := limit{most: most, step: -1}
+	if !pp.loops || !(most > 0) {
+		return l
+	}
+	bound := func(s float64) float64 {
+		return steadyWeights * (max((s*pp.n0+1e-6)*pp.f0, (s*pp.n1+1e-6)*pp.f1) + 8e-6*pp.big) * (1 + 1e-6)
+	}
+	s, room := 0.5, math.Sqrt(most)/(1+1e-6)/steadyWeights-8e-6*pp.big
+	if fast := max(pp.n0*pp.f0, pp.n1*pp.f1); fast > 0 {
+		s = min(s, (room-1e-6*max(pp.f0, pp.f1))/fast)
+	}
+	for range 8 { // rounding: a few steps down
+		if s < 0 {
+			return l
+		}
+		if b := bound(s); b*b <= most {
+			l.step = s
+			return l
+		}
+		s = math.Nextafter(s, -1) * (1 - 1e-12)
+	}
+	return l
+}
+
+// bound is twoClips' first bound (reach's), bit for bit, for a speed blend of
+// its clips from weights a0, a1 at phase pa to b0, b1 at pb (a0 and a1 not 0),
+// with both phases' distance taken once (ok: a step of under half a phase, to
+// weights not 0).
+func (pp *pairPath) bound(a0, a1, b0, b1, pa, pb float32) (float64, bool) {
+	d := float64(pb) - float64(pa)
+	if !pp.loops || d > 0.5 || d < -0.5 || b0 == 0 || b1 == 0 {
+		return 0, false
+	}
+	d = math.Abs(d) // as span takes it
+	return twoBound(float64(a0), float64(a1), float64(b0), float64(b1), (d*pp.n0+1e-6)*pp.f0, (d*pp.n1+1e-6)*pp.f1, pp.box, pp.big), true
 }
 
 // speciesPaths are a species' clips' paths; box[c][x] is the farthest any bone
@@ -83,6 +175,11 @@ type clipPath struct {
 	margin      float64      // what quick adds for rounding
 	lo, hi      [][3]float64 // per bone, the box its origin stays in
 	big         float64      // the largest coordinate of any origin
+	// The bones by their fastest step, fastest first (hot), and those steps
+	// (hotStep): posing one clip looks at a bone only while its own step could
+	// beat the largest move.
+	hot     []int32
+	hotStep []float64
 	// What posing reads: the clip's frame count as stored (for bpat.Resolve) and
 	// each frame's origins, x, y, z per bone, copied from the palettes'
 	// translation column.
@@ -92,7 +189,7 @@ type clipPath struct {
 
 // newJumpMeter returns a meter for n units.
 func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
-	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), key: make([]uint32, n), phase: make([]float32, n), workers: goruntime.GOMAXPROCS(0)}
+	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), key: make([]uint32, n), phase: make([]float32, n), w0: make([]float32, n), w1: make([]float32, n), workers: goruntime.GOMAXPROCS(0)}
 	for i := range m.key {
 		m.key[i] = noKey
 	}
@@ -126,9 +223,17 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 		}
 	}
 	for i := range m.paths {
+		sp := &m.paths[i]
 		m.off = append(m.off, len(m.flat))
-		for c := range m.paths[i].clips {
-			m.flat = append(m.flat, &m.paths[i].clips[c])
+		for c := range sp.clips {
+			m.flat = append(m.flat, &sp.clips[c])
+		}
+		m.pairOff = append(m.pairOff, len(m.pairs))
+		for c, p0 := range sp.clips {
+			for x, p1 := range sp.clips {
+				m.pairs = append(m.pairs, pairPath{n0: float64(p0.frames), f0: p0.fastest, n1: float64(p1.frames), f1: p1.fastest,
+					box: sp.box[x][c], big: sp.big, loops: p0.loops && p1.loops && p0.frames > 1 && p1.frames > 1 && c != x})
+			}
 		}
 	}
 	for range m.workers {
@@ -137,10 +242,16 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 			ls[f] = limit{most: -1, step: -1} // no most yet
 		}
 		m.limits = append(m.limits, ls)
+		ps := make([]limit, len(m.pairs))
+		for f := range ps {
+			ps[f] = limit{most: -1, step: -1}
+		}
+		m.plimits = append(m.plimits, ps)
 	}
-	for range 2 * m.workers {
+	for range m.workers {
 		m.bufs = append(m.bufs, make([]float32, 3*bones))
 	}
+	m.kept, m.keptStep, m.keptAt, m.step = make([][2][]float32, m.workers), make([]uint32, n), make([]int32, n), 1
 	return m
 }
 
@@ -152,6 +263,7 @@ func newClipPath(s *registry.Species, c int) clipPath {
 	bones := s.File.BoneCount()
 	p.origin = make([]float32, 0, 3*bones*p.frames)
 	p.lo, p.hi = make([][3]float64, bones), make([][3]float64, bones)
+	boneStep := make([]float64, bones)
 	for k := range bones {
 		p.lo[k], p.hi[k] = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
 	}
@@ -176,12 +288,20 @@ func newClipPath(s *registry.Species, c int) clipPath {
 				p.lo[k][a], p.hi[k][a] = min(p.lo[k][a], v), max(p.hi[k][a], v)
 			}
 			p.step[f] = max(p.step[f], math.Sqrt(d2))
+			boneStep[k] = max(boneStep[k], math.Sqrt(d2))
 		}
 		p.along[f+1] = p.along[f] + p.step[f]
 		p.fastest = max(p.fastest, p.step[f])
 	}
 	p.perPhase = p.fastest * float64(p.frames)
 	p.margin = 1e-6*p.fastest + 8e-6*p.big
+	for k := range bones {
+		p.hot = append(p.hot, int32(k))
+	}
+	slices.SortStableFunc(p.hot, func(a, b int32) int { return cmp.Compare(boneStep[b], boneStep[a]) })
+	for _, k := range p.hot {
+		p.hotStep = append(p.hotStep, boneStep[k])
+	}
 	return p
 }
 
@@ -247,10 +367,15 @@ func (p *clipPath) limit(most float64) limit {
 	return l
 }
 
-// reach is path's quick form: the frames between the phases (the shorter way
-// round a looping clip, a millionth of a frame more for the rounding of
-// bpat.Resolve's lerp and of the floors' absence) times the fastest step.
-func (p *clipPath) reach(a, b float32) float64 {
+// reach is path's quick form: the frames between the phases (span) times the
+// fastest step.
+func (p *clipPath) reach(a, b float32) float64 { return p.span(a, b) * p.fastest }
+
+// span is how many frames apart phases a and b lie, the shorter way round a
+// looping clip, a millionth of a frame more for the rounding of bpat.Resolve's
+// lerp and of the floors' absence; 0 for a clip of one frame. No bone's path
+// between them is longer than span times its fastest step.
+func (p *clipPath) span(a, b float32) float64 {
 	if p.frames <= 1 {
 		return 0
 	}
@@ -259,7 +384,7 @@ func (p *clipPath) reach(a, b float32) float64 {
 	if d := pb - pa; p.loops && d <= 0.5 && d >= -0.5 {
 		// Under half a phase apart, as between steps: n·|b − a| frames, the
 		// shorter way round, without the floors (quick's form).
-		return (math.Abs(d)*float64(p.frames) + 1e-6) * p.fastest
+		return math.Abs(d)*float64(p.frames) + 1e-6
 	}
 	if p.loops {
 		n := float64(p.frames)
@@ -268,7 +393,7 @@ func (p *clipPath) reach(a, b float32) float64 {
 	} else {
 		d = math.Abs(min(max(pb, 0), 1)-min(max(pa, 0), 1)) * float64(p.frames-1)
 	}
-	return (d + 1e-6) * p.fastest
+	return d + 1e-6
 }
 
 // path returns a length no bone's path from phase a to phase b exceeds, in
@@ -303,22 +428,27 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 	// Every worker rules units out against the largest move any has found: a
 	// unit that cannot beat it cannot change max.
 	found := slices.Max(m.most)
+	m.step++
 	var wg sync.WaitGroup
 	for w := range m.workers {
 		lo, hi := n*w/m.workers, n*(w+1)/m.workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o, q := m.bufs[2*w], m.bufs[2*w+1]
-			limits := m.limits[w]
+			m.kept[w][m.step&1] = m.kept[w][m.step&1][:0]
+			limits, plimits := m.limits[w], m.plimits[w]
 			most, posed := found, 0 // the largest squared move: max takes its root
-			key, phase := m.key[lo:hi], m.phase[lo:hi]
+			key, phase, w0, w1 := m.key[lo:hi], m.phase[lo:hi], m.w0[lo:hi], m.w1[lo:hi]
 			species, clip, phases := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi]
 			for j := range key {
 				i := lo + j
-				// The common case first, from the columns alone: one clip at
-				// full weight then and now (noKey is no unit's oneKey).
-				if key[j] == oneKey(species[j], clip[j]) && !b.Blending(i) {
+				// The common cases first, from the columns: one clip at full
+				// weight then and now (noKey is no unit's oneKey), or the same
+				// speed blend.
+				if k := key[j]; !b.Blending(i) {
+					if k != oneKey(species[j], clip[j]) {
+						goto slow
+					}
 					f := m.off[species[j]] + int(clip[j])
 					l := &limits[f]
 					if l.most != most {
@@ -336,10 +466,54 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 						phase[j] = phases[j]
 						continue
 					}
+					// farther's tight bound and the posing from the columns too:
+					// the sides they would read are these.
+					if m.reg.Species(species[j]) == nil {
+						goto slow
+					}
+					sp, c := &m.paths[species[j]], m.flat[f]
+					from, to := [3]registry.Side{{Clip: clip[j], Phase: phase[j], Weight: 1}}, [3]registry.Side{{Clip: clip[j], Phase: phases[j], Weight: 1}}
+					if d, _ := sp.oneClip(&from, &to, true); !(d*d <= most) {
+						var a, b [3]posedSide
+						sp.resolve(&to, &a)
+						sp.resolve(&from, &b)
+						posed++
+						most = c.farthestHot(&a[0], &b[0], c.span(from[0].Phase, to[0].Phase), most)
+					}
+					phase[j] = phases[j]
+					continue
+				} else if k&pairBit != 0 && k != noKey {
+					if other, b0, b1, ok := b.SpeedBlend(i); ok && k == m.pairKey(species[j], clip[j], other) {
+						// A steady speed blend first: its limit alone.
+						pk := k &^ pairBit
+						l := &plimits[pk]
+						if l.most != most {
+							*l = m.pairs[pk].limit(most)
+						}
+						if b0 == w0[j] && b1 == w1[j] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights && math.Abs(float64(phases[j])-float64(phase[j])) <= l.step {
+							phase[j] = phases[j]
+							continue
+						}
+						d, ok := m.pairs[pk].bound(w0[j], w1[j], b0, b1, phase[j], phases[j])
+						if !ok || !(d*d <= most) { // farther's tight bound, from the columns too
+							was := [3]registry.Side{{Clip: clip[j], Phase: phase[j], Weight: w0[j]}, {Clip: other, Phase: phase[j], Weight: w1[j]}}
+							now := [3]registry.Side{{Clip: clip[j], Phase: phases[j], Weight: b0}, {Clip: other, Phase: phases[j], Weight: b1}}
+							d, ok = m.paths[species[j]].twoClips(&was, &now, true)
+						}
+						if ok && d*d <= most {
+							phase[j], w0[j], w1[j] = phases[j], b0, b1
+							continue
+						}
+					}
 				}
+			slow:
 				p := &m.prev[i]
-				if key[j] != noKey {
+				switch k := key[j]; {
+				case k == noKey:
+				case k&pairBit == 0:
 					p.sides[0].Phase = phase[j]
+				default:
+					p.sides[0].Phase, p.sides[1].Phase, p.sides[0].Weight, p.sides[1].Weight = phase[j], phase[j], w0[j], w1[j]
 				}
 				cur := unitPose{species: b.Species[i], has: true}
 				b.SidesTo(i, &cur.sides)
@@ -347,31 +521,63 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 					p.has, key[j] = false, noKey
 					continue
 				}
-				if p.has && p.species == cur.species && (!m.farther(&cur, p, most, false) || !m.farther(&cur, p, most, true)) {
+				sp := &m.paths[cur.species]
+				same := p.has && p.species == cur.species
+				if same && (!m.farther(&cur, p, most, false) || !m.farther(&cur, p, most, true)) {
 					*p = cur
-					key[j], phase[j] = m.keyOf(p), p.sides[0].Phase
+					key[j], phase[j], w0[j], w1[j] = m.keyOf(p), p.sides[0].Phase, p.sides[0].Weight, p.sides[1].Weight
 					continue
 				}
-				sp := &m.paths[cur.species]
 				var now, was [3]posedSide
 				nNow, ok := sp.resolve(&cur.sides, &now)
 				if !ok {
 					p.has, key[j] = false, noKey
 					continue
 				}
-				if p.has && p.species == cur.species {
+				if same {
 					if nWas, ok := sp.resolve(&p.sides, &was); ok {
 						posed++
-						most = max(most, sp.farthest(now[:nNow], was[:nWas], o, q))
+						most = m.farthestFrom(w, i, sp, p, &cur, now[:nNow], was[:nWas], most)
 					}
 				}
 				*p = cur
-				key[j], phase[j] = m.keyOf(p), p.sides[0].Phase
+				key[j], phase[j], w0[j], w1[j] = m.keyOf(p), p.sides[0].Phase, p.sides[0].Weight, p.sides[1].Weight
 			}
 			m.most[w], m.posed[w] = most, m.posed[w]+posed
 		}()
 	}
 	wg.Wait()
+}
+
+// farthestFrom is max(most, farthest's move) for unit i, posed by worker w from
+// p to cur, posing as little as it can. Of one clip at full weight both times
+// it looks at a bone only while the bone's own fastest step could beat most
+// (clipPath.farthestHot). A blend's pose now is kept for the next step, and its
+// pose then read from what the last step kept, if it posed the unit: the same
+// sides give the same origins.
+func (m *jumpMeter) farthestFrom(w, i int, sp *speciesPaths, p, cur *unitPose, now, was []posedSide, most float64) float64 {
+	if len(now) == 1 && len(was) == 1 && now[0].wgt == 1 && was[0].wgt == 1 {
+		if a, b := p.sides[0], cur.sides[0]; a.Weight == 1 && b.Weight == 1 && a.Clip == b.Clip {
+			c := &sp.clips[a.Clip]
+			return c.farthestHot(&now[0], &was[0], c.span(a.Phase, b.Phase), most)
+		}
+		return max(most, farthestOne(&now[0], &was[0]))
+	}
+	k3 := 3 * sp.bones
+	kept := &m.kept[w][m.step&1]
+	at := len(*kept)
+	*kept = slices.Grow(*kept, k3)[:at+k3]
+	o := (*kept)[at:]
+	pose(o, now)
+	var q []float32
+	if m.keptStep[i] == m.step-1 {
+		q = m.kept[w][(m.step-1)&1][m.keptAt[i]:][:k3]
+	} else {
+		q = m.bufs[w][:k3]
+		pose(q, was)
+	}
+	m.keptStep[i], m.keptAt[i] = m.step, int32(at)
+	return max(most, farthestPosed(o, q))
 }
 
 // posedSide is a side of a pose with its frames found: the origins of the
@@ -415,8 +621,15 @@ func (sp *speciesPaths) farthest(now, was []posedSide, o, q []float32) float64 {
 	o, q = o[:k3], q[:k3]
 	pose(o, now)
 	pose(q, was)
+	return farthestPosed(o, q)
+}
+
+// farthestPosed returns the largest squared move of any bone from origins q to
+// origins o.
+func farthestPosed(o, q []float32) float64 {
+	q = q[:len(o)]
 	var most float64
-	for k := 0; k+2 < k3; k += 3 {
+	for k := 0; k+2 < len(o); k += 3 {
 		dx, dy, dz := float64(o[k]-q[k]), float64(o[k+1]-q[k+1]), float64(o[k+2]-q[k+2])
 		most = max(most, dx*dx+dy*dy+dz*dz)
 	}
@@ -441,6 +654,26 @@ func farthestOne(now, was *posedSide) float64 {
 	n1, w0, w1 = n1[:len(n0)], w0[:len(n0)], w1[:len(n0)]
 	var most float64
 	for k := 0; k+2 < len(n0); k += 3 {
+		dx := float64((n0[k] + (n1[k]-n0[k])*ln) - (w0[k] + (w1[k]-w0[k])*lw))
+		dy := float64((n0[k+1] + (n1[k+1]-n0[k+1])*ln) - (w0[k+1] + (w1[k+1]-w0[k+1])*lw))
+		dz := float64((n0[k+2] + (n1[k+2]-n0[k+2])*ln) - (w0[k+2] + (w1[k+2]-w0[k+2])*lw))
+		most = max(most, dx*dx+dy*dy+dz*dz)
+	}
+	return most
+}
+
+// farthestHot is max(most, farthestOne(now, was)) for two poses of clip p span
+// frames apart: it looks at the bones in hot's order and stops at the first
+// whose fastest step times span, with the rounding quick allows for, cannot
+// beat the largest move so far; nor can any after it.
+func (p *clipPath) farthestHot(now, was *posedSide, span, most float64) float64 {
+	n0, n1, w0, w1, ln, lw := now.f0, now.f1, was.f0, was.f1, now.lerp, was.lerp
+	n1, w0, w1 = n1[:len(n0)], w0[:len(n0)], w1[:len(n0)]
+	for x, k := range p.hot {
+		if b := (span*p.hotStep[x] + p.margin) * (1 + 1e-6); b*b <= most {
+			break
+		}
+		k *= 3
 		dx := float64((n0[k] + (n1[k]-n0[k])*ln) - (w0[k] + (w1[k]-w0[k])*lw))
 		dy := float64((n0[k+1] + (n1[k+1]-n0[k+1])*ln) - (w0[k+1] + (w1[k+1]-w0[k+1])*lw))
 		dz := float64((n0[k+2] + (n1[k+2]-n0[k+2])*ln) - (w0[k+2] + (w1[k+2]-w0[k+2])*lw))
@@ -503,9 +736,7 @@ func (sp *speciesPaths) oneClip(a, b *[3]registry.Side, tight bool) (float64, bo
 // is bound's sum term for term, so the same bound bit for bit
 // (TestJumpMeterShortcuts), without bound's search for each side's match.
 func (sp *speciesPaths) twoClips(a, b *[3]registry.Side, tight bool) (float64, bool) {
-	n := unit.ClipID(len(sp.clips))
-	if !(a[2].Weight == 0 && b[2].Weight == 0 && a[0].Weight != 0 && a[1].Weight != 0 && b[0].Weight != 0 && b[1].Weight != 0 &&
-		a[0].Clip == b[0].Clip && a[1].Clip == b[1].Clip && a[0].Clip != a[1].Clip && a[0].Clip < n && a[1].Clip < n) {
+	if !sp.twoShape(a, b) {
 		return 0, false
 	}
 	c0, c1 := &sp.clips[a[0].Clip], &sp.clips[a[1].Clip]
@@ -515,13 +746,27 @@ func (sp *speciesPaths) twoClips(a, b *[3]registry.Side, tight bool) (float64, b
 	} else {
 		r0, r1 = c0.reach(a[0].Phase, b[0].Phase), c1.reach(a[1].Phase, b[1].Phase)
 	}
-	a0, a1, b0, b1 := float64(a[0].Weight), float64(a[1].Weight), float64(b[0].Weight), float64(b[1].Weight)
+	return twoBound(float64(a[0].Weight), float64(a[1].Weight), float64(b[0].Weight), float64(b[1].Weight), r0, r1, sp.box[a[1].Clip][a[0].Clip], sp.big), true
+}
+
+// twoShape reports whether a and b are poses of the same two clips in the same
+// places (twoClips' case).
+func (sp *speciesPaths) twoShape(a, b *[3]registry.Side) bool {
+	n := unit.ClipID(len(sp.clips))
+	return a[2].Weight == 0 && b[2].Weight == 0 && a[0].Weight != 0 && a[1].Weight != 0 && b[0].Weight != 0 && b[1].Weight != 0 &&
+		a[0].Clip == b[0].Clip && a[1].Clip == b[1].Clip && a[0].Clip != a[1].Clip && a[0].Clip < n && a[1].Clip < n
+}
+
+// twoBound is twoClips' bound from the sides' weights, their clips' paths r0
+// and r1, the distance box between the clips and the species' biggest
+// coordinate.
+func twoBound(a0, a1, b0, b1, r0, r1, box, big float64) float64 {
 	bound := math.Abs(b0) * r0
 	bound += math.Abs(b1) * r1
-	bound += math.Abs(b1-a1) * sp.box[a[1].Clip][a[0].Clip]
+	bound += math.Abs(b1-a1) * box
 	weights := math.Abs(a0) + math.Abs(a1) + math.Abs(b0) + math.Abs(b1)
-	bound += math.Abs((b0+b1)-(a0+a1))*math.Sqrt(3)*sp.big + 4e-6*sp.big*weights
-	return bound * (1 + 1e-6), true
+	bound += math.Abs((b0+b1)-(a0+a1))*math.Sqrt(3)*big + 4e-6*big*weights
+	return bound * (1 + 1e-6)
 }
 
 // bound is the bound farther's comment works out on any two poses p and cur

@@ -126,7 +126,8 @@ func (m *jumpMeterBefore) max() float64 { return slices.Max(m.most) }
 // TestJumpMeterShortcuts checks the meter's shortcuts for a pose of one clip
 // and of two (speed blends, fades from one clip) against the general bound
 // they stand in for: over every unit-step of a battle that one takes, the same
-// bound bit for bit, both ways (reach and path). The largest move alone would
+// bound bit for bit, both ways (reach and path); and a speed blend's from its
+// columns (pairPath.bound) against twoClips'. The largest move alone would
 // not show a shortcut that bounds too little: few units come near it.
 func TestJumpMeterShortcuts(t *testing.T) {
 	reg, _, err := simRegistry("", false)
@@ -138,7 +139,7 @@ func TestJumpMeterShortcuts(t *testing.T) {
 	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
 	m := newJumpMeter(reg, units)
 	prev := make([]unitPose, units)
-	took, speed, one := 0, 0, 0
+	took, speed, one, blends := 0, 0, 0, 0
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
 			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
@@ -153,6 +154,15 @@ func TestJumpMeterShortcuts(t *testing.T) {
 						}
 					}
 					got, two := sp.twoClips(&p.sides, &cur.sides, tight)
+					if k := m.keyOf(&p); k&pairBit != 0 && k != noKey && k == m.keyOf(&cur) && !tight {
+						a, b := &p.sides, &cur.sides
+						if quick, ok := m.pairs[k&^pairBit].bound(a[0].Weight, a[1].Weight, b[0].Weight, b[1].Weight, a[0].Phase, b[0].Phase); ok {
+							blends++
+							if !two || math.Float64bits(quick) != math.Float64bits(got) {
+								t.Fatalf("unit %d, %v to %v: the speed blend's %v, twoClips %v (%v)", i, p.sides, cur.sides, quick, got, two)
+							}
+						}
+					}
 					if !two {
 						continue
 					}
@@ -170,8 +180,8 @@ func TestJumpMeterShortcuts(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d bounds of one clip compared, %d of two, %d of them of speed blends", one, took, speed)
-	if one < units*steps || took < units*steps/20 || speed == 0 || speed == took {
+	t.Logf("%d bounds of one clip compared, %d of two, %d of them of speed blends, %d from columns", one, took, speed, blends)
+	if one < units*steps || took < units*steps/20 || speed == 0 || speed == took || blends < speed/4 {
 		t.Errorf("%d bounds of one clip compared, %d of two, %d of speed blends: the battle shows too few of some kind", one, took, speed)
 	}
 }
@@ -179,8 +189,9 @@ func TestJumpMeterShortcuts(t *testing.T) {
 // TestJumpMeterPoses checks the meter's posing against Species.OriginsOf, whose
 // origins the GPU's palettes hold: over every unit-step of a battle, the
 // largest squared move of a bone is the same bit for bit, for one clip at full
-// weight (most units) and for blends alike; and the sides the meter reads
-// (Batch.SidesTo, into a used array) are Sides'.
+// weight (most units; farthestHot too, against any largest move so far) and
+// for blends alike; and the sides the meter reads (Batch.SidesTo, into a used
+// array, and Batch.SpeedBlend) are Sides'.
 func TestJumpMeterPoses(t *testing.T) {
 	reg, _, err := simRegistry("", false)
 	if err != nil {
@@ -196,7 +207,7 @@ func TestJumpMeterPoses(t *testing.T) {
 		bones = max(bones, s.File.BoneCount())
 	}
 	now, was := make([]float32, 3*bones), make([]float32, 3*bones)
-	single, blend := 0, 0
+	single, blend, speed := 0, 0, 0
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
 			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
@@ -204,6 +215,17 @@ func TestJumpMeterPoses(t *testing.T) {
 			dirty := [3]registry.Side{{Clip: 9, Phase: 9, Weight: 9}, {Clip: 9, Phase: 9, Weight: 9}, {Clip: 9, Phase: 9, Weight: 9}}
 			if b.Crowd.SidesTo(i, &dirty); dirty != cur.sides {
 				t.Fatalf("unit %d: SidesTo %v, Sides %v", i, dirty, cur.sides)
+			}
+			// And SpeedBlend, for a unit blending two gaits and fading from none.
+			other, w0, w1, ok := b.Crowd.SpeedBlend(i)
+			if ok != (b.Crowd.Blending(i) && !b.Crowd.Fading(i)) {
+				t.Fatalf("unit %d: SpeedBlend %v, blending %v, fading %v", i, ok, b.Crowd.Blending(i), b.Crowd.Fading(i))
+			}
+			if ph := b.Crowd.Phase[i]; ok && cur.sides != [3]registry.Side{{Clip: b.Crowd.Clip[i], Phase: ph, Weight: w0}, {Clip: other, Phase: ph, Weight: w1}} {
+				t.Fatalf("unit %d: SpeedBlend %v %v %v, Sides %v", i, other, w0, w1, cur.sides)
+			}
+			if ok {
+				speed++
 			}
 			if p := prev[i]; p.has && p.species == cur.species {
 				s := reg.Species(cur.species)
@@ -227,6 +249,17 @@ func TestJumpMeterPoses(t *testing.T) {
 				}
 				if na == 1 && nb == 1 && a[0].wgt == 1 && b[0].wgt == 1 {
 					single++
+					if c := p.sides[0].Clip; c == cur.sides[0].Clip {
+						// Looking only at the bones that could beat the largest
+						// move so far, just under this move, at it or none.
+						cp := &sp.clips[c]
+						span := cp.span(p.sides[0].Phase, cur.sides[0].Phase)
+						for _, most := range []float64{0, want * (1 - 1e-9), want, want / 4, 2 * want} {
+							if got := cp.farthestHot(&a[0], &b[0], span, most); math.Float64bits(got) != math.Float64bits(max(most, want)) {
+								t.Fatalf("unit %d, %v to %v, largest so far %v: farthestHot %v, want %v", i, p.sides, cur.sides, most, got, max(most, want))
+							}
+						}
+					}
 				} else {
 					blend++
 				}
@@ -236,8 +269,8 @@ func TestJumpMeterPoses(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d unit-steps of one clip, %d blending", single, blend)
-	if single < units*steps/2 || blend < units*steps/20 {
+	t.Logf("%d unit-steps of one clip, %d blending, %d speed blends", single, blend, speed)
+	if single < units*steps/2 || blend < units*steps/20 || speed < units*steps/20 {
 		t.Errorf("%d of one clip, %d blending: the battle shows too few of either", single, blend)
 	}
 }
@@ -247,7 +280,7 @@ func TestJumpMeterPoses(t *testing.T) {
 // largest moves from 1 cm to 2 m, phase pairs that step no farther than the
 // limit (a one-shot's phases clamped to [0, 1]) pass quick's test, and the
 // limit is no shorter than it need be (a hundredth of a percent of the step
-// quick allows).
+// quick allows); and likewise a steady speed blend's limit against its bound.
 func TestJumpMeterLimit(t *testing.T) {
 	reg, _, err := simRegistry("", false)
 	if err != nil {
@@ -300,5 +333,40 @@ func TestJumpMeterLimit(t *testing.T) {
 	}
 	if tried < 10000 {
 		t.Errorf("%d phase pairs tried", tried)
+	}
+	// A steady speed blend's limit, against pairPath.bound: every pair of
+	// looping clips of a species, weights 1 − w and w.
+	tried = 0
+	for _, pp := range m.pairs {
+		if !pp.loops {
+			continue
+		}
+		for _, jump := range []float64{0.01, 0.05, 0.2, 0.6, 2} {
+			most := jump * jump
+			l := pp.limit(most)
+			for x := range 40 {
+				w := rng.Float32()
+				a := rng.Float32()*1.4 - 0.2
+				b := float32(float64(a) + (2*rng.Float64()-1)*l.step)
+				if x < 4 { // the limit itself, either way, nearly all the weight on either clip
+					b = float32(float64(a) + float64(1-2*(x&1))*l.step)
+					w = []float32{1e-7, math.Nextafter32(1, 0)}[x>>1]
+				}
+				if w == 0 {
+					continue
+				}
+				w0, w1 := 1-w, w
+				if math.Abs(float64(b)-float64(a)) > l.step || math.Abs(float64(w0))+math.Abs(float64(w1)) > steadyWeights {
+					continue
+				}
+				tried++
+				if d, ok := pp.bound(w0, w1, w0, w1, a, b); !ok || !(d*d <= most) {
+					t.Fatalf("pair %+v, weights %v %v: phases %v to %v, within the limit %v: bound %v (%v) against %v", pp, w0, w1, a, b, l.step, d, ok, jump)
+				}
+			}
+		}
+	}
+	if tried < 10000 {
+		t.Errorf("%d steady speed blends tried", tried)
 	}
 }
