@@ -48,16 +48,18 @@ type selectArgs struct {
 // moving<<12, (weapon&3)<<13), (archetype&7)<<15, min(variant, 7)<<18 and
 // species<<21.
 type memo struct {
-	key            []uint32  // the key of the inputs chosen from; noKey: none
-	sel            []uint32  // the pick's clip | state<<16 | rule<<24
-	base, perSpeed []float32 // the pick's
+	key []uint32 // the key of the inputs chosen from; noKey: none
+	// The pick's clip | state<<16 | rule<<24 | (a speed blend)<<28, its base
+	// (the speed blend's pair, as bits, where it has one: its rate does not
+	// use base) and its perSpeed.
+	sel            []uint32
+	base, perSpeed []float32
 	// cat is the catalog every entry was written with; nil when not one.
 	cat atomic.Pointer[catalog]
 }
 
 // noKey is a key no input gives (keys are below 1<<29): the memo holds
-// nothing for the unit (its species is not loaded, or it plays a speed blend,
-// whose rate is not the pick's).
+// nothing for the unit (its species is not loaded).
 const noKey = ^uint32(0)
 
 func (m *memo) init(n int) {

@@ -743,11 +743,10 @@ GLOBL selk<>(SB), RODATA|NOPTR, $32
 //
 // With the memo (memoKey not nil) each group's key (memo) is worked out
 // first; where memoRead is set and all eight keys and clips are the memo's,
-// the state, clip, rule, base and perSpeed come from the memo and the state
-// table, the picks and the speed blend are skipped. Otherwise the group is
+// the state, clip, rule, speed blend, base and perSpeed come from the memo
+// and the state table and the picks are skipped. Otherwise the group is
 // chosen as above and the memo written: each lane's key, or noKey where the
-// species is past maxID or the pick has a speed blend, which the memo does
-// not hold.
+// species is past maxID.
 //
 // Frame: 0 pick offsets, 32 pair offsets, 64 state, 96 left, 128 seen, 160
 // speed, 192 clip, 224 rate, 256 rule, 288 pair lanes, 320 key.
@@ -820,27 +819,35 @@ group8:
 	CMPL AX, $0xff
 	JNE choose8
 
-	// From the memo: the state, seen |= clip | a<<16, the rule, no unit left,
-	// and rt = base + perSpeed·speed in Y3 as below.
+	// From the memo: the state, seen |= clip | a<<16, the rule, no unit left;
+	// Y2 clip | pair<<16 (a speed blend's pair is kept where its base would
+	// be, which its rate does not use), Y3 base (0 with a pair), Y4
+	// perSpeed, Y6 clip & 0x7fff; the rate as the picks give it.
 	VPSLLD $8, Y10, Y0
 	VPSRLD $24, Y0, Y0
 	VMOVDQU Y0, 64(SP)
-	VPSLLD $16, Y10, Y0
-	VPSRLD $16, Y0, Y0
-	VPOR 128(SP), Y0, Y0
+	VPSLLD $16, Y10, Y2
+	VPSRLD $16, Y2, Y2
+	VPOR 128(SP), Y2, Y0
 	VMOVDQU Y0, 128(SP)
-	VPSRLD $24, Y10, Y0
+	VPSLLD $4, Y10, Y0
+	VPSRLD $28, Y0, Y0
 	VMOVDQU Y0, 256(SP)
 	VPXOR Y0, Y0, Y0
 	VMOVDQU Y0, 96(SP)
+	VPSLLD $3, Y10, Y0
+	VPSRAD $31, Y0, Y0 // a pair
 	MOVQ 144(BX), AX
 	VMOVUPS (AX)(CX*4), Y3
+	VPAND Y3, Y0, Y5
+	VPSLLD $16, Y5, Y5
+	VPOR Y5, Y2, Y2
+	VPANDN Y3, Y0, Y3
 	MOVQ 152(BX), AX
 	VMOVUPS (AX)(CX*4), Y4
-	VMOVUPS 160(SP), Y1
-	VMULPS Y1, Y4, Y4
-	VADDPS Y4, Y3, Y3
-	JMP swing8
+	VPSLLD $17, Y10, Y6
+	VPSRLD $17, Y6, Y6
+	JMP rate8
 
 choose8:
 	// st = states[index] in Y4
@@ -876,23 +883,28 @@ choose8:
 	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y5)
 	VMOVDQU Y0, 256(SP)
 
-	// The memo: each lane's key, or noKey where its species is past maxID or
-	// its pick has a speed blend; its clip | state<<16 | rule<<24, base and
-	// perSpeed.
+	// The memo: each lane's key, or noKey where its species is past maxID;
+	// its clip | state<<16 | rule<<24 | (a pair)<<28, base or, with a pair,
+	// the pair, and perSpeed.
 	MOVQ 128(BX), AX
 	TESTQ AX, AX
 	JZ chosen8
-	VPSRLD $16, Y2, Y5
-	VPXOR Y6, Y6, Y6
-	VPCMPEQD Y6, Y5, Y5 // no pair
-	VMOVDQU 96(SP), Y6
-	VPANDN Y5, Y6, Y5 // and s ≤ maxID: the memo may hold it
-	VPCMPEQD Y6, Y6, Y6
-	VPXOR Y6, Y5, Y5
+	VMOVDQU 96(SP), Y5 // s > maxID
 	VPOR 320(SP), Y5, Y5
 	VMOVDQU Y5, (AX)(CX*4)
+	VPSRLD $16, Y2, Y5
+	VPXOR Y6, Y6, Y6
+	VPCMPEQD Y6, Y5, Y6
+	VPCMPEQD Y7, Y7, Y7
+	VPXOR Y7, Y6, Y6 // a pair
+	VBLENDVPS Y6, Y5, Y3, Y7 // the pair where there is one, else base
+	MOVQ 144(BX), AX
+	VMOVUPS Y7, (AX)(CX*4)
+	VPSRLD $31, Y6, Y6
+	VPSLLD $28, Y6, Y6
 	VPSLLD $16, Y2, Y5
 	VPSRLD $16, Y5, Y5
+	VPOR Y6, Y5, Y5
 	VMOVDQU 64(SP), Y6
 	VPSLLD $16, Y6, Y6
 	VPOR Y6, Y5, Y5
@@ -900,8 +912,6 @@ choose8:
 	VPOR Y6, Y5, Y5
 	MOVQ 136(BX), AX
 	VMOVDQU Y5, (AX)(CX*4)
-	MOVQ 144(BX), AX
-	VMOVUPS Y3, (AX)(CX*4)
 	MOVQ 152(BX), AX
 	VMOVUPS Y4, (AX)(CX*4)
 
@@ -922,6 +932,7 @@ chosen8:
 	VPOR 96(SP), Y7, Y7
 	VMOVDQU Y7, 96(SP)
 
+rate8:
 	// rt = base + perSpeed·speed in Y3
 	VMOVUPS 160(SP), Y1
 	VMULPS Y1, Y4, Y4

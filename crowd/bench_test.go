@@ -179,12 +179,15 @@ func BenchmarkCrowdAnimate(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("units=%d", n), func(b *testing.B) {
 			c := benchCrowd(n)
+			defer lockThread()()
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0, cpuOK := threadCPU()
 			for b.Loop() {
 				c.Animate(r, 1.0/60)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/unit")
+			reportCPU(b, cpu0, cpuOK, float64(n), "cpu-ns/unit")
 		})
 	}
 }
