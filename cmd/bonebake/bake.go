@@ -45,20 +45,25 @@ func newBakeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, a []string) error {
 			flags := cmd.Flags()
 			a, err := clipArgs(cmd, &model.set, a)
-			switch {
+			mot := motFlags.active(flags)
+			builtins, models := !mot && len(a) == 0, !mot && len(a) > 0
+			switch err := cmp.Or(err, refuseFlags(flags, []flagRule{
+				{mot, []string{"clips", "retarget", "up", "plant-feet", "face"}, "applies to a glTF model's bake, not to --mot"},
+				{mot, []string{"bpat-version"}, "applies to a glTF model or the built-in creatures"},
+				{mot, []string{"species", "one-shot", "socket", "manifest"}, "does not apply to --mot"},
+				{builtins, snapshotFlags, "applies to a model: the built-in creatures always get their snapshot meshes"},
+				{builtins, bakeModelFlags, "applies to a model; the built-in creatures carry their own settings"},
+				{builtins && pkg != "", []string{"out", "verbose"}, "does not apply to --package: the package is the one file written (--package OUT.bpx)"},
+				{models && pkg != "", []string{"package"}, "bakes the built-in creatures; it does not apply to a model"},
+				{models, []string{"species"}, "picks built-in creatures; it does not apply to a model"},
+				{models && !snap, snapshotFlags[1:], "needs --snapshot"},
+			})); {
 			case err != nil:
 				return err
-			case motFlags.active(flags):
+			case mot:
 				return motFlags.run(cmd, a, out, &model)
-			case len(a) == 0:
+			case builtins:
 				return bakeBuiltins(cmd, model.set, out, pkg, only, verbose)
-			case pkg != "":
-				return usagef("--package bakes the built-in creatures; it does not apply to a model")
-			case flags.Changed("species"):
-				return usagef("--species picks built-in creatures; it does not apply to a model")
-			}
-			if f := changed(flags, snapshotFlags[1:]...); f != "" && !snap {
-				return usagef("--%s needs --snapshot", f)
 			}
 			set, err := model.settings(flags)
 			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags)))); err != nil {
@@ -136,18 +141,8 @@ func checkModel(model string) error {
 // species.DefaultDir), or into the package pkg when it is given. Of a model's
 // settings only the BPAT version applies (set.Version, 2 or none).
 func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, only []string, verbose bool) error {
-	flags := cmd.Flags()
-	if f := changed(flags, snapshotFlags...); f != "" {
-		return usagef("--%s applies to a model: the built-in creatures always get their snapshot meshes", f)
-	}
-	if f := changed(flags, bakeModelFlags...); f != "" {
-		return usagef("--%s applies to a model; the built-in creatures carry their own settings", f)
-	}
-	if err := cmp.Or(set.Check(givenSettings(flags)), species.CheckVersion(set.Version)); err != nil {
+	if err := cmp.Or(set.Check(givenSettings(cmd.Flags())), species.CheckVersion(set.Version)); err != nil {
 		return libError(err) // --bpat-version, the one left
-	}
-	if f := changed(flags, "out", "verbose"); pkg != "" && f != "" {
-		return usagef("--%s does not apply to --package: the package is the one file written (--package OUT.bpx)", f)
 	}
 	if strings.EqualFold(filepath.Ext(dir), ".bpat") {
 		return usagef("-o %s: with no model, --out is the folder for the built-in creatures; give a model to bake into one .bpat file", dir)

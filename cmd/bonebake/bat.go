@@ -17,6 +17,7 @@ import (
 	"github.com/bonebake/bonebake/species/creatures"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newBatCmd() *cobra.Command {
@@ -89,7 +90,10 @@ when the worst error (metres) is larger, writing nothing.`,
 			if !flags.Changed("clips") {
 				opt.Clips = nil
 			}
-			gtFlags := []string{"unit-scale", "invert-axes", "reference", "ref-padding", "padding-mode", "remap", "angle-unit", "rotation", "all-joints"}
+			if err := refuseFlags(flags, []flagRule{{opt.Preset != bat.GameTools, []string{"unit-scale", "invert-axes", "reference", "ref-padding",
+				"padding-mode", "remap", "angle-unit", "rotation", "all-joints"}, "is a setting of --preset gametools (the Blender add-on's)"}}); err != nil {
+				return err
+			}
 			if opt.Preset == bat.GameTools {
 				if flags.Changed("invert-axes") {
 					if strings.Trim(strings.ToLower(invertAxes), "xyz") != "" && invertAxes != "none" {
@@ -99,12 +103,6 @@ when the worst error (metres) is larger, writing nothing.`,
 					addon.InvertX, addon.InvertY, addon.InvertZ = strings.Contains(a, "x"), strings.Contains(a, "y"), strings.Contains(a, "z")
 				}
 				opt.GameTools = &addon
-			} else {
-				for _, f := range gtFlags {
-					if flags.Changed(f) {
-						return usagef("--%s is a setting of --preset gametools (the Blender add-on's)", f)
-					}
-				}
 			}
 			if err := opt.Resolve(); err != nil {
 				return usageError{err}
@@ -120,7 +118,7 @@ when the worst error (metres) is larger, writing nothing.`,
 					return nil
 				}
 			}
-			in, err := batInput(a[0], bpatOf, set, flags.Changed, cmd.ErrOrStderr())
+			in, err := batInput(a[0], bpatOf, set, flags, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -217,17 +215,16 @@ func stackedText(r *bat.Report) string {
 }
 
 // batInput resolves the argument of bat: a glTF model, a BPAT file with its
-// model, or a built-in creature's name. changed says which flags were given.
-func batInput(arg, model string, set gltfbake.Settings, changed func(flag string) bool, notes io.Writer) (*bat.Input, error) {
+// model, or a built-in creature's name. fl holds the flags given.
+func batInput(arg, model string, set gltfbake.Settings, fl *pflag.FlagSet, notes io.Writer) (*bat.Input, error) {
 	if _, err := os.Stat(arg); err != nil && !strings.ContainsAny(arg, `/\.`) {
 		s := creatures.ByName(arg)
 		if s == nil {
 			return nil, usagef("%s: no such file, and no built-in creature of that name (there are: %s)", arg, strings.Join(creatures.Names(), ", "))
 		}
-		for _, f := range []string{"fps", "skin", "model", "scale", "deforming-only", "max-bones"} {
-			if changed(f) {
-				return nil, usagef("--%s applies to files; the built-in creatures carry their own settings", f)
-			}
+		if err := refuseFlags(fl, []flagRule{{true, []string{"fps", "skin", "model", "scale", "deforming-only", "max-bones"},
+			"applies to files; the built-in creatures carry their own settings"}}); err != nil {
+			return nil, err
 		}
 		return bat.FromSpecies(s)
 	}
@@ -252,7 +249,7 @@ func batInput(arg, model string, set gltfbake.Settings, changed func(flag string
 		if model == "" {
 			return nil, usagef("%s: a BPAT file holds no mesh: give the glTF model it was baked from with --model", arg)
 		}
-		if changed("fps") {
+		if fl.Changed("fps") {
 			return nil, usagef("--fps: a BPAT file's clips are baked already")
 		}
 		if err := inputFile(model); err != nil {

@@ -38,12 +38,7 @@ func (m *motBakeFlags) active(fl *pflag.FlagSet) bool {
 // run bakes the motions onto the rig into out (bake --mot … --rig … -o OUT.bpat).
 func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *modelFlags) error {
 	fl := cmd.Flags()
-	if f := changed(fl, "clips", "retarget", "up", "plant-feet", "face"); f != "" {
-		return usagef("--%s applies to a glTF model's bake, not to --mot", f)
-	}
 	switch {
-	case fl.Changed("bpat-version"):
-		return usagef("--bpat-version applies to a glTF model or the built-in creatures")
 	case len(a) > 1:
 		return usagef("--mot bakes one rig; got %d models", len(a))
 	case len(a) > 0:
@@ -54,11 +49,6 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 		return usagef("--mot and --rig go together: bake --mot A.mot[,B.mot] --rig MODEL.glb -o OUT.bpat")
 	case out == "":
 		return usagef("give the output file with -o")
-	}
-	for _, f := range []string{"species", "one-shot", "socket", "manifest"} {
-		if fl.Changed(f) {
-			return usagef("--%s does not apply to --mot", f)
-		}
 	}
 	ms := given.set // the model flags --mot takes: --fps, --force, --skin, --species-id
 	set := motsrc.Settings{RotationOrder: strings.ToLower(m.rotationOrder), NoLimits: ms.NoLimits, FPS: ms.FPS, Skin: ms.Skin}

@@ -128,11 +128,11 @@ and says so. Stop it with Ctrl-C.`,
 				assets, err = loadViewPaths(paths, set, species.option())
 				what = plural(len(assets), "file")
 			} else {
-				if set.Up != "" {
-					return usagef("--up applies to BVH files: name them (view walk.bvh --up +Z)")
-				}
-				if f := changed(cmd.Flags(), viewModelFlags...); f != "" {
-					return usagef("--%s applies to models (glTF, FBX, BVH): name them (view Fox.glb --scale 0.01)", f)
+				if err := refuseFlags(cmd.Flags(), []flagRule{
+					{set.Up != "", []string{"up"}, "applies to BVH files: name them (view walk.bvh --up +Z)"},
+					{true, viewModelFlags, "applies to models (glTF, FBX, BVH): name them (view Fox.glb --scale 0.01)"},
+				}); err != nil {
+					return err
 				}
 				if cmd.Flags().Changed("dir") {
 					if st, err := os.Stat(dir); err != nil || !st.IsDir() {
