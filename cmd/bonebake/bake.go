@@ -4,9 +4,7 @@ import (
 	"cmp"
 	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -88,13 +86,8 @@ func newBakeCmd() *cobra.Command {
 				if err := outputFile("-o", o.Out); err != nil {
 					return err
 				}
-				defer collectLate()()
-			} else if os.Getenv("GOGC") == "" {
-				// Many short-lived models make garbage at a steady rate: collecting
-				// when the heap is three times the live data, not twice, spares a
-				// tenth of the batch's time; the live data is at most one model per core.
-				defer debug.SetGCPercent(debug.SetGCPercent(200))
 			}
+			defer paceGC(len(a))()
 			o.Progress = progress(cmd, "baking "+what)
 			return libError(gltfbake.BakeAll(a, set, o))
 		},

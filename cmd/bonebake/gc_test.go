@@ -42,3 +42,22 @@ func TestCollectLate(t *testing.T) {
 		t.Errorf("memory limit still %d after a collection", l)
 	}
 }
+
+// TestPaceGC: a bake of several models collects at three times the live
+// data, and the pacing before it is restored after.
+func TestPaceGC(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC set: paceGC leaves it alone")
+	}
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	restore := paceGC(3)
+	if p := debug.SetGCPercent(-1); p != 200 {
+		t.Errorf("GOGC %d while baking 3 models, want 200", p)
+	}
+	debug.SetGCPercent(200)
+	restore()
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("GOGC %d after, want 100 restored", p)
+	}
+}
