@@ -1,0 +1,116 @@
+// A foot's pins: its contacts (contacts), the offsets that hold it still over
+// each (hold), blended between them so that nothing pops (fill).
+
+package stride
+
+import (
+	"slices"
+
+	"github.com/bonebake/bonebake/rig"
+)
+
+// hold adds to the offsets off, over the contact of samples q..e-1
+// (unwrapped), what takes back each of the patch's moves over the ground
+// step, from where it stands at the contact's middle.
+func hold(off, step []rig.Vec3, q, e int) {
+	n := len(off) - 1
+	var d rig.Vec3
+	acc := make([]rig.Vec3, e-q)
+	for K := q; K < e; K++ {
+		acc[K-q] = d
+		d = d.Sub(step[K%n])
+	}
+	mid := acc[(e-q-1)/2]
+	for K := q; K < e; K++ {
+		off[K%n] = off[K%n].Add(acc[K-q].Sub(mid))
+	}
+}
+
+// fill blends a foot's offsets off (n+1 of them) outside its contacts runs,
+// from the offsets that pin it within them, so that nothing pops.
+func fill(off []rig.Vec3, runs [][2]int, loops bool) {
+	n := len(off) - 1
+	for c, run := range runs {
+		q, e := run[0], run[1]
+		// Blend windows: up to PlantBlend of the clip, at most half the
+		// gap to the neighbouring contacts (around a loop); the gaps
+		// between contacts are bridged below, so these stay at a
+		// one-shot clip's start and end.
+		prevEnd, nextStart := 0, n
+		if loops {
+			prev, next := runs[(c+len(runs)-1)%len(runs)], runs[(c+1)%len(runs)]
+			prevEnd, nextStart = prev[1], next[0]
+			if prevEnd > q {
+				prevEnd -= n
+			}
+			if nextStart < e {
+				nextStart += n
+			}
+		} else {
+			if c > 0 {
+				prevEnd = runs[c-1][1]
+			}
+			if c+1 < len(runs) {
+				nextStart = runs[c+1][0]
+			}
+		}
+		wMax := int(PlantBlend * float64(n))
+		in := min(wMax, (q-prevEnd)/2)
+		out := min(wMax, (nextStart-e)/2)
+		if !loops {
+			in, out = min(in, q), min(out, n-e)
+		}
+		first, last := off[q%n], off[(e-1)%n]
+		for j := 1; j <= in; j++ {
+			off[((q-j)%n+n)%n] = first.Scale(smooth(1 - float64(j)/float64(in+1)))
+		}
+		for j := 0; j < out; j++ {
+			off[(e+j)%n] = last.Scale(smooth(1 - float64(j+1)/float64(out+1)))
+		}
+	}
+	if loops || len(runs) > 1 {
+		// Between two contacts the offset goes from the one's last to
+		// the next's first across the whole swing (smoothstep): a
+		// short swing is not asked to blend out and in again, which
+		// doubles its steps.
+		pairs := len(runs) - 1
+		if loops {
+			pairs = len(runs)
+		}
+		for c := 0; c < pairs; c++ {
+			a, b := runs[c], runs[(c+1)%len(runs)]
+			from, to := a[1], b[0]
+			if to < from {
+				to += n
+			}
+			last, first := off[(from-1+n)%n], off[to%n]
+			gap := to - from
+			for j := 0; j < gap; j++ {
+				x := smooth(float64(j+1) / float64(gap+1))
+				off[(from+j)%n] = last.Scale(1 - x).Add(first.Scale(x))
+			}
+		}
+	}
+	if loops {
+		off[n] = off[0]
+	} else {
+		off[n] = off[n-1]
+	}
+}
+
+// contacts returns the runs of true in stand lasting MinStance of the clip or
+// more, as [first, end) sample indices in order, end past len(stand) for a
+// run across a looping clip's seam (standRuns); none for a foot that never
+// lifts: nothing to pin it against.
+func contacts(stand []bool, loops bool) [][2]int {
+	if loops && !slices.Contains(stand, false) {
+		return nil
+	}
+	var out [][2]int
+	standRuns(stand, loops, func(first, end int) { out = append(out, [2]int{first, end}) })
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	return out
+}
+
+// smooth is the smoothstep of x in [0, 1]: its slope is 0 at both ends.
+func smooth(x float64) float64 { return x * x * (3 - 2*x) }
