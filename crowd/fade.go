@@ -318,8 +318,10 @@ func (b *Batch) SpeedBlend(i int) (other unit.ClipID, w0, w1 float32, ok bool) {
 	if !b.blending(i) || b.fades.fading(i) {
 		return 0, 0, 0, false
 	}
-	bl := &b.Blend[i]
-	return b.fades.gaitClip[i], 1 - bl.Weight - bl.PriorWeight, bl.Weight, true
+	// Its Blend's weight, read where the blend pass took it from: a column of
+	// a few words a line, not a Blend of 32 bytes (whose PriorWeight is 0).
+	w := b.fades.gaitW[i]
+	return b.fades.gaitClip[i], 1 - w, w, true
 }
 
 // SidesTo writes Sides(i) into s, all of it: for a caller that looks at every

@@ -32,9 +32,13 @@ type jumpMeter struct {
 	// clips if it showed a speed blend (pairKey), noKey if neither, and its
 	// phase then and the speed blend's weights, which prev's lag behind while
 	// the unit stays in its case.
-	key     []uint32
-	phase   []float32
-	w0, w1  []float32
+	key    []uint32
+	phase  []float32
+	w0, w1 []float32
+	// allowed is, per unit, a phase step its key's limit allowed at some
+	// largest move so far (−1: none yet). The largest move only grows, so it
+	// stays allowed: most units are ruled out by it and their phases alone.
+	allowed []float32
 	pairs   []pairPath // per pairKey's clips, at pairOff[species] + clip·clips + other
 	pairOff []int
 	flat    []*clipPath // per oneKey's clip, its path: at off[species] + clip
@@ -189,9 +193,9 @@ type clipPath struct {
 
 // newJumpMeter returns a meter for n units.
 func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
-	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), key: make([]uint32, n), phase: make([]float32, n), w0: make([]float32, n), w1: make([]float32, n), workers: goruntime.GOMAXPROCS(0)}
+	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), key: make([]uint32, n), phase: make([]float32, n), w0: make([]float32, n), w1: make([]float32, n), allowed: make([]float32, n), workers: goruntime.GOMAXPROCS(0)}
 	for i := range m.key {
-		m.key[i] = noKey
+		m.key[i], m.allowed[i] = noKey, -1
 	}
 	m.most, m.posed = make([]float64, m.workers), make([]int, m.workers)
 	bones := 0
@@ -322,6 +326,7 @@ func (p *clipPath) quick(a, b float32) float64 {
 // quick test for the common case that decides as quick does.
 type limit struct {
 	most, step float64 // step −1: none
+	oneShot    bool    // the phases are clamped to [0, 1] first
 }
 
 // limit works out how far the phase may step, either way (a one-shot clip's
@@ -332,7 +337,7 @@ type limit struct {
 // grows, so a step no longer than one that passes passes too
 // (TestJumpMeterLimit).
 func (p *clipPath) limit(most float64) limit {
-	l := limit{most: most, step: -1}
+	l := limit{most: most, step: -1, oneShot: !p.loops}
 	if !(most > 0) {
 		return l
 	}
@@ -438,7 +443,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 			m.kept[w][m.step&1] = m.kept[w][m.step&1][:0]
 			limits, plimits := m.limits[w], m.plimits[w]
 			most, posed := found, 0 // the largest squared move: max takes its root
-			key, phase, w0, w1 := m.key[lo:hi], m.phase[lo:hi], m.w0[lo:hi], m.w1[lo:hi]
+			key, phase, w0, w1, allowed := m.key[lo:hi], m.phase[lo:hi], m.w0[lo:hi], m.w1[lo:hi], m.allowed[lo:hi]
 			species, clip, phases := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi]
 			for j := range key {
 				i := lo + j
@@ -449,13 +454,19 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 					if k != oneKey(species[j], clip[j]) {
 						goto slow
 					}
+					// Unclamped, a one-shot's step is no shorter than clamped.
+					if math.Abs(float64(phases[j])-float64(phase[j])) <= float64(allowed[j]) {
+						phase[j] = phases[j]
+						continue
+					}
 					f := m.off[species[j]] + int(clip[j])
 					l := &limits[f]
 					if l.most != most {
 						*l = m.flat[f].limit(most)
 					}
+					allowed[j] = below32(l.step)
 					was, now := float64(phase[j]), float64(phases[j])
-					if !m.flat[f].loops { // quick's reach clamps a one-shot's phases
+					if l.oneShot { // quick's reach clamps a one-shot's phases
 						was, now = min(max(was, 0), 1), min(max(now, 0), 1)
 					}
 					if math.Abs(now-was) <= l.step {
@@ -485,12 +496,18 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				} else if k&pairBit != 0 && k != noKey {
 					if other, b0, b1, ok := b.SpeedBlend(i); ok && k == m.pairKey(species[j], clip[j], other) {
 						// A steady speed blend first: its limit alone.
+						step := math.Abs(float64(phases[j]) - float64(phase[j]))
+						steady := b0 == w0[j] && b1 == w1[j] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights
+						if steady && step <= float64(allowed[j]) {
+							phase[j] = phases[j]
+							continue
+						}
 						pk := k &^ pairBit
 						l := &plimits[pk]
 						if l.most != most {
 							*l = m.pairs[pk].limit(most)
 						}
-						if b0 == w0[j] && b1 == w1[j] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights && math.Abs(float64(phases[j])-float64(phase[j])) <= l.step {
+						if allowed[j] = below32(l.step); steady && step <= l.step {
 							phase[j] = phases[j]
 							continue
 						}
@@ -517,6 +534,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				}
 				cur := unitPose{species: b.Species[i], has: true}
 				b.SidesTo(i, &cur.sides)
+				allowed[j] = -1 // its key changes below: its limit is to be found again
 				if m.reg.Species(cur.species) == nil || int(cur.species) >= len(m.paths) { // a species not loaded: nothing drawn
 					p.has, key[j] = false, noKey
 					continue
@@ -547,6 +565,18 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 		}()
 	}
 	wg.Wait()
+}
+
+// below32 is x as a float32 no greater than it, or −1 for x < 0.
+func below32(x float64) float32 {
+	if x < 0 {
+		return -1
+	}
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, -1)
+	}
+	return f
 }
 
 // farthestFrom is max(most, farthest's move) for unit i, posed by worker w from
