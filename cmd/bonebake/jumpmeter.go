@@ -534,7 +534,8 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				}
 				cur := unitPose{species: b.Species[i], has: true}
 				b.SidesTo(i, &cur.sides)
-				allowed[j] = -1 // its key changes below: its limit is to be found again
+				// Its key changes below: its limit is to be found again.
+				allowed[j] = -1
 				if m.reg.Species(cur.species) == nil || int(cur.species) >= len(m.paths) { // a species not loaded: nothing drawn
 					p.has, key[j] = false, noKey
 					continue
