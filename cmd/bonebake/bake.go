@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -63,17 +62,10 @@ func newBakeCmd() *cobra.Command {
 			case builtins:
 				return bakeBuiltins(cmd, model.set, out, pkg, only, verbose)
 			}
-			set, err := model.settings(flags)
-			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags)))); err != nil {
+			set, err := model.settings(flags) // the settings as the library checks them, then the files they name
+			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags))), inputFiles(append([]string{snapSet.Mesh}, set.ClipFiles...)...),
+				libError(set.CheckUpUsed(a))); err != nil {
 				return err
-			}
-			for _, f := range slices.Concat([]string{snapSet.Mesh}, set.ClipFiles) {
-				if err := inputFile(f); f != "" && err != nil {
-					return err
-				}
-			}
-			if err := set.CheckUpUsed(a); err != nil {
-				return libError(err)
 			}
 			o := gltfbake.FolderOutput{Output: gltfbake.Output{SnapshotAnySize: snapBig, Check: checkModel, Tell: tell(cmd.OutOrStdout(), cmd.ErrOrStderr())},
 				Out: out, MakeDir: makeDirs}

@@ -36,6 +36,17 @@ func inputFile(path string) error {
 	return nil
 }
 
+// inputFiles is inputFile of each of paths in turn, the first error; an empty
+// path, a flag not given, is skipped.
+func inputFiles(paths ...string) error {
+	for _, p := range paths {
+		if err := inputFile(p); p != "" && err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // outputFile prepares path for writing a file: its folder is created when
 // missing, and an existing directory of that name is refused.
 func outputFile(flag, path string) error {

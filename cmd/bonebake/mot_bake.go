@@ -58,10 +58,8 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 	if err := set.Check(givenSettings(fl)); err != nil {
 		return libError(err)
 	}
-	for _, p := range append([]string{m.rig, m.boneMap}, m.mots...) {
-		if err := inputFile(p); p != "" && err != nil {
-			return err
-		}
+	if err := inputFiles(append([]string{m.rig, m.boneMap}, m.mots...)...); err != nil {
+		return err
 	}
 	if kind, err := sniff(m.rig); err != nil {
 		return err

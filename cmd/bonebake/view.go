@@ -95,10 +95,8 @@ and says so. Stop it with Ctrl-C.`,
 				} else if !isViewModel(k) {
 					return usagef("--clips puts clips on a glTF, FBX or BVH model; %s is not one", paths[0])
 				}
-				for _, f := range set.ClipFiles {
-					if err := inputFile(f); err != nil {
-						return err
-					}
+				if err := inputFiles(set.ClipFiles...); err != nil {
+					return err
 				}
 			}
 			if len(paths) > 0 {
