@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 
+	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 
@@ -109,4 +111,28 @@ func readMeshGLB(name string, b []byte) (pos [][3]float32, uv1 [][2]float32, err
 		return nil, nil, fmt.Errorf("%s: %d positions but %d TEXCOORD_1", name, len(pos), len(uv1))
 	}
 	return pos, uv1, nil
+}
+
+// normalized returns a copy of m with its weights normalized by the one rule
+// every source's are (mesh.NormalizeWeights, glTF's: docs/formats/gltf.md
+// §1.3), as the skin texture stores them (§5): the reference skinning, and how
+// many vertices the rule changed.
+func normalized(m *mesh.Skinned) (*mesh.Skinned, int) {
+	c := *m
+	c.Joints, c.Weights = slices.Clone(m.Joints), slices.Clone(m.Weights)
+	n := mesh.NormalizeWeights(c.Joints, c.Weights, 0)
+	return &c, n
+}
+
+// normalizedWeights returns in with its mesh's weights normalized (normalized)
+// and how many vertices that changed; in itself when none. Sources normalize
+// at load (gltf.Load), so only a mesh handed in otherwise is changed here.
+func (in *Input) normalizedWeights() (*Input, int) {
+	m, n := normalized(in.Mesh)
+	if n == 0 {
+		return in, 0
+	}
+	c := *in
+	c.Mesh = m
+	return &c, n
 }

@@ -215,3 +215,12 @@ func (r *Report) FromScene() [9]float64 {
 // RadiansPerUnit is what one unit of a stored axis-angle angle is in radians
 // (2π for the gametools preset's turns).
 func (t TextureInfo) RadiansPerUnit() float64 { return 1 / angleScale(t.AngleUnit) }
+
+// reportSpace is the texture space a report describes (§7).
+func reportSpace(r *Report) space {
+	if g := r.GameTools; g != nil {
+		d := AddonSettings{UnitScale: g.UnitScale, InvertX: g.Invert[0], InvertY: g.Invert[1], InvertZ: g.Invert[2]}
+		return newSpace(Options{Preset: GameTools, GameTools: &d})
+	}
+	return space{zUp: r.Up == "z", s: unitScale(r.Units == UnitsCM)}
+}
