@@ -63,21 +63,17 @@ func newBakeCmd() *cobra.Command {
 				return bakeBuiltins(cmd, model.set, out, pkg, only, verbose)
 			}
 			set, err := model.settings(flags) // the settings as the library checks them, then the files they name
-			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags))), inputFiles(append([]string{snapSet.Mesh}, set.ClipFiles...)...),
-				libError(set.CheckUpUsed(a))); err != nil {
+			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags))), inputFiles(append([]string{snapSet.Mesh}, set.ClipFiles...)...)); err != nil {
 				return err
 			}
 			o := gltfbake.FolderOutput{Output: gltfbake.Output{SnapshotAnySize: snapBig, Check: checkModel, Tell: tell(cmd.OutOrStdout(), cmd.ErrOrStderr())},
-				Out: out, MakeDir: makeDirs}
+				Out: out, MakeDir: makeDirs, Ready: func(file string) error { return outputFile("-o", file) }} // as every command's output
 			if snap {
 				o.Snapshot = &snapSet
 			}
 			what := fmt.Sprintf("%d models", len(a))
-			if len(a) == 1 { // its file made ready as every command's output is
-				what, o.Out = filepath.Base(a[0]), cmp.Or(out, gltfbake.BPATPath(a[0], ""))
-				if err := outputFile("-o", o.Out); err != nil {
-					return err
-				}
+			if len(a) == 1 {
+				what = filepath.Base(a[0])
 			}
 			defer paceGC(len(a))()
 			o.Progress = progress(cmd, "baking "+what)
@@ -114,12 +110,11 @@ func checkModel(model string) error {
 	if err := inputFile(model); err != nil {
 		return err
 	}
-	if kind, err := sniff(model); err != nil {
+	kind, err := sniff(model)
+	if err != nil || isModel(kind) {
 		return err
-	} else if !isModel(kind) {
-		return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
 	}
-	return nil
+	return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
 }
 
 // bakeBuiltins writes the chosen built-in creatures into dir (default

@@ -1,6 +1,7 @@
 package gltfbake
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,13 +15,19 @@ import (
 // each (PlanFolder, then Folder.WriteFiles). o.Tell is told every line: one
 // model's as they come; each of several's whole, in the order given, as soon
 // as it is done (what it found, with its path before it; its error, a Failed
-// line; what it wrote), then the folder's. It returns the error that stopped
-// the bake, or a *FailedError when some of several models failed.
+// line; what it wrote), then the folder's. Settings.Up is checked against
+// the models first (CheckUpUsed), then the output. It returns the error that
+// stopped the bake, or a *FailedError when some of several models failed.
 func BakeAll(models []string, set Settings, o FolderOutput) error {
+	if err := set.CheckUpUsed(models); err != nil {
+		return err
+	}
 	if len(models) == 1 {
-		out := o.Out
-		if out == "" {
-			out = BPATPath(models[0], "")
+		out := cmp.Or(o.Out, BPATPath(models[0], ""))
+		if o.Ready != nil {
+			if err := o.Ready(out); err != nil {
+				return err
+			}
 		}
 		if err := CheckBPATOut(out); err != nil {
 			return err

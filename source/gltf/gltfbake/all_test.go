@@ -119,3 +119,25 @@ func TestBakeAloneTakesAFreeID(t *testing.T) {
 		t.Errorf("--species-id 6 gave %d", id)
 	}
 }
+
+// TestBakeAllReady: one model's file, its NAME.bpat when Out is "", is made
+// ready by the caller's Ready before anything is baked, and Ready's error
+// stops the bake; an up axis no model uses is refused before that.
+func TestBakeAllReady(t *testing.T) {
+	walker := testfiles.WalkerGLTF(t, true)
+	stop := errors.New("not writable")
+	var got string
+	err := BakeAll([]string{walker}, Settings{}, FolderOutput{Ready: func(file string) error { got = file; return stop }})
+	if want := BPATPath(walker, ""); err != stop || got != want {
+		t.Errorf("Ready told %q, BakeAll returned %v; want %q and its error", got, err, want)
+	}
+	if _, err := os.Stat(BPATPath(walker, "")); !os.IsNotExist(err) {
+		t.Errorf("a file was written: %v", err)
+	}
+	var se *bake.SettingError
+	err = BakeAll([]string{walker}, Settings{Up: "+Z"}, FolderOutput{Out: filepath.Join(t.TempDir(), "w.bpat"),
+		Ready: func(string) error { t.Error("Ready called for a refused bake"); return nil }})
+	if !errors.As(err, &se) || se.Setting != "Up" {
+		t.Errorf("--up +Z on a glTF model: %v, want the Up setting refused", err)
+	}
+}

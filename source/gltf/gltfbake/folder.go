@@ -169,6 +169,11 @@ type FolderOutput struct {
 	// MakeDir, when set, is how BakeAll makes a missing folder of several
 	// models (os.MkdirAll when nil): the caller's, to undo on a failure.
 	MakeDir func(dir string) error
+	// Ready, when set, is how BakeAll makes one model's BPAT file ready to
+	// be written, before anything else is checked of it: the caller's rule
+	// for the files it writes, as MakeDir is its way to make a folder. Its
+	// error stops the bake.
+	Ready func(file string) error
 }
 
 // WriteFiles bakes every model of the plan into its file (Bake), in
