@@ -66,17 +66,16 @@ func newBakeCmd() *cobra.Command {
 			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags))), inputFiles(append([]string{snapSet.Mesh}, set.ClipFiles...)...)); err != nil {
 				return err
 			}
-			o := gltfbake.FolderOutput{Output: gltfbake.Output{SnapshotAnySize: snapBig, Check: checkModel, Tell: tell(cmd.OutOrStdout(), cmd.ErrOrStderr())},
-				Out: out, MakeDir: makeDirs, Ready: func(file string) error { return outputFile("-o", file) }} // as every command's output
-			if snap {
-				o.Snapshot = &snapSet
-			}
-			what := fmt.Sprintf("%d models", len(a))
+			what := fmt.Sprintf("%d models", len(a)) // what the progress bar says is baking
 			if len(a) == 1 {
 				what = filepath.Base(a[0])
 			}
+			o := gltfbake.FolderOutput{Out: out, MakeDir: makeDirs, Ready: func(file string) error { return outputFile("-o", file) }, // as every command's output
+				Output: gltfbake.Output{SnapshotAnySize: snapBig, Check: checkModel, Tell: tell(cmd.OutOrStdout(), cmd.ErrOrStderr()), Progress: progress(cmd, "baking "+what)}}
+			if snap {
+				o.Snapshot = &snapSet
+			}
 			defer paceGC(len(a))()
-			o.Progress = progress(cmd, "baking "+what)
 			return libError(gltfbake.BakeAll(a, set, o))
 		},
 	}
@@ -142,8 +141,7 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 		_, err := pack.Creatures(pkg, chosen, t, bytesProgress(progressSince(cmd, "compressing "+filepath.Base(pkg), time.Now())))
 		return err
 	}
-	bar := func(name string) func(int, int) { return progress(cmd, "baking "+name) }
-	return species.WriteAll(chosen, cmp.Or(dir, species.DefaultDir), bar, func(l bake.Line) {
+	return species.WriteAll(chosen, cmp.Or(dir, species.DefaultDir), func(name string) func(int, int) { return progress(cmd, "baking "+name) }, func(l bake.Line) {
 		if verbose || l.Kind != bake.Wrote { // -v lists every file written
 			t(l)
 		}
