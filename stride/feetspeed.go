@@ -87,6 +87,12 @@ func (r *Rig) readFeet(sc *scratch, pos [][]rig.Vec3, dt float64, loops bool, tr
 		return fm // the low feet do not move: no speed
 	}
 	u := sum.Normalize() // backwards: a planted foot moves this way, at the unit's speed
+	if travel.Len() >= MinSpeed*r.Height && u.Dot(travel) > 0 {
+		// The low feet sum forward along the root's travel: feet as low
+		// in their swing as in their stance (a compass gait's straight
+		// legs), the swing the faster. Back is against the travel.
+		u = travel.Scale(-1 / travel.Len())
+	}
 	f.dir = u.Scale(-1)
 	all := make([]int, nf)
 	for i := range all {

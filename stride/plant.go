@@ -144,7 +144,7 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 	}
 	pos, track := r.track(sc, s, start, dt, n, joints)
 	travel := horiz(pos[n][0].Sub(pos[0][0])).Scale(1 / dur)
-	vel, _, wide, sum := r.footMotion(sc, pos, dt, loops, travel)
+	vel, low, wide, sum := r.footMotion(sc, pos, dt, loops, travel)
 	// The unit moves along −u at v; a foot still in the world moves along u at
 	// v in the frame moving with the root.
 	var u rig.Vec3
@@ -194,6 +194,12 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 			for k := range n {
 				stand[k] = stand[k] || on[k]
 			}
+		}
+		// A foot as low in its swing as in its stance (a compass gait's
+		// straight legs) cannot be told on the ground by its height: its
+		// contacts are the runs in which it moves back under the body.
+		if back := backUnder(pos, 1+i, u, dt, loops); swingsLow(low[i], back, v, loops) {
+			stand = alongBack(stand, back, loops)
 		}
 
 		runs := contacts(stand, loops)

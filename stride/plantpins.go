@@ -1,5 +1,7 @@
-// A foot's pins: its contacts (contacts), the offsets that hold it still over
-// each (hold), blended between them so that nothing pops (fill).
+// A foot's pins: its contacts (contacts; for a foot as low in its swing as in
+// its stance, the runs in which it moves back under the body: alongBack), the
+// offsets that hold it still over each (hold), blended between them so that
+// nothing pops (fill).
 
 package stride
 
@@ -96,6 +98,66 @@ func fill(off []rig.Vec3, runs [][2]int, loops bool) {
 	} else {
 		off[n] = off[n-1]
 	}
+}
+
+// backUnder returns how fast foot f (its index in pos, the tracked samples
+// 0..n, whose first is the root) moves back along u relative to the root, at
+// each sample 0..n-1 (central differences, wrapping around a loop): positive
+// under a body carried over a foot on the ground, negative in a swing.
+func backUnder(pos [][]rig.Vec3, f int, u rig.Vec3, dt float64, loops bool) []float64 {
+	n := len(pos) - 1
+	rel := func(k int) rig.Vec3 { return pos[k][f].Sub(pos[k][0]) }
+	back := make([]float64, n)
+	for k := range n {
+		var pa rig.Vec3
+		span := 2 * dt
+		switch {
+		case k > 0:
+			pa = rel(k - 1)
+		case loops:
+			pa = rel(n - 1).Sub(rel(n).Sub(rel(0)))
+		default:
+			pa, span = rel(0), dt
+		}
+		back[k] = rel(k+1).Sub(pa).Dot(u) / span
+	}
+	return back
+}
+
+// swingsLow says whether a foot swings through its low band: for MinStance of
+// the clip or more it is there while moving forward under the body faster
+// than the unit travels (v), as a swinging foot does and one on the ground
+// never does.
+func swingsLow(low []bool, back []float64, v float64, loops bool) bool {
+	swing := make([]bool, len(back))
+	for k, b := range back {
+		swing[k] = low[k] && b < -v
+	}
+	return len(contacts(swing, loops)) > 0
+}
+
+// alongBack returns stand with each of its samples' run of samples in which
+// the foot moves back under the body (back > 0) added whole: a foot's
+// contact reaches from where it lands to where it lifts, however high the
+// animation holds it there.
+func alongBack(stand []bool, back []float64, loops bool) []bool {
+	n := len(stand)
+	out := slices.Clone(stand)
+	for k := range n {
+		if !stand[k] || back[k] <= 0 {
+			continue
+		}
+		for _, dir := range [2]int{-1, 1} {
+			for j := 1; j < n; j++ {
+				q, ok := sampleAt(k+dir*j, n, loops)
+				if !ok || back[q] <= 0 || out[q] && stand[q] {
+					break
+				}
+				out[q] = true
+			}
+		}
+	}
+	return out
 }
 
 // contacts returns the runs of true in stand lasting MinStance of the clip or
