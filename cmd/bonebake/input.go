@@ -154,7 +154,7 @@ var kindWords = map[formats.Kind]string{
 }
 
 // isModel reports whether a kind is a model that gltfbake.Load reads (it
-// tells glTF, FBX and BVH apart itself).
+// tells glTF, FBX and BVH apart itself): what bake and view bake.
 func isModel(kind string) bool {
 	return kind == kindGLB || kind == kindGLTF || kind == kindFBX || kind == kindBVH
 }

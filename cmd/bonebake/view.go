@@ -90,9 +90,9 @@ and says so. Stop it with Ctrl-C.`,
 				return err
 			}
 			if cmd.Flags().Changed("clips") {
-				if k, err := formats.SniffFile(paths[0]); err != nil {
+				if kind, err := sniff(paths[0]); err != nil {
 					return err
-				} else if !isViewModel(k) {
+				} else if !isModel(kind) {
 					return usagef("--clips puts clips on a glTF, FBX or BVH model; %s is not one", paths[0])
 				}
 				if err := inputFiles(set.ClipFiles...); err != nil {
@@ -186,16 +186,11 @@ func checkModelFlagsUsed(fl *pflag.FlagSet, paths []string) error {
 		return nil
 	}
 	for _, p := range paths {
-		if k, err := formats.SniffFile(p); err != nil || isViewModel(k) {
+		if kind, err := sniff(p); err != nil || isModel(kind) {
 			return nil // a file that cannot be read is left to the loader, which names it
 		}
 	}
 	return usagef("--%s applies to models (glTF, FBX, BVH), and none of %s is one: a .bpat file is baked already", f, strings.Join(paths, ", "))
-}
-
-// isViewModel reports whether view bakes a file of kind k on the fly.
-func isViewModel(k formats.Kind) bool {
-	return k == formats.GLB || k == formats.GLTF || k == formats.FBX || k == formats.BVH
 }
 
 // loadViewPaths loads the files view is given: a model with set's scale,
@@ -207,9 +202,9 @@ func loadViewPaths(paths []string, set gltfbake.Settings, read formats.Option) (
 	}
 	var out []*viewer.Asset
 	for _, p := range paths {
-		if k, err := formats.SniffFile(p); err == nil && isViewModel(k) {
+		if kind, err := sniff(p); err == nil && isModel(kind) {
 			s := gltfbake.Settings{Scale: set.Scale, Face: set.Face, PlantFeet: set.PlantFeet}
-			if k == formats.BVH {
+			if kind == kindBVH {
 				s.Up = set.Up // glTF and FBX carry their own axes
 			}
 			a, err := viewer.LoadGLTFWith(p, s)
