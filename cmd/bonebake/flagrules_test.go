@@ -48,6 +48,7 @@ func TestFlagRules(t *testing.T) {
 		{[]string{"bake", fox, "--snapshot-lod", "1"}, "--snapshot-lod needs --snapshot"},
 		{[]string{"bat", "horse", "-o", t.TempDir(), "--all-joints"}, "--all-joints is a setting of --preset gametools (the Blender add-on's)"},
 		{[]string{"bat", "horse", "-o", t.TempDir(), "--max-bones", "9"}, "--max-bones applies to files; the built-in creatures carry their own settings"},
+		{[]string{"view", fox, "--retarget"}, "--retarget applies to the clips of --clips"},
 		{[]string{"view", "--up", "+Z"}, "--up applies to BVH files: name them (view walk.bvh --up +Z)"},
 		{[]string{"view", "--plant-feet"}, "--plant-feet applies to models (glTF, FBX, BVH): name them (view Fox.glb --scale 0.01)"},
 	} {

@@ -79,8 +79,9 @@ and says so. Stop it with Ctrl-C.`,
 				what   string
 			)
 			start := time.Now()
-			if model.set.Retarget && !cmd.Flags().Changed("clips") { // before Check, which names a manifest's clips too
-				return usagef("--retarget applies to the clips of --clips")
+			if err := refuseFlags(cmd.Flags(), []flagRule{ // before Check, which names a manifest's clips too
+				{model.set.Retarget && !cmd.Flags().Changed("clips"), []string{"retarget"}, "applies to the clips of --clips"}}); err != nil {
+				return err
 			}
 			set, err := model.settings(cmd.Flags())
 			if err != nil {
