@@ -1,7 +1,6 @@
 package viewer
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
 // MaxCrowds is how many crowds the server keeps: a new one evicts the oldest.
@@ -211,67 +209,4 @@ func (s *Server) stepInput(r *http.Request) (StepInput, float32, error) {
 		}
 	}
 	return in, float32(dt), nil
-}
-
-// AppendStep appends the step answer to b, little-endian: "BBCS", the step
-// number, the asset count A, the focus clip (int32, −1 for none), phase and rate
-// (float32), each army's living units (uint32 ×2), A unit counts (uint32), then
-// every unit's 32-float record in asset order (docs/viewer-wire.md). A
-// crowd played in the GPU clock mode answers with only the records that changed
-// instead (see appendClock).
-func (c *Scene) AppendStep(b []byte, f Focus) []byte {
-	if c.clock != nil {
-		return c.appendClock(b, f)
-	}
-	b = c.appendHeader(b, StepMagic, f)
-	b = growBytes(b, len(c.Records)*4)
-	putFloats(b[len(b)-len(c.Records)*4:], c.Records)
-	return b
-}
-
-// littleEndianHost: float32s in memory are already the answer's bytes.
-var littleEndianHost = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// putFloats writes fs into b as little-endian float32s: on a little-endian host
-// one copy of the bytes in memory (a 20,000-unit answer is 2.5 MB, and encoding
-// it a float at a time was 40 % of a step's cost).
-func putFloats(b []byte, fs []float32) {
-	if littleEndianHost && len(fs) > 0 {
-		copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*len(fs)))
-		return
-	}
-	putFloatsEach(b, fs)
-}
-
-func putFloatsEach(b []byte, fs []float32) {
-	b = b[:4*len(fs)]
-	for i, v := range fs {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-	}
-}
-
-// appendHeader appends a step answer's header (magic to alive) and unit counts.
-func (c *Scene) appendHeader(b []byte, magic string, f Focus) []byte {
-	alive := c.Alive()
-	b = append(b, magic...)
-	b = binary.LittleEndian.AppendUint32(b, uint32(c.Steps))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(c.assets)))
-	b = binary.LittleEndian.AppendUint32(b, uint32(int32(f.Clip)))
-	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f.Phase))
-	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f.Rate))
-	b = binary.LittleEndian.AppendUint32(b, uint32(alive[0]))
-	b = binary.LittleEndian.AppendUint32(b, uint32(alive[1]))
-	for _, n := range c.Count {
-		b = binary.LittleEndian.AppendUint32(b, uint32(n))
-	}
-	return b
-}
-
-func growBytes(b []byte, n int) []byte {
-	if cap(b)-len(b) < n {
-		nb := make([]byte, len(b), len(b)+n)
-		copy(nb, b)
-		b = nb
-	}
-	return b[:len(b)+n]
 }

@@ -130,7 +130,7 @@
 //	/api/bat/{id}/texels?preset=…&format=… * its textures' stored values and TEXCOORD_1, for the page (see encodeTexels)
 //	/api/bat/{id}/{file}?preset=…&format=… * a file of that bake, byte for byte (textures, mesh, XML report)
 //	POST /api/crowd              * a new crowd (SceneParams as JSON) → its id, units per asset, riders, fade tables (rules), extent, playback
-//	/api/crowd/{id}/step?dt=…    * advance it (also focus, clips, seek, fades, eye, lod) → the records, or the changed time records (see Crowd.AppendStep)
+//	/api/crowd/{id}/step?dt=…    * advance it (also focus, clips, seek, fades, eye, lod) → the records, or the changed time records (see Scene.AppendStep)
 //
 // Anything else is 404: the server never reads a file by a name a request gives,
 // and lists no directory. Bad crowd parameters are 400 with the reason. At most
