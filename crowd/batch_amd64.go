@@ -37,17 +37,23 @@ func putRows(entries []clipEntry, species []unit.SpeciesID, clips []unit.ClipID,
 	clips, phase, out = clips[:n], phase[:n], out[:n]
 	t := 0
 	if g := n / 8; g > 0 && useAVX2 {
-		rows8(&entries[0], len(entries)-1, &species[0], &clips[0], &phase[0], &out[0], g)
+		rows8(&entries[0], len(entries)-1, &species[0], &clips[0], &phase[0], &out[0], g, useFMA)
 		t = 8 * g
 	}
 	putRowsGo(entries, species[t:], clips[t:], phase[t:], out[t:])
 }
 
+// useFMA says whether rows8 may resolve in float32 with fused multiply-adds
+// (the same bits, for the phases Animate leaves; tests turn it off to check
+// the float64 path too).
+var useFMA = cpu.X86.HasFMA
+
 // rows8 is putRowsGo for groups×8 units, eight at a time, with AVX2
-// (batch_amd64.s).
+// (batch_amd64.s); with fma, groups of phases in [0, 1] in float32 with fused
+// multiply-adds.
 //
 //go:noescape
-func rows8(entries *clipEntry, empty int, species *unit.SpeciesID, clips *unit.ClipID, phase *float32, out *Instance, groups int)
+func rows8(entries *clipEntry, empty int, species *unit.SpeciesID, clips *unit.ClipID, phase *float32, out *Instance, groups int, fma bool)
 
 // step8 is step4 for groups×8 units, eight at a time, with AVX2
 // (batch_amd64.s).

@@ -302,6 +302,33 @@
 	VPADDD Y1, Y9, Y9 \
 	VPADDD Y1, Y7, Y7
 
+// RESOLVE8F is RESOLVE8 in float32 with fused multiply-adds, for phases in
+// [0, 1] (or −0), the bits RESOLVE8 gives them: pos = ph·scale is hi + lo
+// exactly (hi = fl(pos), nlo = hi − pos by one FMA); f = trunc(hi), one less
+// where hi is whole and pos below it, at most last; hi − f is exact (f ≤ hi ≤
+// f+1 and Sterbenz), and (hi − f) − nlo rounds pos − f once, as float32(pos −
+// float64(f)) does. Y10 is scratch; Y12 is 0.
+#define RESOLVE8F \
+	VMULPS Y0, Y8, Y5 /* hi */ \
+	VMOVAPS Y5, Y7 \
+	VFNMADD231PS Y0, Y8, Y7 /* nlo = hi − ph·scale */ \
+	VCVTTPS2DQ Y5, Y9 \
+	VCVTDQ2PS Y9, Y6 \
+	VCMPPS $0, Y6, Y5, Y6 /* hi whole */ \
+	VCMPPS $1, Y7, Y12, Y10 /* pos < hi */ \
+	VANDPS Y10, Y6, Y6 \
+	VPADDD Y6, Y9, Y9 \
+	VPMINSD Y4, Y9, Y9 /* f */ \
+	VCVTDQ2PS Y9, Y6 \
+	VSUBPS Y6, Y5, Y5 \
+	VSUBPS Y7, Y5, Y5 /* lerp */ \
+	/* next = f+1, or wrapTo past last, in Y7; both rows offset */ \
+	VPSUBD Y11, Y9, Y6 \
+	VPCMPGTD Y4, Y6, Y7 \
+	VPBLENDVB Y7, Y3, Y6, Y7 \
+	VPADDD Y1, Y9, Y9 \
+	VPADDD Y1, Y7, Y7
+
 // ENTRIES8 loads and transposes the eight units' entries (indices from INDEX8):
 // Y0 scale, Y1 offset, Y4 last, Y3 wrapTo.
 #define ENTRIES8 \
@@ -684,25 +711,43 @@ lod8:
 	VZEROUPPER
 	RET
 
-// func rows8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase *float32, out *Instance, groups int)
+// func rows8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase *float32, out *Instance, groups int, fma bool)
 //
 // putRowsGo for groups×8 units, eight at a time with AVX2: step8 without the
-// phase's advance (Crowd.Animate advances phases by its own rules).
-TEXT ·rows8(SB), NOSPLIT, $32-56
+// phase's advance (Crowd.Animate advances phases by its own rules). With fma,
+// a group whose phases are all in [0, 1] (or −0), as Animate leaves them, is
+// resolved by RESOLVE8F.
+TEXT ·rows8(SB), NOSPLIT, $32-57
 	MOVQ entries+0(FP), DI
 	MOVQ species+16(FP), SI
 	MOVQ clips+24(FP), DX
 	MOVQ phase+32(FP), R9
 	MOVQ out+40(FP), R11
 	MOVQ groups+48(FP), CX
+	MOVBQZX fma+56(FP), R12
 	VPXOR Y12, Y12, Y12
 	VPCMPEQD Y11, Y11, Y11
+	MOVL $0x3f800000, AX
+	MOVL AX, X13
+	VPBROADCASTD X13, Y13 // 1.0
 
 rowsloop8:
 	INDEX8
 	ENTRIES8
 	VMOVUPS (R9), Y8
+	TESTQ R12, R12
+	JZ rows64
+	VCMPPS $2, Y13, Y8, Y5 // ph ≤ 1
+	VCMPPS $2, Y8, Y12, Y6 // 0 ≤ ph
+	VANDPS Y6, Y5, Y5
+	VMOVMSKPS Y5, AX
+	CMPL AX, $0xff
+	JNE rows64
+	RESOLVE8F
+	JMP rowsout
+rows64:
 	RESOLVE8
+rowsout:
 	STORE8
 	DECQ CX
 	JNZ rowsloop8

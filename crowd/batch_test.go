@@ -195,3 +195,62 @@ func TestBatchNoAllocation(t *testing.T) {
 		t.Errorf("%v allocations per step", a)
 	}
 }
+
+// putRows gives putRowsGo's bits for the phases Animate leaves (settled: in
+// [0, 1], or −0), which the kernel resolves in float32 with fused
+// multiply-adds where the machine has them: every clip of every species (and
+// of one not loaded), at each frame's boundary and the float32s either side
+// of it, 0, −0, 1, the float32 below 1, the smallest, and phases at random.
+func TestRowsSettledPhases(t *testing.T) {
+	defer setFMAKernel(true)
+	r := testRegistry(t)
+	entries := tables(r).entries
+	rng := rand.New(rand.NewPCG(7, 8))
+	var phases []float32
+	for _, p := range []float32{0, float32(math.Copysign(0, -1)), 1, math.Nextafter32(1, 0), 1e-45, 1e-30, .5} {
+		phases = append(phases, p)
+	}
+	for n := 1; n <= 80; n++ {
+		for k := 0; k <= n; k++ {
+			for _, scale := range []float32{float32(n), float32(n - 1)} {
+				if scale == 0 {
+					continue
+				}
+				p := float32(k) / scale
+				lo, hi := math.Nextafter32(p, 0), math.Nextafter32(p, 2)
+				for _, q := range []float32{p, lo, hi, math.Nextafter32(lo, 0), math.Nextafter32(hi, 2)} {
+					if q >= 0 && q <= 1 {
+						phases = append(phases, q)
+					}
+				}
+			}
+		}
+	}
+	for range 20000 {
+		phases = append(phases, rng.Float32())
+	}
+	for len(phases)%8 != 0 {
+		phases = append(phases, rng.Float32())
+	}
+	m := len(phases)
+	species, clips := make([]unit.SpeciesID, m), make([]unit.ClipID, m)
+	got, want := make([]Instance, m), make([]Instance, m)
+	for _, fma := range []bool{true, false} {
+		setFMAKernel(fma)
+		for s := range 7 {
+			for cl := range 26 {
+				for i := range species {
+					species[i], clips[i] = unit.SpeciesID(s), unit.ClipID(cl)
+				}
+				putRows(entries, species, clips, phases, got)
+				putRowsGo(entries, species, clips, phases, want)
+				for i := range got {
+					if x, y := got[i], want[i]; x.Frame != y.Frame || x.Next != y.Next || x.Clip != y.Clip || x.Species != y.Species ||
+						math.Float32bits(x.Lerp) != math.Float32bits(y.Lerp) {
+						t.Fatalf("fma %v species %d clip %d phase %v (%#x): %+v, Go %+v", fma, s, cl, phases[i], math.Float32bits(phases[i]), x, y)
+					}
+				}
+			}
+		}
+	}
+}

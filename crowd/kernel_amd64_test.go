@@ -11,6 +11,10 @@ import (
 // keeps it to the SSE2 one.
 func setWideKernel(on bool) { useAVX2 = on && cpu.X86.HasAVX2 }
 
+// setFMAKernel lets rows8 resolve in float32 with fused multiply-adds (where
+// the machine has them) or keeps it to float64.
+func setFMAKernel(on bool) { useFMA = on && cpu.X86.HasFMA }
+
 // The selection kernel reads selectArgs, picks and gait pairs by offset.
 func TestSelectArgsLayout(t *testing.T) {
 	var a selectArgs
