@@ -2,10 +2,52 @@ package gltfbake
 
 import (
 	"fmt"
+	"path/filepath"
 
+	"github.com/bonebake/bonebake/bake"
+	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/fbx"
 	"github.com/bonebake/bonebake/source/gltf"
 )
+
+// loadModel reads the model at path: a glTF or FBX file, or a BVH file as a model
+// without a mesh (docs/formats/bvh.md §5), its lengths scaled by scale when
+// that is > 0 (else by the units its height suggests). applied says the BVH
+// reader took the scale, so that the caller does not apply it again.
+func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied bool, err error) {
+	isBVH, err := bvhsrc.IsBVH(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !isBVH {
+		m, err = readModel(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+		return m, false, err
+	}
+	if s.Skin > 0 {
+		return nil, false, &bake.SettingError{Setting: "Skin", Err: fmt.Errorf("%d: %s is a BVH file, which has no skins", s.Skin, path)}
+	}
+	m, sp, err := bvhsrc.Load(path, bvhsrc.Options{Up: s.Up, Scale: scale})
+	if err != nil {
+		return nil, false, err
+	}
+	how := "given"
+	if sp.UpFound {
+		how = "found from its skeleton"
+	}
+	// The height is the joints' and end sites' (the units are guessed from
+	// it); the summary's size is the joints' alone.
+	note := fmt.Sprintf("%s: BVH, %s up (%s), %.3g units tall at rest to its end sites, taken for %s (×%g to metres; Settings.Up and Settings.Scale say otherwise)",
+		filepath.Base(path), sp.Up, how, sp.Height, sp.Units, sp.Scale)
+	if sp.Units == "given" {
+		note = fmt.Sprintf("%s: BVH, %s up (%s), %.3g units tall at rest to its end sites, ×%g to metres (Settings.Scale)", filepath.Base(path), sp.Up, how, sp.Height, sp.Scale)
+	}
+	m.Warnings = append([]string{note}, m.Warnings...)
+	if fps := m.ClipMeta[0].FPS; bake.CheckFPS(fps) != nil {
+		m.ClipMeta[0].FPS = 0
+		m.Warnings = append(m.Warnings, fmt.Sprintf("%s: its frame rate %.4g (Frame Time %g s) is outside what a bake takes; its clip bakes at the default rate", filepath.Base(path), fps, sp.File.FrameTime))
+	}
+	return m, true, nil
+}
 
 // readModel reads a glTF or FBX character, telling them apart by their first
 // bytes (loadModel, which also reads BVH, is the one way in; the snapshot's
@@ -19,6 +61,28 @@ func readModel(path string, o gltf.Options) (*gltf.Model, error) {
 		return fbx.Load(path, o)
 	}
 	return gltf.Load(path, o)
+}
+
+// loadClipFile reads a clip file: a glTF or FBX file's animations, or a BVH file's
+// motion with its joints oriented as m's (orientLike), so that one binding
+// serves both.
+func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFile, error) {
+	isBVH, err := bvhsrc.IsBVH(path)
+	if err != nil {
+		return nil, err
+	}
+	if !isBVH {
+		return readClipFile(path, gltf.Options{FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+	}
+	cf, err := bvhsrc.LoadClips(path, bvhsrc.Options{Up: s.Up})
+	if err != nil {
+		return nil, err
+	}
+	cf.Weights = make([]int, len(cf.Animations))
+	if note := orientLike(m, cf); note != "" {
+		cf.Notes = append(cf.Notes, note)
+	}
+	return cf, nil
 }
 
 // readClipFile reads a glTF or FBX clip file (§7), as its first bytes say.
