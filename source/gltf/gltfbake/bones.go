@@ -10,6 +10,7 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/stride"
@@ -506,7 +507,7 @@ func (r *Reduction) notes() []string {
 	var out []string
 	if len(r.Dropped) > 0 {
 		out = append(out, fmt.Sprintf("%d joints, more than %s: dropped %s that no vertex is weighted to and no socket, feet or root_bone names (%s); %d left",
-			r.Joints, r.limitText, plural(len(r.Dropped), "joint"), strings.Join(r.Dropped, ", "), r.Joints-len(r.Dropped)))
+			r.Joints, r.limitText, words.Plural(len(r.Dropped), "joint"), strings.Join(r.Dropped, ", "), r.Joints-len(r.Dropped)))
 	}
 	if len(r.Merged) > 0 {
 		ms := make([]string, len(r.Merged))
@@ -518,7 +519,7 @@ func (r *Reduction) notes() []string {
 			what = "joint" // no mesh: the joints and their tips (jointPoints)
 		}
 		out = append(out, fmt.Sprintf("merged %s into their parents to fit %s, least %s error first (%s): worst %s deviation %s over every frame of every clip",
-			plural(len(r.Merged), "leaf joint"), r.limitText, what, strings.Join(ms, ", "), what, r.DeviationText()))
+			words.Plural(len(r.Merged), "leaf joint"), r.limitText, what, strings.Join(ms, ", "), what, r.DeviationText()))
 	}
 	return out
 }

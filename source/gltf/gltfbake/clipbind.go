@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/anim"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 )
@@ -59,7 +60,7 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			}
 		}
 		return nil, fail("none of its %s is named as a joint of %s (%s …): it animates another skeleton",
-			plural(named, "named node"), filepath.Base(m.Path), strings.Join(m.JointNames[:min(3, len(m.JointNames))], ", "))
+			words.Plural(named, "named node"), filepath.Base(m.Path), strings.Join(m.JointNames[:min(3, len(m.JointNames))], ", "))
 	}
 	// Most of what a clip file animates must be the character's: a few names
 	// in common ("Head" past a prefix) bind another skeleton's motion to
@@ -77,7 +78,7 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 	}
 	if float64(binds) < MinBound*float64(len(animated)) {
 		return nil, fail("only %d of the %s it animates are nodes of %s, fewer than %.0f%%: it animates another skeleton",
-			binds, plural(len(animated), "node"), filepath.Base(m.Path), MinBound*100)
+			binds, words.Plural(len(animated), "node"), filepath.Base(m.Path), MinBound*100)
 	}
 	charRest := skel.RestModelSpace()
 	size := jointsSize(m, charRest)
@@ -178,7 +179,7 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 				verb = "differs"
 			}
 			return nil, fail("its skeleton is not %s's: %s %s from the character's at rest by more than %g%% of the character's size (%.3g m): %s%s; Settings.Retarget takes its rotations alone",
-				filepath.Base(m.Path), plural(len(differ), "joint"), verb, FitTolerance*100, size, strings.Join(shown, ", "), more)
+				filepath.Base(m.Path), words.Plural(len(differ), "joint"), verb, FitTolerance*100, size, strings.Join(shown, ", "), more)
 		}
 	}
 	if retarget {
@@ -210,10 +211,10 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 				// Its joints were put in the character's frames (orientLike):
 				// what still differs is the pose at rest.
 				return nil, fail("its rest pose is not %s's, and its rotations are turns from its rest pose: %s point elsewhere at rest (more than %d°): %s%s; export it from a rig in the character's rest pose (docs/formats/bvh.md §6)",
-					filepath.Base(m.Path), plural(len(differ), "bone"), MaxFrameAngle, strings.Join(differ[:min(3, len(differ))], ", "), more)
+					filepath.Base(m.Path), words.Plural(len(differ), "bone"), MaxFrameAngle, strings.Join(differ[:min(3, len(differ))], ", "), more)
 			}
 			return nil, fail("its joints are oriented otherwise than %s's, so their rotations cannot be copied: %s point elsewhere in their joint's frame (more than %d°): %s%s; export the clips from a rig with the character's joint orientations",
-				filepath.Base(m.Path), plural(len(differ), "bone"), MaxFrameAngle, strings.Join(differ[:min(3, len(differ))], ", "), more)
+				filepath.Base(m.Path), words.Plural(len(differ), "bone"), MaxFrameAngle, strings.Join(differ[:min(3, len(differ))], ", "), more)
 		}
 	}
 	out := &bound{}
@@ -300,7 +301,7 @@ func bindClipFile(m *gltf.Model, cf *gltf.ClipFile, retarget bool) (*bound, erro
 			more = fmt.Sprintf(" and %d more", len(names)-len(shown))
 		}
 		out.notes = append(out.notes, fmt.Sprintf("%s: ignored %s on %s that %s lacks (%s%s)",
-			filepath.Base(cf.Path), plural(channels, "channel"), plural(len(names), "node"), filepath.Base(m.Path), strings.Join(shown, ", "), more))
+			filepath.Base(cf.Path), words.Plural(channels, "channel"), words.Plural(len(names), "node"), filepath.Base(m.Path), strings.Join(shown, ", "), more))
 	}
 	return out, nil
 }

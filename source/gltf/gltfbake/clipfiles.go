@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/source/gltf"
 )
 
@@ -82,7 +83,7 @@ func AddClipFiles(m *gltf.Model, files []string, s ClipFilesSettings) (notes []s
 			case len(a.Tracks) == 0:
 				notes = append(notes, fmt.Sprintf("%s: animation %q moves none of %s's nodes: clip %s bakes as a still pose", filepath.Base(path), a.Name, filepath.Base(m.Path), name))
 			case cf.Weights[i] > 0:
-				notes = append(notes, fmt.Sprintf("%s: animation %q: %s on morph target weights not baked (a BPAT file holds bone palettes)", filepath.Base(path), a.Name, plural(cf.Weights[i], "channel")))
+				notes = append(notes, fmt.Sprintf("%s: animation %q: %s on morph target weights not baked (a BPAT file holds bone palettes)", filepath.Base(path), a.Name, words.Plural(cf.Weights[i], "channel")))
 			}
 			a.Name = name
 			m.Clips = append(m.Clips, a)

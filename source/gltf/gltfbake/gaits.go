@@ -8,6 +8,7 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/stride"
@@ -276,7 +277,7 @@ func (m *Model) removeTravel() string {
 	if len(still) == 1 {
 		verb = "has"
 	}
-	return fmt.Sprintf("in place: %s %s no root motion to remove (%s)", plural(len(still), "clip"), verb, strings.Join(still, ", "))
+	return fmt.Sprintf("in place: %s %s no root motion to remove (%s)", words.Plural(len(still), "clip"), verb, strings.Join(still, ", "))
 }
 
 // Gaits measures every clip's ground speed (docs/formats/gait.md §2) and returns

@@ -426,7 +426,7 @@ func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 	}
 	if len(dropped) > 0 {
 		notes = append(notes, fmt.Sprintf("deforming only: dropped %s that no vertex is weighted to and no socket names (%s); %s left",
-			plural(len(dropped), "joint"), strings.Join(dropped, ", "), plural(len(m.Joints), "joint")))
+			words.Plural(len(dropped), "joint"), strings.Join(dropped, ", "), words.Plural(len(m.Joints), "joint")))
 	}
 	return notes, nil
 }
@@ -444,10 +444,8 @@ func leadIns(j *bake.Job) string {
 		return ""
 	}
 	return fmt.Sprintf("dropped the lead-in before the first key of %s (%s: every channel holds its first key there); Settings.KeepLeadIn or a manifest start: keeps t = 0",
-		plural(len(which), "clip"), strings.Join(which, ", "))
+		words.Plural(len(which), "clip"), strings.Join(which, ", "))
 }
-
-func plural(n int, what string) string { return words.Plural(n, what) }
 
 func clipNames(cs []bake.Clip) string {
 	names := make([]string, len(cs))

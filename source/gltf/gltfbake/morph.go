@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/source/gltf"
 )
 
@@ -16,7 +17,7 @@ func morphNotes(m *gltf.Model) []string {
 	if len(m.Morphs) > 0 {
 		var what []string
 		for _, mo := range m.Morphs {
-			s := fmt.Sprintf("%s has %s (%s)", mo.Name, plural(len(mo.Targets), "morph target"), short(mo.Targets))
+			s := fmt.Sprintf("%s has %s (%s)", mo.Name, words.Plural(len(mo.Targets), "morph target"), short(mo.Targets))
 			if len(mo.Clips) > 0 {
 				s += ", weights animated by " + short(quote(mo.Clips))
 			}
@@ -30,7 +31,7 @@ func morphNotes(m *gltf.Model) []string {
 			verb = "animates"
 		}
 		notes = append(notes, fmt.Sprintf("%s %s only morph target weights (%s), which are not baked: %s as a still pose",
-			plural(len(m.MorphOnly), "animation"), verb, short(quote(m.MorphOnly)), map[bool]string{true: "its clip bakes", false: "their clips bake"}[len(m.MorphOnly) == 1]))
+			words.Plural(len(m.MorphOnly), "animation"), verb, short(quote(m.MorphOnly)), map[bool]string{true: "its clip bakes", false: "their clips bake"}[len(m.MorphOnly) == 1]))
 	}
 	return notes
 }
