@@ -196,10 +196,12 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 			}
 		}
 		// A foot as low in its swing as in its stance (a compass gait's
-		// straight legs) cannot be told on the ground by its height: its
-		// contacts are the runs in which it moves back under the body.
+		// straight legs) cannot be told on the ground by its height, nor
+		// by its speed where the animation slides it: its contacts are
+		// the runs in which it moves back under the body that reach its
+		// wide band.
 		if back := backUnder(pos, 1+i, u, dt, loops); swingsLow(low[i], back, v, loops) {
-			stand = alongBack(stand, back, loops)
+			stand = alongBack(wide[i], back, loops)
 		}
 
 		runs := contacts(stand, loops)

@@ -229,3 +229,98 @@ func TestPlanBodyNotLowered(t *testing.T) {
 		t.Fatalf("plan %+v: want a contact pinned, the body not lowered", plan)
 	}
 }
+
+// compass is a one-legged walk written for this test, with root motion: the
+// root travels +z at 0.8 m/s on average, eased (1.1 m/s where the foot is
+// under the hip, 0.5 where the thigh turns), its hip 0.9 m up; the leg (thigh
+// and shin 0.45 m) is straight while its thigh sweeps from 0.5 rad ahead to
+// 0.5 rad behind in the first half of each pass (the stance: the foot carried
+// back 0.86 m under the body, twice as far as the body goes, so it slides as
+// authored), and swings back in the second, the knee bent up to 1 rad while
+// the thigh comes to the vertical, then straight again: at mid-swing the foot
+// is as low as at mid-stance, under the hip.
+type compass struct{}
+
+// Bones: 0 Root, 1 Thigh, 2 Shin, 3 Foot.
+func (compass) skeleton(t *testing.T) *rig.Skeleton {
+	rest := make([]rig.Transform, 4)
+	for i := range rest {
+		rest[i] = rig.IdentityTransform()
+	}
+	rest[0].Translation = rig.Vec3{0, 0.9, 0}
+	rest[2].Translation = rig.Vec3{0, -0.45, 0}
+	rest[3].Translation = rig.Vec3{0, -0.45, 0}
+	sk, err := rig.New([]string{"Root", "Thigh", "Shin", "Foot"}, []int{-1, 0, 1, 2}, rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sk
+}
+
+func (compass) Sample(t float64, pose []rig.Transform) {
+	const a = 0.5
+	p := t - math.Floor(t)
+	theta, knee := -a+4*a*p, 0.0 // about x: a positive angle swings the foot back (−z)
+	if p >= 0.5 {
+		q := (p - 0.5) / 0.5
+		theta = a - 2*a*q
+		if q < 0.5 {
+			knee = math.Sin(2 * math.Pi * q)
+		}
+	}
+	x := rig.Vec3{1, 0, 0}
+	pose[0].Translation = rig.Vec3{0, 0.9, 0.8*t - 0.3*math.Sin(4*math.Pi*t)/(4*math.Pi)}
+	pose[1].Rotation = rig.QuatFromAxisAngle(x, theta)
+	pose[2].Rotation = rig.QuatFromAxisAngle(x, knee)
+}
+
+// TestPlanCompassGait: a foot as low in its swing as in its stance is planted
+// for its whole stance: played planted, it stands still in the world (root
+// motion: the model's space) for 40 % of the cycle or more (its stance is
+// half), and the planted clip measures at the root's speed, trusted. With its
+// contacts found by height and speed alone it stood 15 % of the cycle; with
+// its feet's back read from their summed velocity (the swing's, the faster
+// against the root's mean travel), the clip as authored was said to move its
+// feet back at 1.95 m/s, the swing's speed forward.
+func TestPlanCompassGait(t *testing.T) {
+	var s compass
+	sk := s.skeleton(t)
+	r, err := NewRig(sk, nil, Options{Feet: []string{"Foot"}, RootBone: "Root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Measure(s, 0, 1, 0, true)
+	// As authored, the foot at its lowest moves back under the hip at
+	// 0.9 m · 2 rad/s in its stance, the root 0.3 m/s above its mean
+	// travel there: 1.5 m/s back against that travel, a little more about
+	// it where the root slows; in its swing it goes forward at 2.1.
+	if res.Status != StatusUntrusted || res.FeetSpeed < 1.45 || res.FeetSpeed > 1.7 {
+		t.Errorf("as authored: %+v: want untrusted, its feet back at 1.5 to 1.7 m/s against the root's mean travel", res)
+	}
+	plan := r.Plan(s, 0, 1, true, res, 0)
+	if plan == nil || plan.Locked == 0 {
+		t.Fatalf("plan %+v (measured %+v): want the foot pinned", plan, res)
+	}
+	pl := plan.Sampler(s)
+	pose := sk.RestPose()
+	g := make([]rig.Mat4, sk.Len())
+	const n = 240
+	var prev rig.Vec3
+	still := 0
+	for k := 0; k <= n; k++ {
+		pl.Sample(float64(k)/n, pose)
+		sk.ModelSpace(pose, g)
+		at := g[3].Translation()
+		if d := at.Sub(prev); k > 0 && math.Hypot(d[0], d[2])*n < 0.25*0.8 {
+			still++
+		}
+		prev = at
+	}
+	if frac := float64(still) / n; frac < 0.4 {
+		t.Errorf("planted, the foot stands still in the world %.0f%% of the cycle: want its stance, 40%% or more", 100*frac)
+	}
+	after := plan.Posed().MeasureAt(0, true, plan.Speed)
+	if after.Status != StatusMeasured || after.Confidence < Trusted || math.Abs(after.Speed-0.8) > 0.01 {
+		t.Errorf("planted: %+v: want 0.8 m/s, trusted", after)
+	}
+}

@@ -136,21 +136,21 @@ func swingsLow(low []bool, back []float64, v float64, loops bool) bool {
 	return len(contacts(swing, loops)) > 0
 }
 
-// alongBack returns stand with each of its samples' run of samples in which
-// the foot moves back under the body (back > 0) added whole: a foot's
-// contact reaches from where it lands to where it lifts, however high the
-// animation holds it there.
-func alongBack(stand []bool, back []float64, loops bool) []bool {
-	n := len(stand)
-	out := slices.Clone(stand)
+// alongBack returns the runs of samples in which a foot moves back under the
+// body (back > 0) that reach its band (low): its contacts, from where it
+// lands to where it lifts, however high the animation holds it between.
+func alongBack(low []bool, back []float64, loops bool) []bool {
+	n := len(back)
+	out := make([]bool, n)
 	for k := range n {
-		if !stand[k] || back[k] <= 0 {
+		if !low[k] || back[k] <= 0 || out[k] {
 			continue
 		}
+		out[k] = true
 		for _, dir := range [2]int{-1, 1} {
 			for j := 1; j < n; j++ {
 				q, ok := sampleAt(k+dir*j, n, loops)
-				if !ok || back[q] <= 0 || out[q] && stand[q] {
+				if !ok || back[q] <= 0 || out[q] {
 					break
 				}
 				out[q] = true
