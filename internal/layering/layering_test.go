@@ -1,7 +1,9 @@
 // Package layering holds the test that pins docs/ARCHITECTURE.md's floors: a
 // package imports only from the floors below it, and nothing online (crowd)
 // imports anything offline; and that the table's "imports (in the module)" column
-// says what each package imports, within its floor (table_test.go).
+// says what each package imports, within its floor, and that each function
+// its walks of a bake and of a viewer step name is declared in the file they
+// name (table_test.go).
 package layering
 
 import (

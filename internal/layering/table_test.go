@@ -1,6 +1,10 @@
 package layering
 
 import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"regexp"
@@ -155,4 +159,76 @@ func TestArchitectureTable(t *testing.T) {
 			t.Errorf("%s has no row in docs/ARCHITECTURE.md's table", pkg)
 		}
 	}
+}
+
+// walkRef is a `file.go: Func` in docs/ARCHITECTURE.md's walks: a file from
+// the repository's root and a function in it, Type.Method for a method.
+var walkRef = regexp.MustCompile("`([\\w./-]+\\.go): ([\\w.]+)`")
+
+// TestArchitectureWalks: the walks of docs/ARCHITECTURE.md ("Following a
+// bake", "Following a viewer step") are numbered steps, each opening with
+// the `file.go: Func` it is at, and every function they name is declared in
+// the file they name, so that a move or a rename cannot leave the walk
+// behind.
+func TestArchitectureWalks(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(doc), "\n")
+	for _, walk := range []string{"## Following a bake", "## Following a viewer step"} {
+		start := slices.Index(lines, walk)
+		if start < 0 {
+			t.Errorf("docs/ARCHITECTURE.md: no section %q", walk)
+			continue
+		}
+		steps := 0
+		for i := start + 1; i < len(lines) && !strings.HasPrefix(lines[i], "## "); i++ {
+			l := lines[i]
+			if n, rest, ok := strings.Cut(l, ". "); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+				steps++
+				if m := walkRef.FindStringIndex(rest); m == nil || m[0] != 0 {
+					t.Errorf("docs/ARCHITECTURE.md:%d: step %s does not open with the `file.go: Func` it is at", i+1, n)
+				}
+			}
+			for _, m := range walkRef.FindAllStringSubmatch(l, -1) {
+				if err := declared("../../"+m[1], m[2]); err != nil {
+					t.Errorf("docs/ARCHITECTURE.md:%d: `%s: %s`: %v", i+1, m[1], m[2], err)
+				}
+			}
+		}
+		if steps < 5 {
+			t.Errorf("docs/ARCHITECTURE.md: %q has %d numbered steps, want the walk", walk, steps)
+		}
+	}
+}
+
+// declared says whether the Go file at path declares the function name, or,
+// for Type.Method, that method of Type.
+func declared(path, name string) error {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return err
+	}
+	recv, fn, isMethod := strings.Cut(name, ".")
+	if !isMethod {
+		recv, fn = "", name
+	}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != fn || (fd.Recv == nil) != (recv == "") {
+			continue
+		}
+		if recv == "" {
+			return nil
+		}
+		typ := fd.Recv.List[0].Type
+		if s, ok := typ.(*ast.StarExpr); ok {
+			typ = s.X
+		}
+		if id, ok := typ.(*ast.Ident); ok && id.Name == recv {
+			return nil
+		}
+	}
+	return errors.New("not declared in that file")
 }
