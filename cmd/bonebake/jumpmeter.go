@@ -161,10 +161,11 @@ func (pp *pairPath) bound(a0, a1, b0, b1, pa, pb float32) (float64, bool) {
 // of clip c is from the same bone of clip x (its boxes' farthest corners), big
 // the largest coordinate of any origin.
 type speciesPaths struct {
-	clips []clipPath
-	box   [][]float64
-	big   float64
-	bones int
+	clips   []clipPath
+	box     [][]float64
+	boneBox [][]float64 // per clips c and x (at c·clips + x), per bone, box's farthest for that bone alone
+	big     float64
+	bones   int
 }
 
 // clipPath is how far a clip's bones travel: step[f] is the farthest any bone's
@@ -182,8 +183,9 @@ type clipPath struct {
 	// The bones by their fastest step, fastest first (hot), and those steps
 	// (hotStep): posing one clip looks at a bone only while its own step could
 	// beat the largest move.
-	hot     []int32
-	hotStep []float64
+	hot      []int32
+	hotStep  []float64
+	boneStep []float64 // per bone, its fastest step
 	// What posing reads: the clip's frame count as stored (for bpat.Resolve) and
 	// each frame's origins, x, y, z per bone, copied from the palettes'
 	// translation column.
@@ -215,14 +217,17 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 		for c, pc := range sp.clips {
 			sp.box[c] = make([]float64, len(sp.clips))
 			for x, px := range sp.clips {
+				bb := make([]float64, len(pc.lo))
 				for k := range pc.lo {
 					var d2 float64
 					for a := range 3 {
 						d := max(pc.hi[k][a]-px.lo[k][a], px.hi[k][a]-pc.lo[k][a])
 						d2 += d * d
 					}
-					sp.box[c][x] = max(sp.box[c][x], math.Sqrt(d2))
+					bb[k] = math.Sqrt(d2)
+					sp.box[c][x] = max(sp.box[c][x], bb[k])
 				}
+				sp.boneBox = append(sp.boneBox, bb)
 			}
 		}
 	}
@@ -268,6 +273,7 @@ func newClipPath(s *registry.Species, c int) clipPath {
 	p.origin = make([]float32, 0, 3*bones*p.frames)
 	p.lo, p.hi = make([][3]float64, bones), make([][3]float64, bones)
 	boneStep := make([]float64, bones)
+	p.boneStep = boneStep
 	for k := range bones {
 		p.lo[k], p.hi[k] = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
 	}
@@ -542,7 +548,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				}
 				sp := &m.paths[cur.species]
 				same := p.has && p.species == cur.species
-				if same && (!m.farther(&cur, p, most, false) || !m.farther(&cur, p, most, true)) {
+				if same && (!m.farther(&cur, p, most, false) || !m.farther(&cur, p, most, true) || sp.boneRules(p, &cur, most)) {
 					*p = cur
 					key[j], phase[j], w0[j], w1[j] = m.keyOf(p), p.sides[0].Phase, p.sides[0].Weight, p.sides[1].Weight
 					continue
@@ -713,6 +719,14 @@ func (p *clipPath) farthestHot(now, was *posedSide, span, most float64) float64 
 	return most
 }
 
+// boneRules reports whether boneBound rules out that a unit moving from p to
+// cur moves a bone farther than √most: blends (a fade's three sides) whose
+// clip-wide bound does not.
+func (sp *speciesPaths) boneRules(p, cur *unitPose, most float64) bool {
+	b, ok := sp.boneBound(&p.sides, &cur.sides)
+	return ok && b*b <= most
+}
+
 // farther reports whether a unit moving from pose p to cur might move a bone
 // farther than √most. With X the origin of a bone in p's first clip, a pose's
 // origin is Σ w·O_c over its clips c, and
@@ -863,6 +877,70 @@ func (sp *speciesPaths) bound(p, cur *[3]registry.Side, tight bool) (float64, bo
 	}
 	bound += math.Abs(sumNew-sumOld)*math.Sqrt(3)*sp.big + 4e-6*sp.big*weights
 	return bound * (1 + 1e-6), true
+}
+
+// boneBound is bound (reach's form) taken bone by bone, its sides matched by
+// place rather than by clip, so that a pose may show a clip twice (a fade into
+// a speed blend of the clip it fades from). With X the bone's origin in p's
+// first side and O_i, O′_i the sides' in p and cur,
+//
+//	Σ w′·O′ − Σ w·O = Σ_same w′_i·(O′_i − O_i) + Σ_same (w′_i − w_i)·(O_i − X)
+//	                + Σ_new w′_i·(O′_i − X) − Σ_old w_i·(O_i − X) + (Σ w′ − Σ w)·X
+//
+// where a side is the same in both if it shows one clip in both places; a
+// clip's path is span times the bone's own fastest step, O − X no farther than
+// the bone's boxes in the two clips (O_0 − X is 0), and rounding as bound's. The
+// bound is the largest over the bones (ok false: a clip the species lacks).
+func (sp *speciesPaths) boneBound(p, cur *[3]registry.Side) (float64, bool) {
+	n := unit.ClipID(len(sp.clips))
+	x := p[0].Clip
+	if p[0].Weight == 0 || x >= n {
+		return 0, false
+	}
+	// The terms: up to six weights, each of a per-bone vector.
+	var coef [6]float64
+	var vec [6][]float64
+	t := 0
+	add := func(w float64, v []float64) {
+		if w != 0 {
+			coef[t], vec[t] = w, v
+			t++
+		}
+	}
+	box := func(c unit.ClipID) []float64 { return sp.boneBox[int(c)*len(sp.clips)+int(x)] }
+	var sumOld, sumNew, weights float64
+	for i := range 3 {
+		o, c := p[i], cur[i]
+		if (o.Weight != 0 && o.Clip >= n) || (c.Weight != 0 && c.Clip >= n) {
+			return 0, false
+		}
+		sumOld, sumNew = sumOld+float64(o.Weight), sumNew+float64(c.Weight)
+		weights += math.Abs(float64(o.Weight)) + math.Abs(float64(c.Weight))
+		if o.Weight != 0 && c.Weight != 0 && o.Clip == c.Clip {
+			cp := &sp.clips[c.Clip]
+			add(math.Abs(float64(c.Weight))*cp.span(o.Phase, c.Phase), cp.boneStep)
+			if i > 0 {
+				add(math.Abs(float64(c.Weight)-float64(o.Weight)), box(c.Clip))
+			}
+			continue
+		}
+		if c.Weight != 0 {
+			add(math.Abs(float64(c.Weight)), box(c.Clip))
+		}
+		if o.Weight != 0 && i > 0 {
+			add(math.Abs(float64(o.Weight)), box(o.Clip))
+		}
+	}
+	rest := math.Abs(sumNew-sumOld)*math.Sqrt(3)*sp.big + 4e-6*sp.big*weights
+	var most float64
+	for k := range sp.bones {
+		b := rest
+		for i := range t {
+			b += coef[i] * vec[i][k]
+		}
+		most = max(most, b)
+	}
+	return most * (1 + 1e-6), true
 }
 
 // max is the largest move measured: the square root of the largest squared one

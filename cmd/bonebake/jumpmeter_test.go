@@ -370,3 +370,62 @@ func TestJumpMeterLimit(t *testing.T) {
 		t.Errorf("%d steady speed blends tried", tried)
 	}
 }
+
+// TestJumpMeterBoneBound checks boneBound against the moves OriginsOf's poses
+// make: over every unit-step of a battle with fades, no bone moves farther than
+// it says, for blends that show a clip twice too (a fade into a speed blend of
+// the clip it fades from), whose clip-wide bound finds none.
+func TestJumpMeterBoneBound(t *testing.T) {
+	reg, _, err := simRegistry("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	const units, steps = 400, 600
+	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
+	m := newJumpMeter(reg, units)
+	prev := make([]unitPose, units)
+	bones := 0
+	for _, s := range reg.All() {
+		bones = max(bones, s.File.BoneCount())
+	}
+	now, was := make([]float32, 3*bones), make([]float32, 3*bones)
+	blends, twice := 0, 0
+	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
+		for i := range units {
+			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
+			if p := prev[i]; p.has && p.species == cur.species {
+				sp := &m.paths[cur.species]
+				got, ok := sp.boneBound(&p.sides, &cur.sides)
+				if ok {
+					s := reg.Species(cur.species)
+					if err := s.OriginsOf(cur.sides, now); err != nil {
+						t.Fatal(err)
+					}
+					if err := s.OriginsOf(p.sides, was); err != nil {
+						t.Fatal(err)
+					}
+					for k := 0; k < 3*s.File.BoneCount(); k += 3 {
+						dx, dy, dz := float64(now[k]-was[k]), float64(now[k+1]-was[k+1]), float64(now[k+2]-was[k+2])
+						if d := math.Sqrt(dx*dx + dy*dy + dz*dz); !(d <= got) {
+							t.Fatalf("unit %d, %v to %v: bone %d moves %v, boneBound %v", i, p.sides, cur.sides, k/3, d, got)
+						}
+					}
+					if cur.sides[1].Weight != 0 || p.sides[1].Weight != 0 {
+						blends++
+						if _, ok := sp.bound(&p.sides, &cur.sides, false); !ok {
+							twice++
+						}
+					}
+				}
+			}
+			prev[i] = cur
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d blending unit-steps bounded, %d of them showing a clip twice", blends, twice)
+	if blends < units*steps/20 || twice < units*steps/200 {
+		t.Errorf("%d blending unit-steps, %d showing a clip twice: the battle shows too few", blends, twice)
+	}
+}
