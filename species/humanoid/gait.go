@@ -3,6 +3,7 @@ package humanoid
 import (
 	"math"
 
+	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/roster"
 )
 
@@ -127,7 +128,7 @@ func (b *body) footOnPath(g *gait, q float64, s int) footPose {
 		z0, z1 := zc+b.ball[2]-S*toeOff, zc+b.ball[2]
 		m := -S * (1 - toeOff) // ground speed at both ends: no scuff
 		ball = vec{x, ballY + g.lift*b.s*swingLift(sw, g.liftSkew), hermite(sw, z0, z1, m, m)}
-		pitch = g.toePitch * (1 - smoothstep(sw/0.75))
+		pitch = g.toePitch * (1 - rig.Smoothstep(sw/0.75))
 	}
 	f.Pitch = pitch
 	f.Pos = ball.Add(rotX(b.ball.Scale(-1), pitch))

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/species/meshgen"
 )
 
@@ -28,19 +29,19 @@ func (b *body) torsoSkin(j [boneCount]vec) meshgen.Skin {
 		var ws []meshgen.Weight
 		switch {
 		case p[1] <= yS:
-			w := smoothstep((p[1] - (yP - 0.01*b.s)) / (yS - yP + 0.03*b.s))
+			w := rig.Smoothstep((p[1] - (yP - 0.01*b.s)) / (yS - yP + 0.03*b.s))
 			ws = []meshgen.Weight{{Bone: Spine, W: w}, {Bone: Pelvis, W: 1 - w}}
 			if d := yP - p[1]; d > 0 {
 				hip := HipR
 				if p[0] > 0 {
 					hip = HipL
 				}
-				h := 0.5 * smoothstep(d/(0.09*b.s)) * smoothstep(math.Abs(p[0])/(0.07*b.s))
+				h := 0.5 * rig.Smoothstep(d/(0.09*b.s)) * rig.Smoothstep(math.Abs(p[0])/(0.07*b.s))
 				ws[1].W *= 1 - h
 				ws = append(ws, meshgen.Weight{Bone: hip, W: h})
 			}
 		default:
-			w := smoothstep((p[1] - (yS + 0.02*b.s)) / (yC - yS + 0.02*b.s))
+			w := rig.Smoothstep((p[1] - (yS + 0.02*b.s)) / (yC - yS + 0.02*b.s))
 			ws = []meshgen.Weight{{Bone: Chest, W: w}, {Bone: Spine, W: 1 - w}}
 		}
 		return ws

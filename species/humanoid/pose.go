@@ -376,9 +376,4 @@ func slerpV(a, b vec, u float64) vec {
 	return ua.Scale(wa).Add(ub.Scale(wb)).Scale(l)
 }
 
-func smoothstep(x float64) float64 {
-	x = clamp(x, 0, 1)
-	return x * x * (3 - 2*x)
-}
-
 func clamp(x, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, x)) }

@@ -73,7 +73,7 @@ func Along(a, b int, from, to rig.Vec3, blend float64) Skin {
 		if l2 > 0 {
 			t = p.Sub(from).Dot(axis) / l2
 		}
-		wb := 0.5 + 0.5*smoothstep(t/blend)
+		wb := 0.5 + 0.5*rig.Smoothstep(t/blend)
 		return []Weight{{b, wb}, {a, 1 - wb}}
 	}
 }
@@ -179,7 +179,7 @@ func (b *Builder) Limb(parent int, bones []int, points []rig.Vec3, radii []float
 		best, bestD, bestT := 0, math.Inf(1), 0.0
 		for i := 0; i+1 < len(points); i++ {
 			ax := points[i+1].Sub(points[i])
-			t := clamp01(p.Sub(points[i]).Dot(ax) / math.Max(ax.Dot(ax), 1e-18))
+			t := rig.Clamp01(p.Sub(points[i]).Dot(ax) / math.Max(ax.Dot(ax), 1e-18))
 			q := points[i].Add(ax.Scale(t))
 			if d := p.Sub(q).Len(); d < bestD-1e-9 {
 				best, bestD, bestT = i, d, t
@@ -191,12 +191,12 @@ func (b *Builder) Limb(parent int, bones []int, points []rig.Vec3, radii []float
 			prev = bones[best-1]
 		}
 		if prev >= 0 && bestT < blend {
-			w := 0.5 * (1 - smoothstep(bestT/blend))
+			w := 0.5 * (1 - rig.Smoothstep(bestT/blend))
 			ws[0].W -= w
 			ws = append(ws, Weight{prev, w})
 		}
 		if best+1 < len(bones) && bestT > 1-blend {
-			w := 0.5 * (1 - smoothstep((1-bestT)/blend))
+			w := 0.5 * (1 - rig.Smoothstep((1-bestT)/blend))
 			ws[0].W -= w
 			ws = append(ws, Weight{bones[best+1], w})
 		}
@@ -439,13 +439,6 @@ outer:
 	out[0] = 1 - rest // the largest takes the rounding, so the sum is 1 in float32
 	return j, out
 }
-
-func smoothstep(x float64) float64 {
-	x = clamp01(x)
-	return x * x * (3 - 2*x)
-}
-
-func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 
 func f32(a rig.Vec3) [3]float32 { return [3]float32{float32(a[0]), float32(a[1]), float32(a[2])} }
 func f64(a [3]float32) rig.Vec3 {

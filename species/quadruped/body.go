@@ -200,12 +200,6 @@ func (p *plan) gaitPose(g Gait, t float64, pose []rig.Transform, head headMotion
 // allocate.
 type headMotion func(phase, intensity float64, bp bodyPose) bodyPose
 
-// smooth is smoothstep on [0,1], clamped.
-func smooth(x float64) float64 {
-	x = clamp01(x)
-	return x * x * (3 - 2*x)
-}
-
 // bump is 0 before a, rises smoothly to 1 at b, holds to c, falls smoothly to 0
 // at d.
 func bump(x, a, b, c, d float64) float64 {
@@ -213,11 +207,11 @@ func bump(x, a, b, c, d float64) float64 {
 	case x <= a || x >= d:
 		return 0
 	case x < b:
-		return smooth((x - a) / (b - a))
+		return rig.Smoothstep((x - a) / (b - a))
 	case x <= c:
 		return 1
 	default:
-		return 1 - smooth((x-c)/(d-c))
+		return 1 - rig.Smoothstep((x-c)/(d-c))
 	}
 }
 
@@ -231,13 +225,13 @@ type key struct {
 // at 1), easing between neighbours with smoothstep, and rests the body on the
 // ground where the pose would sink into it.
 func (p *plan) keyed(keys []key, phase float64, pose []rig.Transform) {
-	phase = clamp01(phase)
+	phase = rig.Clamp01(phase)
 	i := 1
 	for i < len(keys)-1 && phase > keys[i].at {
 		i++
 	}
 	a, b := &keys[i-1], &keys[i]
-	w := smooth((phase - a.at) / (b.at - a.at))
+	w := rig.Smoothstep((phase - a.at) / (b.at - a.at))
 	bp := blend(&a.pose, &b.pose, w)
 	p.onGround(&bp, pose)
 }

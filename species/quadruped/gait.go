@@ -138,16 +138,14 @@ func MovingPhase(t, cycle, offset, floor float64) float64 {
 	return Wrap(t/math.Max(cycle, floor) + offset)
 }
 
-func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
-
 // Intensity is clamp(.62 + clamp(swing)·.24 + clamp(lift·2.2)·.14 + (.22 if
 // running), 0, 1), each inner clamp to [0,1].
 func Intensity(swing, lift float64, running bool) float64 {
-	v := 0.62 + clamp01(swing)*0.24 + clamp01(lift*2.2)*0.14
+	v := 0.62 + rig.Clamp01(swing)*0.24 + rig.Clamp01(lift*2.2)*0.14
 	if running {
 		v += 0.22
 	}
-	return clamp01(v)
+	return rig.Clamp01(v)
 }
 
 // SwingEase is t²(3−2t): a swinging foot's progress from lift-off to touch-down.
@@ -174,7 +172,7 @@ func (c Config) SwingFraction(g Gait) float64 {
 	if c.SwingDuration > 0 {
 		return c.SwingDuration
 	}
-	return c.SwingBase + c.SwingPerSwing*clamp01(g.Swing)
+	return c.SwingBase + c.SwingPerSwing*rig.Clamp01(g.Swing)
 }
 
 // StanceTravel is how far a planted foot moves backward in model space during
@@ -250,7 +248,7 @@ func Evaluate(d Dims, c Config, g Gait, t float64) Motion {
 			l.Progress = l.Phase / sf
 			dz = -travel/2 + travel*SwingEase(l.Progress)
 			up = lift * SwingArc(l.Progress)
-			l.Curl = c.FootCurl * SwingArc(l.Progress) * clamp01(g.Lift*4)
+			l.Curl = c.FootCurl * SwingArc(l.Progress) * rig.Clamp01(g.Lift*4)
 		} else {
 			l.Progress = (l.Phase - sf) / (1 - sf)
 			dz = travel/2 - travel*l.Progress
