@@ -173,7 +173,7 @@ func (r *Rig) judgeFeet(sc *scratch, fm *feetMotion, dt float64, loops bool, at 
 		return f
 	}
 	f.speed, f.planted, f.why = best.v, best.planted, best.reason(r)
-	f.conf = clamp01(1 - best.slip/SlipPerConfidence)
+	f.conf = rig.Clamp01(1 - best.slip/SlipPerConfidence)
 	return f
 }
 

@@ -174,13 +174,13 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 			p := horiz(pos[k][0].Sub(pos[0][0])).Sub(travel.Scale(float64(k) * dt))
 			dev = math.Max(dev, p.Len())
 		}
-		conf := clamp01(1 - 2*dev/d.Len())
+		conf := rig.Clamp01(1 - 2*dev/d.Len())
 		why := fmt.Sprintf("the root strays up to %.0f%% of its travel from a steady line", 100*dev/d.Len())
 		if feet.ok && feet.low >= MinPlanted {
 			// The planted feet should stand still in the world: relative to the
 			// root they move back at the root's speed.
 			if dis := math.Abs(feet.speed-travel.Len()) / travel.Len(); 1-2*dis < conf {
-				conf = clamp01(1 - 2*dis)
+				conf = rig.Clamp01(1 - 2*dis)
 				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed: on the ground they move back at %.4g %s per s of clip relative to the root, which travels %.4g, so in the world they slide %.4g %[3]s per s", 100*dis, feet.speed, r.unit(), travel.Len(), math.Abs(feet.speed-travel.Len()))
 			}
 			if feet.speed > 0 && feet.conf < conf {
@@ -317,5 +317,3 @@ func (r *Rig) chain() []int {
 	slices.Reverse(c)
 	return c
 }
-
-func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }

@@ -64,10 +64,10 @@ func fill(off []rig.Vec3, runs [][2]int, loops bool) {
 		}
 		first, last := off[q%n], off[(e-1)%n]
 		for j := 1; j <= in; j++ {
-			off[((q-j)%n+n)%n] = first.Scale(smooth(1 - float64(j)/float64(in+1)))
+			off[((q-j)%n+n)%n] = first.Scale(rig.Smoothstep(1 - float64(j)/float64(in+1)))
 		}
 		for j := 0; j < out; j++ {
-			off[(e+j)%n] = last.Scale(smooth(1 - float64(j+1)/float64(out+1)))
+			off[(e+j)%n] = last.Scale(rig.Smoothstep(1 - float64(j+1)/float64(out+1)))
 		}
 	}
 	if loops || len(runs) > 1 {
@@ -88,7 +88,7 @@ func fill(off []rig.Vec3, runs [][2]int, loops bool) {
 			last, first := off[(from-1+n)%n], off[to%n]
 			gap := to - from
 			for j := 0; j < gap; j++ {
-				x := smooth(float64(j+1) / float64(gap+1))
+				x := rig.Smoothstep(float64(j+1) / float64(gap+1))
 				off[(from+j)%n] = last.Scale(1 - x).Add(first.Scale(x))
 			}
 		}
@@ -173,6 +173,3 @@ func contacts(stand []bool, loops bool) [][2]int {
 	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
 	return out
 }
-
-// smooth is the smoothstep of x in [0, 1]: its slope is 0 at both ends.
-func smooth(x float64) float64 { return x * x * (3 - 2*x) }

@@ -68,7 +68,7 @@ func (p *Plan) lower(pos [][]rig.Vec3, track []int) {
 			if !ok {
 				continue
 			}
-			drop[q] = math.Max(drop[q], d*smooth(1-math.Abs(float64(j))/float64(w+1)))
+			drop[q] = math.Max(drop[q], d*rig.Smoothstep(1-math.Abs(float64(j))/float64(w+1)))
 		}
 	}
 	if !slices.ContainsFunc(drop, func(d float64) bool { return d > 0 }) {
@@ -190,7 +190,7 @@ func (r *Rig) lifts(pos [][]rig.Vec3, f int, sole *soleTrack, whole, runs [][2]i
 		}
 		k := ((K % n) + n) % n
 		x := math.Min(1, float64(dir*(K-from)+1)/float64(w))
-		lift[k] = math.Max(lift[k], h*smooth(x))
+		lift[k] = math.Max(lift[k], h*rig.Smoothstep(x))
 	}
 	for c, run := range runs {
 		q, e := whole[c][0], whole[c][1]
@@ -209,10 +209,10 @@ func (r *Rig) lifts(pos [][]rig.Vec3, f int, sole *soleTrack, whole, runs [][2]i
 		// Up from the shortened contact to the whole one's end, and down
 		// after it where the foot rises as animated; mirrored before.
 		for K := run[1]; K < e+w; K++ {
-			raise(K, run[1], 1, h*smooth(math.Min(1, float64(e+w-K)/float64(w))))
+			raise(K, run[1], 1, h*rig.Smoothstep(math.Min(1, float64(e+w-K)/float64(w))))
 		}
 		for K := run[0] - 1; K >= q-w; K-- {
-			raise(K, run[0]-1, -1, h*smooth(math.Min(1, float64(K-(q-w))/float64(w))))
+			raise(K, run[0]-1, -1, h*rig.Smoothstep(math.Min(1, float64(K-(q-w))/float64(w))))
 		}
 	}
 	lift[n] = lift[0]
