@@ -83,7 +83,7 @@ func newBakeCmd() *cobra.Command {
 	fl.StringVarP(&out, "out", "o", "", "output file for a model, ending in .bpat (default: its name with .bpat), folder for several models, or folder for the built-in creatures (default "+species.DefaultDir+")")
 	fl.StringSliceVar(&only, "species", nil, "built-in creatures to bake (comma-separated names; default all)")
 	fl.BoolVarP(&verbose, "verbose", "v", false, "list every file written")
-	model.add(fl, append(bakeModelFlags, "force", "files-root", "bpat-version")...)
+	model.add(fl, append(bakeModelFlags, "force", "bpat-version")...)
 	motFlags.add(fl)
 	fl.BoolVar(&snap, "snapshot", false, "also write NAME_minimal.bpsm next to the BPAT: a far-LOD mesh skinned at every frame (docs/formats/bpsm.md §7)")
 	fl.IntVar(&snapSet.Triangles, "snapshot-triangles", 0, fmt.Sprintf("triangle budget the model's mesh is simplified to for the snapshot (default: the manifest's snapshot_triangles, else %d)", gltfbake.DefaultSnapshotTriangles))
@@ -98,7 +98,7 @@ func newBakeCmd() *cobra.Command {
 // bakeModelFlags are bake's flags of a model's settings that the built-in
 // creatures, which carry their own settings, refuse.
 var bakeModelFlags = []string{"fps", "species-id", "one-shot", "socket", "manifest", "skin", "keep-lead-in", "scale", "deforming-only",
-	"max-bones", "feet", "root-bone", "in-place", "plant-feet", "clips", "retarget", "up", "face"}
+	"max-bones", "feet", "root-bone", "in-place", "plant-feet", "clips", "retarget", "up", "face", "files-root"}
 
 // snapshotFlags are the flags of a model's far-LOD snapshot.
 var snapshotFlags = []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}

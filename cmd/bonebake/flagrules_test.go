@@ -42,6 +42,7 @@ func TestFlagRules(t *testing.T) {
 		{append(mot, "--manifest", "m.yaml"), "--manifest does not apply to --mot"},
 		{[]string{"bake", "--snapshot"}, "--snapshot applies to a model: the built-in creatures always get their snapshot meshes"},
 		{[]string{"bake", "--scale", "2"}, "--scale applies to a model; the built-in creatures carry their own settings"},
+		{[]string{"bake", "--files-root", t.TempDir()}, "--files-root applies to a model; the built-in creatures carry their own settings"},
 		{[]string{"bake", "--package", "c.bpx", "-v"}, "--verbose does not apply to --package: the package is the one file written (--package OUT.bpx)"},
 		{[]string{"bake", fox, "--package", "c.bpx"}, "--package bakes the built-in creatures; it does not apply to a model"},
 		{[]string{"bake", fox, "--species", "horse"}, "--species picks built-in creatures; it does not apply to a model"},
