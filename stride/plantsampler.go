@@ -66,7 +66,7 @@ func (p *planted) Sample(t float64, pose []rig.Transform) {
 	x := (t - p.start) / p.dt
 	k := int(math.Floor(x))
 	k = max(0, min(p.n-1, k))
-	a := math.Max(0, math.Min(1, x-float64(k)))
+	a := rig.Clamp01(x - float64(k))
 	p.sk.ModelSpaceOf(pose, p.global, p.placed)
 	drop := 0.0
 	if p.pelvis >= 0 {

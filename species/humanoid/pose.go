@@ -157,7 +157,7 @@ func rested(rest bodyPose, from, to float64, keys ...key) []key {
 
 // hermite01 is the cubic from 0 to 1 on [0, 1] with slopes m0 at 0 and m1 at 1.
 func hermite01(t, m0, m1 float64) float64 {
-	t = clamp(t, 0, 1)
+	t = rig.Clamp01(t)
 	t2, t3 := t*t, t*t*t
 	return (t3-2*t2+t)*m0 + (-2*t3 + 3*t2) + (t3-t2)*m1
 }
