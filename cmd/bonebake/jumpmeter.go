@@ -131,15 +131,8 @@ func (pp *pairPath) limit(most float64) limit {
 	if fast := max(pp.n0*pp.f0, pp.n1*pp.f1); fast > 0 {
 		s = min(s, (room-1e-6*max(pp.f0, pp.f1))/fast)
 	}
-	for range 8 { // rounding: a few steps down
-		if s < 0 {
-			return l
-		}
-		if b := bound(s); b*b <= most {
-			l.step = s
-			return l
-		}
-		s = math.Nextafter(s, -1) * (1 - 1e-12)
+	if s := stepWithin(s, most, bound); s >= 0 {
+		l.step = s
 	}
 	return l
 }
@@ -365,15 +358,8 @@ func (p *clipPath) limit(most float64) limit {
 	} else if p.frames > 1 && p.fastest > 0 {
 		s = min(s, (room/p.fastest-1e-6)/float64(p.frames-1))
 	}
-	for range 8 { // rounding: a few steps down
-		if s < 0 {
-			return l
-		}
-		if b := bound(s); b*b <= most {
-			l.step = s
-			return l
-		}
-		s = math.Nextafter(s, -1) * (1 - 1e-12)
+	if s := stepWithin(s, most, bound); s >= 0 {
+		l.step = s
 	}
 	return l
 }
@@ -946,3 +932,18 @@ func (sp *speciesPaths) boneBound(p, cur *[3]registry.Side) (float64, bool) {
 // max is the largest move measured: the square root of the largest squared one
 // (the root is monotonic, so this is the largest root bit for bit).
 func (m *jumpMeter) max() float64 { return math.Sqrt(slices.Max(m.most)) }
+
+// stepWithin is the largest step at most s, in a few steps down from it for
+// rounding, whose bound(step)² is within most, or -1 when none is.
+func stepWithin(s, most float64, bound func(float64) float64) float64 {
+	for range 8 {
+		if s < 0 {
+			return -1
+		}
+		if b := bound(s); b*b <= most {
+			return s
+		}
+		s = math.Nextafter(s, -1) * (1 - 1e-12)
+	}
+	return -1
+}
