@@ -34,6 +34,7 @@ var settingFlags = map[string]string{
 	"Feet":              "feet",
 	"RootBone":          "root-bone",
 	"PlantFeet":         "plant-feet",
+	"InPlace":           "in-place",
 	"Up":                "up",
 	"Face":              "face",
 	"BoneMap":           "bone-map",

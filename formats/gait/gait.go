@@ -96,6 +96,17 @@ func (c Clip) Dir() (x, z float64, ok bool) {
 	return c.Direction[0], c.Direction[2], c.Direction != [3]float64{}
 }
 
+// MethodRootMotion is Method for a clip measured from its root's travel
+// (docs/formats/gait.md §2).
+const MethodRootMotion = "root_motion"
+
+// TravelsInFrames says the baked clip moves the model in its own frames: its
+// ground speed is its root's travel, which the bake kept (not InPlace). A
+// runtime that also moves the unit at GroundSpeed moves it twice (§4).
+func (c Clip) TravelsInFrames() bool {
+	return c.GroundSpeed > 0 && c.Method == MethodRootMotion && !c.InPlace
+}
+
 // Gait returns a clip's cycle (s) and ground speed (m/s, 0 for a clip played in
 // place) as a runtime uses them: a locomotion clip advances its phase by
 // dt/cycle · speed/ground speed.

@@ -136,3 +136,22 @@ func TestWriteRefusesBreakingRules(t *testing.T) {
 		}
 	}
 }
+
+// TestTravelsInFrames: only a clip whose ground speed is its root's travel,
+// kept in its frames, travels in them (§4); one baked in place, one measured
+// from its feet, and one with no speed do not.
+func TestTravelsInFrames(t *testing.T) {
+	for _, c := range []struct {
+		clip Clip
+		want bool
+	}{
+		{Clip{GroundSpeed: 1.2, Method: "root_motion"}, true},
+		{Clip{GroundSpeed: 1.2, Method: "root_motion", InPlace: true}, false},
+		{Clip{GroundSpeed: 1.2, Method: "feet"}, false},
+		{Clip{Method: "root_motion", Status: "untrusted"}, false},
+	} {
+		if got := c.clip.TravelsInFrames(); got != c.want {
+			t.Errorf("%+v: TravelsInFrames %v, want %v", c.clip, got, c.want)
+		}
+	}
+}

@@ -360,6 +360,23 @@ func FacingHint(f *gait.File, face string) string {
 	return hint + fmt.Sprintf("the model faces %s, not %s: Settings.Face %s turns it about +y to face +z", was, face, was)
 }
 
+// RootMotionHint names the clips that carry their travel in their own frames
+// (gait.Clip.TravelsInFrames: a ground speed from root motion, not baked in
+// place), which a runtime moving its units at their ground speed moves twice
+// (docs/formats/gait.md §4); "" when none does.
+func RootMotionHint(f *gait.File) string {
+	var names []string
+	for _, c := range f.Clips {
+		if c.TravelsInFrames() {
+			names = append(names, c.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the clips with root motion (%s) move the model in their own frames, and a runtime that moves a unit at its ground speed moves it twice; Settings.InPlace (or the manifest's in_place: true) removes that travel and leaves it to the game", strings.Join(names, ", "))
+}
+
 // round keeps five significant digits: a measurement is not better than that.
 func round(v float64) float64 {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {

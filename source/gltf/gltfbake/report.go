@@ -174,8 +174,10 @@ func (b *Baked) written(size Size, folder string, several bool) []bake.Line {
 		units = "; speeds are in the model's units per second (see the hint)"
 	}
 	r = append(r, bake.Line{Kind: bake.Found, Text: fmt.Sprintf("gait: wrote %s: %d of %s with a ground speed%s", w.Gait, speeds, words.Plural(len(w.Gaits.Clips), "clip"), units)})
-	if h := FacingHint(w.Gaits, m.Face); h != "" {
-		r = append(r, bake.Line{Kind: bake.Found, Text: "hint: " + h})
+	for _, h := range []string{FacingHint(w.Gaits, m.Face), RootMotionHint(w.Gaits)} {
+		if h != "" {
+			r = append(r, bake.Line{Kind: bake.Found, Text: "hint: " + h})
+		}
 	}
 	if sn := w.Snap; sn != nil {
 		r = append(r, bake.Line{Kind: bake.Wrote, Text: fmt.Sprintf("wrote %s: %s, %s, %d vertices, %s (%s per frame), from %s", w.Snapshot, words.Bytes(w.SnapshotBytes),
