@@ -243,6 +243,17 @@ func (a *Asset) warn(w string) {
 	a.warning = strings.TrimPrefix(a.warning+"; ", "; ") + w
 }
 
+// travelsInFrames says the asset's clip carries its travel in its own frames
+// (its gait sidecar's gait.Clip.TravelsInFrames): the parade does not move
+// its units along their lanes (travel.go).
+func (a *Asset) travelsInFrames(clip string) bool {
+	if a.src.Gaits == nil {
+		return false
+	}
+	c, ok := a.src.Gaits.Clip(clip)
+	return ok && c.TravelsInFrames()
+}
+
 // matchSpecies returns the species of known a file is drawn as, by the runtime's
 // rule (registry.MatchSpecies: by name, then species id) among those whose mesh fits
 // its bones.
@@ -341,8 +352,13 @@ func LoadGLTFWith(path string, s gltfbake.Settings) (*Asset, error) {
 		a.useBoxes() // a Draco mesh, or none: its warning says which
 	}
 	a.warning = strings.Join(m.Warnings, "; ")
-	if h := model.Size().Hint(); h != "" {
-		a.warn(h) // what bake prints as its hint: a model in centimetres is drawn 100 times too big
+	// What bake prints as its hints: a model in centimetres is drawn 100 times
+	// too big; a clip that travels in its own frames would travel twice in a
+	// game that moves its units (the parade does not, travel.go).
+	for _, h := range []string{model.Size().Hint(), gltfbake.RootMotionHint(a.src.Gaits)} {
+		if h != "" {
+			a.warn(h)
+		}
 	}
 	a.notes = model.Reduction.Notes()
 	return a, nil

@@ -303,3 +303,23 @@ func TestBrowserParadeLaneEnds(t *testing.T) {
 		p.checkClean()
 	}
 }
+
+// TestBrowserParadeRootMotionSaysWhy: a unit on a clip whose frames carry its
+// travel (a_biped_walk.bvh planted, root motion not baked in place) is not
+// moved along its lane, and the status line says why and what a game does
+// (docs/formats/gait.md §4); the page's warning carries bake's hint.
+func TestBrowserParadeRootMotionSaysWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	a := plantedBiped(t)
+	if !strings.Contains(a.warning, "moves it twice") {
+		t.Errorf("the asset's warning %q: want bake's root-motion hint", a.warning)
+	}
+	p := openViewer(t, []*Asset{a}, "?n=4&only=1&asset="+a.Name+"&clip=a_biped_walk&focus=1&paused=1&sockets=0&props=0&aa=0", 600, 400)
+	travel, _ := p.eval("bonebake.focusInstance().travel").(string)
+	if !strings.Contains(travel, "travels in its own frames (root motion)") || !strings.Contains(travel, "--in-place") {
+		t.Errorf("the status line says %q: want why the unit is not moved, naming --in-place", travel)
+	}
+	p.checkClean()
+}

@@ -157,6 +157,9 @@ type clipJSON struct {
 	Cycle             float64 `json:"cycle"`
 	GroundSpeed       float64 `json:"ground_speed,omitempty"`
 	GroundSpeedSource string  `json:"ground_speed_source,omitempty"`
+	// TravelsInFrames: the clip moves the model in its own frames (root
+	// motion, not baked in place), so the parade does not move its units.
+	TravelsInFrames bool `json:"travels_in_frames,omitempty"`
 }
 
 type socketJSON struct {
@@ -205,6 +208,7 @@ func (a *Asset) describe(id int) assetJSON {
 		if g.Speed > 0 {
 			cj.GroundSpeed, cj.GroundSpeedSource = g.Speed, src
 		}
+		cj.TravelsInFrames = a.travelsInFrames(c.Name)
 		for k, v := range c.Markers {
 			if v >= 0 && v <= 1 { // set, and a number JSON can carry
 				cj.Markers[bpat.Marker(k).String()] = v

@@ -9,7 +9,11 @@ import "math"
 // phase moves at, rate · speed · cycle metres a second (a stride per pass), so
 // that feet planted in the bake stand still on the ground and feet that slide
 // are seen sliding. A clip without a ground speed, and a one-shot, plays in
-// place.
+// place. So does a clip that carries its travel in its own frames (root
+// motion not baked in place, gait.Clip.TravelsInFrames): its frames move the
+// unit along its lane, turned as a travelling clip's, and bring it back at
+// each pass as the file does; moved at its ground speed too it would travel
+// twice (docs/formats/gait.md §4).
 // The units of an asset face the way its clips travel: the axis nearest the
 // sum of their directions as the gait sidecar measured them
 // (registry.Species.Facing, the rule of bake's hint; +z, glTF's forward, when
@@ -72,7 +76,7 @@ const minLane = 10
 // clipStrides gives, per asset and clip, the metres one pass of the clip carries
 // its units along their lane at its ground speed (speed · cycle times its
 // direction's share of its axis, registry.Clip.Axis; 0 for a clip that plays
-// in place), and the heading its units face while they play it: the one that
+// in place or travels in its own frames), and the heading its units face while they play it: the one that
 // turns that axis to +x, or, for a clip in place, the axis its asset's clips
 // travel along (registry.Species.Facing). An asset that cannot be played has
 // no strides and its units face +z along +x.
@@ -96,7 +100,9 @@ func (c *Scene) clipStrides() (strides, headings [][]float32) {
 			}
 			if g := cl.Gait; cl.Loops && g.Speed > 0 && g.Cycle > 0 {
 				ax, az := cl.Axis()
-				strides[a][k] = float32(g.Speed * g.Cycle * (d[0]*ax + d[1]*az))
+				if !c.assets[a].travelsInFrames(cl.Name) { // else its frames carry it: not twice
+					strides[a][k] = float32(g.Speed * g.Cycle * (d[0]*ax + d[1]*az))
+				}
 				headings[a][k] = float32(math.Atan2(az, ax))
 			}
 		}

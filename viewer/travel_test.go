@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -113,12 +114,13 @@ func TestClockTravel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The built-in humanoid's walk, and a strafe, whose units face across
-	// their asset's way (heading 0, not π/2) while they play it.
+	// The built-in humanoid's walk, a strafe, whose units face across
+	// their asset's way (heading 0, not π/2) while they play it, and a walk
+	// whose frames carry its travel, which neither mode adds to.
 	for _, c := range []struct {
 		assets []*Asset
 		clip   string
-	}{{builtins(t), "walk"}, {[]*Asset{strafer}, "Strafe"}} {
+	}{{builtins(t), "walk"}, {[]*Asset{strafer}, "Strafe"}, {[]*Asset{plantedBiped(t)}, "a_biped_walk"}} {
 		s := New(c.assets)
 		frame, in := paradeOf(t, s, 120, false, 0, c.clip)
 		clocked, _ := paradeOf(t, s, 120, true, 0, c.clip)
@@ -170,6 +172,20 @@ func TestClockTravel(t *testing.T) {
 	}
 }
 
+// plantedBiped is a_biped_walk.bvh as view --plant-feet loads it: its walk
+// keeps its root's travel, its ground speed measured from it.
+func plantedBiped(t *testing.T) *Asset {
+	t.Helper()
+	a, err := LoadGLTFWith(testfiles.Path(t, "bvh", "a_biped_walk.bvh"), gltfbake.Settings{PlantFeet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := a.src.Gaits.Clip("a_biped_walk"); !g.TravelsInFrames() {
+		t.Fatalf("a_biped_walk planted: %+v, want a ground speed from root motion, not in place", g)
+	}
+	return a
+}
+
 // TestParadeFeetPlanted: a planted walk travelling in the parade keeps its
 // feet where they stand: the synthetic walker (feet planted 60 % of a 1 s
 // cycle at exactly 1.4 m/s, its gait measured from the glTF as bake measures
@@ -190,8 +206,9 @@ func TestParadeFeetPlanted(t *testing.T) {
 		clip  string
 		speed float64 // m/s and
 		cycle float64 // s, as the asset's maker says
+		foot  string  // what its foot bones' names hold: "Foot" when ""
 	}
-	cases := []travelCase{{walker, "Walk", testfiles.WalkerSpeed, 1}}
+	cases := []travelCase{{walker, "Walk", testfiles.WalkerSpeed, 1, ""}}
 	// The walker with a strafe toward +x beside its walk toward +z: the strafe
 	// travels along its lane too, its unit turned sideways to it (it slid in
 	// place, across the walker's facing).
@@ -199,7 +216,7 @@ func TestParadeFeetPlanted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases = append(cases, travelCase{strafer, "Walk", testfiles.WalkerSpeed, 1}, travelCase{strafer, "Strafe", testfiles.WalkerSpeed, 1})
+	cases = append(cases, travelCase{strafer, "Walk", testfiles.WalkerSpeed, 1, ""}, travelCase{strafer, "Strafe", testfiles.WalkerSpeed, 1, ""})
 	// Three.js's Soldier faces −z: as it is, and baked facing +z (--face -z),
 	// its walks go forward, at the speeds the bake measured.
 	soldier := testfiles.Path(t, "gltf", "threejs/Soldier.glb")
@@ -210,14 +227,21 @@ func TestParadeFeetPlanted(t *testing.T) {
 		}
 		for _, name := range []string{"Walk", "Run"} {
 			g, _ := a.src.Gaits.Clip(name)
-			cases = append(cases, travelCase{a, name, g.GroundSpeed, g.Cycle})
+			cases = append(cases, travelCase{a, name, g.GroundSpeed, g.Cycle, ""})
 		}
 	}
+	// A clip that travels in its own frames (root motion, not baked in place):
+	// its frames carry it along its lane, and the parade must not move it too.
+	// a_biped_walk.bvh planted stands within 0.47 % baked --in-place
+	// (docs/formats/gait.md §4); moved twice, no foot stands.
+	biped := plantedBiped(t)
+	bg, _ := biped.src.Gaits.Clip("a_biped_walk")
+	cases = append(cases, travelCase{biped, "a_biped_walk", bg.GroundSpeed, bg.Cycle, "foot."})
 	for _, a := range builtins(t) {
 		sp, _ := roster.ByName(a.Name)
 		for name, g := range sp.Gaits {
 			if g.Speed > 0 {
-				cases = append(cases, travelCase{a, name, g.Speed, g.Cycle})
+				cases = append(cases, travelCase{a, name, g.Speed, g.Cycle, ""})
 			}
 		}
 	}
@@ -232,8 +256,9 @@ func TestParadeFeetPlanted(t *testing.T) {
 			return float64(math.Float32frombits(binary.LittleEndian.Uint32(pal[((row*bones+b)*16+k)*4:])))
 		}
 		var feet []int
+		foot := cmp.Or(tc.foot, "Foot")
 		for b, n := range a.boneNames {
-			if strings.Contains(n, "Foot") {
+			if strings.Contains(n, foot) {
 				feet = append(feet, b)
 			}
 		}

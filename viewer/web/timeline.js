@@ -64,7 +64,8 @@ export function drawTimeline() {
 }
 
 // travel says how the focus unit of a parade moves (viewer/travel.go): at
-// rate · ground speed · cycle along its lane, or in place. It says where the
+// rate · ground speed · cycle along its lane, in place, or by its own frames
+// (root motion, which the parade does not add to). It says where the
 // figure comes from, the clip's ground speed (as the clip table and inspect
 // give it) times the unit's pace (rate · cycle: 1 plays the clip at its baked
 // length), so that it is not taken for the sidecar's speed.
@@ -72,6 +73,7 @@ export function travel(f) {
   if (!state.crowd || state.crowd.layout !== 'parade') return '';
   const c = f.c;
   if (!(c.loops && c.ground_speed > 0)) return ' · in place';
+  if (c.travels_in_frames) return ' · travels in its own frames (root motion): bake --in-place for units the game moves';
   const pace = f.rate * c.cycle;
   return ` · ${(pace * c.ground_speed).toFixed(2)} m/s (clip's ground speed ${groundSpeed(c)} × pace ${pace.toFixed(3)})`;
 }
