@@ -177,6 +177,15 @@ func twoBound(a0, a1, b0, b1, r0, r1, box, big float64) float64 {
 	return bound * (1 + 1e-6)
 }
 
+// showsTwice reports whether pose s shows a clip in two sides of weight not 0,
+// as bound refuses it (it compares a later side with s[0] whatever s[0]'s
+// weight). Neither oneClip nor twoClips takes such a pose either: farther finds
+// no bound for a unit moving to it (TestJumpMeterShortcuts).
+func showsTwice(s *[3]registry.Side) bool {
+	return s[1].Weight != 0 && s[1].Clip == s[0].Clip ||
+		s[2].Weight != 0 && (s[2].Clip == s[0].Clip || s[1].Weight != 0 && s[2].Clip == s[1].Clip)
+}
+
 // bound is the bound farther's comment works out on any two poses p and cur
 // of a species (ok false where it finds none: a clip the species lacks, or
 // twice in a pose).

@@ -294,7 +294,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 				}
 				sp := &m.paths[cur.species]
 				same := p.has && p.species == cur.species
-				if same && (!m.farther(&cur, p, most, false) || !m.farther(&cur, p, most, true) || sp.boneRules(p, &cur, most)) {
+				if same && m.ruledOut(sp, p, &cur, most) {
 					*p = cur
 					key[j], phase[j], w0[j], w1[j] = m.keyOf(p), p.sides[0].Phase, p.sides[0].Weight, p.sides[1].Weight
 					continue
@@ -361,6 +361,18 @@ func (m *jumpMeter) farthestFrom(w, i int, sp *speciesPaths, p, cur *unitPose, n
 	}
 	m.keptStep[i], m.keptAt[i] = m.step, int32(at)
 	return max(most, farthestPosed(o, q))
+}
+
+// ruledOut reports whether the bounds rule out that a unit moving from pose p
+// to cur moves a bone farther than √most: farther's, reach's then tight, and
+// then boneBound's. A pose showing a clip twice (a fade into a speed blend of
+// the clip it fades from, most of the fading units) skips farther, which finds
+// no bound for it (showsTwice).
+func (m *jumpMeter) ruledOut(sp *speciesPaths, p, cur *unitPose, most float64) bool {
+	if !showsTwice(&cur.sides) && (!m.farther(cur, p, most, false) || !m.farther(cur, p, most, true)) {
+		return true
+	}
+	return sp.boneRules(p, cur, most)
 }
 
 // farther reports whether a unit moving from pose p to cur might move a bone

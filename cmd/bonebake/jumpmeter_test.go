@@ -139,13 +139,21 @@ func TestJumpMeterShortcuts(t *testing.T) {
 	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
 	m := newJumpMeter(reg, units)
 	prev := make([]unitPose, units)
-	took, speed, one, blends := 0, 0, 0, 0
+	took, speed, one, blends, twices := 0, 0, 0, 0, 0
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
 			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
 			if p := prev[i]; p.has && p.species == cur.species {
 				sp := &m.paths[cur.species]
+				twice := showsTwice(&cur.sides)
+				if twice {
+					twices++
+				}
 				for _, tight := range []bool{false, true} {
+					// farther with most infinite: false for any bound found.
+					if twice && !m.farther(&cur, &p, math.Inf(1), tight) {
+						t.Fatalf("unit %d, %v to %v (tight %v): shows a clip twice, but farther finds a bound", i, p.sides, cur.sides, tight)
+					}
 					want, ok := sp.bound(&p.sides, &cur.sides, tight)
 					if got, one1 := sp.oneClip(&p.sides, &cur.sides, tight); one1 {
 						one++
@@ -180,7 +188,10 @@ func TestJumpMeterShortcuts(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d bounds of one clip compared, %d of two, %d of them of speed blends, %d from columns", one, took, speed, blends)
+	t.Logf("%d bounds of one clip compared, %d of two, %d of them of speed blends, %d from columns; %d poses showing a clip twice", one, took, speed, blends, twices)
+	if twices == 0 {
+		t.Error("no pose showed a clip twice")
+	}
 	if one < units*steps || took < units*steps/20 || speed == 0 || speed == took || blends < speed/4 {
 		t.Errorf("%d bounds of one clip compared, %d of two, %d of speed blends: the battle shows too few of some kind", one, took, speed)
 	}
