@@ -115,10 +115,17 @@ func (p *clipPath) farthestHot(now, was *posedSide, span, most float64) float64 
 
 // boneRules reports whether boneBound rules out that a unit moving from p to
 // cur moves a bone farther than √most: blends (a fade's three sides) whose
-// clip-wide bound does not.
+// clip-wide bound does not. Its terms taken as one bone (wide) first.
 func (sp *speciesPaths) boneRules(p, cur *unitPose, most float64) bool {
-	b, ok := sp.boneBound(&p.sides, &cur.sides)
-	return ok && b*b <= most
+	var bt boneTerms
+	if !sp.terms(&p.sides, &cur.sides, &bt) {
+		return false
+	}
+	if b := bt.wide(); b*b <= most {
+		return true
+	}
+	b := bt.perBone(sp.bones)
+	return b*b <= most
 }
 
 // oneClip is bound for the most common pose, one clip at full weight both
@@ -264,53 +271,89 @@ func (sp *speciesPaths) bound(p, cur *[3]registry.Side, tight bool) (float64, bo
 // the bone's boxes in the two clips (O_0 − X is 0), and rounding as bound's. The
 // bound is the largest over the bones (ok false: a clip the species lacks).
 func (sp *speciesPaths) boneBound(p, cur *[3]registry.Side) (float64, bool) {
+	var bt boneTerms
+	if !sp.terms(p, cur, &bt) {
+		return 0, false
+	}
+	return bt.perBone(sp.bones), true
+}
+
+// boneTerms are boneBound's terms: up to six weights (coef), each of a
+// per-bone vector (vec) and its largest entry (top: the clip's fastest step,
+// the clips' box), and what every bone adds (rest).
+type boneTerms struct {
+	coef, top [6]float64
+	vec       [6][]float64
+	t         int
+	rest      float64
+}
+
+// terms works out boneBound's terms from p to cur (false: a clip the species
+// lacks).
+func (sp *speciesPaths) terms(p, cur *[3]registry.Side, bt *boneTerms) bool {
 	n := unit.ClipID(len(sp.clips))
 	x := p[0].Clip
 	if p[0].Weight == 0 || x >= n {
-		return 0, false
+		return false
 	}
-	// The terms: up to six weights, each of a per-bone vector.
-	var coef [6]float64
-	var vec [6][]float64
-	t := 0
-	add := func(w float64, v []float64) {
+	add := func(w float64, v []float64, top float64) {
 		if w != 0 {
-			coef[t], vec[t] = w, v
-			t++
+			bt.coef[bt.t], bt.vec[bt.t], bt.top[bt.t] = w, v, top
+			bt.t++
 		}
 	}
-	box := func(c unit.ClipID) []float64 { return sp.boneBox[int(c)*len(sp.clips)+int(x)] }
+	box := func(c unit.ClipID) ([]float64, float64) { return sp.boneBox[int(c)*len(sp.clips)+int(x)], sp.box[c][x] }
 	var sumOld, sumNew, weights float64
 	for i := range 3 {
 		o, c := p[i], cur[i]
 		if (o.Weight != 0 && o.Clip >= n) || (c.Weight != 0 && c.Clip >= n) {
-			return 0, false
+			return false
 		}
 		sumOld, sumNew = sumOld+float64(o.Weight), sumNew+float64(c.Weight)
 		weights += math.Abs(float64(o.Weight)) + math.Abs(float64(c.Weight))
 		if o.Weight != 0 && c.Weight != 0 && o.Clip == c.Clip {
 			cp := &sp.clips[c.Clip]
-			add(math.Abs(float64(c.Weight))*cp.span(o.Phase, c.Phase), cp.boneStep)
+			add(math.Abs(float64(c.Weight))*cp.span(o.Phase, c.Phase), cp.boneStep, cp.fastest)
 			if i > 0 {
-				add(math.Abs(float64(c.Weight)-float64(o.Weight)), box(c.Clip))
+				v, top := box(c.Clip)
+				add(math.Abs(float64(c.Weight)-float64(o.Weight)), v, top)
 			}
 			continue
 		}
 		if c.Weight != 0 {
-			add(math.Abs(float64(c.Weight)), box(c.Clip))
+			v, top := box(c.Clip)
+			add(math.Abs(float64(c.Weight)), v, top)
 		}
 		if o.Weight != 0 && i > 0 {
-			add(math.Abs(float64(o.Weight)), box(o.Clip))
+			v, top := box(o.Clip)
+			add(math.Abs(float64(o.Weight)), v, top)
 		}
 	}
-	rest := math.Abs(sumNew-sumOld)*math.Sqrt(3)*sp.big + 4e-6*sp.big*weights
+	bt.rest = math.Abs(sumNew-sumOld)*math.Sqrt(3)*sp.big + 4e-6*sp.big*weights
+	return true
+}
+
+// perBone is boneBound: the largest over the bones of the terms' sum.
+func (bt *boneTerms) perBone(bones int) float64 {
 	var most float64
-	for k := range sp.bones {
-		b := rest
-		for i := range t {
-			b += coef[i] * vec[i][k]
+	for k := range bones {
+		b := bt.rest
+		for i := range bt.t {
+			b += bt.coef[i] * bt.vec[i][k]
 		}
 		most = max(most, b)
 	}
-	return most * (1 + 1e-6), true
+	return most * (1 + 1e-6)
+}
+
+// wide is the terms' sum with each vector's largest entry, as one bone: no
+// less than perBone, bit for bit too (every coefficient is ≥ 0, and rounding
+// keeps the order of sums and products of larger operands), so that a unit it
+// rules out perBone rules out as well, without a pass over the bones.
+func (bt *boneTerms) wide() float64 {
+	b := bt.rest
+	for i := range bt.t {
+		b += bt.coef[i] * bt.top[i]
+	}
+	return b * (1 + 1e-6)
 }

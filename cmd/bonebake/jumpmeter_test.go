@@ -385,7 +385,8 @@ func TestJumpMeterLimit(t *testing.T) {
 // TestJumpMeterBoneBound checks boneBound against the moves OriginsOf's poses
 // make: over every unit-step of a battle with fades, no bone moves farther than
 // it says, for blends that show a clip twice too (a fade into a speed blend of
-// the clip it fades from), whose clip-wide bound finds none.
+// the clip it fades from), whose clip-wide bound finds none; and its terms
+// taken as one bone (boneTerms.wide, boneRules' first test) bound no less.
 func TestJumpMeterBoneBound(t *testing.T) {
 	reg, _, err := simRegistry("", false)
 	if err != nil {
@@ -409,6 +410,13 @@ func TestJumpMeterBoneBound(t *testing.T) {
 				sp := &m.paths[cur.species]
 				got, ok := sp.boneBound(&p.sides, &cur.sides)
 				if ok {
+					// boneRules' first test, the terms as one bone, rules out
+					// only what boneBound does.
+					var bt boneTerms
+					sp.terms(&p.sides, &cur.sides, &bt)
+					if w := bt.wide(); !(w >= got) {
+						t.Fatalf("unit %d, %v to %v: the terms as one bone %v, boneBound %v", i, p.sides, cur.sides, w, got)
+					}
 					s := reg.Species(cur.species)
 					if err := s.OriginsOf(cur.sides, now); err != nil {
 						t.Fatal(err)
