@@ -33,7 +33,7 @@ func newViewCmd() *cobra.Command {
 		model   modelFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] [--scale S] [--face AXIS] [--plant-feet] | view MODEL --clips A.glb B.bvh...",
+		Use:   "view [PATH...] [--addr 127.0.0.1:0] [--open] [--up AXIS] [--scale S] [--face AXIS] [--plant-feet] [--in-place] | view MODEL --clips A.glb B.bvh...",
 		Short: "Show baked creatures in a local web viewer",
 		Long: `Start a local web server with a WebGL2 viewer and print its URL. The page draws
 crowds of up to 20,000 animated instances skinned on the GPU from the BPAT
@@ -54,8 +54,9 @@ known mesh, and a BVH file, are drawn as a box per bone. --up gives BVH files'
 up axis as 'bake --up' does (default: found from each skeleton); --scale bakes the
 models scaled, as 'bake --scale' does: a model whose size looks like centimetres
 (Fox.glb, 79 m tall) has a hint saying so on the page, as bake prints it.
---face and --plant-feet turn the models and lock their feet to the ground as
-'bake --face' and 'bake --plant-feet' do, so the page shows what those bakes give.
+--face, --plant-feet and --in-place turn the models, lock their feet to the
+ground and take their clips' root motion out as 'bake --face', 'bake
+--plant-feet' and 'bake --in-place' do, so the page shows what those bakes give.
 
 With --clips, the first PATH is a glTF, FBX or BVH model and the others are clip
 files: their animations are baked onto the model's skeleton by joint name, as
@@ -171,13 +172,13 @@ and says so. Stop it with Ctrl-C.`,
 	fl.StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	fl.BoolVar(&open, "open", false, "open the page in a browser (xdg-open or open)")
 	fl.StringVar(&dir, "dir", "assets/creatures", "where to look for .bpat files when no PATH is given")
-	model.add(fl, "clips", "retarget", "up", "scale", "face", "plant-feet")
+	model.add(fl, "clips", "retarget", "up", "scale", "face", "plant-feet", "in-place")
 	species.add(cmd)
 	return cmd
 }
 
 // viewModelFlags are view's flags that change how a model is baked, as bake's do.
-var viewModelFlags = []string{"scale", "face", "plant-feet"}
+var viewModelFlags = []string{"scale", "face", "plant-feet", "in-place"}
 
 // checkModelFlagsUsed refuses viewModelFlags where none of paths is a model they
 // would change (.bpat files and folders of them are baked already).
@@ -195,16 +196,17 @@ func checkModelFlagsUsed(fl *pflag.FlagSet, paths []string) error {
 }
 
 // loadViewPaths loads the files view is given: a model with set's scale,
-// face and planted feet, and a BVH file with its up axis too (as bake --scale,
-// --face, --plant-feet, --up), the rest as viewer.Load reads them.
+// face, planted feet and clips in place, and a BVH file with its up axis too
+// (as bake --scale, --face, --plant-feet, --in-place, --up), the rest as
+// viewer.Load reads them.
 func loadViewPaths(paths []string, set gltfbake.Settings, read formats.Option) ([]*viewer.Asset, error) {
-	if set.Up == "" && set.Scale == 0 && set.Face == "" && !set.PlantFeet {
+	if set.Up == "" && set.Scale == 0 && set.Face == "" && !set.PlantFeet && !set.InPlace {
 		return viewer.Load(paths, creatures.All(), read)
 	}
 	var out []*viewer.Asset
 	for _, p := range paths {
 		if kind, err := sniff(p); err == nil && isModel(kind) {
-			s := gltfbake.Settings{Scale: set.Scale, Face: set.Face, PlantFeet: set.PlantFeet}
+			s := gltfbake.Settings{Scale: set.Scale, Face: set.Face, PlantFeet: set.PlantFeet, InPlace: set.InPlace}
 			if kind == kindBVH {
 				s.Up = set.Up // glTF and FBX carry their own axes
 			}

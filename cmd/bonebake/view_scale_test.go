@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/testfiles"
 )
 
 // viewedSize starts view with args and returns its one asset's warning and
@@ -56,10 +57,11 @@ func TestViewScaleAndSizeHint(t *testing.T) {
 	}
 }
 
-// view takes --plant-feet and --face as bake does: the palettes the page gets
-// for Fox.glb --scale 0.01 --plant-feet (its Walk and Run planted) and for
-// Soldier.glb --face -z (turned a half turn) are those of the BPAT bake
-// writes with the same flags, and differ from the bake's without the last
+// view takes --plant-feet, --face and --in-place as bake does: the palettes
+// the page gets for Fox.glb --scale 0.01 --plant-feet (its Walk and Run
+// planted), for Soldier.glb --face -z (turned a half turn) and for
+// a_biped_walk.bvh --plant-feet --in-place (its root's travel taken out) are
+// those of the BPAT bake writes with the same flags, and differ from the bake's without the last
 // flag. Given only a .bpat, or no model, the flag is a usage error naming it.
 func TestViewPlantFeetAndFace(t *testing.T) {
 	dir := t.TempDir()
@@ -69,6 +71,7 @@ func TestViewPlantFeetAndFace(t *testing.T) {
 	}{
 		{sharedModel(t, "Fox.glb"), []string{"--scale", "0.01"}, []string{"--plant-feet"}},
 		{sharedModel(t, "threejs/Soldier.glb"), nil, []string{"--face", "-z"}},
+		{testfiles.Path(t, "bvh", "a_biped_walk.bvh"), []string{"--plant-feet"}, []string{"--in-place"}},
 	} {
 		out := filepath.Join(dir, "m.bpat")
 		baked := func(flags ...string) []byte {
