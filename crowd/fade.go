@@ -324,6 +324,17 @@ func (b *Batch) SpeedBlend(i int) (other unit.ClipID, w0, w1 float32, ok bool) {
 	return b.fades.gaitClip[i], 1 - w, w, true
 }
 
+// BlendWord is Blending for units 64w to 64w+63 at once, unit i at bit i&63 of
+// word i>>6, and which of them fade (the others blend gaits alone, as
+// SpeedBlend reads them); 0, 0 for a batch without Blend. It is for bonebake
+// simulate's meter, which looks at every unit: a word's load for 64 of them.
+func (b *Batch) BlendWord(w int) (blending, fading uint64) {
+	if b.fades.unit == nil {
+		return 0, 0
+	}
+	return atomic.LoadUint64(&b.fades.bits[w]), atomic.LoadUint64(&b.fades.live[w])
+}
+
 // SidesTo writes Sides(i) into s, all of it: for a caller that looks at every
 // unit, without the copies of a returned array (bonebake simulate's meter).
 func (b *Batch) SidesTo(i int, s *[3]registry.Side) {

@@ -197,12 +197,17 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 			most, posed := found, 0 // the largest squared move: max takes its root
 			key, phase, w0, w1, allowed := m.key[lo:hi], m.phase[lo:hi], m.w0[lo:hi], m.w1[lo:hi], m.allowed[lo:hi]
 			species, clip, phases := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi]
+			var on, live uint64 // the batch's blending and fading bits of i's word
 			for j := range key {
 				i := lo + j
+				if j == 0 || i&63 == 0 {
+					on, live = b.BlendWord(i >> 6)
+				}
+				bit := uint64(1) << (i & 63)
 				// The common cases first, from the columns: one clip at full
 				// weight then and now (noKey is no unit's oneKey), or the same
 				// speed blend.
-				if k := key[j]; !b.Blending(i) {
+				if k := key[j]; on&bit == 0 {
 					if k != oneKey(species[j], clip[j]) {
 						goto slow
 					}
@@ -245,7 +250,7 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 					}
 					phase[j] = phases[j]
 					continue
-				} else if k&pairBit != 0 && k != noKey {
+				} else if k&pairBit != 0 && k != noKey && live&bit == 0 {
 					if other, b0, b1, ok := b.SpeedBlend(i); ok && k == m.pairKey(species[j], clip[j], other) {
 						// A steady speed blend first: its limit alone.
 						step := math.Abs(float64(phases[j]) - float64(phase[j]))

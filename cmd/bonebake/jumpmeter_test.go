@@ -139,9 +139,19 @@ func TestJumpMeterShortcuts(t *testing.T) {
 	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
 	m := newJumpMeter(reg, units)
 	prev := make([]unitPose, units)
-	took, speed, one, blends, twices := 0, 0, 0, 0, 0
+	took, speed, one, blends, twices, faded := 0, 0, 0, 0, 0, 0
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
+			// BlendWord's bits are Blending's, and fading's: SpeedBlend's ok.
+			on, live := b.Crowd.BlendWord(i >> 6)
+			bit := uint64(1) << (i & 63)
+			_, _, _, speedBlend := b.Crowd.SpeedBlend(i)
+			if on&bit != 0 != b.Crowd.Blending(i) || (on&bit != 0 && live&bit == 0) != speedBlend {
+				t.Fatalf("unit %d: BlendWord's bits %v, %v; Blending %v, SpeedBlend %v", i, on&bit != 0, live&bit != 0, b.Crowd.Blending(i), speedBlend)
+			}
+			if on&bit != 0 && live&bit != 0 {
+				faded++
+			}
 			cur := unitPose{species: b.Crowd.Species[i], sides: b.Crowd.Sides(i), has: true}
 			if p := prev[i]; p.has && p.species == cur.species {
 				sp := &m.paths[cur.species]
@@ -189,8 +199,8 @@ func TestJumpMeterShortcuts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d bounds of one clip compared, %d of two, %d of them of speed blends, %d from columns; %d poses showing a clip twice", one, took, speed, blends, twices)
-	if twices == 0 {
-		t.Error("no pose showed a clip twice")
+	if twices == 0 || faded == 0 {
+		t.Errorf("%d poses showed a clip twice, %d units faded: want some", twices, faded)
 	}
 	if one < units*steps || took < units*steps/20 || speed == 0 || speed == took || blends < speed/4 {
 		t.Errorf("%d bounds of one clip compared, %d of two, %d of speed blends: the battle shows too few of some kind", one, took, speed)
