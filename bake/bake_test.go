@@ -224,6 +224,13 @@ func TestMaxBytes(t *testing.T) {
 	if _, _, err := job.planSized(); err == nil || !strings.Contains(err.Error(), "256 MB limit") {
 		t.Fatalf("a 498 MB job planned: %v", err)
 	}
+	// The limit an adapter holds its other outputs to is the same (Job.MaxBytes'
+	// doc: 0 means DefaultMaxBytes, < 0 none).
+	for mb, want := range map[int64]int64{0: DefaultMaxBytes, -1: -1, 5: 5} {
+		if got := (&Job{MaxBytes: mb}).ByteLimit(); got != want {
+			t.Errorf("MaxBytes %d: ByteLimit %d, want %d", mb, got, want)
+		}
+	}
 	job.MaxBytes = -1
 	if frames, out, err := job.planSized(); err != nil || frames.len() != 2_592_000 || out.BoneCount != 3 {
 		t.Fatalf("with the limit lifted: %v, %v", frames, err)

@@ -147,15 +147,22 @@ func (j *Job) sized() (*bpat.Contents, error) {
 	if err != nil {
 		return nil, err
 	}
-	limit := j.MaxBytes
-	if limit == 0 {
-		limit = DefaultMaxBytes
-	}
-	if limit > 0 && o.Bytes > limit {
+	if limit := j.ByteLimit(); limit > 0 && o.Bytes > limit {
 		return nil, fmt.Errorf("bake: the bake would make %s (%d frames of %d bones), more than the %s limit: lower the fps, shorten the clips, or lift the limit (Job.MaxBytes)",
 			MB(o.Bytes), o.Frames, o.Bones, MB(limit))
 	}
 	return j.contents()
+}
+
+// ByteLimit is the size no file or buffer of the bake may pass: MaxBytes,
+// DefaultMaxBytes for its 0, and < 0 for none. The engine holds the BPAT to it,
+// and an adapter every other output of the same bake (a snapshot, the frames
+// it poses to choose merges), so that one setting lifts them all.
+func (j *Job) ByteLimit() int64 {
+	if j.MaxBytes == 0 {
+		return DefaultMaxBytes
+	}
+	return j.MaxBytes
 }
 
 // MaxFrames bounds a bake's frame count (4,194,304: 6 GB of palettes at 24

@@ -293,11 +293,7 @@ func newFrames(m *gltf.Model, job *bake.Job) (*frames, error) {
 		cs = append(cs, clipFrames{start, dur, n})
 		f.count += n
 	}
-	limit := job.MaxBytes
-	if limit == 0 {
-		limit = bake.DefaultMaxBytes
-	}
-	if size := int64(f.count) * int64(f.n) * 64; f.count > bake.MaxFrames || limit > 0 && size > limit {
+	if size, limit := int64(f.count)*int64(f.n)*64, job.ByteLimit(); f.count > bake.MaxFrames || limit > 0 && size > limit {
 		return nil, fmt.Errorf("%s: measuring the merge of joints would pose %d frames of %d joints, more than the bake's limits: lower the fps or shorten the clips", m.Path, f.count, f.n)
 	}
 	f.pal = make([]float32, f.count*f.n*16)

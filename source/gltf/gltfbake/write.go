@@ -115,10 +115,7 @@ func (m *Model) WriteFiles(path string, o Output) (*Written, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Path, err)
 	}
-	limit := job.MaxBytes
-	if limit == 0 {
-		limit = bake.DefaultMaxBytes
-	}
+	limit := job.ByteLimit()
 	if limit > 0 && out.Bytes > limit {
 		return nil, &LimitError{Model: m.Path, Bytes: out.Bytes, Limit: limit, Frames: out.Frames, Bones: out.Bones}
 	}
