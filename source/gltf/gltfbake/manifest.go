@@ -206,8 +206,10 @@ func ReadManifest(path string) (*Manifest, error) {
 			return nil, fmt.Errorf("manifest %s: face %w", path, err)
 		}
 	}
-	if m.SnapshotTriangles < 0 {
-		return nil, fmt.Errorf("manifest %s: snapshot_triangles %d: the far mesh needs at least 1 triangle (0: the default, %d)", path, m.SnapshotTriangles, DefaultSnapshotTriangles)
+	if m.SnapshotTriangles != 0 { // 0: the default
+		if err := checkTriangles(m.SnapshotTriangles); err != nil {
+			return nil, fmt.Errorf("manifest %s: snapshot_triangles %w (0: the default, %d)", path, err, DefaultSnapshotTriangles)
+		}
 	}
 	for i, c := range given.Clips {
 		if f := c.FPS; f != nil {

@@ -122,6 +122,16 @@ func TestManifestErrors(t *testing.T) {
 	if _, err := ReadManifest(path); err == nil || !strings.Contains(err.Error(), "fsp") {
 		t.Errorf("typo in manifest: %v", err)
 	}
+	// A manifest's snapshot budget meets SnapshotSettings.Triangles' rule (0 is
+	// the default, docs/formats/bpsm.md §7).
+	writeFile(t, path, "snapshot_triangles: -1\n")
+	if _, err := ReadManifest(path); err == nil || !strings.Contains(err.Error(), "snapshot_triangles -1: the far mesh needs at least 1 triangle") {
+		t.Errorf("snapshot_triangles -1: %v", err)
+	}
+	writeFile(t, path, "snapshot_triangles: 0\n")
+	if _, err := ReadManifest(path); err != nil {
+		t.Errorf("snapshot_triangles 0 (the default): %v", err)
+	}
 }
 
 func writeFile(t *testing.T, path, s string) {

@@ -41,13 +41,19 @@ type SnapshotSettings struct {
 func (s SnapshotSettings) Check(given func(setting string) bool) error {
 	return bake.CheckSettings(given,
 		bake.Rule{Setting: "SnapshotTriangles", Zero: s.Triangles == 0, Check: func() error {
-			if s.Triangles < 1 {
-				return fmt.Errorf("%d: the far mesh needs at least 1 triangle", s.Triangles)
-			}
-			return nil
+			return checkTriangles(s.Triangles)
 		}},
 		bake.Rule{Setting: "SnapshotFPS", Zero: s.FPS == 0, Check: func() error { return bake.CheckFPS(s.FPS) }},
 	)
+}
+
+// checkTriangles is the rule for a far mesh's triangle budget a user asks for
+// (SnapshotSettings.Triangles, a manifest's snapshot_triangles): at least 1.
+func checkTriangles(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%d: the far mesh needs at least 1 triangle", n)
+	}
+	return nil
 }
 
 // ModelSnapshot is a model's far mesh, ready to be baked into a snapshot.
