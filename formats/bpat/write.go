@@ -66,6 +66,8 @@ func (c *Contents) plan() (*layout, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The reader refuses the same count (RuleBoneCount) in a file from any writer;
+	// this writer refuses it before writing, so that it never makes such a file.
 	if c.BoneCount < 1 || c.BoneCount > MaxBones {
 		return nil, fmt.Errorf("bpat: bone count %d outside [1, %d]", c.BoneCount, MaxBones)
 	}

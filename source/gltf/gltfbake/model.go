@@ -310,7 +310,10 @@ func Load(path string, s Settings) (*Model, error) {
 	if limit == 0 {
 		limit = bpat.MaxBones // the default: what the file holds
 		limitText = fmt.Sprintf("the %d bones a BPAT file holds (Settings.MaxBones)", limit)
-	} else if err := CheckMaxBones(limit); err != nil { // the manifest's (Check took the setting's)
+	} else if err := CheckMaxBones(limit); err != nil {
+		// The manifest's (Check took the setting's). ReadManifest applied the
+		// rule to a manifest read from a file; Settings.Manifest may be one
+		// built in code, which only this meets.
 		return nil, fmt.Errorf("%s: %s: max_bones %w", path, mf.whereTop(), err)
 	}
 	var red *Reduction
