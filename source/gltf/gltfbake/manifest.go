@@ -35,8 +35,9 @@ type Manifest struct {
 	// KeepLeadIn starts clips that give no start of their own at t = 0 instead of
 	// at their first key (docs/formats/gltf.md §3).
 	KeepLeadIn bool `yaml:"keep_lead_in"`
-	// Scale, when > 0, bakes the model uniformly scaled: palettes, sockets (their
-	// offsets are in the model's own units) and every mesh written.
+	// Scale, when not 0, bakes the model uniformly scaled: palettes, sockets
+	// (their offsets are in the model's own units) and every mesh written. It
+	// must be positive and finite, as Settings.Scale (gltf.CheckScale).
 	Scale float64 `yaml:"scale"`
 	// Face is the horizontal axis the model faces (+z, -z, +x, -x; default
 	// +z): the bake turns it about +y to face +z, the runtime's heading 0
@@ -199,6 +200,11 @@ func ReadManifest(path string) (*Manifest, error) {
 	if m.Up != "" {
 		if err := bvhsrc.CheckUp(m.Up); err != nil {
 			return nil, fmt.Errorf("manifest %s: up %w", path, err)
+		}
+	}
+	if m.Scale != 0 {
+		if err := gltf.CheckScale(m.Scale); err != nil {
+			return nil, fmt.Errorf("manifest %s: scale %w", path, err)
 		}
 	}
 	if m.Face != "" {

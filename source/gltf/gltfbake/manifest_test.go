@@ -128,6 +128,12 @@ func TestManifestErrors(t *testing.T) {
 	if _, err := ReadManifest(path); err == nil || !strings.Contains(err.Error(), "snapshot_triangles -1: the far mesh needs at least 1 triangle") {
 		t.Errorf("snapshot_triangles -1: %v", err)
 	}
+	// A manifest's scale meets --scale's rule (gltf.CheckScale), in the
+	// manifest's words: it is not the setting's.
+	writeFile(t, path, "scale: -2\n")
+	if _, err := ReadManifest(path); err == nil || !strings.Contains(err.Error(), "manifest "+path+": scale -2 must be a positive number") {
+		t.Errorf("scale -2: %v", err)
+	}
 	writeFile(t, path, "snapshot_triangles: 0\n")
 	if _, err := ReadManifest(path); err != nil {
 		t.Errorf("snapshot_triangles 0 (the default): %v", err)
