@@ -62,6 +62,19 @@ func TestSettingsCheck(t *testing.T) {
 	}
 }
 
+// TestLoadManifestScale: a bad scale or face in a manifest built in code (one
+// ReadManifest never saw) is the manifest's, not a setting's: no
+// *bake.SettingError, which a caller would report as its own setting.
+func TestLoadManifestScale(t *testing.T) {
+	for _, mf := range []Manifest{{Scale: -2}, {Face: "up"}} {
+		_, err := Load(testfiles.WalkerGLTF(t, true), Settings{Manifest: &mf})
+		var se *bake.SettingError
+		if err == nil || errors.As(err, &se) || !strings.Contains(err.Error(), "manifest: ") {
+			t.Errorf("manifest %+v: %v (a SettingError: %v)", mf, err, se != nil)
+		}
+	}
+}
+
 // TestLoadNotesBuiltinID: a model given a built-in's species id is baked with
 // it, and its notes say whose it is (docs/species.md: id 2 is the elephant's).
 func TestLoadNotesBuiltinID(t *testing.T) {

@@ -389,13 +389,11 @@ func Load(path string, s Settings) (*Model, error) {
 func place(m *gltf.Model, scale float64, face string) error {
 	if scale != 0 {
 		if err := m.Scale(scale); err != nil {
-			return &bake.SettingError{Setting: "Scale", Err: err}
+			return err
 		}
 	}
 	if face != "" {
-		if err := m.Face(face); err != nil {
-			return &bake.SettingError{Setting: "Face", Err: err}
-		}
+		return m.Face(face)
 	}
 	return nil
 }
@@ -405,7 +403,9 @@ func place(m *gltf.Model, scale float64, face string) error {
 // gaits measured) agrees. It returns what the user should be told.
 func shape(m *gltf.Model, mf *Manifest) (notes []string, err error) {
 	if err := place(m, mf.Scale, mf.Face); err != nil {
-		return nil, err
+		// The manifest's values (Load checked the settings that override
+		// them): one built in code, as ReadManifest refuses them in a file.
+		return nil, fmt.Errorf("%s: %w", mf.whereTop(), err)
 	}
 	mf.Face = "" // applied
 	if mf.Scale != 0 {
