@@ -214,20 +214,8 @@ func TestJumpMeterShortcuts(t *testing.T) {
 // for blends alike; and the sides the meter reads (Batch.SidesTo, into a used
 // array, and Batch.SpeedBlend) are Sides'.
 func TestJumpMeterPoses(t *testing.T) {
-	reg, _, err := simRegistry("", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reg.Close()
-	const units, steps = 400, 600
-	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
-	m := newJumpMeter(reg, units)
-	prev := make([]unitPose, units)
-	bones := 0
-	for _, s := range reg.All() {
-		bones = max(bones, s.File.BoneCount())
-	}
-	now, was := make([]float32, 3*bones), make([]float32, 3*bones)
+	reg, cfg, m, prev, now, was := meterBattle(t)
+	units, steps := cfg.units, 600
 	single, blend, speed := 0, 0, 0
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
@@ -265,7 +253,7 @@ func TestJumpMeterPoses(t *testing.T) {
 				var a, b [3]posedSide
 				na, _ := sp.resolve(&cur.sides, &a)
 				nb, _ := sp.resolve(&p.sides, &b)
-				if got := sp.farthest(a[:na], b[:nb], make([]float32, 3*bones), make([]float32, 3*bones)); math.Float64bits(got) != math.Float64bits(want) {
+				if got := sp.farthest(a[:na], b[:nb], make([]float32, len(now)), make([]float32, len(was))); math.Float64bits(got) != math.Float64bits(want) {
 					t.Fatalf("unit %d, %v to %v: %v, OriginsOf's %v", i, p.sides, cur.sides, got, want)
 				}
 				if na == 1 && nb == 1 && a[0].wgt == 1 && b[0].wgt == 1 {
@@ -398,20 +386,8 @@ func TestJumpMeterLimit(t *testing.T) {
 // the clip it fades from), whose clip-wide bound finds none; and its terms
 // taken as one bone (boneTerms.wide, boneRules' first test) bound no less.
 func TestJumpMeterBoneBound(t *testing.T) {
-	reg, _, err := simRegistry("", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer reg.Close()
-	const units, steps = 400, 600
-	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
-	m := newJumpMeter(reg, units)
-	prev := make([]unitPose, units)
-	bones := 0
-	for _, s := range reg.All() {
-		bones = max(bones, s.File.BoneCount())
-	}
-	now, was := make([]float32, 3*bones), make([]float32, 3*bones)
+	reg, cfg, m, prev, now, was := meterBattle(t)
+	units, steps := cfg.units, 600
 	blends, twice := 0, 0
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
@@ -457,4 +433,24 @@ func TestJumpMeterBoneBound(t *testing.T) {
 	if blends < units*steps/20 || twice < units*steps/200 {
 		t.Errorf("%d blending unit-steps, %d showing a clip twice: the battle shows too few", blends, twice)
 	}
+}
+
+// meterBattle is what TestJumpMeterPoses and TestJumpMeterBoneBound replay a
+// battle with: the built-ins' registry (closed when t ends), a battle of 400
+// units, a meter for them, their last poses, and two poses as long as the
+// most bones of a species.
+func meterBattle(t *testing.T) (reg *registry.Registry, cfg simConfig, m *jumpMeter, prev []unitPose, now, was []float32) {
+	t.Helper()
+	reg, _, err := simRegistry("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close() })
+	const units = 400
+	cfg = simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
+	bones := 0
+	for _, s := range reg.All() {
+		bones = max(bones, s.File.BoneCount())
+	}
+	return reg, cfg, newJumpMeter(reg, units), make([]unitPose, units), make([]float32, 3*bones), make([]float32, 3*bones)
 }
