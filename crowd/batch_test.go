@@ -206,10 +206,7 @@ func TestRowsSettledPhases(t *testing.T) {
 	r := testRegistry(t)
 	entries := tables(r).entries
 	rng := rand.New(rand.NewPCG(7, 8))
-	var phases []float32
-	for _, p := range []float32{0, float32(math.Copysign(0, -1)), 1, math.Nextafter32(1, 0), 1e-45, 1e-30, .5} {
-		phases = append(phases, p)
-	}
+	phases := []float32{0, float32(math.Copysign(0, -1)), 1, math.Nextafter32(1, 0), 1e-45, 1e-30, .5}
 	for n := 1; n <= 80; n++ {
 		for k := 0; k <= n; k++ {
 			for _, scale := range []float32{float32(n), float32(n - 1)} {
