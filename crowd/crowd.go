@@ -478,9 +478,10 @@ func (c *Crowd) Spawn(i int, k unit.Kind) {
 	c.Set(i, k.Loadout())
 }
 
-// Set gives unit i the species, archetype, weapon and flags of u, standing still,
-// its override (Override) ended: Spawn for a unit that is not of a built-in kind. Check tells whether the
-// species is loaded and supports the archetype.
+// Set gives unit i the species, archetype, weapon and flags of u, standing
+// still, its override (Override) ended: Spawn for a unit that is not of a
+// built-in kind. Check tells whether the species is loaded and supports the
+// archetype.
 func (c *Crowd) Set(i int, u unit.Loadout) {
 	c.Species[i], c.Archetype[i], c.Weapon[i], c.Flags[i], c.Speed[i] = u.Species, u.Archetype, u.Weapon, u.Flags, 0
 	c.release(i, 0)
