@@ -42,6 +42,10 @@ func (r *Rig) unit() string {
 type Options struct {
 	Feet     []string // foot bones by name; empty: found by name, then hierarchy
 	RootBone string   // the bone whose travel is root motion; empty: see NewRig
+	// Stand, when set, is each bone's model-space matrix in the pose the
+	// model stands in where its rest pose is another (a file whose rest is
+	// a frame of a walk, a foot lifted): feet are found there.
+	Stand []rig.Mat4
 }
 
 // footWords are the words a foot bone's name holds, in any case.
@@ -76,8 +80,8 @@ func footName(name string) bool {
 //
 // Feet: the bones o.Feet names; else the bones whose name says foot, feet, toe,
 // hoof, paw, ankle or heel (the most distal of each chain of such bones) and that
-// lie in the lowest FootZone of the body at rest; else, by hierarchy, the leaf
-// bones lying there. Root: the bone o.RootBone names; else the lowest common
+// lie in the lowest FootZone of the body at rest (o.Stand's pose, when given);
+// else, by hierarchy, the leaf bones lying there. Root: the bone o.RootBone names; else the lowest common
 // ancestor of the feet (the pelvis of a biped: it carries root motion whether the
 // rig puts it on a root bone or on the hips); else the topmost of bones.
 func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
@@ -101,7 +105,15 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 	if !(r.Height > 0) {
 		r.Height = 1
 	}
-	low := func(b int) bool { return rest[b][7] <= lo+FootZone*r.Height }
+	// Feet are told by where the bones stand: at rest, or in o.Stand's pose.
+	stand, slo := rest, lo
+	if o.Stand != nil {
+		stand, slo = o.Stand, math.Inf(1)
+		for _, b := range bones {
+			slo = math.Min(slo, stand[b][7])
+		}
+	}
+	low := func(b int) bool { return stand[b][7] <= slo+FootZone*r.Height }
 	// hasDesc[b]: b has a descendant among bones that satisfies pick.
 	below := func(pick func(int) bool) []bool {
 		has := make([]bool, sk.Len())
@@ -140,11 +152,11 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 			// as low at rest as the named feet do, is a foot too.
 			top := math.Inf(-1)
 			for _, f := range r.Feet {
-				top = math.Max(top, rest[f][7])
+				top = math.Max(top, stand[f][7])
 			}
 			all := below(func(int) bool { return true })
 			for _, b := range bones {
-				if all[b] || named(b) || desc[b] || !low(b) || rest[b][7] > top+SameLevel*r.Height {
+				if all[b] || named(b) || desc[b] || !low(b) || stand[b][7] > top+SameLevel*r.Height {
 					continue
 				}
 				limb := false // an ancestor named a foot: b is a toe's stub

@@ -137,7 +137,7 @@ func reduce(m *gltf.Model, mf *Manifest, job *bake.Job, limit int, limitText str
 	// them, docs/formats/gait.md §2: a merged foot would stop measuring), and
 	// every joint above one of those (it never becomes a leaf).
 	fixed := namedJoints(m, mf)
-	if gr, err := stride.NewRig(m.Skeleton, m.Joints, stride.Options{Feet: mf.Feet, RootBone: mf.RootBone}); err == nil {
+	if gr, err := stride.NewRig(m.Skeleton, m.Joints, gaitOptions(m, mf)); err == nil {
 		for _, b := range append(slices.Clone(gr.Feet), gr.Root) {
 			if j := jointOf[b]; j >= 0 {
 				fixed[j] = true

@@ -195,7 +195,8 @@ func shortOf(notes []string) string {
 
 // soles returns each foot's sole for foot locking (stride.Rig.Soles): the
 // skinned vertices in the lowest 3 % of the mesh's height at rest, each given
-// to the nearest foot (horizontally, at rest) within 0.3·H (a boot's toe
+// to the nearest foot (horizontally, at rest, or where the mesh stands when
+// that is another pose: standing) within 0.3·H (a boot's toe
 // reaches well ahead of the foot's joint), skinned as the mesh is (its joints
 // and weights). A foot with no such vertex (a model without a mesh) has none,
 // and is pinned by its joint.
@@ -211,7 +212,10 @@ func (m *Model) soles() [][]stride.Point {
 		lo, hi = math.Min(lo, float64(p[1])), math.Max(hi, float64(p[1]))
 	}
 	bones := m.Job.Rig.PaletteBones()
-	rest := r.Skeleton.RestModelSpace()
+	rest := m.stand
+	if rest == nil {
+		rest = r.Skeleton.RestModelSpace()
+	}
 	seen := map[stride.Point]bool{}
 	for v, p := range mesh.Positions {
 		if float64(p[1]) > lo+0.03*(hi-lo) {
@@ -436,4 +440,74 @@ func (m *Model) GaitLine(c gait.Clip) string {
 		line = strings.TrimSuffix(line, "; "+plantHint) + "; feet left as authored"
 	}
 	return line
+}
+
+// gaitOptions are the rig's measuring options for m: the manifest's feet and
+// root bone, and the pose m's mesh stands in (standing).
+func gaitOptions(m *gltf.Model, mf *Manifest) stride.Options {
+	return stride.Options{Feet: mf.Feet, RootBone: mf.RootBone, Stand: standing(m)}
+}
+
+// standing returns each bone's model-space matrix in the pose m's mesh stands
+// in, its bind pose: a joint a vertex follows where its inverse bind puts it,
+// any other bone where its rest transform puts it under its parent. It
+// returns nil when the rest pose is the pose the body stands in: fewer than
+// half of the joints a vertex follows stand elsewhere (over 0.001·H away). A
+// file's rest pose need not be one the model stands in: Blender writes an
+// FBX's scene as it is at the current frame (a walk's first, a paw lifted;
+// every joint moved), its bind pose only in the skin's clusters, and the feet
+// are found, and the mesh's soles given to them, where the model stands. A
+// few joints bound otherwise are not the body posed: the three.js robot's
+// fingertips, bound bent, would hang as low as its feet.
+func standing(m *gltf.Model) []rig.Mat4 {
+	if m.Mesh == nil || len(m.InverseBind) != len(m.Joints) {
+		return nil
+	}
+	sk := m.Skeleton
+	follows := make([]bool, len(m.Joints))
+	for v, js := range m.Mesh.Joints {
+		for q, j := range js {
+			if int(j) < len(follows) && m.Mesh.Weights[v][q] > 0 {
+				follows[j] = true
+			}
+		}
+	}
+	joint := make([]int, sk.Len())
+	for b := range joint {
+		joint[b] = -1
+	}
+	for j, b := range m.Joints {
+		joint[b] = j
+	}
+	rest := sk.RestModelSpace()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range m.Joints {
+		lo, hi = math.Min(lo, rest[b][7]), math.Max(hi, rest[b][7])
+	}
+	stand := make([]rig.Mat4, sk.Len())
+	moved, bound := 0, 0
+	for b := range stand { // parents come before their children
+		switch j, p := joint[b], sk.Parents[b]; {
+		case j >= 0 && follows[j]:
+			inv, ok := m.InverseBind[j].Inverse()
+			if !ok {
+				return nil
+			}
+			stand[b] = inv
+		case p >= 0:
+			stand[b] = stand[p].Mul(sk.Rest[b].Matrix())
+		default:
+			stand[b] = rest[b]
+		}
+		if j := joint[b]; j >= 0 && follows[j] {
+			bound++
+			if stand[b].Translation().Sub(rest[b].Translation()).Len() > 0.001*(hi-lo) {
+				moved++
+			}
+		}
+	}
+	if 2*moved < bound {
+		return nil
+	}
+	return stand
 }
