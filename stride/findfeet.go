@@ -46,6 +46,13 @@ type Options struct {
 	// model stands in where its rest pose is another (a file whose rest is
 	// a frame of a walk, a foot lifted): feet are found there.
 	Stand []rig.Mat4
+	// Skinned, when set, says which bones a vertex of the model's mesh
+	// follows: a foot found by name or hierarchy is one of them, the most
+	// distal of its chain. A bone no vertex follows at a chain's tip marks
+	// no point of the body: Blender's FBX exporter adds one to every chain
+	// (NAME_end, along the last bone wherever its length puts it: the
+	// Fox's under its front paws, 0.05·H below the ground).
+	Skinned []bool
 }
 
 // footWords are the words a foot bone's name holds, in any case.
@@ -79,7 +86,8 @@ func footName(name string) bool {
 // joints; nil means every bone).
 //
 // Feet: the bones o.Feet names; else the bones whose name says foot, feet, toe,
-// hoof, paw, ankle or heel (the most distal of each chain of such bones) and that
+// hoof, paw, ankle or heel (the most distal of each chain of such bones, of
+// those a vertex follows when o.Skinned says which) and that
 // lie in the lowest FootZone of the body at rest (o.Stand's pose, when given);
 // else, by hierarchy, the leaf bones lying there. Root: the bone o.RootBone names; else the lowest common
 // ancestor of the feet (the pelvis of a biped: it carries root motion whether the
@@ -95,6 +103,8 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 	for _, b := range bones {
 		in[b] = true
 	}
+	// body: a bone that may be a foot found by name or hierarchy.
+	body := func(b int) bool { return in[b] && (o.Skinned == nil || o.Skinned[b]) }
 	rest := sk.RestModelSpace()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, b := range bones {
@@ -138,7 +148,7 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 		slices.Sort(r.Feet)
 		r.FeetFrom = "given"
 	default:
-		named := func(b int) bool { return in[b] && footName(sk.Names[b]) }
+		named := func(b int) bool { return body(b) && footName(sk.Names[b]) }
 		desc := below(named)
 		for _, b := range bones {
 			if named(b) && !desc[b] && low(b) {
@@ -154,9 +164,9 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 			for _, f := range r.Feet {
 				top = math.Max(top, stand[f][7])
 			}
-			all := below(func(int) bool { return true })
+			all := below(body)
 			for _, b := range bones {
-				if all[b] || named(b) || desc[b] || !low(b) || stand[b][7] > top+SameLevel*r.Height {
+				if !body(b) || all[b] || named(b) || desc[b] || !low(b) || stand[b][7] > top+SameLevel*r.Height {
 					continue
 				}
 				limb := false // an ancestor named a foot: b is a toe's stub
@@ -169,9 +179,9 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 			}
 		}
 		if len(r.Feet) == 0 {
-			desc := below(func(int) bool { return true })
+			desc := below(body)
 			for _, b := range bones {
-				if !desc[b] && low(b) {
+				if body(b) && !desc[b] && low(b) {
 					r.Feet = append(r.Feet, b)
 				}
 			}

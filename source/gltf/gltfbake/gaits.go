@@ -445,7 +445,24 @@ func (m *Model) GaitLine(c gait.Clip) string {
 // gaitOptions are the rig's measuring options for m: the manifest's feet and
 // root bone, and the pose m's mesh stands in (standing).
 func gaitOptions(m *gltf.Model, mf *Manifest) stride.Options {
-	return stride.Options{Feet: mf.Feet, RootBone: mf.RootBone, Stand: standing(m)}
+	return stride.Options{Feet: mf.Feet, RootBone: mf.RootBone, Stand: standing(m), Skinned: skinned(m)}
+}
+
+// skinned says, for each bone of m's skeleton, whether a vertex of m's mesh
+// follows it; nil when m has no mesh (a BVH: every bone counts).
+func skinned(m *gltf.Model) []bool {
+	if m.Mesh == nil {
+		return nil
+	}
+	out := make([]bool, m.Skeleton.Len())
+	for v, js := range m.Mesh.Joints {
+		for q, j := range js {
+			if int(j) < len(m.Joints) && m.Mesh.Weights[v][q] > 0 {
+				out[m.Joints[j]] = true
+			}
+		}
+	}
+	return out
 }
 
 // standing returns each bone's model-space matrix in the pose m's mesh stands
@@ -464,14 +481,7 @@ func standing(m *gltf.Model) []rig.Mat4 {
 		return nil
 	}
 	sk := m.Skeleton
-	follows := make([]bool, len(m.Joints))
-	for v, js := range m.Mesh.Joints {
-		for q, j := range js {
-			if int(j) < len(follows) && m.Mesh.Weights[v][q] > 0 {
-				follows[j] = true
-			}
-		}
-	}
+	follows := skinned(m)
 	joint := make([]int, sk.Len())
 	for b := range joint {
 		joint[b] = -1
@@ -488,7 +498,7 @@ func standing(m *gltf.Model) []rig.Mat4 {
 	moved, bound := 0, 0
 	for b := range stand { // parents come before their children
 		switch j, p := joint[b], sk.Parents[b]; {
-		case j >= 0 && follows[j]:
+		case j >= 0 && follows[b]:
 			inv, ok := m.InverseBind[j].Inverse()
 			if !ok {
 				return nil
@@ -499,7 +509,7 @@ func standing(m *gltf.Model) []rig.Mat4 {
 		default:
 			stand[b] = rest[b]
 		}
-		if j := joint[b]; j >= 0 && follows[j] {
+		if joint[b] >= 0 && follows[b] {
 			bound++
 			if stand[b].Translation().Sub(rest[b].Translation()).Len() > 0.001*(hi-lo) {
 				moved++

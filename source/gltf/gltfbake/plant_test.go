@@ -395,15 +395,15 @@ func TestPlantFeetWholeStance(t *testing.T) {
 // them within 5 % by both outside meters. Found at rest, fox.zup.fbx (its rest
 // the Walk's first frame, a front paw lifted) lost that paw from its feet
 // (three of four, its soles drifting 44 % planted at confidence 0.95), and
-// the soles of fox.default.fbx's Run and cesiumman.xbones.fbx's walk, given
-// to the feet nearest where the rest pose puts them, drifted 33 % and 6.6 %.
+// the soles of cesiumman.xbones.fbx's walk, given to the feet nearest where
+// the rest pose puts them, drifted 6.6 % (fox.default.fbx's Run 33 %, measured
+// from its _end bones then: TestFeetNotEndBones).
 func TestPlantFeetBindPose(t *testing.T) {
 	for _, k := range []struct {
 		file, clip string
 		feet       int
 	}{
 		{"fox.zup.fbx", "root|Walk_root", 4},
-		{"fox.default.fbx", "root|Run_root", 4},
 		{"cesiumman.xbones.fbx", "Armature|Anim_0_Armature", 2},
 	} {
 		t.Run(k.file, func(t *testing.T) {
