@@ -27,6 +27,31 @@ const (
 	FBX     Kind = "fbx"  // Autodesk FBX, binary or ASCII
 )
 
+// Words says what a file of kind k is, as messages name it to people ("a
+// binary glTF model (.glb)"): one wording for the command line's messages and
+// the libraries' refusals of a file of the wrong kind.
+func (k Kind) Words() string {
+	switch k {
+	case BPAT:
+		return "a BPAT bone palette file"
+	case BPSM:
+		return "a BPSM snapshot mesh"
+	case GLB:
+		return "a binary glTF model (.glb)"
+	case GLTF:
+		return "a glTF model (.gltf)"
+	case FBX:
+		return "an FBX model (.fbx)"
+	case BPX:
+		return "a BPX container"
+	case Mot:
+		return "a PlatinumGames motion file (.mot)"
+	case BVH:
+		return "a BVH motion capture file (.bvh)"
+	}
+	return "not a file bonebake knows"
+}
+
 // sniffLen is how many bytes Sniff looks at.
 const sniffLen = 512
 

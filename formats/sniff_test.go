@@ -99,3 +99,23 @@ func TestHeaderSpecies(t *testing.T) {
 		t.Error("a missing file has a species id")
 	}
 }
+
+// TestKindWords: every kind Sniff tells apart has words of its own, which
+// name it with an article ("a …", "an …") as messages put it after a path,
+// and none of them is Unknown's.
+func TestKindWords(t *testing.T) {
+	seen := map[string]Kind{}
+	for _, k := range []Kind{BPAT, BPSM, GLB, GLTF, BPX, Mot, BVH, FBX, Unknown} {
+		w := k.Words()
+		if other, ok := seen[w]; ok {
+			t.Errorf("%q and %q are both %q", k, other, w)
+		}
+		seen[w] = k
+		if k != Unknown && !strings.HasPrefix(w, "a ") && !strings.HasPrefix(w, "an ") {
+			t.Errorf("%q is %q: no article", k, w)
+		}
+	}
+	if w := Kind("xyz").Words(); w != Unknown.Words() {
+		t.Errorf("a kind Sniff never gives is %q, want Unknown's %q", w, Unknown.Words())
+	}
+}
