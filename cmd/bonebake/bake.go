@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/pack"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
@@ -63,15 +64,15 @@ func newBakeCmd() *cobra.Command {
 				return bakeBuiltins(cmd, model.set, out, pkg, only, verbose)
 			}
 			set, err := model.settings(flags) // the settings as the library checks them, then the files they name
-			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags))), inputFiles(append([]string{snapSet.Mesh}, set.ClipFiles...)...)); err != nil {
+			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags))), iopath.Inputs(append([]string{snapSet.Mesh}, set.ClipFiles...)...)); err != nil {
 				return err
 			}
 			what := fmt.Sprintf("%d models", len(a)) // what the progress bar says is baking
 			if len(a) == 1 {
 				what = filepath.Base(a[0])
 			}
-			o := gltfbake.FolderOutput{Out: out, MakeDir: makeDirs, Ready: func(file string) error { return outputFile("-o", file) }, // as every command's output
-				Output: gltfbake.Output{SnapshotAnySize: snapBig, Check: checkModel, Tell: tell(cmd.OutOrStdout(), cmd.ErrOrStderr()), Progress: progress(cmd, "baking "+what)}}
+			o := gltfbake.FolderOutput{Out: out, // its paths checked, and its folders made, by the library
+				Output: gltfbake.Output{SnapshotAnySize: snapBig, Tell: tell(cmd.OutOrStdout(), cmd.ErrOrStderr()), Progress: progress(cmd, "baking "+what)}}
 			if snap {
 				o.Snapshot = &snapSet
 			}
@@ -102,19 +103,6 @@ var bakeModelFlags = []string{"fps", "species-id", "one-shot", "socket", "manife
 
 // snapshotFlags are the flags of a model's far-LOD snapshot.
 var snapshotFlags = []string{"snapshot", "snapshot-triangles", "snapshot-mesh", "snapshot-lod", "snapshot-fps", "snapshot-any-size"}
-
-// checkModel refuses a file that is missing, a folder, or not a model, naming
-// what it is.
-func checkModel(model string) error {
-	if err := inputFile(model); err != nil {
-		return err
-	}
-	kind, err := sniff(model)
-	if err != nil || isModel(kind) {
-		return err
-	}
-	return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", model, kind)
-}
 
 // bakeBuiltins writes the chosen built-in creatures into dir (default
 // species.DefaultDir), or into the package pkg when it is given. Of a model's

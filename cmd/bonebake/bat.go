@@ -13,6 +13,7 @@ import (
 	"github.com/bonebake/bonebake/bat"
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 
@@ -122,7 +123,7 @@ when the worst error (metres) is larger, writing nothing.`,
 			if err != nil {
 				return err
 			}
-			if err := makeDirs(out); err != nil { // recorded, so a failed bat removes it
+			if err := madeDirs.Make(out); err != nil { // recorded, so a failed bat removes it
 				return fmt.Errorf("-o %s: %w", out, err)
 			}
 			res, err := bat.Write(out, in, opt)
@@ -228,15 +229,15 @@ func batInput(arg, model string, set gltfbake.Settings, fl *pflag.FlagSet, notes
 		}
 		return bat.FromSpecies(s)
 	}
-	if err := inputFile(arg); err != nil {
+	if err := iopath.Input(arg); err != nil {
 		return nil, err
 	}
-	kind, err := sniff(arg)
+	kind, err := formats.SniffFile(arg)
 	if err != nil {
 		return nil, err
 	}
 	switch kind {
-	case kindGLB, kindGLTF, kindFBX:
+	case formats.GLB, formats.GLTF, formats.FBX:
 		if model != "" {
 			return nil, usagef("--model goes with a BPAT file; %s is a model already", arg)
 		}
@@ -245,14 +246,14 @@ func batInput(arg, model string, set gltfbake.Settings, fl *pflag.FlagSet, notes
 			return nil, err
 		}
 		return bat.FromModel(m)
-	case kindBPAT:
+	case formats.BPAT:
 		if model == "" {
 			return nil, usagef("%s: a BPAT file holds no mesh: give the glTF model it was baked from with --model", arg)
 		}
 		if fl.Changed("fps") {
 			return nil, usagef("--fps: a BPAT file's clips are baked already")
 		}
-		if err := inputFile(model); err != nil {
+		if err := iopath.Input(model); err != nil {
 			return nil, err
 		}
 		m, err := loadModel(model, set, notes)
@@ -271,10 +272,10 @@ func batInput(arg, model string, set gltfbake.Settings, fl *pflag.FlagSet, notes
 		name := strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
 		return bat.FromBPAT(name, f, m.GLTF.InverseBind, m.GLTF.Mesh)
 	}
-	if kind == kindBVH {
-		return nil, fmt.Errorf("%s: %s holds motion and no mesh, and bat bakes a mesh's textures: bake it onto a character (bonebake bake CHARACTER.glb --clips %s -o OUT.bpat) and give bat that BPAT with --model CHARACTER.glb", arg, kind, filepath.Base(arg))
+	if kind == formats.BVH {
+		return nil, fmt.Errorf("%s: %s holds motion and no mesh, and bat bakes a mesh's textures: bake it onto a character (bonebake bake CHARACTER.glb --clips %s -o OUT.bpat) and give bat that BPAT with --model CHARACTER.glb", arg, kind.Words(), filepath.Base(arg))
 	}
-	return nil, fmt.Errorf("%s: %s: bat reads skinned glTF models, BPAT files (with --model) and built-in creatures", arg, kind)
+	return nil, fmt.Errorf("%s: %s: bat reads skinned glTF models, BPAT files (with --model) and built-in creatures", arg, kind.Words())
 }
 
 // loadModel loads a model for bat and tells notes what bake would say of it

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpx"
 	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/iopath"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -48,13 +50,13 @@ package as a palette texture (T) and a model (M).`,
 
 // openBPX opens a container given on the command line.
 func openBPX(path string) (*bpx.File, error) {
-	if err := inputFile(path); err != nil {
+	if err := iopath.Input(path); err != nil {
 		return nil, err
 	}
-	if kind, err := sniff(path); err != nil {
+	if kind, err := formats.SniffFile(path); err != nil {
 		return nil, err
-	} else if kind != kindBPX {
-		return nil, fmt.Errorf("%s: %s, not a BPX container", path, kind)
+	} else if kind != formats.BPX {
+		return nil, fmt.Errorf("%s: %s, not a BPX container", path, kind.Words())
 	}
 	return bpx.Open(path)
 }

@@ -1,124 +1,43 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
-	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/roster"
 
 	"github.com/spf13/cobra"
 )
 
-// inputFile checks that path is a file a command can read, so that a directory
-// or a missing file gets a plain message instead of the mapping layer's.
-func inputFile(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return fmt.Errorf("%s: no such file", path)
-		}
-		return err
-	}
-	if st.IsDir() {
-		return fmt.Errorf("%s: is a directory, not a file", path)
-	}
-	return nil
-}
+// madeDirs are the folders this command made for its outputs: a command that
+// fails removes those it left empty (run), so a failed command does not
+// leave behind the -o folder it made. gltfbake.BakeAll keeps its own.
+var madeDirs iopath.Dirs
 
-// inputFiles is inputFile of each of paths in turn, the first error; an empty
-// path, a flag not given, is skipped.
-func inputFiles(paths ...string) error {
-	for _, p := range paths {
-		if err := inputFile(p); p != "" && err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// outputFile prepares path for writing a file: its folder is created when
-// missing, and an existing directory of that name is refused.
+// outputFile makes path ready for writing a file by internal/iopath's rule (no
+// folder, a missing parent made, recorded in madeDirs), naming flag in its
+// errors: a path refused is a usage error.
 func outputFile(flag, path string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usagef("%s %s: is a directory; give the file name to write", flag, path)
-	}
-	// "out/" names a folder even before it exists: refused now, not after the
-	// work when the write finds it is one.
-	if path != "" && os.IsPathSeparator(path[len(path)-1]) {
-		return usagef("%s %s: names a folder; give the file name to write", flag, path)
-	}
-	if err := atomicfile.Check(path); err != nil {
-		return usagef("%s: %v", flag, err)
-	}
-	if dir := parentDir(path); dir != "" {
-		if err := makeDirs(dir); err != nil {
-			return fmt.Errorf("%s %s: %w", flag, path, err)
+	err := madeDirs.Output(path)
+	if oe := (*iopath.OutputError)(nil); errors.As(err, &oe) {
+		if oe.ReadsOn {
+			return usagef("%s %v", flag, oe.Err)
 		}
+		return usagef("%s: %v", flag, oe.Err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %w", flag, err)
 	}
 	return nil
-}
-
-// madeDirs are the folders this command created for its outputs, outermost
-// first: a command that fails removes those it left empty (run), so a failed
-// bake does not leave behind the -o folder it made.
-var madeDirs struct {
-	sync.Mutex
-	list []string
-}
-
-// makeDirs makes dir and any missing folder above it, as os.MkdirAll, and
-// records the ones it created.
-func makeDirs(dir string) error {
-	var missing []string
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil {
-			break
-		}
-		missing = append(missing, d)
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	err := os.MkdirAll(dir, 0o755)
-	madeDirs.Lock()
-	defer madeDirs.Unlock()
-	for i := len(missing) - 1; i >= 0; i-- {
-		if st, serr := os.Lstat(missing[i]); serr == nil && st.IsDir() {
-			madeDirs.list = append(madeDirs.list, missing[i])
-		}
-	}
-	return err
-}
-
-// removeMadeDirs removes the folders makeDirs created that are still empty,
-// innermost first (os.Remove leaves a folder that holds anything); forget only
-// forgets them, for a command that succeeded.
-func removeMadeDirs(forget bool) {
-	madeDirs.Lock()
-	defer madeDirs.Unlock()
-	for i := len(madeDirs.list) - 1; i >= 0 && !forget; i-- {
-		os.Remove(madeDirs.list[i])
-	}
-	madeDirs.list = nil
-}
-
-func parentDir(path string) string {
-	i := strings.LastIndexAny(path, `/\`)
-	if i <= 0 {
-		return ""
-	}
-	return path[:i]
 }
 
 // shown is a name read from a file as human output prints it: as it is, or
@@ -134,39 +53,6 @@ func shown(name string) string {
 
 // plural says "1 file", "2 files", "3 vertices" (internal/words).
 func plural(n int, word string) string { return words.Plural(n, word) }
-
-// What a file is, in words, by formats.SniffFile's kinds.
-const (
-	kindBPAT    = "a BPAT bone palette file"
-	kindBPSM    = "a BPSM snapshot mesh"
-	kindGLB     = "a binary glTF model (.glb)"
-	kindGLTF    = "a glTF model (.gltf)"
-	kindFBX     = "an FBX model (.fbx)"
-	kindBPX     = "a BPX container"
-	kindMot     = "a PlatinumGames motion file (.mot)"
-	kindBVH     = "a BVH motion capture file (.bvh)"
-	kindUnknown = "not a file bonebake knows"
-)
-
-var kindWords = map[formats.Kind]string{
-	formats.BPAT: kindBPAT, formats.BPSM: kindBPSM, formats.GLB: kindGLB, formats.GLTF: kindGLTF, formats.FBX: kindFBX,
-	formats.BPX: kindBPX, formats.Mot: kindMot, formats.BVH: kindBVH, formats.Unknown: kindUnknown,
-}
-
-// isModel reports whether a kind is a model that gltfbake.Load reads (it
-// tells glTF, FBX and BVH apart itself): what bake and view bake.
-func isModel(kind string) bool {
-	return kind == kindGLB || kind == kindGLTF || kind == kindFBX || kind == kindBVH
-}
-
-// sniff says what the file at path is, in words, by its first bytes.
-func sniff(path string) (string, error) {
-	k, err := formats.SniffFile(path)
-	if err != nil {
-		return "", err
-	}
-	return kindWords[k], nil
-}
 
 // speciesFlag is --species on the commands that read files: ids of species
 // beyond the built-in ones that a studio baked and that readers should accept.
@@ -245,11 +131,11 @@ type bakedFile interface {
 	Warnings() []*formats.FormatError
 }
 
-// openBaked opens a BPAT or BPSM file (kind is sniff's) and says in a line what it
-// holds; any other kind is an error naming what the file is.
-func openBaked(path, kind string, opts []formats.Option) (bakedFile, string, error) {
+// openBaked opens a BPAT or BPSM file (kind is formats.SniffFile's) and says
+// in a line what it holds; any other kind is an error naming what the file is.
+func openBaked(path string, kind formats.Kind, opts []formats.Option) (bakedFile, string, error) {
 	switch kind {
-	case kindBPAT:
+	case formats.BPAT:
 		f, err := bpat.Open(path, opts...)
 		if err != nil {
 			return nil, "", err
@@ -257,7 +143,7 @@ func openBaked(path, kind string, opts []formats.Option) (bakedFile, string, err
 		h := f.Header()
 		return f, fmt.Sprintf("BPAT v%d, species %d, %s, %s, %s, %s", h.Version, h.SpeciesID, plural(int(h.BoneCount), "bone"),
 			plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame"), plural(int(h.SocketCount), "socket")), nil
-	case kindBPSM:
+	case formats.BPSM:
 		f, err := bpsm.Open(path, opts...)
 		if err != nil {
 			return nil, "", err
@@ -266,5 +152,5 @@ func openBaked(path, kind string, opts []formats.Option) (bakedFile, string, err
 		return f, fmt.Sprintf("BPSM v%d, species %d, LOD %d, %s, %s, %s", h.Version, h.SpeciesID, h.LOD,
 			plural(int(h.VertexCount), "vertex"), plural(int(h.ClipCount), "clip"), plural(int(h.FrameTotal), "frame")), nil
 	}
-	return nil, "", fmt.Errorf("%s: %s, not a BPAT or BPSM file", path, kind)
+	return nil, "", fmt.Errorf("%s: %s, not a BPAT or BPSM file", path, kind.Words())
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/formats/gait"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/stride"
 
@@ -54,22 +55,22 @@ skin is animation only, for --clips; docs/formats/fbx.md).`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			path := a[0]
-			if err := inputFile(path); err != nil {
+			if err := iopath.Input(path); err != nil {
 				return err
 			}
-			kind, err := sniff(path)
+			kind, err := formats.SniffFile(path)
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			switch kind {
-			case kindGLB, kindGLTF:
+			case formats.GLB, formats.GLTF:
 				return inspectGLTF(cmd, path, asJSON)
-			case kindBVH:
+			case formats.BVH:
 				return inspectBVH(cmd, path, asJSON)
-			case kindFBX:
+			case formats.FBX:
 				return inspectFBX(cmd, path, asJSON)
-			case kindBPAT, kindBPSM:
+			case formats.BPAT, formats.BPSM:
 				f, _, err := openBaked(path, kind, []formats.Option{formats.Lenient(), species.option()})
 				if err != nil {
 					return err
@@ -88,7 +89,7 @@ skin is animation only, for --clips; docs/formats/fbx.md).`,
 				r.print(w)
 				return nil
 			}
-			return fmt.Errorf("%s: %s; inspect reads BPAT, BPSM, glTF, FBX and BVH files", path, kind)
+			return fmt.Errorf("%s: %s; inspect reads BPAT, BPSM, glTF, FBX and BVH files", path, kind.Words())
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of text")

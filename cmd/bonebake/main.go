@@ -130,7 +130,11 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteC()
-	removeMadeDirs(err == nil)
+	if err != nil {
+		madeDirs.Undo()
+	} else {
+		madeDirs.Forget()
+	}
 	if err == nil {
 		return 0
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -70,7 +71,7 @@ func (m *modelFlags) settings(fl *pflag.FlagSet) (gltfbake.Settings, error) {
 		return set, libError(err)
 	}
 	if m.manifest != "" {
-		if err := inputFile(m.manifest); err != nil {
+		if err := iopath.Input(m.manifest); err != nil {
 			return set, err
 		}
 		mf, err := gltfbake.ReadManifest(m.manifest)

@@ -15,6 +15,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/mot"
 	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/iopath"
 
 	"github.com/spf13/cobra"
 )
@@ -40,7 +41,7 @@ every record type. To bake a motion onto a skinned model, see 'bonebake bake --m
 // openMot checks and parses a motion file leniently, as the games read it, and
 // tells stderr what a strict reader would refuse.
 func openMot(cmd *cobra.Command, path string) (*mot.Motion, error) {
-	if err := inputFile(path); err != nil {
+	if err := iopath.Input(path); err != nil {
 		return nil, err
 	}
 	m, err := mot.Open(path, formats.Lenient())
@@ -415,7 +416,7 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 			if !(tol >= 0) {
 				return usagef("--tolerance %v: want a number ≥ 0", tol)
 			}
-			if err := inputFile(a[0]); err != nil {
+			if err := iopath.Input(a[0]); err != nil {
 				return err
 			}
 			d, err := mot.OpenDump(a[0])

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	motsrc "github.com/bonebake/bonebake/source/mot"
 
@@ -58,13 +60,13 @@ func (m *motBakeFlags) run(cmd *cobra.Command, a []string, out string, given *mo
 	if err := set.Check(givenSettings(fl)); err != nil {
 		return libError(err)
 	}
-	if err := inputFiles(append([]string{m.rig, m.boneMap}, m.mots...)...); err != nil {
+	if err := iopath.Inputs(append([]string{m.rig, m.boneMap}, m.mots...)...); err != nil {
 		return err
 	}
-	if kind, err := sniff(m.rig); err != nil {
+	if kind, err := formats.SniffFile(m.rig); err != nil {
 		return err
-	} else if kind != kindGLB && kind != kindGLTF { // motsrc.Load reads glTF alone
-		return fmt.Errorf("%s: %s, not a glTF model: --rig takes the skinned glTF model (.gltf, .glb) whose joints the motions move", m.rig, kind)
+	} else if kind != formats.GLB && kind != formats.GLTF { // motsrc.Load reads glTF alone
+		return fmt.Errorf("%s: %s, not a glTF model: --rig takes the skinned glTF model (.gltf, .glb) whose joints the motions move", m.rig, kind.Words())
 	}
 	if m.boneMap != "" {
 		bm, err := motsrc.ReadBoneMap(m.boneMap)

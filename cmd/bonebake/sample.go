@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/formats/bpat"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 
@@ -68,7 +69,7 @@ alike. Skinning is linear, so this is also the blend of the two skinned meshes.`
 			} else if cmd.Flags().Changed("to-phase") || cmd.Flags().Changed("weight") {
 				return usagef("--to-phase and --weight go with --to CLIP, the clip to fade to")
 			}
-			if err := inputFile(a[0]); err != nil {
+			if err := iopath.Input(a[0]); err != nil {
 				return err
 			}
 			f, err := bpat.Open(a[0], species.option())
@@ -215,7 +216,7 @@ func (r *sampleResult) print(w io.Writer, f *bpat.File) {
 // id the file has, else none.
 func sampleBoneNames(path string, f *bpat.File, model string, notes io.Writer) ([]string, error) {
 	if model != "" {
-		if err := inputFile(model); err != nil {
+		if err := iopath.Input(model); err != nil {
 			return nil, err
 		}
 		m, err := loadModel(model, gltfbake.Settings{}, io.Discard)

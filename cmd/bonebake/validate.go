@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/roster"
 
 	"github.com/spf13/cobra"
@@ -99,14 +100,14 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 		}
 		return v
 	}
-	if err := inputFile(path); err != nil {
+	if err := iopath.Input(path); err != nil {
 		return fail(err)
 	}
-	kind, err := sniff(path)
+	kind, err := formats.SniffFile(path)
 	if err != nil {
 		return fail(err)
 	}
-	v.Format, v.Summary = formatKey[kind], kind
+	v.Format, v.Summary = formatKey[kind], kind.Words()
 	if v.Format == "" {
 		v.Format = "unknown"
 	}
@@ -147,7 +148,7 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 }
 
 // formatKey is the JSON name of a kind (docs/json.md).
-var formatKey = map[string]string{kindBPAT: "bpat", kindBPSM: "bpsm"}
+var formatKey = map[formats.Kind]string{formats.BPAT: "bpat", formats.BPSM: "bpsm"}
 
 func (v *validation) warn(ws []*formats.FormatError) {
 	for _, w := range ws {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species/creatures"
 	"github.com/bonebake/bonebake/viewer"
@@ -92,12 +93,12 @@ and says so. Stop it with Ctrl-C.`,
 				return err
 			}
 			if cmd.Flags().Changed("clips") {
-				if kind, err := sniff(paths[0]); err != nil {
+				if kind, err := formats.SniffFile(paths[0]); err != nil {
 					return err
-				} else if !isModel(kind) {
+				} else if !gltfbake.IsModel(kind) {
 					return usagef("--clips puts clips on a glTF, FBX or BVH model; %s is not one", paths[0])
 				}
-				if err := inputFiles(set.ClipFiles...); err != nil {
+				if err := iopath.Inputs(set.ClipFiles...); err != nil {
 					return err
 				}
 			}
@@ -188,7 +189,7 @@ func checkModelFlagsUsed(fl *pflag.FlagSet, paths []string) error {
 		return nil
 	}
 	for _, p := range paths {
-		if kind, err := sniff(p); err != nil || isModel(kind) {
+		if kind, err := formats.SniffFile(p); err != nil || gltfbake.IsModel(kind) {
 			return nil // a file that cannot be read is left to the loader, which names it
 		}
 	}
@@ -205,9 +206,9 @@ func loadViewPaths(paths []string, set gltfbake.Settings, read formats.Option) (
 	}
 	var out []*viewer.Asset
 	for _, p := range paths {
-		if kind, err := sniff(p); err == nil && isModel(kind) {
+		if kind, err := formats.SniffFile(p); err == nil && gltfbake.IsModel(kind) {
 			s := gltfbake.Settings{Scale: set.Scale, Face: set.Face, PlantFeet: set.PlantFeet, InPlace: set.InPlace}
-			if kind == kindBVH {
+			if kind == formats.BVH {
 				s.Up = set.Up // glTF and FBX carry their own axes
 			}
 			a, err := viewer.LoadGLTFWith(p, s)

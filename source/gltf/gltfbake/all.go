@@ -2,12 +2,14 @@ package gltfbake
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/internal/iopath"
 )
 
 // BakeAll is the whole bake of models with set, as one call: one model into
@@ -16,18 +18,31 @@ import (
 // model's as they come; each of several's whole, in the order given, as soon
 // as it is done (what it found, with its path before it; its error, a Failed
 // line; what it wrote), then the folder's. Settings.Up is checked against
-// the models first (CheckUpUsed), then the output. It returns the error that
-// stopped the bake, or a *FailedError when some of several models failed.
+// the models first (CheckUpUsed), then the output: one model's file by
+// internal/iopath's rule for a file to write (no folder, existing or named
+// with a trailing separator; one that can be replaced; the folders it goes in
+// made) and CheckBPATOut, a folder of several not a file; then each model
+// (CheckModel, in Bake). The folders it made are removed again when the bake
+// fails and leaves them empty. It returns the error that stopped the bake, or
+// a *FailedError when some of several models failed.
 func BakeAll(models []string, set Settings, o FolderOutput) error {
+	var made iopath.Dirs
+	err := bakeModels(models, set, o, &made)
+	if err != nil {
+		made.Undo()
+	}
+	return err
+}
+
+// bakeModels is BakeAll's work, the folders it makes recorded in made.
+func bakeModels(models []string, set Settings, o FolderOutput, made *iopath.Dirs) error {
 	if err := set.CheckUpUsed(models); err != nil {
 		return err
 	}
 	if len(models) == 1 {
 		out := cmp.Or(o.Out, BPATPath(models[0], ""))
-		if o.Ready != nil {
-			if err := o.Ready(out); err != nil {
-				return err
-			}
+		if err := outFileError(made.Output(out)); err != nil {
+			return err
 		}
 		if err := CheckBPATOut(out); err != nil {
 			return err
@@ -46,11 +61,7 @@ func BakeAll(models []string, set Settings, o FolderOutput) error {
 	if err != nil {
 		return err
 	}
-	mkdir := o.MakeDir
-	if mkdir == nil {
-		mkdir = func(dir string) error { return os.MkdirAll(dir, 0o755) }
-	}
-	if err := mkdir(dir); err != nil {
+	if err := made.Make(dir); err != nil {
 		return fmt.Errorf("FolderOutput.Out %s: %w", dir, err)
 	}
 	tell, done := o.Tell, o.Done
@@ -64,6 +75,19 @@ func BakeAll(models []string, set Settings, o FolderOutput) error {
 	}
 	if failed := plan.WriteFiles(o); failed > 0 {
 		return &FailedError{Failed: failed, Models: len(models)}
+	}
+	return nil
+}
+
+// outFileError is iopath.Dirs.Output's error on FolderOutput.Out's file in
+// the library's terms: a path refused is a *bake.SettingError of Out; a
+// folder that could not be made names the setting before the path.
+func outFileError(err error) error {
+	if oe := (*iopath.OutputError)(nil); errors.As(err, &oe) {
+		return &bake.SettingError{Setting: "Out", Err: oe.Err, ReadsOn: oe.ReadsOn}
+	}
+	if err != nil {
+		return fmt.Errorf("FolderOutput.Out %w", err)
 	}
 	return nil
 }

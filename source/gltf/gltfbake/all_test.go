@@ -1,6 +1,7 @@
 package gltfbake
 
 import (
+	"cmp"
 	"errors"
 	"os"
 	"path/filepath"
@@ -38,8 +39,8 @@ func TestBakeAllOne(t *testing.T) {
 }
 
 // TestBakeAllFolder: several models go into the folder FolderOutput.Out, which
-// must be given, not end in .bpat and not be a file; the folder is made by
-// the caller's MakeDir. Each model is told of whole, in the order given: what
+// must be given, not end in .bpat and not be a file, or nothing is made; the
+// folder is made when missing. Each model is told of whole, in the order given: what
 // it found with its path before it, then what it wrote; a model that fails is
 // a Failed line naming it, and the bake goes on, then says how many failed.
 func TestBakeAllFolder(t *testing.T) {
@@ -56,22 +57,23 @@ func TestBakeAllFolder(t *testing.T) {
 		filepath.Join(dir, "x.bpat"): filepath.Join(dir, "x.bpat") + ": with several models, FolderOutput.Out names a folder (one NAME.bpat per model)",
 		file:                         file + ": is a file; with several models, FolderOutput.Out names a folder (one NAME.bpat per model)",
 	} {
-		err := BakeAll(models, Settings{}, FolderOutput{Out: out, MakeDir: func(string) error { t.Errorf("-o %q: folder made", out); return nil }})
+		err := BakeAll(models, Settings{}, FolderOutput{Out: out})
 		if !errors.As(err, &fe) || !strings.HasSuffix(err.Error(), want) {
 			t.Errorf("-o %q: %v, want a FolderError ending %q", out, err, want)
 		}
 	}
+	if names := dirNames(dir); !slices.Equal(names, []string{"file"}) {
+		t.Errorf("refused folders left %q", names)
+	}
 	out := filepath.Join(dir, "baked")
-	var made []string
 	var told []bake.Line
-	err := BakeAll(models, Settings{}, FolderOutput{Out: out, Output: Output{Tell: func(l bake.Line) { told = append(told, l) }},
-		MakeDir: func(d string) error { made = append(made, d); return os.Mkdir(d, 0o755) }})
+	err := BakeAll(models, Settings{}, FolderOutput{Out: out, Output: Output{Tell: func(l bake.Line) { told = append(told, l) }}})
 	var failed *FailedError
 	if !errors.As(err, &failed) || *failed != (FailedError{Failed: 1, Models: 2}) {
 		t.Errorf("err %v, want 1 of 2 models failed", err)
 	}
-	if !slices.Equal(made, []string{out}) {
-		t.Errorf("folders made %q, want %s", made, out)
+	if names := dirNames(out); !slices.Equal(names, []string{"walker.bpat", "walker.gait.json"}) {
+		t.Errorf("the folder made holds %q, want the walker's files", names)
 	}
 	if len(told) < 4 || told[0].Kind != bake.Failed || told[0].Text != missing || told[0].Err == nil {
 		t.Fatalf("told %q, want the missing model's error first", told)
@@ -120,24 +122,57 @@ func TestBakeAloneTakesAFreeID(t *testing.T) {
 	}
 }
 
-// TestBakeAllReady: one model's file, its NAME.bpat when Out is "", is made
-// ready by the caller's Ready before anything is baked, and Ready's error
-// stops the bake; an up axis no model uses is refused before that.
-func TestBakeAllReady(t *testing.T) {
-	walker := testfiles.WalkerGLTF(t, true)
-	stop := errors.New("not writable")
-	var got string
-	err := BakeAll([]string{walker}, Settings{}, FolderOutput{Ready: func(file string) error { got = file; return stop }})
-	if want := BPATPath(walker, ""); err != stop || got != want {
-		t.Errorf("Ready told %q, BakeAll returned %v; want %q and its error", got, err, want)
-	}
-	if _, err := os.Stat(BPATPath(walker, "")); !os.IsNotExist(err) {
-		t.Errorf("a file was written: %v", err)
+// TestBakeAllPaths: BakeAll alone, with no help from its caller, applies
+// the rules for its paths: a folder given as the file to write (one that
+// exists, or a name ending in a separator) is refused as the Out setting
+// before anything is made; a path that is missing, a folder or not a model
+// fails the bake; and a bake that fails removes the folders it made for its
+// output, one model's or several's, but not one that was there before. An
+// up axis no model uses is refused before anything is made.
+func TestBakeAllPaths(t *testing.T) {
+	dir, walker := t.TempDir(), testfiles.WalkerGLTF(t, true)
+	kept := filepath.Join(dir, "kept")
+	text := filepath.Join(dir, "notes.txt")
+	if err := cmp.Or(os.Mkdir(kept, 0o755), os.WriteFile(text, []byte("not a model"), 0o644)); err != nil {
+		t.Fatal(err)
 	}
 	var se *bake.SettingError
-	err = BakeAll([]string{walker}, Settings{Up: "+Z"}, FolderOutput{Out: filepath.Join(t.TempDir(), "w.bpat"),
-		Ready: func(string) error { t.Error("Ready called for a refused bake"); return nil }})
+	for out, want := range map[string]string{
+		kept:                                   kept + ": is a directory; give the file name to write",
+		filepath.Join(dir, "new", "out") + "/": filepath.Join(dir, "new", "out") + "/: names a folder; give the file name to write",
+	} {
+		err := BakeAll([]string{walker}, Settings{}, FolderOutput{Out: out})
+		if !errors.As(err, &se) || se.Setting != "Out" || !se.ReadsOn || se.Err.Error() != want {
+			t.Errorf("Out %q: %v, want the Out setting refused: %s", out, err, want)
+		}
+	}
+	missing := filepath.Join(dir, "missing.gltf")
+	for model, want := range map[string]string{
+		missing: missing + ": no such file",
+		dir:     dir + ": is a directory, not a file",
+		text:    text + ": not a file bonebake knows, not a model: ",
+	} {
+		err := BakeAll([]string{model}, Settings{}, FolderOutput{Out: filepath.Join(dir, "new", "sub", "x.bpat")})
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("model %s: %v, want %q", model, err, want)
+		}
+		if err := BakeAll([]string{model}, Settings{}, FolderOutput{Out: filepath.Join(kept, "x.bpat")}); err == nil {
+			t.Errorf("model %s baked into a folder that was there", model)
+		}
+	}
+	err := BakeAll([]string{missing, text}, Settings{}, FolderOutput{Out: filepath.Join(dir, "new", "several")})
+	var failed *FailedError
+	if !errors.As(err, &failed) || failed.Failed != 2 {
+		t.Errorf("two models that are not: %v, want both failed", err)
+	}
+	err = BakeAll([]string{walker}, Settings{Up: "+Z"}, FolderOutput{Out: filepath.Join(dir, "new", "w.bpat")})
 	if !errors.As(err, &se) || se.Setting != "Up" {
-		t.Errorf("--up +Z on a glTF model: %v, want the Up setting refused", err)
+		t.Errorf("Up +Z on a glTF model: %v, want the Up setting refused", err)
+	}
+	if names := dirNames(dir); !slices.Equal(names, []string{"kept", "notes.txt"}) {
+		t.Errorf("the failed bakes left %q, want no folder of theirs", names)
+	}
+	if names := dirNames(kept); len(names) != 0 {
+		t.Errorf("the folder that was there holds %q", names)
 	}
 }

@@ -155,10 +155,9 @@ func besideManifest(model string) (*Manifest, error) {
 // tell of them.
 type FolderOutput struct {
 	// Output is every model's (Bake): its Workers are shared out among the
-	// models baking at once, its Check runs on each model (its error fails
-	// that model alone), its Starting is not called, its Progress is told of
-	// the models done (after Done), not of a model's frames, and its Tell is
-	// told the folder's own lines (a model's are in its Baked).
+	// models baking at once, its Starting is not called, its Progress is
+	// told of the models done (after Done), not of a model's frames, and its
+	// Tell is told the folder's own lines (a model's are in its Baked).
 	Output
 	// Done is told of each model of several in the order given, as soon as
 	// it and every model before it are done.
@@ -166,14 +165,6 @@ type FolderOutput struct {
 	// Out is where BakeAll writes: one model's BPAT file (its NAME.bpat in
 	// the working folder when ""), or the folder of several.
 	Out string
-	// MakeDir, when set, is how BakeAll makes a missing folder of several
-	// models (os.MkdirAll when nil): the caller's, to undo on a failure.
-	MakeDir func(dir string) error
-	// Ready, when set, is how BakeAll makes one model's BPAT file ready to
-	// be written, before anything else is checked of it: the caller's rule
-	// for the files it writes, as MakeDir is its way to make a folder. Its
-	// error stops the bake.
-	Ready func(file string) error
 }
 
 // WriteFiles bakes every model of the plan into its file (Bake), in

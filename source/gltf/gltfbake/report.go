@@ -31,7 +31,7 @@ type Baked struct {
 const announceBytes = 16_000_000
 
 // Bake is the whole bake of one model, as Folder.WriteFiles bakes each of its
-// models: o.Check on its path (when set), Load with set, then
+// models: CheckModel on its path, Load with set, then
 // Model.WriteFiles into out with o. o.Tell, when set, is told each line of
 // the bake's report as it comes: the model's notes and size hint once it is
 // loaded (Model.Report), its size before a large bake starts, then what was
@@ -58,10 +58,8 @@ func Bake(path, out string, set Settings, o Output) *Baked {
 		}
 	}
 	start := time.Now()
-	if o.Check != nil {
-		if b.Err = o.Check(path); b.Err != nil {
-			return b
-		}
+	if b.Err = CheckModel(path); b.Err != nil {
+		return b
 	}
 	if b.Loaded, b.Err = Load(path, set); b.Err != nil {
 		return b

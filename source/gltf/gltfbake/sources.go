@@ -5,10 +5,32 @@ import (
 	"path/filepath"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
+	"github.com/bonebake/bonebake/internal/iopath"
 	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/fbx"
 	"github.com/bonebake/bonebake/source/gltf"
 )
+
+// IsModel reports whether a file of kind k is a model Load reads: glTF (binary
+// or JSON), FBX or BVH, which it tells apart itself.
+func IsModel(k formats.Kind) bool {
+	return k == formats.GLB || k == formats.GLTF || k == formats.FBX || k == formats.BVH
+}
+
+// CheckModel refuses a model's path that is missing, a folder, or not a model
+// Load reads, naming what it is: Bake applies it to every model before it is
+// loaded, so that a wrong path gets a plain message instead of a reader's.
+func CheckModel(path string) error {
+	if err := iopath.Input(path); err != nil {
+		return err
+	}
+	kind, err := formats.SniffFile(path)
+	if err != nil || IsModel(kind) {
+		return err
+	}
+	return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", path, kind.Words())
+}
 
 // loadModel reads the model at path: a glTF or FBX file, or a BVH file as a model
 // without a mesh (docs/formats/bvh.md §5), its lengths scaled by scale when

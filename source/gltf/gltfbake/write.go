@@ -28,9 +28,6 @@ type Output struct {
 	// Starting, when set, is told the BPAT's size once every check has passed,
 	// just before the bake starts.
 	Starting func(bytes int64)
-	// Check, when set, is run by Bake on a model's path before it is loaded:
-	// the caller's rule for the files it takes.
-	Check func(model string) error
 	// Tell, when set, is told each line of Bake's report as it comes.
 	Tell func(bake.Line)
 }
