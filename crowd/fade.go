@@ -324,6 +324,15 @@ func (b *Batch) SpeedBlend(i int) (other unit.ClipID, w0, w1 float32, ok bool) {
 	return b.fades.gaitClip[i], 1 - w, w, true
 }
 
+// GaitColumns returns the columns SpeedBlend reads, per unit: the other
+// gait's clip and its weight, for the units BlendWord says blend without
+// fading. It is for bonebake simulate's meter, which reads them as it reads
+// Clip and Phase, without a call per unit; they are the batch's own, not to
+// be written.
+func (b *Batch) GaitColumns() (other []unit.ClipID, weight []float32) {
+	return b.fades.gaitClip, b.fades.gaitW
+}
+
 // BlendWord is Blending for units 64w to 64w+63 at once, unit i at bit i&63 of
 // word i>>6, and which of them fade (the others blend gaits alone, as
 // SpeedBlend reads them); 0, 0 for a batch without Blend. It is for bonebake

@@ -48,6 +48,7 @@ func (pp *pairPath) limit(most float64) limit {
 	if s := stepWithin(s, most, bound); s >= 0 {
 		l.step = s
 	}
+	l.allowed = below32(l.step)
 	return l
 }
 
@@ -157,6 +158,7 @@ func (p *clipPath) quick(a, b float32) float64 {
 // quick test for the common case that decides as quick does.
 type limit struct {
 	most, step float64 // step −1: none
+	allowed    float32 // step as a float32 no greater (below32): the loop's first test
 	oneShot    bool    // the phases are clamped to [0, 1] first
 }
 
@@ -193,6 +195,7 @@ func (p *clipPath) limit(most float64) limit {
 	if s := stepWithin(s, most, bound); s >= 0 {
 		l.step = s
 	}
+	l.allowed = below32(l.step)
 	return l
 }
 

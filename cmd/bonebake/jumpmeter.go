@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"math/bits"
 	goruntime "runtime"
 	"slices"
 	"sync"
@@ -163,12 +164,12 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 	for range m.workers {
 		ls := make([]limit, len(m.flat))
 		for f := range ls {
-			ls[f] = limit{most: -1, step: -1} // no most yet
+			ls[f] = limit{most: -1, step: -1, allowed: -1} // no most yet
 		}
 		m.limits = append(m.limits, ls)
 		ps := make([]limit, len(m.pairs))
 		for f := range ps {
-			ps[f] = limit{most: -1, step: -1}
+			ps[f] = limit{most: -1, step: -1, allowed: -1}
 		}
 		m.plimits = append(m.plimits, ps)
 	}
@@ -193,136 +194,207 @@ func (m *jumpMeter) measure(b *crowd.Batch) {
 		go func() {
 			defer wg.Done()
 			m.kept[w][m.step&1] = m.kept[w][m.step&1][:0]
-			limits, plimits := m.limits[w], m.plimits[w]
-			most, posed := found, 0 // the largest squared move: max takes its root
-			key, phase, w0, w1, allowed := m.key[lo:hi], m.phase[lo:hi], m.w0[lo:hi], m.w1[lo:hi], m.allowed[lo:hi]
-			species, clip, phases := b.Species[lo:hi], b.Clip[lo:hi], b.Phase[lo:hi]
-			var on, live uint64 // the batch's blending and fading bits of i's word
-			for j := range key {
-				i := lo + j
-				if j == 0 || i&63 == 0 {
-					on, live = b.BlendWord(i >> 6)
-				}
-				bit := uint64(1) << (i & 63)
-				// The common cases first, from the columns: one clip at full
-				// weight then and now (noKey is no unit's oneKey), or the same
-				// speed blend.
-				if k := key[j]; on&bit == 0 {
-					if k != oneKey(species[j], clip[j]) {
-						goto slow
-					}
-					// Unclamped, a one-shot's step is no shorter than clamped.
-					if math.Abs(float64(phases[j])-float64(phase[j])) <= float64(allowed[j]) {
-						phase[j] = phases[j]
-						continue
-					}
-					f := m.off[species[j]] + int(clip[j])
-					l := &limits[f]
-					if l.most != most {
-						*l = m.flat[f].limit(most)
-					}
-					allowed[j] = below32(l.step)
-					was, now := float64(phase[j]), float64(phases[j])
-					if l.oneShot { // quick's reach clamps a one-shot's phases
-						was, now = min(max(was, 0), 1), min(max(now, 0), 1)
-					}
-					if math.Abs(now-was) <= l.step {
-						phase[j] = phases[j]
-						continue
-					}
-					if d := m.flat[f].quick(phase[j], phases[j]); d*d <= most {
-						phase[j] = phases[j]
-						continue
-					}
-					// farther's tight bound and the posing from the columns too:
-					// the sides they would read are these.
-					if m.reg.Species(species[j]) == nil {
-						goto slow
-					}
-					sp, c := &m.paths[species[j]], m.flat[f]
-					from, to := [3]registry.Side{{Clip: clip[j], Phase: phase[j], Weight: 1}}, [3]registry.Side{{Clip: clip[j], Phase: phases[j], Weight: 1}}
-					if d, _ := sp.oneClip(&from, &to, true); !(d*d <= most) {
-						var a, b [3]posedSide
-						sp.resolve(&to, &a)
-						sp.resolve(&from, &b)
-						posed++
-						most = c.farthestHot(&a[0], &b[0], c.span(from[0].Phase, to[0].Phase), most)
-					}
-					phase[j] = phases[j]
-					continue
-				} else if k&pairBit != 0 && k != noKey && live&bit == 0 {
-					if other, b0, b1, ok := b.SpeedBlend(i); ok && k == m.pairKey(species[j], clip[j], other) {
-						// A steady speed blend first: its limit alone.
-						step := math.Abs(float64(phases[j]) - float64(phase[j]))
-						steady := b0 == w0[j] && b1 == w1[j] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights
-						if steady && step <= float64(allowed[j]) {
-							phase[j] = phases[j]
-							continue
-						}
-						pk := k &^ pairBit
-						l := &plimits[pk]
-						if l.most != most {
-							*l = m.pairs[pk].limit(most)
-						}
-						if allowed[j] = below32(l.step); steady && step <= l.step {
-							phase[j] = phases[j]
-							continue
-						}
-						d, ok := m.pairs[pk].bound(w0[j], w1[j], b0, b1, phase[j], phases[j])
-						if !ok || !(d*d <= most) { // farther's tight bound, from the columns too
-							was := [3]registry.Side{{Clip: clip[j], Phase: phase[j], Weight: w0[j]}, {Clip: other, Phase: phase[j], Weight: w1[j]}}
-							now := [3]registry.Side{{Clip: clip[j], Phase: phases[j], Weight: b0}, {Clip: other, Phase: phases[j], Weight: b1}}
-							d, ok = m.paths[species[j]].twoClips(&was, &now, true)
-						}
-						if ok && d*d <= most {
-							phase[j], w0[j], w1[j] = phases[j], b0, b1
-							continue
-						}
-					}
-				}
-			slow:
-				p := &m.prev[i]
-				switch k := key[j]; {
-				case k == noKey:
-				case k&pairBit == 0:
-					p.sides[0].Phase = phase[j]
-				default:
-					p.sides[0].Phase, p.sides[1].Phase, p.sides[0].Weight, p.sides[1].Weight = phase[j], phase[j], w0[j], w1[j]
-				}
-				cur := unitPose{species: b.Species[i], has: true}
-				b.SidesTo(i, &cur.sides)
-				// Its key changes below: its limit is to be found again.
-				allowed[j] = -1
-				if m.reg.Species(cur.species) == nil || int(cur.species) >= len(m.paths) { // a species not loaded: nothing drawn
-					p.has, key[j] = false, noKey
-					continue
-				}
-				sp := &m.paths[cur.species]
-				same := p.has && p.species == cur.species
-				if same && m.ruledOut(sp, p, &cur, most) {
-					*p = cur
-					key[j], phase[j], w0[j], w1[j] = m.keyOf(p), p.sides[0].Phase, p.sides[0].Weight, p.sides[1].Weight
-					continue
-				}
-				var now, was [3]posedSide
-				nNow, ok := sp.resolve(&cur.sides, &now)
-				if !ok {
-					p.has, key[j] = false, noKey
-					continue
-				}
-				if same {
-					if nWas, ok := sp.resolve(&p.sides, &was); ok {
-						posed++
-						most = m.farthestFrom(w, i, sp, p, &cur, now[:nNow], was[:nWas], most)
-					}
-				}
-				*p = cur
-				key[j], phase[j], w0[j], w1[j] = m.keyOf(p), p.sides[0].Phase, p.sides[0].Weight, p.sides[1].Weight
-			}
-			m.most[w], m.posed[w] = most, m.posed[w]+posed
+			r := meterRun{m: m, b: b, w: w, most: found, limits: m.limits[w], plimits: m.plimits[w]}
+			r.units(lo, hi)
+			m.most[w], m.posed[w] = r.most, m.posed[w]+r.posed
 		}()
 	}
 	wg.Wait()
+}
+
+// meterRun is one worker's measure of its units.
+type meterRun struct {
+	m               *jumpMeter
+	b               *crowd.Batch
+	w               int
+	most            float64 // the largest squared move: max takes its root
+	posed           int
+	limits, plimits []limit
+}
+
+// units measures units lo to hi−1, 64 at a time: of each word of the batch's
+// bits, the units showing one clip, then the speed blends, then the fades, so
+// that each loop's tests mostly go the way they went for the unit before (a
+// unit's kind taken in unit order, a quarter of them blending, was a branch
+// mispredicted as often as not).
+func (r *meterRun) units(lo, hi int) {
+	m, b := r.m, r.b
+	key, phase, w0, w1, allowed := m.key, m.phase, m.w0, m.w1, m.allowed
+	species, clip, phases := b.Species, b.Clip, b.Phase
+	gclip, gw := b.GaitColumns()
+	for wd := lo >> 6; wd<<6 < hi; wd++ {
+		base := wd << 6
+		span := ^uint64(0) // the word's units in [lo, hi)
+		if base < lo {
+			span <<= lo - base
+		}
+		if hi-base < 64 {
+			span &= 1<<(hi-base) - 1
+		}
+		on, live := b.BlendWord(wd)
+		// The common cases first, from the columns: one clip at full weight
+		// then and now (noKey is no unit's oneKey), or the same speed blend.
+		for u := span &^ on; u != 0; u &= u - 1 {
+			i := base + bits.TrailingZeros64(u)
+			if key[i] == oneKey(species[i], clip[i]) {
+				// Unclamped, a one-shot's step is no shorter than clamped.
+				if math.Abs(float64(phases[i])-float64(phase[i])) <= float64(allowed[i]) {
+					phase[i] = phases[i]
+					continue
+				}
+				if r.oneClip(i) {
+					continue
+				}
+			}
+			r.slow(i)
+		}
+		// Blending without a fade: a speed blend, its sides SpeedBlend's (its
+		// clip at 1 − w, the other gait's at w), read from the gait columns.
+		for u := span & on &^ live; u != 0; u &= u - 1 {
+			i := base + bits.TrailingZeros64(u)
+			if k := key[i]; k&pairBit != 0 && k != noKey {
+				if other, w := gclip[i], gw[i]; k == m.pairKey(species[i], clip[i], other) {
+					b0, b1 := 1-w, w
+					// A steady speed blend first: its limit alone.
+					step := math.Abs(float64(phases[i]) - float64(phase[i]))
+					steady := b0 == w0[i] && b1 == w1[i] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights
+					if steady && step <= float64(allowed[i]) {
+						phase[i] = phases[i]
+						continue
+					}
+					if r.pair(i, k&^pairBit, other, b0, b1, step, steady) {
+						continue
+					}
+				}
+			}
+			r.slow(i)
+		}
+		for u := span & on & live; u != 0; u &= u - 1 {
+			r.slow(base + bits.TrailingZeros64(u))
+		}
+	}
+}
+
+// oneClip reports whether unit i, showing the clip it showed at the last step
+// at full weight, cannot beat the largest move, or has been posed: its limit
+// at the largest move now, quick's bound, then farther's tight bound and the
+// posing from the columns too (false: a species not loaded, for slow).
+func (r *meterRun) oneClip(i int) bool {
+	m, b, phase := r.m, r.b, r.m.phase
+	s, cl, ph := b.Species[i], b.Clip[i], b.Phase[i]
+	f := m.off[s] + int(cl)
+	l := &r.limits[f]
+	if l.most != r.most {
+		*l = m.flat[f].limit(r.most)
+	}
+	m.allowed[i] = l.allowed
+	was, now := float64(phase[i]), float64(ph)
+	if l.oneShot { // quick's reach clamps a one-shot's phases
+		was, now = min(max(was, 0), 1), min(max(now, 0), 1)
+	}
+	d := math.Abs(now - was)
+	if !l.oneShot && d > 0.5 && d < 1 {
+		// A looping clip's phase wrapped: its step the shorter way round,
+		// 1 − d phases, as quick takes a step under half a phase.
+		d = 1 - d
+	}
+	if d <= l.step {
+		phase[i] = ph
+		return true
+	}
+	if d := m.flat[f].quick(phase[i], ph); d*d <= r.most {
+		phase[i] = ph
+		return true
+	}
+	// farther's tight bound and the posing from the columns too: the sides
+	// they would read are these.
+	if m.reg.Species(s) == nil {
+		return false
+	}
+	sp, c := &m.paths[s], m.flat[f]
+	from, to := [3]registry.Side{{Clip: cl, Phase: phase[i], Weight: 1}}, [3]registry.Side{{Clip: cl, Phase: ph, Weight: 1}}
+	if d, _ := sp.oneClip(&from, &to, true); !(d*d <= r.most) {
+		var a, b [3]posedSide
+		sp.resolve(&to, &a)
+		sp.resolve(&from, &b)
+		r.posed++
+		r.most = c.farthestHot(&a[0], &b[0], c.span(from[0].Phase, to[0].Phase), r.most)
+	}
+	phase[i] = ph
+	return true
+}
+
+// pair reports whether unit i, showing the speed blend of pair pk it showed
+// at the last step, now with weights b0 and b1 after a phase step of step
+// (steady: its weights unchanged), cannot beat the largest move: the pair's
+// limit at the largest move now, then twoClips' bounds from the columns.
+func (r *meterRun) pair(i int, pk uint32, other unit.ClipID, b0, b1 float32, step float64, steady bool) bool {
+	m, phase, w0, w1 := r.m, r.m.phase, r.m.w0, r.m.w1
+	cl, ph := r.b.Clip[i], r.b.Phase[i]
+	l := &r.plimits[pk]
+	if l.most != r.most {
+		*l = m.pairs[pk].limit(r.most)
+	}
+	if m.allowed[i] = l.allowed; steady && step <= l.step {
+		phase[i] = ph
+		return true
+	}
+	d, ok := m.pairs[pk].bound(w0[i], w1[i], b0, b1, phase[i], ph)
+	if !ok || !(d*d <= r.most) { // farther's tight bound, from the columns too
+		was := [3]registry.Side{{Clip: cl, Phase: phase[i], Weight: w0[i]}, {Clip: other, Phase: phase[i], Weight: w1[i]}}
+		now := [3]registry.Side{{Clip: cl, Phase: ph, Weight: b0}, {Clip: other, Phase: ph, Weight: b1}}
+		d, ok = m.paths[r.b.Species[i]].twoClips(&was, &now, true)
+	}
+	if ok && d*d <= r.most {
+		phase[i], w0[i], w1[i] = ph, b0, b1
+		return true
+	}
+	return false
+}
+
+// slow measures unit i from its sides then and now, the way for every pose:
+// prev's pose brought up to date from the columns, farther's and boneBound's
+// bounds, then the posing.
+func (r *meterRun) slow(i int) {
+	m, b := r.m, r.b
+	key, phase, w0, w1 := m.key, m.phase, m.w0, m.w1
+	p := &m.prev[i]
+	switch k := key[i]; {
+	case k == noKey:
+	case k&pairBit == 0:
+		p.sides[0].Phase = phase[i]
+	default:
+		p.sides[0].Phase, p.sides[1].Phase, p.sides[0].Weight, p.sides[1].Weight = phase[i], phase[i], w0[i], w1[i]
+	}
+	cur := unitPose{species: b.Species[i], has: true}
+	b.SidesTo(i, &cur.sides)
+	// Its key changes below: its limit is to be found again.
+	m.allowed[i] = -1
+	if m.reg.Species(cur.species) == nil || int(cur.species) >= len(m.paths) { // a species not loaded: nothing drawn
+		p.has, key[i] = false, noKey
+		return
+	}
+	sp := &m.paths[cur.species]
+	same := p.has && p.species == cur.species
+	if same && m.ruledOut(sp, p, &cur, r.most) {
+		*p = cur
+		key[i], phase[i], w0[i], w1[i] = m.keyOf(p), p.sides[0].Phase, p.sides[0].Weight, p.sides[1].Weight
+		return
+	}
+	var now, was [3]posedSide
+	nNow, ok := sp.resolve(&cur.sides, &now)
+	if !ok {
+		p.has, key[i] = false, noKey
+		return
+	}
+	if same {
+		if nWas, ok := sp.resolve(&p.sides, &was); ok {
+			r.posed++
+			r.most = m.farthestFrom(r.w, i, sp, p, &cur, now[:nNow], was[:nWas], r.most)
+		}
+	}
+	*p = cur
+	key[i], phase[i], w0[i], w1[i] = m.keyOf(p), p.sides[0].Phase, p.sides[0].Weight, p.sides[1].Weight
 }
 
 // below32 is x as a float32 no greater than it, or −1 for x < 0.

@@ -13,6 +13,7 @@ import (
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/battle"
 	"github.com/bonebake/bonebake/crowd/registry"
+	"github.com/bonebake/bonebake/crowd/unit"
 )
 
 // TestJumpMeterAsBefore plays battles (with fades and without, two seeds) and
@@ -212,7 +213,8 @@ func TestJumpMeterShortcuts(t *testing.T) {
 // largest squared move of a bone is the same bit for bit, for one clip at full
 // weight (most units; farthestHot too, against any largest move so far) and
 // for blends alike; and the sides the meter reads (Batch.SidesTo, into a used
-// array, and Batch.SpeedBlend) are Sides'.
+// array, and Batch.SpeedBlend, whose Batch.GaitColumns the meter reads) are
+// Sides'.
 func TestJumpMeterPoses(t *testing.T) {
 	reg, cfg, m, prev, now, was := meterBattle(t)
 	units, steps := cfg.units, 600
@@ -232,6 +234,10 @@ func TestJumpMeterPoses(t *testing.T) {
 			}
 			if ph := b.Crowd.Phase[i]; ok && cur.sides != [3]registry.Side{{Clip: b.Crowd.Clip[i], Phase: ph, Weight: w0}, {Clip: other, Phase: ph, Weight: w1}} {
 				t.Fatalf("unit %d: SpeedBlend %v %v %v, Sides %v", i, other, w0, w1, cur.sides)
+			}
+			// And the gait columns, which the meter reads for such a unit.
+			if gc, gw := b.Crowd.GaitColumns(); ok && (gc[i] != other || 1-gw[i] != w0 || gw[i] != w1) {
+				t.Fatalf("unit %d: gait columns %v %v, SpeedBlend %v %v %v", i, gc[i], gw[i], other, w0, w1)
 			}
 			if ok {
 				speed++
@@ -453,4 +459,95 @@ func meterBattle(t *testing.T) (reg *registry.Registry, cfg simConfig, m *jumpMe
 		bones = max(bones, s.File.BoneCount())
 	}
 	return reg, cfg, newJumpMeter(reg, units), make([]unitPose, units), make([]float32, 3*bones), make([]float32, 3*bones)
+}
+
+// TestJumpMeterWrap checks the step of a unit showing one clip taken the
+// shorter way round a looping clip whose phase wrapped (meterRun.oneClip's
+// 1 − d): units whose phases are set by hand, a few moving a little at each of
+// two steps and then one jumping by a step that would look short only were it
+// taken so wrongly (a one-shot's, or a loop's by more than a phase), and the
+// meter finds the largest move the meter before finds, bit for bit, the
+// jumping unit's.
+func TestJumpMeterWrap(t *testing.T) {
+	reg, _, err := simRegistry("", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	// The humanoid's run, a looping clip, and its death, a one-shot that ends
+	// far from where it starts.
+	var s *registry.Species
+	for _, x := range reg.All() {
+		if x.Name == "humanoid" {
+			s = x
+		}
+	}
+	if s == nil {
+		t.Fatal("no humanoid among the built-in species")
+	}
+	loop, once := -1, -1
+	for c, cl := range s.Clips {
+		switch cl.Name {
+		case "run":
+			loop = c
+		case "die_infantry":
+			once = c
+		}
+	}
+	if loop < 0 || once < 0 || !s.Clips[loop].Loops || s.Clips[once].Loops {
+		t.Fatalf("the humanoid's run (clip %d) and die_infantry (clip %d): want a looping clip and a one-shot", loop, once)
+	}
+	for _, c := range []struct {
+		name  string
+		clip  int
+		phase [3]float32 // the jumping unit's phases at the three steps
+	}{
+		{"one-shot from start to end", once, [3]float32{0, 0, 1 - 1e-4}},
+		{"loop by a phase and a half", loop, [3]float32{0.25, 0.25, 1.75 - 1e-4}},
+		{"loop wrapped", loop, [3]float32{0.9, 0.95, 0.3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// Every worker's units: a few walking a twentieth of a phase a step
+			// (the largest move so far, for the limits), a wrapping one, then
+			// the one that jumps.
+			const n = 16
+			b := crowd.NewBatch(n)
+			m := newJumpMeter(reg, n)
+			before, _ := newJumpMeterBefore(reg, n)
+			jumper := n - 1
+			for step := range 3 {
+				for i := range n {
+					b.Species[i], b.Clip[i] = s.ID, unit.ClipID(loop)
+					b.Phase[i] = float32(i)/n + 0.05*float32(step)
+					if i%4 == 1 {
+						b.Phase[i] = [3]float32{0.97, 0.99, 0.005}[step] // wrapped, short
+					}
+				}
+				b.Clip[jumper], b.Phase[jumper] = unit.ClipID(c.clip), c.phase[step]
+				m.measure(b)
+				before.measure(b)
+			}
+			got, want := m.max(), before.max()
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("largest move %v, the meter before %v", got, want)
+			}
+			// The jumping unit's move is the largest: without it, less.
+			b2 := crowd.NewBatch(n - 1)
+			alone, _ := newJumpMeterBefore(reg, n-1)
+			for step := range 3 {
+				for i := range n - 1 {
+					b2.Species[i], b2.Clip[i] = s.ID, unit.ClipID(loop)
+					b2.Phase[i] = float32(i)/n + 0.05*float32(step)
+					if i%4 == 1 {
+						b2.Phase[i] = [3]float32{0.97, 0.99, 0.005}[step]
+					}
+				}
+				alone.measure(b2)
+			}
+			t.Logf("largest move %.4f m, %.4f m without the jumping unit", got, alone.max())
+			if !(want > alone.max()) {
+				t.Errorf("the jumping unit's move is not the largest: %v, %v without it", want, alone.max())
+			}
+		})
+	}
 }
