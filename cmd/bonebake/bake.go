@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/bonebake/bonebake/bake"
-	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/pack"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
@@ -63,8 +62,8 @@ func newBakeCmd() *cobra.Command {
 			case builtins:
 				return bakeBuiltins(cmd, model.set, out, pkg, only, verbose)
 			}
-			set, err := model.settings(flags) // the settings as the library checks them, then the files they name
-			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags))), iopath.Inputs(append([]string{snapSet.Mesh}, set.ClipFiles...)...)); err != nil {
+			set, err := model.settings(flags) // the settings as the library checks them (the files they name: BakeAll)
+			if err := cmp.Or(err, libError(snapSet.Check(givenSettings(flags)))); err != nil {
 				return err
 			}
 			what := fmt.Sprintf("%d models", len(a)) // what the progress bar says is baking

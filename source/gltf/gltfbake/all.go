@@ -17,8 +17,10 @@ import (
 // each (PlanFolder, then Folder.WriteFiles). o.Tell is told every line: one
 // model's as they come; each of several's whole, in the order given, as soon
 // as it is done (what it found, with its path before it; its error, a Failed
-// line; what it wrote), then the folder's. Settings.Up is checked against
-// the models first (CheckUpUsed), then the output: one model's file by
+// line; what it wrote), then the folder's. The files the settings name are
+// checked first (Settings.ClipFiles, the snapshot's Mesh: each a file to
+// read, iopath.Input), then Settings.Up against the models (CheckUpUsed),
+// then the output: one model's file by
 // internal/iopath's rule for a file to write (no folder, existing or named
 // with a trailing separator; one that can be replaced; the folders it goes in
 // made) and CheckBPATOut, a folder of several not a file; then each model
@@ -36,7 +38,11 @@ func BakeAll(models []string, set Settings, o FolderOutput) error {
 
 // bakeModels is BakeAll's work, the folders it makes recorded in made.
 func bakeModels(models []string, set Settings, o FolderOutput, made *iopath.Dirs) error {
-	if err := set.CheckUpUsed(models); err != nil {
+	files := set.ClipFiles
+	if o.Snapshot != nil {
+		files = append([]string{o.Snapshot.Mesh}, files...)
+	}
+	if err := cmp.Or(iopath.Inputs(files...), set.CheckUpUsed(models)); err != nil {
 		return err
 	}
 	if len(models) == 1 {

@@ -127,8 +127,9 @@ func TestBakeAloneTakesAFreeID(t *testing.T) {
 // exists, or a name ending in a separator) is refused as the Out setting
 // before anything is made; a path that is missing, a folder or not a model
 // fails the bake; and a bake that fails removes the folders it made for its
-// output, one model's or several's, but not one that was there before. An
-// up axis no model uses is refused before anything is made.
+// output, one model's or several's, but not one that was there before. A
+// clip file or a snapshot's mesh that is not a file to read, and an up axis
+// no model uses, are refused before anything is made.
 func TestBakeAllPaths(t *testing.T) {
 	dir, walker := t.TempDir(), testfiles.WalkerGLTF(t, true)
 	kept := filepath.Join(dir, "kept")
@@ -158,6 +159,16 @@ func TestBakeAllPaths(t *testing.T) {
 		}
 		if err := BakeAll([]string{model}, Settings{}, FolderOutput{Out: filepath.Join(kept, "x.bpat")}); err == nil {
 			t.Errorf("model %s baked into a folder that was there", model)
+		}
+	}
+	// The files the settings name, before anything else.
+	for o, want := range map[*FolderOutput]string{
+		{Out: filepath.Join(dir, "new", "clips.bpat")}:                                                        missing + ": no such file",
+		{Out: filepath.Join(dir, "new", "snap.bpat"), Output: Output{Snapshot: &SnapshotSettings{Mesh: dir}}}: dir + ": is a directory, not a file",
+	} {
+		err := BakeAll([]string{walker}, Settings{ClipFiles: []string{missing}, Up: "+Z"}, *o)
+		if err == nil || err.Error() != want {
+			t.Errorf("Out %s, a clip file or snapshot mesh that is not a file: %v, want %q", o.Out, err, want)
 		}
 	}
 	err := BakeAll([]string{missing, text}, Settings{}, FolderOutput{Out: filepath.Join(dir, "new", "several")})
