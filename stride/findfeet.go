@@ -28,6 +28,8 @@ type Rig struct {
 	// Unit names the model's lengths in Result.Reason: "m" when they are
 	// known to be metres; "" says "units".
 	Unit string
+	// skinned is Options.Skinned: the bones a vertex follows (nil: all).
+	skinned []bool
 }
 
 // unit is the word Reason texts give lengths in.
@@ -103,15 +105,15 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 	for _, b := range bones {
 		in[b] = true
 	}
-	// body: a bone that may be a foot found by name or hierarchy.
-	body := func(b int) bool { return in[b] && (o.Skinned == nil || o.Skinned[b]) }
 	rest := sk.RestModelSpace()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, b := range bones {
 		y := rest[b][7]
 		lo, hi = math.Min(lo, y), math.Max(hi, y)
 	}
-	r := &Rig{Skeleton: sk, Height: hi - lo}
+	r := &Rig{Skeleton: sk, Height: hi - lo, skinned: o.Skinned}
+	// body: a bone that may be a foot found by name or hierarchy.
+	body := func(b int) bool { return in[b] && r.body(b) }
 	if !(r.Height > 0) {
 		r.Height = 1
 	}
@@ -241,6 +243,10 @@ func boneList(sk *rig.Skeleton, bones []int) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// body says whether bone b is of the body: a vertex follows it, or the rig
+// knows of no mesh.
+func (r *Rig) body(b int) bool { return r.skinned == nil || r.skinned[b] }
 
 // FootNames returns the names of the rig's feet.
 func (r *Rig) FootNames() []string {

@@ -3,6 +3,7 @@ package stride
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/rig"
@@ -322,5 +323,43 @@ func TestPlanCompassGait(t *testing.T) {
 	after := plan.Posed().MeasureAt(0, true, plan.Speed)
 	if after.Status != StatusMeasured || after.Confidence < Trusted || math.Abs(after.Speed-0.8) > 0.01 {
 		t.Errorf("planted: %+v: want 0.8 m/s, trusted", after)
+	}
+}
+
+// TestLegBesideHangingFoot: a foot that hangs from the body (the three.js
+// robot's, a child of its root) is kept on by the leg beside it whose lower
+// bone is a leaf; a bone no vertex follows below that shin (Blender's
+// NAME_end, which its FBX exporter adds to every chain) makes it no less a
+// leaf. Before Options.Skinned counted here, the robot exported by Blender
+// with its leaf bones bent no leg to its feet, and planted, a foot's sole
+// slid 25 % (its Running left as authored).
+func TestLegBesideHangingFoot(t *testing.T) {
+	names := []string{"Root", "Foot.L", "Foot.R", "Hips", "UpperLeg.L", "LowerLeg.L", "LowerLeg.L_end", "UpperLeg.R", "LowerLeg.R", "LowerLeg.R_end", "Head"}
+	parents := []int{-1, 0, 0, 0, 3, 4, 5, 3, 7, 8, 3}
+	at := []rig.Vec3{{}, {0.2, 0.05, 0}, {-0.2, 0.05, 0}, {0, 1, 0}, {0.2, 0, 0}, {0, -0.45, 0}, {0, -0.4, 0}, {-0.2, 0, 0}, {0, -0.45, 0}, {0, -0.4, 0}, {0, 0.8, 0}}
+	rest := make([]rig.Transform, len(names))
+	for i := range rest {
+		rest[i] = rig.IdentityTransform()
+		rest[i].Translation = at[i]
+	}
+	sk, err := rig.New(names, parents, rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skinned := make([]bool, len(names))
+	for i, n := range names {
+		skinned[i] = !strings.HasSuffix(n, "_end")
+	}
+	r, err := NewRig(sk, nil, Options{Feet: []string{"Foot.L", "Foot.R"}, Skinned: skinned})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range r.Feet {
+		lg, why := r.leg(f)
+		want := sk.Index(strings.Replace(names[f], "Foot", "LowerLeg", 1))
+		if lg.end != f || !lg.shin || lg.lower != want || lg.upper != parents[want] || why != "" {
+			t.Errorf("%s: leg end %d, lower %d, upper %d, shin %v (%q): want its own end, %s beside it",
+				names[f], lg.end, lg.lower, lg.upper, lg.shin, why, names[want])
+		}
 	}
 }

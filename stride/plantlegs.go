@@ -82,17 +82,18 @@ func (r *Rig) leg(f int) (leg, string) {
 		// A leg beside it whose lower bone is a leaf (no joint at the ankle):
 		// the nearest such leaf to the foot at rest, its bone and its reach
 		// to the foot each LegBone·H or more, the shin no longer than twice
-		// the thigh.
+		// the thigh. Bones of the body only: Blender's NAME_end below the
+		// shin is no ankle (the robot exported with them bent no leg).
 		parent := make([]bool, sk.Len())
-		for _, q := range sk.Parents {
-			if q >= 0 {
+		for b, q := range sk.Parents {
+			if q >= 0 && r.body(b) {
 				parent[q] = true
 			}
 		}
 		near := math.Inf(1)
 		for l := range sk.Len() {
 			up := sk.Parents[l]
-			if parent[l] || l == f || slices.Contains(r.Feet, l) || up < 0 || sk.Parents[up] < 0 || holdsOther(up) {
+			if parent[l] || !r.body(l) || l == f || slices.Contains(r.Feet, l) || up < 0 || sk.Parents[up] < 0 || holdsOther(up) {
 				continue
 			}
 			thigh := bone(l)
