@@ -31,12 +31,16 @@ func (sp *speciesPaths) resolve(sides *[3]registry.Side, dst *[3]posedSide) (int
 			return 0, false
 		}
 		c := &sp.clips[sd.Clip]
-		r := bpat.Resolve(float64(sd.Phase), c.count, c.loops)
-		k := 3 * sp.bones
-		dst[n] = posedSide{f0: c.origin[r.Frame*k : (r.Frame+1)*k], f1: c.origin[r.Next*k : (r.Next+1)*k], lerp: r.Lerp, wgt: sd.Weight}
+		dst[n] = c.posed(bpat.Resolve(float64(sd.Phase), c.count, c.loops), sd.Weight, 3*sp.bones)
 		n++
 	}
 	return n, true
+}
+
+// posed is a side of clip p at weight w, its phase resolved to r (bpat.Resolve,
+// of the clip's frames as stored), of a species of k/3 bones.
+func (p *clipPath) posed(r bpat.Playback, w float32, k int) posedSide {
+	return posedSide{f0: p.origin[r.Frame*k : (r.Frame+1)*k], f1: p.origin[r.Next*k : (r.Next+1)*k], lerp: r.Lerp, wgt: w}
 }
 
 // farthest returns the largest squared move of any bone's origin from pose
@@ -137,14 +141,14 @@ func (sp *speciesPaths) oneClip(a, b *[3]registry.Side, tight bool) (float64, bo
 		return 0, false
 	}
 	c := &sp.clips[a[0].Clip]
-	var r float64
 	if tight {
-		r = c.path(a[0].Phase, b[0].Phase)
-	} else {
-		r = c.reach(a[0].Phase, b[0].Phase)
+		return sp.oneBound(c.path(a[0].Phase, b[0].Phase)), true
 	}
-	return (r + 8e-6*sp.big) * (1 + 1e-6), true
+	return sp.oneBound(c.reach(a[0].Phase, b[0].Phase)), true
 }
+
+// oneBound is oneClip's bound from the clip's path r between the phases.
+func (sp *speciesPaths) oneBound(r float64) float64 { return (r + 8e-6*sp.big) * (1 + 1e-6) }
 
 // twoClips is bound for the next most common pose, a speed blend or a fade from
 // one clip: the same two clips in the same places both times (ok: they are). It

@@ -234,7 +234,15 @@ func (p *clipPath) path(a, b float32) float64 {
 	if p.frames <= 1 {
 		return 0
 	}
-	pa, pb := bpat.Resolve(float64(a), p.frames, p.loops), bpat.Resolve(float64(b), p.frames, p.loops)
+	return p.pathOf(bpat.Resolve(float64(a), p.frames, p.loops), bpat.Resolve(float64(b), p.frames, p.loops))
+}
+
+// pathOf is path between two phases already resolved (bpat.Resolve, of the
+// clip's frames), for a caller that poses them too.
+func (p *clipPath) pathOf(pa, pb bpat.Playback) float64 {
+	if p.frames <= 1 {
+		return 0
+	}
 	fa, la, fb, lb := pa.Frame, float64(pa.Lerp), pb.Frame, float64(pb.Lerp)
 	if fa > fb || (fa == fb && la > lb) {
 		fa, la, fb, lb = fb, lb, fa, la

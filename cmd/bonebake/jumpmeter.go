@@ -10,6 +10,7 @@ import (
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/registry"
 	"github.com/bonebake/bonebake/crowd/unit"
+	"github.com/bonebake/bonebake/formats/bpat"
 )
 
 // jumpMeter finds the largest move of any bone's model-space origin from one
@@ -111,7 +112,9 @@ type speciesPaths struct {
 
 // newJumpMeter returns a meter for n units.
 func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
-	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), key: make([]uint32, n), phase: make([]float32, n), w0: make([]float32, n), w1: make([]float32, n), allowed: make([]float32, n), workers: goruntime.GOMAXPROCS(0)}
+	// The columns' room is whole words of 64 units, which units reads.
+	w64 := (n + 63) &^ 63
+	m := &jumpMeter{reg: reg, prev: make([]unitPose, n), key: make([]uint32, n, w64), phase: make([]float32, n, w64), w0: make([]float32, n, w64), w1: make([]float32, n, w64), allowed: make([]float32, n, w64), workers: goruntime.GOMAXPROCS(0)}
 	for i := range m.key {
 		m.key[i], m.allowed[i] = noKey, -1
 	}
@@ -219,9 +222,8 @@ type meterRun struct {
 // mispredicted as often as not).
 func (r *meterRun) units(lo, hi int) {
 	m, b := r.m, r.b
-	key, phase, w0, w1, allowed := m.key, m.phase, m.w0, m.w1, m.allowed
-	species, clip, phases := b.Species, b.Clip, b.Phase
 	gclip, gw := b.GaitColumns()
+	var tail wordTail
 	for wd := lo >> 6; wd<<6 < hi; wd++ {
 		base := wd << 6
 		span := ^uint64(0) // the word's units in [lo, hi)
@@ -232,47 +234,71 @@ func (r *meterRun) units(lo, hi int) {
 			span &= 1<<(hi-base) - 1
 		}
 		on, live := b.BlendWord(wd)
+		// The word's columns, indexed by a unit's bit: no bounds to check.
+		key, phase, w0, w1, allowed := (*[64]uint32)(m.key[base:base+64]), (*[64]float32)(m.phase[base:base+64]), (*[64]float32)(m.w0[base:base+64]), (*[64]float32)(m.w1[base:base+64]), (*[64]float32)(m.allowed[base:base+64])
+		species, clip, phases := word(b.Species, base, &tail.species), word(b.Clip, base, &tail.clip), word(b.Phase, base, &tail.phase)
 		// The common cases first, from the columns: one clip at full weight
 		// then and now (noKey is no unit's oneKey), or the same speed blend.
 		for u := span &^ on; u != 0; u &= u - 1 {
-			i := base + bits.TrailingZeros64(u)
-			if key[i] == oneKey(species[i], clip[i]) {
+			j := bits.TrailingZeros64(u) & 63
+			if key[j] == oneKey(species[j], clip[j]) {
 				// Unclamped, a one-shot's step is no shorter than clamped.
-				if math.Abs(float64(phases[i])-float64(phase[i])) <= float64(allowed[i]) {
-					phase[i] = phases[i]
+				if math.Abs(float64(phases[j])-float64(phase[j])) <= float64(allowed[j]) {
+					phase[j] = phases[j]
 					continue
 				}
-				if r.oneClip(i) {
+				if r.oneClip(base + j) {
 					continue
 				}
 			}
-			r.slow(i)
+			r.slow(base + j)
 		}
 		// Blending without a fade: a speed blend, its sides SpeedBlend's (its
 		// clip at 1 − w, the other gait's at w), read from the gait columns.
-		for u := span & on &^ live; u != 0; u &= u - 1 {
-			i := base + bits.TrailingZeros64(u)
-			if k := key[i]; k&pairBit != 0 && k != noKey {
-				if other, w := gclip[i], gw[i]; k == m.pairKey(species[i], clip[i], other) {
-					b0, b1 := 1-w, w
+		if u := span & on &^ live; u != 0 {
+			other, weight := word(gclip, base, &tail.other), word(gw, base, &tail.weight)
+			for ; u != 0; u &= u - 1 {
+				j := bits.TrailingZeros64(u) & 63
+				if k := key[j]; k&pairBit != 0 && k != noKey && k == m.pairKey(species[j], clip[j], other[j]) {
+					b0, b1 := 1-weight[j], weight[j]
 					// A steady speed blend first: its limit alone.
-					step := math.Abs(float64(phases[i]) - float64(phase[i]))
-					steady := b0 == w0[i] && b1 == w1[i] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights
-					if steady && step <= float64(allowed[i]) {
-						phase[i] = phases[i]
+					step := math.Abs(float64(phases[j]) - float64(phase[j]))
+					steady := b0 == w0[j] && b1 == w1[j] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights
+					if steady && step <= float64(allowed[j]) {
+						phase[j] = phases[j]
 						continue
 					}
-					if r.pair(i, k&^pairBit, other, b0, b1, step, steady) {
+					if r.pair(base+j, k&^pairBit, other[j], b0, b1, step, steady) {
 						continue
 					}
 				}
+				r.slow(base + j)
 			}
-			r.slow(i)
 		}
 		for u := span & on & live; u != 0; u &= u - 1 {
 			r.slow(base + bits.TrailingZeros64(u))
 		}
 	}
+}
+
+// wordTail holds the batch's columns of its last word where the batch ends
+// inside it (word).
+type wordTail struct {
+	species       [64]unit.SpeciesID
+	clip, other   [64]unit.ClipID
+	phase, weight [64]float32
+}
+
+// word is col's 64 entries from base, or, where col ends before them, those
+// it has copied into tail (the others are no unit's: no bit selects them).
+func word[T any](col []T, base int, tail *[64]T) *[64]T {
+	if base+64 <= len(col) {
+		return (*[64]T)(col[base:])
+	}
+	if base < len(col) {
+		copy(tail[:], col[base:])
+	}
+	return tail
 }
 
 // oneClip reports whether unit i, showing the clip it showed at the last step
@@ -311,14 +337,15 @@ func (r *meterRun) oneClip(i int) bool {
 	if m.reg.Species(s) == nil {
 		return false
 	}
+	// Each phase resolved once, for the bound and the posing.
 	sp, c := &m.paths[s], m.flat[f]
-	from, to := [3]registry.Side{{Clip: cl, Phase: phase[i], Weight: 1}}, [3]registry.Side{{Clip: cl, Phase: ph, Weight: 1}}
-	if d, _ := sp.oneClip(&from, &to, true); !(d*d <= r.most) {
-		var a, b [3]posedSide
-		sp.resolve(&to, &a)
-		sp.resolve(&from, &b)
+	was32 := phase[i]
+	ra, rb := bpat.Resolve(float64(was32), c.count, c.loops), bpat.Resolve(float64(ph), c.count, c.loops)
+	if d := sp.oneBound(c.pathOf(ra, rb)); !(d*d <= r.most) {
+		k := 3 * sp.bones
+		a, b := c.posed(rb, 1, k), c.posed(ra, 1, k)
 		r.posed++
-		r.most = c.farthestHot(&a[0], &b[0], c.span(from[0].Phase, to[0].Phase), r.most)
+		r.most = c.farthestHot(&a, &b, c.span(was32, ph), r.most)
 	}
 	phase[i] = ph
 	return true
