@@ -112,9 +112,3 @@ func step4lod(entries *clipEntry, empty int, species *unit.SpeciesID, clips *uni
 //
 //go:noescape
 func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int)
-
-// prefetchBits asks for the cache line of element first+k of an array at base
-// whose elements are size bytes, for every bit k set in word, without waiting.
-//
-//go:noescape
-func prefetchBits(base unsafe.Pointer, size uintptr, word uint64, first int)

@@ -572,28 +572,6 @@ more:
 done:
 	RET
 
-// func prefetchBits(base unsafe.Pointer, size uintptr, word uint64, first int)
-//
-// Asks for the cache line of element first+k of an array at base whose elements
-// are size bytes, for every bit k set in word, without waiting for them.
-TEXT ·prefetchBits(SB), NOSPLIT, $0-32
-	MOVQ base+0(FP), DI
-	MOVQ size+8(FP), SI
-	MOVQ word+16(FP), DX
-	MOVQ first+24(FP), R8
-	TESTQ DX, DX
-	JZ none
-bit:
-	BSFQ DX, CX
-	LEAQ (R8)(CX*1), AX
-	IMULQ SI, AX
-	PREFETCHT0 (DI)(AX*1)
-	LEAQ -1(DX), CX
-	ANDQ CX, DX
-	JNZ bit
-none:
-	RET
-
 // func step8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
 TEXT ·step8(SB), NOSPLIT, $32-68
 	ARGS8

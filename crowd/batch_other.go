@@ -25,6 +25,3 @@ func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[registry.MaxSpecies
 // prefetch does nothing here: the loads it would start early happen when they
 // are needed.
 func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int) {}
-
-// prefetchBits does nothing here (see prefetch).
-func prefetchBits(base unsafe.Pointer, size uintptr, word uint64, first int) {}

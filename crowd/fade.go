@@ -156,6 +156,10 @@ func (f *fades) step(entries []clipEntry, species []unit.SpeciesID, phase []floa
 	entry := func(s unit.SpeciesID, cl unit.ClipID) *clipEntry {
 		return &entries[entryKey(len(entries), s, cl)]
 	}
+	// No software prefetch of the units' fade state and Blends: measured no
+	// faster in a battle, and slower where the fading units lie at a stride,
+	// which the hardware's prefetch follows (BENCHMARKS.md, issue 46, GameLoop
+	// round 5).
 	for w := lo >> 6; w<<6 < hi; w++ {
 		word := atomic.LoadUint64(&fbits[w])
 		live := atomic.LoadUint64(&flive[w])
@@ -164,14 +168,6 @@ func (f *fades) step(entries []clipEntry, species []unit.SpeciesID, phase []floa
 		}
 		if (w+1)<<6 > hi { // its last: only those below hi
 			word &= 1<<(hi&63) - 1
-		}
-		// The units two words on: their fade state and Blends are a line each,
-		// apart, which the processor would otherwise wait for one by one.
-		if ahead := w + 2; ahead<<6 < hi {
-			if next := atomic.LoadUint64(&fbits[ahead]); next != 0 {
-				prefetchBits(unsafe.Pointer(&units[0]), unsafe.Sizeof(fading{}), next&atomic.LoadUint64(&flive[ahead]), ahead<<6)
-				prefetchBits(unsafe.Pointer(&blend[0]), BlendSize, next, ahead<<6)
-			}
 		}
 		for word != 0 {
 			k := bits.TrailingZeros64(word)
