@@ -130,6 +130,61 @@ func TestInterruptedBat(t *testing.T) {
 	}
 }
 
+// TestInterruptRemovesMadeFolders: SIGINT removes the folders a command made
+// for its output, as a failure does: a bake stopped while it writes, and bat
+// stopped while it samples, before it writes anything (there the signal's
+// default action used to end the process and leave the folders).
+func TestInterruptRemovesMadeFolders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts an 800 MB bake")
+	}
+	bin := builtBinary(t)
+	fox := sharedModel(t, "Fox.glb")
+	for _, c := range []struct {
+		name, made string // the folder to wait for before the signal
+		args       []string
+		last       string
+	}{
+		{"bake", "new/deeper", []string{"bake", fox, "-o", "new/deeper/fox.bpat", "--fps", "100000", "--force"}, "interrupted by SIGINT while writing new/deeper/fox.bpat"},
+		{"bat", "new/bat", []string{"bat", fox, "-o", "new/bat", "--fps", "30000"}, "interrupted by SIGINT"},
+	} {
+		dir := t.TempDir()
+		cmd := exec.Command(bin, c.args...)
+		cmd.Dir = dir
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		made := filepath.Join(dir, c.made)
+		if c.name == "bake" {
+			if !writing(cmd.Process.Pid, made) {
+				t.Fatalf("%s: never opened a file in %s", c.name, made)
+			}
+		} else {
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if _, err := os.Stat(made); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: never made %s", c.name, made)
+				}
+			}
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("%s: exit %d, want 130; stderr %q", c.name, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), c.last) {
+			t.Errorf("%s: stderr %q, want %q", c.name, stderr.String(), c.last)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s: left %v in the folder it ran in", c.name, entries)
+		}
+	}
+}
+
 // writing waits until process pid holds a file open in dir.
 func writing(pid int, dir string) bool {
 	fds := fmt.Sprintf("/proc/%d/fd", pid)

@@ -303,15 +303,19 @@ func main() {
 
 // interruptLine says what a SIGINT or SIGTERM interrupted: the one line printed
 // before exiting 130 or 143. The handler runs only while files are being
-// written; with no paths left, the writes it waited for (a set's renames) were
-// finished.
+// written or folders made for them are recorded (iopath.Dirs, which it
+// removes when left empty); with no paths, no file was being written yet, or
+// the writes it waited for (a set's renames) were finished.
 func interruptLine(sig os.Signal, paths []string) string {
 	name := "SIGINT"
 	if sig == syscall.SIGTERM {
 		name = "SIGTERM"
 	}
 	if len(paths) == 0 {
-		return "bonebake: interrupted by " + name + " as files took their names; they were finished first (each set whole)"
+		if atomicfile.HeldOff() {
+			return "bonebake: interrupted by " + name + " as files took their names; they were finished first (each set whole)"
+		}
+		return "bonebake: interrupted by " + name + "; no file was being written"
 	}
 	slices.Sort(paths)
 	return fmt.Sprintf("bonebake: interrupted by %s while writing %s; nothing was written (an existing file is as it was)", name, strings.Join(paths, ", "))

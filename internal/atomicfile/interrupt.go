@@ -49,6 +49,14 @@ func HandleInterrupts(r func(sig os.Signal, paths []string)) {
 // off stops there instead of going on.
 var caught atomic.Bool
 
+// heldOff is set, under mu, by a commit whose renames a signal waited for.
+var heldOff bool
+
+// HeldOff says, to the report HandleInterrupts was given, whether the signal
+// waited for a set's files to take their names (finished first, each set
+// whole) rather than finding no file being renamed.
+func HeldOff() bool { return heldOff }
+
 func wait() {
 	sig := <-signals
 	caught.Store(true)

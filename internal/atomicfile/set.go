@@ -210,6 +210,9 @@ func (s *Set) Commit() error {
 	}
 	removeAll(jpaths) // last: every file is new, or old again
 	stopWatching()
+	if caught.Load() {
+		heldOff = true // read by the handler once it has mu
+	}
 	mu.Unlock()
 	if caught.Load() {
 		// A signal arrived during the renames: the set is whole (new, or old

@@ -58,11 +58,18 @@ func (e *OutputError) Unwrap() error { return e.Err }
 
 // Dirs are the folders a run made for its outputs, outermost first: a run that
 // fails removes those it left empty (Undo), so that a failed bake does not
-// leave behind the folder it made for its file. The zero value is ready to use,
-// by several goroutines at once.
+// leave behind the folder it made for its file. So does a SIGINT or SIGTERM
+// while any is recorded (an atomicfile.Guard, from the first folder made until
+// Undo or Forget): a program that called atomicfile.HandleInterrupts then
+// exits through its handler, not by the signal's default action, which would
+// leave them. The zero value is ready to use, by several goroutines at once.
 type Dirs struct {
 	mu   sync.Mutex
 	made []string
+	// gmu orders registering and releasing the guard; the interrupt handler
+	// never takes it (its undo takes mu alone), so no lock order can cycle.
+	gmu  sync.Mutex
+	done func()
 }
 
 // Output makes path ready to be written as a file: an existing folder, a name
@@ -102,6 +109,9 @@ func (d *Dirs) Make(dir string) error {
 			break
 		}
 	}
+	if len(missing) > 0 {
+		d.guard() // registered before the folders are made
+	}
 	err := os.MkdirAll(dir, 0o755)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -113,9 +123,29 @@ func (d *Dirs) Make(dir string) error {
 	return err
 }
 
-// Undo removes the folders Make made that are still empty, innermost first
-// (os.Remove leaves a folder that holds anything), and forgets them.
-func (d *Dirs) Undo() {
+// guard has a signal remove the folders made, once: an undo that names
+// nothing (returns true), since it leaves no file half written.
+func (d *Dirs) guard() {
+	d.gmu.Lock()
+	defer d.gmu.Unlock()
+	if d.done == nil {
+		d.done = atomicfile.Guard("", func() bool { d.removeEmpty(); return true })
+	}
+}
+
+// release ends the guard, if any.
+func (d *Dirs) release() {
+	d.gmu.Lock()
+	defer d.gmu.Unlock()
+	if d.done != nil {
+		d.done()
+		d.done = nil
+	}
+}
+
+// removeEmpty removes the folders Make made that are still empty, innermost
+// first (os.Remove leaves a folder that holds anything), and forgets them.
+func (d *Dirs) removeEmpty() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for i := len(d.made) - 1; i >= 0; i-- {
@@ -124,9 +154,17 @@ func (d *Dirs) Undo() {
 	d.made = nil
 }
 
+// Undo removes the folders Make made that are still empty, innermost first,
+// and forgets them.
+func (d *Dirs) Undo() {
+	d.removeEmpty()
+	d.release()
+}
+
 // Forget forgets the folders Make made, for a run that succeeded.
 func (d *Dirs) Forget() {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	d.made = nil
+	d.mu.Unlock()
+	d.release()
 }

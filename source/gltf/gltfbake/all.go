@@ -32,6 +32,8 @@ func BakeAll(models []string, set Settings, o FolderOutput) error {
 	err := bakeModels(models, set, o, &made)
 	if err != nil {
 		made.Undo()
+	} else {
+		made.Forget()
 	}
 	return err
 }
