@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode"
@@ -14,6 +15,7 @@ import (
 	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/roster"
+	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 
 	"github.com/spf13/cobra"
 )
@@ -123,6 +125,28 @@ func idRange(ids []uint32) string {
 		parts[i] = strconv.Itoa(int(id))
 	}
 	return strings.Join(parts, ",")
+}
+
+// inputOf checks that path is a file to read (iopath.Input) and, when its
+// first bytes say it is another format bonebake knows, refuses it naming what
+// it is, where the reader would name only the magic it lacks ("starts with
+// "glTF", not "BPAT""): a model given where a baked file is read is told to be
+// baked first. A file no format claims goes on to the reader, whose error says
+// why.
+func inputOf(path string, want formats.Kind) error {
+	if err := iopath.Input(path); err != nil {
+		return err
+	}
+	kind, err := formats.SniffFile(path)
+	if err != nil || kind == want || kind == formats.Unknown {
+		return err
+	}
+	err = fmt.Errorf("%s: %s, not %s", path, kind.Words(), want.Words())
+	if gltfbake.IsModel(kind) && (want == formats.BPAT || want == formats.BPSM) {
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + ".bpat"
+		err = fmt.Errorf("%w: bake it first (bonebake bake %s -o %s)", err, path, name)
+	}
+	return err
 }
 
 // bakedFile is a BPAT or BPSM file as the reading commands see it.

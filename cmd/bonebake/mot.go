@@ -41,7 +41,7 @@ every record type. To bake a motion onto a skinned model, see 'bonebake bake --m
 // openMot checks and parses a motion file leniently, as the games read it, and
 // tells stderr what a strict reader would refuse.
 func openMot(cmd *cobra.Command, path string) (*mot.Motion, error) {
-	if err := iopath.Input(path); err != nil {
+	if err := inputOf(path, formats.Mot); err != nil {
 		return nil, err
 	}
 	m, err := mot.Open(path, formats.Lenient())

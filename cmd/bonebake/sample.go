@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/iopath"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -69,7 +70,7 @@ alike. Skinning is linear, so this is also the blend of the two skinned meshes.`
 			} else if cmd.Flags().Changed("to-phase") || cmd.Flags().Changed("weight") {
 				return usagef("--to-phase and --weight go with --to CLIP, the clip to fade to")
 			}
-			if err := iopath.Input(a[0]); err != nil {
+			if err := inputOf(a[0], formats.BPAT); err != nil {
 				return err
 			}
 			f, err := bpat.Open(a[0], species.option())

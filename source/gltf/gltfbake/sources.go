@@ -32,11 +32,26 @@ func CheckModel(path string) error {
 	return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", path, kind.Words())
 }
 
+// checkKnown refuses a file whose first bytes say it is a format bonebake knows
+// that is not a model (a BPAT, BPSM, BPX or motion file given to --clips or
+// --model), naming what it is, where the glTF reader would call it bad JSON.
+// A file no format claims goes on to the readers, whose errors say why.
+func checkKnown(path string) error {
+	kind, err := formats.SniffFile(path)
+	if err != nil || kind == formats.Unknown || IsModel(kind) {
+		return nil // the reader's open names an unreadable path as before
+	}
+	return fmt.Errorf("%s: %s, not a model: glTF 2.0 (.gltf, .glb), FBX 7 (.fbx) and BVH (.bvh) files are read", path, kind.Words())
+}
+
 // loadModel reads the model at path: a glTF or FBX file, or a BVH file as a model
 // without a mesh (docs/formats/bvh.md §5), its lengths scaled by scale when
 // that is > 0 (else by the units its height suggests). applied says the BVH
 // reader took the scale, so that the caller does not apply it again.
 func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied bool, err error) {
+	if err := checkKnown(path); err != nil {
+		return nil, false, err
+	}
 	isBVH, err := bvhsrc.IsBVH(path)
 	if err != nil {
 		return nil, false, err
@@ -89,6 +104,9 @@ func readModel(path string, o gltf.Options) (*gltf.Model, error) {
 // motion with its joints oriented as m's (orientLike), so that one binding
 // serves both.
 func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFile, error) {
+	if err := checkKnown(path); err != nil {
+		return nil, err
+	}
 	isBVH, err := bvhsrc.IsBVH(path)
 	if err != nil {
 		return nil, err
