@@ -106,6 +106,9 @@ func (a *Asset) Reword(words func(string) string) {
 // MeshKind says where the mesh came from: MeshGLTF, MeshSpecies or MeshBoxes.
 func (a *Asset) MeshKind() string { return a.meshKind }
 
+// viewerShows says what Load takes, for its refusals.
+const viewerShows = "the viewer shows BPAT files and models (glTF 2.0 .gltf and .glb, FBX 7 .fbx, BVH .bvh)"
+
 // Load reads each path as what its first bytes say it is: a BPAT file, or a glTF
 // model (baked on the fly); a folder gives its .bpat files. A .bpat whose base
 // name or species id and bone count match one of known is drawn with that
@@ -134,13 +137,17 @@ func Load(paths []string, known []*species.Creature, read ...formats.Option) ([]
 		case formats.GLB, formats.GLTF, formats.BVH, formats.FBX:
 			a, err = LoadGLTF(p) // gltfbake.Load reads all four; a BVH bakes on its own skeleton, drawn as boxes (docs/formats/bvh.md §5)
 		case formats.BPSM:
-			err = fmt.Errorf("%s is a BPSM snapshot mesh: the viewer shows BPAT files and glTF models (bonebake inspect and validate read snapshot meshes)", p)
+			err = fmt.Errorf("%s is a BPSM snapshot mesh: %s (bonebake inspect and validate read snapshot meshes; view draws one beside its .bpat)", p, viewerShows)
 		case formats.BPX:
 			err = fmt.Errorf("%s is a BPX container: unpack it (bonebake bpx unpack %s -o DIR) and view the .bpat files inside", p, p)
 		case formats.Mot:
 			err = fmt.Errorf("%s is a PlatinumGames motion file: bake it onto its model first (bonebake bake --mot %s --rig MODEL.glb -o OUT.bpat --gltf OUT.glb) and view the result", p, p)
 		default:
-			err = fmt.Errorf("%s is neither a BPAT file nor a glTF model (by its first bytes): the viewer shows those", p)
+			if bp, ok := strings.CutSuffix(p, ".gait.json"); ok {
+				err = fmt.Errorf("%s is a gait sidecar, read with the BPAT file beside it: view %s.bpat", p, bp)
+				break
+			}
+			err = fmt.Errorf("%s is not a file bonebake knows (by its first bytes): %s", p, viewerShows)
 		}
 		if err != nil {
 			return nil, err
