@@ -20,6 +20,7 @@ import (
 	"github.com/bonebake/bonebake/internal/atomicfile"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes: 0 success, 1 failure, 2 usage error.
@@ -93,14 +94,41 @@ and reads, validates and samples them the way a game does at run time.`,
 	return root
 }
 
-// args wraps a cobra argument check so that its failure is a usage error.
+// args wraps a cobra argument check so that its failure is a usage error, and
+// refuses first a flag that took the next flag for its value (tookFlag).
 func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, a []string) error {
+		if err := tookFlag(cmd.Flags()); err != nil {
+			return err
+		}
 		if err := check(cmd, a); err != nil {
 			return usageError{err}
 		}
 		return nil
 	}
+}
+
+// tookFlag refuses a flag whose value is another of the command's flags
+// (`--package -o out.bpx`: the parser gives --package "-o", and out.bpx becomes
+// an argument), a usage error naming both, where the command would go on to
+// refuse what is left with a message about something else. A value that only
+// looks like a flag (`--face -z`, `--fps -3`) is no flag's name and passes.
+func tookFlag(fl *pflag.FlagSet) (err error) {
+	fl.Visit(func(f *pflag.Flag) {
+		vals := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			vals = sv.GetSlice()
+		}
+		for _, v := range vals {
+			name, _, _ := strings.Cut(strings.TrimPrefix(v, "--"), "=")
+			isFlag := strings.HasPrefix(v, "--") && fl.Lookup(name) != nil ||
+				len(v) == 2 && v[0] == '-' && fl.ShorthandLookup(v[1:]) != nil
+			if isFlag && err == nil {
+				err = usagef("--%s %s: --%s takes a value, and took the flag after it for one: write --%s VALUE, then %s", f.Name, v, f.Name, f.Name, v)
+			}
+		}
+	})
+	return err
 }
 
 // subcommands is the Args of a command group (mot, bpx): anything given is an

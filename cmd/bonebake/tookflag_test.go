@@ -1,0 +1,33 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFlagTookNextFlag: a flag given with no value, which took the next flag
+// for one, is a usage error naming both (issue 45 round 4, item 3): `bake
+// --package -o out.bpx` said "--package bakes the built-in creatures; it does
+// not apply to a model" of a command that named no model. Values that only
+// look like flags (a negative axis, a negative number) still pass.
+func TestFlagTookNextFlag(t *testing.T) {
+	dir := t.TempDir()
+	fox := sharedModel(t, "Fox.glb")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", "--package", "-o", filepath.Join(dir, "p.bpx")}, "--package -o: --package takes a value, and took the flag after it for one: write --package VALUE, then -o"},
+		{[]string{"bake", fox, "--one-shot", "--plant-feet", "-o", filepath.Join(dir, "f.bpat")}, "--one-shot --plant-feet: --one-shot takes a value"},
+		{[]string{"bake", fox, "-o", "--scale", "0.01"}, "--out --scale: --out takes a value"},
+	} {
+		code, _, stderr := bonebake(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, _, stderr := bonebake(t, "bake", fox, "-o", filepath.Join(dir, "z.bpat"), "--face", "-z", "--scale", "0.01"); code != 0 {
+		t.Errorf("--face -z: exit %d, %s", code, stderr)
+	}
+}
