@@ -149,6 +149,29 @@ func inputOf(path string, want formats.Kind) error {
 	return err
 }
 
+// speciesHint is what a refusal of the file at path by the species rule goes
+// on with: how to accept its id (bonebake bakes ids past the built-in ones
+// itself), or why no flag can (an id past the runtime's range).
+func speciesHint(path string) string {
+	id, ok := formats.HeaderSpecies(path)
+	switch err := roster.CheckID(id); {
+	case !ok:
+		return ""
+	case err != nil:
+		return "; " + err.Error()
+	}
+	return fmt.Sprintf(" (a species baked outside the built-in ones: pass --species %d to accept it)", id)
+}
+
+// withSpeciesHint is err with speciesHint when the species rule refused the
+// file at path.
+func withSpeciesHint(path string, err error) error {
+	if fe := (*formats.FormatError)(nil); errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
+		return fmt.Errorf("%w%s", err, speciesHint(path))
+	}
+	return err
+}
+
 // bakedFile is a BPAT or BPSM file as the reading commands see it.
 type bakedFile interface {
 	Close() error

@@ -205,7 +205,7 @@ func describeBPAT(f *bpat.File, species speciesFlag) *bpatReport {
 		r.Sockets = append(r.Sockets, socketReport{i, s.Name, s.Anchor, [3]number(o)})
 	}
 	if strict, err := bpat.Open(f.Name(), species.option()); err != nil {
-		r.Strict = err.Error()
+		r.Strict = withSpeciesHint(f.Name(), err).Error()
 	} else {
 		strict.Close()
 	}

@@ -44,7 +44,7 @@ func describeBPSM(f *bpsm.File, species speciesFlag) *bpsmReport {
 		r.Clips = append(r.Clips, bpsmClip{i, c.Name, c.FrameCount, c.FrameOffset})
 	}
 	if strict, err := bpsm.Open(f.Name(), species.option()); err != nil {
-		r.Strict = oneLine(f.Name(), err)
+		r.Strict = oneLine(f.Name(), withSpeciesHint(f.Name(), err))
 	} else {
 		strict.Close()
 	}

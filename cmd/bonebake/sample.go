@@ -75,7 +75,7 @@ alike. Skinning is linear, so this is also the blend of the two skinned meshes.`
 			}
 			f, err := bpat.Open(a[0], species.option())
 			if err != nil {
-				return err
+				return withSpeciesHint(a[0], err)
 			}
 			defer f.Close()
 			c, err := clipIndex(f, a[0], clip)

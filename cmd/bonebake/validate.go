@@ -116,14 +116,7 @@ func validate(path string, lenient bool, species speciesFlag) validation {
 		v = fail(err)
 		for i, p := range v.Problems {
 			if p.Rule == formats.RuleSpecies {
-				id, ok := formats.HeaderSpecies(path)
-				switch err := roster.CheckID(id); {
-				case !ok:
-				case err != nil: // --species takes no id past the runtime's range: say why, not how
-					v.Problems[i].Message += "; " + err.Error()
-				default: // bonebake bakes unknown ids itself: say how to accept one
-					v.Problems[i].Message += fmt.Sprintf(" (a species baked outside the built-in ones: pass --species %d to accept it)", id)
-				}
+				v.Problems[i].Message += speciesHint(path)
 			}
 		}
 		return v

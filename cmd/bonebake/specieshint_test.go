@@ -1,0 +1,28 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSpeciesHintEverywhere: a file baked from a model (species 6) that a
+// reader refuses for its id says how to accept it, in sample and inspect as
+// in validate (issue 45 round 4, item 1: the README's own fox, sampled without
+// --species, failed with the rule alone, and inspect called it invalid so).
+func TestSpeciesHintEverywhere(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fox.bpat")
+	if code, _, stderr := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", out, "--scale", "0.01"); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, stderr)
+	}
+	const hint = "species id 6 is not among the known ids [0 1 2 3 4 5] (a species baked outside the built-in ones: pass --species 6 to accept it)"
+	if code, _, stderr := bonebake(t, "sample", out, "--clip", "Walk", "--phase", "0"); code != 1 || !strings.Contains(stderr, hint) {
+		t.Errorf("sample: exit %d, stderr %q; want 1 and %q", code, stderr, hint)
+	}
+	if code, stdout, _ := bonebake(t, "inspect", out); code != 0 || !strings.Contains(stdout, "strict validation: "+out+": offset 8 (0x8): species: "+hint) {
+		t.Errorf("inspect: exit %d, stdout %q; want 0 and the hint", code, stdout)
+	}
+	if code, stdout, _ := bonebake(t, "validate", out); code != 1 || !strings.Contains(stdout, hint) {
+		t.Errorf("validate: exit %d, stdout %q; want 1 and the hint", code, stdout)
+	}
+}
