@@ -16,7 +16,10 @@ import (
 // Result is a clip's measurement.
 type Result struct {
 	Status Status
-	Method Method // how the speed was (or would have been) read; "" with no travel
+	// Method is how the speed was (or would have been) read; "" with no
+	// travel, or where the clip poses another body than the rest pose's
+	// (Resized), in which nothing is measured.
+	Method Method
 	// Speed is the ground speed in the model's units per second when the clip
 	// plays one pass per Cycle seconds; 0 unless Status is StatusMeasured.
 	Speed float64
@@ -136,6 +139,10 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 	}
 	if dur < MinDuration {
 		res.Reason = fmt.Sprintf("the clip lasts %.3g s, too short for a stride: a pose, not locomotion", dur)
+		return res
+	}
+	if why := r.resized(pos); why != "" {
+		res.Status, res.Reason = StatusUntrusted, why // no Method: nothing was measured
 		return res
 	}
 	n := len(pos) - 1

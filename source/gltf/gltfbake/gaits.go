@@ -420,8 +420,10 @@ func GaitLine(c gait.Clip) string {
 	switch {
 	case c.Planted:
 		b.WriteString("; feet locked to the ground")
-	case c.Status != string(stride.StatusNoTravel) && c.Confidence < stride.Trusted && c.GroundSpeedSource != gait.SourceManifest:
-		b.WriteString("; " + plantHint) // the feet slide: §7
+	case c.Status != string(stride.StatusNoTravel) && c.Method != "" && c.Confidence < stride.Trusted && c.GroundSpeedSource != gait.SourceManifest:
+		// The feet slide (§7); a clip in which nothing was measured (its
+		// body another size than the rest's) has none to lock.
+		b.WriteString("; " + plantHint)
 	}
 	return b.String()
 }

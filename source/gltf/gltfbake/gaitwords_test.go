@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/stride"
 )
 
 // TestGaitReasonUnits: a gait reason gives its speeds with their unit, metres
@@ -121,5 +123,22 @@ func TestBVHHeightsSay(t *testing.T) {
 	}
 	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "1.85 units tall at rest to its end sites") }) {
 		t.Errorf("notes %q: want the height 1.85 said to run to the end sites", m.Notes)
+	}
+}
+
+// TestNoPlantHintWhereNothingMeasured: a clip in which nothing was measured
+// (stride's Resized: its body at another size than the rest's, no method)
+// has no feet found sliding, and its line hints at no planting; a clip whose
+// feet slide still does.
+func TestNoPlantHintWhereNothingMeasured(t *testing.T) {
+	resized := gait.Clip{Name: "Walk_mixamorig:LeftHandPinky3", Cycle: 1, Status: string(stride.StatusUntrusted),
+		Reason: "the clip poses the body at another size than its rest pose"}
+	if line := GaitLine(resized); strings.Contains(line, plantHint) {
+		t.Errorf("%q: want no hint to plant", line)
+	}
+	sliding := resized
+	sliding.Method = string(stride.MethodFeet)
+	if line := GaitLine(sliding); !strings.HasSuffix(line, "; "+plantHint) {
+		t.Errorf("%q: want the hint to plant", line)
 	}
 }
