@@ -103,6 +103,10 @@ func (a *Asset) Reword(words func(string) string) {
 	}
 }
 
+// Warning is what the page says of the asset beside it (a model's size hint,
+// what a lenient read accepted), "" when nothing.
+func (a *Asset) Warning() string { return a.warning }
+
 // MeshKind says where the mesh came from: MeshGLTF, MeshSpecies or MeshBoxes.
 func (a *Asset) MeshKind() string { return a.meshKind }
 

@@ -146,7 +146,10 @@ and says so. Stop it with Ctrl-C.`,
 				return err
 			}
 			for _, a := range assets {
-				a.Reword(flagWords) // the page's warnings name flags, as bake's lines do
+				a.Reword(flagWords)            // the page's warnings name flags, as bake's lines do
+				if w := a.Warning(); w != "" { // in the terminal too, as bake and bat say it
+					fmt.Fprintf(cmd.ErrOrStderr(), "bonebake view: %s: %s\n", a.Source, w)
+				}
 			}
 			srv := viewer.New(assets)
 			srv.AllowAnyHost = !viewer.IsLoopback(ln.Addr())

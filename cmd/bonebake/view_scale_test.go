@@ -101,3 +101,21 @@ func TestViewPlantFeetAndFace(t *testing.T) {
 		}
 	}
 }
+
+// TestViewSaysTheHintInTheTerminal: view prints a model's size hint on stderr,
+// as bake and bat do, not only on the page (issue 45 round 4, item 1: `view
+// Fox.glb` drew a 79 m fox and said nothing where it was started).
+func TestViewSaysTheHintInTheTerminal(t *testing.T) {
+	fox := sharedModel(t, "Fox.glb")
+	_, errOut, stop := startView(t, fox)
+	stop()
+	want := "bonebake view: " + fox + ": 155 m across looks like centimetres: --scale 0.01 bakes it in metres\n"
+	if !strings.Contains(errOut.String(), want) {
+		t.Errorf("view Fox.glb: stderr %q; want %q", errOut.String(), want)
+	}
+	_, errOut, stop = startView(t, fox, "--scale", "0.01")
+	stop()
+	if strings.Contains(errOut.String(), "looks like") {
+		t.Errorf("view Fox.glb --scale 0.01: stderr %q; want no hint", errOut.String())
+	}
+}
