@@ -108,6 +108,9 @@ when the worst error (metres) is larger, writing nothing.`,
 			if err := opt.Resolve(); err != nil {
 				return usageError{err}
 			}
+			if h := ueHint(opt); h != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), h)
+			}
 			opt.NoLimit = force
 			opt.Progress = progress(cmd, "verifying")
 			if flags.Changed("max-error") { // checked before the files take their names
@@ -276,6 +279,28 @@ func batInput(arg, model string, set gltfbake.Settings, fl *pflag.FlagSet, notes
 		return nil, fmt.Errorf("%s: %s holds motion and no mesh, and bat bakes a mesh's textures: bake it onto a character (bonebake bake CHARACTER.glb --clips %s -o OUT.bpat) and give bat that BPAT with --model CHARACTER.glb", arg, kind.Words(), filepath.Base(arg))
 	}
 	return nil, fmt.Errorf("%s: %s: bat reads skinned glTF models, BPAT files (with --model) and built-in creatures", arg, kind.Words())
+}
+
+// ueHint is the hint for a ue bake without the flags Unreal's recipe adds
+// (README, "Bone animation textures"): without --cm its positions are in
+// metres where the imported mesh is in centimetres, without --z-up in glTF's
+// axes where Unreal's are z up.
+func ueHint(opt bat.Options) string {
+	if opt.Preset != bat.UE {
+		return ""
+	}
+	var writes, add []string
+	if !opt.Centimetres {
+		writes, add = append(writes, "in metres"), append(add, "--cm")
+	}
+	if !opt.ZUp {
+		writes, add = append(writes, "y up"), append(add, "--z-up")
+	}
+	if len(add) == 0 {
+		return ""
+	}
+	return "hint: --preset ue is for Unreal's AnimToTexture, which reads positions in centimetres, z up; this bake writes them " +
+		strings.Join(writes, ", ") + ": add " + strings.Join(add, " ")
 }
 
 // loadModel loads a model for bat and tells notes what bake would say of it
