@@ -78,7 +78,7 @@ alike. Skinning is linear, so this is also the blend of the two skinned meshes.`
 				return withSpeciesHint(a[0], err)
 			}
 			defer f.Close()
-			c, err := clipIndex(f, a[0], clip)
+			c, err := clipIndex(f, a[0], "--clip", clip)
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ alike. Skinning is linear, so this is also the blend of the two skinned meshes.`
 			res := sampleResult{File: a[0], Clip: clip, Phase: p, Frame: pb.Frame, Next: pb.Next, Lerp: pb.Lerp,
 				Sockets: []socketSample{}}
 			if fade {
-				d, err := clipIndex(f, a[0], to)
+				d, err := clipIndex(f, a[0], "--to", to)
 				if err != nil {
 					return err
 				}
@@ -125,8 +125,9 @@ alike. Skinning is linear, so this is also the blend of the two skinned meshes.`
 	return cmd
 }
 
-// clipIndex finds clip name in f, or says which clips there are.
-func clipIndex(f *bpat.File, path, name string) (int, error) {
+// clipIndex finds clip name, given by flag, in f, or says which clips there
+// are: a usage error, as bat --clips refuses a clip a file lacks.
+func clipIndex(f *bpat.File, path, flag, name string) (int, error) {
 	if c := f.ClipIndex(name); c >= 0 {
 		return c, nil
 	}
@@ -137,7 +138,7 @@ func clipIndex(f *bpat.File, path, name string) (int, error) {
 		}
 		names += cl.Name
 	}
-	return -1, fmt.Errorf("%s has no clip %q (clips: %s)", path, name, names)
+	return -1, usagef("%s %s: %s has no clip %q (clips: %s)", flag, name, path, name, names)
 }
 
 // blend writes (1−w)·a + w·b into a, in float64: the cross-fade of two poses.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/formats"
@@ -121,6 +122,31 @@ func TestSampleCrossFadeUsage(t *testing.T) {
 	} {
 		if code, _, _ := bonebake(t, append([]string{"sample"}, c...)...); code != 2 {
 			t.Errorf("sample %v: exit %d, want 2", c, code)
+		}
+	}
+}
+
+// TestSampleUnknownClipIsUsage: a --clip or --to the file lacks is a usage
+// error (exit 2) naming the flag and the clips there are, as bat --clips
+// refuses one (issue 45 round 4, item 3: sample exited 1).
+func TestSampleUnknownClipIsUsage(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := bonebake(t, "bake", "--species", "horse", "-o", dir); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, stderr)
+	}
+	horse := filepath.Join(dir, "horse.bpat")
+	for _, c := range []struct {
+		flag, name string // the one the file lacks
+		args       []string
+	}{
+		{"--clip", "gallp", []string{"--clip", "gallp", "--phase", "0.5"}},
+		{"--to", "fly", []string{"--clip", "gallop", "--phase", "0.5", "--to", "fly", "--weight", "0.5"}},
+	} {
+		code, _, stderr := bonebake(t, append([]string{"sample", horse}, c.args...)...)
+		flag, name := c.flag, c.name
+		want := flag + " " + name + ": " + horse + ` has no clip "` + name + `" (clips: idle, walk, trot, canter, gallop, fight, die, dead)`
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c, code, stderr, want)
 		}
 	}
 }
