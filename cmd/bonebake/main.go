@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,7 +81,9 @@ and reads, validates and samples them the way a game does at run time.`,
 	root.Version = "(asked for)"
 	cobra.AddTemplateFunc("bonebakeVersion", version)
 	root.SetVersionTemplate("bonebake {{bonebakeVersion}}{{\"\\n\"}}")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{plainFlagError(err)} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{cmp.Or(unknownFlag(cmd.Flags(), err), plainFlagError(err))}
+	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	for _, s := range subcommandMakers {
 		if len(argv) > 0 && argv[0] == s.name {
@@ -286,6 +289,58 @@ func gitHead(dir string) (string, bool) {
 // flagValue matches pflag's message for a value it cannot parse.
 // It is compiled on first use: only a bad flag value needs it.
 var flagValue = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`) })
+
+// unknownFlag is pflag's "unknown flag: --fsp" with the command's flags a
+// user may have meant, as cobra names the commands closest to an unknown one
+// ("did you mean --fps?"); nil for any other error, or when none is close.
+func unknownFlag(fl *pflag.FlagSet, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return nil
+	}
+	var close []string
+	fl.VisitAll(func(f *pflag.Flag) {
+		near := 2 // edits: one for a short name, where two make any name close
+		if len(name) <= 4 {
+			near = 1
+		}
+		prefix := len(name) >= 3 && strings.HasPrefix(f.Name, name) || len(f.Name) >= 3 && strings.HasPrefix(name, f.Name)
+		if !f.Hidden && (editDistance(name, f.Name) <= near || prefix) {
+			close = append(close, "--"+f.Name)
+		}
+	})
+	if len(close) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%v; did you mean %s?", err, strings.Join(close, " or "))
+}
+
+// editDistance is the number of edits between a and b, in bytes (flag names
+// are ASCII): insertions, deletions, substitutions and swaps of two neighbours
+// ("fsp" is one from "fps"), the optimal string alignment distance.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
 
 // plainFlagError says what a flag wanted instead of showing strconv's message.
 func plainFlagError(err error) error {

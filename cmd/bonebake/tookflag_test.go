@@ -31,3 +31,24 @@ func TestFlagTookNextFlag(t *testing.T) {
 		t.Errorf("--face -z: exit %d, %s", code, stderr)
 	}
 }
+
+// TestUnknownFlagSuggests: an unknown flag names the command's flags a user
+// may have meant, as an unknown command names the closest commands (issue 45
+// round 4, item 3: `bake --fsp 30` said only "unknown flag: --fsp").
+func TestUnknownFlagSuggests(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bake", "--fsp", "30"}, "bonebake: unknown flag: --fsp; did you mean --fps?\n"},
+		{[]string{"bake", "--plantfeet"}, "bonebake: unknown flag: --plantfeet; did you mean --plant-feet?\n"},
+		{[]string{"bat", "horse", "--preset-ue"}, "bonebake: unknown flag: --preset-ue; did you mean --preset?\n"},
+		{[]string{"view", "--adr", "x"}, "bonebake: unknown flag: --adr; did you mean --addr?\n"},
+		{[]string{"bake", "--x"}, "bonebake: unknown flag: --x\n"}, // nothing close: no guess
+	} {
+		code, _, stderr := bonebake(t, c.args...)
+		if code != 2 || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
