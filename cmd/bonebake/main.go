@@ -19,6 +19,7 @@ import (
 	"syscall"
 
 	"github.com/bonebake/bonebake/internal/atomicfile"
+	"github.com/bonebake/bonebake/internal/words"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -298,48 +299,20 @@ func unknownFlag(fl *pflag.FlagSet, err error) error {
 	if !ok {
 		return nil
 	}
-	var close []string
+	var names []string
 	fl.VisitAll(func(f *pflag.Flag) {
-		near := 2 // edits: one for a short name, where two make any name close
-		if len(name) <= 4 {
-			near = 1
-		}
-		prefix := len(name) >= 3 && strings.HasPrefix(f.Name, name) || len(f.Name) >= 3 && strings.HasPrefix(name, f.Name)
-		if !f.Hidden && (editDistance(name, f.Name) <= near || prefix) {
-			close = append(close, "--"+f.Name)
+		if !f.Hidden {
+			names = append(names, f.Name)
 		}
 	})
+	close := words.Near(name, names)
+	for i := range close {
+		close[i] = "--" + close[i]
+	}
 	if len(close) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%v; did you mean %s?", err, strings.Join(close, " or "))
-}
-
-// editDistance is the number of edits between a and b, in bytes (flag names
-// are ASCII): insertions, deletions, substitutions and swaps of two neighbours
-// ("fsp" is one from "fps"), the optimal string alignment distance.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // plainFlagError says what a flag wanted instead of showing strconv's message.

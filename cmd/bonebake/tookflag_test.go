@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,20 @@ func TestUnknownFlagSuggests(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestManifestUnknownKeySuggests: a manifest's misspelt key names the key it
+// is near, as a misspelt flag does (issue 45 round 4, item 3: "unknown key
+// "fsp"" and a list of twenty keys).
+func TestManifestUnknownKeySuggests(t *testing.T) {
+	dir := t.TempDir()
+	man := filepath.Join(dir, "fox.yaml")
+	if err := os.WriteFile(man, []byte("species_id: 7\nfsp: 30\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := bonebake(t, "bake", sharedModel(t, "Fox.glb"), "-o", filepath.Join(dir, "fox.bpat"), "--manifest", man)
+	if want := `line 2: unknown key "fsp"; did you mean "fps"? (the keys here: `; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
 	}
 }

@@ -1,11 +1,13 @@
 // Package words writes sizes, counts and durations the way bonebake's reports say them to
-// people ("164 KB", "1 clip", "3 vertices"): the command line's lines and the
-// libraries' reports (gltfbake.Bake's, species.WriteAll's) alike.
+// people ("164 KB", "1 clip", "3 vertices"), and finds the names a misspelt one
+// may have meant (Near): the command line's lines and the libraries' reports
+// (gltfbake.Bake's, species.WriteAll's, a manifest's errors) alike.
 package words
 
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,4 +48,51 @@ func Took(d time.Duration) string {
 	}
 	s := d.Round(time.Second)
 	return fmt.Sprintf("%d min %d s", int(s/time.Minute), int(s%time.Minute/time.Second))
+}
+
+// Near returns those of names that a user who wrote want may have meant, in
+// their order: one edit away for a name of up to 4 letters, two for a longer
+// one (an insertion, deletion, substitution, or swap of neighbours: "fsp" is
+// one from "fps"), or one name the start of the other when it has 3 letters
+// or more ("out-dir" and "out").
+func Near(want string, names []string) []string {
+	near := 2 // edits: one for a short name, where two make any name close
+	if len(want) <= 4 {
+		near = 1
+	}
+	var close []string
+	for _, n := range names {
+		prefix := len(want) >= 3 && strings.HasPrefix(n, want) || len(n) >= 3 && strings.HasPrefix(want, n)
+		if n != want && (prefix || editDistance(want, n) <= near) {
+			close = append(close, n)
+		}
+	}
+	return close
+}
+
+// editDistance is the number of edits between a and b, in bytes (flag names
+// are ASCII): insertions, deletions, substitutions and swaps of two neighbours
+// ("fsp" is one from "fps"), the optimal string alignment distance.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

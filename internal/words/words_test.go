@@ -1,6 +1,7 @@
 package words
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -49,6 +50,31 @@ func TestTook(t *testing.T) {
 	} {
 		if got := Took(c.d); got != c.want {
 			t.Errorf("Took(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}
+
+// TestNear: the names one edit from a short misspelling (a swap of neighbours
+// is one), two from a longer one, or that start the other; none for a name
+// far from all.
+func TestNear(t *testing.T) {
+	flags := []string{"fps", "up", "out", "scale", "species", "species-id", "plant-feet", "preset", "addr", "dir"}
+	for _, c := range []struct {
+		want string
+		near []string
+	}{
+		{"fsp", []string{"fps"}},              // a swap: one edit ("up" is two, too far for 3 letters)
+		{"adr", []string{"addr"}},             // "dir" is two
+		{"plantfeet", []string{"plant-feet"}}, // one insertion
+		{"speciesid", []string{"species", "species-id"}},
+		{"out-dir", []string{"out"}}, // out starts it
+		{"scal", []string{"scale"}},  // it starts scale
+		{"preset-ue", []string{"preset"}},
+		{"x", nil},
+		{"fps", nil}, // the name itself is not a guess
+	} {
+		if got := Near(c.want, flags); !slices.Equal(got, c.near) {
+			t.Errorf("Near(%q) = %q, want %q", c.want, got, c.near)
 		}
 	}
 }

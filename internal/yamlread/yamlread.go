@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bonebake/bonebake/internal/words"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -199,7 +201,11 @@ func decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 		f, ok := fields[k.Value]
 		if !ok {
 			slices.Sort(keys)
-			return fail(k, path, "unknown key %q (the keys here: %s)", k.Value, strings.Join(keys, ", "))
+			guess := ""
+			if near := words.Near(k.Value, keys); len(near) > 0 {
+				guess = fmt.Sprintf("; did you mean %q?", strings.Join(near, `" or "`))
+			}
+			return fail(k, path, "unknown key %q%s (the keys here: %s)", k.Value, guess, strings.Join(keys, ", "))
 		}
 		if seen[k.Value] {
 			return fail(k, path, "key %q is given twice", k.Value)
