@@ -13,6 +13,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/regfile"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
@@ -185,7 +186,7 @@ func Default(dir string, builtins []*species.Creature, read ...formats.Option) (
 	if len(files) > 0 {
 		sort.Strings(files)
 		as, err := Load(files, builtins, read...)
-		return as, fmt.Sprintf("%d files in %s", len(files), dir), err
+		return as, fmt.Sprintf("%s in %s", words.Plural(len(files), ".bpat file"), dir), err
 	}
 	if len(builtins) == 0 {
 		return nil, "", fmt.Errorf("no .bpat files in %s and no built-in creatures to bake: give .bpat files or glTF models", dir)

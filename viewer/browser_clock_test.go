@@ -110,8 +110,8 @@ func clockRecords(t *testing.T) []crowd.TimeRecord {
 	return out
 }
 
-// words is a record as the page takes it: 16 uint32 words, the Go layout.
-func words(r crowd.TimeRecord) []uint32 {
+// recordWords is a record as the page takes it: 16 uint32 words, the Go layout.
+func recordWords(r crowd.TimeRecord) []uint32 {
 	buf := make([]byte, crowd.TimeRecordSize)
 	putRecord(buf, 0, &r)
 	w := make([]uint32, 16)
@@ -133,7 +133,7 @@ func TestBrowserClockResolve(t *testing.T) {
 	times := []float32{0, 0.043, 0.1, 0.17, 0.29, 0.61, 0.97, 1.3, 2.9}
 	ws := make([][]uint32, len(recs))
 	for k, r := range recs {
-		ws[k] = words(r)
+		ws[k] = recordWords(r)
 	}
 	js, _ := json.Marshal(ws)
 	tj, _ := json.Marshal(times)

@@ -419,9 +419,14 @@ func TestDefault(t *testing.T) {
 	if err := bpat.WriteFile(filepath.Join(dir, "swinger.bpat"), c); err != nil {
 		t.Fatal(err)
 	}
-	as, _, err = Default(dir, []*species.Creature{sw})
+	as, what, err = Default(dir, []*species.Creature{sw})
 	if err != nil || len(as) != 1 || as[0].Kind != KindBPAT || as[0].MeshKind() != MeshSpecies || len(as[0].parents) != 2 {
 		t.Fatalf("%+v %v", as, err)
+	}
+	// What view says it shows counts the .bpat files, not the folder's
+	// (its snapshots beside them), in words ("1 files" before).
+	if want := "1 .bpat file in " + dir; what != want {
+		t.Errorf("Default says %q, want %q", what, want)
 	}
 	// Without the species it is drawn as boxes.
 	as, _, err = Default(dir, nil)

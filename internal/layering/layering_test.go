@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"pack":                 {"bake", "formats", "formats/", "internal/atomicfile", "internal/words", "rig", "mesh", "species", "roster", "internal/regfile"},
 	"crowd":                {"crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
 	"crowd/":               {"crowd", "crowd/", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "roster", "internal/regfile"},
-	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "js/bonebake-three", "mesh", "roster", "source/", "species", "internal/regfile"},
+	"viewer":               {"bat", "crowd", "crowd/", "formats", "formats/bpat", "js/bonebake-three", "mesh", "roster", "source/", "species", "internal/regfile", "internal/words"},
 	"cmd/":                 {""}, // the command line uses everything
 	"internal/layering":    {},
 	"js/":                  {}, // the npm packages' embedded files and Go test drivers: they import nothing
