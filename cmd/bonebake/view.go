@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -91,6 +92,11 @@ and says so. Stop it with Ctrl-C.`,
 			}
 			if paths, err = clipArgs(cmd, &set, paths); err != nil {
 				return err
+			}
+			for _, p := range paths { // a folder is a path to view too: only a missing one is refused here
+				if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+					return iopath.Input(p) // "p: no such file", as every command says it
+				}
 			}
 			if cmd.Flags().Changed("clips") {
 				if kind, err := formats.SniffFile(paths[0]); err != nil {

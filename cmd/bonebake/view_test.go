@@ -307,3 +307,16 @@ func TestViewSaysWhatAFileIs(t *testing.T) {
 		}
 	}
 }
+
+// TestViewMissingPath: a path that is not there is said as every command says
+// it, "PATH: no such file", not Go's "stat PATH: no such file or directory"
+// (issue 45 round 4, item 3).
+func TestViewMissingPath(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nothere.glb")
+	for _, args := range [][]string{{"view", missing}, {"view", missing, "--clips", missing}} {
+		code, _, stderr := bonebake(t, args...)
+		if want := "bonebake: " + missing + ": no such file\n"; code != 1 || stderr != want {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", args[2:], code, stderr, want)
+		}
+	}
+}
