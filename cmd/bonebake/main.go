@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -106,10 +107,31 @@ func args(check cobra.PositionalArgs) cobra.PositionalArgs {
 			return err
 		}
 		if err := check(cmd, a); err != nil {
-			return usageError{err}
+			return usageError{argCount(cmd, err)}
 		}
 		return nil
 	}
+}
+
+// argCount says cobra's "accepts 1 arg(s), received 0" in words, with the
+// command's usage line: "inspect takes 1 argument, got none (usage: bonebake
+// inspect FILE [--json])". Any other error is returned as it is.
+func argCount(cmd *cobra.Command, err error) error {
+	m := regexp.MustCompile(`^(?:accepts|requires (at least)) (\d+) arg\(s\), (?:only )?received (\d+)$`).FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	want, _ := strconv.Atoi(m[2])
+	got := m[3]
+	if got == "0" {
+		got = "none"
+	}
+	takes := words.Plural(want, "argument")
+	if m[1] != "" {
+		takes = m[1] + " " + takes
+	}
+	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ") // "bpx unpack"
+	return fmt.Errorf("%s takes %s, got %s (usage: %s)", name, takes, got, cmd.UseLine())
 }
 
 // tookFlag refuses a flag whose value is another of the command's flags

@@ -68,3 +68,23 @@ func TestManifestUnknownKeySuggests(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
 	}
 }
+
+// TestArgCountInWords: a command given too few or too many arguments says so
+// in words with its usage line, where cobra said "accepts 1 arg(s), received
+// 0" (issue 45 round 4, item 3).
+func TestArgCountInWords(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inspect"}, "bonebake: inspect takes 1 argument, got none (usage: bonebake inspect FILE [--json] [flags])\n"},
+		{[]string{"inspect", "a", "b"}, "bonebake: inspect takes 1 argument, got 2 (usage: "},
+		{[]string{"validate"}, "bonebake: validate takes at least 1 argument, got none (usage: bonebake validate "},
+		{[]string{"bpx", "unpack"}, "bonebake: bpx unpack takes 1 argument, got none (usage: bonebake bpx unpack FILE -o DIR [flags])\n"},
+	} {
+		code, _, stderr := bonebake(t, c.args...)
+		if code != 2 || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
