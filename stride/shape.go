@@ -10,12 +10,13 @@ import (
 )
 
 // Resized is how many times further from the root than its bones reach at
-// rest (or, at its furthest, how many times nearer) a foot must stand for a
-// clip to pose a body of another size than the rest pose's. A rigid leg
-// never stands further than it reaches, and a walk, even a crouch, stretches
-// it over half its reach at some point; Blender's FBX exporter writes a
-// character's per-bone actions as takes posing the body at 100 times its
-// rest's size (docs/formats/gait.md §6).
+// rest and than the body is tall (or, at its furthest, how many times nearer
+// than either) a foot must stand for a clip to pose a body of another size
+// than the rest pose's. A rigid leg never stands further than it reaches,
+// an IK foot never further than a body's height, and a walk, even a crouch,
+// stretches a leg over half its reach at some point; Blender's FBX exporter
+// writes a character's per-bone actions as takes posing the body at 100
+// times its rest's size (docs/formats/gait.md §6).
 const Resized = 5
 
 // reach returns, for each foot, the length of the bones between the root and
@@ -73,11 +74,14 @@ func (r *Rig) resized(pos [][]rig.Vec3) string {
 		for _, p := range pos {
 			far = max(far, p[1+i].Sub(p[0]).Len())
 		}
-		if far <= Resized*reach && far >= reach/Resized {
+		// A foot the rig moves by its own translation (an IK foot under a
+		// root on the ground: the three.js robot's) is bound by the body's
+		// size, not by the bones between.
+		if far <= Resized*max(reach, r.Height) && far >= min(reach, r.Height)/Resized {
 			continue
 		}
-		return fmt.Sprintf("the clip poses the body at another size than its rest pose: foot %s stands up to %.4g %s from %s, %.3g times as far as the bones between them reach at rest (%.4g), so a speed measured in the rest's lengths would be wrong",
-			r.Skeleton.Names[r.Feet[i]], far, r.unit(), r.Skeleton.Names[r.Root], far/reach, reach)
+		return fmt.Sprintf("the clip poses the body at another size than its rest pose: foot %s stands up to %.4g %s from %s, where the bones between them reach %.4g at rest and the body is %.4g tall, so a speed measured in the rest's lengths would be wrong",
+			r.Skeleton.Names[r.Feet[i]], far, r.unit(), r.Skeleton.Names[r.Root], reach, r.Height)
 	}
 	return ""
 }

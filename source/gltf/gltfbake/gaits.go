@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bonebake/bonebake/bake"
@@ -194,7 +195,10 @@ func shortOf(notes []string) string {
 }
 
 // soles returns each foot's sole for foot locking (stride.Rig.Soles): the
-// skinned vertices in the lowest 3 % of the mesh's height at rest, each given
+// skinned vertices in the lowest 3 % of the mesh's height at rest, counted
+// from the lowest vertex that follows a leg (legBones; a part of another
+// limb hanging lower, as the hands of the three.js robot through Blender's
+// glTF importer and exporter do 0.3 below its feet, is no sole), each given
 // to the nearest foot (horizontally, at rest, or where the mesh stands when
 // that is another pose: standing) within 0.3·H (a boot's toe
 // reaches well ahead of the foot's joint), skinned as the mesh is (its joints
@@ -207,18 +211,25 @@ func (m *Model) soles() [][]stride.Point {
 	if mesh == nil || len(mesh.Positions) == 0 {
 		return out
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, p := range mesh.Positions {
-		lo, hi = math.Min(lo, float64(p[1])), math.Max(hi, float64(p[1]))
-	}
 	bones := m.Job.Rig.PaletteBones()
+	leg := legBones(r)
+	lo, hi, ground := math.Inf(1), math.Inf(-1), math.Inf(1)
+	onLeg := make([]bool, len(mesh.Positions))
+	for v, p := range mesh.Positions {
+		lo, hi = math.Min(lo, float64(p[1])), math.Max(hi, float64(p[1]))
+		for q, w := range mesh.Weights[v] {
+			if j := int(mesh.Joints[v][q]); w > 0 && j < len(bones) && leg[bones[j]] {
+				onLeg[v], ground = true, math.Min(ground, float64(p[1]))
+			}
+		}
+	}
 	rest := m.stand
 	if rest == nil {
 		rest = r.Skeleton.RestModelSpace()
 	}
 	seen := map[stride.Point]bool{}
 	for v, p := range mesh.Positions {
-		if float64(p[1]) > lo+0.03*(hi-lo) {
+		if !onLeg[v] || float64(p[1]) > ground+0.03*(hi-lo) {
 			continue
 		}
 		foot, near := -1, 0.3*r.Height
@@ -242,6 +253,24 @@ func (m *Model) soles() [][]stride.Point {
 		if pt.Weight != [4]float64{} && !seen[pt] { // a vertex split at a seam is one point
 			seen[pt] = true
 			out[foot] = append(out[foot], pt)
+		}
+	}
+	return out
+}
+
+// legBones marks the bones of r's legs: each foot, the bones above it up to
+// the root (the root itself not), and the bones below it.
+func legBones(r *stride.Rig) []bool {
+	sk := r.Skeleton
+	out := make([]bool, sk.Len())
+	for _, f := range r.Feet {
+		for b := f; b >= 0 && b != r.Root; b = sk.Parents[b] {
+			out[b] = true
+		}
+	}
+	for b := range out {
+		for a := sk.Parents[b]; a >= 0 && !out[b]; a = sk.Parents[a] {
+			out[b] = slices.Contains(r.Feet, a)
 		}
 	}
 	return out

@@ -249,3 +249,45 @@ func TestFeetNotEndBones(t *testing.T) {
 		})
 	}
 }
+
+// TestSolesFollowLegs: a part of another limb hanging lower than the feet in
+// the mesh at rest (the three.js robot through Blender's glTF importer and
+// exporter holds its skinned hands 0.2 to 0.3 below its feet, three.js
+// drawing it so too) is no sole, and the feet keep theirs. Xbot with a hand's
+// vertices copied under and beside each foot: before, the lowest 3 % of the
+// mesh was those vertices', each foot's sole was its hand's copies, and the
+// feet's own vertices were none of it.
+func TestSolesFollowLegs(t *testing.T) {
+	m, err := Load(sharedModel(t, "threejs/Xbot.glb"), Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, mesh := m.gaitRig, m.GLTF.Mesh
+	bones := m.Job.Rig.PaletteBones()
+	hand := slices.IndexFunc(bones, func(b int) bool { return r.Skeleton.Names[b] == "mixamorig:LeftHand" })
+	if hand < 0 {
+		t.Fatal("no mixamorig:LeftHand in the palette")
+	}
+	rest := r.Skeleton.RestModelSpace()
+	for _, f := range r.Feet {
+		at := rest[f].Translation()
+		for k := range 20 {
+			p := [3]float32{float32(at[0]) + 0.002*float32(k), float32(-0.25 * r.Height), float32(at[2])}
+			mesh.Positions = append(mesh.Positions, p)
+			mesh.Joints = append(mesh.Joints, [4]uint16{uint16(hand)})
+			mesh.Weights = append(mesh.Weights, [4]float32{1})
+		}
+	}
+	for i, sole := range m.soles() {
+		foot := r.Skeleton.Names[r.Feet[i]]
+		if len(sole) == 0 {
+			t.Errorf("foot %s: no sole", foot)
+		}
+		for _, p := range sole {
+			if p.Bone[0] == bones[hand] {
+				t.Errorf("foot %s: its sole holds a vertex following %s", foot, r.Skeleton.Names[bones[hand]])
+				break
+			}
+		}
+	}
+}
