@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,8 +75,15 @@ when the worst error (metres) is larger, writing nothing.`,
 			if out == "" {
 				return usagef("-o DIR is required: the folder for the textures, mesh and report")
 			}
-			if st, err := os.Stat(out); err == nil && !st.IsDir() {
+			st, err := os.Stat(out)
+			if err == nil && !st.IsDir() {
 				return usagef("-o %s: is a file; give the folder to write into", out)
+			}
+			// A folder not yet made, named as one of the files bat writes
+			// (-o fox.glb), is a file name given for the folder.
+			if ext := strings.ToLower(filepath.Ext(out)); err != nil && slices.Contains([]string{".glb", ".gltf", ".json", ".exr", ".png", ".xml", ".bpat", ".zip"}, ext) {
+				dir := strings.TrimSuffix(out, filepath.Ext(out))
+				return usagef("-o %s: bat writes a folder of files (NAME.bat.json, its textures, NAME.glb), and -o names that folder: give -o %s", out, dir)
 			}
 			flags := cmd.Flags()
 			model.set.NoLimits = force // bat's --force, which lifts the verification's limit too

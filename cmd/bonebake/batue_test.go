@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,5 +26,21 @@ func TestBatUEHint(t *testing.T) {
 		if code != 0 || (c.want == "") != !strings.Contains(stderr, "hint: --preset ue") || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 0 and %q", c.flags, code, stderr, c.want)
 		}
+	}
+}
+
+// TestBatOutNamedAsAFile: bat's -o is a folder; one not yet there, named as a
+// file bat writes (-o out/fox.glb), is refused before anything is made,
+// saying the folder to give (issue 45 round 4, item 3: it made a folder
+// called fox.glb).
+func TestBatOutNamedAsAFile(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := bonebake(t, "bat", "horse", "-o", filepath.Join(dir, "out", "horse.glb"))
+	want := "-o " + filepath.Join(dir, "out", "horse.glb") + ": bat writes a folder of files (NAME.bat.json, its textures, NAME.glb), and -o names that folder: give -o " + filepath.Join(dir, "out", "horse")
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v", entries)
 	}
 }
