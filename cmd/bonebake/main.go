@@ -360,6 +360,10 @@ func plainFlagError(err error) error {
 		}
 	case strings.Contains(m[3], "ParseBool"):
 		want = "true or false"
+	case strings.HasPrefix(m[3], `"`):
+		// A value of this command's own (cameraFlag, seconds) says what it
+		// wants after the value quoted: its words, not a vaguer guess.
+		return fmt.Errorf("%s %s", flagName(m[2]), m[3])
 	}
 	return fmt.Errorf("%s %q: want %s", flagName(m[2]), m[1], want)
 }

@@ -88,3 +88,22 @@ func TestArgCountInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnFlagValuesSayWhatTheyWant: a value of a flag of bonebake's own type
+// that does not parse is refused in that type's words (issue 45 round 4,
+// item 3: `simulate --camera 1,2` said "want a valid value").
+func TestOwnFlagValuesSayWhatTheyWant(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--camera", "1,2"}, `bonebake: --camera "1,2": want three numbers X,Y,Z in metres` + "\n"},
+		{[]string{"simulate", "--dt", "1/0"}, `bonebake: --dt "1/0" is not a number or a fraction such as 1/60` + "\n"},
+		{[]string{"simulate", "--units", "x"}, `bonebake: --units "x": want a whole number` + "\n"}, // a strconv error: worded as before
+	} {
+		code, _, stderr := bonebake(t, c.args...)
+		if code != 2 || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
