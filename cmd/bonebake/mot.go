@@ -419,6 +419,15 @@ reader opens; --bayo1-all-types also allows the per-frame quantized types 3 and
 			if err := iopath.Input(a[0]); err != nil {
 				return err
 			}
+			// A file of a format bonebake knows is not a dump (JSON, which no
+			// format claims): say what it is, and for a motion how to dump it.
+			if kind, err := formats.SniffFile(a[0]); err == nil && kind != formats.Unknown {
+				err := fmt.Errorf("%s: %s, not a motion dump (the JSON mot dump writes)", a[0], kind.Words())
+				if kind == formats.Mot {
+					err = fmt.Errorf("%w: dump it first (bonebake mot dump %s --json > motion.json)", err, a[0])
+				}
+				return err
+			}
 			d, err := mot.OpenDump(a[0])
 			if err != nil {
 				return err

@@ -47,3 +47,19 @@ func TestWrongKindOfFile(t *testing.T) {
 		t.Errorf("left in the folder: %v", entries)
 	}
 }
+
+// TestEncodeGivenAMotion: mot encode given a motion file, not its dump, says so
+// and how to dump it (issue 45 round 4, item 3: "line 1 (offset 0): syntax:
+// not a motion dump: invalid character 'm' looking for beginning of value").
+func TestEncodeGivenAMotion(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "pl0010.mot")
+	if err := os.WriteFile(m, append([]byte("mot\x00"), make([]byte, 60)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := bonebake(t, "mot", "encode", m, "-o", filepath.Join(dir, "out.mot"))
+	want := m + ": a PlatinumGames motion file (.mot), not a motion dump (the JSON mot dump writes): dump it first (bonebake mot dump " + m + " --json > motion.json)"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+}

@@ -3,6 +3,7 @@ package mot
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -176,6 +177,12 @@ func ParseDump(b []byte) (*Dump, error) {
 	var d Dump
 	if err := json.Unmarshal(b, &d); err != nil {
 		return nil, formats.JSONError(b, err, "not a motion dump")
+	}
+	// Other JSON decodes too, to a motion of no records: a dump says
+	// "records", even when it has none.
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(b, &keys) != nil || keys["records"] == nil {
+		return nil, errors.New(`not a motion dump: it has no "records" (mot dump writes family, byte_order, frame_count, flags, name and records)`)
 	}
 	if d.FrameCount == 0 {
 		d.FrameCount = d.Frames // a dump written before the key was frame_count
