@@ -26,3 +26,23 @@ func TestSpeciesHintEverywhere(t *testing.T) {
 		t.Errorf("validate: exit %d, stdout %q; want 1 and the hint", code, stdout)
 	}
 }
+
+// TestSpeciesNoteNamesTheCurrentFolder: a bake into the folder it runs in, which
+// holds the first free id already, says it took the next one free in "the
+// current folder", not "in ." (issue 45 round 4, item 1).
+func TestSpeciesNoteNamesTheCurrentFolder(t *testing.T) {
+	fox, err := filepath.Abs(sharedModel(t, "Fox.glb")) // found from the package's folder
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	for _, out := range []string{"a.bpat", "b.bpat"} {
+		code, stdout, stderr := bonebake(t, "bake", fox, "-o", out, "--scale", "0.01")
+		if code != 0 {
+			t.Fatalf("bake -o %s: exit %d: %s", out, code, stderr)
+		}
+		if out == "b.bpat" && !strings.Contains(stdout, "species 7 (the first id free in the current folder, built in or taken by no other file there") {
+			t.Errorf("bake -o b.bpat beside a.bpat: %q; want species 7, free in the current folder", stdout)
+		}
+	}
+}

@@ -113,6 +113,9 @@ func (m *Model) SpeciesNote(id uint32, folder string, several bool) string {
 		return ""
 	}
 	from, choose := "the first id not built in", "pass Settings.SpeciesID to choose one"
+	if folder == "." {
+		folder = "the current folder" // -o fox.bpat: "free in ." read as a typo
+	}
 	if folder != "" {
 		from = fmt.Sprintf("the first id free in %s, built in or taken by no other file there", folder)
 	}
