@@ -28,6 +28,11 @@ type Rig struct {
 	// Unit names the model's lengths in Result.Reason: "m" when they are
 	// known to be metres; "" says "units".
 	Unit string
+	// OffMesh, when set, says why the joints do not stand in the model's
+	// mesh (a foot's sole far from its joint at rest, which the adapter that
+	// reads the mesh finds): no clip is measured, each untrusted with it as
+	// its Reason, and none is planted.
+	OffMesh string
 	// skinned is Options.Skinned: the bones a vertex follows (nil: all).
 	skinned []bool
 }

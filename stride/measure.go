@@ -17,8 +17,9 @@ import (
 type Result struct {
 	Status Status
 	// Method is how the speed was (or would have been) read; "" with no
-	// travel, or where the clip poses another body than the rest pose's
-	// (Resized), in which nothing is measured.
+	// travel, or where nothing is measured: the clip poses another body than
+	// the rest pose's (Resized), or the joints do not stand in the mesh
+	// (Rig.OffMesh).
 	Method Method
 	// Speed is the ground speed in the model's units per second when the clip
 	// plays one pass per Cycle seconds; 0 unless Status is StatusMeasured.
@@ -139,6 +140,10 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 	}
 	if dur < MinDuration {
 		res.Reason = fmt.Sprintf("the clip lasts %.3g s, too short for a stride: a pose, not locomotion", dur)
+		return res
+	}
+	if r.OffMesh != "" {
+		res.Status, res.Reason = StatusUntrusted, r.OffMesh // no Method: nothing was measured
 		return res
 	}
 	if why := r.resized(pos); why != "" {

@@ -118,8 +118,9 @@ func (p *Plan) Posed() *Samples { return p.posed }
 // root's travel for a root-motion clip (the pin stands still in model space),
 // else speed (per second of the clip's own time; 0: the planted feet's speed
 // res.FeetSpeed) along the direction the planted feet move back. It returns nil
-// when the clip has no speed, poses another body than the rest pose's (res
-// measured nothing: Resized), or no foot has a contact to pin.
+// when the clip has no speed, poses another body than the rest pose's or
+// stands off the mesh (res measured nothing: Resized, Rig.OffMesh), or no
+// foot has a contact to pin.
 func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed float64) *Plan {
 	if !(dur > 0) || len(r.Feet) == 0 || res.Status == StatusNoTravel || res.Method == "" {
 		return nil

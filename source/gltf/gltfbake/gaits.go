@@ -258,6 +258,42 @@ func (m *Model) soles() [][]stride.Point {
 	return out
 }
 
+// soleReach is the farthest, as a fraction of H, a foot's sole stands from
+// the foot's joint at rest in a skeleton that stands in its mesh: a paw's
+// wrist joint 0.12·H from its pads (the Fox's front feet), a toe's or an
+// ankle's 0.04·H at most in the shared characters.
+const soleReach = 0.3
+
+// offMesh says why m's joints do not stand in its mesh, or "": a foot whose
+// sole (soles) stands further than soleReach·H from its joint at rest turns
+// its mesh about a point off it, and where the joints stand says nothing of
+// where the feet seen touch the ground. The three.js robot through Blender's
+// glTF importer and exporter stands its skeleton 2.37 units below its mesh
+// (0.77·H from each foot's sole), and a foot lifted swings its mesh 3 units
+// under the ground, as three.js draws it too.
+func (m *Model) offMesh() string {
+	r := m.gaitRig
+	rest := m.stand
+	if rest == nil {
+		rest = r.Skeleton.RestModelSpace()
+	}
+	for i, sole := range m.soles() {
+		at, near := rest[r.Feet[i]].Translation(), math.Inf(1)
+		for _, p := range sole {
+			near = math.Min(near, p.At(rest).Sub(at).Len())
+		}
+		if near > soleReach*r.Height && !math.IsInf(near, 1) {
+			unit := r.Unit
+			if unit == "" {
+				unit = "units"
+			}
+			return fmt.Sprintf("the sole of foot %s stands %.3g %s from its joint at rest (%.2g·H): the skeleton is not where the mesh is, and no speed measured from its joints would keep the feet seen planted",
+				r.Skeleton.Names[r.Feet[i]], near, unit, near/r.Height)
+		}
+	}
+	return ""
+}
+
 // legBones marks the bones of r's legs: each foot, the bones above it up to
 // the root (the root itself not), and the bones below it.
 func legBones(r *stride.Rig) []bool {

@@ -14,9 +14,11 @@ import (
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/formats/gait"
 	"github.com/bonebake/bonebake/internal/testfiles"
+	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/species/creatures"
+	"github.com/bonebake/bonebake/stride"
 )
 
 // TestBuiltinGaitsMeasured exports each built-in creature to glTF (which carries
@@ -290,4 +292,62 @@ func TestSolesFollowLegs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSkeletonOffMesh: a skeleton that does not stand in its mesh, its
+// joints a body's height below the mesh they carry (the three.js robot
+// through Blender's glTF importer and exporter: 2.37 units, 0.77·H from each
+// foot's sole, its feet swinging their mesh 3 units under the ground), gets
+// no speed for any clip, each saying why, and no planting. The built-in
+// humanoid exported with its skeleton so lowered: before, its walk measured
+// 1.38 m/s at full confidence from joints that stand nowhere near its feet.
+func TestSkeletonOffMesh(t *testing.T) {
+	e := creatures.ByName("humanoid").ExportGLTF()
+	sk := e.Skeleton
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, m := range sk.RestModelSpace() {
+		lo, hi = math.Min(lo, m[7]), math.Max(hi, m[7])
+	}
+	d := hi - lo // the body's height: the joints that far below the mesh
+	rest := sk.RestPose()
+	for b, p := range sk.Parents {
+		if p < 0 {
+			rest[b].Translation[1] -= d
+		}
+	}
+	low, err := rig.New(sk.Names, sk.Parents, rest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Skeleton = low
+	for j, m := range low.RestModelSpace() { // bound where the joints now stand
+		e.InverseBind[j], _ = m.Inverse()
+	}
+	for _, c := range e.Clips {
+		for _, pose := range c.Poses {
+			for b, p := range sk.Parents {
+				if p < 0 {
+					pose[b].Translation[1] -= d
+				}
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "low.glb")
+	if err := gltf.WriteFile(path, e); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path, Settings{PlantFeet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range m.Gaits("x.bpat").Clips {
+		if c.GroundSpeed != 0 || c.Status != string(stride.StatusUntrusted) || c.Planted ||
+			!strings.Contains(c.Reason, "the skeleton is not where the mesh is") {
+			t.Errorf("%s: %+v: want no speed, untrusted, not planted, the reason saying the skeleton is not where the mesh is", c.Name, c)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	t.Logf("%s", m.GaitLine(m.Gaits("x.bpat").Clips[0]))
 }
