@@ -120,6 +120,11 @@ func idRange(ids []uint32) string {
 	if len(ids) > 1 && ids[len(ids)-1]-ids[0] == uint32(len(ids)-1) {
 		return fmt.Sprintf("%d-%d", ids[0], ids[len(ids)-1])
 	}
+	return idList(ids)
+}
+
+// idList writes ids as --species takes them: "6,7".
+func idList(ids []uint32) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
 		parts[i] = strconv.Itoa(int(id))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"strconv"
@@ -200,6 +201,23 @@ func (r *simResult) print(w io.Writer) {
 	}
 }
 
+// speciesIn is ": --species 6,7" naming the ids past the built-in ones that the
+// .bpat files in dir hold and --species may accept (roster.CheckID), or "".
+func speciesIn(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.bpat"))
+	var ids []uint32
+	for _, f := range files {
+		if id, ok := formats.HeaderSpecies(f); ok && roster.CheckID(id) == nil && !slices.Contains(roster.IDs(), id) && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	slices.Sort(ids)
+	return ": --species " + idList(ids)
+}
+
 // simRegistry loads the species files of dir, or bakes the built-in species in
 // memory when dir is empty (with their snapshot meshes, when snapshots is set).
 func simRegistry(dir string, snapshots bool, extra ...uint) (*registry.Registry, string, error) {
@@ -215,7 +233,7 @@ func simRegistry(dir string, snapshots bool, extra ...uint) (*registry.Registry,
 		if errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
 			// this flag in place of the registry's hint, which names its Go option
 			msg := strings.ReplaceAll(err.Error(), " (a species of the game's own: register its id with WithSpecies)", "")
-			return nil, "", fmt.Errorf("%s\n(a file of a species that is not built in needs --species with its id)", msg)
+			return nil, "", fmt.Errorf("%s\n(a file of a species that is not built in needs --species with its id%s)", msg, speciesIn(dir))
 		}
 		if err != nil {
 			return nil, "", err

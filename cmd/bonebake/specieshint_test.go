@@ -46,3 +46,21 @@ func TestSpeciesNoteNamesTheCurrentFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateNamesTheSpeciesToAccept: simulate --assets on a folder of baked
+// models names the --species that loads them, as the folder's files hold them
+// (issue 45 round 4, item 2: the README's multi-model folder, simulated, was
+// refused with "needs --species with its id" and no ids to give).
+func TestSimulateNamesTheSpeciesToAccept(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := bonebake(t, "bake", sharedModel(t, "Fox.glb"), sharedModel(t, "CesiumMan.gltf"), "-o", dir+"/"); code != 0 {
+		t.Fatalf("bake: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := bonebake(t, "simulate", "--assets", dir, "--seconds", "0.1")
+	if want := "(a file of a species that is not built in needs --species with its id: --species 6,7)"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+	if code, _, stderr := bonebake(t, "simulate", "--assets", dir, "--seconds", "0.1", "--species", "6,7"); code != 0 {
+		t.Errorf("with --species 6,7: exit %d: %s", code, stderr)
+	}
+}
