@@ -89,6 +89,17 @@ func footName(name string) bool {
 	return false
 }
 
+// BoneError is NewRig's refusal of a bone Options names that the skeleton
+// lacks: its caller, which knows where the name came from, says which bones
+// were meant.
+type BoneError struct {
+	Role  string   // "foot" or "root bone"
+	Name  string   // the name given
+	Bones []string // the names of the bones it was looked for among
+}
+
+func (e *BoneError) Error() string { return fmt.Sprintf("%s %q: no such bone", e.Role, e.Name) }
+
 // NewRig finds a skeleton's feet and root among bones (skeleton indices: a skin's
 // joints; nil means every bone).
 //
@@ -146,7 +157,7 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 		for _, n := range o.Feet {
 			b := sk.Index(n)
 			if b < 0 || !in[b] {
-				return nil, fmt.Errorf("foot %q: no such bone (bones: %s)", n, boneList(sk, bones))
+				return nil, &BoneError{Role: "foot", Name: n, Bones: names(sk, bones)}
 			}
 			if !slices.Contains(r.Feet, b) {
 				r.Feet = append(r.Feet, b)
@@ -203,7 +214,7 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 	case o.RootBone != "":
 		r.Root = sk.Index(o.RootBone)
 		if r.Root < 0 {
-			return nil, fmt.Errorf("root bone %q: no such bone (bones: %s)", o.RootBone, boneList(sk, bones))
+			return nil, &BoneError{Role: "root bone", Name: o.RootBone, Bones: names(sk, bones)}
 		}
 	case len(r.Feet) >= 2:
 		r.Root = r.Feet[0]
@@ -237,16 +248,13 @@ func ancestor(sk *rig.Skeleton, a, b int) int {
 	return a
 }
 
-func boneList(sk *rig.Skeleton, bones []int) string {
-	var names []string
+// names returns the names of bones.
+func names(sk *rig.Skeleton, bones []int) []string {
+	n := make([]string, len(bones))
 	for i, b := range bones {
-		if i == 12 {
-			names = append(names, fmt.Sprintf("… %d more", len(bones)-i))
-			break
-		}
-		names = append(names, fmt.Sprintf("%q", sk.Names[b]))
+		n[i] = sk.Names[b]
 	}
-	return strings.Join(names, ", ")
+	return n
 }
 
 // body says whether bone b is of the body: a vertex follows it, or the rig

@@ -25,6 +25,32 @@ func TestSocketFlagMissingBone(t *testing.T) {
 	}
 }
 
+// --feet and --root-bone naming a bone the model lacks name the close
+// matches as --socket does (one rule, gltfbake.BoneChoices), not the first
+// dozen bones; named by a manifest, the manifest is blamed, not the flag.
+func TestFeetRootBoneFlagsMissingBone(t *testing.T) {
+	fox, out := sharedModel(t, "Fox.glb"), filepath.Join(t.TempDir(), "fox.bpat")
+	for _, c := range []struct{ flag, name, want, notWant string }{
+		// The Fox's first dozen bones, which the old list stopped at, hold
+		// no foot; its four foot bones are the matches.
+		{"--feet", "Foot", "close matches: b_LeftFoot01_017, b_LeftFoot02_018, b_RightFoot01_021, b_RightFoot02_022", "b_Root_00"},
+		{"--root-bone", "Hip", "close matches: b_Hip_01", "b_Root_00"},
+	} {
+		code, so, se := bonebake(t, "bake", fox, "-o", out, c.flag, c.name)
+		if code != 2 || !strings.Contains(se, c.flag+": ") || !strings.Contains(se, c.want) || strings.Contains(se, c.notWant) {
+			t.Errorf("%s %s: exit %d, want 2 naming %q: %s%s", c.flag, c.name, code, c.want, so, se)
+		}
+	}
+	mf := filepath.Join(t.TempDir(), "fox.yaml")
+	if err := os.WriteFile(mf, []byte("feet: [Paw]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, so, se := bonebake(t, "bake", fox, "-o", out, "--manifest", mf)
+	if code != 1 || strings.Contains(se, "--feet") || !strings.Contains(se, "manifest "+mf+": foot \"Paw\"") || !strings.Contains(se, "b_Tail03_014") {
+		t.Errorf("manifest feet: exit %d, want 1 blaming the manifest, every bone listed: %s%s", code, so, se)
+	}
+}
+
 // inspect prints a clip's fps in plain decimals, never "2e+04".
 func TestInspectFPSPlain(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.bpat")

@@ -369,11 +369,7 @@ func Load(path string, s Settings) (*Model, error) {
 	model.stand = opt.Stand
 	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, opt)
 	if err != nil {
-		setting := "Feet"
-		if len(mf.Feet) == 0 || strings.HasPrefix(err.Error(), "root bone") {
-			setting = "RootBone"
-		}
-		return nil, &bake.SettingError{Setting: setting, Err: fmt.Errorf("%s: %w", path, err)}
+		return nil, rigError(path, err, s, mf)
 	}
 	// Reasons give lengths in metres unless the model's size says its unit
 	// is other (the summary's "speeds are in the model's units").
@@ -386,6 +382,24 @@ func Load(path string, s Settings) (*Model, error) {
 		model.Notes = append(model.Notes, n)
 	}
 	return model, nil
+}
+
+// rigError says what stride.NewRig refused: a foot or root bone the model
+// lacks, with the bones close to its name (BoneChoices, as for a socket),
+// blamed on the setting that named it (Feet, RootBone) or else the manifest.
+func rigError(path string, err error, s Settings, mf *Manifest) error {
+	var be *stride.BoneError
+	if !errors.As(err, &be) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	err = fmt.Errorf("%w; %s", be, BoneChoices(be.Name, be.Bones))
+	switch {
+	case be.Role == "foot" && len(s.Feet) > 0:
+		return &bake.SettingError{Setting: "Feet", Err: fmt.Errorf("%s: %w", path, err)}
+	case be.Role != "foot" && s.RootBone != "":
+		return &bake.SettingError{Setting: "RootBone", Err: fmt.Errorf("%s: %w", path, err)}
+	}
+	return fmt.Errorf("%s: %s: %w", path, mf.whereTop(), err)
 }
 
 // place scales a model and turns it to face +z (gltf.Model.Scale and
