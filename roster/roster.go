@@ -171,6 +171,18 @@ func CheckID(id uint32) error {
 	return nil
 }
 
+// AcceptHint is what a reader's refusal of a file for its species id, one it
+// was not told of, goes on with: how to accept it (an id past the built-in
+// ones, given to the reader: formats.KnownSpecies, which a command words as
+// its --species), or why nothing can (CheckID's reason). One sentence for
+// every reader that says so: the commands', the viewer's.
+func AcceptHint(id uint32) string {
+	if err := CheckID(id); err != nil {
+		return "; " + err.Error()
+	}
+	return fmt.Sprintf(" (a species baked outside the built-in ones: pass formats.KnownSpecies %d to accept it)", id)
+}
+
 // FirstFreeID returns the smallest species id that is neither built in nor in
 // taken: the safe id for a newly baked creature.
 func FirstFreeID(taken ...uint32) uint32 {

@@ -15,6 +15,7 @@ import (
 	"github.com/bonebake/bonebake/internal/regfile"
 	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/mesh"
+	"github.com/bonebake/bonebake/roster"
 	"github.com/bonebake/bonebake/source/gltf"
 	"github.com/bonebake/bonebake/source/gltf/gltfbake"
 	"github.com/bonebake/bonebake/species"
@@ -216,7 +217,11 @@ func parseBPAT(name string, b []byte, read []formats.Option) (*bpat.File, string
 	if lerr != nil {
 		return nil, "", err
 	}
-	return lf, "accepted only by the lenient reader: " + err.Error(), nil
+	warning := "accepted only by the lenient reader: " + err.Error()
+	if fe := (*formats.FormatError)(nil); errors.As(err, &fe) && fe.Rule == formats.RuleSpecies {
+		warning += roster.AcceptHint(lf.Header().SpeciesID) // as validate says it
+	}
+	return lf, warning, nil
 }
 
 // LoadBPAT reads a BPAT file. Its mesh is that of the species in known whose name

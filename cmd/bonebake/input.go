@@ -155,17 +155,14 @@ func inputOf(path string, want formats.Kind) error {
 }
 
 // speciesHint is what a refusal of the file at path by the species rule goes
-// on with: how to accept its id (bonebake bakes ids past the built-in ones
-// itself), or why no flag can (an id past the runtime's range).
+// on with (roster.AcceptHint, worded with the flag): how to accept its id
+// (bonebake bakes ids past the built-in ones itself), or why no flag can (an
+// id past the runtime's range).
 func speciesHint(path string) string {
-	id, ok := formats.HeaderSpecies(path)
-	switch err := roster.CheckID(id); {
-	case !ok:
-		return ""
-	case err != nil:
-		return "; " + err.Error()
+	if id, ok := formats.HeaderSpecies(path); ok {
+		return flagWords(roster.AcceptHint(id))
 	}
-	return fmt.Sprintf(" (a species baked outside the built-in ones: pass --species %d to accept it)", id)
+	return ""
 }
 
 // withSpeciesHint is err with speciesHint when the species rule refused the

@@ -25,6 +25,13 @@ func TestSpeciesHintEverywhere(t *testing.T) {
 	if code, stdout, _ := bonebake(t, "validate", out); code != 1 || !strings.Contains(stdout, hint) {
 		t.Errorf("validate: exit %d, stdout %q; want 1 and the hint", code, stdout)
 	}
+	// view shows the file with the lenient reader's warning, which says the
+	// same (issue 45 round 4, 2nd walk, item 2: it gave the rule alone).
+	var a struct{ Warning string }
+	viewOne(t, &a, out)
+	if !strings.Contains(a.Warning, "accepted only by the lenient reader: ") || !strings.HasSuffix(a.Warning, hint) {
+		t.Errorf("view: warning %q; want the lenient reader's, ending %q", a.Warning, hint)
+	}
 }
 
 // TestSpeciesNoteNamesTheCurrentFolder: a bake into the folder it runs in, which
