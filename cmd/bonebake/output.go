@@ -5,13 +5,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/internal/words"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -62,26 +60,12 @@ func progressSince(cmd *cobra.Command, what string, start time.Time) func(done, 
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	var (
-		mu  sync.Mutex
-		bar *progressbar.ProgressBar
-	)
-	describe := func() string { return "bonebake: " + tookText(time.Since(start)) + ": " + what }
-	return func(done, total int) {
-		mu.Lock()
-		defer mu.Unlock()
-		if bar == nil {
-			opts := []progressbar.Option{progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
-				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(50 * time.Millisecond)}
-			if !start.IsZero() {
-				opts = append(opts, progressbar.OptionSetDescription(describe()), progressbar.OptionSetPredictTime(false))
-			}
-			bar = progressbar.NewOptions(total, opts...)
-		} else if !start.IsZero() {
-			bar.Describe(describe())
-		}
-		bar.Set(done)
+	b := &bar{w: f, now: time.Now, describe: func() string { return what }, ownClock: start.IsZero(),
+		width: func() int { w, _, _ := term.GetSize(int(f.Fd())); return w }}
+	if !start.IsZero() {
+		b.describe = func() string { return "bonebake: " + tookText(time.Since(start)) + ": " + what }
 	}
+	return b.set
 }
 
 // bytesProgress draws bpx.PackOptions.Progress, bytes stored of a total, on a
