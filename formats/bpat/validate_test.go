@@ -2,6 +2,7 @@ package bpat
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/bonebake/bonebake/formats"
@@ -167,4 +168,16 @@ func FuzzParse(f *testing.F) {
 			file.SocketDataBytes()
 		}
 	})
+}
+
+// A file cut short says so, with where the section it stops in would end
+// (the base file's socket data, 848-1087 by the layout above): issue 45
+// round 4, 2nd walk, item 3 ("runs past the end of the 900-byte file" left a
+// user to guess why).
+func TestTruncatedSaysCutShort(t *testing.T) {
+	_, err := Parse(baseFile(t)[:900], formats.Name("x.bpat"))
+	const want = "would end at byte 1088, but the file ends at byte 900: it is cut short"
+	if ve, ok := err.(*formats.ValidationError); !ok || !ve.HasRule(formats.RuleBounds) || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v; want a bounds error saying %q", err, want)
+	}
 }

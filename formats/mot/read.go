@@ -277,7 +277,7 @@ func (v *validator) record(i int, off uint64, next *uint64) {
 	}
 	size, _ := Layout(m.Family, r.Type, r.Count)
 	if data > v.Size || uint64(size) > v.Size-data {
-		v.Fail(formats.RuleBounds, off+8, i, "%s: data at %d, %d bytes for %d values, runs past the end of the %d-byte file", name, data, size, cnt, v.Size)
+		v.Fail(formats.RuleBounds, off+8, i, "%s: data at %d, %d bytes for %d values, %s", name, data, size, cnt, binfmt.PastEnd(data, uint64(size), v.Size))
 		return
 	}
 	if data != *next {

@@ -171,11 +171,26 @@ func (c *Checker) Section(name string, field, offset uint64, sizes ...uint64) Sp
 		if len(sizes) > 1 {
 			size = product(sizes) + " = " + size
 		}
-		c.Fail(formats.RuleBounds, field, -1, "%s at %d, %s bytes long, runs past the end of the %d-byte file", name, offset, size, c.Size)
+		c.Fail(formats.RuleBounds, field, -1, "%s at %d, %s bytes long, %s", name, offset, size, PastEnd(offset, n, c.Size))
 		return s
 	}
 	s.End, s.OK = offset+n, true
 	return s
+}
+
+// PastEnd says where n bytes at offset would lie in a file of size bytes that
+// cannot hold them, in the words every format's bounds errors read on with:
+// a file that ends before them is cut short, which is what a user most often
+// has (a copy or download stopped), so the message says so.
+func PastEnd(offset, n, size uint64) string {
+	end, carry := bits.Add64(offset, n, 0)
+	switch {
+	case offset > size:
+		return fmt.Sprintf("would start past the file's end at byte %d: it is cut short", size)
+	case carry != 0:
+		return "would end past byte 2^64, which no file reaches" // a count no file can be cut from
+	}
+	return fmt.Sprintf("would end at byte %d, but the file ends at byte %d: it is cut short", end, size)
 }
 
 // Align checks that span s starts on a multiple of a.
