@@ -125,17 +125,31 @@ func SniffFile(path string) (Kind, error) {
 // the file is neither or cannot be read that far. It checks nothing else of the
 // file: it is for naming the ids a folder's files hold, not for reading them.
 func HeaderSpecies(path string) (uint32, bool) {
+	k, id := headerSpecies(path)
+	return id, k != Unknown
+}
+
+// BPATSpecies is HeaderSpecies for a BPAT file only: false for a BPSM. One
+// open and read where SniffFile then HeaderSpecies would take two.
+func BPATSpecies(path string) (uint32, bool) {
+	k, id := headerSpecies(path)
+	return id, k == BPAT
+}
+
+// headerSpecies is the kind of the file at path, BPAT, BPSM or Unknown (not
+// either, or shorter than a species id), and its header's species id.
+func headerSpecies(path string) (Kind, uint32) {
 	f, _, err := regfile.Open(path)
 	if err != nil {
-		return 0, false
+		return Unknown, 0
 	}
 	defer f.Close()
 	var b [12]byte
 	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return 0, false
+		return Unknown, 0
 	}
-	if k := Sniff(b[:]); k != BPAT && k != BPSM {
-		return 0, false
+	if k := Sniff(b[:]); k == BPAT || k == BPSM {
+		return k, binary.LittleEndian.Uint32(b[8:])
 	}
-	return binary.LittleEndian.Uint32(b[8:]), true
+	return Unknown, 0
 }

@@ -71,8 +71,9 @@ func TestSniffFile(t *testing.T) {
 	}
 }
 
-// TestHeaderSpecies: the species id of a BPAT or BPSM header, and nothing for
-// a file of another format with the same bytes at 8-11, a short file or no file.
+// TestHeaderSpecies: the species id of a BPAT or BPSM header (BPATSpecies: a
+// BPAT's only), and nothing for a file of another format with the same bytes at
+// 8-11, a short file or no file.
 func TestHeaderSpecies(t *testing.T) {
 	dir := t.TempDir()
 	id := []byte{7, 1, 0, 0} // 263
@@ -93,6 +94,11 @@ func TestHeaderSpecies(t *testing.T) {
 		}
 		if id, ok := HeaderSpecies(p); id != c.id || ok != c.ok {
 			t.Errorf("%s: %d, %v; want %d, %v", c.name, id, ok, c.id, c.ok)
+		}
+		// BPATSpecies: the same, a BPSM's id not taken
+		bpat := c.ok && c.name != "a.bpsm"
+		if id, ok := BPATSpecies(p); ok != bpat || (bpat && id != c.id) {
+			t.Errorf("%s: BPATSpecies %d, %v; want %d, %v", c.name, id, ok, c.id, bpat)
 		}
 	}
 	if _, ok := HeaderSpecies(filepath.Join(dir, "none.bpat")); ok {

@@ -113,10 +113,7 @@ func heldSpecies(dir string, outs []string) map[uint32]string {
 		if !strings.EqualFold(filepath.Ext(p), ".bpat") || replaced[filepath.Clean(p)] || !e.Type().IsRegular() {
 			continue
 		}
-		if kind, err := formats.SniffFile(p); err != nil || kind != formats.BPAT {
-			continue
-		}
-		if id, ok := formats.HeaderSpecies(p); ok {
+		if id, ok := formats.BPATSpecies(p); ok {
 			taken[id] = p
 		}
 	}
