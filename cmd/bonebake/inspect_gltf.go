@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/bonebake/bonebake/source/gltf"
@@ -40,7 +41,7 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		}
 	}
 	for _, s := range info.Skins {
-		fmt.Fprintf(w, "\nskin %d %q: %d joints, used by nodes %v\n", s.Index, s.Name, s.JointCount, s.MeshNodes)
+		fmt.Fprintf(w, "\nskin %d %s: %d joints, used by nodes %v\n", s.Index, quotedName(s.Name), s.JointCount, s.MeshNodes)
 		for i, j := range s.Joints {
 			fmt.Fprintf(w, "  %3d  %s\n", i, shown(j))
 		}
@@ -57,7 +58,7 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		if m.Skinned {
 			skinned = ", skinned"
 		}
-		fmt.Fprintf(w, "\nmesh %d %q: %d vertices, %d primitives%s\n", m.Index, m.Name, m.Vertices, len(m.Primitives), skinned)
+		fmt.Fprintf(w, "\nmesh %d %s: %d vertices, %d primitives%s\n", m.Index, quotedName(m.Name), m.Vertices, len(m.Primitives), skinned)
 		if len(m.MorphTargets) > 0 {
 			shownTargets := make([]string, len(m.MorphTargets))
 			for i, t := range m.MorphTargets {
@@ -76,7 +77,7 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 			fmt.Fprintf(w, "  primitive %d: %s, %d vertices, %d indices, %s\n", i, p.Mode, p.Vertices, p.Indices, strings.Join(p.Attributes, " "))
 			if mt := p.Material; mt.Index >= 0 {
 				c := mt.BaseColor
-				fmt.Fprintf(w, "    material %d %q: base colour %.3g %.3g %.3g %.3g", mt.Index, mt.Name, c[0], c[1], c[2], c[3])
+				fmt.Fprintf(w, "    material %d %s: base colour %.3g %.3g %.3g %.3g", mt.Index, quotedName(mt.Name), c[0], c[1], c[2], c[3])
 				if mt.Texture != "" {
 					fmt.Fprintf(w, " × %s texture", mt.Texture)
 				}
@@ -110,4 +111,14 @@ func inspectGLTF(cmd *cobra.Command, path string, asJSON bool) error {
 		fmt.Fprintf(w, "%3d  %-24s %9.4f %9d %6d\n", a.Index, name, a.Duration, len(a.Channels), a.Keys)
 	}
 	return nil
+}
+
+// quotedName is a skin's, mesh's or material's name as inspect prints it
+// after its index: quoted, or "(unnamed)", as an unnamed animation is said to
+// be, where the file gives none (skin 0 (unnamed), not skin 0 "").
+func quotedName(name string) string {
+	if name == "" {
+		return "(unnamed)"
+	}
+	return strconv.Quote(name)
 }

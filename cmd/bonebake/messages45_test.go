@@ -63,6 +63,19 @@ func TestInspectFPSPlain(t *testing.T) {
 	}
 }
 
+// inspect says a skin, mesh or material the file leaves unnamed is
+// "(unnamed)", as it says of an animation, not "" (SimpleSkin names none of
+// its skin and mesh); a name given stays quoted (CesiumMan's "Armature").
+func TestInspectUnnamedParts(t *testing.T) {
+	_, so, _ := bonebake(t, "inspect", sharedModel(t, "SimpleSkin.gltf"))
+	if !strings.Contains(so, "\nskin 0 (unnamed): 2 joints") || !strings.Contains(so, "\nmesh 0 (unnamed): 10 vertices") || strings.Contains(so, `""`) {
+		t.Errorf("SimpleSkin.gltf:\n%s", so)
+	}
+	if _, so, _ := bonebake(t, "inspect", sharedModel(t, "CesiumMan.gltf")); !strings.Contains(so, "\nskin 0 \"Armature\": 19 joints") {
+		t.Errorf("CesiumMan.gltf:\n%s", so)
+	}
+}
+
 // mot inspect writes camera bones in hex, as --camera takes them.
 func TestMotInspectCameraHex(t *testing.T) {
 	f := testfiles.Path(t, "mot", "pl000f_0a25.wiiu-be.mot")
