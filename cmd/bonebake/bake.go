@@ -119,9 +119,8 @@ func bakeBuiltins(cmd *cobra.Command, set gltfbake.Settings, dir, pkg string, on
 	}
 	t := tell(cmd.OutOrStdout(), cmd.ErrOrStderr())
 	if pkg != "" {
-		if !strings.EqualFold(filepath.Ext(pkg), ".bpx") {
-			return usagef("--package %s: give a file name ending in .bpx", pkg)
-		}
+		// Any name, as bpx pack's -o: readers tell a package by its first
+		// bytes, not its extension, and a game may dictate the name.
 		if err := outputFile("--package", pkg); err != nil {
 			return err
 		}

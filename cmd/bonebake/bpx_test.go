@@ -172,9 +172,11 @@ func TestBPXUsage(t *testing.T) {
 
 // TestBakePackage bakes two creatures into a package and reads it back. The two
 // are the horse and the elephant, whose files are a tenth of the humanoid's
-// (its snapshot mesh alone is 12 MB to compress).
+// (its snapshot mesh alone is 12 MB to compress). The package takes any name,
+// as bpx pack's -o does (readers tell a package by its first bytes): here the
+// one a game might dictate.
 func TestBakePackage(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "creatures.bpx")
+	out := filepath.Join(t.TempDir(), "creatures.pak")
 	// Two creatures, or in -short one: packing is most of the test's time.
 	species, files, said := "horse,elephant", []string{"horse.bpat", "horse_minimal.bpsm", "elephant.bpat", "elephant_minimal.bpsm"}, "baked 2 creatures"
 	if testing.Short() {
