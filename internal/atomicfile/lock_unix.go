@@ -31,7 +31,10 @@ func lockDirs(dirs []string) (func(), error) {
 			l.f.Close() // closing the last descriptor releases the lock
 		}
 	}
-	for _, d := range dirs {
+	for i, d := range dirs {
+		if slices.Contains(dirs[:i], d) {
+			continue // the same spelling again (a set's files share a folder): no open to find it is locked
+		}
 		f, err := os.Open(d)
 		if errors.Is(err, os.ErrPermission) {
 			continue // a folder one may write but not read: committed to unlocked
