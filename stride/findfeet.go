@@ -65,11 +65,11 @@ type Options struct {
 // footWords are the words a foot bone's name holds, in any case.
 var footWords = []string{"foot", "feet", "toe", "hoof", "paw", "ankle", "heel"}
 
-// footName says whether name holds a foot word, case folded as strings.EqualFold
+// FootName says whether name holds a foot word, case folded as strings.EqualFold
 // folds (the KELVIN SIGN is a k): what the regular expression
 // (?i)foot|feet|toe|hoof|paw|ankle|heel matches, without compiling it and
 // running its backtracker at start-up (a tenth of a millisecond of a bake).
-func footName(name string) bool {
+func FootName(name string) bool {
 	for i := range name { // every rune boundary
 		for _, w := range footWords {
 			end := i
@@ -166,7 +166,7 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 		slices.Sort(r.Feet)
 		r.FeetFrom = "given"
 	default:
-		named := func(b int) bool { return body(b) && footName(sk.Names[b]) }
+		named := func(b int) bool { return body(b) && FootName(sk.Names[b]) }
 		desc := below(named)
 		for _, b := range bones {
 			if named(b) && !desc[b] && low(b) {

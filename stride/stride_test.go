@@ -325,7 +325,7 @@ func TestFeetByHierarchyAndByName(t *testing.T) {
 	}
 }
 
-// footName says what the regular expression it stands for matches: on bone
+// FootName says what the regular expression it stands for matches: on bone
 // names from rigs of every kind, in every case, with the words inside longer
 // names and broken across them, with Unicode folding (the KELVIN SIGN folds to
 // k, the long s to s) and with bytes that are not UTF-8.
@@ -341,8 +341,8 @@ func TestFootName(t *testing.T) {
 		}
 	}
 	for _, n := range names {
-		if got, want := footName(n), re.MatchString(n); got != want {
-			t.Errorf("footName(%q) = %v, the regexp says %v", n, got, want)
+		if got, want := FootName(n), re.MatchString(n); got != want {
+			t.Errorf("FootName(%q) = %v, the regexp says %v", n, got, want)
 		}
 	}
 }

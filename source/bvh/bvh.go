@@ -6,10 +6,12 @@
 package bvh
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bonebake/bonebake/anim"
@@ -17,6 +19,7 @@ import (
 	bvhfile "github.com/bonebake/bonebake/formats/bvh"
 	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/source/gltf"
+	"github.com/bonebake/bonebake/stride"
 )
 
 // Options say what the file does not: its up axis and its unit.
@@ -98,7 +101,7 @@ func Read(path string, o Options) (*Space, error) {
 		return nil, err
 	}
 	sp := &Space{File: f}
-	rest := restPositions(f)
+	rest, joints := restPositions(f)
 	if o.Up != "" {
 		k, sign, ok := axis(o.Up)
 		if !ok {
@@ -106,7 +109,7 @@ func Read(path string, o Options) (*Space, error) {
 		}
 		sp.Up, sp.Turn = axisName(k, sign), turnFor(k, sign)
 	} else {
-		k, sign, ok := findUp(f)
+		k, sign, ok := findUp(f, rest, joints)
 		sp.Up, sp.UpFound, sp.Turn = axisName(k, sign), true, turnFor(k, sign)
 		if !ok {
 			sp.Notes = append(sp.Notes, fmt.Sprintf("%s: no up axis stands out in its skeleton; took +Y, BVH's usual (Options.Up says otherwise)", filepath.Base(path)))
@@ -154,21 +157,22 @@ func axisName(k int, sign float64) string {
 }
 
 // restPositions are the joints' and end sites' positions at rest (every
-// rotation 0, every joint at its offset), in the file's space.
-func restPositions(f *bvhfile.File) [][3]float64 {
-	pos := make([][3]float64, len(f.Joints))
-	out := make([][3]float64, 0, len(f.Joints))
+// rotation 0, every joint at its offset), in the file's space: all of them,
+// and the joints' alone (index by joint).
+func restPositions(f *bvhfile.File) (all, joints [][3]float64) {
+	joints = make([][3]float64, len(f.Joints))
+	all = make([][3]float64, 0, len(f.Joints))
 	for i, j := range f.Joints {
-		pos[i] = j.Offset
+		joints[i] = j.Offset
 		if j.Parent >= 0 {
-			pos[i] = add(pos[j.Parent], j.Offset)
+			joints[i] = add(joints[j.Parent], j.Offset)
 		}
-		out = append(out, pos[i])
+		all = append(all, joints[i])
 		for _, e := range j.EndSites {
-			out = append(out, add(pos[i], e))
+			all = append(all, add(joints[i], e))
 		}
 	}
-	return out
+	return all, joints
 }
 
 func add(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
@@ -176,7 +180,14 @@ func add(a, b [3]float64) [3]float64 { return [3]float64{a[0] + b[0], a[1] + b[1
 // findUp finds the up axis (§4): from the first joint with more than one child
 // (the pelvis), the bones below it, summed, point down. ok is false when no
 // axis stands out (the sum under 10% of the bones' length), and +Y is taken.
-func findUp(f *bvhfile.File) (k int, sign float64, ok bool) {
+// The first branch is not always the pelvis: a game rig's root on the ground
+// holds IK feet and pole targets beside the body (the three.js robot as
+// Blender's BVH exporter writes it, whose sum points forward). So the axis
+// taken is the first, in the order of the sum, that stands the body up:
+// the joints named as feet (stride.FootName) in the lowest quarter of the
+// skeleton at rest, and a joint named head, where there is one, above its
+// middle; the sum's own axis where no axis does.
+func findUp(f *bvhfile.File, rest, joints [][3]float64) (k int, sign float64, ok bool) {
 	children := make([]int, len(f.Joints))
 	for _, j := range f.Joints {
 		if j.Parent >= 0 {
@@ -218,7 +229,47 @@ func findUp(f *bvhfile.File) (k int, sign float64, ok bool) {
 	if total == 0 || math.Abs(sum[k]) < 0.1*total {
 		return 1, 1, false
 	}
+	type signed struct {
+		k    int
+		sign float64
+	}
+	axes := make([]signed, 0, 6)
+	for a := range 3 {
+		axes = append(axes, signed{a, 1}, signed{a, -1})
+	}
+	// Most against the sum first; the sum's own axis is the first.
+	slices.SortStableFunc(axes, func(x, y signed) int { return cmp.Compare(y.sign*-sum[y.k], x.sign*-sum[x.k]) })
+	for _, ax := range axes {
+		if standsUp(f, rest, joints, ax.k, ax.sign) {
+			return ax.k, ax.sign, true
+		}
+	}
 	return k, -math.Copysign(1, sum[k]), true
+}
+
+// standsUp says whether, with up the signed axis k, the joints named as feet
+// stand in the lowest quarter of the skeleton at rest and those named head
+// above its middle; true where no joint is named a foot.
+func standsUp(f *bvhfile.File, rest, joints [][3]float64, k int, sign float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range rest {
+		lo, hi = min(lo, sign*p[k]), max(hi, sign*p[k])
+	}
+	height := func(named func(string) bool) (h float64, n int) {
+		for i, j := range f.Joints {
+			if named(j.Name) {
+				h += sign*joints[i][k] - lo
+				n++
+			}
+		}
+		return h / float64(max(n, 1)) / (hi - lo), n
+	}
+	feet, n := height(stride.FootName)
+	if n == 0 {
+		return true
+	}
+	head, n := height(func(s string) bool { return strings.Contains(strings.ToLower(s), "head") })
+	return feet <= 0.25 && (n == 0 || head > 0.5)
 }
 
 // skeleton is the file's joints under the space node: names, parents and

@@ -37,6 +37,34 @@ func biped(t *testing.T, up, side [3]float64, unit float64) string {
 	return p
 }
 
+// TestUpOfARootOnTheGround: a game rig's root stands on the ground with IK
+// feet and pole targets beside the body (the three.js robot, as Blender's BVH
+// exporter writes it), so the bones below the first branch, summed, point up
+// and forward, not down. The feet, named so, stand the body up: +Y here, where
+// the sum alone said -Y.
+func TestUpOfARootOnTheGround(t *testing.T) {
+	joint := func(name, off, inner string) string {
+		return fmt.Sprintf("JOINT %s\n{\nOFFSET %s\nCHANNELS 3 Zrotation Xrotation Yrotation\n%s}\n", name, off, inner)
+	}
+	end := func(off string) string { return "End Site\n{\nOFFSET " + off + "\n}\n" }
+	text := "HIERARCHY\nROOT Root\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n" +
+		joint("Foot.L", "0.1 0.05 0", end("0 -0.05 0.1")) + joint("Foot.R", "-0.1 0.05 0", end("0 -0.05 0.1")) +
+		joint("PoleTarget.L", "0.1 0.5 0.5", end("0 0 0.4")) + joint("PoleTarget.R", "-0.1 0.5 0.5", end("0 0 0.4")) +
+		joint("Body", "0 0.5 0", joint("Head", "0 0.5 0", end("0 0.3 0"))) +
+		"}\nMOTION\nFrames: 1\nFrame Time: 0.04\n" + strings.TrimSpace(strings.Repeat("0 ", 6+3*6)) + "\n"
+	p := filepath.Join(t.TempDir(), "robot.bvh")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := Read(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Up != "+Y" || !sp.UpFound {
+		t.Fatalf("up %s, found %v: want +Y, found", sp.Up, sp.UpFound)
+	}
+}
+
 func TestUpAndUnits(t *testing.T) {
 	for _, c := range []struct {
 		up, side [3]float64
