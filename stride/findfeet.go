@@ -45,6 +45,12 @@ func (r *Rig) unit() string {
 	return r.Unit
 }
 
+// hIs says what H is where a note gives lengths in H, as people read it
+// beside the figures: "H, the skeleton's height at rest (0.607 m)".
+func (r *Rig) hIs() string {
+	return fmt.Sprintf("H, the skeleton's height at rest (%.3g %s)", r.Height, r.unit())
+}
+
 // Options are what a user may say about a rig.
 type Options struct {
 	Feet     []string // foot bones by name; empty: found by name, then hierarchy

@@ -193,7 +193,8 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 			// root they move back at the root's speed.
 			if dis := math.Abs(feet.speed-travel.Len()) / travel.Len(); 1-2*dis < conf {
 				conf = rig.Clamp01(1 - 2*dis)
-				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed: on the ground they move back at %.4g %s per s of clip relative to the root, which travels %.4g, so in the world they slide %.4g %[3]s per s", 100*dis, feet.speed, r.unit(), travel.Len(), math.Abs(feet.speed-travel.Len()))
+				u := r.unit()
+				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed: on the ground they move back at %.4g %s per s of clip relative to the root, which travels %.4g %s per s, so in the world they slide %.4g %s per s", 100*dis, feet.speed, u, travel.Len(), u, math.Abs(feet.speed-travel.Len()), u)
 			}
 			if feet.speed > 0 && feet.conf < conf {
 				conf, why = feet.conf, feet.why

@@ -312,7 +312,7 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 		}
 	}
 	if len(short) > 0 {
-		p.Notes = append(p.Notes, "the leg is straightened toward a foot it cannot reach, which falls short there: "+strings.Join(short, ", "))
+		p.Notes = append(p.Notes, "the leg is straightened toward a foot it cannot reach, which falls short there, in "+r.hIs()+": "+strings.Join(short, ", "))
 	}
 	return p
 }

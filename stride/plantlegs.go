@@ -104,7 +104,7 @@ func (r *Rig) leg(f int) (leg, string) {
 		}
 		return best, ""
 	}
-	return best, fmt.Sprintf("foot %s: no two bones of its leg, each %.2g·H long or more, bend to it: left as animated", sk.Names[f], LegBone)
+	return best, fmt.Sprintf("foot %s: no two bones of its leg, each %.2g·H long or more (%s), bend to it: left as animated", sk.Names[f], LegBone, r.hIs())
 }
 
 // bends finds each leg's bend: the mean, over the plan's samples of s, of the

@@ -24,8 +24,41 @@ func TestGaitReasonUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := m.Gaits("x.bpat").Clips[0]
-	if !strings.Contains(c.Reason, "at 2.234 m per s of clip") || !strings.HasSuffix(c.Reason, "slide 1.034 m per s") {
-		t.Errorf("reason %q: want its speeds in m per s", c.Reason)
+	if !strings.Contains(c.Reason, "at 2.234 m per s of clip") || !strings.Contains(c.Reason, "the root, which travels 1.2 m per s, so") || !strings.HasSuffix(c.Reason, "slide 1.034 m per s") {
+		t.Errorf("reason %q: want its speeds in m per s, the root's too", c.Reason)
+	}
+}
+
+// TestPlantNoteSaysWhatHIs: a falls-short note gives its lengths in H and
+// says once what H is and how long, in the model's unit (issue 45 round 4,
+// 2nd walk, item 6: "by up to 0.037·H" left H unexplained). The Fox, scaled
+// to metres, stands 0.79 m tall to its mesh's top; its bones' extent, H, is
+// less, and more than half of it. Unscaled, its lengths are units.
+func TestPlantNoteSaysWhatHIs(t *testing.T) {
+	said := regexp.MustCompile(`which falls short there, in H, the skeleton's height at rest \(([0-9.]+) (m|units)\): b_`)
+	for _, c := range []struct {
+		scale  float64
+		lo, hi float64
+		unit   string
+	}{{0.01, 0.4, 0.79, "m"}, {0, 40, 79, "units"}} {
+		m, err := Load(testfiles.Path(t, "gltf", "Fox.glb"), Settings{Scale: c.scale, PlantFeet: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(m.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "plant feet: clip Walk: ") && strings.Contains(n, "falls short")
+		})
+		if i < 0 {
+			t.Fatalf("scale %g: no falls-short note for Walk: %q", c.scale, m.Notes)
+		}
+		g := said.FindStringSubmatch(m.Notes[i])
+		if g == nil || strings.Count(m.Notes[i], "H, the") != 1 {
+			t.Errorf("scale %g: %q: want H said once, with its length", c.scale, m.Notes[i])
+			continue
+		}
+		if h, _ := strconv.ParseFloat(g[1], 64); h < c.lo || h > c.hi || g[2] != c.unit {
+			t.Errorf("scale %g: H %s %s; want %g to %g %s", c.scale, g[1], g[2], c.lo, c.hi, c.unit)
+		}
 	}
 }
 
