@@ -11,7 +11,7 @@ import (
 // TestMeasureFolder measures the walks and runs of models that are not the
 // shared test data: every glTF, FBX and BVH file in the folder that
 // BONEBAKE_REALCHARS names (skipped without it), baked as is and with
-// PlantFeet, each clip's gait line with what both outside meters find at its
+// PlantFeet (and, where a clip has root motion, both again InPlace), each clip's gait line with what both outside meters find at its
 // speed (the palette's lowest leaves, slip; the mesh's soles, soleMeter). It
 // asserts nothing: the figures of docs/formats/gait.md §6 for characters
 // this repository does not carry come from it.
@@ -31,8 +31,13 @@ func TestMeasureFolder(t *testing.T) {
 		if !slices.Contains([]string{".gltf", ".glb", ".fbx", ".bvh"}, ext) {
 			continue
 		}
-		for _, plant := range []bool{false, true} {
-			m, err := Load(filepath.Join(dir, e.Name()), Settings{PlantFeet: plant})
+		travels := false // a clip has root motion: measured in place too (bake --in-place)
+		for _, s := range []Settings{{}, {PlantFeet: true}, {InPlace: true}, {PlantFeet: true, InPlace: true}} {
+			if s.InPlace && !travels {
+				break
+			}
+			plant := s.PlantFeet
+			m, err := Load(filepath.Join(dir, e.Name()), s)
 			if err != nil {
 				t.Logf("%s: %v", e.Name(), err)
 				break
@@ -42,13 +47,14 @@ func TestMeasureFolder(t *testing.T) {
 				so = findSoles(t, m)
 			}
 			f := m.Gaits("x.bpat")
-			t.Logf("%s, planted %v: feet %q (%s), root %s", e.Name(), plant, f.Feet, f.FeetFrom, f.RootBone)
+			t.Logf("%s, planted %v, in place %v: feet %q (%s), root %s", e.Name(), plant, s.InPlace, f.Feet, f.FeetFrom, f.RootBone)
 			for _, n := range m.Notes {
 				if strings.HasPrefix(n, "plant feet") {
 					t.Logf("  %s", n)
 				}
 			}
 			for i, c := range f.Clips {
+				travels = travels || c.Method == "root_motion"
 				t.Logf("  %s", m.GaitLine(c))
 				if c.GroundSpeed == 0 {
 					continue
