@@ -88,10 +88,20 @@ func (r *Rig) slipAt(sc *scratch, vel [][]rig.Vec3, low, wide [][]bool, u rig.Ve
 		j.slip = math.Inf(1)
 		return j
 	}
-	worst := sc.st[0]
 	sc.st = append(sc.st, sc.stW...)
+	// A clip that does not loop cuts the stances at its ends: a take's last
+	// touch-down, judged without the rest of its stance, slides more of the
+	// little ground it covers. Judged where another is whole.
+	whole := func(s stance) bool { return loops || s.first > 0 && s.first+s.len < n }
+	worst := sc.st[0]
 	for _, s := range sc.st {
-		if s.drift/s.dur > worst.drift/worst.dur {
+		if whole(s) {
+			worst = s
+			break
+		}
+	}
+	for _, s := range sc.st {
+		if whole(s) && s.drift/s.dur > worst.drift/worst.dur {
 			worst = s
 		}
 	}

@@ -481,3 +481,58 @@ func TestSamplesMeasure(t *testing.T) {
 		}
 	}
 }
+
+// skidWalker is walker whose feet skid as they land: for the first 15 % of
+// each stance a foot slides back in the world at a tenth of the walking
+// speed, and keeps that offset until it lifts (gone again by mid-swing).
+// A whole stance so slips 1.5 % of the ground it covers; its touch-down
+// alone, 10 %.
+type skidWalker struct{ walker }
+
+func (w *skidWalker) Sample(t float64, pose []rig.Transform) {
+	w.walker.Sample(t, pose)
+	for s, b := range []int{5, 7} {
+		q := t/w.dur + 0.5*float64(s)
+		q -= math.Floor(q)
+		skid := 0.15 * w.stance * w.dur // seconds
+		var back float64
+		switch on := q * w.dur; {
+		case q < w.stance:
+			back = 0.1 * w.speed * math.Min(on, skid)
+		default: // fades over the first half of the swing
+			u := math.Min(1, 2*(q-w.stance)/(1-w.stance))
+			back = 0.1 * w.speed * skid * (1 - u*u*(3-2*u))
+		}
+		// Back along z (the walker travels +z), through the thigh's frame,
+		// which is the identity.
+		pose[b].Translation[2] -= back
+	}
+}
+
+// TestTakeCutMidStance: a motion-capture take travels and is cut where it
+// was cut, not on a cycle: its last stance is only a touch-down. Judged as
+// a stance, that skid (10 % of the little ground it covers) made the walk
+// untrusted; the take does not come back to its first pose, so it is
+// measured as the one pass it is, and a stance its ends cut is not judged
+// where whole ones are: the whole stances' 1.5 %.
+func TestTakeCutMidStance(t *testing.T) {
+	w := &skidWalker{walker{speed: 1.4, dur: 1, stance: 0.6, rootMotion: true}}
+	sk := w.skeleton(t, nil)
+	r, err := NewRig(sk, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// From mid-swing of the left foot to just after it lands, 2.4 passes
+	// later: its last stance is the touch-down alone.
+	for _, loops := range []bool{true, false} {
+		res := r.Measure(w, 0.7, 2.4, 0, loops)
+		if res.Status != StatusMeasured || res.Method != MethodRootMotion || res.Confidence < Trusted {
+			t.Errorf("loops %v: %s %s %.2f (%s): want measured from root motion, trusted", loops, res.Status, res.Method, res.Confidence, res.Reason)
+		}
+		within(t, "speed", res.Speed, 1.4, 0.02)
+	}
+	// A whole number of passes closes, and loops as before: trusted too.
+	if res := r.Measure(w, 0, 2, 0, true); res.Status != StatusMeasured || res.Confidence < Trusted {
+		t.Errorf("two passes: %s %.2f (%s): want trusted", res.Status, res.Confidence, res.Reason)
+	}
+}
