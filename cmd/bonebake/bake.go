@@ -75,6 +75,7 @@ func newBakeCmd() *cobra.Command {
 			if snap {
 				o.Snapshot = &snapSet
 			}
+			growStack()
 			defer paceGC(len(a))()
 			return libError(gltfbake.BakeAll(a, set, o))
 		},

@@ -55,3 +55,18 @@ func collectLate() (restore func()) {
 	runtime.AddCleanup(sentinel, func(r func()) { r() }, restore)
 	return restore
 }
+
+// growStack grows the calling goroutine's stack to 32 KiB in one copy, while
+// the stack is shallow. A model's load (encoding/json's recursion) would grow it
+// from 8 KiB to 32 KiB in two doublings deep in the decoder, each copy walking
+// every frame through the binary's unwinding tables, pages a short command
+// touches for the first time (BENCHMARKS.md, issue 46 round 7).
+//
+//go:noinline
+func growStack() byte {
+	var frame [24 << 10]byte // with the frames above it, over 16 KiB: the runtime doubles to 32
+	return lastByte(frame[:])
+}
+
+//go:noinline
+func lastByte(b []byte) byte { return b[len(b)-1] }
