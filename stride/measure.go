@@ -174,10 +174,6 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 
 	// Feet: planted samples' horizontal velocity in the frame moving with the
 	// root's mean velocity.
-	// A take that does not come back to its first pose (a mocap walk cut
-	// where it was cut) is measured as the one pass it is: its seam would
-	// join a stance to another phase.
-	loops = loops && r.closes(pos)
 	feet := r.measureFeet(sc, pos, dt, loops, travel, at, memo)
 	res.FeetSpeed = feet.speed
 

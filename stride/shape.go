@@ -85,21 +85,3 @@ func (r *Rig) resized(pos [][]rig.Vec3) string {
 	}
 	return ""
 }
-
-// Reopened is how far, as a fraction of the body's height, a foot may end a
-// looping clip from where it began it, against the root, for the clip to
-// close: a cycle ends as it began.
-const Reopened = 0.05
-
-// closes says whether the clip tracked at pos (track's order) ends where it
-// began: each foot at its last sample within Reopened·H of its first, both
-// against the root.
-func (r *Rig) closes(pos [][]rig.Vec3) bool {
-	n := len(pos) - 1
-	for i := range r.Feet {
-		if pos[n][1+i].Sub(pos[n][0]).Sub(pos[0][1+i].Sub(pos[0][0])).Len() > Reopened*r.Height {
-			return false
-		}
-	}
-	return true
-}
