@@ -11,6 +11,7 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/regfile"
+	"github.com/bonebake/bonebake/internal/words"
 	"github.com/bonebake/bonebake/internal/yamlread"
 	"github.com/bonebake/bonebake/roster"
 	bvhsrc "github.com/bonebake/bonebake/source/bvh"
@@ -454,25 +455,83 @@ func (m *Manifest) Job(r bake.Rig, boneNames []string, motions []bake.Motion) (*
 	return j, nil
 }
 
-// BoneChoices says which of names a user who wrote want may have meant: the names
-// that hold it or that it holds, case aside ("Head" → "b_Head_05"), else every
-// name when there are few, else how many there are and where they are listed.
+// BoneChoices says which of names a user who wrote want may have meant, best
+// first: the name itself case aside, then the names that are it once a rig's
+// prefixes, digits and separators are stripped (boneKey: "Hips" → "b_Hip_01",
+// "LeftFoot" → "mixamorig:LeftFoot"), then those that hold it or that it holds
+// ("Head" → "b_Head_05"); only when none of these is there, the names a typo
+// away (words.Near on the stripped names: "Haed" → "b_Head_05"). Of more than
+// eight, the best alone if they are fewer; else every name when there are few,
+// else how many there are and where they are listed.
 func BoneChoices(want string, names []string) string {
-	w := strings.ToLower(want)
-	var close []string
-	for _, n := range names {
-		l := strings.ToLower(n)
-		if l != "" && w != "" && (strings.Contains(l, w) || strings.Contains(w, l)) {
-			close = append(close, n)
+	w, wk := strings.ToLower(want), boneKey(want)
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = boneKey(n)
+	}
+	rank := func(i int) int { // 0 best; 3 not close
+		l, k := strings.ToLower(names[i]), keys[i]
+		switch {
+		case l == w:
+			return 0
+		case k != "" && k == wk:
+			return 1
+		case l != "" && w != "" && (strings.Contains(l, w) || strings.Contains(w, l)),
+			len(k) >= 3 && len(wk) >= 3 && (strings.Contains(k, wk) || strings.Contains(wk, k)):
+			return 2
+		}
+		return 3
+	}
+	var close []int
+	for i := range names {
+		if rank(i) < 3 {
+			close = append(close, i)
+		}
+	}
+	slices.SortStableFunc(close, func(a, b int) int { return rank(a) - rank(b) })
+	if len(close) > 8 {
+		// Too many to list: the best of them, where they are few ("LeftHand"
+		// → "mixamorig:LeftHand", not its fingers too).
+		best := close[0]
+		close = slices.DeleteFunc(close, func(i int) bool { return rank(i) > rank(best) })
+	}
+	if len(close) == 0 && wk != "" {
+		// A typo, only where nothing holds the name: "Foot" is not "Root".
+		near := words.Near(wk, keys)
+		for i, k := range keys {
+			if k != "" && slices.Contains(near, k) {
+				close = append(close, i)
+			}
 		}
 	}
 	switch {
 	case len(close) > 0 && len(close) <= 8:
-		return "close matches: " + strings.Join(close, ", ")
+		picked := make([]string, len(close))
+		for j, i := range close {
+			picked[j] = names[i]
+		}
+		return "close matches: " + strings.Join(picked, ", ")
 	case len(names) <= 80:
 		return fmt.Sprintf("the %d bones: %s", len(names), strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("%d bones (bonebake inspect MODEL lists them)", len(names))
+}
+
+// boneKey is a bone's name as BoneChoices compares it: lower case, without a
+// namespace ("mixamorig:"), a "b_" prefix, digits or separators, so that rigs
+// that number and prefix their bones ("b_Hip_01") meet those that do not.
+func boneKey(name string) string {
+	l := strings.ToLower(name)
+	if i := strings.LastIndexByte(l, ':'); i >= 0 {
+		l = l[i+1:]
+	}
+	l = strings.TrimPrefix(l, "b_")
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || strings.ContainsRune("_-. ", r) {
+			return -1
+		}
+		return r
+	}, l)
 }
 
 // LegacyClipName maps the name bonebake once gave an unnamed glTF animation,

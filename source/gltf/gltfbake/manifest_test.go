@@ -3,6 +3,7 @@ package gltfbake
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/gltfref"
+	"github.com/bonebake/bonebake/internal/testfiles"
 	"github.com/bonebake/bonebake/source/gltf"
 )
 
@@ -167,6 +169,40 @@ func TestParseSocket(t *testing.T) {
 		se := (*bake.SettingError)(nil)
 		if !errors.As(err, &se) || se.Setting != "Sockets" || !se.ReadsOn || !strings.HasPrefix(se.Err.Error(), strconv.Quote(s)+": ") || !strings.Contains(err.Error(), why) {
 			t.Errorf("ParseSocket(%q): %v, want a Sockets error quoting it: %s", s, err, why)
+		}
+	}
+}
+
+// BoneChoices finds, best first, the bone a name from another rig means: on the
+// real skeletons of Fox (b_Name_NN), the Soldier (mixamorig:Name) and CesiumMan
+// (nodeN, nothing to match), each case's answer picked by reading the names.
+func TestBoneChoicesRealRigs(t *testing.T) {
+	names := map[string][]string{}
+	for _, f := range []string{"Fox.glb", "threejs/Soldier.glb", "CesiumMan.gltf"} {
+		m, err := gltf.Load(testfiles.Path(t, "gltf", f), gltf.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[f] = m.Skeleton.Names
+	}
+	for _, c := range []struct{ model, want, says string }{
+		{"Fox.glb", "Hips", "close matches: b_Hip_01"},
+		{"Fox.glb", "head", "close matches: b_Head_05"},
+		{"Fox.glb", "Haed", "close matches: b_Head_05"}, // a typo: words.Near
+		{"Fox.glb", "Foot", "close matches: b_LeftFoot01_017, b_LeftFoot02_018, b_RightFoot01_021, b_RightFoot02_022"},
+		{"Fox.glb", "Zzz", ""}, // "": none is close, every bone listed
+		{"threejs/Soldier.glb", "LeftFoot", "close matches: mixamorig:LeftFoot"},
+		{"threejs/Soldier.glb", "b_Hip_01", "close matches: mixamorig:Hips"},
+		// Fourteen hold "lefthand": the one that is it, not its fingers.
+		{"threejs/Soldier.glb", "LeftHand", "close matches: mixamorig:LeftHand"},
+		{"CesiumMan.gltf", "Head", ""},
+	} {
+		all := names[c.model]
+		if c.says == "" {
+			c.says = fmt.Sprintf("the %d bones: %s", len(all), strings.Join(all, ", "))
+		}
+		if got := BoneChoices(c.want, all); got != c.says {
+			t.Errorf("%s %q: %s, want %s", c.model, c.want, got, c.says)
 		}
 	}
 }
