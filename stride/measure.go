@@ -50,7 +50,17 @@ type Result struct {
 	// feet; zero for any other status. A runtime's heading 0 takes it to be
 	// +z (docs/runtime.md §10); a model facing another way measures that way.
 	Direction rig.Vec3
+	// Seam is how far the clip's last pose ends from its first, as a fraction
+	// of the body's height: the farthest a foot ends from where it began,
+	// against the root. A cycle ends as it began (0; a frame's motion where
+	// an exporter ends it a frame short); a take ends where it was cut. Above
+	// Reopened, a clip that loops and measures low may be a take
+	// (docs/formats/gait.md §2, A take). Nothing measured reads it.
+	Seam float64
 }
+
+// Reopened is the Seam above which a looping clip does not end as it began.
+const Reopened = 0.05
 
 // samples is the number of poses a clip of d seconds is measured at.
 func samples(d float64) int {
@@ -155,6 +165,10 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 	chain := r.chain()
 	H := r.Height
 	minSpeed := MinSpeed * H
+	for i := range r.Feet {
+		moved := pos[n][1+i].Sub(pos[n][0]).Sub(pos[0][1+i].Sub(pos[0][0]))
+		res.Seam = math.Max(res.Seam, moved.Len()/H)
+	}
 
 	// Root motion: the root's displacement over the clip.
 	d := horiz(pos[n][0].Sub(pos[0][0]))

@@ -528,8 +528,21 @@ func TestTakeCutMidStance(t *testing.T) {
 		t.Errorf("%s %s %.2f (%s): want measured from root motion, trusted", res.Status, res.Method, res.Confidence, res.Reason)
 	}
 	within(t, "speed", res.Speed, 1.4, 0.02)
-	// A whole number of passes, looping, as before: trusted too.
-	if res := r.Measure(w, 0, 2, 0, true); res.Status != StatusMeasured || res.Confidence < Trusted {
-		t.Errorf("two passes: %s %.2f (%s): want trusted", res.Status, res.Confidence, res.Reason)
+	// Its seam: the left foot begins 0.25 into its swing (footPos: 0.289 m
+	// behind the root, 0.165 m up) and ends 0.1 into its stance (0.28 m
+	// ahead, 0.08 m up): 0.575 m apart, 0.33·H (H: the head at rest, 1.02 +
+	// 0.7 above the root), far past Reopened. Looping, it measures low
+	// (0.72, its last touch-down judged as a stance), where bake hints that
+	// it is a take (gltfbake's gait line).
+	if math.Abs(res.Seam-0.575/1.72) > 0.01 {
+		t.Errorf("cut take: seam %.3g·H, want %.3g·H", res.Seam, 0.575/1.72)
+	}
+	if looped := r.Measure(w, 0.7, 2.4, 0, true); looped.Confidence >= Trusted || looped.Seam != res.Seam {
+		t.Errorf("cut take, looping: confidence %.2f, seam %.3g·H: want under %.2f, seam %.3g·H", looped.Confidence, looped.Seam, Trusted, res.Seam)
+	}
+	// A whole number of passes, looping, as before: trusted too, and it ends
+	// as it began.
+	if res := r.Measure(w, 0, 2, 0, true); res.Status != StatusMeasured || res.Confidence < Trusted || res.Seam > 0.01*Reopened {
+		t.Errorf("two passes: %s %.2f (%s), seam %.3g·H: want trusted, closed", res.Status, res.Confidence, res.Reason, res.Seam)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bonebake/bonebake/bake"
@@ -365,6 +366,12 @@ func (m *Model) Gaits(bpatPath string) *gait.File {
 		}
 		gc := gait.Clip{Name: c.Name, Cycle: round(res.Cycle), Status: string(res.Status), Method: string(res.Method),
 			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0, Planted: planted}
+		if c.Loops && res.Seam > stride.Reopened {
+			if m.seams == nil {
+				m.seams = map[string]float64{}
+			}
+			m.seams[c.Name] = res.Seam * r.Height
+		}
 		if !(gc.Cycle > 0) { // a one-frame clip: the runtime's fallback
 			gc.Cycle = 1 / c.FPS
 		}
@@ -485,12 +492,19 @@ func GaitLine(c gait.Clip) string {
 	switch {
 	case c.Planted:
 		b.WriteString("; feet locked to the ground")
-	case c.Status != string(stride.StatusNoTravel) && c.Method != "" && c.Confidence < stride.Trusted && c.GroundSpeedSource != gait.SourceManifest:
+	case low(c):
 		// The feet slide (§7); a clip in which nothing was measured (its
 		// body another size than the rest's) has none to lock.
 		b.WriteString("; " + plantHint)
 	}
 	return b.String()
+}
+
+// low says whether clip c was measured and its measurement gives it a
+// ground speed at a low confidence or none: its feet slide, or its seam
+// joins stances of two phases.
+func low(c gait.Clip) bool {
+	return c.Status != string(stride.StatusNoTravel) && c.Method != "" && c.Confidence < stride.Trusted && c.GroundSpeedSource != gait.SourceManifest
 }
 
 // plantHint ends the gait line of a clip whose feet slide. It promises no
@@ -500,11 +514,25 @@ func GaitLine(c gait.Clip) string {
 const plantHint = "Settings.PlantFeet may lock them to the ground"
 
 // GaitLine is GaitLine for a clip of this model: a clip whose planting was
-// refused (its note says why) is not hinted to plant.
+// refused (its note says why) is not hinted to plant; a looping clip
+// measured low that does not end as it began (Gaits: stride.Result.Seam) is
+// hinted to be a take, which measures as one pass baked one-shot
+// (docs/formats/gait.md §2, A take).
 func (m *Model) GaitLine(c gait.Clip) string {
 	line := GaitLine(c)
 	if m.unplanted[c.Name] {
 		line = strings.TrimSuffix(line, "; "+plantHint) + "; feet left as authored"
+	}
+	if seam := m.seams[c.Name]; seam > 0 && low(c) {
+		name := c.Name
+		if name == "" || strings.ContainsAny(name, " \t\"'\\$`") {
+			name = strconv.Quote(name)
+		}
+		unit := m.gaitRig.Unit
+		if unit == "" {
+			unit = "units"
+		}
+		line += fmt.Sprintf("; its last frame has a foot %.2g %s from where its first had it, as a take's does, not a cycle's: a take is baked Settings.OneShot %s", seam, unit, name)
 	}
 	return line
 }

@@ -1,6 +1,8 @@
 package gltfbake
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -173,5 +175,43 @@ func TestNoPlantHintWhereNothingMeasured(t *testing.T) {
 	sliding.Method = string(stride.MethodFeet)
 	if line := GaitLine(sliding); !strings.HasSuffix(line, "; "+plantHint) {
 		t.Errorf("%q: want the hint to plant", line)
+	}
+}
+
+// TestTakeHintOneShot: a_biped_walk.bvh cut after 15 of its 25 frames is a
+// take that does not end as it began (a foot stands half a metre off where
+// it began); baked as a loop, the default, it measures low, and its gait line
+// hints that a take is baked one-shot. The whole cycle, as low, ends as it
+// began: no such hint; nor for the take baked one-shot.
+func TestTakeHintOneShot(t *testing.T) {
+	whole := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
+	b, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	at := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Frames:") })
+	if at < 0 || strings.TrimSpace(lines[at]) != "Frames: 25" {
+		t.Fatalf("a_biped_walk.bvh: no 'Frames: 25' line")
+	}
+	lines[at] = "Frames: 15\n"
+	take := filepath.Join(t.TempDir(), "take.bvh")
+	if err := os.WriteFile(take, []byte(strings.Join(lines[:at+2+15], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const hint = "; its last frame has a foot "
+	for _, c := range []struct {
+		path  string
+		s     Settings
+		hints bool
+	}{{take, Settings{}, true}, {whole, Settings{}, false}, {take, Settings{OneShot: []string{"take"}}, false}} {
+		m, err := Load(c.path, c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := m.GaitLine(m.Gaits("x.bpat").Clips[0])
+		if got := strings.Contains(line, hint); got != c.hints || c.hints && !strings.HasSuffix(line, ": a take is baked Settings.OneShot take") {
+			t.Errorf("%s %v: %q: want the one-shot hint %v", filepath.Base(c.path), c.s.OneShot, line, c.hints)
+		}
 	}
 }

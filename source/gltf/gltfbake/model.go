@@ -169,6 +169,10 @@ type Model struct {
 	// unplanted names the clips that asked to be planted but were left as
 	// authored: planted, their feet would still slide.
 	unplanted map[string]bool
+	// seams holds, by clip name, how far (stride.Result.Seam, in the model's
+	// units) the looping clips that do not end as they began end from where
+	// they began, as Gaits measured them.
+	seams map[string]float64
 	// Skin, Scale and Face are the skin read, the uniform scale applied (0:
 	// none) and the axis turned to +z ("": none), filesRoot the folder its
 	// external files may come from, and SnapshotTriangles the manifest's
