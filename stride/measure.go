@@ -52,15 +52,25 @@ type Result struct {
 	Direction rig.Vec3
 	// Seam is how far the clip's last pose ends from its first, as a fraction
 	// of the body's height: the farthest a foot ends from where it began,
-	// against the root. A cycle ends as it began (0; a frame's motion where
-	// an exporter ends it a frame short); a take ends where it was cut. Above
-	// Reopened, a clip that loops and measures low may be a take
-	// (docs/formats/gait.md §2, A take). Nothing measured reads it.
-	Seam float64
+	// against the root. A cycle ends as it began (0); a take ends where it
+	// was cut. SeamTime is how long that foot, at its speed across the seam
+	// (against the root, the mean of the first and last sample steps'), takes
+	// to cover the gap, in seconds of the clip's own time: a cycle an
+	// exporter ends a frame short (Blender's FBX) is a frame's motion away, a
+	// frame's time, which no Seam in H tells from a cut take's (a run's frame
+	// is 0.1·H and more). Above Reopened and TakeGap, a clip that loops and
+	// measures low may be a take (docs/formats/gait.md §2, A take). Nothing
+	// measured reads them.
+	Seam, SeamTime float64
 }
 
-// Reopened is the Seam above which a looping clip does not end as it began.
-const Reopened = 0.05
+// Reopened is the Seam, and TakeGap the SeamTime (seconds: three frames at
+// 30 fps; Blender's FBX runs a frame short measure 0.023 to 0.038 s), above
+// which a looping clip does not end as it began.
+const (
+	Reopened = 0.05
+	TakeGap  = 0.1
+)
 
 // samples is the number of poses a clip of d seconds is measured at.
 func samples(d float64) int {
@@ -166,8 +176,11 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 	H := r.Height
 	minSpeed := MinSpeed * H
 	for i := range r.Feet {
-		moved := pos[n][1+i].Sub(pos[n][0]).Sub(pos[0][1+i].Sub(pos[0][0]))
-		res.Seam = math.Max(res.Seam, moved.Len()/H)
+		at := func(k int) rig.Vec3 { return pos[k][1+i].Sub(pos[k][0]) } // against the root
+		if gap := at(n).Sub(at(0)).Len() / H; gap > res.Seam {
+			speed := (at(n).Sub(at(n-1)).Len() + at(1).Sub(at(0)).Len()) / (2 * dt * H)
+			res.Seam, res.SeamTime = gap, gap/speed // +Inf where the foot stands still against the root
+		}
 	}
 
 	// Root motion: the root's displacement over the clip.

@@ -540,6 +540,24 @@ func TestTakeCutMidStance(t *testing.T) {
 	if looped := r.Measure(w, 0.7, 2.4, 0, true); looped.Confidence >= Trusted || looped.Seam != res.Seam {
 		t.Errorf("cut take, looping: confidence %.2f, seam %.3g·H: want under %.2f, seam %.3g·H", looped.Confidence, looped.Seam, Trusted, res.Seam)
 	}
+	// The foot crosses the seam at about 1.9 m/s against the root: the mean
+	// of 1.4 back in its stance at the end and 2.4 forward a quarter into
+	// its swing at the start (0.84 m swept at smoothstep's slope 1.125 over
+	// 0.4 s): 0.3 s.
+	if math.Abs(res.SeamTime-0.575/1.9) > 0.05 {
+		t.Errorf("cut take: seam time %.3g s, want about 0.575/1.9 s", res.SeamTime)
+	}
+	// A run's cycle ended a frame short (1/30 s), as Blender's FBX exporter
+	// ends one: a frame's motion past Reopened, whose time, a frame's, is
+	// not a take's.
+	run := &walker{speed: 8, dur: 0.7, stance: 0.4, rootMotion: true}
+	rr, err := NewRig(run.skeleton(t, nil), nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := rr.Measure(run, 0, run.dur-1.0/30, 0, true); res.Seam <= Reopened || res.SeamTime < 0.5/30 || res.SeamTime > 1.5/30 {
+		t.Errorf("run a frame short: seam %.3g·H in %.3g s: want over %.3g·H, in about 1/30 s", res.Seam, res.SeamTime, Reopened)
+	}
 	// A whole number of passes, looping, as before: trusted too, and it ends
 	// as it began.
 	if res := r.Measure(w, 0, 2, 0, true); res.Status != StatusMeasured || res.Confidence < Trusted || res.Seam > 0.01*Reopened {

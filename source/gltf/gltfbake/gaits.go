@@ -366,7 +366,7 @@ func (m *Model) Gaits(bpatPath string) *gait.File {
 		}
 		gc := gait.Clip{Name: c.Name, Cycle: round(res.Cycle), Status: string(res.Status), Method: string(res.Method),
 			Confidence: round(res.Confidence), Reason: res.Reason, InPlace: c.InPlace && res.Carrier >= 0, Planted: planted}
-		if c.Loops && res.Seam > stride.Reopened {
+		if c.Loops && res.Seam > stride.Reopened && res.SeamTime > stride.TakeGap {
 			if m.seams == nil {
 				m.seams = map[string]float64{}
 			}
@@ -515,9 +515,9 @@ const plantHint = "Settings.PlantFeet may lock them to the ground"
 
 // GaitLine is GaitLine for a clip of this model: a clip whose planting was
 // refused (its note says why) is not hinted to plant; a looping clip
-// measured low that does not end as it began (Gaits: stride.Result.Seam) is
-// hinted to be a take, which measures as one pass baked one-shot
-// (docs/formats/gait.md §2, A take).
+// measured low that does not end as it began (Gaits: stride.Result.Seam and
+// SeamTime) is hinted to be a take, which measures as one pass baked
+// one-shot (docs/formats/gait.md §2, A take).
 func (m *Model) GaitLine(c gait.Clip) string {
 	line := GaitLine(c)
 	if m.unplanted[c.Name] {

@@ -1,6 +1,7 @@
 package gltfbake
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -182,7 +183,10 @@ func TestNoPlantHintWhereNothingMeasured(t *testing.T) {
 // take that does not end as it began (a foot stands half a metre off where
 // it began); baked as a loop, the default, it measures low, and its gait line
 // hints that a take is baked one-shot. The whole cycle, as low, ends as it
-// began: no such hint; nor for the take baked one-shot.
+// began: no such hint; nor for the take baked one-shot; nor for the cycle
+// cut 3 frames short and played at 72 fps, whose seam, 0.09·H, is past
+// Reopened, but 0.04 s of motion: a cycle an exporter ended short, not a
+// take (stride.TakeGap).
 func TestTakeHintOneShot(t *testing.T) {
 	whole := testfiles.Path(t, "bvh", "a_biped_walk.bvh")
 	b, err := os.ReadFile(whole)
@@ -191,25 +195,38 @@ func TestTakeHintOneShot(t *testing.T) {
 	}
 	lines := strings.SplitAfter(string(b), "\n")
 	at := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Frames:") })
-	if at < 0 || strings.TrimSpace(lines[at]) != "Frames: 25" {
-		t.Fatalf("a_biped_walk.bvh: no 'Frames: 25' line")
+	if at < 0 || strings.TrimSpace(lines[at]) != "Frames: 25" || !strings.HasPrefix(lines[at+1], "Frame Time:") {
+		t.Fatalf("a_biped_walk.bvh: no 'Frames: 25' line, then its frame time")
 	}
-	lines[at] = "Frames: 15\n"
-	take := filepath.Join(t.TempDir(), "take.bvh")
-	if err := os.WriteFile(take, []byte(strings.Join(lines[:at+2+15], "")), 0o644); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	cut := func(name string, frames int, frameTime string) string {
+		head := slices.Clone(lines[:at+2])
+		head[at] = fmt.Sprintf("Frames: %d\n", frames)
+		if frameTime != "" {
+			head[at+1] = "Frame Time: " + frameTime + "\n"
+		}
+		path := filepath.Join(dir, name+".bvh")
+		if err := os.WriteFile(path, []byte(strings.Join(append(head, lines[at+2:at+2+frames]...), "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
+	take, short := cut("take", 15, ""), cut("short", 22, "0.0138889")
 	const hint = "; its last frame has a foot "
 	for _, c := range []struct {
 		path  string
 		s     Settings
 		hints bool
-	}{{take, Settings{}, true}, {whole, Settings{}, false}, {take, Settings{OneShot: []string{"take"}}, false}} {
+	}{{take, Settings{}, true}, {whole, Settings{}, false}, {take, Settings{OneShot: []string{"take"}}, false}, {short, Settings{}, false}} {
 		m, err := Load(c.path, c.s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		line := m.GaitLine(m.Gaits("x.bpat").Clips[0])
+		g := m.Gaits("x.bpat").Clips[0]
+		line := m.GaitLine(g)
+		if g.Confidence >= stride.Trusted {
+			t.Errorf("%s: confidence %.2f: want it low, where a hint may be", filepath.Base(c.path), g.Confidence)
+		}
 		if got := strings.Contains(line, hint); got != c.hints || c.hints && !strings.HasSuffix(line, ": a take is baked Settings.OneShot take") {
 			t.Errorf("%s %v: %q: want the one-shot hint %v", filepath.Base(c.path), c.s.OneShot, line, c.hints)
 		}
