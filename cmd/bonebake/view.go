@@ -50,12 +50,13 @@ kernel.
 
 With no PATH it shows the .bpat files in assets/creatures (drawn with the meshes
 of the built-in species of the same names) or, when there are none, the built-in
-creatures baked in memory. Given .bpat files, glTF models (.gltf, .glb) or BVH
-motion capture (.bvh; both baked on the fly) it shows those; a .bpat without a
-known mesh, and a BVH file, are drawn as a box per bone. --up gives BVH files'
-up axis as 'bake --up' does (default: found from each skeleton); --scale bakes the
-models scaled, as 'bake --scale' does: a model whose size looks like centimetres
-(Fox.glb, 79 m tall) has a hint saying so on the page, as bake prints it.
+creatures baked in memory. Given .bpat files, glTF models (.gltf, .glb), FBX
+models (.fbx) or BVH motion capture (.bvh; all baked on the fly) it shows those;
+a .bpat without a known mesh, and a BVH file, are drawn as a box per bone. --up
+gives BVH files' up axis as 'bake --up' does (default: found from each
+skeleton); --scale bakes the models scaled, as 'bake --scale' does: a model
+whose size looks like centimetres (Fox.glb, 155 m across) has a hint saying so
+on the page, and on stderr as view starts, as bake prints it.
 --face, --plant-feet and --in-place turn the models, lock their feet to the
 ground and take their clips' root motion out as 'bake --face', 'bake
 --plant-feet' and 'bake --in-place' do, so the page shows what those bakes give.
