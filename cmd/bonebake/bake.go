@@ -35,7 +35,7 @@ func newBakeCmd() *cobra.Command {
 	long, example, _ := strings.Cut(strings.TrimSuffix(bakeHelp, "\n"), "\n\nExamples:\n")
 	cmd := &cobra.Command{
 		Use:     "bake [MODEL.gltf|MODEL.glb|MODEL.fbx|MOTION.bvh -o OUT.bpat | MODEL... -o DIR] [flags]",
-		Short:   "Bake the built-in creatures, or a glTF or FBX model's animations, into BPAT files",
+		Short:   "Bake the built-in creatures, or a glTF, FBX or BVH model's animations, into BPAT files",
 		Long:    long,
 		Example: example,
 		Args:    args(cobra.ArbitraryArgs),
