@@ -45,7 +45,7 @@ func (m *modelFlags) add(fl *pflag.FlagSet, names ...string) {
 	all.StringVar(&s.RootBone, "root-bone", "", "the bone whose horizontal travel is root motion (default: the feet's common ancestor)")
 	all.BoolVar(&s.InPlace, "in-place", false, "remove the root's horizontal travel from every clip, keeping its measured ground speed (docs/formats/gait.md §4)")
 	all.BoolVar(&s.PlantFeet, "plant-feet", false, "lock each clip's feet to the ground while they stand, at its ground speed, by bending the legs: the bake then differs from the source animation (docs/formats/gait.md §7)")
-	all.StringSliceVar(&s.ClipFiles, "clips", nil, "glTF or BVH files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
+	all.StringSliceVar(&s.ClipFiles, "clips", nil, "glTF, FBX or BVH files whose animations bake onto the model's skeleton by joint name (the model's other arguments are clip files too)")
 	all.StringVar(&s.Up, "up", "", "a BVH file's up axis, +Y, -Y, +Z, -Z, +X or -X (default: found from its skeleton, docs/formats/bvh.md §4)")
 	all.StringVar(&s.Face, "face", "", "the horizontal axis the model faces, +z, -z, +x or -x (default +z, glTF's forward): the bake turns it about +y to face +z, the runtime's heading 0 (docs/formats/gait.md §8); the summary says which to give")
 	all.BoolVar(&s.Retarget, "retarget", false, "take only rotations from --clips files whose skeleton differs: offsets stay the model's, hips travel scaled by hip height")
