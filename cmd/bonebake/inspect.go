@@ -37,9 +37,9 @@ beside the file, measured or from the manifest, else the built-in table) is
 shown as the crowd runtime takes it (docs/runtime.md §6). For a BPSM
 snapshot mesh: the header, sections and clips. For a glTF or FBX model: its size
 at rest as bake takes it (height along +y, the other two sides, in metres), and
-bake's hint when the size looks wrong (79 m tall: centimetres, --scale 0.01),
-and beside an exporter's take name the clip name bake gives it ("mixamo.com
-(bakes as walk)" for walk.fbx).
+bake's hint when the size looks wrong (Fox.glb, 155 m across: centimetres,
+--scale 0.01), and beside an exporter's take name the clip name bake gives it
+("mixamo.com (bakes as walk)" for walk.fbx).
 For a glTF model (.gltf or .glb): its skins and joints, meshes with their
 materials, and animations with durations and key counts. For a BVH motion
 capture file (.bvh): its hierarchy with offsets,
