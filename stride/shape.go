@@ -80,8 +80,8 @@ func (r *Rig) resized(pos [][]rig.Vec3) string {
 		if far <= Resized*max(reach, r.Height) && far >= min(reach, r.Height)/Resized {
 			continue
 		}
-		return fmt.Sprintf("the clip poses the body at another size than its rest pose: foot %s stands up to %.4g %s from %s, where the bones between them reach %.4g at rest and the body is %.4g tall, so a speed measured in the rest's lengths would be wrong",
-			r.Skeleton.Names[r.Feet[i]], far, r.unit(), r.Skeleton.Names[r.Root], reach, r.Height)
+		return fmt.Sprintf("the clip poses the body at another size than its rest pose: foot %s stands up to %.4g %s from %s, where the bones between them reach %.4g %s at rest and the body is %.4g %s tall, so a speed measured in the rest's lengths would be wrong",
+			r.Skeleton.Names[r.Feet[i]], far, r.unit(), r.Skeleton.Names[r.Root], reach, r.unit(), r.Height, r.unit())
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package stride
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,6 +39,11 @@ func TestResizedBodyNotMeasured(t *testing.T) {
 		}
 		if !strings.Contains(res.Reason, "at another size than its rest pose") {
 			t.Errorf("×%g: reason %q: want the body's size named", k, res.Reason)
+		}
+		// Every length in its unit, as the foot's distance is: the rig here
+		// names none, so "units".
+		if !regexp.MustCompile(`reach [0-9.e+-]+ units at rest and the body is [0-9.e+-]+ units tall`).MatchString(res.Reason) {
+			t.Errorf("×%g: reason %q: want the reach and the height in units", k, res.Reason)
 		}
 		if p := r.Plan(w, 0, w.dur, true, res, 1.4); p != nil {
 			t.Errorf("×%g: a plan at %g: want none", k, p.Speed)
