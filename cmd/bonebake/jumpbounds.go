@@ -43,22 +43,6 @@ func (p *clipPath) posed(r bpat.Playback, w float32, k int) posedSide {
 	return posedSide{f0: p.origin[r.Frame*k : (r.Frame+1)*k], f1: p.origin[r.Next*k : (r.Next+1)*k], lerp: r.Lerp, wgt: w}
 }
 
-// farthest returns the largest squared move of any bone's origin from pose
-// was to pose now. Each origin is what Species.OriginsOf writes, in the same
-// float32 operations in the same order: sides added one by one to zero, each
-// its weight times the lerp of its two frames (o and q: room for each
-// pose's origins).
-func (sp *speciesPaths) farthest(now, was []posedSide, o, q []float32) float64 {
-	if len(now) == 1 && len(was) == 1 && now[0].wgt == 1 && was[0].wgt == 1 {
-		return farthestOne(&now[0], &was[0])
-	}
-	k3 := 3 * sp.bones
-	o, q = o[:k3], q[:k3]
-	pose(o, now)
-	pose(q, was)
-	return farthestPosed(o, q)
-}
-
 // farthestPosed returns the largest squared move of any bone from origins q to
 // origins o.
 func farthestPosed(o, q []float32) float64 {
@@ -274,14 +258,7 @@ func (sp *speciesPaths) bound(p, cur *[3]registry.Side, tight bool) (float64, bo
 // clip's path is span times the bone's own fastest step, O − X no farther than
 // the bone's boxes in the two clips (O_0 − X is 0), and rounding as bound's. The
 // bound is the largest over the bones (ok false: a clip the species lacks).
-func (sp *speciesPaths) boneBound(p, cur *[3]registry.Side) (float64, bool) {
-	var bt boneTerms
-	if !sp.terms(p, cur, &bt) {
-		return 0, false
-	}
-	return bt.perBone(sp.bones), true
-}
-
+//
 // boneTerms are boneBound's terms: up to six weights (coef), each of a
 // per-bone vector (vec) and its largest entry (top: the clip's fastest step,
 // the clips' box), and what every bone adds (rest).

@@ -36,7 +36,10 @@ func Input(path string) error {
 // setting or flag not given, is skipped.
 func Inputs(paths ...string) error {
 	for _, p := range paths {
-		if err := Input(p); p != "" && err != nil {
+		if p == "" {
+			continue
+		}
+		if err := Input(p); err != nil {
 			return err
 		}
 	}
