@@ -37,8 +37,9 @@ type Rig struct {
 	skinned []bool
 }
 
-// unit is the word Reason texts give lengths in.
-func (r *Rig) unit() string {
+// UnitWord is the word Reason texts give lengths in: Unit, or "units"
+// when it is not set.
+func (r *Rig) UnitWord() string {
 	if r.Unit == "" {
 		return "units"
 	}
@@ -48,7 +49,7 @@ func (r *Rig) unit() string {
 // hIs says what H is where a note gives lengths in H, as people read it
 // beside the figures: "H, the skeleton's height at rest (0.607 m)".
 func (r *Rig) hIs() string {
-	return fmt.Sprintf("H, the skeleton's height at rest (%.3g %s)", r.Height, r.unit())
+	return fmt.Sprintf("H, the skeleton's height at rest (%.3g %s)", r.Height, r.UnitWord())
 }
 
 // Options are what a user may say about a rig.

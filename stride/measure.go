@@ -220,7 +220,7 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 			// root they move back at the root's speed.
 			if dis := math.Abs(feet.speed-travel.Len()) / travel.Len(); 1-2*dis < conf {
 				conf = rig.Clamp01(1 - 2*dis)
-				u := r.unit()
+				u := r.UnitWord()
 				why = fmt.Sprintf("the planted feet slide %.0f%% off the root's speed: on the ground they move back at %.4g %s per s of clip relative to the root, which travels %.4g %s per s, so in the world they slide %.4g %s per s", 100*dis, feet.speed, u, travel.Len(), u, math.Abs(feet.speed-travel.Len()), u)
 			}
 			if feet.speed > 0 && feet.conf < conf {
@@ -250,11 +250,11 @@ func (r *Rig) measured(sc *scratch, pos [][]rig.Vec3, track []int, dur, cycle fl
 		res.Reason = "the planted feet stand where they are: no travel"
 		return res
 	case feet.speed < minSpeed:
-		res.Reason = fmt.Sprintf("the planted feet move at %.3g %s per s of clip, below %v·H = %.3g: no steady travel", feet.speed, r.unit(), MinSpeed, minSpeed)
+		res.Reason = fmt.Sprintf("the planted feet move at %.3g %s per s of clip, below %v·H = %.3g: no steady travel", feet.speed, r.UnitWord(), MinSpeed, minSpeed)
 		return res
 	case feet.planted < MinPlanted:
 		res.Status, res.Method = StatusUntrusted, MethodFeet
-		res.Reason = fmt.Sprintf("the feet stand still in the world in only %.0f%% of the clip (at %.4g %s per s of clip, the speed at which they stand longest)", 100*feet.planted, feet.speed, r.unit())
+		res.Reason = fmt.Sprintf("the feet stand still in the world in only %.0f%% of the clip (at %.4g %s per s of clip, the speed at which they stand longest)", 100*feet.planted, feet.speed, r.UnitWord())
 		if feet.planted == 0 {
 			res.Reason = "the feet never plant: " + feet.why
 		}

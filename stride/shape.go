@@ -5,6 +5,7 @@ package stride
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/bonebake/bonebake/rig"
 )
@@ -36,7 +37,7 @@ func (r *Rig) reach() []float64 {
 	out := make([]float64, len(r.Feet))
 	for i, f := range r.Feet {
 		for _, b := range up(f) {
-			if j := indexOf(root, b); j >= 0 { // the common ancestor: down to the root
+			if j := slices.Index(root, b); j >= 0 { // the common ancestor: down to the root
 				for _, a := range root[:j] {
 					out[i] += rest[a].Translation().Sub(rest[sk.Parents[a]].Translation()).Len()
 				}
@@ -48,15 +49,6 @@ func (r *Rig) reach() []float64 {
 		}
 	}
 	return out
-}
-
-func indexOf(s []int, v int) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }
 
 // resized says why the clip tracked at pos (root first, then the feet: track's
@@ -81,7 +73,7 @@ func (r *Rig) resized(pos [][]rig.Vec3) string {
 			continue
 		}
 		return fmt.Sprintf("the clip poses the body at another size than its rest pose: foot %s stands up to %.4g %s from %s, where the bones between them reach %.4g %s at rest and the body is %.4g %s tall, so a speed measured in the rest's lengths would be wrong",
-			r.Skeleton.Names[r.Feet[i]], far, r.unit(), r.Skeleton.Names[r.Root], reach, r.unit(), r.Height, r.unit())
+			r.Skeleton.Names[r.Feet[i]], far, r.UnitWord(), r.Skeleton.Names[r.Root], reach, r.UnitWord(), r.Height, r.UnitWord())
 	}
 	return ""
 }

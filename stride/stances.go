@@ -33,10 +33,10 @@ type slipJudge struct {
 func (j slipJudge) reason(r *Rig) string {
 	if j.odd >= 0 {
 		return fmt.Sprintf("at %.4g %s per s of clip, the speed at which the feet slide least, they slide %.0f%% of the distance travelled: foot %s would stand still at %.4g %[2]s per s of clip instead",
-			j.v, r.unit(), 100*j.slip, r.Skeleton.Names[r.Feet[j.odd]], j.oddSpeed)
+			j.v, r.UnitWord(), 100*j.slip, r.Skeleton.Names[r.Feet[j.odd]], j.oddSpeed)
 	}
 	return fmt.Sprintf("at %.4g %s per s of clip, the speed at which the feet slide least, foot %s slides %.0f%% of the distance travelled in its stance at %.3g s of the clip",
-		j.v, r.unit(), r.Skeleton.Names[r.Feet[j.worst.foot]], 100*j.slip, float64(j.worst.first)*j.dt)
+		j.v, r.UnitWord(), r.Skeleton.Names[r.Feet[j.worst.foot]], 100*j.slip, float64(j.worst.first)*j.dt)
 }
 
 // slipAt judges speed v: the feet's stances at it (StanceSlack) and the slip,

@@ -114,9 +114,6 @@ func (m *Model) leaveAuthored(clip string) {
 func (m *Model) tryPlant(i int) (plan *stride.Plan, res, after stride.Result) {
 	j := m.Job
 	c := &j.Clips[i]
-	if m.gaitRig.Soles == nil {
-		m.gaitRig.Soles = m.soles()
-	}
 	res = m.measure(i)
 	if m.loaded == nil {
 		m.loaded = map[int]measurement{}
@@ -278,18 +275,14 @@ func (m *Model) offMesh() string {
 	if rest == nil {
 		rest = r.Skeleton.RestModelSpace()
 	}
-	for i, sole := range m.soles() {
+	for i, sole := range r.Soles {
 		at, near := rest[r.Feet[i]].Translation(), math.Inf(1)
 		for _, p := range sole {
 			near = math.Min(near, p.At(rest).Sub(at).Len())
 		}
 		if near > soleReach*r.Height && !math.IsInf(near, 1) {
-			unit := r.Unit
-			if unit == "" {
-				unit = "units"
-			}
 			return fmt.Sprintf("the sole of foot %s stands %.3g %s from its joint at rest (%.2g·H): the skeleton is not where the mesh is, and no speed measured from its joints would keep the feet seen planted",
-				r.Skeleton.Names[r.Feet[i]], near, unit, near/r.Height)
+				r.Skeleton.Names[r.Feet[i]], near, r.UnitWord(), near/r.Height)
 		}
 	}
 	return ""
@@ -528,11 +521,7 @@ func (m *Model) GaitLine(c gait.Clip) string {
 		if name == "" || strings.ContainsAny(name, " \t\"'\\$`") {
 			name = strconv.Quote(name)
 		}
-		unit := m.gaitRig.Unit
-		if unit == "" {
-			unit = "units"
-		}
-		line += fmt.Sprintf("; its last frame has a foot %.2g %s from where its first had it, as a take's does, not a cycle's: a take is baked Settings.OneShot %s", seam, unit, name)
+		line += fmt.Sprintf("; its last frame has a foot %.2g %s from where its first had it, as a take's does, not a cycle's: a take is baked Settings.OneShot %s", seam, m.gaitRig.UnitWord(), name)
 	}
 	return line
 }
@@ -540,7 +529,8 @@ func (m *Model) GaitLine(c gait.Clip) string {
 // gaitOptions are the rig's measuring options for m: the manifest's feet and
 // root bone, and the pose m's mesh stands in (standing).
 func gaitOptions(m *gltf.Model, mf *Manifest) stride.Options {
-	return stride.Options{Feet: mf.Feet, RootBone: mf.RootBone, Stand: standing(m), Skinned: skinned(m)}
+	follows := skinned(m)
+	return stride.Options{Feet: mf.Feet, RootBone: mf.RootBone, Stand: standing(m, follows), Skinned: follows}
 }
 
 // skinned says, for each bone of m's skeleton, whether a vertex of m's mesh
@@ -561,7 +551,7 @@ func skinned(m *gltf.Model) []bool {
 }
 
 // standing returns each bone's model-space matrix in the pose m's mesh stands
-// in, its bind pose: a joint a vertex follows where its inverse bind puts it,
+// in (follows: skinned's), its bind pose: a joint a vertex follows where its inverse bind puts it,
 // any other bone where its rest transform puts it under its parent. It
 // returns nil when the rest pose is the pose the body stands in: fewer than
 // half of the joints a vertex follows stand elsewhere (over 0.001·H away). A
@@ -571,12 +561,11 @@ func skinned(m *gltf.Model) []bool {
 // are found, and the mesh's soles given to them, where the model stands. A
 // few joints bound otherwise are not the body posed: the three.js robot's
 // fingertips, bound bent, would hang as low as its feet.
-func standing(m *gltf.Model) []rig.Mat4 {
+func standing(m *gltf.Model, follows []bool) []rig.Mat4 {
 	if m.Mesh == nil || len(m.InverseBind) != len(m.Joints) {
 		return nil
 	}
 	sk := m.Skeleton
-	follows := skinned(m)
 	joint := make([]int, sk.Len())
 	for b := range joint {
 		joint[b] = -1

@@ -380,6 +380,7 @@ func Load(path string, s Settings) (*Model, error) {
 	if model.Size().Hint() == "" {
 		model.gaitRig.Unit = "m"
 	}
+	model.gaitRig.Soles = model.soles()
 	model.gaitRig.OffMesh = model.offMesh()
 	model.Notes = append(model.Notes, model.plantFeet()...)
 	if n := model.removeTravel(); n != "" {
