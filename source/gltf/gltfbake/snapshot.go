@@ -2,6 +2,7 @@ package gltfbake
 
 import (
 	"fmt"
+	"github.com/bonebake/bonebake/formats"
 	"io"
 	"slices"
 
@@ -100,7 +101,8 @@ func (m *Model) Snapshot(s SnapshotSettings) (*ModelSnapshot, error) {
 	}
 	switch {
 	case s.Mesh != "":
-		low, err := readModel(s.Mesh, gltf.Options{LOD: s.LOD})
+		kind, _ := formats.SniffFile(s.Mesh) // unreadable: the glTF reader says why
+		low, err := readModel(s.Mesh, kind, gltf.Options{LOD: s.LOD})
 		if err != nil {
 			return nil, err
 		}

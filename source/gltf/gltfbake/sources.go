@@ -32,16 +32,17 @@ func CheckModel(path string) error {
 	return fmt.Errorf("%s: %s, not a model: bake reads skinned glTF 2.0 models (.gltf, .glb), FBX 7 models (.fbx) and BVH motion capture (.bvh)", path, kind.Words())
 }
 
-// checkKnown refuses a file whose first bytes say it is a format bonebake knows
-// that is not a model (a BPAT, BPSM, BPX or motion file given to --clips or
-// --model), naming what it is, where the glTF reader would call it bad JSON.
-// A file no format claims goes on to the readers, whose errors say why.
-func checkKnown(path string) error {
+// sourceKind is the kind of the file at path, by its first bytes, refusing one
+// bonebake knows that is not a model (a BPAT, BPSM, BPX or motion file given to
+// --clips or --model), naming what it is, where the glTF reader would call it
+// bad JSON. A file no format claims goes on to the readers, whose errors say
+// why.
+func sourceKind(path string) (formats.Kind, error) {
 	kind, err := formats.SniffFile(path)
 	if err != nil || kind == formats.Unknown || IsModel(kind) {
-		return nil // the reader's open names an unreadable path as before
+		return kind, err
 	}
-	return fmt.Errorf("%s: %s, not a model: glTF 2.0 (.gltf, .glb), FBX 7 (.fbx) and BVH (.bvh) files are read", path, kind.Words())
+	return kind, fmt.Errorf("%s: %s, not a model: glTF 2.0 (.gltf, .glb), FBX 7 (.fbx) and BVH (.bvh) files are read", path, kind.Words())
 }
 
 // loadModel reads the model at path: a glTF or FBX file, or a BVH file as a model
@@ -49,15 +50,12 @@ func checkKnown(path string) error {
 // that is > 0 (else by the units its height suggests). applied says the BVH
 // reader took the scale, so that the caller does not apply it again.
 func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied bool, err error) {
-	if err := checkKnown(path); err != nil {
-		return nil, false, err
-	}
-	isBVH, err := bvhsrc.IsBVH(path)
+	kind, err := sourceKind(path)
 	if err != nil {
 		return nil, false, err
 	}
-	if !isBVH {
-		m, err = readModel(path, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+	if kind != formats.BVH {
+		m, err = readModel(path, kind, gltf.Options{Skin: s.Skin, Textures: s.Textures, FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
 		return m, false, err
 	}
 	if s.Skin > 0 {
@@ -86,12 +84,12 @@ func loadModel(path string, s Settings, scale float64) (m *gltf.Model, applied b
 	return m, true, nil
 }
 
-// readModel reads a glTF or FBX character, telling them apart by their first
+// readModel reads a glTF or FBX character, told apart by kind, its first
 // bytes (loadModel, which also reads BVH, is the one way in; the snapshot's
 // other mesh comes here), so that bake, view, bat and snapshots take FBX
 // characters as they take glTF ones (docs/formats/fbx.md §6).
-func readModel(path string, o gltf.Options) (*gltf.Model, error) {
-	if fbx.IsFile(path) {
+func readModel(path string, kind formats.Kind, o gltf.Options) (*gltf.Model, error) {
+	if kind == formats.FBX {
 		if o.Skin > 0 {
 			return nil, fmt.Errorf("%s: skin %d was asked for, but an FBX character's skins are read together as skin 0", path, o.Skin)
 		}
@@ -104,15 +102,12 @@ func readModel(path string, o gltf.Options) (*gltf.Model, error) {
 // motion with its joints oriented as m's (orientLike), so that one binding
 // serves both.
 func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFile, error) {
-	if err := checkKnown(path); err != nil {
-		return nil, err
-	}
-	isBVH, err := bvhsrc.IsBVH(path)
+	kind, err := sourceKind(path)
 	if err != nil {
 		return nil, err
 	}
-	if !isBVH {
-		return readClipFile(path, gltf.Options{FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
+	if kind != formats.BVH {
+		return readClipFile(path, kind, gltf.Options{FilesRoot: s.FilesRoot, NoMemoryLimit: s.NoLimits})
 	}
 	cf, err := bvhsrc.LoadClips(path, bvhsrc.Options{Up: s.Up})
 	if err != nil {
@@ -126,8 +121,8 @@ func loadClipFile(m *gltf.Model, path string, s ClipFilesSettings) (*gltf.ClipFi
 }
 
 // readClipFile reads a glTF or FBX clip file (§7), as its first bytes say.
-func readClipFile(path string, o gltf.Options) (*gltf.ClipFile, error) {
-	if fbx.IsFile(path) {
+func readClipFile(path string, kind formats.Kind, o gltf.Options) (*gltf.ClipFile, error) {
+	if kind == formats.FBX {
 		return fbx.LoadClips(path, o)
 	}
 	return gltf.LoadClips(path, o)
