@@ -35,8 +35,8 @@ var allowed = map[string][]string{
 	"mesh/simplify":        {"mesh", "rig"},
 	"stride":               {"rig"},
 	"source/":              {"source/", "rig", "anim", "mesh", "internal/atomicfile", "internal/regfile", "internal/words"},
-	"source/bvh":           {"source/gltf", "formats", "formats/bvh", "rig", "anim", "internal/regfile", "stride"},                 // BVH as the Model and ClipFile source/gltf gives
-	"source/fbx":           {"formats", "formats/fbx", "source/gltf", "rig", "anim", "mesh", "internal/regfile", "internal/words"}, // FBX likewise
+	"source/bvh":           {"source/gltf", "formats", "formats/bvh", "rig", "anim", "internal/regfile", "stride"},      // BVH as the Model and ClipFile source/gltf gives
+	"source/fbx":           {"formats/fbx", "source/gltf", "rig", "anim", "mesh", "internal/regfile", "internal/words"}, // FBX likewise
 	"source/gltf/gltfbake": {"bake", "anim", "formats", "formats/bpat", "formats/bpsm", "formats/gait", "internal/words", "internal/yamlread", "mesh", "mesh/simplify", "rig", "roster", "source/gltf", "source/bvh", "source/fbx", "stride", "internal/atomicfile", "internal/iopath", "internal/regfile"},
 	"source/mot":           {"bake", "formats", "formats/bpat", "formats/mot", "internal/yamlread", "rig", "roster", "source/gltf", "source/gltf/gltfbake", "internal/atomicfile", "internal/regfile"},
 	"species":              {"bake", "formats", "formats/bpat", "formats/bpsm", "internal/atomicfile", "internal/words", "mesh", "mesh/simplify", "rig", "roster", "source/gltf"},
