@@ -129,7 +129,7 @@ func (c *Scene) SetView(v View) {
 		dx, dy, dz := float64(x-v.Eye[0]), float64(v.Eye[1]), float64(z-v.Eye[2])
 		return float32(math.Sqrt(dx*dx + dy*dy + dz*dz))
 	}
-	if c.battle == nil {
+	if b := c.battle; b == nil {
 		for i := range c.unitAsset {
 			rec := c.Records[i*RecordFloats:]
 			d := dist(rec[recPlace], rec[recPlace+1])
@@ -138,8 +138,7 @@ func (c *Scene) SetView(v View) {
 				c.play.Distance[r] = d
 			}
 		}
-	}
-	if b := c.battle; b != nil {
+	} else {
 		for u := range b.Len() {
 			h := u
 			if m := b.Mount(u); m >= 0 {
