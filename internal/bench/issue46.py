@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Issue 46's table in one interleaved run: every command it names beside its
+anchor, each round running every command once in turn (as sidebyside.py does), so
+that a shared machine's drift hits all of them alike; then the game loop on each
+CPU. Prints one markdown table: medians, ranges, the ratio to the anchor, the goal.
+
+    python3 internal/bench/issue46.py [-r ROUNDS] [--bpx] [--shared DIR] [--work DIR]
+
+It builds bonebake (CGO_ENABLED=0, as the README installs it) and the crowd
+package's test binary from this tree, copies the models into a work folder, and
+readies the peers as the tests do: the three.js baker (../shared/peers/threejs,
+`npm ci` once into a cache folder) and bayonetta_tools (its run.sh, which builds
+its Ruby extension once). A peer that cannot be readied leaves its rows out,
+saying why. --bpx adds `bpx pack` against `tar | xz -T0` at equal settings on
+the 81.9 MB mixed folder (about 30 s a round).
+"""
+import argparse, hashlib, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+ap = argparse.ArgumentParser()
+ap.add_argument("-r", "--rounds", type=int, default=11)
+ap.add_argument("-w", "--warmup", type=int, default=2)
+ap.add_argument("--bpx", action="store_true", help="add bpx pack against tar | xz -T0 (slow)")
+ap.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared"))
+ap.add_argument("--work", help="work folder (default: a new temporary one)")
+a = ap.parse_args()
+work = a.work or tempfile.mkdtemp(prefix="bonebake-issue46-")
+os.makedirs(work, exist_ok=True)
+testdata = os.path.join(a.shared, "testdata")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def note(msg):
+    print(msg, file=sys.stderr)
+
+
+# The programs under test.
+bb = os.path.join(work, "bonebake")
+sh(["go", "build", "-o", bb, "./cmd/bonebake"], cwd=ROOT, env={**os.environ, "CGO_ENABLED": "0"})
+crowd_test = os.path.join(work, "crowd.test")
+sh(["go", "test", "-c", "-o", crowd_test, "./crowd"], cwd=ROOT)
+for src in ["gltf/Fox.glb", "gltf/CesiumMan.gltf", "mot/pl000f_0a25.wiiu-be.mot"]:
+    found = [os.path.join(d, f) for d, _, fs in os.walk(testdata) for f in fs if f == os.path.basename(src)]
+    if not found:
+        sys.exit(f"issue46: {os.path.basename(src)} is not under {testdata}")
+    shutil.copy(found[0], work)
+
+
+def threejs_peer():
+    """The three.js peer's folder with its node_modules, as the tests cache it."""
+    src = os.path.join(a.shared, "peers", "threejs")
+    files = ["bake.mjs", "package.json", "package-lock.json"]
+    h = hashlib.sha256()
+    for f in files:
+        b = open(os.path.join(src, f), "rb").read()
+        h.update(f"{f}\0{len(b)}\0".encode() + b)
+    dir = os.path.join(tempfile.gettempdir(), "bonebake-threejs-peer-" + h.hexdigest()[:12])
+    if not os.path.exists(os.path.join(dir, "node_modules", "three", "package.json")):
+        os.makedirs(dir, exist_ok=True)
+        for f in files:
+            shutil.copy(os.path.join(src, f), dir)
+        sh(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=dir, stdout=subprocess.DEVNULL)
+    return dir
+
+
+def bayonetta_peer():
+    """bayonetta_tools' run.sh, its Ruby extension built by a first run."""
+    run = os.path.join(a.shared, "peers", "bayonetta_tools", "run.sh")
+    sh(["bash", run, os.path.join(work, "bt-out"), "pl000f_0a25.wiiu-be.mot"], cwd=work, stdout=subprocess.DEVNULL)
+    return run
+
+
+# name -> command, run in work. Each row pairs a command with its anchor.
+cmds = {}
+rows = []  # (work, ours, anchor or None, goal text, goal test on (ours, anchor) medians or None)
+cmds["bake Fox 2000"] = f"{bb} bake Fox.glb --fps 2000 -o fox/f.bpat"
+cmds["bake CesiumMan"] = f"{bb} bake CesiumMan.gltf -o ces/c.bpat"
+try:
+    peer = threejs_peer()
+    cmds["three.js Fox 2000"] = f"node {peer}/bake.mjs Fox.glb --fps 2000 --out f3.bpat --quiet"
+    cmds["three.js CesiumMan"] = f"node {peer}/bake.mjs CesiumMan.gltf --out c3.bpat --quiet"
+    rows += [("`bake Fox.glb --fps 2000`", "bake Fox 2000", "three.js Fox 2000", "≥ 20× three.js", lambda o, x: x / o >= 20),
+             ("`bake CesiumMan.gltf`", "bake CesiumMan", "three.js CesiumMan", "≥ 15× three.js", lambda o, x: x / o >= 15)]
+except (OSError, subprocess.CalledProcessError) as e:
+    note(f"issue46: the three.js peer could not be readied ({e}): its rows are left out")
+# The write floor: a program writing the Fox's 16.2 MB at 2000 fps, a file of the
+# same size replaced each round.
+cmds["write 16.2 MB"] = "dd if=/dev/zero of=floor.bin bs=262144 count=62 status=none"
+rows.append(("`bake Fox.glb --fps 2000` against writing its bytes", "bake Fox 2000", "write 16.2 MB", "", None))
+cmds["bat Fox 2000"] = f"{bb} bat Fox.glb --fps 2000 -o bat"
+rows.append(("`bat Fox.glb --fps 2000`", "bat Fox 2000", "bake Fox 2000", "≤ 0.5 s", lambda o, x: o <= 500))
+cmds["mot dump"] = f"{bb} mot dump pl000f_0a25.wiiu-be.mot --json"
+try:
+    run = bayonetta_peer()
+    cmds["bayonetta_tools"] = f"bash {run} bt-out pl000f_0a25.wiiu-be.mot"
+    rows.append(("`mot dump --json` against bayonetta_tools' decoder", "mot dump", "bayonetta_tools", "", None))
+except (OSError, subprocess.CalledProcessError) as e:
+    note(f"issue46: bayonetta_tools could not be readied ({e}): its row is left out")
+    rows.append(("`mot dump --json`", "mot dump", None, "", None))
+cmds["simulate 10 s"] = f"{bb} simulate --seconds 10 --json"
+rows.append(("`simulate --seconds 10`", "simulate 10 s", None, "", None))
+if a.bpx:
+    mixed = os.path.join(work, "mixed")
+    if not os.path.isdir(mixed):
+        sh(["go", "run", "./internal/bench/mixedtree", mixed], cwd=ROOT)
+    cmds["bpx pack"] = f"{bb} bpx pack mixed -o p.bpx"
+    cmds["tar | xz -T0"] = "tar -C mixed -cf - . | xz -T0 --lzma2=preset=6,dict=1MiB --block-size=4MiB > t.xz"
+    rows.append(("`bpx pack` the 81.9 MB mixed folder", "bpx pack", "tar | xz -T0", "≤ 1.0× tar | xz -T0", lambda o, x: o <= x))
+
+
+def argv(c):
+    if any(ch in c for ch in "|&;<>()$`*?[]~{}\n"):
+        return ["sh", "-c", c]
+    return shlex.split(c)
+
+
+# The game loop, per CPU: a 2-vCPU VM may give its two CPUs unequal shares of
+# their host cores, and a run lands on either.
+cpus = sorted(os.sched_getaffinity(0)) if shutil.which("taskset") else []
+bench = {
+    "GameLoop 100k": "^BenchmarkGameLoop$/^units=100000$/^api=crowd$",
+    "BatchStep 100k": "^BenchmarkBatchStep$/^units=100000$",
+}
+
+
+def gobench(name, cpu):
+    c = [crowd_test, "-test.run", "^$", "-test.bench", bench[name], "-test.benchtime", "300x", "-test.cpu", "1"]
+    if cpu is not None:
+        c = ["taskset", "-c", str(cpu)] + c
+    out = subprocess.run(c, check=True, capture_output=True, text=True, cwd=work).stdout
+    m = re.search(r"([0-9.]+) cpu-ns/unit", out)
+    if not m:
+        sys.exit(f"issue46: no cpu-ns/unit in {name}'s output:\n{out}")
+    return float(m.group(1))
+
+
+for d in ["fox", "ces", "bat"]:
+    os.makedirs(os.path.join(work, d), exist_ok=True)
+times = {n: [] for n in cmds}
+cpu_ms = {n: [] for n in cmds}
+loops = {(n, c): [] for n in bench for c in (cpus or [None])}
+loads = []
+for r in range(a.warmup + a.rounds):
+    note(f"issue46: round {r + 1} of {a.warmup + a.rounds}")
+    loads.append(os.getloadavg()[0])
+    for n, c in cmds.items():
+        t0 = time.perf_counter()
+        p = subprocess.Popen(argv(c), cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
+        dt = time.perf_counter() - t0
+        if status != 0:
+            sys.exit(f"issue46: {n}: exit status {os.waitstatus_to_exitcode(status)}: {c}")
+        if r >= a.warmup:
+            times[n].append(dt * 1000)
+            cpu_ms[n].append((usage.ru_utime + usage.ru_stime) * 1000)
+    for key in loops:
+        v = gobench(*key)
+        if r >= a.warmup:
+            loops[key].append(v)
+
+
+def ms(v):
+    return f"{v / 1000:.2f} s" if v >= 1000 else f"{v:.1f} ms"
+
+
+med = {n: statistics.median(t) for n, t in times.items()}
+rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+print(f"{a.rounds} rounds after {a.warmup} warm-up, every command once a round in turn; tree {rev}; "
+      f"load average {min(loads):.1f}–{max(loads):.1f}")
+print()
+print("| work | bonebake: wall median (range), CPU | anchor: wall median, CPU | anchor / bonebake | goal | met |")
+print("|---|---|---|---|---|---|")
+for what, ours, anchor, goal, ok in rows:
+    o = med[ours]
+    cell = f"{ms(o)} ({ms(min(times[ours]))}–{ms(max(times[ours]))}), {ms(statistics.median(cpu_ms[ours]))}"
+    if anchor:
+        x = med[anchor]
+        acell = f"{anchor}: {ms(x)}, {ms(statistics.median(cpu_ms[anchor]))}"
+        ratio = f"{x / o:.2f}×"
+    else:
+        x, acell, ratio = None, "", ""
+    met = "" if ok is None else ("yes" if ok(o, x) else "**no**")
+    print(f"| {what} | {cell} | {acell} | {ratio} | {goal} | {met} |")
+for (n, c), vs in loops.items():
+    where = f" on CPU {c}" if c is not None else ""
+    goal, met = ("≤ 10 ns", "yes" if statistics.median(vs) <= 10 else "**no**") if n.startswith("GameLoop") else ("", "")
+    print(f"| `{n}`{where}, cpu-ns/unit | {statistics.median(vs):.2f} ({min(vs):.2f}–{max(vs):.2f}) | | | {goal} | {met} |")
