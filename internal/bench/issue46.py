@@ -43,6 +43,8 @@ bb = os.path.join(work, "bonebake")
 sh(["go", "build", "-o", bb, "./cmd/bonebake"], cwd=ROOT, env={**os.environ, "CGO_ENABLED": "0"})
 crowd_test = os.path.join(work, "crowd.test")
 sh(["go", "test", "-c", "-o", crowd_test, "./crowd"], cwd=ROOT)
+cmd_test = os.path.join(work, "bonebake.test")
+sh(["go", "test", "-c", "-o", cmd_test, "./cmd/bonebake"], cwd=ROOT)
 for src in ["gltf/Fox.glb", "gltf/CesiumMan.gltf", "mot/pl000f_0a25.wiiu-be.mot"]:
     found = [os.path.join(d, f) for d, _, fs in os.walk(testdata) for f in fs if f == os.path.basename(src)]
     if not found:
@@ -74,9 +76,17 @@ def bayonetta_peer():
     return run
 
 
+# A Go program that writes a line: what any Go command's start costs here.
+hello = os.path.join(work, "hello")
+os.makedirs(hello + ".src", exist_ok=True)
+open(os.path.join(hello + ".src", "main.go"), "w").write('package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n')
+open(os.path.join(hello + ".src", "go.mod"), "w").write("module hello\n\ngo 1.26\n")
+sh(["go", "build", "-o", hello, "."], cwd=hello + ".src", env={**os.environ, "CGO_ENABLED": "0"})
+
 # name -> command, run in work. Each row pairs a command with its anchor.
-cmds = {}
-rows = []  # (work, ours, anchor or None, goal text, goal test on (ours, anchor) medians or None)
+cmds = {"bonebake --version": f"{bb} --version", "hello": hello}
+rows = [("`bonebake --version` (the start of every command) against a Go hello world", "bonebake --version", "hello", "", None)]
+# (work, ours, anchor or None, goal text, goal test on (ours, anchor) medians or None)
 cmds["bake Fox 2000"] = f"{bb} bake Fox.glb --fps 2000 -o fox/f.bpat"
 cmds["bake CesiumMan"] = f"{bb} bake CesiumMan.gltf -o ces/c.bpat"
 try:
@@ -138,12 +148,29 @@ def gobench(name, cpu):
     return float(m.group(1))
 
 
+def meter_share():
+    """The bone-jump meter's share of simulate's CPU: BenchmarkSimulate (20,000
+    units, 10 s) profiled, the meter's cumulative samples over all of them."""
+    prof = os.path.join(work, "simulate.prof")
+    subprocess.run([cmd_test, "-test.run", "^$", "-test.bench", "^BenchmarkSimulate$", "-test.benchtime", "6x",
+                    "-test.cpu", "2", "-test.cpuprofile", prof], check=True, capture_output=True, cwd=work)
+    top = subprocess.run(["go", "tool", "pprof", "-top", "-cum", cmd_test, prof], check=True, capture_output=True,
+                         text=True).stdout
+    total = re.search(r"Total samples = ([0-9.]+)(m?s)", top)
+    meter = re.search(r"([0-9.]+)(m?s) +[0-9.]+% +\S+\.\(\*jumpMeter\)\.measure\.func1", top)
+    if not total or not meter:
+        sys.exit(f"issue46: the meter's share is not in pprof's output:\n{top}")
+    sec = lambda m: float(m.group(1)) / (1000 if m.group(2) == "ms" else 1)
+    return 100 * sec(meter) / sec(total)
+
+
 for d in ["fox", "ces", "bat"]:
     os.makedirs(os.path.join(work, d), exist_ok=True)
 times = {n: [] for n in cmds}
 cpu_ms = {n: [] for n in cmds}
 loops = {(n, c): [] for n in bench for c in (cpus or [None])}
 loads = []
+meter = []
 for r in range(a.warmup + a.rounds):
     note(f"issue46: round {r + 1} of {a.warmup + a.rounds}")
     loads.append(os.getloadavg()[0])
@@ -161,22 +188,53 @@ for r in range(a.warmup + a.rounds):
         v = gobench(*key)
         if r >= a.warmup:
             loops[key].append(v)
+    v = meter_share()
+    if r >= a.warmup:
+        meter.append(v)
+
+
+def cell(s):
+    """s as a markdown table cell: its pipes escaped."""
+    return s.replace("|", "\\|")
 
 
 def ms(v):
     return f"{v / 1000:.2f} s" if v >= 1000 else f"{v:.1f} ms"
 
 
+def page_costs(n=2000):
+    """Microseconds of CPU to first touch a fresh anonymous page, and one that
+    MADV_POPULATE_WRITE has already given the process (on a VM whose host
+    shadows the page tables, the first access to either still exits to it)."""
+    import mmap
+    out = []
+    for populate in (False, True):
+        m = mmap.mmap(-1, n * 4096)
+        if populate:
+            m.madvise(23)  # MADV_POPULATE_WRITE, Linux 5.14
+        t = time.process_time()
+        for i in range(n):
+            m[i * 4096] = 1
+        out.append((time.process_time() - t) / n * 1e6)
+        m.close()
+    return out
+
+
 med = {n: statistics.median(t) for n, t in times.items()}
 rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 print(f"{a.rounds} rounds after {a.warmup} warm-up, every command once a round in turn; tree {rev}; "
       f"load average {min(loads):.1f}–{max(loads):.1f}")
+try:
+    fresh, populated = page_costs()
+    print(f"First touch of a page: {fresh:.1f} µs of CPU fresh, {populated:.1f} µs after MADV_POPULATE_WRITE.")
+except (OSError, ValueError) as e:
+    print(f"First touch of a page: not measured ({e}).")
 print()
 print("| work | bonebake: wall median (range), CPU | anchor: wall median, CPU | anchor / bonebake | goal | met |")
 print("|---|---|---|---|---|---|")
 for what, ours, anchor, goal, ok in rows:
     o = med[ours]
-    cell = f"{ms(o)} ({ms(min(times[ours]))}–{ms(max(times[ours]))}), {ms(statistics.median(cpu_ms[ours]))}"
+    c = f"{ms(o)} ({ms(min(times[ours]))}–{ms(max(times[ours]))}), {ms(statistics.median(cpu_ms[ours]))}"
     if anchor:
         x = med[anchor]
         acell = f"{anchor}: {ms(x)}, {ms(statistics.median(cpu_ms[anchor]))}"
@@ -184,8 +242,10 @@ for what, ours, anchor, goal, ok in rows:
     else:
         x, acell, ratio = None, "", ""
     met = "" if ok is None else ("yes" if ok(o, x) else "**no**")
-    print(f"| {what} | {cell} | {acell} | {ratio} | {goal} | {met} |")
+    print(f"| {cell(what)} | {c} | {cell(acell)} | {ratio} | {cell(goal)} | {met} |")
 for (n, c), vs in loops.items():
     where = f" on CPU {c}" if c is not None else ""
     goal, met = ("≤ 10 ns", "yes" if statistics.median(vs) <= 10 else "**no**") if n.startswith("GameLoop") else ("", "")
     print(f"| `{n}`{where}, cpu-ns/unit | {statistics.median(vs):.2f} ({min(vs):.2f}–{max(vs):.2f}) | | | {goal} | {met} |")
+m = statistics.median(meter)
+print(f"| the bone-jump meter's share of `simulate` (BenchmarkSimulate's profile), % | {m:.1f} ({min(meter):.1f}–{max(meter):.1f}) | | | < 20 % | {'yes' if m < 20 else '**no**'} |")
