@@ -24,6 +24,7 @@ ap.add_argument("-w", "--warmup", type=int, default=2)
 ap.add_argument("--bpx", action="store_true", help="add bpx pack against tar | xz -T0 (slow)")
 ap.add_argument("--shared", default=os.path.join(os.path.dirname(ROOT), "shared"))
 ap.add_argument("--work", help="work folder (default: a new temporary one)")
+ap.add_argument("--old", metavar="REV", help="also time bonebake as built from git revision REV, beside this tree's")
 a = ap.parse_args()
 work = a.work or tempfile.mkdtemp(prefix="bonebake-issue46-")
 os.makedirs(work, exist_ok=True)
@@ -38,11 +39,25 @@ def note(msg):
     print(msg, file=sys.stderr)
 
 
-# The programs under test.
-bb = os.path.join(work, "bonebake")
-sh(["go", "build", "-o", bb, "./cmd/bonebake"], cwd=ROOT, env={**os.environ, "CGO_ENABLED": "0"})
-crowd_test = os.path.join(work, "crowd.test")
-sh(["go", "test", "-c", "-o", crowd_test, "./crowd"], cwd=ROOT)
+def build(src, suffix):
+    """bonebake and the crowd package's test binary built from the tree src."""
+    bb = os.path.join(work, "bonebake" + suffix)
+    sh(["go", "build", "-o", bb, "./cmd/bonebake"], cwd=src, env={**os.environ, "CGO_ENABLED": "0"})
+    crowd_test = os.path.join(work, "crowd" + suffix + ".test")
+    sh(["go", "test", "-c", "-o", crowd_test, "./crowd"], cwd=src)
+    return bb, crowd_test
+
+
+# The programs under test; with --old, the same built from REV (git archive:
+# no worktree of the repository is made).
+trees = {"": build(ROOT, "")}
+if a.old:
+    src = os.path.join(work, "old-src")
+    if not os.path.isdir(src):
+        os.makedirs(src)
+        sh(f"git -C {shlex.quote(ROOT)} archive {shlex.quote(a.old)} | tar -x -C {shlex.quote(src)}", shell=True)
+    trees[" (" + a.old + ")"] = build(src, "-old")
+bb = trees[""][0]
 cmd_test = os.path.join(work, "bonebake.test")
 sh(["go", "test", "-c", "-o", cmd_test, "./cmd/bonebake"], cwd=ROOT)
 for src in ["gltf/Fox.glb", "gltf/CesiumMan.gltf", "mot/pl000f_0a25.wiiu-be.mot"]:
@@ -87,8 +102,19 @@ sh(["go", "build", "-o", hello, "."], cwd=hello + ".src", env={**os.environ, "CG
 cmds = {"bonebake --version": f"{bb} --version", "hello": hello}
 rows = [("`bonebake --version` (the start of every command) against a Go hello world", "bonebake --version", "hello", "", None)]
 # (work, ours, anchor or None, goal text, goal test on (ours, anchor) medians or None)
-cmds["bake Fox 2000"] = f"{bb} bake Fox.glb --fps 2000 -o fox/f.bpat"
-cmds["bake CesiumMan"] = f"{bb} bake CesiumMan.gltf -o ces/c.bpat"
+# bonebake's commands, each output in a folder of its own per tree (a model baked
+# into a folder takes the first species id free there).
+outdirs = []
+for t, (b, _) in trees.items():
+    d = "out" + ("-old" if t else "")
+    outdirs += [f"{d}/fox", f"{d}/ces", f"{d}/bat"]
+    cmds[f"bake Fox 2000{t}"] = f"{b} bake Fox.glb --fps 2000 -o {d}/fox/f.bpat"
+    cmds[f"bake CesiumMan{t}"] = f"{b} bake CesiumMan.gltf -o {d}/ces/c.bpat"
+    cmds[f"bat Fox 2000{t}"] = f"{b} bat Fox.glb --fps 2000 -o {d}/bat"
+    cmds[f"mot dump{t}"] = f"{b} mot dump pl000f_0a25.wiiu-be.mot --json"
+    cmds[f"simulate 10 s{t}"] = f"{b} simulate --seconds 10 --json"
+    if t:
+        cmds[f"bonebake --version{t}"] = f"{b} --version"
 try:
     peer = threejs_peer()
     cmds["three.js Fox 2000"] = f"node {peer}/bake.mjs Fox.glb --fps 2000 --out f3.bpat --quiet"
@@ -101,9 +127,7 @@ except (OSError, subprocess.CalledProcessError) as e:
 # same size replaced each round.
 cmds["write 16.2 MB"] = "dd if=/dev/zero of=floor.bin bs=262144 count=62 status=none"
 rows.append(("`bake Fox.glb --fps 2000` against writing its bytes", "bake Fox 2000", "write 16.2 MB", "", None))
-cmds["bat Fox 2000"] = f"{bb} bat Fox.glb --fps 2000 -o bat"
 rows.append(("`bat Fox.glb --fps 2000`", "bat Fox 2000", "bake Fox 2000", "≤ 0.5 s", lambda o, x: o <= 500))
-cmds["mot dump"] = f"{bb} mot dump pl000f_0a25.wiiu-be.mot --json"
 try:
     run = bayonetta_peer()
     cmds["bayonetta_tools"] = f"bash {run} bt-out pl000f_0a25.wiiu-be.mot"
@@ -111,15 +135,21 @@ try:
 except (OSError, subprocess.CalledProcessError) as e:
     note(f"issue46: bayonetta_tools could not be readied ({e}): its row is left out")
     rows.append(("`mot dump --json`", "mot dump", None, "", None))
-cmds["simulate 10 s"] = f"{bb} simulate --seconds 10 --json"
 rows.append(("`simulate --seconds 10`", "simulate 10 s", None, "", None))
 if a.bpx:
     mixed = os.path.join(work, "mixed")
     if not os.path.isdir(mixed):
         sh(["go", "run", "./internal/bench/mixedtree", mixed], cwd=ROOT)
-    cmds["bpx pack"] = f"{bb} bpx pack mixed -o p.bpx"
+    for t, (b, _) in trees.items():
+        cmds[f"bpx pack{t}"] = f"{b} bpx pack mixed -o p{len(t)}.bpx"
     cmds["tar | xz -T0"] = "tar -C mixed -cf - . | xz -T0 --lzma2=preset=6,dict=1MiB --block-size=4MiB > t.xz"
     rows.append(("`bpx pack` the 81.9 MB mixed folder", "bpx pack", "tar | xz -T0", "≤ 1.0× tar | xz -T0", lambda o, x: o <= x))
+# Nothing slower than REV: each of bonebake's commands against its build, within
+# 3 % (this VM's spread between rounds is larger).
+for t in list(trees)[1:]:
+    for n in [n for n in cmds if n.endswith(t)]:
+        mine = n[:-len(t)]
+        rows.append((f"`{mine}` against {t.strip(' ()')}", mine, n, "not slower", lambda o, x: o <= 1.03 * x))
 
 
 def argv(c):
@@ -137,7 +167,7 @@ bench = {
 }
 
 
-def gobench(name, cpu):
+def gobench(name, cpu, crowd_test):
     c = [crowd_test, "-test.run", "^$", "-test.bench", bench[name], "-test.benchtime", "300x", "-test.cpu", "1"]
     if cpu is not None:
         c = ["taskset", "-c", str(cpu)] + c
@@ -164,11 +194,11 @@ def meter_share():
     return 100 * sec(meter) / sec(total)
 
 
-for d in ["fox", "ces", "bat"]:
+for d in outdirs:
     os.makedirs(os.path.join(work, d), exist_ok=True)
 times = {n: [] for n in cmds}
 cpu_ms = {n: [] for n in cmds}
-loops = {(n, c): [] for n in bench for c in (cpus or [None])}
+loops = {(n, c, t): [] for n in bench for c in (cpus or [None]) for t in trees}
 loads = []
 meter = []
 for r in range(a.warmup + a.rounds):
@@ -185,7 +215,8 @@ for r in range(a.warmup + a.rounds):
             times[n].append(dt * 1000)
             cpu_ms[n].append((usage.ru_utime + usage.ru_stime) * 1000)
     for key in loops:
-        v = gobench(*key)
+        n, c, t = key
+        v = gobench(n, c, trees[t][1])
         if r >= a.warmup:
             loops[key].append(v)
     v = meter_share()
@@ -243,9 +274,15 @@ for what, ours, anchor, goal, ok in rows:
         x, acell, ratio = None, "", ""
     met = "" if ok is None else ("yes" if ok(o, x) else "**no**")
     print(f"| {cell(what)} | {c} | {cell(acell)} | {ratio} | {cell(goal)} | {met} |")
-for (n, c), vs in loops.items():
+for (n, c, t), vs in loops.items():
+    if t:
+        continue
     where = f" on CPU {c}" if c is not None else ""
     goal, met = ("≤ 10 ns", "yes" if statistics.median(vs) <= 10 else "**no**") if n.startswith("GameLoop") else ("", "")
-    print(f"| `{n}`{where}, cpu-ns/unit | {statistics.median(vs):.2f} ({min(vs):.2f}–{max(vs):.2f}) | | | {goal} | {met} |")
+    acell = ratio = ""
+    for ot in list(trees)[1:]:
+        ovs = loops[(n, c, ot)]
+        acell, ratio = f"{ot.strip(' ()')}: {statistics.median(ovs):.2f} ({min(ovs):.2f}–{max(ovs):.2f})", f"{statistics.median(ovs) / statistics.median(vs):.2f}×"
+    print(f"| `{n}`{where}, cpu-ns/unit | {statistics.median(vs):.2f} ({min(vs):.2f}–{max(vs):.2f}) | {acell} | {ratio} | {goal} | {met} |")
 m = statistics.median(meter)
 print(f"| the bone-jump meter's share of `simulate` (BenchmarkSimulate's profile), % | {m:.1f} ({min(meter):.1f}–{max(meter):.1f}) | | | < 20 % | {'yes' if m < 20 else '**no**'} |")
