@@ -16,6 +16,9 @@ the 81.9 MB mixed folder (about 30 s a round).
 """
 import argparse, hashlib, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sidebyside import run_rounds  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 ap = argparse.ArgumentParser()
@@ -152,12 +155,6 @@ for t in list(trees)[1:]:
         rows.append((f"`{mine}` against {t.strip(' ()')}", mine, n, "not slower", lambda o, x: o <= 1.03 * x))
 
 
-def argv(c):
-    if any(ch in c for ch in "|&;<>()$`*?[]~{}\n"):
-        return ["sh", "-c", c]
-    return shlex.split(c)
-
-
 # The game loop, per CPU: a 2-vCPU VM may give its two CPUs unequal shares of
 # their host cores, and a run lands on either.
 cpus = sorted(os.sched_getaffinity(0)) if shutil.which("taskset") else []
@@ -196,32 +193,27 @@ def meter_share():
 
 for d in outdirs:
     os.makedirs(os.path.join(work, d), exist_ok=True)
-times = {n: [] for n in cmds}
-cpu_ms = {n: [] for n in cmds}
 loops = {(n, c, t): [] for n in bench for c in (cpus or [None]) for t in trees}
 loads = []
 meter = []
-for r in range(a.warmup + a.rounds):
+
+
+def between(r, counted):
+    """After each round's commands: the game loop on each CPU and the meter's
+    share, so that they alternate with the commands too."""
     note(f"issue46: round {r + 1} of {a.warmup + a.rounds}")
     loads.append(os.getloadavg()[0])
-    for n, c in cmds.items():
-        t0 = time.perf_counter()
-        p = subprocess.Popen(argv(c), cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(p.pid, 0)
-        dt = time.perf_counter() - t0
-        if status != 0:
-            sys.exit(f"issue46: {n}: exit status {os.waitstatus_to_exitcode(status)}: {c}")
-        if r >= a.warmup:
-            times[n].append(dt * 1000)
-            cpu_ms[n].append((usage.ru_utime + usage.ru_stime) * 1000)
     for key in loops:
         n, c, t = key
         v = gobench(n, c, trees[t][1])
-        if r >= a.warmup:
+        if counted:
             loops[key].append(v)
     v = meter_share()
-    if r >= a.warmup:
+    if counted:
         meter.append(v)
+
+
+times, cpu_ms = run_rounds(cmds, a.rounds, a.warmup, cwd=work, each_round=between)
 
 
 def cell(s):

@@ -13,13 +13,6 @@ Its output is discarded; a failing command stops the run.
 """
 import argparse, os, shlex, statistics, subprocess, sys, time
 
-ap = argparse.ArgumentParser()
-ap.add_argument("-r", "--rounds", type=int, default=15)
-ap.add_argument("-w", "--warmup", type=int, default=2)
-ap.add_argument("cmds", nargs="+", metavar="NAME=COMMAND")
-a = ap.parse_args()
-cmds = [c.split("=", 1) for c in a.cmds]
-
 
 def argv(c):
     """The command's words, or sh -c for one that needs a shell."""
@@ -28,24 +21,47 @@ def argv(c):
     return shlex.split(c)
 
 
-times = {n: [] for n, _ in cmds}
-cpu = {n: [] for n, _ in cmds}
-for r in range(a.warmup + a.rounds):
-    for n, c in cmds:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(argv(c), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(p.pid, 0)
-        dt = time.perf_counter() - t0
-        if status != 0:
-            sys.exit(f"{n}: exit status {os.waitstatus_to_exitcode(status)}: {c}")
-        if r >= a.warmup:
-            times[n].append(dt * 1000)
-            cpu[n].append((usage.ru_utime + usage.ru_stime) * 1000)
-base = statistics.median(times[cmds[0][0]])
-print(f"{a.rounds} rounds after {a.warmup} warm-up, alternating")
-print("| command | median | range | median / first's | CPU median |")
-print("|---|---|---|---|---|")
-for n, c in cmds:
-    ts = times[n]
-    m = statistics.median(ts)
-    print(f"| {n} | {m:.1f} ms | {min(ts):.1f}–{max(ts):.1f} ms | {m / base:.2f} | {statistics.median(cpu[n]):.1f} ms |")
+def run_rounds(cmds, rounds, warmup, cwd=None, each_round=None):
+    """Runs every command of cmds (name -> command) once a round, in turn, for
+    warmup rounds and then rounds more, and returns each one's wall and CPU
+    milliseconds of the counted rounds. each_round(r, counted), when given, runs
+    after each round's commands (another measurement that should alternate with
+    them). A failing command stops the run."""
+    times = {n: [] for n in cmds}
+    cpu = {n: [] for n in cmds}
+    for r in range(warmup + rounds):
+        for n, c in cmds.items():
+            t0 = time.perf_counter()
+            p = subprocess.Popen(argv(c), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(p.pid, 0)
+            dt = time.perf_counter() - t0
+            if status != 0:
+                sys.exit(f"{n}: exit status {os.waitstatus_to_exitcode(status)}: {c}")
+            if r >= warmup:
+                times[n].append(dt * 1000)
+                cpu[n].append((usage.ru_utime + usage.ru_stime) * 1000)
+        if each_round:
+            each_round(r, r >= warmup)
+    return times, cpu
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-r", "--rounds", type=int, default=15)
+    ap.add_argument("-w", "--warmup", type=int, default=2)
+    ap.add_argument("cmds", nargs="+", metavar="NAME=COMMAND")
+    a = ap.parse_args()
+    cmds = dict(c.split("=", 1) for c in a.cmds)
+    times, cpu = run_rounds(cmds, a.rounds, a.warmup)
+    base = statistics.median(times[next(iter(cmds))])
+    print(f"{a.rounds} rounds after {a.warmup} warm-up, alternating")
+    print("| command | median | range | median / first's | CPU median |")
+    print("|---|---|---|---|---|")
+    for n in cmds:
+        ts = times[n]
+        m = statistics.median(ts)
+        print(f"| {n} | {m:.1f} ms | {min(ts):.1f}–{max(ts):.1f} ms | {m / base:.2f} | {statistics.median(cpu[n]):.1f} ms |")
+
+
+if __name__ == "__main__":
+    main()
