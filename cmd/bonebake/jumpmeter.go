@@ -56,6 +56,10 @@ type jumpMeter struct {
 	limits   [][]limit // per worker, per flat clip: how far the phase may step for quick to pass
 	plimits  [][]limit // per worker, per pair: how far a steady speed blend's phase may step
 	workers  int
+
+	// pairKey's tables per species id, for pairWord: its clips (0: none) and
+	// pairOff.
+	clipsOf, pairOffOf [256]int32
 }
 
 // unitPose is what a unit showed at a step.
@@ -164,6 +168,9 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 			}
 		}
 	}
+	for s := range m.paths {
+		m.clipsOf[s], m.pairOffOf[s] = int32(len(m.paths[s].clips)), int32(m.pairOff[s])
+	}
 	for range m.workers {
 		ls := make([]limit, len(m.flat))
 		for f := range ls {
@@ -237,13 +244,15 @@ func (r *meterRun) units(lo, hi int) {
 		// The word's columns, indexed by a unit's bit: no bounds to check.
 		key, phase, w0, w1, allowed := (*[64]uint32)(m.key[base:base+64]), (*[64]float32)(m.phase[base:base+64]), (*[64]float32)(m.w0[base:base+64]), (*[64]float32)(m.w1[base:base+64]), (*[64]float32)(m.allowed[base:base+64])
 		species, clip, phases := word(b.Species, base, &tail.species), word(b.Clip, base, &tail.clip), word(b.Phase, base, &tail.phase)
-		// The common cases first, from the columns: one clip at full weight
-		// then and now (noKey is no unit's oneKey), or the same speed blend.
-		for u := span &^ on; u != 0; u &= u - 1 {
+		// The common case first, from the columns: one clip at full weight
+		// then and now (noKey is no unit's oneKey), within its allowed step
+		// (oneWord); then the word's other units showing one clip.
+		for u := oneWord(key, species, clip, phases, phase, allowed, span&^on); u != 0; u &= u - 1 {
 			j := bits.TrailingZeros64(u) & 63
 			if key[j] == oneKey(species[j], clip[j]) {
-				// Unclamped, a one-shot's step is no shorter than clamped.
-				if math.Abs(float64(phases[j])-float64(phase[j])) <= float64(allowed[j]) {
+				// A looping clip's phase that wrapped steps 1 − d the
+				// shorter way round, as oneClip takes it.
+				if d := math.Abs(float64(phases[j]) - float64(phase[j])); d > 0.5 && d < 1 && 1-d <= float64(allowed[j]) && m.flat[m.off[species[j]]+int(clip[j])].loops {
 					phase[j] = phases[j]
 					continue
 				}
@@ -254,20 +263,19 @@ func (r *meterRun) units(lo, hi int) {
 			r.slow(base + j)
 		}
 		// Blending without a fade: a speed blend, its sides SpeedBlend's (its
-		// clip at 1 − w, the other gait's at w), read from the gait columns.
+		// clip at 1 − w, the other gait's at w), read from the gait columns:
+		// the same speed blend at the same weights within its allowed step
+		// (pairWord), then the others.
 		if u := span & on &^ live; u != 0 {
 			other, weight := word(gclip, base, &tail.other), word(gw, base, &tail.weight)
-			for ; u != 0; u &= u - 1 {
+			pw := pairWordArgs{key: key, species: species, clip: clip, other: other, weight: weight, now: phases, phase: phase, w0: w0, w1: w1, allowed: allowed,
+				clips: &m.clipsOf, pairOff: &m.pairOffOf, steady: steadyWeights}
+			for u = pairWord(&pw, u); u != 0; u &= u - 1 {
 				j := bits.TrailingZeros64(u) & 63
 				if k := key[j]; k&pairBit != 0 && k != noKey && k == m.pairKey(species[j], clip[j], other[j]) {
 					b0, b1 := 1-weight[j], weight[j]
-					// A steady speed blend first: its limit alone.
 					step := math.Abs(float64(phases[j]) - float64(phase[j]))
 					steady := b0 == w0[j] && b1 == w1[j] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights
-					if steady && step <= float64(allowed[j]) {
-						phase[j] = phases[j]
-						continue
-					}
 					if r.pair(base+j, k&^pairBit, other[j], b0, b1, step, steady) {
 						continue
 					}
