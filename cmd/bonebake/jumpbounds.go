@@ -152,6 +152,17 @@ func (sp *speciesPaths) twoClips(a, b *[3]registry.Side, tight bool) (float64, b
 	return twoBound(float64(a[0].Weight), float64(a[1].Weight), float64(b[0].Weight), float64(b[1].Weight), r0, r1, sp.box[a[1].Clip][a[0].Clip], sp.big), true
 }
 
+// speedTight is twoClips' tight bound, bit for bit, for a speed blend of
+// clips c0 and c1 from weights a0, a1 at phase pa to b0, b1 at phase pb (ok:
+// no weight 0, twoShape's test of what a pairKey does not tell), from these
+// alone rather than from sides (TestJumpMeterShortcuts).
+func (sp *speciesPaths) speedTight(c0, c1 unit.ClipID, a0, a1, b0, b1, pa, pb float32) (float64, bool) {
+	if a0 == 0 || a1 == 0 || b0 == 0 || b1 == 0 {
+		return 0, false
+	}
+	return twoBound(float64(a0), float64(a1), float64(b0), float64(b1), sp.clips[c0].path(pa, pb), sp.clips[c1].path(pa, pb), sp.box[c1][c0], sp.big), true
+}
+
 // twoShape reports whether a and b are poses of the same two clips in the same
 // places (twoClips' case).
 func (sp *speciesPaths) twoShape(a, b *[3]registry.Side) bool {

@@ -376,9 +376,7 @@ func (r *meterRun) pair(i int, pk uint32, other unit.ClipID, b0, b1 float32, ste
 	}
 	d, ok := m.pairs[pk].bound(w0[i], w1[i], b0, b1, phase[i], ph)
 	if !ok || !(d*d <= r.most) { // farther's tight bound, from the columns too
-		was := [3]registry.Side{{Clip: cl, Phase: phase[i], Weight: w0[i]}, {Clip: other, Phase: phase[i], Weight: w1[i]}}
-		now := [3]registry.Side{{Clip: cl, Phase: ph, Weight: b0}, {Clip: other, Phase: ph, Weight: b1}}
-		d, ok = m.paths[r.b.Species[i]].twoClips(&was, &now, true)
+		d, ok = m.paths[r.b.Species[i]].speedTight(cl, other, w0[i], w1[i], b0, b1, phase[i], ph)
 	}
 	if ok && d*d <= r.most {
 		phase[i], w0[i], w1[i] = ph, b0, b1

@@ -140,7 +140,7 @@ func TestJumpMeterShortcuts(t *testing.T) {
 	cfg := simConfig{units: units, seconds: 10, dt: 1.0 / 60, seed: 1, workers: 2}
 	m := newJumpMeter(reg, units)
 	prev := make([]unitPose, units)
-	took, speed, one, blends, twices, faded := 0, 0, 0, 0, 0, 0
+	took, speed, one, blends, tights, twices, faded := 0, 0, 0, 0, 0, 0, 0
 	if _, err := playBattle(cfg, reg, steps, func(_ int, b *battle.Battle, _, _, _ time.Time) {
 		for i := range units {
 			// BlendWord's bits are Blending's, and fading's: SpeedBlend's ok.
@@ -173,13 +173,19 @@ func TestJumpMeterShortcuts(t *testing.T) {
 						}
 					}
 					got, two := sp.twoClips(&p.sides, &cur.sides, tight)
-					if k := m.keyOf(&p); k&pairBit != 0 && k != noKey && k == m.keyOf(&cur) && !tight {
+					if k := m.keyOf(&p); k&pairBit != 0 && k != noKey && k == m.keyOf(&cur) {
 						a, b := &p.sides, &cur.sides
-						if quick, ok := m.pairs[k&^pairBit].bound(a[0].Weight, a[1].Weight, b[0].Weight, b[1].Weight, a[0].Phase, b[0].Phase); ok {
-							blends++
-							if !two || math.Float64bits(quick) != math.Float64bits(got) {
-								t.Fatalf("unit %d, %v to %v: the speed blend's %v, twoClips %v (%v)", i, p.sides, cur.sides, quick, got, two)
+						if !tight {
+							if quick, ok := m.pairs[k&^pairBit].bound(a[0].Weight, a[1].Weight, b[0].Weight, b[1].Weight, a[0].Phase, b[0].Phase); ok {
+								blends++
+								if !two || math.Float64bits(quick) != math.Float64bits(got) {
+									t.Fatalf("unit %d, %v to %v: the speed blend's %v, twoClips %v (%v)", i, p.sides, cur.sides, quick, got, two)
+								}
 							}
+						} else if d, ok := sp.speedTight(a[0].Clip, a[1].Clip, a[0].Weight, a[1].Weight, b[0].Weight, b[1].Weight, a[0].Phase, b[0].Phase); ok != two || math.Float64bits(d) != math.Float64bits(got) {
+							t.Fatalf("unit %d, %v to %v: the speed blend's tight bound %v (%v), twoClips %v (%v)", i, p.sides, cur.sides, d, ok, got, two)
+						} else if ok {
+							tights++
 						}
 					}
 					if !two {
@@ -199,11 +205,11 @@ func TestJumpMeterShortcuts(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d bounds of one clip compared, %d of two, %d of them of speed blends, %d from columns; %d poses showing a clip twice", one, took, speed, blends, twices)
+	t.Logf("%d bounds of one clip compared, %d of two, %d of them of speed blends, %d and %d tight from columns; %d poses showing a clip twice", one, took, speed, blends, tights, twices)
 	if twices == 0 || faded == 0 {
 		t.Errorf("%d poses showed a clip twice, %d units faded: want some", twices, faded)
 	}
-	if one < units*steps || took < units*steps/20 || speed == 0 || speed == took || blends < speed/4 {
+	if one < units*steps || took < units*steps/20 || speed == 0 || speed == took || blends < speed/4 || tights < speed/4 {
 		t.Errorf("%d bounds of one clip compared, %d of two, %d of speed blends: the battle shows too few of some kind", one, took, speed)
 	}
 }

@@ -110,6 +110,8 @@ DATA wordOne<>+0(SB)/4, $0x3f800000
 GLOBL wordOne<>(SB), RODATA|NOPTR, $4
 DATA wordEight<>+0(SB)/4, $8
 GLOBL wordEight<>(SB), RODATA|NOPTR, $4
+DATA wordFast<>+0(SB)/8, $0x3ff0000010000000 // 1 + 2⁻²⁴
+GLOBL wordFast<>(SB), RODATA|NOPTR, $8
 
 // func pairWordAVX2(a *pairWordArgs, mask uint64) uint64
 //
@@ -123,7 +125,8 @@ GLOBL wordEight<>(SB), RODATA|NOPTR, $4
 // mask that pass, by a masked store.
 //
 // AX a, CX the group's first unit, R8 mask (its next group's byte at the
-// bottom), R9 left, R10 the group's units still passing; Y15 the sign mask
+// bottom), R9 left, R10 the group's units still passing, R13 1 where steady
+// allows the weights' shortcut; Y15 the sign mask
 // (float64), Y14 steady, Y13 pairBit, Y12 noKey, Y11 1.0 (float32), Y10
 // wordBits, Y9 and Y8 the tables' first eight, Y0 8.
 TEXT ·pairWordAVX2(SB), NOSPLIT, $0-24
@@ -142,6 +145,10 @@ TEXT ·pairWordAVX2(SB), NOSPLIT, $0-24
 	MOVQ 88(AX), BX
 	VMOVDQU (BX), Y8 // pairOff, species 0–7
 	VPBROADCASTD wordEight<>(SB), Y0
+	XORQ R13, R13
+	MOVSD 96(AX), X1
+	UCOMISD wordFast<>(SB), X1
+	SETCC R13 // steady ≥ 1 + 2⁻²⁴ (not NaN)
 
 pgroup:
 	MOVQ R8, R10
@@ -185,7 +192,21 @@ pgroup:
 	VANDPS Y6, Y5, Y5
 	VMOVMSKPS Y5, R11
 	ANDQ R11, R10
-	// |1 − w| + |w| ≤ steady in float64, units 0–3 then 4–7 of the group
+	// |1 − w| + |w| ≤ steady in float64: so where 0 ≤ w ≤ 1 if steady is at
+	// least 1 + 2⁻²⁴ (R13; 1 − w rounds by at most 2⁻²⁵ there, and both are
+	// ≥ 0), else worked out, units 0–3 then 4–7 of the group.
+	TESTQ R13, R13
+	JZ psum
+	VXORPS Y1, Y1, Y1
+	VCMPPS $2, Y3, Y1, Y6 // 0 ≤ w
+	VCMPPS $2, Y11, Y3, Y7 // w ≤ 1
+	VANDPS Y7, Y6, Y6
+	VMOVMSKPS Y6, R11
+	ANDQ R10, R11
+	CMPQ R11, R10
+	JEQ pstep
+
+psum:
 	VCVTPS2PD X4, Y6
 	VCVTPS2PD X3, Y7
 	VANDPD Y15, Y6, Y6
@@ -205,6 +226,8 @@ pgroup:
 	SHLQ $4, R12
 	ORQ R12, R11
 	ANDQ R11, R10
+
+pstep:
 	// |now − phase| ≤ allowed in float64
 	MOVQ 40(AX), BX
 	MOVQ 48(AX), DX
