@@ -340,6 +340,14 @@ func (b *Batch) BlendWord(w int) (blending, fading uint64) {
 	return atomic.LoadUint64(&b.fades.bits[w]), atomic.LoadUint64(&b.fades.live[w])
 }
 
+// FadeEntry is where unit i's fade entry lies and its size: what SidesTo
+// reads of a fading unit besides its Blend and the gait columns. It is for
+// bonebake simulate's meter, which asks for those cache lines a word of units
+// ahead of reading them; not to be written through.
+func (b *Batch) FadeEntry(i int) (unsafe.Pointer, uintptr) {
+	return unsafe.Pointer(&b.fades.unit[i]), unsafe.Sizeof(b.fades.unit[i])
+}
+
 // SidesTo writes Sides(i) into s, all of it: for a caller that looks at every
 // unit, without the copies of a returned array (bonebake simulate's meter).
 func (b *Batch) SidesTo(i int, s *[3]registry.Side) {

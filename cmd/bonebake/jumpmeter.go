@@ -6,6 +6,7 @@ import (
 	goruntime "runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/bonebake/bonebake/crowd"
 	"github.com/bonebake/bonebake/crowd/registry"
@@ -241,6 +242,7 @@ func (r *meterRun) units(lo, hi int) {
 			span &= 1<<(hi-base) - 1
 		}
 		on, live := b.BlendWord(wd)
+		r.prefetchFades(wd+1, hi, gclip)
 		// The word's columns, indexed by a unit's bit: no bounds to check.
 		key, phase, w0, w1, allowed := (*[64]uint32)(m.key[base:base+64]), (*[64]float32)(m.phase[base:base+64]), (*[64]float32)(m.w0[base:base+64]), (*[64]float32)(m.w1[base:base+64]), (*[64]float32)(m.allowed[base:base+64])
 		species, clip, phases := word(b.Species, base, &tail.species), word(b.Clip, base, &tail.clip), word(b.Phase, base, &tail.phase)
@@ -286,6 +288,32 @@ func (r *meterRun) units(lo, hi int) {
 		for u := span & on & live; u != 0; u &= u - 1 {
 			r.slow(base + bits.TrailingZeros64(u))
 		}
+	}
+}
+
+// prefetchFades asks for the cache lines slow will read of word wd's fading
+// units below hi (theirs in prev, and the Blend, fade entry and gait clip
+// SidesTo reads), a word ahead of reading them: those units are spread over
+// the batch, and slow waited on each line in turn.
+func (r *meterRun) prefetchFades(wd, hi int, gclip []unit.ClipID) {
+	m, b := r.m, r.b
+	if wd<<6 >= hi {
+		return
+	}
+	on, live := b.BlendWord(wd)
+	for u := on & live; u != 0; u &= u - 1 {
+		i := wd<<6 + bits.TrailingZeros64(u)
+		if i >= hi {
+			return
+		}
+		p := unsafe.Pointer(&m.prev[i])
+		prefetch(p)
+		prefetch(unsafe.Add(p, unsafe.Sizeof(m.prev[i])-1))
+		prefetch(unsafe.Pointer(&b.Blend[i]))
+		f, size := b.FadeEntry(i)
+		prefetch(f)
+		prefetch(unsafe.Add(f, size-1))
+		prefetch(unsafe.Pointer(&gclip[i]))
 	}
 }
 

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"unsafe"
+
 	"golang.org/x/sys/cpu"
 
 	"github.com/bonebake/bonebake/crowd/unit"
@@ -21,3 +23,8 @@ func oneWordAVX2(key *[64]uint32, species *[64]unit.SpeciesID, clip *[64]unit.Cl
 //
 //go:noescape
 func pairWordAVX2(a *pairWordArgs, mask uint64) uint64
+
+// prefetch asks for the cache line at p, without waiting for it.
+//
+//go:noescape
+func prefetch(p unsafe.Pointer)

@@ -277,3 +277,9 @@ pnext:
 	VZEROUPPER
 	MOVQ R9, ret+16(FP)
 	RET
+
+// func prefetch(p unsafe.Pointer)
+TEXT ·prefetch(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	PREFETCHT0 (AX)
+	RET

@@ -2,7 +2,11 @@
 
 package main
 
-import "github.com/bonebake/bonebake/crowd/unit"
+import (
+	"unsafe"
+
+	"github.com/bonebake/bonebake/crowd/unit"
+)
 
 // useWordKernel is false: oneWord is its Go loop alone.
 var useWordKernel = false
@@ -14,3 +18,5 @@ func oneWordAVX2(key *[64]uint32, species *[64]unit.SpeciesID, clip *[64]unit.Cl
 }
 
 func pairWordAVX2(a *pairWordArgs, mask uint64) uint64 { return mask }
+
+func prefetch(p unsafe.Pointer) {}
