@@ -61,6 +61,9 @@ type jumpMeter struct {
 	// pairKey's tables per species id, for pairWord: its clips (0: none) and
 	// pairOff.
 	clipsOf, pairOffOf [256]int32
+	// Per worker, units' copy of the batch's last word: here, not on the
+	// stack that each step's goroutine would grow for it.
+	tails []wordTail
 }
 
 // unitPose is what a unit showed at a step.
@@ -188,6 +191,7 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 		m.bufs = append(m.bufs, make([]float32, 3*bones))
 	}
 	m.kept, m.keptStep, m.keptAt, m.step = make([][2][]float32, m.workers), make([]uint32, n), make([]int32, n), 1
+	m.tails = make([]wordTail, m.workers)
 	return m
 }
 
@@ -231,7 +235,7 @@ type meterRun struct {
 func (r *meterRun) units(lo, hi int) {
 	m, b := r.m, r.b
 	gclip, gw := b.GaitColumns()
-	var tail wordTail
+	tail := &m.tails[r.w]
 	for wd := lo >> 6; wd<<6 < hi; wd++ {
 		base := wd << 6
 		span := ^uint64(0) // the word's units in [lo, hi)
@@ -307,13 +311,9 @@ func (r *meterRun) prefetchFades(wd, hi int, gclip []unit.ClipID) {
 			return
 		}
 		p := unsafe.Pointer(&m.prev[i])
-		prefetch(p)
-		prefetch(unsafe.Add(p, unsafe.Sizeof(m.prev[i])-1))
-		prefetch(unsafe.Pointer(&b.Blend[i]))
 		f, size := b.FadeEntry(i)
-		prefetch(f)
-		prefetch(unsafe.Add(f, size-1))
-		prefetch(unsafe.Pointer(&gclip[i]))
+		lines := [6]unsafe.Pointer{p, unsafe.Add(p, unsafe.Sizeof(m.prev[i])-1), unsafe.Pointer(&b.Blend[i]), f, unsafe.Add(f, size-1), unsafe.Pointer(&gclip[i])}
+		prefetch(&lines)
 	}
 }
 

@@ -24,7 +24,8 @@ func oneWordAVX2(key *[64]uint32, species *[64]unit.SpeciesID, clip *[64]unit.Cl
 //go:noescape
 func pairWordAVX2(a *pairWordArgs, mask uint64) uint64
 
-// prefetch asks for the cache line at p, without waiting for it.
+// prefetch asks for the cache lines at p's six addresses, without waiting
+// for them.
 //
 //go:noescape
-func prefetch(p unsafe.Pointer)
+func prefetch(p *[6]unsafe.Pointer)

@@ -278,8 +278,19 @@ pnext:
 	MOVQ R9, ret+16(FP)
 	RET
 
-// func prefetch(p unsafe.Pointer)
+// func prefetch(p *[6]unsafe.Pointer)
 TEXT ·prefetch(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
-	PREFETCHT0 (AX)
+	MOVQ 0(AX), BX
+	PREFETCHT0 (BX)
+	MOVQ 8(AX), BX
+	PREFETCHT0 (BX)
+	MOVQ 16(AX), BX
+	PREFETCHT0 (BX)
+	MOVQ 24(AX), BX
+	PREFETCHT0 (BX)
+	MOVQ 32(AX), BX
+	PREFETCHT0 (BX)
+	MOVQ 40(AX), BX
+	PREFETCHT0 (BX)
 	RET

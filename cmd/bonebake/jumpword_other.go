@@ -19,4 +19,4 @@ func oneWordAVX2(key *[64]uint32, species *[64]unit.SpeciesID, clip *[64]unit.Cl
 
 func pairWordAVX2(a *pairWordArgs, mask uint64) uint64 { return mask }
 
-func prefetch(p unsafe.Pointer) {}
+func prefetch(p *[6]unsafe.Pointer) {}
