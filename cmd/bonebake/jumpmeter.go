@@ -58,8 +58,8 @@ type jumpMeter struct {
 	plimits  [][]limit // per worker, per pair: how far a steady speed blend's phase may step
 	workers  int
 
-	// pairKey's tables per species id, for pairWord: its clips (0: none) and
-	// pairOff.
+	// pairKey's tables per species id, for wordArgs.tests: its clips (0:
+	// none) and pairOff.
 	clipsOf, pairOffOf [256]int32
 	// Per worker, units' copy of the batch's last word: here, not on the
 	// stack that each step's goroutine would grow for it.
@@ -250,10 +250,19 @@ func (r *meterRun) units(lo, hi int) {
 		// The word's columns, indexed by a unit's bit: no bounds to check.
 		key, phase, w0, w1, allowed := (*[64]uint32)(m.key[base:base+64]), (*[64]float32)(m.phase[base:base+64]), (*[64]float32)(m.w0[base:base+64]), (*[64]float32)(m.w1[base:base+64]), (*[64]float32)(m.allowed[base:base+64])
 		species, clip, phases := word(b.Species, base, &tail.species), word(b.Clip, base, &tail.clip), word(b.Phase, base, &tail.phase)
-		// The common case first, from the columns: one clip at full weight
-		// then and now (noKey is no unit's oneKey), within its allowed step
-		// (oneWord); then the word's other units showing one clip.
-		for u := oneWord(key, species, clip, phases, phase, allowed, span&^on); u != 0; u &= u - 1 {
+		// The common cases first, from the columns (wordArgs.tests): one
+		// clip at full weight then and now (noKey is no unit's oneKey), or a
+		// speed blend, its sides SpeedBlend's (its clip at 1 − w, the other
+		// gait's at w, read from the gait columns), the same at the same
+		// weights, within its allowed step; then the others, one by one.
+		one, pairs := span&^on, span&on&^live
+		wa := wordArgs{key: key, species: species, clip: clip, now: phases, phase: phase, w0: w0, w1: w1, allowed: allowed,
+			clips: &m.clipsOf, pairOff: &m.pairOffOf, steady: steadyWeights}
+		if pairs != 0 {
+			wa.other, wa.weight = word(gclip, base, &tail.other), word(gw, base, &tail.weight)
+		}
+		left := wa.tests(one, pairs)
+		for u := left & one; u != 0; u &= u - 1 {
 			j := bits.TrailingZeros64(u) & 63
 			if key[j] == oneKey(species[j], clip[j]) {
 				// A looping clip's phase that wrapped steps 1 − d the
@@ -268,26 +277,18 @@ func (r *meterRun) units(lo, hi int) {
 			}
 			r.slow(base + j)
 		}
-		// Blending without a fade: a speed blend, its sides SpeedBlend's (its
-		// clip at 1 − w, the other gait's at w), read from the gait columns:
-		// the same speed blend at the same weights within its allowed step
-		// (pairWord), then the others.
-		if u := span & on &^ live; u != 0 {
-			other, weight := word(gclip, base, &tail.other), word(gw, base, &tail.weight)
-			pw := pairWordArgs{key: key, species: species, clip: clip, other: other, weight: weight, now: phases, phase: phase, w0: w0, w1: w1, allowed: allowed,
-				clips: &m.clipsOf, pairOff: &m.pairOffOf, steady: steadyWeights}
-			for u = pairWord(&pw, u); u != 0; u &= u - 1 {
-				j := bits.TrailingZeros64(u) & 63
-				if k := key[j]; k&pairBit != 0 && k != noKey && k == m.pairKey(species[j], clip[j], other[j]) {
-					b0, b1 := 1-weight[j], weight[j]
-					step := math.Abs(float64(phases[j]) - float64(phase[j]))
-					steady := b0 == w0[j] && b1 == w1[j] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights
-					if r.pair(base+j, k&^pairBit, other[j], b0, b1, step, steady) {
-						continue
-					}
+		for u := left & pairs; u != 0; u &= u - 1 {
+			j := bits.TrailingZeros64(u) & 63
+			other, weight := wa.other, wa.weight
+			if k := key[j]; k&pairBit != 0 && k != noKey && k == m.pairKey(species[j], clip[j], other[j]) {
+				b0, b1 := 1-weight[j], weight[j]
+				step := math.Abs(float64(phases[j]) - float64(phase[j]))
+				steady := b0 == w0[j] && b1 == w1[j] && math.Abs(float64(b0))+math.Abs(float64(b1)) <= steadyWeights
+				if r.pair(base+j, k&^pairBit, other[j], b0, b1, step, steady) {
+					continue
 				}
-				r.slow(base + j)
 			}
+			r.slow(base + j)
 		}
 		for u := span & on & live; u != 0; u &= u - 1 {
 			r.slow(base + bits.TrailingZeros64(u))
@@ -364,9 +365,13 @@ func (r *meterRun) oneClip(i int) bool {
 		phase[i] = ph
 		return true
 	}
-	if d := m.flat[f].quick(phase[i], ph); d*d <= r.most {
-		phase[i] = ph
-		return true
+	// A looping clip's limit is quick's own test (the step's frames times
+	// its fastest step), so quick only for a one-shot, whose reach clamps.
+	if l.oneShot {
+		if d := m.flat[f].quick(phase[i], ph); d*d <= r.most {
+			phase[i] = ph
+			return true
+		}
 	}
 	// farther's tight bound and the posing from the columns too: the sides
 	// they would read are these.

@@ -2,21 +2,12 @@
 
 package main
 
-import (
-	"unsafe"
+import "unsafe"
 
-	"github.com/bonebake/bonebake/crowd/unit"
-)
-
-// useWordKernel is false: oneWord is its Go loop alone.
+// useWordKernel is false: wordArgs.tests is its Go loops alone.
 var useWordKernel = false
 
-// The kernels are never called: each leaves every unit to the Go loop.
-
-func oneWordAVX2(key *[64]uint32, species *[64]unit.SpeciesID, clip *[64]unit.ClipID, now, phase, allowed *[64]float32, mask uint64) uint64 {
-	return mask
-}
-
-func pairWordAVX2(a *pairWordArgs, mask uint64) uint64 { return mask }
+// The kernel is never called: it leaves every unit to the Go loops.
+func wordAVX2(a *wordArgs, one, pair uint64) uint64 { return one | pair }
 
 func prefetch(p *[6]unsafe.Pointer) {}
