@@ -236,6 +236,7 @@ func (r *meterRun) units(lo, hi int) {
 	m, b := r.m, r.b
 	gclip, gw := b.GaitColumns()
 	tail := &m.tails[r.w]
+	wa := &wordArgs{clips: &m.clipsOf, pairOff: &m.pairOffOf, steady: steadyWeights}
 	for wd := lo >> 6; wd<<6 < hi; wd++ {
 		base := wd << 6
 		span := ^uint64(0) // the word's units in [lo, hi)
@@ -256,8 +257,7 @@ func (r *meterRun) units(lo, hi int) {
 		// gait's at w, read from the gait columns), the same at the same
 		// weights, within its allowed step; then the others, one by one.
 		one, pairs := span&^on, span&on&^live
-		wa := wordArgs{key: key, species: species, clip: clip, now: phases, phase: phase, w0: w0, w1: w1, allowed: allowed,
-			clips: &m.clipsOf, pairOff: &m.pairOffOf, steady: steadyWeights}
+		wa.key, wa.species, wa.clip, wa.now, wa.phase, wa.w0, wa.w1, wa.allowed = key, species, clip, phases, phase, w0, w1, allowed
 		if pairs != 0 {
 			wa.other, wa.weight = word(gclip, base, &tail.other), word(gw, base, &tail.weight)
 		}
