@@ -572,6 +572,14 @@ more:
 done:
 	RET
 
+// func prefetchSpan(p unsafe.Pointer, n uintptr)
+TEXT ·prefetchSpan(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	PREFETCHT0 (AX)
+	PREFETCHT0 -1(AX)(CX*1)
+	RET
+
 // func step8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)
 TEXT ·step8(SB), NOSPLIT, $32-68
 	ARGS8

@@ -25,3 +25,6 @@ func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[registry.MaxSpecies
 // prefetch does nothing here: the loads it would start early happen when they
 // are needed.
 func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int) {}
+
+// prefetchSpan does nothing here, as prefetch.
+func prefetchSpan(p unsafe.Pointer, n uintptr) {}

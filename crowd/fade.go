@@ -340,12 +340,12 @@ func (b *Batch) BlendWord(w int) (blending, fading uint64) {
 	return atomic.LoadUint64(&b.fades.bits[w]), atomic.LoadUint64(&b.fades.live[w])
 }
 
-// FadeEntry is where unit i's fade entry lies and its size: what SidesTo
-// reads of a fading unit besides its Blend and the gait columns. It is for
-// bonebake simulate's meter, which asks for those cache lines a word of units
-// ahead of reading them; not to be written through.
-func (b *Batch) FadeEntry(i int) (unsafe.Pointer, uintptr) {
-	return unsafe.Pointer(&b.fades.unit[i]), unsafe.Sizeof(b.fades.unit[i])
+// PrefetchFade asks for the cache lines of unit i's fade entry, what SidesTo
+// reads of a fading unit besides its Blend and the gait columns, without
+// waiting for them: for a caller that reads the sides of fading units spread
+// over the batch (bonebake simulate's meter, a word of units ahead).
+func (b *Batch) PrefetchFade(i int) {
+	prefetchSpan(unsafe.Pointer(&b.fades.unit[i]), unsafe.Sizeof(b.fades.unit[i]))
 }
 
 // SidesTo writes Sides(i) into s, all of it: for a caller that looks at every

@@ -312,9 +312,9 @@ func (r *meterRun) prefetchFades(wd, hi int, gclip []unit.ClipID) {
 			return
 		}
 		p := unsafe.Pointer(&m.prev[i])
-		f, size := b.FadeEntry(i)
-		lines := [6]unsafe.Pointer{p, unsafe.Add(p, unsafe.Sizeof(m.prev[i])-1), unsafe.Pointer(&b.Blend[i]), f, unsafe.Add(f, size-1), unsafe.Pointer(&gclip[i])}
+		lines := [4]unsafe.Pointer{p, unsafe.Add(p, unsafe.Sizeof(m.prev[i])-1), unsafe.Pointer(&b.Blend[i]), unsafe.Pointer(&gclip[i])}
 		prefetch(&lines)
+		b.PrefetchFade(i)
 	}
 }
 

@@ -221,7 +221,7 @@ next:
 	MOVQ R9, ret+24(FP)
 	RET
 
-// func prefetch(p *[6]unsafe.Pointer)
+// func prefetch(p *[4]unsafe.Pointer)
 TEXT ·prefetch(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
 	MOVQ 0(AX), BX
@@ -231,9 +231,5 @@ TEXT ·prefetch(SB), NOSPLIT, $0-8
 	MOVQ 16(AX), BX
 	PREFETCHT0 (BX)
 	MOVQ 24(AX), BX
-	PREFETCHT0 (BX)
-	MOVQ 32(AX), BX
-	PREFETCHT0 (BX)
-	MOVQ 40(AX), BX
 	PREFETCHT0 (BX)
 	RET
