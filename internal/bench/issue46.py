@@ -16,6 +16,7 @@ the 81.9 MB mixed folder (about 30 s a round).
 """
 import argparse, hashlib, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, time
 
+sys.dont_write_bytecode = True  # no __pycache__ left in the tree by the import below
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sidebyside import run_rounds  # noqa: E402
 
