@@ -27,13 +27,9 @@ func benchSize() int64 {
 // mixedTree writes size bytes of testfiles.Mixed's files under dir, in 16
 // folders.
 func mixedTree(tb testing.TB, dir string, size int64) {
-	testfiles.Mixed(size, 1, func(i int, b []byte) {
-		path := filepath.Join(dir, fmt.Sprintf("d%02d", i%16), fmt.Sprintf("f%05d.bin", i))
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	})
+	if err := testfiles.WriteMixedTree(dir, size); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // xzOptions are the xz settings the benchmark compares with: BONEBAKE_BPX_BENCH_XZ,

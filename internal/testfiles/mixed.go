@@ -2,8 +2,11 @@ package testfiles
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 )
 
 var words = []string{"bone", "palette", "frame", "clip", "horse", "elephant", "the", "a", "of", "skin", "mesh", "walk", "run", "attack", "idle", "\n"}
@@ -37,4 +40,21 @@ func Mixed(size int64, seed uint64, file func(i int, b []byte)) {
 		file(i, b[:n])
 		written += n
 	}
+}
+
+// WriteMixedTree writes size bytes of Mixed's files (seed 1) under dir, the
+// i-th as dNN/fNNNNN.bin in one of 16 folders: the packing benchmarks' tree
+// (`bpx pack` against `tar | xz`).
+func WriteMixedTree(dir string, size int64) error {
+	var err error
+	Mixed(size, 1, func(i int, b []byte) {
+		if err != nil {
+			return
+		}
+		path := filepath.Join(dir, fmt.Sprintf("d%02d", i%16), fmt.Sprintf("f%05d.bin", i))
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = os.WriteFile(path, b, 0o644)
+		}
+	})
+	return err
 }
