@@ -64,15 +64,21 @@ if a.old:
 bb = trees[""][0]
 cmd_test = os.path.join(work, "bonebake.test")
 sh(["go", "test", "-c", "-o", cmd_test, "./cmd/bonebake"], cwd=ROOT)
-for src in ["gltf/Fox.glb", "gltf/CesiumMan.gltf", "mot/pl000f_0a25.wiiu-be.mot"]:
-    found = [os.path.join(d, f) for d, _, fs in os.walk(testdata) for f in fs if f == os.path.basename(src)]
-    if not found:
-        sys.exit(f"issue46: {os.path.basename(src)} is not under {testdata}")
-    shutil.copy(found[0], work)
+inputs = {"Fox.glb": None, "CesiumMan.gltf": None, "pl000f_0a25.wiiu-be.mot": None}
+for d, _, fs in os.walk(testdata):
+    for f in fs:
+        if f in inputs and inputs[f] is None:
+            inputs[f] = os.path.join(d, f)
+for f, path in inputs.items():
+    if path is None:
+        sys.exit(f"issue46: {f} is not under {testdata}")
+    shutil.copy(path, work)
 
 
 def threejs_peer():
-    """The three.js peer's folder with its node_modules, as the tests cache it."""
+    """The three.js peer's folder with its node_modules: the folder the tests'
+    testfiles.NpmCache makes (named by the same hash of the files), so that
+    neither installs it twice."""
     src = os.path.join(a.shared, "peers", "threejs")
     files = ["bake.mjs", "package.json", "package-lock.json"]
     h = hashlib.sha256()
@@ -98,14 +104,16 @@ def bayonetta_peer():
 # A Go program that writes a line: what any Go command's start costs here.
 hello = os.path.join(work, "hello")
 os.makedirs(hello + ".src", exist_ok=True)
-open(os.path.join(hello + ".src", "main.go"), "w").write('package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n')
-open(os.path.join(hello + ".src", "go.mod"), "w").write("module hello\n\ngo 1.26\n")
+for name, text in [("main.go", 'package main\n\nimport "os"\n\nfunc main() { os.Stdout.WriteString("hello\\n") }\n'),
+                   ("go.mod", "module hello\n\ngo 1.26\n")]:
+    with open(os.path.join(hello + ".src", name), "w") as f:
+        f.write(text)
 sh(["go", "build", "-o", hello, "."], cwd=hello + ".src", env={**os.environ, "CGO_ENABLED": "0"})
 
-# name -> command, run in work. Each row pairs a command with its anchor.
+# name -> command, run in work. Each row pairs a command with its anchor: (work,
+# ours, anchor or None, goal text, goal test on (ours, anchor) medians or None).
 cmds = {"bonebake --version": f"{bb} --version", "hello": hello}
 rows = [("`bonebake --version` (the start of every command) against a Go hello world", "bonebake --version", "hello", "", None)]
-# (work, ours, anchor or None, goal text, goal test on (ours, anchor) medians or None)
 # bonebake's commands, each output in a folder of its own per tree (a model baked
 # into a folder takes the first species id free there).
 outdirs = []
