@@ -184,14 +184,11 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteC()
-	if err != nil {
-		madeDirs.Undo()
-	} else {
-		madeDirs.Forget()
-	}
 	if err == nil {
+		madeDirs.Forget()
 		return 0
 	}
+	madeDirs.Undo()
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
