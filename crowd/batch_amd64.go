@@ -113,8 +113,8 @@ func step4lod(entries *clipEntry, empty int, species *unit.SpeciesID, clips *uni
 //go:noescape
 func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int)
 
-// prefetchSpan asks for the cache lines of the first and the last of n bytes
-// at p (PREFETCHT0): every line of a span of at most 64 bytes.
+// prefetchLines asks for the cache lines at p's four addresses (PREFETCHT0)
+// without waiting for them.
 //
 //go:noescape
-func prefetchSpan(p unsafe.Pointer, n uintptr)
+func prefetchLines(p *[4]unsafe.Pointer)

@@ -572,12 +572,17 @@ more:
 done:
 	RET
 
-// func prefetchSpan(p unsafe.Pointer, n uintptr)
-TEXT ·prefetchSpan(SB), NOSPLIT, $0-16
+// func prefetchLines(p *[4]unsafe.Pointer)
+TEXT ·prefetchLines(SB), NOSPLIT, $0-8
 	MOVQ p+0(FP), AX
-	MOVQ n+8(FP), CX
-	PREFETCHT0 (AX)
-	PREFETCHT0 -1(AX)(CX*1)
+	MOVQ 0(AX), BX
+	PREFETCHT0 (BX)
+	MOVQ 8(AX), BX
+	PREFETCHT0 (BX)
+	MOVQ 16(AX), BX
+	PREFETCHT0 (BX)
+	MOVQ 24(AX), BX
+	PREFETCHT0 (BX)
 	RET
 
 // func step8(entries *clipEntry, empty int, species *uint8, clips *uint16, phase, rate *float32, out *Instance, groups int, dt float32)

@@ -26,5 +26,5 @@ func stepLOD(entries []clipEntry, snaps []snapEntry, bands *[registry.MaxSpecies
 // are needed.
 func prefetch(base unsafe.Pointer, shift uint, idx *int32, n int) {}
 
-// prefetchSpan does nothing here, as prefetch.
-func prefetchSpan(p unsafe.Pointer, n uintptr) {}
+// prefetchLines does nothing here, as prefetch.
+func prefetchLines(p *[4]unsafe.Pointer) {}

@@ -340,12 +340,14 @@ func (b *Batch) BlendWord(w int) (blending, fading uint64) {
 	return atomic.LoadUint64(&b.fades.bits[w]), atomic.LoadUint64(&b.fades.live[w])
 }
 
-// PrefetchFade asks for the cache lines of unit i's fade entry, what SidesTo
-// reads of a fading unit besides its Blend and the gait columns, without
-// waiting for them: for a caller that reads the sides of fading units spread
-// over the batch (bonebake simulate's meter, a word of units ahead).
-func (b *Batch) PrefetchFade(i int) {
-	prefetchSpan(unsafe.Pointer(&b.fades.unit[i]), unsafe.Sizeof(b.fades.unit[i]))
+// PrefetchSides asks for the cache lines SidesTo reads of blending unit i
+// (its fade entry, Blend and gait clip) without waiting for them: for a
+// caller that reads the sides of blending units spread over the batch
+// (bonebake simulate's meter, a word of units ahead).
+func (b *Batch) PrefetchSides(i int) {
+	u := unsafe.Pointer(&b.fades.unit[i])
+	lines := [4]unsafe.Pointer{u, unsafe.Add(u, unsafe.Sizeof(b.fades.unit[i])-1), unsafe.Pointer(&b.Blend[i]), unsafe.Pointer(&b.fades.gaitClip[i])}
+	prefetchLines(&lines)
 }
 
 // SidesTo writes Sides(i) into s, all of it: for a caller that looks at every

@@ -257,7 +257,8 @@ func (sp *speciesPaths) bound(p, cur *[3]registry.Side, tight bool) (float64, bo
 	return bound * (1 + 1e-6), true
 }
 
-// boneBound is bound (reach's form) taken bone by bone, its sides matched by
+// The bone-by-bone bound (boneBound, in jumpref_test.go) is bound (reach's
+// form) taken bone by bone, its sides matched by
 // place rather than by clip, so that a pose may show a clip twice (a fade into
 // a speed blend of the clip it fades from). With X the bone's origin in p's
 // first side and O_i, O′_i the sides' in p and cur,

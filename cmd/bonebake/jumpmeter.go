@@ -40,8 +40,7 @@ type jumpMeter struct {
 	// largest move so far (−1: none yet). The largest move only grows, so it
 	// stays allowed: most units are ruled out by it and their phases alone.
 	allowed []float32
-	pairs   []pairPath // per pairKey's clips, at pairOff[species] + clip·clips + other
-	pairOff []int
+	pairs   []pairPath  // per pairKey's clips, at pairOffOf[species] + clip·clips + other
 	flat    []*clipPath // per oneKey's clip, its path: at off[species] + clip
 	off     []int
 	most    []float64   // per worker, the largest squared move
@@ -58,8 +57,8 @@ type jumpMeter struct {
 	plimits  [][]limit // per worker, per pair: how far a steady speed blend's phase may step
 	workers  int
 
-	// pairKey's tables per species id, for wordArgs.tests: its clips (0:
-	// none) and pairOff.
+	// pairKey's tables per species id (for wordArgs.tests too): its clips
+	// (0: none) and where its pairs start in pairs.
 	clipsOf, pairOffOf [256]int32
 	// Per worker, units' copy of the batch's last word: here, not on the
 	// stack that each step's goroutine would grow for it.
@@ -86,11 +85,7 @@ func oneKey(s unit.SpeciesID, c unit.ClipID) uint32 { return uint32(s)<<16 | uin
 // pairKey is the key of a unit of species s showing a speed blend of clips c
 // and other (noKey if either is not the species').
 func (m *jumpMeter) pairKey(s unit.SpeciesID, c, other unit.ClipID) uint32 {
-	n := len(m.paths[s].clips)
-	if int(c) >= n || int(other) >= n {
-		return noKey
-	}
-	return pairBit | uint32(m.pairOff[s]+int(c)*n+int(other))
+	return tablePairKey(&m.clipsOf, &m.pairOffOf, s, c, other)
 }
 
 // keyOf is the key of a unit showing pose u.
@@ -164,16 +159,13 @@ func newJumpMeter(reg *registry.Registry, n int) *jumpMeter {
 		for c := range sp.clips {
 			m.flat = append(m.flat, &sp.clips[c])
 		}
-		m.pairOff = append(m.pairOff, len(m.pairs))
+		m.clipsOf[i], m.pairOffOf[i] = int32(len(sp.clips)), int32(len(m.pairs))
 		for c, p0 := range sp.clips {
 			for x, p1 := range sp.clips {
 				m.pairs = append(m.pairs, pairPath{n0: float64(p0.frames), f0: p0.fastest, n1: float64(p1.frames), f1: p1.fastest,
 					box: sp.box[x][c], big: sp.big, loops: p0.loops && p1.loops && p0.frames > 1 && p1.frames > 1 && c != x})
 			}
 		}
-	}
-	for s := range m.paths {
-		m.clipsOf[s], m.pairOffOf[s] = int32(len(m.paths[s].clips)), int32(m.pairOff[s])
 	}
 	for range m.workers {
 		ls := make([]limit, len(m.flat))
@@ -247,7 +239,7 @@ func (r *meterRun) units(lo, hi int) {
 			span &= 1<<(hi-base) - 1
 		}
 		on, live := b.BlendWord(wd)
-		r.prefetchFades(wd+1, hi, gclip)
+		r.prefetchFades(wd+1, hi)
 		// The word's columns, indexed by a unit's bit: no bounds to check.
 		key, phase, w0, w1, allowed := (*[64]uint32)(m.key[base:base+64]), (*[64]float32)(m.phase[base:base+64]), (*[64]float32)(m.w0[base:base+64]), (*[64]float32)(m.w1[base:base+64]), (*[64]float32)(m.allowed[base:base+64])
 		species, clip, phases := word(b.Species, base, &tail.species), word(b.Clip, base, &tail.clip), word(b.Phase, base, &tail.phase)
@@ -300,7 +292,7 @@ func (r *meterRun) units(lo, hi int) {
 // units below hi (theirs in prev, and the Blend, fade entry and gait clip
 // SidesTo reads), a word ahead of reading them: those units are spread over
 // the batch, and slow waited on each line in turn.
-func (r *meterRun) prefetchFades(wd, hi int, gclip []unit.ClipID) {
+func (r *meterRun) prefetchFades(wd, hi int) {
 	m, b := r.m, r.b
 	if wd<<6 >= hi {
 		return
@@ -312,9 +304,8 @@ func (r *meterRun) prefetchFades(wd, hi int, gclip []unit.ClipID) {
 			return
 		}
 		p := unsafe.Pointer(&m.prev[i])
-		lines := [4]unsafe.Pointer{p, unsafe.Add(p, unsafe.Sizeof(m.prev[i])-1), unsafe.Pointer(&b.Blend[i]), unsafe.Pointer(&gclip[i])}
-		prefetch(&lines)
-		b.PrefetchFade(i)
+		prefetch(p, unsafe.Add(p, unsafe.Sizeof(m.prev[i])-1))
+		b.PrefetchSides(i)
 	}
 }
 

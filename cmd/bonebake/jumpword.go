@@ -77,12 +77,20 @@ func pairWordGo(a *wordArgs, mask uint64) (left uint64) {
 	return left
 }
 
-// pairKey is jumpMeter.pairKey from the tables, in uint32 as the kernel works
-// it out (the meter's pairOff and clips are far under 2³¹).
+// pairKey is jumpMeter.pairKey from the word's tables.
 func (a *wordArgs) pairKey(s unit.SpeciesID, c, other unit.ClipID) uint32 {
-	n := uint32(a.clips[s])
+	return tablePairKey(a.clips, a.pairOff, s, c, other)
+}
+
+// tablePairKey is the key of a unit of species s showing a speed blend of
+// clips c and other, from the tables of how many clips each species has and
+// where its pairs start (noKey if either clip is not the species'), in uint32
+// as the kernel works it out (the meter's offsets and clips are far under
+// 2³¹).
+func tablePairKey(clips, pairOff *[256]int32, s unit.SpeciesID, c, other unit.ClipID) uint32 {
+	n := uint32(clips[s])
 	if uint32(c) >= n || uint32(other) >= n {
 		return noKey
 	}
-	return pairBit | (uint32(a.pairOff[s]) + uint32(c)*n + uint32(other))
+	return pairBit | (uint32(pairOff[s]) + uint32(c)*n + uint32(other))
 }

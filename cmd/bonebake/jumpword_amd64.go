@@ -16,8 +16,7 @@ var useWordKernel = cpu.X86.HasAVX2
 //go:noescape
 func wordAVX2(a *wordArgs, one, pair uint64) uint64
 
-// prefetch asks for the cache lines at p's four addresses, without waiting
-// for them.
+// prefetch asks for the cache lines at p and q, without waiting for them.
 //
 //go:noescape
-func prefetch(p *[4]unsafe.Pointer)
+func prefetch(p, q unsafe.Pointer)

@@ -221,15 +221,10 @@ next:
 	MOVQ R9, ret+24(FP)
 	RET
 
-// func prefetch(p *[4]unsafe.Pointer)
-TEXT ·prefetch(SB), NOSPLIT, $0-8
+// func prefetch(p, q unsafe.Pointer)
+TEXT ·prefetch(SB), NOSPLIT, $0-16
 	MOVQ p+0(FP), AX
-	MOVQ 0(AX), BX
-	PREFETCHT0 (BX)
-	MOVQ 8(AX), BX
-	PREFETCHT0 (BX)
-	MOVQ 16(AX), BX
-	PREFETCHT0 (BX)
-	MOVQ 24(AX), BX
-	PREFETCHT0 (BX)
+	PREFETCHT0 (AX)
+	MOVQ q+8(FP), AX
+	PREFETCHT0 (AX)
 	RET
