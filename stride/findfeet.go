@@ -33,6 +33,9 @@ type Rig struct {
 	// reads the mesh finds): no clip is measured, each untrusted with it as
 	// its Reason, and none is planted.
 	OffMesh string
+	// Stand is each bone's model-space matrix in the pose the body stands
+	// in, where its feet were found: Options.Stand, else the rest pose.
+	Stand []rig.Mat4
 	// skinned is Options.Skinned: the bones a vertex follows (nil: all).
 	skinned []bool
 }
@@ -148,6 +151,7 @@ func NewRig(sk *rig.Skeleton, bones []int, o Options) (*Rig, error) {
 			slo = math.Min(slo, stand[b][7])
 		}
 	}
+	r.Stand = stand
 	low := func(b int) bool { return stand[b][7] <= slo+FootZone*r.Height }
 	// hasDesc[b]: b has a descendant among bones that satisfies pick.
 	below := func(pick func(int) bool) []bool {

@@ -280,12 +280,16 @@ func (r *Rig) Plan(s Sampler, start, dur float64, loops bool, res Result, speed 
 			hold(lg.off, step, run[0], run[1])
 		}
 		fill(lg.off, lg.runs, loops)
+		var brief, mids [][2]int // the touches not pinned, each shortened to its middle
 		for _, run := range contacts(on, loops) {
 			if slices.ContainsFunc(lg.runs, func(c [2]int) bool { return overlap(c, run, n) }) {
 				continue
 			}
 			mid := (run[0] + run[1]) / 2
-			for k, h := range r.lifts(pos, 1+i, soles[i], [][2]int{run}, [][2]int{{mid, mid}}, loops) {
+			brief, mids = append(brief, run), append(mids, [2]int{mid, mid})
+		}
+		if len(brief) > 0 {
+			for k, h := range r.lifts(pos, 1+i, soles[i], brief, mids, loops) {
 				lg.lift[k] = math.Max(lg.lift[k], h)
 			}
 		}

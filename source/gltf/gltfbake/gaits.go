@@ -221,10 +221,7 @@ func (m *Model) soles() [][]stride.Point {
 			}
 		}
 	}
-	rest := m.stand
-	if rest == nil {
-		rest = r.Skeleton.RestModelSpace()
-	}
+	rest := r.Stand
 	seen := map[stride.Point]bool{}
 	for v, p := range mesh.Positions {
 		if !onLeg[v] || float64(p[1]) > ground+0.03*(hi-lo) {
@@ -271,10 +268,7 @@ const soleReach = 0.3
 // under the ground, as three.js draws it too.
 func (m *Model) offMesh() string {
 	r := m.gaitRig
-	rest := m.stand
-	if rest == nil {
-		rest = r.Skeleton.RestModelSpace()
-	}
+	rest := r.Stand
 	for i, sole := range r.Soles {
 		at, near := rest[r.Feet[i]].Translation(), math.Inf(1)
 		for _, p := range sole {
@@ -540,11 +534,9 @@ func skinned(m *gltf.Model) []bool {
 		return nil
 	}
 	out := make([]bool, m.Skeleton.Len())
-	for v, js := range m.Mesh.Joints {
-		for q, j := range js {
-			if int(j) < len(m.Joints) && m.Mesh.Weights[v][q] > 0 {
-				out[m.Joints[j]] = true
-			}
+	for j, w := range m.WeightedJoints() {
+		if w {
+			out[m.Joints[j]] = true
 		}
 	}
 	return out

@@ -469,31 +469,30 @@ func BoneChoices(want string, names []string) string {
 	for i, n := range names {
 		keys[i] = boneKey(n)
 	}
-	rank := func(i int) int { // 0 best; 3 not close
-		l, k := strings.ToLower(names[i]), keys[i]
+	rank := make([]int, len(names)) // 0 best; 3 not close
+	var close []int
+	for i, n := range names {
+		l, k := strings.ToLower(n), keys[i]
 		switch {
 		case l == w:
-			return 0
+			rank[i] = 0
 		case k != "" && k == wk:
-			return 1
+			rank[i] = 1
 		case l != "" && w != "" && (strings.Contains(l, w) || strings.Contains(w, l)),
 			len(k) >= 3 && len(wk) >= 3 && (strings.Contains(k, wk) || strings.Contains(wk, k)):
-			return 2
+			rank[i] = 2
+		default:
+			rank[i] = 3
+			continue
 		}
-		return 3
+		close = append(close, i)
 	}
-	var close []int
-	for i := range names {
-		if rank(i) < 3 {
-			close = append(close, i)
-		}
-	}
-	slices.SortStableFunc(close, func(a, b int) int { return rank(a) - rank(b) })
+	slices.SortStableFunc(close, func(a, b int) int { return rank[a] - rank[b] })
 	if len(close) > 8 {
 		// Too many to list: the best of them, where they are few ("LeftHand"
 		// → "mixamorig:LeftHand", not its fingers too).
 		best := close[0]
-		close = slices.DeleteFunc(close, func(i int) bool { return rank(i) > rank(best) })
+		close = slices.DeleteFunc(close, func(i int) bool { return rank[i] > rank[best] })
 	}
 	if len(close) == 0 && wk != "" {
 		// A typo, only where nothing holds the name: "Foot" is not "Root".

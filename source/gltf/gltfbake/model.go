@@ -12,7 +12,6 @@ import (
 	"github.com/bonebake/bonebake/bake"
 	"github.com/bonebake/bonebake/formats/bpat"
 	"github.com/bonebake/bonebake/internal/words"
-	"github.com/bonebake/bonebake/rig"
 	"github.com/bonebake/bonebake/roster"
 	bvhsrc "github.com/bonebake/bonebake/source/bvh"
 	"github.com/bonebake/bonebake/source/gltf"
@@ -159,7 +158,6 @@ type Model struct {
 	// gaitRig measures ground speeds; measured holds the clips measured before
 	// their travel was removed (in-place clips), by clip index.
 	gaitRig   *stride.Rig
-	stand     []rig.Mat4 // the pose the mesh stands in, where it is not the rest pose (standing)
 	measured  map[int]stride.Result
 	plantedAt map[int]stride.Result // the clips whose feet were locked (plantFeet), measured planted
 	// loaded holds the clips measured as the model loaded (plantFeet), by
@@ -369,9 +367,7 @@ func Load(path string, s Settings) (*Model, error) {
 	}
 	model := &Model{Path: path, GLTF: m, Job: job, DefaultSpecies: defaulted, Notes: notes, Reduction: red,
 		Skin: s.Skin, Scale: scale, Face: face, SnapshotTriangles: snapTris, filesRoot: s.FilesRoot}
-	opt := gaitOptions(m, mf)
-	model.stand = opt.Stand
-	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, opt)
+	model.gaitRig, err = stride.NewRig(m.Skeleton, m.Joints, gaitOptions(m, mf))
 	if err != nil {
 		return nil, rigError(path, err, s, mf)
 	}

@@ -2,11 +2,11 @@ package gltfbake
 
 import (
 	"fmt"
-	"github.com/bonebake/bonebake/formats"
 	"io"
 	"slices"
 
 	"github.com/bonebake/bonebake/bake"
+	"github.com/bonebake/bonebake/formats"
 	"github.com/bonebake/bonebake/formats/bpsm"
 	"github.com/bonebake/bonebake/mesh"
 	"github.com/bonebake/bonebake/mesh/simplify"
